@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs what upfbench needs to build, test and run on Debian 12 / Ubuntu, idempotently.
+# Run as root (CI does). Packages already present are not touched; nothing is downloaded twice.
+set -euo pipefail
+
+# DPDK 22.11 and the headers bindgen reads; tshark and Scapy decode our packets independently in tests;
+# iproute2 builds the namespace lab; libsystemd-dev is needed only for static DPDK linking.
+packages=(
+  build-essential pkg-config libclang-dev clang
+  dpdk dpdk-dev libdpdk-dev libsystemd-dev
+  tshark python3-scapy iproute2 ethtool
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "setup: missing packages: ${missing[*]}; run as root or: sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  # tshark asks whether non-root users may capture; the answer does not matter to us.
+  echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "setup: cargo not found: install Rust with rustup (https://rustup.rs), stable and nightly" >&2
+  exit 1
+fi
+
+pkg-config --atleast-version=22.11 libdpdk || {
+  echo "setup: libdpdk >= 22.11 not found by pkg-config (install libdpdk-dev)" >&2
+  exit 1
+}
+echo "setup: ok (DPDK $(pkg-config --modversion libdpdk), $(cargo --version))"
