@@ -1,0 +1,196 @@
+//! The Internet checksum (RFC 1071) and its incremental update (RFC 1624).
+//!
+//! A *sum* here is the 16-bit one's complement sum of big-endian 16-bit words (folded, not yet
+//! complemented); a *checksum* is its complement, as carried in IPv4 and UDP headers.
+//!
+//! The incremental functions implement RFC 1624 eqn. 3, `HC' = ~(~HC + ~m + m')`, which, unlike
+//! eqn. 2, never yields 0xFFFF for a header whose full recomputation gives 0x0000.
+
+use std::net::Ipv4Addr;
+
+/// Folds a wide accumulator of 16-bit words into a 16-bit one's complement sum.
+#[inline]
+fn fold(mut acc: u64) -> u16 {
+    while acc > 0xffff {
+        acc = (acc & 0xffff) + (acc >> 16);
+    }
+    acc as u16
+}
+
+/// Adds `data` to the 16-bit one's complement sum `initial`; an odd last byte is padded with a
+/// zero byte (RFC 1071 §4.1).
+#[inline]
+pub fn sum_with(initial: u16, data: &[u8]) -> u16 {
+    // 2^16 ≡ 1 (mod 0xFFFF), so summing big-endian 32-bit words gives the same folded result as
+    // summing 16-bit words, with half the additions. 65 535 bytes of 0xFFFFFFFF words cannot
+    // overflow a u64.
+    let mut acc = u64::from(initial);
+    let mut chunks = data.chunks_exact(4);
+    for c in &mut chunks {
+        acc += u64::from(u32::from_be_bytes([c[0], c[1], c[2], c[3]]));
+    }
+    let rest = chunks.remainder();
+    let mut tail = [0u8; 4];
+    tail[..rest.len()].copy_from_slice(rest);
+    acc += u64::from(u32::from_be_bytes(tail));
+    fold(acc)
+}
+
+/// The 16-bit one's complement sum of `data`.
+#[inline]
+pub fn sum(data: &[u8]) -> u16 {
+    sum_with(0, data)
+}
+
+/// One's complement addition of two 16-bit sums.
+#[inline]
+pub fn add(a: u16, b: u16) -> u16 {
+    fold(u64::from(a) + u64::from(b))
+}
+
+/// The IPv4 header checksum (RFC 791 §3.1) over `header`, taking its checksum field (octets
+/// 10–11) as zero, whatever it holds. `header` is the whole header including options.
+#[inline]
+pub fn ipv4_header(header: &[u8]) -> u16 {
+    let split = header.len().min(10);
+    let after = header.len().min(12);
+    !sum_with(sum(&header[..split]), &header[after..])
+}
+
+/// The one's complement sum of the IPv4 pseudo header of a UDP or TCP segment (RFC 768).
+#[inline]
+pub fn ipv4_pseudo_header(src: Ipv4Addr, dst: Ipv4Addr, protocol: u8, length: u16) -> u16 {
+    let s = src.octets();
+    let d = dst.octets();
+    let acc = u64::from(u32::from_be_bytes(s))
+        + u64::from(u32::from_be_bytes(d))
+        + u64::from(protocol)
+        + u64::from(length);
+    fold(acc)
+}
+
+/// The UDP checksum over IPv4 (RFC 768) of `segment`, the UDP header and payload, taking its
+/// checksum field (octets 6–7) as zero. A computed 0x0000 is returned as 0xFFFF, since 0 in
+/// the field means "no checksum".
+#[inline]
+pub fn udp_ipv4(src: Ipv4Addr, dst: Ipv4Addr, segment: &[u8]) -> u16 {
+    // A segment longer than the length field can carry gets the sum of its first 65 535 bytes'
+    // length; emitters never build one.
+    let len = u16::try_from(segment.len()).unwrap_or(u16::MAX);
+    let pseudo = ipv4_pseudo_header(src, dst, crate::ipv4::PROTOCOL_UDP, len);
+    let split = segment.len().min(6);
+    let after = segment.len().min(8);
+    let s = sum_with(sum_with(pseudo, &segment[..split]), &segment[after..]);
+    match !s {
+        0 => 0xffff,
+        c => c,
+    }
+}
+
+/// RFC 1624 eqn. 3 for a field of `N` bytes at byte offset `offset` of the checksummed data
+/// changing from `old` to `new`: returns the new checksum. Only the parity of `offset` matters
+/// (a field at an odd offset straddles 16-bit words).
+#[inline]
+pub fn update<const N: usize>(checksum: u16, offset: usize, old: &[u8; N], new: &[u8; N]) -> u16 {
+    // Each byte is its own 16-bit word with the other half zero: one's complement addition is
+    // linear, so the split changes nothing and works at either alignment.
+    let odd = offset % 2 == 1;
+    let mut acc = u64::from(!checksum);
+    for i in 0..N {
+        let high = (i % 2 == 1) == odd;
+        let (m, m2) = if high {
+            (u16::from(old[i]) << 8, u16::from(new[i]) << 8)
+        } else {
+            (u16::from(old[i]), u16::from(new[i]))
+        };
+        acc += u64::from(!m) + u64::from(m2);
+    }
+    !fold(acc)
+}
+
+/// RFC 1624 eqn. 3 for one 16-bit word at an even offset changing from `old` to `new`.
+#[inline]
+pub fn update_u16(checksum: u16, old: u16, new: u16) -> u16 {
+    !fold(u64::from(!checksum) + u64::from(!old) + u64::from(new))
+}
+
+/// RFC 1624 eqn. 3 for a 32-bit field at an even offset (an IPv4 address, a TEID, a sequence
+/// number) changing from `old` to `new`.
+#[inline]
+pub fn update_u32(checksum: u16, old: u32, new: u32) -> u16 {
+    let acc = u64::from(!checksum)
+        + u64::from(!(old >> 16) & 0xffff)
+        + u64::from(!old & 0xffff)
+        + u64::from(new >> 16)
+        + u64::from(new & 0xffff);
+    !fold(acc)
+}
+
+/// [`update`] for a UDP checksum over IPv4: a checksum of 0 ("none sent", RFC 768) stays 0, and
+/// a result of 0x0000 is sent as 0xFFFF.
+#[inline]
+pub fn update_udp<const N: usize>(
+    checksum: u16,
+    offset: usize,
+    old: &[u8; N],
+    new: &[u8; N],
+) -> u16 {
+    udp_result(checksum, || update(checksum, offset, old, new))
+}
+
+/// [`update_u32`] for a UDP checksum over IPv4, with the zero rules of [`update_udp`].
+#[inline]
+pub fn update_udp_u32(checksum: u16, old: u32, new: u32) -> u16 {
+    udp_result(checksum, || update_u32(checksum, old, new))
+}
+
+#[inline]
+fn udp_result(checksum: u16, f: impl FnOnce() -> u16) -> u16 {
+    if checksum == 0 {
+        return 0;
+    }
+    match f() {
+        0 => 0xffff,
+        c => c,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc1071_example() {
+        // RFC 1071 §3: the words 0001 f203 f4f5 f6f7 sum to ddf2.
+        assert_eq!(
+            sum(&[0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7]),
+            0xddf2
+        );
+    }
+
+    #[test]
+    fn odd_length_pads_with_zero() {
+        assert_eq!(sum(&[0x12, 0x34, 0x56]), 0x1234 + 0x5600);
+    }
+
+    #[test]
+    fn rfc1624_example() {
+        // RFC 1624 §4: HC = 0xDD2F, m = 0x5555 -> m' = 0x3285 gives HC' = 0x0000.
+        assert_eq!(update_u16(0xdd2f, 0x5555, 0x3285), 0x0000);
+        assert_eq!(update(0xdd2f, 0, &[0x55, 0x55], &[0x32, 0x85]), 0x0000);
+    }
+
+    #[test]
+    fn update_at_odd_offset_matches_recomputation() {
+        let mut data = [0x45u8, 0x00, 0x00, 0x54, 0x12, 0x34, 0xab, 0xcd, 0x01, 0x02];
+        let before = !sum(&data);
+        data[3..5].copy_from_slice(&[0x99, 0x77]);
+        assert_eq!(update(before, 3, &[0x54, 0x12], &[0x99, 0x77]), !sum(&data));
+    }
+
+    #[test]
+    fn udp_zero_checksum_stays_zero() {
+        assert_eq!(update_udp_u32(0, 1, 2), 0);
+        assert_eq!(update_udp(0, 0, &[1, 2], &[3, 4]), 0);
+    }
+}

@@ -1,0 +1,341 @@
+//! Errors of decoding and emitting.
+//!
+//! Every decoding error names the layer or element that failed and the byte offset where it did,
+//! relative to the start of the buffer handed to the decoding function.
+
+use core::fmt;
+
+/// The protocol layer or element in which a decoding error was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Layer {
+    /// Ethernet II header.
+    Ethernet,
+    /// IPv4 header (RFC 791).
+    Ipv4,
+    /// UDP header (RFC 768).
+    Udp,
+    /// GTP-U header (TS 29.281 §5.1).
+    Gtpu,
+    /// A GTP-U extension header (TS 29.281 §5.2).
+    ExtensionHeader,
+    /// The PDU Session Container (TS 38.415 §5.5.2).
+    PduSessionContainer,
+    /// A GTP-U information element (TS 29.281 §8).
+    InformationElement,
+}
+
+impl fmt::Display for Layer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Layer::Ethernet => "Ethernet",
+            Layer::Ipv4 => "IPv4",
+            Layer::Udp => "UDP",
+            Layer::Gtpu => "GTP-U",
+            Layer::ExtensionHeader => "GTP-U extension header",
+            Layer::PduSessionContainer => "PDU Session Container",
+            Layer::InformationElement => "GTP-U information element",
+        })
+    }
+}
+
+/// Why a buffer could not be decoded. Offsets count bytes from the start of the decoded buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+pub enum ParseError {
+    /// The buffer ends before a header or field does.
+    #[error("{layer}: truncated at offset {offset}: {needed} bytes needed, {available} available")]
+    Truncated {
+        /// Layer being decoded.
+        layer: Layer,
+        /// Offset of the header or field that does not fit.
+        offset: usize,
+        /// Bytes the header or field needs from `offset`.
+        needed: usize,
+        /// Bytes the buffer holds from `offset`.
+        available: usize,
+    },
+    /// The version field holds a version this crate does not decode (IPv4: 4, GTP-U: 1).
+    #[error("{layer}: unsupported version {version} at offset {offset}")]
+    UnsupportedVersion {
+        /// Layer being decoded.
+        layer: Layer,
+        /// Offset of the version field.
+        offset: usize,
+        /// The version found.
+        version: u8,
+    },
+    /// The GTP header's protocol type bit is 0: GTP' (TS 32.295), not GTP (TS 29.281 §5.1).
+    #[error("GTP-U: protocol type 0 (GTP') at offset {offset}")]
+    NotGtp {
+        /// Offset of the flags octet.
+        offset: usize,
+    },
+    /// A length field is smaller than the fixed part it must cover.
+    #[error("{layer}: length {length} at offset {offset} is below the minimum {minimum}")]
+    LengthTooSmall {
+        /// Layer being decoded.
+        layer: Layer,
+        /// Offset of the length field.
+        offset: usize,
+        /// The decoded length in bytes.
+        length: usize,
+        /// The smallest valid length in bytes.
+        minimum: usize,
+    },
+    /// A length field claims more bytes than the buffer holds.
+    #[error("{layer}: length {length} at offset {offset} exceeds the {available} bytes available")]
+    LengthExceedsBuffer {
+        /// Layer being decoded.
+        layer: Layer,
+        /// Offset of the length field.
+        offset: usize,
+        /// The decoded length in bytes.
+        length: usize,
+        /// Bytes available to it.
+        available: usize,
+    },
+    /// An IPv4 fragment where a whole datagram is needed.
+    #[error(
+        "IPv4: fragment (fragment offset {fragment_offset}, more fragments {more_fragments}) at offset {offset}"
+    )]
+    Fragmented {
+        /// Offset of the IPv4 header.
+        offset: usize,
+        /// Fragment offset in 8-octet units.
+        fragment_offset: u16,
+        /// The MF flag.
+        more_fragments: bool,
+    },
+    /// A checksum does not match the data it covers.
+    #[error("{layer}: checksum {found:#06x} at offset {offset}, computed {computed:#06x}")]
+    BadChecksum {
+        /// Layer being decoded.
+        layer: Layer,
+        /// Offset of the checksum field.
+        offset: usize,
+        /// The checksum in the packet.
+        found: u16,
+        /// The checksum computed over the data.
+        computed: u16,
+    },
+    /// The EtherType is not the one needed (IPv4, 0x0800).
+    #[error("Ethernet: EtherType {ethertype:#06x} at offset {offset} is not IPv4")]
+    UnexpectedEtherType {
+        /// Offset of the EtherType field.
+        offset: usize,
+        /// The EtherType found.
+        ethertype: u16,
+    },
+    /// The IPv4 protocol is not the one needed (UDP, 17).
+    #[error("IPv4: protocol {protocol} at offset {offset} is not UDP")]
+    UnexpectedProtocol {
+        /// Offset of the protocol field.
+        offset: usize,
+        /// The protocol found.
+        protocol: u8,
+    },
+    /// The UDP destination port is not the GTP-U port 2152 (TS 29.281 §4.4.2).
+    #[error("UDP: destination port {port} at offset {offset} is not GTP-U (2152)")]
+    UnexpectedPort {
+        /// Offset of the destination port field.
+        offset: usize,
+        /// The port found.
+        port: u16,
+    },
+    /// A GTP-U message type that this crate does not decode into a message.
+    #[error("GTP-U: unsupported message type {message_type} at offset {offset}")]
+    UnsupportedMessageType {
+        /// Offset of the message type field.
+        offset: usize,
+        /// The message type found.
+        message_type: u8,
+    },
+    /// A GTP-U message of another type than the one needed (a G-PDU for decapsulation).
+    #[error("GTP-U: message type {message_type} at offset {offset} where {expected} is needed")]
+    UnexpectedMessageType {
+        /// Offset of the message type field.
+        offset: usize,
+        /// The message type found.
+        message_type: u8,
+        /// The message type needed.
+        expected: u8,
+    },
+    /// An extension header with length 0 (TS 29.281 §5.2.1: the length is at least 1).
+    #[error("GTP-U: extension header {extension_type:#04x} at offset {offset} has length 0")]
+    ZeroExtensionLength {
+        /// Offset of the extension header's length octet.
+        offset: usize,
+        /// Type of the extension header (from the preceding next-extension-header field).
+        extension_type: u8,
+    },
+    /// An extension header of a type this crate does not understand, marked "comprehension
+    /// required" by the receiving endpoint (TS 29.281 §5.2.1, the two MSBs of the type).
+    #[error(
+        "GTP-U: extension header {extension_type:#04x} at offset {offset} requires comprehension"
+    )]
+    ComprehensionRequired {
+        /// Offset of the extension header's length octet.
+        offset: usize,
+        /// Type of the extension header.
+        extension_type: u8,
+    },
+    /// A known extension header whose length is not the one its type defines.
+    #[error(
+        "GTP-U: extension header {extension_type:#04x} at offset {offset} has length {length}, expected {expected}"
+    )]
+    BadExtensionLength {
+        /// Offset of the extension header's length octet.
+        offset: usize,
+        /// Type of the extension header.
+        extension_type: u8,
+        /// Its length field, in 4-octet units.
+        length: u8,
+        /// The length its type defines, in 4-octet units.
+        expected: u8,
+    },
+    /// The same extension header type appears twice in one chain.
+    #[error("GTP-U: duplicate extension header {extension_type:#04x} at offset {offset}")]
+    DuplicateExtensionHeader {
+        /// Offset of the second occurrence's length octet.
+        offset: usize,
+        /// Type of the extension header.
+        extension_type: u8,
+    },
+    /// The PDU Session Container's PDU type is neither DL (0) nor UL (1) (TS 38.415 §5.5.3.1).
+    #[error("PDU Session Container: unknown PDU type {pdu_type} at offset {offset}")]
+    UnknownPduType {
+        /// Offset of the octet holding the PDU type.
+        offset: usize,
+        /// The PDU type found.
+        pdu_type: u8,
+    },
+    /// A TV information element (type below 128) whose length this crate does not know, so that
+    /// the rest of the message cannot be walked (TS 29.281 §8.1).
+    #[error("GTP-U: unknown TV information element {ie_type} at offset {offset}")]
+    UnknownInformationElement {
+        /// Offset of the IE's type octet.
+        offset: usize,
+        /// The IE type found.
+        ie_type: u8,
+    },
+    /// An information element whose length is not valid for its type.
+    #[error("GTP-U: information element {ie_type} at offset {offset} has invalid length {length}")]
+    BadIeLength {
+        /// Offset of the IE's type octet.
+        offset: usize,
+        /// The IE type.
+        ie_type: u8,
+        /// The length of its value in bytes.
+        length: usize,
+    },
+    /// A mandatory information element is missing from a message (TS 29.281 §7).
+    #[error("GTP-U: message type {message_type} lacks mandatory information element {ie_type}")]
+    MissingInformationElement {
+        /// The message type.
+        message_type: u8,
+        /// The missing IE type.
+        ie_type: u8,
+    },
+}
+
+impl ParseError {
+    /// The same error with its offset moved by `base` bytes: used when a decoder of an inner
+    /// layer reports through the decoder of the enclosing frame.
+    #[must_use]
+    pub fn offset_by(self, base: usize) -> Self {
+        use ParseError as E;
+        let mut e = self;
+        match &mut e {
+            E::Truncated { offset, .. }
+            | E::UnsupportedVersion { offset, .. }
+            | E::NotGtp { offset }
+            | E::LengthTooSmall { offset, .. }
+            | E::LengthExceedsBuffer { offset, .. }
+            | E::Fragmented { offset, .. }
+            | E::BadChecksum { offset, .. }
+            | E::UnexpectedEtherType { offset, .. }
+            | E::UnexpectedProtocol { offset, .. }
+            | E::UnexpectedPort { offset, .. }
+            | E::UnsupportedMessageType { offset, .. }
+            | E::UnexpectedMessageType { offset, .. }
+            | E::ZeroExtensionLength { offset, .. }
+            | E::ComprehensionRequired { offset, .. }
+            | E::BadExtensionLength { offset, .. }
+            | E::DuplicateExtensionHeader { offset, .. }
+            | E::UnknownPduType { offset, .. }
+            | E::UnknownInformationElement { offset, .. }
+            | E::BadIeLength { offset, .. } => *offset = offset.saturating_add(base),
+            E::MissingInformationElement { .. } => {}
+        }
+        e
+    }
+
+    /// The offset the error points at, if it has one.
+    pub fn offset(&self) -> Option<usize> {
+        use ParseError as E;
+        match *self {
+            E::Truncated { offset, .. }
+            | E::UnsupportedVersion { offset, .. }
+            | E::NotGtp { offset }
+            | E::LengthTooSmall { offset, .. }
+            | E::LengthExceedsBuffer { offset, .. }
+            | E::Fragmented { offset, .. }
+            | E::BadChecksum { offset, .. }
+            | E::UnexpectedEtherType { offset, .. }
+            | E::UnexpectedProtocol { offset, .. }
+            | E::UnexpectedPort { offset, .. }
+            | E::UnsupportedMessageType { offset, .. }
+            | E::UnexpectedMessageType { offset, .. }
+            | E::ZeroExtensionLength { offset, .. }
+            | E::ComprehensionRequired { offset, .. }
+            | E::BadExtensionLength { offset, .. }
+            | E::DuplicateExtensionHeader { offset, .. }
+            | E::UnknownPduType { offset, .. }
+            | E::UnknownInformationElement { offset, .. }
+            | E::BadIeLength { offset, .. } => Some(offset),
+            E::MissingInformationElement { .. } => None,
+        }
+    }
+}
+
+/// Why a header or message could not be written into a buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+pub enum EmitError {
+    /// The buffer is shorter than what is to be written.
+    #[error("buffer too small: {needed} bytes needed, {available} available")]
+    BufferTooSmall {
+        /// Bytes needed.
+        needed: usize,
+        /// Bytes available.
+        available: usize,
+    },
+    /// There is less room in front of the inner packet than the outer headers take.
+    #[error(
+        "headroom too small: {needed} bytes needed in front of the inner packet, {available} available"
+    )]
+    HeadroomTooSmall {
+        /// Bytes of outer headers.
+        needed: usize,
+        /// Bytes in front of the inner packet.
+        available: usize,
+    },
+    /// The inner packet's range lies outside the buffer.
+    #[error("inner packet {start}..{end} lies outside the {len}-byte buffer")]
+    InnerOutOfBounds {
+        /// Start of the inner packet.
+        start: usize,
+        /// End of the inner packet.
+        end: usize,
+        /// Length of the buffer.
+        len: usize,
+    },
+    /// A payload too long for a length field of the layer.
+    #[error("{layer}: payload of {len} bytes exceeds the maximum {max}")]
+    PayloadTooLong {
+        /// Layer whose length field overflows.
+        layer: Layer,
+        /// Length of the payload in bytes.
+        len: usize,
+        /// The largest payload the layer can carry.
+        max: usize,
+    },
+}
