@@ -1,5 +1,48 @@
 //! Traffic measurement for upfbench: counters, per-stream sequence tracking, latency histograms,
 //! per-core snapshots, their merge, and the report model with its renderings.
 //!
-//! Nothing here knows DPDK. It is empty until issue 2 fills it.
+//! Nothing here knows DPDK; timestamps are plain nanoseconds on whatever clock the workers share.
+//!
+//! # Who calls what
+//!
+//! * Set-up (control thread): describe the streams densely by id ([`StreamSpec`]), then per
+//!   worker core [`RxStats::new`] / [`TxStats::new`], which allocate everything and return the
+//!   worker's state and the control thread's [`RxHandle`] / [`TxHandle`].
+//! * RX worker, per packet: [`RxStats::record`] (or [`RxStats::record_untagged`]); per burst:
+//!   [`RxStats::publish`]; at the end: [`RxStats::finish`] → [`RxCoreResult`].
+//! * TX worker, per burst: [`TxStats::record_n`] / [`TxStats::record`] for what the NIC took, then
+//!   [`TxStats::publish`]; at the end: [`TxStats::finish`] → [`TxCoreResult`].
+//! * Control thread, each second: [`LiveMeter::collect`] on every [`RxHandle`], the handles'
+//!   `snapshot()`, [`LiveMeter::line`] → a printable [`LiveLine`]. At the end:
+//!   [`RunResult::merge`] of the core results, [`StepReport::from_run`], pushed into a [`Report`],
+//!   written with [`Report::to_json`], [`Report::to_table`], [`Report::to_csv`].
+//!
+//! The definitions of lost, reordered, duplicate and late are in [`seq`]; the lock-free
+//! publication scheme in [`publish`]; the merge rules in [`merge`]; byte and rate conventions in
+//! [`rate`]; jitter in [`jitter`].
 #![forbid(unsafe_code)]
+
+pub mod direction;
+pub mod jitter;
+pub mod latency;
+pub mod live;
+pub mod merge;
+pub mod publish;
+pub mod rate;
+pub mod report;
+pub mod rx;
+pub mod seq;
+mod seqlock;
+pub mod tx;
+
+pub use direction::Direction;
+pub use jitter::Jitter;
+pub use latency::{LatencyConfig, LatencyConfigError, LatencyRecorder};
+pub use live::{LiveDirection, LiveLine, LiveMeter};
+pub use merge::{DirectionResult, MergeError, RunResult, StreamResult};
+pub use publish::{LatencyInterval, RxCounters, RxHandle, RxSnapshot, TxHandle, TxSnapshot};
+pub use rate::{L1_OVERHEAD_BYTES, TrafficCounters};
+pub use report::{Report, ReportError, StepReport};
+pub use rx::{RxConfig, RxConfigError, RxCoreResult, RxStats, RxStream, StreamSpec};
+pub use seq::{Arrival, SeqCounters, SeqTracker, WindowError};
+pub use tx::{TxCoreResult, TxStats};

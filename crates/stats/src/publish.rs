@@ -1,0 +1,358 @@
+//! How a worker's numbers reach the control thread while the worker runs, without a lock on the
+//! worker's path.
+//!
+//! * **Counters** (packets, bytes, loss classes) are copied by the worker into a
+//!   [`SeqlockCell`](crate::seqlock) of `AtomicU64`s when it calls `publish` (once per burst, and
+//!   only if something changed): a handful of relaxed stores and two version stores. A reader
+//!   ([`RxHandle::snapshot`], [`TxHandle::snapshot`]) gets a consistent copy at any time; it may
+//!   retry, the worker never waits.
+//! * **Latency histograms** travel as whole [`LatencyInterval`]s: when the interval (1 s by
+//!   default) has passed, the worker adds the interval's histograms into its cumulative ones,
+//!   swaps in an empty interval and offers the full one on a bounded channel with `try_send`.
+//!   The control thread takes them with [`RxHandle::collect_latency`] (or
+//!   [`RxHandle::try_interval`] and [`RxHandle::recycle`]), which hands the emptied interval back
+//!   on a second bounded channel so that in steady state no histogram is allocated at all; when
+//!   none has come back the worker allocates one, at most once per interval and never per packet.
+//!   Both ends use only `try_send` / `try_recv`, which neither block nor, with no thread parked on
+//!   the channel, take the channel's internal lock. If the control thread falls
+//!   [`INTERVAL_QUEUE`] intervals behind, the worker drops the newest one from the live view; the
+//!   cumulative histograms (and so the final report) never lose a sample.
+
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
+
+use crate::direction::Direction;
+use crate::latency::LatencyRecorder;
+use crate::rate::TrafficCounters;
+use crate::seqlock::SeqlockCell;
+
+/// Intervals that can wait for the control thread before the live view starts skipping.
+pub const INTERVAL_QUEUE: usize = 4;
+
+/// Live receive counters of one direction on one core.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RxCounters {
+    /// Every tagged packet of a known stream, and their L2 bytes.
+    pub traffic: TrafficCounters,
+    /// First receptions.
+    pub unique: u64,
+    /// Receptions already seen within the window.
+    pub duplicates: u64,
+    /// First receptions after a higher sequence number.
+    pub reordered: u64,
+    /// Receptions older than the window.
+    pub late: u64,
+    /// Sequence positions that left the window unreceived (grows only; the final figure also
+    /// counts the gaps still open at the end).
+    pub lost_confirmed: u64,
+}
+
+impl RxCounters {
+    const WORDS: usize = 7;
+
+    fn write_to(&self, out: &mut [u64]) {
+        out[..Self::WORDS].copy_from_slice(&[
+            self.traffic.packets,
+            self.traffic.bytes_l2,
+            self.unique,
+            self.duplicates,
+            self.reordered,
+            self.late,
+            self.lost_confirmed,
+        ]);
+    }
+
+    fn read_from(w: &[u64]) -> RxCounters {
+        RxCounters {
+            traffic: TrafficCounters {
+                packets: w[0],
+                bytes_l2: w[1],
+            },
+            unique: w[2],
+            duplicates: w[3],
+            reordered: w[4],
+            late: w[5],
+            lost_confirmed: w[6],
+        }
+    }
+
+    /// Adds another core's counters.
+    pub fn merge(&mut self, o: &RxCounters) {
+        self.traffic.merge(&o.traffic);
+        self.unique += o.unique;
+        self.duplicates += o.duplicates;
+        self.reordered += o.reordered;
+        self.late += o.late;
+        self.lost_confirmed += o.lost_confirmed;
+    }
+}
+
+/// A consistent copy of one RX core's counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RxSnapshot {
+    /// The worker's core index.
+    pub core: u32,
+    /// The worker's clock when it published (ns).
+    pub at_ns: u64,
+    /// Per direction, indexed by [`Direction::index`].
+    pub directions: [RxCounters; 2],
+    /// Tagged packets whose stream id is not in the table.
+    pub unknown_stream: u64,
+    /// Packets without a valid tag.
+    pub untagged: u64,
+}
+
+impl RxSnapshot {
+    /// The counters of one direction.
+    pub fn direction(&self, d: Direction) -> &RxCounters {
+        &self.directions[d.index()]
+    }
+}
+
+pub(crate) const RX_WORDS: usize = 2 * RxCounters::WORDS + 3;
+
+pub(crate) fn rx_to_words(s: &RxSnapshot) -> [u64; RX_WORDS] {
+    let mut w = [0u64; RX_WORDS];
+    s.directions[0].write_to(&mut w[0..]);
+    s.directions[1].write_to(&mut w[RxCounters::WORDS..]);
+    let base = 2 * RxCounters::WORDS;
+    w[base] = s.unknown_stream;
+    w[base + 1] = s.untagged;
+    w[base + 2] = s.at_ns;
+    w
+}
+
+fn rx_from_words(core: u32, w: &[u64; RX_WORDS]) -> RxSnapshot {
+    let base = 2 * RxCounters::WORDS;
+    RxSnapshot {
+        core,
+        at_ns: w[base + 2],
+        directions: [
+            RxCounters::read_from(&w[0..]),
+            RxCounters::read_from(&w[RxCounters::WORDS..]),
+        ],
+        unknown_stream: w[base],
+        untagged: w[base + 1],
+    }
+}
+
+/// A consistent copy of one TX core's counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TxSnapshot {
+    /// The worker's core index.
+    pub core: u32,
+    /// The worker's clock when it published (ns).
+    pub at_ns: u64,
+    /// Frames handed to the NIC per direction, indexed by [`Direction::index`].
+    pub directions: [TrafficCounters; 2],
+}
+
+pub(crate) const TX_WORDS: usize = 5;
+
+pub(crate) fn tx_to_words(s: &TxSnapshot) -> [u64; TX_WORDS] {
+    [
+        s.directions[0].packets,
+        s.directions[0].bytes_l2,
+        s.directions[1].packets,
+        s.directions[1].bytes_l2,
+        s.at_ns,
+    ]
+}
+
+/// The latency samples one RX core recorded over one interval.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LatencyInterval {
+    /// The worker's core index.
+    pub core: u32,
+    /// Worker clock at the start of the interval (ns).
+    pub start_ns: u64,
+    /// Worker clock at its end (ns).
+    pub end_ns: u64,
+    /// Per direction, indexed by [`Direction::index`].
+    pub latency: [LatencyRecorder; 2],
+}
+
+impl LatencyInterval {
+    pub(crate) fn reset(&mut self) {
+        for l in &mut self.latency {
+            l.reset();
+        }
+        self.start_ns = 0;
+        self.end_ns = 0;
+    }
+}
+
+/// The control thread's view of one RX worker. `Send`, not shared: one per worker.
+#[derive(Debug)]
+pub struct RxHandle {
+    core: u32,
+    cell: Arc<SeqlockCell<RX_WORDS>>,
+    intervals: Receiver<LatencyInterval>,
+    recycle: SyncSender<LatencyInterval>,
+}
+
+impl RxHandle {
+    /// The worker's core index.
+    pub fn core(&self) -> u32 {
+        self.core
+    }
+
+    /// The counters as last published by the worker.
+    pub fn snapshot(&self) -> RxSnapshot {
+        rx_from_words(self.core, &self.cell.read())
+    }
+
+    /// The oldest latency interval waiting, if any (never blocks).
+    pub fn try_interval(&mut self) -> Option<LatencyInterval> {
+        self.intervals.try_recv().ok()
+    }
+
+    /// Gives an interval's buffers back to the worker (emptied here, off the worker's path).
+    pub fn recycle(&mut self, mut interval: LatencyInterval) {
+        interval.reset();
+        // A full queue or a finished worker: the buffer is simply dropped.
+        let _ = self.recycle.try_send(interval);
+    }
+
+    /// Adds every waiting interval into `into` (per direction) and recycles it; returns how many.
+    pub fn collect_latency(&mut self, into: &mut [LatencyRecorder; 2]) -> usize {
+        let mut n = 0;
+        while let Some(iv) = self.try_interval() {
+            for (acc, l) in into.iter_mut().zip(&iv.latency) {
+                acc.merge(l);
+            }
+            self.recycle(iv);
+            n += 1;
+        }
+        n
+    }
+}
+
+/// The worker's half of the RX publication.
+#[derive(Debug)]
+pub(crate) struct RxPublisher {
+    pub(crate) cell: Arc<SeqlockCell<RX_WORDS>>,
+    to_control: SyncSender<LatencyInterval>,
+    recycled: Receiver<LatencyInterval>,
+    control_gone: bool,
+}
+
+impl RxPublisher {
+    pub(crate) fn new(core: u32) -> (RxPublisher, RxHandle) {
+        let cell = Arc::new(SeqlockCell::new());
+        let (to_control, intervals) = std::sync::mpsc::sync_channel(INTERVAL_QUEUE);
+        let (recycle, recycled) = std::sync::mpsc::sync_channel(INTERVAL_QUEUE);
+        (
+            RxPublisher {
+                cell: Arc::clone(&cell),
+                to_control,
+                recycled,
+                control_gone: false,
+            },
+            RxHandle {
+                core,
+                cell,
+                intervals,
+                recycle,
+            },
+        )
+    }
+
+    /// An empty interval: one handed back by the control thread, else none.
+    pub(crate) fn take_recycled(&mut self) -> Option<LatencyInterval> {
+        self.recycled.try_recv().ok()
+    }
+
+    /// Offers a finished interval; returns it if the control thread cannot take it now.
+    pub(crate) fn offer(&mut self, iv: LatencyInterval) -> Option<LatencyInterval> {
+        if self.control_gone {
+            return Some(iv);
+        }
+        match self.to_control.try_send(iv) {
+            Ok(()) => None,
+            Err(TrySendError::Full(iv)) => Some(iv),
+            Err(TrySendError::Disconnected(iv)) => {
+                self.control_gone = true;
+                Some(iv)
+            }
+        }
+    }
+}
+
+/// The control thread's view of one TX worker.
+#[derive(Debug, Clone)]
+pub struct TxHandle {
+    core: u32,
+    cell: Arc<SeqlockCell<TX_WORDS>>,
+}
+
+impl TxHandle {
+    pub(crate) fn new(core: u32) -> (Arc<SeqlockCell<TX_WORDS>>, TxHandle) {
+        let cell = Arc::new(SeqlockCell::new());
+        (Arc::clone(&cell), TxHandle { core, cell })
+    }
+
+    /// The worker's core index.
+    pub fn core(&self) -> u32 {
+        self.core
+    }
+
+    /// The counters as last published by the worker.
+    pub fn snapshot(&self) -> TxSnapshot {
+        let w = self.cell.read();
+        TxSnapshot {
+            core: self.core,
+            at_ns: w[4],
+            directions: [
+                TrafficCounters {
+                    packets: w[0],
+                    bytes_l2: w[1],
+                },
+                TrafficCounters {
+                    packets: w[2],
+                    bytes_l2: w[3],
+                },
+            ],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rx_words_round_trip() {
+        let s = RxSnapshot {
+            core: 3,
+            at_ns: 99,
+            directions: [
+                RxCounters {
+                    traffic: TrafficCounters {
+                        packets: 1,
+                        bytes_l2: 2,
+                    },
+                    unique: 3,
+                    duplicates: 4,
+                    reordered: 5,
+                    late: 6,
+                    lost_confirmed: 7,
+                },
+                RxCounters {
+                    traffic: TrafficCounters {
+                        packets: 11,
+                        bytes_l2: 12,
+                    },
+                    unique: 13,
+                    duplicates: 14,
+                    reordered: 15,
+                    late: 16,
+                    lost_confirmed: 17,
+                },
+            ],
+            unknown_stream: 21,
+            untagged: 22,
+        };
+        assert_eq!(rx_from_words(3, &rx_to_words(&s)), s);
+    }
+}

@@ -1,0 +1,126 @@
+//! CSV: one header row, then one row per step and direction with every figure of the report
+//! (raw counts and derived rates; latency in ns). Fields are quoted per RFC 4180 when needed.
+
+use std::fmt::Write as _;
+
+use super::model::{DirectionReport, Report, StepReport};
+
+/// The header row's fields, in order.
+pub const CSV_COLUMNS: [&str; 37] = [
+    "step",
+    "payload_bytes",
+    "duration_s",
+    "direction",
+    "streams",
+    "tx_packets",
+    "tx_bytes_l2",
+    "tx_bytes_l1",
+    "tx_gbps_l2",
+    "tx_gbps_l1",
+    "tx_kpps",
+    "rx_packets",
+    "rx_bytes_l2",
+    "rx_bytes_l1",
+    "rx_gbps_l2",
+    "rx_gbps_l1",
+    "rx_kpps",
+    "sent",
+    "unique",
+    "lost",
+    "loss_pct",
+    "duplicates",
+    "reordered",
+    "late",
+    "lat_samples",
+    "lat_min_ns",
+    "lat_avg_ns",
+    "lat_max_ns",
+    "lat_p50_ns",
+    "lat_p90_ns",
+    "lat_p99_ns",
+    "lat_p99_9_ns",
+    "lat_p99_99_ns",
+    "jitter_ns",
+    "jitter_max_ns",
+    "lat_negative",
+    "lat_over_range",
+];
+
+fn field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_owned()
+    }
+}
+
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map_or_else(String::new, |x| x.to_string())
+}
+
+fn row(s: &StepReport, d: &DirectionReport) -> Vec<String> {
+    let l = d.latency.as_ref();
+    vec![
+        field(&s.label),
+        opt(s.payload_bytes),
+        format!("{:.6}", s.duration_s),
+        d.direction.name().to_owned(),
+        d.streams.to_string(),
+        d.tx.packets.to_string(),
+        d.tx.bytes_l2.to_string(),
+        d.tx.bytes_l1.to_string(),
+        format!("{:.6}", d.tx.gbps_l2),
+        format!("{:.6}", d.tx.gbps_l1),
+        format!("{:.3}", d.tx.kpps),
+        d.rx.packets.to_string(),
+        d.rx.bytes_l2.to_string(),
+        d.rx.bytes_l1.to_string(),
+        format!("{:.6}", d.rx.gbps_l2),
+        format!("{:.6}", d.rx.gbps_l1),
+        format!("{:.3}", d.rx.kpps),
+        d.loss.sent.to_string(),
+        d.loss.unique.to_string(),
+        d.loss.lost.to_string(),
+        format!("{:.6}", d.loss.loss_pct),
+        d.loss.duplicates.to_string(),
+        d.loss.reordered.to_string(),
+        d.loss.late.to_string(),
+        opt(l.map(|l| l.samples)),
+        opt(l.map(|l| l.min_ns)),
+        opt(l.map(|l| format!("{:.1}", l.avg_ns))),
+        opt(l.map(|l| l.max_ns)),
+        opt(l.map(|l| l.p50_ns)),
+        opt(l.map(|l| l.p90_ns)),
+        opt(l.map(|l| l.p99_ns)),
+        opt(l.map(|l| l.p99_9_ns)),
+        opt(l.map(|l| l.p99_99_ns)),
+        opt(l.and_then(|l| l.jitter_ns).map(|j| format!("{j:.1}"))),
+        opt(l.and_then(|l| l.jitter_max_ns).map(|j| format!("{j:.1}"))),
+        opt(l.map(|l| l.negative)),
+        opt(l.map(|l| l.over_range)),
+    ]
+}
+
+/// Renders `report` as CSV with a header row.
+pub fn render_csv(report: &Report) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", CSV_COLUMNS.join(","));
+    for s in &report.steps {
+        for d in &s.directions {
+            let _ = writeln!(out, "{}", row(s, d).join(","));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quotes_only_when_needed() {
+        assert_eq!(field("10 B"), "10 B");
+        assert_eq!(field("a,b"), "\"a,b\"");
+        assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
+    }
+}

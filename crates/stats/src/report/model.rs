@@ -1,0 +1,296 @@
+//! The report model: what a run writes, as versioned JSON, and what the table and CSV show.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::direction::Direction;
+use crate::latency::LatencyRecorder;
+use crate::merge::{DirectionResult, RunResult};
+use crate::rate::{TrafficCounters, gbps, kpps, percent};
+
+use super::time::rfc3339_utc;
+
+/// The JSON schema version this crate writes and reads. Raised on any change that renames,
+/// removes or changes the meaning of a field (adding a field keeps the version).
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The tool's name in reports.
+pub const TOOL_NAME: &str = "upfbench";
+
+/// A whole run: one or more steps (payload sizes, rates) with both directions each.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// [`SCHEMA_VERSION`] of the writer.
+    pub schema_version: u32,
+    /// Which tool and version wrote it.
+    pub tool: ToolInfo,
+    /// Start of the run, Unix time in milliseconds.
+    pub started_unix_ms: u64,
+    /// Start of the run, RFC 3339 UTC (derived from `started_unix_ms`).
+    pub started: String,
+    /// Wall time of the whole run (s).
+    pub duration_s: f64,
+    /// Free-form summary of the configuration (profile, UPF, ports, cores, ...), sorted by key.
+    pub config: BTreeMap<String, String>,
+    /// The measured steps, in the order they ran.
+    pub steps: Vec<StepReport>,
+    /// Run-wide findings that make some figure less than exact.
+    pub warnings: Vec<String>,
+}
+
+/// Tool identification.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolInfo {
+    /// Always [`TOOL_NAME`].
+    pub name: String,
+    /// The writer's version.
+    pub version: String,
+}
+
+/// One measured step: a payload size (the published sweeps use 10, 300 and 1400 B) or a rate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepReport {
+    /// Name of the step ("10 B", "1400 B @ 5 Gbps", ...).
+    pub label: String,
+    /// Inner UDP payload size of the step, if it has one.
+    pub payload_bytes: Option<u32>,
+    /// Sending time the rates are computed over (s).
+    pub duration_s: f64,
+    /// Directions that carried streams, uplink first.
+    pub directions: Vec<DirectionReport>,
+    /// Findings of this step that make some figure less than exact.
+    pub warnings: Vec<String>,
+}
+
+/// Figures of one direction in one step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DirectionReport {
+    /// The direction.
+    pub direction: Direction,
+    /// Streams in this direction.
+    pub streams: u32,
+    /// What was sent.
+    pub tx: ThroughputReport,
+    /// What came back (every tagged packet of a known stream, duplicates and late ones too).
+    pub rx: ThroughputReport,
+    /// Sequence accounting.
+    pub loss: LossReport,
+    /// One-way latency, if any packet arrived.
+    pub latency: Option<LatencyReport>,
+}
+
+/// Counters and rates of one side. L1 = L2 + 24 B per frame (see [`crate::rate`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThroughputReport {
+    /// Frames.
+    pub packets: u64,
+    /// L2 bytes (frames without FCS).
+    pub bytes_l2: u64,
+    /// L1 bytes (with FCS, preamble, SFD, inter-frame gap).
+    pub bytes_l1: u64,
+    /// L2 rate (Gbit/s).
+    pub gbps_l2: f64,
+    /// L1 rate (Gbit/s).
+    pub gbps_l1: f64,
+    /// Packet rate (thousands per second).
+    pub kpps: f64,
+}
+
+impl ThroughputReport {
+    /// Rates of `c` over `duration_ns`.
+    pub fn from_counters(c: &TrafficCounters, duration_ns: u64) -> ThroughputReport {
+        ThroughputReport {
+            packets: c.packets,
+            bytes_l2: c.bytes_l2,
+            bytes_l1: c.bytes_l1(),
+            gbps_l2: gbps(c.bytes_l2, duration_ns),
+            gbps_l1: gbps(c.bytes_l1(), duration_ns),
+            kpps: kpps(c.packets, duration_ns),
+        }
+    }
+}
+
+/// Loss, reordering and duplicates from the sequence numbers (see [`crate::seq`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LossReport {
+    /// Packets sent (sequence positions).
+    pub sent: u64,
+    /// Positions received.
+    pub unique: u64,
+    /// Positions not received in time: `sent - unique`.
+    pub lost: u64,
+    /// `lost / sent` in percent.
+    pub loss_pct: f64,
+    /// Packets received again.
+    pub duplicates: u64,
+    /// Packets received after a higher sequence number (within the reorder window).
+    pub reordered: u64,
+    /// Packets received after their position left the reorder window (counted lost too).
+    pub late: u64,
+}
+
+/// One-way latency summary (ns). Min, avg and max are exact; percentiles are within the
+/// histogram's precision (3 significant digits by default); jitter per RFC 3550.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LatencyReport {
+    /// Samples.
+    pub samples: u64,
+    /// Smallest.
+    pub min_ns: u64,
+    /// Mean.
+    pub avg_ns: f64,
+    /// Largest.
+    pub max_ns: u64,
+    /// Median.
+    pub p50_ns: u64,
+    /// 90th percentile.
+    pub p90_ns: u64,
+    /// 99th percentile.
+    pub p99_ns: u64,
+    /// 99.9th percentile.
+    pub p99_9_ns: u64,
+    /// 99.99th percentile.
+    pub p99_99_ns: u64,
+    /// Mean of the streams' RFC 3550 interarrival jitter.
+    pub jitter_ns: Option<f64>,
+    /// Largest stream jitter.
+    pub jitter_max_ns: Option<f64>,
+    /// Packets left out because they arrived before they were sent (clocks disagree).
+    pub negative: u64,
+    /// Samples beyond the histogram's range (clamped to it).
+    pub over_range: u64,
+}
+
+impl LatencyReport {
+    /// Summary of `l` with the given jitter figures; `None` if `l` holds no sample.
+    pub fn from_recorder(
+        l: &LatencyRecorder,
+        jitter_ns: Option<f64>,
+        jitter_max_ns: Option<f64>,
+    ) -> Option<LatencyReport> {
+        let q = |x: f64| l.quantile_ns(x).unwrap_or(0);
+        Some(LatencyReport {
+            samples: l.count(),
+            min_ns: l.min_ns()?,
+            avg_ns: l.mean_ns()?,
+            max_ns: l.max_ns()?,
+            p50_ns: q(0.5),
+            p90_ns: q(0.9),
+            p99_ns: q(0.99),
+            p99_9_ns: q(0.999),
+            p99_99_ns: q(0.9999),
+            jitter_ns,
+            jitter_max_ns,
+            negative: l.negative(),
+            over_range: l.over_range(),
+        })
+    }
+}
+
+impl DirectionReport {
+    /// The report of one merged direction, rates over `duration_ns`.
+    pub fn from_result(d: &DirectionResult, duration_ns: u64) -> DirectionReport {
+        DirectionReport {
+            direction: d.direction,
+            streams: d.streams,
+            tx: ThroughputReport::from_counters(&d.tx, duration_ns),
+            rx: ThroughputReport::from_counters(&d.rx, duration_ns),
+            loss: LossReport {
+                sent: d.seq.sent,
+                unique: d.seq.unique,
+                lost: d.seq.lost,
+                loss_pct: percent(d.seq.lost, d.seq.sent),
+                duplicates: d.seq.duplicates,
+                reordered: d.seq.reordered,
+                late: d.seq.late,
+            },
+            latency: LatencyReport::from_recorder(&d.latency, d.jitter_mean_ns, d.jitter_max_ns),
+        }
+    }
+}
+
+impl StepReport {
+    /// The report of a merged run: rates over `duration_ns` (the time the transmitters sent),
+    /// the directions that had streams, and the run's warnings.
+    pub fn from_run(
+        label: impl Into<String>,
+        payload_bytes: Option<u32>,
+        duration_ns: u64,
+        run: &RunResult,
+    ) -> StepReport {
+        StepReport {
+            label: label.into(),
+            payload_bytes,
+            duration_s: duration_ns as f64 / 1e9,
+            directions: run
+                .directions
+                .iter()
+                .filter(|d| d.streams > 0)
+                .map(|d| DirectionReport::from_result(d, duration_ns))
+                .collect(),
+            warnings: run.warnings.clone(),
+        }
+    }
+}
+
+/// A report that cannot be read.
+#[derive(Debug, Error)]
+pub enum ReportError {
+    /// Not JSON, or not a report.
+    #[error("report JSON is malformed: {0}")]
+    Json(#[from] serde_json::Error),
+    /// No `schema_version` number at the top level.
+    #[error("report has no numeric schema_version field")]
+    MissingSchemaVersion,
+    /// Written by an incompatible version.
+    #[error("report schema version {found} is not supported (this build reads {supported})")]
+    UnsupportedSchema {
+        /// The file's version.
+        found: u64,
+        /// The version this build reads.
+        supported: u32,
+    },
+}
+
+impl Report {
+    /// An empty report of `tool_version` for a run that started at `started_unix_ms`.
+    pub fn new(tool_version: impl Into<String>, started_unix_ms: u64) -> Report {
+        Report {
+            schema_version: SCHEMA_VERSION,
+            tool: ToolInfo {
+                name: TOOL_NAME.to_owned(),
+                version: tool_version.into(),
+            },
+            started_unix_ms,
+            started: rfc3339_utc(started_unix_ms),
+            duration_s: 0.0,
+            config: BTreeMap::new(),
+            steps: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Pretty-printed JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self)
+            .expect("a report always serialises: no map has non-string keys")
+    }
+
+    /// Reads a report, refusing other schema versions by name before looking at the fields.
+    pub fn from_json(text: &str) -> Result<Report, ReportError> {
+        let value: serde_json::Value = serde_json::from_str(text)?;
+        let found = value
+            .get("schema_version")
+            .and_then(serde_json::Value::as_u64)
+            .ok_or(ReportError::MissingSchemaVersion)?;
+        if found != u64::from(SCHEMA_VERSION) {
+            return Err(ReportError::UnsupportedSchema {
+                found,
+                supported: SCHEMA_VERSION,
+            });
+        }
+        Ok(serde_json::from_value(value)?)
+    }
+}

@@ -1,0 +1,293 @@
+//! The receive side: one [`RxStats`] per RX worker core, owned by that core alone.
+//!
+//! Per packet the worker calls [`RxStats::record`] with what it parsed from the measurement tag
+//! (stream id, sequence number, transmit timestamp), its receive timestamp and the frame length.
+//! That costs one indexed load into a table preallocated at set-up (streams are numbered densely
+//! from 0), the [`SeqTracker`] update, the RFC 3550 jitter step, a histogram record and a few
+//! counter increments: no hashing, no allocation, no lock, no atomic. Per burst it calls
+//! [`RxStats::publish`] (see [`crate::publish`]); at the end [`RxStats::finish`] hands the whole
+//! state over for the merge.
+
+use thiserror::Error;
+
+use crate::direction::Direction;
+use crate::jitter::Jitter;
+use crate::latency::{LatencyConfig, LatencyConfigError, LatencyRecorder};
+use crate::publish::{LatencyInterval, RxCounters, RxHandle, RxPublisher, RxSnapshot, rx_to_words};
+use crate::seq::{Arrival, DEFAULT_REORDER_WINDOW, SeqTracker, WindowError};
+
+/// Default latency interval handed to the control thread: one second.
+pub const DEFAULT_LATENCY_INTERVAL_NS: u64 = 1_000_000_000;
+
+/// What the stats need to know about a stream, indexed by its dense stream id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamSpec {
+    /// Which direction the stream flows in.
+    pub direction: Direction,
+    /// The sequence number of the stream's first packet.
+    pub first_seq: u32,
+}
+
+/// Receive-side settings, the same for every RX core of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RxConfig {
+    /// Reorder window per stream (power of two, 64..=65536).
+    pub reorder_window: u32,
+    /// Latency histogram bounds and precision.
+    pub latency: LatencyConfig,
+    /// How often the worker hands a latency interval to the control thread (ns).
+    pub latency_interval_ns: u64,
+}
+
+impl Default for RxConfig {
+    fn default() -> Self {
+        RxConfig {
+            reorder_window: DEFAULT_REORDER_WINDOW,
+            latency: LatencyConfig::default(),
+            latency_interval_ns: DEFAULT_LATENCY_INTERVAL_NS,
+        }
+    }
+}
+
+/// An RX configuration that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum RxConfigError {
+    /// Bad reorder window.
+    #[error(transparent)]
+    Window(#[from] WindowError),
+    /// Bad latency histogram settings.
+    #[error(transparent)]
+    Latency(#[from] LatencyConfigError),
+    /// More streams than 32-bit stream ids can name.
+    #[error("{0} streams exceed the 32-bit stream id space")]
+    TooManyStreams(usize),
+}
+
+/// Receive state of one stream on one core.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RxStream {
+    /// The stream's direction.
+    pub direction: Direction,
+    /// Its sequence tracker.
+    pub tracker: SeqTracker,
+    /// Its RFC 3550 jitter estimate.
+    pub jitter: Jitter,
+}
+
+/// Everything one RX core measured, handed over by [`RxStats::finish`] for the merge.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RxCoreResult {
+    /// The worker's core index.
+    pub core: u32,
+    /// Per stream id, every stream of the run (untouched ones have `tracker.received() == 0`).
+    pub streams: Vec<RxStream>,
+    /// Counters per direction.
+    pub directions: [RxCounters; 2],
+    /// Latency over the whole run per direction.
+    pub latency: [LatencyRecorder; 2],
+    /// Tagged packets whose stream id is not in the table.
+    pub unknown_stream: u64,
+    /// Packets without a valid tag.
+    pub untagged: u64,
+}
+
+/// The receive statistics of one RX worker core.
+#[derive(Debug)]
+pub struct RxStats {
+    core: u32,
+    streams: Vec<RxStream>,
+    live: RxSnapshot,
+    interval: LatencyInterval,
+    interval_started: bool,
+    interval_ns: u64,
+    cumulative: [LatencyRecorder; 2],
+    latency_config: LatencyConfig,
+    /// Packets seen (all kinds) at the last counter publication.
+    published_seen: u64,
+    publisher: RxPublisher,
+    /// An emptied interval kept when the control thread could not take the last one.
+    spare: Option<LatencyInterval>,
+}
+
+impl RxStats {
+    /// Stats for RX core `core` over the run's streams (`streams[id]` describes stream `id`), and
+    /// the handle the control thread reads them through. Allocates everything the core will use.
+    pub fn new(
+        core: u32,
+        streams: &[StreamSpec],
+        config: &RxConfig,
+    ) -> Result<(RxStats, RxHandle), RxConfigError> {
+        if u32::try_from(streams.len()).is_err() {
+            return Err(RxConfigError::TooManyStreams(streams.len()));
+        }
+        let table = streams
+            .iter()
+            .map(|s| {
+                Ok(RxStream {
+                    direction: s.direction,
+                    tracker: SeqTracker::new(s.first_seq, config.reorder_window)?,
+                    jitter: Jitter::default(),
+                })
+            })
+            .collect::<Result<Vec<_>, WindowError>>()?;
+        let recorder = LatencyRecorder::new(&config.latency)?;
+        let (publisher, handle) = RxPublisher::new(core);
+        let stats = RxStats {
+            core,
+            streams: table,
+            live: RxSnapshot {
+                core,
+                ..RxSnapshot::default()
+            },
+            interval: LatencyInterval {
+                core,
+                start_ns: 0,
+                end_ns: 0,
+                latency: [recorder.clone(), recorder.clone()],
+            },
+            interval_started: false,
+            interval_ns: config.latency_interval_ns.max(1),
+            cumulative: [recorder.clone(), recorder],
+            latency_config: config.latency,
+            published_seen: 0,
+            publisher,
+            spare: None,
+        };
+        Ok((stats, handle))
+    }
+
+    /// The core index given at construction.
+    pub fn core(&self) -> u32 {
+        self.core
+    }
+
+    /// Records one tagged packet: `stream` and `seq` and `tx_ns` from the tag, `rx_ns` the
+    /// receive timestamp on the same clock as the transmitter's, `frame_len` the L2 length
+    /// (without FCS). Returns the packet's class, or `None` for a stream id not in the table
+    /// (counted in `unknown_stream`).
+    #[inline]
+    pub fn record(
+        &mut self,
+        stream: u32,
+        seq: u32,
+        tx_ns: u64,
+        rx_ns: u64,
+        frame_len: u32,
+    ) -> Option<Arrival> {
+        let Some(s) = self.streams.get_mut(stream as usize) else {
+            self.live.unknown_stream += 1;
+            return None;
+        };
+        let observed = s.tracker.observe(seq);
+        let transit = rx_ns.wrapping_sub(tx_ns) as i64;
+        s.jitter.update(transit);
+        let d = s.direction.index();
+        let c = &mut self.live.directions[d];
+        c.traffic.add_frame(frame_len);
+        c.lost_confirmed += observed.newly_lost;
+        match observed.arrival {
+            Arrival::InOrder | Arrival::AfterGap => c.unique += 1,
+            Arrival::Reordered => {
+                c.unique += 1;
+                c.reordered += 1;
+            }
+            Arrival::Duplicate => c.duplicates += 1,
+            Arrival::Late => c.late += 1,
+        }
+        self.interval.latency[d].record(transit);
+        Some(observed.arrival)
+    }
+
+    /// Counts a packet that carried no valid measurement tag.
+    #[inline]
+    pub fn record_untagged(&mut self) {
+        self.live.untagged += 1;
+    }
+
+    /// The counters as they stand (the worker's own view; no synchronisation).
+    pub fn counters(&self) -> &RxSnapshot {
+        &self.live
+    }
+
+    /// The state of stream `id`, if it exists.
+    pub fn stream(&self, id: u32) -> Option<&RxStream> {
+        self.streams.get(id as usize)
+    }
+
+    /// Call once per burst (also on empty polls) with the worker's clock: publishes the counters
+    /// if they changed and hands the latency interval to the control thread when it is due.
+    #[inline]
+    pub fn publish(&mut self, now_ns: u64) {
+        let seen = self.seen();
+        if seen != self.published_seen {
+            self.publish_counters(now_ns);
+        }
+        if !self.interval_started {
+            self.interval_started = true;
+            self.interval.start_ns = now_ns;
+        } else if now_ns.wrapping_sub(self.interval.start_ns) >= self.interval_ns {
+            self.hand_over_interval(now_ns);
+        }
+    }
+
+    /// Ends the run on this core: publishes the final counters and returns everything measured.
+    pub fn finish(mut self, now_ns: u64) -> RxCoreResult {
+        self.publish_counters(now_ns);
+        for (c, l) in self.cumulative.iter_mut().zip(&self.interval.latency) {
+            c.merge(l);
+        }
+        RxCoreResult {
+            core: self.core,
+            streams: self.streams,
+            directions: self.live.directions,
+            latency: self.cumulative,
+            unknown_stream: self.live.unknown_stream,
+            untagged: self.live.untagged,
+        }
+    }
+
+    fn seen(&self) -> u64 {
+        self.live.directions[0].traffic.packets
+            + self.live.directions[1].traffic.packets
+            + self.live.unknown_stream
+            + self.live.untagged
+    }
+
+    fn publish_counters(&mut self, now_ns: u64) {
+        self.live.at_ns = now_ns;
+        self.publisher.cell.write(&rx_to_words(&self.live));
+        self.published_seen = self.seen();
+    }
+
+    #[cold]
+    fn hand_over_interval(&mut self, now_ns: u64) {
+        let mut next = match self.spare.take().or_else(|| self.publisher.take_recycled()) {
+            Some(iv) => iv,
+            None => {
+                let r = LatencyRecorder::new(&self.latency_config)
+                    .expect("configuration was validated at construction");
+                LatencyInterval {
+                    core: self.core,
+                    start_ns: 0,
+                    end_ns: 0,
+                    latency: [r.clone(), r],
+                }
+            }
+        };
+        next.core = self.core;
+        next.start_ns = now_ns;
+        next.end_ns = 0;
+        std::mem::swap(&mut self.interval, &mut next);
+        let mut done = next;
+        done.end_ns = now_ns;
+        for (c, l) in self.cumulative.iter_mut().zip(&done.latency) {
+            c.merge(l);
+        }
+        if let Some(mut back) = self.publisher.offer(done) {
+            // The control thread is behind or gone: the live view skips this interval (the
+            // cumulative histograms already hold it). Keep the buffers for the next hand-over.
+            back.reset();
+            self.spare = Some(back);
+        }
+    }
+}

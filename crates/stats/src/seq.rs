@@ -1,0 +1,554 @@
+//! Per-stream sequence tracking: loss, reordering, duplicates and late arrivals with a bounded
+//! reorder window, correct across the 32-bit wrap of the sequence number.
+//!
+//! # Model
+//!
+//! A stream's sender numbers its packets `first_seq, first_seq + 1, ...` (32 bits, wrapping) and
+//! knows at the end how many it sent (`sent`). The receiver maps each 32-bit number to a 64-bit
+//! *position* (0 for `first_seq`) by taking the position nearest to the current head, as RFC 3550
+//! §A.1 extends its 16-bit numbers: a packet is "ahead" when it is less than 2³¹ positions after
+//! the head and "behind" otherwise. The numbers are therefore right across any number of wraps as
+//! long as no gap or displacement reaches 2³¹ packets.
+//!
+//! * **head**: one past the highest position received so far (RFC 4737's `NextExp`).
+//! * **window**: the `W` positions below the head, `[head - W, head)` (a power of two, 1024 by
+//!   default). A bitmap of `W` bits records which of them arrived. This is all the memory a stream
+//!   uses, whatever the traffic.
+//!
+//! Each arriving packet is classified exactly once ([`Arrival`]):
+//!
+//! | class | condition at arrival | counted in |
+//! | --- | --- | --- |
+//! | in order | position == head | `unique` |
+//! | after a gap | position > head; positions in between become *provisionally* missing | `unique` |
+//! | reordered | position < head, inside the window, not seen before | `unique`, `reordered` |
+//! | duplicate | position below the head, inside the window, already seen | `duplicates` |
+//! | late | position below the window (older than `W` behind the head) or before `first_seq` | `late` |
+//!
+//! "Reordered" is RFC 4737 §3.3's reordered packet (it arrives after a higher number was seen)
+//! restricted to those that still fit the window; it fills a provisional gap, so the loss that
+//! the gap suggested never gets counted. Spirent's "advanced sequence checking" and TRex's
+//! `out_of_order` count the same thing.
+//!
+//! **Lost** positions are decided when they leave the window: when the head advances, each
+//! position that slides out of the window without its bit set is counted lost, once and for good
+//! ([`SeqTracker::lost_confirmed`]). A packet that shows up after its position left the window is
+//! *late*: it is not unique and does not reduce the loss (it cannot be told apart from a late
+//! duplicate, the bitmap having forgotten that position). So a late packet is counted lost *and*
+//! late, never received twice. At the end, [`SeqTracker::finish`] takes the number of packets
+//! the sender sent and counts as lost the positions still missing inside the window and those
+//! after the head that never arrived (tail loss).
+//!
+//! # Accounting identity
+//!
+//! For any input whatsoever (drops, reordering, duplicates, packets older than the window, wrap),
+//! the counters returned by [`SeqTracker::finish`] satisfy exactly:
+//!
+//! * `unique + lost == sent`
+//! * `received == unique + duplicates + late`
+//! * `reordered <= unique`
+//!
+//! Relative to the truth, only late packets blur the picture, and by at most `late`:
+//! `lost - late <= true_lost <= lost` and `duplicates <= true_duplicates <= duplicates + late`.
+//! With no late packet (`late == 0`) loss and duplicates are exact.
+//!
+//! If the receiver sees positions at or beyond what the sender claims to have sent (a wrong
+//! `sent`, or a foreign packet carrying a valid stream id), `finish` raises `sent` to the head
+//! so that the identity still holds on the reported numbers; [`SeqCounters::sent_raised`] says by
+//! how much.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// Default reorder window: 1024 positions (128 bytes of bitmap per stream).
+pub const DEFAULT_REORDER_WINDOW: u32 = 1024;
+/// Smallest reorder window accepted (one bitmap word).
+pub const MIN_REORDER_WINDOW: u32 = 64;
+/// Largest reorder window accepted (8 KiB of bitmap per stream).
+pub const MAX_REORDER_WINDOW: u32 = 1 << 16;
+
+/// A reorder window that is not a power of two in range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[error(
+    "reorder window {0} is not a power of two between {MIN_REORDER_WINDOW} and {MAX_REORDER_WINDOW}"
+)]
+pub struct WindowError(pub u32);
+
+/// How one packet was classified by [`SeqTracker::observe`]. See the module documentation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Arrival {
+    /// The next expected position.
+    InOrder,
+    /// A position beyond the next expected one: the positions in between are missing for now.
+    AfterGap,
+    /// Below the head, within the window, first time seen.
+    Reordered,
+    /// Within the window and seen before.
+    Duplicate,
+    /// Older than the window (or before the stream's first sequence number).
+    Late,
+}
+
+impl Arrival {
+    /// Whether this packet counts as a first (unique) reception.
+    #[inline]
+    pub const fn is_unique(self) -> bool {
+        matches!(
+            self,
+            Arrival::InOrder | Arrival::AfterGap | Arrival::Reordered
+        )
+    }
+}
+
+/// What one observation did: its class and how many positions it pushed out of the window
+/// unreceived (losses confirmed by this packet).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Observed {
+    /// The class of the packet.
+    pub arrival: Arrival,
+    /// Positions confirmed lost by this packet's advance of the head.
+    pub newly_lost: u64,
+}
+
+/// Final per-stream sequence counters (see the module documentation for the identities).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeqCounters {
+    /// Packets the sender sent (raised to the receiver's head if it saw more; see `sent_raised`).
+    pub sent: u64,
+    /// Every tagged packet received for the stream.
+    pub received: u64,
+    /// Distinct positions received within the window.
+    pub unique: u64,
+    /// Positions never received in time: `sent - unique`.
+    pub lost: u64,
+    /// Receptions of a position already received (detected within the window).
+    pub duplicates: u64,
+    /// Unique receptions that arrived after a higher position.
+    pub reordered: u64,
+    /// Receptions of positions older than the window.
+    pub late: u64,
+    /// How much `sent` was raised because the receiver saw positions beyond it.
+    pub sent_raised: u64,
+}
+
+impl SeqCounters {
+    /// Adds another stream's counters (for per-direction totals).
+    pub fn merge(&mut self, o: &SeqCounters) {
+        self.sent += o.sent;
+        self.received += o.received;
+        self.unique += o.unique;
+        self.lost += o.lost;
+        self.duplicates += o.duplicates;
+        self.reordered += o.reordered;
+        self.late += o.late;
+        self.sent_raised += o.sent_raised;
+    }
+}
+
+/// Sequence tracker for one stream with a fixed reorder window. See the module documentation.
+///
+/// No allocation after construction; [`observe`](Self::observe) is branch-light in the in-order
+/// case: one bitmap word read and written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeqTracker {
+    first_seq: u32,
+    /// One past the highest position received (0: nothing yet).
+    head: u64,
+    /// `W - 1`; `W` is a power of two.
+    mask: u64,
+    received: u64,
+    unique: u64,
+    duplicates: u64,
+    reordered: u64,
+    late: u64,
+    lost_confirmed: u64,
+    /// Ring bitmap: bit `p & mask` tells whether position `p` in the window arrived.
+    bits: Box<[u64]>,
+}
+
+impl SeqTracker {
+    /// A tracker for a stream whose first packet carries `first_seq`, with a reorder window of
+    /// `window` positions (a power of two in `64..=65536`).
+    pub fn new(first_seq: u32, window: u32) -> Result<SeqTracker, WindowError> {
+        if !window.is_power_of_two() || !(MIN_REORDER_WINDOW..=MAX_REORDER_WINDOW).contains(&window)
+        {
+            return Err(WindowError(window));
+        }
+        Ok(SeqTracker {
+            first_seq,
+            head: 0,
+            mask: u64::from(window) - 1,
+            received: 0,
+            unique: 0,
+            duplicates: 0,
+            reordered: 0,
+            late: 0,
+            lost_confirmed: 0,
+            bits: vec![0u64; (window / 64) as usize].into_boxed_slice(),
+        })
+    }
+
+    /// The reorder window in positions.
+    pub fn window(&self) -> u64 {
+        self.mask + 1
+    }
+
+    /// The stream's first sequence number.
+    pub fn first_seq(&self) -> u32 {
+        self.first_seq
+    }
+
+    /// One past the highest position received so far.
+    pub fn head(&self) -> u64 {
+        self.head
+    }
+
+    /// Every packet observed so far.
+    pub fn received(&self) -> u64 {
+        self.received
+    }
+
+    /// Positions that have left the window unreceived so far (final, never revised).
+    pub fn lost_confirmed(&self) -> u64 {
+        self.lost_confirmed
+    }
+
+    /// Classifies one packet carrying sequence number `seq` and updates the counters.
+    #[inline]
+    pub fn observe(&mut self, seq: u32) -> Observed {
+        self.received += 1;
+        // Distance from the head in the 32-bit space, read as signed: the nearest 64-bit position.
+        let rel = seq.wrapping_sub(self.first_seq);
+        let delta = rel.wrapping_sub(self.head as u32) as i32;
+        if delta >= 0 {
+            let pos = self.head + delta as u64;
+            let newly_lost = if delta == 0 {
+                self.advance_one(pos)
+            } else {
+                self.advance_to(pos)
+            };
+            self.unique += 1;
+            self.lost_confirmed += newly_lost;
+            let arrival = if delta == 0 {
+                Arrival::InOrder
+            } else {
+                Arrival::AfterGap
+            };
+            return Observed {
+                arrival,
+                newly_lost,
+            };
+        }
+        let back = u64::from(delta.unsigned_abs());
+        let arrival = if back > self.head || back > self.window() {
+            // Before the stream's first position, or older than the window.
+            self.late += 1;
+            Arrival::Late
+        } else {
+            let pos = self.head - back;
+            let (word, bit) = self.slot(pos);
+            if self.bits[word] & bit != 0 {
+                self.duplicates += 1;
+                Arrival::Duplicate
+            } else {
+                self.bits[word] |= bit;
+                self.unique += 1;
+                self.reordered += 1;
+                Arrival::Reordered
+            }
+        };
+        Observed {
+            arrival,
+            newly_lost: 0,
+        }
+    }
+
+    /// Final counters given the number of packets the sender sent. Does not change the tracker,
+    /// so a live view can call it too (it then counts the current provisional gaps as lost).
+    pub fn finish(&self, sent: u64) -> SeqCounters {
+        let in_window = self.head - self.head.saturating_sub(self.window());
+        let present: u64 = self.bits.iter().map(|w| u64::from(w.count_ones())).sum();
+        let sent_raised = self.head.saturating_sub(sent);
+        let sent = sent.max(self.head);
+        let lost = self.lost_confirmed + (in_window - present) + (sent - self.head);
+        SeqCounters {
+            sent,
+            received: self.received,
+            unique: self.unique,
+            lost,
+            duplicates: self.duplicates,
+            reordered: self.reordered,
+            late: self.late,
+            sent_raised,
+        }
+    }
+
+    #[inline]
+    fn slot(&self, pos: u64) -> (usize, u64) {
+        let idx = pos & self.mask;
+        ((idx >> 6) as usize, 1u64 << (idx & 63))
+    }
+
+    /// Head moves by one: the slot of `pos` is the slot of `pos - W`, which leaves the window.
+    #[inline]
+    fn advance_one(&mut self, pos: u64) -> u64 {
+        let (word, bit) = self.slot(pos);
+        let was_set = self.bits[word] & bit != 0;
+        self.bits[word] |= bit;
+        self.head = pos + 1;
+        u64::from(pos > self.mask && !was_set)
+    }
+
+    /// Head jumps to `pos + 1`: positions `[head - W, pos + 1 - W)` leave the window; their
+    /// slots are the slots of the new positions `head..=pos`, cleared and then `pos` set.
+    fn advance_to(&mut self, pos: u64) -> u64 {
+        let w = self.window();
+        let entering = pos + 1 - self.head;
+        let evicted = (pos + 1).saturating_sub(w) - self.head.saturating_sub(w);
+        let present = if entering >= w {
+            let n: u64 = self.bits.iter().map(|x| u64::from(x.count_ones())).sum();
+            self.bits.fill(0);
+            n
+        } else {
+            self.take_slots(self.head, entering)
+        };
+        let (word, bit) = self.slot(pos);
+        self.bits[word] |= bit;
+        self.head = pos + 1;
+        evicted - present
+    }
+
+    /// Clears the `len < W` ring slots of positions `start..start + len`, returning how many were
+    /// set.
+    fn take_slots(&mut self, start: u64, len: u64) -> u64 {
+        let mut idx = start & self.mask;
+        let mut left = len;
+        let mut taken = 0u64;
+        while left > 0 {
+            let word = (idx >> 6) as usize;
+            let off = idx & 63;
+            // W is a multiple of 64, so a word never straddles the end of the ring.
+            let span = (64 - off).min(left);
+            let m = if span == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << span) - 1) << off
+            };
+            taken += u64::from((self.bits[word] & m).count_ones());
+            self.bits[word] &= !m;
+            idx = (idx + span) & self.mask;
+            left -= span;
+        }
+        taken
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(first: u32, window: u32, seqs: &[u32], sent: u64) -> (Vec<Arrival>, SeqCounters) {
+        let mut t = SeqTracker::new(first, window).unwrap();
+        let a = seqs.iter().map(|&s| t.observe(s).arrival).collect();
+        (a, t.finish(sent))
+    }
+
+    fn check_identity(c: &SeqCounters) {
+        assert_eq!(c.unique + c.lost, c.sent, "{c:?}");
+        assert_eq!(c.unique + c.duplicates + c.late, c.received, "{c:?}");
+    }
+
+    #[test]
+    fn rejects_bad_windows() {
+        for w in [0, 1, 32, 63, 100, 1000, 1 << 17] {
+            assert_eq!(SeqTracker::new(0, w), Err(WindowError(w)));
+        }
+        for w in [64, 128, 1024, 1 << 16] {
+            assert_eq!(SeqTracker::new(0, w).unwrap().window(), u64::from(w));
+        }
+    }
+
+    #[test]
+    fn in_order_stream_has_no_loss() {
+        let seqs: Vec<u32> = (0..5000).collect();
+        let (a, c) = run(0, 64, &seqs, 5000);
+        assert!(a.iter().all(|&x| x == Arrival::InOrder));
+        assert_eq!(
+            c,
+            SeqCounters {
+                sent: 5000,
+                received: 5000,
+                unique: 5000,
+                ..Default::default()
+            }
+        );
+    }
+
+    #[test]
+    fn single_gap_is_lost_once_it_leaves_the_window() {
+        let mut t = SeqTracker::new(0, 64).unwrap();
+        let mut lost_seen = 0;
+        for s in (0..200u32).filter(|&s| s != 10) {
+            let o = t.observe(s);
+            lost_seen += o.newly_lost;
+            if s == 11 {
+                assert_eq!(o.arrival, Arrival::AfterGap);
+            }
+            if s == 10 + 64 {
+                // Position 74 evicts position 10.
+                assert_eq!(o.newly_lost, 1);
+            }
+        }
+        assert_eq!(lost_seen, 1);
+        assert_eq!(t.lost_confirmed(), 1);
+        let c = t.finish(200);
+        assert_eq!(c.lost, 1);
+        assert_eq!(c.unique, 199);
+        check_identity(&c);
+    }
+
+    #[test]
+    fn reorder_inside_window_fills_the_gap() {
+        let (a, c) = run(0, 64, &[0, 1, 3, 4, 2, 5], 6);
+        assert_eq!(a[2], Arrival::AfterGap);
+        assert_eq!(a[4], Arrival::Reordered);
+        assert_eq!(c.lost, 0);
+        assert_eq!(c.reordered, 1);
+        assert_eq!(c.unique, 6);
+        check_identity(&c);
+    }
+
+    #[test]
+    fn duplicates_inside_window_are_detected() {
+        let (a, c) = run(0, 64, &[0, 1, 1, 2, 0, 2], 3);
+        assert_eq!(
+            a,
+            vec![
+                Arrival::InOrder,
+                Arrival::InOrder,
+                Arrival::Duplicate,
+                Arrival::InOrder,
+                Arrival::Duplicate,
+                Arrival::Duplicate
+            ]
+        );
+        assert_eq!(c.duplicates, 3);
+        assert_eq!(c.lost, 0);
+        check_identity(&c);
+    }
+
+    #[test]
+    fn packet_older_than_window_is_late_and_stays_lost() {
+        let mut seqs: Vec<u32> = (1..100).collect();
+        seqs.push(0); // 99 positions behind the head, window 64.
+        let (a, c) = run(0, 64, &seqs, 100);
+        assert_eq!(*a.last().unwrap(), Arrival::Late);
+        assert_eq!(c.late, 1);
+        assert_eq!(c.lost, 1);
+        assert_eq!(c.unique, 99);
+        check_identity(&c);
+    }
+
+    #[test]
+    fn window_edge_is_exact() {
+        // Head is 64 after 1..=63; position 0 is exactly W behind: the window's oldest slot.
+        let mut seqs: Vec<u32> = (1..=63).collect();
+        seqs.push(0);
+        let (a, c) = run(0, 64, &seqs, 64);
+        assert_eq!(*a.last().unwrap(), Arrival::Reordered);
+        assert_eq!(c.lost, 0);
+        // One more ahead (position 64 takes position 0's slot) and position 0 has left.
+        let mut seqs: Vec<u32> = (1..=64).collect();
+        seqs.push(0);
+        let (a, c) = run(0, 64, &seqs, 65);
+        assert_eq!(*a.last().unwrap(), Arrival::Late);
+        assert_eq!(c.lost, 1);
+    }
+
+    #[test]
+    fn tail_loss_and_untouched_stream() {
+        let (_, c) = run(0, 64, &[0, 1, 2], 10);
+        assert_eq!(c.lost, 7);
+        check_identity(&c);
+        let (_, c) = run(0, 64, &[], 10);
+        assert_eq!(c.lost, 10);
+        assert_eq!(c.unique, 0);
+        check_identity(&c);
+    }
+
+    #[test]
+    fn counts_are_right_across_the_32_bit_wrap() {
+        let first = u32::MAX - 99;
+        let seqs: Vec<u32> = (0..300u32)
+            .map(|i| first.wrapping_add(i))
+            .filter(|s| *s != 5 && *s != u32::MAX)
+            .collect();
+        let (a, c) = run(first, 64, &seqs, 300);
+        assert_eq!(a.iter().filter(|&&x| x == Arrival::AfterGap).count(), 2);
+        assert_eq!(c.lost, 2);
+        assert_eq!(c.unique, 298);
+        check_identity(&c);
+    }
+
+    #[test]
+    fn long_streams_cross_many_wraps_by_position() {
+        // Jumps of 2^30 walk the head through several wraps; each is a gap of 2^30 - 1.
+        let mut t = SeqTracker::new(7, 1024).unwrap();
+        let mut seq = 7u32;
+        t.observe(seq);
+        for _ in 0..10 {
+            seq = seq.wrapping_add(1 << 30);
+            assert_eq!(t.observe(seq).arrival, Arrival::AfterGap);
+        }
+        assert_eq!(t.head(), 10 * (1u64 << 30) + 1);
+        let c = t.finish(t.head());
+        assert_eq!(c.unique, 11);
+        assert_eq!(c.lost, 10 * ((1u64 << 30) - 1));
+        check_identity(&c);
+    }
+
+    #[test]
+    fn big_gap_counts_positions_that_never_fit_the_window() {
+        let mut t = SeqTracker::new(0, 64).unwrap();
+        for s in 0..10 {
+            t.observe(s);
+        }
+        let o = t.observe(1_000_000);
+        // Positions 10..1_000_000 are missing; of them all but the last 63 have left the window.
+        assert_eq!(o.newly_lost, 1_000_000 - 10 - 63);
+        let c = t.finish(1_000_001);
+        assert_eq!(c.lost, 1_000_000 - 10);
+        check_identity(&c);
+    }
+
+    #[test]
+    fn packet_before_first_seq_is_late() {
+        let (a, c) = run(100, 64, &[100, 101, 99], 2);
+        assert_eq!(a[2], Arrival::Late);
+        assert_eq!(c.late, 1);
+        assert_eq!(c.lost, 0);
+        check_identity(&c);
+    }
+
+    #[test]
+    fn sent_is_raised_when_receiver_saw_more() {
+        let (_, c) = run(0, 64, &[0, 1, 2, 3, 9], 5);
+        assert_eq!(c.sent_raised, 5);
+        assert_eq!(c.sent, 10);
+        assert_eq!(c.lost, 5);
+        check_identity(&c);
+    }
+
+    #[test]
+    fn mid_size_gap_spanning_ring_end_takes_the_right_slots() {
+        // Window 128: fill 0..100, skip 100..150 (wraps the ring), then reorder some back.
+        let mut seqs: Vec<u32> = (0..100).collect();
+        seqs.extend(150..200);
+        seqs.extend([120, 149, 100]);
+        let (a, c) = run(0, 128, &seqs, 200);
+        assert_eq!(&a[a.len() - 3..], &[Arrival::Reordered; 3]);
+        assert_eq!(c.lost, 47);
+        assert_eq!(c.reordered, 3);
+        check_identity(&c);
+    }
+}
