@@ -1,0 +1,32 @@
+/* The parts of DPDK that are `static inline` or macros, behind real functions that Rust can call.
+ * Each is called once per burst (or once per process), never once per packet on the fast path. */
+#ifndef UPFBENCH_DPDK_SHIM_H
+#define UPFBENCH_DPDK_SHIM_H
+
+#include <rte_config.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_version.h>
+
+/* rte_errno is a per-lcore thread-local variable behind a macro. */
+int upfb_errno(void);
+/* rte_lcore_id() reads a thread-local variable. */
+unsigned int upfb_lcore_id(void);
+/* rte_rdtsc() for targets where Rust does not read the counter itself. */
+uint64_t upfb_rdtsc(void);
+
+uint16_t upfb_rx_burst(uint16_t port_id, uint16_t queue_id, struct rte_mbuf **pkts, uint16_t n);
+uint16_t upfb_tx_burst(uint16_t port_id, uint16_t queue_id, struct rte_mbuf **pkts, uint16_t n);
+
+int upfb_pktmbuf_alloc_bulk(struct rte_mempool *pool, struct rte_mbuf **mbufs, unsigned int n);
+struct rte_mbuf *upfb_pktmbuf_alloc(struct rte_mempool *pool);
+void upfb_pktmbuf_free(struct rte_mbuf *m);
+uint16_t upfb_pktmbuf_data_room_size(struct rte_mempool *pool);
+
+#endif
