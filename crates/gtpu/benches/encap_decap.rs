@@ -1,0 +1,127 @@
+//! G-PDU encapsulation and decapsulation, ns per packet, for inner UDP payloads of 10, 300 and
+//! 1400 bytes (the sizes of the published UPF measurements).
+
+use std::hint::black_box;
+use std::net::Ipv4Addr;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use upfbench_gtpu::{
+    Encapsulator, Ipv4Packet, Ipv4Repr, MacAddr, OuterHeaders, PduSessionContainer, Qfi, Teid,
+    UdpChecksum, UdpPacket, UdpRepr, decapsulate, emit_ipv4_udp,
+};
+
+const PAYLOADS: [usize; 3] = [10, 300, 1400];
+const HEADROOM: usize = 128;
+
+fn outer(pdusc: bool, udp_checksum: UdpChecksum) -> OuterHeaders {
+    let mut h = OuterHeaders::new(
+        MacAddr([2, 0, 0, 0, 0x13, 0x31]),
+        MacAddr([2, 0, 0, 0, 0x13, 0x51]),
+        Ipv4Addr::new(192, 168, 13, 131),
+        Ipv4Addr::new(192, 168, 13, 151),
+        Teid(1),
+    );
+    if pdusc {
+        h.pdu_session_container = Some(PduSessionContainer::uplink(Qfi::new(9).unwrap()));
+    }
+    h.udp_checksum = udp_checksum;
+    h
+}
+
+/// A buffer with `HEADROOM` octets of room and an inner IPv4/UDP packet with `payload` bytes.
+fn inner_packet(payload: usize) -> (Vec<u8>, usize) {
+    let mut buf = vec![0u8; HEADROOM + 28 + payload];
+    let ip = Ipv4Repr {
+        source: Ipv4Addr::new(10, 45, 0, 2),
+        destination: Ipv4Addr::new(192, 168, 16, 152),
+        protocol: 17,
+        payload_len: 0,
+        ttl: 64,
+        dscp_ecn: 0,
+        identification: 0,
+        dont_fragment: false,
+    };
+    let udp = UdpRepr {
+        source_port: 10000,
+        destination_port: 20000,
+    };
+    let data = vec![b'x'; payload];
+    let len = emit_ipv4_udp(&mut buf[HEADROOM..], &ip, &udp, &data, UdpChecksum::Compute).unwrap();
+    (buf, len)
+}
+
+fn encapsulate(c: &mut Criterion) {
+    let cases = [
+        ("plain", false, UdpChecksum::Zero),
+        ("pdusc", true, UdpChecksum::Zero),
+        ("plain_udp_checksum", false, UdpChecksum::Compute),
+    ];
+    let mut g = c.benchmark_group("encapsulate");
+    g.throughput(Throughput::Elements(1));
+    for (name, pdusc, csum) in cases {
+        let encap = Encapsulator::new(&outer(pdusc, csum)).unwrap();
+        for payload in PAYLOADS {
+            let (mut buf, len) = inner_packet(payload);
+            g.bench_with_input(BenchmarkId::new(name, payload), &payload, |b, _| {
+                b.iter(|| {
+                    let r = encap.encapsulate(black_box(&mut buf), HEADROOM..HEADROOM + len);
+                    black_box(r).unwrap()
+                })
+            });
+        }
+    }
+    g.finish();
+}
+
+fn frame(payload: usize, pdusc: bool) -> Vec<u8> {
+    let encap = Encapsulator::new(&outer(pdusc, UdpChecksum::Zero)).unwrap();
+    let (mut buf, len) = inner_packet(payload);
+    let r = encap
+        .encapsulate(&mut buf, HEADROOM..HEADROOM + len)
+        .unwrap();
+    buf[r].to_vec()
+}
+
+fn decap(c: &mut Criterion) {
+    let mut g = c.benchmark_group("decapsulate");
+    g.throughput(Throughput::Elements(1));
+    for (name, pdusc) in [("plain", false), ("pdusc", true)] {
+        for payload in PAYLOADS {
+            let f = frame(payload, pdusc);
+            g.bench_with_input(BenchmarkId::new(name, payload), &payload, |b, _| {
+                b.iter(|| {
+                    let d = decapsulate(black_box(&f)).unwrap();
+                    black_box((d.teid(), d.qfi(), d.inner().len()))
+                })
+            });
+        }
+    }
+    g.finish();
+
+    // What an RX worker does: decapsulate, check the inner IPv4/UDP headers and read the
+    // 10-byte measurement tag at the start of the inner payload.
+    let mut g = c.benchmark_group("decapsulate_to_inner_payload");
+    g.throughput(Throughput::Elements(1));
+    for payload in PAYLOADS {
+        let f = frame(payload, true);
+        g.bench_with_input(BenchmarkId::new("pdusc", payload), &payload, |b, _| {
+            b.iter(|| {
+                let d = decapsulate(black_box(&f)).unwrap();
+                let ip = Ipv4Packet::new_checked(d.inner()).unwrap();
+                let udp = UdpPacket::new_checked(ip.payload_slice()).unwrap();
+                let tag: [u8; 10] = udp.payload_slice()[..10].try_into().unwrap();
+                black_box((d.teid(), udp.destination_port(), tag))
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .warm_up_time(std::time::Duration::from_secs(1))
+        .measurement_time(std::time::Duration::from_secs(3));
+    targets = encapsulate, decap
+}
+criterion_main!(benches);

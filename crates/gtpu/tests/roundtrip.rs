@@ -1,0 +1,380 @@
+//! Property tests: representation round trips, encapsulation/decapsulation, incremental
+//! checksums against full recomputation, and decoders that never panic.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+use proptest::prelude::*;
+use upfbench_gtpu::checksum;
+use upfbench_gtpu::{
+    DlPduSessionInformation, Encapsulator, EthernetFrame, EthernetRepr, GtpuDatagram, GtpuFrame,
+    GtpuHeaderRepr, GtpuPacket, GtpuRepr, Ipv4Packet, Ipv4Repr, MacAddr, Message, MessageType,
+    OuterHeaders, PduSessionContainer, Ppi, Qfi, QfiSequenceNumber, Teid, UdpChecksum, UdpPacket,
+    UdpRepr, UlPduSessionInformation, UlQosMonitoring, decapsulate, emit_ipv4_udp,
+};
+
+fn qfi() -> impl Strategy<Value = Qfi> {
+    (0u8..=63).prop_map(|q| Qfi::new(q).unwrap())
+}
+
+fn sn() -> impl Strategy<Value = QfiSequenceNumber> {
+    (0u32..=0xff_ffff).prop_map(|s| QfiSequenceNumber::new(s).unwrap())
+}
+
+fn container() -> impl Strategy<Value = PduSessionContainer> {
+    let dl = (
+        qfi(),
+        any::<bool>(),
+        proptest::option::of((0u8..=7).prop_map(|p| Ppi::new(p).unwrap())),
+        proptest::option::of(any::<u64>()),
+        proptest::option::of(sn()),
+    )
+        .prop_map(
+            |(qfi, rqi, ppi, dl_sending_time_stamp, dl_qfi_sequence_number)| {
+                PduSessionContainer::Downlink(DlPduSessionInformation {
+                    qfi,
+                    rqi,
+                    ppi,
+                    dl_sending_time_stamp,
+                    dl_qfi_sequence_number,
+                })
+            },
+        );
+    let ul = (
+        qfi(),
+        proptest::option::of(any::<(u64, u64, u64)>()),
+        proptest::option::of(any::<u32>()),
+        proptest::option::of(any::<u32>()),
+        proptest::option::of(sn()),
+        proptest::option::of(any::<u32>()),
+    )
+        .prop_map(
+            |(qfi, qm, dl_delay_result, ul_delay_result, ul_qfi_sequence_number, n3)| {
+                PduSessionContainer::Uplink(UlPduSessionInformation {
+                    qfi,
+                    qos_monitoring: qm.map(|(a, b, c)| UlQosMonitoring {
+                        dl_sending_time_stamp_repeated: a,
+                        dl_received_time_stamp: b,
+                        ul_sending_time_stamp: c,
+                    }),
+                    dl_delay_result,
+                    ul_delay_result,
+                    ul_qfi_sequence_number,
+                    n3_n9_delay_result: n3,
+                })
+            },
+        );
+    prop_oneof![dl, ul]
+}
+
+/// A message body; G-PDUs carry the T-PDU given to `build`.
+#[derive(Debug, Clone)]
+enum Body {
+    EchoRequest,
+    EchoResponse(u8),
+    ErrorIndication(u32, IpAddr),
+    EndMarker,
+    GPdu,
+}
+
+fn body() -> impl Strategy<Value = Body> {
+    let addr = prop_oneof![
+        any::<u32>().prop_map(|a| IpAddr::V4(Ipv4Addr::from(a))),
+        any::<u128>().prop_map(|a| IpAddr::V6(Ipv6Addr::from(a))),
+    ];
+    prop_oneof![
+        Just(Body::EchoRequest),
+        any::<u8>().prop_map(Body::EchoResponse),
+        (any::<u32>(), addr).prop_map(|(t, a)| Body::ErrorIndication(t, a)),
+        Just(Body::EndMarker),
+        Just(Body::GPdu),
+    ]
+}
+
+fn message<'a>(body: &Body, t_pdu: &'a [u8]) -> Message<'a> {
+    match *body {
+        Body::EchoRequest => Message::EchoRequest,
+        Body::EchoResponse(recovery) => Message::EchoResponse { recovery },
+        Body::ErrorIndication(t, peer_address) => Message::ErrorIndication {
+            teid_data_i: Teid(t),
+            peer_address,
+        },
+        Body::EndMarker => Message::EndMarker,
+        Body::GPdu => Message::GPdu { t_pdu },
+    }
+}
+
+fn mac() -> impl Strategy<Value = MacAddr> {
+    any::<[u8; 6]>().prop_map(MacAddr)
+}
+
+fn outer_headers() -> impl Strategy<Value = OuterHeaders> {
+    (
+        (mac(), mac(), any::<u32>(), any::<u32>(), any::<u32>()),
+        (
+            any::<u8>(),
+            any::<u8>(),
+            any::<u16>(),
+            any::<bool>(),
+            any::<u16>(),
+        ),
+        (any::<bool>(), proptest::option::of(container())),
+    )
+        .prop_map(
+            |((sm, dm, s, d, teid), (ttl, tos, id, df, sport), (csum, pdusc))| {
+                let mut h =
+                    OuterHeaders::new(sm, dm, Ipv4Addr::from(s), Ipv4Addr::from(d), Teid(teid));
+                h.ttl = ttl;
+                h.dscp_ecn = tos;
+                h.identification = id;
+                h.dont_fragment = df;
+                h.source_port = sport;
+                h.udp_checksum = if csum {
+                    UdpChecksum::Compute
+                } else {
+                    UdpChecksum::Zero
+                };
+                h.pdu_session_container = pdusc;
+                h
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn pdu_session_container_round_trips(c in container()) {
+        let mut buf = vec![0u8; c.content_len()];
+        c.emit(&mut buf).unwrap();
+        prop_assert_eq!((buf.len() + 2) % 4, 0);
+        prop_assert_eq!(PduSessionContainer::parse(&buf), Ok(c));
+    }
+
+    #[test]
+    fn gtpu_repr_round_trips(
+        teid in any::<u32>(),
+        seq in proptest::option::of(any::<u16>()),
+        npdu in proptest::option::of(any::<u8>()),
+        pdusc in proptest::option::of(container()),
+        udp_port in proptest::option::of(any::<u16>()),
+        body in body(),
+        t_pdu in proptest::collection::vec(any::<u8>(), 0..300),
+    ) {
+        let repr = GtpuRepr {
+            teid: Teid(teid),
+            sequence_number: seq,
+            npdu_number: npdu,
+            pdu_session_container: pdusc,
+            udp_port,
+            message: message(&body, &t_pdu),
+        };
+        let mut buf = vec![0u8; repr.buffer_len()];
+        repr.emit(&mut buf).unwrap();
+        let view = GtpuPacket::new_checked(&buf[..]).unwrap();
+        prop_assert_eq!(view.message_len(), buf.len());
+        prop_assert_eq!(view.header_len(), repr.header().buffer_len());
+        prop_assert_eq!(view.message_type(), repr.message.message_type());
+        prop_assert_eq!(view.qfi(), pdusc.map(|c| c.qfi()));
+        prop_assert_eq!(GtpuHeaderRepr::parse(&view), repr.header());
+        prop_assert_eq!(GtpuRepr::parse(&view), Ok(repr));
+    }
+
+    #[test]
+    fn encapsulate_then_decapsulate(
+        headers in outer_headers(),
+        inner in proptest::collection::vec(any::<u8>(), 0..1600),
+        headroom_extra in 0usize..64,
+    ) {
+        let encap = Encapsulator::new(&headers).unwrap();
+        let start = encap.outer_len() + headroom_extra;
+        let mut buf = vec![0u8; start + inner.len()];
+        buf[start..].copy_from_slice(&inner);
+        let frame = encap.encapsulate(&mut buf, start..start + inner.len()).unwrap();
+        prop_assert_eq!(frame.clone(), headroom_extra..buf.len());
+        let d = decapsulate(&buf[frame]).unwrap();
+        prop_assert_eq!(d.inner(), &inner[..]);
+        prop_assert_eq!(d.inner_offset(), encap.outer_len());
+        prop_assert_eq!(d.teid(), headers.teid);
+        prop_assert_eq!(d.pdu_session_container(), headers.pdu_session_container);
+        let f = d.frame();
+        prop_assert_eq!(EthernetRepr::parse(f.ethernet()).source, headers.source_mac);
+        prop_assert!(f.datagram().verify_checksums());
+        let ip = Ipv4Repr::parse(f.datagram().ipv4()).unwrap();
+        prop_assert_eq!(ip.ttl, headers.ttl);
+        prop_assert_eq!(ip.identification, headers.identification);
+        prop_assert_eq!(ip.dont_fragment, headers.dont_fragment);
+        prop_assert_eq!(f.datagram().udp().source_port(), headers.source_port);
+        prop_assert_eq!(
+            f.datagram().udp().checksum() != 0,
+            headers.udp_checksum == UdpChecksum::Compute
+        );
+    }
+
+    #[test]
+    fn ipv4_udp_round_trips(
+        src in any::<u32>(), dst in any::<u32>(), ttl in any::<u8>(), tos in any::<u8>(),
+        id in any::<u16>(), df in any::<bool>(), sport in any::<u16>(), dport in any::<u16>(),
+        payload in proptest::collection::vec(any::<u8>(), 0..600), csum in any::<bool>(),
+    ) {
+        let ip = Ipv4Repr {
+            source: Ipv4Addr::from(src),
+            destination: Ipv4Addr::from(dst),
+            protocol: 17,
+            payload_len: 8 + payload.len(),
+            ttl,
+            dscp_ecn: tos,
+            identification: id,
+            dont_fragment: df,
+        };
+        let udp = UdpRepr { source_port: sport, destination_port: dport };
+        let mut buf = vec![0u8; 28 + payload.len()];
+        let mode = if csum { UdpChecksum::Compute } else { UdpChecksum::Zero };
+        prop_assert_eq!(emit_ipv4_udp(&mut buf, &ip, &udp, &payload, mode), Ok(buf.len()));
+        let p = Ipv4Packet::new_checked(&buf[..]).unwrap();
+        prop_assert_eq!(Ipv4Repr::parse(&p), Ok(ip));
+        let u = UdpPacket::new_checked(p.payload()).unwrap();
+        prop_assert_eq!(UdpRepr::parse(&u, ip.source, ip.destination), Ok(udp));
+        prop_assert_eq!(u.payload(), &payload[..]);
+        prop_assert_eq!(u.checksum() != 0, csum);
+    }
+
+    #[test]
+    fn ethernet_round_trips(src in mac(), dst in mac(), ethertype in any::<u16>()) {
+        let repr = EthernetRepr { source: src, destination: dst, ethertype };
+        let mut buf = [0u8; 14];
+        repr.emit(&mut buf).unwrap();
+        prop_assert_eq!(EthernetRepr::parse(&EthernetFrame::new_checked(&buf[..]).unwrap()), repr);
+    }
+
+    /// RFC 1624 eqn. 3 on an IPv4 header: changing any aligned 16- or 32-bit field gives the
+    /// same checksum as recomputing it.
+    #[test]
+    fn incremental_ipv4_checksum_matches_recomputation(
+        mut header in any::<[u8; 20]>(),
+        word in 0usize..10,
+        new16 in any::<u16>(),
+        addr_field in 0usize..2,
+        new32 in any::<u32>(),
+    ) {
+        header[0] = 0x45; // a header is never all zero
+        let c = checksum::ipv4_header(&header);
+        header[10..12].copy_from_slice(&c.to_be_bytes());
+        let at = word * 2;
+        if at != 10 {
+            let old = u16::from_be_bytes([header[at], header[at + 1]]);
+            let mut changed = header;
+            changed[at..at + 2].copy_from_slice(&new16.to_be_bytes());
+            let want = checksum::ipv4_header(&changed);
+            prop_assert_eq!(checksum::update_u16(c, old, new16), want);
+            prop_assert_eq!(checksum::update(c, at, &old.to_be_bytes(), &new16.to_be_bytes()), want);
+        }
+        let at = 12 + 4 * addr_field;
+        let old = u32::from_be_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]]);
+        let mut changed = header;
+        changed[at..at + 4].copy_from_slice(&new32.to_be_bytes());
+        let want = checksum::ipv4_header(&changed);
+        prop_assert_eq!(checksum::update_u32(c, old, new32), want);
+        prop_assert_eq!(checksum::update(c, at, &old.to_be_bytes(), &new32.to_be_bytes()), want);
+    }
+
+    /// Byte fields at any offset, odd ones included (a 10-byte tag in a payload).
+    #[test]
+    fn incremental_checksum_at_any_offset(
+        mut data in proptest::collection::vec(any::<u8>(), 12..200),
+        at_frac in 0.0f64..1.0,
+        new in any::<[u8; 10]>(),
+    ) {
+        data[0] |= 1; // not all zero, like every header
+        let at = ((data.len() - 10) as f64 * at_frac) as usize;
+        let c = !checksum::sum(&data);
+        let mut old = [0u8; 10];
+        old.copy_from_slice(&data[at..at + 10]);
+        data[at..at + 10].copy_from_slice(&new);
+        prop_assert_eq!(checksum::update(c, at, &old, &new), !checksum::sum(&data));
+    }
+
+    /// The TX patching: a new inner source address (IPv4 header and UDP pseudo header) and a
+    /// new tag in the UDP payload, with the UDP checksum's zero rules.
+    #[test]
+    fn incremental_udp_checksum_matches_recomputation(
+        src in any::<u32>(), dst in any::<u32>(), new_src in any::<u32>(),
+        payload in proptest::collection::vec(any::<u8>(), 10..400),
+        tag in any::<[u8; 10]>(),
+        tag_at_frac in 0.0f64..1.0,
+    ) {
+        let ip = Ipv4Repr {
+            source: Ipv4Addr::from(src),
+            destination: Ipv4Addr::from(dst),
+            protocol: 17,
+            payload_len: 0,
+            ttl: 64,
+            dscp_ecn: 0,
+            identification: 0,
+            dont_fragment: false,
+        };
+        let udp = UdpRepr { source_port: 10000, destination_port: 20000 };
+        let mut buf = vec![0u8; 28 + payload.len()];
+        emit_ipv4_udp(&mut buf, &ip, &udp, &payload, UdpChecksum::Compute).unwrap();
+        let ip_c = u16::from_be_bytes([buf[10], buf[11]]);
+        let udp_c = u16::from_be_bytes([buf[26], buf[27]]);
+
+        // Patch source address and tag, update both checksums incrementally.
+        buf[12..16].copy_from_slice(&new_src.to_be_bytes());
+        let ip_c2 = checksum::update_u32(ip_c, src, new_src);
+        let udp_c2 = checksum::update_udp_u32(udp_c, src, new_src);
+        let tag_at = ((payload.len() - 10) as f64 * tag_at_frac) as usize;
+        let mut old_tag = [0u8; 10];
+        old_tag.copy_from_slice(&buf[28 + tag_at..38 + tag_at]);
+        buf[28 + tag_at..38 + tag_at].copy_from_slice(&tag);
+        let udp_c3 = checksum::update_udp(udp_c2, 8 + tag_at, &old_tag, &tag);
+
+        prop_assert_eq!(ip_c2, checksum::ipv4_header(&buf[..20]));
+        prop_assert_eq!(udp_c3, checksum::udp_ipv4(Ipv4Addr::from(new_src), ip.destination, &buf[20..]));
+        buf[10..12].copy_from_slice(&ip_c2.to_be_bytes());
+        buf[26..28].copy_from_slice(&udp_c3.to_be_bytes());
+        let p = Ipv4Packet::new_checked(&buf[..]).unwrap();
+        prop_assert!(p.verify_checksum());
+        prop_assert!(UdpPacket::new_checked(p.payload()).unwrap().verify_checksum(p.source(), p.destination()));
+    }
+
+    /// Arbitrary bytes: every decoder returns, none panics, and what decodes re-emits and
+    /// decodes to the same representation.
+    #[test]
+    fn decoders_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+        let _ = decapsulate(&bytes);
+        let _ = GtpuFrame::parse(&bytes);
+        let _ = GtpuDatagram::parse(&bytes);
+        let _ = PduSessionContainer::parse(&bytes);
+        if let Ok(p) = GtpuPacket::new_checked(&bytes[..]) {
+            let _ = p.extension_headers().count();
+            let _ = (p.pdu_session_container(), p.udp_port(), p.payload());
+            if let Ok(repr) = GtpuRepr::parse(&p) {
+                let mut out = vec![0u8; repr.buffer_len()];
+                repr.emit(&mut out).unwrap();
+                prop_assert_eq!(GtpuRepr::parse_bytes(&out), Ok(repr));
+            }
+        }
+    }
+
+    /// GTP-U-shaped bytes: a valid first octet and length so that the fuzzing reaches the
+    /// extension header chain and the IEs.
+    #[test]
+    fn gtpu_shaped_bytes_never_panic(
+        flags in 0u8..8, message_type in prop_oneof![Just(1u8), Just(2), Just(26), Just(254), Just(255)],
+        rest in proptest::collection::vec(any::<u8>(), 4..120),
+    ) {
+        let mut m = vec![0x30 | flags, message_type, 0, 0, 0, 0, 0, 1];
+        m.extend_from_slice(&rest);
+        let len = (m.len() - 8) as u16;
+        m[2..4].copy_from_slice(&len.to_be_bytes());
+        if let Ok(p) = GtpuPacket::new_checked(&m[..]) {
+            prop_assert!(p.header_len() <= p.message_len());
+            if let Ok(repr) = GtpuRepr::parse(&p) {
+                prop_assert_eq!(repr.message.message_type(), MessageType(message_type));
+                let mut out = vec![0u8; repr.buffer_len()];
+                repr.emit(&mut out).unwrap();
+                prop_assert_eq!(GtpuRepr::parse_bytes(&out), Ok(repr));
+            }
+        }
+    }
+}
