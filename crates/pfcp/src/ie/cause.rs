@@ -1,0 +1,112 @@
+//! Cause (§8.2.1) and Offending IE (§8.2.22).
+
+use core::fmt;
+
+use super::{IeType, IeValue, IeView, TypedIe};
+use crate::error::{EmitError, Result};
+use crate::wire::Writer;
+
+/// Cause (TS 29.244 §8.2.1): the outcome of a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Cause(pub u8);
+
+impl Cause {
+    /// 1: Request accepted (success).
+    pub const REQUEST_ACCEPTED: Cause = Cause(1);
+    /// 2: More Usage Report to send.
+    pub const MORE_USAGE_REPORT_TO_SEND: Cause = Cause(2);
+    /// 64: Request rejected (reason not specified).
+    pub const REQUEST_REJECTED: Cause = Cause(64);
+    /// 65: Session context not found.
+    pub const SESSION_CONTEXT_NOT_FOUND: Cause = Cause(65);
+    /// 66: Mandatory IE missing.
+    pub const MANDATORY_IE_MISSING: Cause = Cause(66);
+    /// 67: Conditional IE missing.
+    pub const CONDITIONAL_IE_MISSING: Cause = Cause(67);
+    /// 68: Invalid length.
+    pub const INVALID_LENGTH: Cause = Cause(68);
+    /// 69: Mandatory IE incorrect.
+    pub const MANDATORY_IE_INCORRECT: Cause = Cause(69);
+    /// 70: Invalid Forwarding Policy.
+    pub const INVALID_FORWARDING_POLICY: Cause = Cause(70);
+    /// 71: Invalid F-TEID allocation option.
+    pub const INVALID_F_TEID_ALLOCATION_OPTION: Cause = Cause(71);
+    /// 72: No established PFCP Association.
+    pub const NO_ESTABLISHED_PFCP_ASSOCIATION: Cause = Cause(72);
+    /// 73: Rule creation/modification Failure.
+    pub const RULE_CREATION_MODIFICATION_FAILURE: Cause = Cause(73);
+    /// 74: PFCP entity in congestion.
+    pub const PFCP_ENTITY_IN_CONGESTION: Cause = Cause(74);
+    /// 75: No resources available.
+    pub const NO_RESOURCES_AVAILABLE: Cause = Cause(75);
+    /// 76: Service not supported.
+    pub const SERVICE_NOT_SUPPORTED: Cause = Cause(76);
+    /// 77: System failure.
+    pub const SYSTEM_FAILURE: Cause = Cause(77);
+
+    /// Whether the value is in the acceptance range (1..=63, §8.2.1).
+    pub const fn is_accepted(self) -> bool {
+        self.0 >= 1 && self.0 <= 63
+    }
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self.0 {
+            1 => "Request accepted",
+            2 => "More Usage Report to send",
+            64 => "Request rejected",
+            65 => "Session context not found",
+            66 => "Mandatory IE missing",
+            67 => "Conditional IE missing",
+            68 => "Invalid length",
+            69 => "Mandatory IE incorrect",
+            70 => "Invalid Forwarding Policy",
+            71 => "Invalid F-TEID allocation option",
+            72 => "No established PFCP Association",
+            73 => "Rule creation/modification Failure",
+            74 => "PFCP entity in congestion",
+            75 => "No resources available",
+            76 => "Service not supported",
+            77 => "System failure",
+            _ => "cause",
+        };
+        write!(f, "{name} ({})", self.0)
+    }
+}
+
+impl IeValue for Cause {
+    fn decode(ie: &IeView<'_>) -> Result<Self> {
+        Ok(Cause(ie.reader().u8()?))
+    }
+    fn value_len(&self) -> usize {
+        1
+    }
+    fn encode_value(&self, w: &mut Writer<'_>) -> core::result::Result<(), EmitError> {
+        w.u8(self.0)
+    }
+}
+
+impl TypedIe for Cause {
+    const TYPE: IeType = IeType::CAUSE;
+}
+
+/// Offending IE (TS 29.244 §8.2.22): the type of the IE that made a request fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OffendingIe(pub IeType);
+
+impl IeValue for OffendingIe {
+    fn decode(ie: &IeView<'_>) -> Result<Self> {
+        Ok(OffendingIe(IeType(ie.reader().u16()?)))
+    }
+    fn value_len(&self) -> usize {
+        2
+    }
+    fn encode_value(&self, w: &mut Writer<'_>) -> core::result::Result<(), EmitError> {
+        w.u16(self.0.0)
+    }
+}
+
+impl TypedIe for OffendingIe {
+    const TYPE: IeType = IeType::OFFENDING_IE;
+}

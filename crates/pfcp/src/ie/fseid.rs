@@ -1,0 +1,74 @@
+//! F-SEID (TS 29.244 §8.2.37).
+
+use core::net::{Ipv4Addr, Ipv6Addr};
+
+use super::{IeType, IeValue, IeView, TypedIe};
+use crate::error::{EmitError, Result};
+use crate::types::Seid;
+use crate::wire::Writer;
+
+/// Fully qualified SEID: the SEID a node chose for a session and the node's address.
+///
+/// Layout: octet 5 spare(6) V4 V6, octets 6-13 SEID, IPv4 if V4, IPv6 if V6.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Fseid {
+    /// The SEID.
+    pub seid: Seid,
+    /// The IPv4 address (V4).
+    pub ipv4: Option<Ipv4Addr>,
+    /// The IPv6 address (V6).
+    pub ipv6: Option<Ipv6Addr>,
+}
+
+const V6: u8 = 0x01;
+const V4: u8 = 0x02;
+
+impl Fseid {
+    /// An F-SEID with an IPv4 address (what UPFs require of the CP F-SEID).
+    pub const fn ipv4(seid: Seid, addr: Ipv4Addr) -> Self {
+        Fseid {
+            seid,
+            ipv4: Some(addr),
+            ipv6: None,
+        }
+    }
+}
+
+impl IeValue for Fseid {
+    fn decode(ie: &IeView<'_>) -> Result<Self> {
+        let mut r = ie.reader();
+        let flags = r.u8()?;
+        let seid = Seid(r.u64()?);
+        let ipv4 = if flags & V4 != 0 {
+            Some(r.ipv4()?)
+        } else {
+            None
+        };
+        let ipv6 = if flags & V6 != 0 {
+            Some(r.ipv6()?)
+        } else {
+            None
+        };
+        Ok(Fseid { seid, ipv4, ipv6 })
+    }
+    fn value_len(&self) -> usize {
+        9 + self.ipv4.map_or(0, |_| 4) + self.ipv6.map_or(0, |_| 16)
+    }
+    fn encode_value(&self, w: &mut Writer<'_>) -> core::result::Result<(), EmitError> {
+        let flags =
+            if self.ipv4.is_some() { V4 } else { 0 } | if self.ipv6.is_some() { V6 } else { 0 };
+        w.u8(flags)?;
+        w.u64(self.seid.0)?;
+        if let Some(a) = self.ipv4 {
+            w.put_slice(&a.octets())?;
+        }
+        if let Some(a) = self.ipv6 {
+            w.put_slice(&a.octets())?;
+        }
+        Ok(())
+    }
+}
+
+impl TypedIe for Fseid {
+    const TYPE: IeType = IeType::F_SEID;
+}

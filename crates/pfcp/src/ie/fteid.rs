@@ -1,0 +1,136 @@
+//! F-TEID (TS 29.244 §8.2.3).
+
+use core::net::{Ipv4Addr, Ipv6Addr};
+
+use super::{IeType, IeValue, IeView, TypedIe};
+use crate::error::{EmitError, Result};
+use crate::types::Teid;
+use crate::wire::Writer;
+
+/// Fully qualified TEID: a GTP-U tunnel endpoint, or a request that the UP function choose one.
+///
+/// Layout: octet 5 spare(4) CHID CH V6 V4; with CH=0: TEID (4), IPv4 if V4, IPv6 if V6; with
+/// CH=1: no TEID and no address (V4/V6 say which address families to allocate), then the
+/// CHOOSE ID octet if CHID=1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Fteid {
+    /// CH=0: the TEID and address are given.
+    Assigned {
+        /// The TEID.
+        teid: Teid,
+        /// IPv4 address (V4).
+        ipv4: Option<Ipv4Addr>,
+        /// IPv6 address (V6).
+        ipv6: Option<Ipv6Addr>,
+    },
+    /// CH=1: the UP function allocates the TEID (read back from Created PDR).
+    Choose {
+        /// Allocate an IPv4 address (V4).
+        ipv4: bool,
+        /// Allocate an IPv6 address (V6).
+        ipv6: bool,
+        /// CHOOSE ID (CHID=1): PDRs with the same CHOOSE ID share the allocated F-TEID.
+        choose_id: Option<u8>,
+    },
+}
+
+const V4: u8 = 0x01;
+const V6: u8 = 0x02;
+const CH: u8 = 0x04;
+const CHID: u8 = 0x08;
+
+impl Fteid {
+    /// A TEID at an IPv4 address.
+    pub const fn ipv4(teid: Teid, addr: Ipv4Addr) -> Self {
+        Fteid::Assigned {
+            teid,
+            ipv4: Some(addr),
+            ipv6: None,
+        }
+    }
+
+    /// The TEID, when assigned.
+    pub const fn teid(&self) -> Option<Teid> {
+        match self {
+            Fteid::Assigned { teid, .. } => Some(*teid),
+            Fteid::Choose { .. } => None,
+        }
+    }
+}
+
+impl IeValue for Fteid {
+    fn decode(ie: &IeView<'_>) -> Result<Self> {
+        let mut r = ie.reader();
+        let at = r.offset();
+        let flags = r.u8()?;
+        if flags & CH != 0 {
+            let choose_id = if flags & CHID != 0 {
+                Some(r.u8()?)
+            } else {
+                None
+            };
+            return Ok(Fteid::Choose {
+                ipv4: flags & V4 != 0,
+                ipv6: flags & V6 != 0,
+                choose_id,
+            });
+        }
+        if flags & CHID != 0 {
+            return Err(r.invalid_at(at, "F-TEID CHID set without CH"));
+        }
+        let teid = Teid(r.u32()?);
+        let ipv4 = if flags & V4 != 0 {
+            Some(r.ipv4()?)
+        } else {
+            None
+        };
+        let ipv6 = if flags & V6 != 0 {
+            Some(r.ipv6()?)
+        } else {
+            None
+        };
+        Ok(Fteid::Assigned { teid, ipv4, ipv6 })
+    }
+    fn value_len(&self) -> usize {
+        match self {
+            Fteid::Assigned { ipv4, ipv6, .. } => {
+                5 + ipv4.map_or(0, |_| 4) + ipv6.map_or(0, |_| 16)
+            }
+            Fteid::Choose { choose_id, .. } => 1 + choose_id.map_or(0, |_| 1),
+        }
+    }
+    fn encode_value(&self, w: &mut Writer<'_>) -> core::result::Result<(), EmitError> {
+        match *self {
+            Fteid::Assigned { teid, ipv4, ipv6 } => {
+                w.u8(if ipv4.is_some() { V4 } else { 0 } | if ipv6.is_some() { V6 } else { 0 })?;
+                w.u32(teid.0)?;
+                if let Some(a) = ipv4 {
+                    w.put_slice(&a.octets())?;
+                }
+                if let Some(a) = ipv6 {
+                    w.put_slice(&a.octets())?;
+                }
+                Ok(())
+            }
+            Fteid::Choose {
+                ipv4,
+                ipv6,
+                choose_id,
+            } => {
+                let flags = CH
+                    | if ipv4 { V4 } else { 0 }
+                    | if ipv6 { V6 } else { 0 }
+                    | if choose_id.is_some() { CHID } else { 0 };
+                w.u8(flags)?;
+                if let Some(id) = choose_id {
+                    w.u8(id)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl TypedIe for Fteid {
+    const TYPE: IeType = IeType::F_TEID;
+}

@@ -1,0 +1,239 @@
+//! Outer Header Removal (§8.2.64) and Outer Header Creation (§8.2.56).
+
+use core::net::{Ipv4Addr, Ipv6Addr};
+
+use super::{IeType, IeValue, IeView, TypedIe};
+use crate::error::{EmitError, Result};
+use crate::types::Teid;
+use crate::wire::Writer;
+
+/// Outer Header Removal (TS 29.244 §8.2.64): which outer headers a PDR strips.
+///
+/// Layout: octet 5 description; octet 6, optional, GTP-U Extension Header Deletion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OuterHeaderRemoval {
+    /// Outer Header Removal Description (see the constants).
+    pub description: u8,
+    /// GTP-U Extension Header Deletion (bit 1: PDU Session Container), when present.
+    pub gtpu_extension_header_deletion: Option<u8>,
+}
+
+impl OuterHeaderRemoval {
+    /// 0: GTP-U/UDP/IPv4.
+    pub const GTPU_UDP_IPV4: u8 = 0;
+    /// 1: GTP-U/UDP/IPv6.
+    pub const GTPU_UDP_IPV6: u8 = 1;
+    /// 2: UDP/IPv4.
+    pub const UDP_IPV4: u8 = 2;
+    /// 3: UDP/IPv6.
+    pub const UDP_IPV6: u8 = 3;
+    /// 4: IPv4.
+    pub const IPV4: u8 = 4;
+    /// 5: IPv6.
+    pub const IPV6: u8 = 5;
+    /// 6: GTP-U/UDP/IP.
+    pub const GTPU_UDP_IP: u8 = 6;
+
+    /// Removal of GTP-U/UDP/IPv4, the uplink PDR's default.
+    pub const fn gtpu_udp_ipv4() -> Self {
+        OuterHeaderRemoval {
+            description: Self::GTPU_UDP_IPV4,
+            gtpu_extension_header_deletion: None,
+        }
+    }
+}
+
+impl IeValue for OuterHeaderRemoval {
+    fn decode(ie: &IeView<'_>) -> Result<Self> {
+        let mut r = ie.reader();
+        let description = r.u8()?;
+        let gtpu_extension_header_deletion = if r.remaining() > 0 {
+            Some(r.u8()?)
+        } else {
+            None
+        };
+        Ok(OuterHeaderRemoval {
+            description,
+            gtpu_extension_header_deletion,
+        })
+    }
+    fn value_len(&self) -> usize {
+        1 + self.gtpu_extension_header_deletion.map_or(0, |_| 1)
+    }
+    fn encode_value(&self, w: &mut Writer<'_>) -> core::result::Result<(), EmitError> {
+        w.u8(self.description)?;
+        if let Some(d) = self.gtpu_extension_header_deletion {
+            w.u8(d)?;
+        }
+        Ok(())
+    }
+}
+
+impl TypedIe for OuterHeaderRemoval {
+    const TYPE: IeType = IeType::OUTER_HEADER_REMOVAL;
+}
+
+/// Outer Header Creation (TS 29.244 §8.2.56): the tunnel header a FAR adds.
+///
+/// Layout: octets 5-6 description (a bit mask, octet 5 in the high byte of [`Self::description`]),
+/// then TEID, IPv4, IPv6, Port Number, C-TAG, S-TAG, each present as the description requires.
+/// The decoder fills exactly the fields the description requires; the encoder refuses a value
+/// whose fields disagree with its description.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OuterHeaderCreation {
+    /// Outer Header Creation Description (see the constants; combinations allowed).
+    pub description: u16,
+    /// TEID (GTP-U descriptions).
+    pub teid: Option<Teid>,
+    /// IPv4 address (GTP-U/UDP/IPv4, UDP/IPv4, IPv4).
+    pub ipv4: Option<Ipv4Addr>,
+    /// IPv6 address (GTP-U/UDP/IPv6, UDP/IPv6, IPv6).
+    pub ipv6: Option<Ipv6Addr>,
+    /// UDP port (UDP/IPv4, UDP/IPv6).
+    pub port: Option<u16>,
+    /// C-TAG, 3 octets (C-TAG).
+    pub c_tag: Option<[u8; 3]>,
+    /// S-TAG, 3 octets (S-TAG).
+    pub s_tag: Option<[u8; 3]>,
+}
+
+impl OuterHeaderCreation {
+    /// GTP-U/UDP/IPv4 (octet 5 bit 1).
+    pub const GTPU_UDP_IPV4: u16 = 0x0100;
+    /// GTP-U/UDP/IPv6 (octet 5 bit 2).
+    pub const GTPU_UDP_IPV6: u16 = 0x0200;
+    /// UDP/IPv4 (octet 5 bit 3).
+    pub const UDP_IPV4: u16 = 0x0400;
+    /// UDP/IPv6 (octet 5 bit 4).
+    pub const UDP_IPV6: u16 = 0x0800;
+    /// IPv4 (octet 5 bit 5).
+    pub const IPV4: u16 = 0x1000;
+    /// IPv6 (octet 5 bit 6).
+    pub const IPV6: u16 = 0x2000;
+    /// C-TAG (octet 5 bit 7).
+    pub const C_TAG: u16 = 0x4000;
+    /// S-TAG (octet 5 bit 8).
+    pub const S_TAG: u16 = 0x8000;
+    /// N19 Indication (octet 6 bit 1).
+    pub const N19_INDICATION: u16 = 0x0001;
+    /// N6 Indication (octet 6 bit 2).
+    pub const N6_INDICATION: u16 = 0x0002;
+
+    /// A GTP-U/UDP/IPv4 header towards `addr` with `teid`: the downlink FAR's tunnel to the gNB.
+    pub const fn gtpu_udp_ipv4(teid: Teid, addr: Ipv4Addr) -> Self {
+        OuterHeaderCreation {
+            description: Self::GTPU_UDP_IPV4,
+            teid: Some(teid),
+            ipv4: Some(addr),
+            ipv6: None,
+            port: None,
+            c_tag: None,
+            s_tag: None,
+        }
+    }
+
+    const fn needs_teid(d: u16) -> bool {
+        d & (Self::GTPU_UDP_IPV4 | Self::GTPU_UDP_IPV6) != 0
+    }
+    const fn needs_ipv4(d: u16) -> bool {
+        d & (Self::GTPU_UDP_IPV4 | Self::UDP_IPV4 | Self::IPV4) != 0
+    }
+    const fn needs_ipv6(d: u16) -> bool {
+        d & (Self::GTPU_UDP_IPV6 | Self::UDP_IPV6 | Self::IPV6) != 0
+    }
+    const fn needs_port(d: u16) -> bool {
+        d & (Self::UDP_IPV4 | Self::UDP_IPV6) != 0
+    }
+}
+
+impl IeValue for OuterHeaderCreation {
+    fn decode(ie: &IeView<'_>) -> Result<Self> {
+        let mut r = ie.reader();
+        let d = r.u16()?;
+        let teid = if Self::needs_teid(d) {
+            Some(Teid(r.u32()?))
+        } else {
+            None
+        };
+        let ipv4 = if Self::needs_ipv4(d) {
+            Some(r.ipv4()?)
+        } else {
+            None
+        };
+        let ipv6 = if Self::needs_ipv6(d) {
+            Some(r.ipv6()?)
+        } else {
+            None
+        };
+        let port = if Self::needs_port(d) {
+            Some(r.u16()?)
+        } else {
+            None
+        };
+        let c_tag = if d & Self::C_TAG != 0 {
+            Some(r.array()?)
+        } else {
+            None
+        };
+        let s_tag = if d & Self::S_TAG != 0 {
+            Some(r.array()?)
+        } else {
+            None
+        };
+        Ok(OuterHeaderCreation {
+            description: d,
+            teid,
+            ipv4,
+            ipv6,
+            port,
+            c_tag,
+            s_tag,
+        })
+    }
+    fn value_len(&self) -> usize {
+        2 + self.teid.map_or(0, |_| 4)
+            + self.ipv4.map_or(0, |_| 4)
+            + self.ipv6.map_or(0, |_| 16)
+            + self.port.map_or(0, |_| 2)
+            + self.c_tag.map_or(0, |_| 3)
+            + self.s_tag.map_or(0, |_| 3)
+    }
+    fn encode_value(&self, w: &mut Writer<'_>) -> core::result::Result<(), EmitError> {
+        let d = self.description;
+        let consistent = Self::needs_teid(d) == self.teid.is_some()
+            && Self::needs_ipv4(d) == self.ipv4.is_some()
+            && Self::needs_ipv6(d) == self.ipv6.is_some()
+            && Self::needs_port(d) == self.port.is_some()
+            && (d & Self::C_TAG != 0) == self.c_tag.is_some()
+            && (d & Self::S_TAG != 0) == self.s_tag.is_some();
+        if !consistent {
+            return Err(EmitError::Invalid {
+                what: "Outer Header Creation fields disagree with its description",
+            });
+        }
+        w.u16(d)?;
+        if let Some(t) = self.teid {
+            w.u32(t.0)?;
+        }
+        if let Some(a) = self.ipv4 {
+            w.put_slice(&a.octets())?;
+        }
+        if let Some(a) = self.ipv6 {
+            w.put_slice(&a.octets())?;
+        }
+        if let Some(p) = self.port {
+            w.u16(p)?;
+        }
+        if let Some(t) = self.c_tag {
+            w.put_slice(&t)?;
+        }
+        if let Some(t) = self.s_tag {
+            w.put_slice(&t)?;
+        }
+        Ok(())
+    }
+}
+
+impl TypedIe for OuterHeaderCreation {
+    const TYPE: IeType = IeType::OUTER_HEADER_CREATION;
+}

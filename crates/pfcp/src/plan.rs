@@ -1,0 +1,247 @@
+//! One UE's session as the tester programs it, turned into PFCP requests.
+//!
+//! The rules follow the interoperability rules learned from the UPFs users measure
+//! (DESIGN.md, "PFCP interoperability rules"):
+//! - PDR 1, downlink: Source Interface Core, UE IP Address as destination, Network Instance, no
+//!   SDF filter (Open5GS needs exactly this default PDR); FAR 1 forwards to Access with Outer
+//!   Header Creation GTP-U/UDP/IPv4 towards the gNB.
+//! - PDR 2, uplink: Source Interface Access, local F-TEID (ours by default, or CH=1), UE IP Address
+//!   as source, optional SDF filter and QFI, Outer Header Removal GTP-U/UDP/IPv4; FAR 2 forwards
+//!   to Core.
+//! - PDN Type and a CP F-SEID with an IPv4 address always; Apply Action on 2 octets.
+//! - Optional QER 1 carrying the QFI (and MBR/GBR), referenced by both PDRs; optional URR 1.
+
+use core::net::Ipv4Addr;
+
+use crate::ie::{
+    BitRate, CreateFar, CreatePdr, CreateQer, CreateUrr, DestinationInterface, DnsName,
+    ForwardingParameters, Fseid, Fteid, InterfaceType, MeasurementMethod, NodeId,
+    OuterHeaderCreation, OuterHeaderRemoval, Pdi, PdnType, ReportingTriggers, SdfFilter,
+    SourceInterface, UeIpAddress, UpdateFar, UpdateForwardingParameters, Volume,
+};
+use crate::message::{SessionEstablishmentRequest, SessionModificationRequest};
+use crate::types::{FarId, PdrId, Precedence, QerId, Qfi, Seid, Teid, UrrId};
+
+/// The downlink PDR.
+pub const DOWNLINK_PDR: PdrId = PdrId(1);
+/// The uplink PDR.
+pub const UPLINK_PDR: PdrId = PdrId(2);
+/// The downlink FAR (to Access).
+pub const DOWNLINK_FAR: FarId = FarId(1);
+/// The uplink FAR (to Core).
+pub const UPLINK_FAR: FarId = FarId(2);
+/// The QER.
+pub const QER: QerId = QerId(1);
+/// The URR.
+pub const URR: UrrId = UrrId(1);
+/// Precedence of both PDRs (what the reference client sends).
+pub const PRECEDENCE: Precedence = Precedence(0xffff);
+
+/// Who picks the uplink TEID.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UplinkTeid {
+    /// We do (the default: go-upf offers no FTUP).
+    Assigned(Teid),
+    /// The UPF does (CH=1); it is read back from the Created PDR.
+    ChosenByUpf,
+}
+
+/// The optional QER.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QerPlan {
+    /// QFI the QER sets (eUPF takes the downlink QFI from here).
+    pub qfi: Qfi,
+    /// Maximum bit rate.
+    pub mbr: Option<BitRate>,
+    /// Guaranteed bit rate.
+    pub gbr: Option<BitRate>,
+}
+
+/// The optional URR: volume and duration measurement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UrrPlan {
+    /// Report every this many seconds (trigger PERIO).
+    pub measurement_period_s: Option<u32>,
+    /// Report when this many octets passed (trigger VOLTH).
+    pub volume_threshold_octets: Option<u64>,
+}
+
+/// One UE's session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UeSessionPlan {
+    /// Our Node ID (Open5GS wants our N4 source address).
+    pub node_id: NodeId,
+    /// Our SEID for this session.
+    pub cp_seid: Seid,
+    /// Our N4 address, for the CP F-SEID.
+    pub cp_address: Ipv4Addr,
+    /// The UE's address.
+    pub ue_address: Ipv4Addr,
+    /// The uplink TEID.
+    pub uplink_teid: UplinkTeid,
+    /// The UPF's N3 address (the uplink F-TEID's address).
+    pub upf_n3_address: Ipv4Addr,
+    /// The downlink TEID (ours, at the gNB side).
+    pub downlink_teid: Teid,
+    /// Our N3 address (the gNB side), target of the downlink tunnel.
+    pub gnb_n3_address: Ipv4Addr,
+    /// Network Instance.
+    pub network_instance: DnsName,
+    /// DNN, when sent.
+    pub dnn: Option<DnsName>,
+    /// QFI the uplink PDR matches (Open5GS then drops uplink without a PDU Session Container).
+    pub uplink_qfi: Option<Qfi>,
+    /// SDF filter of the uplink PDR (the downlink PDR never has one).
+    pub uplink_sdf_filter: Option<SdfFilter>,
+    /// Whether to send the Source/Destination Interface Types (N3, N6).
+    pub interface_types: bool,
+    /// QER, on by default.
+    pub qer: Option<QerPlan>,
+    /// URR.
+    pub urr: Option<UrrPlan>,
+}
+
+impl UeSessionPlan {
+    /// The downlink PDR (1).
+    pub fn downlink_pdr(&self) -> CreatePdr {
+        let mut pdi = Pdi::new(SourceInterface::CORE);
+        pdi.network_instance = Some(self.network_instance.clone());
+        pdi.ue_ip_address = Some(UeIpAddress::ipv4(self.ue_address, true));
+        pdi.source_interface_type = self.interface_types.then_some(InterfaceType::N6);
+        let mut pdr = CreatePdr::new(DOWNLINK_PDR, PRECEDENCE, pdi);
+        pdr.far_id = Some(DOWNLINK_FAR);
+        self.attach_rules(&mut pdr);
+        pdr
+    }
+
+    /// The uplink PDR (2).
+    pub fn uplink_pdr(&self) -> CreatePdr {
+        let mut pdi = Pdi::new(SourceInterface::ACCESS);
+        pdi.local_f_teid = Some(match self.uplink_teid {
+            UplinkTeid::Assigned(teid) => Fteid::ipv4(teid, self.upf_n3_address),
+            UplinkTeid::ChosenByUpf => Fteid::Choose {
+                ipv4: true,
+                ipv6: false,
+                choose_id: None,
+            },
+        });
+        pdi.network_instance = Some(self.network_instance.clone());
+        pdi.ue_ip_address = Some(UeIpAddress::ipv4(self.ue_address, false));
+        pdi.sdf_filters.extend(self.uplink_sdf_filter.clone());
+        pdi.qfi = self.uplink_qfi;
+        pdi.source_interface_type = self
+            .interface_types
+            .then_some(InterfaceType::N3_3GPP_ACCESS);
+        let mut pdr = CreatePdr::new(UPLINK_PDR, PRECEDENCE, pdi);
+        pdr.far_id = Some(UPLINK_FAR);
+        pdr.outer_header_removal = Some(OuterHeaderRemoval::gtpu_udp_ipv4());
+        self.attach_rules(&mut pdr);
+        pdr
+    }
+
+    fn attach_rules(&self, pdr: &mut CreatePdr) {
+        if self.urr.is_some() {
+            pdr.urr_ids.push(URR);
+        }
+        if self.qer.is_some() {
+            pdr.qer_ids.push(QER);
+        }
+    }
+
+    /// Forwarding Parameters of the downlink FAR for a gNB endpoint.
+    pub fn downlink_forwarding(&self, teid: Teid, gnb: Ipv4Addr) -> ForwardingParameters {
+        let mut fp = ForwardingParameters::new(DestinationInterface::ACCESS);
+        fp.network_instance = Some(self.network_instance.clone());
+        fp.outer_header_creation = Some(OuterHeaderCreation::gtpu_udp_ipv4(teid, gnb));
+        fp.destination_interface_type = self
+            .interface_types
+            .then_some(InterfaceType::N3_3GPP_ACCESS);
+        fp
+    }
+
+    /// The downlink FAR (1): forward to Access through a GTP-U tunnel to the gNB.
+    pub fn downlink_far(&self) -> CreateFar {
+        CreateFar::forward(
+            DOWNLINK_FAR,
+            self.downlink_forwarding(self.downlink_teid, self.gnb_n3_address),
+        )
+    }
+
+    /// The uplink FAR (2): forward to Core.
+    pub fn uplink_far(&self) -> CreateFar {
+        let mut fp = ForwardingParameters::new(DestinationInterface::CORE);
+        fp.network_instance = Some(self.network_instance.clone());
+        fp.destination_interface_type = self.interface_types.then_some(InterfaceType::N6);
+        CreateFar::forward(UPLINK_FAR, fp)
+    }
+
+    /// The QER, if planned.
+    pub fn create_qer(&self) -> Option<CreateQer> {
+        self.qer.map(|q| {
+            let mut c = CreateQer::new(QER, q.qfi);
+            c.mbr = q.mbr;
+            c.gbr = q.gbr;
+            c
+        })
+    }
+
+    /// The URR, if planned.
+    pub fn create_urr(&self) -> Option<CreateUrr> {
+        self.urr.map(|u| {
+            let mut triggers = 0;
+            if u.measurement_period_s.is_some() {
+                triggers |= ReportingTriggers::PERIO;
+            }
+            if u.volume_threshold_octets.is_some() {
+                triggers |= ReportingTriggers::VOLTH;
+            }
+            let mut c = CreateUrr::new(
+                URR,
+                MeasurementMethod::new(MeasurementMethod::VOLUM | MeasurementMethod::DURAT),
+                ReportingTriggers::new(triggers),
+            );
+            c.measurement_period = u.measurement_period_s;
+            c.volume_threshold = u.volume_threshold_octets.map(|t| Volume {
+                total: Some(t),
+                uplink: None,
+                downlink: None,
+            });
+            c
+        })
+    }
+
+    /// The Session Establishment Request (send with SEID 0 in the header).
+    pub fn establishment_request(&self) -> SessionEstablishmentRequest {
+        let mut r = SessionEstablishmentRequest::new(
+            self.node_id.clone(),
+            Fseid::ipv4(self.cp_seid, self.cp_address),
+        );
+        r.create_pdrs = vec![self.downlink_pdr(), self.uplink_pdr()];
+        r.create_fars = vec![self.downlink_far(), self.uplink_far()];
+        r.create_urrs.extend(self.create_urr());
+        r.pdn_type = Some(PdnType::IPV4);
+        r.apn_dnn = self.dnn.clone();
+        r.create_qers.extend(self.create_qer());
+        r
+    }
+
+    /// A Session Modification Request that moves the downlink tunnel to another gNB endpoint
+    /// (a handover-like path switch): Update FAR 1 with new Outer Header Creation.
+    pub fn path_switch_request(&self, teid: Teid, gnb: Ipv4Addr) -> SessionModificationRequest {
+        let ufp = UpdateForwardingParameters {
+            destination_interface: Some(DestinationInterface::ACCESS),
+            outer_header_creation: Some(OuterHeaderCreation::gtpu_udp_ipv4(teid, gnb)),
+            ..Default::default()
+        };
+        let far = UpdateFar {
+            far_id: DOWNLINK_FAR,
+            apply_action: Some(crate::ie::ApplyAction::new(crate::ie::ApplyAction::FORW)),
+            update_forwarding_parameters: Some(ufp),
+            other_ies: Vec::new(),
+        };
+        SessionModificationRequest {
+            update_fars: vec![far],
+            ..Default::default()
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! Bounds-checked cursors for decoding IE values and encoding into caller buffers.
+
+use crate::error::{EmitError, Error, Result};
+use crate::ie::IeType;
+
+/// Reads the value part of one IE; every read is checked and errors carry IE type and offset.
+#[derive(Debug, Clone)]
+pub(crate) struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    /// Offset of `buf[0]` from the start of the message.
+    base: usize,
+    ie_type: IeType,
+}
+
+impl<'a> Reader<'a> {
+    pub(crate) fn new(buf: &'a [u8], base: usize, ie_type: IeType) -> Self {
+        Reader {
+            buf,
+            pos: 0,
+            base,
+            ie_type,
+        }
+    }
+
+    /// Offset of the next byte from the start of the message.
+    pub(crate) fn offset(&self) -> usize {
+        self.base + self.pos
+    }
+
+    pub(crate) fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    pub(crate) fn bytes(&mut self, n: usize) -> Result<&'a [u8]> {
+        if self.remaining() < n {
+            return Err(Error::truncated(
+                Some(self.ie_type),
+                self.offset(),
+                n,
+                self.remaining(),
+            ));
+        }
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    pub(crate) fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let mut a = [0u8; N];
+        a.copy_from_slice(self.bytes(N)?);
+        Ok(a)
+    }
+
+    pub(crate) fn rest(&mut self) -> &'a [u8] {
+        let s = &self.buf[self.pos..];
+        self.pos = self.buf.len();
+        s
+    }
+
+    pub(crate) fn u8(&mut self) -> Result<u8> {
+        Ok(self.array::<1>()?[0])
+    }
+
+    pub(crate) fn u16(&mut self) -> Result<u16> {
+        Ok(u16::from_be_bytes(self.array()?))
+    }
+
+    pub(crate) fn u24(&mut self) -> Result<u32> {
+        let [a, b, c] = self.array()?;
+        Ok(u32::from_be_bytes([0, a, b, c]))
+    }
+
+    pub(crate) fn u32(&mut self) -> Result<u32> {
+        Ok(u32::from_be_bytes(self.array()?))
+    }
+
+    pub(crate) fn u40(&mut self) -> Result<u64> {
+        let [a, b, c, d, e] = self.array()?;
+        Ok(u64::from_be_bytes([0, 0, 0, a, b, c, d, e]))
+    }
+
+    pub(crate) fn u64(&mut self) -> Result<u64> {
+        Ok(u64::from_be_bytes(self.array()?))
+    }
+
+    pub(crate) fn ipv4(&mut self) -> Result<core::net::Ipv4Addr> {
+        Ok(self.array::<4>()?.into())
+    }
+
+    pub(crate) fn ipv6(&mut self) -> Result<core::net::Ipv6Addr> {
+        Ok(self.array::<16>()?.into())
+    }
+
+    /// An error about the field that starts at `offset`.
+    pub(crate) fn invalid_at(&self, offset: usize, what: &'static str) -> Error {
+        Error::invalid_value(self.ie_type, offset, what)
+    }
+}
+
+/// Writes into a caller buffer; fails instead of panicking when it is too small.
+#[derive(Debug)]
+pub struct Writer<'a> {
+    buf: &'a mut [u8],
+    pos: usize,
+}
+
+impl<'a> Writer<'a> {
+    /// Writes from the start of `buf`.
+    pub fn new(buf: &'a mut [u8]) -> Self {
+        Writer { buf, pos: 0 }
+    }
+
+    /// Bytes written so far.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// Appends bytes.
+    pub fn put_slice(&mut self, s: &[u8]) -> core::result::Result<(), EmitError> {
+        let end = self.pos + s.len();
+        if end > self.buf.len() {
+            return Err(EmitError::BufferTooSmall {
+                needed: end,
+                available: self.buf.len(),
+            });
+        }
+        self.buf[self.pos..end].copy_from_slice(s);
+        self.pos = end;
+        Ok(())
+    }
+
+    /// Appends one octet.
+    pub fn u8(&mut self, v: u8) -> core::result::Result<(), EmitError> {
+        self.put_slice(&[v])
+    }
+
+    /// Appends 16 bits, big endian.
+    pub fn u16(&mut self, v: u16) -> core::result::Result<(), EmitError> {
+        self.put_slice(&v.to_be_bytes())
+    }
+
+    /// Appends the low 24 bits, big endian.
+    pub fn u24(&mut self, v: u32) -> core::result::Result<(), EmitError> {
+        self.put_slice(&v.to_be_bytes()[1..])
+    }
+
+    /// Appends 32 bits, big endian.
+    pub fn u32(&mut self, v: u32) -> core::result::Result<(), EmitError> {
+        self.put_slice(&v.to_be_bytes())
+    }
+
+    /// Appends the low 40 bits, big endian.
+    pub fn u40(&mut self, v: u64) -> core::result::Result<(), EmitError> {
+        self.put_slice(&v.to_be_bytes()[3..])
+    }
+
+    /// Appends 64 bits, big endian.
+    pub fn u64(&mut self, v: u64) -> core::result::Result<(), EmitError> {
+        self.put_slice(&v.to_be_bytes())
+    }
+
+    /// Writes a 16-bit big-endian value at an earlier position (a length known only afterwards).
+    pub(crate) fn patch_u16(&mut self, at: usize, v: u16) {
+        self.buf[at..at + 2].copy_from_slice(&v.to_be_bytes());
+    }
+}
