@@ -1,0 +1,814 @@
+//! proptest strategies for every typed IE and message, producing values that are valid on the
+//! wire (so that Wireshark dissects them cleanly) and canonical (so that decode(encode(x)) == x).
+
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+use proptest::collection::vec;
+use proptest::option;
+use proptest::prelude::*;
+use upfbench_pfcp::ie::*;
+use upfbench_pfcp::message::*;
+use upfbench_pfcp::{
+    FarId, Message, MessageBody, MessagePriority, PdrId, Precedence, QerId, Qfi, Seid,
+    SequenceNumber, Teid, UrrId,
+};
+
+pub fn ipv4() -> BoxedStrategy<Ipv4Addr> {
+    any::<u32>().prop_map(Ipv4Addr::from).boxed()
+}
+
+pub fn ipv6() -> BoxedStrategy<Ipv6Addr> {
+    any::<u128>().prop_map(Ipv6Addr::from).boxed()
+}
+
+pub fn dns_name() -> BoxedStrategy<DnsName> {
+    vec("[a-z][a-z0-9-]{0,14}", 1..4)
+        .prop_map(|l| DnsName::from_dotted(&l.join(".")).unwrap())
+        .boxed()
+}
+
+pub fn node_id() -> BoxedStrategy<NodeId> {
+    prop_oneof![
+        ipv4().prop_map(NodeId::Ipv4),
+        ipv6().prop_map(NodeId::Ipv6),
+        dns_name().prop_map(NodeId::Fqdn),
+    ]
+    .boxed()
+}
+
+pub fn fseid() -> BoxedStrategy<Fseid> {
+    (any::<u64>(), option::of(ipv4()), option::of(ipv6()))
+        .prop_filter("an address", |(_, a, b)| a.is_some() || b.is_some())
+        .prop_map(|(s, ipv4, ipv6)| Fseid {
+            seid: Seid(s),
+            ipv4,
+            ipv6,
+        })
+        .boxed()
+}
+
+pub fn fteid() -> BoxedStrategy<Fteid> {
+    prop_oneof![
+        (any::<u32>(), option::of(ipv4()), option::of(ipv6()))
+            .prop_filter("an address", |(_, a, b)| a.is_some() || b.is_some())
+            .prop_map(|(t, ipv4, ipv6)| Fteid::Assigned {
+                teid: Teid(t),
+                ipv4,
+                ipv6
+            }),
+        (any::<bool>(), option::of(any::<u8>())).prop_map(|(v6, choose_id)| Fteid::Choose {
+            ipv4: !v6,
+            ipv6: v6,
+            choose_id
+        }),
+    ]
+    .boxed()
+}
+
+pub fn ue_ip_address() -> BoxedStrategy<UeIpAddress> {
+    (
+        any::<bool>(),
+        option::of(ipv4()),
+        option::of(ipv6()),
+        option::of(any::<u8>()),
+        option::of(0u8..=128),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(d, ipv4, ipv6, pd, pl, c4, c6)| UeIpAddress {
+            is_destination: d,
+            ipv4,
+            ipv6,
+            ipv6_prefix_delegation_bits: pd,
+            ipv6_prefix_length: pl,
+            choose_ipv4: c4,
+            choose_ipv6: c6,
+        })
+        .boxed()
+}
+
+pub fn sdf_filter() -> BoxedStrategy<SdfFilter> {
+    (
+        option::of("permit out (ip|udp|17) from any to (assigned|10\\.45\\.0\\.[0-9]{1,2})"),
+        option::of(any::<u16>()),
+        option::of(any::<u32>()),
+        option::of(0u32..=0xf_ffff),
+        option::of(any::<u32>()),
+    )
+        .prop_map(|(fd, ttc, spi, fl, id)| SdfFilter {
+            flow_description: fd.map(String::into_bytes),
+            tos_traffic_class: ttc,
+            security_parameter_index: spi,
+            flow_label: fl,
+            sdf_filter_id: id,
+        })
+        .boxed()
+}
+
+pub fn qfi() -> BoxedStrategy<Qfi> {
+    (0u8..=63).prop_map(|q| Qfi::new(q).unwrap()).boxed()
+}
+
+pub fn bit_rate() -> BoxedStrategy<BitRate> {
+    (0..=BitRate::MAX_KBPS, 0..=BitRate::MAX_KBPS)
+        .prop_map(|(ul_kbps, dl_kbps)| BitRate { ul_kbps, dl_kbps })
+        .boxed()
+}
+
+pub fn gate_status() -> BoxedStrategy<GateStatus> {
+    (0u8..2, 0u8..2)
+        .prop_map(|(u, d)| GateStatus {
+            ul: Gate::new(u),
+            dl: Gate::new(d),
+        })
+        .boxed()
+}
+
+pub fn outer_header_removal() -> BoxedStrategy<OuterHeaderRemoval> {
+    (0u8..=6, option::of(0u8..=1))
+        .prop_map(|(description, x)| OuterHeaderRemoval {
+            description,
+            gtpu_extension_header_deletion: x,
+        })
+        .boxed()
+}
+
+pub fn outer_header_creation() -> BoxedStrategy<OuterHeaderCreation> {
+    prop_oneof![
+        (any::<u32>(), ipv4()).prop_map(|(t, a)| OuterHeaderCreation::gtpu_udp_ipv4(Teid(t), a)),
+        (any::<u32>(), ipv6()).prop_map(|(t, a)| OuterHeaderCreation {
+            description: OuterHeaderCreation::GTPU_UDP_IPV6,
+            teid: Some(Teid(t)),
+            ipv4: None,
+            ipv6: Some(a),
+            port: None,
+            c_tag: None,
+            s_tag: None,
+        }),
+        (ipv4(), any::<u16>()).prop_map(|(a, p)| OuterHeaderCreation {
+            description: OuterHeaderCreation::UDP_IPV4,
+            teid: None,
+            ipv4: Some(a),
+            ipv6: None,
+            port: Some(p),
+            c_tag: None,
+            s_tag: None,
+        }),
+    ]
+    .boxed()
+}
+
+pub fn volume() -> BoxedStrategy<Volume> {
+    (
+        option::of(any::<u64>()),
+        option::of(any::<u64>()),
+        option::of(any::<u64>()),
+    )
+        .prop_map(|(total, uplink, downlink)| Volume {
+            total,
+            uplink,
+            downlink,
+        })
+        .boxed()
+}
+
+pub fn volume_measurement() -> BoxedStrategy<VolumeMeasurement> {
+    vec(option::of(any::<u64>()), 6)
+        .prop_map(|v| VolumeMeasurement {
+            total: v[0],
+            uplink: v[1],
+            downlink: v[2],
+            total_packets: v[3],
+            uplink_packets: v[4],
+            downlink_packets: v[5],
+        })
+        .boxed()
+}
+
+/// A flag set with `octets` octets, bits confined to the ones the release defines.
+fn bits(max_bits: u32) -> BoxedStrategy<u64> {
+    any::<u64>()
+        .prop_map(move |b| b & ((1u64 << max_bits) - 1))
+        .boxed()
+}
+
+pub fn apply_action() -> BoxedStrategy<ApplyAction> {
+    (bits(13), 1u8..=2)
+        .prop_map(|(b, o)| ApplyAction::with_octets(b, o))
+        .boxed()
+}
+pub fn up_function_features() -> BoxedStrategy<UpFunctionFeatures> {
+    (bits(24), 2u8..=3)
+        .prop_map(|(b, o)| UpFunctionFeatures::with_octets(b, o))
+        .boxed()
+}
+pub fn cp_function_features() -> BoxedStrategy<CpFunctionFeatures> {
+    (bits(10), 1u8..=2)
+        .prop_map(|(b, o)| CpFunctionFeatures::with_octets(b, o))
+        .boxed()
+}
+pub fn reporting_triggers() -> BoxedStrategy<ReportingTriggers> {
+    (bits(18), 2u8..=3)
+        .prop_map(|(b, o)| ReportingTriggers::with_octets(b, o))
+        .boxed()
+}
+pub fn usage_report_trigger() -> BoxedStrategy<UsageReportTrigger> {
+    (bits(22), 3u8..=3)
+        .prop_map(|(b, o)| UsageReportTrigger::with_octets(b, o))
+        .boxed()
+}
+pub fn measurement_method() -> BoxedStrategy<MeasurementMethod> {
+    bits(3).prop_map(MeasurementMethod::new).boxed()
+}
+pub fn report_type() -> BoxedStrategy<ReportType> {
+    bits(7).prop_map(ReportType::new).boxed()
+}
+pub fn usage_information() -> BoxedStrategy<UsageInformation> {
+    bits(4).prop_map(UsageInformation::new).boxed()
+}
+
+/// IEs no codec layer types: unassigned types and vendor-specific IEs.
+pub fn raw_ie() -> BoxedStrategy<RawIe> {
+    prop_oneof![
+        (1000u16..1100, vec(any::<u8>(), 0..8)).prop_map(|(t, value)| RawIe {
+            ie_type: IeType(t),
+            enterprise_id: None,
+            value
+        }),
+        (0x8000u16..0x8100, 1u16..200, vec(any::<u8>(), 0..8)).prop_map(|(t, e, value)| RawIe {
+            ie_type: IeType(t),
+            enterprise_id: Some(e),
+            value
+        }),
+    ]
+    .boxed()
+}
+
+fn others() -> BoxedStrategy<Vec<RawIe>> {
+    vec(raw_ie(), 0..2).boxed()
+}
+
+pub fn pdi() -> BoxedStrategy<Pdi> {
+    (
+        (0u8..=4).prop_map(SourceInterface::new),
+        option::of(fteid()),
+        option::of(dns_name()),
+        option::of(ue_ip_address()),
+        vec(sdf_filter(), 0..3),
+        option::of(qfi()),
+        option::of((0u8..=18).prop_map(InterfaceType::new)),
+        others(),
+    )
+        .prop_map(|(si, f, ni, ue, sdf, q, it, o)| Pdi {
+            source_interface: si,
+            local_f_teid: f,
+            network_instance: ni,
+            ue_ip_address: ue,
+            sdf_filters: sdf,
+            qfi: q,
+            source_interface_type: it,
+            other_ies: o,
+        })
+        .boxed()
+}
+
+pub fn create_pdr() -> BoxedStrategy<CreatePdr> {
+    (
+        any::<u16>(),
+        any::<u32>(),
+        pdi(),
+        option::of(any::<u32>()),
+        option::of(outer_header_removal()),
+        vec(any::<u32>(), 0..3),
+        vec(any::<u32>(), 0..3),
+        others(),
+    )
+        .prop_map(|(id, p, pdi, far, ohr, urrs, qers, o)| CreatePdr {
+            pdr_id: PdrId(id),
+            precedence: Precedence(p),
+            pdi,
+            far_id: far.map(FarId),
+            outer_header_removal: ohr,
+            urr_ids: urrs.into_iter().map(UrrId).collect(),
+            qer_ids: qers.into_iter().map(QerId).collect(),
+            other_ies: o,
+        })
+        .boxed()
+}
+
+pub fn update_pdr() -> BoxedStrategy<UpdatePdr> {
+    (
+        any::<u16>(),
+        option::of(outer_header_removal()),
+        option::of(any::<u32>()),
+        option::of(pdi()),
+        option::of(any::<u32>()),
+        vec(any::<u32>(), 0..2),
+        vec(any::<u32>(), 0..2),
+        others(),
+    )
+        .prop_map(|(id, ohr, p, pdi, far, urrs, qers, o)| UpdatePdr {
+            pdr_id: PdrId(id),
+            outer_header_removal: ohr,
+            precedence: p.map(Precedence),
+            pdi,
+            far_id: far.map(FarId),
+            urr_ids: urrs.into_iter().map(UrrId).collect(),
+            qer_ids: qers.into_iter().map(QerId).collect(),
+            other_ies: o,
+        })
+        .boxed()
+}
+
+pub fn created_pdr() -> BoxedStrategy<CreatedPdr> {
+    (
+        any::<u16>(),
+        option::of(fteid()),
+        option::of(ue_ip_address()),
+        others(),
+    )
+        .prop_map(|(id, f, ue, o)| CreatedPdr {
+            pdr_id: PdrId(id),
+            local_f_teid: f,
+            ue_ip_address: ue,
+            other_ies: o,
+        })
+        .boxed()
+}
+
+pub fn forwarding_parameters() -> BoxedStrategy<ForwardingParameters> {
+    (
+        (0u8..=5).prop_map(DestinationInterface::new),
+        option::of(dns_name()),
+        option::of(outer_header_creation()),
+        option::of((0u8..=18).prop_map(InterfaceType::new)),
+        others(),
+    )
+        .prop_map(|(di, ni, ohc, it, o)| ForwardingParameters {
+            destination_interface: di,
+            network_instance: ni,
+            outer_header_creation: ohc,
+            destination_interface_type: it,
+            other_ies: o,
+        })
+        .boxed()
+}
+
+pub fn update_forwarding_parameters() -> BoxedStrategy<UpdateForwardingParameters> {
+    (
+        option::of((0u8..=5).prop_map(DestinationInterface::new)),
+        option::of(dns_name()),
+        option::of(outer_header_creation()),
+        option::of((0u8..=18).prop_map(InterfaceType::new)),
+        others(),
+    )
+        .prop_map(|(di, ni, ohc, it, o)| UpdateForwardingParameters {
+            destination_interface: di,
+            network_instance: ni,
+            outer_header_creation: ohc,
+            destination_interface_type: it,
+            other_ies: o,
+        })
+        .boxed()
+}
+
+pub fn create_far() -> BoxedStrategy<CreateFar> {
+    (
+        any::<u32>(),
+        apply_action(),
+        option::of(forwarding_parameters()),
+        others(),
+    )
+        .prop_map(|(id, a, fp, o)| CreateFar {
+            far_id: FarId(id),
+            apply_action: a,
+            forwarding_parameters: fp,
+            other_ies: o,
+        })
+        .boxed()
+}
+
+pub fn update_far() -> BoxedStrategy<UpdateFar> {
+    (
+        any::<u32>(),
+        option::of(apply_action()),
+        option::of(update_forwarding_parameters()),
+        others(),
+    )
+        .prop_map(|(id, a, fp, o)| UpdateFar {
+            far_id: FarId(id),
+            apply_action: a,
+            update_forwarding_parameters: fp,
+            other_ies: o,
+        })
+        .boxed()
+}
+
+pub fn create_qer() -> BoxedStrategy<CreateQer> {
+    (
+        any::<u32>(),
+        gate_status(),
+        option::of(bit_rate()),
+        option::of(bit_rate()),
+        option::of(qfi()),
+        others(),
+    )
+        .prop_map(|(id, g, mbr, gbr, q, o)| CreateQer {
+            qer_id: QerId(id),
+            gate_status: g,
+            mbr,
+            gbr,
+            qfi: q,
+            other_ies: o,
+        })
+        .boxed()
+}
+
+pub fn update_qer() -> BoxedStrategy<UpdateQer> {
+    (
+        any::<u32>(),
+        option::of(gate_status()),
+        option::of(bit_rate()),
+        option::of(bit_rate()),
+        option::of(qfi()),
+        others(),
+    )
+        .prop_map(|(id, g, mbr, gbr, q, o)| UpdateQer {
+            qer_id: QerId(id),
+            gate_status: g,
+            mbr,
+            gbr,
+            qfi: q,
+            other_ies: o,
+        })
+        .boxed()
+}
+
+pub fn create_urr() -> BoxedStrategy<CreateUrr> {
+    (
+        any::<u32>(),
+        measurement_method(),
+        reporting_triggers(),
+        option::of(any::<u32>()),
+        option::of(volume()),
+        option::of(volume()),
+        option::of(any::<u32>()),
+        option::of(any::<u32>()),
+        others(),
+    )
+        .prop_map(|(id, mm, rt, mp, vt, vq, tt, tq, o)| CreateUrr {
+            urr_id: UrrId(id),
+            measurement_method: mm,
+            reporting_triggers: rt,
+            measurement_period: mp,
+            volume_threshold: vt,
+            volume_quota: vq,
+            time_threshold: tt,
+            time_quota: tq,
+            other_ies: o,
+        })
+        .boxed()
+}
+
+pub fn update_urr() -> BoxedStrategy<UpdateUrr> {
+    (
+        any::<u32>(),
+        option::of(measurement_method()),
+        option::of(reporting_triggers()),
+        option::of(any::<u32>()),
+        option::of(volume()),
+        option::of(volume()),
+        option::of(any::<u32>()),
+        option::of(any::<u32>()),
+        others(),
+    )
+        .prop_map(|(id, mm, rt, mp, vt, vq, tt, tq, o)| UpdateUrr {
+            urr_id: UrrId(id),
+            measurement_method: mm,
+            reporting_triggers: rt,
+            measurement_period: mp,
+            volume_threshold: vt,
+            volume_quota: vq,
+            time_threshold: tt,
+            time_quota: tq,
+            other_ies: o,
+        })
+        .boxed()
+}
+
+fn ntp() -> BoxedStrategy<NtpTimestamp> {
+    any::<u32>().prop_map(NtpTimestamp).boxed()
+}
+
+pub fn usage_report() -> BoxedStrategy<UsageReport> {
+    (
+        (any::<u32>(), any::<u32>(), usage_report_trigger()),
+        option::of(ntp()),
+        option::of(ntp()),
+        option::of(volume_measurement()),
+        option::of(any::<u32>()),
+        option::of(ntp()),
+        option::of(ntp()),
+        option::of(usage_information()),
+        others(),
+    )
+        .prop_map(
+            |((id, seqn, trig), st, et, vm, dm, tf, tl, ui, o)| UsageReport {
+                urr_id: UrrId(id),
+                ur_seqn: seqn,
+                usage_report_trigger: trig,
+                start_time: st,
+                end_time: et,
+                volume_measurement: vm,
+                duration_measurement: dm,
+                time_of_first_packet: tf,
+                time_of_last_packet: tl,
+                usage_information: ui,
+                other_ies: o,
+            },
+        )
+        .boxed()
+}
+
+fn cause() -> BoxedStrategy<Cause> {
+    prop_oneof![1u8..=2, 64u8..=79].prop_map(Cause).boxed()
+}
+
+fn offending() -> BoxedStrategy<OffendingIe> {
+    (1u16..=160).prop_map(|t| OffendingIe(IeType(t))).boxed()
+}
+
+fn node_body() -> BoxedStrategy<MessageBody> {
+    prop_oneof![
+        (ntp(), others()).prop_map(|(t, o)| HeartbeatRequest {
+            recovery_time_stamp: t,
+            other_ies: o
+        }
+        .into()),
+        (ntp(), others()).prop_map(|(t, o)| HeartbeatResponse {
+            recovery_time_stamp: t,
+            other_ies: o
+        }
+        .into()),
+        (
+            node_id(),
+            ntp(),
+            option::of(up_function_features()),
+            option::of(cp_function_features()),
+            others()
+        )
+            .prop_map(|(n, t, up, cp, o)| AssociationSetupRequest {
+                node_id: n,
+                recovery_time_stamp: t,
+                up_function_features: up,
+                cp_function_features: cp,
+                other_ies: o
+            }
+            .into()),
+        (
+            node_id(),
+            cause(),
+            ntp(),
+            option::of(up_function_features()),
+            option::of(cp_function_features()),
+            others()
+        )
+            .prop_map(|(n, c, t, up, cp, o)| AssociationSetupResponse {
+                node_id: n,
+                cause: c,
+                recovery_time_stamp: t,
+                up_function_features: up,
+                cp_function_features: cp,
+                other_ies: o
+            }
+            .into()),
+        (
+            node_id(),
+            option::of(up_function_features()),
+            option::of(cp_function_features()),
+            others()
+        )
+            .prop_map(|(n, up, cp, o)| AssociationUpdateRequest {
+                node_id: n,
+                up_function_features: up,
+                cp_function_features: cp,
+                other_ies: o
+            }
+            .into()),
+        (
+            node_id(),
+            cause(),
+            option::of(up_function_features()),
+            option::of(cp_function_features()),
+            others()
+        )
+            .prop_map(|(n, c, up, cp, o)| AssociationUpdateResponse {
+                node_id: n,
+                cause: c,
+                up_function_features: up,
+                cp_function_features: cp,
+                other_ies: o
+            }
+            .into()),
+        (node_id(), others()).prop_map(|(n, o)| AssociationReleaseRequest {
+            node_id: n,
+            other_ies: o
+        }
+        .into()),
+        (node_id(), cause(), others()).prop_map(|(n, c, o)| AssociationReleaseResponse {
+            node_id: n,
+            cause: c,
+            other_ies: o
+        }
+        .into()),
+        Just(VersionNotSupportedResponse::default().into()),
+    ]
+    .boxed()
+}
+
+fn session_body() -> BoxedStrategy<MessageBody> {
+    prop_oneof![
+        (
+            (node_id(), fseid()),
+            vec(create_pdr(), 1..3),
+            vec(create_far(), 1..3),
+            vec(create_urr(), 0..2),
+            option::of((1u8..=5).prop_map(PdnType::new)),
+            option::of(dns_name()),
+            vec(create_qer(), 0..2),
+            others(),
+        )
+            .prop_map(|((n, f), pdrs, fars, urrs, pdn, dnn, qers, o)| {
+                SessionEstablishmentRequest {
+                    node_id: n,
+                    cp_f_seid: f,
+                    create_pdrs: pdrs,
+                    create_fars: fars,
+                    create_urrs: urrs,
+                    pdn_type: pdn,
+                    apn_dnn: dnn,
+                    create_qers: qers,
+                    other_ies: o,
+                }
+                .into()
+            }),
+        (
+            node_id(),
+            cause(),
+            option::of(offending()),
+            option::of(fseid()),
+            vec(created_pdr(), 0..3),
+            others()
+        )
+            .prop_map(|(n, c, off, f, cp, o)| SessionEstablishmentResponse {
+                node_id: n,
+                cause: c,
+                offending_ie: off,
+                up_f_seid: f,
+                created_pdrs: cp,
+                other_ies: o
+            }
+            .into()),
+        (
+            (option::of(fseid()), option::of(node_id())),
+            (
+                vec(any::<u16>(), 0..2),
+                vec(any::<u32>(), 0..2),
+                vec(any::<u32>(), 0..2),
+                vec(any::<u32>(), 0..2)
+            ),
+            (
+                vec(create_pdr(), 0..2),
+                vec(create_far(), 0..2),
+                vec(create_urr(), 0..2),
+                vec(create_qer(), 0..2)
+            ),
+            (
+                vec(update_pdr(), 0..2),
+                vec(update_far(), 0..2),
+                vec(update_urr(), 0..2),
+                vec(update_qer(), 0..2)
+            ),
+            others(),
+        )
+            .prop_map(
+                |((f, n), (rp, rf, ru, rq), (cp, cf, cu, cq), (up, uf, uu, uq), o)| {
+                    SessionModificationRequest {
+                        cp_f_seid: f,
+                        remove_pdrs: rp
+                            .into_iter()
+                            .map(|i| RemovePdr {
+                                pdr_id: PdrId(i),
+                                other_ies: vec![],
+                            })
+                            .collect(),
+                        remove_fars: rf
+                            .into_iter()
+                            .map(|i| RemoveFar {
+                                far_id: FarId(i),
+                                other_ies: vec![],
+                            })
+                            .collect(),
+                        remove_urrs: ru
+                            .into_iter()
+                            .map(|i| RemoveUrr {
+                                urr_id: UrrId(i),
+                                other_ies: vec![],
+                            })
+                            .collect(),
+                        remove_qers: rq
+                            .into_iter()
+                            .map(|i| RemoveQer {
+                                qer_id: QerId(i),
+                                other_ies: vec![],
+                            })
+                            .collect(),
+                        create_pdrs: cp,
+                        create_fars: cf,
+                        create_urrs: cu,
+                        create_qers: cq,
+                        update_pdrs: up,
+                        update_fars: uf,
+                        update_urrs: uu,
+                        update_qers: uq,
+                        node_id: n,
+                        other_ies: o,
+                    }
+                    .into()
+                }
+            ),
+        (
+            cause(),
+            option::of(offending()),
+            vec(created_pdr(), 0..2),
+            vec(usage_report(), 0..2),
+            others()
+        )
+            .prop_map(|(c, off, cp, ur, o)| SessionModificationResponse {
+                cause: c,
+                offending_ie: off,
+                created_pdrs: cp,
+                usage_reports: ur,
+                other_ies: o
+            }
+            .into()),
+        others().prop_map(|o| SessionDeletionRequest { other_ies: o }.into()),
+        (
+            cause(),
+            option::of(offending()),
+            vec(usage_report(), 0..2),
+            others()
+        )
+            .prop_map(|(c, off, ur, o)| {
+                SessionDeletionResponse {
+                    cause: c,
+                    offending_ie: off,
+                    usage_reports: ur,
+                    other_ies: o,
+                }
+                .into()
+            }),
+        (report_type(), vec(usage_report(), 0..2), others()).prop_map(|(rt, ur, o)| {
+            SessionReportRequest {
+                report_type: rt,
+                usage_reports: ur,
+                other_ies: o,
+            }
+            .into()
+        }),
+        (cause(), option::of(offending()), others()).prop_map(|(c, off, o)| {
+            SessionReportResponse {
+                cause: c,
+                offending_ie: off,
+                other_ies: o,
+            }
+            .into()
+        }),
+    ]
+    .boxed()
+}
+
+fn sequence() -> BoxedStrategy<SequenceNumber> {
+    (0..=SequenceNumber::MAX)
+        .prop_map(|s| SequenceNumber::new(s).unwrap())
+        .boxed()
+}
+
+/// Any supported message; FO is left 0 (a lone message in a datagram).
+pub fn message() -> BoxedStrategy<Message> {
+    prop_oneof![
+        (sequence(), node_body()).prop_map(|(s, b)| Message::node(s, b)),
+        (
+            any::<u64>(),
+            sequence(),
+            option::of((0u8..=15).prop_map(|p| MessagePriority::new(p).unwrap())),
+            session_body()
+        )
+            .prop_map(|(seid, s, p, b)| {
+                let mut m = Message::session(Seid(seid), s, b);
+                m.priority = p;
+                m
+            }),
+    ]
+    .boxed()
+}
