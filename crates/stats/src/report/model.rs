@@ -60,6 +60,10 @@ pub struct StepReport {
     pub duration_s: f64,
     /// Directions that carried streams, uplink first.
     pub directions: Vec<DirectionReport>,
+    /// Received packets without a valid measurement tag.
+    pub rx_untagged: u64,
+    /// Received tagged packets whose stream id belongs to no stream of the step.
+    pub rx_unknown_stream: u64,
     /// Findings of this step that make some figure less than exact.
     pub warnings: Vec<String>,
 }
@@ -230,6 +234,8 @@ impl StepReport {
                 .filter(|d| d.streams > 0)
                 .map(|d| DirectionReport::from_result(d, duration_ns))
                 .collect(),
+            rx_untagged: run.untagged_rx,
+            rx_unknown_stream: run.unknown_stream_rx,
             warnings: run.warnings.clone(),
         }
     }

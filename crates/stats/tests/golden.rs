@@ -1,0 +1,132 @@
+//! The renderings of a constructed report, byte for byte. Rendering is deterministic, so these
+//! pin the table's layout, the CSV columns and the JSON field names of schema version 1.
+//! After an intended change: `UPFBENCH_BLESS=1 cargo test -p upfbench-stats --test golden`,
+//! then review the diff of `testdata/`.
+
+use std::path::PathBuf;
+
+use upfbench_stats::Direction;
+use upfbench_stats::report::{
+    DirectionReport, LatencyReport, LossReport, Report, StepReport, ThroughputReport,
+};
+
+fn throughput(packets: u64, frame: u64, secs: f64) -> ThroughputReport {
+    let l2 = packets * frame;
+    let l1 = packets * (frame + 24);
+    ThroughputReport {
+        packets,
+        bytes_l2: l2,
+        bytes_l1: l1,
+        gbps_l2: l2 as f64 * 8.0 / secs / 1e9,
+        gbps_l1: l1 as f64 * 8.0 / secs / 1e9,
+        kpps: packets as f64 / secs / 1e3,
+    }
+}
+
+fn direction(
+    direction: Direction,
+    frame: u64,
+    sent: u64,
+    lost: u64,
+    latency: Option<LatencyReport>,
+) -> DirectionReport {
+    let received = sent - lost;
+    DirectionReport {
+        direction,
+        streams: 4,
+        tx: throughput(sent, frame, 10.0),
+        rx: throughput(received, frame, 10.0),
+        loss: LossReport {
+            sent,
+            unique: received,
+            lost,
+            loss_pct: lost as f64 * 100.0 / sent as f64,
+            duplicates: 0,
+            reordered: 12,
+            late: 0,
+        },
+        latency,
+    }
+}
+
+fn latency(base: u64, jitter: f64) -> LatencyReport {
+    LatencyReport {
+        samples: 1_000_000,
+        min_ns: base,
+        avg_ns: base as f64 * 1.5 + 0.25,
+        max_ns: base * 40,
+        p50_ns: base * 3 / 2,
+        p90_ns: base * 2,
+        p99_ns: base * 3,
+        p99_9_ns: base * 9,
+        p99_99_ns: base * 20,
+        jitter_ns: Some(jitter),
+        jitter_max_ns: Some(jitter * 2.0),
+        negative: 0,
+        over_range: 0,
+    }
+}
+
+fn report() -> Report {
+    let mut r = Report::new("0.1.0", 1_735_787_045_678);
+    r.duration_s = 31.25;
+    r.config.insert("upf".into(), "open5gs 2.7.7".into());
+    r.config.insert("ues".into(), "4".into());
+    r.steps.push(StepReport {
+        label: "10 B".into(),
+        payload_bytes: Some(10),
+        duration_s: 10.0,
+        directions: vec![
+            direction(Direction::Uplink, 52, 14_880_952, 1_234, Some(latency(8_500, 312.5))),
+            direction(Direction::Downlink, 52, 14_880_952, 0, Some(latency(7_900, 98.0))),
+        ],
+        rx_untagged: 3,
+        rx_unknown_stream: 0,
+        warnings: vec![],
+    });
+    r.steps.push(StepReport {
+        label: "1400 B, \"paced\"".into(),
+        payload_bytes: Some(1400),
+        duration_s: 10.0,
+        directions: vec![direction(Direction::Uplink, 1442, 812_744, 812_744, None)],
+        rx_untagged: 0,
+        rx_unknown_stream: 0,
+        warnings: vec!["2 streams arrived on more than one RX core".into()],
+    });
+    r
+}
+
+fn golden(name: &str, actual: &str) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name);
+    if std::env::var_os("UPFBENCH_BLESS").is_some() {
+        std::fs::write(&path, actual).unwrap();
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (bless with UPFBENCH_BLESS=1)", path.display()));
+    assert!(
+        expected == actual,
+        "{name} differs from {}:\n--- expected\n{expected}\n--- actual\n{actual}",
+        path.display()
+    );
+}
+
+#[test]
+fn table_matches_golden() {
+    golden("report_table.txt", &report().to_table());
+}
+
+#[test]
+fn csv_matches_golden() {
+    golden("report.csv", &report().to_csv());
+}
+
+#[test]
+fn json_matches_golden_and_reads_back() {
+    let r = report();
+    golden("report.json", &r.to_json());
+    let text = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/report.json"),
+    )
+    .unwrap();
+    assert_eq!(Report::from_json(&text).unwrap(), r);
+}
