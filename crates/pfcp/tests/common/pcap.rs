@@ -93,10 +93,25 @@ pub fn tshark(args: &[&str]) -> String {
 pub fn assert_clean_dissection(path: &Path, frames: usize) -> String {
     let p = path.to_str().unwrap();
     let verbose = tshark(&["-r", p, "-V", "-o", "ip.check_checksum:TRUE"]);
-    assert!(
-        !verbose.contains("Malformed"),
-        "tshark reports a malformed packet:\n{verbose}"
-    );
+    if verbose.contains("Malformed") {
+        let bad = tshark(&[
+            "-r",
+            p,
+            "-Y",
+            "_ws.malformed",
+            "-T",
+            "fields",
+            "-e",
+            "frame.number",
+        ]);
+        let first = bad.lines().next().unwrap_or("1").to_owned();
+        let one = tshark(&["-r", p, "-V", "-Y", &format!("frame.number == {first}")]);
+        let start = one.find("Packet Forwarding").unwrap_or(0);
+        panic!(
+            "tshark reports malformed packets in frames {bad:?}; frame {first}:\n{}",
+            &one[start..]
+        );
+    }
     let count = verbose
         .matches("Packet Forwarding Control Protocol")
         .count();

@@ -227,7 +227,8 @@ pub fn usage_information() -> BoxedStrategy<UsageInformation> {
     bits(4).prop_map(UsageInformation::new).boxed()
 }
 
-/// IEs no codec layer types: unassigned types and vendor-specific IEs.
+/// IEs no codec layer types: unassigned types and vendor-specific IEs (with at least one data
+/// octet: tshark 4.0 throws on a vendor IE that holds only its Enterprise ID).
 pub fn raw_ie() -> BoxedStrategy<RawIe> {
     prop_oneof![
         (1000u16..1100, vec(any::<u8>(), 0..8)).prop_map(|(t, value)| RawIe {
@@ -235,7 +236,7 @@ pub fn raw_ie() -> BoxedStrategy<RawIe> {
             enterprise_id: None,
             value
         }),
-        (0x8000u16..0x8100, 1u16..200, vec(any::<u8>(), 0..8)).prop_map(|(t, e, value)| RawIe {
+        (0x8000u16..0x8100, 1u16..200, vec(any::<u8>(), 1..8)).prop_map(|(t, e, value)| RawIe {
             ie_type: IeType(t),
             enterprise_id: Some(e),
             value
