@@ -60,6 +60,8 @@ const FUNCTIONS: &[&str] = &[
     "rte_eth_xstats_get",
     "rte_eth_xstats_get_id_by_name",
     "rte_eth_xstats_get_by_id",
+    "rte_ring_create",
+    "rte_eth_from_rings",
     "upfb_.*",
 ];
 
@@ -81,6 +83,7 @@ const TYPES: &[&str] = &[
 /// Types reached through the allowlist that are only ever behind pointers. Opaque keeps bindgen from
 /// generating (and laying out) them and what they contain.
 const OPAQUE: &[&str] = &[
+    "rte_ring",
     "rte_mempool",
     "rte_device",
     "rte_eth_dev_portconf",
@@ -191,6 +194,11 @@ fn emit_link_flags(statik: bool) {
             }
         }
     }
+    if !statik {
+        // rte_eth_from_rings (ring pairs) lives in the net_ring PMD, which pkg-config does not list
+        // for shared linking. It is the same file as EAL's plugin, so the loader maps it once.
+        println!("cargo:rustc-link-lib=dylib=rte_net_ring");
+    }
 }
 
 /// DPDK's flag macros (`RTE_BIT64(n)`, `1ULL << n`) are 64-bit; bindgen would pick the smallest type
@@ -251,6 +259,8 @@ fn generate_bindings(cflags: &[String]) {
         .allowlist_var("RTE_MBUF_DEFAULT_BUF_SIZE")
         .allowlist_var("RTE_PKTMBUF_HEADROOM")
         .allowlist_var("SOCKET_ID_ANY")
+        .allowlist_var("RING_F_SP_ENQ")
+        .allowlist_var("RING_F_SC_DEQ")
         .allowlist_var("RTE_MBUF_F_.*")
         .allowlist_var("RTE_ETH_RX_OFFLOAD_.*")
         .allowlist_var("RTE_ETH_TX_OFFLOAD_.*")

@@ -60,6 +60,12 @@ impl<'e, const N: usize> MbufBurst<'e, N> {
         self.len == 0
     }
 
+    /// Whether every slot is taken.
+    #[inline(always)]
+    pub fn is_full(&self) -> bool {
+        self.len == N
+    }
+
     /// Number of free slots.
     #[inline(always)]
     pub fn free_slots(&self) -> usize {

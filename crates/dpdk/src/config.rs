@@ -174,3 +174,62 @@ impl Offloads {
 
 /// The hash types RSS is asked for: IPv4/IPv6 addresses and UDP/TCP ports.
 pub(crate) const RSS_HASH: u64 = sys::RTE_ETH_RSS_IP | sys::RTE_ETH_RSS_UDP | sys::RTE_ETH_RSS_TCP;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: Offloads = Offloads {
+        rx_ipv4_checksum: true,
+        rx_udp_checksum: true,
+        rx_scatter: true,
+        tx_ipv4_checksum: true,
+        tx_udp_checksum: true,
+        tx_multi_segs: true,
+        tx_fast_free: true,
+    };
+
+    #[test]
+    fn masks_are_dpdk_flags() {
+        let o = Offloads {
+            rx_udp_checksum: true,
+            tx_multi_segs: true,
+            ..Offloads::NONE
+        };
+        assert_eq!(o.rx_mask(), sys::RTE_ETH_RX_OFFLOAD_UDP_CKSUM);
+        assert_eq!(o.tx_mask(), sys::RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
+        assert_eq!(Offloads::NONE.rx_mask() | Offloads::NONE.tx_mask(), 0);
+    }
+
+    #[test]
+    fn capability_masks_round_trip() {
+        assert_eq!(Offloads::from_capa(ALL.rx_mask(), ALL.tx_mask()), ALL);
+        assert_eq!(Offloads::from_capa(0, 0), Offloads::NONE);
+        // Flags that have no name here are ignored.
+        let vlan_strip = sys::RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
+        assert_eq!(Offloads::from_capa(vlan_strip, 0), Offloads::NONE);
+    }
+
+    #[test]
+    fn missing_offloads_are_named() {
+        let asked = Offloads {
+            rx_ipv4_checksum: true,
+            tx_fast_free: true,
+            ..Offloads::NONE
+        };
+        let offered = Offloads {
+            rx_ipv4_checksum: true,
+            ..Offloads::NONE
+        };
+        assert_eq!(asked.missing_from(&offered), ["tx fast free"]);
+        assert!(asked.missing_from(&ALL).is_empty());
+        assert_eq!(asked.intersect(offered), offered);
+    }
+
+    #[test]
+    fn rss_asks_for_ip_udp_tcp() {
+        assert_eq!(RSS_HASH & sys::RTE_ETH_RSS_IP, sys::RTE_ETH_RSS_IP);
+        assert_ne!(RSS_HASH & sys::RTE_ETH_RSS_UDP, 0);
+        assert_ne!(RSS_HASH & sys::RTE_ETH_RSS_TCP, 0);
+    }
+}

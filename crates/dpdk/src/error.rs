@@ -120,3 +120,29 @@ impl Error {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rte_errors_carry_errno_and_its_text() {
+        let e = Error::rte("rte_eth_dev_configure", 22);
+        assert_eq!(e.errno(), Some(22));
+        assert_eq!(
+            e.to_string(),
+            "rte_eth_dev_configure failed: Invalid argument (errno 22)"
+        );
+        assert_eq!(
+            Error::rte("x", -12),
+            Error::rte("x", 12),
+            "the sign does not matter"
+        );
+    }
+
+    #[test]
+    fn negative_returns_become_errors() {
+        assert_eq!(Error::check("f", 3), Ok(3));
+        assert_eq!(Error::check("f", -19).map_err(|e| e.errno()), Err(Some(19)));
+    }
+}

@@ -46,6 +46,7 @@ mod mbuf;
 mod mempool;
 mod port;
 mod queue;
+mod ring_pair;
 mod stats;
 mod sys;
 
@@ -58,4 +59,5 @@ pub use mbuf::{Mbuf, NoRoom, RxChecksum};
 pub use mempool::{DEFAULT_DATA_ROOM, HEADROOM, Mempool, Socket};
 pub use port::{Capabilities, DescLimits, Link, MacAddr, Port, PortInfo};
 pub use queue::{Queues, RxQueue, StartedPort, TxQueue};
+pub use ring_pair::RING_PAIR_SIZE;
 pub use stats::PortStats;

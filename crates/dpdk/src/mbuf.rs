@@ -327,3 +327,29 @@ impl std::fmt::Debug for Mbuf<'_> {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checksum_flags_decode_to_the_four_states() {
+        let (bad, good) = (
+            sys::RTE_MBUF_F_RX_IP_CKSUM_BAD,
+            sys::RTE_MBUF_F_RX_IP_CKSUM_GOOD,
+        );
+        assert_eq!(RxChecksum::from_flags(0, bad, good), RxChecksum::Unknown);
+        assert_eq!(RxChecksum::from_flags(bad, bad, good), RxChecksum::Bad);
+        assert_eq!(RxChecksum::from_flags(good, bad, good), RxChecksum::Good);
+        assert_eq!(
+            RxChecksum::from_flags(sys::RTE_MBUF_F_RX_IP_CKSUM_NONE, bad, good),
+            RxChecksum::NotPresent
+        );
+    }
+
+    #[test]
+    fn an_mbuf_is_one_pointer() {
+        assert_eq!(size_of::<Mbuf<'static>>(), size_of::<*mut sys::rte_mbuf>());
+        assert_eq!(size_of::<Option<Mbuf<'static>>>(), size_of::<usize>());
+    }
+}

@@ -341,3 +341,16 @@ impl Drop for Port<'_> {
         self.eal.release_port(self.id);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mac_addresses_print_as_lowercase_hex() {
+        assert_eq!(
+            MacAddr([0x02, 0xab, 0, 0x10, 0xff, 0x09]).to_string(),
+            "02:ab:00:10:ff:09"
+        );
+    }
+}

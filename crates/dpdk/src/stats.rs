@@ -47,8 +47,9 @@ impl Port<'_> {
     }
 
     /// Resets the basic counters (and, for most drivers, the extended ones).
-    pub fn reset_stats(&mut self) -> Result<()> {
-        // SAFETY: the port id is valid; this handle controls the port exclusively.
+    pub fn reset_stats(&self) -> Result<()> {
+        // SAFETY: the port id is valid; the handle is not Sync, so no other control call on this
+        // port runs concurrently.
         let ret = unsafe { sys::rte_eth_stats_reset(self.id()) };
         Error::check("rte_eth_stats_reset", ret).map(drop)
     }
