@@ -5,13 +5,16 @@ use std::process::{Command, Output};
 
 fn upfbench_ports(test: &str, eal: &[&str]) -> Output {
     let prefix = format!("upfbench-ports-{test}-{}", std::process::id());
-    Command::new(env!("CARGO_BIN_EXE_upfbench"))
+    let out = Command::new(env!("CARGO_BIN_EXE_upfbench"))
         .args([
             "ports",
             "--",
             "-l",
             "0",
             "--no-huge",
+            // No shared files: nothing is left in /var/run/dpdk/<prefix>.
+            "--no-shconf",
+            "--no-telemetry",
             "-m",
             "256",
             "--no-pci",
@@ -20,7 +23,10 @@ fn upfbench_ports(test: &str, eal: &[&str]) -> Output {
         ])
         .args(eal)
         .output()
-        .expect("run upfbench")
+        .expect("run upfbench");
+    // --no-shconf leaves only EAL's empty runtime directory (root's is /var/run/dpdk).
+    let _ = std::fs::remove_dir(format!("/var/run/dpdk/{prefix}"));
+    out
 }
 
 fn stdout(out: &Output) -> String {

@@ -86,12 +86,19 @@ const CASES: &[(&str, Case)] = &[
     ),
 ];
 
+fn prefix() -> String {
+    format!("upfbench-dpdk-test-{}", std::process::id())
+}
+
 fn eal_args() -> Vec<String> {
-    let prefix = format!("upfbench-dpdk-test-{}", std::process::id());
+    let prefix = prefix();
     [
         "-l",
         "0,1",
         "--no-huge",
+        // No shared files: nothing is left in /var/run/dpdk/<prefix>.
+        "--no-shconf",
+        "--no-telemetry",
         "-m",
         "512",
         "--no-pci",
@@ -196,6 +203,8 @@ fn main() -> ExitCode {
         started.elapsed().as_secs_f64()
     );
     drop(eal);
+    // --no-shconf leaves only EAL's empty runtime directory (root's is /var/run/dpdk).
+    let _ = std::fs::remove_dir(format!("/var/run/dpdk/{}", prefix()));
     if failed.is_empty() {
         ExitCode::SUCCESS
     } else {
