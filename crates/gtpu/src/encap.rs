@@ -201,6 +201,7 @@ impl Encapsulator {
     /// Writes the outer headers into `buf` just before the inner packet at `inner`, and returns
     /// the range of the whole frame. `inner.start` must be at least
     /// [`outer_len`](Self::outer_len) (the headroom).
+    #[inline]
     pub fn encapsulate(
         &self,
         buf: &mut [u8],
@@ -231,7 +232,7 @@ impl Encapsulator {
         }
         let frame_start = start - self.len;
         let out = &mut buf[frame_start..end];
-        out[..self.len].copy_from_slice(&self.template[..self.len]);
+        copy_header(&mut out[..self.len], &self.template[..self.len]);
         let ip_total = ip_total as u16;
         let udp_len = ip_total - ipv4::MIN_HEADER_LEN as u16;
         let gtpu_len = udp_len - (udp::HEADER_LEN + header::MANDATORY_HEADER_LEN) as u16;
@@ -253,6 +254,22 @@ impl Encapsulator {
     pub fn encapsulate_prepended(&self, frame: &mut [u8]) -> Result<(), EmitError> {
         let len = frame.len();
         self.encapsulate(frame, self.len.min(len)..len).map(|_| ())
+    }
+}
+
+/// `dst.copy_from_slice(src)` for headers of 32 to 64 octets (50 and 58 for the usual G-PDUs)
+/// as two fixed-size, overlapping 32-octet copies: no call to `memcpy` for a variable length.
+#[inline]
+fn copy_header(dst: &mut [u8], src: &[u8]) {
+    if (32..=64).contains(&dst.len()) && dst.len() == src.len() {
+        if let (Some(d), Some(s)) = (dst.first_chunk_mut::<32>(), src.first_chunk::<32>()) {
+            *d = *s;
+        }
+        if let (Some(d), Some(s)) = (dst.last_chunk_mut::<32>(), src.last_chunk::<32>()) {
+            *d = *s;
+        }
+    } else {
+        dst.copy_from_slice(src);
     }
 }
 

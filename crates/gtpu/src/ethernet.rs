@@ -73,6 +73,11 @@ impl<T: AsRef<[u8]>> EthernetFrame<T> {
         Ok(EthernetFrame { buffer })
     }
 
+    /// Wraps a buffer known to hold a whole header.
+    pub(crate) fn from_checked(buffer: T) -> Self {
+        EthernetFrame { buffer }
+    }
+
     /// Gives the buffer back.
     pub fn into_inner(self) -> T {
         self.buffer

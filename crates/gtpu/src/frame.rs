@@ -6,7 +6,7 @@ use std::net::Ipv4Addr;
 use crate::PduSessionContainer;
 use crate::error::ParseError;
 use crate::ethernet::{self, EthernetFrame};
-use crate::header::GtpuPacket;
+use crate::header::{self, GtpuPacket, Layout};
 use crate::ipv4::{self, Ipv4Packet};
 use crate::types::{GTPU_PORT, MessageType, Qfi, Teid};
 use crate::udp::{self, UdpPacket};
@@ -16,140 +16,176 @@ use crate::udp::{self, UdpPacket};
 /// Parsing checks every header and length and refuses fragments, protocols other than UDP and
 /// destination ports other than 2152; it does not verify checksums (see
 /// [`verify_checksums`](Self::verify_checksums)) so that the receive path pays for them only if
-/// it wants to.
+/// it wants to. It keeps offsets, not views: the views are rebuilt by the accessors for free.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GtpuDatagram<'a> {
-    ipv4: Ipv4Packet<&'a [u8]>,
-    udp: UdpPacket<&'a [u8]>,
-    gtpu: GtpuPacket<&'a [u8]>,
-    udp_offset: usize,
+    // From the IPv4 header to the end of the buffer.
+    packet: &'a [u8],
+    // Offsets from the IPv4 header; all fit in u32 (a datagram is at most 65 535 octets).
+    udp_offset: u32,
+    ipv4_end: u32,
+    udp_end: u32,
+    gtpu_end: u32,
+    gtpu: Layout,
 }
 
 impl<'a> GtpuDatagram<'a> {
     /// Parses a datagram that starts with its IPv4 header. Offsets in errors count from there.
+    #[inline]
     pub fn parse(packet: &'a [u8]) -> Result<Self, ParseError> {
-        let ipv4 = Ipv4Packet::new_checked(packet)?;
-        if ipv4.is_fragment() {
+        let (udp_offset, ipv4_end) = ipv4::check(packet)?;
+        let flags = u16::from_be_bytes([packet[6], packet[7]]);
+        if flags & 0x3fff != 0 {
             return Err(ParseError::Fragmented {
                 offset: 0,
-                fragment_offset: ipv4.fragment_offset(),
-                more_fragments: ipv4.more_fragments(),
+                fragment_offset: flags & 0x1fff,
+                more_fragments: flags & 0x2000 != 0,
             });
         }
-        if ipv4.protocol() != ipv4::PROTOCOL_UDP {
+        let protocol = packet[ipv4::field::PROTOCOL];
+        if protocol != ipv4::PROTOCOL_UDP {
             return Err(ParseError::UnexpectedProtocol {
                 offset: ipv4::field::PROTOCOL,
-                protocol: ipv4.protocol(),
+                protocol,
             });
         }
-        let udp_offset = ipv4.header_len();
-        let udp =
-            UdpPacket::new_checked(ipv4.payload_slice()).map_err(|e| e.offset_by(udp_offset))?;
-        if udp.destination_port() != GTPU_PORT {
+        let udp = &packet[udp_offset..ipv4_end];
+        let udp_len = udp::check(udp).map_err(|e| e.offset_by(udp_offset))?;
+        let port = u16::from_be_bytes([udp[2], udp[3]]);
+        if port != GTPU_PORT {
             return Err(ParseError::UnexpectedPort {
                 offset: udp_offset + udp::field::DESTINATION_PORT.start,
-                port: udp.destination_port(),
+                port,
             });
         }
         let gtpu_offset = udp_offset + udp::HEADER_LEN;
+        let udp_end = udp_offset + udp_len;
         let gtpu =
-            GtpuPacket::new_checked(udp.payload_slice()).map_err(|e| e.offset_by(gtpu_offset))?;
+            header::check(&packet[gtpu_offset..udp_end]).map_err(|e| e.offset_by(gtpu_offset))?;
+        let gtpu_len = header::MANDATORY_HEADER_LEN
+            + usize::from(u16::from_be_bytes([
+                packet[gtpu_offset + 2],
+                packet[gtpu_offset + 3],
+            ]));
         Ok(GtpuDatagram {
-            ipv4,
-            udp,
+            packet,
+            udp_offset: udp_offset as u32,
+            ipv4_end: ipv4_end as u32,
+            udp_end: udp_end as u32,
+            gtpu_end: (gtpu_offset + gtpu_len) as u32,
             gtpu,
-            udp_offset,
         })
     }
 
-    /// The IPv4 header view.
-    pub fn ipv4(&self) -> &Ipv4Packet<&'a [u8]> {
-        &self.ipv4
+    /// The IPv4 header view (its payload ends at the total length).
+    pub fn ipv4(&self) -> Ipv4Packet<&'a [u8]> {
+        Ipv4Packet::from_checked(&self.packet[..self.ipv4_end as usize])
     }
 
-    /// The UDP header view.
-    pub fn udp(&self) -> &UdpPacket<&'a [u8]> {
-        &self.udp
+    /// The UDP header view (its payload ends at the UDP length).
+    pub fn udp(&self) -> UdpPacket<&'a [u8]> {
+        UdpPacket::from_checked(&self.packet[self.udp_offset as usize..self.udp_end as usize])
     }
 
     /// The GTP-U message view.
-    pub fn gtpu(&self) -> &GtpuPacket<&'a [u8]> {
-        &self.gtpu
+    pub fn gtpu(&self) -> GtpuPacket<&'a [u8]> {
+        GtpuPacket::from_checked(
+            &self.packet[self.gtpu_offset()..self.udp_end as usize],
+            self.gtpu,
+        )
     }
 
     /// Offset of the UDP header from the IPv4 header.
     pub fn udp_offset(&self) -> usize {
-        self.udp_offset
+        self.udp_offset as usize
     }
 
     /// Offset of the GTP-U header from the IPv4 header.
     pub fn gtpu_offset(&self) -> usize {
-        self.udp_offset + udp::HEADER_LEN
+        self.udp_offset as usize + udp::HEADER_LEN
     }
 
     /// Offset of the GTP-U body (a G-PDU's T-PDU) from the IPv4 header.
     pub fn payload_offset(&self) -> usize {
-        self.gtpu_offset() + self.gtpu.header_len()
+        self.gtpu_offset() + self.gtpu.header_len as usize
     }
 
     /// Outer source address.
     pub fn source(&self) -> Ipv4Addr {
-        self.ipv4.source()
+        let b = &self.packet[ipv4::field::SOURCE];
+        Ipv4Addr::new(b[0], b[1], b[2], b[3])
     }
 
     /// Outer destination address.
     pub fn destination(&self) -> Ipv4Addr {
-        self.ipv4.destination()
+        let b = &self.packet[ipv4::field::DESTINATION];
+        Ipv4Addr::new(b[0], b[1], b[2], b[3])
     }
 
     /// Whether the IPv4 header checksum and the UDP checksum (if not zero) are right.
     pub fn verify_checksums(&self) -> bool {
-        self.ipv4.verify_checksum()
+        self.ipv4().verify_checksum()
             && self
-                .udp
-                .verify_checksum(self.ipv4.source(), self.ipv4.destination())
+                .udp()
+                .verify_checksum(self.source(), self.destination())
+    }
+
+    /// The message type of the GTP-U message.
+    pub fn message_type(&self) -> MessageType {
+        MessageType(self.packet[self.gtpu_offset() + header::field::MESSAGE_TYPE])
     }
 
     /// The body of a G-PDU (the inner packet) and its offset from the IPv4 header; an error if
     /// the message is not a G-PDU.
+    #[inline]
     pub fn t_pdu(&self) -> Result<(&'a [u8], usize), ParseError> {
-        let message_type = self.gtpu.message_type();
+        let message_type = self.message_type();
         if message_type != MessageType::G_PDU {
             return Err(ParseError::UnexpectedMessageType {
-                offset: self.gtpu_offset() + crate::header::field::MESSAGE_TYPE,
+                offset: self.gtpu_offset() + header::field::MESSAGE_TYPE,
                 message_type: message_type.0,
                 expected: MessageType::G_PDU.0,
             });
         }
-        Ok((self.gtpu.payload_slice(), self.payload_offset()))
+        let start = self.payload_offset();
+        Ok((&self.packet[start..self.gtpu_end as usize], start))
     }
 }
 
 /// Checked views of an Ethernet II frame that carries an IPv4/UDP/GTP-U datagram.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GtpuFrame<'a> {
-    ethernet: EthernetFrame<&'a [u8]>,
+    frame: &'a [u8],
     datagram: GtpuDatagram<'a>,
 }
 
 impl<'a> GtpuFrame<'a> {
     /// Parses a frame. Offsets in errors count from the start of the frame.
+    #[inline]
     pub fn parse(frame: &'a [u8]) -> Result<Self, ParseError> {
-        let ethernet = EthernetFrame::new_checked(frame)?;
-        if ethernet.ethertype() != ethernet::ETHERTYPE_IPV4 {
+        if frame.len() < ethernet::HEADER_LEN {
+            return Err(ParseError::Truncated {
+                layer: crate::Layer::Ethernet,
+                offset: 0,
+                needed: ethernet::HEADER_LEN,
+                available: frame.len(),
+            });
+        }
+        let ethertype = u16::from_be_bytes([frame[12], frame[13]]);
+        if ethertype != ethernet::ETHERTYPE_IPV4 {
             return Err(ParseError::UnexpectedEtherType {
                 offset: ethernet::field::ETHERTYPE.start,
-                ethertype: ethernet.ethertype(),
+                ethertype,
             });
         }
         let datagram = GtpuDatagram::parse(&frame[ethernet::HEADER_LEN..])
             .map_err(|e| e.offset_by(ethernet::HEADER_LEN))?;
-        Ok(GtpuFrame { ethernet, datagram })
+        Ok(GtpuFrame { frame, datagram })
     }
 
     /// The Ethernet header view.
-    pub fn ethernet(&self) -> &EthernetFrame<&'a [u8]> {
-        &self.ethernet
+    pub fn ethernet(&self) -> EthernetFrame<&'a [u8]> {
+        EthernetFrame::from_checked(self.frame)
     }
 
     /// The IPv4/UDP/GTP-U datagram; its offsets count from the IPv4 header, which is at
@@ -159,8 +195,8 @@ impl<'a> GtpuFrame<'a> {
     }
 
     /// The GTP-U message view.
-    pub fn gtpu(&self) -> &GtpuPacket<&'a [u8]> {
-        &self.datagram.gtpu
+    pub fn gtpu(&self) -> GtpuPacket<&'a [u8]> {
+        self.datagram.gtpu()
     }
 }
 
@@ -187,12 +223,19 @@ impl<'a> Decapsulated<'a> {
 
     /// The TEID the G-PDU was sent to.
     pub fn teid(&self) -> Teid {
-        self.frame.gtpu().teid()
+        let at = ethernet::HEADER_LEN + self.frame.datagram.gtpu_offset() + 4;
+        let b = &self.frame.frame[at..at + 4];
+        Teid(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
     }
 
     /// The QFI of the PDU Session Container, if there is one.
     pub fn qfi(&self) -> Option<Qfi> {
-        self.frame.gtpu().qfi()
+        let at = self.frame.datagram.gtpu.pdu_session_container_at as usize;
+        if at == 0 {
+            return None;
+        }
+        let at = ethernet::HEADER_LEN + self.frame.datagram.gtpu_offset() + at + 2;
+        Some(Qfi::from_bits(self.frame.frame[at]))
     }
 
     /// The whole PDU Session Container, if there is one.
@@ -209,6 +252,7 @@ impl<'a> Decapsulated<'a> {
 /// Decapsulates an Ethernet/IPv4/UDP/GTP-U G-PDU frame (TS 29.281 §6.1): checks the outer
 /// headers and the extension header chain and yields the inner packet without copying.
 /// Checksums are not verified ([`GtpuDatagram::verify_checksums`] does that).
+#[inline]
 pub fn decapsulate(frame: &[u8]) -> Result<Decapsulated<'_>, ParseError> {
     let parsed = GtpuFrame::parse(frame)?;
     let (inner, offset) = parsed

@@ -52,141 +52,31 @@ pub const MAX_LENGTH: usize = 65_535;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GtpuPacket<T> {
     buffer: T,
+    layout: Layout,
+}
+
+/// What [`check`] learns walking the header: where it ends and where the understood extension
+/// headers are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Layout {
     // Offsets fit in u32: a message is at most 8 + 65 535 octets. 0 means "absent" for the
     // extension header offsets, which are at least 12.
-    header_len: u32,
-    pdu_session_container_at: u32,
-    udp_port_at: u32,
+    pub(crate) header_len: u32,
+    pub(crate) pdu_session_container_at: u32,
+    pub(crate) udp_port_at: u32,
 }
 
 impl<T: AsRef<[u8]>> GtpuPacket<T> {
     /// Wraps `buffer` after validating the header and the extension header chain.
+    #[inline]
     pub fn new_checked(buffer: T) -> Result<Self, ParseError> {
-        let b = buffer.as_ref();
-        let len = b.len();
-        if len < MANDATORY_HEADER_LEN {
-            return Err(ParseError::Truncated {
-                layer: Layer::Gtpu,
-                offset: 0,
-                needed: MANDATORY_HEADER_LEN,
-                available: len,
-            });
-        }
-        let flags = b[field::FLAGS];
-        let version = flags >> field::VERSION_SHIFT;
-        if version != VERSION {
-            return Err(ParseError::UnsupportedVersion {
-                layer: Layer::Gtpu,
-                offset: field::FLAGS,
-                version,
-            });
-        }
-        if flags & field::FLAG_PT == 0 {
-            return Err(ParseError::NotGtp {
-                offset: field::FLAGS,
-            });
-        }
-        let length = usize::from(u16::from_be_bytes([b[2], b[3]]));
-        let end = MANDATORY_HEADER_LEN + length;
-        if end > len {
-            return Err(ParseError::LengthExceedsBuffer {
-                layer: Layer::Gtpu,
-                offset: field::LENGTH.start,
-                length,
-                available: len - MANDATORY_HEADER_LEN,
-            });
-        }
-        let mut packet = GtpuPacket {
-            buffer,
-            header_len: MANDATORY_HEADER_LEN as u32,
-            pdu_session_container_at: 0,
-            udp_port_at: 0,
-        };
-        if flags & (field::FLAG_E | field::FLAG_S | field::FLAG_PN) == 0 {
-            return Ok(packet);
-        }
-        if length < OPTIONAL_FIELDS_LEN {
-            return Err(ParseError::LengthTooSmall {
-                layer: Layer::Gtpu,
-                offset: field::LENGTH.start,
-                length,
-                minimum: OPTIONAL_FIELDS_LEN,
-            });
-        }
-        let mut at = MANDATORY_HEADER_LEN + OPTIONAL_FIELDS_LEN;
-        if flags & field::FLAG_E != 0 {
-            let b = packet.buffer.as_ref();
-            let mut next = ExtensionHeaderType(b[field::NEXT_EXTENSION_HEADER_TYPE]);
-            while next != ExtensionHeaderType::NO_MORE {
-                let Some(&units) = b[..end].get(at) else {
-                    return Err(ParseError::Truncated {
-                        layer: Layer::ExtensionHeader,
-                        offset: at,
-                        needed: 4,
-                        available: 0,
-                    });
-                };
-                if units == 0 {
-                    return Err(ParseError::ZeroExtensionLength {
-                        offset: at,
-                        extension_type: next.0,
-                    });
-                }
-                let ext_len = usize::from(units) * 4;
-                let Some(ext) = b[..end].get(at..at + ext_len) else {
-                    return Err(ParseError::Truncated {
-                        layer: Layer::ExtensionHeader,
-                        offset: at,
-                        needed: ext_len,
-                        available: end - at,
-                    });
-                };
-                let content = &ext[1..ext_len - 1];
-                match next {
-                    ExtensionHeaderType::PDU_SESSION_CONTAINER => {
-                        if packet.pdu_session_container_at != 0 {
-                            return Err(ParseError::DuplicateExtensionHeader {
-                                offset: at,
-                                extension_type: next.0,
-                            });
-                        }
-                        PduSessionContainer::parse(content).map_err(|e| e.offset_by(at + 1))?;
-                        packet.pdu_session_container_at = at as u32;
-                    }
-                    ExtensionHeaderType::UDP_PORT => {
-                        if units != 1 {
-                            return Err(ParseError::BadExtensionLength {
-                                offset: at,
-                                extension_type: next.0,
-                                length: units,
-                                expected: 1,
-                            });
-                        }
-                        if packet.udp_port_at != 0 {
-                            return Err(ParseError::DuplicateExtensionHeader {
-                                offset: at,
-                                extension_type: next.0,
-                            });
-                        }
-                        packet.udp_port_at = at as u32;
-                    }
-                    other => match other.comprehension() {
-                        Comprehension::RequiredByEndpoint | Comprehension::Required => {
-                            return Err(ParseError::ComprehensionRequired {
-                                offset: at,
-                                extension_type: other.0,
-                            });
-                        }
-                        Comprehension::NotRequiredForward | Comprehension::NotRequiredDiscard => {}
-                    },
-                }
-                next = ExtensionHeaderType(ext[ext_len - 1]);
-                at += ext_len;
-            }
-        }
-        // `at <= end <= 8 + 65535`, so it fits.
-        packet.header_len = at as u32;
-        Ok(packet)
+        let layout = check(buffer.as_ref())?;
+        Ok(GtpuPacket { buffer, layout })
+    }
+
+    /// Wraps a buffer that [`check`] accepted with this layout.
+    pub(crate) fn from_checked(buffer: T, layout: Layout) -> Self {
+        GtpuPacket { buffer, layout }
     }
 
     /// Gives the buffer back.
@@ -276,7 +166,7 @@ impl<T: AsRef<[u8]>> GtpuPacket<T> {
 
     /// The PDU Session Container, if the chain has one.
     pub fn pdu_session_container(&self) -> Option<PduSessionContainer> {
-        let at = self.pdu_session_container_at as usize;
+        let at = self.layout.pdu_session_container_at as usize;
         if at == 0 {
             return None;
         }
@@ -289,7 +179,7 @@ impl<T: AsRef<[u8]>> GtpuPacket<T> {
     /// The QFI of the PDU Session Container, if the chain has one: cheaper than
     /// [`pdu_session_container`](Self::pdu_session_container) on the receive path.
     pub fn qfi(&self) -> Option<crate::types::Qfi> {
-        let at = self.pdu_session_container_at as usize;
+        let at = self.layout.pdu_session_container_at as usize;
         if at == 0 {
             return None;
         }
@@ -300,7 +190,7 @@ impl<T: AsRef<[u8]>> GtpuPacket<T> {
 
     /// The UDP Port extension header's port (TS 29.281 §5.2.2.1), if the chain has one.
     pub fn udp_port(&self) -> Option<u16> {
-        let at = self.udp_port_at as usize;
+        let at = self.layout.udp_port_at as usize;
         if at == 0 {
             return None;
         }
@@ -310,7 +200,7 @@ impl<T: AsRef<[u8]>> GtpuPacket<T> {
 
     /// Length of the header: mandatory part, optional fields and extension headers.
     pub fn header_len(&self) -> usize {
-        self.header_len as usize
+        self.layout.header_len as usize
     }
 
     /// The message body after all headers: the T-PDU of a G-PDU, the IEs of other messages.
@@ -347,6 +237,133 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> GtpuPacket<T> {
         let (start, end) = (self.header_len(), self.message_len());
         &mut self.buffer.as_mut()[start..end]
     }
+}
+
+/// The checks of [`GtpuPacket::new_checked`].
+#[inline]
+pub(crate) fn check(b: &[u8]) -> Result<Layout, ParseError> {
+    let len = b.len();
+    if len < MANDATORY_HEADER_LEN {
+        return Err(ParseError::Truncated {
+            layer: Layer::Gtpu,
+            offset: 0,
+            needed: MANDATORY_HEADER_LEN,
+            available: len,
+        });
+    }
+    let flags = b[field::FLAGS];
+    let version = flags >> field::VERSION_SHIFT;
+    if version != VERSION {
+        return Err(ParseError::UnsupportedVersion {
+            layer: Layer::Gtpu,
+            offset: field::FLAGS,
+            version,
+        });
+    }
+    if flags & field::FLAG_PT == 0 {
+        return Err(ParseError::NotGtp {
+            offset: field::FLAGS,
+        });
+    }
+    let length = usize::from(u16::from_be_bytes([b[2], b[3]]));
+    let end = MANDATORY_HEADER_LEN + length;
+    if end > len {
+        return Err(ParseError::LengthExceedsBuffer {
+            layer: Layer::Gtpu,
+            offset: field::LENGTH.start,
+            length,
+            available: len - MANDATORY_HEADER_LEN,
+        });
+    }
+    let mut layout = Layout {
+        header_len: MANDATORY_HEADER_LEN as u32,
+        pdu_session_container_at: 0,
+        udp_port_at: 0,
+    };
+    if flags & (field::FLAG_E | field::FLAG_S | field::FLAG_PN) == 0 {
+        return Ok(layout);
+    }
+    if length < OPTIONAL_FIELDS_LEN {
+        return Err(ParseError::LengthTooSmall {
+            layer: Layer::Gtpu,
+            offset: field::LENGTH.start,
+            length,
+            minimum: OPTIONAL_FIELDS_LEN,
+        });
+    }
+    let mut at = MANDATORY_HEADER_LEN + OPTIONAL_FIELDS_LEN;
+    if flags & field::FLAG_E != 0 {
+        let mut next = ExtensionHeaderType(b[field::NEXT_EXTENSION_HEADER_TYPE]);
+        while next != ExtensionHeaderType::NO_MORE {
+            let Some(&units) = b[..end].get(at) else {
+                return Err(ParseError::Truncated {
+                    layer: Layer::ExtensionHeader,
+                    offset: at,
+                    needed: 4,
+                    available: 0,
+                });
+            };
+            if units == 0 {
+                return Err(ParseError::ZeroExtensionLength {
+                    offset: at,
+                    extension_type: next.0,
+                });
+            }
+            let ext_len = usize::from(units) * 4;
+            let Some(ext) = b[..end].get(at..at + ext_len) else {
+                return Err(ParseError::Truncated {
+                    layer: Layer::ExtensionHeader,
+                    offset: at,
+                    needed: ext_len,
+                    available: end - at,
+                });
+            };
+            let content = &ext[1..ext_len - 1];
+            match next {
+                ExtensionHeaderType::PDU_SESSION_CONTAINER => {
+                    if layout.pdu_session_container_at != 0 {
+                        return Err(ParseError::DuplicateExtensionHeader {
+                            offset: at,
+                            extension_type: next.0,
+                        });
+                    }
+                    PduSessionContainer::validate(content).map_err(|e| e.offset_by(at + 1))?;
+                    layout.pdu_session_container_at = at as u32;
+                }
+                ExtensionHeaderType::UDP_PORT => {
+                    if units != 1 {
+                        return Err(ParseError::BadExtensionLength {
+                            offset: at,
+                            extension_type: next.0,
+                            length: units,
+                            expected: 1,
+                        });
+                    }
+                    if layout.udp_port_at != 0 {
+                        return Err(ParseError::DuplicateExtensionHeader {
+                            offset: at,
+                            extension_type: next.0,
+                        });
+                    }
+                    layout.udp_port_at = at as u32;
+                }
+                other => match other.comprehension() {
+                    Comprehension::RequiredByEndpoint | Comprehension::Required => {
+                        return Err(ParseError::ComprehensionRequired {
+                            offset: at,
+                            extension_type: other.0,
+                        });
+                    }
+                    Comprehension::NotRequiredForward | Comprehension::NotRequiredDiscard => {}
+                },
+            }
+            next = ExtensionHeaderType(ext[ext_len - 1]);
+            at += ext_len;
+        }
+    }
+    // `at <= end <= 8 + 65535`, so it fits.
+    layout.header_len = at as u32;
+    Ok(layout)
 }
 
 /// One extension header of a checked chain.

@@ -53,60 +53,15 @@ pub struct Ipv4Packet<T> {
 
 impl<T: AsRef<[u8]>> Ipv4Packet<T> {
     /// Wraps `buffer` after checking version, IHL and total length against it.
+    #[inline]
     pub fn new_checked(buffer: T) -> Result<Self, ParseError> {
-        let b = buffer.as_ref();
-        let len = b.len();
-        if len < MIN_HEADER_LEN {
-            return Err(ParseError::Truncated {
-                layer: Layer::Ipv4,
-                offset: 0,
-                needed: MIN_HEADER_LEN,
-                available: len,
-            });
-        }
-        let version = b[field::VERSION_IHL] >> 4;
-        if version != 4 {
-            return Err(ParseError::UnsupportedVersion {
-                layer: Layer::Ipv4,
-                offset: field::VERSION_IHL,
-                version,
-            });
-        }
-        let header_len = usize::from(b[field::VERSION_IHL] & 0x0f) * 4;
-        if header_len < MIN_HEADER_LEN {
-            return Err(ParseError::LengthTooSmall {
-                layer: Layer::Ipv4,
-                offset: field::VERSION_IHL,
-                length: header_len,
-                minimum: MIN_HEADER_LEN,
-            });
-        }
-        if header_len > len {
-            return Err(ParseError::LengthExceedsBuffer {
-                layer: Layer::Ipv4,
-                offset: field::VERSION_IHL,
-                length: header_len,
-                available: len,
-            });
-        }
-        let total = usize::from(u16::from_be_bytes([b[2], b[3]]));
-        if total < header_len {
-            return Err(ParseError::LengthTooSmall {
-                layer: Layer::Ipv4,
-                offset: field::TOTAL_LENGTH.start,
-                length: total,
-                minimum: header_len,
-            });
-        }
-        if total > len {
-            return Err(ParseError::LengthExceedsBuffer {
-                layer: Layer::Ipv4,
-                offset: field::TOTAL_LENGTH.start,
-                length: total,
-                available: len,
-            });
-        }
+        check(buffer.as_ref())?;
         Ok(Ipv4Packet { buffer })
+    }
+
+    /// Wraps a buffer that [`check`] accepted.
+    pub(crate) fn from_checked(buffer: T) -> Self {
+        Ipv4Packet { buffer }
     }
 
     /// Gives the buffer back.
@@ -270,6 +225,63 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Ipv4Packet<T> {
         let (start, end) = (self.header_len(), self.total_len());
         &mut self.bytes_mut()[start..end]
     }
+}
+
+/// The checks of [`Ipv4Packet::new_checked`]; returns the header length and the total length.
+#[inline]
+pub(crate) fn check(b: &[u8]) -> Result<(usize, usize), ParseError> {
+    let len = b.len();
+    if len < MIN_HEADER_LEN {
+        return Err(ParseError::Truncated {
+            layer: Layer::Ipv4,
+            offset: 0,
+            needed: MIN_HEADER_LEN,
+            available: len,
+        });
+    }
+    let version = b[field::VERSION_IHL] >> 4;
+    if version != 4 {
+        return Err(ParseError::UnsupportedVersion {
+            layer: Layer::Ipv4,
+            offset: field::VERSION_IHL,
+            version,
+        });
+    }
+    let header_len = usize::from(b[field::VERSION_IHL] & 0x0f) * 4;
+    if header_len < MIN_HEADER_LEN {
+        return Err(ParseError::LengthTooSmall {
+            layer: Layer::Ipv4,
+            offset: field::VERSION_IHL,
+            length: header_len,
+            minimum: MIN_HEADER_LEN,
+        });
+    }
+    if header_len > len {
+        return Err(ParseError::LengthExceedsBuffer {
+            layer: Layer::Ipv4,
+            offset: field::VERSION_IHL,
+            length: header_len,
+            available: len,
+        });
+    }
+    let total = usize::from(u16::from_be_bytes([b[2], b[3]]));
+    if total < header_len {
+        return Err(ParseError::LengthTooSmall {
+            layer: Layer::Ipv4,
+            offset: field::TOTAL_LENGTH.start,
+            length: total,
+            minimum: header_len,
+        });
+    }
+    if total > len {
+        return Err(ParseError::LengthExceedsBuffer {
+            layer: Layer::Ipv4,
+            offset: field::TOTAL_LENGTH.start,
+            length: total,
+            available: len,
+        });
+    }
+    Ok((header_len, total))
 }
 
 /// The fields of an IPv4 header without options, as the emitters of this crate write it.

@@ -32,34 +32,15 @@ pub struct UdpPacket<T> {
 
 impl<T: AsRef<[u8]>> UdpPacket<T> {
     /// Wraps `buffer` after checking the header and the length field against it.
+    #[inline]
     pub fn new_checked(buffer: T) -> Result<Self, ParseError> {
-        let b = buffer.as_ref();
-        if b.len() < HEADER_LEN {
-            return Err(ParseError::Truncated {
-                layer: Layer::Udp,
-                offset: 0,
-                needed: HEADER_LEN,
-                available: b.len(),
-            });
-        }
-        let length = usize::from(u16::from_be_bytes([b[4], b[5]]));
-        if length < HEADER_LEN {
-            return Err(ParseError::LengthTooSmall {
-                layer: Layer::Udp,
-                offset: field::LENGTH.start,
-                length,
-                minimum: HEADER_LEN,
-            });
-        }
-        if length > b.len() {
-            return Err(ParseError::LengthExceedsBuffer {
-                layer: Layer::Udp,
-                offset: field::LENGTH.start,
-                length,
-                available: b.len(),
-            });
-        }
+        check(buffer.as_ref())?;
         Ok(UdpPacket { buffer })
+    }
+
+    /// Wraps a buffer that [`check`] accepted.
+    pub(crate) fn from_checked(buffer: T) -> Self {
+        UdpPacket { buffer }
     }
 
     /// Gives the buffer back.
@@ -157,6 +138,37 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> UdpPacket<T> {
         let end = self.len();
         &mut self.bytes_mut()[HEADER_LEN..end]
     }
+}
+
+/// The checks of [`UdpPacket::new_checked`]; returns the length field.
+#[inline]
+pub(crate) fn check(b: &[u8]) -> Result<usize, ParseError> {
+    if b.len() < HEADER_LEN {
+        return Err(ParseError::Truncated {
+            layer: Layer::Udp,
+            offset: 0,
+            needed: HEADER_LEN,
+            available: b.len(),
+        });
+    }
+    let length = usize::from(u16::from_be_bytes([b[4], b[5]]));
+    if length < HEADER_LEN {
+        return Err(ParseError::LengthTooSmall {
+            layer: Layer::Udp,
+            offset: field::LENGTH.start,
+            length,
+            minimum: HEADER_LEN,
+        });
+    }
+    if length > b.len() {
+        return Err(ParseError::LengthExceedsBuffer {
+            layer: Layer::Udp,
+            offset: field::LENGTH.start,
+            length,
+            available: b.len(),
+        });
+    }
+    Ok(length)
 }
 
 /// The fields of a UDP header that are not derived from the payload.

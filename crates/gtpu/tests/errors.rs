@@ -294,7 +294,7 @@ fn bad_checksums_are_reported_by_the_reprs() {
     let d = GtpuDatagram::parse(&frame[14..]).unwrap();
     assert!(!d.verify_checksums());
     assert!(matches!(
-        UdpRepr::parse(d.udp(), d.source(), d.destination()),
+        UdpRepr::parse(&d.udp(), d.source(), d.destination()),
         Err(ParseError::BadChecksum {
             layer: Layer::Udp,
             offset: 6,

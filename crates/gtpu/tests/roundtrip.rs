@@ -197,9 +197,9 @@ proptest! {
         prop_assert_eq!(d.teid(), headers.teid);
         prop_assert_eq!(d.pdu_session_container(), headers.pdu_session_container);
         let f = d.frame();
-        prop_assert_eq!(EthernetRepr::parse(f.ethernet()).source, headers.source_mac);
+        prop_assert_eq!(EthernetRepr::parse(&f.ethernet()).source, headers.source_mac);
         prop_assert!(f.datagram().verify_checksums());
-        let ip = Ipv4Repr::parse(f.datagram().ipv4()).unwrap();
+        let ip = Ipv4Repr::parse(&f.datagram().ipv4()).unwrap();
         prop_assert_eq!(ip.ttl, headers.ttl);
         prop_assert_eq!(ip.identification, headers.identification);
         prop_assert_eq!(ip.dont_fragment, headers.dont_fragment);
@@ -344,7 +344,10 @@ proptest! {
         let _ = decapsulate(&bytes);
         let _ = GtpuFrame::parse(&bytes);
         let _ = GtpuDatagram::parse(&bytes);
-        let _ = PduSessionContainer::parse(&bytes);
+        prop_assert_eq!(
+            PduSessionContainer::validate(&bytes),
+            PduSessionContainer::parse(&bytes).map(|_| ())
+        );
         if let Ok(p) = GtpuPacket::new_checked(&bytes[..]) {
             let _ = p.extension_headers().count();
             let _ = (p.pdu_session_container(), p.udp_port(), p.payload());
@@ -354,6 +357,20 @@ proptest! {
                 prop_assert_eq!(GtpuRepr::parse_bytes(&out), Ok(repr));
             }
         }
+    }
+
+    /// The cheap validation of the receive path agrees with the full decoder, error included.
+    #[test]
+    fn container_validate_agrees_with_parse(
+        first in 0u8..0x30,
+        rest in proptest::collection::vec(any::<u8>(), 0..50),
+    ) {
+        let mut content = vec![first];
+        content.extend_from_slice(&rest);
+        prop_assert_eq!(
+            PduSessionContainer::validate(&content),
+            PduSessionContainer::parse(&content).map(|_| ())
+        );
     }
 
     /// GTP-U-shaped bytes: a valid first octet and length so that the fuzzing reaches the

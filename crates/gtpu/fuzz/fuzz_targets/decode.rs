@@ -1,0 +1,64 @@
+//! Every decoder of the crate on arbitrary bytes: none may panic, and whatever decodes must
+//! re-emit to bytes that decode to the same representation.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use upfbench_gtpu::{
+    EthernetFrame, EthernetRepr, GtpuDatagram, GtpuFrame, GtpuPacket, GtpuRepr,
+    InformationElements, Ipv4Packet, Ipv4Repr, PduSessionContainer, UdpPacket, UdpRepr,
+    decapsulate,
+};
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(d) = decapsulate(data) {
+        assert!(d.inner_offset() + d.inner().len() <= data.len());
+        assert_eq!(d.qfi(), d.pdu_session_container().map(|c| c.qfi()));
+    }
+    if let Ok(f) = GtpuFrame::parse(data) {
+        let _ = EthernetRepr::parse(&f.ethernet());
+        let _ = f.datagram().verify_checksums();
+    }
+    if let Ok(d) = GtpuDatagram::parse(data) {
+        let _ = d.t_pdu();
+        let _ = Ipv4Repr::parse(&d.ipv4());
+        let _ = UdpRepr::parse(&d.udp(), d.source(), d.destination());
+    }
+    if let Ok(e) = EthernetFrame::new_checked(data) {
+        let _ = (e.source(), e.destination(), e.ethertype(), e.payload());
+    }
+    if let Ok(p) = Ipv4Packet::new_checked(data) {
+        assert!(p.header_len() <= p.total_len() && p.total_len() <= data.len());
+        let _ = (p.options(), p.payload(), p.verify_checksum(), Ipv4Repr::parse(&p));
+    }
+    if let Ok(u) = UdpPacket::new_checked(data) {
+        let _ = u.payload();
+    }
+    assert_eq!(PduSessionContainer::validate(data), PduSessionContainer::parse(data).map(|_| ()));
+    if let Ok(c) = PduSessionContainer::parse(data) {
+        let mut out = vec![0u8; c.content_len()];
+        c.emit(&mut out).unwrap();
+        assert_eq!(PduSessionContainer::parse(&out), Ok(c));
+    }
+    for ie in InformationElements::new(data, 0) {
+        if ie.is_err() {
+            break;
+        }
+    }
+    gtpu(data);
+});
+
+fn gtpu(data: &[u8]) {
+    let Ok(p) = GtpuPacket::new_checked(data) else { return };
+    assert!(p.header_len() <= p.message_len() && p.message_len() <= data.len());
+    // The validated chain ends exactly where the header does.
+    if let Some(last) = p.extension_headers().last() {
+        assert_eq!(last.offset + last.content.len() + 2, p.header_len());
+    }
+    let _ = (p.sequence_number(), p.npdu_number(), p.udp_port(), p.qfi());
+    let _ = p.pdu_session_container();
+    if let Ok(repr) = GtpuRepr::parse(&p) {
+        let mut out = vec![0u8; repr.buffer_len()];
+        repr.emit(&mut out).unwrap();
+        assert_eq!(GtpuRepr::parse_bytes(&out), Ok(repr));
+    }
+}
