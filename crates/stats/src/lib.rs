@@ -23,6 +23,7 @@
 #![forbid(unsafe_code)]
 
 pub mod direction;
+mod hot_latency;
 pub mod jitter;
 pub mod latency;
 pub mod live;

@@ -11,6 +11,7 @@
 use thiserror::Error;
 
 use crate::direction::Direction;
+use crate::hot_latency::HotLatency;
 use crate::jitter::Jitter;
 use crate::latency::{LatencyConfig, LatencyConfigError, LatencyRecorder};
 use crate::publish::{LatencyInterval, RxCounters, RxHandle, RxPublisher, RxSnapshot, rx_to_words};
@@ -96,7 +97,10 @@ pub struct RxCoreResult {
 pub struct RxStats {
     core: u32,
     streams: Vec<RxStream>,
+    /// Counters as the worker updates them (`unique` is derived at publication).
     live: RxSnapshot,
+    /// Per-packet latency staging per direction, drained into `interval` when it is handed over.
+    hot: [HotLatency; 2],
     interval: LatencyInterval,
     interval_started: bool,
     interval_ns: u64,
@@ -139,6 +143,10 @@ impl RxStats {
                 core,
                 ..RxSnapshot::default()
             },
+            hot: [
+                HotLatency::new(&config.latency),
+                HotLatency::new(&config.latency),
+            ],
             interval: LatencyInterval {
                 core,
                 start_ns: 0,
@@ -186,15 +194,12 @@ impl RxStats {
         c.traffic.add_frame(frame_len);
         c.lost_confirmed += observed.newly_lost;
         match observed.arrival {
-            Arrival::InOrder | Arrival::AfterGap => c.unique += 1,
-            Arrival::Reordered => {
-                c.unique += 1;
-                c.reordered += 1;
-            }
+            Arrival::InOrder | Arrival::AfterGap => {}
+            Arrival::Reordered => c.reordered += 1,
             Arrival::Duplicate => c.duplicates += 1,
             Arrival::Late => c.late += 1,
         }
-        self.interval.latency[d].record(transit);
+        self.hot[d].record(transit);
         Some(observed.arrival)
     }
 
@@ -205,8 +210,12 @@ impl RxStats {
     }
 
     /// The counters as they stand (the worker's own view; no synchronisation).
-    pub fn counters(&self) -> &RxSnapshot {
-        &self.live
+    pub fn counters(&self) -> RxSnapshot {
+        let mut s = self.live;
+        for c in &mut s.directions {
+            c.unique = c.traffic.packets - c.duplicates - c.late;
+        }
+        s
     }
 
     /// The state of stream `id`, if it exists.
@@ -222,6 +231,9 @@ impl RxStats {
         if seen != self.published_seen {
             self.publish_counters(now_ns);
         }
+        if self.hot.iter().any(HotLatency::needs_drain) {
+            self.drain_hot();
+        }
         if !self.interval_started {
             self.interval_started = true;
             self.interval.start_ns = now_ns;
@@ -233,13 +245,14 @@ impl RxStats {
     /// Ends the run on this core: publishes the final counters and returns everything measured.
     pub fn finish(mut self, now_ns: u64) -> RxCoreResult {
         self.publish_counters(now_ns);
+        self.drain_hot();
         for (c, l) in self.cumulative.iter_mut().zip(&self.interval.latency) {
             c.merge(l);
         }
         RxCoreResult {
             core: self.core,
+            directions: self.counters().directions,
             streams: self.streams,
-            directions: self.live.directions,
             latency: self.cumulative,
             unknown_stream: self.live.unknown_stream,
             untagged: self.live.untagged,
@@ -255,12 +268,19 @@ impl RxStats {
 
     fn publish_counters(&mut self, now_ns: u64) {
         self.live.at_ns = now_ns;
-        self.publisher.cell.write(&rx_to_words(&self.live));
+        self.publisher.cell.write(&rx_to_words(&self.counters()));
         self.published_seen = self.seen();
+    }
+
+    fn drain_hot(&mut self) {
+        for (h, l) in self.hot.iter_mut().zip(&mut self.interval.latency) {
+            h.drain_into(l);
+        }
     }
 
     #[cold]
     fn hand_over_interval(&mut self, now_ns: u64) {
+        self.drain_hot();
         let mut next = match self.spare.take().or_else(|| self.publisher.take_recycled()) {
             Some(iv) => iv,
             None => {

@@ -156,8 +156,8 @@ pub struct SeqTracker {
     head: u64,
     /// `W - 1`; `W` is a power of two.
     mask: u64,
-    received: u64,
-    unique: u64,
+    // Only the rare classes are counted per packet; unique and received follow from the head,
+    // the window and these (see `unique`).
     duplicates: u64,
     reordered: u64,
     late: u64,
@@ -178,8 +178,6 @@ impl SeqTracker {
             first_seq,
             head: 0,
             mask: u64::from(window) - 1,
-            received: 0,
-            unique: 0,
             duplicates: 0,
             reordered: 0,
             late: 0,
@@ -205,7 +203,19 @@ impl SeqTracker {
 
     /// Every packet observed so far.
     pub fn received(&self) -> u64 {
-        self.received
+        self.unique() + self.duplicates + self.late
+    }
+
+    /// Distinct positions received so far. Every position below the head either left the window
+    /// (received, or counted in `lost_confirmed`) or is still in it (bit set or not), so this is
+    /// `head - lost_confirmed - (missing in window)`: no per-packet counter needed.
+    pub fn unique(&self) -> u64 {
+        let in_window = self.head - self.head.saturating_sub(self.window());
+        self.head - self.lost_confirmed - (in_window - self.present())
+    }
+
+    fn present(&self) -> u64 {
+        self.bits.iter().map(|w| u64::from(w.count_ones())).sum()
     }
 
     /// Positions that have left the window unreceived so far (final, never revised).
@@ -216,7 +226,6 @@ impl SeqTracker {
     /// Classifies one packet carrying sequence number `seq` and updates the counters.
     #[inline]
     pub fn observe(&mut self, seq: u32) -> Observed {
-        self.received += 1;
         // Distance from the head in the 32-bit space, read as signed: the nearest 64-bit position.
         let rel = seq.wrapping_sub(self.first_seq);
         let delta = rel.wrapping_sub(self.head as u32) as i32;
@@ -227,7 +236,6 @@ impl SeqTracker {
             } else {
                 self.advance_to(pos)
             };
-            self.unique += 1;
             self.lost_confirmed += newly_lost;
             let arrival = if delta == 0 {
                 Arrival::InOrder
@@ -252,7 +260,6 @@ impl SeqTracker {
                 Arrival::Duplicate
             } else {
                 self.bits[word] |= bit;
-                self.unique += 1;
                 self.reordered += 1;
                 Arrival::Reordered
             }
@@ -267,15 +274,15 @@ impl SeqTracker {
     /// so a live view can call it too (it then counts the current provisional gaps as lost).
     pub fn finish(&self, sent: u64) -> SeqCounters {
         let in_window = self.head - self.head.saturating_sub(self.window());
-        let present: u64 = self.bits.iter().map(|w| u64::from(w.count_ones())).sum();
+        let missing_in_window = in_window - self.present();
+        let unique = self.head - self.lost_confirmed - missing_in_window;
         let sent_raised = self.head.saturating_sub(sent);
         let sent = sent.max(self.head);
-        let lost = self.lost_confirmed + (in_window - present) + (sent - self.head);
         SeqCounters {
             sent,
-            received: self.received,
-            unique: self.unique,
-            lost,
+            received: unique + self.duplicates + self.late,
+            unique,
+            lost: self.lost_confirmed + missing_in_window + (sent - self.head),
             duplicates: self.duplicates,
             reordered: self.reordered,
             late: self.late,
@@ -306,7 +313,7 @@ impl SeqTracker {
         let entering = pos + 1 - self.head;
         let evicted = (pos + 1).saturating_sub(w) - self.head.saturating_sub(w);
         let present = if entering >= w {
-            let n: u64 = self.bits.iter().map(|x| u64::from(x.count_ones())).sum();
+            let n = self.present();
             self.bits.fill(0);
             n
         } else {

@@ -98,17 +98,17 @@ mod tests {
         while cell.read()[0] == 0 {
             std::hint::spin_loop();
         }
+        // Read until a thousand different writes have been seen: the reads overlap the writes
+        // however the two threads get scheduled.
         let mut last = 0;
         let mut changes = 0;
-        for _ in 0..50_000 {
+        while changes < 1000 {
             let r = cell.read();
             assert!(r.iter().all(|&x| x == r[0]), "torn read {r:?}");
             assert!(r[0] >= last, "went backwards");
             changes += u32::from(r[0] != last);
             last = r[0];
         }
-        // The reads really overlapped the writes.
-        assert!(changes > 100, "only {changes} changes seen");
         stop.store(true, Ordering::Relaxed);
         let written = writer.join().unwrap();
         assert_eq!(cell.read(), [written; 8]);

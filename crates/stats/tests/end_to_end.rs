@@ -6,9 +6,7 @@ mod common;
 
 use common::{Impairment, Simulation, simulate};
 use upfbench_stats::report::{CSV_COLUMNS, ReportError};
-use upfbench_stats::{
-    Direction, Report, RunResult, RxConfig, RxStats, StepReport, TxStats,
-};
+use upfbench_stats::{Direction, Report, RunResult, RxConfig, RxStats, StepReport, TxStats};
 
 const PAYLOADS: [u32; 3] = [10, 300, 1400];
 const DURATION_NS: u64 = 2_000_000_000;
@@ -28,7 +26,11 @@ fn run_step(sim: &Simulation, config: &RxConfig) -> RunResult {
     let (mut rx0, _) = RxStats::new(0, &sim.specs, config).unwrap();
     let (mut rx1, _) = RxStats::new(1, &sim.specs, config).unwrap();
     for (i, p) in sim.arrivals.iter().enumerate() {
-        let r = if p.stream % 2 == 0 { &mut rx0 } else { &mut rx1 };
+        let r = if p.stream % 2 == 0 {
+            &mut rx0
+        } else {
+            &mut rx1
+        };
         r.record(p.stream, p.seq, p.tx_ns, p.rx_ns, p.frame_len);
         if i % 32 == 0 {
             r.publish(p.rx_ns);
@@ -116,7 +118,10 @@ fn report_figures_are_the_simulated_ones() {
             assert!((l.avg_ns - avg).abs() < 1e-6);
             for (q, got) in [(0.5, l.p50_ns), (0.99, l.p99_ns), (0.999, l.p99_9_ns)] {
                 let want = lat[((q * lat.len() as f64).ceil() as usize).max(1) - 1];
-                assert!(got >= want && got - want <= want / 1000, "q {q}: {got} vs {want}");
+                assert!(
+                    got >= want && got - want <= want / 1000,
+                    "q {q}: {got} vs {want}"
+                );
             }
             assert!(l.jitter_ns.unwrap() > 0.0);
             assert!(l.jitter_max_ns.unwrap() >= l.jitter_ns.unwrap());
@@ -149,7 +154,10 @@ fn json_round_trips_and_checks_the_schema_version() {
         Report::from_json("{\"schema_version\": 1}"),
         Err(ReportError::Json(_))
     ));
-    assert!(matches!(Report::from_json("not json"), Err(ReportError::Json(_))));
+    assert!(matches!(
+        Report::from_json("not json"),
+        Err(ReportError::Json(_))
+    ));
 }
 
 #[test]
@@ -172,7 +180,10 @@ fn csv_rows_carry_the_report_values() {
         assert_eq!(row[col("step")], step.label);
         assert_eq!(row[col("direction")], d.direction.name());
         assert_eq!(row[col("tx_packets")].parse::<u64>().unwrap(), d.tx.packets);
-        assert_eq!(row[col("rx_bytes_l1")].parse::<u64>().unwrap(), d.rx.bytes_l1);
+        assert_eq!(
+            row[col("rx_bytes_l1")].parse::<u64>().unwrap(),
+            d.rx.bytes_l1
+        );
         assert_eq!(row[col("lost")].parse::<u64>().unwrap(), d.loss.lost);
         let l = d.latency.as_ref().unwrap();
         assert_eq!(row[col("lat_p99_ns")].parse::<u64>().unwrap(), l.p99_ns);
@@ -213,6 +224,15 @@ fn table_has_a_row_per_step_and_direction() {
     assert!(widths.windows(2).all(|w| w[0] == w[1]), "{table}");
     // Untagged packets are counted, not warned about; nothing else was inexact.
     assert!(!table.contains("warning:"), "{table}");
-    assert!(report.steps.iter().all(|s| s.rx_untagged == 1 && s.rx_unknown_stream == 0));
-    assert!(Direction::ALL.iter().all(|d| table.contains(&format!("| {} ", d.short()))));
+    assert!(
+        report
+            .steps
+            .iter()
+            .all(|s| s.rx_untagged == 1 && s.rx_unknown_stream == 0)
+    );
+    assert!(
+        Direction::ALL
+            .iter()
+            .all(|d| table.contains(&format!("| {} ", d.short())))
+    );
 }

@@ -77,8 +77,20 @@ fn report() -> Report {
         payload_bytes: Some(10),
         duration_s: 10.0,
         directions: vec![
-            direction(Direction::Uplink, 52, 14_880_952, 1_234, Some(latency(8_500, 312.5))),
-            direction(Direction::Downlink, 52, 14_880_952, 0, Some(latency(7_900, 98.0))),
+            direction(
+                Direction::Uplink,
+                52,
+                14_880_952,
+                1_234,
+                Some(latency(8_500, 312.5)),
+            ),
+            direction(
+                Direction::Downlink,
+                52,
+                14_880_952,
+                0,
+                Some(latency(7_900, 98.0)),
+            ),
         ],
         rx_untagged: 3,
         rx_unknown_stream: 0,
@@ -97,7 +109,9 @@ fn report() -> Report {
 }
 
 fn golden(name: &str, actual: &str) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata")
+        .join(name);
     if std::env::var_os("UPFBENCH_BLESS").is_some() {
         std::fs::write(&path, actual).unwrap();
     }

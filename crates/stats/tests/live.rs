@@ -58,11 +58,7 @@ fn snapshots_are_consistent_while_the_worker_writes() {
         for d in Direction::ALL {
             let c = s.direction(d);
             // A torn snapshot would break this sum at once.
-            assert_eq!(
-                c.unique + c.duplicates + c.late,
-                c.traffic.packets,
-                "{c:?}"
-            );
+            assert_eq!(c.unique + c.duplicates + c.late, c.traffic.packets, "{c:?}");
             assert_eq!(c.traffic.bytes_l2, c.traffic.packets * 128);
             let p = last.direction(d);
             assert!(c.traffic.packets >= p.traffic.packets && c.lost_confirmed >= p.lost_confirmed);
@@ -77,11 +73,17 @@ fn snapshots_are_consistent_while_the_worker_writes() {
     let fin = handle.snapshot();
     assert_eq!(fin.directions, result.directions);
     assert_eq!(
-        fin.directions.iter().map(|d| d.traffic.packets).sum::<u64>(),
+        fin.directions
+            .iter()
+            .map(|d| d.traffic.packets)
+            .sum::<u64>(),
         sim.arrivals.len() as u64
     );
     assert!(reads > 0);
-    assert!(collected > 0, "no latency interval reached the control thread");
+    assert!(
+        collected > 0,
+        "no latency interval reached the control thread"
+    );
     let total: u64 = result.latency.iter().map(LatencyRecorder::count).sum();
     assert_eq!(total, sim.arrivals.len() as u64);
 }
@@ -175,7 +177,11 @@ fn tx_snapshots_follow_the_worker() {
     let sim = simulate(3, 3, 100, imp(), |s| 100 + s as u32);
     let (mut tx, handle) = TxStats::new(1, &sim.specs);
     tx.publish(5);
-    assert_eq!(handle.snapshot().at_ns, 0, "nothing changed: no publication");
+    assert_eq!(
+        handle.snapshot().at_ns,
+        0,
+        "nothing changed: no publication"
+    );
     tx.record_n(0, 10, 100);
     tx.publish(6);
     let s = handle.snapshot();
@@ -240,7 +246,11 @@ fn live_line_rates_come_from_differences() {
     assert!((d.tx_gbps_l1 - 0.992).abs() < 1e-9, "{}", d.tx_gbps_l1);
     assert!((d.rx_kpps - 1_000.0).abs() < 1e-9);
     assert_eq!(d.lost_total, 2_001);
-    assert!((d.loss_pct_total - 0.2).abs() < 1e-9, "{}", d.loss_pct_total);
+    assert!(
+        (d.loss_pct_total - 0.2).abs() < 1e-9,
+        "{}",
+        d.loss_pct_total
+    );
     assert_eq!(d.lat_avg_ns, None);
     assert_eq!(
         line.to_string(),
@@ -266,8 +276,18 @@ fn live_line_shows_interval_latency_and_no_traffic() {
     assert_eq!(meter.collect(&mut handle), 1);
     let line = meter.line(2_000_000_000, &[], &[handle.snapshot()]);
     let d = &line.directions[0];
-    let min = sim.arrivals.iter().map(|p| p.rx_ns - p.tx_ns).min().unwrap();
-    let max = sim.arrivals.iter().map(|p| p.rx_ns - p.tx_ns).max().unwrap();
+    let min = sim
+        .arrivals
+        .iter()
+        .map(|p| p.rx_ns - p.tx_ns)
+        .min()
+        .unwrap();
+    let max = sim
+        .arrivals
+        .iter()
+        .map(|p| p.rx_ns - p.tx_ns)
+        .max()
+        .unwrap();
     assert_eq!(d.lat_max_ns, Some(max));
     assert!(d.lat_avg_ns.unwrap() >= min as f64);
     assert!(line.to_string().contains(" lat avg/p99/max "));

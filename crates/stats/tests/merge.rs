@@ -69,14 +69,18 @@ fn merge(sim: &Simulation, tx: &[TxCoreResult], rx: &[RxCoreResult]) -> RunResul
 }
 
 fn impairment() -> impl Strategy<Value = Impairment> {
-    (0u64..200, 0u64..100, 0u64..300, prop::sample::select(vec![1u64, 8, 40, 200])).prop_map(
-        |(d, u, r, m)| Impairment {
+    (
+        0u64..200,
+        0u64..100,
+        0u64..300,
+        prop::sample::select(vec![1u64, 8, 40, 200]),
+    )
+        .prop_map(|(d, u, r, m)| Impairment {
             drop_per_mille: d,
             dup_per_mille: u,
             reorder_per_mille: r,
             max_displacement: m,
-        },
-    )
+        })
 }
 
 fn check_identities(r: &RunResult) -> Result<(), TestCaseError> {
@@ -201,12 +205,18 @@ fn stream_with_nothing_received_is_all_lost() {
 
 #[test]
 fn mismatched_tables_are_refused() {
-    let sim = simulate(2, 4, 10, Impairment {
-        drop_per_mille: 0,
-        dup_per_mille: 0,
-        reorder_per_mille: 0,
-        max_displacement: 0,
-    }, |_| 64);
+    let sim = simulate(
+        2,
+        4,
+        10,
+        Impairment {
+            drop_per_mille: 0,
+            dup_per_mille: 0,
+            reorder_per_mille: 0,
+            max_displacement: 0,
+        },
+        |_| 64,
+    );
     let tx = tx_cores(&sim, 1);
     let rx = rx_cores(&sim, 1, true, |_, _| 0);
     let err = RunResult::merge(&sim.specs[..3], &tx, &rx, &config().latency).unwrap_err();
@@ -219,5 +229,8 @@ fn mismatched_tables_are_refused() {
     let mut bad_rx = rx.clone();
     bad_rx[0].streams.pop();
     let err = RunResult::merge(&sim.specs, &tx, &bad_rx, &config().latency).unwrap_err();
-    assert_eq!(err.to_string(), "RX core 0 tracked 3 streams, the run has 4");
+    assert_eq!(
+        err.to_string(),
+        "RX core 0 tracked 3 streams, the run has 4"
+    );
 }

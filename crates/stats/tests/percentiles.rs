@@ -40,10 +40,19 @@ fn check(values: &[u64], config: &LatencyConfig) -> Result<(), TestCaseError> {
         let got = r.quantile_ns(q).unwrap();
         prop_assert!(
             r.histogram().equivalent(got, want),
-            "q={} got {} want {}", q, got, want
+            "q={} got {} want {}",
+            q,
+            got,
+            want
         );
         prop_assert!(got >= want, "q={} got {} below {}", q, got, want);
-        prop_assert!((got - want) as f64 <= (want as f64 * rel).max(0.0), "q={} got {} want {}", q, got, want);
+        prop_assert!(
+            (got - want) as f64 <= (want as f64 * rel).max(0.0),
+            "q={} got {} want {}",
+            q,
+            got,
+            want
+        );
     }
     Ok(())
 }

@@ -59,7 +59,9 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     continue;
                 }
                 for (k, d) in f.delays.iter().enumerate() {
-                    let tie = (i as u64 * 31 + k as u64).wrapping_mul(salt | 1).rotate_left(17);
+                    let tie = (i as u64 * 31 + k as u64)
+                        .wrapping_mul(salt | 1)
+                        .rotate_left(17);
                     keyed.push((i as u64 + u64::from(*d), tie, i as u64));
                 }
             }

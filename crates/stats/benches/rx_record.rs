@@ -1,0 +1,198 @@
+//! RX hot path cost per packet: the sequence tracker, the latency histogram, and the whole
+//! `RxStats::record` (tracker + jitter + histogram + counters) over 1, 1024 and 65536 streams,
+//! plus the per-burst `publish`. Throughput is in packets: ns/packet = 1e3 / (Melem/s).
+//!
+//! Packets come from a precomputed lap (as the parser would hand them over); each replay of the
+//! lap shifts the sequence numbers and timestamps by one lap so the trackers keep advancing (one
+//! wrapping add per packet, included in the figures).
+
+#![allow(missing_docs)] // criterion_group! generates undocumented public functions.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use upfbench_stats::{
+    Direction, LatencyConfig, LatencyRecorder, RxConfig, RxStats, SeqTracker, StreamSpec,
+};
+
+const LAP: usize = 1 << 16;
+
+#[derive(Clone, Copy)]
+struct Pkt {
+    stream: u32,
+    seq: u32,
+    tx_ns: u64,
+    latency: u64,
+}
+
+struct Lap {
+    pkts: Vec<Pkt>,
+    /// Sequence numbers each stream advances per lap.
+    per_stream: u32,
+}
+
+/// `streams` streams round robin; 1 packet in 1000 lost, 1 in 500 swapped with its successor
+/// of the same stream; latencies 2..60 us with a rare 1 ms tail.
+fn lap(streams: usize) -> Lap {
+    let per_stream = LAP / streams;
+    let mut x = 0x1234_5678_9abc_def0u64;
+    let mut rnd = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut per: Vec<Vec<u32>> = (0..streams)
+        .map(|_| (0..per_stream as u32).collect())
+        .collect();
+    for seqs in &mut per {
+        let mut i = 0;
+        while i + 1 < seqs.len() {
+            if rnd() % 500 == 0 {
+                seqs.swap(i, i + 1);
+                i += 1;
+            }
+            i += 1;
+        }
+        seqs.retain(|_| rnd() % 1000 != 0);
+    }
+    let mut pkts = Vec::with_capacity(LAP);
+    for i in 0..per_stream {
+        for (s, seqs) in per.iter().enumerate() {
+            if let Some(&seq) = seqs.get(i) {
+                let r = rnd();
+                let latency = 2_000 + r % 58_000 + if r % 10_000 == 0 { 1_000_000 } else { 0 };
+                pkts.push(Pkt {
+                    stream: s as u32,
+                    seq,
+                    tx_ns: (i * streams + s) as u64 * 10,
+                    latency,
+                });
+            }
+        }
+    }
+    Lap {
+        pkts,
+        per_stream: per_stream as u32,
+    }
+}
+
+fn specs(n: usize) -> Vec<StreamSpec> {
+    (0..n)
+        .map(|i| StreamSpec {
+            direction: if i % 2 == 0 {
+                Direction::Uplink
+            } else {
+                Direction::Downlink
+            },
+            first_seq: 0,
+        })
+        .collect()
+}
+
+fn bench_tracker(c: &mut Criterion) {
+    let mut g = c.benchmark_group("seq_tracker");
+    let l = lap(1);
+    g.throughput(Throughput::Elements(l.pkts.len() as u64));
+    g.bench_function("observe_1_stream", |b| {
+        let mut t = SeqTracker::new(0, 1024).unwrap();
+        let mut base = 0u32;
+        b.iter(|| {
+            for p in &l.pkts {
+                black_box(t.observe(p.seq.wrapping_add(base)));
+            }
+            base = base.wrapping_add(l.per_stream);
+        });
+    });
+    g.finish();
+}
+
+fn bench_histogram(c: &mut Criterion) {
+    let mut g = c.benchmark_group("latency");
+    let l = lap(1);
+    g.throughput(Throughput::Elements(l.pkts.len() as u64));
+    g.bench_function("record", |b| {
+        let mut r = LatencyRecorder::new(&LatencyConfig::default()).unwrap();
+        b.iter(|| {
+            for p in &l.pkts {
+                r.record(black_box(p.latency as i64));
+            }
+        });
+    });
+    g.finish();
+}
+
+fn bench_rx_record(c: &mut Criterion) {
+    let mut g = c.benchmark_group("rx_record");
+    for streams in [1usize, 1024, 65536] {
+        let l = lap(streams);
+        g.throughput(Throughput::Elements(l.pkts.len() as u64));
+        g.bench_with_input(BenchmarkId::new("streams", streams), &l, |b, l| {
+            let (mut rx, _h) = RxStats::new(0, &specs(streams), &RxConfig::default()).unwrap();
+            let mut base = 0u32;
+            let mut t0 = 0u64;
+            b.iter(|| {
+                for p in &l.pkts {
+                    let tx = p.tx_ns + t0;
+                    black_box(rx.record(
+                        p.stream,
+                        p.seq.wrapping_add(base),
+                        tx,
+                        tx + p.latency,
+                        128,
+                    ));
+                }
+                base = base.wrapping_add(l.per_stream);
+                t0 += LAP as u64 * 10;
+            });
+        });
+    }
+    g.finish();
+}
+
+fn bench_rx_burst(c: &mut Criterion) {
+    let mut g = c.benchmark_group("rx_burst");
+    let streams = 1024;
+    let l = lap(streams);
+    g.throughput(Throughput::Elements(l.pkts.len() as u64));
+    g.bench_function("record_32_then_publish", |b| {
+        let (mut rx, mut h) = RxStats::new(0, &specs(streams), &RxConfig::default()).unwrap();
+        let mut sink = [
+            LatencyRecorder::new(&LatencyConfig::default()).unwrap(),
+            LatencyRecorder::new(&LatencyConfig::default()).unwrap(),
+        ];
+        let mut base = 0u32;
+        let mut t0 = 0u64;
+        b.iter(|| {
+            for burst in l.pkts.chunks(32) {
+                let mut now = 0;
+                for p in burst {
+                    let tx = p.tx_ns + t0;
+                    now = tx + p.latency;
+                    black_box(rx.record(p.stream, p.seq.wrapping_add(base), tx, now, 128));
+                }
+                rx.publish(now);
+            }
+            base = base.wrapping_add(l.per_stream);
+            t0 += LAP as u64 * 10;
+            // The control thread's share, as it would run once a second elsewhere.
+            h.collect_latency(&mut sink);
+        });
+    });
+    g.finish();
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .sample_size(30)
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = bench_tracker, bench_histogram, bench_rx_record, bench_rx_burst
+}
+criterion_main!(benches);
