@@ -6,10 +6,10 @@
 use upfbench_stats::{Direction, StreamSpec};
 
 /// SplitMix64: a small deterministic generator, so the tests need no RNG crate.
-pub struct Rng(pub u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    pub fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -17,48 +17,48 @@ impl Rng {
         z ^ (z >> 31)
     }
 
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
 
-    pub fn chance(&mut self, per_mille: u64) -> bool {
+    pub(crate) fn chance(&mut self, per_mille: u64) -> bool {
         self.below(1000) < per_mille
     }
 }
 
 /// One received packet as the RX worker would parse it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Packet {
-    pub stream: u32,
-    pub seq: u32,
-    pub tx_ns: u64,
-    pub rx_ns: u64,
-    pub frame_len: u32,
+pub(crate) struct Packet {
+    pub(crate) stream: u32,
+    pub(crate) seq: u32,
+    pub(crate) tx_ns: u64,
+    pub(crate) rx_ns: u64,
+    pub(crate) frame_len: u32,
     /// Which copy of the sent packet this is (0 for the first).
-    pub copy: u32,
+    pub(crate) copy: u32,
 }
 
 /// Network behaviour, in per-mille and packet slots.
 #[derive(Debug, Clone, Copy)]
-pub struct Impairment {
-    pub drop_per_mille: u64,
-    pub dup_per_mille: u64,
-    pub reorder_per_mille: u64,
-    pub max_displacement: u64,
+pub(crate) struct Impairment {
+    pub(crate) drop_per_mille: u64,
+    pub(crate) dup_per_mille: u64,
+    pub(crate) reorder_per_mille: u64,
+    pub(crate) max_displacement: u64,
 }
 
 /// A simulated run: the streams, what each sent, and what arrived in arrival order.
 #[derive(Debug, Clone)]
-pub struct Simulation {
-    pub specs: Vec<StreamSpec>,
-    pub frame_len: Vec<u32>,
-    pub sent: Vec<u64>,
-    pub arrivals: Vec<Packet>,
+pub(crate) struct Simulation {
+    pub(crate) specs: Vec<StreamSpec>,
+    pub(crate) frame_len: Vec<u32>,
+    pub(crate) sent: Vec<u64>,
+    pub(crate) arrivals: Vec<Packet>,
     /// Distinct positions that arrived per stream (the truth).
-    pub delivered: Vec<u64>,
+    pub(crate) delivered: Vec<u64>,
 }
 
-pub fn simulate(
+pub(crate) fn simulate(
     seed: u64,
     streams: usize,
     max_sent: u64,
@@ -70,7 +70,7 @@ pub fn simulate(
     let mut sent = Vec::new();
     let mut lens = Vec::new();
     let mut keyed = Vec::new();
-    let mut delivered = vec![0u64; streams];
+    let mut delivered = Vec::with_capacity(streams);
     for s in 0..streams {
         let direction = if rng.chance(500) {
             Direction::Uplink
@@ -90,6 +90,7 @@ pub fn simulate(
         sent.push(n);
         let len = frame_len(s);
         lens.push(len);
+        let mut arrived = 0;
         for i in 0..n {
             // Streams interleave round robin: packet i of every stream shares slot i.
             let slot = i * streams as u64 + s as u64;
@@ -97,7 +98,7 @@ pub fn simulate(
             if rng.chance(imp.drop_per_mille) {
                 continue;
             }
-            delivered[s] += 1;
+            arrived += 1;
             let copies = if rng.chance(imp.dup_per_mille) { 2 } else { 1 };
             for copy in 0..copies {
                 let mut at = slot;
@@ -119,6 +120,7 @@ pub fn simulate(
                 ));
             }
         }
+        delivered.push(arrived);
     }
     keyed.sort_unstable_by_key(|(at, tie, _)| (*at, *tie));
     Simulation {
