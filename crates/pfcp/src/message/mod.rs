@@ -208,19 +208,24 @@ impl Message {
         }
         let h = self.header();
         let hl = h.buffer_len();
-        let payload_len = self.body.ies_len();
-        let total = hl + payload_len;
-        if buf.len() < total {
-            return Err(EmitError::BufferTooSmall {
-                needed: total,
-                available: buf.len(),
-            });
+        let available = buf.len();
+        let too_small = || EmitError::BufferTooSmall {
+            needed: self.buffer_len(),
+            available,
+        };
+        if available < hl {
+            return Err(too_small());
         }
-        h.emit(payload_len, buf)?;
-        let mut w = Writer::new(&mut buf[hl..total]);
-        self.body.encode_ies(&mut w)?;
-        debug_assert_eq!(w.position(), payload_len);
-        Ok(total)
+        // One pass: the IEs first, then the header with the length they took.
+        let (head, rest) = buf.split_at_mut(hl);
+        let mut w = Writer::new(rest);
+        self.body.encode_ies(&mut w).map_err(|e| match e {
+            EmitError::BufferTooSmall { .. } => too_small(),
+            e => e,
+        })?;
+        let payload_len = w.position();
+        h.emit(payload_len, head)?;
+        Ok(hl + payload_len)
     }
 
     /// Appends the encoded message to `out`.

@@ -1,0 +1,186 @@
+//! The session plan builds the reference client's requests (which the UPFs accept), with the
+//! interoperability fixes: 2-octet Apply Action and QER IDs referenced by the PDRs.
+
+use std::net::Ipv4Addr;
+
+use upfbench_pfcp::ie::*;
+use upfbench_pfcp::message::*;
+use upfbench_pfcp::plan::{QerPlan, UeSessionPlan, UplinkTeid, UrrPlan};
+use upfbench_pfcp::{Message, MessageBody, QerId, Qfi, Seid, SequenceNumber, Teid};
+
+fn vector(name: &str) -> Message {
+    let v: serde_json::Value = serde_json::from_str(include_str!("../testdata/pfcp.json")).unwrap();
+    let v = v["vectors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == name)
+        .unwrap()
+        .clone();
+    let h = v["hex"].as_str().unwrap();
+    let b: Vec<u8> = (0..h.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
+        .collect();
+    Message::parse(&b).unwrap()
+}
+
+fn reference_plan() -> UeSessionPlan {
+    UeSessionPlan {
+        node_id: NodeId::Ipv4(Ipv4Addr::new(192, 168, 14, 111)),
+        cp_seid: Seid(11_544_783_670_809_375_623),
+        cp_address: Ipv4Addr::new(192, 168, 14, 111),
+        ue_address: Ipv4Addr::new(10, 45, 0, 2),
+        uplink_teid: UplinkTeid::Assigned(Teid(1)),
+        upf_n3_address: Ipv4Addr::new(192, 168, 13, 151),
+        downlink_teid: Teid(2),
+        gnb_n3_address: Ipv4Addr::new(192, 168, 13, 131),
+        network_instance: DnsName::from_dotted("internet").unwrap(),
+        dnn: Some(DnsName::from_dotted("internet").unwrap()),
+        uplink_qfi: Some(Qfi::new(1).unwrap()),
+        uplink_sdf_filter: Some(SdfFilter::flow("permit out ip from any to assigned")),
+        interface_types: true,
+        qer: None,
+        urr: None,
+    }
+}
+
+fn two_octet_apply_actions(r: &mut SessionEstablishmentRequest) {
+    for f in &mut r.create_fars {
+        assert_eq!(
+            f.apply_action.octets(),
+            1,
+            "the vector's Apply Action is 1 octet"
+        );
+        f.apply_action = ApplyAction::new(f.apply_action.bits());
+    }
+}
+
+#[test]
+fn plan_builds_the_reference_request_with_two_octet_apply_action() {
+    let MessageBody::SessionEstablishmentRequest(mut want) =
+        vector("session_establishment_request").body
+    else {
+        panic!()
+    };
+    two_octet_apply_actions(&mut want);
+    assert_eq!(reference_plan().establishment_request(), want);
+}
+
+#[test]
+fn plan_with_qer_references_it_from_both_pdrs() {
+    let MessageBody::SessionEstablishmentRequest(mut want) =
+        vector("session_establishment_request_qer").body
+    else {
+        panic!()
+    };
+    two_octet_apply_actions(&mut want);
+    let rate = BitRate {
+        ul_kbps: 200_000_000,
+        dl_kbps: 200_000_000,
+    };
+    let mut p = reference_plan();
+    p.qer = Some(QerPlan {
+        qfi: Qfi::new(1).unwrap(),
+        mbr: Some(rate),
+        gbr: Some(rate),
+    });
+    let mut got = p.establishment_request();
+    // The reference client leaves its QER unreferenced; the plan links it to both PDRs.
+    for pdr in &mut got.create_pdrs {
+        assert_eq!(pdr.qer_ids, vec![QerId(1)]);
+        pdr.qer_ids.clear();
+    }
+    assert_eq!(got, want);
+}
+
+#[test]
+fn path_switch_is_the_reference_modification() {
+    let MessageBody::SessionModificationRequest(mut want) =
+        vector("session_modification_request").body
+    else {
+        panic!()
+    };
+    let aa = &mut want.update_fars[0].apply_action;
+    *aa = Some(ApplyAction::new(aa.unwrap().bits()));
+    let got = reference_plan().path_switch_request(Teid(3), Ipv4Addr::new(192, 168, 13, 131));
+    assert_eq!(got, want);
+}
+
+#[test]
+fn interoperability_rules_hold_in_a_default_plan() {
+    let mut p = reference_plan();
+    p.uplink_sdf_filter = None;
+    p.interface_types = false;
+    p.qer = Some(QerPlan {
+        qfi: Qfi::new(9).unwrap(),
+        mbr: None,
+        gbr: None,
+    });
+    p.urr = Some(UrrPlan {
+        measurement_period_s: Some(10),
+        volume_threshold_octets: None,
+    });
+    let r = p.establishment_request();
+    assert!(r.cp_f_seid.ipv4.is_some());
+    assert_eq!(r.pdn_type, Some(PdnType::IPV4));
+    let dl = &r.create_pdrs[0];
+    assert_eq!(dl.pdi.source_interface, SourceInterface::CORE);
+    assert!(
+        dl.pdi.sdf_filters.is_empty(),
+        "Open5GS needs a downlink PDR without SDF filter"
+    );
+    assert!(dl.pdi.network_instance.is_some());
+    assert!(dl.pdi.ue_ip_address.unwrap().is_destination);
+    let ul = &r.create_pdrs[1];
+    assert_eq!(
+        ul.pdi.local_f_teid,
+        Some(Fteid::ipv4(Teid(1), p.upf_n3_address))
+    );
+    assert_eq!(
+        ul.outer_header_removal,
+        Some(OuterHeaderRemoval::gtpu_udp_ipv4())
+    );
+    assert!(r.create_fars.iter().all(|f| f.apply_action.octets() == 2));
+    assert_eq!(r.create_qers[0].qfi, Some(Qfi::new(9).unwrap()));
+    let urr = &r.create_urrs[0];
+    assert!(urr.reporting_triggers.contains(ReportingTriggers::PERIO));
+    assert_eq!(urr.measurement_period, Some(10));
+    // The whole request survives the wire.
+    let m = Message::session(Seid(0), SequenceNumber::new(1).unwrap(), r.clone());
+    let MessageBody::SessionEstablishmentRequest(back) =
+        Message::parse(&m.to_vec().unwrap()).unwrap().body
+    else {
+        panic!()
+    };
+    assert_eq!(back, r);
+}
+
+#[test]
+fn upf_chosen_teid_and_reading_it_back() {
+    let mut p = reference_plan();
+    p.uplink_teid = UplinkTeid::ChosenByUpf;
+    let r = p.establishment_request();
+    assert_eq!(
+        r.create_pdrs[1].pdi.local_f_teid,
+        Some(Fteid::Choose {
+            ipv4: true,
+            ipv6: false,
+            choose_id: None
+        })
+    );
+    // The UPF's answer, as in the reference vector: Created PDR 2 with the F-TEID it chose.
+    let MessageBody::SessionEstablishmentResponse(rsp) =
+        vector("session_establishment_response").body
+    else {
+        panic!()
+    };
+    assert!(rsp.cause.is_accepted());
+    assert_eq!(rsp.up_f_seid.unwrap().seid, Seid(1));
+    let created = rsp
+        .created_pdrs
+        .iter()
+        .find(|c| c.pdr_id == r.create_pdrs[1].pdr_id)
+        .unwrap();
+    assert_eq!(created.local_f_teid.unwrap().teid(), Some(Teid(1)));
+}
