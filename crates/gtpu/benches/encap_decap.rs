@@ -6,8 +6,8 @@ use std::net::Ipv4Addr;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use upfbench_gtpu::{
-    Encapsulator, Ipv4Packet, Ipv4Repr, MacAddr, OuterHeaders, PduSessionContainer, Qfi, Teid,
-    UdpChecksum, UdpPacket, UdpRepr, decapsulate, emit_ipv4_udp,
+    Encapsulator, Ipv4Packet, Ipv4Repr, MacAddr, OuterHeaders, PacketTemplate, PduSessionContainer,
+    Qfi, Teid, UdpChecksum, UdpPacket, UdpRepr, UeAddress, decapsulate, emit_ipv4_udp,
 };
 
 const PAYLOADS: [usize; 3] = [10, 300, 1400];
@@ -117,11 +117,61 @@ fn decap(c: &mut Criterion) {
     g.finish();
 }
 
+/// What a TX worker does per packet: copy the template into the packet buffer, patch TEID, UE
+/// address and the 10-byte tag, then stamp the 4-byte time last, checksums updated
+/// incrementally (inner UDP checksum on, outer UDP checksum 0).
+fn template(c: &mut Criterion) {
+    let encap = Encapsulator::new(&outer(false, UdpChecksum::Zero)).unwrap();
+    let ip = Ipv4Repr {
+        source: Ipv4Addr::new(10, 45, 0, 2),
+        destination: Ipv4Addr::new(192, 168, 16, 152),
+        protocol: 17,
+        payload_len: 0,
+        ttl: 64,
+        dscp_ecn: 0,
+        identification: 0,
+        dont_fragment: false,
+    };
+    let udp = UdpRepr {
+        source_port: 10000,
+        destination_port: 20000,
+    };
+    let mut g = c.benchmark_group("template_write_and_stamp");
+    g.throughput(Throughput::Elements(1));
+    for payload in PAYLOADS {
+        let t = PacketTemplate::gpdu(
+            &encap,
+            &ip,
+            &udp,
+            &vec![b'x'; payload],
+            UdpChecksum::Compute,
+            UeAddress::Source,
+        )
+        .unwrap();
+        let mut buf = vec![0u8; 2048];
+        let mut seq = 0u32;
+        g.bench_with_input(BenchmarkId::new("gpdu", payload), &payload, |b, _| {
+            b.iter(|| {
+                seq = seq.wrapping_add(1);
+                let mut tag = [0u8; 10];
+                tag[2..6].copy_from_slice(&seq.to_be_bytes());
+                let ue = Ipv4Addr::from(0x0a2d_0002 + (seq & 0xff));
+                let n = t
+                    .write(black_box(&mut buf), Teid(seq & 0xff), ue, &tag)
+                    .unwrap();
+                t.stamp(&mut buf, 6, &black_box(seq).to_be_bytes()).unwrap();
+                black_box(n)
+            })
+        });
+    }
+    g.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .warm_up_time(std::time::Duration::from_secs(1))
         .measurement_time(std::time::Duration::from_secs(3));
-    targets = encapsulate, decap
+    targets = encapsulate, decap, template
 }
 criterion_main!(benches);

@@ -92,16 +92,23 @@ pub fn udp_ipv4(src: Ipv4Addr, dst: Ipv4Addr, segment: &[u8]) -> u16 {
 /// (a field at an odd offset straddles 16-bit words).
 #[inline]
 pub fn update<const N: usize>(checksum: u16, offset: usize, old: &[u8; N], new: &[u8; N]) -> u16 {
+    update_slices(checksum, offset, old, new)
+}
+
+/// [`update`] for slices: `old` and `new` are the bytes of the same field before and after, so
+/// of one length; bytes past the shorter one are not counted.
+#[inline]
+pub fn update_slices(checksum: u16, offset: usize, old: &[u8], new: &[u8]) -> u16 {
     // Each byte is its own 16-bit word with the other half zero: one's complement addition is
     // linear, so the split changes nothing and works at either alignment.
     let odd = offset % 2 == 1;
     let mut acc = u64::from(!checksum);
-    for i in 0..N {
+    for (i, (&o, &n)) in old.iter().zip(new).enumerate() {
         let high = (i % 2 == 1) == odd;
         let (m, m2) = if high {
-            (u16::from(old[i]) << 8, u16::from(new[i]) << 8)
+            (u16::from(o) << 8, u16::from(n) << 8)
         } else {
-            (u16::from(old[i]), u16::from(new[i]))
+            (u16::from(o), u16::from(n))
         };
         acc += u64::from(!m) + u64::from(m2);
     }
@@ -136,6 +143,12 @@ pub fn update_udp<const N: usize>(
     new: &[u8; N],
 ) -> u16 {
     udp_result(checksum, || update(checksum, offset, old, new))
+}
+
+/// [`update_slices`] for a UDP checksum over IPv4, with the zero rules of [`update_udp`].
+#[inline]
+pub fn update_udp_slices(checksum: u16, offset: usize, old: &[u8], new: &[u8]) -> u16 {
+    udp_result(checksum, || update_slices(checksum, offset, old, new))
 }
 
 /// [`update_u32`] for a UDP checksum over IPv4, with the zero rules of [`update_udp`].

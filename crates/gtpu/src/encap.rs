@@ -187,6 +187,11 @@ impl Encapsulator {
         self.len
     }
 
+    /// The outer UDP checksum policy.
+    pub fn udp_checksum(&self) -> UdpChecksum {
+        self.udp_checksum
+    }
+
     /// The TEID written into every packet.
     pub fn teid(&self) -> Teid {
         let t = &self.template[layout::TEID..layout::TEID + 4];

@@ -10,8 +10,9 @@
 //!
 //! For the datapath: [`Encapsulator`] writes the outer Ethernet/IPv4/UDP/GTP-U headers in front
 //! of an inner packet already in a buffer (into its headroom), and [`decapsulate`] yields the
-//! inner packet of a G-PDU frame as a subslice. Neither allocates. [`checksum`] has the
-//! Internet checksum and its incremental update (RFC 1624) for patching templates per packet.
+//! inner packet of a G-PDU frame as a subslice. Neither allocates. [`PacketTemplate`] is a frame
+//! built once and patched per packet (TEID, UE address, measurement tag) with the checksums
+//! updated incrementally; [`checksum`] has the Internet checksum and its RFC 1624 update.
 //!
 //! Decoding never panics; every failure is a [`ParseError`] that names the layer and the offset.
 //!
@@ -72,6 +73,7 @@ pub mod ie;
 pub mod ipv4;
 pub mod message;
 pub mod pdu_session;
+pub mod template;
 pub mod types;
 pub mod udp;
 
@@ -86,6 +88,7 @@ pub use message::{GtpuRepr, Message};
 pub use pdu_session::{
     DlPduSessionInformation, PduSessionContainer, UlPduSessionInformation, UlQosMonitoring,
 };
+pub use template::{PacketTemplate, UeAddress};
 pub use types::{
     Comprehension, ExtensionHeaderType, GTPU_PORT, MessageType, OutOfRange, Ppi, Qfi,
     QfiSequenceNumber, Teid,

@@ -1,0 +1,235 @@
+//! Packet templates for the transmit path: a whole frame built once, copied into each packet
+//! buffer and patched per packet (TEID, UE address, measurement tag), the checksums updated
+//! incrementally (RFC 1624) rather than recomputed.
+
+use std::net::Ipv4Addr;
+
+use crate::checksum;
+use crate::encap::{self, Encapsulator, UdpChecksum, emit_ipv4_udp};
+use crate::error::EmitError;
+use crate::ethernet::{self, EthernetRepr};
+use crate::ipv4::{self, Ipv4Repr};
+use crate::types::Teid;
+use crate::udp::{self, UdpRepr};
+
+/// Which inner address is the UE's: the source of uplink, the destination of downlink.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UeAddress {
+    /// The inner source address (uplink, gNB side).
+    Source,
+    /// The inner destination address (downlink, data network side).
+    Destination,
+}
+
+/// A frame built once, with the offsets and template values needed to patch it per packet.
+///
+/// Built at set-up time (it owns its bytes); [`write`](Self::write) and
+/// [`stamp`](Self::stamp) allocate nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PacketTemplate {
+    bytes: Vec<u8>,
+    teid_at: Option<usize>,
+    inner_ipv4_at: usize,
+    ue_at: usize,
+    inner_udp_at: usize,
+    payload_at: usize,
+    // The outer UDP header of a G-PDU whose outer checksum is computed: recomputed per packet,
+    // since every patch is under it.
+    outer_udp_at: Option<usize>,
+    ue: u32,
+    ipv4_checksum: u16,
+    udp_checksum: u16,
+}
+
+impl PacketTemplate {
+    /// A G-PDU: the inner IPv4/UDP packet carrying `payload`, behind `encap`'s outer headers.
+    pub fn gpdu(
+        encap: &Encapsulator,
+        inner: &Ipv4Repr,
+        udp: &UdpRepr,
+        payload: &[u8],
+        inner_udp_checksum: UdpChecksum,
+        ue: UeAddress,
+    ) -> Result<Self, EmitError> {
+        let outer = encap.outer_len();
+        let mut bytes = vec![0u8; outer + ipv4::MIN_HEADER_LEN + udp::HEADER_LEN + payload.len()];
+        let inner_len =
+            emit_ipv4_udp(&mut bytes[outer..], inner, udp, payload, inner_udp_checksum)?;
+        encap.encapsulate(&mut bytes, outer..outer + inner_len)?;
+        let outer_udp_at =
+            (encap.udp_checksum() == UdpChecksum::Compute).then_some(encap::layout::UDP);
+        Ok(Self::new(
+            bytes,
+            Some(encap::layout::TEID),
+            outer,
+            ue,
+            outer_udp_at,
+        ))
+    }
+
+    /// A plain Ethernet/IPv4/UDP frame (N6 downlink toward the UE).
+    pub fn plain(
+        ethernet: &EthernetRepr,
+        ipv4: &Ipv4Repr,
+        udp: &UdpRepr,
+        payload: &[u8],
+        udp_checksum: UdpChecksum,
+        ue: UeAddress,
+    ) -> Result<Self, EmitError> {
+        let at = ethernet::HEADER_LEN;
+        let mut bytes = vec![0u8; at + ipv4::MIN_HEADER_LEN + udp::HEADER_LEN + payload.len()];
+        EthernetRepr {
+            ethertype: ethernet::ETHERTYPE_IPV4,
+            ..*ethernet
+        }
+        .emit(&mut bytes)?;
+        emit_ipv4_udp(&mut bytes[at..], ipv4, udp, payload, udp_checksum)?;
+        Ok(Self::new(bytes, None, at, ue, None))
+    }
+
+    fn new(
+        bytes: Vec<u8>,
+        teid_at: Option<usize>,
+        inner_ipv4_at: usize,
+        ue: UeAddress,
+        outer_udp_at: Option<usize>,
+    ) -> Self {
+        let ue_at = inner_ipv4_at
+            + match ue {
+                UeAddress::Source => ipv4::field::SOURCE.start,
+                UeAddress::Destination => ipv4::field::DESTINATION.start,
+            };
+        let inner_udp_at = inner_ipv4_at + ipv4::MIN_HEADER_LEN;
+        let u32_at = |at: usize| {
+            u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+        };
+        let u16_at = |at: usize| u16::from_be_bytes([bytes[at], bytes[at + 1]]);
+        PacketTemplate {
+            teid_at,
+            inner_ipv4_at,
+            ue_at,
+            inner_udp_at,
+            payload_at: inner_udp_at + udp::HEADER_LEN,
+            outer_udp_at,
+            ue: u32_at(ue_at),
+            ipv4_checksum: u16_at(inner_ipv4_at + ipv4::field::CHECKSUM.start),
+            udp_checksum: u16_at(inner_udp_at + udp::field::CHECKSUM.start),
+            bytes,
+        }
+    }
+
+    /// Length of the frame.
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Whether the frame is empty (never: it has headers).
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// The frame as built.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Offset of the inner IPv4 header in the frame.
+    pub fn inner_offset(&self) -> usize {
+        self.inner_ipv4_at
+    }
+
+    /// Offset of the inner UDP payload (where the tag goes) in the frame.
+    pub fn payload_offset(&self) -> usize {
+        self.payload_at
+    }
+
+    /// Length of the inner UDP payload.
+    pub fn payload_len(&self) -> usize {
+        self.bytes.len() - self.payload_at
+    }
+
+    /// Writes the frame into the start of `dst` with the TEID (ignored for plain frames), the UE
+    /// address, and `tag` at the start of the inner payload; returns the frame length.
+    #[inline]
+    pub fn write(
+        &self,
+        dst: &mut [u8],
+        teid: Teid,
+        ue: Ipv4Addr,
+        tag: &[u8],
+    ) -> Result<usize, EmitError> {
+        let n = self.bytes.len();
+        let available = dst.len();
+        let Some(out) = dst.get_mut(..n) else {
+            return Err(EmitError::BufferTooSmall {
+                needed: n,
+                available,
+            });
+        };
+        let tag_end = self.payload_at + tag.len();
+        if tag_end > n {
+            return Err(EmitError::BufferTooSmall {
+                needed: tag.len(),
+                available: self.payload_len(),
+            });
+        }
+        out.copy_from_slice(&self.bytes);
+        if let Some(at) = self.teid_at {
+            out[at..at + 4].copy_from_slice(&teid.0.to_be_bytes());
+        }
+        let ue = u32::from(ue);
+        out[self.ue_at..self.ue_at + 4].copy_from_slice(&ue.to_be_bytes());
+        let ip_c = checksum::update_u32(self.ipv4_checksum, self.ue, ue);
+        put16(out, self.inner_ipv4_at + ipv4::field::CHECKSUM.start, ip_c);
+        // The UDP checksum covers the address through the pseudo header, and the tag.
+        let udp_c = checksum::update_udp_u32(self.udp_checksum, self.ue, ue);
+        let udp_c = checksum::update_udp_slices(
+            udp_c,
+            self.payload_at - self.inner_udp_at,
+            &self.bytes[self.payload_at..tag_end],
+            tag,
+        );
+        out[self.payload_at..tag_end].copy_from_slice(tag);
+        put16(out, self.inner_udp_at + udp::field::CHECKSUM.start, udp_c);
+        self.fill_outer_udp_checksum(out);
+        Ok(n)
+    }
+
+    /// Overwrites `bytes` at `offset` of the inner payload of a frame [`write`](Self::write)
+    /// wrote, updating the inner UDP checksum: for the fields stamped last (the transmit time).
+    #[inline]
+    pub fn stamp(&self, frame: &mut [u8], offset: usize, bytes: &[u8]) -> Result<(), EmitError> {
+        let at = self.payload_at + offset;
+        let end = at + bytes.len();
+        if end > self.bytes.len() || frame.len() < self.bytes.len() {
+            return Err(EmitError::BufferTooSmall {
+                needed: end.max(self.bytes.len()),
+                available: frame.len().min(self.bytes.len()),
+            });
+        }
+        let c_at = self.inner_udp_at + udp::field::CHECKSUM.start;
+        let old_c = u16::from_be_bytes([frame[c_at], frame[c_at + 1]]);
+        let c = checksum::update_udp_slices(old_c, at - self.inner_udp_at, &frame[at..end], bytes);
+        frame[at..end].copy_from_slice(bytes);
+        put16(frame, c_at, c);
+        self.fill_outer_udp_checksum(frame);
+        Ok(())
+    }
+
+    fn fill_outer_udp_checksum(&self, frame: &mut [u8]) {
+        let Some(at) = self.outer_udp_at else { return };
+        let n = self.bytes.len();
+        let addr = |f: core::ops::Range<usize>| {
+            let b = &frame[ethernet::HEADER_LEN + f.start..ethernet::HEADER_LEN + f.end];
+            Ipv4Addr::new(b[0], b[1], b[2], b[3])
+        };
+        let (src, dst) = (addr(ipv4::field::SOURCE), addr(ipv4::field::DESTINATION));
+        let c = checksum::udp_ipv4(src, dst, &frame[at..n]);
+        put16(frame, at + udp::field::CHECKSUM.start, c);
+    }
+}
+
+#[inline]
+fn put16(buf: &mut [u8], at: usize, v: u16) {
+    buf[at..at + 2].copy_from_slice(&v.to_be_bytes());
+}

@@ -1,0 +1,184 @@
+//! Packet templates: a patched template must equal, byte for byte, the frame built from scratch
+//! with the same per-packet fields (so the incremental checksums are right).
+
+use std::net::Ipv4Addr;
+
+use proptest::prelude::*;
+use upfbench_gtpu::{
+    EmitError, Encapsulator, EthernetRepr, Ipv4Repr, MacAddr, OuterHeaders, PacketTemplate,
+    PduSessionContainer, Qfi, Teid, UdpChecksum, UdpRepr, UeAddress, decapsulate, emit_ipv4_udp,
+    ethernet,
+};
+
+fn checksum_mode() -> impl Strategy<Value = UdpChecksum> {
+    prop_oneof![Just(UdpChecksum::Zero), Just(UdpChecksum::Compute)]
+}
+
+fn inner_ipv4(source: Ipv4Addr, destination: Ipv4Addr) -> Ipv4Repr {
+    Ipv4Repr {
+        source,
+        destination,
+        protocol: 17,
+        payload_len: 0,
+        ttl: 64,
+        dscp_ecn: 0,
+        identification: 0,
+        dont_fragment: false,
+    }
+}
+
+fn outer(teid: u32, pdusc: Option<u8>, csum: UdpChecksum) -> OuterHeaders {
+    let mut h = OuterHeaders::new(
+        MacAddr([2, 0, 0, 0, 0x13, 0x31]),
+        MacAddr([2, 0, 0, 0, 0x13, 0x51]),
+        Ipv4Addr::new(192, 168, 13, 131),
+        Ipv4Addr::new(192, 168, 13, 151),
+        Teid(teid),
+    );
+    h.pdu_session_container = pdusc.map(|q| PduSessionContainer::uplink(Qfi::new(q).unwrap()));
+    h.udp_checksum = csum;
+    h
+}
+
+/// The uplink frame built from scratch.
+fn scratch_gpdu(
+    headers: &OuterHeaders,
+    ue: Ipv4Addr,
+    payload: &[u8],
+    inner_csum: UdpChecksum,
+) -> Vec<u8> {
+    let encap = Encapsulator::new(headers).unwrap();
+    let at = encap.outer_len();
+    let mut buf = vec![0u8; at + 28 + payload.len()];
+    let udp = UdpRepr {
+        source_port: 10000,
+        destination_port: 20000,
+    };
+    let dn = Ipv4Addr::new(192, 168, 16, 152);
+    let n = emit_ipv4_udp(
+        &mut buf[at..],
+        &inner_ipv4(ue, dn),
+        &udp,
+        payload,
+        inner_csum,
+    )
+    .unwrap();
+    encap.encapsulate(&mut buf, at..at + n).unwrap();
+    buf
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    #[test]
+    fn gpdu_template_write_and_stamp_match_scratch(
+        (payload, tag, stamp_at, stamp) in (10usize..400).prop_flat_map(|n| (
+            proptest::collection::vec(any::<u8>(), n),
+            proptest::collection::vec(any::<u8>(), 0..=10),
+            0..n - 8,
+            any::<[u8; 8]>(),
+        )),
+        teid in any::<u32>(), ue in any::<u32>(),
+        pdusc in proptest::option::of(0u8..=63),
+        outer_csum in checksum_mode(), inner_csum in checksum_mode(),
+    ) {
+        let template_ue = Ipv4Addr::new(10, 45, 0, 2);
+        let encap = Encapsulator::new(&outer(1, pdusc, outer_csum)).unwrap();
+        let udp = UdpRepr { source_port: 10000, destination_port: 20000 };
+        let dn = Ipv4Addr::new(192, 168, 16, 152);
+        let t = PacketTemplate::gpdu(
+            &encap, &inner_ipv4(template_ue, dn), &udp, &payload, inner_csum, UeAddress::Source,
+        ).unwrap();
+        prop_assert_eq!(t.bytes(), &scratch_gpdu(&outer(1, pdusc, outer_csum), template_ue, &payload, inner_csum)[..]);
+
+        let mut frame = vec![0xaau8; t.len() + 3];
+        prop_assert_eq!(t.write(&mut frame, Teid(teid), Ipv4Addr::from(ue), &tag), Ok(t.len()));
+        let mut expected_payload = payload.clone();
+        expected_payload[..tag.len()].copy_from_slice(&tag);
+        let expected = scratch_gpdu(&outer(teid, pdusc, outer_csum), Ipv4Addr::from(ue), &expected_payload, inner_csum);
+        prop_assert_eq!(&frame[..t.len()], &expected[..]);
+        prop_assert_eq!(&frame[t.len()..], &[0xaa; 3]);
+
+        t.stamp(&mut frame, stamp_at, &stamp).unwrap();
+        expected_payload[stamp_at..stamp_at + 8].copy_from_slice(&stamp);
+        let expected = scratch_gpdu(&outer(teid, pdusc, outer_csum), Ipv4Addr::from(ue), &expected_payload, inner_csum);
+        prop_assert_eq!(&frame[..t.len()], &expected[..]);
+        let d = decapsulate(&frame[..t.len()]).unwrap();
+        prop_assert!(d.frame().datagram().verify_checksums());
+        prop_assert_eq!(d.inner_offset(), t.inner_offset());
+    }
+
+    #[test]
+    fn plain_template_matches_scratch(
+        payload in proptest::collection::vec(any::<u8>(), 10..300),
+        tag in any::<[u8; 10]>(), ue in any::<u32>(), csum in checksum_mode(),
+    ) {
+        let eth = EthernetRepr {
+            source: MacAddr([2, 0, 0, 0, 0x16, 0x52]),
+            destination: MacAddr([2, 0, 0, 0, 0x16, 0x51]),
+            ethertype: ethernet::ETHERTYPE_IPV4,
+        };
+        let dn = Ipv4Addr::new(192, 168, 16, 152);
+        let udp = UdpRepr { source_port: 20000, destination_port: 10000 };
+        let t = PacketTemplate::plain(
+            &eth, &inner_ipv4(dn, Ipv4Addr::new(10, 45, 0, 2)), &udp, &payload, csum, UeAddress::Destination,
+        ).unwrap();
+        let mut frame = vec![0u8; t.len()];
+        t.write(&mut frame, Teid(99), Ipv4Addr::from(ue), &tag).unwrap();
+
+        let mut expected = vec![0u8; t.len()];
+        eth.emit(&mut expected).unwrap();
+        let mut p = payload.clone();
+        p[..10].copy_from_slice(&tag);
+        emit_ipv4_udp(&mut expected[14..], &inner_ipv4(dn, Ipv4Addr::from(ue)), &udp, &p, csum).unwrap();
+        prop_assert_eq!(frame, expected);
+    }
+}
+
+#[test]
+fn template_errors() {
+    let encap = Encapsulator::new(&outer(1, None, UdpChecksum::Zero)).unwrap();
+    let udp = UdpRepr {
+        source_port: 1,
+        destination_port: 2,
+    };
+    let ip = inner_ipv4(
+        Ipv4Addr::new(10, 45, 0, 2),
+        Ipv4Addr::new(192, 168, 16, 152),
+    );
+    let t = PacketTemplate::gpdu(
+        &encap,
+        &ip,
+        &udp,
+        &[0; 10],
+        UdpChecksum::Compute,
+        UeAddress::Source,
+    )
+    .unwrap();
+    assert_eq!(t.len(), 50 + 38);
+    assert_eq!(t.payload_offset(), 50 + 28);
+    assert_eq!(t.payload_len(), 10);
+    let mut small = [0u8; 87];
+    assert_eq!(
+        t.write(&mut small, Teid(1), Ipv4Addr::LOCALHOST, &[]),
+        Err(EmitError::BufferTooSmall {
+            needed: 88,
+            available: 87
+        })
+    );
+    let mut frame = [0u8; 88];
+    assert_eq!(
+        t.write(&mut frame, Teid(1), Ipv4Addr::LOCALHOST, &[0; 11]),
+        Err(EmitError::BufferTooSmall {
+            needed: 11,
+            available: 10
+        })
+    );
+    assert_eq!(
+        t.stamp(&mut frame, 5, &[0; 6]),
+        Err(EmitError::BufferTooSmall {
+            needed: 89,
+            available: 88
+        })
+    );
+}
