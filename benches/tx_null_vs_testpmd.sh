@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# TX-only rate on a net_null vdev, one forwarding lcore: upfbench-dpdk (crates/dpdk/examples/tx_null)
+# side by side with `dpdk-testpmd --forward-mode=txonly`, in the same run, on the same EAL memory
+# mode, alternating the two in every round. Prints the median rate of each side and their ratio.
+#
+#   benches/tx_null_vs_testpmd.sh                   # both memory modes, 64 and 342 B, 3 rounds
+#   MODES=hugepages SIZES=64 ROUNDS=5 WINDOW=10 benches/tx_null_vs_testpmd.sh
+#
+# Both sides: EAL `-l 0,1` (lcore 0 is the main lcore and only reads counters; lcore 1 transmits),
+# one TX queue with 1024 descriptors, bursts of 32, a pool of 8191/8192 mbufs of 2176 B with a
+# per-lcore cache of 256, frames of SIZE bytes (no FCS). The rate of both is the port's `opackets`
+# counter over a WINDOW-second TSC window after a warm-up (testpmd: its `Tx-pps` readings, which it
+# computes the same way, averaged over the window).
+#
+# Per packet (what makes the comparison fair, or unfair in testpmd's favour):
+# - testpmd txonly takes raw mbufs in bulk (rte_mempool_get_bulk, no reset), then per packet resets
+#   the headroom, sets the lengths, segment count and offload flags, and copies the 42 bytes of
+#   Ethernet/IPv4/UDP headers (three rte_memcpy); the payload is not written (stale buffer data).
+# - upfbench-dpdk `--write frame` (the measure this script is about) takes mbufs with
+#   rte_pktmbuf_alloc_bulk (which resets every mbuf), then per packet sets the length (append),
+#   copies the whole SIZE-byte frame from a template and writes a 32-bit sequence number.
+# - upfbench-dpdk `--write headers` does the same but copies only the 42 header bytes, like
+#   testpmd: the same work, shown for reference.
+#
+# Needs root, DPDK 22.11 (dpdk-testpmd) and 2 lcores. MODES=hugepages reserves 2 MB hugepages
+# (HUGEPAGES, 512 by default) with EAL --in-memory and gives them back at the end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+MODES=${MODES:-"hugepages nohuge"}
+SIZES=${SIZES:-"64 342"}
+ROUNDS=${ROUNDS:-3}
+WINDOW=${WINDOW:-5}
+WARMUP=${WARMUP:-2}
+HUGEPAGES=${HUGEPAGES:-512}
+TESTPMD=${TESTPMD:-dpdk-testpmd}
+TARGET_DIR=${CARGO_TARGET_DIR:-target}
+
+command -v "$TESTPMD" >/dev/null || { echo "needs $TESTPMD (apt-get install dpdk)" >&2; exit 1; }
+[[ $(id -u) -eq 0 ]] || { echo "needs root (EAL)" >&2; exit 1; }
+
+echo "building crates/dpdk/examples/tx_null (release)..." >&2
+cargo build --release --locked -q -p upfbench-dpdk --example tx_null
+TX_NULL="$TARGET_DIR/release/examples/tx_null"
+
+nr_hugepages=/proc/sys/vm/nr_hugepages
+hugepages_before=$(cat "$nr_hugepages")
+restore_hugepages() { echo "$hugepages_before" >"$nr_hugepages"; }
+trap restore_hugepages EXIT
+
+work=$(mktemp -d)
+trap 'restore_hugepages; rm -rf "$work"' EXIT
+
+eal_args() { # mode prefix
+  local mem
+  case $1 in
+    hugepages) mem="--in-memory" ;;
+    nohuge) mem="--no-huge -m 512 --no-shconf" ;;
+    *) echo "unknown mode $1" >&2; exit 1 ;;
+  esac
+  echo "-l 0,1 $mem --no-pci --no-telemetry --log-level lib.eal:warning --file-prefix $2 --vdev net_null0"
+}
+
+# testpmd's mean Tx-pps over the window, in Mpps.
+run_testpmd() { # mode size
+  local out="$work/testpmd.out"
+  # shellcheck disable=SC2046
+  timeout -s INT $((WARMUP + WINDOW + 2)) "$TESTPMD" $(eal_args "$1" "upfb-bench-tp-$$") -- \
+    --forward-mode=txonly --txpkts="$2" --burst=32 --nb-cores=1 --rxq=1 --txq=1 \
+    --rxd=1024 --txd=1024 --total-num-mbufs=8192 --mbcache=256 --stats-period=1 \
+    >"$out" 2>&1 || true
+  # A reading comes every 1-2 s, each the rate since the one before; the first two (0, then the
+  # start-up) are the warm-up.
+  awk '/Tx-pps:/ { n++; if (n > 2) { sum += $2; k++ } }
+    END { if (k) printf "%.2f\n", sum / k / 1e6; else print "nan" }' "$out"
+}
+
+run_upfbench() { # mode size write
+  # shellcheck disable=SC2046
+  "$TX_NULL" --frame-size "$2" --write "$3" --seconds "$WINDOW" --warmup "$WARMUP" -- \
+    $(eal_args "$1" "upfb-bench-rs-$$") 2>"$work/tx_null.err" |
+    sed -n 's/.* mpps=\([0-9.]*\).*/\1/p' | grep . || { cat "$work/tx_null.err" >&2; echo nan; }
+}
+
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+printf "TX only, net_null0, one lcore, %s rounds of %s s (median), %s\n" "$ROUNDS" "$WINDOW" \
+  "$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+printf "%-10s %6s  %14s  %16s  %6s  %18s  %6s\n" memory frame "testpmd Mpps" "upfbench Mpps" ratio \
+  "upfbench hdr Mpps" ratio
+for mode in $MODES; do
+  if [[ $mode == hugepages ]] && (($(cat "$nr_hugepages") < HUGEPAGES)); then
+    echo "$HUGEPAGES" >"$nr_hugepages"
+  fi
+  for size in $SIZES; do
+    tp="" rs="" hd=""
+    for ((r = 0; r < ROUNDS; r++)); do
+      tp+=" $(run_testpmd "$mode" "$size")"
+      rs+=" $(run_upfbench "$mode" "$size" frame)"
+      hd+=" $(run_upfbench "$mode" "$size" headers)"
+    done
+    echo "$mode $size testpmd:$tp frame:$rs headers:$hd" >&2
+    tp=$(median <<<"$tp") rs=$(median <<<"$rs") hd=$(median <<<"$hd")
+    printf "%-10s %6s  %14s  %16s  %6s  %18s  %6s\n" "$mode" "$size B" "$tp" "$rs" \
+      "$(awk -v a="$rs" -v b="$tp" 'BEGIN { printf "%.2f", a / b }')" "$hd" \
+      "$(awk -v a="$hd" -v b="$tp" 'BEGIN { printf "%.2f", a / b }')"
+  done
+  restore_hugepages
+done
