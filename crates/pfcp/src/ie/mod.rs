@@ -96,13 +96,14 @@ pub trait TypedIe: IeValue {
                 "unexpected IE type",
             ));
         }
-        if let Some(Ok(extra)) = it.next() {
+        if it.next().is_some() {
+            let end = ie.wire_len();
             return Err(crate::error::Error::new(
                 crate::error::ErrorKind::TrailingBytes {
-                    extra: bytes.len() - extra.offset(),
+                    extra: bytes.len() - end,
                 },
                 None,
-                extra.offset(),
+                end,
             ));
         }
         Self::decode(&ie)
