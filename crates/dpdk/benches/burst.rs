@@ -1,0 +1,76 @@
+//! Cost of the burst path of the binding, per burst of 32: bulk allocation, writing a 64-byte
+//! frame into each mbuf, and either a bulk free or a `tx_burst` to a `net_null` port (which frees).
+//!
+//! EAL initialises once per process, on the thread that becomes the main lcore: this bench has its
+//! own `main` (harness = false) that initialises EAL (`--no-huge`) before running criterion there.
+#![allow(missing_docs)]
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput};
+use upfbench_dpdk::{DEFAULT_DATA_ROOM, Eal, MbufBurst, Mempool, Port, PortConfig, Socket};
+
+const BURST: usize = 32;
+const FRAME: [u8; 64] = [0x5a; 64];
+
+fn main() {
+    let prefix = format!("upfbench-dpdk-bench-{}", std::process::id());
+    let eal = Eal::init([
+        "-l",
+        "0",
+        "--no-huge",
+        "--no-shconf",
+        "--no-telemetry",
+        "-m",
+        "256",
+        "--no-pci",
+        "--log-level",
+        "lib.eal:warning",
+        "--file-prefix",
+        &prefix,
+        "--vdev",
+        "net_null0",
+    ])
+    .expect("EAL (the benchmark needs root and DPDK 22.11)");
+    let pool =
+        Mempool::new(&eal, "bench", 8191, 256, DEFAULT_DATA_ROOM, Socket::Any).expect("pool");
+    let mut port = Port::from_name(&eal, "net_null0").expect("net_null0");
+    let started = port.start(&PortConfig::default(), &pool).expect("start");
+    let mut queues = started.queues().expect("queues");
+    let txq = &mut queues.tx[0];
+
+    let mut c = Criterion::default().configure_from_args();
+    let mut group = c.benchmark_group("burst32");
+    group.throughput(Throughput::Elements(BURST as u64));
+    let mut burst = MbufBurst::<BURST>::new();
+    group.bench_function("alloc_bulk_free_bulk", |b| {
+        b.iter(|| {
+            black_box(burst.fill(&pool).expect("pool"));
+            burst.clear();
+        })
+    });
+    group.bench_function("alloc_write64_free_bulk", |b| {
+        b.iter(|| {
+            for m in burst.fill(&pool).expect("pool") {
+                m.extend_from_slice(black_box(&FRAME)).expect("fits");
+            }
+            burst.clear();
+        })
+    });
+    group.bench_function("alloc_write64_tx_net_null", |b| {
+        b.iter(|| {
+            for m in burst.fill(&pool).expect("pool") {
+                m.extend_from_slice(black_box(&FRAME)).expect("fits");
+            }
+            txq.tx_burst(&mut burst);
+        })
+    });
+    group.finish();
+    c.final_summary();
+    drop(burst);
+    drop(queues);
+    drop(started);
+    drop(port);
+    drop(eal);
+    let _ = std::fs::remove_dir(format!("/var/run/dpdk/{prefix}"));
+}
