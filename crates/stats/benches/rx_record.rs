@@ -183,6 +183,47 @@ fn bench_rx_burst(c: &mut Criterion) {
     g.finish();
 }
 
+/// The once-per-interval hand-over that `publish` does on the worker: drain the staged latencies
+/// into the interval histograms, add them to the cumulative ones, offer the interval and take a
+/// recycled one. Timed alone (the recording before it is not).
+fn bench_handover(c: &mut Criterion) {
+    let mut g = c.benchmark_group("rx_handover");
+    let l = lap(1024);
+    g.bench_function("publish_at_interval_end", |b| {
+        let config = RxConfig::default();
+        let (mut rx, mut h) = RxStats::new(0, &specs(1024), &config).unwrap();
+        let mut sink = [
+            LatencyRecorder::new(&config.latency).unwrap(),
+            LatencyRecorder::new(&config.latency).unwrap(),
+        ];
+        let mut base = 0u32;
+        let mut now = 0u64;
+        rx.publish(now);
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                for p in &l.pkts[..4096] {
+                    rx.record(
+                        p.stream,
+                        p.seq.wrapping_add(base),
+                        p.tx_ns,
+                        p.tx_ns + p.latency,
+                        128,
+                    );
+                }
+                base = base.wrapping_add(l.per_stream);
+                now += config.latency_interval_ns;
+                let t = std::time::Instant::now();
+                rx.publish(now);
+                total += t.elapsed();
+                h.collect_latency(&mut sink);
+            }
+            total
+        });
+    });
+    g.finish();
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .warm_up_time(Duration::from_secs(1))
@@ -193,6 +234,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = bench_tracker, bench_histogram, bench_rx_record, bench_rx_burst
+    targets = bench_tracker, bench_histogram, bench_rx_record, bench_rx_burst, bench_handover
 }
 criterion_main!(benches);

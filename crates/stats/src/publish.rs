@@ -6,23 +6,26 @@
 //!   only if something changed): a handful of relaxed stores and two version stores. A reader
 //!   ([`RxHandle::snapshot`], [`TxHandle::snapshot`]) gets a consistent copy at any time; it may
 //!   retry, the worker never waits.
-//! * **Latency histograms** travel as whole [`LatencyInterval`]s: when the interval (1 s by
-//!   default) has passed, the worker adds the interval's histograms into its cumulative ones,
-//!   swaps in an empty interval and offers the full one on a bounded channel with `try_send`.
-//!   The control thread takes them with [`RxHandle::collect_latency`] (or
-//!   [`RxHandle::try_interval`] and [`RxHandle::recycle`]), which hands the emptied interval back
-//!   on a second bounded channel so that in steady state no histogram is allocated at all; when
-//!   none has come back the worker allocates one, at most once per interval and never per packet.
-//!   Both ends use only `try_send` / `try_recv`, which neither block nor, with no thread parked on
-//!   the channel, take the channel's internal lock. If the control thread falls
-//!   [`INTERVAL_QUEUE`] intervals behind, the worker drops the newest one from the live view; the
-//!   cumulative histograms (and so the final report) never lose a sample.
+//! * **Latency** travels per interval (1 s by default). The worker stages each packet's latency
+//!   in a flat array with the HDR histogram's bucket layout (see `hot_latency.rs`). When the
+//!   interval has passed it adds the touched part of that array into its own cumulative array
+//!   (for the final result), swaps in an empty array and offers the full one on a bounded
+//!   channel with `try_send`: O(1) plus the touched range, no histogram work. The control thread
+//!   takes intervals with [`RxHandle::collect_latency`] or [`RxHandle::try_interval`], which turn
+//!   them into HDR histograms on the control thread and send the emptied arrays back on a second
+//!   bounded channel, so that in steady state the worker allocates nothing; when none has come
+//!   back it allocates one, at most once per interval and never per packet. Both ends use only
+//!   `try_send` / `try_recv`, which neither block nor, with no thread parked on the channel, take
+//!   the channel's internal lock. If the control thread falls [`INTERVAL_QUEUE`] intervals
+//!   behind, the worker drops the newest interval from the live view; its cumulative array (and
+//!   so the final report) never loses a sample.
 
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
 
 use crate::direction::Direction;
-use crate::latency::LatencyRecorder;
+use crate::hot_latency::HotLatency;
+use crate::latency::{LatencyConfig, LatencyRecorder};
 use crate::rate::TrafficCounters;
 use crate::seqlock::SeqlockCell;
 
@@ -172,13 +175,23 @@ pub struct LatencyInterval {
     pub latency: [LatencyRecorder; 2],
 }
 
-impl LatencyInterval {
-    pub(crate) fn reset(&mut self) {
-        for l in &mut self.latency {
-            l.reset();
+/// An interval as the worker hands it over: staged counts, not yet a histogram.
+#[derive(Debug)]
+pub(crate) struct StagedInterval {
+    pub(crate) core: u32,
+    pub(crate) start_ns: u64,
+    pub(crate) end_ns: u64,
+    pub(crate) latency: [HotLatency; 2],
+}
+
+impl StagedInterval {
+    pub(crate) fn new(core: u32, config: &LatencyConfig) -> StagedInterval {
+        StagedInterval {
+            core,
+            start_ns: 0,
+            end_ns: 0,
+            latency: [HotLatency::new(config), HotLatency::new(config)],
         }
-        self.start_ns = 0;
-        self.end_ns = 0;
     }
 }
 
@@ -186,9 +199,10 @@ impl LatencyInterval {
 #[derive(Debug)]
 pub struct RxHandle {
     core: u32,
+    latency_config: LatencyConfig,
     cell: Arc<SeqlockCell<RX_WORDS>>,
-    intervals: Receiver<LatencyInterval>,
-    recycle: SyncSender<LatencyInterval>,
+    intervals: Receiver<StagedInterval>,
+    recycle: SyncSender<StagedInterval>,
 }
 
 impl RxHandle {
@@ -202,29 +216,42 @@ impl RxHandle {
         rx_from_words(self.core, &self.cell.read())
     }
 
-    /// The oldest latency interval waiting, if any (never blocks).
+    /// The oldest latency interval waiting, as histograms (never blocks; allocates them).
     pub fn try_interval(&mut self) -> Option<LatencyInterval> {
-        self.intervals.try_recv().ok()
+        let mut staged = self.intervals.try_recv().ok()?;
+        let empty = LatencyRecorder::new(&self.latency_config)
+            .expect("configuration validated by RxStats::new");
+        let mut latency = [empty.clone(), empty];
+        for (l, h) in latency.iter_mut().zip(&mut staged.latency) {
+            h.drain_into(l);
+        }
+        let iv = LatencyInterval {
+            core: staged.core,
+            start_ns: staged.start_ns,
+            end_ns: staged.end_ns,
+            latency,
+        };
+        self.give_back(staged);
+        Some(iv)
     }
 
-    /// Gives an interval's buffers back to the worker (emptied here, off the worker's path).
-    pub fn recycle(&mut self, mut interval: LatencyInterval) {
-        interval.reset();
-        // A full queue or a finished worker: the buffer is simply dropped.
-        let _ = self.recycle.try_send(interval);
-    }
-
-    /// Adds every waiting interval into `into` (per direction) and recycles it; returns how many.
+    /// Adds every waiting interval into `into` (per direction); returns how many.
     pub fn collect_latency(&mut self, into: &mut [LatencyRecorder; 2]) -> usize {
         let mut n = 0;
-        while let Some(iv) = self.try_interval() {
-            for (acc, l) in into.iter_mut().zip(&iv.latency) {
-                acc.merge(l);
+        while let Ok(mut staged) = self.intervals.try_recv() {
+            for (l, h) in into.iter_mut().zip(&mut staged.latency) {
+                h.drain_into(l);
             }
-            self.recycle(iv);
+            self.give_back(staged);
             n += 1;
         }
         n
+    }
+
+    /// Returns drained (empty) staging to the worker for reuse.
+    fn give_back(&mut self, staged: StagedInterval) {
+        // A full queue or a finished worker: the buffer is simply dropped.
+        let _ = self.recycle.try_send(staged);
     }
 }
 
@@ -232,13 +259,13 @@ impl RxHandle {
 #[derive(Debug)]
 pub(crate) struct RxPublisher {
     pub(crate) cell: Arc<SeqlockCell<RX_WORDS>>,
-    to_control: SyncSender<LatencyInterval>,
-    recycled: Receiver<LatencyInterval>,
+    to_control: SyncSender<StagedInterval>,
+    recycled: Receiver<StagedInterval>,
     control_gone: bool,
 }
 
 impl RxPublisher {
-    pub(crate) fn new(core: u32) -> (RxPublisher, RxHandle) {
+    pub(crate) fn new(core: u32, latency_config: LatencyConfig) -> (RxPublisher, RxHandle) {
         let cell = Arc::new(SeqlockCell::new());
         let (to_control, intervals) = std::sync::mpsc::sync_channel(INTERVAL_QUEUE);
         let (recycle, recycled) = std::sync::mpsc::sync_channel(INTERVAL_QUEUE);
@@ -251,6 +278,7 @@ impl RxPublisher {
             },
             RxHandle {
                 core,
+                latency_config,
                 cell,
                 intervals,
                 recycle,
@@ -258,13 +286,13 @@ impl RxPublisher {
         )
     }
 
-    /// An empty interval: one handed back by the control thread, else none.
-    pub(crate) fn take_recycled(&mut self) -> Option<LatencyInterval> {
+    /// An empty interval handed back by the control thread, if any.
+    pub(crate) fn take_recycled(&mut self) -> Option<StagedInterval> {
         self.recycled.try_recv().ok()
     }
 
     /// Offers a finished interval; returns it if the control thread cannot take it now.
-    pub(crate) fn offer(&mut self, iv: LatencyInterval) -> Option<LatencyInterval> {
+    pub(crate) fn offer(&mut self, iv: StagedInterval) -> Option<StagedInterval> {
         if self.control_gone {
             return Some(iv);
         }

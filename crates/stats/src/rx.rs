@@ -11,10 +11,10 @@
 use thiserror::Error;
 
 use crate::direction::Direction;
-use crate::hot_latency::HotLatency;
+use crate::hot_latency::{CumulativeLatency, HotLatency};
 use crate::jitter::Jitter;
 use crate::latency::{LatencyConfig, LatencyConfigError, LatencyRecorder};
-use crate::publish::{LatencyInterval, RxCounters, RxHandle, RxPublisher, RxSnapshot, rx_to_words};
+use crate::publish::{RxCounters, RxHandle, RxPublisher, RxSnapshot, StagedInterval, rx_to_words};
 use crate::seq::{Arrival, DEFAULT_REORDER_WINDOW, SeqTracker, WindowError};
 
 /// Default latency interval handed to the control thread: one second.
@@ -99,18 +99,18 @@ pub struct RxStats {
     streams: Vec<RxStream>,
     /// Counters as the worker updates them (`unique` is derived at publication).
     live: RxSnapshot,
-    /// Per-packet latency staging per direction, drained into `interval` when it is handed over.
-    hot: [HotLatency; 2],
-    interval: LatencyInterval,
+    /// The interval being recorded: per-packet latency staging per direction.
+    hot: StagedInterval,
     interval_started: bool,
     interval_ns: u64,
-    cumulative: [LatencyRecorder; 2],
+    /// Every finished interval, added at hand-over (touched range only).
+    cumulative: [CumulativeLatency; 2],
     latency_config: LatencyConfig,
     /// Packets seen (all kinds) at the last counter publication.
     published_seen: u64,
     publisher: RxPublisher,
     /// An emptied interval kept when the control thread could not take the last one.
-    spare: Option<LatencyInterval>,
+    spare: Option<StagedInterval>,
 }
 
 impl RxStats {
@@ -134,8 +134,9 @@ impl RxStats {
                 })
             })
             .collect::<Result<Vec<_>, WindowError>>()?;
-        let recorder = LatencyRecorder::new(&config.latency)?;
-        let (publisher, handle) = RxPublisher::new(core);
+        // Validates the latency configuration for every histogram built from it later.
+        LatencyRecorder::new(&config.latency)?;
+        let (publisher, handle) = RxPublisher::new(core, config.latency);
         let stats = RxStats {
             core,
             streams: table,
@@ -143,19 +144,13 @@ impl RxStats {
                 core,
                 ..RxSnapshot::default()
             },
-            hot: [
-                HotLatency::new(&config.latency),
-                HotLatency::new(&config.latency),
-            ],
-            interval: LatencyInterval {
-                core,
-                start_ns: 0,
-                end_ns: 0,
-                latency: [recorder.clone(), recorder.clone()],
-            },
+            hot: StagedInterval::new(core, &config.latency),
             interval_started: false,
             interval_ns: config.latency_interval_ns.max(1),
-            cumulative: [recorder.clone(), recorder],
+            cumulative: [
+                CumulativeLatency::new(&config.latency),
+                CumulativeLatency::new(&config.latency),
+            ],
             latency_config: config.latency,
             published_seen: 0,
             publisher,
@@ -199,7 +194,7 @@ impl RxStats {
             Arrival::Duplicate => c.duplicates += 1,
             Arrival::Late => c.late += 1,
         }
-        self.hot[d].record(transit);
+        self.hot.latency[d].record(transit);
         Some(observed.arrival)
     }
 
@@ -231,13 +226,12 @@ impl RxStats {
         if seen != self.published_seen {
             self.publish_counters(now_ns);
         }
-        if self.hot.iter().any(HotLatency::needs_drain) {
-            self.drain_hot();
-        }
         if !self.interval_started {
             self.interval_started = true;
-            self.interval.start_ns = now_ns;
-        } else if now_ns.wrapping_sub(self.interval.start_ns) >= self.interval_ns {
+            self.hot.start_ns = now_ns;
+        } else if now_ns.wrapping_sub(self.hot.start_ns) >= self.interval_ns
+            || self.hot.latency.iter().any(HotLatency::is_full)
+        {
             self.hand_over_interval(now_ns);
         }
     }
@@ -245,15 +239,18 @@ impl RxStats {
     /// Ends the run on this core: publishes the final counters and returns everything measured.
     pub fn finish(mut self, now_ns: u64) -> RxCoreResult {
         self.publish_counters(now_ns);
-        self.drain_hot();
-        for (c, l) in self.cumulative.iter_mut().zip(&self.interval.latency) {
-            c.merge(l);
+        for (c, h) in self.cumulative.iter_mut().zip(&self.hot.latency) {
+            c.add(h);
         }
+        let latency = [
+            self.cumulative[0].to_recorder(&self.latency_config),
+            self.cumulative[1].to_recorder(&self.latency_config),
+        ];
         RxCoreResult {
             core: self.core,
             directions: self.counters().directions,
             streams: self.streams,
-            latency: self.cumulative,
+            latency,
             unknown_stream: self.live.unknown_stream,
             untagged: self.live.untagged,
         }
@@ -272,41 +269,26 @@ impl RxStats {
         self.published_seen = self.seen();
     }
 
-    fn drain_hot(&mut self) {
-        for (h, l) in self.hot.iter_mut().zip(&mut self.interval.latency) {
-            h.drain_into(l);
-        }
-    }
-
     #[cold]
     fn hand_over_interval(&mut self, now_ns: u64) {
-        self.drain_hot();
+        for (c, h) in self.cumulative.iter_mut().zip(&self.hot.latency) {
+            c.add(h);
+        }
         let mut next = match self.spare.take().or_else(|| self.publisher.take_recycled()) {
             Some(iv) => iv,
-            None => {
-                let r = LatencyRecorder::new(&self.latency_config)
-                    .expect("configuration was validated at construction");
-                LatencyInterval {
-                    core: self.core,
-                    start_ns: 0,
-                    end_ns: 0,
-                    latency: [r.clone(), r],
-                }
-            }
+            None => StagedInterval::new(self.core, &self.latency_config),
         };
         next.core = self.core;
         next.start_ns = now_ns;
         next.end_ns = 0;
-        std::mem::swap(&mut self.interval, &mut next);
-        let mut done = next;
+        let mut done = std::mem::replace(&mut self.hot, next);
         done.end_ns = now_ns;
-        for (c, l) in self.cumulative.iter_mut().zip(&done.latency) {
-            c.merge(l);
-        }
         if let Some(mut back) = self.publisher.offer(done) {
             // The control thread is behind or gone: the live view skips this interval (the
-            // cumulative histograms already hold it). Keep the buffers for the next hand-over.
-            back.reset();
+            // cumulative arrays already hold it). Keep the buffers for the next hand-over.
+            for h in &mut back.latency {
+                h.clear();
+            }
             self.spare = Some(back);
         }
     }

@@ -115,7 +115,6 @@ fn intervals_add_up_to_the_cumulative_histograms() {
             for (s, l) in sum.iter_mut().zip(&iv.latency) {
                 s.merge(l);
             }
-            handle.recycle(iv);
             intervals += 1;
         }
     }
