@@ -98,18 +98,18 @@ fn main() {
     println!("cargo:rerun-if-changed=csrc/shim.h");
     println!("cargo:rerun-if-changed=csrc/shim.c");
     println!("cargo:rerun-if-env-changed=PKG_CONFIG_PATH");
+    println!("cargo:rerun-if-env-changed=PKG_CONFIG_LIBDIR");
     println!("cargo:rerun-if-env-changed=PKG_CONFIG");
 
     let statik = env::var_os("CARGO_FEATURE_STATIC").is_some();
 
-    if pkg_config::Config::new()
+    if let Err(e) = pkg_config::Config::new()
         .atleast_version(MIN_VERSION)
         .cargo_metadata(false)
         .env_metadata(false)
         .probe("libdpdk")
-        .is_err()
     {
-        panic!("\n{MISSING_DPDK}\n");
+        panic!("\n{MISSING_DPDK}\npkg-config said: {e}\n");
     }
     let version = pkg_config_output(&["--modversion"]);
     println!("cargo:rustc-env=UPFBENCH_DPDK_VERSION={}", version.trim());

@@ -1,39 +1,51 @@
 //! Bindings to the system DPDK (22.11 LTS) and a small safe API over them: EAL, mempools, ports,
 //! queues, bursts, mbufs and lcores. This is the only crate of upfbench with `unsafe`.
 //!
-//! Shape of a datapath:
+//! A TX worker and an RX worker (see the crate's README for the whole API in brief):
 //!
 //! ```no_run
-//! use upfbench_dpdk::{Eal, Mempool, MbufBurst, Port, PortConfig, Socket, StopFlag, DEFAULT_DATA_ROOM};
-//!
-//! let eal = Eal::init(["-l", "0,1", "--no-huge", "-m", "512", "--no-pci", "--vdev", "net_null0"])?;
-//! let pool = Mempool::new(&eal, "tx", 8191, 256, DEFAULT_DATA_ROOM, Socket::Any)?;
-//! let mut port = Port::from_name(&eal, "net_null0")?;
+//! # use upfbench_dpdk::*;
+//! # fn main() -> Result<(), Error> {
+//! let eal = Eal::init(["-l", "0,1,2", "--in-memory", "--vdev", "net_ring0"])?;
+//! let pool = Mempool::new(&eal, "pool", 8191, 256, DEFAULT_DATA_ROOM, Socket::Any)?;
+//! let mut port = Port::from_name(&eal, "net_ring0")?;
 //! let started = port.start(&PortConfig::default(), &pool)?;
-//! let mut queues = started.queues()?;
-//! let mut txq = queues.tx.pop().expect("one tx queue");
+//! let Queues { mut rx, mut tx } = started.queues()?;
+//! let (mut rxq, mut txq) = (rx.remove(0), tx.remove(0));
 //! let stop = StopFlag::new();
-//! let frame = [0u8; 60];
-//! eal.scope(|s| {
-//!     let worker = s.launch(1, || {
+//! let template = [0u8; 64];
+//! eal.scope(|s| -> Result<(), Error> {
+//!     let sender = s.launch(1, || {
 //!         let mut burst = MbufBurst::<32>::new();
-//!         let mut sent = 0u64;
 //!         while !stop.is_stopped() {
-//!             let free = burst.free_slots();
-//!             if let Ok(fresh) = burst.alloc(&pool, free) {
+//!             if let Ok(fresh) = burst.fill(&pool) {          // one bulk allocation
 //!                 for m in fresh {
-//!                     m.extend_from_slice(&frame).expect("fits");
+//!                     m.extend_from_slice(&template).expect("fits"); // then patch fields in place
 //!                 }
 //!             }
-//!             sent += txq.tx_burst(&mut burst) as u64;
+//!             txq.tx_burst(&mut burst);                        // unsent ones stay for next time
 //!         }
-//!         sent
 //!     })?;
+//!     let receiver = s.launch(2, || {
+//!         let mut burst = MbufBurst::<32>::new();
+//!         let mut packets = 0u64;
+//!         while !stop.is_stopped() {
+//!             rxq.rx_burst(&mut burst);
+//!             for m in burst.iter() {
+//!                 packets += u64::from(m.data().len() >= 14);
+//!             }
+//!             burst.clear();                                   // one bulk free
+//!         }
+//!         packets
+//!     })?;
+//!     std::thread::sleep(std::time::Duration::from_secs(1));
 //!     stop.stop();
-//!     let sent = worker.join().expect("no panic");
-//!     Ok::<u64, upfbench_dpdk::Error>(sent)
+//!     sender.join().expect("sender");
+//!     let _packets = receiver.join().expect("receiver");
+//!     Ok(())
 //! })?;
-//! # Ok::<(), upfbench_dpdk::Error>(())
+//! # Ok(())
+//! # }
 //! ```
 #![deny(unsafe_op_in_unsafe_fn)]
 
