@@ -150,13 +150,17 @@ impl<'e, const N: usize> MbufBurst<'e, N> {
         let mut dropped = [ptr::null_mut::<sys::rte_mbuf>(); N];
         let mut n_dropped = 0;
         let mut kept = 0;
-        for i in 0..self.len {
+        let len = self.len;
+        // Should `keep` panic, the mbufs leak rather than any being freed twice.
+        self.len = 0;
+        for i in 0..len {
+            let slot: *mut *mut sys::rte_mbuf = &mut self.slots[i];
+            // SAFETY: slot i (< len) holds an owned mbuf and Mbuf is repr(transparent) over its
+            // pointer, so the slot itself is lent to `keep` as the Mbuf; nothing else touches it
+            // meanwhile. If `keep` swaps another mbuf in, the slot owns that one.
+            let keep_it = keep(unsafe { &mut *slot.cast::<Mbuf<'e>>() });
             let raw = self.slots[i];
-            let nonnull = NonNull::new(raw).expect("held slots are non-null");
-            // SAFETY: slot i holds an owned mbuf; the Mbuf view is lent to `keep` only and its
-            // ownership stays with the burst (ManuallyDrop never frees it).
-            let mut view = std::mem::ManuallyDrop::new(unsafe { Mbuf::from_raw(nonnull) });
-            if keep(&mut view) {
+            if keep_it {
                 self.slots[kept] = raw;
                 kept += 1;
             } else {

@@ -56,6 +56,10 @@ const CASES: &[(&str, Case)] = &[
         mbufs::headroom_prepend_append_adj_trim,
     ),
     ("mbufs::burst_push_pop_retain", mbufs::burst_push_pop_retain),
+    (
+        "mbufs::retain_mut_keeps_what_the_closure_swaps_in",
+        mbufs::retain_mut_keeps_what_the_closure_swaps_in,
+    ),
     ("ports::lookup_by_name_and_id", ports::lookup_by_name_and_id),
     ("ports::info_mac_link", ports::info_mac_link),
     ("ports::configuration_errors", ports::configuration_errors),

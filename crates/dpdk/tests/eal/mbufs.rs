@@ -147,3 +147,24 @@ pub(crate) fn burst_push_pop_retain(fx: &Fixture<'_>) -> TestResult {
     assert_eq!(fx.pool.available(), before);
     Ok(())
 }
+
+pub(crate) fn retain_mut_keeps_what_the_closure_swaps_in(fx: &Fixture<'_>) -> TestResult {
+    let before = fx.pool.available();
+    let mut burst = MbufBurst::<4>::new();
+    for m in burst.fill(&fx.pool)? {
+        m.extend_from_slice(b"old")?;
+    }
+    let mut taken = Vec::new();
+    burst.retain_mut(|m| {
+        let mut fresh = fx.pool.alloc().expect("pool");
+        fresh.extend_from_slice(b"new").expect("fits");
+        taken.push(std::mem::replace(m, fresh));
+        true
+    });
+    assert!(burst.iter().all(|m| m.data() == b"new"));
+    assert!(taken.iter().all(|m| m.data() == b"old"));
+    drop(taken);
+    drop(burst);
+    assert_eq!(fx.pool.available(), before, "every mbuf freed once");
+    Ok(())
+}
