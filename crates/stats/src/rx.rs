@@ -177,13 +177,26 @@ impl RxStats {
         rx_ns: u64,
         frame_len: u32,
     ) -> Option<Arrival> {
+        self.record_transit(stream, seq, rx_ns.wrapping_sub(tx_ns) as i64, frame_len)
+    }
+
+    /// Like [`record`](Self::record) with the one-way transit time already computed, for tags
+    /// that carry a truncated timestamp (e.g. the low 32 bits of the clock: the caller computes
+    /// `rx.wrapping_sub(tx)` in 32 bits). A negative transit is counted, not recorded.
+    #[inline]
+    pub fn record_transit(
+        &mut self,
+        stream: u32,
+        seq: u32,
+        transit_ns: i64,
+        frame_len: u32,
+    ) -> Option<Arrival> {
         let Some(s) = self.streams.get_mut(stream as usize) else {
             self.live.unknown_stream += 1;
             return None;
         };
         let observed = s.tracker.observe(seq);
-        let transit = rx_ns.wrapping_sub(tx_ns) as i64;
-        s.jitter.update(transit);
+        s.jitter.update(transit_ns);
         let d = s.direction.index();
         let c = &mut self.live.directions[d];
         c.traffic.add_frame(frame_len);
@@ -194,7 +207,7 @@ impl RxStats {
             Arrival::Duplicate => c.duplicates += 1,
             Arrival::Late => c.late += 1,
         }
-        self.hot.latency[d].record(transit);
+        self.hot.latency[d].record(transit_ns);
         Some(observed.arrival)
     }
 
@@ -291,5 +304,100 @@ impl RxStats {
             }
             self.spare = Some(back);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn specs() -> Vec<StreamSpec> {
+        vec![
+            StreamSpec {
+                direction: Direction::Uplink,
+                first_seq: 0,
+            },
+            StreamSpec {
+                direction: Direction::Downlink,
+                first_seq: 100,
+            },
+        ]
+    }
+
+    #[test]
+    fn rejects_bad_configuration() {
+        let bad_window = RxConfig {
+            reorder_window: 100,
+            ..RxConfig::default()
+        };
+        assert!(matches!(
+            RxStats::new(0, &specs(), &bad_window),
+            Err(RxConfigError::Window(WindowError(100)))
+        ));
+        let bad_latency = RxConfig {
+            latency: LatencyConfig {
+                significant_digits: 2,
+                ..LatencyConfig::default()
+            },
+            ..RxConfig::default()
+        };
+        assert!(matches!(
+            RxStats::new(0, &specs(), &bad_latency),
+            Err(RxConfigError::Latency(
+                LatencyConfigError::SignificantDigits(2)
+            ))
+        ));
+    }
+
+    #[test]
+    fn classifies_counts_and_publishes_per_direction() {
+        let (mut rx, handle) = RxStats::new(4, &specs(), &RxConfig::default()).unwrap();
+        assert_eq!(rx.record(0, 0, 1_000, 3_000, 100), Some(Arrival::InOrder));
+        assert_eq!(rx.record(0, 2, 1_000, 4_000, 100), Some(Arrival::AfterGap));
+        assert_eq!(rx.record(0, 1, 1_000, 5_000, 100), Some(Arrival::Reordered));
+        assert_eq!(rx.record(0, 1, 1_000, 5_000, 100), Some(Arrival::Duplicate));
+        assert_eq!(rx.record(1, 100, 9_000, 8_000, 60), Some(Arrival::InOrder));
+        assert_eq!(rx.record(7, 0, 0, 0, 60), None);
+        assert_eq!(
+            rx.record_transit(1, 101u32, 2_500, 60),
+            Some(Arrival::InOrder)
+        );
+        rx.record_untagged();
+        assert_eq!(
+            handle.snapshot().directions,
+            [RxCounters::default(); 2],
+            "not yet published"
+        );
+        rx.publish(77);
+        let s = handle.snapshot();
+        assert_eq!(s, rx.counters());
+        assert_eq!(s.core, 4);
+        assert_eq!(s.at_ns, 77);
+        let ul = s.direction(Direction::Uplink);
+        assert_eq!(ul.traffic.packets, 4);
+        assert_eq!(ul.traffic.bytes_l2, 400);
+        assert_eq!((ul.unique, ul.reordered, ul.duplicates), (3, 1, 1));
+        let dl = s.direction(Direction::Downlink);
+        assert_eq!((dl.traffic.packets, dl.unique), (2, 2));
+        assert_eq!((s.unknown_stream, s.untagged), (1, 1));
+
+        let r = rx.finish(80);
+        assert_eq!(r.core, 4);
+        assert_eq!(r.unknown_stream, 1);
+        assert_eq!(r.untagged, 1);
+        let ul = &r.latency[Direction::Uplink.index()];
+        assert_eq!(
+            (ul.count(), ul.min_ns(), ul.max_ns()),
+            (4, Some(2_000), Some(4_000))
+        );
+        let dl = &r.latency[Direction::Downlink.index()];
+        // The packet that arrived "before" it was sent is counted, not recorded.
+        assert_eq!(
+            (dl.count(), dl.negative(), dl.max_ns()),
+            (1, 1, Some(2_500))
+        );
+        assert_eq!(r.streams[0].tracker.finish(3).lost, 0);
+        assert_eq!(r.streams[0].jitter.samples(), 4);
+        assert_eq!(handle.snapshot().at_ns, 80);
     }
 }
