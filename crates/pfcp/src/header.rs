@@ -188,6 +188,27 @@ impl<T: AsRef<[u8]>> Header<T> {
     }
 }
 
+impl<T: AsRef<[u8]> + AsMut<[u8]>> Header<T> {
+    /// Rewrites the Sequence Number in place (a request encoded once, numbered when sent).
+    pub fn set_sequence(&mut self, sequence: SequenceNumber) {
+        let at = if self.s_flag() {
+            field::SEQUENCE_SESSION
+        } else {
+            field::SEQUENCE_NODE
+        };
+        let b = sequence.get().to_be_bytes();
+        self.buffer.as_mut()[at..at + 3].copy_from_slice(&b[1..]);
+    }
+
+    /// Rewrites the SEID in place; does nothing when S=0.
+    pub fn set_seid(&mut self, seid: Seid) {
+        if self.s_flag() {
+            self.buffer.as_mut()[field::SEID..field::SEID + 8]
+                .copy_from_slice(&seid.0.to_be_bytes());
+        }
+    }
+}
+
 /// The owned header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct HeaderRepr {

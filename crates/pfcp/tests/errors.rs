@@ -405,3 +405,29 @@ fn header_view_accessors() {
     let child_types: Vec<u16> = pdr.children().map(|c| c.unwrap().ie_type().0).collect();
     assert_eq!(child_types, [56, 29, 2, 108]);
 }
+
+#[test]
+fn failed_rule_id_errors() {
+    // Rule ID Type 7 is not defined.
+    let e = FailedRuleId::from_ie_bytes(&[0, 114, 0, 3, 7, 0, 1]).unwrap_err();
+    assert_eq!(
+        e.kind,
+        ErrorKind::InvalidValue {
+            what: "Failed Rule ID: unknown Rule ID Type"
+        }
+    );
+    assert_eq!((e.ie_type, e.offset), (Some(IeType::FAILED_RULE_ID), 4));
+    // A FAR ID needs 4 octets.
+    let e = FailedRuleId::from_ie_bytes(&[0, 114, 0, 3, 1, 0, 1]).unwrap_err();
+    assert_eq!(
+        e.kind,
+        ErrorKind::Truncated {
+            needed: 4,
+            available: 2
+        }
+    );
+    assert_eq!(e.cause(), Some(Cause::INVALID_LENGTH));
+    // The spare bits above the type are ignored.
+    let ok = FailedRuleId::from_ie_bytes(&[0, 114, 0, 3, 0xe0, 0, 9]).unwrap();
+    assert_eq!(ok, FailedRuleId::Pdr(upfbench_pfcp::PdrId(9)));
+}

@@ -6,7 +6,7 @@ mod common;
 use common::strategies as s;
 use proptest::prelude::*;
 use upfbench_pfcp::ie::*;
-use upfbench_pfcp::{Datagram, Message, TypedIe};
+use upfbench_pfcp::{Datagram, Header, Message, Seid, SequenceNumber, TypedIe};
 
 fn ie_roundtrip<T: TypedIe + PartialEq + std::fmt::Debug>(v: &T) {
     let bytes = v.to_ie_bytes().unwrap();
@@ -25,6 +25,20 @@ proptest! {
         prop_assert_eq!(&back, &m);
         // Encoding is canonical: the bytes come back too.
         prop_assert_eq!(back.to_vec().unwrap(), bytes);
+    }
+
+    #[test]
+    fn sequence_and_seid_rewritten_in_place(m in s::message(), seq in 0u32..=0xff_ffff, seid in any::<u64>()) {
+        let mut bytes = m.to_vec().unwrap();
+        let seq = SequenceNumber::new(seq).unwrap();
+        let mut h = Header::new_checked(&mut bytes[..]).unwrap();
+        h.set_sequence(seq);
+        h.set_seid(Seid(seid));
+        let back = Message::parse(&bytes).unwrap();
+        let mut expected = m.clone();
+        expected.sequence = seq;
+        expected.seid = m.seid.map(|_| Seid(seid));
+        prop_assert_eq!(back, expected);
     }
 
     #[test]
@@ -128,6 +142,7 @@ ie_roundtrips! {
     update_qer => s::update_qer(),
     create_urr => s::create_urr(),
     update_urr => s::update_urr(),
+    failed_rule_id => s::failed_rule_id(),
 }
 
 proptest! {

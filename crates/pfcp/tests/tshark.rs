@@ -48,6 +48,10 @@ const FIELDS: &[&str] = &[
     "pfcp.dl_gbr",
     "pfcp.pdn_type",
     "pfcp.apn_dnn",
+    "pfcp.failed_rule_id_type",
+    "pfcp.bar_id",
+    "pfcp.srr_id_value",
+    "pfcp.mar_id",
 ];
 
 /// Values we put into a message, per tshark field, in wire order.
@@ -254,6 +258,41 @@ impl Expect {
         }
     }
 
+    fn failed_rule(&mut self, f: Option<FailedRuleId>) {
+        let Some(f) = f else { return };
+        let t = match f {
+            FailedRuleId::Pdr(id) => {
+                self.put("pfcp.pdr_id", id.0);
+                0
+            }
+            FailedRuleId::Far(id) => {
+                self.rule_id("pfcp.far_id", id.0);
+                1
+            }
+            FailedRuleId::Qer(id) => {
+                self.rule_id("pfcp.qer_id", id.0);
+                2
+            }
+            FailedRuleId::Urr(id) => {
+                self.rule_id("pfcp.urr_id", id.0);
+                3
+            }
+            FailedRuleId::Bar(id) => {
+                self.put("pfcp.bar_id", id);
+                4
+            }
+            FailedRuleId::Mar(id) => {
+                self.put("pfcp.mar_id", id);
+                5
+            }
+            FailedRuleId::Srr(id) => {
+                self.put("pfcp.srr_id_value", id);
+                6
+            }
+        };
+        self.put("pfcp.failed_rule_id_type", t);
+    }
+
     fn message(m: &Message) -> Expect {
         let mut e = Expect::default();
         e.put("pfcp.msg_type", m.message_type().0);
@@ -306,6 +345,7 @@ impl Expect {
                     e.fseid(f);
                 }
                 b.created_pdrs.iter().for_each(|c| e.created_pdr(c));
+                e.failed_rule(b.failed_rule_id);
             }
             MessageBody::SessionModificationRequest(b) => {
                 if let Some(f) = &b.cp_f_seid {
@@ -347,6 +387,7 @@ impl Expect {
                 e.cause(b.cause, b.offending_ie);
                 b.created_pdrs.iter().for_each(|c| e.created_pdr(c));
                 e.usage_reports(&b.usage_reports);
+                e.failed_rule(b.failed_rule_id);
             }
             MessageBody::SessionDeletionResponse(b) => {
                 e.cause(b.cause, b.offending_ie);
@@ -510,6 +551,20 @@ fn built_messages() -> Vec<Message> {
             SessionEstablishmentResponse::accepted(upf.clone(), up_fseid, vec![created]),
         ),
         Message::session(p.cp_seid, seq(9), rejected),
+        Message::session(p.cp_seid, seq(10), {
+            let mut r = SessionEstablishmentResponse::rejected(
+                upf.clone(),
+                Cause::RULE_CREATION_MODIFICATION_FAILURE,
+                Some(OffendingIe(IeType::F_TEID)),
+            );
+            r.failed_rule_id = Some(FailedRuleId::Pdr(PdrId(2)));
+            r
+        }),
+        Message::session(p.cp_seid, seq(11), {
+            let mut r = SessionModificationResponse::new(Cause::RULE_CREATION_MODIFICATION_FAILURE);
+            r.failed_rule_id = Some(FailedRuleId::Far(upfbench_pfcp::FarId(1)));
+            r
+        }),
         Message::session(
             Seid(1),
             seq(5),

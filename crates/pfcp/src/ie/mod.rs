@@ -13,6 +13,7 @@ mod group;
 
 mod cause;
 mod dns;
+mod failed_rule_id;
 mod flags;
 mod fseid;
 mod fteid;
@@ -31,6 +32,7 @@ mod volume;
 
 pub use cause::{Cause, OffendingIe};
 pub use dns::{DnsName, InvalidDnsName};
+pub use failed_rule_id::FailedRuleId;
 pub use flags::{
     ApplyAction, CpFunctionFeatures, MeasurementMethod, ReportType, ReportingTriggers,
     UpFunctionFeatures, UsageInformation, UsageReportTrigger,

@@ -2,9 +2,9 @@
 
 use crate::error::Error;
 use crate::ie::{
-    Cause, CreateFar, CreatePdr, CreateQer, CreateUrr, CreatedPdr, DnsName, Fseid, NodeId,
-    OffendingIe, PdnType, RemoveFar, RemovePdr, RemoveQer, RemoveUrr, ReportType, UpdateFar,
-    UpdatePdr, UpdateQer, UpdateUrr, UsageReport,
+    Cause, CreateFar, CreatePdr, CreateQer, CreateUrr, CreatedPdr, DnsName, FailedRuleId, Fseid,
+    NodeId, OffendingIe, PdnType, RemoveFar, RemovePdr, RemoveQer, RemoveUrr, ReportType,
+    UpdateFar, UpdatePdr, UpdateQer, UpdateUrr, UsageReport,
 };
 
 ie_group! {
@@ -62,6 +62,8 @@ ie_group! {
         up_f_seid: optional(Fseid) = F_SEID,
         /// Created PDR (for PDRs whose F-TEID the UP function chose).
         created_pdrs: any(CreatedPdr) = CREATED_PDR,
+        /// Failed Rule ID (with Cause 73).
+        failed_rule_id: optional(FailedRuleId) = FAILED_RULE_ID,
     }
 }
 
@@ -74,6 +76,7 @@ impl SessionEstablishmentResponse {
             offending_ie: None,
             up_f_seid: Some(up_f_seid),
             created_pdrs,
+            failed_rule_id: None,
             other_ies: Vec::new(),
         }
     }
@@ -86,6 +89,7 @@ impl SessionEstablishmentResponse {
             offending_ie,
             up_f_seid: None,
             created_pdrs: Vec::new(),
+            failed_rule_id: None,
             other_ies: Vec::new(),
         }
     }
@@ -146,6 +150,8 @@ ie_group! {
         created_pdrs: any(CreatedPdr) = CREATED_PDR,
         /// Usage Report (IE type 78).
         usage_reports: any(UsageReport) = USAGE_REPORT_SESSION_MODIFICATION_RESPONSE,
+        /// Failed Rule ID (with Cause 73).
+        failed_rule_id: optional(FailedRuleId) = FAILED_RULE_ID,
     }
 }
 
@@ -157,6 +163,7 @@ impl SessionModificationResponse {
             offending_ie: None,
             created_pdrs: Vec::new(),
             usage_reports: Vec::new(),
+            failed_rule_id: None,
             other_ies: Vec::new(),
         }
     }

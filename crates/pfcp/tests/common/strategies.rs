@@ -535,6 +535,19 @@ fn cause() -> BoxedStrategy<Cause> {
     prop_oneof![1u8..=2, 64u8..=79].prop_map(Cause).boxed()
 }
 
+pub fn failed_rule_id() -> BoxedStrategy<FailedRuleId> {
+    prop_oneof![
+        any::<u16>().prop_map(|i| FailedRuleId::Pdr(PdrId(i))),
+        any::<u32>().prop_map(|i| FailedRuleId::Far(FarId(i))),
+        any::<u32>().prop_map(|i| FailedRuleId::Qer(QerId(i))),
+        any::<u32>().prop_map(|i| FailedRuleId::Urr(UrrId(i))),
+        any::<u8>().prop_map(FailedRuleId::Bar),
+        any::<u8>().prop_map(FailedRuleId::Srr),
+        any::<u16>().prop_map(FailedRuleId::Mar),
+    ]
+    .boxed()
+}
+
 fn offending() -> BoxedStrategy<OffendingIe> {
     (1u16..=160).prop_map(|t| OffendingIe(IeType(t))).boxed()
 }
@@ -659,14 +672,16 @@ fn session_body() -> BoxedStrategy<MessageBody> {
             option::of(offending()),
             option::of(fseid()),
             vec(created_pdr(), 0..3),
+            option::of(failed_rule_id()),
             others()
         )
-            .prop_map(|(n, c, off, f, cp, o)| SessionEstablishmentResponse {
+            .prop_map(|(n, c, off, f, cp, fr, o)| SessionEstablishmentResponse {
                 node_id: n,
                 cause: c,
                 offending_ie: off,
                 up_f_seid: f,
                 created_pdrs: cp,
+                failed_rule_id: fr,
                 other_ies: o
             }
             .into()),
@@ -743,13 +758,15 @@ fn session_body() -> BoxedStrategy<MessageBody> {
             option::of(offending()),
             vec(created_pdr(), 0..2),
             vec(usage_report(), 0..2),
+            option::of(failed_rule_id()),
             others()
         )
-            .prop_map(|(c, off, cp, ur, o)| SessionModificationResponse {
+            .prop_map(|(c, off, cp, ur, fr, o)| SessionModificationResponse {
                 cause: c,
                 offending_ie: off,
                 created_pdrs: cp,
                 usage_reports: ur,
+                failed_rule_id: fr,
                 other_ies: o
             }
             .into()),
