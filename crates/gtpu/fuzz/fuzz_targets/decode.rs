@@ -28,12 +28,20 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Ok(p) = Ipv4Packet::new_checked(data) {
         assert!(p.header_len() <= p.total_len() && p.total_len() <= data.len());
-        let _ = (p.options(), p.payload(), p.verify_checksum(), Ipv4Repr::parse(&p));
+        let _ = (
+            p.options(),
+            p.payload(),
+            p.verify_checksum(),
+            Ipv4Repr::parse(&p),
+        );
     }
     if let Ok(u) = UdpPacket::new_checked(data) {
         let _ = u.payload();
     }
-    assert_eq!(PduSessionContainer::validate(data), PduSessionContainer::parse(data).map(|_| ()));
+    assert_eq!(
+        PduSessionContainer::validate(data),
+        PduSessionContainer::parse(data).map(|_| ())
+    );
     if let Ok(c) = PduSessionContainer::parse(data) {
         let mut out = vec![0u8; c.content_len()];
         c.emit(&mut out).unwrap();
@@ -48,7 +56,9 @@ fuzz_target!(|data: &[u8]| {
 });
 
 fn gtpu(data: &[u8]) {
-    let Ok(p) = GtpuPacket::new_checked(data) else { return };
+    let Ok(p) = GtpuPacket::new_checked(data) else {
+        return;
+    };
     assert!(p.header_len() <= p.message_len() && p.message_len() <= data.len());
     // The validated chain ends exactly where the header does.
     if let Some(last) = p.extension_headers().last() {

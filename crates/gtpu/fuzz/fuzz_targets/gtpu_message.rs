@@ -15,10 +15,23 @@ use upfbench_gtpu::{
 const TYPES: [u8; 6] = [1, 2, 26, 254, 255, 253];
 
 fuzz_target!(|data: &[u8]| {
-    let [flags, kind, rest @ ..] = data else { return };
-    let mut m = vec![0x30 | (flags & 0x07), TYPES[usize::from(*kind) % TYPES.len()], 0, 0, 0, 0, 0, 1];
+    let [flags, kind, rest @ ..] = data else {
+        return;
+    };
+    let mut m = vec![
+        0x30 | (flags & 0x07),
+        TYPES[usize::from(*kind) % TYPES.len()],
+        0,
+        0,
+        0,
+        0,
+        0,
+        1,
+    ];
     m.extend_from_slice(rest);
-    let Ok(len) = u16::try_from(m.len() - 8) else { return };
+    let Ok(len) = u16::try_from(m.len() - 8) else {
+        return;
+    };
     m[2..4].copy_from_slice(&len.to_be_bytes());
     if let Ok(p) = GtpuPacket::new_checked(&m[..]) {
         if let Some(last) = p.extension_headers().last() {
@@ -40,8 +53,14 @@ fuzz_target!(|data: &[u8]| {
         Teid(u32::from(*kind) << 8 | u32::from(*flags)),
     );
     let n = 2 + 4 * usize::from(flags >> 6);
-    headers.pdu_session_container = rest.get(..n).and_then(|c| PduSessionContainer::parse(c).ok());
-    headers.udp_checksum = if flags & 0x20 != 0 { UdpChecksum::Compute } else { UdpChecksum::Zero };
+    headers.pdu_session_container = rest
+        .get(..n)
+        .and_then(|c| PduSessionContainer::parse(c).ok());
+    headers.udp_checksum = if flags & 0x20 != 0 {
+        UdpChecksum::Compute
+    } else {
+        UdpChecksum::Zero
+    };
     let encap = Encapsulator::new(&headers).unwrap();
     let mut buf = vec![0u8; encap.outer_len() + rest.len()];
     buf[encap.outer_len()..].copy_from_slice(rest);
