@@ -18,11 +18,16 @@
 # - testpmd txonly takes raw mbufs in bulk (rte_mempool_get_bulk, no reset), then per packet resets
 #   the headroom, sets the lengths, segment count and offload flags, and copies the 42 bytes of
 #   Ethernet/IPv4/UDP headers (three rte_memcpy); the payload is not written (stale buffer data).
-# - upfbench-dpdk `--write frame` (the measure this script is about) takes mbufs with
-#   rte_pktmbuf_alloc_bulk (which resets every mbuf), then per packet sets the length (append),
-#   copies the whole SIZE-byte frame from a template and writes a 32-bit sequence number.
+# - upfbench-dpdk `--write frame` (the measure this script is about) takes raw mbufs in bulk
+#   (MbufBurst::fill_with: rte_mempool_get_bulk), then per packet, in one pass, resets the mbuf's
+#   first cache line as rte_pktmbuf_reset does, sets the length (append), copies the whole
+#   SIZE-byte frame from a template and writes a 32-bit sequence number after the headers.
 # - upfbench-dpdk `--write headers` does the same but copies only the 42 header bytes, like
 #   testpmd: the same work, shown for reference.
+#
+# Both sides run under the same scheduling: PRIORITY=rt (the default) runs them with SCHED_FIFO
+# priority 1 (`chrt -f 1`), so that compile jobs on a shared machine do not preempt the forwarding
+# lcore (the kernel still leaves other tasks 5% of the CPU); PRIORITY=normal does not.
 #
 # Needs root, DPDK 22.11 (dpdk-testpmd) and 2 lcores. MODES=hugepages reserves 2 MB hugepages
 # (HUGEPAGES, 512 by default) with EAL --in-memory and gives them back at the end.
@@ -36,6 +41,7 @@ WINDOW=${WINDOW:-5}
 WARMUP=${WARMUP:-2}
 HUGEPAGES=${HUGEPAGES:-512}
 TESTPMD=${TESTPMD:-dpdk-testpmd}
+PRIORITY=${PRIORITY:-rt}
 TARGET_DIR=${CARGO_TARGET_DIR:-target}
 
 command -v "$TESTPMD" >/dev/null || { echo "needs $TESTPMD (apt-get install dpdk)" >&2; exit 1; }
@@ -44,6 +50,11 @@ command -v "$TESTPMD" >/dev/null || { echo "needs $TESTPMD (apt-get install dpdk
 echo "building crates/dpdk/examples/tx_null (release)..." >&2
 cargo build --release --locked -q -p upfbench-dpdk --example tx_null
 TX_NULL="$TARGET_DIR/release/examples/tx_null"
+case $PRIORITY in
+  rt) prio=(chrt -f 1) ;;
+  normal) prio=() ;;
+  *) echo "PRIORITY=rt|normal" >&2; exit 1 ;;
+esac
 
 nr_hugepages=/proc/sys/vm/nr_hugepages
 hugepages_before=$(cat "$nr_hugepages")
@@ -67,7 +78,7 @@ eal_args() { # mode prefix
 run_testpmd() { # mode size
   local out="$work/testpmd.out"
   # shellcheck disable=SC2046
-  timeout -s INT $((WARMUP + WINDOW + 2)) "$TESTPMD" $(eal_args "$1" "upfb-bench-tp-$$") -- \
+  timeout -s INT $((WARMUP + WINDOW + 2)) "${prio[@]}" "$TESTPMD" $(eal_args "$1" "upfb-bench-tp-$$") -- \
     --forward-mode=txonly --txpkts="$2" --burst=32 --nb-cores=1 --rxq=1 --txq=1 \
     --rxd=1024 --txd=1024 --total-num-mbufs=8192 --mbcache=256 --stats-period=1 \
     >"$out" 2>&1 || true
@@ -79,7 +90,7 @@ run_testpmd() { # mode size
 
 run_upfbench() { # mode size write
   # shellcheck disable=SC2046
-  "$TX_NULL" --frame-size "$2" --write "$3" --seconds "$WINDOW" --warmup "$WARMUP" -- \
+  "${prio[@]}" "$TX_NULL" --frame-size "$2" --write "$3" --seconds "$WINDOW" --warmup "$WARMUP" -- \
     $(eal_args "$1" "upfb-bench-rs-$$") 2>"$work/tx_null.err" |
     sed -n 's/.* mpps=\([0-9.]*\).*/\1/p' | grep . || { cat "$work/tx_null.err" >&2; echo nan; }
 }
@@ -88,7 +99,7 @@ median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { prin
 best() { tr ' ' '\n' | grep -v '^$' | sort -g | tail -1; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
-printf "TX only, net_null0, one lcore, %s rounds of %s s, %s\n" "$ROUNDS" "$WINDOW" \
+printf "TX only, net_null0, one lcore, %s rounds of %s s, priority %s, %s\n" "$ROUNDS" "$WINDOW" "$PRIORITY" \
   "$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "Mpps as median / best of the rounds; ratio = upfbench / testpmd (median, best)"
 row() { printf "%-10s %6s  %15s  %19s  %11s  %19s  %11s\n" "$@"; }

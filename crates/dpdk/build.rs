@@ -258,6 +258,7 @@ fn generate_bindings(cflags: &[String]) {
         .allowlist_var("RTE_MAX_LCORE")
         .allowlist_var("RTE_MBUF_DEFAULT_BUF_SIZE")
         .allowlist_var("RTE_PKTMBUF_HEADROOM")
+        .allowlist_var("RTE_MBUF_PORT_INVALID")
         .allowlist_var("SOCKET_ID_ANY")
         .allowlist_var("RING_F_SP_ENQ")
         .allowlist_var("RING_F_SC_DEQ")

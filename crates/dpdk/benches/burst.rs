@@ -57,6 +57,15 @@ fn main() {
             burst.clear();
         })
     });
+    group.bench_function("fill_with_write64_free_bulk", |b| {
+        b.iter(|| {
+            let filled = burst.fill_with(&pool, |m| {
+                m.extend_from_slice(black_box(&FRAME)).expect("fits");
+            });
+            filled.expect("pool");
+            burst.clear();
+        })
+    });
     group.bench_function("alloc_write64_tx_net_null", |b| {
         b.iter(|| {
             for m in burst.fill(&pool).expect("pool") {

@@ -17,6 +17,11 @@ uint16_t upfb_tx_burst(uint16_t port_id, uint16_t queue_id, struct rte_mbuf **pk
 	return rte_eth_tx_burst(port_id, queue_id, pkts, n);
 }
 
+int upfb_mempool_get_bulk(struct rte_mempool *pool, struct rte_mbuf **mbufs, unsigned int n)
+{
+	return rte_mempool_get_bulk(pool, (void **)mbufs, n);
+}
+
 int upfb_pktmbuf_alloc_bulk(struct rte_mempool *pool, struct rte_mbuf **mbufs, unsigned int n)
 {
 	return rte_pktmbuf_alloc_bulk(pool, mbufs, n);

@@ -26,6 +26,8 @@ uint64_t upfb_rdtsc(void);
 uint16_t upfb_rx_burst(uint16_t port_id, uint16_t queue_id, struct rte_mbuf **pkts, uint16_t n);
 uint16_t upfb_tx_burst(uint16_t port_id, uint16_t queue_id, struct rte_mbuf **pkts, uint16_t n);
 
+/* Raw mbufs (refcnt 1, one segment, next NULL; other fields as the last user left them). */
+int upfb_mempool_get_bulk(struct rte_mempool *pool, struct rte_mbuf **mbufs, unsigned int n);
 int upfb_pktmbuf_alloc_bulk(struct rte_mempool *pool, struct rte_mbuf **mbufs, unsigned int n);
 struct rte_mbuf *upfb_pktmbuf_alloc(struct rte_mempool *pool);
 void upfb_pktmbuf_free(struct rte_mbuf *m);

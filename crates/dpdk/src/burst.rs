@@ -97,6 +97,49 @@ impl<'e, const N: usize> MbufBurst<'e, N> {
         Ok(&mut self[start..])
     }
 
+    /// Allocates `n` mbufs from `pool` into the free slots (one bulk call) and hands each one,
+    /// empty with the default headroom, to `init` in turn. Each mbuf is touched in one pass (the
+    /// reset and `init`'s writes together), which is what a TX loop filling bursts from templates
+    /// wants. All or nothing, as [`MbufBurst::alloc`].
+    #[inline]
+    pub fn alloc_with(
+        &mut self,
+        pool: &Mempool<'e>,
+        n: usize,
+        mut init: impl FnMut(&mut Mbuf<'e>),
+    ) -> Result<()> {
+        let free = self.free_slots();
+        if n > free {
+            return Err(Error::BurstFull { requested: n, free });
+        }
+        let (spare, _) = self.spare_parts();
+        // SAFETY: spare has room for free >= n pointers; the pool is a live packet mbuf pool; on
+        // success DPDK wrote n valid raw mbufs there, which the burst now owns.
+        let ret = unsafe { sys::upfb_mempool_get_bulk(pool.as_ptr(), spare, n as u32) };
+        if ret != 0 {
+            return Err(Error::MempoolExhausted {
+                requested: n,
+                available: pool.available(),
+            });
+        }
+        let start = self.len;
+        // Counted at once: should `init` panic, the raw mbufs not yet reset are still freed
+        // correctly (a raw mbuf is a valid one-segment mbuf).
+        self.len += n;
+        for m in &mut self[start..] {
+            m.reset_raw();
+            init(m);
+        }
+        Ok(())
+    }
+
+    /// Fills every free slot from `pool`, handing each mbuf to `init`; see
+    /// [`MbufBurst::alloc_with`].
+    #[inline]
+    pub fn fill_with(&mut self, pool: &Mempool<'e>, init: impl FnMut(&mut Mbuf<'e>)) -> Result<()> {
+        self.alloc_with(pool, self.free_slots(), init)
+    }
+
     /// Fills every free slot from `pool`; see [`MbufBurst::alloc`].
     #[inline]
     pub fn fill(&mut self, pool: &Mempool<'e>) -> Result<&mut [Mbuf<'e>]> {

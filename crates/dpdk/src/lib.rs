@@ -18,12 +18,13 @@
 //!     let sender = s.launch(1, || {
 //!         let mut burst = MbufBurst::<32>::new();
 //!         while !stop.is_stopped() {
-//!             if let Ok(fresh) = burst.fill(&pool) {          // one bulk allocation
-//!                 for m in fresh {
-//!                     m.extend_from_slice(&template).expect("fits"); // then patch fields in place
-//!                 }
+//!             // One bulk allocation; each fresh mbuf is reset and written in one pass.
+//!             let filled = burst.fill_with(&pool, |m| {
+//!                 m.extend_from_slice(&template).expect("fits"); // then patch fields in place
+//!             });
+//!             if filled.is_ok() {
+//!                 txq.tx_burst(&mut burst);                    // unsent ones stay for next time
 //!             }
-//!             txq.tx_burst(&mut burst);                        // unsent ones stay for next time
 //!         }
 //!     })?;
 //!     let receiver = s.launch(2, || {

@@ -107,6 +107,24 @@ impl<'e> Mbuf<'e> {
         seg
     }
 
+    /// Makes a raw mbuf (as a pool hands it out: one segment, `next` NULL, refcnt 1) an empty
+    /// packet with the default headroom: `rte_pktmbuf_reset` restricted to the first cache line.
+    /// `next` and `nb_segs` are already right in a raw mbuf; `tx_offload` (second cache line) is
+    /// left as it was: PMDs read it only under the offload flags cleared here, and
+    /// [`Mbuf::request_tx_checksum`] writes it with them.
+    #[inline(always)]
+    pub(crate) fn reset_raw(&mut self) {
+        let m = self.head_mut();
+        m.pkt_len = 0;
+        m.data_len = 0;
+        m.vlan_tci = 0;
+        m.vlan_tci_outer = 0;
+        m.port = sys::RTE_MBUF_PORT_INVALID as u16;
+        m.ol_flags &= sys::RTE_MBUF_F_EXTERNAL;
+        m.__bindgen_anon_1.packet_type = 0;
+        m.data_off = (sys::RTE_PKTMBUF_HEADROOM as u16).min(m.buf_len);
+    }
+
     /// Packet length, all segments.
     #[inline(always)]
     pub fn len(&self) -> usize {

@@ -60,6 +60,10 @@ const CASES: &[(&str, Case)] = &[
         "mbufs::retain_mut_keeps_what_the_closure_swaps_in",
         mbufs::retain_mut_keeps_what_the_closure_swaps_in,
     ),
+    (
+        "mbufs::fill_with_hands_out_reset_mbufs_in_one_pass",
+        mbufs::fill_with_hands_out_reset_mbufs_in_one_pass,
+    ),
     ("ports::lookup_by_name_and_id", ports::lookup_by_name_and_id),
     ("ports::info_mac_link", ports::info_mac_link),
     ("ports::configuration_errors", ports::configuration_errors),

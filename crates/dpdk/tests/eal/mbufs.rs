@@ -168,3 +168,67 @@ pub(crate) fn retain_mut_keeps_what_the_closure_swaps_in(fx: &Fixture<'_>) -> Te
     assert_eq!(fx.pool.available(), before, "every mbuf freed once");
     Ok(())
 }
+
+pub(crate) fn fill_with_hands_out_reset_mbufs_in_one_pass(fx: &Fixture<'_>) -> TestResult {
+    // No cache: the mbufs freed below are the ones fill_with gets back.
+    let pool = new_pool(fx.eal, "reuse", 15, 0);
+    let mut burst = MbufBurst::<15>::new();
+    for m in burst.fill(&pool)? {
+        m.extend_from_slice(&[0xee; 300])?;
+        m.prepend(20)?;
+        m.request_tx_checksum(14, 20, true, true);
+    }
+    burst.clear();
+    assert_eq!(pool.available(), 15);
+
+    let mut calls = 0;
+    burst.fill_with(&pool, |m| {
+        assert_eq!(
+            (m.len(), m.segments(), m.headroom()),
+            (0, 1, usize::from(HEADROOM))
+        );
+        assert!(m.data().is_empty());
+        assert_eq!(m.port(), u16::MAX, "no input port");
+        assert_eq!(
+            m.rx_ip_checksum(),
+            upfbench_dpdk::RxChecksum::Unknown,
+            "flags cleared"
+        );
+        m.extend_from_slice(&[calls as u8; 10]).expect("fits");
+        calls += 1;
+    })?;
+    assert_eq!(calls, 15);
+    let firsts: Vec<u8> = burst.iter().map(|m| m.data()[0]).collect();
+    assert_eq!(
+        firsts,
+        (0..15).collect::<Vec<u8>>(),
+        "init runs once per mbuf, in slot order"
+    );
+
+    burst.truncate(5);
+    let err = burst
+        .alloc_with(&pool, 11, |_| panic!("not called"))
+        .expect_err("10 free");
+    assert_eq!(
+        err,
+        Error::BurstFull {
+            requested: 11,
+            free: 10
+        }
+    );
+    let mut other = MbufBurst::<16>::new();
+    let err = other
+        .alloc_with(&pool, 11, |_| panic!("not called"))
+        .expect_err("10 in the pool");
+    assert_eq!(
+        err,
+        Error::MempoolExhausted {
+            requested: 11,
+            available: 10
+        }
+    );
+    assert_eq!(pool.available(), 10, "nothing was taken");
+    burst.alloc_with(&pool, 10, |m| m.append(1).map(|_| ()).expect("fits"))?;
+    assert_eq!((burst.len(), pool.available()), (15, 0));
+    Ok(())
+}
