@@ -238,8 +238,19 @@ impl PduSessionContainer {
     /// receive path validates every container but rarely reads more than its QFI.
     #[inline]
     pub fn validate(content: &[u8]) -> Result<(), ParseError> {
+        if Self::fits(content) {
+            Ok(())
+        } else {
+            Err(Self::error(content))
+        }
+    }
+
+    /// Whether the PDU type is known and the content holds every field its flags announce:
+    /// exactly when [`parse`](Self::parse) succeeds.
+    #[inline]
+    fn fits(content: &[u8]) -> bool {
         let (Some(&first), Some(&second)) = (content.first(), content.get(1)) else {
-            return Self::parse(content).map(|_| ());
+            return false;
         };
         let flag = |octet: u8, bit: u8, n: usize| if octet & bit != 0 { n } else { 0 };
         let needed = match first >> 4 {
@@ -255,13 +266,26 @@ impl PduSessionContainer {
                     + flag(first, field::UL_SNP, 3)
                     + flag(second, field::UL_N3N9_DELAY_IND, 4)
             }
-            _ => usize::MAX,
+            _ => return false,
         };
-        if needed <= content.len() {
-            Ok(())
-        } else {
-            // The slow path names the field that does not fit.
-            Self::parse(content).map(|_| ())
+        needed <= content.len()
+    }
+
+    /// The error [`parse`](Self::parse) reports for content that does not [`fits`](Self::fits);
+    /// out of line, off the receive path.
+    #[cold]
+    #[inline(never)]
+    fn error(content: &[u8]) -> ParseError {
+        match Self::parse(content) {
+            Err(e) => e,
+            // Not reached: `fits` is false exactly when `parse` fails (a property test and the
+            // fuzz target check that); report the whole content as short rather than panic.
+            Ok(_) => ParseError::Truncated {
+                layer: Layer::PduSessionContainer,
+                offset: 0,
+                needed: content.len() + 1,
+                available: content.len(),
+            },
         }
     }
 
