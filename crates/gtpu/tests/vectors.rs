@@ -299,20 +299,15 @@ fn emit(v: &Vector) -> Vec<u8> {
     let mut gtp = vec![0u8; repr.buffer_len()];
     repr.emit(&mut gtp).unwrap();
 
-    // The outer addresses: listed for frames; for the IPv4-start vectors, the N3 pair by
-    // direction (the UPF sends Echo Response, Error Indication and End Marker).
+    // The outer addresses, when not listed: the N3 pair by direction. Uplink G-PDUs (from the
+    // UE) and Echo Requests go from the tester to the UPF; the rest come from the UPF.
     let tester = Ipv4Addr::new(192, 168, 13, 131);
     let upf = Ipv4Addr::new(192, 168, 13, 151);
-    let (src, dst) = match (f.get("outer_src"), msg_type) {
-        (Some(s), _) => (ip(s), ip(&f["outer_dst"])),
-        (None, 1) => (tester, upf),
-        (None, 255)
-            if container(f).map(|c| c.pdu_type()) == Some(1)
-                || f.get("inner_src").map(ip) == Some(UE) =>
-        {
-            (tester, upf)
-        }
-        (None, _) => (upf, tester),
+    let uplink = f.get("inner_src").map(ip) == Some(UE) || msg_type == 1;
+    let (src, dst) = match f.get("outer_src") {
+        Some(s) => (ip(s), ip(&f["outer_dst"])),
+        None if uplink => (tester, upf),
+        None => (upf, tester),
     };
     let gtpu_port = upfbench_gtpu::GTPU_PORT;
     let len = emit_ipv4_udp(
