@@ -22,7 +22,7 @@ use std::ops::RangeInclusive;
 use crate::latency::{LatencyConfig, LatencyRecorder};
 
 /// Samples an interval may stage before the worker must end it early, far below the point where
-/// one `u32` slot could overflow.
+/// one `u32` slot could overflow (the `u64` sum sets a lower limit for large maxima).
 const STAGE_LIMIT: u64 = 1 << 31;
 
 /// HDR bucket layout for a lowest discernible value of 1 and a given precision and maximum.
@@ -54,7 +54,7 @@ impl Layout {
         l
     }
 
-    #[inline]
+    #[inline(always)]
     fn index(&self, v: u64) -> usize {
         let bucket = self.lz_base - (v | self.sub_bucket_mask).leading_zeros();
         (((u64::from(bucket) + 1) << self.half_magnitude) + (v >> bucket) - self.half_count)
@@ -103,13 +103,6 @@ impl Exact {
         self.over_range += o.over_range;
     }
 
-    /// Slots that may be non-zero.
-    fn touched(&self, layout: &Layout) -> Option<RangeInclusive<usize>> {
-        (self.count > 0).then(|| {
-            layout.index(self.min.min(layout.max_ns))..=layout.index(self.max.min(layout.max_ns))
-        })
-    }
-
     fn into_recorder(self, into: &mut LatencyRecorder) {
         into.absorb_exact(
             self.count,
@@ -123,10 +116,19 @@ impl Exact {
 }
 
 /// One interval's latencies of one direction on one RX core.
+///
+/// Per packet it stores only the slot and the sum (min and max only when they change, the rare
+/// classes only when they happen): stores are what limits the RX path's throughput. The sample
+/// count is the sum of the slots, taken when the interval is added or drained.
 #[derive(Debug, Clone)]
 pub(crate) struct HotLatency {
     layout: Layout,
-    exact: Exact,
+    min: u64,
+    max: u64,
+    /// Sum of the recorded (clamped) values; cannot overflow within [`Self::stage_limit`].
+    sum: u64,
+    negative: u64,
+    over_range: u64,
     counts: Box<[u32]>,
 }
 
@@ -137,61 +139,98 @@ impl HotLatency {
         let layout = Layout::new(config);
         HotLatency {
             layout,
-            exact: Exact::EMPTY,
+            min: u64::MAX,
+            max: 0,
+            sum: 0,
+            negative: 0,
+            over_range: 0,
             counts: vec![0u32; layout.len].into_boxed_slice(),
         }
     }
 
+    /// How many samples an interval may hold: no `u32` slot and no `u64` sum can overflow.
+    pub(crate) fn stage_limit(&self) -> u64 {
+        STAGE_LIMIT.min(u64::MAX / self.layout.max_ns.max(1))
+    }
+
     /// Records one transit time `rx - tx` in ns (negative: counted, not recorded; above the
-    /// maximum: clamped to it and counted).
-    #[inline]
+    /// maximum: clamped to it and counted, the exact max still sees it).
+    #[inline(always)]
     pub(crate) fn record(&mut self, transit_ns: i64) {
         if transit_ns < 0 {
-            self.exact.negative += 1;
+            self.negative += 1;
             return;
         }
-        let v = transit_ns as u64;
-        let e = &mut self.exact;
-        e.count += 1;
-        e.min = e.min.min(v);
-        e.max = e.max.max(v);
-        e.sum += u128::from(v);
-        e.over_range += u64::from(v > self.layout.max_ns);
+        let mut v = transit_ns as u64;
+        if v < self.min {
+            self.min = v;
+        }
+        if v > self.max {
+            self.max = v;
+        }
+        if v > self.layout.max_ns {
+            self.over_range += 1;
+            v = self.layout.max_ns;
+        }
+        self.sum += v;
         // The table was built for max_ns, so the index of a clamped value is always inside it.
-        if let Some(c) = self
-            .counts
-            .get_mut(self.layout.index(v.min(self.layout.max_ns)))
-        {
+        if let Some(c) = self.counts.get_mut(self.layout.index(v)) {
             *c += 1;
         }
     }
 
-    /// Whether the interval holds so many samples that it must end now.
-    #[inline]
-    pub(crate) fn is_full(&self) -> bool {
-        self.exact.count >= STAGE_LIMIT
+    fn touched(&self) -> Option<RangeInclusive<usize>> {
+        touched(&self.layout, self.min, self.max)
+    }
+
+    fn exact(&self, count: u64) -> Exact {
+        Exact {
+            count,
+            min: self.min,
+            max: self.max,
+            sum: u128::from(self.sum),
+            negative: self.negative,
+            over_range: self.over_range,
+        }
+    }
+
+    fn reset_exact(&mut self) {
+        self.min = u64::MAX;
+        self.max = 0;
+        self.sum = 0;
+        self.negative = 0;
+        self.over_range = 0;
     }
 
     /// Empties the staging (touched slots only).
     pub(crate) fn clear(&mut self) {
-        if let Some(r) = self.exact.touched(&self.layout) {
+        if let Some(r) = self.touched() {
             self.counts[r].fill(0);
         }
-        self.exact = Exact::EMPTY;
+        self.reset_exact();
     }
 
     /// Moves every staged sample into `into` and empties the staging.
     pub(crate) fn drain_into(&mut self, into: &mut LatencyRecorder) {
-        if let Some(r) = self.exact.touched(&self.layout) {
+        let mut count = 0u64;
+        if let Some(r) = self.touched() {
             for i in r {
                 let n = std::mem::take(&mut self.counts[i]);
                 if n > 0 {
+                    count += u64::from(n);
                     into.record_slot(self.layout.value_at(i), u64::from(n));
                 }
             }
         }
-        std::mem::replace(&mut self.exact, Exact::EMPTY).into_recorder(into);
+        self.exact(count).into_recorder(into);
+        self.reset_exact();
     }
+}
+
+/// Slots that may be non-zero given the exact min and max (none when min > max: empty).
+fn touched(layout: &Layout, min: u64, max: u64) -> Option<RangeInclusive<usize>> {
+    (min <= max)
+        .then(|| layout.index(min.min(layout.max_ns))..=layout.index(max.min(layout.max_ns)))
 }
 
 /// A core's latencies of one direction over the whole run, in the same layout with `u64` slots.
@@ -215,18 +254,20 @@ impl CumulativeLatency {
     /// Adds an interval, touching only its non-empty index range.
     pub(crate) fn add(&mut self, hot: &HotLatency) {
         debug_assert_eq!(self.layout, hot.layout);
-        if let Some(r) = hot.exact.touched(&hot.layout) {
+        let mut count = 0u64;
+        if let Some(r) = hot.touched() {
             for (c, h) in self.counts[r.clone()].iter_mut().zip(&hot.counts[r]) {
                 *c += u64::from(*h);
+                count += u64::from(*h);
             }
         }
-        self.exact.add(&hot.exact);
+        self.exact.add(&hot.exact(count));
     }
 
     /// The HDR histogram of everything added (done once, at the end of the run).
     pub(crate) fn to_recorder(&self, config: &LatencyConfig) -> LatencyRecorder {
         let mut r = LatencyRecorder::new(config).expect("configuration validated by RxStats::new");
-        if let Some(range) = self.exact.touched(&self.layout) {
+        if let Some(range) = touched(&self.layout, self.exact.min, self.exact.max) {
             for i in range {
                 if self.counts[i] > 0 {
                     r.record_slot(self.layout.value_at(i), self.counts[i]);
@@ -326,12 +367,26 @@ mod tests {
     fn clear_empties_the_touched_range() {
         let c = LatencyConfig::default();
         let mut hot = HotLatency::new(&c);
-        for v in [5i64, 70_000, 9_999_999_999, 20_000_000_000] {
+        for v in [5i64, 70_000, 9_999_999_999, 20_000_000_000, -4] {
             hot.record(v);
         }
-        assert!(!hot.is_full());
+        assert_eq!(hot.over_range, 1);
+        assert_eq!(hot.negative, 1);
         hot.clear();
         assert!(hot.counts.iter().all(|&x| x == 0));
-        assert_eq!(hot.exact, Exact::EMPTY);
+        assert_eq!(hot.touched(), None);
+        assert_eq!((hot.sum, hot.negative, hot.over_range), (0, 0, 0));
+    }
+
+    #[test]
+    fn stage_limit_keeps_the_sum_in_range() {
+        for max_ns in [1_000_000u64, 10_000_000_000, 60_000_000_000] {
+            let h = HotLatency::new(&LatencyConfig {
+                max_ns,
+                significant_digits: 3,
+            });
+            assert!(h.stage_limit() <= STAGE_LIMIT);
+            assert!(h.stage_limit().checked_mul(max_ns).is_some());
+        }
     }
 }

@@ -13,29 +13,27 @@ pub struct Jitter {
     last_transit: i64,
     /// The estimate times 16.
     scaled: u64,
-    samples: u64,
+    /// Arrivals seen, counted up to 2 only (so the hot path stores nothing once it is 2).
+    seen: u8,
 }
 
 impl Jitter {
     /// Feeds the transit time (receive minus transmit timestamp, ns) of the next arrival.
-    #[inline]
+    #[inline(always)]
     pub fn update(&mut self, transit_ns: i64) {
-        if self.samples > 0 {
+        if self.seen != 0 {
             let d = transit_ns.wrapping_sub(self.last_transit).unsigned_abs();
             self.scaled = self.scaled.saturating_add(d) - ((self.scaled + 8) >> 4);
         }
+        if self.seen < 2 {
+            self.seen += 1;
+        }
         self.last_transit = transit_ns;
-        self.samples += 1;
     }
 
     /// The estimate in nanoseconds, once at least two arrivals have been seen.
     pub fn value_ns(&self) -> Option<f64> {
-        (self.samples >= 2).then(|| self.scaled as f64 / 16.0)
-    }
-
-    /// Arrivals fed so far.
-    pub fn samples(&self) -> u64 {
-        self.samples
+        (self.seen >= 2).then(|| self.scaled as f64 / 16.0)
     }
 }
 
@@ -47,11 +45,16 @@ mod tests {
     fn constant_transit_has_no_jitter() {
         let mut j = Jitter::default();
         assert_eq!(j.value_ns(), None);
+        j.update(5_000);
+        assert_eq!(
+            j.value_ns(),
+            None,
+            "one arrival has no interarrival difference"
+        );
         for _ in 0..100 {
             j.update(5_000);
         }
         assert_eq!(j.value_ns(), Some(0.0));
-        assert_eq!(j.samples(), 100);
     }
 
     #[test]

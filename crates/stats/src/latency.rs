@@ -121,7 +121,8 @@ impl LatencyRecorder {
         self.count += 1;
         self.min = self.min.min(v);
         self.max = self.max.max(v);
-        self.sum += u128::from(v);
+        // The mean is of the recorded values: clamped ones count as the bound (and are warned of).
+        self.sum += u128::from(v.min(high));
     }
 
     /// Adds another recorder's samples (same configuration expected; a histogram of a different

