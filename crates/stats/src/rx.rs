@@ -11,7 +11,7 @@
 use thiserror::Error;
 
 use crate::direction::Direction;
-use crate::hot_latency::{CumulativeLatency, HotLatency};
+use crate::hot_latency::CumulativeLatency;
 use crate::jitter::Jitter;
 use crate::latency::{LatencyConfig, LatencyConfigError, LatencyRecorder};
 use crate::publish::{RxCounters, RxHandle, RxPublisher, RxSnapshot, StagedInterval, rx_to_words};
