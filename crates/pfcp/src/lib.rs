@@ -99,6 +99,7 @@ pub mod header;
 #[macro_use]
 pub mod ie;
 pub mod message;
+pub mod node;
 pub mod plan;
 pub mod types;
 mod wire;

@@ -56,9 +56,19 @@ impl MessageType {
         self.0 >= 50 && self.0 <= 99
     }
 
-    /// Whether the type is a request (odd values in the table are requests, except 11).
+    /// Whether the type is a request of Table 7.3-1 (the parity differs across the table: 1..=9
+    /// odd, 12..=16 and 50..=56 even). Types the table does not list are not requests.
     pub const fn is_request(self) -> bool {
-        self.0 % 2 == 1 && self.0 != 11
+        matches!(self.0, 1 | 3 | 5 | 7 | 9 | 12 | 14 | 16 | 50 | 52 | 54 | 56)
+    }
+
+    /// The response type that answers this request type (`None` for a response type).
+    pub const fn response(self) -> Option<MessageType> {
+        if self.is_request() {
+            Some(MessageType(self.0 + 1))
+        } else {
+            None
+        }
     }
 }
 
@@ -68,5 +78,25 @@ impl fmt::Display for MessageType {
             Some(n) => write!(f, "{n} ({})", self.0),
             None => write!(f, "message type {}", self.0),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MessageType;
+
+    #[test]
+    fn requests_and_their_responses_follow_the_table() {
+        let mut requests = 0;
+        for t in (0..=255).map(MessageType) {
+            let Some(name) = t.name() else { continue };
+            assert_eq!(t.is_request(), name.ends_with("Request"), "{t}");
+            if let Some(r) = t.response() {
+                requests += 1;
+                let expected = name.replace("Request", "Response");
+                assert_eq!(r.name(), Some(expected.as_str()), "{t}");
+            }
+        }
+        assert_eq!(requests, 12);
     }
 }

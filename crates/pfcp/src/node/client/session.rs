@@ -1,0 +1,61 @@
+//! The client's session table: CP SEID to what the UPF returned.
+
+use core::net::Ipv4Addr;
+
+use crate::ie::Fteid;
+use crate::types::{PdrId, Seid};
+
+/// Where a session stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SessionState {
+    /// The Establishment Request is queued or in flight.
+    Establishing,
+    /// The UPF accepted it; no procedure in flight.
+    Established,
+    /// A Modification Request is queued or in flight.
+    Modifying,
+    /// A Deletion Request is queued or in flight.
+    Deleting,
+}
+
+impl SessionState {
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            SessionState::Establishing => "the session is being established",
+            SessionState::Established => "the session is established",
+            SessionState::Modifying => "the session is being modified",
+            SessionState::Deleting => "the session is being deleted",
+        }
+    }
+}
+
+/// One session as the client knows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Session {
+    /// Our SEID (the key of the table).
+    pub cp_seid: Seid,
+    /// The UPF's SEID, put into the header of later requests; known once established.
+    pub up_seid: Option<Seid>,
+    /// The UPF's N4 address from the UP F-SEID.
+    pub up_address: Option<Ipv4Addr>,
+    /// The state.
+    pub state: SessionState,
+    /// The uplink F-TEID: ours, or the one the UPF chose (CH=1, from the Created PDR).
+    pub uplink_f_teid: Option<Fteid>,
+    /// The PDR that carries the uplink F-TEID.
+    pub(crate) uplink_pdr: Option<PdrId>,
+}
+
+impl Session {
+    /// The uplink TEID and the UPF's N3 address, what uplink G-PDUs are sent to.
+    pub fn uplink_endpoint(&self) -> Option<(crate::types::Teid, Ipv4Addr)> {
+        match self.uplink_f_teid? {
+            Fteid::Assigned {
+                teid,
+                ipv4: Some(a),
+                ..
+            } => Some((teid, a)),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! Node configuration: timers, identity, and the per-role settings.
+
+use core::net::{IpAddr, Ipv4Addr, SocketAddr};
+use core::time::Duration;
+
+use crate::ie::{NodeId, NtpTimestamp};
+use crate::types::{SequenceNumber, Teid};
+
+/// T1 default: time to wait for a response before retransmitting (TS 29.244 §6.4).
+pub const DEFAULT_T1: Duration = Duration::from_secs(3);
+/// N1 default: retransmissions before giving up.
+pub const DEFAULT_N1: u32 = 3;
+/// Default interval between our own Heartbeat Requests (Open5GS uses 10 s, eUPF 5 s).
+pub const DEFAULT_HEARTBEAT_INTERVAL: Duration = Duration::from_secs(10);
+/// Default number of session requests in flight at once.
+pub const DEFAULT_WINDOW: usize = 256;
+
+/// What every node needs: who it is, when it started, and its timers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// Our Node ID. A CP function's must be its N4 IPv4 source address (Open5GS matches on it).
+    pub node_id: NodeId,
+    /// Our Recovery Time Stamp: when this node started; it must not change during a run.
+    pub recovery_time_stamp: NtpTimestamp,
+    /// T1: wait this long for a response before retransmitting.
+    pub t1: Duration,
+    /// N1: retransmit this many times, then give up (N1 + 1 transmissions in all).
+    pub n1: u32,
+    /// Send our own Heartbeat Requests this often while associated; `None`: never.
+    pub heartbeat_interval: Option<Duration>,
+    /// How long the response to a peer's request is kept to answer its retransmissions;
+    /// `None`: (N1 + 1) × T1, which covers a peer with the same timers.
+    pub response_cache_ttl: Option<Duration>,
+    /// The first Sequence Number used for our requests.
+    pub first_sequence: SequenceNumber,
+}
+
+impl Config {
+    /// Defaults: T1 3 s, N1 3, heartbeats every 10 s, sequence numbers from 1.
+    pub fn new(node_id: NodeId, recovery_time_stamp: NtpTimestamp) -> Self {
+        Config {
+            node_id,
+            recovery_time_stamp,
+            t1: DEFAULT_T1,
+            n1: DEFAULT_N1,
+            heartbeat_interval: Some(DEFAULT_HEARTBEAT_INTERVAL),
+            response_cache_ttl: None,
+            first_sequence: SequenceNumber::from_masked(1),
+        }
+    }
+
+    /// The response cache lifetime in effect.
+    pub fn cache_ttl(&self) -> Duration {
+        self.response_cache_ttl
+            .unwrap_or(self.t1 * self.n1.saturating_add(1))
+    }
+}
+
+/// The CP (tester) side: a [`Config`], the UPF to talk to, and the window.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientConfig {
+    /// Identity and timers.
+    pub node: Config,
+    /// The UPF's N4 address (port 8805 for real UPFs).
+    pub upf: SocketAddr,
+    /// At most this many session requests (establish, modify, delete) in flight at once.
+    pub window: usize,
+}
+
+impl ClientConfig {
+    /// A client whose Node ID is its N4 IPv4 address `cp`, talking to `upf`.
+    pub fn new(cp: Ipv4Addr, recovery_time_stamp: NtpTimestamp, upf: SocketAddr) -> Self {
+        ClientConfig {
+            node: Config::new(NodeId::Ipv4(cp), recovery_time_stamp),
+            upf,
+            window: DEFAULT_WINDOW,
+        }
+    }
+}
+
+/// The UPF (reflector) side.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpfConfig {
+    /// Identity and timers.
+    pub node: Config,
+    /// The one CP function allowed to associate (matched on the source address).
+    pub peer: IpAddr,
+    /// Our N4 address, put into the UP F-SEID.
+    pub n4_address: Ipv4Addr,
+    /// Our N3 address, put into the F-TEIDs we allocate (CH=1).
+    pub n3_address: Ipv4Addr,
+    /// The first TEID we allocate for CH=1.
+    pub first_teid: Teid,
+    /// The first UP SEID we allocate.
+    pub first_seid: u64,
+}
+
+impl UpfConfig {
+    /// A UPF whose Node ID is its N4 address, serving `peer`.
+    pub fn new(
+        n4_address: Ipv4Addr,
+        n3_address: Ipv4Addr,
+        recovery_time_stamp: NtpTimestamp,
+        peer: IpAddr,
+    ) -> Self {
+        UpfConfig {
+            node: Config::new(NodeId::Ipv4(n4_address), recovery_time_stamp),
+            peer,
+            n4_address,
+            n3_address,
+            first_teid: Teid(0x1000_0000),
+            first_seid: 1,
+        }
+    }
+}

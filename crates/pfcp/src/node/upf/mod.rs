@@ -1,0 +1,619 @@
+//! The UP side, as the reflector plays a UPF: association from the configured CP function only,
+//! sessions into a [`RulesTable`], rejections with the right Cause and Offending IE, heartbeats
+//! both ways.
+//!
+//! Choices where UPFs differ:
+//! - Session messages from a node that is not associated are answered with Cause 72 "No
+//!   established PFCP Association" (Open5GS ignores them silently; an answer tells a
+//!   misconfigured tester what is wrong at once instead of after N1 × T1).
+//! - An Association Setup Request from another address than the configured peer, or whose IPv4
+//!   Node ID is not its source address (Open5GS identifies the CP function by it), is answered
+//!   with Cause 64 "Request rejected"; without a Recovery Time Stamp, with Cause 66 as eUPF does.
+//! - A CP F-SEID without an IPv4 address is refused with Cause 66 and Offending IE F-SEID, as
+//!   eUPF does.
+//! - A changed CP Recovery Time Stamp (in an Association Setup or Heartbeat Request or Response)
+//!   means the CP function restarted: its sessions are deleted.
+
+mod rules;
+mod ruleset;
+
+pub use rules::{DownlinkRule, RuleChange, RulesTable, SessionRules, Tunnel, UplinkRule};
+
+use core::net::{IpAddr, SocketAddr};
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use self::rules::UpSession;
+use self::ruleset::{Rejection, RuleSet};
+use super::cache::ResponseCache;
+use super::config::UpfConfig;
+use super::heartbeat::{HeartbeatSchedule, PeerRecovery, Restart};
+use super::stats::Stats;
+use super::transactions::{Pending, Transactions};
+use super::{Messages, Transmit, encode, version_not_supported};
+use crate::error::Error as DecodeError;
+use crate::header::Header;
+use crate::ie::{Cause, Fseid, IeType, NodeId, NtpTimestamp, OffendingIe, UpFunctionFeatures};
+use crate::message::{
+    AssociationReleaseResponse, AssociationSetupResponse, HeartbeatRequest, HeartbeatResponse,
+    MessageType, SessionDeletionResponse, SessionEstablishmentRequest,
+    SessionEstablishmentResponse, SessionModificationResponse,
+};
+use crate::types::{Seid, SequenceNumber, Teid};
+use crate::{Message, MessageBody};
+
+/// What the UPF side reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UpfEvent {
+    /// The CP function set up (or set up again) the association.
+    Associated {
+        /// Its address.
+        peer: SocketAddr,
+        /// Its Node ID.
+        node_id: NodeId,
+        /// Its Recovery Time Stamp.
+        recovery_time_stamp: NtpTimestamp,
+    },
+    /// The CP function released the association; its sessions were removed.
+    Released {
+        /// Its address.
+        peer: SocketAddr,
+        /// Sessions removed.
+        sessions_removed: usize,
+    },
+    /// The CP function's Recovery Time Stamp changed; its sessions were removed.
+    PeerRestarted {
+        /// Its address.
+        peer: SocketAddr,
+        /// The value seen before.
+        previous: NtpTimestamp,
+        /// The new value.
+        current: NtpTimestamp,
+        /// Sessions removed.
+        sessions_removed: usize,
+    },
+    /// One of our Heartbeat Requests got no response after N1 retransmissions.
+    HeartbeatLost {
+        /// The CP function.
+        peer: SocketAddr,
+        /// The request's sequence number.
+        seq: SequenceNumber,
+    },
+    /// The rules table changed.
+    Rules(RuleChange),
+}
+
+#[derive(Debug, Clone)]
+struct Association {
+    peer: SocketAddr,
+}
+
+/// The UP-side node. See the [module documentation](super) for the calling pattern.
+#[derive(Debug)]
+pub struct Upf {
+    config: UpfConfig,
+    association: Option<Association>,
+    recovery: PeerRecovery,
+    heartbeat: HeartbeatSchedule,
+    transactions: Transactions<()>,
+    cache: ResponseCache,
+    rules: RulesTable,
+    next_seid: u64,
+    next_teid: u32,
+    transmits: VecDeque<Transmit>,
+    events: VecDeque<UpfEvent>,
+    stats: Stats,
+    expired: Vec<(SequenceNumber, Pending<()>)>,
+}
+
+impl Upf {
+    /// A UPF side with no association and no session.
+    pub fn new(config: UpfConfig) -> Self {
+        let n = &config.node;
+        Upf {
+            association: None,
+            recovery: PeerRecovery::default(),
+            heartbeat: HeartbeatSchedule::new(n.heartbeat_interval),
+            transactions: Transactions::new(n.t1, n.n1, n.first_sequence),
+            cache: ResponseCache::new(n.cache_ttl()),
+            rules: RulesTable::default(),
+            next_seid: config.first_seid,
+            next_teid: config.first_teid.0,
+            transmits: VecDeque::new(),
+            events: VecDeque::new(),
+            stats: Stats::default(),
+            expired: Vec::new(),
+            config,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &UpfConfig {
+        &self.config
+    }
+
+    /// The rules table.
+    pub fn rules(&self) -> &RulesTable {
+        &self.rules
+    }
+
+    /// The associated CP function's address.
+    pub fn associated_peer(&self) -> Option<SocketAddr> {
+        self.association.as_ref().map(|a| a.peer)
+    }
+
+    /// Responses held to answer retransmissions.
+    pub fn cached_responses(&self) -> usize {
+        self.cache.len()
+    }
+
+    /// The counters.
+    pub fn stats(&self) -> Stats {
+        Stats {
+            requests_sent: self.transactions.sent,
+            retransmissions: self.transactions.retransmissions,
+            ..self.stats
+        }
+    }
+
+    /// Feeds a datagram received from `remote`.
+    pub fn handle_datagram(&mut self, now: Instant, remote: SocketAddr, bytes: &[u8]) {
+        self.stats.datagrams_received += 1;
+        for msg in Messages::new(bytes) {
+            match msg {
+                Ok(msg) => self.handle_message(now, remote, msg),
+                Err(_) => {
+                    self.stats.invalid += 1;
+                    if let Some(rsp) = version_not_supported(bytes) {
+                        self.transmit(remote, rsp);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs the timers that are due: our heartbeats and their retransmissions.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        let mut expired = core::mem::take(&mut self.expired);
+        self.transactions
+            .handle_timeout(now, &mut self.transmits, &mut expired);
+        for (seq, p) in expired.drain(..) {
+            self.stats.timeouts += 1;
+            self.heartbeat.settled();
+            self.events
+                .push_back(UpfEvent::HeartbeatLost { peer: p.peer, seq });
+        }
+        self.expired = expired;
+        if let Some(peer) = self.associated_peer()
+            && self.heartbeat.due(now)
+        {
+            let hb = HeartbeatRequest::new(self.config.node.recovery_time_stamp);
+            if let Ok(bytes) = encode(&Message::node(SequenceNumber::default(), hb)) {
+                self.transactions
+                    .start(now, peer, bytes, (), &mut self.transmits);
+            }
+        }
+    }
+
+    /// The next datagram to send.
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        let t = self.transmits.pop_front()?;
+        self.stats.datagrams_sent += 1;
+        Some(t)
+    }
+
+    /// When [`Self::handle_timeout`] is to be called next.
+    pub fn poll_timeout(&mut self) -> Option<Instant> {
+        let t = self.transactions.poll_timeout();
+        match (t, self.heartbeat.poll_timeout()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The next event.
+    pub fn poll_event(&mut self) -> Option<UpfEvent> {
+        self.events.pop_front()
+    }
+
+    fn transmit(&mut self, destination: SocketAddr, contents: Vec<u8>) {
+        self.transmits.push_back(Transmit {
+            destination,
+            contents,
+        });
+    }
+
+    fn node_id(&self) -> NodeId {
+        self.config.node.node_id.clone()
+    }
+
+    fn is_associated(&self, remote: SocketAddr) -> bool {
+        self.association
+            .as_ref()
+            .is_some_and(|a| a.peer.ip() == remote.ip())
+    }
+
+    /// Removes every session (the association ended); returns how many.
+    fn purge(&mut self) -> usize {
+        let removed = self.rules.drain();
+        let n = removed.len();
+        for v in removed {
+            self.events
+                .push_back(UpfEvent::Rules(RuleChange::Removed(v)));
+        }
+        n
+    }
+
+    fn observe_recovery(&mut self, remote: SocketAddr, ts: NtpTimestamp) {
+        if remote.ip() != self.config.peer {
+            return;
+        }
+        if let Some(Restart { previous, current }) = self.recovery.observe(ts) {
+            self.cache.forget(remote.ip());
+            let sessions_removed = self.purge();
+            self.association = None;
+            self.heartbeat.stop();
+            self.events.push_back(UpfEvent::PeerRestarted {
+                peer: remote,
+                previous,
+                current,
+                sessions_removed,
+            });
+        }
+    }
+
+    fn handle_message(&mut self, now: Instant, remote: SocketAddr, msg: &[u8]) {
+        let h = Header::new_unchecked(msg);
+        let (t, seq) = (h.message_type(), h.sequence());
+        if !t.is_request() {
+            let Some(_) = self.transactions.answer(seq, remote.ip(), t) else {
+                self.stats.unmatched_responses += 1;
+                return;
+            };
+            self.heartbeat.settled();
+            match Message::parse(msg) {
+                Ok(Message {
+                    body: MessageBody::HeartbeatResponse(r),
+                    ..
+                }) => self.observe_recovery(remote, r.recovery_time_stamp),
+                _ => self.stats.invalid += 1,
+            }
+            return;
+        }
+        if t == MessageType::HEARTBEAT_REQUEST {
+            // Answered always, with the same sequence number and our fixed Recovery Time Stamp;
+            // never cached: answering twice is harmless.
+            if let Ok(Message {
+                body: MessageBody::HeartbeatRequest(r),
+                ..
+            }) = Message::parse(msg)
+            {
+                self.observe_recovery(remote, r.recovery_time_stamp);
+            }
+            let rsp = HeartbeatResponse::new(self.config.node.recovery_time_stamp);
+            if let Ok(bytes) = encode(&Message::node(seq, rsp)) {
+                self.stats.heartbeats_answered += 1;
+                self.transmit(remote, bytes);
+            }
+            return;
+        }
+        if let Some(rsp) = self.cache.lookup(now, remote, seq, msg) {
+            self.stats.answered_from_cache += 1;
+            self.transmit(remote, rsp);
+            return;
+        }
+        let response = match t {
+            MessageType::ASSOCIATION_SETUP_REQUEST => Some(self.on_setup(now, remote, msg, seq)),
+            MessageType::ASSOCIATION_RELEASE_REQUEST => Some(self.on_release(remote, msg, seq)),
+            MessageType::SESSION_ESTABLISHMENT_REQUEST => self.on_establishment(remote, msg, seq),
+            MessageType::SESSION_MODIFICATION_REQUEST => self.on_modification(remote, msg, seq),
+            MessageType::SESSION_DELETION_REQUEST => self.on_deletion(remote, msg, seq),
+            // PFD management, node reports, session set procedures: not served.
+            _ => None,
+        };
+        match response.map(|m| encode(&m)) {
+            Some(Ok(bytes)) => {
+                self.cache.insert(now, remote, seq, msg, bytes.clone());
+                self.transmit(remote, bytes);
+            }
+            _ => self.stats.invalid += 1,
+        }
+    }
+
+    fn on_setup(
+        &mut self,
+        now: Instant,
+        remote: SocketAddr,
+        msg: &[u8],
+        seq: SequenceNumber,
+    ) -> Message {
+        let ts = self.config.node.recovery_time_stamp;
+        let mut reject = |cause| {
+            self.stats.rejected += 1;
+            Message::node(
+                seq,
+                AssociationSetupResponse::new(self.config.node.node_id.clone(), cause, ts),
+            )
+        };
+        if remote.ip() != self.config.peer {
+            return reject(Cause::REQUEST_REJECTED);
+        }
+        let r = match Message::parse(msg) {
+            Ok(Message {
+                body: MessageBody::AssociationSetupRequest(r),
+                ..
+            }) => r,
+            Err(e) => return reject(e.cause().unwrap_or(Cause::REQUEST_REJECTED)),
+            Ok(_) => return reject(Cause::REQUEST_REJECTED),
+        };
+        if let NodeId::Ipv4(a) = r.node_id
+            && IpAddr::V4(a) != remote.ip()
+        {
+            return reject(Cause::REQUEST_REJECTED);
+        }
+        self.observe_recovery(remote, r.recovery_time_stamp);
+        self.association = Some(Association { peer: remote });
+        self.heartbeat.start(now);
+        self.events.push_back(UpfEvent::Associated {
+            peer: remote,
+            node_id: r.node_id,
+            recovery_time_stamp: r.recovery_time_stamp,
+        });
+        let mut rsp = AssociationSetupResponse::new(self.node_id(), Cause::REQUEST_ACCEPTED, ts);
+        rsp.up_function_features = Some(UpFunctionFeatures::new(UpFunctionFeatures::FTUP));
+        Message::node(seq, rsp)
+    }
+
+    fn on_release(&mut self, remote: SocketAddr, msg: &[u8], seq: SequenceNumber) -> Message {
+        let cause = match Message::parse(msg) {
+            Err(e) => e.cause().unwrap_or(Cause::REQUEST_REJECTED),
+            Ok(_) if !self.is_associated(remote) => Cause::NO_ESTABLISHED_PFCP_ASSOCIATION,
+            Ok(_) => {
+                self.cache.forget(remote.ip());
+                let sessions_removed = self.purge();
+                self.association = None;
+                self.heartbeat.stop();
+                self.events.push_back(UpfEvent::Released {
+                    peer: remote,
+                    sessions_removed,
+                });
+                Cause::REQUEST_ACCEPTED
+            }
+        };
+        if !cause.is_accepted() {
+            self.stats.rejected += 1;
+        }
+        Message::node(seq, AssociationReleaseResponse::new(self.node_id(), cause))
+    }
+
+    fn allocate_seid(&mut self) -> Seid {
+        loop {
+            let s = Seid(self.next_seid);
+            self.next_seid = self.next_seid.wrapping_add(1).max(1);
+            if !self.rules.contains(s) {
+                return s;
+            }
+        }
+    }
+
+    fn choose_f_teids(
+        &mut self,
+        rules: &mut RuleSet,
+    ) -> Result<Vec<crate::ie::CreatedPdr>, Rejection> {
+        let (table, next) = (&self.rules, &mut self.next_teid);
+        rules.choose_f_teids(self.config.n3_address, |in_use| {
+            loop {
+                let t = Teid(*next);
+                *next = next.wrapping_add(1).max(1);
+                if table.teid_owner(t).is_none() && !in_use(t) {
+                    return t;
+                }
+            }
+        })
+    }
+
+    fn establishment_rejected(&mut self, cp: Seid, seq: SequenceNumber, r: Rejection) -> Message {
+        self.stats.rejected += 1;
+        let mut rsp = SessionEstablishmentResponse::rejected(
+            self.node_id(),
+            r.cause,
+            r.offending_ie.map(OffendingIe),
+        );
+        rsp.failed_rule_id = r.failed_rule;
+        Message::session(cp, seq, rsp)
+    }
+
+    fn on_establishment(
+        &mut self,
+        remote: SocketAddr,
+        msg: &[u8],
+        seq: SequenceNumber,
+    ) -> Option<Message> {
+        let req = match Message::parse(msg) {
+            Ok(Message {
+                body: MessageBody::SessionEstablishmentRequest(r),
+                ..
+            }) => r,
+            Err(e) => {
+                self.stats.rejected += 1;
+                let rsp = SessionEstablishmentResponse::for_error(self.node_id(), &e)?;
+                return Some(Message::session(Seid(0), seq, rsp));
+            }
+            Ok(_) => return None,
+        };
+        let cp = req.cp_f_seid.seid;
+        if !self.is_associated(remote) {
+            let r = Rejection::new(Cause::NO_ESTABLISHED_PFCP_ASSOCIATION, None);
+            return Some(self.establishment_rejected(cp, seq, r));
+        }
+        if req.cp_f_seid.ipv4.is_none() {
+            let r = Rejection::new(Cause::MANDATORY_IE_MISSING, Some(IeType::F_SEID));
+            return Some(self.establishment_rejected(cp, seq, r));
+        }
+        match self.install(remote, &req) {
+            Ok((up_seid, created)) => {
+                let up = Fseid::ipv4(up_seid, self.config.n4_address);
+                let rsp = SessionEstablishmentResponse::accepted(self.node_id(), up, created);
+                Some(Message::session(cp, seq, rsp))
+            }
+            Err(r) => Some(self.establishment_rejected(cp, seq, r)),
+        }
+    }
+
+    fn install(
+        &mut self,
+        remote: SocketAddr,
+        req: &SessionEstablishmentRequest,
+    ) -> Result<(Seid, Vec<crate::ie::CreatedPdr>), Rejection> {
+        let mut rules = RuleSet::default();
+        req.create_fars
+            .iter()
+            .try_for_each(|c| rules.create_far(c))?;
+        req.create_qers
+            .iter()
+            .try_for_each(|c| rules.create_qer(c))?;
+        req.create_urrs
+            .iter()
+            .try_for_each(|c| rules.create_urr(c))?;
+        req.create_pdrs
+            .iter()
+            .try_for_each(|c| rules.create_pdr(c))?;
+        let created = self.choose_f_teids(&mut rules)?;
+        rules.validate(None, &self.rules)?;
+        let up_seid = self.allocate_seid();
+        let view = rules.view(up_seid, req.cp_f_seid);
+        self.rules.put(UpSession {
+            peer: remote,
+            rules,
+            view: view.clone(),
+        });
+        self.stats.sessions_established += 1;
+        self.events
+            .push_back(UpfEvent::Rules(RuleChange::Installed(view)));
+        Ok((up_seid, created))
+    }
+
+    /// The session a modification or deletion names, or the response refusing it.
+    fn target(&mut self, remote: SocketAddr, msg: &[u8]) -> Result<(Seid, Seid), Cause> {
+        if !self.is_associated(remote) {
+            return Err(Cause::NO_ESTABLISHED_PFCP_ASSOCIATION);
+        }
+        let up = Header::new_unchecked(msg).seid().unwrap_or_default();
+        match self.rules.get(up) {
+            Some(s) if s.peer.ip() == remote.ip() => Ok((up, s.view.cp_f_seid.seid)),
+            _ => Err(Cause::SESSION_CONTEXT_NOT_FOUND),
+        }
+    }
+
+    fn on_modification(
+        &mut self,
+        remote: SocketAddr,
+        msg: &[u8],
+        seq: SequenceNumber,
+    ) -> Option<Message> {
+        let reply = |cp, r: Rejection| {
+            let mut rsp = SessionModificationResponse::new(r.cause);
+            rsp.offending_ie = r.offending_ie.map(OffendingIe);
+            rsp.failed_rule_id = r.failed_rule;
+            Message::session(cp, seq, rsp)
+        };
+        let (up, cp) = match self.target(remote, msg) {
+            Ok(t) => t,
+            Err(cause) => {
+                self.stats.rejected += 1;
+                return Some(reply(Seid(0), Rejection::new(cause, None)));
+            }
+        };
+        let req = match Message::parse(msg) {
+            Ok(Message {
+                body: MessageBody::SessionModificationRequest(r),
+                ..
+            }) => r,
+            Err(e) => return self.decode_rejection(&e).map(|r| reply(cp, r)),
+            Ok(_) => return None,
+        };
+        match self.modify(up, &req) {
+            Ok(created) => {
+                let mut rsp = SessionModificationResponse::new(Cause::REQUEST_ACCEPTED);
+                rsp.created_pdrs = created;
+                Some(Message::session(cp, seq, rsp))
+            }
+            Err(r) => {
+                self.stats.rejected += 1;
+                Some(reply(cp, r))
+            }
+        }
+    }
+
+    fn decode_rejection(&mut self, e: &DecodeError) -> Option<Rejection> {
+        self.stats.rejected += 1;
+        Some(Rejection::new(e.cause()?, e.offending_ie()))
+    }
+
+    fn modify(
+        &mut self,
+        up: Seid,
+        req: &crate::message::SessionModificationRequest,
+    ) -> Result<Vec<crate::ie::CreatedPdr>, Rejection> {
+        let Some(s) = self.rules.get(up) else {
+            return Err(Rejection::new(Cause::SESSION_CONTEXT_NOT_FOUND, None));
+        };
+        let (peer, mut cp_f_seid, mut rules) = (s.peer, s.view.cp_f_seid, s.rules.clone());
+        if let Some(f) = req.cp_f_seid {
+            if f.ipv4.is_none() {
+                return Err(Rejection::new(
+                    Cause::MANDATORY_IE_INCORRECT,
+                    Some(IeType::F_SEID),
+                ));
+            }
+            cp_f_seid = f;
+        }
+        rules.modify(req)?;
+        let created = self.choose_f_teids(&mut rules)?;
+        rules.validate(Some(up), &self.rules)?;
+        let view = rules.view(up, cp_f_seid);
+        let previous = self.rules.put(UpSession {
+            peer,
+            rules,
+            view: view.clone(),
+        });
+        self.stats.sessions_modified += 1;
+        if let Some(previous) = previous {
+            self.events.push_back(UpfEvent::Rules(RuleChange::Modified {
+                previous,
+                current: view,
+            }));
+        }
+        Ok(created)
+    }
+
+    fn on_deletion(
+        &mut self,
+        remote: SocketAddr,
+        msg: &[u8],
+        seq: SequenceNumber,
+    ) -> Option<Message> {
+        let reply = |cp, cause, offending: Option<IeType>| {
+            let mut rsp = SessionDeletionResponse::new(cause);
+            rsp.offending_ie = offending.map(OffendingIe);
+            Message::session(cp, seq, rsp)
+        };
+        let (up, cp) = match self.target(remote, msg) {
+            Ok(t) => t,
+            Err(cause) => {
+                self.stats.rejected += 1;
+                return Some(reply(Seid(0), cause, None));
+            }
+        };
+        if let Err(e) = Message::parse(msg) {
+            let r = self.decode_rejection(&e)?;
+            return Some(reply(cp, r.cause, r.offending_ie));
+        }
+        if let Some(view) = self.rules.remove(up) {
+            self.stats.sessions_deleted += 1;
+            self.events
+                .push_back(UpfEvent::Rules(RuleChange::Removed(view)));
+        }
+        Some(reply(cp, Cause::REQUEST_ACCEPTED, None))
+    }
+}

@@ -1,0 +1,464 @@
+//! One session's rules as the UPF side keeps them, built from Create/Update/Remove IEs, checked
+//! for what the reflector can honour, and turned into the datapath's view.
+//!
+//! Honoured: uplink PDRs (Source Interface Access) matching a local IPv4 F-TEID, given or
+//! chosen here (CH=1, with CHOOSE ID sharing); downlink PDRs (Source Interface Core) matching a
+//! UE IPv4 address as destination; FARs forwarding, dropping or buffering, with Outer Header
+//! Creation GTP-U/UDP/IPv4 or none; QERs (their QFI marks the downlink); URRs (kept, not
+//! measured). SDF filters are accepted and not applied: the datapath matches on TEID and UE
+//! address only. Anything else is refused with Cause 73 and the Failed Rule ID (TS 29.244
+//! §7.5.3.1), or with the Cause the spec gives for it.
+
+use core::net::Ipv4Addr;
+
+use super::rules::{DownlinkRule, RulesTable, SessionRules, Tunnel, UplinkRule};
+use crate::ie::{
+    ApplyAction, Cause, CreateFar, CreatePdr, CreateQer, CreateUrr, CreatedPdr,
+    DestinationInterface, FailedRuleId, Fseid, Fteid, IeType, OuterHeaderCreation, Pdi,
+    SourceInterface, UeIpAddress, UpdateFar, UpdatePdr, UpdateQer, UpdateUrr,
+};
+use crate::message::SessionModificationRequest;
+use crate::types::{FarId, PdrId, QerId, Qfi, Seid, Teid, UrrId};
+
+/// Why a request cannot be honoured: the Cause, the Offending IE and the Failed Rule ID to
+/// answer with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Rejection {
+    pub(crate) cause: Cause,
+    pub(crate) offending_ie: Option<IeType>,
+    pub(crate) failed_rule: Option<FailedRuleId>,
+}
+
+impl Rejection {
+    pub(crate) fn new(cause: Cause, offending_ie: Option<IeType>) -> Self {
+        Rejection {
+            cause,
+            offending_ie,
+            failed_rule: None,
+        }
+    }
+
+    fn rule(rule: FailedRuleId, offending_ie: IeType) -> Self {
+        Rejection {
+            cause: Cause::RULE_CREATION_MODIFICATION_FAILURE,
+            offending_ie: Some(offending_ie),
+            failed_rule: Some(rule),
+        }
+    }
+
+    fn conditional(rule: FailedRuleId, missing: IeType) -> Self {
+        Rejection {
+            cause: Cause::CONDITIONAL_IE_MISSING,
+            offending_ie: Some(missing),
+            failed_rule: Some(rule),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Pdr {
+    id: PdrId,
+    source: SourceInterface,
+    f_teid: Option<Fteid>,
+    ue: Option<UeIpAddress>,
+    qfi: Option<Qfi>,
+    far: Option<FarId>,
+    qers: Vec<QerId>,
+    urrs: Vec<UrrId>,
+    remove_outer_header: bool,
+}
+
+impl Pdr {
+    fn set_pdi(&mut self, pdi: &Pdi) {
+        self.source = pdi.source_interface;
+        self.f_teid = pdi.local_f_teid;
+        self.ue = pdi.ue_ip_address;
+        self.qfi = pdi.qfi;
+    }
+
+    /// The uplink F-TEID when it is settled (assigned, with an IPv4 address).
+    fn uplink_endpoint(&self) -> Option<(Teid, Ipv4Addr)> {
+        match self.f_teid? {
+            Fteid::Assigned {
+                teid,
+                ipv4: Some(a),
+                ..
+            } => Some((teid, a)),
+            _ => None,
+        }
+    }
+
+    fn downlink_ue(&self) -> Option<Ipv4Addr> {
+        self.ue.filter(|u| u.is_destination).and_then(|u| u.ipv4)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Far {
+    id: FarId,
+    action: ApplyAction,
+    destination: Option<DestinationInterface>,
+    outer_header_creation: Option<OuterHeaderCreation>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Qer {
+    id: QerId,
+    qfi: Option<Qfi>,
+}
+
+/// The rules of one session.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct RuleSet {
+    pdrs: Vec<Pdr>,
+    fars: Vec<Far>,
+    qers: Vec<Qer>,
+    urrs: Vec<UrrId>,
+}
+
+fn position<T>(v: &[T], f: impl Fn(&T) -> bool) -> Option<usize> {
+    v.iter().position(f)
+}
+
+impl RuleSet {
+    fn far(&self, id: FarId) -> Option<&Far> {
+        self.fars.iter().find(|f| f.id == id)
+    }
+
+    fn qer(&self, id: QerId) -> Option<&Qer> {
+        self.qers.iter().find(|q| q.id == id)
+    }
+
+    pub(crate) fn create_pdr(&mut self, c: &CreatePdr) -> Result<(), Rejection> {
+        if position(&self.pdrs, |p| p.id == c.pdr_id).is_some() {
+            return Err(Rejection::rule(
+                FailedRuleId::Pdr(c.pdr_id),
+                IeType::CREATE_PDR,
+            ));
+        }
+        let mut p = Pdr {
+            id: c.pdr_id,
+            source: c.pdi.source_interface,
+            f_teid: None,
+            ue: None,
+            qfi: None,
+            far: c.far_id,
+            qers: c.qer_ids.clone(),
+            urrs: c.urr_ids.clone(),
+            remove_outer_header: c.outer_header_removal.is_some(),
+        };
+        p.set_pdi(&c.pdi);
+        self.pdrs.push(p);
+        Ok(())
+    }
+
+    pub(crate) fn create_far(&mut self, c: &CreateFar) -> Result<(), Rejection> {
+        if self.far(c.far_id).is_some() {
+            return Err(Rejection::rule(
+                FailedRuleId::Far(c.far_id),
+                IeType::CREATE_FAR,
+            ));
+        }
+        let fp = c.forwarding_parameters.as_ref();
+        self.fars.push(Far {
+            id: c.far_id,
+            action: c.apply_action,
+            destination: fp.map(|f| f.destination_interface),
+            outer_header_creation: fp.and_then(|f| f.outer_header_creation),
+        });
+        Ok(())
+    }
+
+    pub(crate) fn create_qer(&mut self, c: &CreateQer) -> Result<(), Rejection> {
+        if self.qer(c.qer_id).is_some() {
+            return Err(Rejection::rule(
+                FailedRuleId::Qer(c.qer_id),
+                IeType::CREATE_QER,
+            ));
+        }
+        self.qers.push(Qer {
+            id: c.qer_id,
+            qfi: c.qfi,
+        });
+        Ok(())
+    }
+
+    pub(crate) fn create_urr(&mut self, c: &CreateUrr) -> Result<(), Rejection> {
+        if self.urrs.contains(&c.urr_id) {
+            return Err(Rejection::rule(
+                FailedRuleId::Urr(c.urr_id),
+                IeType::CREATE_URR,
+            ));
+        }
+        self.urrs.push(c.urr_id);
+        Ok(())
+    }
+
+    fn update_pdr(&mut self, u: &UpdatePdr) -> Result<(), Rejection> {
+        let p = self
+            .pdrs
+            .iter_mut()
+            .find(|p| p.id == u.pdr_id)
+            .ok_or(Rejection::rule(
+                FailedRuleId::Pdr(u.pdr_id),
+                IeType::UPDATE_PDR,
+            ))?;
+        if let Some(pdi) = &u.pdi {
+            p.set_pdi(pdi);
+        }
+        if u.outer_header_removal.is_some() {
+            p.remove_outer_header = true;
+        }
+        if u.far_id.is_some() {
+            p.far = u.far_id;
+        }
+        if !u.qer_ids.is_empty() {
+            p.qers.clone_from(&u.qer_ids);
+        }
+        if !u.urr_ids.is_empty() {
+            p.urrs.clone_from(&u.urr_ids);
+        }
+        Ok(())
+    }
+
+    fn update_far(&mut self, u: &UpdateFar) -> Result<(), Rejection> {
+        let f = self
+            .fars
+            .iter_mut()
+            .find(|f| f.id == u.far_id)
+            .ok_or(Rejection::rule(
+                FailedRuleId::Far(u.far_id),
+                IeType::UPDATE_FAR,
+            ))?;
+        if let Some(a) = u.apply_action {
+            f.action = a;
+        }
+        if let Some(fp) = &u.update_forwarding_parameters {
+            if fp.destination_interface.is_some() {
+                f.destination = fp.destination_interface;
+            }
+            if fp.outer_header_creation.is_some() {
+                f.outer_header_creation = fp.outer_header_creation;
+            }
+        }
+        Ok(())
+    }
+
+    fn update_qer(&mut self, u: &UpdateQer) -> Result<(), Rejection> {
+        let q = self
+            .qers
+            .iter_mut()
+            .find(|q| q.id == u.qer_id)
+            .ok_or(Rejection::rule(
+                FailedRuleId::Qer(u.qer_id),
+                IeType::UPDATE_QER,
+            ))?;
+        if u.qfi.is_some() {
+            q.qfi = u.qfi;
+        }
+        Ok(())
+    }
+
+    fn update_urr(&mut self, u: &UpdateUrr) -> Result<(), Rejection> {
+        if self.urrs.contains(&u.urr_id) {
+            Ok(())
+        } else {
+            Err(Rejection::rule(
+                FailedRuleId::Urr(u.urr_id),
+                IeType::UPDATE_URR,
+            ))
+        }
+    }
+
+    /// Applies a Session Modification Request's removals, creations and updates, in that order.
+    pub(crate) fn modify(&mut self, r: &SessionModificationRequest) -> Result<(), Rejection> {
+        for x in &r.remove_pdrs {
+            let i = position(&self.pdrs, |p| p.id == x.pdr_id).ok_or(Rejection::rule(
+                FailedRuleId::Pdr(x.pdr_id),
+                IeType::REMOVE_PDR,
+            ))?;
+            self.pdrs.remove(i);
+        }
+        for x in &r.remove_fars {
+            let i = position(&self.fars, |f| f.id == x.far_id).ok_or(Rejection::rule(
+                FailedRuleId::Far(x.far_id),
+                IeType::REMOVE_FAR,
+            ))?;
+            self.fars.remove(i);
+        }
+        for x in &r.remove_qers {
+            let i = position(&self.qers, |q| q.id == x.qer_id).ok_or(Rejection::rule(
+                FailedRuleId::Qer(x.qer_id),
+                IeType::REMOVE_QER,
+            ))?;
+            self.qers.remove(i);
+        }
+        for x in &r.remove_urrs {
+            let i = position(&self.urrs, |u| *u == x.urr_id).ok_or(Rejection::rule(
+                FailedRuleId::Urr(x.urr_id),
+                IeType::REMOVE_URR,
+            ))?;
+            self.urrs.remove(i);
+        }
+        r.create_fars.iter().try_for_each(|c| self.create_far(c))?;
+        r.create_qers.iter().try_for_each(|c| self.create_qer(c))?;
+        r.create_urrs.iter().try_for_each(|c| self.create_urr(c))?;
+        r.create_pdrs.iter().try_for_each(|c| self.create_pdr(c))?;
+        r.update_pdrs.iter().try_for_each(|u| self.update_pdr(u))?;
+        r.update_fars.iter().try_for_each(|u| self.update_far(u))?;
+        r.update_qers.iter().try_for_each(|u| self.update_qer(u))?;
+        r.update_urrs.iter().try_for_each(|u| self.update_urr(u))
+    }
+
+    /// Gives every F-TEID with CH=1 a TEID from `allocate` at our N3 address (PDRs with the same
+    /// CHOOSE ID share one); returns the Created PDRs to report.
+    pub(crate) fn choose_f_teids(
+        &mut self,
+        n3: Ipv4Addr,
+        mut allocate: impl FnMut(&dyn Fn(Teid) -> bool) -> Teid,
+    ) -> Result<Vec<CreatedPdr>, Rejection> {
+        let mut created = Vec::new();
+        let mut chosen: Vec<(u8, Fteid)> = Vec::new();
+        for i in 0..self.pdrs.len() {
+            let Some(Fteid::Choose {
+                ipv4, choose_id, ..
+            }) = self.pdrs[i].f_teid
+            else {
+                continue;
+            };
+            if !ipv4 {
+                // Only IPv4 endpoints are allocated here.
+                let mut r = Rejection::new(
+                    Cause::INVALID_F_TEID_ALLOCATION_OPTION,
+                    Some(IeType::F_TEID),
+                );
+                r.failed_rule = Some(FailedRuleId::Pdr(self.pdrs[i].id));
+                return Err(r);
+            }
+            let shared = choose_id.and_then(|c| chosen.iter().find(|(id, _)| *id == c));
+            let f = match shared {
+                Some(&(_, f)) => f,
+                None => {
+                    let pdrs = &self.pdrs;
+                    let in_use = |t: Teid| {
+                        pdrs.iter()
+                            .any(|p| p.uplink_endpoint().map(|e| e.0) == Some(t))
+                    };
+                    let f = Fteid::ipv4(allocate(&in_use), n3);
+                    if let Some(c) = choose_id {
+                        chosen.push((c, f));
+                    }
+                    f
+                }
+            };
+            self.pdrs[i].f_teid = Some(f);
+            created.push(CreatedPdr::new(self.pdrs[i].id, Some(f)));
+        }
+        Ok(created)
+    }
+
+    /// Checks that every rule can be honoured and that its TEIDs and UE addresses belong to no
+    /// other session of `table` (`own` is this session's UP SEID when it is already there).
+    pub(crate) fn validate(&self, own: Option<Seid>, table: &RulesTable) -> Result<(), Rejection> {
+        let foreign = |owner: Option<Seid>| owner.is_some_and(|o| Some(o) != own);
+        for p in &self.pdrs {
+            let rule = FailedRuleId::Pdr(p.id);
+            let Some(far) = p.far else {
+                return Err(Rejection::conditional(rule, IeType::FAR_ID));
+            };
+            if self.far(far).is_none() {
+                return Err(Rejection::rule(rule, IeType::FAR_ID));
+            }
+            if p.qers.iter().any(|q| self.qer(*q).is_none()) {
+                return Err(Rejection::rule(rule, IeType::QER_ID));
+            }
+            if p.urrs.iter().any(|u| !self.urrs.contains(u)) {
+                return Err(Rejection::rule(rule, IeType::URR_ID));
+            }
+            match p.source {
+                SourceInterface::ACCESS => {
+                    let Some((teid, _)) = p.uplink_endpoint() else {
+                        return Err(Rejection::rule(rule, IeType::F_TEID));
+                    };
+                    if foreign(table.teid_owner(teid)) {
+                        return Err(Rejection::rule(rule, IeType::F_TEID));
+                    }
+                }
+                SourceInterface::CORE => {
+                    let Some(ue) = p.downlink_ue() else {
+                        return Err(Rejection::rule(rule, IeType::UE_IP_ADDRESS));
+                    };
+                    if foreign(table.ue_owner(ue)) {
+                        return Err(Rejection::rule(rule, IeType::UE_IP_ADDRESS));
+                    }
+                }
+                _ => return Err(Rejection::rule(rule, IeType::SOURCE_INTERFACE)),
+            }
+        }
+        for f in &self.fars {
+            let rule = FailedRuleId::Far(f.id);
+            if f.action.contains(ApplyAction::FORW) && f.destination.is_none() {
+                return Err(Rejection::conditional(rule, IeType::FORWARDING_PARAMETERS));
+            }
+            if let Some(ohc) = f.outer_header_creation
+                && tunnel(&ohc).is_none()
+            {
+                return Err(Rejection::rule(rule, IeType::OUTER_HEADER_CREATION));
+            }
+        }
+        Ok(())
+    }
+
+    /// The datapath's view of the rules.
+    pub(crate) fn view(&self, up_seid: Seid, cp_f_seid: Fseid) -> SessionRules {
+        let mut uplink = Vec::new();
+        let mut downlink = Vec::new();
+        for p in &self.pdrs {
+            let far = p.far.and_then(|id| self.far(id));
+            let forward = far.is_some_and(|f| f.action.contains(ApplyAction::FORW));
+            if p.source == SourceInterface::ACCESS {
+                if let Some((teid, address)) = p.uplink_endpoint() {
+                    uplink.push(UplinkRule {
+                        up_seid,
+                        pdr_id: p.id,
+                        teid,
+                        address,
+                        ue_address: p.ue.and_then(|u| u.ipv4),
+                        qfi: p.qfi,
+                        remove_outer_header: p.remove_outer_header,
+                        forward,
+                    });
+                }
+            } else if let Some(ue_address) = p.downlink_ue() {
+                downlink.push(DownlinkRule {
+                    up_seid,
+                    pdr_id: p.id,
+                    ue_address,
+                    tunnel: far
+                        .and_then(|f| f.outer_header_creation)
+                        .and_then(|o| tunnel(&o)),
+                    qfi: p.qers.iter().find_map(|q| self.qer(*q).and_then(|q| q.qfi)),
+                    forward,
+                });
+            }
+        }
+        SessionRules {
+            up_seid,
+            cp_f_seid,
+            uplink,
+            downlink,
+        }
+    }
+}
+
+/// The GTP-U/UDP/IPv4 tunnel an Outer Header Creation asks for, if that is what it asks for.
+fn tunnel(o: &OuterHeaderCreation) -> Option<Tunnel> {
+    const TRANSPORT: u16 = 0xff00;
+    if o.description & TRANSPORT != OuterHeaderCreation::GTPU_UDP_IPV4 {
+        return None;
+    }
+    Some(Tunnel {
+        teid: o.teid?,
+        address: o.ipv4?,
+    })
+}
