@@ -148,23 +148,25 @@ impl SeqCounters {
 /// Sequence tracker for one stream with a fixed reorder window. See the module documentation.
 ///
 /// No allocation after construction; [`observe`](Self::observe) is branch-light in the in-order
-/// case: one bitmap word read and written.
+/// case: one bitmap word read and written, and the head. The struct is 32 bytes (the counters of
+/// the rare classes live after the bitmap in the same allocation), so that the RX worker's whole
+/// per-packet state of a stream fits one cache line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SeqTracker {
-    first_seq: u32,
     /// One past the highest position received (0: nothing yet).
     head: u64,
-    /// `W - 1`; `W` is a power of two.
-    mask: u64,
-    // Only the rare classes are counted per packet; unique and received follow from the head,
-    // the window and these (see `unique`).
-    duplicates: u64,
-    reordered: u64,
-    late: u64,
-    lost_confirmed: u64,
-    /// Ring bitmap: bit `p & mask` tells whether position `p` in the window arrived.
-    bits: Box<[u64]>,
+    /// The ring bitmap, `W / 64` words (bit `p % W` tells whether position `p` in the window
+    /// arrived), then [`RARE_WORDS`] counters: duplicates, reordered, late, lost_confirmed.
+    /// Unique and received are not counted: they follow from these (see `unique`).
+    words: Box<[u64]>,
+    first_seq: u32,
 }
+
+const DUPLICATES: usize = 0;
+const REORDERED: usize = 1;
+const LATE: usize = 2;
+const LOST_CONFIRMED: usize = 3;
+const RARE_WORDS: usize = 4;
 
 impl SeqTracker {
     /// A tracker for a stream whose first packet carries `first_seq`, with a reorder window of
@@ -175,20 +177,32 @@ impl SeqTracker {
             return Err(WindowError(window));
         }
         Ok(SeqTracker {
-            first_seq,
             head: 0,
-            mask: u64::from(window) - 1,
-            duplicates: 0,
-            reordered: 0,
-            late: 0,
-            lost_confirmed: 0,
-            bits: vec![0u64; (window / 64) as usize].into_boxed_slice(),
+            words: vec![0u64; (window / 64) as usize + RARE_WORDS].into_boxed_slice(),
+            first_seq,
         })
     }
 
+    #[inline(always)]
+    fn bitmap_words(&self) -> usize {
+        self.words.len() - RARE_WORDS
+    }
+
+    #[inline(always)]
+    fn rare(&self, which: usize) -> u64 {
+        self.words[self.bitmap_words() + which]
+    }
+
+    #[inline(always)]
+    fn bump(&mut self, which: usize, n: u64) {
+        let i = self.bitmap_words() + which;
+        self.words[i] += n;
+    }
+
     /// The reorder window in positions.
+    #[inline(always)]
     pub fn window(&self) -> u64 {
-        self.mask + 1
+        (self.bitmap_words() as u64) << 6
     }
 
     /// The stream's first sequence number.
@@ -203,24 +217,32 @@ impl SeqTracker {
 
     /// Every packet observed so far.
     pub fn received(&self) -> u64 {
-        self.unique() + self.duplicates + self.late
+        self.unique() + self.rare(DUPLICATES) + self.rare(LATE)
     }
 
     /// Distinct positions received so far. Every position below the head either left the window
     /// (received, or counted in `lost_confirmed`) or is still in it (bit set or not), so this is
     /// `head - lost_confirmed - (missing in window)`: no per-packet counter needed.
     pub fn unique(&self) -> u64 {
+        self.head - self.lost_confirmed() - self.missing_in_window()
+    }
+
+    fn missing_in_window(&self) -> u64 {
         let in_window = self.head - self.head.saturating_sub(self.window());
-        self.head - self.lost_confirmed - (in_window - self.present())
+        in_window - self.present()
     }
 
     fn present(&self) -> u64 {
-        self.bits.iter().map(|w| u64::from(w.count_ones())).sum()
+        let n = self.bitmap_words();
+        self.words[..n]
+            .iter()
+            .map(|w| u64::from(w.count_ones()))
+            .sum()
     }
 
     /// Positions that have left the window unreceived so far (final, never revised).
     pub fn lost_confirmed(&self) -> u64 {
-        self.lost_confirmed
+        self.rare(LOST_CONFIRMED)
     }
 
     /// Classifies one packet carrying sequence number `seq` and updates the counters.
@@ -237,7 +259,7 @@ impl SeqTracker {
                 self.advance_to(pos)
             };
             if newly_lost != 0 {
-                self.lost_confirmed += newly_lost;
+                self.bump(LOST_CONFIRMED, newly_lost);
             }
             let arrival = if delta == 0 {
                 Arrival::InOrder
@@ -252,17 +274,17 @@ impl SeqTracker {
         let back = u64::from(delta.unsigned_abs());
         let arrival = if back > self.head || back > self.window() {
             // Before the stream's first position, or older than the window.
-            self.late += 1;
+            self.bump(LATE, 1);
             Arrival::Late
         } else {
             let pos = self.head - back;
             let (word, bit) = self.slot(pos);
-            if self.bits[word] & bit != 0 {
-                self.duplicates += 1;
+            if self.words[word] & bit != 0 {
+                self.bump(DUPLICATES, 1);
                 Arrival::Duplicate
             } else {
-                self.bits[word] |= bit;
-                self.reordered += 1;
+                self.words[word] |= bit;
+                self.bump(REORDERED, 1);
                 Arrival::Reordered
             }
         };
@@ -275,26 +297,25 @@ impl SeqTracker {
     /// Final counters given the number of packets the sender sent. Does not change the tracker,
     /// so a live view can call it too (it then counts the current provisional gaps as lost).
     pub fn finish(&self, sent: u64) -> SeqCounters {
-        let in_window = self.head - self.head.saturating_sub(self.window());
-        let missing_in_window = in_window - self.present();
-        let unique = self.head - self.lost_confirmed - missing_in_window;
+        let unique = self.unique();
         let sent_raised = self.head.saturating_sub(sent);
         let sent = sent.max(self.head);
+        let (duplicates, late) = (self.rare(DUPLICATES), self.rare(LATE));
         SeqCounters {
             sent,
-            received: unique + self.duplicates + self.late,
+            received: unique + duplicates + late,
             unique,
-            lost: self.lost_confirmed + missing_in_window + (sent - self.head),
-            duplicates: self.duplicates,
-            reordered: self.reordered,
-            late: self.late,
+            lost: self.lost_confirmed() + self.missing_in_window() + (sent - self.head),
+            duplicates,
+            reordered: self.rare(REORDERED),
+            late,
             sent_raised,
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn slot(&self, pos: u64) -> (usize, u64) {
-        let idx = pos & self.mask;
+        let idx = pos & (self.window() - 1);
         ((idx >> 6) as usize, 1u64 << (idx & 63))
     }
 
@@ -302,10 +323,10 @@ impl SeqTracker {
     #[inline(always)]
     fn advance_one(&mut self, pos: u64) -> u64 {
         let (word, bit) = self.slot(pos);
-        let was_set = self.bits[word] & bit != 0;
-        self.bits[word] |= bit;
+        let was_set = self.words[word] & bit != 0;
+        self.words[word] |= bit;
         self.head = pos + 1;
-        u64::from(pos > self.mask && !was_set)
+        u64::from(pos >= self.window() && !was_set)
     }
 
     /// Head jumps to `pos + 1`: positions `[head - W, pos + 1 - W)` leave the window; their
@@ -316,13 +337,14 @@ impl SeqTracker {
         let evicted = (pos + 1).saturating_sub(w) - self.head.saturating_sub(w);
         let present = if entering >= w {
             let n = self.present();
-            self.bits.fill(0);
+            let words = self.bitmap_words();
+            self.words[..words].fill(0);
             n
         } else {
             self.take_slots(self.head, entering)
         };
         let (word, bit) = self.slot(pos);
-        self.bits[word] |= bit;
+        self.words[word] |= bit;
         self.head = pos + 1;
         evicted - present
     }
@@ -330,7 +352,8 @@ impl SeqTracker {
     /// Clears the `len < W` ring slots of positions `start..start + len`, returning how many were
     /// set.
     fn take_slots(&mut self, start: u64, len: u64) -> u64 {
-        let mut idx = start & self.mask;
+        let mask = self.window() - 1;
+        let mut idx = start & mask;
         let mut left = len;
         let mut taken = 0u64;
         while left > 0 {
@@ -343,9 +366,9 @@ impl SeqTracker {
             } else {
                 ((1u64 << span) - 1) << off
             };
-            taken += u64::from((self.bits[word] & m).count_ones());
-            self.bits[word] &= !m;
-            idx = (idx + span) & self.mask;
+            taken += u64::from((self.words[word] & m).count_ones());
+            self.words[word] &= !m;
+            idx = (idx + span) & mask;
             left -= span;
         }
         taken
@@ -559,5 +582,16 @@ mod tests {
         assert_eq!(c.lost, 47);
         assert_eq!(c.reordered, 3);
         check_identity(&c);
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+
+    #[test]
+    fn tracker_is_small() {
+        // Head, the allocation's pointer and length, the first sequence number.
+        assert_eq!(std::mem::size_of::<SeqTracker>(), 32);
     }
 }
