@@ -339,7 +339,7 @@ mod tests {
 
     #[test]
     fn stream_state_is_one_cache_line() {
-        assert_eq!(std::mem::size_of::<RxStream>(), 64);
+        assert_eq!(size_of::<RxStream>(), 64);
     }
 
     #[test]

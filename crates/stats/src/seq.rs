@@ -592,6 +592,6 @@ mod layout_tests {
     #[test]
     fn tracker_is_small() {
         // Head, the allocation's pointer and length, the first sequence number.
-        assert_eq!(std::mem::size_of::<SeqTracker>(), 32);
+        assert_eq!(size_of::<SeqTracker>(), 32);
     }
 }
