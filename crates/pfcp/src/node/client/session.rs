@@ -43,7 +43,7 @@ pub struct Session {
     /// The uplink F-TEID: ours, or the one the UPF chose (CH=1, from the Created PDR).
     pub uplink_f_teid: Option<Fteid>,
     /// The PDR that carries the uplink F-TEID.
-    pub(crate) uplink_pdr: Option<PdrId>,
+    pub uplink_pdr: Option<PdrId>,
 }
 
 impl Session {

@@ -437,7 +437,7 @@ impl Upf {
             Err(e) => {
                 self.stats.rejected += 1;
                 let rsp = SessionEstablishmentResponse::for_error(self.node_id(), &e)?;
-                return Some(Message::session(Seid(0), seq, rsp));
+                return Some(Message::session(cp_seid_of(msg), seq, rsp));
             }
             Ok(_) => return None,
         };
@@ -616,4 +616,17 @@ impl Upf {
         }
         Some(reply(cp, Cause::REQUEST_ACCEPTED, None))
     }
+}
+
+/// The CP SEID of an Establishment Request that does not decode, read from its F-SEID alone so
+/// that the rejection still names the session in its header (0 when even that is unreadable).
+fn cp_seid_of(msg: &[u8]) -> Seid {
+    let Ok(h) = Header::new_checked(msg) else {
+        return Seid(0);
+    };
+    h.ies()
+        .map_while(Result::ok)
+        .find(|ie| ie.ie_type() == IeType::F_SEID)
+        .and_then(|ie| <Fseid as crate::ie::IeValue>::decode(&ie).ok())
+        .map_or(Seid(0), |f| f.seid)
 }

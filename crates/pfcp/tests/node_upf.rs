@@ -1,0 +1,810 @@
+//! The UPF side alone: association rules, the rules table and its change events, rejections
+//! with Cause, Offending IE and Failed Rule ID, the response cache, heartbeats.
+
+mod common;
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::time::{Duration, Instant};
+
+use common::net::*;
+use upfbench_pfcp::ie::*;
+use upfbench_pfcp::message::*;
+use upfbench_pfcp::node::{DownlinkRule, RuleChange, Tunnel, Upf, UpfEvent, UplinkRule};
+use upfbench_pfcp::plan::{UeSessionPlan, UplinkTeid};
+use upfbench_pfcp::{
+    FarId, Message, MessageBody, MessageType, PdrId, QerId, Qfi, Seid, SequenceNumber, Teid,
+    TypedIe,
+};
+
+fn seq(n: u32) -> SequenceNumber {
+    SequenceNumber::new(n).unwrap()
+}
+
+/// Feeds one datagram and returns the one response it produced.
+fn exchange(u: &mut Upf, now: Instant, from: SocketAddr, bytes: &[u8]) -> (Message, Vec<u8>) {
+    u.handle_datagram(now, from, bytes);
+    let t = u.poll_transmit().expect("a response");
+    assert_eq!(t.destination, from);
+    assert!(u.poll_transmit().is_none());
+    (Message::parse(&t.contents).unwrap(), t.contents)
+}
+
+fn setup_request(node: Ipv4Addr, ts: NtpTimestamp, n: u32) -> Vec<u8> {
+    Message::node(seq(n), AssociationSetupRequest::new(NodeId::Ipv4(node), ts))
+        .to_vec()
+        .unwrap()
+}
+
+fn associated() -> (Upf, Instant) {
+    let mut u = Upf::new(upf_config());
+    let now = Instant::now();
+    let (m, _) = exchange(&mut u, now, cp_addr(), &setup_request(CP, CP_TS, 1));
+    let MessageBody::AssociationSetupResponse(r) = m.body else {
+        panic!()
+    };
+    assert_eq!(r.cause, Cause::REQUEST_ACCEPTED);
+    while u.poll_event().is_some() {}
+    (u, now)
+}
+
+fn establishment(req: SessionEstablishmentRequest, n: u32) -> Vec<u8> {
+    Message::session(Seid(0), seq(n), req).to_vec().unwrap()
+}
+
+fn establish(
+    u: &mut Upf,
+    now: Instant,
+    req: SessionEstablishmentRequest,
+    n: u32,
+) -> (Seid, SessionEstablishmentResponse) {
+    let (m, _) = exchange(u, now, cp_addr(), &establishment(req, n));
+    let MessageBody::SessionEstablishmentResponse(r) = m.body else {
+        panic!("{m:?}")
+    };
+    (m.seid.unwrap(), r)
+}
+
+/// Cause, Offending IE, Failed Rule ID.
+type Expected = (u8, Option<IeType>, Option<FailedRuleId>);
+
+fn rejection(r: &SessionEstablishmentResponse) -> Expected {
+    assert!(r.up_f_seid.is_none());
+    (r.cause.0, r.offending_ie.map(|o| o.0), r.failed_rule_id)
+}
+
+#[test]
+fn association_only_from_the_configured_peer_with_its_own_address_as_node_id() {
+    let mut u = Upf::new(upf_config());
+    let now = Instant::now();
+    let other: SocketAddr = "10.9.9.9:8805".parse().unwrap();
+    let cause = |m: Message| match m.body {
+        MessageBody::AssociationSetupResponse(r) => {
+            assert_eq!(r.node_id, NodeId::Ipv4(UP));
+            assert_eq!(r.recovery_time_stamp, UP_TS);
+            r.cause
+        }
+        b => panic!("{b:?}"),
+    };
+    // Another address.
+    let (m, _) = exchange(
+        &mut u,
+        now,
+        other,
+        &setup_request(Ipv4Addr::new(10, 9, 9, 9), CP_TS, 1),
+    );
+    assert_eq!(cause(m), Cause::REQUEST_REJECTED);
+    // The right address, but a Node ID that is not it (Open5GS would not match its requests).
+    let (m, _) = exchange(
+        &mut u,
+        now,
+        cp_addr(),
+        &setup_request(Ipv4Addr::new(192, 168, 14, 112), CP_TS, 2),
+    );
+    assert_eq!(cause(m), Cause::REQUEST_REJECTED);
+    // No Recovery Time Stamp: Cause 66, as eUPF answers.
+    let mut no_ts = vec![0x20, 5, 0, 0, 0, 0, 3, 0];
+    no_ts.extend(NodeId::Ipv4(CP).to_ie_bytes().unwrap());
+    let len = (no_ts.len() - 4) as u16;
+    no_ts[2..4].copy_from_slice(&len.to_be_bytes());
+    let (m, _) = exchange(&mut u, now, cp_addr(), &no_ts);
+    assert_eq!(m.sequence, seq(3));
+    assert_eq!(cause(m), Cause::MANDATORY_IE_MISSING);
+    assert_eq!(u.associated_peer(), None);
+    assert_eq!(u.poll_event(), None);
+    assert_eq!(u.stats().rejected, 3);
+    // Accepted: UP Function Features announce FTUP (CH=1 is served).
+    let (m, _) = exchange(&mut u, now, cp_addr(), &setup_request(CP, CP_TS, 4));
+    let MessageBody::AssociationSetupResponse(r) = &m.body else {
+        panic!()
+    };
+    assert_eq!(r.cause, Cause::REQUEST_ACCEPTED);
+    assert!(
+        r.up_function_features
+            .unwrap()
+            .contains(UpFunctionFeatures::FTUP)
+    );
+    assert_eq!(u.associated_peer(), Some(cp_addr()));
+    assert_eq!(
+        u.poll_event(),
+        Some(UpfEvent::Associated {
+            peer: cp_addr(),
+            node_id: NodeId::Ipv4(CP),
+            recovery_time_stamp: CP_TS
+        })
+    );
+}
+
+#[test]
+fn session_messages_from_a_non_associated_node_get_cause_72() {
+    let mut u = Upf::new(upf_config());
+    let now = Instant::now();
+    let (seid, r) = establish(&mut u, now, plan(0).establishment_request(), 1);
+    assert_eq!(seid, plan(0).cp_seid);
+    assert_eq!(rejection(&r), (72, None, None));
+    let del = Message::session(Seid(5), seq(2), SessionDeletionRequest::default())
+        .to_vec()
+        .unwrap();
+    let (m, _) = exchange(&mut u, now, cp_addr(), &del);
+    assert_eq!(m.seid, Some(Seid(0)));
+    assert!(matches!(m.body, MessageBody::SessionDeletionResponse(r) if r.cause.0 == 72));
+    assert!(u.rules().is_empty());
+}
+
+#[test]
+fn establishment_installs_rules_the_datapath_can_look_up() {
+    let (mut u, now) = associated();
+    let p = plan(0);
+    let (seid, r) = establish(&mut u, now, p.establishment_request(), 2);
+    assert_eq!(
+        seid, p.cp_seid,
+        "the response carries the CP SEID in its header"
+    );
+    assert_eq!(r.cause, Cause::REQUEST_ACCEPTED);
+    let up = r.up_f_seid.unwrap();
+    assert_eq!(up.ipv4, Some(UP));
+    assert!(
+        r.created_pdrs.is_empty(),
+        "TEIDs were ours: nothing created"
+    );
+    let rules = u.rules();
+    assert_eq!(
+        rules.uplink(Teid(1)),
+        Some(&UplinkRule {
+            up_seid: up.seid,
+            pdr_id: PdrId(2),
+            teid: Teid(1),
+            address: UPF_N3,
+            ue_address: Some(p.ue_address),
+            qfi: None,
+            remove_outer_header: true,
+            forward: true,
+        })
+    );
+    assert_eq!(
+        rules.downlink(p.ue_address),
+        Some(&DownlinkRule {
+            up_seid: up.seid,
+            pdr_id: PdrId(1),
+            ue_address: p.ue_address,
+            tunnel: Some(Tunnel {
+                teid: Teid(2),
+                address: GNB_N3
+            }),
+            qfi: Some(Qfi::new(9).unwrap()),
+            forward: true,
+        })
+    );
+    assert_eq!(rules.uplink(Teid(2)), None);
+    assert_eq!(rules.downlink(Ipv4Addr::new(10, 45, 0, 3)), None);
+    let view = rules.session(up.seid).unwrap().clone();
+    assert_eq!(view.cp_f_seid, Fseid::ipv4(p.cp_seid, CP));
+    assert_eq!(
+        u.poll_event(),
+        Some(UpfEvent::Rules(RuleChange::Installed(view)))
+    );
+    assert_eq!(u.stats().sessions_established, 1);
+}
+
+/// A plan's request, edited.
+fn edited(i: u32, f: impl FnOnce(&mut SessionEstablishmentRequest)) -> SessionEstablishmentRequest {
+    let mut r = plan(i).establishment_request();
+    f(&mut r);
+    r
+}
+
+#[test]
+fn rejections_carry_cause_offending_ie_and_failed_rule() {
+    use FailedRuleId::{Far, Pdr};
+    let ipv6 = "2001:db8::1".parse().unwrap();
+    let cases: Vec<(&str, SessionEstablishmentRequest, Expected)> = vec![
+        (
+            "CP F-SEID without IPv4",
+            edited(0, |r| {
+                r.cp_f_seid = Fseid {
+                    seid: Seid(1),
+                    ipv4: None,
+                    ipv6: Some(ipv6),
+                }
+            }),
+            (66, Some(IeType::F_SEID), None),
+        ),
+        (
+            "no Create FAR",
+            edited(0, |r| r.create_fars.clear()),
+            (66, Some(IeType::CREATE_FAR), None),
+        ),
+        (
+            "a truncated PDN Type",
+            edited(0, |r| {
+                r.pdn_type = None;
+                r.other_ies.push(RawIe {
+                    ie_type: IeType::PDN_TYPE,
+                    enterprise_id: None,
+                    value: vec![],
+                });
+            }),
+            (68, Some(IeType::PDN_TYPE), None),
+        ),
+        (
+            "an F-TEID with CHID but not CH",
+            edited(0, |r| {
+                r.create_pdrs[1].pdi.local_f_teid = None;
+                r.create_pdrs[1].pdi.other_ies.push(RawIe {
+                    ie_type: IeType::F_TEID,
+                    enterprise_id: None,
+                    value: vec![0x08],
+                });
+            }),
+            (69, Some(IeType::F_TEID), None),
+        ),
+        (
+            "a PDR whose FAR is missing",
+            edited(0, |r| r.create_pdrs[0].far_id = Some(FarId(9))),
+            (73, Some(IeType::FAR_ID), Some(Pdr(PdrId(1)))),
+        ),
+        (
+            "a PDR without FAR ID",
+            edited(0, |r| r.create_pdrs[0].far_id = None),
+            (67, Some(IeType::FAR_ID), Some(Pdr(PdrId(1)))),
+        ),
+        (
+            "a PDR whose QER is missing",
+            edited(0, |r| r.create_qers.clear()),
+            (73, Some(IeType::QER_ID), Some(Pdr(PdrId(1)))),
+        ),
+        (
+            "an uplink PDR without F-TEID",
+            edited(0, |r| r.create_pdrs[1].pdi.local_f_teid = None),
+            (73, Some(IeType::F_TEID), Some(Pdr(PdrId(2)))),
+        ),
+        (
+            "an uplink F-TEID with only IPv6",
+            edited(0, |r| {
+                r.create_pdrs[1].pdi.local_f_teid = Some(Fteid::Assigned {
+                    teid: Teid(1),
+                    ipv4: None,
+                    ipv6: Some(ipv6),
+                })
+            }),
+            (73, Some(IeType::F_TEID), Some(Pdr(PdrId(2)))),
+        ),
+        (
+            "CH=1 for IPv6 only",
+            edited(0, |r| {
+                r.create_pdrs[1].pdi.local_f_teid = Some(Fteid::Choose {
+                    ipv4: false,
+                    ipv6: true,
+                    choose_id: None,
+                })
+            }),
+            (71, Some(IeType::F_TEID), Some(Pdr(PdrId(2)))),
+        ),
+        (
+            "a downlink PDR without UE address",
+            edited(0, |r| r.create_pdrs[0].pdi.ue_ip_address = None),
+            (73, Some(IeType::UE_IP_ADDRESS), Some(Pdr(PdrId(1)))),
+        ),
+        (
+            "a PDR from the CP function",
+            edited(0, |r| {
+                r.create_pdrs[0].pdi.source_interface = SourceInterface::CP_FUNCTION
+            }),
+            (73, Some(IeType::SOURCE_INTERFACE), Some(Pdr(PdrId(1)))),
+        ),
+        (
+            "two PDRs with one ID",
+            edited(0, |r| r.create_pdrs[1].pdr_id = PdrId(1)),
+            (73, Some(IeType::CREATE_PDR), Some(Pdr(PdrId(1)))),
+        ),
+        (
+            "a GTP-U/UDP/IPv6 tunnel",
+            edited(0, |r| {
+                let fp = r.create_fars[0].forwarding_parameters.as_mut().unwrap();
+                fp.outer_header_creation = Some(OuterHeaderCreation {
+                    description: OuterHeaderCreation::GTPU_UDP_IPV6,
+                    teid: Some(Teid(2)),
+                    ipv4: None,
+                    ipv6: Some(ipv6),
+                    port: None,
+                    c_tag: None,
+                    s_tag: None,
+                });
+            }),
+            (73, Some(IeType::OUTER_HEADER_CREATION), Some(Far(FarId(1)))),
+        ),
+        (
+            "a forwarding FAR without Forwarding Parameters",
+            edited(0, |r| r.create_fars[1].forwarding_parameters = None),
+            (67, Some(IeType::FORWARDING_PARAMETERS), Some(Far(FarId(2)))),
+        ),
+    ];
+    let (mut u, now) = associated();
+    for (n, (what, req, expected)) in cases.into_iter().enumerate() {
+        let (seid, r) = establish(&mut u, now, req, 10 + n as u32);
+        assert_eq!(rejection(&r), expected, "{what}");
+        assert_eq!(r.node_id, NodeId::Ipv4(UP), "{what}");
+        assert_eq!(seid, Seid(1), "{what}: the header names the CP SEID");
+    }
+    assert!(u.rules().is_empty());
+    assert_eq!(u.poll_event(), None);
+    assert_eq!(u.stats().rejected, 15);
+    assert_eq!(u.stats().sessions_established, 0);
+}
+
+#[test]
+fn teid_and_ue_address_belong_to_one_session() {
+    let (mut u, now) = associated();
+    establish(&mut u, now, plan(0).establishment_request(), 2);
+    // Same uplink TEID (1), other UE and SEID.
+    let mut p = plan(1);
+    p.uplink_teid = UplinkTeid::Assigned(Teid(1));
+    let (_, r) = establish(&mut u, now, p.establishment_request(), 3);
+    assert_eq!(
+        rejection(&r),
+        (73, Some(IeType::F_TEID), Some(FailedRuleId::Pdr(PdrId(2))))
+    );
+    // Same UE address.
+    let mut p = plan(1);
+    p.ue_address = plan(0).ue_address;
+    let (_, r) = establish(&mut u, now, p.establishment_request(), 4);
+    assert_eq!(
+        rejection(&r),
+        (
+            73,
+            Some(IeType::UE_IP_ADDRESS),
+            Some(FailedRuleId::Pdr(PdrId(1)))
+        )
+    );
+    assert_eq!(u.rules().len(), 1);
+    assert_eq!(
+        u.rules().uplink(Teid(1)).unwrap().ue_address,
+        Some(plan(0).ue_address)
+    );
+}
+
+fn chosen(i: u32) -> UeSessionPlan {
+    let mut p = plan(i);
+    p.uplink_teid = UplinkTeid::ChosenByUpf;
+    p
+}
+
+#[test]
+fn ch1_teids_are_allocated_and_reported_in_created_pdrs() {
+    let (mut u, now) = associated();
+    let first = upf_config().first_teid;
+    // A session that took first + 1 by itself: allocation must skip it.
+    let mut p = plan(50);
+    p.uplink_teid = UplinkTeid::Assigned(Teid(first.0 + 1));
+    establish(&mut u, now, p.establishment_request(), 2);
+    let mut teids = Vec::new();
+    for i in 0..2 {
+        let (_, r) = establish(&mut u, now, chosen(i).establishment_request(), 3 + i);
+        assert_eq!(r.cause, Cause::REQUEST_ACCEPTED);
+        let [c] = &r.created_pdrs[..] else {
+            panic!("{r:?}")
+        };
+        assert_eq!(c.pdr_id, PdrId(2));
+        let f = c.local_f_teid.unwrap();
+        let Fteid::Assigned {
+            teid,
+            ipv4: Some(a),
+            ..
+        } = f
+        else {
+            panic!()
+        };
+        assert_eq!(a, UPF_N3);
+        assert_eq!(
+            u.rules().uplink(teid).unwrap().up_seid,
+            r.up_f_seid.unwrap().seid
+        );
+        teids.push(teid);
+    }
+    assert_eq!(teids, [first, Teid(first.0 + 2)]);
+    // PDRs with one CHOOSE ID share the F-TEID; another CHOOSE ID gets another.
+    let mut req = chosen(10).establishment_request();
+    let choose = |id| {
+        Some(Fteid::Choose {
+            ipv4: true,
+            ipv6: false,
+            choose_id: Some(id),
+        })
+    };
+    req.create_pdrs[1].pdi.local_f_teid = choose(5);
+    let mut second = req.create_pdrs[1].clone();
+    second.pdr_id = PdrId(3);
+    second.pdi.qfi = Some(Qfi::new(5).unwrap());
+    let mut third = second.clone();
+    third.pdr_id = PdrId(4);
+    third.pdi.local_f_teid = choose(6);
+    req.create_pdrs.extend([second, third]);
+    let (_, r) = establish(&mut u, now, req, 9);
+    let f: Vec<_> = r
+        .created_pdrs
+        .iter()
+        .map(|c| (c.pdr_id.0, c.local_f_teid.unwrap().teid().unwrap().0))
+        .collect();
+    assert_eq!(f, [(2, first.0 + 3), (3, first.0 + 3), (4, first.0 + 4)]);
+}
+
+fn modification(seid: Seid, req: SessionModificationRequest, n: u32) -> Vec<u8> {
+    Message::session(seid, seq(n), req).to_vec().unwrap()
+}
+
+fn modify(
+    u: &mut Upf,
+    now: Instant,
+    seid: Seid,
+    req: SessionModificationRequest,
+    n: u32,
+) -> (Seid, SessionModificationResponse) {
+    let (m, _) = exchange(u, now, cp_addr(), &modification(seid, req, n));
+    let MessageBody::SessionModificationResponse(r) = m.body else {
+        panic!("{m:?}")
+    };
+    (m.seid.unwrap(), r)
+}
+
+#[test]
+fn path_switch_moves_the_downlink_tunnel_and_reports_both_sides() {
+    let (mut u, now) = associated();
+    let p = plan(0);
+    let (_, r) = establish(&mut u, now, p.establishment_request(), 2);
+    let up = r.up_f_seid.unwrap().seid;
+    let before = u.rules().session(up).unwrap().clone();
+    while u.poll_event().is_some() {}
+    let gnb2 = Ipv4Addr::new(192, 168, 13, 132);
+    let (seid, r) = modify(&mut u, now, up, p.path_switch_request(Teid(77), gnb2), 3);
+    assert_eq!(seid, p.cp_seid);
+    assert_eq!(r.cause, Cause::REQUEST_ACCEPTED);
+    let dl = u.rules().downlink(p.ue_address).unwrap();
+    assert_eq!(
+        dl.tunnel,
+        Some(Tunnel {
+            teid: Teid(77),
+            address: gnb2
+        })
+    );
+    assert_eq!(dl.qfi, Some(Qfi::new(9).unwrap()), "the QER still applies");
+    let after = u.rules().session(up).unwrap().clone();
+    assert_eq!(
+        u.poll_event(),
+        Some(UpfEvent::Rules(RuleChange::Modified {
+            previous: before,
+            current: after
+        }))
+    );
+    assert_eq!(u.stats().sessions_modified, 1);
+}
+
+#[test]
+fn modification_replaces_rules_and_reindexes_them() {
+    let (mut u, now) = associated();
+    let p = plan(0);
+    let (_, r) = establish(&mut u, now, p.establishment_request(), 2);
+    let up = r.up_f_seid.unwrap().seid;
+    // Replace the uplink PDR by one on a UPF-chosen TEID, and change the QER's QFI.
+    let mut new_ul = chosen(0).uplink_pdr();
+    new_ul.pdr_id = PdrId(7);
+    let req = SessionModificationRequest {
+        remove_pdrs: vec![RemovePdr {
+            pdr_id: PdrId(2),
+            other_ies: vec![],
+        }],
+        create_pdrs: vec![new_ul],
+        update_qers: vec![UpdateQer {
+            qer_id: QerId(1),
+            gate_status: None,
+            mbr: None,
+            gbr: None,
+            qfi: Some(Qfi::new(3).unwrap()),
+            other_ies: vec![],
+        }],
+        ..Default::default()
+    };
+    let (_, r) = modify(&mut u, now, up, req, 3);
+    assert_eq!(r.cause, Cause::REQUEST_ACCEPTED);
+    let [c] = &r.created_pdrs[..] else { panic!() };
+    assert_eq!(c.pdr_id, PdrId(7));
+    let teid = c.local_f_teid.unwrap().teid().unwrap();
+    assert_eq!(
+        u.rules().uplink(Teid(1)),
+        None,
+        "the old TEID left the index"
+    );
+    assert_eq!(u.rules().uplink(teid).unwrap().pdr_id, PdrId(7));
+    assert_eq!(
+        u.rules().downlink(p.ue_address).unwrap().qfi,
+        Some(Qfi::new(3).unwrap())
+    );
+    assert_eq!(u.rules().uplink_count(), 1);
+}
+
+#[test]
+fn modification_failures_leave_the_session_as_it_was() {
+    let (mut u, now) = associated();
+    let (_, r0) = establish(&mut u, now, plan(0).establishment_request(), 2);
+    let (_, r1) = establish(&mut u, now, plan(1).establishment_request(), 3);
+    let (up0, up1) = (r0.up_f_seid.unwrap().seid, r1.up_f_seid.unwrap().seid);
+    let before = u.rules().session(up1).unwrap().clone();
+    // Unknown SEID: Cause 65 with SEID 0 in the header.
+    let (seid, r) = modify(
+        &mut u,
+        now,
+        Seid(999),
+        SessionModificationRequest::default(),
+        4,
+    );
+    assert_eq!((seid, r.cause), (Seid(0), Cause::SESSION_CONTEXT_NOT_FOUND));
+    // Removing a PDR that does not exist.
+    let req = SessionModificationRequest {
+        remove_pdrs: vec![RemovePdr {
+            pdr_id: PdrId(9),
+            other_ies: vec![],
+        }],
+        ..Default::default()
+    };
+    let (seid, r) = modify(&mut u, now, up1, req, 5);
+    assert_eq!(seid, plan(1).cp_seid);
+    assert_eq!(
+        (r.cause.0, r.offending_ie.map(|o| o.0), r.failed_rule_id),
+        (
+            73,
+            Some(IeType::REMOVE_PDR),
+            Some(FailedRuleId::Pdr(PdrId(9)))
+        )
+    );
+    // Updating a FAR that does not exist.
+    let req = plan(1).path_switch_request(Teid(5), GNB_N3);
+    let mut req2 = req.clone();
+    req2.update_fars[0].far_id = FarId(8);
+    let (_, r) = modify(&mut u, now, up1, req2, 6);
+    assert_eq!(r.failed_rule_id, Some(FailedRuleId::Far(FarId(8))));
+    // Moving session 1's uplink onto session 0's TEID: refused as a whole, even though the
+    // same request also switches the downlink path.
+    let mut steal = req.clone();
+    let mut pdi = plan(1).uplink_pdr().pdi;
+    pdi.local_f_teid = Some(Fteid::ipv4(Teid(1), UPF_N3));
+    steal.update_pdrs.push(UpdatePdr {
+        pdr_id: PdrId(2),
+        outer_header_removal: None,
+        precedence: None,
+        pdi: Some(pdi),
+        far_id: None,
+        urr_ids: vec![],
+        qer_ids: vec![],
+        other_ies: vec![],
+    });
+    let (_, r) = modify(&mut u, now, up1, steal, 7);
+    assert_eq!(
+        (r.cause.0, r.offending_ie.map(|o| o.0)),
+        (73, Some(IeType::F_TEID))
+    );
+    assert_eq!(u.rules().session(up1), Some(&before));
+    assert_eq!(u.rules().uplink(Teid(1)).unwrap().up_seid, up0);
+    assert_eq!(u.stats().sessions_modified, 0);
+}
+
+#[test]
+fn deletion_removes_the_session_and_its_lookups() {
+    let (mut u, now) = associated();
+    let p = plan(0);
+    let (_, r) = establish(&mut u, now, p.establishment_request(), 2);
+    let up = r.up_f_seid.unwrap().seid;
+    let view = u.rules().session(up).unwrap().clone();
+    while u.poll_event().is_some() {}
+    let del = Message::session(up, seq(3), SessionDeletionRequest::default())
+        .to_vec()
+        .unwrap();
+    let (m, _) = exchange(&mut u, now, cp_addr(), &del);
+    assert_eq!(m.seid, Some(p.cp_seid));
+    assert!(
+        matches!(m.body, MessageBody::SessionDeletionResponse(ref r) if r.cause == Cause::REQUEST_ACCEPTED)
+    );
+    assert!(u.rules().is_empty());
+    assert_eq!(
+        (u.rules().uplink_count(), u.rules().downlink_count()),
+        (0, 0)
+    );
+    assert_eq!(
+        u.poll_event(),
+        Some(UpfEvent::Rules(RuleChange::Removed(view)))
+    );
+    // Again with a new sequence number: the session is gone.
+    let del = Message::session(up, seq(4), SessionDeletionRequest::default())
+        .to_vec()
+        .unwrap();
+    let (m, _) = exchange(&mut u, now, cp_addr(), &del);
+    assert_eq!(m.seid, Some(Seid(0)));
+    assert!(
+        matches!(m.body, MessageBody::SessionDeletionResponse(ref r) if r.cause == Cause::SESSION_CONTEXT_NOT_FOUND)
+    );
+}
+
+#[test]
+fn retransmitted_requests_are_answered_from_the_cache_and_applied_once() {
+    let (mut u, now) = associated();
+    let bytes = establishment(plan(0).establishment_request(), 2);
+    let (_, first) = exchange(&mut u, now, cp_addr(), &bytes);
+    let (_, again) = exchange(&mut u, now + Duration::from_secs(3), cp_addr(), &bytes);
+    assert_eq!(first, again, "the same response, byte for byte");
+    assert_eq!(u.stats().sessions_established, 1);
+    assert_eq!(u.stats().answered_from_cache, 1);
+    assert_eq!(u.rules().len(), 1);
+    // A deletion retransmitted after it was applied still gets "accepted", not 65.
+    let up = u.rules().sessions().next().unwrap().up_seid;
+    let del = Message::session(up, seq(3), SessionDeletionRequest::default())
+        .to_vec()
+        .unwrap();
+    let (_, d1) = exchange(&mut u, now, cp_addr(), &del);
+    let (_, d2) = exchange(&mut u, now, cp_addr(), &del);
+    assert_eq!(d1, d2);
+    assert_eq!(u.stats().sessions_deleted, 1);
+    // The same sequence number with other content is a new request.
+    let other = establishment(plan(1).establishment_request(), 2);
+    let (m, _) = exchange(&mut u, now, cp_addr(), &other);
+    assert!(
+        matches!(m.body, MessageBody::SessionEstablishmentResponse(ref r) if r.cause == Cause::REQUEST_ACCEPTED)
+    );
+    assert_eq!(u.stats().sessions_established, 2);
+    // After the cache lifetime ((N1 + 1) × T1 = 12 s), a retransmission is a new request.
+    let late = now + Duration::from_secs(13);
+    let (m, _) = exchange(&mut u, late, cp_addr(), &bytes);
+    assert!(
+        matches!(m.body, MessageBody::SessionEstablishmentResponse(ref r) if r.cause == Cause::REQUEST_ACCEPTED)
+    );
+    assert_eq!(u.stats().sessions_established, 3);
+    assert_eq!(u.cached_responses(), 1);
+}
+
+#[test]
+fn release_removes_every_session() {
+    let (mut u, now) = associated();
+    for i in 0..3 {
+        establish(&mut u, now, plan(i).establishment_request(), 2 + i);
+    }
+    while u.poll_event().is_some() {}
+    let rel = Message::node(seq(9), AssociationReleaseRequest::new(NodeId::Ipv4(CP)))
+        .to_vec()
+        .unwrap();
+    let (m, _) = exchange(&mut u, now, cp_addr(), &rel);
+    assert!(
+        matches!(m.body, MessageBody::AssociationReleaseResponse(ref r) if r.cause == Cause::REQUEST_ACCEPTED && r.node_id == NodeId::Ipv4(UP))
+    );
+    let ev: Vec<_> = std::iter::from_fn(|| u.poll_event()).collect();
+    assert_eq!(ev.len(), 4);
+    assert!(
+        ev[..3]
+            .iter()
+            .all(|e| matches!(e, UpfEvent::Rules(RuleChange::Removed(_))))
+    );
+    assert_eq!(
+        ev[3],
+        UpfEvent::Released {
+            peer: cp_addr(),
+            sessions_removed: 3
+        }
+    );
+    assert!(u.rules().is_empty());
+    assert_eq!(u.associated_peer(), None);
+    let (_, r) = establish(&mut u, now, plan(5).establishment_request(), 10);
+    assert_eq!(r.cause, Cause::NO_ESTABLISHED_PFCP_ASSOCIATION);
+    // No heartbeats after the release.
+    assert_eq!(u.poll_timeout(), None);
+}
+
+#[test]
+fn heartbeat_requests_are_answered_whatever_the_state() {
+    let mut u = Upf::new(upf_config());
+    let now = Instant::now();
+    let hb = Message::node(seq(0x12_3456), HeartbeatRequest::new(CP_TS))
+        .to_vec()
+        .unwrap();
+    let (m, _) = exchange(&mut u, now, cp_addr(), &hb);
+    assert_eq!(m.sequence, seq(0x12_3456));
+    assert_eq!(
+        m.body,
+        MessageBody::HeartbeatResponse(HeartbeatResponse::new(UP_TS))
+    );
+    // One without its mandatory Recovery Time Stamp (eUPF exits on it): answered all the same.
+    let (m, _) = exchange(&mut u, now, cp_addr(), &[0x20, 1, 0, 4, 0, 0, 9, 0]);
+    assert_eq!(m.sequence, seq(9));
+    assert_eq!(
+        m.body,
+        MessageBody::HeartbeatResponse(HeartbeatResponse::new(UP_TS))
+    );
+    assert_eq!(u.stats().heartbeats_answered, 2);
+}
+
+#[test]
+fn the_upf_side_sends_its_own_heartbeats_once_associated() {
+    let (mut u, now) = associated();
+    let due = u.poll_timeout().unwrap();
+    assert_eq!(due - now, Duration::from_secs(10));
+    u.handle_timeout(due);
+    let t = u.poll_transmit().unwrap();
+    assert_eq!(t.destination, cp_addr());
+    let m = Message::parse(&t.contents).unwrap();
+    assert_eq!(
+        m.body,
+        MessageBody::HeartbeatRequest(HeartbeatRequest::new(UP_TS))
+    );
+    let rsp = Message::node(m.sequence, HeartbeatResponse::new(CP_TS))
+        .to_vec()
+        .unwrap();
+    u.handle_datagram(due, cp_addr(), &rsp);
+    assert_eq!(u.poll_transmit(), None);
+    assert_eq!(u.poll_event(), None);
+    assert_eq!(
+        u.poll_timeout().unwrap() - due,
+        Duration::from_secs(10),
+        "answered: only the next heartbeat is pending"
+    );
+    // A changed CP Recovery Time Stamp in a Heartbeat Response: the CP function restarted.
+    u.handle_timeout(due + Duration::from_secs(10));
+    let m = Message::parse(&u.poll_transmit().unwrap().contents).unwrap();
+    let rsp = Message::node(
+        m.sequence,
+        HeartbeatResponse::new(NtpTimestamp(CP_TS.0 + 1)),
+    )
+    .to_vec()
+    .unwrap();
+    u.handle_datagram(due, cp_addr(), &rsp);
+    assert!(matches!(
+        u.poll_event(),
+        Some(UpfEvent::PeerRestarted {
+            sessions_removed: 0,
+            ..
+        })
+    ));
+    assert_eq!(u.associated_peer(), None);
+}
+
+#[test]
+fn other_versions_and_unserved_messages() {
+    let mut u = Upf::new(upf_config());
+    let now = Instant::now();
+    // Version 2: Version Not Supported Response with the request's sequence number.
+    let (m, _) = exchange(&mut u, now, cp_addr(), &[0x40, 5, 0, 4, 0, 0, 7, 0]);
+    assert_eq!(
+        (m.message_type(), m.sequence),
+        (MessageType::VERSION_NOT_SUPPORTED_RESPONSE, seq(7))
+    );
+    // PFD Management Request: not served, not answered.
+    u.handle_datagram(now, cp_addr(), &[0x20, 3, 0, 4, 0, 0, 8, 0]);
+    assert_eq!(u.poll_transmit(), None);
+    // A stray response.
+    u.handle_datagram(
+        now,
+        cp_addr(),
+        &Message::node(seq(5), HeartbeatResponse::new(CP_TS))
+            .to_vec()
+            .unwrap(),
+    );
+    assert_eq!(u.poll_transmit(), None);
+    assert_eq!(u.stats().unmatched_responses, 1);
+    // Garbage.
+    u.handle_datagram(now, cp_addr(), &[1, 2, 3]);
+    assert_eq!(u.poll_transmit(), None);
+    assert_eq!(u.stats().invalid, 3);
+}
