@@ -4,7 +4,9 @@
 //! - [`header`]: the message header, a zero-copy [`Header`] view and its [`HeaderRepr`];
 //! - [`ie`]: the TLV layer ([`IeView`], [`IeIter`]), typed IE values and grouped IEs;
 //! - [`message`]: typed message bodies, [`Message`] (parse / emit / buffer_len) and [`Datagram`];
-//! - [`plan`]: building a UE's Session Establishment Request from a few parameters.
+//! - [`plan`]: building a UE's Session Establishment Request from a few parameters;
+//! - [`node`]: the sans-IO node, CP side ([`node::Client`]) and UP side ([`node::Upf`]);
+//! - `driver` (feature `tokio`, on by default): the node over a UDP socket, with an async API.
 //!
 //! Decoding never panics; errors ([`Error`]) name the message, the IE and the offset, and map to
 //! the Cause and Offending IE a UPF answers with. IEs the codec does not type are kept
@@ -94,6 +96,8 @@
 //! ```
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "tokio")]
+pub mod driver;
 pub mod error;
 pub mod header;
 #[macro_use]

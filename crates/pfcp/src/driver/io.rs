@@ -1,0 +1,105 @@
+//! The socket side shared by both drivers: send what a node produced, drain what arrived.
+
+use std::io;
+use std::net::SocketAddr;
+use std::time::Instant;
+
+use tokio::net::UdpSocket;
+
+use crate::node::{Client, Transmit, Upf};
+
+/// Largest datagram read.
+const MAX_DATAGRAM: usize = 65_535;
+/// Datagrams read per wake-up before the loop gives timers and commands a turn.
+const RECV_BUDGET: usize = 1024;
+
+/// What the drivers need of a node.
+pub(crate) trait SansIo {
+    fn handle_datagram(&mut self, now: Instant, remote: SocketAddr, bytes: &[u8]);
+    fn handle_timeout(&mut self, now: Instant);
+    fn poll_transmit(&mut self) -> Option<Transmit>;
+    fn poll_timeout(&mut self) -> Option<Instant>;
+}
+
+macro_rules! sans_io {
+    ($t:ty) => {
+        impl SansIo for $t {
+            fn handle_datagram(&mut self, now: Instant, remote: SocketAddr, bytes: &[u8]) {
+                <$t>::handle_datagram(self, now, remote, bytes)
+            }
+            fn handle_timeout(&mut self, now: Instant) {
+                <$t>::handle_timeout(self, now)
+            }
+            fn poll_transmit(&mut self) -> Option<Transmit> {
+                <$t>::poll_transmit(self)
+            }
+            fn poll_timeout(&mut self) -> Option<Instant> {
+                <$t>::poll_timeout(self)
+            }
+        }
+    };
+}
+sans_io!(Client);
+sans_io!(Upf);
+
+/// A node's socket and receive buffer.
+pub(crate) struct Io {
+    pub(crate) socket: UdpSocket,
+    buf: Vec<u8>,
+}
+
+impl Io {
+    pub(crate) async fn bind(local: SocketAddr) -> io::Result<Self> {
+        Ok(Io {
+            socket: UdpSocket::bind(local).await?,
+            buf: vec![0; MAX_DATAGRAM],
+        })
+    }
+
+    /// Runs the node's timers when due.
+    pub(crate) fn timers(node: &mut impl SansIo) {
+        let now = Instant::now();
+        if node.poll_timeout().is_some_and(|t| t <= now) {
+            node.handle_timeout(now);
+        }
+    }
+
+    /// Sends everything the node has queued. A full socket buffer waits; other send errors
+    /// (an unreachable peer) lose the datagram, as the network would: T1/N1 deals with it.
+    pub(crate) async fn flush(&self, node: &mut impl SansIo) {
+        while let Some(t) = node.poll_transmit() {
+            match self.socket.try_send_to(&t.contents, t.destination) {
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    if let Err(e) = self.socket.send_to(&t.contents, t.destination).await {
+                        tracing::warn!(destination = %t.destination, error = %e, "PFCP send failed");
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(destination = %t.destination, error = %e, "PFCP send failed")
+                }
+            }
+        }
+    }
+
+    /// Feeds the node every datagram already queued on the socket (up to a budget).
+    pub(crate) fn drain(&mut self, node: &mut impl SansIo) {
+        let now = Instant::now();
+        for _ in 0..RECV_BUDGET {
+            match self.socket.try_recv_from(&mut self.buf) {
+                Ok((n, from)) => node.handle_datagram(now, from, &self.buf[..n]),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                // ICMP errors surface here on some systems; they concern no datagram of ours.
+                Err(e) => tracing::debug!(error = %e, "PFCP receive error"),
+            }
+        }
+    }
+}
+
+/// Sleeps until `deadline`, or forever.
+pub(crate) async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(tokio::time::Instant::from_std(d)).await,
+        None => core::future::pending().await,
+    }
+}

@@ -1,0 +1,234 @@
+//! The tokio drivers over loopback UDP: client and UPF side in one process, each on its own
+//! address of 127/8 and port 8805.
+
+mod common;
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::time::Duration;
+
+use common::net::{GNB_N3, UPF_N3, plan};
+use upfbench_pfcp::driver::{self, PfcpClient, UpfChannels, UpfServer};
+use upfbench_pfcp::ie::{Cause, NodeId, NtpTimestamp};
+use upfbench_pfcp::node::{
+    ClientConfig, Error, Event, Procedure, RuleChange, Tunnel, UpfConfig, UpfEvent,
+};
+use upfbench_pfcp::plan::{UeSessionPlan, UplinkTeid};
+use upfbench_pfcp::{Seid, Teid};
+
+fn plan_for(i: u32, cp: Ipv4Addr) -> UeSessionPlan {
+    let mut p = plan(i);
+    p.node_id = NodeId::Ipv4(cp);
+    p.cp_address = cp;
+    p
+}
+
+async fn upf(up: Ipv4Addr, cp: Ipv4Addr, ts: NtpTimestamp) -> (UpfServer, UpfChannels) {
+    // The address may still be held by a UPF side that was just dropped.
+    for _ in 0..100 {
+        match driver::serve(driver::n4(up), UpfConfig::new(up, UPF_N3, ts, cp.into())).await {
+            Ok(s) => return s,
+            Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
+                tokio::time::sleep(Duration::from_millis(20)).await
+            }
+            Err(e) => panic!("bind {up}:8805: {e}"),
+        }
+    }
+    panic!("{up}:8805 stays in use")
+}
+
+async fn client(
+    cp: Ipv4Addr,
+    up: Ipv4Addr,
+    f: impl FnOnce(&mut ClientConfig),
+) -> (PfcpClient, tokio::sync::mpsc::UnboundedReceiver<Event>) {
+    let mut c = ClientConfig::new(cp, NtpTimestamp(1_000), driver::n4(up));
+    f(&mut c);
+    PfcpClient::start(driver::n4(cp), c)
+        .await
+        .expect("bind the client's 8805")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn loopback_establishes_and_deletes_10000_sessions() {
+    let (cp, up) = (Ipv4Addr::new(127, 0, 0, 1), Ipv4Addr::new(127, 0, 0, 2));
+    let (server, mut ch) = upf(up, cp, NtpTimestamp(2_000)).await;
+    let (client, _events) = client(cp, up, |_| {}).await;
+    assert_eq!(client.local_addr(), SocketAddr::from((cp, 8805)));
+    assert_eq!(server.local_addr(), SocketAddr::from((up, 8805)));
+    let a = client.associate().await.unwrap();
+    assert_eq!(a.peer, driver::n4(up));
+    assert_eq!(a.recovery_time_stamp, NtpTimestamp(2_000));
+
+    let plans: Vec<_> = (0..10_000).map(|i| plan_for(i, cp)).collect();
+    let sessions = client.establish_all(plans.clone()).await.unwrap();
+    assert_eq!(sessions.len(), 10_000);
+    let table = server.rules().await.unwrap();
+    assert_eq!(table.len(), 10_000);
+    for (p, s) in plans.iter().zip(&sessions) {
+        assert_eq!(s.cp_seid, p.cp_seid);
+        let r = table.session(s.up_seid.unwrap()).unwrap();
+        assert_eq!(r.cp_f_seid.seid, p.cp_seid);
+        let UplinkTeid::Assigned(teid) = p.uplink_teid else {
+            unreachable!()
+        };
+        assert_eq!(table.uplink(teid).unwrap().up_seid, r.up_seid);
+        assert_eq!(
+            table.downlink(p.ue_address).unwrap().tunnel,
+            Some(Tunnel {
+                teid: p.downlink_teid,
+                address: GNB_N3
+            })
+        );
+    }
+    let mut installed = 0;
+    while let Ok(c) = ch.changes.try_recv() {
+        assert!(matches!(c, RuleChange::Installed(_)));
+        installed += 1;
+    }
+    assert_eq!(installed, 10_000);
+    let st = server.stats().await.unwrap();
+    assert_eq!(st.sessions_established, 10_000);
+
+    assert_eq!(client.delete_all().await.unwrap(), 10_000);
+    assert!(server.rules().await.unwrap().is_empty());
+    assert!(client.sessions().await.unwrap().is_empty());
+    assert_eq!(server.stats().await.unwrap().sessions_deleted, 10_000);
+    client.release().await.unwrap();
+    assert!(matches!(
+        ch.events.recv().await,
+        Some(UpfEvent::Associated { .. })
+    ));
+    assert!(matches!(
+        ch.events.recv().await,
+        Some(UpfEvent::Released {
+            sessions_removed: 0,
+            ..
+        })
+    ));
+}
+
+#[tokio::test]
+async fn modify_and_rejections_through_the_driver() {
+    let (cp, up) = (Ipv4Addr::new(127, 0, 0, 21), Ipv4Addr::new(127, 0, 0, 22));
+    let (server, _ch) = upf(up, cp, NtpTimestamp(5)).await;
+    let (client, _events) = client(cp, up, |c| c.window = 2).await;
+    // Before association the client refuses at once.
+    let e = client
+        .establish_all(vec![plan_for(0, cp)])
+        .await
+        .unwrap_err();
+    assert!(matches!(e, Error::NotAssociated { .. }));
+    client.associate().await.unwrap();
+    let mut s = client
+        .establish_all((0..3).map(|i| plan_for(i, cp)).collect())
+        .await
+        .unwrap();
+    let gnb2 = Ipv4Addr::new(192, 168, 13, 140);
+    let m = client
+        .modify(
+            s[0].cp_seid,
+            plan_for(0, cp).path_switch_request(Teid(4242), gnb2),
+        )
+        .await
+        .unwrap();
+    assert_eq!(m.up_seid, s[0].up_seid);
+    let t = server.rules().await.unwrap();
+    assert_eq!(
+        t.downlink(plan(0).ue_address).unwrap().tunnel,
+        Some(Tunnel {
+            teid: Teid(4242),
+            address: gnb2
+        })
+    );
+    // A batch where one plan collides with an established TEID: the first failure comes back,
+    // the others are established and left for delete_all.
+    let mut bad = plan_for(10, cp);
+    bad.uplink_teid = UplinkTeid::Assigned(Teid(1));
+    let batch = vec![plan_for(3, cp), bad, plan_for(4, cp)];
+    let e = client.establish_all(batch).await.unwrap_err();
+    assert!(matches!(
+        e,
+        Error::Rejected {
+            procedure: Procedure::SessionEstablishment(Seid(11)),
+            cause: Cause::RULE_CREATION_MODIFICATION_FAILURE,
+            ..
+        }
+    ));
+    assert_eq!(server.rules().await.unwrap().len(), 5);
+    s.sort_by_key(|s| s.cp_seid);
+    assert_eq!(client.delete_all().await.unwrap(), 5);
+    assert!(server.rules().await.unwrap().is_empty());
+    // Modify of a deleted session.
+    let e = client
+        .modify(s[0].cp_seid, Default::default())
+        .await
+        .unwrap_err();
+    assert!(matches!(e, Error::UnknownSession { .. }));
+    client.release().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_silent_peer_times_out_after_n1_retransmissions() {
+    let (cp, up) = (Ipv4Addr::new(127, 0, 0, 31), Ipv4Addr::new(127, 0, 0, 32));
+    let (client, _events) = client(cp, up, |c| {
+        c.node.t1 = Duration::from_millis(50);
+        c.node.n1 = 2;
+    })
+    .await;
+    let t0 = std::time::Instant::now();
+    let e = client.associate().await.unwrap_err();
+    let took = t0.elapsed();
+    assert!(matches!(
+        e,
+        Error::Timeout {
+            procedure: Procedure::AssociationSetup,
+            attempts: 3,
+            ..
+        }
+    ));
+    assert!(took >= Duration::from_millis(150), "{took:?}");
+    assert_eq!(client.stats().await.unwrap().retransmissions, 2);
+}
+
+#[tokio::test]
+async fn events_report_lost_heartbeats_and_a_restarted_upf() {
+    let (cp, up) = (Ipv4Addr::new(127, 0, 0, 41), Ipv4Addr::new(127, 0, 0, 42));
+    let (server, ch) = upf(up, cp, NtpTimestamp(100)).await;
+    let (client, mut events) = client(cp, up, |c| {
+        c.node.t1 = Duration::from_millis(50);
+        c.node.n1 = 1;
+        c.node.heartbeat_interval = Some(Duration::from_millis(100));
+    })
+    .await;
+    client.associate().await.unwrap();
+    client.establish_all(vec![plan_for(0, cp)]).await.unwrap();
+    // The UPF goes away: heartbeats go unanswered.
+    drop((server, ch));
+    let e = tokio::time::timeout(Duration::from_secs(5), events.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(matches!(e, Event::HeartbeatLost { peer, .. } if peer == driver::n4(up)));
+    // It comes back with a new Recovery Time Stamp: the next heartbeat finds out.
+    let (_server, _ch) = upf(up, cp, NtpTimestamp(200)).await;
+    let restarted = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            match events.recv().await.unwrap() {
+                Event::PeerRestarted {
+                    previous,
+                    current,
+                    sessions_lost,
+                    ..
+                } => break (previous, current, sessions_lost),
+                Event::HeartbeatLost { .. } => continue,
+                other => panic!("{other:?}"),
+            }
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(restarted, (NtpTimestamp(100), NtpTimestamp(200), 1));
+    assert!(client.sessions().await.unwrap().is_empty());
+    // Associate again with the new UPF.
+    client.associate().await.unwrap();
+}
