@@ -29,6 +29,9 @@
 # priority 1 (`chrt -f 1`), so that compile jobs on a shared machine do not preempt the forwarding
 # lcore (the kernel still leaves other tasks 5% of the CPU); PRIORITY=normal does not.
 #
+# LINK=shared (the default) links tx_null with DPDK's shared libraries, as Debian's testpmd is;
+# LINK=static builds it with `--features static` (the DPDK archives linked in).
+#
 # Needs root, DPDK 22.11 (dpdk-testpmd) and 2 lcores. MODES=hugepages reserves 2 MB hugepages
 # (HUGEPAGES, 512 by default) with EAL --in-memory and gives them back at the end.
 set -euo pipefail
@@ -42,13 +45,19 @@ WARMUP=${WARMUP:-2}
 HUGEPAGES=${HUGEPAGES:-512}
 TESTPMD=${TESTPMD:-dpdk-testpmd}
 PRIORITY=${PRIORITY:-rt}
+LINK=${LINK:-shared}
 TARGET_DIR=${CARGO_TARGET_DIR:-target}
 
 command -v "$TESTPMD" >/dev/null || { echo "needs $TESTPMD (apt-get install dpdk)" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || { echo "needs root (EAL)" >&2; exit 1; }
 
-echo "building crates/dpdk/examples/tx_null (release)..." >&2
-cargo build --release --locked -q -p upfbench-dpdk --example tx_null
+case $LINK in
+  shared) features=() ;;
+  static) features=(--features static) ;;
+  *) echo "LINK=shared|static" >&2; exit 1 ;;
+esac
+echo "building crates/dpdk/examples/tx_null (release, $LINK)..." >&2
+cargo build --release --locked -q -p upfbench-dpdk --example tx_null "${features[@]}"
 TX_NULL="$TARGET_DIR/release/examples/tx_null"
 case $PRIORITY in
   rt) prio=(chrt -f 1) ;;
@@ -99,7 +108,8 @@ median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { prin
 best() { tr ' ' '\n' | grep -v '^$' | sort -g | tail -1; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
-printf "TX only, net_null0, one lcore, %s rounds of %s s, priority %s, %s\n" "$ROUNDS" "$WINDOW" "$PRIORITY" \
+printf "TX only, net_null0, one lcore, %s rounds of %s s, priority %s, upfbench %s, %s\n" \
+  "$ROUNDS" "$WINDOW" "$PRIORITY" "$LINK" \
   "$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "Mpps as median / best of the rounds; ratio = upfbench / testpmd (median, best)"
 row() { printf "%-10s %6s  %15s  %19s  %11s  %19s  %11s\n" "$@"; }
