@@ -71,7 +71,8 @@ restore_hugepages() { echo "$hugepages_before" >"$nr_hugepages"; }
 trap restore_hugepages EXIT
 
 work=$(mktemp -d)
-trap 'restore_hugepages; rm -rf "$work"' EXIT
+# EAL leaves its runtime directory behind (/var/run/dpdk/<file-prefix>).
+trap 'restore_hugepages; rm -rf "$work" /var/run/dpdk/upfb-bench-{tp,rs}-$$' EXIT
 
 eal_args() { # mode prefix
   local mem
