@@ -44,7 +44,8 @@ pub enum RxChecksum {
     Bad,
     /// Checked and right.
     Good,
-    /// Not checked, but the data are valid (the checksum field itself may be wrong).
+    /// The checksum field may be wrong, but the integrity of what it covers was verified
+    /// (`..._CKSUM_NONE`).
     NotPresent,
 }
 
