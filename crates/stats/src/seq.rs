@@ -12,8 +12,9 @@
 //!
 //! * **head**: one past the highest position received so far (RFC 4737's `NextExp`).
 //! * **window**: the `W` positions below the head, `[head - W, head)` (a power of two, 1024 by
-//!   default). A bitmap of `W` bits records which of them arrived. This is all the memory a stream
-//!   uses, whatever the traffic.
+//!   default). A bitmap of `W` bits records which of them arrived. With the head, the first
+//!   sequence number and four counters this is all the memory a stream uses, whatever the
+//!   traffic: 32 bytes inline plus `W / 8 + 32` bytes allocated once.
 //!
 //! Each arriving packet is classified exactly once ([`Arrival`]):
 //!
@@ -27,8 +28,8 @@
 //!
 //! "Reordered" is RFC 4737 §3.3's reordered packet (it arrives after a higher number was seen)
 //! restricted to those that still fit the window; it fills a provisional gap, so the loss that
-//! the gap suggested never gets counted. Spirent's "advanced sequence checking" and TRex's
-//! `out_of_order` count the same thing.
+//! the gap suggested never gets counted. TRex's `out_of_order` and Spirent's "reordered" count
+//! comparable things, though each tool bounds its window differently.
 //!
 //! **Lost** positions are decided when they leave the window: when the head advances, each
 //! position that slides out of the window without its bit set is counted lost, once and for good
@@ -51,6 +52,12 @@
 //! Relative to the truth, only late packets blur the picture, and by at most `late`:
 //! `lost - late <= true_lost <= lost` and `duplicates <= true_duplicates <= duplicates + late`.
 //! With no late packet (`late == 0`) loss and duplicates are exact.
+//!
+//! Only the rare classes (duplicates, reordered, late) and the confirmed losses are counted per
+//! packet; `unique` is derived from the head, the confirmed losses and the window's bits (every
+//! position below the head is exactly one of: left the window received, left it lost, in the
+//! window present, in the window missing), and `received` from the classes. The property tests
+//! check every counter against a reference model written with a set over true positions.
 //!
 //! If the receiver sees positions at or beyond what the sender claims to have sent (a wrong
 //! `sent`, or a foreign packet carrying a valid stream id), `finish` raises `sent` to the head
