@@ -12,6 +12,10 @@ use crate::node::{Client, Transmit, Upf};
 const MAX_DATAGRAM: usize = 65_535;
 /// Datagrams read per wake-up before the loop gives timers and commands a turn.
 const RECV_BUDGET: usize = 1024;
+/// Socket buffer size asked for (the kernel caps it at net.core.rmem_max / wmem_max). A window
+/// of requests arrives as one burst: with Linux's default 208 KiB, about 150 PFCP datagrams
+/// fit, and every one more is lost and waits T1 (3 s) for its retransmission.
+pub(crate) const SOCKET_BUFFER: usize = 4 << 20;
 
 /// What the drivers need of a node.
 pub(crate) trait SansIo {
@@ -50,8 +54,21 @@ pub(crate) struct Io {
 
 impl Io {
     pub(crate) async fn bind(local: SocketAddr) -> io::Result<Self> {
+        use socket2::{Domain, Protocol, Socket, Type};
+        let s = Socket::new(Domain::for_address(local), Type::DGRAM, Some(Protocol::UDP))?;
+        s.set_nonblocking(true)?;
+        // Best effort: a smaller buffer only costs retransmissions under bursts.
+        let _ = s.set_recv_buffer_size(SOCKET_BUFFER);
+        let _ = s.set_send_buffer_size(SOCKET_BUFFER);
+        s.bind(&local.into())?;
+        tracing::debug!(
+            %local,
+            recv_buffer = s.recv_buffer_size().unwrap_or(0),
+            send_buffer = s.send_buffer_size().unwrap_or(0),
+            "PFCP socket bound"
+        );
         Ok(Io {
-            socket: UdpSocket::bind(local).await?,
+            socket: UdpSocket::from_std(s.into())?,
             buf: vec![0; MAX_DATAGRAM],
         })
     }
