@@ -1,9 +1,10 @@
 //! How a worker's numbers reach the control thread while the worker runs, without a lock on the
 //! worker's path.
 //!
-//! * **Counters** (packets, bytes, loss classes) are copied by the worker into a
-//!   [`SeqlockCell`](crate::seqlock) of `AtomicU64`s when it calls `publish` (once per burst, and
-//!   only if something changed): a handful of relaxed stores and two version stores. A reader
+//! * **Counters** (packets, bytes, loss classes) are copied by the worker into a sequence lock
+//!   over `AtomicU64`s (`seqlock.rs`: the writer never waits, a reader retries until its copy
+//!   was not overlapped by a write) when it calls `publish` (once per burst, and only if
+//!   something changed): a handful of relaxed stores and two version stores. A reader
 //!   ([`RxHandle::snapshot`], [`TxHandle::snapshot`]) gets a consistent copy at any time; it may
 //!   retry, the worker never waits.
 //! * **Latency** travels per interval (1 s by default). The worker stages each packet's latency
