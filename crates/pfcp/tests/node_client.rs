@@ -435,3 +435,19 @@ fn in_flight_procedures_of_a_forgotten_session_end_as_aborted() {
     assert_eq!(net.client.in_flight(), 0);
     let _ = Client::new(client_config());
 }
+
+#[test]
+fn session_requests_carry_our_node_id_whatever_the_plan_says() {
+    let mut net = associated_net(12);
+    net.capture = true;
+    let mut p = plan(0);
+    p.node_id = NodeId::Ipv4(Ipv4Addr::new(10, 1, 2, 3));
+    net.client.establish(net.now, &p).unwrap();
+    net.settle();
+    let req = Message::parse(&net.captured[0].bytes).unwrap();
+    let MessageBody::SessionEstablishmentRequest(r) = req.body else {
+        panic!("{req:?}")
+    };
+    assert_eq!(r.node_id, NodeId::Ipv4(CP));
+    assert_eq!(req.seid, Some(Seid(0)));
+}

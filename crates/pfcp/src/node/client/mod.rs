@@ -237,12 +237,14 @@ impl Client {
     }
 
     /// Queues any Session Establishment Request (sent with SEID 0 in the header); the CP SEID
-    /// of its CP F-SEID names the session.
+    /// of its CP F-SEID names the session. Its Node ID is set to ours: Open5GS matches session
+    /// requests to the association by it.
     pub fn establish_request(
         &mut self,
         now: Instant,
-        request: SessionEstablishmentRequest,
+        mut request: SessionEstablishmentRequest,
     ) -> Result<Seid, Error> {
+        request.node_id.clone_from(&self.config.node.node_id);
         let cp_seid = request.cp_f_seid.seid;
         let procedure = Procedure::SessionEstablishment(cp_seid);
         self.require_association(procedure)?;
