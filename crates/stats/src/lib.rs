@@ -8,8 +8,10 @@
 //! * Set-up (control thread): describe the streams densely by id ([`StreamSpec`]), then per
 //!   worker core [`RxStats::new`] / [`TxStats::new`], which allocate everything and return the
 //!   worker's state and the control thread's [`RxHandle`] / [`TxHandle`].
-//! * RX worker, per packet: [`RxStats::record`] (or [`RxStats::record_untagged`]); per burst:
-//!   [`RxStats::publish`]; at the end: [`RxStats::finish`] → [`RxCoreResult`].
+//! * RX worker, per packet: [`RxStats::record`] (or [`RxStats::record_transit`] when the tag's
+//!   timestamp is truncated, [`RxStats::record_untagged`] for packets without a tag); per burst,
+//!   also on empty polls: [`RxStats::publish`]; at the end: [`RxStats::finish`] →
+//!   [`RxCoreResult`].
 //! * TX worker, per burst: [`TxStats::record_n`] / [`TxStats::record`] for what the NIC took, then
 //!   [`TxStats::publish`]; at the end: [`TxStats::finish`] → [`TxCoreResult`].
 //! * Control thread, each second: [`LiveMeter::collect`] on every [`RxHandle`], the handles'
@@ -19,7 +21,8 @@
 //!
 //! The definitions of lost, reordered, duplicate and late are in [`seq`]; the lock-free
 //! publication scheme in [`publish`]; the merge rules in [`merge`]; byte and rate conventions in
-//! [`rate`]; jitter in [`jitter`].
+//! [`rate`]; jitter in [`jitter`]; latency precision and the staging that keeps the RX path short
+//! in [`latency`]. The RX path's cost per packet is measured by `benches/rx_record.rs`.
 #![forbid(unsafe_code)]
 
 pub mod direction;
