@@ -1,6 +1,7 @@
-//! RX hot path cost per packet: the sequence tracker, the latency histogram, and the whole
-//! `RxStats::record` (tracker + jitter + histogram + counters) over 1, 1024 and 65536 streams,
-//! plus the per-burst `publish`. Throughput is in packets: ns/packet = 1e3 / (Melem/s).
+//! Hot path cost per packet: the sequence tracker, `hdrhistogram` recording, the whole
+//! `RxStats::record` (tracker + jitter + staged latency + counters) over 1, 1024 and 65536
+//! streams, the per-burst `publish`, the once-per-interval hand-over, and the TX worker's
+//! `TxStats::record`. Throughput is in packets: ns/packet = 1e3 / (Melem/s).
 //!
 //! Packets come from a precomputed lap of 65536 (as the parser would hand them over); each replay
 //! of the lap shifts the sequence numbers and timestamps by one lap so the trackers keep
@@ -14,7 +15,7 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use upfbench_stats::{
-    Direction, LatencyConfig, LatencyRecorder, RxConfig, RxStats, SeqTracker, StreamSpec,
+    Direction, LatencyConfig, LatencyRecorder, RxConfig, RxStats, SeqTracker, StreamSpec, TxStats,
 };
 
 const LAP: usize = 1 << 16;
@@ -217,6 +218,23 @@ fn bench_rx_burst(c: &mut Criterion) {
     g.finish();
 }
 
+/// The TX worker's share: counting what the NIC took, per packet, over 1024 streams.
+fn bench_tx(c: &mut Criterion) {
+    let mut g = c.benchmark_group("tx_record");
+    let l = lap(1024);
+    g.throughput(Throughput::Elements(l.pkts.len() as u64));
+    g.bench_function("streams/1024", |b| {
+        let (mut tx, _h) = TxStats::new(0, &specs(1024));
+        b.iter(|| {
+            for p in &l.pkts {
+                tx.record(black_box(p.stream), 128);
+            }
+            tx.publish(black_box(1));
+        });
+    });
+    g.finish();
+}
+
 /// The once-per-interval hand-over that `publish` does on the worker: drain the staged latencies
 /// into the interval histograms, add them to the cumulative ones, offer the interval and take a
 /// recycled one. Timed alone (the recording before it is not).
@@ -268,6 +286,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = bench_parts, bench_tracker, bench_histogram, bench_rx_record, bench_rx_burst, bench_handover
+    targets = bench_parts, bench_tracker, bench_histogram, bench_rx_record, bench_rx_burst, bench_handover, bench_tx
 }
 criterion_main!(benches);
