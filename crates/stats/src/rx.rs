@@ -254,7 +254,7 @@ impl RxStats {
         if !self.interval_started {
             self.interval_started = true;
             self.hot.start_ns = now_ns;
-        } else if now_ns.wrapping_sub(self.hot.start_ns) >= self.interval_ns
+        } else if now_ns.saturating_sub(self.hot.start_ns) >= self.interval_ns
             || seen - self.interval_start_seen >= self.stage_limit
         {
             self.hand_over_interval(now_ns);
