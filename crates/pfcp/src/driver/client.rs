@@ -1,7 +1,7 @@
 //! The client driver: a task owns a [`Client`] node, its socket and its clock; [`PfcpClient`]
 //! talks to it through commands and one-shot replies.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::net::SocketAddr;
 use std::time::Instant;
@@ -68,6 +68,7 @@ impl PfcpClient {
             io,
             events,
             waiters: Waiters::default(),
+            backlog: VecDeque::new(),
         };
         tokio::spawn(task.run(rx));
         Ok((PfcpClient { commands, local }, events_rx))
@@ -254,11 +255,27 @@ impl Waiters {
     }
 }
 
+/// A batch's request not yet handed to the node. The node gets no more than its window can
+/// take, so that requests are encoded while earlier ones are on the wire, not all up front.
+enum Backlog {
+    Establish {
+        id: u64,
+        index: usize,
+        plan: UeSessionPlan,
+    },
+    Delete {
+        id: u64,
+        index: usize,
+        cp_seid: Seid,
+    },
+}
+
 struct Task {
     node: Client,
     io: Io,
     events: mpsc::UnboundedSender<Event>,
     waiters: Waiters,
+    backlog: VecDeque<Backlog>,
 }
 
 impl Task {
@@ -266,6 +283,7 @@ impl Task {
         loop {
             Io::timers(&mut self.node);
             self.route_events();
+            self.feed();
             self.io.flush(&mut self.node).await;
             let deadline = self.node.poll_timeout();
             tokio::select! {
@@ -304,16 +322,12 @@ impl Task {
                 let id = self
                     .waiters
                     .start_batch(plans.len(), BatchReply::Establish(tx));
-                for (index, plan) in plans.iter().enumerate() {
-                    match self.node.establish(now, plan) {
-                        Ok(cp) => {
-                            self.waiters
-                                .sessions
-                                .insert(cp, Waiter::Batch { id, index });
-                        }
-                        Err(e) => self.waiters.settle(id, index, Err(e)),
-                    }
-                }
+                self.backlog.extend(
+                    plans
+                        .into_iter()
+                        .enumerate()
+                        .map(|(index, plan)| Backlog::Establish { id, index, plan }),
+                );
                 self.waiters.finish_if_done(id);
             }
             Command::Modify(cp, req, tx) => match self.node.modify(now, cp, *req) {
@@ -334,16 +348,12 @@ impl Task {
                 let id = self
                     .waiters
                     .start_batch(targets.len(), BatchReply::Delete(tx));
-                for (index, cp) in targets.into_iter().enumerate() {
-                    match self.node.delete(now, cp) {
-                        Ok(()) => {
-                            self.waiters
-                                .sessions
-                                .insert(cp, Waiter::Batch { id, index });
-                        }
-                        Err(e) => self.waiters.settle(id, index, Err(e)),
-                    }
-                }
+                self.backlog.extend(
+                    targets
+                        .into_iter()
+                        .enumerate()
+                        .map(|(index, cp_seid)| Backlog::Delete { id, index, cp_seid }),
+                );
                 self.waiters.finish_if_done(id);
             }
             Command::Release(tx) => match self.node.release(now) {
@@ -357,6 +367,33 @@ impl Task {
             }
             Command::Stats(tx) => {
                 let _ = tx.send(self.node.stats());
+            }
+        }
+    }
+
+    /// Hands the node as much of the backlog as its window takes.
+    fn feed(&mut self) {
+        let now = Instant::now();
+        let window = self.node.config().window.max(1);
+        while self.node.in_flight() + self.node.queued() < window {
+            let Some(item) = self.backlog.pop_front() else {
+                break;
+            };
+            let (id, index, r) = match item {
+                Backlog::Establish { id, index, plan } => {
+                    (id, index, self.node.establish(now, &plan))
+                }
+                Backlog::Delete { id, index, cp_seid } => {
+                    (id, index, self.node.delete(now, cp_seid).map(|()| cp_seid))
+                }
+            };
+            match r {
+                Ok(cp) => {
+                    self.waiters
+                        .sessions
+                        .insert(cp, Waiter::Batch { id, index });
+                }
+                Err(e) => self.waiters.settle(id, index, Err(e)),
             }
         }
     }
