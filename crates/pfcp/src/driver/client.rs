@@ -255,18 +255,18 @@ impl Waiters {
     }
 }
 
-/// A batch's request not yet handed to the node. The node gets no more than its window can
+/// A batch's requests not yet handed to the node. The node gets no more than its window can
 /// take, so that requests are encoded while earlier ones are on the wire, not all up front.
 enum Backlog {
     Establish {
         id: u64,
-        index: usize,
-        plan: UeSessionPlan,
+        next: usize,
+        plans: std::vec::IntoIter<UeSessionPlan>,
     },
     Delete {
         id: u64,
-        index: usize,
-        cp_seid: Seid,
+        next: usize,
+        seids: std::vec::IntoIter<Seid>,
     },
 }
 
@@ -322,12 +322,11 @@ impl Task {
                 let id = self
                     .waiters
                     .start_batch(plans.len(), BatchReply::Establish(tx));
-                self.backlog.extend(
-                    plans
-                        .into_iter()
-                        .enumerate()
-                        .map(|(index, plan)| Backlog::Establish { id, index, plan }),
-                );
+                self.backlog.push_back(Backlog::Establish {
+                    id,
+                    next: 0,
+                    plans: plans.into_iter(),
+                });
                 self.waiters.finish_if_done(id);
             }
             Command::Modify(cp, req, tx) => match self.node.modify(now, cp, *req) {
@@ -348,12 +347,11 @@ impl Task {
                 let id = self
                     .waiters
                     .start_batch(targets.len(), BatchReply::Delete(tx));
-                self.backlog.extend(
-                    targets
-                        .into_iter()
-                        .enumerate()
-                        .map(|(index, cp_seid)| Backlog::Delete { id, index, cp_seid }),
-                );
+                self.backlog.push_back(Backlog::Delete {
+                    id,
+                    next: 0,
+                    seids: targets.into_iter(),
+                });
                 self.waiters.finish_if_done(id);
             }
             Command::Release(tx) => match self.node.release(now) {
@@ -376,16 +374,30 @@ impl Task {
         let now = Instant::now();
         let window = self.node.config().window.max(1);
         while self.node.in_flight() + self.node.queued() < window {
-            let Some(item) = self.backlog.pop_front() else {
+            let Some(front) = self.backlog.front_mut() else {
                 break;
             };
-            let (id, index, r) = match item {
-                Backlog::Establish { id, index, plan } => {
-                    (id, index, self.node.establish(now, &plan))
-                }
-                Backlog::Delete { id, index, cp_seid } => {
-                    (id, index, self.node.delete(now, cp_seid).map(|()| cp_seid))
-                }
+            let (id, index, r) = match front {
+                Backlog::Establish { id, next, plans } => match plans.next() {
+                    Some(plan) => {
+                        *next += 1;
+                        (*id, *next - 1, self.node.establish(now, &plan))
+                    }
+                    None => {
+                        self.backlog.pop_front();
+                        continue;
+                    }
+                },
+                Backlog::Delete { id, next, seids } => match seids.next() {
+                    Some(cp) => {
+                        *next += 1;
+                        (*id, *next - 1, self.node.delete(now, cp).map(|()| cp))
+                    }
+                    None => {
+                        self.backlog.pop_front();
+                        continue;
+                    }
+                },
             };
             match r {
                 Ok(cp) => {
