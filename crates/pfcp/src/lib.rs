@@ -1,12 +1,15 @@
 //! PFCP (3GPP TS 29.244), the N4 protocol between the control plane and a UPF.
 //!
-//! This part is the sans-IO codec:
+//! The codec and the state machine are sans-IO; only the driver touches sockets and clocks.
 //! - [`header`]: the message header, a zero-copy [`Header`] view and its [`HeaderRepr`];
 //! - [`ie`]: the TLV layer ([`IeView`], [`IeIter`]), typed IE values and grouped IEs;
 //! - [`message`]: typed message bodies, [`Message`] (parse / emit / buffer_len) and [`Datagram`];
 //! - [`plan`]: building a UE's Session Establishment Request from a few parameters;
-//! - [`node`]: the sans-IO node, CP side ([`node::Client`]) and UP side ([`node::Upf`]);
-//! - `driver` (feature `tokio`, on by default): the node over a UDP socket, with an async API.
+//! - [`node`]: the node state machine (sequence numbers, T1/N1, response cache, heartbeats,
+//!   restart detection), CP side ([`node::Client`]) and UP side ([`node::Upf`] and its
+//!   [`node::RulesTable`]);
+//! - `driver` (feature `tokio`, on by default): a node over a UDP socket, with an async API
+//!   (`PfcpClient` for the generator, `serve` for the reflector).
 //!
 //! Decoding never panics; errors ([`Error`]) name the message, the IE and the offset, and map to
 //! the Cause and Offending IE a UPF answers with. IEs the codec does not type are kept
