@@ -1,6 +1,6 @@
 //! The tokio drivers over loopback UDP: client and UPF side in one process, each on its own
-#![cfg(feature = "tokio")]
 //! address of 127/8 and port 8805.
+#![cfg(feature = "tokio")]
 
 mod common;
 
