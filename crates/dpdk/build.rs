@@ -33,6 +33,8 @@ const FUNCTIONS: &[&str] = &[
     "rte_strerror",
     "rte_version",
     "rte_pktmbuf_pool_create",
+    "rte_mempool_obj_iter",
+    "rte_mbuf_dynflag_register",
     "rte_mempool_avail_count",
     "rte_mempool_in_use_count",
     "rte_pktmbuf_free_bulk",
@@ -68,6 +70,7 @@ const FUNCTIONS: &[&str] = &[
 /// Types that bindgen must lay out exactly (their fields are read or written from Rust).
 const TYPES: &[&str] = &[
     "rte_mbuf",
+    "rte_mbuf_dynflag",
     "rte_eth_conf",
     "rte_eth_dev_info",
     "rte_eth_link",

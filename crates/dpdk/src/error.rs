@@ -44,6 +44,12 @@ pub enum Error {
         /// How many slots were free.
         free: usize,
     },
+    /// A template frame or its patch region cannot make a [`crate::TemplatePool`].
+    #[error("invalid template: {reason}")]
+    InvalidTemplate {
+        /// What is wrong.
+        reason: String,
+    },
     /// No port has this name (vdev name or PCI address).
     #[error("no DPDK port named {0:?} (is the device probed? see the --vdev / -a EAL arguments)")]
     PortNotFound(String),

@@ -62,6 +62,7 @@ mod queue;
 mod ring_pair;
 mod stats;
 mod sys;
+mod template;
 
 pub use burst::MbufBurst;
 pub use config::{Offloads, PortConfig};
@@ -74,3 +75,4 @@ pub use port::{Capabilities, DescLimits, Link, MacAddr, Port, PortInfo};
 pub use queue::{Queues, RxQueue, StartedPort, TxQueue};
 pub use ring_pair::RING_PAIR_SIZE;
 pub use stats::PortStats;
+pub use template::TemplatePool;

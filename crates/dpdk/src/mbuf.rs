@@ -3,9 +3,21 @@
 use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::eal::Eal;
 use crate::sys;
+
+/// The `ol_flags` bit that says "this mbuf's data was written through the safe API": the dynamic
+/// mbuf flag `upfbench_template_dirty`, registered by the first [`crate::TemplatePool`]; 0 before
+/// that (no template mbuf exists yet, so there is nothing to mark).
+///
+/// Every accessor that hands out writable packet bytes ([`Mbuf::data_mut`], [`Mbuf::prepend`],
+/// [`Mbuf::append`] and what builds on them) sets it, on any mbuf: one OR into the first cache
+/// line, which the accessor touches anyway. Only template pools read it: a template mbuf that
+/// comes back marked gets its whole frame restored before it is sent again. Ordinary mbufs lose
+/// the mark when they are reset on allocation or received by a PMD (which rewrites `ol_flags`).
+pub(crate) static WRITTEN_FLAG: AtomicU64 = AtomicU64::new(0);
 
 /// A packet buffer (`struct rte_mbuf`), owned: dropping it returns it to its pool.
 ///
@@ -91,6 +103,21 @@ impl<'e> Mbuf<'e> {
         unsafe { self.raw.as_mut() }
     }
 
+    /// The mbuf itself, for the crate's own fast paths (template pools).
+    #[inline(always)]
+    pub(crate) fn raw_mut(&mut self) -> &mut sys::rte_mbuf {
+        self.head_mut()
+    }
+
+    /// Marks the packet's bytes as written (see [`WRITTEN_FLAG`]), before writable bytes are
+    /// handed out. Relaxed suffices: the flag is registered before the template pool that
+    /// reads it exists, and lcores get that pool through a launch, which synchronises.
+    #[inline(always)]
+    fn mark_written(&mut self) {
+        let written = WRITTEN_FLAG.load(Ordering::Relaxed);
+        self.head_mut().ol_flags |= written;
+    }
+
     /// The last segment (the head itself for a single-segment packet, without touching `next`).
     #[inline(always)]
     fn last_segment(&self) -> NonNull<sys::rte_mbuf> {
@@ -170,8 +197,12 @@ impl<'e> Mbuf<'e> {
     }
 
     /// The data of the first segment, writable.
+    ///
+    /// The mbuf is marked as written: if it came from a [`crate::TemplatePool`], its frame is
+    /// restored when the pool hands it out again.
     #[inline(always)]
     pub fn data_mut(&mut self) -> &mut [u8] {
+        self.mark_written();
         let m = self.head_mut();
         // SAFETY: data_off is inside the mbuf's buffer.
         let start = unsafe { m.buf_addr.cast::<u8>().add(usize::from(m.data_off)) };
@@ -180,7 +211,8 @@ impl<'e> Mbuf<'e> {
     }
 
     /// Grows the packet at the front by `n` bytes taken from the headroom and returns them (their
-    /// content is whatever the buffer held). `rte_pktmbuf_prepend`.
+    /// content is whatever the buffer held). `rte_pktmbuf_prepend`. Marks the mbuf as written, as
+    /// [`Mbuf::data_mut`] does.
     #[inline]
     pub fn prepend(&mut self, n: usize) -> Result<&mut [u8], NoRoom> {
         let headroom = self.headroom();
@@ -199,9 +231,11 @@ impl<'e> Mbuf<'e> {
     }
 
     /// Grows the packet at the end by `n` bytes taken from the tailroom of the last segment and
-    /// returns them (their content is whatever the buffer held). `rte_pktmbuf_append`.
+    /// returns them (their content is whatever the buffer held). `rte_pktmbuf_append`. Marks the
+    /// mbuf as written, as [`Mbuf::data_mut`] does.
     #[inline]
     pub fn append(&mut self, n: usize) -> Result<&mut [u8], NoRoom> {
+        self.mark_written();
         let mut last = self.last_segment();
         // SAFETY: the last segment belongs to self; no other reference to it is alive.
         let seg = unsafe { last.as_mut() };

@@ -13,6 +13,7 @@ mod fixture;
 mod lcores;
 mod mbufs;
 mod ports;
+mod template;
 mod traffic;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -91,6 +92,18 @@ const CASES: &[(&str, Case)] = &[
     (
         "traffic::workers_transmit_until_stopped",
         traffic::workers_transmit_until_stopped,
+    ),
+    (
+        "template::every_frame_is_the_template_and_its_patch",
+        template::every_frame_is_the_template_and_its_patch,
+    ),
+    (
+        "template::writes_to_sent_mbufs_are_undone",
+        template::writes_to_sent_mbufs_are_undone,
+    ),
+    (
+        "template::template_pool_errors",
+        template::template_pool_errors,
     ),
 ];
 
