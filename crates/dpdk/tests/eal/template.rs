@@ -51,7 +51,7 @@ fn send_whole_pool<'p>(
 fn expected(frame: &[u8], patch: &Range<usize>, seq: u32) -> Vec<u8> {
     let mut f = frame.to_vec();
     f[patch.start..patch.start + 4].copy_from_slice(&seq.to_be_bytes());
-    if seq % 2 == 0 {
+    if seq.is_multiple_of(2) {
         f[patch.start + 8..patch.start + 12].copy_from_slice(&(!seq).to_be_bytes());
     }
     f
@@ -62,7 +62,7 @@ fn expected(frame: &[u8], patch: &Range<usize>, seq: u32) -> Vec<u8> {
 /// (an mbuf's previous packet may have been even).
 fn patch_seq(seq: u32, p: &mut [u8]) {
     p[0..4].copy_from_slice(&seq.to_be_bytes());
-    if seq % 2 == 0 {
+    if seq.is_multiple_of(2) {
         p[8..12].copy_from_slice(&(!seq).to_be_bytes());
     }
 }
