@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# TX-only rate on a net_null vdev, one forwarding lcore: upfbench-dpdk (crates/dpdk/examples/tx_null)
-# side by side with `dpdk-testpmd --forward-mode=txonly`, in the same run, on the same EAL memory
-# mode, alternating the two in every round. Prints the median and the best rate of each side and
-# their ratios (on a shared machine, other jobs on the forwarding CPU pull single rounds down: the
-# best of the rounds is the rate with the least interference, the median the typical one).
+# TX-only rate on a net_null vdev, one forwarding lcore: upfbench-dpdk (crates/dpdk/examples/tx_null,
+# three ways of writing the frames) side by side with `dpdk-testpmd --forward-mode=txonly
+# --txpkts=SIZE`, in the same run, on the same EAL memory mode, alternating the four in every round.
+# Prints the median and the best rate of each and the ratios to testpmd (on a shared machine,
+# other jobs on the forwarding CPU pull single rounds down: the best of the rounds is the rate with
+# the least interference, the median the typical one).
 #
 #   benches/tx_null_vs_testpmd.sh                   # both memory modes, 64 and 342 B, 3 rounds
 #   MODES=hugepages SIZES=64 ROUNDS=5 WINDOW=10 benches/tx_null_vs_testpmd.sh
 #
 # Both sides: EAL `-l 0,1` (lcore 0 is the main lcore and only reads counters; lcore 1 transmits),
-# one TX queue with 1024 descriptors, bursts of 32, a pool of 8191/8192 mbufs of 2176 B with a
-# per-lcore cache of 256, frames of SIZE bytes (no FCS). The rate of both is the port's `opackets`
+# one TX queue with 1024 descriptors, bursts of 32, a pool of 8191/8192 mbufs with a per-lcore
+# cache of 256 (data room 2176 B; the prefilled mode's template pool: 128 B of headroom + SIZE),
+# frames of SIZE bytes (no FCS). The rate of both is the port's `opackets`
 # counter over a WINDOW-second TSC window after a warm-up (testpmd: its `Tx-pps` readings, which it
 # computes the same way, averaged over the window).
 #
@@ -18,6 +20,13 @@
 # - testpmd txonly takes raw mbufs in bulk (rte_mempool_get_bulk, no reset), then per packet resets
 #   the headroom, sets the lengths, segment count and offload flags, and copies the 42 bytes of
 #   Ethernet/IPv4/UDP headers (three rte_memcpy); the payload is not written (stale buffer data).
+# - upfbench-dpdk `--write prefilled` sends from a TemplatePool: every mbuf of the pool holds the
+#   whole SIZE-byte frame since the pool's creation. It takes raw mbufs in bulk
+#   (TemplatePool::fill: rte_mempool_get_bulk), then per packet checks the mbuf's written mark
+#   (set only if something wrote into the mbuf through the safe API; then the frame is copied
+#   back), resets data offset, lengths, offload flags, packet type and VLAN fields, restores the
+#   8-byte patch region after the headers from the template and writes a 64-bit sequence number
+#   there. Every packet carries the complete frame; the payload is never written per packet.
 # - upfbench-dpdk `--write frame` (the measure this script is about) takes raw mbufs in bulk
 #   (MbufBurst::fill_with: rte_mempool_get_bulk), then per packet, in one pass, resets the mbuf's
 #   first cache line as rte_pktmbuf_reset does, sets the length (append), copies the whole
@@ -28,6 +37,12 @@
 # Both sides run under the same scheduling: PRIORITY=rt (the default) runs them with SCHED_FIFO
 # priority 1 (`chrt -f 1`), so that compile jobs on a shared machine do not preempt the forwarding
 # lcore (the kernel still leaves other tasks 5% of the CPU); PRIORITY=normal does not.
+#
+# Before timing, every mode is checked on a ring pair in the same EAL memory mode (tx_null
+# --verify: VERIFY rounds, each sending every mbuf of the pool once, every received frame compared
+# with the template carrying its sequence number): prefilled and full-frame packets must all be
+# complete (the script stops otherwise); for headers-only packets the count of complete ones is
+# shown (0: their payload is whatever the buffers held, as with testpmd).
 #
 # LINK=shared (the default) links tx_null with DPDK's shared libraries, as Debian's testpmd is;
 # LINK=static builds it with `--features static` (the DPDK archives linked in).
@@ -40,6 +55,7 @@ cd "$(dirname "$0")/.."
 MODES=${MODES:-"hugepages nohuge"}
 SIZES=${SIZES:-"64 342"}
 ROUNDS=${ROUNDS:-3}
+VERIFY=${VERIFY:-3}
 WINDOW=${WINDOW:-5}
 WARMUP=${WARMUP:-2}
 HUGEPAGES=${HUGEPAGES:-512}
@@ -98,6 +114,14 @@ run_testpmd() { # mode size
     END { if (k) printf "%.2f\n", sum / k / 1e6; else print "nan" }' "$out"
 }
 
+verify_upfbench() { # mode size write
+  # shellcheck disable=SC2046
+  "$TX_NULL" --frame-size "$2" --write "$3" --verify "$VERIFY" -- \
+    $(eal_args "$1" "upfb-bench-rs-$$") 2>"$work/tx_null.err" |
+    sed -n 's/.* packets=\([0-9]*\) complete=\([0-9]*\) .*/\2 of \1/p' | grep . ||
+    { cat "$work/tx_null.err" >&2; echo "failed"; return 1; }
+}
+
 run_upfbench() { # mode size write
   # shellcheck disable=SC2046
   "${prio[@]}" "$TX_NULL" --frame-size "$2" --write "$3" --seconds "$WINDOW" --warmup "$WARMUP" -- \
@@ -113,25 +137,35 @@ printf "TX only, net_null0, one lcore, %s rounds of %s s, priority %s, upfbench 
   "$ROUNDS" "$WINDOW" "$PRIORITY" "$LINK" \
   "$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "Mpps as median / best of the rounds; ratio = upfbench / testpmd (median, best)"
-row() { printf "%-10s %6s  %15s  %19s  %11s  %19s  %11s\n" "$@"; }
-row memory frame "testpmd txonly" "upfbench full frame" ratio "upfbench headers" ratio
+row() { printf "%-10s %6s  %15s  %19s  %11s  %19s  %11s  %19s  %11s\n" "$@"; }
+row memory frame "testpmd txonly" "upfbench prefilled" ratio "upfbench full frame" ratio \
+  "upfbench headers" ratio
 for mode in $MODES; do
   if [[ $mode == hugepages ]] && (($(cat "$nr_hugepages") < HUGEPAGES)); then
     echo "$HUGEPAGES" >"$nr_hugepages"
   fi
   for size in $SIZES; do
-    tp="" rs="" hd=""
+    for write in prefilled frame headers; do
+      complete=$(verify_upfbench "$mode" "$size" "$write") ||
+        { echo "$mode $size B $write: frames are not complete" >&2; exit 1; }
+      echo "$mode $size B $write: complete frames on a ring pair: $complete" >&2
+    done
+    tp="" pf="" rs="" hd=""
     for ((r = 0; r < ROUNDS; r++)); do
       tp+=" $(run_testpmd "$mode" "$size")"
+      pf+=" $(run_upfbench "$mode" "$size" prefilled)"
       rs+=" $(run_upfbench "$mode" "$size" frame)"
       hd+=" $(run_upfbench "$mode" "$size" headers)"
     done
-    echo "$mode $size testpmd:$tp frame:$rs headers:$hd" >&2
+    echo "$mode $size testpmd:$tp prefilled:$pf frame:$rs headers:$hd (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
     tpm=$(median <<<"$tp") tpb=$(best <<<"$tp")
+    pfm=$(median <<<"$pf") pfb=$(best <<<"$pf")
     rsm=$(median <<<"$rs") rsb=$(best <<<"$rs")
     hdm=$(median <<<"$hd") hdb=$(best <<<"$hd")
-    row "$mode" "$size B" "$tpm / $tpb" "$rsm / $rsb" "$(ratio "$rsm" "$tpm"), $(ratio "$rsb" "$tpb")" \
+    row "$mode" "$size B" "$tpm / $tpb" "$pfm / $pfb" "$(ratio "$pfm" "$tpm"), $(ratio "$pfb" "$tpb")" \
+      "$rsm / $rsb" "$(ratio "$rsm" "$tpm"), $(ratio "$rsb" "$tpb")" \
       "$hdm / $hdb" "$(ratio "$hdm" "$tpm"), $(ratio "$hdb" "$tpb")"
   done
   restore_hugepages
 done
+echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
