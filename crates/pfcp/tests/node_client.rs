@@ -451,3 +451,116 @@ fn session_requests_carry_our_node_id_whatever_the_plan_says() {
     assert_eq!(r.node_id, NodeId::Ipv4(CP));
     assert_eq!(req.seid, Some(Seid(0)));
 }
+
+/// The sequence number of a request the client sent.
+fn sequence_of(t: &upfbench_pfcp::node::Transmit) -> SequenceNumber {
+    Header::new_checked(&t.contents[..]).unwrap().sequence()
+}
+
+#[test]
+fn a_version_not_supported_response_fails_the_request_at_once() {
+    let mut net = associated_net(12);
+    let cp = net.client.establish(net.now, &plan(0)).unwrap();
+    let req = net.client.poll_transmit().unwrap();
+    let seq = sequence_of(&req);
+    // The UPF answers in our version's header (as our own UPF side does).
+    let vns = Message::node(seq, VersionNotSupportedResponse::default())
+        .to_vec()
+        .unwrap();
+    net.client.handle_datagram(net.now, up_addr(), &vns);
+    let e = Error::VersionNotSupported {
+        procedure: Procedure::SessionEstablishment(cp),
+        peer: up_addr(),
+        seq,
+        version: 1,
+    };
+    assert_eq!(net.client.poll_event(), Some(Event::Failed(e.clone())));
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "Session Establishment (CP SEID 0x1) with {}: Version Not Supported Response to \
+             sequence number {seq} (we speak PFCP version 1, the peer version 1)",
+            up_addr()
+        )
+    );
+    assert!(net.client.session(cp).is_none());
+    assert_eq!(
+        (net.client.in_flight(), net.client.pending_requests()),
+        (0, 0)
+    );
+    // Nothing is retransmitted and nothing times out later (past N1 × T1 = 9 s, and T1 more).
+    for ms in (500..=12_500).step_by(500) {
+        net.client
+            .handle_timeout(net.now + Duration::from_millis(ms));
+        while let Some(t) = net.client.poll_transmit() {
+            // Only our own heartbeat (due at 10 s) goes out.
+            assert_ne!(t.contents, req.contents);
+            assert_eq!(t.contents[1], MessageType::HEARTBEAT_REQUEST.0);
+        }
+        assert_eq!(net.client.poll_event(), None);
+    }
+    assert_eq!(net.client.stats().timeouts, 0);
+    // A second one, now unmatched, is only counted.
+    net.client.handle_datagram(net.now, up_addr(), &vns);
+    assert_eq!(net.client.poll_event(), None);
+    assert_eq!(net.client.stats().unmatched_responses, 1);
+}
+
+#[test]
+fn a_version_not_supported_response_in_the_peers_version_ends_the_association_setup() {
+    let mut client = Client::new(client_config());
+    let now = std::time::Instant::now();
+    client.associate(now).unwrap();
+    let req = client.poll_transmit().unwrap();
+    let s = sequence_of(&req).get().to_be_bytes();
+    // A PFCP version 2 peer: header version 2, message type 11, our sequence number.
+    let vns = [0x40, 11, 0, 4, s[1], s[2], s[3], 0];
+    // From another address it answers nothing of ours.
+    let elsewhere = std::net::SocketAddr::new(Ipv4Addr::new(192, 168, 14, 152).into(), 8805);
+    client.handle_datagram(now, elsewhere, &vns);
+    assert_eq!(client.poll_event(), None);
+    assert_eq!(client.stats().invalid, 1);
+    client.handle_datagram(now, up_addr(), &vns);
+    assert!(matches!(
+        client.poll_event(),
+        Some(Event::Failed(Error::VersionNotSupported {
+            procedure: Procedure::AssociationSetup,
+            version: 2,
+            ..
+        }))
+    ));
+    assert_eq!(client.association_state(), AssociationState::Idle);
+    assert_eq!(client.pending_requests(), 0);
+    assert_eq!(client.stats().invalid, 1);
+    // It may be tried again.
+    client.associate(now).unwrap();
+}
+
+#[test]
+fn a_version_not_supported_response_to_the_upf_sides_heartbeat_is_reported() {
+    let mut net = associated_net(13);
+    // The UPF side's heartbeat comes due; the client's answer is replaced by a VNS.
+    let due = net.upf.poll_timeout().unwrap();
+    net.upf.handle_timeout(due);
+    let hb = net.upf.poll_transmit().unwrap();
+    let seq = sequence_of(&hb);
+    let vns = Message::node(seq, VersionNotSupportedResponse::default())
+        .to_vec()
+        .unwrap();
+    net.upf.handle_datagram(due, cp_addr(), &vns);
+    assert_eq!(
+        net.upf.poll_event(),
+        Some(UpfEvent::HeartbeatFailed(Error::VersionNotSupported {
+            procedure: Procedure::Heartbeat,
+            peer: cp_addr(),
+            seq,
+            version: 1,
+        }))
+    );
+    // Settled: the next turn sends a new heartbeat rather than waiting for this one.
+    let next = net.upf.poll_timeout().unwrap();
+    net.upf.handle_timeout(next);
+    let hb2 = net.upf.poll_transmit().unwrap();
+    assert_ne!(sequence_of(&hb2), seq);
+    assert_eq!(net.upf.stats().retransmissions, 0);
+}

@@ -53,8 +53,9 @@ impl PfcpClient {
     /// 8805 whatever our source port) and starts the task on the current tokio runtime.
     ///
     /// The receiver carries what happens unasked: [`Event::PeerRestarted`],
-    /// [`Event::HeartbeatLost`], [`Event::PeerReleased`], [`Event::SessionReport`], and
-    /// [`Event::Associated`] for a UPF-initiated association.
+    /// [`Event::HeartbeatLost`], [`Event::PeerReleased`], [`Event::SessionReport`],
+    /// [`Event::Associated`] for a UPF-initiated association, and [`Event::Failed`] for a
+    /// heartbeat the UPF answered with Version Not Supported.
     pub async fn start(
         local: SocketAddr,
         config: ClientConfig,
@@ -452,7 +453,10 @@ impl Task {
                             let _ = tx.send(Err(e));
                         }
                     }
-                    Procedure::Heartbeat => {}
+                    // No caller waits for a heartbeat: its failure is news.
+                    Procedure::Heartbeat => {
+                        let _ = self.events.send(Event::Failed(e));
+                    }
                     p => {
                         if let Some(cp) = p.cp_seid() {
                             self.waiters.session_done(cp, Err(e));

@@ -70,6 +70,23 @@ pub enum Error {
         /// Transmissions made (N1 + 1).
         attempts: u32,
     },
+    /// The peer answered with a Version Not Supported Response (TS 29.244 §7.2.2.1): it does
+    /// not speak our PFCP version, and no retransmission will change that.
+    #[error(
+        "{procedure} with {peer}: Version Not Supported Response to sequence number {seq} \
+         (we speak PFCP version {}, the peer version {version})",
+        crate::header::VERSION
+    )]
+    VersionNotSupported {
+        /// The procedure.
+        procedure: Procedure,
+        /// Who answered.
+        peer: SocketAddr,
+        /// The request's sequence number.
+        seq: SequenceNumber,
+        /// The version in the response's header: the latest the peer supports.
+        version: u8,
+    },
     /// The peer answered with a rejection Cause.
     #[error(
         "{procedure} rejected by {peer} (sequence number {seq}): {cause}{}{}",
@@ -153,6 +170,7 @@ impl Error {
     pub fn procedure(&self) -> Procedure {
         match self {
             Error::Timeout { procedure, .. }
+            | Error::VersionNotSupported { procedure, .. }
             | Error::Rejected { procedure, .. }
             | Error::InvalidResponse { procedure, .. }
             | Error::NotAssociated { procedure, .. }

@@ -46,6 +46,7 @@
 mod cache;
 mod client;
 mod config;
+mod endpoint;
 mod error;
 mod heartbeat;
 mod stats;
@@ -65,12 +66,6 @@ pub use upf::{
 
 use core::net::SocketAddr;
 
-use crate::error::{EmitError, Error as DecodeError, ErrorKind};
-use crate::header::{Header, field};
-use crate::message::VersionNotSupportedResponse;
-use crate::types::SequenceNumber;
-use crate::{Message, MessageBody};
-
 /// A datagram for the driver to send.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Transmit {
@@ -78,72 +73,4 @@ pub struct Transmit {
     pub destination: SocketAddr,
     /// The PFCP message.
     pub contents: Vec<u8>,
-}
-
-fn encode(m: &Message) -> Result<Vec<u8>, EmitError> {
-    m.to_vec()
-}
-
-/// The error for a response body of the wrong kind (cannot happen once the type matched, kept
-/// so that a codec change could not make the node panic).
-fn invalid_body(r: Result<MessageBody, DecodeError>) -> DecodeError {
-    match r {
-        Err(e) => e,
-        Ok(_) => DecodeError::new(ErrorKind::UnsupportedMessage, None, field::MESSAGE_TYPE),
-    }
-}
-
-/// The messages of a datagram as slices, one per checked header, following FO.
-struct Messages<'a> {
-    rest: &'a [u8],
-    done: bool,
-}
-
-impl<'a> Messages<'a> {
-    fn new(bytes: &'a [u8]) -> Self {
-        Messages {
-            rest: bytes,
-            done: false,
-        }
-    }
-}
-
-impl<'a> Iterator for Messages<'a> {
-    type Item = Result<&'a [u8], DecodeError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        let h = match Header::new_checked(self.rest) {
-            Ok(h) => h,
-            Err(e) => {
-                self.done = true;
-                return Some(Err(e));
-            }
-        };
-        let (msg, rest) = self.rest.split_at(h.message_len());
-        self.done = !h.fo_flag() || rest.is_empty();
-        self.rest = rest;
-        Some(Ok(msg))
-    }
-}
-
-/// The answer to a request in a PFCP version we do not speak (TS 29.244 §7.2.2.1): a Version
-/// Not Supported Response with the request's sequence number, or `None` when `bytes` is not
-/// such a request.
-fn version_not_supported(bytes: &[u8]) -> Option<Vec<u8>> {
-    let version = bytes.first()? >> 5;
-    let t = crate::MessageType(*bytes.get(field::MESSAGE_TYPE)?);
-    if version == crate::header::VERSION || !t.is_request() {
-        return None;
-    }
-    let at = if bytes[0] & 1 != 0 {
-        field::SEQUENCE_SESSION
-    } else {
-        field::SEQUENCE_NODE
-    };
-    let s = bytes.get(at..at + 3)?;
-    let seq = SequenceNumber::from_masked(u32::from_be_bytes([0, s[0], s[1], s[2]]));
-    encode(&Message::node(seq, VersionNotSupportedResponse::default())).ok()
 }

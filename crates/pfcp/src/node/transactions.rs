@@ -110,7 +110,8 @@ impl<P> Transactions<P> {
         seq
     }
 
-    /// Takes the request that a response of `message_type` with `seq` from `from` answers.
+    /// Takes the request that a response of `message_type` with `seq` from `from` answers: its
+    /// own response type, or a Version Not Supported Response, which answers any request.
     pub(crate) fn answer(
         &mut self,
         seq: SequenceNumber,
@@ -118,7 +119,9 @@ impl<P> Transactions<P> {
         message_type: MessageType,
     ) -> Option<Pending<P>> {
         let p = self.pending.get(&seq.get())?;
-        if p.peer.ip() != from || p.response_type != message_type {
+        let answers = p.response_type == message_type
+            || message_type == MessageType::VERSION_NOT_SUPPORTED_RESPONSE;
+        if p.peer.ip() != from || !answers {
             return None;
         }
         self.pending.remove(&seq.get())

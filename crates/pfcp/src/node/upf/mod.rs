@@ -25,19 +25,19 @@ use std::time::Instant;
 
 use self::rules::UpSession;
 use self::ruleset::{Rejection, RuleSet};
-use super::cache::ResponseCache;
+use super::Transmit;
 use super::config::UpfConfig;
-use super::heartbeat::{HeartbeatSchedule, PeerRecovery, Restart};
+use super::endpoint::{self, Endpoint, Incoming, Role};
+use super::error::{Error, Procedure};
+use super::heartbeat::Restart;
 use super::stats::Stats;
-use super::transactions::{Pending, Transactions};
-use super::{Messages, Transmit, encode, version_not_supported};
+use super::transactions::Pending;
 use crate::error::Error as DecodeError;
 use crate::header::Header;
 use crate::ie::{Cause, Fseid, IeType, NodeId, NtpTimestamp, OffendingIe, UpFunctionFeatures};
 use crate::message::{
-    AssociationReleaseResponse, AssociationSetupResponse, HeartbeatRequest, HeartbeatResponse,
-    MessageType, SessionDeletionResponse, SessionEstablishmentRequest,
-    SessionEstablishmentResponse, SessionModificationResponse,
+    AssociationReleaseResponse, AssociationSetupResponse, MessageType, SessionDeletionResponse,
+    SessionEstablishmentRequest, SessionEstablishmentResponse, SessionModificationResponse,
 };
 use crate::types::{Seid, SequenceNumber, Teid};
 use crate::{Message, MessageBody};
@@ -79,6 +79,9 @@ pub enum UpfEvent {
         /// The request's sequence number.
         seq: SequenceNumber,
     },
+    /// One of our Heartbeat Requests failed otherwise: the CP function answered with a
+    /// Version Not Supported Response ([`Error::VersionNotSupported`]).
+    HeartbeatFailed(Error),
     /// The rules table changed.
     Rules(RuleChange),
 }
@@ -93,36 +96,23 @@ struct Association {
 pub struct Upf {
     config: UpfConfig,
     association: Option<Association>,
-    recovery: PeerRecovery,
-    heartbeat: HeartbeatSchedule,
-    transactions: Transactions<()>,
-    cache: ResponseCache,
+    endpoint: Endpoint<()>,
     rules: RulesTable,
     next_seid: u64,
     next_teid: u32,
-    transmits: VecDeque<Transmit>,
     events: VecDeque<UpfEvent>,
-    stats: Stats,
-    expired: Vec<(SequenceNumber, Pending<()>)>,
 }
 
 impl Upf {
     /// A UPF side with no association and no session.
     pub fn new(config: UpfConfig) -> Self {
-        let n = &config.node;
         Upf {
             association: None,
-            recovery: PeerRecovery::default(),
-            heartbeat: HeartbeatSchedule::new(n.heartbeat_interval),
-            transactions: Transactions::new(n.t1, n.n1, n.first_sequence),
-            cache: ResponseCache::new(n.cache_ttl()),
+            endpoint: Endpoint::new(&config.node, config.peer),
             rules: RulesTable::default(),
             next_seid: config.first_seid,
             next_teid: config.first_teid.0,
-            transmits: VecDeque::new(),
             events: VecDeque::new(),
-            stats: Stats::default(),
-            expired: Vec::new(),
             config,
         }
     }
@@ -144,83 +134,40 @@ impl Upf {
 
     /// Responses held to answer retransmissions.
     pub fn cached_responses(&self) -> usize {
-        self.cache.len()
+        self.endpoint.cache.len()
     }
 
     /// The counters.
     pub fn stats(&self) -> Stats {
-        Stats {
-            requests_sent: self.transactions.sent,
-            retransmissions: self.transactions.retransmissions,
-            ..self.stats
-        }
+        self.endpoint.stats()
     }
 
     /// Feeds a datagram received from `remote`.
     pub fn handle_datagram(&mut self, now: Instant, remote: SocketAddr, bytes: &[u8]) {
-        self.stats.datagrams_received += 1;
-        for msg in Messages::new(bytes) {
-            match msg {
-                Ok(msg) => self.handle_message(now, remote, msg),
-                Err(_) => {
-                    self.stats.invalid += 1;
-                    if let Some(rsp) = version_not_supported(bytes) {
-                        self.transmit(remote, rsp);
-                    }
-                }
-            }
-        }
+        endpoint::handle_datagram(self, now, remote, bytes);
     }
 
     /// Runs the timers that are due: our heartbeats and their retransmissions.
     pub fn handle_timeout(&mut self, now: Instant) {
-        let mut expired = core::mem::take(&mut self.expired);
-        self.transactions
-            .handle_timeout(now, &mut self.transmits, &mut expired);
-        for (seq, p) in expired.drain(..) {
-            self.stats.timeouts += 1;
-            self.heartbeat.settled();
-            self.events
-                .push_back(UpfEvent::HeartbeatLost { peer: p.peer, seq });
-        }
-        self.expired = expired;
-        if let Some(peer) = self.associated_peer()
-            && self.heartbeat.due(now)
-        {
-            let hb = HeartbeatRequest::new(self.config.node.recovery_time_stamp);
-            if let Ok(bytes) = encode(&Message::node(SequenceNumber::default(), hb)) {
-                self.transactions
-                    .start(now, peer, bytes, (), &mut self.transmits);
-            }
+        endpoint::handle_timeout(self, now);
+        if let Some(peer) = self.associated_peer() {
+            self.endpoint.heartbeat_if_due(now, peer, || ());
         }
     }
 
     /// The next datagram to send.
     pub fn poll_transmit(&mut self) -> Option<Transmit> {
-        let t = self.transmits.pop_front()?;
-        self.stats.datagrams_sent += 1;
-        Some(t)
+        self.endpoint.poll_transmit()
     }
 
     /// When [`Self::handle_timeout`] is to be called next.
     pub fn poll_timeout(&mut self) -> Option<Instant> {
-        let t = self.transactions.poll_timeout();
-        match (t, self.heartbeat.poll_timeout()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        self.endpoint.poll_timeout()
     }
 
     /// The next event.
     pub fn poll_event(&mut self) -> Option<UpfEvent> {
         self.events.pop_front()
-    }
-
-    fn transmit(&mut self, destination: SocketAddr, contents: Vec<u8>) {
-        self.transmits.push_back(Transmit {
-            destination,
-            contents,
-        });
     }
 
     fn node_id(&self) -> NodeId {
@@ -233,8 +180,10 @@ impl Upf {
             .is_some_and(|a| a.peer.ip() == remote.ip())
     }
 
-    /// Removes every session (the association ended); returns how many.
-    fn purge(&mut self) -> usize {
+    /// Ends the association: every session is removed; returns how many.
+    fn disassociate(&mut self) -> usize {
+        self.association = None;
+        self.endpoint.heartbeat.stop();
         let removed = self.rules.drain();
         let n = removed.len();
         for v in removed {
@@ -245,14 +194,8 @@ impl Upf {
     }
 
     fn observe_recovery(&mut self, remote: SocketAddr, ts: NtpTimestamp) {
-        if remote.ip() != self.config.peer {
-            return;
-        }
-        if let Some(Restart { previous, current }) = self.recovery.observe(ts) {
-            self.cache.forget(remote.ip());
-            let sessions_removed = self.purge();
-            self.association = None;
-            self.heartbeat.stop();
+        if let Some(Restart { previous, current }) = self.endpoint.observe_recovery(remote, ts) {
+            let sessions_removed = self.disassociate();
             self.events.push_back(UpfEvent::PeerRestarted {
                 peer: remote,
                 previous,
@@ -262,46 +205,14 @@ impl Upf {
         }
     }
 
-    fn handle_message(&mut self, now: Instant, remote: SocketAddr, msg: &[u8]) {
-        let h = Header::new_unchecked(msg);
-        let (t, seq) = (h.message_type(), h.sequence());
-        if !t.is_request() {
-            let Some(_) = self.transactions.answer(seq, remote.ip(), t) else {
-                self.stats.unmatched_responses += 1;
-                return;
-            };
-            self.heartbeat.settled();
-            match Message::parse(msg) {
-                Ok(Message {
-                    body: MessageBody::HeartbeatResponse(r),
-                    ..
-                }) => self.observe_recovery(remote, r.recovery_time_stamp),
-                _ => self.stats.invalid += 1,
-            }
-            return;
-        }
-        if t == MessageType::HEARTBEAT_REQUEST {
-            // Answered always, with the same sequence number and our fixed Recovery Time Stamp;
-            // never cached: answering twice is harmless.
-            if let Ok(Message {
-                body: MessageBody::HeartbeatRequest(r),
-                ..
-            }) = Message::parse(msg)
-            {
-                self.observe_recovery(remote, r.recovery_time_stamp);
-            }
-            let rsp = HeartbeatResponse::new(self.config.node.recovery_time_stamp);
-            if let Ok(bytes) = encode(&Message::node(seq, rsp)) {
-                self.stats.heartbeats_answered += 1;
-                self.transmit(remote, bytes);
-            }
-            return;
-        }
-        if let Some(rsp) = self.cache.lookup(now, remote, seq, msg) {
-            self.stats.answered_from_cache += 1;
-            self.transmit(remote, rsp);
-            return;
-        }
+    fn handle_request(
+        &mut self,
+        now: Instant,
+        remote: SocketAddr,
+        t: MessageType,
+        seq: SequenceNumber,
+        msg: &[u8],
+    ) {
         let response = match t {
             MessageType::ASSOCIATION_SETUP_REQUEST => Some(self.on_setup(now, remote, msg, seq)),
             MessageType::ASSOCIATION_RELEASE_REQUEST => Some(self.on_release(remote, msg, seq)),
@@ -311,12 +222,9 @@ impl Upf {
             // PFD management, node reports, session set procedures: not served.
             _ => None,
         };
-        match response.map(|m| encode(&m)) {
-            Some(Ok(bytes)) => {
-                self.cache.insert(now, remote, seq, msg, bytes.clone());
-                self.transmit(remote, bytes);
-            }
-            _ => self.stats.invalid += 1,
+        let sent = response.is_some_and(|m| self.endpoint.respond(now, remote, seq, msg, &m));
+        if !sent {
+            self.endpoint.stats.invalid += 1;
         }
     }
 
@@ -329,7 +237,7 @@ impl Upf {
     ) -> Message {
         let ts = self.config.node.recovery_time_stamp;
         let mut reject = |cause| {
-            self.stats.rejected += 1;
+            self.endpoint.stats.rejected += 1;
             Message::node(
                 seq,
                 AssociationSetupResponse::new(self.config.node.node_id.clone(), cause, ts),
@@ -353,7 +261,7 @@ impl Upf {
         }
         self.observe_recovery(remote, r.recovery_time_stamp);
         self.association = Some(Association { peer: remote });
-        self.heartbeat.start(now);
+        self.endpoint.heartbeat.start(now);
         self.events.push_back(UpfEvent::Associated {
             peer: remote,
             node_id: r.node_id,
@@ -369,10 +277,8 @@ impl Upf {
             Err(e) => e.cause().unwrap_or(Cause::REQUEST_REJECTED),
             Ok(_) if !self.is_associated(remote) => Cause::NO_ESTABLISHED_PFCP_ASSOCIATION,
             Ok(_) => {
-                self.cache.forget(remote.ip());
-                let sessions_removed = self.purge();
-                self.association = None;
-                self.heartbeat.stop();
+                self.endpoint.cache.forget(remote.ip());
+                let sessions_removed = self.disassociate();
                 self.events.push_back(UpfEvent::Released {
                     peer: remote,
                     sessions_removed,
@@ -381,7 +287,7 @@ impl Upf {
             }
         };
         if !cause.is_accepted() {
-            self.stats.rejected += 1;
+            self.endpoint.stats.rejected += 1;
         }
         Message::node(seq, AssociationReleaseResponse::new(self.node_id(), cause))
     }
@@ -413,7 +319,7 @@ impl Upf {
     }
 
     fn establishment_rejected(&mut self, cp: Seid, seq: SequenceNumber, r: Rejection) -> Message {
-        self.stats.rejected += 1;
+        self.endpoint.stats.rejected += 1;
         let mut rsp = SessionEstablishmentResponse::rejected(
             self.node_id(),
             r.cause,
@@ -435,7 +341,7 @@ impl Upf {
                 ..
             }) => r,
             Err(e) => {
-                self.stats.rejected += 1;
+                self.endpoint.stats.rejected += 1;
                 let rsp = SessionEstablishmentResponse::for_error(self.node_id(), &e)?;
                 return Some(Message::session(cp_seid_of(msg), seq, rsp));
             }
@@ -487,7 +393,7 @@ impl Upf {
             rules,
             view: view.clone(),
         });
-        self.stats.sessions_established += 1;
+        self.endpoint.stats.sessions_established += 1;
         self.events
             .push_back(UpfEvent::Rules(RuleChange::Installed(view)));
         Ok((up_seid, created))
@@ -520,7 +426,7 @@ impl Upf {
         let (up, cp) = match self.target(remote, msg) {
             Ok(t) => t,
             Err(cause) => {
-                self.stats.rejected += 1;
+                self.endpoint.stats.rejected += 1;
                 return Some(reply(Seid(0), Rejection::new(cause, None)));
             }
         };
@@ -539,14 +445,14 @@ impl Upf {
                 Some(Message::session(cp, seq, rsp))
             }
             Err(r) => {
-                self.stats.rejected += 1;
+                self.endpoint.stats.rejected += 1;
                 Some(reply(cp, r))
             }
         }
     }
 
     fn decode_rejection(&mut self, e: &DecodeError) -> Option<Rejection> {
-        self.stats.rejected += 1;
+        self.endpoint.stats.rejected += 1;
         Some(Rejection::new(e.cause()?, e.offending_ie()))
     }
 
@@ -577,7 +483,7 @@ impl Upf {
             rules,
             view: view.clone(),
         });
-        self.stats.sessions_modified += 1;
+        self.endpoint.stats.sessions_modified += 1;
         if let Some(previous) = previous {
             self.events.push_back(UpfEvent::Rules(RuleChange::Modified {
                 previous,
@@ -601,7 +507,7 @@ impl Upf {
         let (up, cp) = match self.target(remote, msg) {
             Ok(t) => t,
             Err(cause) => {
-                self.stats.rejected += 1;
+                self.endpoint.stats.rejected += 1;
                 return Some(reply(Seid(0), cause, None));
             }
         };
@@ -610,11 +516,46 @@ impl Upf {
             return Some(reply(cp, r.cause, r.offending_ie));
         }
         if let Some(view) = self.rules.remove(up) {
-            self.stats.sessions_deleted += 1;
+            self.endpoint.stats.sessions_deleted += 1;
             self.events
                 .push_back(UpfEvent::Rules(RuleChange::Removed(view)));
         }
         Some(reply(cp, Cause::REQUEST_ACCEPTED, None))
+    }
+}
+
+impl Role for Upf {
+    type Tag = ();
+
+    fn endpoint(&mut self) -> &mut Endpoint<()> {
+        &mut self.endpoint
+    }
+
+    fn on_incoming(&mut self, now: Instant, remote: SocketAddr, incoming: Incoming<'_, ()>) {
+        match incoming {
+            Incoming::Done => {}
+            Incoming::Recovery(ts) => self.observe_recovery(remote, ts),
+            Incoming::Request { t, seq, msg } => self.handle_request(now, remote, t, seq, msg),
+            // Our only requests are heartbeats, answered in the endpoint.
+            Incoming::Response { .. } => self.endpoint.stats.invalid += 1,
+            Incoming::VersionNotSupported {
+                seq,
+                pending,
+                version,
+            } => self
+                .events
+                .push_back(UpfEvent::HeartbeatFailed(Error::VersionNotSupported {
+                    procedure: Procedure::Heartbeat,
+                    peer: pending.peer,
+                    seq,
+                    version,
+                })),
+        }
+    }
+
+    fn on_expired(&mut self, seq: SequenceNumber, p: Pending<()>) {
+        self.events
+            .push_back(UpfEvent::HeartbeatLost { peer: p.peer, seq });
     }
 }
 

@@ -1,0 +1,392 @@
+//! The peer-facing machinery both roles share: our requests in flight (T1/N1), the response
+//! cache for the peer's requests, heartbeats both ways, the peer's Recovery Time Stamp, the
+//! outgoing queue and the counters.
+//!
+//! A role ([`Client`](super::Client), [`Upf`](super::Upf)) embeds an [`Endpoint`] and implements
+//! [`Role`]: the endpoint reads each message first, answers Heartbeat Requests, replays cached
+//! responses, matches responses to our requests, and hands the role only what needs its
+//! knowledge ([`Incoming`]): the peer's other requests, the responses to its procedures, a
+//! Recovery Time Stamp to compare, the requests given up.
+
+use core::net::{IpAddr, SocketAddr};
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use super::Transmit;
+use super::config::Config;
+use super::heartbeat::{HeartbeatSchedule, PeerRecovery, Restart};
+use super::stats::Stats;
+use super::transactions::{Pending, Transactions};
+use crate::error::{EmitError, Error as DecodeError};
+use crate::header::{self, Header, field};
+use crate::ie::NtpTimestamp;
+use crate::message::{HeartbeatRequest, HeartbeatResponse, VersionNotSupportedResponse};
+use crate::types::SequenceNumber;
+use crate::{Message, MessageBody, MessageType};
+
+pub(crate) fn encode(m: &Message) -> Result<Vec<u8>, EmitError> {
+    m.to_vec()
+}
+
+/// What a message means once the endpoint has done its share.
+#[derive(Debug)]
+pub(crate) enum Incoming<'a, P> {
+    /// Nothing is left for the role: a heartbeat answered, a cached response replayed, an
+    /// unmatched or unreadable message counted.
+    Done,
+    /// The peer's Recovery Time Stamp, from a Heartbeat Request or Response, to compare.
+    Recovery(NtpTimestamp),
+    /// The response to one of our requests other than a heartbeat.
+    Response {
+        /// The request's sequence number.
+        seq: SequenceNumber,
+        /// The request, no longer in flight.
+        pending: Pending<P>,
+        /// The response.
+        msg: &'a [u8],
+    },
+    /// A Version Not Supported Response to one of our requests (TS 29.244 §7.2.2.1).
+    VersionNotSupported {
+        /// The request's sequence number.
+        seq: SequenceNumber,
+        /// The request, no longer in flight.
+        pending: Pending<P>,
+        /// The version in the response's header: the latest the peer supports.
+        version: u8,
+    },
+    /// A request of the peer for the role to answer (with [`Endpoint::respond`]).
+    Request {
+        /// Its type.
+        t: MessageType,
+        /// Its sequence number.
+        seq: SequenceNumber,
+        /// The request.
+        msg: &'a [u8],
+    },
+}
+
+/// The shared part of a node. `P` is what the role attaches to each of its requests.
+#[derive(Debug)]
+pub(crate) struct Endpoint<P> {
+    /// The one peer whose Recovery Time Stamp counts (the UPF, or the CP function).
+    peer: IpAddr,
+    /// Ours, fixed for the run.
+    recovery_time_stamp: NtpTimestamp,
+    /// The peer's, as last seen.
+    pub(crate) recovery: PeerRecovery,
+    pub(crate) heartbeat: HeartbeatSchedule,
+    pub(crate) transactions: Transactions<P>,
+    pub(crate) cache: super::cache::ResponseCache,
+    pub(crate) stats: Stats,
+    transmits: VecDeque<Transmit>,
+    expired: Vec<(SequenceNumber, Pending<P>)>,
+}
+
+impl<P> Endpoint<P> {
+    pub(crate) fn new(config: &Config, peer: IpAddr) -> Self {
+        Endpoint {
+            peer,
+            recovery_time_stamp: config.recovery_time_stamp,
+            recovery: PeerRecovery::default(),
+            heartbeat: HeartbeatSchedule::new(config.heartbeat_interval),
+            transactions: Transactions::new(config.t1, config.n1, config.first_sequence),
+            cache: super::cache::ResponseCache::new(config.cache_ttl()),
+            stats: Stats::default(),
+            transmits: VecDeque::new(),
+            expired: Vec::new(),
+        }
+    }
+
+    /// The counters, with those the transactions keep.
+    pub(crate) fn stats(&self) -> Stats {
+        Stats {
+            requests_sent: self.transactions.sent,
+            retransmissions: self.transactions.retransmissions,
+            ..self.stats
+        }
+    }
+
+    pub(crate) fn transmit(&mut self, destination: SocketAddr, contents: Vec<u8>) {
+        self.transmits.push_back(Transmit {
+            destination,
+            contents,
+        });
+    }
+
+    pub(crate) fn poll_transmit(&mut self) -> Option<Transmit> {
+        let t = self.transmits.pop_front()?;
+        self.stats.datagrams_sent += 1;
+        Some(t)
+    }
+
+    /// The earliest of the retransmission and heartbeat deadlines.
+    pub(crate) fn poll_timeout(&mut self) -> Option<Instant> {
+        let t = self.transactions.poll_timeout();
+        match (t, self.heartbeat.poll_timeout()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Numbers and sends an encoded request to `peer`; T1 starts now.
+    pub(crate) fn start(&mut self, now: Instant, peer: SocketAddr, bytes: Vec<u8>, tag: P) {
+        self.transactions
+            .start(now, peer, bytes, tag, &mut self.transmits);
+    }
+
+    /// Sends our Heartbeat Request to `peer` when the schedule says it is time.
+    pub(crate) fn heartbeat_if_due(
+        &mut self,
+        now: Instant,
+        peer: SocketAddr,
+        tag: impl FnOnce() -> P,
+    ) {
+        if !self.heartbeat.due(now) {
+            return;
+        }
+        let hb = HeartbeatRequest::new(self.recovery_time_stamp);
+        if let Ok(bytes) = encode(&Message::node(SequenceNumber::default(), hb)) {
+            self.start(now, peer, bytes, tag());
+        }
+    }
+
+    /// Records the peer's Recovery Time Stamp. A change means it restarted: its cached
+    /// responses are forgotten (its sequence numbers start again), our heartbeats stop, and
+    /// the restart is returned for the role to drop what the peer lost.
+    pub(crate) fn observe_recovery(
+        &mut self,
+        remote: SocketAddr,
+        ts: NtpTimestamp,
+    ) -> Option<Restart> {
+        if remote.ip() != self.peer {
+            return None;
+        }
+        let restart = self.recovery.observe(ts)?;
+        self.cache.forget(remote.ip());
+        self.heartbeat.stop();
+        Some(restart)
+    }
+
+    /// Reads one message of a datagram from `remote` and does the shared part.
+    pub(crate) fn classify<'a>(
+        &mut self,
+        now: Instant,
+        remote: SocketAddr,
+        msg: &'a [u8],
+    ) -> Incoming<'a, P> {
+        let h = Header::new_unchecked(msg);
+        let (t, seq) = (h.message_type(), h.sequence());
+        if !t.is_request() {
+            return self.response(remote, seq, t, h.version(), msg);
+        }
+        if t == MessageType::HEARTBEAT_REQUEST {
+            // Answered always, with the same sequence number and our fixed Recovery Time Stamp;
+            // never cached: answering twice is harmless.
+            let rsp = HeartbeatResponse::new(self.recovery_time_stamp);
+            if let Ok(bytes) = encode(&Message::node(seq, rsp)) {
+                self.stats.heartbeats_answered += 1;
+                self.transmit(remote, bytes);
+            }
+            return match Message::parse(msg) {
+                Ok(Message {
+                    body: MessageBody::HeartbeatRequest(r),
+                    ..
+                }) => Incoming::Recovery(r.recovery_time_stamp),
+                _ => Incoming::Done,
+            };
+        }
+        if let Some(rsp) = self.cache.lookup(now, remote, seq, msg) {
+            self.stats.answered_from_cache += 1;
+            self.transmit(remote, rsp);
+            return Incoming::Done;
+        }
+        Incoming::Request { t, seq, msg }
+    }
+
+    /// A datagram whose header did not pass the check. A Version Not Supported Response in the
+    /// peer's own version still ends our request; a request in another version is answered
+    /// with one (TS 29.244 §7.2.2.1); anything else is counted invalid.
+    pub(crate) fn unreadable(&mut self, remote: SocketAddr, bytes: &[u8]) -> Incoming<'static, P> {
+        if let Some((version, t, seq)) = foreign_header(bytes)
+            && version != header::VERSION
+        {
+            if t == MessageType::VERSION_NOT_SUPPORTED_RESPONSE
+                && let Some(pending) = self.transactions.answer(seq, remote.ip(), t)
+            {
+                return self.version_not_supported(seq, pending, version);
+            }
+            if t.is_request() {
+                let rsp = Message::node(seq, VersionNotSupportedResponse::default());
+                if let Ok(rsp) = encode(&rsp) {
+                    self.transmit(remote, rsp);
+                }
+            }
+        }
+        self.stats.invalid += 1;
+        Incoming::Done
+    }
+
+    fn response<'a>(
+        &mut self,
+        remote: SocketAddr,
+        seq: SequenceNumber,
+        t: MessageType,
+        version: u8,
+        msg: &'a [u8],
+    ) -> Incoming<'a, P> {
+        let Some(pending) = self.transactions.answer(seq, remote.ip(), t) else {
+            self.stats.unmatched_responses += 1;
+            return Incoming::Done;
+        };
+        if t == MessageType::VERSION_NOT_SUPPORTED_RESPONSE {
+            return self.version_not_supported(seq, pending, version);
+        }
+        if pending.response_type != MessageType::HEARTBEAT_RESPONSE {
+            return Incoming::Response { seq, pending, msg };
+        }
+        self.heartbeat.settled();
+        match Message::parse(msg) {
+            Ok(Message {
+                body: MessageBody::HeartbeatResponse(r),
+                ..
+            }) => Incoming::Recovery(r.recovery_time_stamp),
+            _ => {
+                self.stats.invalid += 1;
+                Incoming::Done
+            }
+        }
+    }
+
+    fn version_not_supported<'a>(
+        &mut self,
+        seq: SequenceNumber,
+        pending: Pending<P>,
+        version: u8,
+    ) -> Incoming<'a, P> {
+        if pending.response_type == MessageType::HEARTBEAT_RESPONSE {
+            self.heartbeat.settled();
+        }
+        Incoming::VersionNotSupported {
+            seq,
+            pending,
+            version,
+        }
+    }
+
+    /// Sends the response to the peer's request and keeps it for the request's
+    /// retransmissions; `false` when it cannot be encoded.
+    pub(crate) fn respond(
+        &mut self,
+        now: Instant,
+        remote: SocketAddr,
+        seq: SequenceNumber,
+        request: &[u8],
+        response: &Message,
+    ) -> bool {
+        let Ok(bytes) = encode(response) else {
+            return false;
+        };
+        self.cache.insert(now, remote, seq, request, bytes.clone());
+        self.transmit(remote, bytes);
+        true
+    }
+}
+
+/// Version, type and sequence number of a message whose header did not pass the check, read
+/// with version 1's layout as far as the octets go.
+fn foreign_header(bytes: &[u8]) -> Option<(u8, MessageType, SequenceNumber)> {
+    let flags = *bytes.first()?;
+    let t = MessageType(*bytes.get(field::MESSAGE_TYPE)?);
+    let at = if flags & 1 != 0 {
+        field::SEQUENCE_SESSION
+    } else {
+        field::SEQUENCE_NODE
+    };
+    let s = bytes.get(at..at + 3)?;
+    let seq = SequenceNumber::from_masked(u32::from_be_bytes([0, s[0], s[1], s[2]]));
+    Some((flags >> 5, t, seq))
+}
+
+/// A node role: owns an [`Endpoint`] and gives meaning to what it hands over.
+pub(crate) trait Role {
+    /// What the role attaches to its requests.
+    type Tag;
+
+    fn endpoint(&mut self) -> &mut Endpoint<Self::Tag>;
+
+    /// What the endpoint left for the role.
+    fn on_incoming(&mut self, now: Instant, remote: SocketAddr, incoming: Incoming<'_, Self::Tag>);
+
+    /// One of our requests got no response after N1 retransmissions.
+    fn on_expired(&mut self, seq: SequenceNumber, pending: Pending<Self::Tag>);
+}
+
+/// Feeds a datagram from `remote` to a role, message by message.
+pub(crate) fn handle_datagram<R: Role>(
+    role: &mut R,
+    now: Instant,
+    remote: SocketAddr,
+    bytes: &[u8],
+) {
+    role.endpoint().stats.datagrams_received += 1;
+    for msg in Messages::new(bytes) {
+        let incoming = match msg {
+            Ok(msg) => role.endpoint().classify(now, remote, msg),
+            Err(_) => role.endpoint().unreadable(remote, bytes),
+        };
+        role.on_incoming(now, remote, incoming);
+    }
+}
+
+/// Retransmits what is due and hands the role the requests given up.
+pub(crate) fn handle_timeout<R: Role>(role: &mut R, now: Instant) {
+    let e = role.endpoint();
+    let mut expired = core::mem::take(&mut e.expired);
+    e.transactions
+        .handle_timeout(now, &mut e.transmits, &mut expired);
+    for (seq, p) in expired.drain(..) {
+        let e = role.endpoint();
+        e.stats.timeouts += 1;
+        if p.response_type == MessageType::HEARTBEAT_RESPONSE {
+            e.heartbeat.settled();
+        }
+        role.on_expired(seq, p);
+    }
+    role.endpoint().expired = expired;
+}
+
+/// The messages of a datagram as slices, one per checked header, following FO.
+struct Messages<'a> {
+    rest: &'a [u8],
+    done: bool,
+}
+
+impl<'a> Messages<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Messages {
+            rest: bytes,
+            done: false,
+        }
+    }
+}
+
+impl<'a> Iterator for Messages<'a> {
+    type Item = Result<&'a [u8], DecodeError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let h = match Header::new_checked(self.rest) {
+            Ok(h) => h,
+            Err(e) => {
+                self.done = true;
+                return Some(Err(e));
+            }
+        };
+        let (msg, rest) = self.rest.split_at(h.message_len());
+        self.done = !h.fo_flag() || rest.is_empty();
+        self.rest = rest;
+        Some(Ok(msg))
+    }
+}
