@@ -118,7 +118,8 @@ async fn modify_and_rejections_through_the_driver() {
         .establish_all(vec![plan_for(0, cp)])
         .await
         .unwrap_err();
-    assert!(matches!(e, Error::NotAssociated { .. }));
+    assert!(matches!(e.error, Error::NotAssociated { .. }));
+    assert_eq!((e.established, e.total, e.plan), (0, 1, Some(0)));
     client.associate().await.unwrap();
     let mut s = client
         .establish_all((0..3).map(|i| plan_for(i, cp)).collect())
@@ -147,8 +148,9 @@ async fn modify_and_rejections_through_the_driver() {
     bad.uplink_teid = UplinkTeid::Assigned(Teid(1));
     let batch = vec![plan_for(3, cp), bad, plan_for(4, cp)];
     let e = client.establish_all(batch).await.unwrap_err();
+    assert_eq!((e.established, e.total, e.plan), (2, 3, Some(1)));
     assert!(matches!(
-        e,
+        e.error,
         Error::Rejected {
             procedure: Procedure::SessionEstablishment(Seid(11)),
             cause: Cause::RULE_CREATION_MODIFICATION_FAILURE,
@@ -165,6 +167,42 @@ async fn modify_and_rejections_through_the_driver() {
         .await
         .unwrap_err();
     assert!(matches!(e, Error::UnknownSession { .. }));
+    client.release().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_failing_batch_says_how_many_were_established_and_which_plan_failed() {
+    let (cp, up) = (Ipv4Addr::new(127, 0, 0, 61), Ipv4Addr::new(127, 0, 0, 62));
+    let (server, _ch) = upf(up, cp, NtpTimestamp(7)).await;
+    let (client, _events) = client(cp, up, |c| c.window = 2).await;
+    client.associate().await.unwrap();
+    // Plans 5 and 17 reuse the uplink TEIDs of plans 0 and 1: the UPF rejects both (Cause 73).
+    let mut plans: Vec<_> = (0..20).map(|i| plan_for(i, cp)).collect();
+    plans[5].uplink_teid = plans[0].uplink_teid;
+    plans[17].uplink_teid = plans[1].uplink_teid;
+    let e = client.establish_all(plans.clone()).await.unwrap_err();
+    // With a window of 2, plan 5 is answered before plan 17 is sent: it is the first failure.
+    assert_eq!(
+        (e.established, e.total, e.plan, e.failed()),
+        (18, 20, Some(5), 2)
+    );
+    assert!(matches!(
+        e.error,
+        Error::Rejected {
+            procedure: Procedure::SessionEstablishment(s),
+            cause: Cause::RULE_CREATION_MODIFICATION_FAILURE,
+            ..
+        } if s == plans[5].cp_seid
+    ));
+    let text = e.to_string();
+    assert!(
+        text.starts_with("established 18 of 20 sessions; plan 5: Session Establishment (CP SEID 0x6) rejected by 127.0.0.62:8805"),
+        "{text}"
+    );
+    // The 18 stay established until deleted.
+    assert_eq!(server.rules().await.unwrap().len(), 18);
+    assert_eq!(client.sessions().await.unwrap().len(), 18);
+    assert_eq!(client.delete_all().await.unwrap(), 18);
     client.release().await.unwrap();
 }
 

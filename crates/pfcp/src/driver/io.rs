@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use tokio::net::UdpSocket;
 
-use crate::node::{Client, Transmit, Upf};
+use super::task::SansIo;
 
 /// Largest datagram read.
 const MAX_DATAGRAM: usize = 65_535;
@@ -16,35 +16,6 @@ const RECV_BUDGET: usize = 1024;
 /// of requests arrives as one burst: with Linux's default 208 KiB, about 150 PFCP datagrams
 /// fit, and every one more is lost and waits T1 (3 s) for its retransmission.
 pub(crate) const SOCKET_BUFFER: usize = 4 << 20;
-
-/// What the drivers need of a node.
-pub(crate) trait SansIo {
-    fn handle_datagram(&mut self, now: Instant, remote: SocketAddr, bytes: &[u8]);
-    fn handle_timeout(&mut self, now: Instant);
-    fn poll_transmit(&mut self) -> Option<Transmit>;
-    fn poll_timeout(&mut self) -> Option<Instant>;
-}
-
-macro_rules! sans_io {
-    ($t:ty) => {
-        impl SansIo for $t {
-            fn handle_datagram(&mut self, now: Instant, remote: SocketAddr, bytes: &[u8]) {
-                <$t>::handle_datagram(self, now, remote, bytes)
-            }
-            fn handle_timeout(&mut self, now: Instant) {
-                <$t>::handle_timeout(self, now)
-            }
-            fn poll_transmit(&mut self) -> Option<Transmit> {
-                <$t>::poll_transmit(self)
-            }
-            fn poll_timeout(&mut self) -> Option<Instant> {
-                <$t>::poll_timeout(self)
-            }
-        }
-    };
-}
-sans_io!(Client);
-sans_io!(Upf);
 
 /// A node's socket and receive buffer.
 pub(crate) struct Io {
@@ -110,13 +81,5 @@ impl Io {
                 Err(e) => tracing::debug!(error = %e, "PFCP receive error"),
             }
         }
-    }
-}
-
-/// Sleeps until `deadline`, or forever.
-pub(crate) async fn sleep_until(deadline: Option<Instant>) {
-    match deadline {
-        Some(d) => tokio::time::sleep_until(tokio::time::Instant::from_std(d)).await,
-        None => core::future::pending().await,
     }
 }

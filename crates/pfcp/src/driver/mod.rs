@@ -32,11 +32,13 @@
 //! # Ok(()) }
 //! ```
 
+mod batch;
 mod client;
 mod io;
+mod task;
 mod upf;
 
-pub use client::{Association, PfcpClient};
+pub use client::{Association, EstablishAllError, PfcpClient};
 pub use upf::{UpfChannels, UpfServer, serve};
 
 use std::net::{IpAddr, SocketAddr};

@@ -6,7 +6,8 @@ use std::net::SocketAddr;
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::io::{Io, sleep_until};
+use super::io::Io;
+use super::task::{self, Task};
 use crate::node::{RuleChange, RulesTable, Stats, Upf, UpfConfig, UpfEvent};
 
 enum Command {
@@ -38,13 +39,12 @@ pub async fn serve(local: SocketAddr, config: UpfConfig) -> io::Result<(UpfServe
     let (commands, rx) = mpsc::unbounded_channel();
     let (events, events_rx) = mpsc::unbounded_channel();
     let (changes, changes_rx) = mpsc::unbounded_channel();
-    let task = Task {
+    let task = UpfTask {
         node: Upf::new(config),
-        io,
         events,
         changes,
     };
-    tokio::spawn(task.run(rx));
+    tokio::spawn(task::run(task, io, rx));
     Ok((
         UpfServer { commands, local },
         UpfChannels {
@@ -67,62 +67,54 @@ impl UpfServer {
 
     /// A copy of the rules table.
     pub async fn rules(&self) -> Result<RulesTable, Stopped> {
-        let (tx, rx) = oneshot::channel();
-        self.commands
-            .send(Command::Rules(tx))
-            .map_err(|_| Stopped)?;
-        rx.await.map_err(|_| Stopped)
+        self.ask(Command::Rules).await
     }
 
     /// The node's counters.
     pub async fn stats(&self) -> Result<Stats, Stopped> {
+        self.ask(Command::Stats).await
+    }
+
+    async fn ask<R>(
+        &self,
+        command: impl FnOnce(oneshot::Sender<R>) -> Command,
+    ) -> Result<R, Stopped> {
         let (tx, rx) = oneshot::channel();
-        self.commands
-            .send(Command::Stats(tx))
-            .map_err(|_| Stopped)?;
+        self.commands.send(command(tx)).map_err(|_| Stopped)?;
         rx.await.map_err(|_| Stopped)
     }
 }
 
-struct Task {
+struct UpfTask {
     node: Upf,
-    io: Io,
     events: mpsc::UnboundedSender<UpfEvent>,
     changes: mpsc::UnboundedSender<RuleChange>,
 }
 
-impl Task {
-    async fn run(mut self, mut commands: mpsc::UnboundedReceiver<Command>) {
-        loop {
-            Io::timers(&mut self.node);
-            while let Some(e) = self.node.poll_event() {
-                // A receiver that was dropped wants nothing more: not an error.
-                let _ = match e {
-                    UpfEvent::Rules(c) => self.changes.send(c).map_err(|_| ()),
-                    e => self.events.send(e).map_err(|_| ()),
-                };
+impl Task for UpfTask {
+    type Node = Upf;
+    type Command = Command;
+
+    fn node(&mut self) -> &mut Upf {
+        &mut self.node
+    }
+
+    fn on_event(&mut self, e: UpfEvent) {
+        // A receiver that was dropped wants nothing more: not an error.
+        let _ = match e {
+            UpfEvent::Rules(c) => self.changes.send(c).map_err(|_| ()),
+            e => self.events.send(e).map_err(|_| ()),
+        };
+    }
+
+    fn on_command(&mut self, c: Command) {
+        // A caller that stopped waiting is not an error.
+        match c {
+            Command::Rules(tx) => {
+                let _ = tx.send(self.node.rules().clone());
             }
-            self.io.flush(&mut self.node).await;
-            let deadline = self.node.poll_timeout();
-            tokio::select! {
-                biased;
-                r = self.io.socket.readable() => match r {
-                    Ok(()) => self.io.drain(&mut self.node),
-                    Err(e) => {
-                        tracing::error!(error = %e, "PFCP socket failed");
-                        break;
-                    }
-                },
-                c = commands.recv() => match c {
-                    Some(Command::Rules(tx)) => {
-                        let _ = tx.send(self.node.rules().clone());
-                    }
-                    Some(Command::Stats(tx)) => {
-                        let _ = tx.send(self.node.stats());
-                    }
-                    None => break,
-                },
-                () = sleep_until(deadline) => {}
+            Command::Stats(tx) => {
+                let _ = tx.send(self.node.stats());
             }
         }
     }

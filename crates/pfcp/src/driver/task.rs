@@ -1,0 +1,102 @@
+//! The loop both drivers run: a node, its socket, its timers, and the commands of its handles.
+
+use std::net::SocketAddr;
+use std::time::Instant;
+
+use tokio::sync::mpsc;
+
+use super::io::Io;
+use crate::node::{Client, Event, Transmit, Upf, UpfEvent};
+
+/// What the driver loop needs of a node (both roles have these as inherent methods).
+pub(crate) trait SansIo {
+    type Event;
+    fn handle_datagram(&mut self, now: Instant, remote: SocketAddr, bytes: &[u8]);
+    fn handle_timeout(&mut self, now: Instant);
+    fn poll_transmit(&mut self) -> Option<Transmit>;
+    fn poll_timeout(&mut self) -> Option<Instant>;
+    fn poll_event(&mut self) -> Option<Self::Event>;
+}
+
+macro_rules! sans_io {
+    ($t:ty, $event:ty) => {
+        impl SansIo for $t {
+            type Event = $event;
+            fn handle_datagram(&mut self, now: Instant, remote: SocketAddr, bytes: &[u8]) {
+                <$t>::handle_datagram(self, now, remote, bytes)
+            }
+            fn handle_timeout(&mut self, now: Instant) {
+                <$t>::handle_timeout(self, now)
+            }
+            fn poll_transmit(&mut self) -> Option<Transmit> {
+                <$t>::poll_transmit(self)
+            }
+            fn poll_timeout(&mut self) -> Option<Instant> {
+                <$t>::poll_timeout(self)
+            }
+            fn poll_event(&mut self) -> Option<$event> {
+                <$t>::poll_event(self)
+            }
+        }
+    };
+}
+sans_io!(Client, Event);
+sans_io!(Upf, UpfEvent);
+
+/// A driver's task: its node, and what it makes of the node's events and of its handles'
+/// commands.
+pub(crate) trait Task {
+    type Node: SansIo;
+    type Command;
+    fn node(&mut self) -> &mut Self::Node;
+    fn on_event(&mut self, event: <Self::Node as SansIo>::Event);
+    fn on_command(&mut self, command: Self::Command);
+    /// Hands the node more work before each flush (the client's batch backlog).
+    fn feed(&mut self) {}
+}
+
+/// Runs a task until its socket fails or every handle is dropped: due timers, events, new
+/// work, everything queued sent; then waits for a datagram, a command or the next deadline.
+pub(crate) async fn run<T: Task>(
+    mut task: T,
+    mut io: Io,
+    mut commands: mpsc::UnboundedReceiver<T::Command>,
+) {
+    loop {
+        Io::timers(task.node());
+        while let Some(e) = task.node().poll_event() {
+            task.on_event(e);
+        }
+        task.feed();
+        io.flush(task.node()).await;
+        let deadline = task.node().poll_timeout();
+        tokio::select! {
+            biased;
+            r = io.socket.readable() => match r {
+                Ok(()) => io.drain(task.node()),
+                Err(e) => {
+                    tracing::error!(error = %e, "PFCP socket failed");
+                    break;
+                }
+            },
+            c = commands.recv() => match c {
+                Some(c) => {
+                    task.on_command(c);
+                    while let Ok(c) = commands.try_recv() {
+                        task.on_command(c);
+                    }
+                }
+                None => break,
+            },
+            () = sleep_until(deadline) => {}
+        }
+    }
+}
+
+/// Sleeps until `deadline`, or forever.
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(tokio::time::Instant::from_std(d)).await,
+        None => core::future::pending().await,
+    }
+}
