@@ -1,7 +1,10 @@
 //! Bounds-checked cursors for decoding IE values and encoding into caller buffers.
 
+use core::net::{Ipv4Addr, Ipv6Addr};
+
 use crate::error::{EmitError, Error, Result};
 use crate::ie::IeType;
+use crate::types::Teid;
 
 /// Reads the value part of one IE; every read is checked and errors carry IE type and offset.
 #[derive(Debug, Clone)]
@@ -84,12 +87,17 @@ impl<'a> Reader<'a> {
         Ok(u64::from_be_bytes(self.array()?))
     }
 
-    pub(crate) fn ipv4(&mut self) -> Result<core::net::Ipv4Addr> {
-        Ok(self.array::<4>()?.into())
+    pub(crate) fn ipv4(&mut self) -> Result<Ipv4Addr> {
+        Ipv4Addr::read(self)
     }
 
-    pub(crate) fn ipv6(&mut self) -> Result<core::net::Ipv6Addr> {
-        Ok(self.array::<16>()?.into())
+    pub(crate) fn ipv6(&mut self) -> Result<Ipv6Addr> {
+        Ipv6Addr::read(self)
+    }
+
+    /// A field that is there only when its flag is set.
+    pub(crate) fn field_if<T: Field>(&mut self, present: bool) -> Result<Option<T>> {
+        present.then(|| T::read(self)).transpose()
     }
 
     /// An error about the field that starts at `offset`.
@@ -160,8 +168,69 @@ impl<'a> Writer<'a> {
         self.put_slice(&v.to_be_bytes())
     }
 
+    /// Appends a field that is there only when it has a value.
+    pub(crate) fn field_opt<T: Field>(
+        &mut self,
+        v: Option<T>,
+    ) -> core::result::Result<(), EmitError> {
+        v.map_or(Ok(()), |v| v.write(self))
+    }
+
     /// Writes a 16-bit big-endian value at an earlier position (a length known only afterwards).
     pub(crate) fn patch_u16(&mut self, at: usize, v: u16) {
         self.buf[at..at + 2].copy_from_slice(&v.to_be_bytes());
     }
+}
+
+/// A fixed-width value of an IE layout, often present only when a flag octet says so (the
+/// addresses of F-SEID, F-TEID, UE IP Address, Outer Header Creation; counters, tags, IDs).
+pub(crate) trait Field: Copy {
+    /// Octets on the wire.
+    const LEN: usize;
+    fn read(r: &mut Reader<'_>) -> Result<Self>;
+    fn write(self, w: &mut Writer<'_>) -> core::result::Result<(), EmitError>;
+}
+
+macro_rules! field {
+    ($t:ty, $len:expr, |$r:ident| $read:expr, |$v:ident, $w:ident| $write:expr) => {
+        impl Field for $t {
+            const LEN: usize = $len;
+            fn read($r: &mut Reader<'_>) -> Result<Self> {
+                $read
+            }
+            fn write(self, $w: &mut Writer<'_>) -> core::result::Result<(), EmitError> {
+                let $v = self;
+                $write
+            }
+        }
+    };
+}
+
+field!(u8, 1, |r| r.u8(), |v, w| w.u8(v));
+field!(u16, 2, |r| r.u16(), |v, w| w.u16(v));
+field!(u32, 4, |r| r.u32(), |v, w| w.u32(v));
+field!(u64, 8, |r| r.u64(), |v, w| w.u64(v));
+field!([u8; 3], 3, |r| r.array(), |v, w| w.put_slice(&v));
+field!(Teid, 4, |r| r.u32().map(Teid), |v, w| w.u32(v.0));
+field!(
+    Ipv4Addr,
+    4,
+    |r| r.array::<4>().map(Ipv4Addr::from),
+    |v, w| w.put_slice(&v.octets())
+);
+field!(
+    Ipv6Addr,
+    16,
+    |r| r.array::<16>().map(Ipv6Addr::from),
+    |v, w| w.put_slice(&v.octets())
+);
+
+/// Octets of a field that may be absent.
+pub(crate) fn opt_len<T: Field>(v: Option<T>) -> usize {
+    v.map_or(0, |_| T::LEN)
+}
+
+/// `bit` when `on`: flag octets built from which fields are present.
+pub(crate) const fn bit_if(on: bool, bit: u8) -> u8 {
+    if on { bit } else { 0 }
 }

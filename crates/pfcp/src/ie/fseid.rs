@@ -5,7 +5,7 @@ use core::net::{Ipv4Addr, Ipv6Addr};
 use super::{IeType, IeValue, IeView, TypedIe};
 use crate::error::{EmitError, Result};
 use crate::types::Seid;
-use crate::wire::Writer;
+use crate::wire::{Writer, bit_if, opt_len};
 
 /// Fully qualified SEID: the SEID a node chose for a session and the node's address.
 ///
@@ -39,33 +39,18 @@ impl IeValue for Fseid {
         let mut r = ie.reader();
         let flags = r.u8()?;
         let seid = Seid(r.u64()?);
-        let ipv4 = if flags & V4 != 0 {
-            Some(r.ipv4()?)
-        } else {
-            None
-        };
-        let ipv6 = if flags & V6 != 0 {
-            Some(r.ipv6()?)
-        } else {
-            None
-        };
+        let ipv4 = r.field_if(flags & V4 != 0)?;
+        let ipv6 = r.field_if(flags & V6 != 0)?;
         Ok(Fseid { seid, ipv4, ipv6 })
     }
     fn value_len(&self) -> usize {
-        9 + self.ipv4.map_or(0, |_| 4) + self.ipv6.map_or(0, |_| 16)
+        9 + opt_len(self.ipv4) + opt_len(self.ipv6)
     }
     fn encode_value(&self, w: &mut Writer<'_>) -> core::result::Result<(), EmitError> {
-        let flags =
-            if self.ipv4.is_some() { V4 } else { 0 } | if self.ipv6.is_some() { V6 } else { 0 };
-        w.u8(flags)?;
+        w.u8(bit_if(self.ipv4.is_some(), V4) | bit_if(self.ipv6.is_some(), V6))?;
         w.u64(self.seid.0)?;
-        if let Some(a) = self.ipv4 {
-            w.put_slice(&a.octets())?;
-        }
-        if let Some(a) = self.ipv6 {
-            w.put_slice(&a.octets())?;
-        }
-        Ok(())
+        w.field_opt(self.ipv4)?;
+        w.field_opt(self.ipv6)
     }
 }
 

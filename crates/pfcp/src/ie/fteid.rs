@@ -5,7 +5,7 @@ use core::net::{Ipv4Addr, Ipv6Addr};
 use super::{IeType, IeValue, IeView, TypedIe};
 use crate::error::{EmitError, Result};
 use crate::types::Teid;
-use crate::wire::Writer;
+use crate::wire::{Writer, bit_if, opt_len};
 
 /// Fully qualified TEID: a GTP-U tunnel endpoint, or a request that the UP function choose one.
 ///
@@ -64,11 +64,7 @@ impl IeValue for Fteid {
         let at = r.offset();
         let flags = r.u8()?;
         if flags & CH != 0 {
-            let choose_id = if flags & CHID != 0 {
-                Some(r.u8()?)
-            } else {
-                None
-            };
+            let choose_id = r.field_if(flags & CHID != 0)?;
             return Ok(Fteid::Choose {
                 ipv4: flags & V4 != 0,
                 ipv6: flags & V6 != 0,
@@ -79,53 +75,31 @@ impl IeValue for Fteid {
             return Err(r.invalid_at(at, "F-TEID CHID set without CH"));
         }
         let teid = Teid(r.u32()?);
-        let ipv4 = if flags & V4 != 0 {
-            Some(r.ipv4()?)
-        } else {
-            None
-        };
-        let ipv6 = if flags & V6 != 0 {
-            Some(r.ipv6()?)
-        } else {
-            None
-        };
+        let ipv4 = r.field_if(flags & V4 != 0)?;
+        let ipv6 = r.field_if(flags & V6 != 0)?;
         Ok(Fteid::Assigned { teid, ipv4, ipv6 })
     }
     fn value_len(&self) -> usize {
         match self {
-            Fteid::Assigned { ipv4, ipv6, .. } => {
-                5 + ipv4.map_or(0, |_| 4) + ipv6.map_or(0, |_| 16)
-            }
-            Fteid::Choose { choose_id, .. } => 1 + choose_id.map_or(0, |_| 1),
+            Fteid::Assigned { ipv4, ipv6, .. } => 5 + opt_len(*ipv4) + opt_len(*ipv6),
+            Fteid::Choose { choose_id, .. } => 1 + opt_len(*choose_id),
         }
     }
     fn encode_value(&self, w: &mut Writer<'_>) -> core::result::Result<(), EmitError> {
         match *self {
             Fteid::Assigned { teid, ipv4, ipv6 } => {
-                w.u8(if ipv4.is_some() { V4 } else { 0 } | if ipv6.is_some() { V6 } else { 0 })?;
+                w.u8(bit_if(ipv4.is_some(), V4) | bit_if(ipv6.is_some(), V6))?;
                 w.u32(teid.0)?;
-                if let Some(a) = ipv4 {
-                    w.put_slice(&a.octets())?;
-                }
-                if let Some(a) = ipv6 {
-                    w.put_slice(&a.octets())?;
-                }
-                Ok(())
+                w.field_opt(ipv4)?;
+                w.field_opt(ipv6)
             }
             Fteid::Choose {
                 ipv4,
                 ipv6,
                 choose_id,
             } => {
-                let flags = CH
-                    | if ipv4 { V4 } else { 0 }
-                    | if ipv6 { V6 } else { 0 }
-                    | if choose_id.is_some() { CHID } else { 0 };
-                w.u8(flags)?;
-                if let Some(id) = choose_id {
-                    w.u8(id)?;
-                }
-                Ok(())
+                w.u8(CH | bit_if(ipv4, V4) | bit_if(ipv6, V6) | bit_if(choose_id.is_some(), CHID))?;
+                w.field_opt(choose_id)
             }
         }
     }

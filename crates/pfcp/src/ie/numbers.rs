@@ -5,11 +5,13 @@ use crate::error::{EmitError, Result};
 use crate::types::{FarId, PdrId, Precedence, QerId, Qfi, UrrId};
 use crate::wire::Writer;
 
+/// An IE value that is one big-endian integer of `$int` width, wrapped into `$ty`; with
+/// `= $ie`, also the IE type it always travels as.
 macro_rules! int_ie {
-    ($ty:ty, $get:ident, $put:ident, $len:expr, |$v:ident| $wrap:expr, |$s:ident| $unwrap:expr) => {
+    ($ty:ty, $int:ident, $len:expr, |$v:ident| $wrap:expr, |$s:ident| $unwrap:expr) => {
         impl IeValue for $ty {
             fn decode(ie: &IeView<'_>) -> Result<Self> {
-                let $v = ie.reader().$get()?;
+                let $v = ie.reader().$int()?;
                 Ok($wrap)
             }
             fn value_len(&self) -> usize {
@@ -17,40 +19,27 @@ macro_rules! int_ie {
             }
             fn encode_value(&self, w: &mut Writer<'_>) -> core::result::Result<(), EmitError> {
                 let $s = self;
-                w.$put($unwrap)
+                w.$int($unwrap)
             }
+        }
+    };
+    ($ty:ty = $ie:ident, $($rest:tt)*) => {
+        int_ie!($ty, $($rest)*);
+        impl TypedIe for $ty {
+            const TYPE: IeType = IeType::$ie;
         }
     };
 }
 
-int_ie!(PdrId, u16, u16, 2, |v| PdrId(v), |s| s.0);
-int_ie!(FarId, u32, u32, 4, |v| FarId(v), |s| s.0);
-int_ie!(QerId, u32, u32, 4, |v| QerId(v), |s| s.0);
-int_ie!(UrrId, u32, u32, 4, |v| UrrId(v), |s| s.0);
-int_ie!(Precedence, u32, u32, 4, |v| Precedence(v), |s| s.0);
+int_ie!(PdrId = PDR_ID, u16, 2, |v| PdrId(v), |s| s.0);
+int_ie!(FarId = FAR_ID, u32, 4, |v| FarId(v), |s| s.0);
+int_ie!(QerId = QER_ID, u32, 4, |v| QerId(v), |s| s.0);
+int_ie!(UrrId = URR_ID, u32, 4, |v| UrrId(v), |s| s.0);
+int_ie!(Precedence = PRECEDENCE, u32, 4, |v| Precedence(v), |s| s.0);
 // QFI (§8.2.89): spare(2) + QFI value (6 bits).
-int_ie!(Qfi, u8, u8, 1, |v| Qfi::from_masked(v), |s| s.get());
+int_ie!(Qfi = QFI, u8, 1, |v| Qfi::from_masked(v), |s| s.get());
 // Unsigned32 values: Measurement Period, Time Threshold/Quota (s), UR-SEQN, Duration Measurement.
-int_ie!(u32, u32, u32, 4, |v| v, |s| *s);
-
-impl TypedIe for PdrId {
-    const TYPE: IeType = IeType::PDR_ID;
-}
-impl TypedIe for FarId {
-    const TYPE: IeType = IeType::FAR_ID;
-}
-impl TypedIe for QerId {
-    const TYPE: IeType = IeType::QER_ID;
-}
-impl TypedIe for UrrId {
-    const TYPE: IeType = IeType::URR_ID;
-}
-impl TypedIe for Precedence {
-    const TYPE: IeType = IeType::PRECEDENCE;
-}
-impl TypedIe for Qfi {
-    const TYPE: IeType = IeType::QFI;
-}
+int_ie!(u32, u32, 4, |v| v, |s| *s);
 
 /// A time as the first four octets of an NTP timestamp: seconds since 1900-01-01 UTC
 /// (RFC 5905 §6). Recovery Time Stamp (§8.2.65), Start/End Time (§8.2.52/53), Time of First/Last
@@ -68,8 +57,10 @@ impl NtpTimestamp {
     }
 }
 
-int_ie!(NtpTimestamp, u32, u32, 4, |v| NtpTimestamp(v), |s| s.0);
-
-impl TypedIe for NtpTimestamp {
-    const TYPE: IeType = IeType::RECOVERY_TIME_STAMP;
-}
+int_ie!(
+    NtpTimestamp = RECOVERY_TIME_STAMP,
+    u32,
+    4,
+    |v| NtpTimestamp(v),
+    |s| s.0
+);

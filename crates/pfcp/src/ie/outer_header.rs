@@ -5,7 +5,7 @@ use core::net::{Ipv4Addr, Ipv6Addr};
 use super::{IeType, IeValue, IeView, TypedIe};
 use crate::error::{EmitError, Result};
 use crate::types::Teid;
-use crate::wire::Writer;
+use crate::wire::{Writer, opt_len};
 
 /// Outer Header Removal (TS 29.244 §8.2.64): which outer headers a PDR strips.
 ///
@@ -47,25 +47,18 @@ impl IeValue for OuterHeaderRemoval {
     fn decode(ie: &IeView<'_>) -> Result<Self> {
         let mut r = ie.reader();
         let description = r.u8()?;
-        let gtpu_extension_header_deletion = if r.remaining() > 0 {
-            Some(r.u8()?)
-        } else {
-            None
-        };
+        let gtpu_extension_header_deletion = r.field_if(r.remaining() > 0)?;
         Ok(OuterHeaderRemoval {
             description,
             gtpu_extension_header_deletion,
         })
     }
     fn value_len(&self) -> usize {
-        1 + self.gtpu_extension_header_deletion.map_or(0, |_| 1)
+        1 + opt_len(self.gtpu_extension_header_deletion)
     }
     fn encode_value(&self, w: &mut Writer<'_>) -> core::result::Result<(), EmitError> {
         w.u8(self.description)?;
-        if let Some(d) = self.gtpu_extension_header_deletion {
-            w.u8(d)?;
-        }
-        Ok(())
+        w.field_opt(self.gtpu_extension_header_deletion)
     }
 }
 
@@ -150,36 +143,12 @@ impl IeValue for OuterHeaderCreation {
     fn decode(ie: &IeView<'_>) -> Result<Self> {
         let mut r = ie.reader();
         let d = r.u16()?;
-        let teid = if Self::needs_teid(d) {
-            Some(Teid(r.u32()?))
-        } else {
-            None
-        };
-        let ipv4 = if Self::needs_ipv4(d) {
-            Some(r.ipv4()?)
-        } else {
-            None
-        };
-        let ipv6 = if Self::needs_ipv6(d) {
-            Some(r.ipv6()?)
-        } else {
-            None
-        };
-        let port = if Self::needs_port(d) {
-            Some(r.u16()?)
-        } else {
-            None
-        };
-        let c_tag = if d & Self::C_TAG != 0 {
-            Some(r.array()?)
-        } else {
-            None
-        };
-        let s_tag = if d & Self::S_TAG != 0 {
-            Some(r.array()?)
-        } else {
-            None
-        };
+        let teid = r.field_if(Self::needs_teid(d))?;
+        let ipv4 = r.field_if(Self::needs_ipv4(d))?;
+        let ipv6 = r.field_if(Self::needs_ipv6(d))?;
+        let port = r.field_if(Self::needs_port(d))?;
+        let c_tag = r.field_if(d & Self::C_TAG != 0)?;
+        let s_tag = r.field_if(d & Self::S_TAG != 0)?;
         Ok(OuterHeaderCreation {
             description: d,
             teid,
@@ -191,12 +160,12 @@ impl IeValue for OuterHeaderCreation {
         })
     }
     fn value_len(&self) -> usize {
-        2 + self.teid.map_or(0, |_| 4)
-            + self.ipv4.map_or(0, |_| 4)
-            + self.ipv6.map_or(0, |_| 16)
-            + self.port.map_or(0, |_| 2)
-            + self.c_tag.map_or(0, |_| 3)
-            + self.s_tag.map_or(0, |_| 3)
+        2 + opt_len(self.teid)
+            + opt_len(self.ipv4)
+            + opt_len(self.ipv6)
+            + opt_len(self.port)
+            + opt_len(self.c_tag)
+            + opt_len(self.s_tag)
     }
     fn encode_value(&self, w: &mut Writer<'_>) -> core::result::Result<(), EmitError> {
         let d = self.description;
@@ -212,25 +181,12 @@ impl IeValue for OuterHeaderCreation {
             });
         }
         w.u16(d)?;
-        if let Some(t) = self.teid {
-            w.u32(t.0)?;
-        }
-        if let Some(a) = self.ipv4 {
-            w.put_slice(&a.octets())?;
-        }
-        if let Some(a) = self.ipv6 {
-            w.put_slice(&a.octets())?;
-        }
-        if let Some(p) = self.port {
-            w.u16(p)?;
-        }
-        if let Some(t) = self.c_tag {
-            w.put_slice(&t)?;
-        }
-        if let Some(t) = self.s_tag {
-            w.put_slice(&t)?;
-        }
-        Ok(())
+        w.field_opt(self.teid)?;
+        w.field_opt(self.ipv4)?;
+        w.field_opt(self.ipv6)?;
+        w.field_opt(self.port)?;
+        w.field_opt(self.c_tag)?;
+        w.field_opt(self.s_tag)
     }
 }
 

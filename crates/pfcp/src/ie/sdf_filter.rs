@@ -2,7 +2,7 @@
 
 use super::{IeType, IeValue, IeView, TypedIe};
 use crate::error::{EmitError, Result};
-use crate::wire::Writer;
+use crate::wire::{Writer, bit_if, opt_len};
 
 /// A service data flow filter.
 ///
@@ -52,26 +52,25 @@ impl IeValue for SdfFilter {
         };
         Ok(SdfFilter {
             flow_description,
-            tos_traffic_class: if f & TTC != 0 { Some(r.u16()?) } else { None },
-            security_parameter_index: if f & SPI != 0 { Some(r.u32()?) } else { None },
-            flow_label: if f & FL != 0 { Some(r.u24()?) } else { None },
-            sdf_filter_id: if f & BID != 0 { Some(r.u32()?) } else { None },
+            tos_traffic_class: r.field_if(f & TTC != 0)?,
+            security_parameter_index: r.field_if(f & SPI != 0)?,
+            flow_label: (f & FL != 0).then(|| r.u24()).transpose()?,
+            sdf_filter_id: r.field_if(f & BID != 0)?,
         })
     }
     fn value_len(&self) -> usize {
         2 + self.flow_description.as_ref().map_or(0, |d| 2 + d.len())
-            + self.tos_traffic_class.map_or(0, |_| 2)
-            + self.security_parameter_index.map_or(0, |_| 4)
+            + opt_len(self.tos_traffic_class)
+            + opt_len(self.security_parameter_index)
             + self.flow_label.map_or(0, |_| 3)
-            + self.sdf_filter_id.map_or(0, |_| 4)
+            + opt_len(self.sdf_filter_id)
     }
     fn encode_value(&self, w: &mut Writer<'_>) -> core::result::Result<(), EmitError> {
-        let bit = |on: bool, b: u8| if on { b } else { 0 };
-        w.u8(bit(self.flow_description.is_some(), FD)
-            | bit(self.tos_traffic_class.is_some(), TTC)
-            | bit(self.security_parameter_index.is_some(), SPI)
-            | bit(self.flow_label.is_some(), FL)
-            | bit(self.sdf_filter_id.is_some(), BID))?;
+        w.u8(bit_if(self.flow_description.is_some(), FD)
+            | bit_if(self.tos_traffic_class.is_some(), TTC)
+            | bit_if(self.security_parameter_index.is_some(), SPI)
+            | bit_if(self.flow_label.is_some(), FL)
+            | bit_if(self.sdf_filter_id.is_some(), BID))?;
         w.u8(0)?;
         if let Some(d) = &self.flow_description {
             let len = u16::try_from(d.len()).map_err(|_| EmitError::TooLong {
@@ -81,12 +80,8 @@ impl IeValue for SdfFilter {
             w.u16(len)?;
             w.put_slice(d)?;
         }
-        if let Some(v) = self.tos_traffic_class {
-            w.u16(v)?;
-        }
-        if let Some(v) = self.security_parameter_index {
-            w.u32(v)?;
-        }
+        w.field_opt(self.tos_traffic_class)?;
+        w.field_opt(self.security_parameter_index)?;
         if let Some(v) = self.flow_label {
             if v > 0xff_ffff {
                 return Err(EmitError::Invalid {
@@ -95,10 +90,7 @@ impl IeValue for SdfFilter {
             }
             w.u24(v)?;
         }
-        if let Some(v) = self.sdf_filter_id {
-            w.u32(v)?;
-        }
-        Ok(())
+        w.field_opt(self.sdf_filter_id)
     }
 }
 

@@ -4,7 +4,7 @@ use core::net::{Ipv4Addr, Ipv6Addr};
 
 use super::{IeType, IeValue, IeView, TypedIe};
 use crate::error::{EmitError, Result};
-use crate::wire::Writer;
+use crate::wire::{Writer, bit_if, opt_len};
 
 /// The UE's address in a PDI or a Created PDR.
 ///
@@ -55,10 +55,10 @@ impl IeValue for UeIpAddress {
     fn decode(ie: &IeView<'_>) -> Result<Self> {
         let mut r = ie.reader();
         let f = r.u8()?;
-        let ipv4 = if f & V4 != 0 { Some(r.ipv4()?) } else { None };
-        let ipv6 = if f & V6 != 0 { Some(r.ipv6()?) } else { None };
-        let ipv6_prefix_delegation_bits = if f & IPV6D != 0 { Some(r.u8()?) } else { None };
-        let ipv6_prefix_length = if f & IP6PL != 0 { Some(r.u8()?) } else { None };
+        let ipv4 = r.field_if(f & V4 != 0)?;
+        let ipv6 = r.field_if(f & V6 != 0)?;
+        let ipv6_prefix_delegation_bits = r.field_if(f & IPV6D != 0)?;
+        let ipv6_prefix_length = r.field_if(f & IP6PL != 0)?;
         Ok(UeIpAddress {
             is_destination: f & SD != 0,
             ipv4,
@@ -70,33 +70,23 @@ impl IeValue for UeIpAddress {
         })
     }
     fn value_len(&self) -> usize {
-        1 + self.ipv4.map_or(0, |_| 4)
-            + self.ipv6.map_or(0, |_| 16)
-            + self.ipv6_prefix_delegation_bits.map_or(0, |_| 1)
-            + self.ipv6_prefix_length.map_or(0, |_| 1)
+        1 + opt_len(self.ipv4)
+            + opt_len(self.ipv6)
+            + opt_len(self.ipv6_prefix_delegation_bits)
+            + opt_len(self.ipv6_prefix_length)
     }
     fn encode_value(&self, w: &mut Writer<'_>) -> core::result::Result<(), EmitError> {
-        let bit = |on: bool, b: u8| if on { b } else { 0 };
-        w.u8(bit(self.ipv6.is_some(), V6)
-            | bit(self.ipv4.is_some(), V4)
-            | bit(self.is_destination, SD)
-            | bit(self.ipv6_prefix_delegation_bits.is_some(), IPV6D)
-            | bit(self.choose_ipv4, CHV4)
-            | bit(self.choose_ipv6, CHV6)
-            | bit(self.ipv6_prefix_length.is_some(), IP6PL))?;
-        if let Some(a) = self.ipv4 {
-            w.put_slice(&a.octets())?;
-        }
-        if let Some(a) = self.ipv6 {
-            w.put_slice(&a.octets())?;
-        }
-        if let Some(b) = self.ipv6_prefix_delegation_bits {
-            w.u8(b)?;
-        }
-        if let Some(l) = self.ipv6_prefix_length {
-            w.u8(l)?;
-        }
-        Ok(())
+        w.u8(bit_if(self.ipv6.is_some(), V6)
+            | bit_if(self.ipv4.is_some(), V4)
+            | bit_if(self.is_destination, SD)
+            | bit_if(self.ipv6_prefix_delegation_bits.is_some(), IPV6D)
+            | bit_if(self.choose_ipv4, CHV4)
+            | bit_if(self.choose_ipv6, CHV6)
+            | bit_if(self.ipv6_prefix_length.is_some(), IP6PL))?;
+        w.field_opt(self.ipv4)?;
+        w.field_opt(self.ipv6)?;
+        w.field_opt(self.ipv6_prefix_delegation_bits)?;
+        w.field_opt(self.ipv6_prefix_length)
     }
 }
 

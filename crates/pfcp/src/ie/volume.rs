@@ -3,7 +3,7 @@
 
 use super::{IeType, IeValue, IeView, TypedIe};
 use crate::error::{EmitError, Result};
-use crate::wire::Writer;
+use crate::wire::{Reader, Writer, bit_if, opt_len};
 
 const TOVOL: u8 = 0x01;
 const ULVOL: u8 = 0x02;
@@ -11,6 +11,10 @@ const DLVOL: u8 = 0x04;
 const TONOP: u8 = 0x08;
 const ULNOP: u8 = 0x10;
 const DLNOP: u8 = 0x20;
+
+/// The flag of each counter, in wire order.
+const VOLUME: [u8; 3] = [TOVOL, ULVOL, DLVOL];
+const MEASUREMENT: [u8; 6] = [TOVOL, ULVOL, DLVOL, TONOP, ULNOP, DLNOP];
 
 /// Octet counts: the value of Volume Threshold, Volume Quota and their Subsequent variants.
 ///
@@ -26,43 +30,53 @@ pub struct Volume {
     pub downlink: Option<u64>,
 }
 
-fn opt_u64(r: &mut crate::wire::Reader<'_>, on: bool) -> Result<Option<u64>> {
-    if on { r.u64().map(Some) } else { Ok(None) }
-}
-
-fn put_opt(w: &mut Writer<'_>, v: Option<u64>) -> core::result::Result<(), EmitError> {
-    match v {
-        Some(v) => w.u64(v),
-        None => Ok(()),
+/// The flag octet, then the counters it flags (8 octets each) in the order of `flags`.
+fn read_counters<const N: usize>(r: &mut Reader<'_>, flags: [u8; N]) -> Result<[Option<u64>; N]> {
+    let f = r.u8()?;
+    let mut out = [None; N];
+    for (v, flag) in out.iter_mut().zip(flags) {
+        *v = r.field_if(f & flag != 0)?;
     }
+    Ok(out)
 }
 
-fn flag(v: Option<u64>, b: u8) -> u8 {
-    if v.is_some() { b } else { 0 }
+fn counters_len(vs: &[Option<u64>]) -> usize {
+    1 + vs.iter().map(|v| opt_len(*v)).sum::<usize>()
 }
 
-fn count(vs: &[Option<u64>]) -> usize {
-    vs.iter().filter(|v| v.is_some()).count() * 8
+fn write_counters(
+    w: &mut Writer<'_>,
+    vs: &[Option<u64>],
+    flags: &[u8],
+) -> core::result::Result<(), EmitError> {
+    let f = vs
+        .iter()
+        .zip(flags)
+        .fold(0, |f, (v, &flag)| f | bit_if(v.is_some(), flag));
+    w.u8(f)?;
+    vs.iter().try_for_each(|v| w.field_opt(*v))
+}
+
+impl Volume {
+    fn counters(&self) -> [Option<u64>; 3] {
+        [self.total, self.uplink, self.downlink]
+    }
 }
 
 impl IeValue for Volume {
     fn decode(ie: &IeView<'_>) -> Result<Self> {
-        let mut r = ie.reader();
-        let f = r.u8()?;
+        let [total, uplink, downlink] = read_counters(&mut ie.reader(), VOLUME)?;
         Ok(Volume {
-            total: opt_u64(&mut r, f & TOVOL != 0)?,
-            uplink: opt_u64(&mut r, f & ULVOL != 0)?,
-            downlink: opt_u64(&mut r, f & DLVOL != 0)?,
+            total,
+            uplink,
+            downlink,
         })
     }
     fn value_len(&self) -> usize {
-        1 + count(&[self.total, self.uplink, self.downlink])
+        counters_len(&self.counters())
     }
     fn encode_value(&self, w: &mut Writer<'_>) -> core::result::Result<(), EmitError> {
-        w.u8(flag(self.total, TOVOL) | flag(self.uplink, ULVOL) | flag(self.downlink, DLVOL))?;
-        put_opt(w, self.total)?;
-        put_opt(w, self.uplink)?;
-        put_opt(w, self.downlink)
+        write_counters(w, &self.counters(), &VOLUME)
     }
 }
 
@@ -90,47 +104,43 @@ pub struct VolumeMeasurement {
     pub downlink_packets: Option<u64>,
 }
 
+impl VolumeMeasurement {
+    fn counters(&self) -> [Option<u64>; 6] {
+        [
+            self.total,
+            self.uplink,
+            self.downlink,
+            self.total_packets,
+            self.uplink_packets,
+            self.downlink_packets,
+        ]
+    }
+}
+
 impl IeValue for VolumeMeasurement {
     fn decode(ie: &IeView<'_>) -> Result<Self> {
-        let mut r = ie.reader();
-        let f = r.u8()?;
+        let [
+            total,
+            uplink,
+            downlink,
+            total_packets,
+            uplink_packets,
+            downlink_packets,
+        ] = read_counters(&mut ie.reader(), MEASUREMENT)?;
         Ok(VolumeMeasurement {
-            total: opt_u64(&mut r, f & TOVOL != 0)?,
-            uplink: opt_u64(&mut r, f & ULVOL != 0)?,
-            downlink: opt_u64(&mut r, f & DLVOL != 0)?,
-            total_packets: opt_u64(&mut r, f & TONOP != 0)?,
-            uplink_packets: opt_u64(&mut r, f & ULNOP != 0)?,
-            downlink_packets: opt_u64(&mut r, f & DLNOP != 0)?,
+            total,
+            uplink,
+            downlink,
+            total_packets,
+            uplink_packets,
+            downlink_packets,
         })
     }
     fn value_len(&self) -> usize {
-        1 + count(&[
-            self.total,
-            self.uplink,
-            self.downlink,
-            self.total_packets,
-            self.uplink_packets,
-            self.downlink_packets,
-        ])
+        counters_len(&self.counters())
     }
     fn encode_value(&self, w: &mut Writer<'_>) -> core::result::Result<(), EmitError> {
-        w.u8(flag(self.total, TOVOL)
-            | flag(self.uplink, ULVOL)
-            | flag(self.downlink, DLVOL)
-            | flag(self.total_packets, TONOP)
-            | flag(self.uplink_packets, ULNOP)
-            | flag(self.downlink_packets, DLNOP))?;
-        for v in [
-            self.total,
-            self.uplink,
-            self.downlink,
-            self.total_packets,
-            self.uplink_packets,
-            self.downlink_packets,
-        ] {
-            put_opt(w, v)?;
-        }
-        Ok(())
+        write_counters(w, &self.counters(), &MEASUREMENT)
     }
 }
 
