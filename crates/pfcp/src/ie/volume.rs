@@ -3,7 +3,7 @@
 
 use super::{IeType, IeValue, IeView, TypedIe};
 use crate::error::{EmitError, Result};
-use crate::wire::{Reader, Writer, bit_if, opt_len};
+use crate::wire::{Writer, bit_if, opt_len};
 
 const TOVOL: u8 = 0x01;
 const ULVOL: u8 = 0x02;
@@ -12,9 +12,27 @@ const TONOP: u8 = 0x08;
 const ULNOP: u8 = 0x10;
 const DLNOP: u8 = 0x20;
 
-/// The flag of each counter, in wire order.
-const VOLUME: [u8; 3] = [TOVOL, ULVOL, DLVOL];
-const MEASUREMENT: [u8; 6] = [TOVOL, ULVOL, DLVOL, TONOP, ULNOP, DLNOP];
+/// The codec of an IE that is a flag octet and the 8-octet counters it flags, in the order
+/// listed (the order of the fields in the struct literal is the order they are read).
+macro_rules! counters_ie {
+    ($ty:ident { $($field:ident = $flag:ident),* $(,)? }) => {
+        impl IeValue for $ty {
+            fn decode(ie: &IeView<'_>) -> Result<Self> {
+                let mut r = ie.reader();
+                let f = r.u8()?;
+                Ok($ty { $($field: r.field_if(f & $flag != 0)?),* })
+            }
+            fn value_len(&self) -> usize {
+                1 $(+ opt_len(self.$field))*
+            }
+            fn encode_value(&self, w: &mut Writer<'_>) -> core::result::Result<(), EmitError> {
+                w.u8(0 $(| bit_if(self.$field.is_some(), $flag))*)?;
+                $(w.field_opt(self.$field)?;)*
+                Ok(())
+            }
+        }
+    };
+}
 
 /// Octet counts: the value of Volume Threshold, Volume Quota and their Subsequent variants.
 ///
@@ -30,55 +48,11 @@ pub struct Volume {
     pub downlink: Option<u64>,
 }
 
-/// The flag octet, then the counters it flags (8 octets each) in the order of `flags`.
-fn read_counters<const N: usize>(r: &mut Reader<'_>, flags: [u8; N]) -> Result<[Option<u64>; N]> {
-    let f = r.u8()?;
-    let mut out = [None; N];
-    for (v, flag) in out.iter_mut().zip(flags) {
-        *v = r.field_if(f & flag != 0)?;
-    }
-    Ok(out)
-}
-
-fn counters_len(vs: &[Option<u64>]) -> usize {
-    1 + vs.iter().map(|v| opt_len(*v)).sum::<usize>()
-}
-
-fn write_counters(
-    w: &mut Writer<'_>,
-    vs: &[Option<u64>],
-    flags: &[u8],
-) -> core::result::Result<(), EmitError> {
-    let f = vs
-        .iter()
-        .zip(flags)
-        .fold(0, |f, (v, &flag)| f | bit_if(v.is_some(), flag));
-    w.u8(f)?;
-    vs.iter().try_for_each(|v| w.field_opt(*v))
-}
-
-impl Volume {
-    fn counters(&self) -> [Option<u64>; 3] {
-        [self.total, self.uplink, self.downlink]
-    }
-}
-
-impl IeValue for Volume {
-    fn decode(ie: &IeView<'_>) -> Result<Self> {
-        let [total, uplink, downlink] = read_counters(&mut ie.reader(), VOLUME)?;
-        Ok(Volume {
-            total,
-            uplink,
-            downlink,
-        })
-    }
-    fn value_len(&self) -> usize {
-        counters_len(&self.counters())
-    }
-    fn encode_value(&self, w: &mut Writer<'_>) -> core::result::Result<(), EmitError> {
-        write_counters(w, &self.counters(), &VOLUME)
-    }
-}
+counters_ie!(Volume {
+    total = TOVOL,
+    uplink = ULVOL,
+    downlink = DLVOL,
+});
 
 impl TypedIe for Volume {
     const TYPE: IeType = IeType::VOLUME_THRESHOLD;
@@ -104,45 +78,14 @@ pub struct VolumeMeasurement {
     pub downlink_packets: Option<u64>,
 }
 
-impl VolumeMeasurement {
-    fn counters(&self) -> [Option<u64>; 6] {
-        [
-            self.total,
-            self.uplink,
-            self.downlink,
-            self.total_packets,
-            self.uplink_packets,
-            self.downlink_packets,
-        ]
-    }
-}
-
-impl IeValue for VolumeMeasurement {
-    fn decode(ie: &IeView<'_>) -> Result<Self> {
-        let [
-            total,
-            uplink,
-            downlink,
-            total_packets,
-            uplink_packets,
-            downlink_packets,
-        ] = read_counters(&mut ie.reader(), MEASUREMENT)?;
-        Ok(VolumeMeasurement {
-            total,
-            uplink,
-            downlink,
-            total_packets,
-            uplink_packets,
-            downlink_packets,
-        })
-    }
-    fn value_len(&self) -> usize {
-        counters_len(&self.counters())
-    }
-    fn encode_value(&self, w: &mut Writer<'_>) -> core::result::Result<(), EmitError> {
-        write_counters(w, &self.counters(), &MEASUREMENT)
-    }
-}
+counters_ie!(VolumeMeasurement {
+    total = TOVOL,
+    uplink = ULVOL,
+    downlink = DLVOL,
+    total_packets = TONOP,
+    uplink_packets = ULNOP,
+    downlink_packets = DLNOP,
+});
 
 impl TypedIe for VolumeMeasurement {
     const TYPE: IeType = IeType::VOLUME_MEASUREMENT;
