@@ -116,8 +116,54 @@ pub(crate) struct RuleSet {
     urrs: Vec<UrrId>,
 }
 
-fn position<T>(v: &[T], f: impl Fn(&T) -> bool) -> Option<usize> {
-    v.iter().position(f)
+/// A kind of rule a session keeps, found by its ID; a missing or repeated one is refused with
+/// Cause 73 and its Failed Rule ID.
+trait Rule {
+    type Id: Copy + PartialEq;
+    fn id(&self) -> Self::Id;
+    fn failed(id: Self::Id) -> FailedRuleId;
+}
+
+macro_rules! rule {
+    ($t:ty, $id:ty, |$s:ident| $get:expr, $failed:path) => {
+        impl Rule for $t {
+            type Id = $id;
+            fn id(&self) -> $id {
+                let $s = self;
+                $get
+            }
+            fn failed(id: $id) -> FailedRuleId {
+                $failed(id)
+            }
+        }
+    };
+}
+
+rule!(Pdr, PdrId, |p| p.id, FailedRuleId::Pdr);
+rule!(Far, FarId, |f| f.id, FailedRuleId::Far);
+rule!(Qer, QerId, |q| q.id, FailedRuleId::Qer);
+rule!(UrrId, UrrId, |u| *u, FailedRuleId::Urr);
+
+/// Where the rule with `id` is, or the rejection naming it in the IE `ie`.
+fn index<R: Rule>(rules: &[R], id: R::Id, ie: IeType) -> Result<usize, Rejection> {
+    rules
+        .iter()
+        .position(|r| r.id() == id)
+        .ok_or(Rejection::rule(R::failed(id), ie))
+}
+
+/// Refuses a second rule with `id` (created in the IE `ie`).
+fn absent<R: Rule>(rules: &[R], id: R::Id, ie: IeType) -> Result<(), Rejection> {
+    match index(rules, id, ie) {
+        Ok(_) => Err(Rejection::rule(R::failed(id), ie)),
+        Err(_) => Ok(()),
+    }
+}
+
+/// Removes the rule with `id` (named in the IE `ie`).
+fn remove<R: Rule>(rules: &mut Vec<R>, id: R::Id, ie: IeType) -> Result<(), Rejection> {
+    rules.remove(index(rules, id, ie)?);
+    Ok(())
 }
 
 impl RuleSet {
@@ -130,12 +176,7 @@ impl RuleSet {
     }
 
     pub(crate) fn create_pdr(&mut self, c: &CreatePdr) -> Result<(), Rejection> {
-        if position(&self.pdrs, |p| p.id == c.pdr_id).is_some() {
-            return Err(Rejection::rule(
-                FailedRuleId::Pdr(c.pdr_id),
-                IeType::CREATE_PDR,
-            ));
-        }
+        absent(&self.pdrs, c.pdr_id, IeType::CREATE_PDR)?;
         let mut p = Pdr {
             id: c.pdr_id,
             source: c.pdi.source_interface,
@@ -153,12 +194,7 @@ impl RuleSet {
     }
 
     pub(crate) fn create_far(&mut self, c: &CreateFar) -> Result<(), Rejection> {
-        if self.far(c.far_id).is_some() {
-            return Err(Rejection::rule(
-                FailedRuleId::Far(c.far_id),
-                IeType::CREATE_FAR,
-            ));
-        }
+        absent(&self.fars, c.far_id, IeType::CREATE_FAR)?;
         let fp = c.forwarding_parameters.as_ref();
         self.fars.push(Far {
             id: c.far_id,
@@ -170,12 +206,7 @@ impl RuleSet {
     }
 
     pub(crate) fn create_qer(&mut self, c: &CreateQer) -> Result<(), Rejection> {
-        if self.qer(c.qer_id).is_some() {
-            return Err(Rejection::rule(
-                FailedRuleId::Qer(c.qer_id),
-                IeType::CREATE_QER,
-            ));
-        }
+        absent(&self.qers, c.qer_id, IeType::CREATE_QER)?;
         self.qers.push(Qer {
             id: c.qer_id,
             qfi: c.qfi,
@@ -184,25 +215,14 @@ impl RuleSet {
     }
 
     pub(crate) fn create_urr(&mut self, c: &CreateUrr) -> Result<(), Rejection> {
-        if self.urrs.contains(&c.urr_id) {
-            return Err(Rejection::rule(
-                FailedRuleId::Urr(c.urr_id),
-                IeType::CREATE_URR,
-            ));
-        }
+        absent(&self.urrs, c.urr_id, IeType::CREATE_URR)?;
         self.urrs.push(c.urr_id);
         Ok(())
     }
 
     fn update_pdr(&mut self, u: &UpdatePdr) -> Result<(), Rejection> {
-        let p = self
-            .pdrs
-            .iter_mut()
-            .find(|p| p.id == u.pdr_id)
-            .ok_or(Rejection::rule(
-                FailedRuleId::Pdr(u.pdr_id),
-                IeType::UPDATE_PDR,
-            ))?;
+        let i = index(&self.pdrs, u.pdr_id, IeType::UPDATE_PDR)?;
+        let p = &mut self.pdrs[i];
         if let Some(pdi) = &u.pdi {
             p.set_pdi(pdi);
         }
@@ -222,14 +242,8 @@ impl RuleSet {
     }
 
     fn update_far(&mut self, u: &UpdateFar) -> Result<(), Rejection> {
-        let f = self
-            .fars
-            .iter_mut()
-            .find(|f| f.id == u.far_id)
-            .ok_or(Rejection::rule(
-                FailedRuleId::Far(u.far_id),
-                IeType::UPDATE_FAR,
-            ))?;
+        let i = index(&self.fars, u.far_id, IeType::UPDATE_FAR)?;
+        let f = &mut self.fars[i];
         if let Some(a) = u.apply_action {
             f.action = a;
         }
@@ -245,14 +259,8 @@ impl RuleSet {
     }
 
     fn update_qer(&mut self, u: &UpdateQer) -> Result<(), Rejection> {
-        let q = self
-            .qers
-            .iter_mut()
-            .find(|q| q.id == u.qer_id)
-            .ok_or(Rejection::rule(
-                FailedRuleId::Qer(u.qer_id),
-                IeType::UPDATE_QER,
-            ))?;
+        let i = index(&self.qers, u.qer_id, IeType::UPDATE_QER)?;
+        let q = &mut self.qers[i];
         if u.qfi.is_some() {
             q.qfi = u.qfi;
         }
@@ -260,45 +268,22 @@ impl RuleSet {
     }
 
     fn update_urr(&mut self, u: &UpdateUrr) -> Result<(), Rejection> {
-        if self.urrs.contains(&u.urr_id) {
-            Ok(())
-        } else {
-            Err(Rejection::rule(
-                FailedRuleId::Urr(u.urr_id),
-                IeType::UPDATE_URR,
-            ))
-        }
+        index(&self.urrs, u.urr_id, IeType::UPDATE_URR).map(|_| ())
     }
 
     /// Applies a Session Modification Request's removals, creations and updates, in that order.
     pub(crate) fn modify(&mut self, r: &SessionModificationRequest) -> Result<(), Rejection> {
         for x in &r.remove_pdrs {
-            let i = position(&self.pdrs, |p| p.id == x.pdr_id).ok_or(Rejection::rule(
-                FailedRuleId::Pdr(x.pdr_id),
-                IeType::REMOVE_PDR,
-            ))?;
-            self.pdrs.remove(i);
+            remove(&mut self.pdrs, x.pdr_id, IeType::REMOVE_PDR)?;
         }
         for x in &r.remove_fars {
-            let i = position(&self.fars, |f| f.id == x.far_id).ok_or(Rejection::rule(
-                FailedRuleId::Far(x.far_id),
-                IeType::REMOVE_FAR,
-            ))?;
-            self.fars.remove(i);
+            remove(&mut self.fars, x.far_id, IeType::REMOVE_FAR)?;
         }
         for x in &r.remove_qers {
-            let i = position(&self.qers, |q| q.id == x.qer_id).ok_or(Rejection::rule(
-                FailedRuleId::Qer(x.qer_id),
-                IeType::REMOVE_QER,
-            ))?;
-            self.qers.remove(i);
+            remove(&mut self.qers, x.qer_id, IeType::REMOVE_QER)?;
         }
         for x in &r.remove_urrs {
-            let i = position(&self.urrs, |u| *u == x.urr_id).ok_or(Rejection::rule(
-                FailedRuleId::Urr(x.urr_id),
-                IeType::REMOVE_URR,
-            ))?;
-            self.urrs.remove(i);
+            remove(&mut self.urrs, x.urr_id, IeType::REMOVE_URR)?;
         }
         r.create_fars.iter().try_for_each(|c| self.create_far(c))?;
         r.create_qers.iter().try_for_each(|c| self.create_qer(c))?;
