@@ -185,46 +185,41 @@ pub fn volume_measurement() -> BoxedStrategy<VolumeMeasurement> {
         .boxed()
 }
 
-/// A flag set with `octets` octets, bits confined to the ones the release defines.
-fn bits(max_bits: u32) -> BoxedStrategy<u64> {
-    any::<u64>()
-        .prop_map(move |b| b & ((1u64 << max_bits) - 1))
+/// A flag set with the bits the release defines (`max_bits`) and a number of octets from
+/// `octets`, made by `with_octets`.
+fn flag_set<T: std::fmt::Debug + 'static>(
+    max_bits: u32,
+    octets: std::ops::RangeInclusive<u8>,
+    with_octets: fn(u64, u8) -> T,
+) -> BoxedStrategy<T> {
+    (any::<u64>(), octets)
+        .prop_map(move |(b, o)| with_octets(b & ((1u64 << max_bits) - 1), o))
         .boxed()
 }
 
 pub fn apply_action() -> BoxedStrategy<ApplyAction> {
-    (bits(13), 1u8..=2)
-        .prop_map(|(b, o)| ApplyAction::with_octets(b, o))
-        .boxed()
+    flag_set(13, 1..=2, ApplyAction::with_octets)
 }
 pub fn up_function_features() -> BoxedStrategy<UpFunctionFeatures> {
-    (bits(24), 2u8..=3)
-        .prop_map(|(b, o)| UpFunctionFeatures::with_octets(b, o))
-        .boxed()
+    flag_set(24, 2..=3, UpFunctionFeatures::with_octets)
 }
 pub fn cp_function_features() -> BoxedStrategy<CpFunctionFeatures> {
-    (bits(10), 1u8..=2)
-        .prop_map(|(b, o)| CpFunctionFeatures::with_octets(b, o))
-        .boxed()
+    flag_set(10, 1..=2, CpFunctionFeatures::with_octets)
 }
 pub fn reporting_triggers() -> BoxedStrategy<ReportingTriggers> {
-    (bits(18), 2u8..=3)
-        .prop_map(|(b, o)| ReportingTriggers::with_octets(b, o))
-        .boxed()
+    flag_set(18, 2..=3, ReportingTriggers::with_octets)
 }
 pub fn usage_report_trigger() -> BoxedStrategy<UsageReportTrigger> {
-    (bits(22), 3u8..=3)
-        .prop_map(|(b, o)| UsageReportTrigger::with_octets(b, o))
-        .boxed()
+    flag_set(22, 3..=3, UsageReportTrigger::with_octets)
 }
 pub fn measurement_method() -> BoxedStrategy<MeasurementMethod> {
-    bits(3).prop_map(MeasurementMethod::new).boxed()
+    flag_set(3, 1..=1, MeasurementMethod::with_octets)
 }
 pub fn report_type() -> BoxedStrategy<ReportType> {
-    bits(7).prop_map(ReportType::new).boxed()
+    flag_set(7, 1..=1, ReportType::with_octets)
 }
 pub fn usage_information() -> BoxedStrategy<UsageInformation> {
-    bits(4).prop_map(UsageInformation::new).boxed()
+    flag_set(4, 1..=1, UsageInformation::with_octets)
 }
 
 /// IEs no codec layer types: unassigned types and vendor-specific IEs (with at least one data
@@ -355,20 +350,16 @@ pub fn forwarding_parameters() -> BoxedStrategy<ForwardingParameters> {
         .boxed()
 }
 
+/// Update Forwarding Parameters: Forwarding Parameters whose Destination Interface may be
+/// left out.
 pub fn update_forwarding_parameters() -> BoxedStrategy<UpdateForwardingParameters> {
-    (
-        option::of((0u8..=5).prop_map(DestinationInterface::new)),
-        option::of(dns_name()),
-        option::of(outer_header_creation()),
-        option::of((0u8..=18).prop_map(InterfaceType::new)),
-        others(),
-    )
-        .prop_map(|(di, ni, ohc, it, o)| UpdateForwardingParameters {
-            destination_interface: di,
-            network_instance: ni,
-            outer_header_creation: ohc,
-            destination_interface_type: it,
-            other_ies: o,
+    (forwarding_parameters(), any::<bool>())
+        .prop_map(|(f, di)| UpdateForwardingParameters {
+            destination_interface: di.then_some(f.destination_interface),
+            network_instance: f.network_instance,
+            outer_header_creation: f.outer_header_creation,
+            destination_interface_type: f.destination_interface_type,
+            other_ies: f.other_ies,
         })
         .boxed()
 }
@@ -389,18 +380,19 @@ pub fn create_far() -> BoxedStrategy<CreateFar> {
         .boxed()
 }
 
+/// Update FAR: a Create FAR whose Apply Action may be left out, with Update Forwarding
+/// Parameters.
 pub fn update_far() -> BoxedStrategy<UpdateFar> {
     (
-        any::<u32>(),
-        option::of(apply_action()),
+        create_far(),
+        any::<bool>(),
         option::of(update_forwarding_parameters()),
-        others(),
     )
-        .prop_map(|(id, a, fp, o)| UpdateFar {
-            far_id: FarId(id),
-            apply_action: a,
+        .prop_map(|(c, a, fp)| UpdateFar {
+            far_id: c.far_id,
+            apply_action: a.then_some(c.apply_action),
             update_forwarding_parameters: fp,
-            other_ies: o,
+            other_ies: c.other_ies,
         })
         .boxed()
 }
@@ -425,22 +417,16 @@ pub fn create_qer() -> BoxedStrategy<CreateQer> {
         .boxed()
 }
 
+/// Update QER: a Create QER whose Gate Status may be left out.
 pub fn update_qer() -> BoxedStrategy<UpdateQer> {
-    (
-        any::<u32>(),
-        option::of(gate_status()),
-        option::of(bit_rate()),
-        option::of(bit_rate()),
-        option::of(qfi()),
-        others(),
-    )
-        .prop_map(|(id, g, mbr, gbr, q, o)| UpdateQer {
-            qer_id: QerId(id),
-            gate_status: g,
-            mbr,
-            gbr,
-            qfi: q,
-            other_ies: o,
+    (create_qer(), any::<bool>())
+        .prop_map(|(c, g)| UpdateQer {
+            qer_id: c.qer_id,
+            gate_status: g.then_some(c.gate_status),
+            mbr: c.mbr,
+            gbr: c.gbr,
+            qfi: c.qfi,
+            other_ies: c.other_ies,
         })
         .boxed()
 }
@@ -471,28 +457,19 @@ pub fn create_urr() -> BoxedStrategy<CreateUrr> {
         .boxed()
 }
 
+/// Update URR: a Create URR whose Measurement Method and Reporting Triggers may be left out.
 pub fn update_urr() -> BoxedStrategy<UpdateUrr> {
-    (
-        any::<u32>(),
-        option::of(measurement_method()),
-        option::of(reporting_triggers()),
-        option::of(any::<u32>()),
-        option::of(volume()),
-        option::of(volume()),
-        option::of(any::<u32>()),
-        option::of(any::<u32>()),
-        others(),
-    )
-        .prop_map(|(id, mm, rt, mp, vt, vq, tt, tq, o)| UpdateUrr {
-            urr_id: UrrId(id),
-            measurement_method: mm,
-            reporting_triggers: rt,
-            measurement_period: mp,
-            volume_threshold: vt,
-            volume_quota: vq,
-            time_threshold: tt,
-            time_quota: tq,
-            other_ies: o,
+    (create_urr(), any::<bool>(), any::<bool>())
+        .prop_map(|(c, mm, rt)| UpdateUrr {
+            urr_id: c.urr_id,
+            measurement_method: mm.then_some(c.measurement_method),
+            reporting_triggers: rt.then_some(c.reporting_triggers),
+            measurement_period: c.measurement_period,
+            volume_threshold: c.volume_threshold,
+            volume_quota: c.volume_quota,
+            time_threshold: c.time_threshold,
+            time_quota: c.time_quota,
+            other_ies: c.other_ies,
         })
         .boxed()
 }
@@ -688,10 +665,34 @@ fn session_body() -> BoxedStrategy<MessageBody> {
         (
             (option::of(fseid()), option::of(node_id())),
             (
-                vec(any::<u16>(), 0..2),
-                vec(any::<u32>(), 0..2),
-                vec(any::<u32>(), 0..2),
-                vec(any::<u32>(), 0..2)
+                vec(
+                    any::<u16>().prop_map(|i| RemovePdr {
+                        pdr_id: PdrId(i),
+                        other_ies: vec![]
+                    }),
+                    0..2
+                ),
+                vec(
+                    any::<u32>().prop_map(|i| RemoveFar {
+                        far_id: FarId(i),
+                        other_ies: vec![]
+                    }),
+                    0..2
+                ),
+                vec(
+                    any::<u32>().prop_map(|i| RemoveUrr {
+                        urr_id: UrrId(i),
+                        other_ies: vec![]
+                    }),
+                    0..2
+                ),
+                vec(
+                    any::<u32>().prop_map(|i| RemoveQer {
+                        qer_id: QerId(i),
+                        other_ies: vec![]
+                    }),
+                    0..2
+                )
             ),
             (
                 vec(create_pdr(), 0..2),
@@ -711,34 +712,10 @@ fn session_body() -> BoxedStrategy<MessageBody> {
                 |((f, n), (rp, rf, ru, rq), (cp, cf, cu, cq), (up, uf, uu, uq), o)| {
                     SessionModificationRequest {
                         cp_f_seid: f,
-                        remove_pdrs: rp
-                            .into_iter()
-                            .map(|i| RemovePdr {
-                                pdr_id: PdrId(i),
-                                other_ies: vec![],
-                            })
-                            .collect(),
-                        remove_fars: rf
-                            .into_iter()
-                            .map(|i| RemoveFar {
-                                far_id: FarId(i),
-                                other_ies: vec![],
-                            })
-                            .collect(),
-                        remove_urrs: ru
-                            .into_iter()
-                            .map(|i| RemoveUrr {
-                                urr_id: UrrId(i),
-                                other_ies: vec![],
-                            })
-                            .collect(),
-                        remove_qers: rq
-                            .into_iter()
-                            .map(|i| RemoveQer {
-                                qer_id: QerId(i),
-                                other_ies: vec![],
-                            })
-                            .collect(),
+                        remove_pdrs: rp,
+                        remove_fars: rf,
+                        remove_urrs: ru,
+                        remove_qers: rq,
                         create_pdrs: cp,
                         create_fars: cf,
                         create_urrs: cu,
