@@ -8,38 +8,20 @@ use std::time::{Duration, Instant};
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use upfbench_pfcp::driver::{self, PfcpClient};
-use upfbench_pfcp::ie::{DnsName, NodeId, NtpTimestamp};
+use upfbench_pfcp::ie::NtpTimestamp;
 use upfbench_pfcp::node::{Client, ClientConfig, Event, Upf, UpfConfig};
-use upfbench_pfcp::plan::{QerPlan, UeSessionPlan, UplinkTeid};
-use upfbench_pfcp::{Qfi, Seid, Teid};
+use upfbench_pfcp::plan::UeSessionPlan;
 
 const SESSIONS: u32 = 10_000;
-const UPF_N3: Ipv4Addr = Ipv4Addr::new(192, 168, 13, 151);
+// The tests' plans: UE i of a run.
+#[path = "../tests/common/plans.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod plans;
+
+use plans::UPF_N3;
 
 fn plans(cp: Ipv4Addr) -> Vec<UeSessionPlan> {
-    (0..SESSIONS)
-        .map(|i| UeSessionPlan {
-            node_id: NodeId::Ipv4(cp),
-            cp_seid: Seid(u64::from(i) + 1),
-            cp_address: cp,
-            ue_address: Ipv4Addr::from(u32::from(Ipv4Addr::new(10, 45, 0, 2)) + i),
-            uplink_teid: UplinkTeid::Assigned(Teid(2 * i + 1)),
-            upf_n3_address: UPF_N3,
-            downlink_teid: Teid(2 * i + 2),
-            gnb_n3_address: Ipv4Addr::new(192, 168, 13, 131),
-            network_instance: DnsName::from_dotted("internet").unwrap(),
-            dnn: Some(DnsName::from_dotted("internet").unwrap()),
-            uplink_qfi: None,
-            uplink_sdf_filter: None,
-            interface_types: true,
-            qer: Some(QerPlan {
-                qfi: Qfi::new(9).unwrap(),
-                mbr: None,
-                gbr: None,
-            }),
-            urr: None,
-        })
-        .collect()
+    (0..SESSIONS).map(|i| plans::ue_plan(i, cp)).collect()
 }
 
 /// Moves datagrams between the two nodes until both are quiet; returns client events seen.

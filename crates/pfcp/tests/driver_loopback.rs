@@ -7,21 +7,15 @@ mod common;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
-use common::net::{GNB_N3, UPF_N3, plan};
+use common::net::plan;
+use common::plans::{GNB_N3, UPF_N3, ue_plan as plan_for};
 use upfbench_pfcp::driver::{self, PfcpClient, UpfChannels, UpfServer};
-use upfbench_pfcp::ie::{Cause, NodeId, NtpTimestamp};
+use upfbench_pfcp::ie::{Cause, NtpTimestamp};
 use upfbench_pfcp::node::{
     ClientConfig, Error, Event, Procedure, RuleChange, Tunnel, UpfConfig, UpfEvent,
 };
-use upfbench_pfcp::plan::{UeSessionPlan, UplinkTeid};
+use upfbench_pfcp::plan::UplinkTeid;
 use upfbench_pfcp::{Seid, Teid};
-
-fn plan_for(i: u32, cp: Ipv4Addr) -> UeSessionPlan {
-    let mut p = plan(i);
-    p.node_id = NodeId::Ipv4(cp);
-    p.cp_address = cp;
-    p
-}
 
 async fn upf(up: Ipv4Addr, cp: Ipv4Addr, ts: NtpTimestamp) -> (UpfServer, UpfChannels) {
     // The address may still be held by a UPF side that was just dropped.

@@ -1,22 +1,17 @@
 //! Error cases: every decoding failure says what, which message, which IE and where; encoding
 //! refuses values it cannot put on the wire; unknown and vendor IEs are kept, never fatal.
 
+mod common;
+
 use std::net::Ipv4Addr;
 
+use common::vectors::hex;
 use upfbench_pfcp::ie::*;
 use upfbench_pfcp::message::*;
 use upfbench_pfcp::{
     Datagram, EmitError, ErrorKind, Message, MessageBody, MessagePriority, Seid, SequenceNumber,
     Teid, TypedIe,
 };
-
-fn hex(s: &str) -> Vec<u8> {
-    let s: String = s.split_whitespace().collect();
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
 
 const HEARTBEAT: &str = "2001000c 00000100 0060 0004 ed157e22";
 const EST_REQ: &str = "2132015b000000000000000000000300003c000500c0a80e6f0039000d02a0374f94eb52b387c0a80e6f0001003a003800020001001d00040000ffff0002002000140001010016000908696e7465726e6574005d0005060a2d000200a0000111006c0004000000010001007b003800020002001d00040000ffff0002005c0014000100001500090100000001c0a80d970016000908696e7465726e6574005d0005020a2d000200170026010000227065726d6974206f75742069702066726f6d20616e7920746f2061737369676e6564007c00010100a000010b006c000400000002005f00010000030036006c000400000001002c00010200040025002a0001000016000908696e7465726e65740054000a010000000002c0a80d8300a000010b00030028006c000400000002002c00010200040017002a0001010016000908696e7465726e657400a00001110071000101009f000908696e7465726e6574";

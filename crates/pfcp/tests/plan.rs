@@ -1,48 +1,19 @@
 //! The session plan builds the reference client's requests (which the UPFs accept), with the
 //! interoperability fixes: 2-octet Apply Action and QER IDs referenced by the PDRs.
 
+mod common;
+
 use std::net::Ipv4Addr;
 
+use common::plans::reference_plan;
+use common::vectors::vector_bytes;
 use upfbench_pfcp::ie::*;
 use upfbench_pfcp::message::*;
-use upfbench_pfcp::plan::{QerPlan, UeSessionPlan, UplinkTeid, UrrPlan};
+use upfbench_pfcp::plan::{QerPlan, UplinkTeid, UrrPlan};
 use upfbench_pfcp::{Message, MessageBody, QerId, Qfi, Seid, SequenceNumber, Teid};
 
 fn vector(name: &str) -> Message {
-    let v: serde_json::Value = serde_json::from_str(include_str!("../testdata/pfcp.json")).unwrap();
-    let v = v["vectors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|v| v["name"] == name)
-        .unwrap()
-        .clone();
-    let h = v["hex"].as_str().unwrap();
-    let b: Vec<u8> = (0..h.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
-        .collect();
-    Message::parse(&b).unwrap()
-}
-
-fn reference_plan() -> UeSessionPlan {
-    UeSessionPlan {
-        node_id: NodeId::Ipv4(Ipv4Addr::new(192, 168, 14, 111)),
-        cp_seid: Seid(11_544_783_670_809_375_623),
-        cp_address: Ipv4Addr::new(192, 168, 14, 111),
-        ue_address: Ipv4Addr::new(10, 45, 0, 2),
-        uplink_teid: UplinkTeid::Assigned(Teid(1)),
-        upf_n3_address: Ipv4Addr::new(192, 168, 13, 151),
-        downlink_teid: Teid(2),
-        gnb_n3_address: Ipv4Addr::new(192, 168, 13, 131),
-        network_instance: DnsName::from_dotted("internet").unwrap(),
-        dnn: Some(DnsName::from_dotted("internet").unwrap()),
-        uplink_qfi: Some(Qfi::new(1).unwrap()),
-        uplink_sdf_filter: Some(SdfFilter::flow("permit out ip from any to assigned")),
-        interface_types: true,
-        qer: None,
-        urr: None,
-    }
+    Message::parse(&vector_bytes(name)).unwrap()
 }
 
 fn two_octet_apply_actions(r: &mut SessionEstablishmentRequest) {

@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 
 use common::pcap;
+use common::plans::reference_plan;
 use common::strategies as s;
+use common::vectors::{hex, vectors};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use upfbench_pfcp::ie::*;
@@ -421,32 +423,13 @@ fn check(name: &str, messages: &[Message]) {
     std::fs::remove_file(&path).ok();
 }
 
-fn hex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
-
 fn seq(n: u32) -> SequenceNumber {
     SequenceNumber::new(n).unwrap()
 }
 
+/// The reference UE with a QER (MBR, GBR) and a URR.
 fn plan() -> UeSessionPlan {
     UeSessionPlan {
-        node_id: NodeId::Ipv4(Ipv4Addr::new(192, 168, 14, 111)),
-        cp_seid: Seid(0xa037_4f94_eb52_b387),
-        cp_address: Ipv4Addr::new(192, 168, 14, 111),
-        ue_address: Ipv4Addr::new(10, 45, 0, 2),
-        uplink_teid: UplinkTeid::Assigned(Teid(1)),
-        upf_n3_address: Ipv4Addr::new(192, 168, 13, 151),
-        downlink_teid: Teid(2),
-        gnb_n3_address: Ipv4Addr::new(192, 168, 13, 131),
-        network_instance: DnsName::from_dotted("internet").unwrap(),
-        dnn: Some(DnsName::from_dotted("internet").unwrap()),
-        uplink_qfi: Some(Qfi::new(1).unwrap()),
-        uplink_sdf_filter: Some(SdfFilter::flow("permit out ip from any to assigned")),
-        interface_types: true,
         qer: Some(QerPlan {
             qfi: Qfi::new(1).unwrap(),
             mbr: Some(BitRate {
@@ -462,6 +445,7 @@ fn plan() -> UeSessionPlan {
             measurement_period_s: Some(10),
             volume_threshold_octets: Some(1 << 30),
         }),
+        ..reference_plan()
     }
 }
 
@@ -591,11 +575,7 @@ fn built_messages() -> Vec<Message> {
 
 #[test]
 fn vectors_as_reencoded_dissect_cleanly_and_match() {
-    let text = include_str!("../testdata/pfcp.json");
-    let v: serde_json::Value = serde_json::from_str(text).unwrap();
-    let msgs: Vec<Message> = v["vectors"]
-        .as_array()
-        .unwrap()
+    let msgs: Vec<Message> = vectors()
         .iter()
         .map(|v| Message::parse(&hex(v["hex"].as_str().unwrap())).unwrap())
         .collect();

@@ -1,22 +1,12 @@
 //! The reference vectors (testdata/pfcp.json, copied from shared/vectors): every vector decodes to
 //! the listed fields and re-encodes byte for byte.
 
+mod common;
+
+use common::vectors::{hex, vectors};
 use serde_json::{Value, json};
 use upfbench_pfcp::ie::{ApplyAction, Fteid, NodeId, UpFunctionFeatures};
 use upfbench_pfcp::{Message, MessageBody};
-
-fn vectors() -> Vec<Value> {
-    let text = include_str!("../testdata/pfcp.json");
-    let v: Value = serde_json::from_str(text).unwrap();
-    v["vectors"].as_array().unwrap().clone()
-}
-
-fn hex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-        .collect()
-}
 
 /// Places where the listed fields contradict the vector's own bytes and description.
 /// (vector, JSON pointer into "fields", listed value, value the bytes hold, why)

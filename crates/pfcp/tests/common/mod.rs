@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
-#![allow(dead_code, unreachable_pub, missing_docs)]
+#![allow(dead_code, unused_imports, unreachable_pub, missing_docs)]
 
 pub mod net;
 pub mod pcap;
+pub mod plans;
 pub mod strategies;
+pub mod vectors;

@@ -4,15 +4,13 @@
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::{Duration, Instant};
 
-use upfbench_pfcp::ie::{DnsName, NodeId, NtpTimestamp};
+pub use super::plans::{GNB_N3, UPF_N3, ue_plan};
+use upfbench_pfcp::ie::NtpTimestamp;
 use upfbench_pfcp::node::{Client, ClientConfig, Event, Upf, UpfConfig, UpfEvent};
-use upfbench_pfcp::plan::{QerPlan, UeSessionPlan, UplinkTeid};
-use upfbench_pfcp::{Qfi, Seid, Teid};
+use upfbench_pfcp::plan::UeSessionPlan;
 
 pub const CP: Ipv4Addr = Ipv4Addr::new(192, 168, 14, 111);
 pub const UP: Ipv4Addr = Ipv4Addr::new(192, 168, 14, 151);
-pub const UPF_N3: Ipv4Addr = Ipv4Addr::new(192, 168, 13, 151);
-pub const GNB_N3: Ipv4Addr = Ipv4Addr::new(192, 168, 13, 131);
 pub const CP_TS: NtpTimestamp = NtpTimestamp(3_900_000_000);
 pub const UP_TS: NtpTimestamp = NtpTimestamp(3_800_000_000);
 
@@ -32,30 +30,9 @@ pub fn upf_config() -> UpfConfig {
     UpfConfig::new(UP, UPF_N3, UP_TS, CP.into())
 }
 
-/// UE `i`'s plan: UE address 10.45.x.y from .2, uplink TEID 2i+1, downlink TEID 2i+2.
+/// UE `i`'s plan (see [`ue_plan`]) with our CP address.
 pub fn plan(i: u32) -> UeSessionPlan {
-    let ue = u32::from(Ipv4Addr::new(10, 45, 0, 2)) + i;
-    UeSessionPlan {
-        node_id: NodeId::Ipv4(CP),
-        cp_seid: Seid(u64::from(i) + 1),
-        cp_address: CP,
-        ue_address: Ipv4Addr::from(ue),
-        uplink_teid: UplinkTeid::Assigned(Teid(2 * i + 1)),
-        upf_n3_address: UPF_N3,
-        downlink_teid: Teid(2 * i + 2),
-        gnb_n3_address: GNB_N3,
-        network_instance: DnsName::from_dotted("internet").unwrap(),
-        dnn: Some(DnsName::from_dotted("internet").unwrap()),
-        uplink_qfi: None,
-        uplink_sdf_filter: None,
-        interface_types: true,
-        qer: Some(QerPlan {
-            qfi: Qfi::new(9).unwrap(),
-            mbr: None,
-            gbr: None,
-        }),
-        urr: None,
-    }
+    ue_plan(i, CP)
 }
 
 /// SplitMix64: a small seeded generator, enough to decide drops.
