@@ -197,29 +197,26 @@ fn flag_set<T: std::fmt::Debug + 'static>(
         .boxed()
 }
 
-pub fn apply_action() -> BoxedStrategy<ApplyAction> {
-    flag_set(13, 1..=2, ApplyAction::with_octets)
+/// `name() -> Type`: the flag set with `bits` defined bits, encoded on `octets` octets.
+macro_rules! flag_sets {
+    ($($name:ident: $t:ident($bits:expr, $octets:expr);)*) => {
+        $(
+            pub fn $name() -> BoxedStrategy<$t> {
+                flag_set($bits, $octets, $t::with_octets)
+            }
+        )*
+    };
 }
-pub fn up_function_features() -> BoxedStrategy<UpFunctionFeatures> {
-    flag_set(24, 2..=3, UpFunctionFeatures::with_octets)
-}
-pub fn cp_function_features() -> BoxedStrategy<CpFunctionFeatures> {
-    flag_set(10, 1..=2, CpFunctionFeatures::with_octets)
-}
-pub fn reporting_triggers() -> BoxedStrategy<ReportingTriggers> {
-    flag_set(18, 2..=3, ReportingTriggers::with_octets)
-}
-pub fn usage_report_trigger() -> BoxedStrategy<UsageReportTrigger> {
-    flag_set(22, 3..=3, UsageReportTrigger::with_octets)
-}
-pub fn measurement_method() -> BoxedStrategy<MeasurementMethod> {
-    flag_set(3, 1..=1, MeasurementMethod::with_octets)
-}
-pub fn report_type() -> BoxedStrategy<ReportType> {
-    flag_set(7, 1..=1, ReportType::with_octets)
-}
-pub fn usage_information() -> BoxedStrategy<UsageInformation> {
-    flag_set(4, 1..=1, UsageInformation::with_octets)
+
+flag_sets! {
+    apply_action: ApplyAction(13, 1..=2);
+    up_function_features: UpFunctionFeatures(24, 2..=3);
+    cp_function_features: CpFunctionFeatures(10, 1..=2);
+    reporting_triggers: ReportingTriggers(18, 2..=3);
+    usage_report_trigger: UsageReportTrigger(22, 3..=3);
+    measurement_method: MeasurementMethod(3, 1..=1);
+    report_type: ReportType(7, 1..=1);
+    usage_information: UsageInformation(4, 1..=1);
 }
 
 /// IEs no codec layer types: unassigned types and vendor-specific IEs (with at least one data
@@ -529,6 +526,36 @@ fn offending() -> BoxedStrategy<OffendingIe> {
     (1u16..=160).prop_map(|t| OffendingIe(IeType(t))).boxed()
 }
 
+fn association_setup_request() -> BoxedStrategy<AssociationSetupRequest> {
+    (
+        node_id(),
+        ntp(),
+        option::of(up_function_features()),
+        option::of(cp_function_features()),
+        others(),
+    )
+        .prop_map(|(n, t, up, cp, o)| AssociationSetupRequest {
+            node_id: n,
+            recovery_time_stamp: t,
+            up_function_features: up,
+            cp_function_features: cp,
+            other_ies: o,
+        })
+        .boxed()
+}
+
+/// An Association Update Request: the IEs of a Setup Request but the Recovery Time Stamp.
+fn association_update_request() -> BoxedStrategy<AssociationUpdateRequest> {
+    association_setup_request()
+        .prop_map(|r| AssociationUpdateRequest {
+            node_id: r.node_id,
+            up_function_features: r.up_function_features,
+            cp_function_features: r.cp_function_features,
+            other_ies: r.other_ies,
+        })
+        .boxed()
+}
+
 fn node_body() -> BoxedStrategy<MessageBody> {
     prop_oneof![
         (ntp(), others()).prop_map(|(t, o)| HeartbeatRequest {
@@ -541,66 +568,25 @@ fn node_body() -> BoxedStrategy<MessageBody> {
             other_ies: o
         }
         .into()),
-        (
-            node_id(),
-            ntp(),
-            option::of(up_function_features()),
-            option::of(cp_function_features()),
-            others()
-        )
-            .prop_map(|(n, t, up, cp, o)| AssociationSetupRequest {
-                node_id: n,
-                recovery_time_stamp: t,
-                up_function_features: up,
-                cp_function_features: cp,
-                other_ies: o
-            }
-            .into()),
-        (
-            node_id(),
-            cause(),
-            ntp(),
-            option::of(up_function_features()),
-            option::of(cp_function_features()),
-            others()
-        )
-            .prop_map(|(n, c, t, up, cp, o)| AssociationSetupResponse {
-                node_id: n,
-                cause: c,
-                recovery_time_stamp: t,
-                up_function_features: up,
-                cp_function_features: cp,
-                other_ies: o
-            }
-            .into()),
-        (
-            node_id(),
-            option::of(up_function_features()),
-            option::of(cp_function_features()),
-            others()
-        )
-            .prop_map(|(n, up, cp, o)| AssociationUpdateRequest {
-                node_id: n,
-                up_function_features: up,
-                cp_function_features: cp,
-                other_ies: o
-            }
-            .into()),
-        (
-            node_id(),
-            cause(),
-            option::of(up_function_features()),
-            option::of(cp_function_features()),
-            others()
-        )
-            .prop_map(|(n, c, up, cp, o)| AssociationUpdateResponse {
-                node_id: n,
-                cause: c,
-                up_function_features: up,
-                cp_function_features: cp,
-                other_ies: o
-            }
-            .into()),
+        association_setup_request().prop_map(MessageBody::from),
+        (association_setup_request(), cause()).prop_map(|(r, c)| AssociationSetupResponse {
+            node_id: r.node_id,
+            cause: c,
+            recovery_time_stamp: r.recovery_time_stamp,
+            up_function_features: r.up_function_features,
+            cp_function_features: r.cp_function_features,
+            other_ies: r.other_ies
+        }
+        .into()),
+        association_update_request().prop_map(MessageBody::from),
+        (association_update_request(), cause()).prop_map(|(r, c)| AssociationUpdateResponse {
+            node_id: r.node_id,
+            cause: c,
+            up_function_features: r.up_function_features,
+            cp_function_features: r.cp_function_features,
+            other_ies: r.other_ies
+        }
+        .into()),
         (node_id(), others()).prop_map(|(n, o)| AssociationReleaseRequest {
             node_id: n,
             other_ies: o
