@@ -3,10 +3,9 @@
 //! outgoing queue and the counters.
 //!
 //! A role ([`Client`](super::Client), [`Upf`](super::Upf)) embeds an [`Endpoint`] and implements
-//! [`Role`]: the endpoint reads each message first, answers Heartbeat Requests, replays cached
-//! responses, matches responses to our requests, and hands the role only what needs its
-//! knowledge ([`Incoming`]): the peer's other requests, the responses to its procedures, a
-//! Recovery Time Stamp to compare, the requests given up.
+//! [`Role`]: [`handle_datagram`] and [`handle_timeout`] do the shared part and call the role only
+//! for what needs its knowledge: the peer's other requests, the responses to its procedures, a
+//! Recovery Time Stamp to compare, a request of its that failed.
 
 use core::net::{IpAddr, SocketAddr};
 use std::collections::VecDeque;
@@ -14,6 +13,7 @@ use std::time::Instant;
 
 use super::Transmit;
 use super::config::Config;
+use super::error::{Error, Procedure};
 use super::heartbeat::{HeartbeatSchedule, PeerRecovery, Restart};
 use super::stats::Stats;
 use super::transactions::{Pending, Transactions};
@@ -26,43 +26,6 @@ use crate::{Message, MessageBody, MessageType};
 
 pub(crate) fn encode(m: &Message) -> Result<Vec<u8>, EmitError> {
     m.to_vec()
-}
-
-/// What a message means once the endpoint has done its share.
-#[derive(Debug)]
-pub(crate) enum Incoming<'a, P> {
-    /// Nothing is left for the role: a heartbeat answered, a cached response replayed, an
-    /// unmatched or unreadable message counted.
-    Done,
-    /// The peer's Recovery Time Stamp, from a Heartbeat Request or Response, to compare.
-    Recovery(NtpTimestamp),
-    /// The response to one of our requests other than a heartbeat.
-    Response {
-        /// The request's sequence number.
-        seq: SequenceNumber,
-        /// The request, no longer in flight.
-        pending: Pending<P>,
-        /// The response.
-        msg: &'a [u8],
-    },
-    /// A Version Not Supported Response to one of our requests (TS 29.244 §7.2.2.1).
-    VersionNotSupported {
-        /// The request's sequence number.
-        seq: SequenceNumber,
-        /// The request, no longer in flight.
-        pending: Pending<P>,
-        /// The version in the response's header: the latest the peer supports.
-        version: u8,
-    },
-    /// A request of the peer for the role to answer (with [`Endpoint::respond`]).
-    Request {
-        /// Its type.
-        t: MessageType,
-        /// Its sequence number.
-        seq: SequenceNumber,
-        /// The request.
-        msg: &'a [u8],
-    },
 }
 
 /// The shared part of a node. `P` is what the role attaches to each of its requests.
@@ -167,110 +130,30 @@ impl<P> Endpoint<P> {
         Some(restart)
     }
 
-    /// Reads one message of a datagram from `remote` and does the shared part.
-    pub(crate) fn classify<'a>(
+    /// Answers a Heartbeat Request: always, with the same sequence number and our fixed
+    /// Recovery Time Stamp; never cached (answering twice is harmless).
+    fn answer_heartbeat(&mut self, remote: SocketAddr, seq: SequenceNumber) {
+        let rsp = HeartbeatResponse::new(self.recovery_time_stamp);
+        if let Ok(bytes) = encode(&Message::node(seq, rsp)) {
+            self.stats.heartbeats_answered += 1;
+            self.transmit(remote, bytes);
+        }
+    }
+
+    /// Sends again the response to a request already answered; whether it was one.
+    fn replay(
         &mut self,
         now: Instant,
         remote: SocketAddr,
-        msg: &'a [u8],
-    ) -> Incoming<'a, P> {
-        let h = Header::new_unchecked(msg);
-        let (t, seq) = (h.message_type(), h.sequence());
-        if !t.is_request() {
-            return self.response(remote, seq, t, h.version(), msg);
-        }
-        if t == MessageType::HEARTBEAT_REQUEST {
-            // Answered always, with the same sequence number and our fixed Recovery Time Stamp;
-            // never cached: answering twice is harmless.
-            let rsp = HeartbeatResponse::new(self.recovery_time_stamp);
-            if let Ok(bytes) = encode(&Message::node(seq, rsp)) {
-                self.stats.heartbeats_answered += 1;
-                self.transmit(remote, bytes);
-            }
-            return match Message::parse(msg) {
-                Ok(Message {
-                    body: MessageBody::HeartbeatRequest(r),
-                    ..
-                }) => Incoming::Recovery(r.recovery_time_stamp),
-                _ => Incoming::Done,
-            };
-        }
-        if let Some(rsp) = self.cache.lookup(now, remote, seq, msg) {
-            self.stats.answered_from_cache += 1;
-            self.transmit(remote, rsp);
-            return Incoming::Done;
-        }
-        Incoming::Request { t, seq, msg }
-    }
-
-    /// A datagram whose header did not pass the check. A Version Not Supported Response in the
-    /// peer's own version still ends our request; a request in another version is answered
-    /// with one (TS 29.244 §7.2.2.1); anything else is counted invalid.
-    pub(crate) fn unreadable(&mut self, remote: SocketAddr, bytes: &[u8]) -> Incoming<'static, P> {
-        if let Some((version, t, seq)) = foreign_header(bytes)
-            && version != header::VERSION
-        {
-            if t == MessageType::VERSION_NOT_SUPPORTED_RESPONSE
-                && let Some(pending) = self.transactions.answer(seq, remote.ip(), t)
-            {
-                return self.version_not_supported(seq, pending, version);
-            }
-            if t.is_request() {
-                let rsp = Message::node(seq, VersionNotSupportedResponse::default());
-                if let Ok(rsp) = encode(&rsp) {
-                    self.transmit(remote, rsp);
-                }
-            }
-        }
-        self.stats.invalid += 1;
-        Incoming::Done
-    }
-
-    fn response<'a>(
-        &mut self,
-        remote: SocketAddr,
         seq: SequenceNumber,
-        t: MessageType,
-        version: u8,
-        msg: &'a [u8],
-    ) -> Incoming<'a, P> {
-        let Some(pending) = self.transactions.answer(seq, remote.ip(), t) else {
-            self.stats.unmatched_responses += 1;
-            return Incoming::Done;
+        msg: &[u8],
+    ) -> bool {
+        let Some(rsp) = self.cache.lookup(now, remote, seq, msg) else {
+            return false;
         };
-        if t == MessageType::VERSION_NOT_SUPPORTED_RESPONSE {
-            return self.version_not_supported(seq, pending, version);
-        }
-        if pending.response_type != MessageType::HEARTBEAT_RESPONSE {
-            return Incoming::Response { seq, pending, msg };
-        }
-        self.heartbeat.settled();
-        match Message::parse(msg) {
-            Ok(Message {
-                body: MessageBody::HeartbeatResponse(r),
-                ..
-            }) => Incoming::Recovery(r.recovery_time_stamp),
-            _ => {
-                self.stats.invalid += 1;
-                Incoming::Done
-            }
-        }
-    }
-
-    fn version_not_supported<'a>(
-        &mut self,
-        seq: SequenceNumber,
-        pending: Pending<P>,
-        version: u8,
-    ) -> Incoming<'a, P> {
-        if pending.response_type == MessageType::HEARTBEAT_RESPONSE {
-            self.heartbeat.settled();
-        }
-        Incoming::VersionNotSupported {
-            seq,
-            pending,
-            version,
-        }
+        self.stats.answered_from_cache += 1;
+        self.transmit(remote, rsp);
+        true
     }
 
     /// Sends the response to the peer's request and keeps it for the request's
@@ -307,18 +190,36 @@ fn foreign_header(bytes: &[u8]) -> Option<(u8, MessageType, SequenceNumber)> {
     Some((flags >> 5, t, seq))
 }
 
-/// A node role: owns an [`Endpoint`] and gives meaning to what it hands over.
+/// A node role: owns an [`Endpoint`] and gives meaning to what the endpoint cannot.
 pub(crate) trait Role {
     /// What the role attaches to its requests.
     type Tag;
 
     fn endpoint(&mut self) -> &mut Endpoint<Self::Tag>;
 
-    /// What the endpoint left for the role.
-    fn on_incoming(&mut self, now: Instant, remote: SocketAddr, incoming: Incoming<'_, Self::Tag>);
+    /// The procedure a request of ours belongs to.
+    fn procedure(tag: &Self::Tag) -> Procedure;
 
-    /// One of our requests got no response after N1 retransmissions.
-    fn on_expired(&mut self, seq: SequenceNumber, pending: Pending<Self::Tag>);
+    /// The peer's Recovery Time Stamp, from a Heartbeat Request or Response, to compare.
+    fn on_recovery(&mut self, remote: SocketAddr, ts: NtpTimestamp);
+
+    /// A request of the peer to answer (with [`Endpoint::respond`]); heartbeats and
+    /// retransmissions of answered requests do not come here.
+    fn on_request(
+        &mut self,
+        now: Instant,
+        remote: SocketAddr,
+        t: MessageType,
+        seq: SequenceNumber,
+        msg: &[u8],
+    );
+
+    /// The response to one of our requests other than a heartbeat.
+    fn on_response(&mut self, now: Instant, seq: SequenceNumber, p: Pending<Self::Tag>, msg: &[u8]);
+
+    /// One of our requests ended without a usable response: [`Error::Timeout`] after N1
+    /// retransmissions, or [`Error::VersionNotSupported`].
+    fn on_failed(&mut self, tag: Self::Tag, error: Error);
 }
 
 /// Feeds a datagram from `remote` to a role, message by message.
@@ -330,15 +231,93 @@ pub(crate) fn handle_datagram<R: Role>(
 ) {
     role.endpoint().stats.datagrams_received += 1;
     for msg in Messages::new(bytes) {
-        let incoming = match msg {
-            Ok(msg) => role.endpoint().classify(now, remote, msg),
-            Err(_) => role.endpoint().unreadable(remote, bytes),
-        };
-        role.on_incoming(now, remote, incoming);
+        match msg {
+            Ok(msg) => handle_message(role, now, remote, msg),
+            Err(_) => handle_unreadable(role, remote, bytes),
+        }
     }
 }
 
-/// Retransmits what is due and hands the role the requests given up.
+fn handle_message<R: Role>(role: &mut R, now: Instant, remote: SocketAddr, msg: &[u8]) {
+    let h = Header::new_unchecked(msg);
+    let (t, seq) = (h.message_type(), h.sequence());
+    let e = role.endpoint();
+    if t.is_request() {
+        if t == MessageType::HEARTBEAT_REQUEST {
+            e.answer_heartbeat(remote, seq);
+            if let Ok(Message {
+                body: MessageBody::HeartbeatRequest(r),
+                ..
+            }) = Message::parse(msg)
+            {
+                role.on_recovery(remote, r.recovery_time_stamp);
+            }
+        } else if !e.replay(now, remote, seq, msg) {
+            role.on_request(now, remote, t, seq, msg);
+        }
+        return;
+    }
+    let Some(pending) = e.transactions.answer(seq, remote.ip(), t) else {
+        e.stats.unmatched_responses += 1;
+        return;
+    };
+    if t == MessageType::VERSION_NOT_SUPPORTED_RESPONSE {
+        return version_not_supported(role, seq, pending, h.version());
+    }
+    if pending.response_type != MessageType::HEARTBEAT_RESPONSE {
+        return role.on_response(now, seq, pending, msg);
+    }
+    e.heartbeat.settled();
+    match Message::parse(msg) {
+        Ok(Message {
+            body: MessageBody::HeartbeatResponse(r),
+            ..
+        }) => role.on_recovery(remote, r.recovery_time_stamp),
+        _ => role.endpoint().stats.invalid += 1,
+    }
+}
+
+/// A datagram whose header did not pass the check. A Version Not Supported Response in the
+/// peer's own version still ends our request; a request in another version is answered with
+/// one (TS 29.244 §7.2.2.1); anything else is counted invalid.
+fn handle_unreadable<R: Role>(role: &mut R, remote: SocketAddr, bytes: &[u8]) {
+    let e = role.endpoint();
+    if let Some((version, t, seq)) = foreign_header(bytes)
+        && version != header::VERSION
+    {
+        if t == MessageType::VERSION_NOT_SUPPORTED_RESPONSE
+            && let Some(pending) = e.transactions.answer(seq, remote.ip(), t)
+        {
+            return version_not_supported(role, seq, pending, version);
+        }
+        if t.is_request()
+            && let Ok(rsp) = encode(&Message::node(seq, VersionNotSupportedResponse::default()))
+        {
+            e.transmit(remote, rsp);
+        }
+    }
+    e.stats.invalid += 1;
+}
+
+fn version_not_supported<R: Role>(
+    role: &mut R,
+    seq: SequenceNumber,
+    p: Pending<R::Tag>,
+    version: u8,
+) {
+    if p.response_type == MessageType::HEARTBEAT_RESPONSE {
+        role.endpoint().heartbeat.settled();
+    }
+    let error = Error::VersionNotSupported {
+        procedure: R::procedure(&p.procedure),
+        peer: p.peer,
+        seq,
+        version,
+    };
+    role.on_failed(p.procedure, error);
+}
+
+/// Retransmits what is due and fails the requests given up.
 pub(crate) fn handle_timeout<R: Role>(role: &mut R, now: Instant) {
     let e = role.endpoint();
     let mut expired = core::mem::take(&mut e.expired);
@@ -350,7 +329,13 @@ pub(crate) fn handle_timeout<R: Role>(role: &mut R, now: Instant) {
         if p.response_type == MessageType::HEARTBEAT_RESPONSE {
             e.heartbeat.settled();
         }
-        role.on_expired(seq, p);
+        let error = Error::Timeout {
+            procedure: R::procedure(&p.procedure),
+            peer: p.peer,
+            seq,
+            attempts: p.transmissions,
+        };
+        role.on_failed(p.procedure, error);
     }
     role.endpoint().expired = expired;
 }

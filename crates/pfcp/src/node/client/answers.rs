@@ -9,6 +9,7 @@ use crate::error::{Error as DecodeError, ErrorKind};
 use crate::header::field;
 use crate::ie::{Cause, CreatedPdr, FailedRuleId, Fseid, Fteid, IeType, OffendingIe};
 use crate::message::MessageType;
+use crate::node::endpoint::Role;
 use crate::node::error::{Error, Procedure};
 use crate::node::transactions::Pending;
 use crate::types::{PdrId, Seid, SequenceNumber};
@@ -58,55 +59,6 @@ fn invalid_body(r: Result<MessageBody, DecodeError>) -> DecodeError {
     }
 }
 
-/// What the response to a session procedure says, whichever the procedure.
-struct SessionAnswer {
-    cause: Cause,
-    offending_ie: Option<OffendingIe>,
-    failed_rule: Option<FailedRuleId>,
-    up_f_seid: Option<Fseid>,
-    created_pdrs: Vec<CreatedPdr>,
-}
-
-impl SessionAnswer {
-    fn parse(
-        procedure: Procedure,
-        parsed: Result<MessageBody, DecodeError>,
-    ) -> Result<Self, DecodeError> {
-        match (procedure, parsed) {
-            (
-                Procedure::SessionEstablishment(_),
-                Ok(MessageBody::SessionEstablishmentResponse(r)),
-            ) => Ok(SessionAnswer {
-                cause: r.cause,
-                offending_ie: r.offending_ie,
-                failed_rule: r.failed_rule_id,
-                up_f_seid: r.up_f_seid,
-                created_pdrs: r.created_pdrs,
-            }),
-            (
-                Procedure::SessionModification(_),
-                Ok(MessageBody::SessionModificationResponse(r)),
-            ) => Ok(SessionAnswer {
-                cause: r.cause,
-                offending_ie: r.offending_ie,
-                failed_rule: r.failed_rule_id,
-                up_f_seid: None,
-                created_pdrs: r.created_pdrs,
-            }),
-            (Procedure::SessionDeletion(_), Ok(MessageBody::SessionDeletionResponse(r))) => {
-                Ok(SessionAnswer {
-                    cause: r.cause,
-                    offending_ie: r.offending_ie,
-                    failed_rule: None,
-                    up_f_seid: None,
-                    created_pdrs: Vec::new(),
-                })
-            }
-            (_, other) => Err(invalid_body(other)),
-        }
-    }
-}
-
 /// The F-TEID the UPF chose for a PDR, from its Created PDR.
 fn chosen_f_teid(created: &[CreatedPdr], pdr: PdrId) -> Option<Fteid> {
     created
@@ -116,7 +68,7 @@ fn chosen_f_teid(created: &[CreatedPdr], pdr: PdrId) -> Option<Fteid> {
 }
 
 impl Client {
-    pub(super) fn on_response(
+    pub(super) fn on_answer(
         &mut self,
         now: Instant,
         seq: SequenceNumber,
@@ -203,7 +155,7 @@ impl Client {
         if !r.cause.is_accepted() {
             return self.fail(a.rejected(r.cause, None, None));
         }
-        self.observe_recovery(a.peer, r.recovery_time_stamp);
+        self.on_recovery(a.peer, r.recovery_time_stamp);
         self.associated(now, a.peer, r.recovery_time_stamp, r.up_function_features);
     }
 
@@ -236,20 +188,43 @@ impl Client {
                 reason: FORGOTTEN,
             });
         }
-        let r = match SessionAnswer::parse(procedure, parsed) {
-            Ok(r) => r,
-            Err(error) => {
+        // What the response says, whichever the procedure.
+        let (cause, offending_ie, failed_rule, up_f_seid, created) = match (procedure, parsed) {
+            (
+                Procedure::SessionEstablishment(_),
+                Ok(MessageBody::SessionEstablishmentResponse(r)),
+            ) => (
+                r.cause,
+                r.offending_ie,
+                r.failed_rule_id,
+                r.up_f_seid,
+                r.created_pdrs,
+            ),
+            (
+                Procedure::SessionModification(_),
+                Ok(MessageBody::SessionModificationResponse(r)),
+            ) => (
+                r.cause,
+                r.offending_ie,
+                r.failed_rule_id,
+                None,
+                r.created_pdrs,
+            ),
+            (Procedure::SessionDeletion(_), Ok(MessageBody::SessionDeletionResponse(r))) => {
+                (r.cause, r.offending_ie, None, None, Vec::new())
+            }
+            (_, other) => {
                 self.roll_back(procedure, None);
-                return self.fail(a.invalid(error));
+                return self.fail(a.invalid(invalid_body(other)));
             }
         };
-        if !r.cause.is_accepted() {
-            self.roll_back(procedure, Some(r.cause));
-            return self.fail(a.rejected(r.cause, r.offending_ie, r.failed_rule));
+        if !cause.is_accepted() {
+            self.roll_back(procedure, Some(cause));
+            return self.fail(a.rejected(cause, offending_ie, failed_rule));
         }
         match procedure {
-            Procedure::SessionEstablishment(cp) => self.established(cp, a, r),
-            Procedure::SessionModification(cp) => self.modified(cp, &r.created_pdrs),
+            Procedure::SessionEstablishment(cp) => self.established(cp, a, up_f_seid, &created),
+            Procedure::SessionModification(cp) => self.modified(cp, &created),
             Procedure::SessionDeletion(cp) => {
                 if let Some(s) = self.sessions.remove(&cp) {
                     self.endpoint.stats.sessions_deleted += 1;
@@ -260,8 +235,8 @@ impl Client {
         }
     }
 
-    fn established(&mut self, cp: Seid, a: Answered, r: SessionAnswer) {
-        let Some(up) = r.up_f_seid else {
+    fn established(&mut self, cp: Seid, a: Answered, up: Option<Fseid>, created: &[CreatedPdr]) {
+        let Some(up) = up else {
             self.roll_back(a.procedure, None);
             let error = DecodeError::missing(IeType::F_SEID, None, 0)
                 .in_message(MessageType::SESSION_ESTABLISHMENT_RESPONSE);
@@ -277,7 +252,7 @@ impl Client {
         s.up_address = up.ipv4;
         s.state = SessionState::Established;
         if let (Some(pdr), Some(Fteid::Choose { .. })) = (s.uplink_pdr, s.uplink_f_teid)
-            && let Some(f) = chosen_f_teid(&r.created_pdrs, pdr)
+            && let Some(f) = chosen_f_teid(created, pdr)
         {
             s.uplink_f_teid = Some(f);
         }

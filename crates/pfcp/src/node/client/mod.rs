@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use super::Transmit;
 use super::config::ClientConfig;
-use super::endpoint::{self, Endpoint, Incoming, Role, encode};
+use super::endpoint::{self, Endpoint, Role, encode};
 use super::error::{Error, Procedure};
 use super::heartbeat::Restart;
 use super::stats::Stats;
@@ -21,7 +21,7 @@ use super::transactions::Pending;
 use crate::Message;
 use crate::ie::{NtpTimestamp, SourceInterface, UpFunctionFeatures};
 use crate::message::{
-    AssociationReleaseRequest, AssociationSetupRequest, SessionDeletionRequest,
+    AssociationReleaseRequest, AssociationSetupRequest, MessageType, SessionDeletionRequest,
     SessionEstablishmentRequest, SessionModificationRequest, SessionReportRequest,
 };
 use crate::plan::UeSessionPlan;
@@ -400,21 +400,6 @@ impl Client {
         n
     }
 
-    fn observe_recovery(&mut self, remote: SocketAddr, ts: NtpTimestamp) {
-        if let Some(Restart { previous, current }) = self.endpoint.observe_recovery(remote, ts) {
-            let sessions_lost = self.forget_sessions("the UPF restarted");
-            if self.state == AssociationState::Associated {
-                self.state = AssociationState::Idle;
-            }
-            self.events.push_back(Event::PeerRestarted {
-                peer: self.config.upf,
-                previous,
-                current,
-                sessions_lost,
-            });
-        }
-    }
-
     fn associated(
         &mut self,
         now: Instant,
@@ -447,41 +432,50 @@ impl Role for Client {
         &mut self.endpoint
     }
 
-    fn on_incoming(&mut self, now: Instant, remote: SocketAddr, incoming: Incoming<'_, Op>) {
-        match incoming {
-            Incoming::Done => {}
-            Incoming::Recovery(ts) => self.observe_recovery(remote, ts),
-            Incoming::Request { t, seq, msg } => self.handle_request(now, remote, t, seq, msg),
-            Incoming::Response { seq, pending, msg } => self.on_response(now, seq, pending, msg),
-            Incoming::VersionNotSupported {
-                seq,
-                pending,
-                version,
-            } => {
-                let error = Error::VersionNotSupported {
-                    procedure: pending.procedure.procedure,
-                    peer: pending.peer,
-                    seq,
-                    version,
-                };
-                self.abandon(pending.procedure, error);
+    fn procedure(op: &Op) -> Procedure {
+        op.procedure
+    }
+
+    fn on_recovery(&mut self, remote: SocketAddr, ts: NtpTimestamp) {
+        if let Some(Restart { previous, current }) = self.endpoint.observe_recovery(remote, ts) {
+            let sessions_lost = self.forget_sessions("the UPF restarted");
+            if self.state == AssociationState::Associated {
+                self.state = AssociationState::Idle;
             }
+            self.events.push_back(Event::PeerRestarted {
+                peer: self.config.upf,
+                previous,
+                current,
+                sessions_lost,
+            });
         }
     }
 
-    fn on_expired(&mut self, seq: SequenceNumber, p: Pending<Op>) {
-        let procedure = p.procedure.procedure;
-        if procedure == Procedure::Heartbeat {
-            self.events
-                .push_back(Event::HeartbeatLost { peer: p.peer, seq });
-            return;
+    fn on_request(
+        &mut self,
+        now: Instant,
+        remote: SocketAddr,
+        t: MessageType,
+        seq: SequenceNumber,
+        msg: &[u8],
+    ) {
+        self.on_upf_request(now, remote, t, seq, msg);
+    }
+
+    fn on_response(&mut self, now: Instant, seq: SequenceNumber, p: Pending<Op>, msg: &[u8]) {
+        self.on_answer(now, seq, p, msg);
+    }
+
+    fn on_failed(&mut self, op: Op, error: Error) {
+        match error {
+            // Our heartbeats have no caller: a lost one is news of its own.
+            Error::Timeout {
+                procedure: Procedure::Heartbeat,
+                peer,
+                seq,
+                ..
+            } => self.events.push_back(Event::HeartbeatLost { peer, seq }),
+            error => self.abandon(op, error),
         }
-        let error = Error::Timeout {
-            procedure,
-            peer: p.peer,
-            seq,
-            attempts: p.transmissions,
-        };
-        self.abandon(p.procedure, error);
     }
 }

@@ -10,11 +10,12 @@ use crate::ie::{Cause, OffendingIe};
 use crate::message::{
     AssociationReleaseResponse, AssociationSetupResponse, MessageType, SessionReportResponse,
 };
+use crate::node::endpoint::Role;
 use crate::types::{Seid, SequenceNumber};
 use crate::{Message, MessageBody};
 
 impl Client {
-    pub(super) fn handle_request(
+    pub(super) fn on_upf_request(
         &mut self,
         now: Instant,
         remote: SocketAddr,
@@ -45,7 +46,7 @@ impl Client {
                 }),
             ) if from_upf => {
                 // A UPF-initiated association (eUPF can be configured so): accepted.
-                self.observe_recovery(remote, r.recovery_time_stamp);
+                self.on_recovery(remote, r.recovery_time_stamp);
                 let n = &self.config.node;
                 let rsp = AssociationSetupResponse::new(
                     n.node_id.clone(),

@@ -27,7 +27,7 @@ use self::rules::UpSession;
 use self::ruleset::{Rejection, RuleSet};
 use super::Transmit;
 use super::config::UpfConfig;
-use super::endpoint::{self, Endpoint, Incoming, Role};
+use super::endpoint::{self, Endpoint, Role};
 use super::error::{Error, Procedure};
 use super::heartbeat::Restart;
 use super::stats::Stats;
@@ -193,41 +193,6 @@ impl Upf {
         n
     }
 
-    fn observe_recovery(&mut self, remote: SocketAddr, ts: NtpTimestamp) {
-        if let Some(Restart { previous, current }) = self.endpoint.observe_recovery(remote, ts) {
-            let sessions_removed = self.disassociate();
-            self.events.push_back(UpfEvent::PeerRestarted {
-                peer: remote,
-                previous,
-                current,
-                sessions_removed,
-            });
-        }
-    }
-
-    fn handle_request(
-        &mut self,
-        now: Instant,
-        remote: SocketAddr,
-        t: MessageType,
-        seq: SequenceNumber,
-        msg: &[u8],
-    ) {
-        let response = match t {
-            MessageType::ASSOCIATION_SETUP_REQUEST => Some(self.on_setup(now, remote, msg, seq)),
-            MessageType::ASSOCIATION_RELEASE_REQUEST => Some(self.on_release(remote, msg, seq)),
-            MessageType::SESSION_ESTABLISHMENT_REQUEST => self.on_establishment(remote, msg, seq),
-            MessageType::SESSION_MODIFICATION_REQUEST => self.on_modification(remote, msg, seq),
-            MessageType::SESSION_DELETION_REQUEST => self.on_deletion(remote, msg, seq),
-            // PFD management, node reports, session set procedures: not served.
-            _ => None,
-        };
-        let sent = response.is_some_and(|m| self.endpoint.respond(now, remote, seq, msg, &m));
-        if !sent {
-            self.endpoint.stats.invalid += 1;
-        }
-    }
-
     fn on_setup(
         &mut self,
         now: Instant,
@@ -259,7 +224,7 @@ impl Upf {
         {
             return reject(Cause::REQUEST_REJECTED);
         }
-        self.observe_recovery(remote, r.recovery_time_stamp);
+        self.on_recovery(remote, r.recovery_time_stamp);
         self.association = Some(Association { peer: remote });
         self.endpoint.heartbeat.start(now);
         self.events.push_back(UpfEvent::Associated {
@@ -531,31 +496,56 @@ impl Role for Upf {
         &mut self.endpoint
     }
 
-    fn on_incoming(&mut self, now: Instant, remote: SocketAddr, incoming: Incoming<'_, ()>) {
-        match incoming {
-            Incoming::Done => {}
-            Incoming::Recovery(ts) => self.observe_recovery(remote, ts),
-            Incoming::Request { t, seq, msg } => self.handle_request(now, remote, t, seq, msg),
-            // Our only requests are heartbeats, answered in the endpoint.
-            Incoming::Response { .. } => self.endpoint.stats.invalid += 1,
-            Incoming::VersionNotSupported {
-                seq,
-                pending,
-                version,
-            } => self
-                .events
-                .push_back(UpfEvent::HeartbeatFailed(Error::VersionNotSupported {
-                    procedure: Procedure::Heartbeat,
-                    peer: pending.peer,
-                    seq,
-                    version,
-                })),
+    fn procedure((): &()) -> Procedure {
+        Procedure::Heartbeat
+    }
+
+    fn on_recovery(&mut self, remote: SocketAddr, ts: NtpTimestamp) {
+        if let Some(Restart { previous, current }) = self.endpoint.observe_recovery(remote, ts) {
+            let sessions_removed = self.disassociate();
+            self.events.push_back(UpfEvent::PeerRestarted {
+                peer: remote,
+                previous,
+                current,
+                sessions_removed,
+            });
         }
     }
 
-    fn on_expired(&mut self, seq: SequenceNumber, p: Pending<()>) {
-        self.events
-            .push_back(UpfEvent::HeartbeatLost { peer: p.peer, seq });
+    fn on_request(
+        &mut self,
+        now: Instant,
+        remote: SocketAddr,
+        t: MessageType,
+        seq: SequenceNumber,
+        msg: &[u8],
+    ) {
+        let response = match t {
+            MessageType::ASSOCIATION_SETUP_REQUEST => Some(self.on_setup(now, remote, msg, seq)),
+            MessageType::ASSOCIATION_RELEASE_REQUEST => Some(self.on_release(remote, msg, seq)),
+            MessageType::SESSION_ESTABLISHMENT_REQUEST => self.on_establishment(remote, msg, seq),
+            MessageType::SESSION_MODIFICATION_REQUEST => self.on_modification(remote, msg, seq),
+            MessageType::SESSION_DELETION_REQUEST => self.on_deletion(remote, msg, seq),
+            // PFD management, node reports, session set procedures: not served.
+            _ => None,
+        };
+        let sent = response.is_some_and(|m| self.endpoint.respond(now, remote, seq, msg, &m));
+        if !sent {
+            self.endpoint.stats.invalid += 1;
+        }
+    }
+
+    // Our only requests are heartbeats, whose responses the endpoint reads.
+    fn on_response(&mut self, _: Instant, _: SequenceNumber, _: Pending<()>, _: &[u8]) {
+        self.endpoint.stats.invalid += 1;
+    }
+
+    fn on_failed(&mut self, (): (), error: Error) {
+        let event = match error {
+            Error::Timeout { peer, seq, .. } => UpfEvent::HeartbeatLost { peer, seq },
+            error => UpfEvent::HeartbeatFailed(error),
+        };
+        self.events.push_back(event);
     }
 }
 
