@@ -28,6 +28,15 @@ pub(crate) fn encode(m: &Message) -> Result<Vec<u8>, EmitError> {
     m.to_vec()
 }
 
+/// A request of the peer, for the role to answer.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Request<'a> {
+    pub(crate) remote: SocketAddr,
+    pub(crate) t: MessageType,
+    pub(crate) seq: SequenceNumber,
+    pub(crate) msg: &'a [u8],
+}
+
 /// The shared part of a node. `P` is what the role attaches to each of its requests.
 #[derive(Debug)]
 pub(crate) struct Endpoint<P> {
@@ -158,19 +167,13 @@ impl<P> Endpoint<P> {
 
     /// Sends the response to the peer's request and keeps it for the request's
     /// retransmissions; `false` when it cannot be encoded.
-    pub(crate) fn respond(
-        &mut self,
-        now: Instant,
-        remote: SocketAddr,
-        seq: SequenceNumber,
-        request: &[u8],
-        response: &Message,
-    ) -> bool {
+    pub(crate) fn respond(&mut self, now: Instant, req: Request<'_>, response: &Message) -> bool {
         let Ok(bytes) = encode(response) else {
             return false;
         };
-        self.cache.insert(now, remote, seq, request, bytes.clone());
-        self.transmit(remote, bytes);
+        self.cache
+            .insert(now, req.remote, req.seq, req.msg, bytes.clone());
+        self.transmit(req.remote, bytes);
         true
     }
 }
@@ -205,14 +208,7 @@ pub(crate) trait Role {
 
     /// A request of the peer to answer (with [`Endpoint::respond`]); heartbeats and
     /// retransmissions of answered requests do not come here.
-    fn on_request(
-        &mut self,
-        now: Instant,
-        remote: SocketAddr,
-        t: MessageType,
-        seq: SequenceNumber,
-        msg: &[u8],
-    );
+    fn on_request(&mut self, now: Instant, req: Request<'_>);
 
     /// The response to one of our requests other than a heartbeat.
     fn on_response(&mut self, now: Instant, seq: SequenceNumber, p: Pending<Self::Tag>, msg: &[u8]);
@@ -253,7 +249,15 @@ fn handle_message<R: Role>(role: &mut R, now: Instant, remote: SocketAddr, msg: 
                 role.on_recovery(remote, r.recovery_time_stamp);
             }
         } else if !e.replay(now, remote, seq, msg) {
-            role.on_request(now, remote, t, seq, msg);
+            role.on_request(
+                now,
+                Request {
+                    remote,
+                    t,
+                    seq,
+                    msg,
+                },
+            );
         }
         return;
     }

@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use super::Transmit;
 use super::config::ClientConfig;
-use super::endpoint::{self, Endpoint, Role, encode};
+use super::endpoint::{self, Endpoint, Request, Role, encode};
 use super::error::{Error, Procedure};
 use super::heartbeat::Restart;
 use super::stats::Stats;
@@ -21,7 +21,7 @@ use super::transactions::Pending;
 use crate::Message;
 use crate::ie::{NtpTimestamp, SourceInterface, UpFunctionFeatures};
 use crate::message::{
-    AssociationReleaseRequest, AssociationSetupRequest, MessageType, SessionDeletionRequest,
+    AssociationReleaseRequest, AssociationSetupRequest, SessionDeletionRequest,
     SessionEstablishmentRequest, SessionModificationRequest, SessionReportRequest,
 };
 use crate::plan::UeSessionPlan;
@@ -451,15 +451,8 @@ impl Role for Client {
         }
     }
 
-    fn on_request(
-        &mut self,
-        now: Instant,
-        remote: SocketAddr,
-        t: MessageType,
-        seq: SequenceNumber,
-        msg: &[u8],
-    ) {
-        self.on_upf_request(now, remote, t, seq, msg);
+    fn on_request(&mut self, now: Instant, req: Request<'_>) {
+        self.on_upf_request(now, req);
     }
 
     fn on_response(&mut self, now: Instant, seq: SequenceNumber, p: Pending<Op>, msg: &[u8]) {

@@ -1,7 +1,6 @@
 //! The UPF's requests to us (besides heartbeats, which the endpoint answers): Session Report,
 //! a UPF-initiated Association Setup, and Association Release.
 
-use core::net::SocketAddr;
 use std::time::Instant;
 
 use super::{Client, Event};
@@ -10,19 +9,18 @@ use crate::ie::{Cause, OffendingIe};
 use crate::message::{
     AssociationReleaseResponse, AssociationSetupResponse, MessageType, SessionReportResponse,
 };
-use crate::node::endpoint::Role;
+use crate::node::endpoint::{Request, Role};
 use crate::types::{Seid, SequenceNumber};
 use crate::{Message, MessageBody};
 
 impl Client {
-    pub(super) fn on_upf_request(
-        &mut self,
-        now: Instant,
-        remote: SocketAddr,
-        t: MessageType,
-        seq: SequenceNumber,
-        msg: &[u8],
-    ) {
+    pub(super) fn on_upf_request(&mut self, now: Instant, req: Request<'_>) {
+        let Request {
+            remote,
+            t,
+            seq,
+            msg,
+        } = req;
         let from_upf = remote.ip() == self.config.upf.ip();
         let response = match (t, Message::parse(msg)) {
             (MessageType::SESSION_REPORT_REQUEST, parsed) => self.on_report(parsed, seq),
@@ -62,7 +60,7 @@ impl Client {
             }
         };
         if let Some(m) = response {
-            self.endpoint.respond(now, remote, seq, msg, &m);
+            self.endpoint.respond(now, req, &m);
         }
     }
 

@@ -27,7 +27,7 @@ use self::rules::UpSession;
 use self::ruleset::{Rejection, RuleSet};
 use super::Transmit;
 use super::config::UpfConfig;
-use super::endpoint::{self, Endpoint, Role};
+use super::endpoint::{self, Endpoint, Request, Role};
 use super::error::{Error, Procedure};
 use super::heartbeat::Restart;
 use super::stats::Stats;
@@ -193,13 +193,10 @@ impl Upf {
         n
     }
 
-    fn on_setup(
-        &mut self,
-        now: Instant,
-        remote: SocketAddr,
-        msg: &[u8],
-        seq: SequenceNumber,
-    ) -> Message {
+    fn on_setup(&mut self, now: Instant, req: Request<'_>) -> Message {
+        let Request {
+            remote, seq, msg, ..
+        } = req;
         let ts = self.config.node.recovery_time_stamp;
         let mut reject = |cause| {
             self.endpoint.stats.rejected += 1;
@@ -237,7 +234,10 @@ impl Upf {
         Message::node(seq, rsp)
     }
 
-    fn on_release(&mut self, remote: SocketAddr, msg: &[u8], seq: SequenceNumber) -> Message {
+    fn on_release(&mut self, req: Request<'_>) -> Message {
+        let Request {
+            remote, seq, msg, ..
+        } = req;
         let cause = match Message::parse(msg) {
             Err(e) => e.cause().unwrap_or(Cause::REQUEST_REJECTED),
             Ok(_) if !self.is_associated(remote) => Cause::NO_ESTABLISHED_PFCP_ASSOCIATION,
@@ -294,12 +294,10 @@ impl Upf {
         Message::session(cp, seq, rsp)
     }
 
-    fn on_establishment(
-        &mut self,
-        remote: SocketAddr,
-        msg: &[u8],
-        seq: SequenceNumber,
-    ) -> Option<Message> {
+    fn on_establishment(&mut self, req: Request<'_>) -> Option<Message> {
+        let Request {
+            remote, seq, msg, ..
+        } = req;
         let req = match Message::parse(msg) {
             Ok(Message {
                 body: MessageBody::SessionEstablishmentRequest(r),
@@ -376,12 +374,10 @@ impl Upf {
         }
     }
 
-    fn on_modification(
-        &mut self,
-        remote: SocketAddr,
-        msg: &[u8],
-        seq: SequenceNumber,
-    ) -> Option<Message> {
+    fn on_modification(&mut self, req: Request<'_>) -> Option<Message> {
+        let Request {
+            remote, seq, msg, ..
+        } = req;
         let reply = |cp, r: Rejection| {
             let mut rsp = SessionModificationResponse::new(r.cause);
             rsp.offending_ie = r.offending_ie.map(OffendingIe);
@@ -458,12 +454,10 @@ impl Upf {
         Ok(created)
     }
 
-    fn on_deletion(
-        &mut self,
-        remote: SocketAddr,
-        msg: &[u8],
-        seq: SequenceNumber,
-    ) -> Option<Message> {
+    fn on_deletion(&mut self, req: Request<'_>) -> Option<Message> {
+        let Request {
+            remote, seq, msg, ..
+        } = req;
         let reply = |cp, cause, offending: Option<IeType>| {
             let mut rsp = SessionDeletionResponse::new(cause);
             rsp.offending_ie = offending.map(OffendingIe);
@@ -512,24 +506,17 @@ impl Role for Upf {
         }
     }
 
-    fn on_request(
-        &mut self,
-        now: Instant,
-        remote: SocketAddr,
-        t: MessageType,
-        seq: SequenceNumber,
-        msg: &[u8],
-    ) {
-        let response = match t {
-            MessageType::ASSOCIATION_SETUP_REQUEST => Some(self.on_setup(now, remote, msg, seq)),
-            MessageType::ASSOCIATION_RELEASE_REQUEST => Some(self.on_release(remote, msg, seq)),
-            MessageType::SESSION_ESTABLISHMENT_REQUEST => self.on_establishment(remote, msg, seq),
-            MessageType::SESSION_MODIFICATION_REQUEST => self.on_modification(remote, msg, seq),
-            MessageType::SESSION_DELETION_REQUEST => self.on_deletion(remote, msg, seq),
+    fn on_request(&mut self, now: Instant, req: Request<'_>) {
+        let response = match req.t {
+            MessageType::ASSOCIATION_SETUP_REQUEST => Some(self.on_setup(now, req)),
+            MessageType::ASSOCIATION_RELEASE_REQUEST => Some(self.on_release(req)),
+            MessageType::SESSION_ESTABLISHMENT_REQUEST => self.on_establishment(req),
+            MessageType::SESSION_MODIFICATION_REQUEST => self.on_modification(req),
+            MessageType::SESSION_DELETION_REQUEST => self.on_deletion(req),
             // PFD management, node reports, session set procedures: not served.
             _ => None,
         };
-        let sent = response.is_some_and(|m| self.endpoint.respond(now, remote, seq, msg, &m));
+        let sent = response.is_some_and(|m| self.endpoint.respond(now, req, &m));
         if !sent {
             self.endpoint.stats.invalid += 1;
         }
