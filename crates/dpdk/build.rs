@@ -34,7 +34,7 @@ const FUNCTIONS: &[&str] = &[
     "rte_version",
     "rte_pktmbuf_pool_create",
     "rte_mempool_obj_iter",
-    "rte_mbuf_dynflag_register",
+    "rte_mbuf_dynflag_register_bitnum",
     "rte_mempool_avail_count",
     "rte_mempool_in_use_count",
     "rte_pktmbuf_free_bulk",

@@ -1,5 +1,6 @@
 //! Cost of the burst path of the binding, per burst of 32: bulk allocation, writing a 64-byte
-//! frame into each mbuf, and either a bulk free or a `tx_burst` to a `net_null` port (which frees).
+//! frame into each mbuf (or taking it prefilled from a template pool and patching 8 bytes), and
+//! either a bulk free or a `tx_burst` to a `net_null` port (which frees).
 //!
 //! EAL initialises once per process, on the thread that becomes the main lcore: this bench has its
 //! own `main` (harness = false) that initialises EAL (`--no-huge`) before running criterion there.
@@ -8,7 +9,9 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput};
-use upfbench_dpdk::{DEFAULT_DATA_ROOM, Eal, MbufBurst, Mempool, Port, PortConfig, Socket};
+use upfbench_dpdk::{
+    DEFAULT_DATA_ROOM, Eal, MbufBurst, Mempool, Port, PortConfig, Socket, TemplatePool,
+};
 
 const BURST: usize = 32;
 const FRAME: [u8; 64] = [0x5a; 64];
@@ -34,6 +37,8 @@ fn main() {
     .expect("EAL (the benchmark needs root and DPDK 22.11)");
     let pool =
         Mempool::new(&eal, "bench", 8191, 256, DEFAULT_DATA_ROOM, Socket::Any).expect("pool");
+    let template = TemplatePool::new(&eal, "bench_tmpl", 8191, 256, &FRAME, 42..50, Socket::Any)
+        .expect("pool");
     let mut port = Port::from_name(&eal, "net_null0").expect("net_null0");
     let started = port.start(&PortConfig::default(), &pool).expect("start");
     let mut queues = started.queues().expect("queues");
@@ -71,6 +76,27 @@ fn main() {
             for m in burst.fill(&pool).expect("pool") {
                 m.extend_from_slice(black_box(&FRAME)).expect("fits");
             }
+            txq.tx_burst(&mut burst);
+        })
+    });
+    let mut seq = 0u64;
+    group.bench_function("template_fill_patch8_free_bulk", |b| {
+        b.iter(|| {
+            let filled = template.fill(&mut burst, |p| {
+                p.copy_from_slice(&seq.to_be_bytes());
+                seq += 1;
+            });
+            filled.expect("pool");
+            burst.clear();
+        })
+    });
+    group.bench_function("template_fill_patch8_tx_net_null", |b| {
+        b.iter(|| {
+            let filled = template.fill(&mut burst, |p| {
+                p.copy_from_slice(&seq.to_be_bytes());
+                seq += 1;
+            });
+            filled.expect("pool");
             txq.tx_burst(&mut burst);
         })
     });

@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 
 use upfbench_dpdk::{
     DEFAULT_DATA_ROOM, Eal, Error, Mbuf, MbufBurst, Mempool, Port, PortConfig, RxQueue, Socket,
-    StopFlag, TemplatePool, tsc,
+    StopFlag, TemplatePool, TxQueue, tsc,
 };
 
 /// Ethernet + IPv4 + UDP headers.
@@ -213,44 +213,21 @@ impl<'e> Source<'e> {
         }
     }
 
-    /// Fills the free slots of `burst` with numbered packets (one bulk allocation).
-    #[inline(always)]
-    fn fill(&self, burst: &mut MbufBurst<'e, BURST>, seq: &mut u64) -> Result<(), Error> {
+    /// Takes `n` numbered packets into `burst` (one bulk allocation), with the per-packet code
+    /// of the measurement.
+    fn alloc(
+        &self,
+        burst: &mut MbufBurst<'e, BURST>,
+        n: usize,
+        seq: &mut u64,
+    ) -> Result<(), Error> {
         match self {
             Source::Copy {
                 pool,
                 frame,
                 written,
-            } => burst.fill_with(pool, |m| {
-                let data = m.append(frame.len()).expect("a frame fits in an mbuf");
-                data[..*written].copy_from_slice(&frame[..*written]);
-                data[SEQ_AT..SEQ_AT + 4].copy_from_slice(&(*seq as u32).to_be_bytes());
-                *seq += 1;
-            }),
-            Source::Prefilled(pool) => pool.fill(burst, |p| {
-                p.copy_from_slice(&seq.to_be_bytes());
-                *seq += 1;
-            }),
-        }
-    }
-
-    /// Takes one packet (what `fill` does for a whole burst), when fewer than a burst are left.
-    fn fill_one(&self, burst: &mut MbufBurst<'e, BURST>, seq: &mut u64) -> Result<(), Error> {
-        match self {
-            Source::Copy {
-                pool,
-                frame,
-                written,
-            } => burst.alloc_with(pool, 1, |m| {
-                let data = m.append(frame.len()).expect("a frame fits in an mbuf");
-                data[..*written].copy_from_slice(&frame[..*written]);
-                data[SEQ_AT..SEQ_AT + 4].copy_from_slice(&(*seq as u32).to_be_bytes());
-                *seq += 1;
-            }),
-            Source::Prefilled(pool) => pool.alloc(burst, 1, |p| {
-                p.copy_from_slice(&seq.to_be_bytes());
-                *seq += 1;
-            }),
+            } => burst.alloc_with(pool, n, |m| write_copy(m, frame, *written, seq)),
+            Source::Prefilled(pool) => pool.alloc(burst, n, |p| write_seq(p, seq)),
         }
     }
 
@@ -277,6 +254,40 @@ impl<'e> Source<'e> {
         }
         f
     }
+}
+
+/// Per packet, from an ordinary pool: the frame's length, `written` bytes of it, the sequence
+/// number.
+#[inline(always)]
+fn write_copy(m: &mut Mbuf<'_>, frame: &[u8], written: usize, seq: &mut u64) {
+    let data = m.append(frame.len()).expect("a frame fits in an mbuf");
+    data[..written].copy_from_slice(&frame[..written]);
+    data[SEQ_AT..SEQ_AT + 4].copy_from_slice(&(*seq as u32).to_be_bytes());
+    *seq += 1;
+}
+
+/// Per packet, from a template pool: the sequence number into the 8-byte patch region.
+#[inline(always)]
+fn write_seq(patch: &mut [u8], seq: &mut u64) {
+    patch.copy_from_slice(&seq.to_be_bytes());
+    *seq += 1;
+}
+
+/// The TX loop: fill a burst, send it, until stopped. Returns the packets made.
+#[inline(always)]
+fn tx_loop<'p>(
+    stop: &StopFlag,
+    txq: &mut TxQueue<'p>,
+    mut fill: impl FnMut(&mut MbufBurst<'p, BURST>, &mut u64) -> Result<(), Error>,
+) -> u64 {
+    let mut burst = MbufBurst::<BURST>::new();
+    let mut seq = 0u64;
+    while !stop.is_stopped() {
+        if fill(&mut burst, &mut seq).is_ok() {
+            txq.tx_burst(&mut burst);
+        }
+    }
+    seq
 }
 
 fn main() -> ExitCode {
@@ -317,15 +328,21 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let hz = eal.tsc_hz() as f64;
 
     let (packets, seconds) = eal.scope(|s| -> Result<(u64, f64), Box<dyn std::error::Error>> {
-        let tx = s.launch(worker, || {
-            let mut burst = MbufBurst::<BURST>::new();
-            let mut seq = 0u64;
-            while !stop.is_stopped() {
-                if source.fill(&mut burst, &mut seq).is_ok() {
-                    txq.tx_burst(&mut burst);
-                }
+        // One loop per mode, the mode's constants in locals: the per-packet code inlines whole.
+        let tx = s.launch(worker, || match &source {
+            Source::Copy {
+                pool,
+                frame,
+                written,
+            } => {
+                let (frame, written) = (&frame[..], *written);
+                tx_loop(&stop, &mut txq, |burst, seq| {
+                    burst.fill_with(pool, |m| write_copy(m, frame, written, seq))
+                })
             }
-            seq
+            Source::Prefilled(pool) => tx_loop(&stop, &mut txq, |burst, seq| {
+                pool.fill(burst, |p| write_seq(p, seq))
+            }),
         })?;
         std::thread::sleep(Duration::from_secs_f64(args.warmup));
         let (p0, t0) = (started.stats()?.opackets, tsc());
@@ -368,8 +385,9 @@ fn verify(args: &Args, rounds: u32) -> Result<(), Box<dyn std::error::Error>> {
         let first = seq;
         let mut held = Vec::with_capacity(MBUFS as usize);
         loop {
-            let dry = source.fill(&mut burst, &mut seq).is_err()
-                && source.fill_one(&mut burst, &mut seq).is_err();
+            // Whole bursts, then one at a time when fewer are left.
+            let dry = source.alloc(&mut burst, BURST, &mut seq).is_err()
+                && source.alloc(&mut burst, 1, &mut seq).is_err();
             while !burst.is_empty() {
                 txq.tx_burst(&mut burst);
                 receive_into(rxq, &mut received, &mut held);

@@ -1,6 +1,7 @@
 //! A fixed-capacity array of mbufs: what the burst functions fill and drain.
 
 use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
 use std::ops::{Deref, DerefMut};
 use std::ptr::{self, NonNull};
 
@@ -126,9 +127,10 @@ impl<'e, const N: usize> MbufBurst<'e, N> {
         // Counted at once: should `init` panic, the raw mbufs not yet reset are still freed
         // correctly (a raw mbuf is a valid one-segment mbuf).
         self.len += n;
-        for m in &mut self[start..] {
-            m.reset_raw();
-            init(m);
+        for slot in &mut self.slots[start..start + n] {
+            let mut loan = SlotLoan::new(slot);
+            loan.mbuf.reset_raw();
+            init(&mut loan.mbuf);
         }
         Ok(())
     }
@@ -248,6 +250,35 @@ impl<'e, const N: usize> MbufBurst<'e, N> {
     pub(crate) fn grow(&mut self, received: usize) {
         debug_assert!(received <= N - self.len);
         self.len += received;
+    }
+}
+
+/// The mbuf of one burst slot, lent out as a local value while a closure works on it, and put
+/// back into the slot (whichever mbuf the local then holds: the closure may swap it) when the
+/// loan ends, also when the closure panics. Held in a local, the mbuf pointer stays in a register
+/// across the closure's writes into the mbuf; lent as the slot itself, it would be reloaded from
+/// the slot after each of them, since those writes might alias the slot array.
+struct SlotLoan<'s, 'e> {
+    slot: &'s mut *mut sys::rte_mbuf,
+    mbuf: ManuallyDrop<Mbuf<'e>>,
+}
+
+impl<'s, 'e> SlotLoan<'s, 'e> {
+    /// `slot` must hold an owned, non-null mbuf (a slot counted in the burst's length).
+    #[inline(always)]
+    fn new(slot: &'s mut *mut sys::rte_mbuf) -> Self {
+        let raw = NonNull::new(*slot).expect("held slots are non-null");
+        // SAFETY: the slot's mbuf is owned by the burst; the loan takes that ownership over and
+        // gives it back to the slot in Drop, and the slot is not used meanwhile (borrowed here).
+        let mbuf = ManuallyDrop::new(unsafe { Mbuf::from_raw(raw) });
+        SlotLoan { slot, mbuf }
+    }
+}
+
+impl Drop for SlotLoan<'_, '_> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        *self.slot = self.mbuf.as_raw_ptr();
     }
 }
 

@@ -37,7 +37,9 @@ impl std::fmt::Debug for Eal {
 impl Eal {
     /// Initialises EAL with these arguments (as on a DPDK command line, without the program name:
     /// `["-l", "0,1", "--no-huge", "--vdev", "net_null0"]`). The calling thread becomes the main
-    /// lcore.
+    /// lcore. It also registers the dynamic mbuf flag `upfbench_written` at the last bit DPDK
+    /// leaves to dynamic flags (what keeps [`crate::TemplatePool`] frames intact); should that
+    /// bit be taken, EAL is cleaned up and the error names `rte_mbuf_dynflag_register_bitnum`.
     ///
     /// Only the first call in a process may succeed; any later one returns
     /// [`Error::AlreadyInitialised`].
@@ -65,6 +67,15 @@ impl Eal {
         let ret = unsafe { sys::rte_eal_init(argc, argv.as_mut_ptr()) };
         if ret < 0 {
             return Err(Error::last("rte_eal_init"));
+        }
+        // Before any port is configured (PMDs register their dynamic flags then), so that the
+        // bit stays ours.
+        if let Err(e) = crate::mbuf::reserve_written_flag() {
+            // SAFETY: EAL was initialised just above and nothing has used it yet.
+            unsafe {
+                sys::rte_eal_cleanup();
+            }
+            return Err(e);
         }
         Ok(Eal {
             claimed_ports: Mutex::new(0),

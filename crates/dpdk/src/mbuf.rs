@@ -3,21 +3,43 @@
 use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::eal::Eal;
 use crate::sys;
 
 /// The `ol_flags` bit that says "this mbuf's data was written through the safe API": the dynamic
-/// mbuf flag `upfbench_template_dirty`, registered by the first [`crate::TemplatePool`]; 0 before
-/// that (no template mbuf exists yet, so there is nothing to mark).
+/// mbuf flag `upfbench_written`, reserved by [`crate::Eal::init`] at a fixed bit, the last of
+/// the bits DPDK leaves to dynamic flags (`RTE_MBUF_F_LAST_FREE`; DPDK hands out the lowest free
+/// bit first, so PMDs that register flags get others).
 ///
 /// Every accessor that hands out writable packet bytes ([`Mbuf::data_mut`], [`Mbuf::prepend`],
-/// [`Mbuf::append`] and what builds on them) sets it, on any mbuf: one OR into the first cache
-/// line, which the accessor touches anyway. Only template pools read it: a template mbuf that
-/// comes back marked gets its whole frame restored before it is sent again. Ordinary mbufs lose
-/// the mark when they are reset on allocation or received by a PMD (which rewrites `ol_flags`).
-pub(crate) static WRITTEN_FLAG: AtomicU64 = AtomicU64::new(0);
+/// [`Mbuf::append`] and what builds on them) sets it, on any mbuf: one OR of a constant into the
+/// first cache line, which the accessor touches anyway (a flag read from memory would cost more:
+/// the compiler then reloads the mbuf's fields after it). Only template pools read it: a
+/// template mbuf that comes back marked gets its whole frame restored before it is sent again.
+/// Ordinary mbufs lose the mark when they are reset on allocation or received by a PMD (which
+/// rewrites `ol_flags`).
+pub(crate) const WRITTEN_FLAG: u64 = sys::RTE_MBUF_F_LAST_FREE;
+
+/// Name of the dynamic mbuf flag that is [`WRITTEN_FLAG`].
+const WRITTEN_FLAG_NAME: &[u8] = b"upfbench_written";
+
+/// Registers [`WRITTEN_FLAG`] with DPDK as a dynamic mbuf flag at its fixed bit, so that no PMD or
+/// library is given that bit. Called once, right after `rte_eal_init`.
+pub(crate) fn reserve_written_flag() -> crate::Result<()> {
+    let mut params = sys::rte_mbuf_dynflag::default();
+    for (dst, &src) in params.name.iter_mut().zip(WRITTEN_FLAG_NAME) {
+        *dst = src as std::ffi::c_char;
+    }
+    // SAFETY: EAL is initialised; params is a valid description, its name NUL-terminated (the
+    // array is zeroed after it), which DPDK copies.
+    let bit =
+        unsafe { sys::rte_mbuf_dynflag_register_bitnum(&params, WRITTEN_FLAG.trailing_zeros()) };
+    if bit < 0 {
+        return Err(crate::Error::last("rte_mbuf_dynflag_register_bitnum"));
+    }
+    Ok(())
+}
 
 /// A packet buffer (`struct rte_mbuf`), owned: dropping it returns it to its pool.
 ///
@@ -85,6 +107,12 @@ impl<'e> Mbuf<'e> {
         }
     }
 
+    /// The raw pointer, ownership unchanged.
+    #[inline(always)]
+    pub(crate) fn as_raw_ptr(&self) -> *mut sys::rte_mbuf {
+        self.raw.as_ptr()
+    }
+
     /// Gives up ownership without freeing.
     #[inline(always)]
     pub(crate) fn into_raw(self) -> NonNull<sys::rte_mbuf> {
@@ -110,12 +138,10 @@ impl<'e> Mbuf<'e> {
     }
 
     /// Marks the packet's bytes as written (see [`WRITTEN_FLAG`]), before writable bytes are
-    /// handed out. Relaxed suffices: the flag is registered before the template pool that
-    /// reads it exists, and lcores get that pool through a launch, which synchronises.
+    /// handed out.
     #[inline(always)]
     fn mark_written(&mut self) {
-        let written = WRITTEN_FLAG.load(Ordering::Relaxed);
-        self.head_mut().ol_flags |= written;
+        self.head_mut().ol_flags |= WRITTEN_FLAG;
     }
 
     /// The last segment (the head itself for a single-segment packet, without touching `next`).

@@ -14,9 +14,6 @@ use crate::mbuf::WRITTEN_FLAG;
 use crate::mempool::{HEADROOM, Socket};
 use crate::sys;
 
-/// Name of the dynamic mbuf flag behind [`WRITTEN_FLAG`].
-const WRITTEN_FLAG_NAME: &[u8] = b"upfbench_template_dirty";
-
 /// A pool of transmit mbufs whose data rooms all hold one template frame, written once, into
 /// every object, when the pool is created (`rte_pktmbuf_pool_create`, then
 /// `rte_mempool_obj_iter`). Sending from it costs per packet a reset of the few mbuf fields a
@@ -74,8 +71,6 @@ pub struct TemplatePool<'e> {
     raw: NonNull<sys::rte_mempool>,
     frame: Box<[u8]>,
     patch: Range<usize>,
-    /// The `ol_flags` bit of a written mbuf.
-    written: u64,
     restored: AtomicU64,
     _eal: PhantomData<&'e Eal>,
 }
@@ -108,8 +103,6 @@ impl<'e> TemplatePool<'e> {
         let cname = CString::new(name).map_err(|_| Error::NulByte {
             what: "mempool name",
         })?;
-        // Registered before any template mbuf exists, so that no write can go unmarked.
-        let written = register_written_flag()?;
         // SAFETY: EAL is initialised; cname is a valid C string that DPDK copies.
         let raw = unsafe {
             sys::rte_pktmbuf_pool_create(cname.as_ptr(), n, cache, 0, data_room, socket.raw())
@@ -137,7 +130,6 @@ impl<'e> TemplatePool<'e> {
             raw,
             frame,
             patch,
-            written,
             restored: AtomicU64::new(0),
             _eal: PhantomData,
         })
@@ -223,7 +215,7 @@ impl<'e> TemplatePool<'e> {
             // SAFETY: a template mbuf is a direct mbuf of this pool (never attached: the API has
             // no attach), so buf_addr is its own buffer of HEADROOM + len or more bytes.
             let data = unsafe { m.buf_addr.cast::<u8>().add(usize::from(HEADROOM)) };
-            if m.ol_flags & self.written != 0 {
+            if m.ol_flags & WRITTEN_FLAG != 0 {
                 self.restore(data);
             }
             m.data_off = HEADROOM;
@@ -281,22 +273,6 @@ fn check_template(frame: &[u8], patch: &Range<usize>) -> Result<u16> {
         ));
     }
     Ok(data_room)
-}
-
-/// Registers the dynamic mbuf flag that marks written mbufs (once per process: DPDK returns the
-/// same bit for the same name) and publishes it to the mbuf accessors. Returns its mask.
-fn register_written_flag() -> Result<u64> {
-    let mut params = sys::rte_mbuf_dynflag::default();
-    for (dst, &src) in params.name.iter_mut().zip(WRITTEN_FLAG_NAME) {
-        *dst = src as std::ffi::c_char;
-    }
-    // SAFETY: EAL is initialised (the caller holds &Eal); params is a valid, NUL-terminated
-    // (zeroed after the name) description that DPDK copies.
-    let bit = unsafe { sys::rte_mbuf_dynflag_register(&params) };
-    let bit = u32::try_from(bit).map_err(|_| Error::last("rte_mbuf_dynflag_register"))?;
-    let mask = 1u64 << bit;
-    WRITTEN_FLAG.store(mask, Ordering::Relaxed);
-    Ok(mask)
 }
 
 /// `rte_mempool_obj_iter` callback: writes the frame (`opaque`, a `*const &[u8]`) into the

@@ -65,6 +65,10 @@ const CASES: &[(&str, Case)] = &[
         "mbufs::fill_with_hands_out_reset_mbufs_in_one_pass",
         mbufs::fill_with_hands_out_reset_mbufs_in_one_pass,
     ),
+    (
+        "mbufs::alloc_with_keeps_swapped_mbufs_even_on_panic",
+        mbufs::alloc_with_keeps_swapped_mbufs_even_on_panic,
+    ),
     ("ports::lookup_by_name_and_id", ports::lookup_by_name_and_id),
     ("ports::info_mac_link", ports::info_mac_link),
     ("ports::configuration_errors", ports::configuration_errors),

@@ -232,3 +232,44 @@ pub(crate) fn fill_with_hands_out_reset_mbufs_in_one_pass(fx: &Fixture<'_>) -> T
     assert_eq!((burst.len(), pool.available()), (15, 0));
     Ok(())
 }
+
+pub(crate) fn alloc_with_keeps_swapped_mbufs_even_on_panic(fx: &Fixture<'_>) -> TestResult {
+    let pool = new_pool(fx.eal, "swap", 31, 0);
+    let mut spare = pool.alloc()?;
+    spare.extend_from_slice(&[0xaa; 5])?;
+    let mut burst = MbufBurst::<8>::new();
+    let mut first = true;
+    burst.alloc_with(&pool, 4, |m| {
+        if std::mem::take(&mut first) {
+            // The fresh mbuf goes to `spare`, the old spare into the burst.
+            std::mem::swap(m, &mut spare);
+        }
+    })?;
+    assert_eq!(
+        burst[0].data(),
+        &[0xaa; 5],
+        "the burst owns what was swapped in"
+    );
+    assert!(spare.is_empty(), "the closure's side owns the fresh one");
+    assert_eq!(pool.in_use(), 5);
+
+    // A panic after a swap: the slot holds the swapped-in mbuf, nothing is freed twice or lost.
+    let mut calls = 0;
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        burst.alloc_with(&pool, 4, |m| {
+            calls += 1;
+            if calls == 2 {
+                std::mem::swap(m, &mut spare);
+                panic!("init fails");
+            }
+        })
+    }));
+    assert!(outcome.is_err());
+    assert_eq!(burst.len(), 8, "all four counted");
+    assert_eq!(burst[5].len(), 0, "the fresh mbuf swapped in at the panic");
+    assert_eq!(pool.in_use(), 9);
+    drop(burst);
+    drop(spare);
+    assert_eq!(pool.available(), 31, "every mbuf back exactly once");
+    Ok(())
+}
