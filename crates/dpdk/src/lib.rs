@@ -1,6 +1,10 @@
 //! Bindings to the system DPDK (22.11 LTS) and a small safe API over them: EAL, mempools, ports,
 //! queues, bursts, mbufs and lcores. This is the only crate of upfbench with `unsafe`.
 //!
+//! To send whole frames at the rate of a few written bytes per packet, take the mbufs from a
+//! [`TemplatePool`]: the frame is in every mbuf from the pool's creation on, and its fill hands
+//! each packet's patch region (sequence number, tag, addresses) to a closure.
+//!
 //! A TX worker and an RX worker (see the crate's README for the whole API in brief):
 //!
 //! ```no_run
