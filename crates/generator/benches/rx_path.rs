@@ -1,0 +1,157 @@
+//! The RX worker's per-packet cost, end to end over what is written so far: parse the frame (outer
+//! Ethernet/IPv4/UDP/GTP-U with its extension headers, or plain Ethernet/IPv4/UDP on N6), reach the
+//! inner UDP payload, read the measurement tag, and record it (sequence tracker, jitter, staged
+//! latency histogram, counters). The budget is 15 ns per packet.
+//!
+//! Frames are the reference vectors of `crates/gtpu/testdata/gtpu.json`, copied into a lap of
+//! 4096 frames over 1024 streams with a tag in the first 10 payload octets. The tag layout here
+//! (stream u16, sequence u32, low 32 bits of the TX time in ns, big endian) stands in for the
+//! generator's own until the TX/RX workers define it; it has the size the design fixes (10 octets).
+//! Each replay of the lap adds one lap to the sequence numbers, as a running stream would.
+
+#![allow(missing_docs)] // criterion_group! generates undocumented public functions.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use upfbench_gtpu::{Ipv4Packet, UdpPacket, decapsulate};
+use upfbench_stats::{Direction, RxConfig, RxStats, StreamSpec};
+
+const LAP: usize = 4096;
+const STREAMS: usize = 1024;
+const TAG_LEN: usize = 10;
+const ETHERNET_HEADER_LEN: usize = 14;
+
+fn vector(name: &str) -> Vec<u8> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../gtpu/testdata/gtpu.json");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("gtpu.json")).expect("json");
+    let hex = json["vectors"]
+        .as_array()
+        .expect("vectors")
+        .iter()
+        .find(|v| v["name"] == name)
+        .unwrap_or_else(|| panic!("no vector {name}"))["hex"]
+        .as_str()
+        .expect("hex");
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex digit"))
+        .collect()
+}
+
+/// Where the inner UDP payload starts in a frame of this shape.
+fn payload_offset(frame: &[u8], tunnelled: bool) -> usize {
+    let inner = if tunnelled {
+        let d = decapsulate(frame).expect("vector decapsulates");
+        d.inner_offset()
+    } else {
+        ETHERNET_HEADER_LEN
+    };
+    let ip = Ipv4Packet::new_checked(&frame[inner..]).expect("inner IPv4");
+    inner + ip.header_len() + 8
+}
+
+struct Lap {
+    frames: Vec<Vec<u8>>,
+    /// Receive time of each frame, 2..60 us after the time in its tag.
+    rx_ns: Vec<u32>,
+}
+
+fn lap(name: &str, tunnelled: bool) -> Lap {
+    let template = vector(name);
+    let at = payload_offset(&template, tunnelled);
+    let mut frames = Vec::with_capacity(LAP);
+    let mut rx_ns = Vec::with_capacity(LAP);
+    for i in 0..LAP {
+        let mut f = template.clone();
+        let tx = (i as u32).wrapping_mul(671);
+        f[at..at + 2].copy_from_slice(&((i % STREAMS) as u16).to_be_bytes());
+        f[at + 2..at + 6].copy_from_slice(&((i / STREAMS) as u32).to_be_bytes());
+        f[at + 6..at + 10].copy_from_slice(&tx.to_be_bytes());
+        frames.push(f);
+        rx_ns.push(tx.wrapping_add(2_000 + (i as u32 * 7919) % 58_000));
+    }
+    Lap { frames, rx_ns }
+}
+
+/// The inner UDP payload of a frame, checked as the RX worker will check it.
+#[inline(always)]
+fn inner_payload(frame: &[u8], tunnelled: bool) -> Option<&[u8]> {
+    let inner = if tunnelled {
+        decapsulate(frame).ok()?.inner()
+    } else {
+        frame.get(ETHERNET_HEADER_LEN..)?
+    };
+    let ip = Ipv4Packet::new_checked(inner).ok()?;
+    if ip.protocol() != 17 {
+        return None;
+    }
+    let udp = UdpPacket::new_checked(ip.payload_slice()).ok()?;
+    Some(udp.payload_slice())
+}
+
+fn bench(c: &mut Criterion) {
+    let mut g = c.benchmark_group("rx_path");
+    g.throughput(Throughput::Elements(LAP as u64));
+    let cases = [
+        (
+            "n3_gtpu_container_payload300",
+            "dl_gpdu_pdusc_qfi1_payload300",
+            true,
+        ),
+        ("n3_gtpu_payload10", "ul_gpdu_payload10", true),
+        ("n6_plain_payload10", "n6_dl_udp_payload10", false),
+    ];
+    for (label, vector_name, tunnelled) in cases {
+        let lap = lap(vector_name, tunnelled);
+        let specs = vec![
+            StreamSpec {
+                direction: Direction::Downlink,
+                first_seq: 0,
+            };
+            STREAMS
+        ];
+        let (mut rx, _handle) = RxStats::new(0, &specs, &RxConfig::default()).expect("rx stats");
+        let per_lap = (LAP / STREAMS) as u32;
+        let mut laps = 0u32;
+
+        g.bench_function(format!("parse_only/{label}"), |b| {
+            b.iter(|| {
+                let mut n = 0usize;
+                for f in &lap.frames {
+                    n += inner_payload(black_box(f), tunnelled).map_or(0, |p| p.len());
+                }
+                n
+            })
+        });
+        g.bench_function(format!("parse_track_record/{label}"), |b| {
+            b.iter(|| {
+                let shift = laps.wrapping_mul(per_lap);
+                laps = laps.wrapping_add(1);
+                for (f, &rx_ns) in lap.frames.iter().zip(&lap.rx_ns) {
+                    let f = black_box(f);
+                    match inner_payload(f, tunnelled).and_then(|p| p.get(..TAG_LEN)) {
+                        Some(tag) => {
+                            let stream = u16::from_be_bytes([tag[0], tag[1]]);
+                            let seq = u32::from_be_bytes([tag[2], tag[3], tag[4], tag[5]]);
+                            let tx = u32::from_be_bytes([tag[6], tag[7], tag[8], tag[9]]);
+                            let transit = i64::from(rx_ns.wrapping_sub(tx));
+                            rx.record_transit(
+                                u32::from(stream),
+                                seq.wrapping_add(shift),
+                                transit,
+                                f.len() as u32,
+                            );
+                        }
+                        None => rx.record_untagged(),
+                    }
+                }
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
