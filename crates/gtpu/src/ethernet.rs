@@ -36,12 +36,14 @@ impl MacAddr {
     pub const BROADCAST: MacAddr = MacAddr([0xff; 6]);
 
     /// The address's six octets.
+    #[inline]
     pub const fn octets(self) -> [u8; 6] {
         self.0
     }
 }
 
 impl fmt::Display for MacAddr {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let o = self.0;
         write!(
@@ -60,6 +62,7 @@ pub struct EthernetFrame<T> {
 
 impl<T: AsRef<[u8]>> EthernetFrame<T> {
     /// Wraps `buffer` after checking that it holds a whole header.
+    #[inline]
     pub fn new_checked(buffer: T) -> Result<Self, ParseError> {
         let len = buffer.as_ref().len();
         if len < HEADER_LEN {
@@ -74,62 +77,74 @@ impl<T: AsRef<[u8]>> EthernetFrame<T> {
     }
 
     /// Wraps a buffer known to hold a whole header.
+    #[inline]
     pub(crate) fn from_checked(buffer: T) -> Self {
         EthernetFrame { buffer }
     }
 
     /// Gives the buffer back.
+    #[inline]
     pub fn into_inner(self) -> T {
         self.buffer
     }
 
+    #[inline]
     fn bytes(&self) -> &[u8] {
         self.buffer.as_ref()
     }
 
     /// Destination MAC address.
+    #[inline]
     pub fn destination(&self) -> MacAddr {
         MacAddr(read6(&self.bytes()[field::DESTINATION]))
     }
 
     /// Source MAC address.
+    #[inline]
     pub fn source(&self) -> MacAddr {
         MacAddr(read6(&self.bytes()[field::SOURCE]))
     }
 
     /// EtherType.
+    #[inline]
     pub fn ethertype(&self) -> u16 {
         let b = &self.bytes()[field::ETHERTYPE];
         u16::from_be_bytes([b[0], b[1]])
     }
 
     /// Everything after the header (the frame may carry padding after the network packet).
+    #[inline]
     pub fn payload(&self) -> &[u8] {
         &self.bytes()[HEADER_LEN..]
     }
 }
 
 impl<T: AsRef<[u8]> + AsMut<[u8]>> EthernetFrame<T> {
+    #[inline]
     fn bytes_mut(&mut self) -> &mut [u8] {
         self.buffer.as_mut()
     }
 
     /// Sets the destination MAC address.
+    #[inline]
     pub fn set_destination(&mut self, mac: MacAddr) {
         self.bytes_mut()[field::DESTINATION].copy_from_slice(&mac.0);
     }
 
     /// Sets the source MAC address.
+    #[inline]
     pub fn set_source(&mut self, mac: MacAddr) {
         self.bytes_mut()[field::SOURCE].copy_from_slice(&mac.0);
     }
 
     /// Sets the EtherType.
+    #[inline]
     pub fn set_ethertype(&mut self, ethertype: u16) {
         self.bytes_mut()[field::ETHERTYPE].copy_from_slice(&ethertype.to_be_bytes());
     }
 
     /// Everything after the header, mutably.
+    #[inline]
     pub fn payload_mut(&mut self) -> &mut [u8] {
         &mut self.bytes_mut()[HEADER_LEN..]
     }
@@ -154,6 +169,7 @@ pub struct EthernetRepr {
 
 impl EthernetRepr {
     /// Reads the header of a checked frame.
+    #[inline]
     pub fn parse<T: AsRef<[u8]>>(frame: &EthernetFrame<T>) -> Self {
         EthernetRepr {
             source: frame.source(),
@@ -163,11 +179,13 @@ impl EthernetRepr {
     }
 
     /// Bytes [`emit`](Self::emit) writes.
+    #[inline]
     pub const fn buffer_len(&self) -> usize {
         HEADER_LEN
     }
 
     /// Writes the header into the first [`HEADER_LEN`] bytes of `buf`.
+    #[inline]
     pub fn emit(&self, buf: &mut [u8]) -> Result<(), EmitError> {
         let available = buf.len();
         let Some(header) = buf.get_mut(..HEADER_LEN) else {

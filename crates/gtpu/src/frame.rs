@@ -11,6 +11,8 @@ use crate::ipv4::{self, Ipv4Packet};
 use crate::types::{GTPU_PORT, MessageType, Qfi, Teid};
 use crate::udp::{self, UdpPacket};
 
+mod fast_path;
+
 /// Checked views of an IPv4/UDP/GTP-U datagram, the GTP-U message in the UDP payload.
 ///
 /// Parsing checks every header and length and refuses fragments, protocols other than UDP and
@@ -78,16 +80,19 @@ impl<'a> GtpuDatagram<'a> {
     }
 
     /// The IPv4 header view (its payload ends at the total length).
+    #[inline]
     pub fn ipv4(&self) -> Ipv4Packet<&'a [u8]> {
         Ipv4Packet::from_checked(&self.packet[..self.ipv4_end as usize])
     }
 
     /// The UDP header view (its payload ends at the UDP length).
+    #[inline]
     pub fn udp(&self) -> UdpPacket<&'a [u8]> {
         UdpPacket::from_checked(&self.packet[self.udp_offset as usize..self.udp_end as usize])
     }
 
     /// The GTP-U message view.
+    #[inline]
     pub fn gtpu(&self) -> GtpuPacket<&'a [u8]> {
         GtpuPacket::from_checked(
             &self.packet[self.gtpu_offset()..self.udp_end as usize],
@@ -96,33 +101,39 @@ impl<'a> GtpuDatagram<'a> {
     }
 
     /// Offset of the UDP header from the IPv4 header.
+    #[inline]
     pub fn udp_offset(&self) -> usize {
         self.udp_offset as usize
     }
 
     /// Offset of the GTP-U header from the IPv4 header.
+    #[inline]
     pub fn gtpu_offset(&self) -> usize {
         self.udp_offset as usize + udp::HEADER_LEN
     }
 
     /// Offset of the GTP-U body (a G-PDU's T-PDU) from the IPv4 header.
+    #[inline]
     pub fn payload_offset(&self) -> usize {
         self.gtpu_offset() + self.gtpu.header_len as usize
     }
 
     /// Outer source address.
+    #[inline]
     pub fn source(&self) -> Ipv4Addr {
         let b = &self.packet[ipv4::field::SOURCE];
         Ipv4Addr::new(b[0], b[1], b[2], b[3])
     }
 
     /// Outer destination address.
+    #[inline]
     pub fn destination(&self) -> Ipv4Addr {
         let b = &self.packet[ipv4::field::DESTINATION];
         Ipv4Addr::new(b[0], b[1], b[2], b[3])
     }
 
     /// Whether the IPv4 header checksum and the UDP checksum (if not zero) are right.
+    #[inline]
     pub fn verify_checksums(&self) -> bool {
         self.ipv4().verify_checksum()
             && self
@@ -131,6 +142,7 @@ impl<'a> GtpuDatagram<'a> {
     }
 
     /// The message type of the GTP-U message.
+    #[inline]
     pub fn message_type(&self) -> MessageType {
         MessageType(self.packet[self.gtpu_offset() + header::field::MESSAGE_TYPE])
     }
@@ -184,17 +196,20 @@ impl<'a> GtpuFrame<'a> {
     }
 
     /// The Ethernet header view.
+    #[inline]
     pub fn ethernet(&self) -> EthernetFrame<&'a [u8]> {
         EthernetFrame::from_checked(self.frame)
     }
 
     /// The IPv4/UDP/GTP-U datagram; its offsets count from the IPv4 header, which is at
     /// [`ethernet::HEADER_LEN`] in the frame.
+    #[inline]
     pub fn datagram(&self) -> &GtpuDatagram<'a> {
         &self.datagram
     }
 
     /// The GTP-U message view.
+    #[inline]
     pub fn gtpu(&self) -> GtpuPacket<&'a [u8]> {
         self.datagram.gtpu()
     }
@@ -211,17 +226,20 @@ pub struct Decapsulated<'a> {
 
 impl<'a> Decapsulated<'a> {
     /// The inner packet (the T-PDU): for user traffic an IPv4 packet.
+    #[inline]
     pub fn inner(&self) -> &'a [u8] {
         self.inner
     }
 
     /// Offset of the inner packet in the frame: what to strip to forward it (the reflector
     /// writes a new Ethernet header in the 14 octets before it).
+    #[inline]
     pub fn inner_offset(&self) -> usize {
         self.inner_offset
     }
 
     /// The TEID the G-PDU was sent to.
+    #[inline]
     pub fn teid(&self) -> Teid {
         let at = ethernet::HEADER_LEN + self.frame.datagram.gtpu_offset() + 4;
         let b = &self.frame.frame[at..at + 4];
@@ -229,6 +247,7 @@ impl<'a> Decapsulated<'a> {
     }
 
     /// The QFI of the PDU Session Container, if there is one.
+    #[inline]
     pub fn qfi(&self) -> Option<Qfi> {
         let at = self.frame.datagram.gtpu.pdu_session_container_at as usize;
         if at == 0 {
@@ -239,11 +258,13 @@ impl<'a> Decapsulated<'a> {
     }
 
     /// The whole PDU Session Container, if there is one.
+    #[inline]
     pub fn pdu_session_container(&self) -> Option<PduSessionContainer> {
         self.frame.gtpu().pdu_session_container()
     }
 
     /// All the outer headers.
+    #[inline]
     pub fn frame(&self) -> &GtpuFrame<'a> {
         &self.frame
     }
@@ -252,8 +273,21 @@ impl<'a> Decapsulated<'a> {
 /// Decapsulates an Ethernet/IPv4/UDP/GTP-U G-PDU frame (TS 29.281 §6.1): checks the outer
 /// headers and the extension header chain and yields the inner packet without copying.
 /// Checksums are not verified ([`GtpuDatagram::verify_checksums`] does that).
-#[inline]
+///
+/// Frames of the shape UPFs send (IPv4 without options, no extension header or one PDU Session
+/// Container) take a fixed-offset shortcut; every other frame, and every error, goes through
+/// the layer-by-layer parser. Both give the same result.
+#[inline(always)]
 pub fn decapsulate(frame: &[u8]) -> Result<Decapsulated<'_>, ParseError> {
+    match fast_path::decapsulate_common(frame) {
+        Some(d) => Ok(d),
+        None => decapsulate_layered(frame),
+    }
+}
+
+/// [`decapsulate`] through the layer views only.
+#[inline(never)]
+fn decapsulate_layered(frame: &[u8]) -> Result<Decapsulated<'_>, ParseError> {
     let parsed = GtpuFrame::parse(frame)?;
     let (inner, offset) = parsed
         .datagram

@@ -75,60 +75,72 @@ impl<T: AsRef<[u8]>> GtpuPacket<T> {
     }
 
     /// Wraps a buffer that [`check`] accepted with this layout.
+    #[inline]
     pub(crate) fn from_checked(buffer: T, layout: Layout) -> Self {
         GtpuPacket { buffer, layout }
     }
 
     /// Gives the buffer back.
+    #[inline]
     pub fn into_inner(self) -> T {
         self.buffer
     }
 
+    #[inline]
     fn bytes(&self) -> &[u8] {
         self.buffer.as_ref()
     }
 
+    #[inline]
     fn flags(&self) -> u8 {
         self.bytes()[field::FLAGS]
     }
 
+    #[inline]
     fn has_optional_fields(&self) -> bool {
         self.flags() & (field::FLAG_E | field::FLAG_S | field::FLAG_PN) != 0
     }
 
     /// GTP version (always 1 in a checked view).
+    #[inline]
     pub fn version(&self) -> u8 {
         self.flags() >> field::VERSION_SHIFT
     }
 
     /// The E flag: an extension header chain follows the optional fields.
+    #[inline]
     pub fn has_extension_headers(&self) -> bool {
         self.flags() & field::FLAG_E != 0
     }
 
     /// Message type (TS 29.281 §6.1).
+    #[inline]
     pub fn message_type(&self) -> MessageType {
         MessageType(self.bytes()[field::MESSAGE_TYPE])
     }
 
     /// The length field: octets after the mandatory 8-octet header.
+    #[inline]
     pub fn length(&self) -> usize {
         let b = self.bytes();
         usize::from(u16::from_be_bytes([b[2], b[3]]))
     }
 
     /// Length of the whole message: 8 + the length field.
+    #[inline]
     pub fn message_len(&self) -> usize {
         MANDATORY_HEADER_LEN + self.length()
     }
 
     /// Tunnel Endpoint Identifier.
+    #[inline]
     pub fn teid(&self) -> Teid {
         let b = &self.bytes()[field::TEID];
         Teid(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
     }
 
     /// Sequence number, if the S flag is set.
+    #[inline]
     pub fn sequence_number(&self) -> Option<u16> {
         (self.flags() & field::FLAG_S != 0).then(|| {
             let b = self.bytes();
@@ -137,17 +149,20 @@ impl<T: AsRef<[u8]>> GtpuPacket<T> {
     }
 
     /// N-PDU number, if the PN flag is set.
+    #[inline]
     pub fn npdu_number(&self) -> Option<u8> {
         (self.flags() & field::FLAG_PN != 0).then(|| self.bytes()[field::NPDU_NUMBER])
     }
 
     /// Type of the first extension header, if the E flag is set.
+    #[inline]
     pub fn next_extension_header_type(&self) -> Option<ExtensionHeaderType> {
         self.has_extension_headers()
             .then(|| ExtensionHeaderType(self.bytes()[field::NEXT_EXTENSION_HEADER_TYPE]))
     }
 
     /// The extension headers, in order.
+    #[inline]
     pub fn extension_headers(&self) -> ExtensionHeaders<'_> {
         let next = self
             .next_extension_header_type()
@@ -165,6 +180,7 @@ impl<T: AsRef<[u8]>> GtpuPacket<T> {
     }
 
     /// The PDU Session Container, if the chain has one.
+    #[inline]
     pub fn pdu_session_container(&self) -> Option<PduSessionContainer> {
         let at = self.layout.pdu_session_container_at as usize;
         if at == 0 {
@@ -178,6 +194,7 @@ impl<T: AsRef<[u8]>> GtpuPacket<T> {
 
     /// The QFI of the PDU Session Container, if the chain has one: cheaper than
     /// [`pdu_session_container`](Self::pdu_session_container) on the receive path.
+    #[inline]
     pub fn qfi(&self) -> Option<crate::types::Qfi> {
         let at = self.layout.pdu_session_container_at as usize;
         if at == 0 {
@@ -189,6 +206,7 @@ impl<T: AsRef<[u8]>> GtpuPacket<T> {
     }
 
     /// The UDP Port extension header's port (TS 29.281 §5.2.2.1), if the chain has one.
+    #[inline]
     pub fn udp_port(&self) -> Option<u16> {
         let at = self.layout.udp_port_at as usize;
         if at == 0 {
@@ -199,11 +217,13 @@ impl<T: AsRef<[u8]>> GtpuPacket<T> {
     }
 
     /// Length of the header: mandatory part, optional fields and extension headers.
+    #[inline]
     pub fn header_len(&self) -> usize {
         self.layout.header_len as usize
     }
 
     /// The message body after all headers: the T-PDU of a G-PDU, the IEs of other messages.
+    #[inline]
     pub fn payload(&self) -> &[u8] {
         &self.bytes()[self.header_len()..self.message_len()]
     }
@@ -211,6 +231,7 @@ impl<T: AsRef<[u8]>> GtpuPacket<T> {
 
 impl<'a> GtpuPacket<&'a [u8]> {
     /// The payload with the lifetime of the underlying buffer.
+    #[inline]
     pub fn payload_slice(&self) -> &'a [u8] {
         let (start, end) = (self.header_len(), self.message_len());
         &self.buffer[start..end]
@@ -219,11 +240,13 @@ impl<'a> GtpuPacket<&'a [u8]> {
 
 impl<T: AsRef<[u8]> + AsMut<[u8]>> GtpuPacket<T> {
     /// Sets the TEID.
+    #[inline]
     pub fn set_teid(&mut self, teid: Teid) {
         self.buffer.as_mut()[field::TEID].copy_from_slice(&teid.0.to_be_bytes());
     }
 
     /// Sets the sequence number if the header carries one (S flag); returns whether it did.
+    #[inline]
     pub fn set_sequence_number(&mut self, seq: u16) -> bool {
         if self.flags() & field::FLAG_S == 0 {
             return false;
@@ -233,6 +256,7 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> GtpuPacket<T> {
     }
 
     /// The message body, mutably.
+    #[inline]
     pub fn payload_mut(&mut self) -> &mut [u8] {
         let (start, end) = (self.header_len(), self.message_len());
         &mut self.buffer.as_mut()[start..end]
@@ -388,6 +412,7 @@ pub struct ExtensionHeaders<'a> {
 impl<'a> Iterator for ExtensionHeaders<'a> {
     type Item = ExtensionHeader<'a>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         if self.next == ExtensionHeaderType::NO_MORE {
             return None;
@@ -428,6 +453,7 @@ pub struct GtpuHeaderRepr {
 impl GtpuHeaderRepr {
     /// Reads the header of a checked message. Extension headers that this crate does not
     /// understand and whose comprehension is not required are skipped (§5.2.1).
+    #[inline]
     pub fn parse<T: AsRef<[u8]>>(packet: &GtpuPacket<T>) -> Self {
         GtpuHeaderRepr {
             message_type: packet.message_type(),
@@ -439,11 +465,13 @@ impl GtpuHeaderRepr {
         }
     }
 
+    #[inline]
     fn has_extensions(&self) -> bool {
         self.pdu_session_container.is_some() || self.udp_port.is_some()
     }
 
     /// Bytes [`emit`](Self::emit) writes.
+    #[inline]
     pub fn buffer_len(&self) -> usize {
         let mut len = MANDATORY_HEADER_LEN;
         if self.has_extensions() || self.sequence_number.is_some() || self.npdu_number.is_some() {
@@ -459,6 +487,7 @@ impl GtpuHeaderRepr {
     }
 
     /// Writes the header for a body of `payload_len` octets into the start of `buf`.
+    #[inline]
     pub fn emit(&self, buf: &mut [u8], payload_len: usize) -> Result<(), EmitError> {
         let header_len = self.buffer_len();
         let length = header_len - MANDATORY_HEADER_LEN + payload_len;

@@ -60,117 +60,140 @@ impl<T: AsRef<[u8]>> Ipv4Packet<T> {
     }
 
     /// Wraps a buffer that [`check`] accepted.
+    #[inline]
     pub(crate) fn from_checked(buffer: T) -> Self {
         Ipv4Packet { buffer }
     }
 
     /// Gives the buffer back.
+    #[inline]
     pub fn into_inner(self) -> T {
         self.buffer
     }
 
+    #[inline]
     fn bytes(&self) -> &[u8] {
         self.buffer.as_ref()
     }
 
+    #[inline]
     fn u16_at(&self, at: usize) -> u16 {
         let b = self.bytes();
         u16::from_be_bytes([b[at], b[at + 1]])
     }
 
     /// Version (always 4 in a checked view).
+    #[inline]
     pub fn version(&self) -> u8 {
         self.bytes()[field::VERSION_IHL] >> 4
     }
 
     /// Header length in octets, options included (IHL × 4).
+    #[inline]
     pub fn header_len(&self) -> usize {
         usize::from(self.bytes()[field::VERSION_IHL] & 0x0f) * 4
     }
 
     /// DSCP (RFC 2474).
+    #[inline]
     pub fn dscp(&self) -> u8 {
         self.bytes()[field::DSCP_ECN] >> 2
     }
 
     /// ECN (RFC 3168).
+    #[inline]
     pub fn ecn(&self) -> u8 {
         self.bytes()[field::DSCP_ECN] & 0x03
     }
 
     /// Total length of the datagram in octets.
+    #[inline]
     pub fn total_len(&self) -> usize {
         usize::from(self.u16_at(field::TOTAL_LENGTH.start))
     }
 
     /// Identification.
+    #[inline]
     pub fn identification(&self) -> u16 {
         self.u16_at(field::IDENTIFICATION.start)
     }
 
     /// The DF (don't fragment) flag.
+    #[inline]
     pub fn dont_fragment(&self) -> bool {
         self.u16_at(field::FLAGS_FRAGMENT_OFFSET.start) & FLAG_DF != 0
     }
 
     /// The MF (more fragments) flag.
+    #[inline]
     pub fn more_fragments(&self) -> bool {
         self.u16_at(field::FLAGS_FRAGMENT_OFFSET.start) & FLAG_MF != 0
     }
 
     /// Fragment offset in 8-octet units.
+    #[inline]
     pub fn fragment_offset(&self) -> u16 {
         self.u16_at(field::FLAGS_FRAGMENT_OFFSET.start) & FRAGMENT_OFFSET_MASK
     }
 
     /// Whether this datagram is a fragment (MF set or a non-zero fragment offset).
+    #[inline]
     pub fn is_fragment(&self) -> bool {
         self.u16_at(field::FLAGS_FRAGMENT_OFFSET.start) & (FLAG_MF | FRAGMENT_OFFSET_MASK) != 0
     }
 
     /// Time to live.
+    #[inline]
     pub fn ttl(&self) -> u8 {
         self.bytes()[field::TTL]
     }
 
     /// Protocol of the payload.
+    #[inline]
     pub fn protocol(&self) -> u8 {
         self.bytes()[field::PROTOCOL]
     }
 
     /// Header checksum as carried.
+    #[inline]
     pub fn checksum(&self) -> u16 {
         self.u16_at(field::CHECKSUM.start)
     }
 
     /// Source address.
+    #[inline]
     pub fn source(&self) -> Ipv4Addr {
         let b = &self.bytes()[field::SOURCE];
         Ipv4Addr::new(b[0], b[1], b[2], b[3])
     }
 
     /// Destination address.
+    #[inline]
     pub fn destination(&self) -> Ipv4Addr {
         let b = &self.bytes()[field::DESTINATION];
         Ipv4Addr::new(b[0], b[1], b[2], b[3])
     }
 
     /// The header's options (empty when IHL is 5).
+    #[inline]
     pub fn options(&self) -> &[u8] {
         &self.bytes()[MIN_HEADER_LEN..self.header_len()]
     }
 
     /// The whole header, options included.
+    #[inline]
     pub fn header(&self) -> &[u8] {
         &self.bytes()[..self.header_len()]
     }
 
     /// Whether the header checksum is right.
+    #[inline]
     pub fn verify_checksum(&self) -> bool {
         checksum::sum(self.header()) == 0xffff
     }
 
     /// The payload: from the end of the header to the total length.
+    #[inline]
     pub fn payload(&self) -> &[u8] {
         &self.bytes()[self.header_len()..self.total_len()]
     }
@@ -178,6 +201,7 @@ impl<T: AsRef<[u8]>> Ipv4Packet<T> {
 
 impl<'a> Ipv4Packet<&'a [u8]> {
     /// The payload with the lifetime of the underlying buffer.
+    #[inline]
     pub fn payload_slice(&self) -> &'a [u8] {
         let (start, end) = (self.header_len(), self.total_len());
         &self.buffer[start..end]
@@ -185,42 +209,50 @@ impl<'a> Ipv4Packet<&'a [u8]> {
 }
 
 impl<T: AsRef<[u8]> + AsMut<[u8]>> Ipv4Packet<T> {
+    #[inline]
     fn bytes_mut(&mut self) -> &mut [u8] {
         self.buffer.as_mut()
     }
 
     /// Sets the time to live (the checksum is not updated).
+    #[inline]
     pub fn set_ttl(&mut self, ttl: u8) {
         self.bytes_mut()[field::TTL] = ttl;
     }
 
     /// Sets the identification (the checksum is not updated).
+    #[inline]
     pub fn set_identification(&mut self, id: u16) {
         self.bytes_mut()[field::IDENTIFICATION].copy_from_slice(&id.to_be_bytes());
     }
 
     /// Sets the source address (the checksum is not updated).
+    #[inline]
     pub fn set_source(&mut self, addr: Ipv4Addr) {
         self.bytes_mut()[field::SOURCE].copy_from_slice(&addr.octets());
     }
 
     /// Sets the destination address (the checksum is not updated).
+    #[inline]
     pub fn set_destination(&mut self, addr: Ipv4Addr) {
         self.bytes_mut()[field::DESTINATION].copy_from_slice(&addr.octets());
     }
 
     /// Sets the header checksum field.
+    #[inline]
     pub fn set_checksum(&mut self, value: u16) {
         self.bytes_mut()[field::CHECKSUM].copy_from_slice(&value.to_be_bytes());
     }
 
     /// Recomputes the header checksum.
+    #[inline]
     pub fn fill_checksum(&mut self) {
         let c = checksum::ipv4_header(self.header());
         self.set_checksum(c);
     }
 
     /// The payload, mutably.
+    #[inline]
     pub fn payload_mut(&mut self) -> &mut [u8] {
         let (start, end) = (self.header_len(), self.total_len());
         &mut self.bytes_mut()[start..end]
@@ -308,6 +340,7 @@ pub struct Ipv4Repr {
 impl Ipv4Repr {
     /// Reads a checked datagram's header: verifies the checksum and refuses fragments. Options
     /// are skipped (a re-emitted header has none).
+    #[inline]
     pub fn parse<T: AsRef<[u8]>>(packet: &Ipv4Packet<T>) -> Result<Self, ParseError> {
         if packet.is_fragment() {
             return Err(ParseError::Fragmented {
@@ -337,11 +370,13 @@ impl Ipv4Repr {
     }
 
     /// Bytes of the header [`emit`](Self::emit) writes.
+    #[inline]
     pub const fn buffer_len(&self) -> usize {
         MIN_HEADER_LEN
     }
 
     /// Writes the 20-octet header, checksum included, into the start of `buf`.
+    #[inline]
     pub fn emit(&self, buf: &mut [u8]) -> Result<(), EmitError> {
         let total = MIN_HEADER_LEN + self.payload_len;
         if total > MAX_TOTAL_LEN {

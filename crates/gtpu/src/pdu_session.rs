@@ -248,7 +248,7 @@ impl PduSessionContainer {
     /// Whether the PDU type is known and the content holds every field its flags announce:
     /// exactly when [`parse`](Self::parse) succeeds.
     #[inline]
-    fn fits(content: &[u8]) -> bool {
+    pub(crate) fn fits(content: &[u8]) -> bool {
         let (Some(&first), Some(&second)) = (content.first(), content.get(1)) else {
             return false;
         };

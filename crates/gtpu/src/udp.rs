@@ -39,61 +39,73 @@ impl<T: AsRef<[u8]>> UdpPacket<T> {
     }
 
     /// Wraps a buffer that [`check`] accepted.
+    #[inline]
     pub(crate) fn from_checked(buffer: T) -> Self {
         UdpPacket { buffer }
     }
 
     /// Gives the buffer back.
+    #[inline]
     pub fn into_inner(self) -> T {
         self.buffer
     }
 
+    #[inline]
     fn bytes(&self) -> &[u8] {
         self.buffer.as_ref()
     }
 
+    #[inline]
     fn u16_at(&self, at: usize) -> u16 {
         let b = self.bytes();
         u16::from_be_bytes([b[at], b[at + 1]])
     }
 
     /// Source port.
+    #[inline]
     pub fn source_port(&self) -> u16 {
         self.u16_at(field::SOURCE_PORT.start)
     }
 
     /// Destination port.
+    #[inline]
     pub fn destination_port(&self) -> u16 {
         self.u16_at(field::DESTINATION_PORT.start)
     }
 
     /// Length field: header and payload in octets.
+    #[inline]
     pub fn len(&self) -> usize {
         usize::from(self.u16_at(field::LENGTH.start))
     }
 
     /// Whether the payload is empty.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == HEADER_LEN
     }
 
     /// Checksum as carried (0: none).
+    #[inline]
     pub fn checksum(&self) -> u16 {
         self.u16_at(field::CHECKSUM.start)
     }
 
     /// The header and payload, as far as the length field says.
+    #[inline]
     pub fn segment(&self) -> &[u8] {
         &self.bytes()[..self.len()]
     }
 
     /// Whether the checksum is right for a datagram between `src` and `dst`; a zero checksum
     /// (none sent) passes.
+    #[inline]
     pub fn verify_checksum(&self, src: Ipv4Addr, dst: Ipv4Addr) -> bool {
         self.checksum() == 0 || checksum::udp_ipv4(src, dst, self.segment()) == self.checksum()
     }
 
     /// The payload.
+    #[inline]
     pub fn payload(&self) -> &[u8] {
         &self.bytes()[HEADER_LEN..self.len()]
     }
@@ -101,6 +113,7 @@ impl<T: AsRef<[u8]>> UdpPacket<T> {
 
 impl<'a> UdpPacket<&'a [u8]> {
     /// The payload with the lifetime of the underlying buffer.
+    #[inline]
     pub fn payload_slice(&self) -> &'a [u8] {
         let end = self.len();
         &self.buffer[HEADER_LEN..end]
@@ -108,32 +121,38 @@ impl<'a> UdpPacket<&'a [u8]> {
 }
 
 impl<T: AsRef<[u8]> + AsMut<[u8]>> UdpPacket<T> {
+    #[inline]
     fn bytes_mut(&mut self) -> &mut [u8] {
         self.buffer.as_mut()
     }
 
     /// Sets the source port (the checksum is not updated).
+    #[inline]
     pub fn set_source_port(&mut self, port: u16) {
         self.bytes_mut()[field::SOURCE_PORT].copy_from_slice(&port.to_be_bytes());
     }
 
     /// Sets the destination port (the checksum is not updated).
+    #[inline]
     pub fn set_destination_port(&mut self, port: u16) {
         self.bytes_mut()[field::DESTINATION_PORT].copy_from_slice(&port.to_be_bytes());
     }
 
     /// Sets the checksum field.
+    #[inline]
     pub fn set_checksum(&mut self, value: u16) {
         self.bytes_mut()[field::CHECKSUM].copy_from_slice(&value.to_be_bytes());
     }
 
     /// Computes and writes the checksum for a datagram between `src` and `dst`.
+    #[inline]
     pub fn fill_checksum(&mut self, src: Ipv4Addr, dst: Ipv4Addr) {
         let c = checksum::udp_ipv4(src, dst, self.segment());
         self.set_checksum(c);
     }
 
     /// The payload, mutably.
+    #[inline]
     pub fn payload_mut(&mut self) -> &mut [u8] {
         let end = self.len();
         &mut self.bytes_mut()[HEADER_LEN..end]
@@ -183,6 +202,7 @@ pub struct UdpRepr {
 impl UdpRepr {
     /// Reads a checked datagram's header; verifies a non-zero checksum with the pseudo header
     /// of `src` and `dst`.
+    #[inline]
     pub fn parse<T: AsRef<[u8]>>(
         packet: &UdpPacket<T>,
         src: Ipv4Addr,
@@ -203,12 +223,14 @@ impl UdpRepr {
     }
 
     /// Bytes of the header [`emit`](Self::emit) writes.
+    #[inline]
     pub const fn buffer_len(&self) -> usize {
         HEADER_LEN
     }
 
     /// Writes the header for a payload of `payload_len` bytes into the start of `buf`, with a
     /// zero checksum; [`UdpPacket::fill_checksum`] computes one once the payload is in place.
+    #[inline]
     pub fn emit(&self, buf: &mut [u8], payload_len: usize) -> Result<(), EmitError> {
         if payload_len > MAX_PAYLOAD_LEN {
             return Err(EmitError::PayloadTooLong {

@@ -8,8 +8,8 @@ use upfbench_gtpu::checksum;
 use upfbench_gtpu::{
     DlPduSessionInformation, Encapsulator, EthernetFrame, EthernetRepr, GtpuDatagram, GtpuFrame,
     GtpuHeaderRepr, GtpuPacket, GtpuRepr, Ipv4Packet, Ipv4Repr, MacAddr, Message, MessageType,
-    OuterHeaders, PduSessionContainer, Ppi, Qfi, QfiSequenceNumber, Teid, UdpChecksum, UdpPacket,
-    UdpRepr, UlPduSessionInformation, UlQosMonitoring, decapsulate, emit_ipv4_udp,
+    OuterHeaders, ParseError, PduSessionContainer, Ppi, Qfi, QfiSequenceNumber, Teid, UdpChecksum,
+    UdpPacket, UdpRepr, UlPduSessionInformation, UlQosMonitoring, decapsulate, emit_ipv4_udp,
 };
 
 fn qfi() -> impl Strategy<Value = Qfi> {
@@ -392,6 +392,57 @@ proptest! {
                 repr.emit(&mut out).unwrap();
                 prop_assert_eq!(GtpuRepr::parse_bytes(&out), Ok(repr));
             }
+        }
+    }
+}
+
+/// What `decapsulate` must return: the result of the public layer views, one after the other.
+fn decapsulate_by_layers(f: &[u8]) -> Result<(GtpuFrame<'_>, &[u8], usize), ParseError> {
+    let parsed = GtpuFrame::parse(f)?;
+    let (inner, offset) = parsed
+        .datagram()
+        .t_pdu()
+        .map_err(|e| e.offset_by(upfbench_gtpu::ethernet::HEADER_LEN))?;
+    Ok((parsed, inner, upfbench_gtpu::ethernet::HEADER_LEN + offset))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8000))]
+
+    /// `decapsulate` reads common frames at fixed offsets and sends the rest through the layer
+    /// views: on encapsulated frames, and on the same frames with header octets overwritten
+    /// (flags, lengths, extension types, IHL...) or the frame cut short, its answer is the
+    /// layered one, errors included.
+    #[test]
+    fn decapsulate_agrees_with_the_layer_views(
+        headers in outer_headers(),
+        inner in proptest::collection::vec(any::<u8>(), 0..120),
+        edits in proptest::collection::vec((0usize..96, any::<u8>()), 0..4),
+        cut in proptest::option::of(any::<proptest::sample::Index>()),
+    ) {
+        let encap = Encapsulator::new(&headers).unwrap();
+        let start = encap.outer_len();
+        let mut buf = vec![0u8; start + inner.len()];
+        buf[start..].copy_from_slice(&inner);
+        encap.encapsulate(&mut buf, start..start + inner.len()).unwrap();
+        for (at, byte) in edits {
+            if let Some(b) = buf.get_mut(at) {
+                *b = byte;
+            }
+        }
+        if let Some(cut) = cut {
+            buf.truncate(cut.index(buf.len() + 1));
+        }
+        let expected = decapsulate_by_layers(&buf);
+        match decapsulate(&buf) {
+            Ok(d) => {
+                let (frame, inner, offset) = expected.unwrap();
+                prop_assert_eq!(d.frame(), &frame);
+                prop_assert_eq!(d.inner(), inner);
+                prop_assert_eq!(d.inner_offset(), offset);
+                prop_assert_eq!(d.qfi(), frame.gtpu().qfi());
+            }
+            Err(e) => prop_assert_eq!(Err(e), expected.map(|_| ())),
         }
     }
 }

@@ -10,9 +10,19 @@ use upfbench_gtpu::{
 };
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(d) = decapsulate(data) {
-        assert!(d.inner_offset() + d.inner().len() <= data.len());
-        assert_eq!(d.qfi(), d.pdu_session_container().map(|c| c.qfi()));
+    // `decapsulate` takes a fixed-offset shortcut for common frames: its answer must be the
+    // one of the layer views, errors included.
+    let layered = GtpuFrame::parse(data).and_then(|f| {
+        let (inner, offset) = f.datagram().t_pdu().map_err(|e| e.offset_by(14))?;
+        Ok((f, inner, 14 + offset))
+    });
+    match decapsulate(data) {
+        Ok(d) => {
+            assert!(d.inner_offset() + d.inner().len() <= data.len());
+            assert_eq!(d.qfi(), d.pdu_session_container().map(|c| c.qfi()));
+            assert_eq!(Ok((*d.frame(), d.inner(), d.inner_offset())), layered);
+        }
+        Err(e) => assert_eq!(Err(e), layered.map(|_| ())),
     }
     if let Ok(f) = GtpuFrame::parse(data) {
         let _ = EthernetRepr::parse(&f.ethernet());

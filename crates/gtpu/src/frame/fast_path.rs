@@ -1,0 +1,216 @@
+//! The receive path's shortcut through [`decapsulate`](super::decapsulate): the frame shape a
+//! UPF sends on N3 (IPv4 without options, a G-PDU whose extension header chain is empty or one
+//! PDU Session Container) read at fixed offsets with one bounds check up front.
+//!
+//! The general parser walks the layers through views that each check their own bounds and build
+//! a detailed error at every step; on this path that cost 25 ns per frame, more than the whole
+//! receive budget. The shortcut accepts a subset of what the general parser accepts and returns
+//! the same [`Decapsulated`] value for it; everything else (options, other extension headers,
+//! fragments, non-G-PDU messages, anything malformed) goes to the general parser, which also
+//! names the error. A property test and the fuzz target hold the two to that contract.
+
+use super::{Decapsulated, GtpuDatagram, GtpuFrame};
+use crate::ethernet;
+use crate::header::{self, Layout};
+use crate::ipv4;
+use crate::pdu_session::PduSessionContainer;
+use crate::types::{ExtensionHeaderType, GTPU_PORT, MessageType};
+use crate::udp;
+
+/// Offsets in the frame of the fixed-shape headers.
+mod at {
+    use crate::{ethernet, header, ipv4, udp};
+    /// The IPv4 header.
+    pub(super) const IPV4: usize = ethernet::HEADER_LEN;
+    /// The UDP header (IPv4 without options).
+    pub(super) const UDP: usize = IPV4 + ipv4::MIN_HEADER_LEN;
+    /// The GTP-U header.
+    pub(super) const GTPU: usize = UDP + udp::HEADER_LEN;
+    /// The end of the GTP-U mandatory header: the shortest frame this path reads.
+    pub(super) const GTPU_MANDATORY_END: usize = GTPU + header::MANDATORY_HEADER_LEN;
+}
+
+/// The first octet of an IPv4 header without options: version 4, IHL 5.
+const IPV4_NO_OPTIONS: u8 = 0x45;
+/// Version 1 and PT (GTP, not GTP') in the high nibble of the GTP-U flags.
+const GTPU_V1_PT: u8 = (header::VERSION << header::field::VERSION_SHIFT) | header::field::FLAG_PT;
+const GTPU_OPTIONAL_FLAGS: u8 =
+    header::field::FLAG_E | header::field::FLAG_S | header::field::FLAG_PN;
+/// Offset of the first extension header in the GTP-U header.
+const FIRST_EXTENSION: usize = header::MANDATORY_HEADER_LEN + header::OPTIONAL_FIELDS_LEN;
+
+#[inline(always)]
+fn be16(hi: u8, lo: u8) -> usize {
+    usize::from(u16::from_be_bytes([hi, lo]))
+}
+
+/// Decapsulates `frame` if it has the common shape, or says `None` and leaves it to the general
+/// parser. `Some` holds exactly what the general parser returns.
+#[inline(always)]
+pub(super) fn decapsulate_common(frame: &[u8]) -> Option<Decapsulated<'_>> {
+    let h = frame.first_chunk::<{ at::GTPU_MANDATORY_END }>()?;
+    let ethertype = be16(
+        h[ethernet::field::ETHERTYPE.start],
+        h[ethernet::field::ETHERTYPE.start + 1],
+    );
+    let fragment = be16(
+        h[at::IPV4 + ipv4::field::FLAGS_FRAGMENT_OFFSET.start],
+        h[at::IPV4 + ipv4::field::FLAGS_FRAGMENT_OFFSET.start + 1],
+    );
+    let shape_ok = (ethertype == usize::from(ethernet::ETHERTYPE_IPV4))
+        & (h[at::IPV4 + ipv4::field::VERSION_IHL] == IPV4_NO_OPTIONS)
+        & ((fragment & 0x3fff) == 0)
+        & (h[at::IPV4 + ipv4::field::PROTOCOL] == ipv4::PROTOCOL_UDP)
+        & (be16(h[at::UDP + 2], h[at::UDP + 3]) == usize::from(GTPU_PORT))
+        & ((h[at::GTPU] & 0xf0) == GTPU_V1_PT)
+        & (h[at::GTPU + header::field::MESSAGE_TYPE] == MessageType::G_PDU.0);
+    if !shape_ok {
+        return None;
+    }
+    // Lengths, each within the one that encloses it, as the general parser checks them.
+    let total = be16(h[at::IPV4 + 2], h[at::IPV4 + 3]);
+    let udp_len = be16(h[at::UDP + 4], h[at::UDP + 5]);
+    let gtpu_length = be16(h[at::GTPU + 2], h[at::GTPU + 3]);
+    let gtpu_end = at::GTPU_MANDATORY_END + gtpu_length;
+    let lengths_ok = (at::IPV4 + total <= frame.len())
+        & (udp_len >= udp::HEADER_LEN + header::MANDATORY_HEADER_LEN)
+        & (at::UDP + udp_len <= at::IPV4 + total)
+        & (gtpu_end <= at::UDP + udp_len);
+    if !lengths_ok {
+        return None;
+    }
+    let flags = h[at::GTPU];
+    let (header_len, pdu_session_container_at) = if flags & GTPU_OPTIONAL_FLAGS == 0 {
+        (header::MANDATORY_HEADER_LEN, 0)
+    } else if gtpu_length < header::OPTIONAL_FIELDS_LEN {
+        return None;
+    } else if flags & header::field::FLAG_E == 0 {
+        (FIRST_EXTENSION, 0)
+    } else {
+        // The message holds the optional fields: `at::GTPU + 12 <= gtpu_end <= frame.len()`.
+        let gtpu = frame.get(at::GTPU..gtpu_end)?;
+        match ExtensionHeaderType(gtpu[header::field::NEXT_EXTENSION_HEADER_TYPE]) {
+            ExtensionHeaderType::NO_MORE => (FIRST_EXTENSION, 0),
+            ExtensionHeaderType::PDU_SESSION_CONTAINER => {
+                let units = usize::from(*gtpu.get(FIRST_EXTENSION)?);
+                let end = FIRST_EXTENSION + units * 4;
+                // `units == 0` leaves `end` at the length octet: `ext` is then empty and refused.
+                let ext = gtpu.get(FIRST_EXTENSION..end)?;
+                let (&next, rest) = ext.split_last()?;
+                let content = rest.get(1..)?;
+                if next != ExtensionHeaderType::NO_MORE.0 || !PduSessionContainer::fits(content) {
+                    return None;
+                }
+                (end, FIRST_EXTENSION)
+            }
+            _ => return None,
+        }
+    };
+    let packet = &frame[at::IPV4..];
+    let inner_start = at::GTPU + header_len;
+    // The conversions cannot truncate: every offset is below `at::IPV4 + 65 535`.
+    let datagram = GtpuDatagram {
+        packet,
+        udp_offset: ipv4::MIN_HEADER_LEN as u32,
+        ipv4_end: total as u32,
+        udp_end: (ipv4::MIN_HEADER_LEN + udp_len) as u32,
+        gtpu_end: (gtpu_end - at::IPV4) as u32,
+        gtpu: Layout {
+            header_len: header_len as u32,
+            pdu_session_container_at: pdu_session_container_at as u32,
+            udp_port_at: 0,
+        },
+    };
+    Some(Decapsulated {
+        frame: GtpuFrame { frame, datagram },
+        inner: frame.get(inner_start..gtpu_end)?,
+        inner_offset: inner_start,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::decapsulate_layered;
+    use super::*;
+
+    fn vector(name: &str) -> Vec<u8> {
+        let json: serde_json::Value =
+            serde_json::from_str(include_str!("../../testdata/gtpu.json")).unwrap();
+        let v = json["vectors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["name"] == name)
+            .unwrap();
+        let hex = v["hex"].as_str().unwrap();
+        (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    const GPDU_VECTORS: [&str; 6] = [
+        "ul_gpdu_payload10",
+        "ul_gpdu_payload300",
+        "ul_gpdu_payload1400",
+        "ul_gpdu_pdusc_qfi9_payload300",
+        "ul_gpdu_pdusc_qfi1_payload1400",
+        "dl_gpdu_pdusc_qfi1_payload300",
+    ];
+
+    #[test]
+    fn every_reference_gpdu_takes_the_shortcut_to_the_layered_result() {
+        for name in GPDU_VECTORS {
+            let f = vector(name);
+            assert_eq!(
+                decapsulate_common(&f),
+                Some(decapsulate_layered(&f).unwrap()),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn sequence_and_npdu_flags_without_extensions_take_the_shortcut() {
+        let mut f = vector("ul_gpdu_payload10");
+        assert_eq!(f[at::GTPU] & GTPU_OPTIONAL_FLAGS, 0);
+        // Room for the optional fields: the first 4 octets of the T-PDU become them.
+        f[at::GTPU] |= header::field::FLAG_S | header::field::FLAG_PN;
+        let d = decapsulate_common(&f).unwrap();
+        assert_eq!(Ok(d), decapsulate_layered(&f));
+        assert_eq!(d.inner_offset(), at::GTPU + FIRST_EXTENSION);
+    }
+
+    #[test]
+    fn other_shapes_go_to_the_layered_parser() {
+        let base = vector("ul_gpdu_pdusc_qfi9_payload300");
+        let ext_type_at = at::GTPU + header::field::NEXT_EXTENSION_HEADER_TYPE;
+        let container_next_at = {
+            let units = usize::from(base[at::GTPU + FIRST_EXTENSION]);
+            at::GTPU + FIRST_EXTENSION + units * 4 - 1
+        };
+        let cases: [(&str, usize, u8); 6] = [
+            ("IPv4 options (IHL 6)", at::IPV4, 0x46),
+            ("an unknown, skippable extension header", ext_type_at, 0x01),
+            (
+                "a second extension header after the container",
+                container_next_at,
+                0x40,
+            ),
+            ("a fragment", at::IPV4 + 6, 0x20),
+            ("an Echo Request", at::GTPU + 1, 1),
+            ("a zero-length container", at::GTPU + FIRST_EXTENSION, 0),
+        ];
+        for (what, at, byte) in cases {
+            let mut f = base.clone();
+            f[at] = byte;
+            assert_eq!(decapsulate_common(&f), None, "{what}");
+            // The public entry point still answers, through the layered parser.
+            assert_eq!(
+                super::super::decapsulate(&f),
+                decapsulate_layered(&f),
+                "{what}"
+            );
+        }
+    }
+}
