@@ -10,11 +10,10 @@
 //! names the error. A property test and the fuzz target hold the two to that contract.
 
 use super::{Decapsulated, GtpuDatagram, GtpuFrame};
-use crate::ethernet;
 use crate::header::{self, Layout};
 use crate::ipv4;
 use crate::pdu_session::PduSessionContainer;
-use crate::types::{ExtensionHeaderType, GTPU_PORT, MessageType};
+use crate::types::ExtensionHeaderType;
 use crate::udp;
 
 /// Offsets in the frame of the fixed-shape headers.
@@ -44,27 +43,50 @@ fn be16(hi: u8, lo: u8) -> usize {
     usize::from(u16::from_be_bytes([hi, lo]))
 }
 
+/// The fixed fields of the common shape, compared as three big-endian 64-bit words (one branch
+/// instead of seven): which octets each word covers, the bits that must match, and their value.
+mod shape {
+    use core::ops::Range;
+
+    use super::{GTPU_V1_PT, IPV4_NO_OPTIONS, at};
+    use crate::types::{GTPU_PORT, MessageType};
+    use crate::{ethernet, ipv4};
+    /// EtherType, IPv4 version/IHL, DSCP/ECN, total length, identification.
+    pub(super) const WORD_ETHERTYPE: Range<usize> = 12..20;
+    /// EtherType IPv4, version 4 and IHL 5.
+    pub(super) const MASK_ETHERTYPE: u64 = 0xffff_ff00_0000_0000;
+    pub(super) const VALUE_ETHERTYPE: u64 =
+        ((ethernet::ETHERTYPE_IPV4 as u64) << 48) | ((IPV4_NO_OPTIONS as u64) << 40);
+    /// IPv4 flags/fragment offset, TTL, protocol, checksum, half the source address.
+    pub(super) const WORD_FRAGMENT: Range<usize> = at::IPV4 + 6..at::IPV4 + 14;
+    /// MF clear, fragment offset 0, protocol UDP.
+    pub(super) const MASK_FRAGMENT: u64 = 0x3fff_00ff_0000_0000;
+    pub(super) const VALUE_FRAGMENT: u64 = (ipv4::PROTOCOL_UDP as u64) << 32;
+    /// UDP destination port, length, checksum; GTP-U flags and message type.
+    pub(super) const WORD_PORT: Range<usize> = at::UDP + 2..at::UDP + 10;
+    /// Port 2152; GTP-U version 1 with PT set; message type G-PDU (255).
+    pub(super) const MASK_PORT: u64 = 0xffff_0000_0000_f0ff;
+    pub(super) const VALUE_PORT: u64 =
+        ((GTPU_PORT as u64) << 48) | ((GTPU_V1_PT as u64) << 8) | MessageType::G_PDU.0 as u64;
+}
+
+#[inline(always)]
+fn word(h: &[u8; at::GTPU_MANDATORY_END], r: core::ops::Range<usize>) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&h[r]);
+    u64::from_be_bytes(w)
+}
+
 /// Decapsulates `frame` if it has the common shape, or says `None` and leaves it to the general
 /// parser. `Some` holds exactly what the general parser returns.
 #[inline(always)]
 pub(super) fn decapsulate_common(frame: &[u8]) -> Option<Decapsulated<'_>> {
     let h = frame.first_chunk::<{ at::GTPU_MANDATORY_END }>()?;
-    let ethertype = be16(
-        h[ethernet::field::ETHERTYPE.start],
-        h[ethernet::field::ETHERTYPE.start + 1],
-    );
-    let fragment = be16(
-        h[at::IPV4 + ipv4::field::FLAGS_FRAGMENT_OFFSET.start],
-        h[at::IPV4 + ipv4::field::FLAGS_FRAGMENT_OFFSET.start + 1],
-    );
-    let shape_ok = (ethertype == usize::from(ethernet::ETHERTYPE_IPV4))
-        & (h[at::IPV4 + ipv4::field::VERSION_IHL] == IPV4_NO_OPTIONS)
-        & ((fragment & 0x3fff) == 0)
-        & (h[at::IPV4 + ipv4::field::PROTOCOL] == ipv4::PROTOCOL_UDP)
-        & (be16(h[at::UDP + 2], h[at::UDP + 3]) == usize::from(GTPU_PORT))
-        & ((h[at::GTPU] & 0xf0) == GTPU_V1_PT)
-        & (h[at::GTPU + header::field::MESSAGE_TYPE] == MessageType::G_PDU.0);
-    if !shape_ok {
+    let mismatch = ((word(h, shape::WORD_ETHERTYPE) ^ shape::VALUE_ETHERTYPE)
+        & shape::MASK_ETHERTYPE)
+        | ((word(h, shape::WORD_FRAGMENT) ^ shape::VALUE_FRAGMENT) & shape::MASK_FRAGMENT)
+        | ((word(h, shape::WORD_PORT) ^ shape::VALUE_PORT) & shape::MASK_PORT);
+    if mismatch != 0 {
         return None;
     }
     // Lengths, each within the one that encloses it, as the general parser checks them.
