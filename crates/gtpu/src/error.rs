@@ -241,38 +241,22 @@ impl ParseError {
     /// The same error with its offset moved by `base` bytes: used when a decoder of an inner
     /// layer reports through the decoder of the enclosing frame.
     #[must_use]
-    pub fn offset_by(self, base: usize) -> Self {
-        use ParseError as E;
-        let mut e = self;
-        match &mut e {
-            E::Truncated { offset, .. }
-            | E::UnsupportedVersion { offset, .. }
-            | E::NotGtp { offset }
-            | E::LengthTooSmall { offset, .. }
-            | E::LengthExceedsBuffer { offset, .. }
-            | E::Fragmented { offset, .. }
-            | E::BadChecksum { offset, .. }
-            | E::UnexpectedEtherType { offset, .. }
-            | E::UnexpectedProtocol { offset, .. }
-            | E::UnexpectedPort { offset, .. }
-            | E::UnsupportedMessageType { offset, .. }
-            | E::UnexpectedMessageType { offset, .. }
-            | E::ZeroExtensionLength { offset, .. }
-            | E::ComprehensionRequired { offset, .. }
-            | E::BadExtensionLength { offset, .. }
-            | E::DuplicateExtensionHeader { offset, .. }
-            | E::UnknownPduType { offset, .. }
-            | E::UnknownInformationElement { offset, .. }
-            | E::BadIeLength { offset, .. } => *offset = offset.saturating_add(base),
-            E::MissingInformationElement { .. } => {}
+    pub fn offset_by(mut self, base: usize) -> Self {
+        if let Some(offset) = self.offset_mut() {
+            *offset = offset.saturating_add(base);
         }
-        e
+        self
     }
 
     /// The offset the error points at, if it has one.
     pub fn offset(&self) -> Option<usize> {
+        let mut e = *self;
+        e.offset_mut().copied()
+    }
+
+    fn offset_mut(&mut self) -> Option<&mut usize> {
         use ParseError as E;
-        match *self {
+        match self {
             E::Truncated { offset, .. }
             | E::UnsupportedVersion { offset, .. }
             | E::NotGtp { offset }
@@ -338,4 +322,26 @@ pub enum EmitError {
         /// The largest payload the layer can carry.
         max: usize,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_move_with_the_enclosing_layer() {
+        let e = ParseError::NotGtp { offset: 3 };
+        assert_eq!(e.offset(), Some(3));
+        assert_eq!(e.offset_by(42), ParseError::NotGtp { offset: 45 });
+        assert_eq!(
+            ParseError::NotGtp { offset: usize::MAX }.offset_by(1),
+            ParseError::NotGtp { offset: usize::MAX }
+        );
+        let missing = ParseError::MissingInformationElement {
+            message_type: 26,
+            ie_type: 16,
+        };
+        assert_eq!(missing.offset(), None);
+        assert_eq!(missing.offset_by(42), missing);
+    }
 }
