@@ -4,18 +4,23 @@
 
 mod common;
 
+use std::collections::HashSet;
 use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::net::plan;
 use common::plans::{GNB_N3, UPF_N3, ue_plan as plan_for};
+use tokio::net::UdpSocket;
 use upfbench_pfcp::driver::{self, PfcpClient, UpfChannels, UpfServer};
 use upfbench_pfcp::ie::{Cause, NtpTimestamp};
+use upfbench_pfcp::message::SessionDeletionRequest;
 use upfbench_pfcp::node::{
-    ClientConfig, Error, Event, Procedure, RuleChange, Tunnel, UpfConfig, UpfEvent,
+    ClientConfig, Error, Event, Procedure, RuleChange, SessionState, Tunnel, Upf, UpfConfig,
+    UpfEvent,
 };
 use upfbench_pfcp::plan::UplinkTeid;
-use upfbench_pfcp::{Seid, Teid};
+use upfbench_pfcp::{Header, Message, MessageBody, MessageType, Seid, SequenceNumber, Teid};
 
 async fn upf(up: Ipv4Addr, cp: Ipv4Addr, ts: NtpTimestamp) -> (UpfServer, UpfChannels) {
     // The address may still be held by a UPF side that was just dropped.
@@ -264,4 +269,193 @@ async fn events_report_lost_heartbeats_and_a_restarted_upf() {
     assert!(client.sessions().await.unwrap().is_empty());
     // Associate again with the new UPF.
     client.associate().await.unwrap();
+}
+
+/// Another process on the CP function's address deletes `up_seid` at the UPF side, behind the
+/// client's back (the UPF matches its peer by IP address); returns the UPF's Cause.
+async fn delete_behind_the_clients_back(cp: Ipv4Addr, up: Ipv4Addr, up_seid: Seid) -> Cause {
+    let sock = UdpSocket::bind((cp, 0)).await.unwrap();
+    let request = Message::session(
+        up_seid,
+        SequenceNumber::new(0x7000).unwrap(),
+        SessionDeletionRequest::default(),
+    );
+    sock.send_to(&request.to_vec().unwrap(), driver::n4(up))
+        .await
+        .unwrap();
+    let mut buf = vec![0; 65_535];
+    let (n, _) = tokio::time::timeout(Duration::from_secs(5), sock.recv_from(&mut buf))
+        .await
+        .unwrap()
+        .unwrap();
+    match Message::parse(&buf[..n]).unwrap().body {
+        MessageBody::SessionDeletionResponse(r) => r.cause,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn delete_all_says_how_many_were_deleted_and_which_session_the_upf_did_not_know() {
+    let (cp, up) = (Ipv4Addr::new(127, 0, 0, 71), Ipv4Addr::new(127, 0, 0, 72));
+    let (server, _ch) = upf(up, cp, NtpTimestamp(9)).await;
+    let (client, _events) = client(cp, up, |c| c.window = 2).await;
+    client.associate().await.unwrap();
+    let sessions = client
+        .establish_all((0..20).map(|i| plan_for(i, cp)).collect())
+        .await
+        .unwrap();
+    // Sessions 3 and 11 disappear from the UPF: their deletions get Cause 65.
+    let gone = [sessions[3], sessions[11]];
+    for s in gone {
+        let cause = delete_behind_the_clients_back(cp, up, s.up_seid.unwrap()).await;
+        assert_eq!(cause, Cause::REQUEST_ACCEPTED);
+    }
+    assert_eq!(server.rules().await.unwrap().len(), 18);
+
+    let e = client.delete_all().await.unwrap_err();
+    // Both failures are counted and the 18 others deleted, whichever failure came first
+    // (the batch goes through the table in its own order).
+    assert_eq!((e.deleted, e.total, e.failed()), (18, 20, 2));
+    let failed = e.cp_seid.unwrap();
+    assert!(gone.iter().any(|s| s.cp_seid == failed), "{failed:?}");
+    assert!(matches!(
+        e.error,
+        Error::Rejected {
+            procedure: Procedure::SessionDeletion(s),
+            cause: Cause::SESSION_CONTEXT_NOT_FOUND,
+            ..
+        } if s == failed
+    ));
+    let text = e.to_string();
+    let expected = format!(
+        "deleted 18 of 20 sessions; session {:#x}: Session Deletion (CP SEID {:#x}) rejected by 127.0.0.72:8805",
+        failed.0, failed.0
+    );
+    assert!(text.starts_with(&expected), "{text}");
+    assert!(text.ends_with(": Session context not found (65)"), "{text}");
+    // A session the UPF did not know leaves the table: nothing is left to delete.
+    assert!(server.rules().await.unwrap().is_empty());
+    assert!(client.sessions().await.unwrap().is_empty());
+    assert_eq!(client.delete_all().await.unwrap(), 0);
+    client.release().await.unwrap();
+}
+
+/// A UPF side that never answers the Session Deletion Requests of the UP SEIDs in `silenced`:
+/// the sans-IO node on a socket, with a filter in front.
+fn silencing_upf(
+    socket: UdpSocket,
+    node: Arc<Mutex<Upf>>,
+    silenced: Arc<Mutex<HashSet<Seid>>>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut buf = vec![0; 65_535];
+        loop {
+            let (n, from) = socket.recv_from(&mut buf).await.unwrap();
+            let bytes = &buf[..n];
+            let silent = Header::new_checked(bytes).is_ok_and(|h| {
+                h.message_type() == MessageType::SESSION_DELETION_REQUEST
+                    && h.seid()
+                        .is_some_and(|s| silenced.lock().unwrap().contains(&s))
+            });
+            let out: Vec<_> = {
+                let mut node = node.lock().unwrap();
+                if !silent {
+                    node.handle_datagram(std::time::Instant::now(), from, bytes);
+                }
+                while node.poll_event().is_some() {}
+                std::iter::from_fn(|| node.poll_transmit()).collect()
+            };
+            for t in out {
+                socket.send_to(&t.contents, t.destination).await.unwrap();
+            }
+        }
+    })
+}
+
+#[tokio::test]
+async fn delete_all_says_which_session_a_silent_upf_never_deleted_and_keeps_it() {
+    let (cp, up) = (Ipv4Addr::new(127, 0, 0, 81), Ipv4Addr::new(127, 0, 0, 82));
+    let socket = UdpSocket::bind(driver::n4(up)).await.unwrap();
+    let node = Arc::new(Mutex::new(Upf::new(UpfConfig::new(
+        up,
+        UPF_N3,
+        NtpTimestamp(11),
+        cp.into(),
+    ))));
+    let silenced = Arc::new(Mutex::new(HashSet::new()));
+    let upf_task = silencing_upf(socket, node.clone(), silenced.clone());
+    let (client, _events) = client(cp, up, |c| {
+        c.window = 4;
+        // Long enough that a loaded machine does not lose the answered ones too.
+        c.node.t1 = Duration::from_millis(200);
+        c.node.n1 = 2;
+    })
+    .await;
+    client.associate().await.unwrap();
+    let sessions = client
+        .establish_all((0..10).map(|i| plan_for(i, cp)).collect())
+        .await
+        .unwrap();
+    // The UPF never answers the deletion of session 6.
+    let stuck = sessions[6];
+    silenced.lock().unwrap().insert(stuck.up_seid.unwrap());
+
+    let e = client.delete_all().await.unwrap_err();
+    assert_eq!(
+        (e.deleted, e.total, e.cp_seid),
+        (9, 10, Some(stuck.cp_seid))
+    );
+    assert!(matches!(
+        e.error,
+        Error::Timeout {
+            procedure: Procedure::SessionDeletion(s),
+            attempts: 3,
+            ..
+        } if s == stuck.cp_seid
+    ));
+    let text = e.to_string();
+    assert!(
+        text.starts_with("deleted 9 of 10 sessions; session 0x7: Session Deletion (CP SEID 0x7)"),
+        "{text}"
+    );
+    // Unconfirmed, the session stays established at both ends; once the UPF answers, the next
+    // delete_all removes it.
+    let left = client.sessions().await.unwrap();
+    assert_eq!(left.len(), 1);
+    assert_eq!(left[0].cp_seid, stuck.cp_seid);
+    assert_eq!(left[0].state, SessionState::Established);
+    assert_eq!(node.lock().unwrap().rules().len(), 1);
+    silenced.lock().unwrap().clear();
+    assert_eq!(client.delete_all().await.unwrap(), 1);
+    assert!(client.sessions().await.unwrap().is_empty());
+    assert!(node.lock().unwrap().rules().is_empty());
+    upf_task.abort();
+}
+
+#[test]
+fn delete_all_through_a_stopped_driver_says_nothing_was_deleted() {
+    // A handle whose task has gone (its runtime was shut down) cannot even count the sessions.
+    let (cp, up) = (Ipv4Addr::new(127, 0, 0, 91), Ipv4Addr::new(127, 0, 0, 92));
+    let runtime = || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    };
+    let first = runtime();
+    let (client, _events) = first.block_on(client(cp, up, |_| {}));
+    drop(first);
+    let e = runtime().block_on(client.delete_all()).unwrap_err();
+    assert_eq!((e.deleted, e.total, e.cp_seid), (0, 0, None));
+    assert!(matches!(
+        e.error,
+        Error::Aborted {
+            procedure: Procedure::SessionDeletion(Seid(0)),
+            ..
+        }
+    ));
+    assert!(
+        e.to_string().starts_with("deleted 0 of 0 sessions; "),
+        "{e}"
+    );
 }

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use tokio::sync::oneshot;
 
-use super::client::{Association, EstablishAllError};
+use super::client::{Association, DeleteAllError, EstablishAllError};
 use crate::node::{Client, Error, Session};
 use crate::plan::UeSessionPlan;
 use crate::types::Seid;
@@ -17,15 +17,22 @@ pub(crate) type Reply<T> = oneshot::Sender<Result<T, Error>>;
 /// Where a batch's answer goes.
 pub(crate) enum BatchReply {
     Establish(oneshot::Sender<Result<Vec<Session>, EstablishAllError>>),
-    Delete(Reply<usize>),
+    Delete(oneshot::Sender<Result<usize, DeleteAllError>>),
+}
+
+/// A batch's first failure: which item, which session, and why.
+struct Failure {
+    index: usize,
+    cp_seid: Seid,
+    error: Error,
 }
 
 /// Several sessions' procedures awaited as one.
 struct Batch {
     results: Vec<Option<Session>>,
     remaining: usize,
-    /// The first failure to arrive, and the index of its item.
-    first_error: Option<(usize, Error)>,
+    /// The first failure to arrive.
+    first_error: Option<Failure>,
     reply: BatchReply,
 }
 
@@ -33,20 +40,26 @@ impl Batch {
     /// Answers the caller (one that stopped waiting is not an error).
     fn finish(self) {
         let done = self.results.iter().flatten().count();
+        let total = self.results.len();
         match (self.reply, self.first_error) {
-            (BatchReply::Establish(tx), Some((index, error))) => {
+            (BatchReply::Establish(tx), Some(f)) => {
                 let _ = tx.send(Err(EstablishAllError {
                     established: done,
-                    total: self.results.len(),
-                    plan: Some(index),
-                    error,
+                    total,
+                    plan: Some(f.index),
+                    error: f.error,
                 }));
             }
             (BatchReply::Establish(tx), None) => {
                 let _ = tx.send(Ok(self.results.into_iter().flatten().collect()));
             }
-            (BatchReply::Delete(tx), Some((_, error))) => {
-                let _ = tx.send(Err(error));
+            (BatchReply::Delete(tx), Some(f)) => {
+                let _ = tx.send(Err(DeleteAllError {
+                    deleted: done,
+                    total,
+                    cp_seid: Some(f.cp_seid),
+                    error: f.error,
+                }));
             }
             (BatchReply::Delete(tx), None) => {
                 let _ = tx.send(Ok(done));
@@ -110,20 +123,22 @@ impl Waiters {
                 break;
             };
             let r = match &mut b.work {
-                Work::Establish(plans) => plans.next().map(|p| node.establish(now, &p)),
-                Work::Delete(seids) => seids.next().map(|cp| node.delete(now, cp).map(|()| cp)),
+                Work::Establish(plans) => plans
+                    .next()
+                    .map(|p| (p.cp_seid, node.establish(now, &p).map(drop))),
+                Work::Delete(seids) => seids.next().map(|cp| (cp, node.delete(now, cp))),
             };
-            let Some(r) = r else {
+            let Some((cp, r)) = r else {
                 self.backlog.pop_front();
                 continue;
             };
             let (id, index) = (b.id, b.next);
             b.next += 1;
             match r {
-                Ok(cp) => {
+                Ok(()) => {
                     self.sessions.insert(cp, Waiter::Batch { id, index });
                 }
-                Err(e) => self.settle(id, index, Err(e)),
+                Err(e) => self.settle(id, index, cp, Err(e)),
             }
         }
     }
@@ -135,7 +150,7 @@ impl Waiters {
     /// A session's procedure ended.
     pub(crate) fn session_done(&mut self, cp_seid: Seid, result: Result<Session, Error>) {
         match self.sessions.remove(&cp_seid) {
-            Some(Waiter::Batch { id, index }) => self.settle(id, index, result),
+            Some(Waiter::Batch { id, index }) => self.settle(id, index, cp_seid, result),
             Some(Waiter::Modify(tx)) => {
                 let _ = tx.send(result);
             }
@@ -143,14 +158,19 @@ impl Waiters {
         }
     }
 
-    fn settle(&mut self, id: u64, index: usize, result: Result<Session, Error>) {
+    /// Item `index` of batch `id`, the procedure of session `cp_seid`, ended.
+    fn settle(&mut self, id: u64, index: usize, cp_seid: Seid, result: Result<Session, Error>) {
         let Some(b) = self.batches.get_mut(&id) else {
             return;
         };
         match result {
             Ok(s) => b.results[index] = Some(s),
-            Err(e) => {
-                b.first_error.get_or_insert((index, e));
+            Err(error) => {
+                b.first_error.get_or_insert(Failure {
+                    index,
+                    cp_seid,
+                    error,
+                });
             }
         }
         b.remaining -= 1;

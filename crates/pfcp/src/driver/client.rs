@@ -55,6 +55,37 @@ impl EstablishAllError {
     }
 }
 
+/// Why [`PfcpClient::delete_all`] did not delete every established session: the first failure
+/// to arrive, the session it concerns, and how far the batch got. A session the UPF no longer
+/// knows (Cause 65, Session context not found) leaves the table; one whose deletion timed out
+/// or was rejected for another cause stays established, for another
+/// [`PfcpClient::delete_all`] to retry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "deleted {deleted} of {total} sessions; {}{error}",
+    cp_seid.map(|s| format!("session {:#x}: ", s.0)).unwrap_or_default()
+)]
+pub struct DeleteAllError {
+    /// Sessions deleted (confirmed by the UPF) when the batch ended; 0 when the driver stopped
+    /// before answering.
+    pub deleted: usize,
+    /// Sessions in the batch (those established when it started); 0 when the driver stopped
+    /// before answering.
+    pub total: usize,
+    /// The CP SEID of the session whose failure [`Self::error`] is; `None` when the driver
+    /// stopped before answering.
+    pub cp_seid: Option<Seid>,
+    /// The first failure.
+    pub error: Error,
+}
+
+impl DeleteAllError {
+    /// Sessions of the batch that were not deleted.
+    pub fn failed(&self) -> usize {
+        self.total - self.deleted
+    }
+}
+
 enum Command {
     Associate(Reply<Association>),
     EstablishAll(
@@ -62,7 +93,7 @@ enum Command {
         oneshot::Sender<Result<Vec<Session>, EstablishAllError>>,
     ),
     Modify(Seid, Box<SessionModificationRequest>, Reply<Session>),
-    DeleteAll(Reply<usize>),
+    DeleteAll(oneshot::Sender<Result<usize, DeleteAllError>>),
     Release(Reply<()>),
     Sessions(oneshot::Sender<Vec<Session>>),
     Stats(oneshot::Sender<Stats>),
@@ -175,10 +206,21 @@ impl PfcpClient {
     }
 
     /// Deletes every established session, windowed like establishment; returns how many were
-    /// deleted, or the first failure.
-    pub async fn delete_all(&self) -> Result<usize, Error> {
-        self.call(Procedure::SessionDeletion(Seid(0)), Command::DeleteAll)
+    /// deleted. If any fails, the batch still runs to its end and the first failure comes back
+    /// with the CP SEID of its session and the number of sessions deleted.
+    pub async fn delete_all(&self) -> Result<usize, DeleteAllError> {
+        match self
+            .ask(Procedure::SessionDeletion(Seid(0)), Command::DeleteAll)
             .await
+        {
+            Ok(result) => result,
+            Err(error) => Err(DeleteAllError {
+                deleted: 0,
+                total: 0,
+                cp_seid: None,
+                error,
+            }),
+        }
     }
 
     /// Releases the association (Association Release Request).

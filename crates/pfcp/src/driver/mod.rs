@@ -38,7 +38,7 @@ mod io;
 mod task;
 mod upf;
 
-pub use client::{Association, EstablishAllError, PfcpClient};
+pub use client::{Association, DeleteAllError, EstablishAllError, PfcpClient};
 pub use upf::{UpfChannels, UpfServer, serve};
 
 use std::net::{IpAddr, SocketAddr};
