@@ -3,8 +3,8 @@
 //! O(buckets) work when an interval ends.
 //!
 //! * Per packet, [`HotLatency::record`] computes the bucket index inline with HDR's formula (for
-//!   a lowest discernible value of 1 ns: `bucket = base - lzcnt(v | sub_bucket_mask)`,
-//!   `index = ((bucket + 1) << half_magnitude) + (v >> bucket) - half_count`) and bumps a `u32`,
+//!   a lowest discernible value of 1 ns: `bucket = ilog2(v | sub_bucket_mask) - half_magnitude`,
+//!   `index = (bucket << half_magnitude) + (v >> bucket)`) and bumps a `u32`,
 //!   beside exact count/min/max/sum. `hdrhistogram`'s own `record` is an out-of-line call that
 //!   keeps rounded min/max and a total too; on the RX path it cost 6.7 ns of a 16.6 ns packet.
 //! * When an interval ends the worker adds the interval's array into its `u64`
@@ -30,7 +30,6 @@ const STAGE_LIMIT: u64 = 1 << 31;
 struct Layout {
     max_ns: u64,
     sub_bucket_mask: u64,
-    lz_base: u32,
     half_magnitude: u32,
     half_count: u64,
     len: usize,
@@ -45,7 +44,6 @@ impl Layout {
         let mut l = Layout {
             max_ns: config.max_ns,
             sub_bucket_mask: (1u64 << count_magnitude) - 1,
-            lz_base: 64 - half_magnitude - 1,
             half_magnitude,
             half_count: 1u64 << half_magnitude,
             len: 0,
@@ -54,11 +52,14 @@ impl Layout {
         l
     }
 
+    /// HDR's `((bucket + 1) << half_magnitude) + (v >> bucket) - half_count` with
+    /// `half_count = 1 << half_magnitude` folded in, and its `(63 - half_magnitude) - lzcnt(x)`
+    /// written as `ilog2(x) - half_magnitude` (one `bsr` on any x86-64; the `| 1` only tells the
+    /// compiler that `x` is not zero, the mask's low bit being set already).
     #[inline(always)]
     fn index(&self, v: u64) -> usize {
-        let bucket = self.lz_base - (v | self.sub_bucket_mask).leading_zeros();
-        (((u64::from(bucket) + 1) << self.half_magnitude) + (v >> bucket) - self.half_count)
-            as usize
+        let bucket = (v | self.sub_bucket_mask | 1).ilog2() - self.half_magnitude;
+        ((u64::from(bucket) << self.half_magnitude) + (v >> bucket)) as usize
     }
 
     /// The lowest value of slot `i` (the inverse of `index`).
