@@ -4,9 +4,10 @@
 //! latency histogram, counters). The budget is 15 ns per packet.
 //!
 //! Frames are the reference vectors of `crates/gtpu/testdata/gtpu.json`, laid out as a mempool
-//! lays out mbufs (one frame per 2176-octet slot, 128 octets of headroom) over 1024 streams with a
-//! tag in the first 10 payload octets. Two pool sizes: 256 frames, whose touched lines stay in
-//! the L2 cache (the cost of the code), and 32 768 frames (71 MB, twice the L3 cache), whose lines
+//! lays out mbufs (one frame per 2176-octet slot, 128 octets of headroom), frame i of stream
+//! i mod 1024, with a tag in the first 10 payload octets. Two pool sizes: 256 frames (256 streams),
+//! whose touched lines stay in the L2 cache (the cost of the code), and 32 768 frames (1024
+//! streams; 71 MB, twice the L3 cache), whose lines
 //! come from DRAM as they do after a NIC's DMA on a machine without DDIO (the cost of the code plus
 //! the misses that the hardware prefetchers do not hide).
 //!
