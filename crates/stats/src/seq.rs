@@ -14,7 +14,7 @@
 //! * **window**: the `W` positions below the head, `[head - W, head)` (a power of two, 1024 by
 //!   default). A bitmap of `W` bits records which of them arrived. With the head, the first
 //!   sequence number and four counters this is all the memory a stream uses, whatever the
-//!   traffic: 32 bytes inline plus `W / 8 + 32` bytes allocated once.
+//!   traffic: 32 bytes inline plus `W / 8 + 48` bytes allocated once.
 //!
 //! Each arriving packet is classified exactly once ([`Arrival`]):
 //!
@@ -155,18 +155,49 @@ impl SeqCounters {
 /// Sequence tracker for one stream with a fixed reorder window. See the module documentation.
 ///
 /// No allocation after construction; [`observe`](Self::observe) is branch-light in the in-order
-/// case: one bitmap word read and written, and the head. The struct is 32 bytes (the counters of
-/// the rare classes live after the bitmap in the same allocation), so that the RX worker's whole
-/// per-packet state of a stream fits one cache line.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// case and touches only the struct itself: the bitmap word that holds the head's slot is kept
+/// inline (`current`), so the allocation is read and written once per 64 in-order packets (when
+/// the head enters the next word) and on the rare paths. The struct is 32 bytes (the counters of
+/// the rare classes live after the bitmap in the same allocation, reached through a thin
+/// pointer), so that the RX worker's whole per-packet state of a stream fits one cache line.
+#[derive(Clone)]
 pub struct SeqTracker {
     /// One past the highest position received (0: nothing yet).
     head: u64,
+    /// Ring word [`current_index`](Self::current_index) (the word of the head's slot): the
+    /// authoritative copy; the allocation's copy of that word is stale.
+    current: u64,
     /// The ring bitmap, `W / 64` words (bit `p % W` tells whether position `p` in the window
     /// arrived), then [`RARE_WORDS`] counters: duplicates, reordered, late, lost_confirmed.
-    /// Unique and received are not counted: they follow from these (see `unique`).
-    words: Box<[u64]>,
+    /// Unique and received are not counted: they follow from these (see `unique`). Boxed twice:
+    /// a thin pointer in the struct, the slice's own pointer and length in the allocation.
+    words: Box<Box<[u64]>>,
     first_seq: u32,
+    /// `W`, kept inline so that the in-order path needs nothing from the allocation.
+    window: u32,
+}
+
+impl PartialEq for SeqTracker {
+    /// Compares the trackers' state (the bitmap as [`observe`](Self::observe) sees it), not the
+    /// stale copy of the current word.
+    fn eq(&self, o: &SeqTracker) -> bool {
+        self.head == o.head
+            && self.first_seq == o.first_seq
+            && self.window == o.window
+            && self.logical_words().eq(o.logical_words())
+    }
+}
+
+impl Eq for SeqTracker {}
+
+impl std::fmt::Debug for SeqTracker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SeqTracker")
+            .field("head", &self.head)
+            .field("words", &self.logical_words().collect::<Vec<_>>())
+            .field("first_seq", &self.first_seq)
+            .finish()
+    }
 }
 
 const DUPLICATES: usize = 0;
@@ -185,14 +216,45 @@ impl SeqTracker {
         }
         Ok(SeqTracker {
             head: 0,
-            words: vec![0u64; (window / 64) as usize + RARE_WORDS].into_boxed_slice(),
+            current: 0,
+            words: Box::new(vec![0u64; (window / 64) as usize + RARE_WORDS].into_boxed_slice()),
             first_seq,
+            window,
         })
     }
 
     #[inline(always)]
     fn bitmap_words(&self) -> usize {
-        self.words.len() - RARE_WORDS
+        (self.window >> 6) as usize
+    }
+
+    /// The ring word that holds the head's slot, the one mirrored in `current`.
+    #[inline(always)]
+    fn current_index(&self) -> usize {
+        ((self.head & (self.window() - 1)) >> 6) as usize
+    }
+
+    /// The allocation's words with the current word in place of its stale copy.
+    fn logical_words(&self) -> impl Iterator<Item = u64> + '_ {
+        let cur = self.current_index();
+        self.words
+            .iter()
+            .enumerate()
+            .map(move |(i, &w)| if i == cur { self.current } else { w })
+    }
+
+    /// Writes the current word back so that the allocation holds the whole bitmap.
+    #[inline(always)]
+    fn flush_current(&mut self) {
+        let i = self.current_index();
+        self.words[i] = self.current;
+    }
+
+    /// Loads the current word for the head as it now stands (after `flush_current` and any
+    /// change of the head or of the allocation's words).
+    #[inline(always)]
+    fn load_current(&mut self) {
+        self.current = self.words[self.current_index()];
     }
 
     #[inline(always)]
@@ -209,7 +271,7 @@ impl SeqTracker {
     /// The reorder window in positions.
     #[inline(always)]
     pub fn window(&self) -> u64 {
-        (self.bitmap_words() as u64) << 6
+        u64::from(self.window)
     }
 
     /// The stream's first sequence number.
@@ -240,9 +302,8 @@ impl SeqTracker {
     }
 
     fn present(&self) -> u64 {
-        let n = self.bitmap_words();
-        self.words[..n]
-            .iter()
+        self.logical_words()
+            .take(self.bitmap_words())
             .map(|w| u64::from(w.count_ones()))
             .sum()
     }
@@ -259,11 +320,10 @@ impl SeqTracker {
         let rel = seq.wrapping_sub(self.first_seq);
         let delta = rel.wrapping_sub(self.head as u32) as i32;
         if delta >= 0 {
-            let pos = self.head + delta as u64;
             let newly_lost = if delta == 0 {
-                self.advance_one(pos)
+                self.advance_one()
             } else {
-                self.advance_to(pos)
+                self.advance_to(self.head + delta as u64)
             };
             if newly_lost != 0 {
                 self.bump(LOST_CONFIRMED, newly_lost);
@@ -286,14 +346,17 @@ impl SeqTracker {
         } else {
             let pos = self.head - back;
             let (word, bit) = self.slot(pos);
-            if self.words[word] & bit != 0 {
+            self.flush_current();
+            let arrival = if self.words[word] & bit != 0 {
                 self.bump(DUPLICATES, 1);
                 Arrival::Duplicate
             } else {
                 self.words[word] |= bit;
                 self.bump(REORDERED, 1);
                 Arrival::Reordered
-            }
+            };
+            self.load_current();
+            arrival
         };
         Observed {
             arrival,
@@ -326,20 +389,36 @@ impl SeqTracker {
         ((idx >> 6) as usize, 1u64 << (idx & 63))
     }
 
-    /// Head moves by one: the slot of `pos` is the slot of `pos - W`, which leaves the window.
+    /// Head moves by one: the slot of `pos == head` is the slot of `pos - W`, which leaves the
+    /// window. That slot is in the current word; when the head then enters the next word, the
+    /// current word is written back and the next one loaded.
     #[inline(always)]
-    fn advance_one(&mut self, pos: u64) -> u64 {
-        let (word, bit) = self.slot(pos);
-        let was_set = self.words[word] & bit != 0;
-        self.words[word] |= bit;
+    fn advance_one(&mut self) -> u64 {
+        let pos = self.head;
+        let bit = 1u64 << (pos & 63);
+        let was_set = self.current & bit != 0;
+        self.current |= bit;
         self.head = pos + 1;
+        if self.head & 63 == 0 {
+            self.next_word(pos);
+        }
         u64::from(pos >= self.window() && !was_set)
+    }
+
+    /// The head left the word of `pos` for the next one (the same word when `W` is 64).
+    #[cold]
+    #[inline(never)]
+    fn next_word(&mut self, pos: u64) {
+        let (word, _) = self.slot(pos);
+        self.words[word] = self.current;
+        self.load_current();
     }
 
     /// Head jumps to `pos + 1`: positions `[head - W, pos + 1 - W)` leave the window; their
     /// slots are the slots of the new positions `head..=pos`, cleared and then `pos` set.
     fn advance_to(&mut self, pos: u64) -> u64 {
         let w = self.window();
+        self.flush_current();
         let entering = pos + 1 - self.head;
         let evicted = (pos + 1).saturating_sub(w) - self.head.saturating_sub(w);
         let present = if entering >= w {
@@ -353,6 +432,7 @@ impl SeqTracker {
         let (word, bit) = self.slot(pos);
         self.words[word] |= bit;
         self.head = pos + 1;
+        self.load_current();
         evicted - present
     }
 
@@ -589,6 +669,54 @@ mod tests {
         assert_eq!(c.lost, 47);
         assert_eq!(c.reordered, 3);
         check_identity(&c);
+    }
+}
+
+#[cfg(test)]
+mod current_word_tests {
+    use super::*;
+
+    fn fed(seqs: impl IntoIterator<Item = u32>) -> SeqTracker {
+        let mut t = SeqTracker::new(0, 128).unwrap();
+        for s in seqs {
+            t.observe(s);
+        }
+        t
+    }
+
+    #[test]
+    fn equality_and_debug_compare_the_state_not_the_stale_copy() {
+        // The same state, with the allocation's copy of word 1 stale in `a` (in-order packets
+        // after the reordered one) and up to date in `b` (the reordered one came last).
+        let a = fed((0..66).chain([67, 66, 68, 69]));
+        let b = fed((0..66).chain([67, 68, 69, 66]));
+        assert_eq!(
+            a.words[1], 0b1111,
+            "in-order packets stay in the current word"
+        );
+        assert_eq!(b.words[1], 0b11_1111);
+        assert_eq!(a, b);
+        assert_eq!(a.clone(), b);
+        assert_eq!(format!("{a:?}"), format!("{b:?}"));
+        assert!(format!("{a:?}").contains("words: [18446744073709551615, 63, 0, 1, 0, 0]"));
+        // One position of the current word differs.
+        let c = fed((0..66).chain([67, 66, 69]));
+        assert_ne!(a, c);
+        assert_ne!(format!("{a:?}"), format!("{c:?}"));
+    }
+
+    #[test]
+    fn current_word_is_written_back_when_the_head_leaves_it() {
+        let t = fed(0..64);
+        assert_eq!((t.head(), t.words[0], t.current), (64, u64::MAX, 0));
+        // Window 128: at head 128 word 1 is written back and word 0 (position 1 missing) becomes
+        // the current word again; position 129 takes slot 1 and confirms position 1 lost.
+        let t = fed((0..130).filter(|&s| s != 1));
+        assert_eq!(
+            (t.head(), t.words[0], t.words[1], t.current),
+            (130, !0b10, u64::MAX, u64::MAX)
+        );
+        assert_eq!((t.lost_confirmed(), t.unique()), (1, 129));
     }
 }
 

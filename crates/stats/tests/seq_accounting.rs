@@ -197,3 +197,117 @@ proptest! {
         prop_assert_eq!(c.late + c.duplicates + c.reordered, 0);
     }
 }
+
+/// The classes the reference model gives each arrival, and its `unique` after each one.
+fn reference_classes(window: u64, arrivals: &[u64]) -> Vec<(Arrival, u64)> {
+    let mut head = 0u64;
+    let mut seen = BTreeSet::new();
+    arrivals
+        .iter()
+        .map(|&p| {
+            let a = if p == head {
+                Arrival::InOrder
+            } else if p > head {
+                Arrival::AfterGap
+            } else if p >= head.saturating_sub(window) {
+                if seen.contains(&p) {
+                    Arrival::Duplicate
+                } else {
+                    Arrival::Reordered
+                }
+            } else {
+                Arrival::Late
+            };
+            if p >= head {
+                head = p + 1;
+            }
+            if a != Arrival::Late {
+                seen.insert(p);
+            }
+            (a, seen.len() as u64)
+        })
+        .collect()
+}
+
+/// One step of a stream that dwells on the bitmap's 64-position word boundaries.
+#[derive(Debug, Clone)]
+enum Step {
+    /// `n` positions in order.
+    Run(u64),
+    /// A gap to `words` boundaries ahead, then `off - 1` positions off it (just before, on,
+    /// just after the boundary).
+    Gap { words: u64, off: u64 },
+    /// A packet `back` positions below the head (reordered, duplicate or late).
+    Back(u64),
+}
+
+fn step(window: u64) -> impl Strategy<Value = Step> {
+    let near = prop::sample::select(vec![1u64, 2, 63, 64, 65, window - 1, window, window + 1]);
+    prop_oneof![
+        4 => (0u64..140).prop_map(Step::Run),
+        2 => (0u64..3, 0u64..3).prop_map(|(words, off)| Step::Gap { words, off }),
+        1 => (0u64..20).prop_map(|words| Step::Gap { words, off: 1 }),
+        3 => near.prop_map(Step::Back),
+        2 => (1u64..2 * window).prop_map(Step::Back),
+    ]
+}
+
+/// Arrival positions for `steps`; `Back` steps also land relative to the boundary of the head's
+/// word (`head % 64` and one more: the current word's first slot and the previous word's last).
+fn boundary_arrivals(steps: &[Step]) -> Vec<u64> {
+    let mut next = 0u64;
+    let mut out = Vec::new();
+    for s in steps {
+        match *s {
+            Step::Run(n) => {
+                out.extend(next..next + n);
+                next += n;
+            }
+            Step::Gap { words, off } => {
+                let p = ((next / 64 + 1 + words) * 64 + off)
+                    .saturating_sub(1)
+                    .max(next);
+                out.push(p);
+                next = p + 1;
+            }
+            Step::Back(back) => {
+                for b in [back, next % 64, next % 64 + 1] {
+                    if (1..=next).contains(&b) {
+                        out.push(next - b);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// The in-order path keeps the head's bitmap word inline and writes it back when the head
+    /// enters the next word; the rare paths write it back and reload it. Streams made of in-order
+    /// runs, gaps ending just before, on and after word boundaries, and packets reaching back to
+    /// the current word, the one just written back and the window's edge: every class and the
+    /// running `unique` as the reference model has them, then every counter.
+    #[test]
+    fn word_boundaries_match_the_reference(
+        first in prop_oneof![any::<u32>(), (u32::MAX - 300)..=u32::MAX],
+        (window, steps) in prop::sample::select(vec![64u32, 128, 256])
+            .prop_flat_map(|w| (Just(w), prop::collection::vec(step(u64::from(w)), 0..60))),
+        extra_sent in 0u64..100,
+    ) {
+        let arrivals = boundary_arrivals(&steps);
+        let want = reference_classes(u64::from(window), &arrivals);
+        let mut t = SeqTracker::new(first, window).unwrap();
+        let mut confirmed = 0;
+        for (&p, &(class, unique)) in arrivals.iter().zip(&want) {
+            let o = t.observe(first.wrapping_add(p as u32));
+            confirmed += o.newly_lost;
+            prop_assert_eq!((o.arrival, t.unique()), (class, unique), "position {}", p);
+        }
+        prop_assert_eq!(confirmed, t.lost_confirmed());
+        let sent = t.head() + extra_sent;
+        prop_assert_eq!(t.finish(sent), reference(u64::from(window), &arrivals, sent));
+    }
+}
