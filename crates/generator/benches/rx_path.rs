@@ -24,7 +24,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use upfbench_gtpu::{Ipv4Packet, UdpPacket, decapsulate};
+use upfbench_gtpu::{Ipv4Packet, decapsulate, udp_payload};
 use upfbench_stats::{Direction, RxConfig, RxStats, StreamSpec};
 
 /// Octets per mempool slot (DPDK's default mbuf: 128 octets of headroom, 2048 of data) and
@@ -114,12 +114,7 @@ fn inner_payload(frame: &[u8], tunnelled: bool) -> Option<&[u8]> {
     } else {
         frame.get(ETHERNET_HEADER_LEN..)?
     };
-    let ip = Ipv4Packet::new_checked(inner).ok()?;
-    if ip.protocol() != 17 {
-        return None;
-    }
-    let udp = UdpPacket::new_checked(ip.payload_slice()).ok()?;
-    Some(udp.payload_slice())
+    udp_payload(inner).ok()
 }
 
 fn bench(c: &mut Criterion) {

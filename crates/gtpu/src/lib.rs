@@ -76,6 +76,7 @@ pub mod pdu_session;
 pub mod template;
 pub mod types;
 pub mod udp;
+pub mod udp_payload;
 
 pub use encap::{Encapsulator, OuterHeaders, UdpChecksum, emit_ipv4_udp};
 pub use error::{EmitError, Layer, ParseError};
@@ -94,3 +95,4 @@ pub use types::{
     QfiSequenceNumber, Teid,
 };
 pub use udp::{UdpPacket, UdpRepr};
+pub use udp_payload::udp_payload;

@@ -10,6 +10,7 @@ use upfbench_gtpu::{
     GtpuHeaderRepr, GtpuPacket, GtpuRepr, Ipv4Packet, Ipv4Repr, MacAddr, Message, MessageType,
     OuterHeaders, ParseError, PduSessionContainer, Ppi, Qfi, QfiSequenceNumber, Teid, UdpChecksum,
     UdpPacket, UdpRepr, UlPduSessionInformation, UlQosMonitoring, decapsulate, emit_ipv4_udp,
+    udp_payload,
 };
 
 fn qfi() -> impl Strategy<Value = Qfi> {
@@ -419,12 +420,21 @@ proptest! {
         inner in proptest::collection::vec(any::<u8>(), 0..120),
         edits in proptest::collection::vec((0usize..96, any::<u8>()), 0..4),
         cut in proptest::option::of(any::<proptest::sample::Index>()),
+        length_deltas in (-2i32..=2, -2i32..=2, -2i32..=2),
+        padding in 0usize..4,
     ) {
         let encap = Encapsulator::new(&headers).unwrap();
         let start = encap.outer_len();
-        let mut buf = vec![0u8; start + inner.len()];
-        buf[start..].copy_from_slice(&inner);
+        let mut buf = vec![0u8; start + inner.len() + padding];
+        buf[start..start + inner.len()].copy_from_slice(&inner);
         encap.encapsulate(&mut buf, start..start + inner.len()).unwrap();
+        // IPv4 total, UDP and GTP-U lengths off by a little, where a shortcut's bound would be
+        // off by one.
+        let (ip, udp, gtpu) = length_deltas;
+        for (at, delta) in [(16, ip), (38, udp), (44, gtpu)] {
+            let len = i32::from(u16::from_be_bytes([buf[at], buf[at + 1]])) + delta;
+            buf[at..at + 2].copy_from_slice(&(len as u16).to_be_bytes());
+        }
         for (at, byte) in edits {
             if let Some(b) = buf.get_mut(at) {
                 *b = byte;
@@ -444,5 +454,74 @@ proptest! {
             }
             Err(e) => prop_assert_eq!(Err(e), expected.map(|_| ())),
         }
+    }
+}
+
+/// What `udp_payload` must return: the public IPv4 and UDP views, one after the other.
+fn udp_payload_by_layers(d: &[u8]) -> Result<&[u8], ParseError> {
+    let ip = Ipv4Packet::new_checked(d)?;
+    if ip.is_fragment() {
+        return Err(ParseError::Fragmented {
+            offset: 0,
+            fragment_offset: ip.fragment_offset(),
+            more_fragments: ip.more_fragments(),
+        });
+    }
+    if ip.protocol() != 17 {
+        return Err(ParseError::UnexpectedProtocol {
+            offset: 9,
+            protocol: ip.protocol(),
+        });
+    }
+    let udp =
+        UdpPacket::new_checked(ip.payload_slice()).map_err(|e| e.offset_by(ip.header_len()))?;
+    Ok(udp.payload_slice())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8000))]
+
+    /// `udp_payload` reads IPv4 without options at fixed offsets and sends the rest through the
+    /// views: on emitted datagrams (with Ethernet-style padding), and on the same with header
+    /// octets overwritten (IHL, flags, protocol, lengths) or the datagram cut short, its answer
+    /// is the layered one, errors included.
+    #[test]
+    fn udp_payload_agrees_with_the_layer_views(
+        payload in proptest::collection::vec(any::<u8>(), 0..64),
+        padding in 0usize..8,
+        df in any::<bool>(),
+        edits in proptest::collection::vec((0usize..36, any::<u8>()), 0..4),
+        cut in proptest::option::of(any::<proptest::sample::Index>()),
+        total_delta in -2i32..=2,
+        udp_delta in -2i32..=2,
+    ) {
+        let ip = Ipv4Repr {
+            source: Ipv4Addr::new(10, 45, 0, 1),
+            destination: Ipv4Addr::new(10, 0, 0, 2),
+            protocol: 17,
+            payload_len: 8 + payload.len(),
+            ttl: 64,
+            dscp_ecn: 0,
+            identification: 7,
+            dont_fragment: df,
+        };
+        let udp = UdpRepr { source_port: 5000, destination_port: 6000 };
+        let mut buf = vec![0u8; 28 + payload.len() + padding];
+        emit_ipv4_udp(&mut buf, &ip, &udp, &payload, UdpChecksum::Compute).unwrap();
+        prop_assert_eq!(udp_payload(&buf), Ok(&payload[..]));
+        // Lengths off by a little, where a shortcut's bound would be off by one.
+        for (at, delta) in [(2, total_delta), (24, udp_delta)] {
+            let len = i32::from(u16::from_be_bytes([buf[at], buf[at + 1]])) + delta;
+            buf[at..at + 2].copy_from_slice(&(len as u16).to_be_bytes());
+        }
+        for (at, byte) in edits {
+            if let Some(b) = buf.get_mut(at) {
+                *b = byte;
+            }
+        }
+        if let Some(cut) = cut {
+            buf.truncate(cut.index(buf.len() + 1));
+        }
+        prop_assert_eq!(udp_payload(&buf), udp_payload_by_layers(&buf));
     }
 }
