@@ -37,7 +37,8 @@ fn udp_payload_common(packet: &[u8]) -> Option<&[u8]> {
     {
         return None;
     }
-    let total = usize::from(u16::from_be_bytes([h[2], h[3]]));
+    let at = ipv4::field::TOTAL_LENGTH.start;
+    let total = usize::from(u16::from_be_bytes([h[at], h[at + 1]]));
     let at = ipv4::MIN_HEADER_LEN + udp::field::LENGTH.start;
     let udp_len = usize::from(u16::from_be_bytes([h[at], h[at + 1]]));
     if total > packet.len() || udp_len < udp::HEADER_LEN || ipv4::MIN_HEADER_LEN + udp_len > total {

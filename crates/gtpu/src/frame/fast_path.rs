@@ -50,20 +50,24 @@ mod shape {
 
     use super::{GTPU_V1_PT, IPV4_NO_OPTIONS, at};
     use crate::types::{GTPU_PORT, MessageType};
-    use crate::{ethernet, ipv4};
+    use crate::{ethernet, ipv4, udp};
     /// EtherType, IPv4 version/IHL, DSCP/ECN, total length, identification.
-    pub(super) const WORD_ETHERTYPE: Range<usize> = 12..20;
+    pub(super) const WORD_ETHERTYPE: Range<usize> =
+        ethernet::field::ETHERTYPE.start..ethernet::field::ETHERTYPE.start + 8;
     /// EtherType IPv4, version 4 and IHL 5.
     pub(super) const MASK_ETHERTYPE: u64 = 0xffff_ff00_0000_0000;
     pub(super) const VALUE_ETHERTYPE: u64 =
         ((ethernet::ETHERTYPE_IPV4 as u64) << 48) | ((IPV4_NO_OPTIONS as u64) << 40);
     /// IPv4 flags/fragment offset, TTL, protocol, checksum, half the source address.
-    pub(super) const WORD_FRAGMENT: Range<usize> = at::IPV4 + 6..at::IPV4 + 14;
+    pub(super) const WORD_FRAGMENT: Range<usize> = at::IPV4
+        + ipv4::field::FLAGS_FRAGMENT_OFFSET.start
+        ..at::IPV4 + ipv4::field::FLAGS_FRAGMENT_OFFSET.start + 8;
     /// MF clear, fragment offset 0, protocol UDP.
     pub(super) const MASK_FRAGMENT: u64 = 0x3fff_00ff_0000_0000;
     pub(super) const VALUE_FRAGMENT: u64 = (ipv4::PROTOCOL_UDP as u64) << 32;
     /// UDP destination port, length, checksum; GTP-U flags and message type.
-    pub(super) const WORD_PORT: Range<usize> = at::UDP + 2..at::UDP + 10;
+    pub(super) const WORD_PORT: Range<usize> = at::UDP + udp::field::DESTINATION_PORT.start
+        ..at::UDP + udp::field::DESTINATION_PORT.start + 8;
     /// Port 2152; GTP-U version 1 with PT set; message type G-PDU (255).
     pub(super) const MASK_PORT: u64 = 0xffff_0000_0000_f0ff;
     pub(super) const VALUE_PORT: u64 =
@@ -90,9 +94,10 @@ pub(super) fn decapsulate_common(frame: &[u8]) -> Option<Decapsulated<'_>> {
         return None;
     }
     // Lengths, each within the one that encloses it, as the general parser checks them.
-    let total = be16(h[at::IPV4 + 2], h[at::IPV4 + 3]);
-    let udp_len = be16(h[at::UDP + 4], h[at::UDP + 5]);
-    let gtpu_length = be16(h[at::GTPU + 2], h[at::GTPU + 3]);
+    let be16_at = |at: usize| be16(h[at], h[at + 1]);
+    let total = be16_at(at::IPV4 + ipv4::field::TOTAL_LENGTH.start);
+    let udp_len = be16_at(at::UDP + udp::field::LENGTH.start);
+    let gtpu_length = be16_at(at::GTPU + header::field::LENGTH.start);
     let gtpu_end = at::GTPU_MANDATORY_END + gtpu_length;
     let lengths_ok = (at::IPV4 + total <= frame.len())
         & (udp_len >= udp::HEADER_LEN + header::MANDATORY_HEADER_LEN)
