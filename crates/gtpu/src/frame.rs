@@ -10,6 +10,7 @@ use crate::header::{self, GtpuPacket, Layout};
 use crate::ipv4::{self, Ipv4Packet};
 use crate::types::{GTPU_PORT, MessageType, Qfi, Teid};
 use crate::udp::{self, UdpPacket};
+use crate::udp_payload::{UdpSpan, check_datagram};
 
 mod fast_path;
 
@@ -35,24 +36,12 @@ impl<'a> GtpuDatagram<'a> {
     /// Parses a datagram that starts with its IPv4 header. Offsets in errors count from there.
     #[inline]
     pub fn parse(packet: &'a [u8]) -> Result<Self, ParseError> {
-        let (udp_offset, ipv4_end) = ipv4::check(packet)?;
-        let flags = u16::from_be_bytes([packet[6], packet[7]]);
-        if flags & 0x3fff != 0 {
-            return Err(ParseError::Fragmented {
-                offset: 0,
-                fragment_offset: flags & 0x1fff,
-                more_fragments: flags & 0x2000 != 0,
-            });
-        }
-        let protocol = packet[ipv4::field::PROTOCOL];
-        if protocol != ipv4::PROTOCOL_UDP {
-            return Err(ParseError::UnexpectedProtocol {
-                offset: ipv4::field::PROTOCOL,
-                protocol,
-            });
-        }
-        let udp = &packet[udp_offset..ipv4_end];
-        let udp_len = udp::check(udp).map_err(|e| e.offset_by(udp_offset))?;
+        let UdpSpan {
+            udp_offset,
+            udp_end,
+            ipv4_end,
+        } = check_datagram(packet)?;
+        let udp = &packet[udp_offset..udp_end];
         let port = u16::from_be_bytes([udp[2], udp[3]]);
         if port != GTPU_PORT {
             return Err(ParseError::UnexpectedPort {
@@ -61,7 +50,6 @@ impl<'a> GtpuDatagram<'a> {
             });
         }
         let gtpu_offset = udp_offset + udp::HEADER_LEN;
-        let udp_end = udp_offset + udp_len;
         let gtpu =
             header::check(&packet[gtpu_offset..udp_end]).map_err(|e| e.offset_by(gtpu_offset))?;
         let gtpu_len = header::MANDATORY_HEADER_LEN

@@ -7,7 +7,7 @@
 
 use crate::error::ParseError;
 use crate::ipv4::{self, Ipv4Packet};
-use crate::udp::{self, UdpPacket};
+use crate::udp;
 
 /// Version/IHL, DSCP/ECN, total length, identification, flags/fragment offset of the IPv4
 /// header as one big-endian word: version 4, IHL 5, neither MF nor a fragment offset.
@@ -49,7 +49,29 @@ fn udp_payload_common(packet: &[u8]) -> Option<&[u8]> {
 
 #[inline(never)]
 fn udp_payload_layered(packet: &[u8]) -> Result<&[u8], ParseError> {
-    let ip = Ipv4Packet::new_checked(packet)?;
+    let d = check_datagram(packet)?;
+    Ok(&packet[d.udp_offset + udp::HEADER_LEN..d.udp_end])
+}
+
+/// Where the UDP datagram lies in an IPv4 packet that [`check_datagram`] accepted; offsets from
+/// the IPv4 header.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct UdpSpan {
+    /// The UDP header (the IPv4 header length).
+    pub(crate) udp_offset: usize,
+    /// The end of the UDP datagram (by its length field).
+    pub(crate) udp_end: usize,
+    /// The end of the IPv4 datagram (by its total length).
+    pub(crate) ipv4_end: usize,
+}
+
+/// The IPv4 and UDP checks every IPv4/UDP decoder of the crate makes: IPv4 header and total
+/// length, no fragment, protocol UDP, UDP length within the IPv4 payload. Offsets in errors count
+/// from the IPv4 header.
+#[inline]
+pub(crate) fn check_datagram(packet: &[u8]) -> Result<UdpSpan, ParseError> {
+    let (udp_offset, ipv4_end) = ipv4::check(packet)?;
+    let ip = Ipv4Packet::from_checked(packet);
     if ip.is_fragment() {
         return Err(ParseError::Fragmented {
             offset: 0,
@@ -63,9 +85,12 @@ fn udp_payload_layered(packet: &[u8]) -> Result<&[u8], ParseError> {
             protocol: ip.protocol(),
         });
     }
-    let udp =
-        UdpPacket::new_checked(ip.payload_slice()).map_err(|e| e.offset_by(ip.header_len()))?;
-    Ok(udp.payload_slice())
+    let udp_len = udp::check(&packet[udp_offset..ipv4_end]).map_err(|e| e.offset_by(udp_offset))?;
+    Ok(UdpSpan {
+        udp_offset,
+        udp_end: udp_offset + udp_len,
+        ipv4_end,
+    })
 }
 
 #[cfg(test)]

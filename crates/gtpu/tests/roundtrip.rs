@@ -397,6 +397,29 @@ proptest! {
     }
 }
 
+/// Damages a packet the way the shortcut tests need: the big-endian 16-bit length fields at the
+/// given offsets moved by a little (where a shortcut's bound would be off by one), octets
+/// overwritten, and the packet cut short.
+fn mangle(
+    buf: &mut Vec<u8>,
+    length_nudges: &[(usize, i32)],
+    edits: &[(usize, u8)],
+    cut: Option<proptest::sample::Index>,
+) {
+    for &(at, delta) in length_nudges {
+        let len = i32::from(u16::from_be_bytes([buf[at], buf[at + 1]])) + delta;
+        buf[at..at + 2].copy_from_slice(&(len as u16).to_be_bytes());
+    }
+    for &(at, byte) in edits {
+        if let Some(b) = buf.get_mut(at) {
+            *b = byte;
+        }
+    }
+    if let Some(cut) = cut {
+        buf.truncate(cut.index(buf.len() + 1));
+    }
+}
+
 /// What `decapsulate` must return: the result of the public layer views, one after the other.
 fn decapsulate_by_layers(f: &[u8]) -> Result<(GtpuFrame<'_>, &[u8], usize), ParseError> {
     let parsed = GtpuFrame::parse(f)?;
@@ -428,21 +451,9 @@ proptest! {
         let mut buf = vec![0u8; start + inner.len() + padding];
         buf[start..start + inner.len()].copy_from_slice(&inner);
         encap.encapsulate(&mut buf, start..start + inner.len()).unwrap();
-        // IPv4 total, UDP and GTP-U lengths off by a little, where a shortcut's bound would be
-        // off by one.
+        // The IPv4 total, UDP and GTP-U length fields.
         let (ip, udp, gtpu) = length_deltas;
-        for (at, delta) in [(16, ip), (38, udp), (44, gtpu)] {
-            let len = i32::from(u16::from_be_bytes([buf[at], buf[at + 1]])) + delta;
-            buf[at..at + 2].copy_from_slice(&(len as u16).to_be_bytes());
-        }
-        for (at, byte) in edits {
-            if let Some(b) = buf.get_mut(at) {
-                *b = byte;
-            }
-        }
-        if let Some(cut) = cut {
-            buf.truncate(cut.index(buf.len() + 1));
-        }
+        mangle(&mut buf, &[(16, ip), (38, udp), (44, gtpu)], &edits, cut);
         let expected = decapsulate_by_layers(&buf);
         match decapsulate(&buf) {
             Ok(d) => {
@@ -509,19 +520,8 @@ proptest! {
         let mut buf = vec![0u8; 28 + payload.len() + padding];
         emit_ipv4_udp(&mut buf, &ip, &udp, &payload, UdpChecksum::Compute).unwrap();
         prop_assert_eq!(udp_payload(&buf), Ok(&payload[..]));
-        // Lengths off by a little, where a shortcut's bound would be off by one.
-        for (at, delta) in [(2, total_delta), (24, udp_delta)] {
-            let len = i32::from(u16::from_be_bytes([buf[at], buf[at + 1]])) + delta;
-            buf[at..at + 2].copy_from_slice(&(len as u16).to_be_bytes());
-        }
-        for (at, byte) in edits {
-            if let Some(b) = buf.get_mut(at) {
-                *b = byte;
-            }
-        }
-        if let Some(cut) = cut {
-            buf.truncate(cut.index(buf.len() + 1));
-        }
+        // The IPv4 total and UDP length fields.
+        mangle(&mut buf, &[(2, total_delta), (24, udp_delta)], &edits, cut);
         prop_assert_eq!(udp_payload(&buf), udp_payload_by_layers(&buf));
     }
 }
