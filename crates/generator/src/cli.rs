@@ -5,15 +5,15 @@ use clap::{Args, Parser, Subcommand};
 /// DPDK traffic generator and reflector for benchmarking 5G User Plane Functions.
 #[derive(Debug, Parser)]
 #[command(name = "upfbench", version, about)]
-pub(crate) struct Cli {
+pub struct Cli {
     /// What to do.
     #[command(subcommand)]
-    pub(crate) command: Command,
+    pub command: Command,
 }
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
-pub(crate) enum Command {
+pub enum Command {
     /// List the DPDK ports that the given EAL arguments produce: id, name, driver, MAC, link, speed.
     ///
     /// Example: upfbench ports -- --no-huge -m 512 --no-pci --vdev net_ring0 --vdev net_null0
@@ -22,7 +22,7 @@ pub(crate) enum Command {
 
 /// Arguments of `upfbench ports`.
 #[derive(Debug, Args)]
-pub(crate) struct PortsArgs {
+pub struct PortsArgs {
     /// EAL arguments, as for any DPDK application (`-l`, `-a`, `--vdev`, `--no-huge`,
     /// `--in-memory`, `--file-prefix`, ...). Put them after `--`.
     #[arg(
@@ -30,7 +30,7 @@ pub(crate) struct PortsArgs {
         trailing_var_arg = true,
         allow_hyphen_values = true
     )]
-    pub(crate) eal: Vec<String>,
+    pub eal: Vec<String>,
 }
 
 #[cfg(test)]

@@ -1,16 +1,11 @@
 //! `upfbench`: a DPDK poll-mode traffic generator and reflector for benchmarking 5G UPFs.
-//!
-//! Each subcommand lives in its own module; `cli` holds the command line.
 #![forbid(unsafe_code)]
-
-mod cli;
-mod ports;
 
 use std::process::ExitCode;
 
 use clap::Parser;
-
-use crate::cli::{Cli, Command};
+use upfbench_generator::app;
+use upfbench_generator::cli::{Cli, Command};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -22,7 +17,7 @@ fn main() -> ExitCode {
         )
         .init();
     let result = match &cli.command {
-        Command::Ports(args) => ports::run(args),
+        Command::Ports(args) => app::ports::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -17,7 +17,8 @@ struct PortRow {
     link: Link,
 }
 
-pub(crate) fn run(args: &PortsArgs) -> Result<()> {
+/// Initialises EAL with the given arguments and prints the ports it probed.
+pub fn run(args: &PortsArgs) -> Result<()> {
     let eal =
         Eal::init(&args.eal).context("EAL initialisation failed (see EAL's messages above)")?;
     let rows = collect(&eal)?;

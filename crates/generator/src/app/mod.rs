@@ -1,0 +1,3 @@
+//! One module per command: each wires the parts together and owns its exits.
+
+pub mod ports;

@@ -1,0 +1,8 @@
+//! upfbench, the appliance: a DPDK traffic generator and reflector for benchmarking 5G UPFs.
+//!
+//! The binary (`src/main.rs`) only parses the command line and calls [`app`]. Data flows one way:
+//! configuration → plan → control plane and datapath → stats → report.
+#![forbid(unsafe_code)]
+
+pub mod app;
+pub mod cli;
