@@ -6,3 +6,5 @@
 
 pub mod app;
 pub mod cli;
+pub mod datapath;
+pub mod plan;

@@ -1,0 +1,3 @@
+//! The DPDK datapath: ports and queues, the worker lcores, TX and RX.
+
+pub mod tag;
