@@ -1,3 +1,4 @@
 //! The DPDK datapath: ports and queues, the worker lcores, TX and RX.
 
+pub mod classify;
 pub mod tag;

@@ -166,7 +166,10 @@ mod tests {
     fn short_payloads_are_errors() {
         assert_eq!(Tag::parse(&[0; 9]), Err(TagTooShort { available: 9 }));
         let mut b = [0u8; 4];
-        assert_eq!(Tag::default().emit(&mut b), Err(TagTooShort { available: 4 }));
+        assert_eq!(
+            Tag::default().emit(&mut b),
+            Err(TagTooShort { available: 4 })
+        );
     }
 
     #[test]

@@ -120,12 +120,22 @@ mod tests {
 
     #[test]
     fn rates_keep_their_precision_from_1_pps_to_100_mpps() {
-        for rate in [1.0, 7.0, 100_000.0, 1_000_000.0, 20_000_000.0, 100_000_000.0] {
+        for rate in [
+            1.0,
+            7.0,
+            100_000.0,
+            1_000_000.0,
+            20_000_000.0,
+            100_000_000.0,
+        ] {
             let p = Pacer::new(rate, HZ, &Schedule::Continuous { packets: u64::MAX });
             // Due after 10 s: 10 * rate + 1 (the first at t = 0).
             let due = p.due(10 * HZ);
             let want = (10.0 * rate) as u64 + 1;
-            assert!(due.abs_diff(want) <= 1, "rate {rate}: {due} due, {want} wanted");
+            assert!(
+                due.abs_diff(want) <= 1,
+                "rate {rate}: {due} due, {want} wanted"
+            );
         }
     }
 

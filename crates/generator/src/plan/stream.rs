@@ -53,7 +53,9 @@ impl Schedule {
     pub fn total(&self) -> u64 {
         match *self {
             Schedule::Continuous { packets } => packets,
-            Schedule::Bursts { packets, bursts, .. } => packets * u64::from(bursts),
+            Schedule::Bursts {
+                packets, bursts, ..
+            } => packets * u64::from(bursts),
         }
     }
 }
@@ -111,7 +113,11 @@ pub const fn tx_frame_len(direction: Direction, payload_len: u16, container: boo
         Direction::Uplink => {
             ETH_IPV4_UDP_LEN
                 + GTPU_HEADER_LEN
-                + if container { PDU_SESSION_CONTAINER_LEN } else { 0 }
+                + if container {
+                    PDU_SESSION_CONTAINER_LEN
+                } else {
+                    0
+                }
                 + INNER_IPV4_UDP_LEN
                 + payload_len
         }

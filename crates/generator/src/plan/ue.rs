@@ -90,7 +90,21 @@ mod tests {
         assert_eq!((s.get(0), s.get(1), s.get(9)), (1, 3, 19));
         assert_eq!(s.last(10), Some(19));
         assert_eq!(s.last(0), None);
-        assert_eq!(TeidSequence { first: u32::MAX - 3, step: 2 }.last(3), None);
-        assert_eq!(TeidSequence { first: u32::MAX - 4, step: 2 }.last(3), Some(u32::MAX));
+        assert_eq!(
+            TeidSequence {
+                first: u32::MAX - 3,
+                step: 2
+            }
+            .last(3),
+            None
+        );
+        assert_eq!(
+            TeidSequence {
+                first: u32::MAX - 4,
+                step: 2
+            }
+            .last(3),
+            Some(u32::MAX)
+        );
     }
 }

@@ -1,0 +1,337 @@
+//! Receive classification: which flow a received frame belongs to, read from the inner headers
+//! and the measurement tag only (the UPF rewrites the outer headers).
+//!
+//! N3 carries the downlink back from the UPF as G-PDUs: the tunnel must be the UE's downlink
+//! TEID and, when the run sets a QFI, a PDU Session Container must carry that QFI (a G-PDU
+//! without a container is measured and noted: DESIGN.md asks to accept both). N6 carries the
+//! uplink decapsulated: the inner source must be the UE. On both, the tag's stream must be one of
+//! the run's, sent in the direction the port receives, with the stream's UDP ports and a UE of
+//! the stream. Everything else is either for the service plane (ARP, ICMP, GTP-U signalling) or
+//! rejected and counted by kind; nothing here can fail on any input.
+//!
+//! The common case is a few fixed-offset reads after the GTP-U and IPv4/UDP shortcuts of
+//! `decapsulate` and `udp_payload`; the rarer shapes go the slow way in [`other`].
+
+use upfbench_gtpu::{decapsulate, udp_payload};
+use upfbench_stats::Direction;
+
+use super::tag::TagView;
+use crate::plan::{StreamPlan, UeTable};
+
+/// Offset of the EtherType in an Ethernet II frame.
+const ETHERTYPE_AT: usize = 12;
+/// Ethernet II header length.
+const ETHERNET_LEN: usize = 14;
+const ETHERTYPE_IPV4: u16 = 0x0800;
+const ETHERTYPE_ARP: u16 = 0x0806;
+/// IPv4 header offsets.
+const IPV4_PROTOCOL_AT: usize = 9;
+const IPV4_SOURCE_AT: usize = 12;
+const IPV4_DESTINATION_AT: usize = 16;
+const PROTOCOL_ICMP: u8 = 1;
+const PROTOCOL_UDP: u8 = 17;
+const GTPU_PORT: u16 = 2152;
+/// Offset of the GTP-U message type in the GTP-U header.
+const GTPU_MESSAGE_TYPE_AT: usize = 1;
+
+/// Why a received frame is not measured. Counted per kind; see [`Reject::NAMES`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Reject {
+    /// Not IPv4 (another EtherType or IP version), and not for the service plane.
+    NotIpv4 = 0,
+    /// IPv4 but malformed, fragmented, or neither UDP nor ICMP.
+    Malformed,
+    /// On N3: IPv4/UDP that is not GTP-U on 2152, or a malformed G-PDU.
+    NotGtpu,
+    /// A G-PDU or N6 datagram whose inner packet is not IPv4/UDP.
+    InnerNotIpv4Udp,
+    /// A UDP payload shorter than the tag.
+    Untagged,
+    /// A tag whose stream id is not one of the run's.
+    UnknownStream,
+    /// A stream received on the port of its sending side (uplink on N3, downlink on N6).
+    WrongPort,
+    /// Inner UDP ports that are not the stream's.
+    WrongUdpPorts,
+    /// An inner UE address outside the stream's UEs.
+    UnknownUe,
+    /// A G-PDU whose TEID is not the UE's downlink TEID.
+    WrongTeid,
+    /// A PDU Session Container whose QFI is not the run's.
+    WrongQfi,
+}
+
+impl Reject {
+    /// Number of kinds.
+    pub const COUNT: usize = 11;
+    /// Names of the kinds, by discriminant (reports use them).
+    pub const NAMES: [&'static str; Self::COUNT] = [
+        "not_ipv4",
+        "malformed",
+        "not_gtpu",
+        "inner_not_ipv4_udp",
+        "untagged",
+        "unknown_stream",
+        "wrong_port",
+        "wrong_udp_ports",
+        "unknown_ue",
+        "wrong_teid",
+        "wrong_qfi",
+    ];
+}
+
+/// What the service plane may have to answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Service {
+    /// An ARP packet.
+    Arp,
+    /// An ICMP packet.
+    Icmp,
+    /// GTP-U signalling on N3 (Echo, Error Indication, End Marker, ...), with its message type.
+    Gtpu(u8),
+}
+
+/// The verdict on one received frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Classified {
+    /// A packet of one of the run's flows.
+    Measured {
+        /// The flow (stats stream id).
+        flow: u32,
+        /// Its sequence number.
+        sequence: u32,
+        /// Low 32 bits of its transmit time (ns).
+        tx_time: u32,
+        /// A downlink G-PDU without a PDU Session Container while the run sets a QFI.
+        no_container: bool,
+    },
+    /// For the service plane.
+    Service(Service),
+    /// Not measured.
+    Rejected(Reject),
+}
+
+/// What the receive side checks a stream's packets against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct RxStream {
+    direction: Direction,
+    source_port: u16,
+    destination_port: u16,
+    ue_start: u32,
+    ue_count: u32,
+    flow_base: u32,
+}
+
+/// The run's receive rules, shared read-only by every worker.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RxRules {
+    ues: UeTable,
+    qfi: Option<u8>,
+    streams: Box<[RxStream]>,
+}
+
+impl RxRules {
+    /// The rules for `streams` (indexed by their id) over `ues`; `qfi` is the QFI downlink
+    /// G-PDUs must carry when they carry a PDU Session Container.
+    pub fn new(ues: UeTable, qfi: Option<u8>, streams: &[StreamPlan]) -> RxRules {
+        let mut table = vec![
+            RxStream {
+                direction: Direction::Uplink,
+                source_port: 0,
+                destination_port: 0,
+                ue_start: 0,
+                ue_count: 0,
+                flow_base: 0,
+            };
+            streams
+                .iter()
+                .map(|s| usize::from(s.id) + 1)
+                .max()
+                .unwrap_or(0)
+        ];
+        for s in streams {
+            table[usize::from(s.id)] = RxStream {
+                direction: s.direction,
+                source_port: s.source_port,
+                destination_port: s.destination_port,
+                ue_start: s.ues.start,
+                ue_count: s.ue_count(),
+                flow_base: s.flow_base,
+            };
+        }
+        RxRules {
+            ues,
+            qfi,
+            streams: table.into_boxed_slice(),
+        }
+    }
+
+    /// Classifies a frame received on N3 (downlink G-PDUs from the UPF).
+    #[inline(always)]
+    pub fn classify_n3(&self, frame: &[u8]) -> Classified {
+        let Ok(d) = decapsulate(frame) else {
+            return other(frame, true);
+        };
+        let inner = d.inner();
+        let Some(v) = Inner::read(inner) else {
+            return Classified::Rejected(Reject::InnerNotIpv4Udp);
+        };
+        let ue_address = read_u32(inner, IPV4_DESTINATION_AT);
+        let hit = match self.flow(&v, Direction::Downlink, ue_address) {
+            Ok(hit) => hit,
+            Err(r) => return Classified::Rejected(r),
+        };
+        if d.teid().0 != self.ues.downlink_teid.get(hit.ue) {
+            return Classified::Rejected(Reject::WrongTeid);
+        }
+        let mut no_container = false;
+        if let Some(want) = self.qfi {
+            match d.qfi() {
+                Some(q) if q.get() == want => {}
+                Some(_) => return Classified::Rejected(Reject::WrongQfi),
+                None => no_container = true,
+            }
+        }
+        Classified::Measured {
+            flow: hit.flow,
+            sequence: hit.sequence,
+            tx_time: hit.tx_time,
+            no_container,
+        }
+    }
+
+    /// Classifies a frame received on N6 (uplink decapsulated by the UPF).
+    #[inline(always)]
+    pub fn classify_n6(&self, frame: &[u8]) -> Classified {
+        if ethertype(frame) != Some(ETHERTYPE_IPV4) {
+            return other(frame, false);
+        }
+        let packet = &frame[ETHERNET_LEN..];
+        let Some(v) = Inner::read(packet) else {
+            return other(frame, false);
+        };
+        let ue_address = read_u32(packet, IPV4_SOURCE_AT);
+        match self.flow(&v, Direction::Uplink, ue_address) {
+            Ok(hit) => Classified::Measured {
+                flow: hit.flow,
+                sequence: hit.sequence,
+                tx_time: hit.tx_time,
+                no_container: false,
+            },
+            Err(r) => Classified::Rejected(r),
+        }
+    }
+
+    /// The flow and tag of a packet received in `direction` whose UE address is `ue_address`.
+    #[inline(always)]
+    fn flow(&self, v: &Inner<'_>, direction: Direction, ue_address: u32) -> Result<Hit, Reject> {
+        let tag = TagView::new_checked(v.payload).map_err(|_| Reject::Untagged)?;
+        let s = self
+            .streams
+            .get(usize::from(tag.stream()))
+            .filter(|s| s.ue_count != 0)
+            .ok_or(Reject::UnknownStream)?;
+        if s.direction != direction {
+            return Err(Reject::WrongPort);
+        }
+        if v.ports != (s.source_port, s.destination_port) {
+            return Err(Reject::WrongUdpPorts);
+        }
+        let ue = self.ues.index_of(ue_address).ok_or(Reject::UnknownUe)?;
+        let local = ue.wrapping_sub(s.ue_start);
+        if local >= s.ue_count {
+            return Err(Reject::UnknownUe);
+        }
+        Ok(Hit {
+            flow: s.flow_base + local,
+            ue,
+            sequence: tag.sequence(),
+            tx_time: tag.tx_time(),
+        })
+    }
+}
+
+/// A packet of a known flow.
+struct Hit {
+    flow: u32,
+    ue: u32,
+    sequence: u32,
+    tx_time: u32,
+}
+
+/// The UDP ports and payload of an IPv4/UDP packet.
+struct Inner<'a> {
+    ports: (u16, u16),
+    payload: &'a [u8],
+}
+
+impl<'a> Inner<'a> {
+    #[inline(always)]
+    fn read(packet: &'a [u8]) -> Option<Inner<'a>> {
+        let payload = udp_payload(packet).ok()?;
+        // udp_payload checked the header length and the UDP header behind it.
+        let ihl = usize::from(packet[0] & 0x0f) * 4;
+        Some(Inner {
+            ports: (read_u16(packet, ihl), read_u16(packet, ihl + 2)),
+            payload,
+        })
+    }
+}
+
+#[inline(always)]
+fn read_u16(b: &[u8], at: usize) -> u16 {
+    u16::from_be_bytes([b[at], b[at + 1]])
+}
+
+#[inline(always)]
+fn read_u32(b: &[u8], at: usize) -> u32 {
+    u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+#[inline(always)]
+fn ethertype(frame: &[u8]) -> Option<u16> {
+    let b = frame.get(ETHERTYPE_AT..ETHERTYPE_AT + 2)?;
+    Some(u16::from_be_bytes([b[0], b[1]]))
+}
+
+/// Frames the fast path did not take: service-plane traffic or rejects.
+#[cold]
+#[inline(never)]
+fn other(frame: &[u8], n3: bool) -> Classified {
+    match ethertype(frame) {
+        Some(ETHERTYPE_ARP) => return Classified::Service(Service::Arp),
+        Some(ETHERTYPE_IPV4) => {}
+        _ => return Classified::Rejected(Reject::NotIpv4),
+    }
+    let ip = &frame[ETHERNET_LEN..];
+    let Some(&vihl) = ip.first() else {
+        return Classified::Rejected(Reject::Malformed);
+    };
+    if vihl >> 4 != 4 {
+        return Classified::Rejected(Reject::NotIpv4);
+    }
+    match ip.get(IPV4_PROTOCOL_AT) {
+        Some(&PROTOCOL_ICMP) => return Classified::Service(Service::Icmp),
+        Some(&PROTOCOL_UDP) => {}
+        _ => return Classified::Rejected(Reject::Malformed),
+    }
+    let Ok(payload) = udp_payload(ip) else {
+        return Classified::Rejected(Reject::Malformed);
+    };
+    if !n3 {
+        // N6 took the fast path for well-formed UDP; what reaches here has no tag room or so.
+        return Classified::Rejected(Reject::InnerNotIpv4Udp);
+    }
+    let ihl = usize::from(vihl & 0x0f) * 4;
+    let destination_port = read_u16(ip, ihl + 2);
+    match payload.get(GTPU_MESSAGE_TYPE_AT) {
+        Some(&t) if destination_port == GTPU_PORT && t != 0xff => {
+            Classified::Service(Service::Gtpu(t))
+        }
+        _ => Classified::Rejected(Reject::NotGtpu),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,309 @@
+use std::net::Ipv4Addr;
+
+use upfbench_gtpu::{
+    Encapsulator, Ipv4Repr, MacAddr, OuterHeaders, PduSessionContainer, Qfi, Teid, UdpChecksum,
+    UdpRepr, emit_ipv4_udp,
+};
+use upfbench_stats::Direction;
+
+use super::*;
+use crate::datapath::tag::Tag;
+use crate::plan::{Schedule, Spread, StreamPlan, TeidSequence, UeTable, UplinkTeids};
+
+const UL: u16 = 0;
+const DL: u16 = 1;
+
+fn ues() -> UeTable {
+    UeTable {
+        count: 100,
+        first_address: Ipv4Addr::new(10, 45, 0, 2),
+        uplink_teid: UplinkTeids::Sequence(TeidSequence { first: 1, step: 2 }),
+        downlink_teid: TeidSequence { first: 2, step: 2 },
+    }
+}
+
+fn stream(id: u16, direction: Direction, ues: core::ops::Range<u32>, flow_base: u32) -> StreamPlan {
+    StreamPlan {
+        id,
+        name: format!("s{id}"),
+        direction,
+        payload_len: 10,
+        pdu_session_container: true,
+        source_port: 10_000 + id,
+        destination_port: 20_000 + id,
+        ues,
+        flow_base,
+        rate_pps: 1.0,
+        schedule: Schedule::Continuous { packets: 1 },
+        spread: Spread::RoundRobin,
+    }
+}
+
+/// Uplink over UEs 0..100 (flows 0..100), downlink over UEs 10..20 (flows 100..110).
+fn rules(qfi: Option<u8>) -> RxRules {
+    RxRules::new(
+        ues(),
+        qfi,
+        &[
+            stream(UL, Direction::Uplink, 0..100, 0),
+            stream(DL, Direction::Downlink, 10..20, 100),
+        ],
+    )
+}
+
+fn inner(src: Ipv4Addr, dst: Ipv4Addr, ports: (u16, u16), payload: &[u8]) -> Vec<u8> {
+    let mut buf = vec![0u8; 28 + payload.len()];
+    let ip = Ipv4Repr {
+        source: src,
+        destination: dst,
+        protocol: 17,
+        payload_len: 0,
+        ttl: 64,
+        dscp_ecn: 0,
+        identification: 0,
+        dont_fragment: false,
+    };
+    let udp = UdpRepr {
+        source_port: ports.0,
+        destination_port: ports.1,
+    };
+    let n = emit_ipv4_udp(&mut buf, &ip, &udp, payload, UdpChecksum::Compute).unwrap();
+    buf.truncate(n);
+    buf
+}
+
+fn tag(stream: u16, sequence: u32, tx_time: u32) -> Vec<u8> {
+    Tag {
+        stream,
+        sequence,
+        tx_time,
+    }
+    .to_bytes()
+    .to_vec()
+}
+
+fn gpdu(teid: u32, qfi: Option<u8>, inner: &[u8]) -> Vec<u8> {
+    let mut outer = OuterHeaders::new(
+        MacAddr([2, 0, 0, 0, 0, 1]),
+        MacAddr([2, 0, 0, 0, 0, 2]),
+        Ipv4Addr::new(192, 168, 13, 151),
+        Ipv4Addr::new(192, 168, 13, 131),
+        Teid(teid),
+    );
+    outer.pdu_session_container = qfi.map(|q| PduSessionContainer::downlink(Qfi::new(q).unwrap()));
+    let e = Encapsulator::new(&outer).unwrap();
+    let mut buf = vec![0u8; e.outer_len() + inner.len()];
+    let at = e.outer_len();
+    buf[at..].copy_from_slice(inner);
+    let range = e.encapsulate(&mut buf, at..at + inner.len()).unwrap();
+    buf[range].to_vec()
+}
+
+fn plain(inner: &[u8]) -> Vec<u8> {
+    let mut f = vec![2, 0, 0, 0, 0, 3, 2, 0, 0, 0, 0, 4, 0x08, 0x00];
+    f.extend_from_slice(inner);
+    f
+}
+
+fn ue(i: u32) -> Ipv4Addr {
+    ues().address(i)
+}
+
+const DN: Ipv4Addr = Ipv4Addr::new(192, 168, 16, 152);
+
+fn downlink(ue_index: u32, teid: u32, qfi: Option<u8>, seq: u32) -> Vec<u8> {
+    gpdu(
+        teid,
+        qfi,
+        &inner(DN, ue(ue_index), (10_001, 20_001), &tag(DL, seq, 77)),
+    )
+}
+
+#[test]
+fn downlink_g_pdus_are_measured_by_ue_and_tag() {
+    let r = rules(Some(9));
+    assert_eq!(
+        r.classify_n3(&downlink(12, 2 + 12 * 2, Some(9), 41)),
+        Classified::Measured {
+            flow: 102,
+            sequence: 41,
+            tx_time: 77,
+            no_container: false,
+        }
+    );
+}
+
+#[test]
+fn a_downlink_g_pdu_without_container_is_measured_and_noted() {
+    let r = rules(Some(9));
+    assert_eq!(
+        r.classify_n3(&downlink(10, 22, None, 5)),
+        Classified::Measured {
+            flow: 100,
+            sequence: 5,
+            tx_time: 77,
+            no_container: true,
+        }
+    );
+    // Without a QFI in the run, nothing is noted.
+    assert!(matches!(
+        rules(None).classify_n3(&downlink(10, 22, None, 5)),
+        Classified::Measured {
+            no_container: false,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn the_tunnel_and_qfi_must_be_the_ues() {
+    let r = rules(Some(9));
+    assert_eq!(
+        r.classify_n3(&downlink(12, 28, Some(9), 0)),
+        Classified::Rejected(Reject::WrongTeid)
+    );
+    assert_eq!(
+        r.classify_n3(&downlink(12, 26, Some(8), 0)),
+        Classified::Rejected(Reject::WrongQfi)
+    );
+}
+
+#[test]
+fn the_ue_must_be_one_of_the_streams() {
+    let r = rules(None);
+    // UE 9 exists but is not in the downlink stream (10..20); UE 100 does not exist.
+    assert_eq!(
+        r.classify_n3(&downlink(9, 20, None, 0)),
+        Classified::Rejected(Reject::UnknownUe)
+    );
+    assert_eq!(
+        r.classify_n3(&downlink(100, 202, None, 0)),
+        Classified::Rejected(Reject::UnknownUe)
+    );
+}
+
+#[test]
+fn tags_must_name_a_stream_of_the_right_direction_and_ports() {
+    let r = rules(None);
+    let g = |stream, ports| gpdu(22, None, &inner(DN, ue(10), ports, &tag(stream, 0, 0)));
+    assert_eq!(
+        r.classify_n3(&g(7, (10_001, 20_001))),
+        Classified::Rejected(Reject::UnknownStream)
+    );
+    assert_eq!(
+        r.classify_n3(&g(UL, (10_000, 20_000))),
+        Classified::Rejected(Reject::WrongPort)
+    );
+    assert_eq!(
+        r.classify_n3(&g(DL, (10_001, 20_002))),
+        Classified::Rejected(Reject::WrongUdpPorts)
+    );
+    let short = gpdu(22, None, &inner(DN, ue(10), (10_001, 20_001), &[0; 9]));
+    assert_eq!(
+        r.classify_n3(&short),
+        Classified::Rejected(Reject::Untagged)
+    );
+}
+
+#[test]
+fn uplink_on_n6_is_measured_by_its_source() {
+    let r = rules(None);
+    let f = plain(&inner(ue(99), DN, (10_000, 20_000), &tag(UL, 3, 4)));
+    assert_eq!(
+        r.classify_n6(&f),
+        Classified::Measured {
+            flow: 99,
+            sequence: 3,
+            tx_time: 4,
+            no_container: false,
+        }
+    );
+    let f = plain(&inner(DN, ue(5), (10_000, 20_000), &tag(UL, 3, 4)));
+    assert_eq!(r.classify_n6(&f), Classified::Rejected(Reject::UnknownUe));
+    let f = plain(&inner(DN, ue(12), (10_001, 20_001), &tag(DL, 3, 4)));
+    assert_eq!(r.classify_n6(&f), Classified::Rejected(Reject::WrongPort));
+}
+
+#[test]
+fn service_traffic_goes_to_the_service_plane() {
+    let r = rules(None);
+    let mut arp = vec![0xff; 6];
+    arp.extend_from_slice(&[2, 0, 0, 0, 0, 1, 0x08, 0x06]);
+    arp.extend_from_slice(&[0; 28]);
+    assert_eq!(r.classify_n3(&arp), Classified::Service(Service::Arp));
+    assert_eq!(r.classify_n6(&arp), Classified::Service(Service::Arp));
+
+    let mut icmp = inner(DN, ue(0), (0, 0), &[0; 8]);
+    icmp[9] = 1; // protocol ICMP
+    assert_eq!(
+        r.classify_n6(&plain(&icmp)),
+        Classified::Service(Service::Icmp)
+    );
+    assert_eq!(
+        r.classify_n3(&plain(&icmp)),
+        Classified::Service(Service::Icmp)
+    );
+
+    // GTP-U Echo Request: flags 0x32, type 1, length 4, TEID 0, sequence number.
+    let echo = inner(
+        DN,
+        ue(0),
+        (2152, 2152),
+        &[0x32, 1, 0, 4, 0, 0, 0, 0, 0, 7, 0, 0],
+    );
+    assert_eq!(
+        r.classify_n3(&plain(&echo)),
+        Classified::Service(Service::Gtpu(1))
+    );
+}
+
+#[test]
+fn foreign_frames_are_rejected_by_kind() {
+    let r = rules(None);
+    let other_port = plain(&inner(DN, ue(0), (53, 53), &[0; 20]));
+    assert_eq!(
+        r.classify_n3(&other_port),
+        Classified::Rejected(Reject::NotGtpu)
+    );
+    let mut ipv6 = plain(&[0x60; 60]);
+    ipv6[12..14].copy_from_slice(&[0x86, 0xdd]);
+    assert_eq!(r.classify_n3(&ipv6), Classified::Rejected(Reject::NotIpv4));
+    assert_eq!(r.classify_n6(&ipv6), Classified::Rejected(Reject::NotIpv4));
+    let mut tcp = inner(DN, ue(0), (1, 2), &[0; 20]);
+    tcp[9] = 6;
+    assert_eq!(
+        r.classify_n6(&plain(&tcp)),
+        Classified::Rejected(Reject::Malformed)
+    );
+    // A G-PDU whose inner packet is not IPv4.
+    assert_eq!(
+        r.classify_n3(&gpdu(22, None, &[0x60; 48])),
+        Classified::Rejected(Reject::InnerNotIpv4Udp)
+    );
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+
+    #[test]
+    fn any_bytes_classify_without_panic(frame in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200)) {
+        let r = rules(Some(9));
+        let _ = r.classify_n3(&frame);
+        let _ = r.classify_n6(&frame);
+    }
+
+    #[test]
+    fn damaged_measured_frames_classify_without_panic(
+        at in 0usize..120, value: u8, cut in 0usize..120,
+    ) {
+        let r = rules(Some(9));
+        let mut f = downlink(12, 26, Some(9), 1);
+        if at < f.len() { f[at] = value; }
+        f.truncate(cut.max(1));
+        let _ = r.classify_n3(&f);
+        let mut f = plain(&inner(ue(99), DN, (10_000, 20_000), &tag(UL, 3, 4)));
+        if at < f.len() { f[at] = value; }
+        f.truncate(cut.max(1));
+        let _ = r.classify_n6(&f);
+    }
+}
