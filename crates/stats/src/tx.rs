@@ -85,6 +85,24 @@ impl TxStats {
         self.live.directions[s.direction.index()].add_frames(packets, frame_len);
     }
 
+    /// Counts `packets` frames of `direction`, each `frame_len` L2 bytes, as sent, without a
+    /// per-stream count: for a sender that sends each packet of a burst to another stream and
+    /// knows the streams' counts otherwise (from their sequence numbers), which it then gives
+    /// with [`add_sent`](Self::add_sent) before [`finish`](Self::finish).
+    #[inline]
+    pub fn record_traffic(&mut self, direction: Direction, packets: u64, frame_len: u32) {
+        self.live.directions[direction.index()].add_frames(packets, frame_len);
+    }
+
+    /// Adds `packets` to the sent count of stream `stream` without touching the traffic
+    /// counters (see [`record_traffic`](Self::record_traffic)).
+    pub fn add_sent(&mut self, stream: u32, packets: u64) {
+        match self.streams.get_mut(stream as usize) {
+            Some(s) => s.sent += packets,
+            None => self.unknown_stream += packets,
+        }
+    }
+
     /// Packets sent so far on stream `stream` (0 for an unknown id).
     pub fn sent(&self, stream: u32) -> u64 {
         self.streams.get(stream as usize).map_or(0, |s| s.sent)
@@ -171,5 +189,39 @@ mod tests {
         assert_eq!(r.sent, vec![1, 3]);
         assert_eq!(r.unknown_stream, 1);
         assert_eq!(handle.snapshot().at_ns, 2000);
+    }
+
+    #[test]
+    fn traffic_and_sent_counts_can_be_given_apart() {
+        let specs = [StreamSpec {
+            direction: Direction::Uplink,
+            first_seq: 0,
+        }; 3];
+        let (mut tx, handle) = TxStats::new(0, &specs);
+        tx.record_traffic(Direction::Uplink, 5, 88);
+        tx.record_traffic(Direction::Downlink, 2, 52);
+        tx.publish(10);
+        let s = handle.snapshot();
+        assert_eq!(
+            s.directions[0],
+            TrafficCounters {
+                packets: 5,
+                bytes_l2: 440
+            }
+        );
+        assert_eq!(
+            s.directions[1],
+            TrafficCounters {
+                packets: 2,
+                bytes_l2: 104
+            }
+        );
+        tx.add_sent(0, 2);
+        tx.add_sent(2, 3);
+        tx.add_sent(7, 1);
+        let r = tx.finish(20);
+        assert_eq!(r.sent, vec![2, 0, 3]);
+        assert_eq!(r.unknown_stream, 1);
+        assert_eq!(r.directions[0].packets, 5);
     }
 }

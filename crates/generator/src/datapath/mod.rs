@@ -1,4 +1,5 @@
 //! The DPDK datapath: ports and queues, the worker lcores, TX and RX.
 
 pub mod classify;
+pub mod clock;
 pub mod tag;
