@@ -8,3 +8,4 @@ pub mod app;
 pub mod cli;
 pub mod datapath;
 pub mod plan;
+pub mod run;

@@ -2,4 +2,6 @@
 
 pub mod classify;
 pub mod clock;
+pub mod eal_args;
+pub mod phase;
 pub mod tag;

@@ -1,0 +1,298 @@
+//! The transmit side of a worker: one [`TxShare`] per (worker, stream).
+//!
+//! Each share owns a [`TemplatePool`] whose every mbuf already holds the stream's frame; per
+//! packet only the patch window is written (the UE's TEID and address, both checksums, and the
+//! measurement tag with its sequence number and transmit time). The pacer says how many packets
+//! are due; at most `max_burst` of them are filled and handed to the NIC at once, so a share
+//! never puts more than that back to back on the wire. Packets the NIC does not take stay in the
+//! share's burst, in order, and go first next time: sequence numbers are consumed only by
+//! packets that exist, and those still unsent at the end are rewound
+//! ([`TxShare::rewind_unsent`]) so that every flow's `sent` is exact.
+
+use std::net::Ipv4Addr;
+
+use upfbench_dpdk::{MbufBurst, TemplatePool, TxQueue};
+use upfbench_gtpu::{PacketTemplate, Teid};
+use upfbench_stats::{Direction, TxStats};
+
+use super::tag::Tag;
+use crate::plan::{Pacer, Schedule, Share, Spread, StreamPlan, UeTable};
+
+/// Largest number of packets filled and handed to the NIC at once.
+pub const BURST_CAPACITY: usize = 64;
+
+/// One UE as a share sends to it: 16 bytes, four to a cache line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TxUe {
+    /// The tunnel the packet goes into (uplink; unused for downlink).
+    pub teid: u32,
+    /// The UE's address.
+    pub address: u32,
+    /// Packets of the UE's flow filled so far in this phase; the low 32 bits are the next
+    /// sequence number.
+    pub sent: u64,
+}
+
+/// What the TX side needs of a share besides its frames.
+#[derive(Debug, Clone)]
+pub struct ShareSpec {
+    /// The stream's id.
+    pub stream: u16,
+    /// Its direction.
+    pub direction: Direction,
+    /// Its first flow id and, for this share, first local UE and stride (see [`Share`]).
+    pub flow_base: u32,
+    /// First local UE index of the share.
+    pub first: u32,
+    /// Distance between the share's local UEs.
+    pub stride: u32,
+    /// The share's rate.
+    pub rate_pps: f64,
+    /// The share's schedule in the measured phase.
+    pub schedule: Schedule,
+    /// Consecutive packets per UE.
+    pub per_ue: u32,
+}
+
+impl ShareSpec {
+    /// The spec of `share` of `stream`.
+    pub fn new(stream: &StreamPlan, share: &Share) -> ShareSpec {
+        ShareSpec {
+            stream: stream.id,
+            direction: stream.direction,
+            flow_base: stream.flow_base,
+            first: share.first,
+            stride: share.stride,
+            rate_pps: share.rate_pps,
+            schedule: share.schedule,
+            per_ue: match stream.spread {
+                Spread::RoundRobin => 1,
+                Spread::PerUe(n) => n.max(1),
+            },
+        }
+    }
+}
+
+/// The UEs of `share` of `stream`, with their TEIDs: `uplink_teids[i]` is UE `i`'s uplink TEID
+/// (from the plan or, when the UPF chose them, from the established sessions).
+pub fn share_ues(
+    stream: &StreamPlan,
+    share: &Share,
+    ues: &UeTable,
+    uplink_teids: &dyn Fn(u32) -> u32,
+) -> Box<[TxUe]> {
+    share
+        .local_ues()
+        .map(|j| {
+            let ue = stream.ues.start + j;
+            TxUe {
+                teid: match stream.direction {
+                    Direction::Uplink => uplink_teids(ue),
+                    Direction::Downlink => 0,
+                },
+                address: u32::from(ues.address(ue)),
+                sent: 0,
+            }
+        })
+        .collect()
+}
+
+/// A worker's part of one stream.
+pub struct TxShare<'e> {
+    spec: ShareSpec,
+    frame_len: u32,
+    pool: TemplatePool<'e>,
+    template: PacketTemplate,
+    ues: Box<[TxUe]>,
+    /// The UE the next packet goes to, and how many more it gets before the next UE.
+    cursor: usize,
+    left_on_ue: u32,
+    pacer: Pacer,
+    /// Packets filled so far in this phase (sequence numbers consumed).
+    filled: u64,
+    /// Packets the NIC took in this phase.
+    sent: u64,
+    burst: MbufBurst<'e, BURST_CAPACITY>,
+    max_burst: usize,
+    /// The pool had no free mbuf when packets were due (they stay due).
+    pub pool_empty: u64,
+}
+
+impl<'e> TxShare<'e> {
+    /// A share sending `template`'s frames from `pool` (whose patch range is the template's) to
+    /// `ues`, at most `max_burst` at once.
+    pub fn new(
+        spec: ShareSpec,
+        pool: TemplatePool<'e>,
+        template: PacketTemplate,
+        ues: Box<[TxUe]>,
+        max_burst: usize,
+    ) -> TxShare<'e> {
+        debug_assert_eq!(pool.patch_range(), template.patch_range());
+        let left_on_ue = spec.per_ue;
+        TxShare {
+            frame_len: template.len() as u32,
+            pacer: Pacer::new(0.0, 1, &spec.schedule),
+            spec,
+            pool,
+            template,
+            ues,
+            cursor: 0,
+            left_on_ue,
+            filled: 0,
+            sent: 0,
+            burst: MbufBurst::new(),
+            max_burst: max_burst.clamp(1, BURST_CAPACITY),
+            pool_empty: 0,
+        }
+    }
+
+    /// The stream's id.
+    pub fn stream(&self) -> u16 {
+        self.spec.stream
+    }
+
+    /// The stream's direction.
+    pub fn direction(&self) -> Direction {
+        self.spec.direction
+    }
+
+    /// Starts a phase at tick `start`: `schedule` at the share's rate, sequence numbers from 0.
+    pub fn start(&mut self, schedule: &Schedule, tsc_hz: u64, start: u64) {
+        self.pacer = Pacer::new(self.spec.rate_pps, tsc_hz, schedule);
+        self.pacer.start(start);
+        for ue in self.ues.iter_mut() {
+            ue.sent = 0;
+        }
+        self.cursor = 0;
+        self.left_on_ue = self.spec.per_ue;
+        self.filled = 0;
+        self.sent = 0;
+    }
+
+    /// Starts the measured phase at tick `start`.
+    pub fn start_measured(&mut self, tsc_hz: u64, start: u64) {
+        let schedule = self.spec.schedule;
+        self.start(&schedule, tsc_hz, start);
+    }
+
+    /// Whether every packet of the phase has been handed to the NIC.
+    pub fn done(&self) -> bool {
+        self.sent >= self.pacer.total()
+    }
+
+    /// Packets the NIC took in this phase.
+    pub fn sent(&self) -> u64 {
+        self.sent
+    }
+
+    /// Packets of this phase still to be handed to the NIC (in the burst or not yet filled).
+    pub fn outstanding(&self) -> u64 {
+        self.pacer.total() - self.sent
+    }
+
+    /// Sends what is due at tick `now` (`now_ns` on the run clock, whose low 32 bits go into the
+    /// tags): first what the NIC refused last time, then up to `max_burst` new packets. Returns
+    /// how many the NIC took.
+    #[inline]
+    pub fn poll(&mut self, now: u64, now_ns: u64, txq: &mut TxQueue<'e>) -> u64 {
+        let mut sent = 0;
+        if !self.burst.is_empty() {
+            sent = self.transmit(txq);
+            if !self.burst.is_empty() {
+                return sent;
+            }
+        }
+        let due = self.pacer.due(now).saturating_sub(self.filled);
+        let n = due.min(self.max_burst as u64) as usize;
+        if n == 0 {
+            return sent;
+        }
+        let stamp = now_ns as u32;
+        let stream = self.spec.stream;
+        let per_ue = self.spec.per_ue;
+        let (template, ues) = (&self.template, &mut self.ues);
+        let (cursor, left) = (&mut self.cursor, &mut self.left_on_ue);
+        let filled = self.pool.alloc(&mut self.burst, n, |window| {
+            let ue = &mut ues[*cursor];
+            let tag = Tag {
+                stream,
+                sequence: ue.sent as u32,
+                tx_time: stamp,
+            };
+            template.patch(window, Teid(ue.teid), Ipv4Addr::from(ue.address), &tag.to_bytes());
+            ue.sent += 1;
+            *left -= 1;
+            if *left == 0 {
+                *left = per_ue;
+                *cursor += 1;
+                if *cursor == ues.len() {
+                    *cursor = 0;
+                }
+            }
+        });
+        match filled {
+            Ok(()) => {
+                self.filled += n as u64;
+                sent + self.transmit(txq)
+            }
+            Err(_) => {
+                self.pool_empty += 1;
+                sent
+            }
+        }
+    }
+
+    #[inline]
+    fn transmit(&mut self, txq: &mut TxQueue<'e>) -> u64 {
+        let n = txq.tx_burst(&mut self.burst) as u64;
+        self.sent += n;
+        n
+    }
+
+    /// Offers what is left in the burst to the NIC once; returns how many it took.
+    pub fn flush(&mut self, txq: &mut TxQueue<'e>) -> u64 {
+        if self.burst.is_empty() {
+            return 0;
+        }
+        self.transmit(txq)
+    }
+
+    /// Packets filled but not yet taken by the NIC.
+    pub fn unsent(&self) -> usize {
+        self.burst.len()
+    }
+
+    /// Length of the share's frames (L2, without FCS).
+    pub fn frame_len(&self) -> u32 {
+        self.frame_len
+    }
+
+    /// Frees the packets the NIC never took and gives their sequence numbers back: each one is
+    /// the latest packet of its UE, so the UE's count goes down by one. Returns how many were
+    /// rewound.
+    pub fn rewind_unsent(&mut self) -> u64 {
+        let at = self.template.ue_offset();
+        let mut rewound = 0;
+        while let Some(m) = self.burst.pop() {
+            let d = m.data();
+            let Some(b) = d.get(at..at + 4) else { continue };
+            let address = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+            if let Some(ue) = self.ues.iter_mut().find(|u| u.address == address) {
+                ue.sent -= 1;
+                rewound += 1;
+            }
+            self.filled -= 1;
+        }
+        rewound
+    }
+
+    /// Gives each flow's sent count to `stats`. Call after the measured phase and
+    /// [`rewind_unsent`](Self::rewind_unsent).
+    pub fn account(&self, stats: &mut TxStats) {
+        for (k, ue) in self.ues.iter().enumerate() {
+            let local = self.spec.first + k as u32 * self.spec.stride;
+            stats.add_sent(self.spec.flow_base + local, ue.sent);
+        }
+    }
+}

@@ -1,0 +1,268 @@
+//! A worker lcore: polls its receive queue of each port, sends its shares of the streams on its
+//! transmit queue of each port, answers the service plane, and publishes its counters. Nothing
+//! is shared with the other workers but the read-only rules and the phase.
+
+use upfbench_dpdk::{MbufBurst, RxQueue, TxQueue, tsc};
+use upfbench_stats::{RxCoreResult, RxStats, TxCoreResult, TxStats};
+
+use super::classify::{Classified, Reject, RxRules};
+use super::clock::Clock;
+use super::phase::{Phase, RunControl};
+use super::service::ServicePlane;
+use super::tag::transit_ns;
+use super::tx::TxShare;
+use crate::plan::Schedule;
+
+/// Frames taken from a receive queue at once.
+pub const RX_BURST: usize = 32;
+
+/// The two ports, as indices into per-port arrays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Side {
+    /// The gNB side: GTP-U.
+    N3 = 0,
+    /// The data network side: plain IP.
+    N6 = 1,
+}
+
+impl Side {
+    /// Both, N3 first.
+    pub const BOTH: [Side; 2] = [Side::N3, Side::N6];
+
+    /// Index into per-port arrays.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// "N3" or "N6".
+    pub const fn name(self) -> &'static str {
+        match self {
+            Side::N3 => "N3",
+            Side::N6 => "N6",
+        }
+    }
+}
+
+/// A worker's queues on one port.
+#[derive(Debug)]
+pub struct PortQueues<'p> {
+    /// Its receive queue.
+    pub rx: RxQueue<'p>,
+    /// Its transmit queue.
+    pub tx: TxQueue<'p>,
+}
+
+/// What a worker counts besides the stats crate's figures.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorkerCounters {
+    /// Received frames not measured, per [`Reject`] kind, per port.
+    pub rejects: [[u64; Reject::COUNT]; 2],
+    /// Downlink G-PDUs measured without a PDU Session Container while the run sets a QFI.
+    pub no_container: u64,
+    /// Packets of the run's flows received outside the measured phases (warm-up, settling).
+    pub unmeasured: u64,
+    /// Times a share's template pool had no free mbuf when packets were due.
+    pub tx_pool_empty: u64,
+    /// Packets still unsent at the end, whose sequence numbers were given back.
+    pub tx_rewound: u64,
+}
+
+/// Everything a worker hands over at the end.
+#[derive(Debug)]
+pub struct WorkerResult {
+    /// Receive figures (measured phases only).
+    pub rx: RxCoreResult,
+    /// Transmit figures (measured phase only).
+    pub tx: TxCoreResult,
+    /// Other counters.
+    pub counters: WorkerCounters,
+}
+
+/// A worker and everything it owns.
+pub struct Worker<'p> {
+    /// Worker index (its queue on every port).
+    pub index: u16,
+    /// Its queues, by [`Side`].
+    pub ports: [PortQueues<'p>; 2],
+    /// Its shares of the streams.
+    pub shares: Vec<TxShare<'p>>,
+    /// The warm-up schedule of each share (same order).
+    pub warmup: Vec<Schedule>,
+    /// The run's receive rules.
+    pub rules: &'p RxRules,
+    /// Its receive statistics.
+    pub rx: RxStats,
+    /// Its transmit statistics.
+    pub tx: TxStats,
+    /// Its service plane.
+    pub service: ServicePlane<'p>,
+    /// The run clock.
+    pub clock: Clock,
+    /// How long to keep offering unsent packets to a full queue at the end (ns).
+    pub flush_ns: u64,
+}
+
+impl<'p> Worker<'p> {
+    /// Runs until the phase is [`Phase::Stop`].
+    pub fn run(self, control: &RunControl) -> WorkerResult {
+        let Worker {
+            index: _,
+            mut ports,
+            mut shares,
+            warmup,
+            rules,
+            mut rx,
+            mut tx,
+            mut service,
+            clock,
+            flush_ns,
+        } = self;
+        let mut counters = WorkerCounters::default();
+        let mut burst = MbufBurst::<RX_BURST>::new();
+        let mut phase = Phase::Idle;
+        let mut measured_started = false;
+        let mut sending_done = false;
+        loop {
+            let now = tsc();
+            let now_ns = clock.ns(now);
+            let p = control.phase();
+            if p != phase {
+                phase = p;
+                let epoch = control.epoch();
+                match phase {
+                    Phase::Warmup => {
+                        for (s, schedule) in shares.iter_mut().zip(&warmup) {
+                            s.start(schedule, clock.hz(), epoch);
+                        }
+                        sending_done = false;
+                    }
+                    Phase::Measure => {
+                        for s in &mut shares {
+                            s.start_measured(clock.hz(), epoch);
+                        }
+                        measured_started = true;
+                        sending_done = false;
+                    }
+                    _ => {}
+                }
+            }
+            if phase == Phase::Stop {
+                break;
+            }
+            let measuring = phase.measures();
+            for side in Side::BOTH {
+                let q = &mut ports[side.index()];
+                if q.rx.rx_burst(&mut burst) == 0 {
+                    continue;
+                }
+                receive(
+                    side,
+                    &burst,
+                    rules,
+                    measuring.then_some(&mut rx),
+                    &mut counters,
+                    &mut service,
+                    now_ns,
+                );
+                burst.clear();
+            }
+            if phase.sends() {
+                for s in &mut shares {
+                    let q = &mut ports[side_of(s).index()].tx;
+                    let sent = s.poll(now, now_ns, q);
+                    if sent != 0 && phase == Phase::Measure {
+                        tx.record_traffic(s.direction(), sent, s.frame_len());
+                    }
+                }
+                if !sending_done && shares.iter().all(TxShare::done) {
+                    sending_done = true;
+                    control.worker_done();
+                }
+            } else {
+                for s in &mut shares {
+                    let q = &mut ports[side_of(s).index()].tx;
+                    s.flush(q);
+                }
+            }
+            for side in Side::BOTH {
+                service.flush(side, &mut ports[side.index()].tx);
+            }
+            rx.publish(now_ns);
+            tx.publish(now_ns);
+        }
+        // Offer what is left to the NIC for a while, then give the rest's numbers back.
+        let deadline = tsc() + clock.ticks(flush_ns);
+        while shares.iter().any(|s| s.unsent() != 0) && tsc() < deadline {
+            for s in &mut shares {
+                let q = &mut ports[side_of(s).index()].tx;
+                let sent = s.flush(q);
+                if sent != 0 && measured_started {
+                    tx.record_traffic(s.direction(), sent, s.frame_len());
+                }
+            }
+        }
+        for s in &mut shares {
+            counters.tx_rewound += s.rewind_unsent();
+            counters.tx_pool_empty += s.pool_empty;
+            if measured_started {
+                s.account(&mut tx);
+            }
+        }
+        let end = clock.ns(tsc());
+        WorkerResult {
+            rx: rx.finish(end),
+            tx: tx.finish(end),
+            counters,
+        }
+    }
+}
+
+/// The port a share sends on: uplink G-PDUs on N3, downlink on N6.
+fn side_of(share: &TxShare<'_>) -> Side {
+    match share.direction() {
+        upfbench_stats::Direction::Uplink => Side::N3,
+        upfbench_stats::Direction::Downlink => Side::N6,
+    }
+}
+
+/// Classifies and records one received burst.
+#[inline(always)]
+fn receive<const N: usize>(
+    side: Side,
+    burst: &MbufBurst<'_, N>,
+    rules: &RxRules,
+    mut stats: Option<&mut RxStats>,
+    counters: &mut WorkerCounters,
+    service: &mut ServicePlane<'_>,
+    now_ns: u64,
+) {
+    for m in burst.iter() {
+        let frame = m.data();
+        let verdict = match side {
+            Side::N3 => rules.classify_n3(frame),
+            Side::N6 => rules.classify_n6(frame),
+        };
+        match verdict {
+            Classified::Measured {
+                flow,
+                sequence,
+                tx_time,
+                no_container,
+            } => match stats.as_deref_mut() {
+                Some(rx) => {
+                    rx.record_transit(
+                        flow,
+                        sequence,
+                        transit_ns(tx_time, now_ns),
+                        frame.len() as u32,
+                    );
+                    counters.no_container += u64::from(no_container);
+                }
+                None => counters.unmeasured += 1,
+            },
+            Classified::Service(kind) => service.handle(side, kind, frame),
+            Classified::Rejected(r) => counters.rejects[side.index()][r as usize] += 1,
+        }
+    }
+}

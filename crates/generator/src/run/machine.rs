@@ -1,0 +1,372 @@
+//! The phases of a run as a state machine, sans-IO like the PFCP node: the application tells it
+//! what happened ([`RunMachine::handle`]) and what time it is ([`RunMachine::handle_timeout`]),
+//! and carries out what it asks for ([`RunMachine::poll_action`]) — talking to the UPF, resolving
+//! MAC addresses, setting the workers' phase, collecting results, writing the report.
+//!
+//! ```text
+//! associate → establish → resolve → per step: prepare → warm-up → settle → measure → drain → collect
+//!                                                                                      ↓ (last step)
+//!                                                       report → delete → release → done
+//! ```
+//!
+//! An interruption (Ctrl-C, SIGTERM) or a failure takes the shortest way to the same end: stop
+//! sending, drain what is in flight, collect and report what was measured, delete the sessions
+//! that were established, release. A second interruption skips what is left of the teardown.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use crate::datapath::phase::Phase;
+
+/// How long each timed phase lasts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timing {
+    /// Warm-up traffic before each measured step (zero: none).
+    pub warmup: Duration,
+    /// Silence after the warm-up, for its packets to drain before measuring.
+    pub settle: Duration,
+    /// Longest the measured phase may take before sending is cut short (the planned duration
+    /// plus a margin: a sender that cannot keep up is reported, not waited for forever).
+    pub measure_limit: Duration,
+    /// Receiving after the last packet was sent.
+    pub drain: Duration,
+}
+
+/// What the machine asks the application to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Set up the PFCP association (and its first heartbeat exchange).
+    Associate,
+    /// Establish every session; report progress; answer [`Event::Established`].
+    Establish,
+    /// Stop establishing: the sessions in flight finish, no new ones start.
+    CancelEstablishment,
+    /// Resolve the UPF's MAC addresses and start the ports' service plane.
+    Resolve,
+    /// Build step `step`'s templates and launch the workers idle.
+    Prepare {
+        /// The step (0-based).
+        step: usize,
+    },
+    /// Put the workers in this phase (a sending phase starts at once).
+    SetPhase(Phase),
+    /// Stop the workers and collect step `step`'s results.
+    Collect {
+        /// The step.
+        step: usize,
+    },
+    /// Write the report of the steps collected so far.
+    Report,
+    /// Delete the established sessions.
+    Delete,
+    /// Release the association (best effort).
+    Release,
+}
+
+/// What happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// The association is up.
+    Associated,
+    /// Establishment ended (all sessions, or as many as before a cancellation).
+    Established,
+    /// The MAC addresses are known and the service plane runs.
+    Resolved,
+    /// The step's workers are ready.
+    Prepared,
+    /// Every worker sent all of the measured phase.
+    AllSent,
+    /// The step's results are collected.
+    Collected,
+    /// The report is written.
+    Reported,
+    /// Sessions deleted (as many as could be).
+    Deleted,
+    /// Association released (or the attempt ended).
+    Released,
+    /// The user asked to stop.
+    Interrupt,
+    /// Something failed; the run ends the short way with this message.
+    Failed(String),
+}
+
+/// Where the run is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum State {
+    /// Not started.
+    Start,
+    /// Waiting for the association.
+    Associating,
+    /// Waiting for the sessions.
+    Establishing,
+    /// Waiting for MAC resolution.
+    Resolving,
+    /// Waiting for a step's workers.
+    Preparing,
+    /// Warm-up traffic.
+    Warmup,
+    /// Letting the warm-up drain.
+    Settle,
+    /// Measured traffic.
+    Measure,
+    /// Receiving what is still in flight.
+    Drain,
+    /// Waiting for a step's results.
+    Collecting,
+    /// Writing the report.
+    Reporting,
+    /// Deleting sessions.
+    Deleting,
+    /// Releasing the association.
+    Releasing,
+    /// Finished.
+    Done,
+}
+
+/// The run's state machine. See the module documentation.
+#[derive(Debug)]
+pub struct RunMachine {
+    state: State,
+    timing: Timing,
+    pfcp: bool,
+    steps: usize,
+    step: usize,
+    /// Steps whose results were collected.
+    collected: usize,
+    deadline: Option<Instant>,
+    /// Sessions may exist on the UPF (an establishment was started).
+    sessions: bool,
+    /// Stop after the current step and take the teardown.
+    stopping: bool,
+    /// Skip what is left of the teardown.
+    hurry: bool,
+    failure: Option<String>,
+    actions: VecDeque<Action>,
+}
+
+impl RunMachine {
+    /// A run of `steps` measured steps; `pfcp` false when the UPF is configured by other means.
+    pub fn new(timing: Timing, steps: usize, pfcp: bool) -> RunMachine {
+        RunMachine {
+            state: State::Start,
+            timing,
+            pfcp,
+            steps,
+            step: 0,
+            collected: 0,
+            deadline: None,
+            sessions: false,
+            stopping: false,
+            hurry: false,
+            failure: None,
+            actions: VecDeque::new(),
+        }
+    }
+
+    /// Where the run is.
+    pub fn state(&self) -> State {
+        self.state
+    }
+
+    /// The step being run (0-based).
+    pub fn step(&self) -> usize {
+        self.step
+    }
+
+    /// Steps whose results were collected.
+    pub fn collected(&self) -> usize {
+        self.collected
+    }
+
+    /// Whether the run is over.
+    pub fn is_done(&self) -> bool {
+        self.state == State::Done
+    }
+
+    /// The failure that ended the run, if any.
+    pub fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
+    }
+
+    /// Whether the run was interrupted or failed before its end.
+    pub fn stopped_early(&self) -> bool {
+        self.stopping
+    }
+
+    /// Starts the run.
+    pub fn start(&mut self, _now: Instant) {
+        if self.state != State::Start {
+            return;
+        }
+        if self.pfcp {
+            self.go(State::Associating, Action::Associate);
+        } else {
+            self.go(State::Resolving, Action::Resolve);
+        }
+    }
+
+    /// The next thing to do.
+    pub fn poll_action(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+
+    /// When [`handle_timeout`](Self::handle_timeout) is next due.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// Advances the timed phases.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        let Some(d) = self.deadline else { return };
+        if now < d {
+            return;
+        }
+        self.deadline = None;
+        match self.state {
+            State::Warmup => self.timed(now, State::Settle, Phase::Settle, self.timing.settle),
+            State::Settle => self.measure(now),
+            // Sending was cut short: the shortfall shows in the report's sent counts.
+            State::Measure => self.drain(now),
+            State::Drain => self.go(State::Collecting, Action::Collect { step: self.step }),
+            _ => {}
+        }
+    }
+
+    /// Handles what happened.
+    pub fn handle(&mut self, now: Instant, event: Event) {
+        match event {
+            Event::Interrupt => self.interrupt(now),
+            Event::Failed(message) => {
+                if self.failure.is_none() {
+                    self.failure = Some(message);
+                }
+                match self.state {
+                    // Nothing to undo.
+                    State::Associating => {
+                        self.stopping = true;
+                        self.state = State::Done;
+                    }
+                    // The batch has ended: delete what it established.
+                    State::Establishing => {
+                        self.stopping = true;
+                        self.teardown();
+                    }
+                    // Go on with the rest of the teardown.
+                    State::Deleting => self.go(State::Releasing, Action::Release),
+                    State::Releasing => self.state = State::Done,
+                    _ => self.interrupt(now),
+                }
+            }
+            Event::Associated if self.state == State::Associating => {
+                self.sessions = true;
+                self.go(State::Establishing, Action::Establish);
+            }
+            Event::Established if self.state == State::Establishing => {
+                if self.stopping {
+                    self.teardown();
+                } else {
+                    self.go(State::Resolving, Action::Resolve);
+                }
+            }
+            Event::Resolved if self.state == State::Resolving => {
+                self.go(State::Preparing, Action::Prepare { step: self.step });
+            }
+            Event::Prepared if self.state == State::Preparing => {
+                if self.timing.warmup.is_zero() {
+                    self.measure(now);
+                } else {
+                    self.timed(now, State::Warmup, Phase::Warmup, self.timing.warmup);
+                }
+            }
+            Event::AllSent if self.state == State::Measure => self.drain(now),
+            Event::Collected if self.state == State::Collecting => {
+                self.collected += 1;
+                if self.stopping || self.step + 1 == self.steps {
+                    self.go(State::Reporting, Action::Report);
+                } else {
+                    self.step += 1;
+                    self.go(State::Preparing, Action::Prepare { step: self.step });
+                }
+            }
+            Event::Reported if self.state == State::Reporting => self.teardown(),
+            Event::Deleted if self.state == State::Deleting => {
+                self.sessions = false;
+                self.go(State::Releasing, Action::Release);
+            }
+            Event::Released if self.state == State::Releasing => self.state = State::Done,
+            // Late or repeated events change nothing.
+            _ => {}
+        }
+    }
+
+    fn interrupt(&mut self, now: Instant) {
+        if self.stopping {
+            // A second interruption: leave now, whatever is left.
+            self.hurry = true;
+            if matches!(self.state, State::Deleting | State::Releasing) {
+                self.state = State::Done;
+                self.deadline = None;
+            }
+            return;
+        }
+        self.stopping = true;
+        match self.state {
+            State::Start => self.state = State::Done,
+            State::Associating | State::Resolving => self.teardown(),
+            State::Establishing => self.actions.push_back(Action::CancelEstablishment),
+            State::Preparing => {}
+            State::Warmup | State::Settle | State::Measure => self.drain(now),
+            State::Drain
+            | State::Collecting
+            | State::Reporting
+            | State::Deleting
+            | State::Releasing
+            | State::Done => {}
+        }
+    }
+
+    fn measure(&mut self, now: Instant) {
+        if self.stopping {
+            self.drain(now);
+            return;
+        }
+        self.timed(
+            now,
+            State::Measure,
+            Phase::Measure,
+            self.timing.measure_limit,
+        );
+    }
+
+    fn drain(&mut self, now: Instant) {
+        self.timed(now, State::Drain, Phase::Drain, self.timing.drain);
+    }
+
+    fn timed(&mut self, now: Instant, state: State, phase: Phase, length: Duration) {
+        self.state = state;
+        self.actions.push_back(Action::SetPhase(phase));
+        self.deadline = Some(now + length);
+    }
+
+    /// Report (if a step was collected and not yet reported), delete, release.
+    fn teardown(&mut self) {
+        self.deadline = None;
+        if self.collected > 0 && self.state != State::Reporting {
+            self.go(State::Reporting, Action::Report);
+        } else if self.sessions && self.pfcp && !self.hurry {
+            self.go(State::Deleting, Action::Delete);
+        } else if self.pfcp && !self.hurry && self.state != State::Start {
+            self.go(State::Releasing, Action::Release);
+        } else {
+            self.state = State::Done;
+        }
+    }
+
+    fn go(&mut self, state: State, action: Action) {
+        self.state = state;
+        self.actions.push_back(action);
+    }
+}
+
+#[cfg(test)]
+mod tests;

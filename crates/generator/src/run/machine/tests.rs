@@ -1,0 +1,234 @@
+use super::*;
+
+const MS: Duration = Duration::from_millis(1);
+
+fn timing() -> Timing {
+    Timing {
+        warmup: 100 * MS,
+        settle: 50 * MS,
+        measure_limit: 1000 * MS,
+        drain: 200 * MS,
+    }
+}
+
+/// Drives a machine, recording every action, answering the untimed ones with `answer`.
+struct Driver {
+    m: RunMachine,
+    now: Instant,
+    log: Vec<Action>,
+}
+
+impl Driver {
+    fn new(timing: Timing, steps: usize, pfcp: bool) -> Driver {
+        let now = Instant::now();
+        let mut m = RunMachine::new(timing, steps, pfcp);
+        m.start(now);
+        let mut d = Driver {
+            m,
+            now,
+            log: Vec::new(),
+        };
+        d.drain_actions();
+        d
+    }
+
+    fn drain_actions(&mut self) {
+        while let Some(a) = self.m.poll_action() {
+            self.log.push(a);
+        }
+    }
+
+    fn event(&mut self, e: Event) {
+        self.m.handle(self.now, e);
+        self.drain_actions();
+    }
+
+    /// Moves time to the next deadline and fires it.
+    fn tick(&mut self) -> Duration {
+        let d = self.m.poll_timeout().expect("a deadline");
+        let waited = d - self.now;
+        self.now = d;
+        self.m.handle_timeout(d);
+        self.drain_actions();
+        waited
+    }
+
+    fn take(&mut self) -> Vec<Action> {
+        std::mem::take(&mut self.log)
+    }
+}
+
+fn set(p: Phase) -> Action {
+    Action::SetPhase(p)
+}
+
+#[test]
+fn a_whole_run_goes_through_every_phase_in_order() {
+    let mut d = Driver::new(timing(), 1, true);
+    assert_eq!(d.take(), [Action::Associate]);
+    d.event(Event::Associated);
+    assert_eq!(d.take(), [Action::Establish]);
+    d.event(Event::Established);
+    assert_eq!(d.take(), [Action::Resolve]);
+    d.event(Event::Resolved);
+    assert_eq!(d.take(), [Action::Prepare { step: 0 }]);
+    d.event(Event::Prepared);
+    assert_eq!(d.take(), [set(Phase::Warmup)]);
+    assert_eq!(d.tick(), 100 * MS);
+    assert_eq!(d.take(), [set(Phase::Settle)]);
+    assert_eq!(d.tick(), 50 * MS);
+    assert_eq!(d.take(), [set(Phase::Measure)]);
+    d.now += 300 * MS;
+    d.event(Event::AllSent);
+    assert_eq!(d.take(), [set(Phase::Drain)]);
+    assert_eq!(d.tick(), 200 * MS);
+    assert_eq!(d.take(), [Action::Collect { step: 0 }]);
+    d.event(Event::Collected);
+    assert_eq!(d.take(), [Action::Report]);
+    d.event(Event::Reported);
+    assert_eq!(d.take(), [Action::Delete]);
+    d.event(Event::Deleted);
+    assert_eq!(d.take(), [Action::Release]);
+    d.event(Event::Released);
+    assert!(d.m.is_done());
+    assert!(!d.m.stopped_early());
+    assert_eq!(d.m.collected(), 1);
+}
+
+#[test]
+fn a_sweep_prepares_and_measures_each_step_then_reports_once() {
+    let t = Timing {
+        warmup: Duration::ZERO,
+        ..timing()
+    };
+    let mut d = Driver::new(t, 3, false);
+    assert_eq!(d.take(), [Action::Resolve]);
+    d.event(Event::Resolved);
+    for step in 0..3 {
+        assert_eq!(d.take(), [Action::Prepare { step }]);
+        d.event(Event::Prepared);
+        // No warm-up: straight to the measured phase.
+        assert_eq!(d.take(), [set(Phase::Measure)]);
+        d.event(Event::AllSent);
+        d.tick();
+        assert_eq!(d.take(), [set(Phase::Drain), Action::Collect { step }]);
+        d.event(Event::Collected);
+    }
+    assert_eq!(d.take(), [Action::Report]);
+    d.event(Event::Reported);
+    // No PFCP: nothing to delete or release.
+    assert!(d.m.is_done());
+    assert_eq!(d.m.collected(), 3);
+}
+
+#[test]
+fn a_sender_that_cannot_keep_up_is_cut_short_at_the_limit() {
+    let mut d = Driver::new(timing(), 1, false);
+    d.event(Event::Resolved);
+    d.event(Event::Prepared);
+    d.tick();
+    d.tick();
+    d.take();
+    assert_eq!(d.tick(), 1000 * MS);
+    assert_eq!(d.take(), [set(Phase::Drain)]);
+    d.event(Event::AllSent); // late: ignored
+    assert!(d.take().is_empty());
+    assert_eq!(d.m.state(), State::Drain);
+}
+
+#[test]
+fn an_interruption_while_measuring_drains_reports_and_tears_down() {
+    let mut d = Driver::new(timing(), 3, true);
+    d.event(Event::Associated);
+    d.event(Event::Established);
+    d.event(Event::Resolved);
+    d.event(Event::Prepared);
+    d.tick();
+    d.tick();
+    d.take();
+    d.event(Event::Interrupt);
+    assert_eq!(d.take(), [set(Phase::Drain)]);
+    d.tick();
+    assert_eq!(d.take(), [Action::Collect { step: 0 }]);
+    d.event(Event::Collected);
+    // The other steps are skipped.
+    assert_eq!(d.take(), [Action::Report]);
+    d.event(Event::Reported);
+    assert_eq!(d.take(), [Action::Delete]);
+    d.event(Event::Deleted);
+    d.event(Event::Released);
+    assert!(d.m.is_done() && d.m.stopped_early());
+}
+
+#[test]
+fn an_interruption_during_warmup_measures_nothing_but_still_reports() {
+    let mut d = Driver::new(timing(), 1, true);
+    d.event(Event::Associated);
+    d.event(Event::Established);
+    d.event(Event::Resolved);
+    d.event(Event::Prepared);
+    d.take();
+    d.event(Event::Interrupt);
+    assert_eq!(d.take(), [set(Phase::Drain)]);
+    d.tick();
+    d.event(Event::Collected);
+    d.event(Event::Reported);
+    assert_eq!(
+        d.take(),
+        [Action::Collect { step: 0 }, Action::Report, Action::Delete]
+    );
+}
+
+#[test]
+fn an_interruption_during_establishment_cancels_and_deletes_what_was_established() {
+    let mut d = Driver::new(timing(), 1, true);
+    d.event(Event::Associated);
+    d.take();
+    d.event(Event::Interrupt);
+    assert_eq!(d.take(), [Action::CancelEstablishment]);
+    d.event(Event::Established);
+    assert_eq!(d.take(), [Action::Delete]);
+    d.event(Event::Deleted);
+    assert_eq!(d.take(), [Action::Release]);
+    d.event(Event::Released);
+    assert!(d.m.is_done());
+}
+
+#[test]
+fn a_second_interruption_skips_the_rest_of_the_teardown() {
+    let mut d = Driver::new(timing(), 1, true);
+    d.event(Event::Associated);
+    d.event(Event::Established);
+    d.event(Event::Interrupt);
+    assert_eq!(d.m.state(), State::Deleting);
+    d.event(Event::Interrupt);
+    assert!(d.m.is_done());
+}
+
+#[test]
+fn failures_end_the_run_the_short_way_and_are_kept() {
+    // The association fails: nothing to undo.
+    let mut d = Driver::new(timing(), 1, true);
+    d.event(Event::Failed("no answer from 127.0.0.2:8805".into()));
+    assert!(d.m.is_done());
+    assert_eq!(d.m.failure(), Some("no answer from 127.0.0.2:8805"));
+
+    // An establishment fails: what was established is deleted.
+    let mut d = Driver::new(timing(), 1, true);
+    d.event(Event::Associated);
+    d.take();
+    d.event(Event::Failed("session 7: Cause 73".into()));
+    assert_eq!(d.take(), [Action::Delete]);
+    // A deletion fails: release anyway.
+    d.event(Event::Failed("deleted 3 of 4".into()));
+    assert_eq!(d.take(), [Action::Release]);
+    assert_eq!(d.m.failure(), Some("session 7: Cause 73"));
+
+    // MAC resolution fails: delete, release.
+    let mut d = Driver::new(timing(), 1, true);
+    d.event(Event::Associated);
+    d.event(Event::Established);
+    d.take();
+    d.event(Event::Failed("no ARP reply".into()));
+    assert_eq!(d.take(), [Action::Delete]);
+}
