@@ -3,5 +3,8 @@
 pub mod classify;
 pub mod clock;
 pub mod eal_args;
+pub mod flat_map;
+pub mod impair;
 pub mod phase;
+pub mod rules;
 pub mod tag;

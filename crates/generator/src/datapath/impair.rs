@@ -1,0 +1,329 @@
+//! Impairments the reflector can apply to what it forwards, to test the tester: a known loss,
+//! duplication, reordering, added delay and a rate cap, each counted exactly so that the
+//! generator's figures can be checked against them.
+//!
+//! Generic over the packet type (mbufs in the reflector, numbers in the tests). Per packet, in
+//! this order: the rate cap (a token bucket) may drop it; "drop one in N" drops every N-th
+//! packet; "duplicate one in N" sends every N-th twice; "reorder one in N" holds every N-th
+//! back until the next one has gone; a fixed delay holds every packet until its time. All off
+//! by default.
+
+use std::collections::VecDeque;
+
+/// What to do to the forwarded packets.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ImpairConfig {
+    /// Drop every N-th packet.
+    pub drop_one_in: Option<u64>,
+    /// Send every N-th packet twice.
+    pub duplicate_one_in: Option<u64>,
+    /// Send every N-th packet after the next one.
+    pub reorder_one_in: Option<u64>,
+    /// Hold every packet this many TSC ticks.
+    pub delay_ticks: u64,
+    /// At most this many packets per second; the excess is dropped.
+    pub rate_cap_pps: Option<f64>,
+}
+
+impl ImpairConfig {
+    /// Whether anything is impaired.
+    pub fn is_active(&self) -> bool {
+        *self != ImpairConfig::default()
+    }
+}
+
+/// What the impairments did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ImpairCounters {
+    /// Packets that entered.
+    pub seen: u64,
+    /// Dropped by "drop one in N".
+    pub dropped: u64,
+    /// Dropped by the rate cap.
+    pub rate_dropped: u64,
+    /// Extra copies sent.
+    pub duplicated: u64,
+    /// Packets sent after their successor.
+    pub reordered: u64,
+    /// Copies that could not be made (no buffer): the packet went once.
+    pub duplicate_failed: u64,
+}
+
+/// Token bucket in TSC ticks: `burst` tokens at most, one more every `ticks_per_token`.
+#[derive(Debug, Clone, Copy)]
+struct Bucket {
+    tokens: f64,
+    burst: f64,
+    per_tick: f64,
+    last: u64,
+}
+
+impl Bucket {
+    fn take(&mut self, now: u64) -> bool {
+        let elapsed = now.saturating_sub(self.last);
+        self.last = now.max(self.last);
+        self.tokens = (self.tokens + elapsed as f64 * self.per_tick).min(self.burst);
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// The impairments of one worker. See the module documentation.
+#[derive(Debug)]
+pub struct Impairments<T> {
+    config: ImpairConfig,
+    counters: ImpairCounters,
+    bucket: Option<Bucket>,
+    held: Option<T>,
+    delayed: VecDeque<(u64, T)>,
+}
+
+/// Packets the rate cap lets through back to back.
+const RATE_CAP_BURST: f64 = 32.0;
+
+impl<T> Impairments<T> {
+    /// Impairments with `config` on a TSC of `tsc_hz`; `delay_capacity` packets can be held by
+    /// the delay at once without allocating.
+    pub fn new(config: ImpairConfig, tsc_hz: u64, delay_capacity: usize) -> Impairments<T> {
+        Impairments {
+            bucket: config.rate_cap_pps.map(|pps| Bucket {
+                tokens: RATE_CAP_BURST,
+                burst: RATE_CAP_BURST,
+                per_tick: pps / tsc_hz.max(1) as f64,
+                last: 0,
+            }),
+            config,
+            counters: ImpairCounters::default(),
+            held: None,
+            delayed: VecDeque::with_capacity(if config.delay_ticks > 0 {
+                delay_capacity
+            } else {
+                0
+            }),
+        }
+    }
+
+    /// What was done so far.
+    pub fn counters(&self) -> &ImpairCounters {
+        &self.counters
+    }
+
+    /// Packets held (for reordering or delay).
+    pub fn held(&self) -> usize {
+        self.delayed.len() + usize::from(self.held.is_some())
+    }
+
+    /// Passes `packet`, received at tick `now`, through: what may go now is handed to `out`,
+    /// `copy` makes the duplicate (None: no buffer), `discard` takes dropped packets.
+    #[inline]
+    pub fn push(
+        &mut self,
+        now: u64,
+        packet: T,
+        copy: impl FnOnce(&T) -> Option<T>,
+        discard: &mut impl FnMut(T),
+        out: &mut impl FnMut(T),
+    ) {
+        self.counters.seen += 1;
+        let k = self.counters.seen;
+        let nth = |n: Option<u64>| n.is_some_and(|n| n > 0 && k.is_multiple_of(n));
+        if let Some(b) = &mut self.bucket
+            && !b.take(now)
+        {
+            self.counters.rate_dropped += 1;
+            discard(packet);
+            return;
+        }
+        if nth(self.config.drop_one_in) {
+            self.counters.dropped += 1;
+            discard(packet);
+            return;
+        }
+        let duplicate = if nth(self.config.duplicate_one_in) {
+            let c = copy(&packet);
+            match &c {
+                Some(_) => self.counters.duplicated += 1,
+                None => self.counters.duplicate_failed += 1,
+            }
+            c
+        } else {
+            None
+        };
+        if nth(self.config.reorder_one_in) && self.held.is_none() {
+            self.held = Some(packet);
+            if let Some(d) = duplicate {
+                self.emit(now, d, out);
+            }
+            return;
+        }
+        self.emit(now, packet, out);
+        if let Some(d) = duplicate {
+            self.emit(now, d, out);
+        }
+        if let Some(h) = self.held.take() {
+            self.counters.reordered += 1;
+            self.emit(now, h, out);
+        }
+    }
+
+    fn emit(&mut self, now: u64, packet: T, out: &mut impl FnMut(T)) {
+        if self.config.delay_ticks == 0 {
+            out(packet);
+        } else {
+            self.delayed
+                .push_back((now + self.config.delay_ticks, packet));
+        }
+    }
+
+    /// Hands over the delayed packets whose time has come.
+    #[inline]
+    pub fn poll(&mut self, now: u64, out: &mut impl FnMut(T)) {
+        while let Some(&(due, _)) = self.delayed.front() {
+            if due > now {
+                return;
+            }
+            if let Some((_, p)) = self.delayed.pop_front() {
+                out(p);
+            }
+        }
+    }
+
+    /// Hands over everything still held, in order (at the end of a run).
+    pub fn drain(&mut self, out: &mut impl FnMut(T)) {
+        while let Some((_, p)) = self.delayed.pop_front() {
+            out(p);
+        }
+        if let Some(h) = self.held.take() {
+            out(h);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(config: ImpairConfig, packets: u64) -> (Vec<u64>, Vec<u64>, ImpairCounters) {
+        let mut imp = Impairments::new(config, 1_000_000_000, 1024);
+        let (mut sent, mut dropped) = (Vec::new(), Vec::new());
+        for p in 0..packets {
+            imp.push(
+                p * 1000,
+                p,
+                |&p| Some(p),
+                &mut |p| dropped.push(p),
+                &mut |p| sent.push(p),
+            );
+            imp.poll(p * 1000, &mut |p| sent.push(p));
+        }
+        imp.drain(&mut |p| sent.push(p));
+        (sent, dropped, *imp.counters())
+    }
+
+    #[test]
+    fn nothing_configured_passes_everything_in_order() {
+        let (sent, dropped, c) = run(ImpairConfig::default(), 10);
+        assert_eq!(sent, (0..10).collect::<Vec<_>>());
+        assert!(dropped.is_empty());
+        assert_eq!(c.seen, 10);
+    }
+
+    #[test]
+    fn drop_one_in_n_drops_every_nth() {
+        let (sent, dropped, c) = run(
+            ImpairConfig {
+                drop_one_in: Some(100),
+                ..Default::default()
+            },
+            1000,
+        );
+        assert_eq!(c.dropped, 10);
+        assert_eq!(dropped, (0..10).map(|i| i * 100 + 99).collect::<Vec<_>>());
+        assert_eq!(sent.len(), 990);
+    }
+
+    #[test]
+    fn duplicate_one_in_n_sends_every_nth_twice() {
+        let (sent, _, c) = run(
+            ImpairConfig {
+                duplicate_one_in: Some(4),
+                ..Default::default()
+            },
+            8,
+        );
+        assert_eq!(sent, [0, 1, 2, 3, 3, 4, 5, 6, 7, 7]);
+        assert_eq!(c.duplicated, 2);
+    }
+
+    #[test]
+    fn reorder_one_in_n_swaps_every_nth_with_its_successor() {
+        let (sent, _, c) = run(
+            ImpairConfig {
+                reorder_one_in: Some(3),
+                ..Default::default()
+            },
+            9,
+        );
+        assert_eq!(sent, [0, 1, 3, 2, 4, 6, 5, 7, 8]);
+        assert_eq!(c.reordered, 2);
+    }
+
+    #[test]
+    fn the_delay_holds_each_packet_its_time() {
+        let mut imp = Impairments::new(
+            ImpairConfig {
+                delay_ticks: 500,
+                ..Default::default()
+            },
+            1,
+            16,
+        );
+        let mut sent = Vec::new();
+        imp.push(100, 'a', |_| None, &mut |_| {}, &mut |p| sent.push(p));
+        imp.push(300, 'b', |_| None, &mut |_| {}, &mut |p| sent.push(p));
+        imp.poll(599, &mut |p| sent.push(p));
+        assert!(sent.is_empty());
+        imp.poll(600, &mut |p| sent.push(p));
+        assert_eq!(sent, ['a']);
+        assert_eq!(imp.held(), 1);
+        imp.poll(800, &mut |p| sent.push(p));
+        assert_eq!(sent, ['a', 'b']);
+    }
+
+    #[test]
+    fn the_rate_cap_lets_through_its_rate() {
+        // 1000 pps on a 1 GHz clock, packets every 100 us (10,000 pps) for 1 s.
+        let config = ImpairConfig {
+            rate_cap_pps: Some(1000.0),
+            ..Default::default()
+        };
+        let mut imp = Impairments::new(config, 1_000_000_000, 0);
+        let mut passed = 0u64;
+        for i in 0..10_000u64 {
+            imp.push(i * 100_000, i, |_| None, &mut |_| {}, &mut |_| passed += 1);
+        }
+        // 1000 per second plus the initial burst of 32.
+        assert!((1000..=1033).contains(&passed), "{passed}");
+        assert_eq!(imp.counters().rate_dropped, 10_000 - passed);
+    }
+
+    #[test]
+    fn a_failed_copy_is_counted_and_the_packet_still_goes() {
+        let mut imp = Impairments::new(
+            ImpairConfig {
+                duplicate_one_in: Some(1),
+                ..Default::default()
+            },
+            1,
+            0,
+        );
+        let mut sent = Vec::new();
+        imp.push(0, 1, |_| None, &mut |_| {}, &mut |p| sent.push(p));
+        assert_eq!(sent, [1]);
+        assert_eq!(imp.counters().duplicate_failed, 1);
+    }
+}

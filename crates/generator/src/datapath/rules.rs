@@ -1,0 +1,216 @@
+//! The reflector's forwarding rules as its workers read them: an immutable snapshot looked up
+//! with no lock, replaced whole when the PFCP side changed something.
+//!
+//! The control thread mirrors the PFCP UPF side's rules table from its change events
+//! ([`RulesMirror::apply`]) and, at most once per publication period, builds a new
+//! [`ForwardingTable`] and hands it to every worker ([`TablePublisher`]); a worker looks for a
+//! new table once per loop ([`TableReader::refresh`], one atomic load when there is none) and
+//! drops the old one. Lookups are one probe into a flat map per packet.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
+
+use upfbench_pfcp::node::{RuleChange, RulesTable, SessionRules};
+
+use super::flat_map::FlatMap;
+
+/// "No QFI" in the tables' one-octet QFI fields.
+pub const NO_QFI: u8 = 0xff;
+
+/// What an uplink G-PDU to a known TEID gets.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UplinkEntry {
+    /// The FAR forwards (else the packet is dropped and counted).
+    pub forward: bool,
+    /// The QFI the PDR matches, or [`NO_QFI`].
+    pub qfi: u8,
+}
+
+/// What a downlink packet to a known UE gets.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DownlinkEntry {
+    /// The FAR forwards into a tunnel (else the packet is dropped and counted).
+    pub forward: bool,
+    /// The tunnel's TEID.
+    pub teid: u32,
+    /// The gNB's address (big-endian integer).
+    pub gnb: u32,
+    /// The QFI for the DL PDU Session Container (from the session's QER), or [`NO_QFI`]: no
+    /// container.
+    pub qfi: u8,
+}
+
+/// One immutable snapshot of the rules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForwardingTable {
+    /// Uplink by TEID.
+    pub uplink: FlatMap<UplinkEntry>,
+    /// Downlink by UE address.
+    pub downlink: FlatMap<DownlinkEntry>,
+    /// Sessions it was built from.
+    pub sessions: usize,
+}
+
+impl ForwardingTable {
+    /// A table with no rule.
+    pub fn empty() -> ForwardingTable {
+        ForwardingTable {
+            uplink: FlatMap::build(std::iter::empty()),
+            downlink: FlatMap::build(std::iter::empty()),
+            sessions: 0,
+        }
+    }
+}
+
+/// The control thread's copy of the rules, kept in step with the PFCP side's changes.
+#[derive(Debug, Default)]
+pub struct RulesMirror {
+    uplink: HashMap<u32, UplinkEntry>,
+    downlink: HashMap<u32, DownlinkEntry>,
+    sessions: usize,
+    dirty: bool,
+}
+
+impl RulesMirror {
+    /// A mirror of `table` as it stands.
+    pub fn from_table(table: &RulesTable) -> RulesMirror {
+        let mut m = RulesMirror::default();
+        for s in table.sessions() {
+            m.add(s);
+        }
+        m.dirty = true;
+        m
+    }
+
+    /// Applies one change.
+    pub fn apply(&mut self, change: &RuleChange) {
+        match change {
+            RuleChange::Installed(s) => self.add(s),
+            RuleChange::Modified { previous, current } => {
+                self.remove(previous);
+                self.add(current);
+            }
+            RuleChange::Removed(s) => self.remove(s),
+        }
+        self.dirty = true;
+    }
+
+    fn add(&mut self, s: &SessionRules) {
+        self.sessions += 1;
+        for u in &s.uplink {
+            let entry = UplinkEntry {
+                forward: u.forward && u.remove_outer_header,
+                qfi: u.qfi.map_or(NO_QFI, |q| q.get()),
+            };
+            self.uplink.insert(u.teid.0, entry);
+        }
+        for d in &s.downlink {
+            let entry = match d.tunnel {
+                Some(t) if d.forward => DownlinkEntry {
+                    forward: true,
+                    teid: t.teid.0,
+                    gnb: u32::from(t.address),
+                    qfi: d.qfi.map_or(NO_QFI, |q| q.get()),
+                },
+                _ => DownlinkEntry {
+                    qfi: NO_QFI,
+                    ..DownlinkEntry::default()
+                },
+            };
+            self.downlink.insert(u32::from(d.ue_address), entry);
+        }
+    }
+
+    fn remove(&mut self, s: &SessionRules) {
+        self.sessions = self.sessions.saturating_sub(1);
+        for u in &s.uplink {
+            self.uplink.remove(&u.teid.0);
+        }
+        for d in &s.downlink {
+            self.downlink.remove(&u32::from(d.ue_address));
+        }
+    }
+
+    /// Sessions mirrored.
+    pub fn sessions(&self) -> usize {
+        self.sessions
+    }
+
+    /// A new snapshot if anything changed since the last one.
+    pub fn snapshot(&mut self) -> Option<ForwardingTable> {
+        if !self.dirty {
+            return None;
+        }
+        self.dirty = false;
+        Some(ForwardingTable {
+            uplink: FlatMap::build(self.uplink.iter().map(|(&k, &v)| (k, v))),
+            downlink: FlatMap::build(self.downlink.iter().map(|(&k, &v)| (k, v))),
+            sessions: self.sessions,
+        })
+    }
+}
+
+/// Hands new snapshots to every worker.
+#[derive(Debug)]
+pub struct TablePublisher {
+    workers: Vec<Sender<Arc<ForwardingTable>>>,
+}
+
+/// A worker's current snapshot.
+#[derive(Debug)]
+pub struct TableReader {
+    updates: Receiver<Arc<ForwardingTable>>,
+    current: Arc<ForwardingTable>,
+}
+
+/// A publisher and one reader per worker, all starting from `initial`.
+pub fn table_channels(
+    workers: usize,
+    initial: ForwardingTable,
+) -> (TablePublisher, Vec<TableReader>) {
+    let initial = Arc::new(initial);
+    let (senders, readers) = (0..workers)
+        .map(|_| {
+            let (tx, rx) = channel();
+            (
+                tx,
+                TableReader {
+                    updates: rx,
+                    current: Arc::clone(&initial),
+                },
+            )
+        })
+        .unzip();
+    (TablePublisher { workers: senders }, readers)
+}
+
+impl TablePublisher {
+    /// Gives `table` to every worker; returns how many still listen.
+    pub fn publish(&self, table: ForwardingTable) -> usize {
+        let table = Arc::new(table);
+        self.workers
+            .iter()
+            .filter(|w| w.send(Arc::clone(&table)).is_ok())
+            .count()
+    }
+}
+
+impl TableReader {
+    /// Takes the newest snapshot published since the last call, if any.
+    #[inline]
+    pub fn refresh(&mut self) {
+        loop {
+            match self.updates.try_recv() {
+                Ok(t) => self.current = t,
+                Err(TryRecvError::Empty | TryRecvError::Disconnected) => return,
+            }
+        }
+    }
+
+    /// The current snapshot.
+    #[inline(always)]
+    pub fn table(&self) -> &ForwardingTable {
+        &self.current
+    }
+}
