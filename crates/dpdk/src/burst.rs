@@ -171,6 +171,21 @@ impl<'e, const N: usize> MbufBurst<'e, N> {
         Some(unsafe { Mbuf::from_raw(raw) })
     }
 
+    /// Hands every mbuf to `take`, front to back, and leaves the burst empty: for a receiver
+    /// that keeps some of what arrived (forwards or queues it) in arrival order. Should `take`
+    /// panic, the mbufs not yet handed over leak rather than any being freed twice.
+    #[inline]
+    pub fn drain_each(&mut self, mut take: impl FnMut(Mbuf<'e>)) {
+        let len = self.len;
+        self.len = 0;
+        for &raw in &self.slots[..len] {
+            let raw = NonNull::new(raw).expect("held slots are non-null");
+            // SAFETY: the slot was owned by the burst and is no longer counted in len; each slot
+            // is read once.
+            take(unsafe { Mbuf::from_raw(raw) });
+        }
+    }
+
     /// Frees every mbuf held (one bulk call).
     #[inline]
     pub fn clear(&mut self) {

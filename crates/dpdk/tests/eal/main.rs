@@ -58,6 +58,10 @@ const CASES: &[(&str, Case)] = &[
     ),
     ("mbufs::burst_push_pop_retain", mbufs::burst_push_pop_retain),
     (
+        "mbufs::drain_each_hands_over_in_order",
+        mbufs::drain_each_hands_over_in_order,
+    ),
+    (
         "mbufs::retain_mut_keeps_what_the_closure_swaps_in",
         mbufs::retain_mut_keeps_what_the_closure_swaps_in,
     ),

@@ -273,3 +273,31 @@ pub(crate) fn alloc_with_keeps_swapped_mbufs_even_on_panic(fx: &Fixture<'_>) -> 
     assert_eq!(pool.available(), 31, "every mbuf back exactly once");
     Ok(())
 }
+
+pub(crate) fn drain_each_hands_over_in_order(fx: &Fixture<'_>) -> TestResult {
+    let before = fx.pool.available();
+    let mut burst = MbufBurst::<8>::new();
+    for i in 0..6u8 {
+        let mut m = fx.pool.alloc()?;
+        m.extend_from_slice(&[i])?;
+        burst.push(m).map_err(|_| "room")?;
+    }
+    let mut kept = Vec::new();
+    burst.drain_each(|m| {
+        if m.data()[0] % 3 == 0 {
+            kept.push(m);
+        }
+    });
+    assert!(burst.is_empty());
+    let order: Vec<u8> = kept.iter().map(|m| m.data()[0]).collect();
+    assert_eq!(order, [0, 3], "handed over front to back");
+    assert_eq!(
+        fx.pool.available(),
+        before - 2,
+        "the others were freed when dropped"
+    );
+    drop(kept);
+    assert_eq!(fx.pool.available(), before);
+    burst.drain_each(|_| panic!("an empty burst hands nothing over"));
+    Ok(())
+}
