@@ -4,7 +4,10 @@ pub mod classify;
 pub mod clock;
 pub mod eal_args;
 pub mod flat_map;
+pub mod forward;
 pub mod impair;
 pub mod phase;
 pub mod rules;
 pub mod tag;
+#[cfg(test)]
+pub(crate) mod test_frames;

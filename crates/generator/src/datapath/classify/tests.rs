@@ -1,13 +1,9 @@
 use std::net::Ipv4Addr;
 
-use upfbench_gtpu::{
-    Encapsulator, Ipv4Repr, MacAddr, OuterHeaders, PduSessionContainer, Qfi, Teid, UdpChecksum,
-    UdpRepr, emit_ipv4_udp,
-};
 use upfbench_stats::Direction;
 
 use super::*;
-use crate::datapath::tag::Tag;
+use crate::datapath::test_frames::{gpdu, inner, plain, tag};
 use crate::plan::{Schedule, Spread, StreamPlan, TeidSequence, UeTable, UplinkTeids};
 
 const UL: u16 = 0;
@@ -49,60 +45,6 @@ fn rules(qfi: Option<u8>) -> RxRules {
             stream(DL, Direction::Downlink, 10..20, 100),
         ],
     )
-}
-
-fn inner(src: Ipv4Addr, dst: Ipv4Addr, ports: (u16, u16), payload: &[u8]) -> Vec<u8> {
-    let mut buf = vec![0u8; 28 + payload.len()];
-    let ip = Ipv4Repr {
-        source: src,
-        destination: dst,
-        protocol: 17,
-        payload_len: 0,
-        ttl: 64,
-        dscp_ecn: 0,
-        identification: 0,
-        dont_fragment: false,
-    };
-    let udp = UdpRepr {
-        source_port: ports.0,
-        destination_port: ports.1,
-    };
-    let n = emit_ipv4_udp(&mut buf, &ip, &udp, payload, UdpChecksum::Compute).unwrap();
-    buf.truncate(n);
-    buf
-}
-
-fn tag(stream: u16, sequence: u32, tx_time: u32) -> Vec<u8> {
-    Tag {
-        stream,
-        sequence,
-        tx_time,
-    }
-    .to_bytes()
-    .to_vec()
-}
-
-fn gpdu(teid: u32, qfi: Option<u8>, inner: &[u8]) -> Vec<u8> {
-    let mut outer = OuterHeaders::new(
-        MacAddr([2, 0, 0, 0, 0, 1]),
-        MacAddr([2, 0, 0, 0, 0, 2]),
-        Ipv4Addr::new(192, 168, 13, 151),
-        Ipv4Addr::new(192, 168, 13, 131),
-        Teid(teid),
-    );
-    outer.pdu_session_container = qfi.map(|q| PduSessionContainer::downlink(Qfi::new(q).unwrap()));
-    let e = Encapsulator::new(&outer).unwrap();
-    let mut buf = vec![0u8; e.outer_len() + inner.len()];
-    let at = e.outer_len();
-    buf[at..].copy_from_slice(inner);
-    let range = e.encapsulate(&mut buf, at..at + inner.len()).unwrap();
-    buf[range].to_vec()
-}
-
-fn plain(inner: &[u8]) -> Vec<u8> {
-    let mut f = vec![2, 0, 0, 0, 0, 3, 2, 0, 0, 0, 0, 4, 0x08, 0x00];
-    f.extend_from_slice(inner);
-    f
 }
 
 fn ue(i: u32) -> Ipv4Addr {

@@ -1,0 +1,318 @@
+//! The reflector's forwarding decisions, on frame bytes: what a minimal UPF does with a frame
+//! received on N3 or N6, before the worker moves the mbuf.
+//!
+//! - N3: a G-PDU whose TEID has an uplink rule is decapsulated: its inner packet goes out N6
+//!   behind a new Ethernet header. A G-PDU to an unknown TEID is dropped and answered with an
+//!   Error Indication (rate-limited by the worker).
+//! - N6: an IPv4 packet to a UE with a downlink rule is encapsulated with the rule's tunnel (and
+//!   a DL PDU Session Container when the session's QER sets a QFI) and goes out N3.
+//! - Anything else is for the service plane or dropped, counted by kind.
+
+use upfbench_gtpu::decapsulate;
+
+use super::classify::Service;
+use super::rules::{DownlinkEntry, ForwardingTable};
+
+/// Ethernet II header length.
+pub const ETHERNET_LEN: usize = 14;
+const ETHERTYPE_AT: usize = 12;
+const ETHERTYPE_IPV4: u16 = 0x0800;
+const ETHERTYPE_ARP: u16 = 0x0806;
+const IPV4_PROTOCOL_AT: usize = 9;
+const IPV4_DESTINATION_AT: usize = 16;
+const PROTOCOL_ICMP: u8 = 1;
+const PROTOCOL_UDP: u8 = 17;
+const GTPU_PORT: u16 = 2152;
+
+/// Why a frame was not forwarded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Drop {
+    /// A G-PDU to a TEID with no uplink rule (answered with an Error Indication).
+    UnknownTeid = 0,
+    /// A packet to an address with no downlink rule.
+    UnknownUe,
+    /// A rule whose FAR does not forward.
+    NotForwarded,
+    /// Neither a G-PDU on N3 nor IPv4 on N6, and not for the service plane.
+    NotUserTraffic,
+    /// Malformed.
+    Malformed,
+    /// The next hop's MAC address is not known yet (an ARP request went out).
+    NoNeighbor,
+    /// The transmit queue was full.
+    TxFull,
+    /// No mbuf or no headroom for the new headers.
+    NoRoom,
+}
+
+impl Drop {
+    /// Number of kinds.
+    pub const COUNT: usize = 8;
+    /// Names by discriminant.
+    pub const NAMES: [&'static str; Self::COUNT] = [
+        "unknown_teid",
+        "unknown_ue",
+        "not_forwarded",
+        "not_user_traffic",
+        "malformed",
+        "no_neighbor",
+        "tx_full",
+        "no_room",
+    ];
+}
+
+/// What to do with a frame received on N3.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FromN3 {
+    /// Strip `inner_offset` bytes (the outer headers through GTP-U); the inner packet is
+    /// `inner_len` bytes; send it out N6.
+    Decapsulate {
+        /// Offset of the inner packet in the frame.
+        inner_offset: usize,
+        /// Length of the inner packet.
+        inner_len: usize,
+    },
+    /// Drop; for [`Drop::UnknownTeid`] also the TEID (for the Error Indication).
+    Drop(Drop, u32),
+    /// For the service plane.
+    Service(Service),
+}
+
+/// What to do with a frame received on N6.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FromN6 {
+    /// Strip the Ethernet header and encapsulate the `len`-byte IPv4 packet into this tunnel.
+    Encapsulate(DownlinkEntry, usize),
+    /// Drop.
+    Drop(Drop),
+    /// For the service plane.
+    Service(Service),
+}
+
+#[inline(always)]
+fn read_u16(b: &[u8], at: usize) -> Option<u16> {
+    let s = b.get(at..at + 2)?;
+    Some(u16::from_be_bytes([s[0], s[1]]))
+}
+
+#[inline(always)]
+fn read_u32(b: &[u8], at: usize) -> Option<u32> {
+    let s = b.get(at..at + 4)?;
+    Some(u32::from_be_bytes([s[0], s[1], s[2], s[3]]))
+}
+
+/// The decision for a frame received on N3.
+#[inline]
+pub fn from_n3(table: &ForwardingTable, frame: &[u8]) -> FromN3 {
+    let Ok(d) = decapsulate(frame) else {
+        return match service_kind(frame, true) {
+            Some(s) => FromN3::Service(s),
+            None => FromN3::Drop(Drop::NotUserTraffic, 0),
+        };
+    };
+    let teid = d.teid().0;
+    match table.uplink.get(teid) {
+        None => FromN3::Drop(Drop::UnknownTeid, teid),
+        Some(u) if !u.forward => FromN3::Drop(Drop::NotForwarded, teid),
+        Some(_) => FromN3::Decapsulate {
+            inner_offset: d.inner_offset(),
+            inner_len: d.inner().len(),
+        },
+    }
+}
+
+/// The decision for a frame received on N6.
+#[inline]
+pub fn from_n6(table: &ForwardingTable, frame: &[u8]) -> FromN6 {
+    if read_u16(frame, ETHERTYPE_AT) != Some(ETHERTYPE_IPV4) {
+        return match service_kind(frame, false) {
+            Some(s) => FromN6::Service(s),
+            None => FromN6::Drop(Drop::NotUserTraffic),
+        };
+    }
+    let ip = &frame[ETHERNET_LEN..];
+    let (Some(&vihl), Some(total), Some(dst)) = (
+        ip.first(),
+        read_u16(ip, 2),
+        read_u32(ip, IPV4_DESTINATION_AT),
+    ) else {
+        return FromN6::Drop(Drop::Malformed);
+    };
+    let total = usize::from(total);
+    if vihl >> 4 != 4 || usize::from(vihl & 0x0f) * 4 < 20 || total > ip.len() || total < 20 {
+        return FromN6::Drop(Drop::Malformed);
+    }
+    match table.downlink.get(dst) {
+        Some(e) if e.forward => FromN6::Encapsulate(*e, total),
+        Some(_) => FromN6::Drop(Drop::NotForwarded),
+        None => match service_kind(frame, false) {
+            Some(s) => FromN6::Service(s),
+            None => FromN6::Drop(Drop::UnknownUe),
+        },
+    }
+}
+
+/// ARP, ICMP, and on N3 GTP-U signalling: what the service plane looks at.
+fn service_kind(frame: &[u8], n3: bool) -> Option<Service> {
+    match read_u16(frame, ETHERTYPE_AT)? {
+        ETHERTYPE_ARP => Some(Service::Arp),
+        ETHERTYPE_IPV4 => {
+            let ip = frame.get(ETHERNET_LEN..)?;
+            let ihl = usize::from(ip.first()? & 0x0f) * 4;
+            match *ip.get(IPV4_PROTOCOL_AT)? {
+                PROTOCOL_ICMP => Some(Service::Icmp),
+                PROTOCOL_UDP if n3 && read_u16(ip, ihl + 2)? == GTPU_PORT => {
+                    let t = *ip.get(ihl + 8 + 1)?;
+                    (t != 0xff).then_some(Service::Gtpu(t))
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::Ipv4Addr;
+
+    use super::*;
+    use crate::datapath::flat_map::FlatMap;
+    use crate::datapath::rules::{NO_QFI, UplinkEntry};
+    use crate::datapath::test_frames::{gpdu, inner, plain};
+
+    const UE: Ipv4Addr = Ipv4Addr::new(10, 45, 0, 2);
+    const DN: Ipv4Addr = Ipv4Addr::new(192, 168, 16, 152);
+    const GNB: Ipv4Addr = Ipv4Addr::new(192, 168, 13, 131);
+
+    fn table() -> ForwardingTable {
+        let dl = DownlinkEntry {
+            forward: true,
+            teid: 2,
+            gnb: u32::from(GNB),
+            qfi: 9,
+        };
+        ForwardingTable {
+            uplink: FlatMap::build(
+                [
+                    (
+                        1,
+                        UplinkEntry {
+                            forward: true,
+                            qfi: NO_QFI,
+                        },
+                    ),
+                    (
+                        3,
+                        UplinkEntry {
+                            forward: false,
+                            qfi: NO_QFI,
+                        },
+                    ),
+                ]
+                .into_iter(),
+            ),
+            downlink: FlatMap::build(
+                [
+                    (u32::from(UE), dl),
+                    (
+                        u32::from(Ipv4Addr::new(10, 45, 0, 3)),
+                        DownlinkEntry::default(),
+                    ),
+                ]
+                .into_iter(),
+            ),
+            sessions: 2,
+        }
+    }
+
+    #[test]
+    fn uplink_to_a_known_teid_is_decapsulated() {
+        let ip = inner(UE, DN, (1, 2), &[7; 10]);
+        let f = gpdu(1, Some(9), &ip);
+        match from_n3(&table(), &f) {
+            FromN3::Decapsulate {
+                inner_offset,
+                inner_len,
+            } => {
+                assert_eq!(&f[inner_offset..inner_offset + inner_len], &ip[..]);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn uplink_to_an_unknown_or_dropping_teid_is_dropped() {
+        let ip = inner(UE, DN, (1, 2), &[7; 10]);
+        assert_eq!(
+            from_n3(&table(), &gpdu(5, None, &ip)),
+            FromN3::Drop(Drop::UnknownTeid, 5)
+        );
+        assert_eq!(
+            from_n3(&table(), &gpdu(3, None, &ip)),
+            FromN3::Drop(Drop::NotForwarded, 3)
+        );
+        assert_eq!(
+            from_n3(&table(), &plain(&ip)),
+            FromN3::Drop(Drop::NotUserTraffic, 0)
+        );
+    }
+
+    #[test]
+    fn downlink_to_a_known_ue_is_encapsulated_with_its_tunnel() {
+        let ip = inner(DN, UE, (2, 1), &[7; 10]);
+        let mut f = plain(&ip);
+        f.extend_from_slice(&[0; 6]); // Ethernet padding is not part of the packet.
+        match from_n6(&table(), &f) {
+            FromN6::Encapsulate(e, len) => {
+                assert_eq!(
+                    (e.teid, e.gnb, e.qfi, len),
+                    (2, u32::from(GNB), 9, ip.len())
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        let other_ue = plain(&inner(DN, Ipv4Addr::new(10, 45, 0, 9), (2, 1), &[0; 10]));
+        assert_eq!(from_n6(&table(), &other_ue), FromN6::Drop(Drop::UnknownUe));
+        let no_tunnel = plain(&inner(DN, Ipv4Addr::new(10, 45, 0, 3), (2, 1), &[0; 10]));
+        assert_eq!(
+            from_n6(&table(), &no_tunnel),
+            FromN6::Drop(Drop::NotForwarded)
+        );
+    }
+
+    #[test]
+    fn service_traffic_is_recognised_on_both_ports() {
+        let mut arp = vec![0xff; 12];
+        arp.extend_from_slice(&[0x08, 0x06]);
+        arp.extend_from_slice(&[0; 28]);
+        assert_eq!(from_n3(&table(), &arp), FromN3::Service(Service::Arp));
+        assert_eq!(from_n6(&table(), &arp), FromN6::Service(Service::Arp));
+        let mut icmp = inner(DN, Ipv4Addr::new(192, 168, 16, 151), (0, 0), &[0; 8]);
+        icmp[9] = 1;
+        assert_eq!(
+            from_n6(&table(), &plain(&icmp)),
+            FromN6::Service(Service::Icmp)
+        );
+        let echo = inner(
+            GNB,
+            Ipv4Addr::new(192, 168, 13, 151),
+            (2152, 2152),
+            &[0x32, 1, 0, 4, 0, 0, 0, 0, 0, 1, 0, 0],
+        );
+        assert_eq!(
+            from_n3(&table(), &plain(&echo)),
+            FromN3::Service(Service::Gtpu(1))
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_bytes_decide_without_panic(frame in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..160)) {
+            let t = table();
+            let _ = from_n3(&t, &frame);
+            let _ = from_n6(&t, &frame);
+        }
+    }
+}
