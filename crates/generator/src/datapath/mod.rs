@@ -7,7 +7,10 @@ pub mod flat_map;
 pub mod forward;
 pub mod impair;
 pub mod phase;
+pub mod queues;
+pub mod reflector;
 pub mod rules;
+pub mod service;
 pub mod tag;
 #[cfg(test)]
 pub(crate) mod test_frames;

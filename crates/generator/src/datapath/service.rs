@@ -1,0 +1,224 @@
+//! The service plane of a port: answers ARP, ICMP echo and GTP-U echo for our addresses, learns
+//! the neighbours' MAC addresses, resolves them by ARP, and sends GTP-U Error Indications. It
+//! runs only for frames the fast path hands over (never per packet of the measured traffic);
+//! answers are built in mbufs of its own small pool and queued per port until the worker's next
+//! flush.
+
+mod respond;
+
+use std::net::Ipv4Addr;
+
+use upfbench_dpdk::{MbufBurst, Mempool, TxQueue};
+use upfbench_gtpu::MacAddr;
+
+pub use respond::{Interface, Outcome, Seen, arp_request, error_indication, respond};
+
+use super::classify::Service;
+use super::queues::Side;
+
+/// Neighbours remembered per port.
+const NEIGHBOURS: usize = 16;
+/// Replies queued per port between flushes.
+const PENDING: usize = 32;
+/// At most one ARP request per address this often (ns).
+const ARP_RETRY_NS: u64 = 200_000_000;
+/// Error Indications per second at most (and at once).
+const ERROR_INDICATIONS_PER_S: f64 = 100.0;
+
+/// What the service plane did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ServiceCounters {
+    /// Frames handed over, by what they were.
+    pub seen: [u64; Seen::COUNT],
+    /// Replies sent.
+    pub replies: u64,
+    /// ARP requests sent to resolve a neighbour.
+    pub arp_requests: u64,
+    /// Error Indications sent.
+    pub error_indications: u64,
+    /// Error Indications not sent (over the rate limit).
+    pub error_indications_suppressed: u64,
+    /// Answers not sent: no mbuf, or the queue was full.
+    pub no_buffer: u64,
+}
+
+/// A small table of (address, MAC), newest replacing oldest.
+#[derive(Debug, Clone, Copy, Default)]
+struct Neighbours {
+    entries: [(u32, MacAddr); NEIGHBOURS],
+    len: usize,
+    next: usize,
+}
+
+impl Neighbours {
+    fn get(&self, ip: u32) -> Option<MacAddr> {
+        self.entries[..self.len]
+            .iter()
+            .find(|e| e.0 == ip)
+            .map(|e| e.1)
+    }
+
+    fn learn(&mut self, ip: u32, mac: MacAddr) {
+        if let Some(e) = self.entries[..self.len].iter_mut().find(|e| e.0 == ip) {
+            e.1 = mac;
+            return;
+        }
+        if self.len < NEIGHBOURS {
+            self.entries[self.len] = (ip, mac);
+            self.len += 1;
+        } else {
+            self.entries[self.next] = (ip, mac);
+            self.next = (self.next + 1) % NEIGHBOURS;
+        }
+    }
+}
+
+/// The service plane of one worker, for both ports.
+pub struct ServicePlane<'e> {
+    interfaces: [Interface; 2],
+    pool: Mempool<'e>,
+    pending: [MbufBurst<'e, PENDING>; 2],
+    neighbours: [Neighbours; 2],
+    /// Last ARP request per (port, address): (address, time in ns).
+    asked: [[(u32, u64); 4]; 2],
+    ei_tokens: f64,
+    ei_last_ns: u64,
+    tsc_hz: u64,
+    counters: ServiceCounters,
+}
+
+impl<'e> ServicePlane<'e> {
+    /// A service plane answering for `interfaces` (by [`Side`]), building answers in `pool`,
+    /// with neighbours known in advance (configured MACs).
+    pub fn new(
+        interfaces: [Interface; 2],
+        pool: Mempool<'e>,
+        tsc_hz: u64,
+        known: &[(Side, Ipv4Addr, MacAddr)],
+    ) -> ServicePlane<'e> {
+        let mut neighbours = [Neighbours::default(); 2];
+        for &(side, ip, mac) in known {
+            neighbours[side.index()].learn(u32::from(ip), mac);
+        }
+        ServicePlane {
+            interfaces,
+            pool,
+            pending: [MbufBurst::new(), MbufBurst::new()],
+            neighbours,
+            asked: [[(0, 0); 4]; 2],
+            ei_tokens: ERROR_INDICATIONS_PER_S,
+            ei_last_ns: 0,
+            tsc_hz: tsc_hz.max(1),
+            counters: ServiceCounters::default(),
+        }
+    }
+
+    /// Our interface on `side`.
+    pub fn interface(&self, side: Side) -> &Interface {
+        &self.interfaces[side.index()]
+    }
+
+    /// What was done so far.
+    pub fn counters(&self) -> &ServiceCounters {
+        &self.counters
+    }
+
+    /// The MAC of neighbour `ip` on `side`, if known.
+    #[inline]
+    pub fn neighbor(&self, side: Side, ip: u32) -> Option<MacAddr> {
+        self.neighbours[side.index()].get(ip)
+    }
+
+    /// Handles a frame the classifier gave to the service plane (`kind` is its guess; the
+    /// answer does not depend on it).
+    pub fn handle(&mut self, side: Side, _kind: Service, frame: &[u8]) {
+        self.handle_any(side, frame);
+    }
+
+    /// Handles any frame received on `side`: answers it if it is for us, learns from it.
+    pub fn handle_any(&mut self, side: Side, frame: &[u8]) {
+        let iface = self.interfaces[side.index()];
+        let mut out = [0u8; 1600];
+        let o = respond(&iface, frame, &mut out);
+        self.counters.seen[o.seen as usize] += 1;
+        if let Some((ip, mac)) = o.learned {
+            self.neighbours[side.index()].learn(u32::from(ip), mac);
+        }
+        if let Some(n) = o.reply {
+            self.counters.replies += 1;
+            self.queue(side, &out[..n]);
+        }
+    }
+
+    /// Asks for the MAC of `ip` on `side` by ARP, at most once per 200 ms per address
+    /// (`now` in TSC ticks).
+    pub fn resolve(&mut self, side: Side, ip: u32, now: u64) {
+        let now_ns = (u128::from(now) * 1_000_000_000 / u128::from(self.tsc_hz)) as u64;
+        let asked = &mut self.asked[side.index()];
+        let slot = match asked.iter().position(|a| a.0 == ip) {
+            Some(i) if now_ns.saturating_sub(asked[i].1) < ARP_RETRY_NS && asked[i].1 != 0 => {
+                return;
+            }
+            Some(i) => i,
+            None => asked
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, a)| a.1)
+                .map_or(0, |(i, _)| i),
+        };
+        asked[slot] = (ip, now_ns.max(1));
+        let iface = self.interfaces[side.index()];
+        let mut out = [0u8; 64];
+        if let Some(n) = arp_request(&iface, Ipv4Addr::from(ip), &mut out) {
+            self.counters.arp_requests += 1;
+            self.queue(side, &out[..n]);
+        }
+    }
+
+    /// Sends an Error Indication for the G-PDU `frame` (received on N3) to the unknown `teid`,
+    /// unless over the rate limit (`now` in TSC ticks).
+    pub fn error_indication(&mut self, frame: &[u8], teid: u32, now: u64) {
+        let now_ns = (u128::from(now) * 1_000_000_000 / u128::from(self.tsc_hz)) as u64;
+        let elapsed = now_ns.saturating_sub(self.ei_last_ns) as f64 / 1e9;
+        self.ei_last_ns = now_ns.max(self.ei_last_ns);
+        self.ei_tokens =
+            (self.ei_tokens + elapsed * ERROR_INDICATIONS_PER_S).min(ERROR_INDICATIONS_PER_S);
+        if self.ei_tokens < 1.0 {
+            self.counters.error_indications_suppressed += 1;
+            return;
+        }
+        self.ei_tokens -= 1.0;
+        let iface = self.interfaces[Side::N3.index()];
+        let mut out = [0u8; 128];
+        if let Some(n) = error_indication(&iface, frame, teid, &mut out) {
+            self.counters.error_indications += 1;
+            self.queue(Side::N3, &out[..n]);
+        }
+    }
+
+    fn queue(&mut self, side: Side, frame: &[u8]) {
+        let Ok(mut m) = self.pool.alloc() else {
+            self.counters.no_buffer += 1;
+            return;
+        };
+        if m.extend_from_slice(frame).is_err() {
+            self.counters.no_buffer += 1;
+            return;
+        }
+        if self.pending[side.index()].push(m).is_err() {
+            self.counters.no_buffer += 1;
+        }
+    }
+
+    /// Hands what is queued for `side` to its transmit queue; what it does not take is dropped.
+    #[inline]
+    pub fn flush(&mut self, side: Side, txq: &mut TxQueue<'e>) {
+        let pending = &mut self.pending[side.index()];
+        if pending.is_empty() {
+            return;
+        }
+        txq.tx_burst(pending);
+        self.counters.no_buffer += pending.len() as u64;
+        pending.clear();
+    }
+}

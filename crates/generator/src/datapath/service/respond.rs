@@ -1,0 +1,423 @@
+//! The service plane's answers, on bytes: what to reply to a frame addressed to one of our
+//! interfaces, and what it teaches about the neighbours. No buffer management here: the caller
+//! gives an output buffer and sends what was written.
+//!
+//! - ARP (RFC 826): a request for our address is answered; the sender of any request or reply
+//!   that concerns our subnet is learned.
+//! - ICMP echo (RFC 792): a request to our address is answered with the same identifier,
+//!   sequence and data.
+//! - GTP-U (TS 29.281 §7.2): an Echo Request to our address is answered with an Echo Response
+//!   (same sequence number, Recovery 0); Error Indications, End Markers and Echo Responses are
+//!   counted.
+
+use std::net::Ipv4Addr;
+
+use upfbench_gtpu::{
+    EthernetFrame, EthernetRepr, GtpuRepr, Ipv4Packet, Ipv4Repr, MacAddr, Message, Teid,
+    UdpChecksum, UdpPacket, UdpRepr, checksum, emit_ipv4_udp,
+};
+
+/// One of our interfaces: the address and MAC we answer for on a port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Interface {
+    /// Our MAC on the port.
+    pub mac: MacAddr,
+    /// Our IPv4 address on the link.
+    pub address: Ipv4Addr,
+    /// The link's prefix length.
+    pub prefix_len: u8,
+}
+
+impl Interface {
+    /// Whether `ip` (a big-endian integer) is on this interface's subnet.
+    #[inline]
+    pub fn on_link(&self, ip: u32) -> bool {
+        let mask = u32::MAX
+            .checked_shl(32 - u32::from(self.prefix_len))
+            .unwrap_or(0);
+        (ip ^ u32::from(self.address)) & mask == 0
+    }
+}
+
+/// What a frame was, for the counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Seen {
+    /// An ARP request for our address (answered).
+    ArpRequest = 0,
+    /// An ARP reply or a request for someone else (maybe learned).
+    ArpOther,
+    /// An ICMP echo request to us (answered).
+    IcmpEchoRequest,
+    /// Other ICMP.
+    IcmpOther,
+    /// A GTP-U Echo Request to us (answered).
+    GtpuEchoRequest,
+    /// A GTP-U Echo Response.
+    GtpuEchoResponse,
+    /// A GTP-U Error Indication.
+    GtpuErrorIndication,
+    /// A GTP-U End Marker.
+    GtpuEndMarker,
+    /// Other GTP-U signalling.
+    GtpuOther,
+    /// Not for us or not understood.
+    Ignored,
+}
+
+impl Seen {
+    /// Number of kinds.
+    pub const COUNT: usize = 10;
+    /// Names by discriminant.
+    pub const NAMES: [&'static str; Self::COUNT] = [
+        "arp_request",
+        "arp_other",
+        "icmp_echo_request",
+        "icmp_other",
+        "gtpu_echo_request",
+        "gtpu_echo_response",
+        "gtpu_error_indication",
+        "gtpu_end_marker",
+        "gtpu_other",
+        "ignored",
+    ];
+}
+
+/// The outcome of [`respond`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outcome {
+    /// What the frame was.
+    pub seen: Seen,
+    /// Bytes of reply written into the output buffer, if any.
+    pub reply: Option<usize>,
+    /// A neighbour learned: (address, MAC).
+    pub learned: Option<(Ipv4Addr, MacAddr)>,
+}
+
+impl Outcome {
+    fn seen(seen: Seen) -> Outcome {
+        Outcome {
+            seen,
+            reply: None,
+            learned: None,
+        }
+    }
+}
+
+const ETHERNET_LEN: usize = 14;
+const ETHERTYPE_IPV4: u16 = 0x0800;
+const ETHERTYPE_ARP: u16 = 0x0806;
+
+/// ARP for IPv4 over Ethernet (RFC 826).
+mod arp {
+    use core::ops::Range;
+    /// Length of an Ethernet/IPv4 ARP packet.
+    pub(super) const LEN: usize = 28;
+    pub(super) const HTYPE_PTYPE_HLEN_PLEN: [u8; 6] = [0, 1, 0x08, 0x00, 6, 4];
+    pub(super) const OPER: Range<usize> = 6..8;
+    pub(super) const SHA: Range<usize> = 8..14;
+    pub(super) const SPA: Range<usize> = 14..18;
+    pub(super) const THA: Range<usize> = 18..24;
+    pub(super) const TPA: Range<usize> = 24..28;
+    pub(super) const REQUEST: u16 = 1;
+    pub(super) const REPLY: u16 = 2;
+}
+
+/// ICMP echo (RFC 792).
+mod icmp {
+    pub(super) const PROTOCOL: u8 = 1;
+    pub(super) const ECHO_REPLY: u8 = 0;
+    pub(super) const ECHO_REQUEST: u8 = 8;
+    pub(super) const CHECKSUM_AT: usize = 2;
+    pub(super) const HEADER_LEN: usize = 8;
+}
+
+const GTPU_PORT: u16 = 2152;
+
+fn ip4(b: &[u8]) -> Ipv4Addr {
+    Ipv4Addr::new(b[0], b[1], b[2], b[3])
+}
+
+fn mac(b: &[u8]) -> MacAddr {
+    let mut m = [0u8; 6];
+    m.copy_from_slice(b);
+    MacAddr(m)
+}
+
+/// Answers `frame`, received on `iface`'s port, into `out`. Never panics.
+pub fn respond(iface: &Interface, frame: &[u8], out: &mut [u8]) -> Outcome {
+    let Ok(eth) = EthernetFrame::new_checked(frame) else {
+        return Outcome::seen(Seen::Ignored);
+    };
+    match eth.ethertype() {
+        ETHERTYPE_ARP => respond_arp(iface, eth.payload(), out),
+        ETHERTYPE_IPV4 => respond_ipv4(iface, &eth, out),
+        _ => Outcome::seen(Seen::Ignored),
+    }
+}
+
+fn respond_arp(iface: &Interface, p: &[u8], out: &mut [u8]) -> Outcome {
+    let Some(p) = p.get(..arp::LEN) else {
+        return Outcome::seen(Seen::Ignored);
+    };
+    if p[..6] != arp::HTYPE_PTYPE_HLEN_PLEN {
+        return Outcome::seen(Seen::Ignored);
+    }
+    let oper = u16::from_be_bytes([p[arp::OPER.start], p[arp::OPER.start + 1]]);
+    let (sha, spa, tpa) = (mac(&p[arp::SHA]), ip4(&p[arp::SPA]), ip4(&p[arp::TPA]));
+    let learned = (iface.on_link(u32::from(spa)) && spa != iface.address && !spa.is_unspecified())
+        .then_some((spa, sha));
+    if oper == arp::REQUEST && tpa == iface.address {
+        let reply = arp_packet(iface.mac, iface.address, sha, spa, arp::REPLY, out);
+        return Outcome {
+            seen: Seen::ArpRequest,
+            reply,
+            learned,
+        };
+    }
+    Outcome {
+        seen: Seen::ArpOther,
+        reply: None,
+        learned: learned.filter(|_| oper == arp::REPLY || tpa == spa),
+    }
+}
+
+/// Writes an Ethernet/ARP frame (a reply to `target`, or a broadcast request when `oper` is a
+/// request) and returns its length.
+fn arp_packet(
+    our_mac: MacAddr,
+    our_ip: Ipv4Addr,
+    target_mac: MacAddr,
+    target_ip: Ipv4Addr,
+    oper: u16,
+    out: &mut [u8],
+) -> Option<usize> {
+    let f = out.get_mut(..ETHERNET_LEN + arp::LEN)?;
+    let destination = if oper == arp::REQUEST {
+        MacAddr([0xff; 6])
+    } else {
+        target_mac
+    };
+    EthernetRepr {
+        source: our_mac,
+        destination,
+        ethertype: ETHERTYPE_ARP,
+    }
+    .emit(f)
+    .ok()?;
+    let p = &mut f[ETHERNET_LEN..];
+    p[..6].copy_from_slice(&arp::HTYPE_PTYPE_HLEN_PLEN);
+    p[arp::OPER].copy_from_slice(&oper.to_be_bytes());
+    p[arp::SHA].copy_from_slice(&our_mac.0);
+    p[arp::SPA].copy_from_slice(&our_ip.octets());
+    let tha = if oper == arp::REQUEST {
+        [0; 6]
+    } else {
+        target_mac.0
+    };
+    p[arp::THA].copy_from_slice(&tha);
+    p[arp::TPA].copy_from_slice(&target_ip.octets());
+    Some(ETHERNET_LEN + arp::LEN)
+}
+
+/// A broadcast ARP request for `target` from `iface` into `out`; returns its length.
+pub fn arp_request(iface: &Interface, target: Ipv4Addr, out: &mut [u8]) -> Option<usize> {
+    arp_packet(
+        iface.mac,
+        iface.address,
+        MacAddr([0; 6]),
+        target,
+        arp::REQUEST,
+        out,
+    )
+}
+
+fn respond_ipv4(iface: &Interface, eth: &EthernetFrame<&[u8]>, out: &mut [u8]) -> Outcome {
+    let Ok(ip) = Ipv4Packet::new_checked(eth.payload()) else {
+        return Outcome::seen(Seen::Ignored);
+    };
+    if ip.destination() != iface.address || ip.is_fragment() {
+        return Outcome::seen(match ip.protocol() {
+            icmp::PROTOCOL => Seen::IcmpOther,
+            _ => Seen::Ignored,
+        });
+    }
+    match ip.protocol() {
+        icmp::PROTOCOL => respond_icmp(iface, eth, &ip, out),
+        17 => respond_gtpu(iface, eth, &ip, out),
+        _ => Outcome::seen(Seen::Ignored),
+    }
+}
+
+fn respond_icmp(
+    iface: &Interface,
+    eth: &EthernetFrame<&[u8]>,
+    ip: &Ipv4Packet<&[u8]>,
+    out: &mut [u8],
+) -> Outcome {
+    let msg = ip.payload();
+    if msg.len() < icmp::HEADER_LEN || msg[0] != icmp::ECHO_REQUEST || msg[1] != 0 {
+        return Outcome::seen(Seen::IcmpOther);
+    }
+    let Some(f) = out.get_mut(..ETHERNET_LEN + 20 + msg.len()) else {
+        return Outcome::seen(Seen::IcmpEchoRequest);
+    };
+    let ok = EthernetRepr {
+        source: iface.mac,
+        destination: eth.source(),
+        ethertype: ETHERTYPE_IPV4,
+    }
+    .emit(f)
+    .is_ok()
+        && Ipv4Repr {
+            source: iface.address,
+            destination: ip.source(),
+            protocol: icmp::PROTOCOL,
+            payload_len: msg.len(),
+            ttl: 64,
+            dscp_ecn: 0,
+            identification: ip.identification(),
+            dont_fragment: false,
+        }
+        .emit(&mut f[ETHERNET_LEN..])
+        .is_ok();
+    if !ok {
+        return Outcome::seen(Seen::IcmpEchoRequest);
+    }
+    let m = &mut f[ETHERNET_LEN + 20..];
+    m.copy_from_slice(msg);
+    m[0] = icmp::ECHO_REPLY;
+    m[icmp::CHECKSUM_AT..icmp::CHECKSUM_AT + 2].fill(0);
+    let c = !checksum::sum(m);
+    m[icmp::CHECKSUM_AT..icmp::CHECKSUM_AT + 2].copy_from_slice(&c.to_be_bytes());
+    Outcome {
+        seen: Seen::IcmpEchoRequest,
+        reply: Some(ETHERNET_LEN + 20 + msg.len()),
+        learned: None,
+    }
+}
+
+fn respond_gtpu(
+    iface: &Interface,
+    eth: &EthernetFrame<&[u8]>,
+    ip: &Ipv4Packet<&[u8]>,
+    out: &mut [u8],
+) -> Outcome {
+    let Ok(udp) = UdpPacket::new_checked(ip.payload()) else {
+        return Outcome::seen(Seen::Ignored);
+    };
+    if udp.destination_port() != GTPU_PORT {
+        return Outcome::seen(Seen::Ignored);
+    }
+    let Ok(msg) = GtpuRepr::parse_bytes(udp.payload()) else {
+        return Outcome::seen(Seen::GtpuOther);
+    };
+    match msg.message {
+        Message::EchoRequest => {}
+        Message::EchoResponse { .. } => return Outcome::seen(Seen::GtpuEchoResponse),
+        Message::ErrorIndication { .. } => return Outcome::seen(Seen::GtpuErrorIndication),
+        Message::EndMarker => return Outcome::seen(Seen::GtpuEndMarker),
+        Message::GPdu { .. } => return Outcome::seen(Seen::GtpuOther),
+    }
+    let response = GtpuRepr {
+        teid: Teid(0),
+        sequence_number: Some(msg.sequence_number.unwrap_or(0)),
+        npdu_number: None,
+        pdu_session_container: None,
+        udp_port: None,
+        message: Message::EchoResponse { recovery: 0 },
+    };
+    let reply = udp_reply(
+        iface,
+        eth.source(),
+        ip.source(),
+        (GTPU_PORT, udp.source_port()),
+        &response,
+        out,
+    );
+    Outcome {
+        seen: Seen::GtpuEchoRequest,
+        reply,
+        learned: None,
+    }
+}
+
+/// Writes Ethernet/IPv4/UDP around a GTP-U message from `iface` to `(mac, ip)`.
+fn udp_reply(
+    iface: &Interface,
+    to_mac: MacAddr,
+    to_ip: Ipv4Addr,
+    ports: (u16, u16),
+    message: &GtpuRepr<'_>,
+    out: &mut [u8],
+) -> Option<usize> {
+    let mut body = [0u8; 64];
+    let n = message.buffer_len();
+    message.emit(body.get_mut(..n)?).ok()?;
+    EthernetRepr {
+        source: iface.mac,
+        destination: to_mac,
+        ethertype: ETHERTYPE_IPV4,
+    }
+    .emit(out)
+    .ok()?;
+    let ip = Ipv4Repr {
+        source: iface.address,
+        destination: to_ip,
+        protocol: 17,
+        payload_len: 0,
+        ttl: 64,
+        dscp_ecn: 0,
+        identification: 0,
+        dont_fragment: false,
+    };
+    let udp = UdpRepr {
+        source_port: ports.0,
+        destination_port: ports.1,
+    };
+    let len = emit_ipv4_udp(
+        out.get_mut(ETHERNET_LEN..)?,
+        &ip,
+        &udp,
+        &body[..n],
+        UdpChecksum::Zero,
+    )
+    .ok()?;
+    Some(ETHERNET_LEN + len)
+}
+
+/// A GTP-U Error Indication (TS 29.281 §7.3.1) for the G-PDU `frame` that arrived on `iface`
+/// for the unknown `teid`: to the G-PDU's sender, port 2152, with the G-PDU's source port in a
+/// UDP Port extension header, TEID Data I and GTP-U Peer Address (ours) IEs.
+pub fn error_indication(
+    iface: &Interface,
+    frame: &[u8],
+    teid: u32,
+    out: &mut [u8],
+) -> Option<usize> {
+    let eth = EthernetFrame::new_checked(frame).ok()?;
+    let ip = Ipv4Packet::new_checked(eth.payload()).ok()?;
+    let udp = UdpPacket::new_checked(ip.payload()).ok()?;
+    let message = GtpuRepr {
+        teid: Teid(0),
+        sequence_number: Some(0),
+        npdu_number: None,
+        pdu_session_container: None,
+        udp_port: Some(udp.source_port()),
+        message: Message::ErrorIndication {
+            teid_data_i: Teid(teid),
+            peer_address: iface.address.into(),
+        },
+    };
+    udp_reply(
+        iface,
+        eth.source(),
+        ip.source(),
+        (GTPU_PORT, GTPU_PORT),
+        &message,
+        out,
+    )
+}
+
+#[cfg(test)]
+mod tests;
