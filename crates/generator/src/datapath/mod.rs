@@ -7,6 +7,7 @@ pub mod flat_map;
 pub mod forward;
 pub mod impair;
 pub mod phase;
+pub mod ports;
 pub mod queues;
 pub mod reflector;
 pub mod rules;

@@ -175,6 +175,14 @@ impl<'e> ServicePlane<'e> {
         }
     }
 
+    /// Forgets when `ip` was last asked for on `side`, so that the next
+    /// [`resolve`](Self::resolve) asks at once (for a caller that paces its own retries).
+    pub fn forget_request(&mut self, side: Side, ip: u32) {
+        for a in self.asked[side.index()].iter_mut().filter(|a| a.0 == ip) {
+            *a = (0, 0);
+        }
+    }
+
     /// Sends an Error Indication for the G-PDU `frame` (received on N3) to the unknown `teid`,
     /// unless over the rate limit (`now` in TSC ticks).
     pub fn error_indication(&mut self, frame: &[u8], teid: u32, now: u64) {
