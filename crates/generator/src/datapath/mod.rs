@@ -5,6 +5,7 @@ pub mod clock;
 pub mod eal_args;
 pub mod flat_map;
 pub mod forward;
+pub mod frames;
 pub mod impair;
 pub mod phase;
 pub mod ports;
