@@ -1,0 +1,6 @@
+//! The control plane's thread: a tokio runtime that owns the PFCP node's driver and the signal
+//! handlers, driven by the run through commands.
+
+pub mod signals;
+
+pub use signals::Interrupts;
