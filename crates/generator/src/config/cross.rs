@@ -9,14 +9,19 @@ use super::validate::Issues;
 
 /// Problems of `profile` on `system`, each on the profile's field (the system's part is named
 /// in the message).
-pub(crate) fn check_profile_on_system(system: &System, profile: &Profile, issues: &mut Issues) {
+pub(crate) fn check_profile_on_system(
+    system: &System,
+    system_name: &str,
+    profile: &Profile,
+    issues: &mut Issues,
+) {
     let s = &profile.sessions;
     for (name, port) in [("n3", &system.n3), ("n6", &system.n6)] {
         if s.ue_pool.overlaps(&port.address) {
             issues.add(
                 "sessions.ue_pool",
                 format!(
-                    "{} overlaps the {name} subnet {}/{} of the system file: UE addresses must \
+                    "{} overlaps the {name} subnet {}/{} of {system_name}: UE addresses must \
                      not be on the links",
                     s.ue_pool,
                     port.address.network(),
@@ -28,7 +33,7 @@ pub(crate) fn check_profile_on_system(system: &System, profile: &Profile, issues
     if s.uplink_teid == TeidAllocation::ChosenByUpf && system.pfcp.is_none() {
         issues.add(
             "sessions.uplink_teid",
-            "the UPF chooses TEIDs over PFCP, and the system file has no `pfcp` section",
+            format!("the UPF chooses TEIDs over PFCP, and {system_name} has no `pfcp` section"),
         );
     }
     // Downlink comes back on N3 with a container when the QER gives the UPF a QFI.
@@ -54,7 +59,7 @@ pub(crate) fn check_profile_on_system(system: &System, profile: &Profile, issues
             (len > mtu).then(|| {
                 format!(
                     "{payload} bytes make {len}-byte {what} packets on {name}, over its MTU of \
-                     {mtu} (system file)"
+                     {mtu} ({name}.mtu in {system_name})"
                 )
             })
         })
@@ -74,11 +79,17 @@ pub(crate) fn check_profile_on_system(system: &System, profile: &Profile, issues
             issues.add(join_index("sweep.payloads", i), m);
         }
     }
-    check_line_rate(system, profile, ul_container, issues);
+    check_line_rate(system, system_name, profile, ul_container, issues);
 }
 
 /// The streams leaving one port must fit its line rate, when the system file gives it.
-fn check_line_rate(system: &System, profile: &Profile, ul_container: bool, issues: &mut Issues) {
+fn check_line_rate(
+    system: &System,
+    system_name: &str,
+    profile: &Profile,
+    ul_container: bool,
+    issues: &mut Issues,
+) {
     let ports: [(&str, &Port, bool); 2] = [("n3", &system.n3, true), ("n6", &system.n6, false)];
     for (name, port, uplink) in ports {
         let Some(line) = port.speed else { continue };
@@ -113,7 +124,7 @@ fn check_line_rate(system: &System, profile: &Profile, ul_container: bool, issue
                     join_key(&join_index("streams", i), "rate"),
                     format!(
                         "the streams sent on {name} add up to {:.3} Gbps at L1, above its line \
-                         rate of {:.3} Gbps ({name}.speed in the system file)",
+                         rate of {:.3} Gbps ({name}.speed in {system_name})",
                         total / 1e9,
                         line / 1e9
                     ),

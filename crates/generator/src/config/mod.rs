@@ -161,7 +161,7 @@ pub fn run_from_str(
     let profile = load::<Profile>(profile_text, profile_name);
     match (system, profile) {
         (Ok((system, _)), Ok((profile, profile_map))) => {
-            check_pair(&system, &profile, &profile_map, profile_name)?;
+            check_pair(&system, system_name, &profile, &profile_map, profile_name)?;
             Ok((system, profile))
         }
         (system, profile) => {
@@ -179,12 +179,13 @@ pub fn run_from_str(
 
 fn check_pair(
     system: &System,
+    system_name: &str,
     profile: &Profile,
     profile_map: &SourceMap,
     profile_name: &str,
 ) -> Result<(), ConfigError> {
     let mut issues = Issues::default();
-    cross::check_profile_on_system(system, profile, &mut issues);
+    cross::check_profile_on_system(system, system_name, profile, &mut issues);
     if issues.is_empty() {
         Ok(())
     } else {
@@ -194,15 +195,16 @@ fn check_pair(
     }
 }
 
-/// Checks an already checked profile against an already checked system file, with the
-/// profile's text for the places (`upfbench validate` with both kinds of file).
+/// Checks a profile against a checked system file named `system_name`, with the profile's
+/// text for the places (`upfbench validate` given both kinds of file).
 pub fn check_profile_on_system(
     system: &System,
+    system_name: &str,
     profile_text: &str,
     profile_name: &str,
 ) -> Result<(), ConfigError> {
     let (profile, map) = load::<Profile>(profile_text, profile_name)?;
-    check_pair(system, &profile, &map, profile_name)
+    check_pair(system, system_name, &profile, &map, profile_name)
 }
 
 const PROFILE_KEYS: &[&str] = &[
