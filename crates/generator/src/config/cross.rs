@@ -118,18 +118,18 @@ fn check_line_rate(
             };
             last = Some(i);
         }
-        if let Some(i) = last {
-            if total > line * (1.0 + 1e-9) {
-                issues.add(
-                    join_key(&join_index("streams", i), "rate"),
-                    format!(
-                        "the streams sent on {name} add up to {:.3} Gbps at L1, above its line \
+        if let Some(i) = last
+            && total > line * (1.0 + 1e-9)
+        {
+            issues.add(
+                join_key(&join_index("streams", i), "rate"),
+                format!(
+                    "the streams sent on {name} add up to {:.3} Gbps at L1, above its line \
                          rate of {:.3} Gbps ({name}.speed in {system_name})",
-                        total / 1e9,
-                        line / 1e9
-                    ),
-                );
-            }
+                    total / 1e9,
+                    line / 1e9
+                ),
+            );
         }
     }
 }

@@ -641,10 +641,10 @@ pub(crate) fn ranges_share_a_teid(a: TeidRange, b: TeidRange, count: u32) -> Opt
     // s·i − t·j = b0 − a0.
     let d = b0 - a0;
     match (s, t) {
-        (0, 0) => return (d == 0).then(|| a.first),
+        (0, 0) => return (d == 0).then_some(a.first),
         (0, _) => {
             // a0 == b0 + t·j
-            return ((-d) % t == 0 && (0..n).contains(&(-d / t))).then(|| a.first);
+            return ((-d) % t == 0 && (0..n).contains(&(-d / t))).then_some(a.first);
         }
         (_, 0) => {
             return (d % s == 0 && (0..n).contains(&(d / s))).then(|| teid_at(d / s))?;
@@ -784,17 +784,17 @@ impl Check for Sessions {
             check_teid_range(ul, n, "sessions.uplink_teid", issues);
         }
         check_teid_range(self.downlink_teid, n, "sessions.downlink_teid", issues);
-        if let TeidAllocation::Range(ul) = self.uplink_teid {
-            if let Some(teid) = ranges_share_a_teid(ul, self.downlink_teid, n) {
-                issues.add(
-                    "sessions.downlink_teid",
-                    format!(
-                        "TEID {teid:#x} is both an uplink and a downlink TEID: the ranges must \
+        if let TeidAllocation::Range(ul) = self.uplink_teid
+            && let Some(teid) = ranges_share_a_teid(ul, self.downlink_teid, n)
+        {
+            issues.add(
+                "sessions.downlink_teid",
+                format!(
+                    "TEID {teid:#x} is both an uplink and a downlink TEID: the ranges must \
                          not overlap (e.g. uplink {{first: 1, step: 2}}, downlink {{first: 2, \
                          step: 2}})"
-                    ),
-                );
-            }
+                ),
+            );
         }
         match self.qfi {
             Some(q) if q > 63 => {
@@ -827,13 +827,13 @@ impl Check for Sessions {
                  uplink_pdr_qfi off",
             );
         }
-        if let Some(filter) = &self.uplink_sdf_filter {
-            if !filter.starts_with("permit ") {
-                issues.add(
-                    "sessions.uplink_sdf_filter",
-                    "an SDF filter is an IPFilterRule: `permit out ip from any to assigned`",
-                );
-            }
+        if let Some(filter) = &self.uplink_sdf_filter
+            && !filter.starts_with("permit ")
+        {
+            issues.add(
+                "sessions.uplink_sdf_filter",
+                "an SDF filter is an IPFilterRule: `permit out ip from any to assigned`",
+            );
         }
         let q = &self.qer;
         for (field, v) in [
@@ -857,10 +857,10 @@ impl Check for Sessions {
             (q.gbr_uplink, q.mbr_uplink, "sessions.qer.gbr_uplink"),
             (q.gbr_downlink, q.mbr_downlink, "sessions.qer.gbr_downlink"),
         ] {
-            if let (Some(g), Some(m)) = (gbr, mbr) {
-                if g > m {
-                    issues.add(field, "the guaranteed bit rate is above the maximum");
-                }
+            if let (Some(g), Some(m)) = (gbr, mbr)
+                && g > m
+            {
+                issues.add(field, "the guaranteed bit rate is above the maximum");
             }
         }
         if let Some(dnn) = &self.dnn {
@@ -880,13 +880,13 @@ impl Check for Sessions {
                     "a URR needs a `period` or a `volume_threshold` to report on",
                 );
             }
-            if let Some(p) = urr.period {
-                if p.is_zero() || p.subsec_nanos() != 0 || p.as_secs() > u64::from(u32::MAX) {
-                    issues.add(
-                        "sessions.urr.period",
-                        "PFCP measures periods in whole seconds: 1s or more",
-                    );
-                }
+            if let Some(p) = urr.period
+                && (p.is_zero() || p.subsec_nanos() != 0 || p.as_secs() > u64::from(u32::MAX))
+            {
+                issues.add(
+                    "sessions.urr.period",
+                    "PFCP measures periods in whole seconds: 1s or more",
+                );
             }
             if urr.volume_threshold == Some(0) {
                 issues.add("sessions.urr.volume_threshold", "must be above 0");

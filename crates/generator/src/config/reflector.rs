@@ -282,14 +282,14 @@ impl Check for Reflector {
                         issues.add(name, format!("the upf mode needs the {name} port"));
                     }
                 }
-                if let Some(n6) = &self.n6 {
-                    if n6.peer.is_none() {
-                        issues.add(
-                            "n6.peer",
-                            "the upf mode sends uplink to the N6 peer: give its address \
+                if let Some(n6) = &self.n6
+                    && n6.peer.is_none()
+                {
+                    issues.add(
+                        "n6.peer",
+                        "the upf mode sends uplink to the N6 peer: give its address \
                              (192.168.16.152 in the design's plan)",
-                        );
-                    }
+                    );
                 }
                 if self.pfcp.is_none() {
                     issues.add("pfcp", "the upf mode needs the PFCP server for its rules");

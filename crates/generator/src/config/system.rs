@@ -355,13 +355,13 @@ impl Default for Window {
 
 /// A kind marker that must agree with the file it is in.
 pub(crate) fn check_kind(kind: Option<FileKind>, expected: FileKind, issues: &mut Issues) {
-    if let Some(kind) = kind {
-        if kind != expected {
-            issues.add(
-                "kind",
-                format!("this is read as a {expected} file, but says it is a {kind} file"),
-            );
-        }
+    if let Some(kind) = kind
+        && kind != expected
+    {
+        issues.add(
+            "kind",
+            format!("this is read as a {expected} file, but says it is a {kind} file"),
+        );
     }
 }
 

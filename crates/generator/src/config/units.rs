@@ -60,8 +60,11 @@ impl fmt::Display for Rate {
     }
 }
 
-/// `1.5M`, `500k`, `64`.
+/// `1.5M`, `500k`, `64`, `-5k`.
 fn si(v: f64) -> String {
+    if v < 0.0 {
+        return format!("-{}", si(-v));
+    }
     for (scale, prefix) in [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")] {
         if v >= scale {
             return format!("{}{prefix}", v / scale);

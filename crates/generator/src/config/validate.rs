@@ -99,17 +99,16 @@ pub(crate) fn check_eal(eal: &Eal, ports: &[(&str, &Device)], issues: &mut Issue
             }
         }
     }
-    if let Some(prefix) = &eal.file_prefix {
-        if prefix.is_empty()
+    if let Some(prefix) = &eal.file_prefix
+        && (prefix.is_empty()
             || !prefix
                 .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        {
-            issues.add(
-                "eal.file_prefix",
-                format!("{prefix:?}: use letters, digits, '-' and '_' (it names a directory)"),
-            );
-        }
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+    {
+        issues.add(
+            "eal.file_prefix",
+            format!("{prefix:?}: use letters, digits, '-' and '_' (it names a directory)"),
+        );
     }
 }
 
@@ -229,18 +228,18 @@ pub(crate) fn check_port(p: &PortView<'_>, issues: &mut Issues) {
             );
         }
     }
-    if let Some(mac) = p.peer_mac {
-        if mac == [0; 6] || mac[0] & 1 == 1 {
-            issues.add(
-                f("peer_mac"),
-                "a peer's MAC must be a unicast address (first octet even, not all zeros)",
-            );
-        }
+    if let Some(mac) = p.peer_mac
+        && (mac == [0; 6] || mac[0] & 1 == 1)
+    {
+        issues.add(
+            f("peer_mac"),
+            "a peer's MAC must be a unicast address (first octet even, not all zeros)",
+        );
     }
-    if let Some(mtu) = p.mtu {
-        if !(576..=9600).contains(&mtu) {
-            issues.add(f("mtu"), format!("MTU {mtu}: use 576 to 9600"));
-        }
+    if let Some(mtu) = p.mtu
+        && !(576..=9600).contains(&mtu)
+    {
+        issues.add(f("mtu"), format!("MTU {mtu}: use 576 to 9600"));
     }
     if p.speed == Some(0) {
         issues.add(f("speed"), "a line rate of 0 carries nothing");
