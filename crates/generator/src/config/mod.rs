@@ -309,3 +309,143 @@ pub fn any_from_str(text: &str, name: &str) -> Result<Config, ConfigError> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PORTS: &str = "n3: {device: net_null0, address: 192.168.13.131/24, peer: 192.168.13.151}\n\
+                         n6: {device: net_null1, address: 192.168.16.152/24, peer: 192.168.16.151}\n";
+
+    #[test]
+    fn kinds_are_told_apart_by_content() {
+        assert_eq!(
+            detect_kind("name: x\nstreams: []\n"),
+            Some(FileKind::Profile)
+        );
+        assert_eq!(detect_kind(PORTS), Some(FileKind::System));
+        assert_eq!(
+            detect_kind(&format!("{PORTS}reports: r\n")),
+            Some(FileKind::System)
+        );
+        assert_eq!(
+            detect_kind("n3: {device: net_null0, address: 192.168.13.151/24}\n"),
+            Some(FileKind::Reflector)
+        );
+        assert_eq!(
+            detect_kind(&format!("{PORTS}mode: upf\n")),
+            Some(FileKind::Reflector)
+        );
+        assert_eq!(
+            detect_kind(&format!("{PORTS}pfcp: {{first_teid: 5}}\n")),
+            Some(FileKind::Reflector)
+        );
+        assert_eq!(
+            detect_kind("kind: reflector\nname: x\n"),
+            Some(FileKind::Reflector)
+        );
+        assert_eq!(detect_kind("kind: other\n"), None);
+        assert_eq!(
+            detect_kind("name: x\nmode: upf\n"),
+            None,
+            "two kinds at once"
+        );
+        assert_eq!(detect_kind("eal: {args: []}\n"), None);
+        assert_eq!(detect_kind("a: [\n"), None);
+    }
+
+    #[test]
+    fn defaults_follow_the_design_address_plan() {
+        let s = system_from_str(&format!("{PORTS}pfcp: {{}}\n"), "s.yaml").expect("valid");
+        let pfcp = s.pfcp.expect("pfcp");
+        assert_eq!(pfcp, Pfcp::default());
+        assert_eq!(pfcp.local.to_string(), "192.168.14.111:8805");
+        assert_eq!(pfcp.peer.to_string(), "192.168.14.151:8805");
+        assert_eq!((pfcp.window.initial, pfcp.window.max), (16, 64));
+        assert_eq!(s.cores, Cores::default());
+        assert_eq!((s.n3.rx_descriptors, s.n3.queues), (1024, 1));
+        let p = profile_from_str(
+            "name: x\nstreams: [{name: a, direction: both, rate: 1kpps, payload: 10}]\n",
+            "p.yaml",
+        )
+        .expect("valid");
+        assert_eq!(p.sessions, Sessions::default());
+        assert_eq!((p.max_burst, p.reorder_window), (32, 64));
+        assert_eq!(p.tx_mode, TxMode::Continuous);
+        assert_eq!(p.streams[0].ues, UeSelection::All);
+        assert_eq!(p.streams[0].spread, Spread::RoundRobin);
+        let r = reflector_from_str(
+            "n3: {device: net_null0, address: 192.168.13.151/24}\n\
+             n6: {device: net_null1, address: 192.168.16.151/24, peer: 192.168.16.152}\n\
+             pfcp: {}\n",
+            "r.yaml",
+        )
+        .expect("valid");
+        assert_eq!(r.pfcp, Some(ReflectorPfcp::default()));
+        assert_eq!(r.impairments, Impairments::default());
+        assert_eq!(r.mode, ReflectMode::Upf);
+    }
+
+    #[test]
+    fn every_form_of_the_enumerations_reads() {
+        let p = profile_from_str(
+            "name: x\n\
+             sessions: {count: 4, uplink_teid: upf, qfi: ~, pdu_session_container: false,\n\
+             \x20 uplink_pdr_qfi: false, dnn: ~, urr: {period: 10s}}\n\
+             streams: [{name: a, direction: uplink, rate: 1Gbps L2, payload: 10,\n\
+             \x20 ues: {first: 1, count: 2}, spread: {consecutive: 8}}]\n\
+             tx_mode: {multi_burst: {packets: 10, bursts: 3, gap: 5ms}}\n",
+            "p.yaml",
+        )
+        .expect("valid");
+        assert_eq!(p.sessions.uplink_teid, TeidAllocation::ChosenByUpf);
+        assert_eq!((p.sessions.qfi, p.sessions.dnn.as_deref()), (None, None));
+        assert_eq!(p.streams[0].ues, UeSelection::Range { first: 1, count: 2 });
+        assert_eq!(p.streams[0].spread, Spread::Consecutive(8));
+        assert_eq!(p.streams[0].rate, Rate::BitsL2(1e9));
+        assert_eq!(
+            p.tx_mode,
+            TxMode::MultiBurst {
+                packets: 10,
+                bursts: 3,
+                gap: std::time::Duration::from_millis(5)
+            }
+        );
+        let r = reflector_from_str(
+            "n6: {device: net_null1, address: 192.168.16.151/24}\nmode: {echo: n6}\n\
+             impairments: {drop_one_in: 100, delay: 100us, rate_cap: 1Mpps}\n",
+            "r.yaml",
+        )
+        .expect("valid");
+        assert_eq!(r.mode, ReflectMode::Echo(PortName::N6));
+        assert_eq!(r.impairments.drop_one_in, Some(100));
+        assert_eq!(r.impairments.rate_cap, Some(1e6));
+    }
+
+    #[test]
+    fn upf_chosen_teids_need_pfcp() {
+        let profile = "name: x\nsessions: {uplink_teid: upf}\n\
+                       streams: [{name: a, direction: uplink, rate: 1kpps, payload: 10}]\n";
+        let err = run_from_str(PORTS, "s.yaml", profile, "p.yaml").expect_err("no pfcp");
+        assert_eq!(
+            err.to_string(),
+            "p.yaml:2:25: sessions.uplink_teid: the UPF chooses TEIDs over PFCP, and s.yaml \
+             has no `pfcp` section"
+        );
+        let with_pfcp = format!("{PORTS}pfcp: {{}}\n");
+        run_from_str(&with_pfcp, "s.yaml", profile, "p.yaml").expect("valid with pfcp");
+    }
+
+    #[test]
+    fn both_files_of_a_run_report_together() {
+        let err = run_from_str(
+            "n3: {device: eth0}\n",
+            "s.yaml",
+            "name: x\nstreams: []\n",
+            "p.yaml",
+        )
+        .expect_err("both bad");
+        let files: Vec<&str> = err.diagnostics().iter().map(|d| d.file.as_str()).collect();
+        assert_eq!(files, ["p.yaml", "s.yaml"]);
+    }
+}
