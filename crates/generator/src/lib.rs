@@ -6,6 +6,7 @@
 
 pub mod app;
 pub mod cli;
+pub mod config;
 pub mod control;
 pub mod datapath;
 pub mod plan;

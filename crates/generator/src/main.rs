@@ -18,6 +18,7 @@ fn main() -> ExitCode {
         .init();
     let result = match &cli.command {
         Command::Ports(args) => app::ports::run(args),
+        Command::Validate(args) => app::validate::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

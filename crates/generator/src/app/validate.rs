@@ -1,0 +1,164 @@
+//! `upfbench validate FILE...`: check configuration files of any kind, touching nothing.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+
+use crate::cli::ValidateArgs;
+use crate::config::{self, Config, ConfigError, Profile, ReflectMode, Reflector, System};
+
+/// One file's outcome.
+struct Checked {
+    path: PathBuf,
+    text: String,
+    result: Result<Config, ConfigError>,
+    /// Problems found against the other files (a profile against the system files).
+    against: Vec<ConfigError>,
+}
+
+/// Checks every file, then every profile against every system file; prints `ok: FILE (...)`
+/// on stdout or the diagnostics on stderr, file by file.
+pub fn run(args: &ValidateArgs) -> Result<()> {
+    let mut checked: Vec<Checked> = args
+        .files
+        .iter()
+        .map(|path| {
+            let (text, result) = match std::fs::read_to_string(path) {
+                Ok(text) => {
+                    let result = config::any_from_str(&text, &path.display().to_string());
+                    (text, result)
+                }
+                Err(source) => (
+                    String::new(),
+                    Err(ConfigError::Read {
+                        path: path.clone(),
+                        source,
+                    }),
+                ),
+            };
+            Checked {
+                path: path.clone(),
+                text,
+                result,
+                against: Vec::new(),
+            }
+        })
+        .collect();
+    let systems: Vec<(String, System)> = checked
+        .iter()
+        .filter_map(|c| match &c.result {
+            Ok(Config::System(s)) => Some((c.path.display().to_string(), s.clone())),
+            _ => None,
+        })
+        .collect();
+    for c in &mut checked {
+        if let Ok(Config::Profile(_)) = c.result {
+            let name = c.path.display().to_string();
+            for (system_name, system) in &systems {
+                if let Err(e) = config::check_profile_on_system(system, system_name, &c.text, &name)
+                {
+                    c.against.push(e);
+                }
+            }
+        }
+    }
+
+    let mut out = std::io::stdout().lock();
+    let mut err = std::io::stderr().lock();
+    let mut bad = 0;
+    for c in &checked {
+        match (&c.result, c.against.is_empty()) {
+            (Ok(cfg), true) => writeln!(out, "ok: {} ({})", c.path.display(), summary(cfg))?,
+            (Ok(_), false) => {
+                bad += 1;
+                for e in &c.against {
+                    writeln!(err, "{e}")?;
+                }
+            }
+            (Err(e), _) => {
+                bad += 1;
+                writeln!(err, "{e}")?;
+            }
+        }
+    }
+    out.flush()?;
+    err.flush()?;
+    if bad > 0 {
+        bail!("{bad} of {} files did not validate", checked.len());
+    }
+    Ok(())
+}
+
+fn plural(n: u64, one: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {one}s")
+    }
+}
+
+/// What the file holds, in a few words.
+fn summary(cfg: &Config) -> String {
+    match cfg {
+        Config::Profile(p) => profile_summary(p),
+        Config::System(s) => system_summary(s),
+        Config::Reflector(r) => reflector_summary(r),
+    }
+}
+
+fn profile_summary(p: &Profile) -> String {
+    format!(
+        "profile {:?}: {}, {}",
+        p.name,
+        plural(p.streams.len() as u64, "stream"),
+        plural(u64::from(p.sessions.count), "UE")
+    )
+}
+
+fn system_summary(s: &System) -> String {
+    let pfcp = match &s.pfcp {
+        Some(p) => format!("PFCP {} -> {}", p.local, p.peer),
+        None => "no PFCP".to_owned(),
+    };
+    format!(
+        "system: n3 {} {}, n6 {} {}, {}",
+        s.n3.device, s.n3.address, s.n6.device, s.n6.address, pfcp
+    )
+}
+
+fn reflector_summary(r: &Reflector) -> String {
+    let mut parts = vec![match r.mode {
+        ReflectMode::Upf => "reflector: upf".to_owned(),
+        ReflectMode::Echo(port) => format!("reflector: echo on {port}"),
+    }];
+    for (name, port) in [("n3", &r.n3), ("n6", &r.n6)] {
+        if let Some(p) = port {
+            parts.push(format!("{name} {} {}", p.device, p.address));
+        }
+    }
+    if let Some(p) = &r.pfcp {
+        parts.push(format!("PFCP {} for {}", p.local, p.peer));
+    }
+    let i = &r.impairments;
+    let mut imp = Vec::new();
+    if let Some(n) = i.drop_one_in {
+        imp.push(format!("drop 1 in {n}"));
+    }
+    if let Some(n) = i.duplicate_one_in {
+        imp.push(format!("duplicate 1 in {n}"));
+    }
+    if let Some(n) = i.reorder_one_in {
+        imp.push(format!("reorder 1 in {n}"));
+    }
+    if let Some(d) = i.delay {
+        imp.push(format!("delay {d:?}"));
+    }
+    if let Some(pps) = i.rate_cap {
+        imp.push(format!("cap {}", config::Rate::Pps(pps)));
+    }
+    if !imp.is_empty() {
+        parts.push(format!("impairments: {}", imp.join(", ")));
+    }
+    parts.join(", ")
+}

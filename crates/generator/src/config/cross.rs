@@ -1,0 +1,135 @@
+//! Checks of a profile against the system file it runs on.
+
+use super::frame::{L1_OVERHEAD, inner_ip_len, n3_frame_len, n3_ip_len, n6_frame_len};
+use super::profile::{Profile, TeidAllocation};
+use super::source::{join_index, join_key};
+use super::system::{Port, System};
+use super::units::Rate;
+use super::validate::Issues;
+
+/// Problems of `profile` on `system`, each on the profile's field (the system's part is named
+/// in the message).
+pub(crate) fn check_profile_on_system(
+    system: &System,
+    system_name: &str,
+    profile: &Profile,
+    issues: &mut Issues,
+) {
+    let s = &profile.sessions;
+    for (name, port) in [("n3", &system.n3), ("n6", &system.n6)] {
+        if s.ue_pool.overlaps(&port.address) {
+            issues.add(
+                "sessions.ue_pool",
+                format!(
+                    "{} overlaps the {name} subnet {}/{} of {system_name}: UE addresses must \
+                     not be on the links",
+                    s.ue_pool,
+                    port.address.network(),
+                    port.address.len
+                ),
+            );
+        }
+    }
+    if s.uplink_teid == TeidAllocation::ChosenByUpf && system.pfcp.is_none() {
+        issues.add(
+            "sessions.uplink_teid",
+            format!("the UPF chooses TEIDs over PFCP, and {system_name} has no `pfcp` section"),
+        );
+    }
+    // Downlink comes back on N3 with a container when the QER gives the UPF a QFI.
+    let dl_container = s.qer.enabled && s.qfi.is_some();
+    let ul_container = s.pdu_session_container;
+    let mtu_problem = |payload: u16, uplink: bool, downlink: bool| -> Option<String> {
+        let p = usize::from(payload);
+        let mut checks = Vec::new();
+        if uplink {
+            checks.push(("n3", &system.n3, n3_ip_len(p, ul_container), "uplink"));
+        }
+        if downlink {
+            checks.push(("n6", &system.n6, inner_ip_len(p), "downlink"));
+            checks.push((
+                "n3",
+                &system.n3,
+                n3_ip_len(p, dl_container),
+                "tunnelled downlink",
+            ));
+        }
+        checks.into_iter().find_map(|(name, port, len, what)| {
+            let mtu = usize::from(port.mtu?);
+            (len > mtu).then(|| {
+                format!(
+                    "{payload} bytes make {len}-byte {what} packets on {name}, over its MTU of \
+                     {mtu} ({name}.mtu in {system_name})"
+                )
+            })
+        })
+    };
+    let (mut any_ul, mut any_dl) = (false, false);
+    for (i, st) in profile.streams.iter().enumerate() {
+        let at = |f: &str| join_key(&join_index("streams", i), f);
+        let (ul, dl) = (st.direction.uplink(), st.direction.downlink());
+        any_ul |= ul;
+        any_dl |= dl;
+        if let Some(m) = mtu_problem(st.payload, ul, dl) {
+            issues.add(at("payload"), m);
+        }
+    }
+    for (i, &p) in profile.sweep.payloads.iter().enumerate() {
+        if let Some(m) = mtu_problem(p, any_ul, any_dl) {
+            issues.add(join_index("sweep.payloads", i), m);
+        }
+    }
+    check_line_rate(system, system_name, profile, ul_container, issues);
+}
+
+/// The streams leaving one port must fit its line rate, when the system file gives it.
+fn check_line_rate(
+    system: &System,
+    system_name: &str,
+    profile: &Profile,
+    ul_container: bool,
+    issues: &mut Issues,
+) {
+    let ports: [(&str, &Port, bool); 2] = [("n3", &system.n3, true), ("n6", &system.n6, false)];
+    for (name, port, uplink) in ports {
+        let Some(line) = port.speed else { continue };
+        let line = line as f64;
+        let mut total = 0.0;
+        let mut last = None;
+        for (i, st) in profile.streams.iter().enumerate() {
+            let sends_here = if uplink {
+                st.direction.uplink()
+            } else {
+                st.direction.downlink()
+            };
+            if !sends_here {
+                continue;
+            }
+            let p = usize::from(st.payload);
+            let frame = if uplink {
+                n3_frame_len(p, ul_container)
+            } else {
+                n6_frame_len(p)
+            };
+            let l1_bits = ((frame + L1_OVERHEAD) * 8) as f64;
+            total += match st.rate {
+                Rate::LinePercent(pct) => line * pct / 100.0,
+                rate => rate.pps(frame, Some(line)).unwrap_or(0.0) * l1_bits,
+            };
+            last = Some(i);
+        }
+        if let Some(i) = last
+            && total > line * (1.0 + 1e-9)
+        {
+            issues.add(
+                join_key(&join_index("streams", i), "rate"),
+                format!(
+                    "the streams sent on {name} add up to {:.3} Gbps at L1, above its line \
+                         rate of {:.3} Gbps ({name}.speed in {system_name})",
+                    total / 1e9,
+                    line / 1e9
+                ),
+            );
+        }
+    }
+}

@@ -1,0 +1,337 @@
+//! The reflector file (`upfbench reflect`): a minimal UPF, or an echo on one port.
+
+use std::fmt;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::FileKind;
+use super::profile::check_rate;
+use super::system::{
+    Arp, Cores, Device, Eal, check_arp, check_kind, check_n4_address, default_descriptors,
+    default_heartbeat, one,
+};
+use super::units::{Ipv4Prefix, PFCP_PORT, Rate, serde_text};
+use super::validate::{
+    Check, Issues, PortView, check_cores, check_eal, check_port, check_port_pair,
+};
+
+/// The reflector's machine, ports, PFCP server and impairments.
+///
+/// ```yaml
+/// kind: reflector
+/// n3: {device: net_memif0, devargs: "role=server,socket=/tmp/upfbench/n3.sock", address: 192.168.13.151/24}
+/// n6: {device: net_memif1, devargs: "role=server,socket=/tmp/upfbench/n6.sock", address: 192.168.16.151/24, peer: 192.168.16.152}
+/// pfcp: {local: 127.0.0.2, peer: 127.0.0.1}
+/// ```
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reflector {
+    /// `kind: reflector`, optional (the fields below usually tell).
+    #[serde(default)]
+    pub kind: Option<FileKind>,
+    /// EAL arguments and file prefix, as in the system file.
+    #[serde(default)]
+    pub eal: Eal,
+    /// Main and worker lcores, as in the system file.
+    #[serde(default)]
+    pub cores: Cores,
+    /// The N3 port (towards the gNB: GTP-U). Needed in `upf` mode.
+    #[serde(default)]
+    pub n3: Option<ReflectorPort>,
+    /// The N6 port (towards the data network: plain IP). Needed in `upf` mode.
+    #[serde(default)]
+    pub n6: Option<ReflectorPort>,
+    /// ARP, as in the system file.
+    #[serde(default)]
+    pub arp: Arp,
+    /// The PFCP server. Needed in `upf` mode.
+    #[serde(default)]
+    pub pfcp: Option<ReflectorPfcp>,
+    /// `upf` (default): decapsulate N3 to N6 and encapsulate N6 to N3 by the sessions' rules;
+    /// `{echo: n6}` (or `n3`): send every packet on that port back with L2/L3/L4 swapped.
+    #[serde(default)]
+    pub mode: ReflectMode,
+    /// Faults put in on purpose to test the tester; all off by default.
+    #[serde(default)]
+    pub impairments: Impairments,
+    /// Most GTP-U Error Indications sent per second, for G-PDUs with an unknown TEID
+    /// (default 100; 0: none).
+    #[serde(default = "default_error_indications")]
+    pub error_indications_per_s: u32,
+}
+
+fn default_error_indications() -> u32 {
+    100
+}
+
+/// One of the reflector's ports.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReflectorPort {
+    /// The device: a vdev name or a PCI address.
+    pub device: Device,
+    /// Device arguments (`role=server,socket=/tmp/upfbench/n3.sock`).
+    #[serde(default)]
+    pub devargs: Option<String>,
+    /// RX and TX queues (default 1).
+    #[serde(default = "one")]
+    pub queues: u16,
+    /// RX descriptors per queue (default 1024).
+    #[serde(default = "default_descriptors")]
+    pub rx_descriptors: u16,
+    /// TX descriptors per queue (default 1024).
+    #[serde(default = "default_descriptors")]
+    pub tx_descriptors: u16,
+    /// Our address on the link: `192.168.13.151/24` (N3), `192.168.16.151/24` (N6).
+    pub address: Ipv4Prefix,
+    /// Where packets out of this port go: on N6 the data network's next hop
+    /// (`192.168.16.152`, needed in `upf` mode); on N3 none, each FAR names its gNB.
+    #[serde(default)]
+    pub peer: Option<Ipv4Addr>,
+    /// MACs of the peers on the link, if known; absent: resolved by ARP.
+    #[serde(default, with = "serde_text::opt_mac")]
+    pub peer_mac: Option<[u8; 6]>,
+}
+
+impl ReflectorPort {
+    fn view<'a>(&'a self, name: &'a str) -> PortView<'a> {
+        PortView {
+            name,
+            device: &self.device,
+            devargs: self.devargs.as_deref(),
+            queues: self.queues,
+            rx_descriptors: self.rx_descriptors,
+            tx_descriptors: self.tx_descriptors,
+            address: self.address,
+            peer: self.peer,
+            peer_mac: self.peer_mac,
+            mtu: None,
+            speed: None,
+        }
+    }
+}
+
+/// The reflector's PFCP server (the UPF side).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReflectorPfcp {
+    /// The address it listens on, also its Node ID (default `192.168.14.151`, port 8805).
+    #[serde(default = "default_local", with = "serde_text::n4_address")]
+    pub local: SocketAddr,
+    /// The one CP function allowed to associate (default `192.168.14.111`).
+    #[serde(default = "default_peer")]
+    pub peer: IpAddr,
+    /// The first TEID it gives out when the CP asks it to choose (CH=1) (default
+    /// `0x10000000`).
+    #[serde(default = "default_first_teid")]
+    pub first_teid: u32,
+    /// The first UP SEID it gives out (default 1).
+    #[serde(default = "default_first_seid")]
+    pub first_seid: u64,
+    /// Its own Heartbeat Requests' interval (default `10s`; `~`: none).
+    #[serde(default = "default_heartbeat", with = "serde_text::opt_duration")]
+    pub heartbeat: Option<Duration>,
+}
+
+fn default_local() -> SocketAddr {
+    SocketAddr::new(IpAddr::V4(Ipv4Addr::new(192, 168, 14, 151)), PFCP_PORT)
+}
+
+fn default_peer() -> IpAddr {
+    IpAddr::V4(Ipv4Addr::new(192, 168, 14, 111))
+}
+
+fn default_first_teid() -> u32 {
+    0x1000_0000
+}
+
+fn default_first_seid() -> u64 {
+    1
+}
+
+impl Default for ReflectorPfcp {
+    /// The design's address plan: listens on 192.168.14.151:8805 for 192.168.14.111.
+    fn default() -> Self {
+        ReflectorPfcp {
+            local: default_local(),
+            peer: default_peer(),
+            first_teid: default_first_teid(),
+            first_seid: default_first_seid(),
+            heartbeat: default_heartbeat(),
+        }
+    }
+}
+
+/// A port by its role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PortName {
+    /// The N3 port.
+    N3,
+    /// The N6 port.
+    N6,
+}
+
+impl fmt::Display for PortName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            PortName::N3 => "n3",
+            PortName::N6 => "n6",
+        })
+    }
+}
+
+/// What the reflector does with packets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReflectMode {
+    /// A minimal UPF: `mode: upf`.
+    #[default]
+    Upf,
+    /// Send packets back on the port they came from, Ethernet, IPv4 and UDP addresses
+    /// swapped: `mode: {echo: n6}`.
+    Echo(PortName),
+}
+
+/// Impairments, for testing the tester; each applies to both directions.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Impairments {
+    /// Drop one packet in N (every Nth).
+    #[serde(default)]
+    pub drop_one_in: Option<u32>,
+    /// Send one packet in N twice.
+    #[serde(default)]
+    pub duplicate_one_in: Option<u32>,
+    /// Swap one packet in N (at least 2) with the one after it.
+    #[serde(default)]
+    pub reorder_one_in: Option<u32>,
+    /// Hold every packet this long before sending it (`100us`; at most `1s`).
+    #[serde(default, with = "serde_text::opt_duration")]
+    pub delay: Option<Duration>,
+    /// Forward at most this many packets per second, per direction (`1Mpps`); the rest is
+    /// dropped.
+    #[serde(default, with = "serde_text::opt_pps")]
+    pub rate_cap: Option<f64>,
+}
+
+impl Check for Impairments {
+    fn check(&self, issues: &mut Issues) {
+        for (field, n, min) in [
+            ("impairments.drop_one_in", self.drop_one_in, 1),
+            ("impairments.duplicate_one_in", self.duplicate_one_in, 1),
+            ("impairments.reorder_one_in", self.reorder_one_in, 2),
+        ] {
+            match n {
+                Some(0) => issues.add(
+                    field,
+                    "0 is not one in N: leave the field out to turn it off",
+                ),
+                Some(n) if n < min => {
+                    issues.add(
+                        field,
+                        format!("{n}: at least {min} (a packet needs a next one)"),
+                    );
+                }
+                _ => {}
+            }
+        }
+        if let Some(delay) = self.delay {
+            if delay.is_zero() {
+                issues.add(
+                    "impairments.delay",
+                    "0 adds nothing: leave the field out to turn it off",
+                );
+            } else if delay > Duration::from_secs(1) {
+                issues.add(
+                    "impairments.delay",
+                    "at most 1s (packets are held in memory)",
+                );
+            }
+        }
+        if let Some(pps) = self.rate_cap {
+            check_rate(Rate::Pps(pps), "impairments.rate_cap", issues);
+        }
+    }
+}
+
+impl Check for Reflector {
+    fn check(&self, issues: &mut Issues) {
+        check_kind(self.kind, FileKind::Reflector, issues);
+        let devices: Vec<(&str, &Device)> = [("n3", &self.n3), ("n6", &self.n6)]
+            .into_iter()
+            .filter_map(|(n, p)| p.as_ref().map(|p| (n, &p.device)))
+            .collect();
+        check_eal(&self.eal, &devices, issues);
+        check_cores(&self.cores, issues);
+        let n3 = self.n3.as_ref().map(|p| p.view("n3"));
+        let n6 = self.n6.as_ref().map(|p| p.view("n6"));
+        for p in n3.iter().chain(n6.iter()) {
+            check_port(p, issues);
+        }
+        if let (Some(a), Some(b)) = (&n3, &n6) {
+            check_port_pair(a, b, issues);
+        }
+        check_arp(&self.arp, issues);
+        match self.mode {
+            ReflectMode::Upf => {
+                for (name, port) in [("n3", &self.n3), ("n6", &self.n6)] {
+                    if port.is_none() {
+                        issues.add(name, format!("the upf mode needs the {name} port"));
+                    }
+                }
+                if let Some(n6) = &self.n6
+                    && n6.peer.is_none()
+                {
+                    issues.add(
+                        "n6.peer",
+                        "the upf mode sends uplink to the N6 peer: give its address \
+                             (192.168.16.152 in the design's plan)",
+                    );
+                }
+                if self.pfcp.is_none() {
+                    issues.add("pfcp", "the upf mode needs the PFCP server for its rules");
+                }
+            }
+            ReflectMode::Echo(port) => {
+                let p = match port {
+                    PortName::N3 => &self.n3,
+                    PortName::N6 => &self.n6,
+                };
+                if p.is_none() {
+                    issues.add(
+                        "mode.echo",
+                        format!("echo on {port}, which is not configured"),
+                    );
+                }
+            }
+        }
+        if let Some(pfcp) = &self.pfcp {
+            check_n4_address(pfcp.local, "pfcp.local", issues);
+            if pfcp.peer.is_unspecified() {
+                issues.add("pfcp.peer", "name the one CP address allowed to associate");
+            }
+            if pfcp.peer == pfcp.local.ip() {
+                issues.add("pfcp.peer", "the CP's address is the reflector's own");
+            }
+            if pfcp.first_teid == 0 {
+                issues.add(
+                    "pfcp.first_teid",
+                    "TEID 0 is reserved for GTP-U signalling (TS 29.281 §5.1)",
+                );
+            }
+            if pfcp.first_seid == 0 {
+                issues.add("pfcp.first_seid", "SEID 0 addresses no session: start at 1");
+            }
+            if pfcp.heartbeat == Some(Duration::ZERO) {
+                issues.add(
+                    "pfcp.heartbeat",
+                    "must be longer than 0; write `heartbeat: ~` to send none",
+                );
+            }
+        }
+        self.impairments.check(issues);
+    }
+}

@@ -1,0 +1,494 @@
+//! The system file: the machine that runs the generator, its ports and its N4 peer.
+
+use std::fmt;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer};
+
+use super::FileKind;
+use super::units::{Ipv4Prefix, PFCP_PORT, serde_text};
+use super::validate::{
+    Check, Issues, PortView, check_cores, check_eal, check_port, check_port_pair, nonzero,
+};
+
+/// The machine running the generator (`upfbench run SYSTEM PROFILE`).
+///
+/// ```yaml
+/// eal: {args: [--no-huge, -m, "512"], file_prefix: upfbench-gen}
+/// cores: {main: 0, workers: [1]}
+/// n3: {device: net_af_packet0, devargs: iface=n3, address: 192.168.13.131/24, peer: 192.168.13.151}
+/// n6: {device: net_af_packet1, devargs: iface=n6, address: 192.168.16.152/24, peer: 192.168.16.151}
+/// pfcp: {local: 192.168.14.111, peer: 192.168.14.151}
+/// ```
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct System {
+    /// `kind: system`, optional: says what the file is when its fields alone do not.
+    #[serde(default)]
+    pub kind: Option<FileKind>,
+    /// EAL arguments and file prefix.
+    #[serde(default)]
+    pub eal: Eal,
+    /// Main and worker lcores (default: main 0, one worker on lcore 1).
+    #[serde(default)]
+    pub cores: Cores,
+    /// The N3 port (gNB side: GTP-U uplink out, downlink in).
+    pub n3: Port,
+    /// The N6 port (data network side: plain downlink out, uplink in).
+    pub n6: Port,
+    /// Resolving the UPF's MAC addresses.
+    #[serde(default)]
+    pub arp: Arp,
+    /// N4: the PFCP association with the UPF. Absent: the UPF is configured by other means
+    /// (as with `--no-pfcp`) and sessions are not programmed.
+    #[serde(default)]
+    pub pfcp: Option<Pfcp>,
+    /// Directory the reports are written to (default `reports`).
+    #[serde(default = "default_reports")]
+    pub reports: PathBuf,
+}
+
+fn default_reports() -> PathBuf {
+    PathBuf::from("reports")
+}
+
+/// The EAL: arguments passed through, and the runtime file prefix.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Eal {
+    /// Arguments passed to `rte_eal_init` as they are (`--no-huge`, `-m 512`, `--in-memory`,
+    /// `--socket-mem`, ...). Not: lcores (from `cores`), the file prefix (from `file_prefix`),
+    /// or the N3/N6 devices (from the ports), which upfbench adds itself.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// `--file-prefix`: each DPDK process on the machine needs its own (default: DPDK's
+    /// `rte`).
+    #[serde(default)]
+    pub file_prefix: Option<String>,
+}
+
+/// Lcores (DPDK's logical cores: CPU ids unless EAL maps them otherwise).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cores {
+    /// The main lcore: control plane, live output, service plane (default 0).
+    #[serde(default)]
+    pub main: u32,
+    /// The worker lcores that run TX and RX, one or more, none of them the main lcore
+    /// (default `[1]`).
+    #[serde(default = "default_workers")]
+    pub workers: Vec<u32>,
+}
+
+fn default_workers() -> Vec<u32> {
+    vec![1]
+}
+
+impl Default for Cores {
+    fn default() -> Self {
+        Cores {
+            main: 0,
+            workers: default_workers(),
+        }
+    }
+}
+
+/// A DPDK port: a virtual device made by a driver, or a NIC at a PCI address.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Device {
+    /// A vdev name, the driver's name and an index: `net_memif0`, `net_af_packet0`,
+    /// `net_af_xdp0`, `net_ring0`, `net_null0`.
+    Vdev(String),
+    /// A PCI address, `0000:01:00.0` (the domain may be left out).
+    Pci(String),
+}
+
+impl Device {
+    /// The name EAL knows the device by.
+    pub fn name(&self) -> &str {
+        match self {
+            Device::Vdev(n) | Device::Pci(n) => n,
+        }
+    }
+}
+
+impl fmt::Display for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+fn is_pci_address(s: &str) -> bool {
+    let hex = |p: &str, n: usize| p.len() == n && p.chars().all(|c| c.is_ascii_hexdigit());
+    let parts: Vec<&str> = s.split(':').collect();
+    let (bus_dev_fn, domain_ok) = match parts.as_slice() {
+        [d, b, rest] => (Some((*b, *rest)), hex(d, 4)),
+        [b, rest] => (Some((*b, *rest)), true),
+        _ => (None, false),
+    };
+    let Some((bus, dev_fn)) = bus_dev_fn else {
+        return false;
+    };
+    let Some((dev, func)) = dev_fn.split_once('.') else {
+        return false;
+    };
+    domain_ok
+        && hex(bus, 2)
+        && hex(dev, 2)
+        && func.len() == 1
+        && func.chars().all(|c| c.is_digit(8))
+}
+
+impl FromStr for Device {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Device, String> {
+        let t = text.trim();
+        if let Some(rest) = t.strip_prefix("net_") {
+            if !rest.is_empty()
+                && rest
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+            {
+                return Ok(Device::Vdev(t.to_owned()));
+            }
+        } else if is_pci_address(t) {
+            return Ok(Device::Pci(t.to_owned()));
+        }
+        Err(format!(
+            "{text:?} is neither a vdev name (net_memif0, net_af_packet0) nor a PCI address \
+             (0000:01:00.0); vdev arguments go in `devargs`"
+        ))
+    }
+}
+
+impl<'de> Deserialize<'de> for Device {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(de::Error::custom)
+    }
+}
+
+/// One of the generator's two ports and the UPF at the other end of its link.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Port {
+    /// The device: a vdev name or a PCI address.
+    pub device: Device,
+    /// Device arguments, comma-separated `key=value` (`role=client,socket=/tmp/upfbench/n3.sock`
+    /// for memif, `iface=n3` for af_packet, `mprq_en=1` for mlx5).
+    #[serde(default)]
+    pub devargs: Option<String>,
+    /// RX and TX queues, spread over the worker lcores (default 1).
+    #[serde(default = "one")]
+    pub queues: u16,
+    /// RX descriptors per queue, a power of two (default 1024).
+    #[serde(default = "default_descriptors")]
+    pub rx_descriptors: u16,
+    /// TX descriptors per queue, a power of two (default 1024).
+    #[serde(default = "default_descriptors")]
+    pub tx_descriptors: u16,
+    /// Our IPv4 address on the link, with its prefix: `192.168.13.131/24`.
+    pub address: Ipv4Prefix,
+    /// The UPF's address on the link: `192.168.13.151`.
+    pub peer: Ipv4Addr,
+    /// The UPF's MAC address on the link; absent: resolved by ARP.
+    #[serde(default, with = "serde_text::opt_mac")]
+    pub peer_mac: Option<[u8; 6]>,
+    /// The link's IP MTU, if known: packets that would not fit are refused at validation.
+    #[serde(default)]
+    pub mtu: Option<u16>,
+    /// The link's line rate (`10Gbps`), if known: used for percentage rates and to refuse
+    /// rates the link cannot carry. Absent: read from the port when it starts.
+    #[serde(default, with = "serde_text::opt_bit_rate")]
+    pub speed: Option<u64>,
+}
+
+pub(crate) fn one() -> u16 {
+    1
+}
+
+pub(crate) fn default_descriptors() -> u16 {
+    1024
+}
+
+impl Port {
+    fn view<'a>(&'a self, name: &'a str) -> PortView<'a> {
+        PortView {
+            name,
+            device: &self.device,
+            devargs: self.devargs.as_deref(),
+            queues: self.queues,
+            rx_descriptors: self.rx_descriptors,
+            tx_descriptors: self.tx_descriptors,
+            address: self.address,
+            peer: Some(self.peer),
+            peer_mac: self.peer_mac,
+            mtu: self.mtu,
+            speed: self.speed,
+        }
+    }
+}
+
+/// ARP for the UPF's addresses.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Arp {
+    /// Wait this long for a reply before asking again (default `1s`).
+    #[serde(default = "one_second", with = "serde_text::duration")]
+    pub timeout: Duration,
+    /// Ask again this many times before giving up (default 3).
+    #[serde(default = "three")]
+    pub retries: u32,
+}
+
+impl Default for Arp {
+    fn default() -> Self {
+        Arp {
+            timeout: one_second(),
+            retries: three(),
+        }
+    }
+}
+
+pub(crate) fn one_second() -> Duration {
+    Duration::from_secs(1)
+}
+
+pub(crate) fn three() -> u32 {
+    3
+}
+
+/// N4: our PFCP client and the UPF it associates with.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pfcp {
+    /// Our N4 address, also our Node ID: `192.168.14.111` (port 8805 unless given as
+    /// `addr:port`; Open5GS answers to port 8805 whatever the source port).
+    #[serde(default = "default_local", with = "serde_text::n4_address")]
+    pub local: SocketAddr,
+    /// The UPF's N4 address: `192.168.14.151` (port 8805 unless given).
+    #[serde(default = "default_peer", with = "serde_text::n4_address")]
+    pub peer: SocketAddr,
+    /// T1: wait this long for a response before retransmitting (default `3s`).
+    #[serde(default = "default_t1", with = "serde_text::duration")]
+    pub t1: Duration,
+    /// N1: retransmissions before giving up (default 3).
+    #[serde(default = "three")]
+    pub n1: u32,
+    /// Our Heartbeat Requests' interval (default `10s`; `~`: send none, still answer the UPF's).
+    #[serde(default = "default_heartbeat", with = "serde_text::opt_duration")]
+    pub heartbeat: Option<Duration>,
+    /// Session requests in flight: start at `initial`, grow while none is retransmitted, up to
+    /// `max` (default 16 and 64: 128 overflowed real UPFs' receive buffers).
+    #[serde(default)]
+    pub window: Window,
+    /// After the Association Release Request (which real UPFs do not answer), wait this long
+    /// for an answer (default `1s`; `0s`: do not wait).
+    #[serde(default = "one_second", with = "serde_text::duration")]
+    pub release_wait: Duration,
+}
+
+fn default_local() -> SocketAddr {
+    SocketAddr::new(IpAddr::V4(Ipv4Addr::new(192, 168, 14, 111)), PFCP_PORT)
+}
+
+fn default_peer() -> SocketAddr {
+    SocketAddr::new(IpAddr::V4(Ipv4Addr::new(192, 168, 14, 151)), PFCP_PORT)
+}
+
+fn default_t1() -> Duration {
+    Duration::from_secs(3)
+}
+
+pub(crate) fn default_heartbeat() -> Option<Duration> {
+    Some(Duration::from_secs(10))
+}
+
+impl Default for Pfcp {
+    /// The design's address plan: 192.168.14.111 → 192.168.14.151, port 8805.
+    fn default() -> Self {
+        Pfcp {
+            local: default_local(),
+            peer: default_peer(),
+            t1: default_t1(),
+            n1: three(),
+            heartbeat: default_heartbeat(),
+            window: Window::default(),
+            release_wait: one_second(),
+        }
+    }
+}
+
+/// The adaptive window of session requests in flight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Window {
+    /// Requests in flight at the start (default 16).
+    #[serde(default = "default_window_initial")]
+    pub initial: u32,
+    /// Never more than this (default 64).
+    #[serde(default = "default_window_max")]
+    pub max: u32,
+}
+
+fn default_window_initial() -> u32 {
+    16
+}
+
+fn default_window_max() -> u32 {
+    64
+}
+
+impl Default for Window {
+    fn default() -> Self {
+        Window {
+            initial: default_window_initial(),
+            max: default_window_max(),
+        }
+    }
+}
+
+/// A kind marker that must agree with the file it is in.
+pub(crate) fn check_kind(kind: Option<FileKind>, expected: FileKind, issues: &mut Issues) {
+    if let Some(kind) = kind
+        && kind != expected
+    {
+        issues.add(
+            "kind",
+            format!("this is read as a {expected} file, but says it is a {kind} file"),
+        );
+    }
+}
+
+/// Checks shared by the system's and the reflector's ARP settings.
+pub(crate) fn check_arp(arp: &Arp, issues: &mut Issues) {
+    nonzero(
+        arp.timeout,
+        "arp.timeout",
+        "a reply takes some time",
+        issues,
+    );
+    if arp.timeout > Duration::from_secs(60) {
+        issues.add("arp.timeout", "at most 60s");
+    }
+    if arp.retries > 100 {
+        issues.add("arp.retries", "at most 100");
+    }
+}
+
+/// An N4 address: IPv4 for now, a real address (it is the Node ID), a port.
+pub(crate) fn check_n4_address(addr: SocketAddr, field: &str, issues: &mut Issues) {
+    match addr.ip() {
+        IpAddr::V6(_) => issues.add(field, "IPv6 on N4 is not supported yet: use IPv4"),
+        IpAddr::V4(ip) if ip.is_unspecified() || ip.is_multicast() || ip.is_broadcast() => {
+            issues.add(
+                field,
+                format!("{ip} is not a unicast address (it is also the Node ID)"),
+            );
+        }
+        IpAddr::V4(_) => {}
+    }
+    if addr.port() == 0 {
+        issues.add(field, "port 0: give a port, or none for 8805");
+    }
+}
+
+impl Check for Pfcp {
+    fn check(&self, issues: &mut Issues) {
+        check_n4_address(self.local, "pfcp.local", issues);
+        check_n4_address(self.peer, "pfcp.peer", issues);
+        if self.local == self.peer {
+            issues.add("pfcp.peer", "the UPF's address is our own");
+        }
+        nonzero(self.t1, "pfcp.t1", "a response takes some time", issues);
+        if self.n1 > 10 {
+            issues.add(
+                "pfcp.n1",
+                format!("{} retransmissions: at most 10", self.n1),
+            );
+        }
+        if self.heartbeat == Some(Duration::ZERO) {
+            issues.add(
+                "pfcp.heartbeat",
+                "must be longer than 0; write `heartbeat: ~` to send none",
+            );
+        }
+        if self.window.initial == 0 {
+            issues.add(
+                "pfcp.window.initial",
+                "at least one request must be in flight",
+            );
+        }
+        if self.window.max < self.window.initial {
+            issues.add(
+                "pfcp.window.max",
+                format!(
+                    "{} is below the initial window {}",
+                    self.window.max, self.window.initial
+                ),
+            );
+        }
+        if self.window.max > 65535 {
+            issues.add("pfcp.window.max", "at most 65535");
+        }
+    }
+}
+
+impl Check for System {
+    fn check(&self, issues: &mut Issues) {
+        check_kind(self.kind, FileKind::System, issues);
+        check_eal(
+            &self.eal,
+            &[("n3", &self.n3.device), ("n6", &self.n6.device)],
+            issues,
+        );
+        check_cores(&self.cores, issues);
+        let (n3, n6) = (self.n3.view("n3"), self.n6.view("n6"));
+        check_port(&n3, issues);
+        check_port(&n6, issues);
+        check_port_pair(&n3, &n6, issues);
+        check_arp(&self.arp, issues);
+        if let Some(pfcp) = &self.pfcp {
+            pfcp.check(issues);
+        }
+        if self.reports.as_os_str().is_empty() {
+            issues.add("reports", "give a directory");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn devices() {
+        assert_eq!(
+            "net_memif0".parse(),
+            Ok(Device::Vdev("net_memif0".to_owned()))
+        );
+        assert_eq!(
+            "net_af_packet1".parse(),
+            Ok(Device::Vdev("net_af_packet1".to_owned()))
+        );
+        assert_eq!(
+            "0000:3b:00.1".parse(),
+            Ok(Device::Pci("0000:3b:00.1".to_owned()))
+        );
+        assert_eq!("3b:00.0".parse(), Ok(Device::Pci("3b:00.0".to_owned())));
+        for bad in [
+            "eth0",
+            "net_",
+            "net_memif0,role=client",
+            "0000:3b:00.9",
+            "3b:0.0",
+        ] {
+            assert!(bad.parse::<Device>().is_err(), "{bad}");
+        }
+    }
+}

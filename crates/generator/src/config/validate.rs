@@ -1,0 +1,277 @@
+//! Checking a typed file completely: every problem is collected with the path of its field, and
+//! placed in the file afterwards by the [`SourceMap`].
+
+use std::net::Ipv4Addr;
+use std::time::Duration;
+
+use super::error::Diagnostic;
+use super::source::{SourceMap, join_index, join_key};
+use super::system::{Cores, Device, Eal};
+use super::units::Ipv4Prefix;
+
+/// Problems found in one file, each with the path of its field.
+#[derive(Debug, Default)]
+pub(crate) struct Issues {
+    list: Vec<(String, String)>,
+}
+
+impl Issues {
+    /// Records a problem with `field` (a path such as `streams[1].rate`).
+    pub(crate) fn add(&mut self, field: impl Into<String>, message: impl Into<String>) {
+        self.list.push((field.into(), message.into()));
+    }
+
+    /// Whether nothing was found.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// The problems placed in the file `name` whose places `map` knows.
+    pub(crate) fn located(self, map: &SourceMap, name: &str) -> Vec<Diagnostic> {
+        self.list
+            .into_iter()
+            .map(|(field, message)| {
+                let (line, column) = map.locate(&field);
+                Diagnostic {
+                    file: name.to_owned(),
+                    line,
+                    column,
+                    field,
+                    message,
+                }
+            })
+            .collect()
+    }
+}
+
+/// A file type's own checks: everything that can be known from the file alone.
+pub(crate) trait Check {
+    /// Adds every problem found to `issues`.
+    fn check(&self, issues: &mut Issues);
+}
+
+/// Largest lcore id of the DPDK build (`RTE_MAX_LCORE` = 128 in Debian's 22.11).
+pub(crate) const MAX_LCORE: u32 = 128;
+
+/// EAL options that other fields of the file set: giving them twice would disagree.
+const EAL_OPTIONS_SET_ELSEWHERE: &[(&str, &str)] = &[
+    ("-l", "cores"),
+    ("--lcores", "cores"),
+    ("-c", "cores"),
+    ("--main-lcore", "cores.main"),
+    ("--master-lcore", "cores.main"),
+    ("--file-prefix", "eal.file_prefix"),
+];
+
+/// The EAL arguments and file prefix.
+pub(crate) fn check_eal(eal: &Eal, ports: &[(&str, &Device)], issues: &mut Issues) {
+    let mut args = eal.args.iter().enumerate().peekable();
+    while let Some((i, arg)) = args.next() {
+        let field = join_index("eal.args", i);
+        let (option, inline_value) = match arg.split_once('=') {
+            Some((o, v)) if o.starts_with("--") => (o, Some(v)),
+            _ => (arg.as_str(), None),
+        };
+        if let Some((_, owner)) = EAL_OPTIONS_SET_ELSEWHERE.iter().find(|(o, _)| *o == option) {
+            issues.add(
+                field,
+                format!("{option} is set from `{owner}`: remove it from the EAL arguments"),
+            );
+            continue;
+        }
+        if matches!(option, "--vdev" | "-a" | "--allow" | "-w") {
+            let value = match inline_value {
+                Some(v) => Some(v.to_owned()),
+                None => args.peek().map(|(_, v)| (*v).clone()),
+            };
+            let name = value.as_deref().and_then(|v| v.split(',').next());
+            for (port, device) in ports {
+                if name == Some(device.name()) {
+                    issues.add(
+                        field.clone(),
+                        format!(
+                            "{} is the {port} port's device, which upfbench adds with its \
+                             devargs: remove it from the EAL arguments",
+                            device.name()
+                        ),
+                    );
+                }
+            }
+        }
+    }
+    if let Some(prefix) = &eal.file_prefix
+        && (prefix.is_empty()
+            || !prefix
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+    {
+        issues.add(
+            "eal.file_prefix",
+            format!("{prefix:?}: use letters, digits, '-' and '_' (it names a directory)"),
+        );
+    }
+}
+
+/// The main and worker lcores.
+pub(crate) fn check_cores(cores: &Cores, issues: &mut Issues) {
+    if cores.main >= MAX_LCORE {
+        issues.add(
+            "cores.main",
+            format!(
+                "lcore {} is beyond DPDK's limit of {MAX_LCORE} lcores",
+                cores.main
+            ),
+        );
+    }
+    if cores.workers.is_empty() {
+        issues.add("cores.workers", "at least one worker lcore is needed");
+    }
+    for (i, &w) in cores.workers.iter().enumerate() {
+        let field = join_index("cores.workers", i);
+        if w >= MAX_LCORE {
+            issues.add(
+                field,
+                format!("lcore {w} is beyond DPDK's limit of {MAX_LCORE} lcores"),
+            );
+        } else if w == cores.main {
+            issues.add(
+                field,
+                format!("lcore {w} is the main lcore; workers need lcores of their own"),
+            );
+        } else if cores.workers[..i].contains(&w) {
+            issues.add(field, format!("lcore {w} is listed twice"));
+        }
+    }
+}
+
+/// What the system and reflector ports have in common.
+pub(crate) struct PortView<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) device: &'a Device,
+    pub(crate) devargs: Option<&'a str>,
+    pub(crate) queues: u16,
+    pub(crate) rx_descriptors: u16,
+    pub(crate) tx_descriptors: u16,
+    pub(crate) address: Ipv4Prefix,
+    pub(crate) peer: Option<Ipv4Addr>,
+    pub(crate) peer_mac: Option<[u8; 6]>,
+    pub(crate) mtu: Option<u16>,
+    pub(crate) speed: Option<u64>,
+}
+
+/// One port's settings.
+pub(crate) fn check_port(p: &PortView<'_>, issues: &mut Issues) {
+    let f = |field: &str| join_key(p.name, field);
+    if let Some(devargs) = p.devargs {
+        for part in devargs.split(',') {
+            let ok = part
+                .split_once('=')
+                .is_some_and(|(k, _)| !k.trim().is_empty());
+            if !ok {
+                issues.add(
+                    f("devargs"),
+                    format!(
+                        "{part:?} is not key=value (devargs are comma-separated key=value pairs)"
+                    ),
+                );
+                break;
+            }
+        }
+    }
+    if !(1..=64).contains(&p.queues) {
+        issues.add(f("queues"), format!("{} queues: use 1 to 64", p.queues));
+    }
+    for (field, n) in [
+        ("rx_descriptors", p.rx_descriptors),
+        ("tx_descriptors", p.tx_descriptors),
+    ] {
+        if !n.is_power_of_two() || !(32..=32768).contains(&n) {
+            issues.add(
+                f(field),
+                format!("{n} descriptors: use a power of two from 32 to 32768"),
+            );
+        }
+    }
+    let a = p.address;
+    if a.len == 0 || a.len > 32 {
+        issues.add(
+            f("address"),
+            format!("{a}: the prefix must be 1 to 32 bits long"),
+        );
+    } else if a.len <= 30 && (a.is_network() || a.addr == a.last()) {
+        issues.add(
+            f("address"),
+            format!(
+                "{a} is the {} address of its subnet, not an interface address",
+                if a.is_network() {
+                    "network"
+                } else {
+                    "broadcast"
+                }
+            ),
+        );
+    } else if a.addr.is_unspecified() || a.addr.is_multicast() || a.addr.is_broadcast() {
+        issues.add(f("address"), format!("{a} is not a unicast address"));
+    }
+    if let Some(peer) = p.peer {
+        if peer == a.addr {
+            issues.add(f("peer"), format!("{peer} is this port's own address"));
+        } else if !a.contains(peer) {
+            issues.add(
+                f("peer"),
+                format!(
+                    "{peer} is not on this port's subnet {}/{} (the peer must be reachable \
+                     without a router)",
+                    a.network(),
+                    a.len
+                ),
+            );
+        }
+    }
+    if let Some(mac) = p.peer_mac
+        && (mac == [0; 6] || mac[0] & 1 == 1)
+    {
+        issues.add(
+            f("peer_mac"),
+            "a peer's MAC must be a unicast address (first octet even, not all zeros)",
+        );
+    }
+    if let Some(mtu) = p.mtu
+        && !(576..=9600).contains(&mtu)
+    {
+        issues.add(f("mtu"), format!("MTU {mtu}: use 576 to 9600"));
+    }
+    if p.speed == Some(0) {
+        issues.add(f("speed"), "a line rate of 0 carries nothing");
+    }
+}
+
+/// Two ports: different devices, different subnets.
+pub(crate) fn check_port_pair(a: &PortView<'_>, b: &PortView<'_>, issues: &mut Issues) {
+    if a.device == b.device {
+        issues.add(
+            join_key(b.name, "device"),
+            format!(
+                "{} is also the {} port's device: N3 and N6 need ports of their own",
+                b.device.name(),
+                a.name
+            ),
+        );
+    }
+    if a.address.len > 0 && b.address.len > 0 && a.address.overlaps(&b.address) {
+        issues.add(
+            join_key(b.name, "address"),
+            format!(
+                "{} overlaps the {} subnet {}: N3 and N6 are different links",
+                b.address, a.name, a.address
+            ),
+        );
+    }
+}
+
+/// A duration that must not be zero.
+pub(crate) fn nonzero(d: Duration, field: &str, why: &str, issues: &mut Issues) {
+    if d.is_zero() {
+        issues.add(field, format!("must be longer than 0 ({why})"));
+    }
+}

@@ -1,0 +1,110 @@
+//! `upfbench validate` run as a process: no port, no UPF, no EAL.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn validate(files: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_upfbench"))
+        .current_dir(repo())
+        .arg("validate")
+        .args(files)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run upfbench")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).expect("UTF-8")
+}
+
+#[test]
+fn shipped_files_validate_and_say_what_they_are() {
+    let out = validate(&[
+        "deploy/systems/memif.yaml",
+        "deploy/systems/memif-reflector.yaml",
+        "profiles/quickstart.yaml",
+        "profiles/ues-10k.yaml",
+        "profiles/imix.yaml",
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert_eq!(
+        stdout,
+        "ok: deploy/systems/memif.yaml (system: n3 net_memif0 192.168.13.131/24, n6 net_memif1 \
+         192.168.16.152/24, PFCP 127.0.0.1:8805 -> 127.0.0.2:8805)\n\
+         ok: deploy/systems/memif-reflector.yaml (reflector: upf, n3 net_memif0 \
+         192.168.13.151/24, n6 net_memif1 192.168.16.151/24, PFCP 127.0.0.2:8805 for 127.0.0.1)\n\
+         ok: profiles/quickstart.yaml (profile \"quickstart\": 2 streams, 1 UE)\n\
+         ok: profiles/ues-10k.yaml (profile \"ues-10k\": 2 streams, 10000 UEs)\n\
+         ok: profiles/imix.yaml (profile \"imix\": 3 streams, 1 UE)\n"
+    );
+}
+
+#[test]
+fn bad_files_print_their_diagnostics_and_fail() {
+    let bad = "crates/generator/tests/config_errors/profile-rates.yaml";
+    let out = validate(&["profiles/quickstart.yaml", bad]);
+    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stdout),
+        "ok: profiles/quickstart.yaml (profile \"quickstart\": 2 streams, 1 UE)\n"
+    );
+    let stderr = text(&out.stderr);
+    let diagnostics: Vec<&str> = stderr.lines().filter(|l| l.starts_with(bad)).collect();
+    assert_eq!(
+        diagnostics,
+        [
+            format!("{bad}:3:43: streams[0].rate: 0pps sends nothing: a rate must be above zero"),
+            format!("{bad}:4:47: streams[1].rate: -5kpps sends nothing: a rate must be above zero"),
+            format!(
+                "{bad}:5:49: streams[2].rate: 2Gpps is above 1Gpps, more than any port carries"
+            ),
+            format!("{bad}:6:50: streams[3].rate: 150% is above the line rate: at most 100%"),
+        ]
+    );
+    assert!(stderr.contains("1 of 2 files did not validate"), "{stderr}");
+}
+
+#[test]
+fn a_profile_is_checked_against_the_system_files_given_with_it() {
+    let out = validate(&["deploy/systems/lab.yaml", "profiles/imix.yaml"]);
+    assert!(!out.status.success());
+    assert_eq!(
+        text(&out.stdout),
+        "ok: deploy/systems/lab.yaml (system: n3 net_af_packet0 192.168.13.131/24, n6 \
+         net_af_packet1 192.168.16.152/24, PFCP 192.168.14.111:8805 -> 192.168.14.151:8805)\n"
+    );
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(
+            "profiles/imix.yaml:20:14: streams[2].payload: 1472 bytes make 1544-byte uplink \
+             packets on n3, over its MTU of 1500 (n3.mtu in deploy/systems/lab.yaml)\n"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_file_that_cannot_be_read_or_told_apart_is_an_error() {
+    let out = validate(&[
+        "no/such/file.yaml",
+        "crates/generator/tests/config_errors/any-unknown-kind.yaml",
+    ]);
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("no/such/file.yaml: cannot read: "),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("any-unknown-kind.yaml:1:1: cannot tell"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("2 of 2 files did not validate"), "{stderr}");
+}
