@@ -1,11 +1,13 @@
 //! The plan of a run: pure data computed from the system file and the profile before anything
 //! is touched — UEs, streams and their flows, and what each worker lcore sends.
 
+pub mod build;
 pub mod pacing;
 pub mod placement;
 pub mod stream;
 pub mod ue;
 
+pub use build::{Plan, PlanError, build, rate_frame_len};
 pub use pacing::Pacer;
 pub use placement::{Share, WorkerPlan, place};
 pub use stream::{Schedule, Spread, StreamPlan, tx_frame_len};

@@ -9,15 +9,7 @@ use core::ops::Range;
 
 use upfbench_stats::Direction;
 
-/// Bytes of Ethernet II, IPv4 (no options) and UDP headers.
-pub const ETH_IPV4_UDP_LEN: u16 = 14 + 20 + 8;
-/// Bytes of a GTP-U header without extension headers.
-pub const GTPU_HEADER_LEN: u16 = 8;
-/// Bytes of a PDU Session Container extension header (UL or DL PDU Session Information, no
-/// optional fields) including the next-extension-type octet.
-pub const PDU_SESSION_CONTAINER_LEN: u16 = 8;
-/// Bytes of the inner IPv4 and UDP headers.
-pub const INNER_IPV4_UDP_LEN: u16 = 20 + 8;
+use crate::config::frame;
 
 /// How a stream's packets spread over its UEs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,22 +99,15 @@ impl StreamPlan {
     }
 }
 
-/// Length of a generated frame (without FCS).
-pub const fn tx_frame_len(direction: Direction, payload_len: u16, container: bool) -> u16 {
-    match direction {
-        Direction::Uplink => {
-            ETH_IPV4_UDP_LEN
-                + GTPU_HEADER_LEN
-                + if container {
-                    PDU_SESSION_CONTAINER_LEN
-                } else {
-                    0
-                }
-                + INNER_IPV4_UDP_LEN
-                + payload_len
-        }
-        Direction::Downlink => ETH_IPV4_UDP_LEN + payload_len,
-    }
+/// Length of a generated frame as built (without FCS or padding).
+pub fn tx_frame_len(direction: Direction, payload_len: u16, container: bool) -> u16 {
+    let payload = usize::from(payload_len);
+    let len = frame::ETHERNET
+        + match direction {
+            Direction::Uplink => frame::n3_ip_len(payload, container),
+            Direction::Downlink => frame::inner_ip_len(payload),
+        };
+    len as u16
 }
 
 #[cfg(test)]

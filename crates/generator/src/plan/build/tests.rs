@@ -1,0 +1,131 @@
+use std::net::Ipv4Addr;
+
+use super::*;
+
+const SYSTEM: &str = include_str!("../../../../../deploy/systems/memif.yaml");
+
+fn plan(profile: &str, payload: Option<u16>) -> Plan {
+    let (system, profile) =
+        config::run_from_str(SYSTEM, "memif.yaml", profile, "p.yaml").expect("valid");
+    build(&system, &profile, payload, [Some(10e9), Some(10e9)]).expect("plan")
+}
+
+#[test]
+fn the_quickstart_is_two_streams_of_one_flow_each() {
+    let p = plan(
+        include_str!("../../../../../profiles/quickstart.yaml"),
+        None,
+    );
+    assert_eq!(p.streams.len(), 2);
+    assert_eq!(p.flows, 2);
+    let (ul, dl) = (&p.streams[0], &p.streams[1]);
+    assert_eq!(
+        (ul.direction, dl.direction),
+        (Direction::Uplink, Direction::Downlink)
+    );
+    assert_eq!((ul.flow_base, dl.flow_base), (0, 1));
+    assert_eq!(ul.rate_pps, 10_000.0);
+    assert_eq!(ul.schedule, Schedule::Continuous { packets: 100_000 });
+    assert_eq!(p.ues.first_address, Ipv4Addr::new(10, 45, 0, 2));
+    assert_eq!(p.ues.downlink_teid.get(0), 2);
+    assert_eq!(
+        p.ues.uplink_teid,
+        UplinkTeids::Sequence(TeidSequence { first: 1, step: 2 })
+    );
+    assert_eq!(p.qfi, Some(1));
+    assert!(ul.pdu_session_container && !dl.pdu_session_container);
+    assert_eq!(p.workers.len(), 1);
+    assert_eq!(p.workers[0].shares.len(), 2);
+    assert_eq!(p.expected, Duration::from_secs(10));
+    assert_eq!(p.warmup, Duration::from_secs(1));
+    assert_eq!(p.packets(), 200_000);
+}
+
+#[test]
+fn both_directions_make_two_streams_and_flows_follow_the_ues() {
+    let p = plan(
+        "name: b\nsessions: {count: 10}\nstreams:\n  - {name: x, direction: both, rate: 1kpps, payload: 10}\n  - {name: y, direction: uplink, rate: 1kpps, payload: 10, ues: {first: 4, count: 3}}\nduration: 1s\n",
+        None,
+    );
+    let names: Vec<&str> = p.streams.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["x/uplink", "x/downlink", "y"]);
+    assert_eq!(p.streams[1].flow_base, 10);
+    assert_eq!(p.streams[2].flow_base, 20);
+    assert_eq!(p.streams[2].ues, 4..7);
+    assert_eq!(p.flows, 23);
+}
+
+#[test]
+fn bit_rates_count_the_frames_on_the_sending_port() {
+    // 1 Gbit/s at L1 of 300-byte payloads: uplink frames on N3 are 14+20+8+8+8+20+8+300+4 =
+    // 390 bytes, 410 at L1; downlink on N6 14+20+8+300+4 = 346, 366 at L1.
+    let p = plan(
+        "name: r\nstreams:\n  - {name: x, direction: both, rate: 1Gbps L1, payload: 300}\nduration: 1s\n",
+        None,
+    );
+    assert!((p.streams[0].rate_pps - 1e9 / (410.0 * 8.0)).abs() < 1e-6);
+    assert!((p.streams[1].rate_pps - 1e9 / (366.0 * 8.0)).abs() < 1e-6);
+    // A sweep step changes the payload, and with it a bit rate's packet rate.
+    let p = plan(
+        "name: r\nstreams:\n  - {name: x, direction: downlink, rate: 50%, payload: 300}\nduration: 1s\n",
+        Some(10),
+    );
+    assert_eq!(p.streams[0].payload_len, 10);
+    // 10-byte payloads: a 64-byte minimum frame, 84 at L1; half of 10 Gbit/s.
+    assert!((p.streams[0].rate_pps - 5e9 / (84.0 * 8.0)).abs() < 1e-6);
+}
+
+#[test]
+fn a_percentage_needs_a_line_rate() {
+    let (system, profile) = config::run_from_str(
+        SYSTEM,
+        "memif.yaml",
+        "name: r\nstreams:\n  - {name: x, direction: uplink, rate: 10%, payload: 10}\n",
+        "p.yaml",
+    )
+    .unwrap();
+    let e = build(&system, &profile, None, [None, Some(1e9)]).unwrap_err();
+    assert!(matches!(e, PlanError::NoLineRate { port: "N3", .. }), "{e}");
+}
+
+#[test]
+fn burst_modes_plan_their_packets_and_duration() {
+    let p = plan(
+        "name: m\nstreams:\n  - {name: x, direction: uplink, rate: 1Mpps, payload: 10}\ntx_mode: {multi_burst: {packets: 1000, bursts: 5, gap: 1ms}}\n",
+        None,
+    );
+    assert_eq!(
+        p.streams[0].schedule,
+        Schedule::Bursts {
+            packets: 1000,
+            bursts: 5,
+            gap_ns: 1_000_000
+        }
+    );
+    // 5 × (1 ms of sending + 1 ms of gap).
+    assert_eq!(p.expected, Duration::from_millis(10));
+    let p = plan(
+        "name: s\nstreams:\n  - {name: x, direction: uplink, rate: 1Mpps, payload: 10}\ntx_mode: {single_burst: {packets: 77}}\n",
+        None,
+    );
+    assert_eq!(p.packets(), 77);
+}
+
+#[test]
+fn every_shipped_profile_plans_on_the_memif_system() {
+    for name in [
+        "quickstart",
+        "published",
+        "ues-10k",
+        "uplink-only",
+        "downlink-only",
+        "imix",
+    ] {
+        let path = format!("{}/../../profiles/{name}.yaml", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let p = plan(&text, None);
+        assert!(p.packets() > 0, "{name}");
+        let flows: u32 = p.streams.iter().map(|s| s.ue_count()).sum();
+        assert_eq!(flows, p.flows, "{name}");
+    }
+}
