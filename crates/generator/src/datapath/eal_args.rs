@@ -1,54 +1,35 @@
 //! The EAL command line of a run, from the system file: the user's arguments, the lcores, a file
 //! prefix of the process's own, and one `-a` (PCI) or `--vdev` argument per port.
 
-/// A port as the system file names it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Device {
-    /// A PCI address (`0000:01:00.0`, `01:00.0`) or a vdev name (`net_memif0`).
-    pub name: String,
+use crate::config::Device;
+
+/// A port as the system file names it: the device and its arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PortDevice<'a> {
+    /// The vdev or the NIC.
+    pub device: &'a Device,
     /// Device arguments (`role=client,socket=/tmp/upfbench/n3.sock`), if any.
-    pub args: Option<String>,
+    pub args: Option<&'a str>,
 }
 
-impl Device {
-    /// Whether the name is a PCI address, `[domain:]bus:device.function` in hex.
-    pub fn is_pci(&self) -> bool {
-        let (bdf, domain) = match self.name.matches(':').count() {
-            1 => (self.name.as_str(), None),
-            2 => {
-                let (d, rest) = self.name.split_once(':').unwrap_or_default();
-                (rest, Some(d))
-            }
-            _ => return false,
-        };
-        let hex = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_hexdigit());
-        let Some((bus, rest)) = bdf.split_once(':') else {
-            return false;
-        };
-        let Some((dev, func)) = rest.split_once('.') else {
-            return false;
-        };
-        domain.is_none_or(|d| hex(d, 4))
-            && hex(bus, 2)
-            && hex(dev, 2)
-            && func.len() == 1
-            && matches!(func.as_bytes()[0], b'0'..=b'7')
-    }
-
+impl PortDevice<'_> {
     /// The name DPDK gives the port once probed: the PCI address with its domain, or the vdev
     /// name.
     pub fn port_name(&self) -> String {
-        if self.is_pci() && self.name.matches(':').count() == 1 {
-            format!("0000:{}", self.name)
-        } else {
-            self.name.clone()
+        match self.device {
+            Device::Pci(a) if a.matches(':').count() == 1 => format!("0000:{a}"),
+            d => d.name().to_owned(),
         }
     }
 
-    fn with_args(&self) -> String {
-        match &self.args {
-            Some(a) if !a.is_empty() => format!("{},{a}", self.name),
-            _ => self.name.clone(),
+    fn argument(&self) -> (&'static str, String) {
+        let flag = match self.device {
+            Device::Pci(_) => "-a",
+            Device::Vdev(_) => "--vdev",
+        };
+        match self.args {
+            Some(a) if !a.is_empty() => (flag, format!("{},{a}", self.device.name())),
+            _ => (flag, self.device.name().to_owned()),
         }
     }
 }
@@ -60,7 +41,7 @@ pub fn eal_args(
     main_lcore: u32,
     workers: &[u32],
     file_prefix: &str,
-    devices: &[Device],
+    devices: &[PortDevice<'_>],
 ) -> Vec<String> {
     let mut args: Vec<String> = user.to_vec();
     let lcores: Vec<String> = std::iter::once(main_lcore)
@@ -80,8 +61,8 @@ pub fn eal_args(
         args.extend(["--file-prefix".into(), file_prefix.into()]);
     }
     for d in devices {
-        let flag = if d.is_pci() { "-a" } else { "--vdev" };
-        args.extend([flag.into(), d.with_args()]);
+        let (flag, value) = d.argument();
+        args.extend([flag.into(), value]);
     }
     args
 }
@@ -138,42 +119,35 @@ fn is_root() -> bool {
 mod tests {
     use super::*;
 
-    fn dev(name: &str, args: Option<&str>) -> Device {
-        Device {
-            name: name.into(),
-            args: args.map(Into::into),
-        }
-    }
-
     #[test]
-    fn pci_addresses_are_told_from_vdevs() {
-        for pci in ["0000:01:00.0", "01:00.1", "0000:af:1f.7"] {
-            assert!(dev(pci, None).is_pci(), "{pci}");
-        }
-        for vdev in [
-            "net_memif0",
-            "net_af_packet0",
-            "01:00.8",
-            "1:00.0",
-            "0000:01:00",
-            "x:yz:00.0",
-        ] {
-            assert!(!dev(vdev, None).is_pci(), "{vdev}");
-        }
-        assert_eq!(dev("01:00.1", None).port_name(), "0000:01:00.1");
-        assert_eq!(dev("net_memif0", None).port_name(), "net_memif0");
+    fn the_port_name_is_what_dpdk_calls_the_device() {
+        let pci = Device::Pci("01:00.1".into());
+        let vdev = Device::Vdev("net_memif0".into());
+        let d = |device| PortDevice { device, args: None };
+        assert_eq!(d(&pci).port_name(), "0000:01:00.1");
+        let full = Device::Pci("0000:af:00.0".into());
+        assert_eq!(d(&full).port_name(), "0000:af:00.0");
+        assert_eq!(d(&vdev).port_name(), "net_memif0");
     }
 
     #[test]
     fn the_command_line_has_lcores_prefix_and_devices() {
+        let memif = Device::Vdev("net_memif0".into());
+        let nic = Device::Pci("0000:01:00.0".into());
         let args = eal_args(
             &["--no-huge".into(), "-m".into(), "512".into()],
             0,
             &[1, 2],
             "upfbench-gen",
             &[
-                dev("net_memif0", Some("role=client,socket=/tmp/n3.sock")),
-                dev("0000:01:00.0", None),
+                PortDevice {
+                    device: &memif,
+                    args: Some("role=client,socket=/tmp/n3.sock"),
+                },
+                PortDevice {
+                    device: &nic,
+                    args: None,
+                },
             ],
         );
         assert_eq!(
