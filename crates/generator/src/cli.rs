@@ -27,6 +27,15 @@ pub enum Command {
     ///
     /// Example: upfbench validate deploy/systems/memif.yaml profiles/quickstart.yaml
     Validate(ValidateArgs),
+    /// Stand in for a UPF: a PFCP server on N4 and GTP-U decapsulation (N3 → N6) and
+    /// encapsulation (N6 → N3) by the sessions' rules, or an echo on one port; with optional
+    /// impairments (drop, duplicate, reorder, delay, rate cap) to test the tester.
+    ///
+    /// Runs until Ctrl-C or SIGTERM (or `--duration`), printing its counters each second and
+    /// at exit.
+    ///
+    /// Example: upfbench reflect deploy/systems/memif-reflector.yaml
+    Reflect(ReflectArgs),
 }
 
 /// Arguments of `upfbench ports`.
@@ -40,6 +49,34 @@ pub struct PortsArgs {
         allow_hyphen_values = true
     )]
     pub eal: Vec<String>,
+}
+
+/// Arguments of `upfbench reflect`.
+#[derive(Debug, Args)]
+pub struct ReflectArgs {
+    /// The reflector file.
+    #[arg(value_name = "FILE")]
+    pub file: std::path::PathBuf,
+    /// Echo on this port (n3 or n6) instead of the file's mode: swap L2/L3/L4 addresses and
+    /// send every packet back.
+    #[arg(long, value_name = "PORT", value_parser = parse_port_name)]
+    pub echo: Option<crate::config::PortName>,
+    /// Stop after this long (`30s`, `2m`); default: run until interrupted.
+    #[arg(long, value_parser = parse_duration)]
+    pub duration: Option<std::time::Duration>,
+}
+
+fn parse_port_name(s: &str) -> Result<crate::config::PortName, String> {
+    match s {
+        "n3" | "N3" => Ok(crate::config::PortName::N3),
+        "n6" | "N6" => Ok(crate::config::PortName::N6),
+        _ => Err(format!("{s:?}: n3 or n6")),
+    }
+}
+
+/// A duration as the files write it (`500ms`, `10s`, `2m`).
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    crate::config::parse_duration(s)
 }
 
 /// Arguments of `upfbench validate`.

@@ -19,6 +19,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Ports(args) => app::ports::run(args),
         Command::Validate(args) => app::validate::run(args),
+        Command::Reflect(args) => app::reflect::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,4 +1,6 @@
 //! One module per command: each wires the parts together and owns its exits.
 
+pub mod out;
 pub mod ports;
+pub mod reflect;
 pub mod validate;

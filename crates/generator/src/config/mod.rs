@@ -41,7 +41,7 @@ pub use profile::{
 };
 pub use reflector::{Impairments, PortName, ReflectMode, Reflector, ReflectorPfcp, ReflectorPort};
 pub use system::{Arp, Cores, Device, Eal, Pfcp, Port, System, Window};
-pub use units::{Ipv4Prefix, PFCP_PORT, Rate};
+pub use units::{Ipv4Prefix, PFCP_PORT, Rate, parse_duration};
 
 use source::{SourceMap, load};
 use validate::Issues;

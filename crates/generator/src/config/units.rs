@@ -183,7 +183,7 @@ pub(crate) fn parse_bit_rate(text: &str) -> Result<u64, String> {
 }
 
 /// A duration: `10s`, `500ms`, `100us` (or `µs`), `250ns`, `2min`, `1h`.
-pub(crate) fn parse_duration(text: &str) -> Result<Duration, String> {
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
     const FORMS: &str = "write a number and a unit: 10s, 500ms, 100us, 2min";
     let (num, unit) = number_and_unit(text).map_err(|e| format!("{e}: {FORMS}"))?;
     let secs = match unit {

@@ -2,5 +2,6 @@
 //! handlers, driven by the run through commands.
 
 pub mod signals;
+pub mod upf_side;
 
 pub use signals::Interrupts;

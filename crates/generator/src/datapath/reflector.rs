@@ -207,8 +207,9 @@ pub struct ReflectorWorker<'p> {
     pub gateways: [u32; 2],
     /// The service plane.
     pub service: ServicePlane<'p>,
-    /// Impairments of forwarded packets (with the port each leaves by), if any.
-    pub impair: Option<Impairments<(Side, Mbuf<'p>)>>,
+    /// Impairments of forwarded packets, one set per direction (by the port it leaves by), if
+    /// any.
+    pub impair: Option<[Impairments<Mbuf<'p>>; 2]>,
     /// For duplicates.
     pub pool: Mempool<'p>,
     /// UPF or echo.
@@ -286,24 +287,22 @@ impl<'p> ReflectorWorker<'p> {
                 match &mut impair {
                     None => send(&mut rx, &mut ports[to.index()], &mut c),
                     Some(imp) => {
+                        let (imp, o) = (&mut imp[to.index()], &mut out[to.index()]);
                         rx.drain_each(|m| {
-                            imp.push(
-                                now,
-                                (to, m),
-                                |(to, m)| copy(&pool, m).map(|c| (*to, c)),
-                                &mut drop,
-                                &mut |(s, m)| queue(&mut out[s.index()], m, &mut c),
-                            );
+                            imp.push(now, m, |m| copy(&pool, m), &mut drop, &mut |m| {
+                                queue(o, m, &mut c)
+                            });
                         });
                     }
                 }
             }
             if let Some(imp) = &mut impair {
-                imp.poll(now, &mut |(to, m)| queue(&mut out[to.index()], m, &mut c));
                 for side in Side::BOTH {
-                    send(&mut out[side.index()], &mut ports[side.index()], &mut c);
+                    let o = &mut out[side.index()];
+                    imp[side.index()].poll(now, &mut |m| queue(o, m, &mut c));
+                    send(o, &mut ports[side.index()], &mut c);
                 }
-                c.impair = *imp.counters();
+                c.impair = sum_impairments(imp);
             }
             for side in Side::BOTH {
                 service.flush(side, &mut ports[side.index()].tx);
@@ -314,11 +313,25 @@ impl<'p> ReflectorWorker<'p> {
             }
         }
         if let Some(imp) = &mut impair {
-            imp.drain(&mut drop);
-            c.impair = *imp.counters();
+            for i in imp.iter_mut() {
+                i.drain(&mut drop);
+            }
+            c.impair = sum_impairments(imp);
         }
         cell.publish(&c);
         c
+    }
+}
+
+fn sum_impairments<T>(imp: &[Impairments<T>; 2]) -> ImpairCounters {
+    let (a, b) = (imp[0].counters(), imp[1].counters());
+    ImpairCounters {
+        seen: a.seen + b.seen,
+        dropped: a.dropped + b.dropped,
+        rate_dropped: a.rate_dropped + b.rate_dropped,
+        duplicated: a.duplicated + b.duplicated,
+        reordered: a.reordered + b.reordered,
+        duplicate_failed: a.duplicate_failed + b.duplicate_failed,
     }
 }
 

@@ -1,0 +1,340 @@
+//! `upfbench reflect FILE`: a minimal UPF (PFCP server on N4, GTP-U decapsulation N3 → N6 and
+//! encapsulation N6 → N3) or an echo on one port, until Ctrl-C, SIGTERM or `--duration`.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use upfbench_dpdk::{Eal, Mempool, Port, StopFlag};
+use upfbench_gtpu::MacAddr;
+
+use super::out;
+use crate::cli::ReflectArgs;
+use crate::config::{self, PortName, ReflectMode, Reflector, ReflectorPort};
+use crate::control::Interrupts;
+use crate::control::upf_side::{UpfSide, UpfThread};
+use crate::datapath::eal_args::{PortDevice, eal_args, file_prefix, remove_runtime_dir};
+use crate::datapath::impair::{ImpairConfig, Impairments};
+use crate::datapath::ports::{port_config, rx_pool, split_queues};
+use crate::datapath::queues::Side;
+use crate::datapath::reflector::{CounterCell, Mode, ReflectorCounters, ReflectorWorker};
+use crate::datapath::rules::{ForwardingTable, table_channels};
+use crate::datapath::service::{Interface, ServicePlane};
+
+/// Mbufs of the pool that service answers and duplicates come from.
+const SERVICE_POOL: u32 = 8191;
+/// Packets the delay impairment can hold per worker without allocating.
+const DELAY_CAPACITY: usize = 1 << 16;
+
+/// Runs the reflector.
+pub fn run(args: &ReflectArgs) -> Result<()> {
+    let mut cfg = config::load_reflector(&args.file).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if let Some(port) = args.echo {
+        cfg.mode = ReflectMode::Echo(port);
+    }
+    let (n3, n6) = match (&cfg.n3, &cfg.n6) {
+        (Some(n3), Some(n6)) => (n3.clone(), n6.clone()),
+        _ => bail!(
+            "{}: the reflector needs both n3 and n6 ports",
+            args.file.display()
+        ),
+    };
+    for p in [&n3, &n6] {
+        make_socket_dir(p.devargs.as_deref())?;
+    }
+    let devices = [
+        PortDevice {
+            device: &n3.device,
+            args: n3.devargs.as_deref(),
+        },
+        PortDevice {
+            device: &n6.device,
+            args: n6.devargs.as_deref(),
+        },
+    ];
+    let prefix = cfg
+        .eal
+        .file_prefix
+        .clone()
+        .unwrap_or_else(|| format!("upfbench-reflect-{}", std::process::id()));
+    let eal_args = eal_args(
+        &cfg.eal.args,
+        cfg.cores.main,
+        &cfg.cores.workers,
+        &prefix,
+        &devices,
+    );
+    let prefix = file_prefix(&eal_args).unwrap_or(prefix);
+    let result = Eal::init(&eal_args)
+        .context("EAL initialisation failed (see EAL's messages above)")
+        .and_then(|eal| {
+            reflect(
+                &eal,
+                &cfg,
+                [&n3, &n6],
+                [devices[0].port_name(), devices[1].port_name()],
+                args.duration,
+            )
+        });
+    remove_runtime_dir(&prefix);
+    result
+}
+
+/// Creates the directory of a memif socket file (`socket=/tmp/upfbench/n3.sock`).
+pub fn make_socket_dir(devargs: Option<&str>) -> Result<()> {
+    let Some(path) = devargs
+        .into_iter()
+        .flat_map(|a| a.split(','))
+        .find_map(|kv| kv.strip_prefix("socket="))
+    else {
+        return Ok(());
+    };
+    if let Some(dir) = Path::new(path)
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+    {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("creating {} for the memif socket", dir.display()))?;
+    }
+    Ok(())
+}
+
+fn interface(port: &Port<'_>, cfg: &ReflectorPort) -> Result<Interface> {
+    Ok(Interface {
+        mac: MacAddr(port.mac()?.0),
+        address: cfg.address.addr,
+        prefix_len: cfg.address.len,
+    })
+}
+
+fn reflect(
+    eal: &Eal,
+    cfg: &Reflector,
+    ports_cfg: [&ReflectorPort; 2],
+    names: [String; 2],
+    duration: Option<Duration>,
+) -> Result<()> {
+    let workers = cfg.cores.workers.len() as u16;
+    let mut n3 =
+        Port::from_name(eal, &names[0]).with_context(|| format!("N3 port {}", names[0]))?;
+    let mut n6 =
+        Port::from_name(eal, &names[1]).with_context(|| format!("N6 port {}", names[1]))?;
+    let interfaces = [interface(&n3, ports_cfg[0])?, interface(&n6, ports_cfg[1])?];
+    let pools = [
+        rx_pool(eal, "rx-n3", workers, ports_cfg[0].rx_descriptors)?,
+        rx_pool(eal, "rx-n6", workers, ports_cfg[1].rx_descriptors)?,
+    ];
+    let service_pool = Mempool::new(
+        eal,
+        "service",
+        SERVICE_POOL,
+        256,
+        upfbench_dpdk::DEFAULT_DATA_ROOM,
+        upfbench_dpdk::Socket::Any,
+    )?;
+    let c3 = port_config(
+        workers,
+        ports_cfg[0].rx_descriptors,
+        ports_cfg[0].tx_descriptors,
+    );
+    let c6 = port_config(
+        workers,
+        ports_cfg[1].rx_descriptors,
+        ports_cfg[1].tx_descriptors,
+    );
+    let s3 = n3.start(&c3, &pools[0]).context("starting N3")?;
+    let s6 = n6.start(&c6, &pools[1]).context("starting N6")?;
+    let queues = split_queues(s3.queues()?, s6.queues()?);
+
+    let (publisher, readers) = table_channels(usize::from(workers), ForwardingTable::empty());
+    let interrupts = Interrupts::new();
+    let pfcp = match (cfg.mode, &cfg.pfcp) {
+        (ReflectMode::Upf, Some(p)) => Some(UpfSide {
+            local: p.local,
+            peer: p.peer,
+            n3: interfaces[0].address,
+            first_teid: p.first_teid,
+            first_seid: p.first_seid,
+            heartbeat: p.heartbeat,
+        }),
+        _ => None,
+    };
+    let control = UpfThread::start(pfcp, publisher, interrupts.clone())?;
+    let known: Vec<_> = [(Side::N3, ports_cfg[0]), (Side::N6, ports_cfg[1])]
+        .into_iter()
+        .filter_map(|(side, p)| Some((side, p.peer?, MacAddr(p.peer_mac?))))
+        .collect();
+    let gateways = [
+        ports_cfg[0].peer.map_or(0, u32::from),
+        ports_cfg[1].peer.map_or(0, u32::from),
+    ];
+    let mode = match cfg.mode {
+        ReflectMode::Upf => Mode::Upf,
+        ReflectMode::Echo(PortName::N3) => Mode::Echo(Side::N3),
+        ReflectMode::Echo(PortName::N6) => Mode::Echo(Side::N6),
+    };
+    let hz = eal.tsc_hz();
+    let imp = &cfg.impairments;
+    let impair = ImpairConfig {
+        drop_one_in: imp.drop_one_in.map(u64::from),
+        duplicate_one_in: imp.duplicate_one_in.map(u64::from),
+        reorder_one_in: imp.reorder_one_in.map(u64::from),
+        delay_ticks: imp.delay.map_or(0, |d| {
+            (d.as_nanos() * u128::from(hz) / 1_000_000_000) as u64
+        }),
+        rate_cap_pps: imp.rate_cap,
+    };
+    let cells: Vec<CounterCell> = (0..workers).map(|_| CounterCell::default()).collect();
+    let stop = StopFlag::new();
+    let started = Instant::now();
+    out::line(&format!(
+        "reflect: {} mode, N3 {} ({}), N6 {} ({}), {} worker(s){}",
+        match mode {
+            Mode::Upf => "upf".to_owned(),
+            Mode::Echo(s) => format!("echo on {}", s.name()),
+        },
+        interfaces[0].address,
+        names[0],
+        interfaces[1].address,
+        names[1],
+        workers,
+        if impair.is_active() {
+            format!(", impairments {impair:?}")
+        } else {
+            String::new()
+        }
+    ));
+    let totals = eal.scope(|s| -> Result<Vec<ReflectorCounters>> {
+        let mut handles = Vec::new();
+        for ((&lcore, (ports, table)), cell) in cfg
+            .cores
+            .workers
+            .iter()
+            .zip(queues.into_iter().zip(readers))
+            .zip(&cells)
+        {
+            let worker = ReflectorWorker {
+                ports,
+                table,
+                interfaces,
+                gateways,
+                service: ServicePlane::new(interfaces, service_pool, hz, &known),
+                impair: impair.is_active().then(|| {
+                    [
+                        Impairments::new(impair, hz, DELAY_CAPACITY),
+                        Impairments::new(impair, hz, DELAY_CAPACITY),
+                    ]
+                }),
+                pool: service_pool,
+                mode,
+            };
+            let stop = &stop;
+            handles.push(s.launch(lcore, move || worker.run(stop, cell))?);
+        }
+        let mut last = Instant::now();
+        let mut previous = ReflectorCounters::default();
+        loop {
+            std::thread::sleep(Duration::from_millis(50));
+            let done = interrupts.count() > 0 || duration.is_some_and(|d| started.elapsed() >= d);
+            if done || last.elapsed() >= Duration::from_secs(1) {
+                let now: Vec<ReflectorCounters> = cells.iter().map(CounterCell::read).collect();
+                let total = sum(&now);
+                print_line(started.elapsed(), &total, &previous, last.elapsed(), &now);
+                previous = total;
+                last = Instant::now();
+            }
+            if done {
+                break;
+            }
+        }
+        stop.stop();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .map_err(|_| anyhow::anyhow!("a reflector worker panicked"))
+            })
+            .collect()
+    })?;
+    control.stop()?;
+    let total = sum(&totals);
+    out::line(&format!(
+        "reflect: totals after {:.1} s",
+        started.elapsed().as_secs_f64()
+    ));
+    out::text(&render_totals(&total, &totals));
+    drop((s3, s6));
+    Ok(())
+}
+
+fn sum(per_core: &[ReflectorCounters]) -> ReflectorCounters {
+    per_core
+        .iter()
+        .fold(ReflectorCounters::default(), |mut a, c| {
+            a.merge(c);
+            a
+        })
+}
+
+fn print_line(
+    elapsed: Duration,
+    total: &ReflectorCounters,
+    previous: &ReflectorCounters,
+    interval: Duration,
+    per_core: &[ReflectorCounters],
+) {
+    let s = interval.as_secs_f64().max(1e-9);
+    let rate = |now: u64, before: u64| (now - before) as f64 / s;
+    let dropped: u64 = total.dropped.iter().sum();
+    let cores: Vec<String> = per_core
+        .iter()
+        .enumerate()
+        .map(|(i, c)| format!("w{i} {}/{}", c.uplink, c.downlink))
+        .collect();
+    out::line(&format!(
+        "{:7.1}s  UL {:>10.0} pps  DL {:>10.0} pps  echo {:>10.0} pps  dropped {}  impaired {}  [{}]",
+        elapsed.as_secs_f64(),
+        rate(total.uplink, previous.uplink),
+        rate(total.downlink, previous.downlink),
+        rate(total.echoed, previous.echoed),
+        dropped,
+        total.impair.dropped + total.impair.rate_dropped,
+        cores.join(" "),
+    ));
+}
+
+/// The counters at exit, one line per figure, per core when there are several.
+pub fn render_totals(total: &ReflectorCounters, per_core: &[ReflectorCounters]) -> String {
+    use crate::datapath::forward::Drop;
+    let mut out = String::new();
+    let mut line = |name: &str, f: &dyn Fn(&ReflectorCounters) -> u64| {
+        let v = f(total);
+        if v == 0
+            && !matches!(
+                name,
+                "received N3" | "received N6" | "uplink forwarded" | "downlink forwarded"
+            )
+        {
+            return;
+        }
+        out.push_str(&format!("  {name:<24} {v:>14}"));
+        if per_core.len() > 1 {
+            let cores: Vec<String> = per_core.iter().map(|c| f(c).to_string()).collect();
+            out.push_str(&format!("  ({})", cores.join(" + ")));
+        }
+        out.push('\n');
+    };
+    line("received N3", &|c| c.received[0]);
+    line("received N6", &|c| c.received[1]);
+    line("uplink forwarded", &|c| c.uplink);
+    line("downlink forwarded", &|c| c.downlink);
+    line("echoed", &|c| c.echoed);
+    for (i, name) in Drop::NAMES.iter().enumerate() {
+        line(&format!("dropped {name}"), &|c| c.dropped[i]);
+    }
+    line("impaired: dropped", &|c| c.impair.dropped);
+    line("impaired: rate capped", &|c| c.impair.rate_dropped);
+    line("impaired: duplicated", &|c| c.impair.duplicated);
+    line("impaired: reordered", &|c| c.impair.reordered);
+    out
+}

@@ -1,0 +1,190 @@
+//! The reflector's control thread: the PFCP UPF side on N4, the rules it installs mirrored into
+//! the workers' forwarding table, and the signal handlers.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use tokio::sync::oneshot;
+use upfbench_pfcp::driver;
+use upfbench_pfcp::node::{UpfConfig, UpfEvent};
+
+use super::signals::Interrupts;
+use crate::datapath::rules::{RulesMirror, TablePublisher};
+
+/// How often rule changes are turned into a new table at most: a burst of establishments is
+/// published as one table, not one per session.
+const PUBLISH_PERIOD: Duration = Duration::from_millis(5);
+
+/// What the UPF side needs.
+#[derive(Debug, Clone)]
+pub struct UpfSide {
+    /// Where it listens (port 8805).
+    pub local: SocketAddr,
+    /// The one CP function allowed to associate.
+    pub peer: std::net::IpAddr,
+    /// Our N3 address (CH=1 F-TEIDs).
+    pub n3: Ipv4Addr,
+    /// First TEID allocated for CH=1.
+    pub first_teid: u32,
+    /// First UP SEID.
+    pub first_seid: u64,
+    /// Our Heartbeat Requests' interval.
+    pub heartbeat: Option<Duration>,
+}
+
+/// The running control thread.
+pub struct UpfThread {
+    thread: Option<JoinHandle<Result<()>>>,
+    stop: Option<oneshot::Sender<()>>,
+}
+
+impl UpfThread {
+    /// Starts the thread: signal handlers, and the PFCP UPF side when `pfcp` is given, whose
+    /// rule changes go to `publisher`. Returns once the N4 socket is bound (or failed to bind).
+    pub fn start(
+        pfcp: Option<UpfSide>,
+        publisher: TablePublisher,
+        interrupts: Interrupts,
+    ) -> Result<UpfThread> {
+        let (stop_tx, stop_rx) = oneshot::channel();
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<()>>();
+        let thread = std::thread::Builder::new()
+            .name("upfbench-n4".into())
+            .spawn(move || {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .context("starting the control thread's runtime")?;
+                rt.block_on(serve(pfcp, publisher, interrupts, stop_rx, ready_tx))
+            })
+            .context("starting the control thread")?;
+        match ready_rx.recv() {
+            Ok(Ok(())) => Ok(UpfThread {
+                thread: Some(thread),
+                stop: Some(stop_tx),
+            }),
+            Ok(Err(e)) => {
+                let _ = thread.join();
+                Err(e)
+            }
+            Err(_) => match thread.join() {
+                Ok(Err(e)) => Err(e),
+                _ => anyhow::bail!("the control thread ended before it was ready"),
+            },
+        }
+    }
+
+    /// Stops the thread and returns how it ended.
+    pub fn stop(mut self) -> Result<()> {
+        self.finish()
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        match self.thread.take() {
+            Some(t) => t
+                .join()
+                .map_err(|_| anyhow::anyhow!("the control thread panicked"))?,
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for UpfThread {
+    fn drop(&mut self) {
+        let _ = self.finish();
+    }
+}
+
+async fn serve(
+    pfcp: Option<UpfSide>,
+    publisher: TablePublisher,
+    interrupts: Interrupts,
+    mut stop: oneshot::Receiver<()>,
+    ready: std::sync::mpsc::Sender<Result<()>>,
+) -> Result<()> {
+    if let Err(e) = interrupts.listen() {
+        let _ = ready.send(Err(e).context("installing the signal handlers"));
+        return Ok(());
+    }
+    let Some(side) = pfcp else {
+        let _ = ready.send(Ok(()));
+        let _ = stop.await;
+        return Ok(());
+    };
+    let n4 = match side.local {
+        SocketAddr::V4(a) => *a.ip(),
+        SocketAddr::V6(_) => {
+            let _ = ready.send(Err(anyhow::anyhow!(
+                "an IPv6 N4 address is not supported yet"
+            )));
+            return Ok(());
+        }
+    };
+    let mut config = UpfConfig::new(n4, side.n3, driver::recovery_time_stamp_now(), side.peer);
+    config.first_teid = upfbench_pfcp::Teid(side.first_teid);
+    config.first_seid = side.first_seid;
+    config.node.heartbeat_interval = side.heartbeat;
+    let (server, mut channels) = match driver::serve(side.local, config).await {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = ready.send(Err(e).with_context(|| {
+                format!(
+                    "binding the PFCP server to {} (is another one running?)",
+                    side.local
+                )
+            }));
+            return Ok(());
+        }
+    };
+    let _ = ready.send(Ok(()));
+    tracing::info!(
+        "PFCP: serving N4 on {} for {}",
+        server.local_addr(),
+        side.peer
+    );
+    let mut mirror = RulesMirror::default();
+    let mut tick = tokio::time::interval(PUBLISH_PERIOD);
+    loop {
+        tokio::select! {
+            _ = &mut stop => return Ok(()),
+            change = channels.changes.recv() => match change {
+                Some(c) => mirror.apply(&c),
+                None => return Ok(()),
+            },
+            event = channels.events.recv() => match event {
+                Some(e) => log_event(&e, mirror.sessions()),
+                None => return Ok(()),
+            },
+            _ = tick.tick() => {
+                if let Some(t) = mirror.snapshot() {
+                    publisher.publish(t);
+                }
+            }
+        }
+    }
+}
+
+fn log_event(e: &UpfEvent, sessions: usize) {
+    match e {
+        UpfEvent::Associated { peer, .. } => tracing::info!("PFCP: associated with {peer}"),
+        UpfEvent::Released {
+            peer,
+            sessions_removed,
+        } => tracing::info!(
+            "PFCP: {peer} released the association ({sessions_removed} sessions removed)"
+        ),
+        UpfEvent::PeerRestarted {
+            peer,
+            sessions_removed,
+            ..
+        } => tracing::warn!(
+            "PFCP: {peer} restarted (new Recovery Time Stamp): {sessions_removed} sessions removed"
+        ),
+        other => tracing::info!("PFCP: {other:?} ({sessions} sessions)"),
+    }
+}
