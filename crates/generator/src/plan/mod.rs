@@ -4,6 +4,7 @@
 pub mod build;
 pub mod pacing;
 pub mod placement;
+pub mod sessions;
 pub mod stream;
 pub mod ue;
 
