@@ -9,13 +9,9 @@ setup:
 build: setup
 	$(CARGO) build --release --locked
 
-# The main job on the embedded default. The generator and the reflector are not written yet: until they
-# land this builds upfbench and lists the DPDK ports that the no-NIC testbed's vdevs produce.
-QUICKSTART_EAL = --no-huge -m 256 --no-pci --no-shconf --file-prefix upfbench-quickstart \
-	--vdev net_null0 --vdev net_ring0
+# The main job on the embedded default: upfbench reflect and upfbench sweep joined by memif.
 quickstart: build
-	./target/release/upfbench ports -- $(QUICKSTART_EAL)
-	@echo "quickstart: the generator-against-reflector run is not implemented yet (see README, state of each part)"
+	bash deploy/quickstart.sh
 
 lint:
 	$(CARGO) fmt --all -- --check

@@ -36,6 +36,20 @@ pub enum Command {
     ///
     /// Example: upfbench reflect deploy/systems/memif-reflector.yaml
     Reflect(ReflectArgs),
+    /// Program the UPF's sessions over PFCP, send GTP-U uplink on N3 and plain downlink on N6
+    /// at the profile's rates, measure loss, reordering, duplicates and latency of every packet,
+    /// and write the report (table, JSON, CSV).
+    ///
+    /// Ctrl-C or SIGTERM at any time: sending stops, what is in flight drains, the report of
+    /// what was measured is written, the sessions are deleted.
+    ///
+    /// Example: upfbench run deploy/systems/memif.yaml profiles/quickstart.yaml
+    Run(RunArgs),
+    /// Run the profile once per payload size (its `sweep`, by default 10, 300 and 1400 bytes)
+    /// on the same sessions, and end with one table shaped like the published UPF comparisons.
+    ///
+    /// Example: upfbench sweep deploy/systems/memif.yaml profiles/published.yaml
+    Sweep(RunArgs),
 }
 
 /// Arguments of `upfbench ports`.
@@ -49,6 +63,26 @@ pub struct PortsArgs {
         allow_hyphen_values = true
     )]
     pub eal: Vec<String>,
+}
+
+/// Arguments of `upfbench run` and `upfbench sweep`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The system file: EAL, cores, the N3 and N6 ports, the N4 peer.
+    #[arg(value_name = "SYSTEM")]
+    pub system: std::path::PathBuf,
+    /// The profile: sessions, streams, rates, duration.
+    #[arg(value_name = "PROFILE")]
+    pub profile: std::path::PathBuf,
+    /// Do not program sessions over PFCP (the UPF is configured by other means).
+    #[arg(long)]
+    pub no_pfcp: bool,
+    /// Write the reports under this directory instead of the system file's.
+    #[arg(long, value_name = "DIR")]
+    pub reports: Option<std::path::PathBuf>,
+    /// `sweep` only: these payload sizes instead of the profile's (`10,300,1400`).
+    #[arg(long, value_name = "BYTES", value_delimiter = ',')]
+    pub payloads: Option<Vec<u16>>,
 }
 
 /// Arguments of `upfbench reflect`.

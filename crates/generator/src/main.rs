@@ -20,6 +20,8 @@ fn main() -> ExitCode {
         Command::Ports(args) => app::ports::run(args),
         Command::Validate(args) => app::validate::run(args),
         Command::Reflect(args) => app::reflect::run(args),
+        Command::Run(args) => app::run::run(args, false),
+        Command::Sweep(args) => app::run::run(args, true),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -66,7 +66,7 @@ fn every_profile_loads_and_runs_on_the_embedded_default() {
 }
 
 #[test]
-fn the_quickstart_is_one_ue_both_ways_for_ten_seconds() {
+fn the_quickstart_is_one_ue_both_ways_for_five_seconds_per_payload() {
     let p = profile("quickstart.yaml");
     assert_eq!(p.sessions.count, 1);
     assert_eq!(p.sessions.first_ue_address(), Ipv4Addr::new(10, 45, 0, 2));
@@ -77,7 +77,8 @@ fn the_quickstart_is_one_ue_both_ways_for_ten_seconds() {
     assert_eq!(p.sessions.downlink_teid.teid(0), 2);
     let dirs: Vec<Direction> = p.streams.iter().map(|s| s.direction).collect();
     assert_eq!(dirs, [Direction::Uplink, Direction::Downlink]);
-    assert_eq!(p.duration.as_secs(), 10);
+    assert_eq!(p.duration.as_secs(), 5);
+    assert_eq!(p.sweep.payloads, [10, 300, 1400]);
 }
 
 #[test]

@@ -216,6 +216,61 @@ impl PacketTemplate {
         Ok(())
     }
 
+    /// Offset of the UE address in the frame.
+    pub fn ue_offset(&self) -> usize {
+        self.ue_at
+    }
+
+    /// The byte range of the frame that [`patch`](Self::patch) writes for a tag of `tag_len`
+    /// bytes: from the TEID (or the inner IPv4 checksum of a plain frame) to the end of the tag.
+    /// `None` when the outer UDP checksum is computed: it covers the whole G-PDU and cannot be
+    /// patched within a window.
+    pub fn patch_range(&self, tag_len: usize) -> Option<core::ops::Range<usize>> {
+        if self.outer_udp_at.is_some() || self.payload_at + tag_len > self.bytes.len() {
+            return None;
+        }
+        let start = self
+            .teid_at
+            .unwrap_or(self.inner_ipv4_at + ipv4::field::CHECKSUM.start);
+        Some(start..self.payload_at + tag_len)
+    }
+
+    /// Patches a window that holds this template's bytes of [`patch_range`](Self::patch_range)
+    /// (offsets relative to the window's start): the TEID, the UE address, both checksums
+    /// (incrementally, from the template's values) and the tag.
+    #[inline(always)]
+    pub fn patch(&self, window: &mut [u8], teid: Teid, ue: Ipv4Addr, tag: &[u8]) {
+        let base = self
+            .teid_at
+            .unwrap_or(self.inner_ipv4_at + ipv4::field::CHECKSUM.start);
+        if let Some(at) = self.teid_at {
+            window[at - base..at - base + 4].copy_from_slice(&teid.0.to_be_bytes());
+        }
+        let ue = u32::from(ue);
+        let at = self.ue_at - base;
+        window[at..at + 4].copy_from_slice(&ue.to_be_bytes());
+        let ip_c = checksum::update_u32(self.ipv4_checksum, self.ue, ue);
+        put16(
+            window,
+            self.inner_ipv4_at + ipv4::field::CHECKSUM.start - base,
+            ip_c,
+        );
+        let tag_end = self.payload_at + tag.len();
+        let udp_c = checksum::update_udp_u32(self.udp_checksum, self.ue, ue);
+        let udp_c = checksum::update_udp_slices(
+            udp_c,
+            self.payload_at - self.inner_udp_at,
+            &self.bytes[self.payload_at..tag_end],
+            tag,
+        );
+        window[self.payload_at - base..tag_end - base].copy_from_slice(tag);
+        put16(
+            window,
+            self.inner_udp_at + udp::field::CHECKSUM.start - base,
+            udp_c,
+        );
+    }
+
     fn fill_outer_udp_checksum(&self, frame: &mut [u8]) {
         let Some(at) = self.outer_udp_at else { return };
         let n = self.bytes.len();

@@ -3,4 +3,5 @@
 pub mod out;
 pub mod ports;
 pub mod reflect;
+pub mod run;
 pub mod validate;

@@ -40,6 +40,11 @@ impl Clock {
         ((u128::from(tsc.saturating_sub(self.start)) * u128::from(self.ns_per_tick)) >> 32) as u64
     }
 
+    /// Nanoseconds in `ticks` TSC ticks.
+    pub fn ticks_to_ns(&self, ticks: u64) -> u64 {
+        ((u128::from(ticks) * u128::from(self.ns_per_tick)) >> 32) as u64
+    }
+
     /// Ticks in `ns` nanoseconds.
     pub fn ticks(&self, ns: u64) -> u64 {
         (u128::from(ns) * u128::from(self.hz) / 1_000_000_000) as u64

@@ -40,7 +40,7 @@ pub enum Drop {
     Malformed,
     /// The next hop's MAC address is not known yet (an ARP request went out).
     NoNeighbor,
-    /// The transmit queue was full.
+    /// The transmit queue and the backlog behind it were full.
     TxFull,
     /// No mbuf or no headroom for the new headers.
     NoRoom,

@@ -16,3 +16,5 @@ pub mod service;
 pub mod tag;
 #[cfg(test)]
 pub(crate) mod test_frames;
+pub mod tx;
+pub mod worker;

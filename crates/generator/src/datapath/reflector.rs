@@ -234,7 +234,9 @@ impl<'p> ReflectorWorker<'p> {
         } = self;
         let mut c = ReflectorCounters::default();
         let mut rx = MbufBurst::<RX_BURST>::new();
-        let mut out: [MbufBurst<'p, RX_BURST>; 2] = [MbufBurst::new(), MbufBurst::new()];
+        // Per port, what waits for its transmit queue: a full queue holds packets back here
+        // (in order) instead of dropping them; only a full backlog drops.
+        let mut out: [MbufBurst<'p, BACKLOG>; 2] = [MbufBurst::new(), MbufBurst::new()];
         let mut encaps = EncapCache::new(interfaces[Side::N3.index()]);
         let mut n6_next_hop: Option<(u32, MacAddr)> = None;
         let mut loops = 0u32;
@@ -285,7 +287,10 @@ impl<'p> ReflectorWorker<'p> {
                     ),
                 });
                 match &mut impair {
-                    None => send(&mut rx, &mut ports[to.index()], &mut c),
+                    None => {
+                        let o = &mut out[to.index()];
+                        rx.drain_each(|m| queue(o, m, &mut c));
+                    }
                     Some(imp) => {
                         let (imp, o) = (&mut imp[to.index()], &mut out[to.index()]);
                         rx.drain_each(|m| {
@@ -300,9 +305,14 @@ impl<'p> ReflectorWorker<'p> {
                 for side in Side::BOTH {
                     let o = &mut out[side.index()];
                     imp[side.index()].poll(now, &mut |m| queue(o, m, &mut c));
-                    send(o, &mut ports[side.index()], &mut c);
                 }
                 c.impair = sum_impairments(imp);
+            }
+            for side in Side::BOTH {
+                let o = &mut out[side.index()];
+                if !o.is_empty() {
+                    ports[side.index()].tx.tx_burst(o);
+                }
             }
             for side in Side::BOTH {
                 service.flush(side, &mut ports[side.index()].tx);
@@ -342,25 +352,14 @@ fn copy<'p>(pool: &Mempool<'p>, m: &Mbuf<'p>) -> Option<Mbuf<'p>> {
     Some(c)
 }
 
-fn queue<'p>(out: &mut MbufBurst<'p, RX_BURST>, m: Mbuf<'p>, c: &mut ReflectorCounters) {
+/// Packets that may wait per port for a full transmit queue.
+const BACKLOG: usize = 1024;
+
+fn queue<'p>(out: &mut MbufBurst<'p, BACKLOG>, m: Mbuf<'p>, c: &mut ReflectorCounters) {
     if let Err(m) = out.push(m) {
         c.dropped[Drop::TxFull as usize] += 1;
         drop(m);
     }
-}
-
-/// Hands `burst` to the port's transmit queue; what it does not take is dropped and counted.
-fn send<'p>(
-    burst: &mut MbufBurst<'p, RX_BURST>,
-    port: &mut PortQueues<'p>,
-    c: &mut ReflectorCounters,
-) {
-    if burst.is_empty() {
-        return;
-    }
-    port.tx.tx_burst(burst);
-    c.dropped[Drop::TxFull as usize] += burst.len() as u64;
-    burst.clear();
 }
 
 /// Rewrites an uplink G-PDU into its inner packet behind an Ethernet header toward the next

@@ -15,7 +15,7 @@ use upfbench_dpdk::{MbufBurst, TemplatePool, TxQueue};
 use upfbench_gtpu::{PacketTemplate, Teid};
 use upfbench_stats::{Direction, TxStats};
 
-use super::tag::Tag;
+use super::tag::{TAG_LEN, Tag};
 use crate::plan::{Pacer, Schedule, Share, Spread, StreamPlan, UeTable};
 
 /// Largest number of packets filled and handed to the NIC at once.
@@ -128,7 +128,7 @@ impl<'e> TxShare<'e> {
         ues: Box<[TxUe]>,
         max_burst: usize,
     ) -> TxShare<'e> {
-        debug_assert_eq!(pool.patch_range(), template.patch_range());
+        debug_assert_eq!(Some(pool.patch_range()), template.patch_range(TAG_LEN));
         let left_on_ue = spec.per_ue;
         TxShare {
             frame_len: template.len() as u32,
@@ -220,7 +220,12 @@ impl<'e> TxShare<'e> {
                 sequence: ue.sent as u32,
                 tx_time: stamp,
             };
-            template.patch(window, Teid(ue.teid), Ipv4Addr::from(ue.address), &tag.to_bytes());
+            template.patch(
+                window,
+                Teid(ue.teid),
+                Ipv4Addr::from(ue.address),
+                &tag.to_bytes(),
+            );
             ue.sent += 1;
             *left -= 1;
             if *left == 0 {

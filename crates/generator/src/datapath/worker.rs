@@ -8,7 +8,7 @@ use upfbench_stats::{RxCoreResult, RxStats, TxCoreResult, TxStats};
 use super::classify::{Classified, Reject, RxRules};
 use super::clock::Clock;
 use super::phase::{Phase, RunControl};
-use super::queues::{PortQueues, Side};
+use super::queues::{PortQueues, RX_BURST, Side};
 use super::service::ServicePlane;
 use super::tag::transit_ns;
 use super::tx::TxShare;
@@ -27,11 +27,15 @@ pub struct WorkerCounters {
     pub tx_pool_empty: u64,
     /// Packets still unsent at the end, whose sequence numbers were given back.
     pub tx_rewound: u64,
+    /// TSC ticks of the first and the last burst the NIC took in the measured phase.
+    pub tx_span: Option<(u64, u64)>,
 }
 
 /// Everything a worker hands over at the end.
 #[derive(Debug)]
-pub struct WorkerResult {
+pub struct WorkerResult<'p> {
+    /// Its queues, back for the next step.
+    pub ports: [PortQueues<'p>; 2],
     /// Receive figures (measured phases only).
     pub rx: RxCoreResult,
     /// Transmit figures (measured phase only).
@@ -66,7 +70,7 @@ pub struct Worker<'p> {
 
 impl<'p> Worker<'p> {
     /// Runs until the phase is [`Phase::Stop`].
-    pub fn run(self, control: &RunControl) -> WorkerResult {
+    pub fn run(self, control: &RunControl) -> WorkerResult<'p> {
         let Worker {
             index: _,
             mut ports,
@@ -134,6 +138,7 @@ impl<'p> Worker<'p> {
                     let sent = s.poll(now, now_ns, q);
                     if sent != 0 && phase == Phase::Measure {
                         tx.record_traffic(s.direction(), sent, s.frame_len());
+                        widen(&mut counters.tx_span, now);
                     }
                 }
                 if !sending_done && shares.iter().all(TxShare::done) {
@@ -143,7 +148,11 @@ impl<'p> Worker<'p> {
             } else {
                 for s in &mut shares {
                     let q = &mut ports[side_of(s).index()].tx;
-                    s.flush(q);
+                    let sent = s.flush(q);
+                    if sent != 0 && phase == Phase::Drain && measured_started {
+                        tx.record_traffic(s.direction(), sent, s.frame_len());
+                        widen(&mut counters.tx_span, now);
+                    }
                 }
             }
             for side in Side::BOTH {
@@ -160,6 +169,7 @@ impl<'p> Worker<'p> {
                 let sent = s.flush(q);
                 if sent != 0 && measured_started {
                     tx.record_traffic(s.direction(), sent, s.frame_len());
+                    widen(&mut counters.tx_span, tsc());
                 }
             }
         }
@@ -172,11 +182,19 @@ impl<'p> Worker<'p> {
         }
         let end = clock.ns(tsc());
         WorkerResult {
+            ports,
             rx: rx.finish(end),
             tx: tx.finish(end),
             counters,
         }
     }
+}
+
+fn widen(span: &mut Option<(u64, u64)>, t: u64) {
+    *span = Some(match *span {
+        None => (t, t),
+        Some((a, b)) => (a.min(t), b.max(t)),
+    });
 }
 
 /// The port a share sends on: uplink G-PDUs on N3, downlink on N6.

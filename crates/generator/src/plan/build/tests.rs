@@ -24,8 +24,8 @@ fn the_quickstart_is_two_streams_of_one_flow_each() {
         (Direction::Uplink, Direction::Downlink)
     );
     assert_eq!((ul.flow_base, dl.flow_base), (0, 1));
-    assert_eq!(ul.rate_pps, 10_000.0);
-    assert_eq!(ul.schedule, Schedule::Continuous { packets: 100_000 });
+    assert_eq!(ul.rate_pps, 100_000.0);
+    assert_eq!(ul.schedule, Schedule::Continuous { packets: 500_000 });
     assert_eq!(p.ues.first_address, Ipv4Addr::new(10, 45, 0, 2));
     assert_eq!(p.ues.downlink_teid.get(0), 2);
     assert_eq!(
@@ -36,9 +36,9 @@ fn the_quickstart_is_two_streams_of_one_flow_each() {
     assert!(ul.pdu_session_container && !dl.pdu_session_container);
     assert_eq!(p.workers.len(), 1);
     assert_eq!(p.workers[0].shares.len(), 2);
-    assert_eq!(p.expected, Duration::from_secs(10));
+    assert_eq!(p.expected, Duration::from_secs(5));
     assert_eq!(p.warmup, Duration::from_secs(1));
-    assert_eq!(p.packets(), 200_000);
+    assert_eq!(p.packets(), 1_000_000);
 }
 
 #[test]

@@ -1,0 +1,796 @@
+//! `upfbench run SYSTEM PROFILE` and `upfbench sweep SYSTEM PROFILE`: the generator.
+//!
+//! Wires the parts together and carries out what the run's state machine
+//! ([`crate::run::RunMachine`]) asks for: PFCP through the control thread, MAC resolution and
+//! the workers on the datapath, the live line, the report. Every exit, interruptions and
+//! failures included, goes through the report and the teardown.
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result, anyhow, bail};
+use upfbench_dpdk::{
+    DEFAULT_DATA_ROOM, Eal, LcoreHandle, LcoreScope, Mempool, Port, PortStats, Socket,
+    TemplatePool, tsc,
+};
+use upfbench_gtpu::{MacAddr, Qfi, Teid};
+use upfbench_stats::{
+    LiveMeter, Report, RunResult, RxConfig, RxHandle, RxStats, StepReport, StreamSpec, TxHandle,
+    TxStats,
+};
+
+use super::out;
+use super::reflect::make_socket_dir;
+use crate::cli::RunArgs;
+use crate::config::{self, Profile, System};
+use crate::control::Interrupts;
+use crate::control::client_side::{ClientSide, ClientThread, Pending};
+use crate::datapath::classify::RxRules;
+use crate::datapath::clock::Clock;
+use crate::datapath::eal_args::{PortDevice, eal_args, file_prefix, remove_runtime_dir};
+use crate::datapath::frames::{Endpoints, stream_template};
+use crate::datapath::phase::{Phase, RunControl};
+use crate::datapath::ports::{port_config, resolve, rx_pool, split_queues, wait_link};
+use crate::datapath::queues::{PortQueues, Side};
+use crate::datapath::service::{Interface, ServicePlane};
+use crate::datapath::tag::TAG_LEN;
+use crate::datapath::tx::{ShareSpec, TxShare, share_ues};
+use crate::datapath::worker::{Worker, WorkerCounters, WorkerResult};
+use crate::plan::{self, Plan, UplinkTeids};
+use crate::run::{Action, Event, RunMachine, Timing};
+
+/// Mbufs per TX template pool: the TX queue's descriptors, a burst and the lcore cache fit.
+const TX_POOL: u32 = 4095;
+const TX_POOL_CACHE: u32 = 256;
+const SERVICE_POOL: u32 = 2047;
+/// How long a link may take to come up (a memif peer to connect).
+const LINK_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long unsent packets are offered to a full queue at the end of a step.
+const FLUSH_NS: u64 = 100_000_000;
+/// Lead time given to the workers before a sending phase's first packet is due.
+const EPOCH_LEAD: Duration = Duration::from_millis(1);
+
+/// Runs the profile once (`run`) or at each of its sweep payloads (`sweep`).
+pub fn run(args: &RunArgs, sweep: bool) -> Result<()> {
+    let (system, profile) =
+        config::load_run(&args.system, &args.profile).map_err(|e| anyhow!("{e}"))?;
+    let payloads: Vec<Option<u16>> = if sweep {
+        let list = args
+            .payloads
+            .clone()
+            .unwrap_or(profile.sweep.payloads.clone());
+        list.into_iter().map(Some).collect()
+    } else {
+        vec![None]
+    };
+    for p in [&system.n3, &system.n6] {
+        make_socket_dir(p.devargs.as_deref())?;
+    }
+    let devices = [
+        PortDevice {
+            device: &system.n3.device,
+            args: system.n3.devargs.as_deref(),
+        },
+        PortDevice {
+            device: &system.n6.device,
+            args: system.n6.devargs.as_deref(),
+        },
+    ];
+    let prefix = system
+        .eal
+        .file_prefix
+        .clone()
+        .unwrap_or_else(|| format!("upfbench-{}", std::process::id()));
+    let eal_args = eal_args(
+        &system.eal.args,
+        system.cores.main,
+        &system.cores.workers,
+        &prefix,
+        &devices,
+    );
+    let prefix = file_prefix(&eal_args).unwrap_or(prefix);
+    let names = [devices[0].port_name(), devices[1].port_name()];
+    let setup = Setup {
+        system: &system,
+        profile: &profile,
+        payloads,
+        pfcp: system.pfcp.is_some() && !args.no_pfcp,
+        names,
+        reports: args
+            .reports
+            .clone()
+            .unwrap_or_else(|| system.reports.clone()),
+        sweep,
+    };
+    let result = Eal::init(&eal_args)
+        .context("EAL initialisation failed (see EAL's messages above)")
+        .and_then(|eal| execute(&eal, &setup));
+    remove_runtime_dir(&prefix);
+    result
+}
+
+/// What a run is made of, from the command line and the files.
+struct Setup<'a> {
+    system: &'a System,
+    profile: &'a Profile,
+    payloads: Vec<Option<u16>>,
+    pfcp: bool,
+    names: [String; 2],
+    reports: std::path::PathBuf,
+    sweep: bool,
+}
+
+/// One step's workers while they run.
+struct Running<'s, 'p> {
+    handles: Vec<LcoreHandle<'s, WorkerResult<'p>>>,
+    rx: Vec<RxHandle>,
+    tx: Vec<TxHandle>,
+    live: LiveMeter,
+    specs: Vec<StreamSpec>,
+    measure_started: Option<Instant>,
+    measure_ended: Option<Instant>,
+    ports_before: [PortStats; 2],
+}
+
+/// What a step measured.
+struct StepResult {
+    report: StepReport,
+}
+
+fn interface(port: &Port<'_>, cfg: &config::Port) -> Result<Interface> {
+    Ok(Interface {
+        mac: MacAddr(port.mac()?.0),
+        address: cfg.address.addr,
+        prefix_len: cfg.address.len,
+    })
+}
+
+fn now_unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+#[allow(clippy::too_many_lines)]
+fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
+    let system = setup.system;
+    let workers = system.cores.workers.len() as u16;
+    let hz = eal.tsc_hz();
+    let mut n3 = Port::from_name(eal, &setup.names[0])
+        .with_context(|| format!("N3 port {}", setup.names[0]))?;
+    let mut n6 = Port::from_name(eal, &setup.names[1])
+        .with_context(|| format!("N6 port {}", setup.names[1]))?;
+    let interfaces = [interface(&n3, &system.n3)?, interface(&n6, &system.n6)?];
+    let pools = [
+        rx_pool(eal, "rx-n3", workers, system.n3.rx_descriptors)?,
+        rx_pool(eal, "rx-n6", workers, system.n6.rx_descriptors)?,
+    ];
+    let service_pool = Mempool::new(
+        eal,
+        "service",
+        SERVICE_POOL,
+        128,
+        DEFAULT_DATA_ROOM,
+        Socket::Any,
+    )?;
+    let s3 = n3
+        .start(
+            &port_config(workers, system.n3.rx_descriptors, system.n3.tx_descriptors),
+            &pools[0],
+        )
+        .context("starting N3")?;
+    let s6 = n6
+        .start(
+            &port_config(workers, system.n6.rx_descriptors, system.n6.tx_descriptors),
+            &pools[1],
+        )
+        .context("starting N6")?;
+    let mut links = [None, None];
+    for (i, (p, name)) in [(&*s3, "N3"), (&*s6, "N6")].into_iter().enumerate() {
+        let link = wait_link(p, LINK_TIMEOUT).map_err(|t| {
+            anyhow!(
+                "{name} ({}): link still down after {t:?}; is the peer running?",
+                setup.names[i]
+            )
+        })?;
+        links[i] = link.speed_mbps.map(|m| f64::from(m) * 1e6);
+    }
+    let plans = setup
+        .payloads
+        .iter()
+        .map(|&p| plan::build(system, setup.profile, p, links))
+        .collect::<Result<Vec<Plan>, _>>()?;
+    let first = &plans[0];
+    let rules: Vec<RxRules> = plans
+        .iter()
+        .map(|p| RxRules::new(p.ues, p.qfi, &p.streams))
+        .collect();
+    let sessions = if setup.pfcp {
+        plan::sessions::session_plans(system, setup.profile, &first.ues)?
+    } else {
+        Vec::new()
+    };
+    let mut idle_queues: Vec<Option<[PortQueues<'_>; 2]>> =
+        split_queues(s3.queues()?, s6.queues()?)
+            .into_iter()
+            .map(Some)
+            .collect();
+
+    let interrupts = Interrupts::new();
+    let client = ClientThread::start(
+        setup.pfcp.then(|| {
+            let p = system.pfcp.as_ref().expect("checked");
+            ClientSide {
+                local: p.local,
+                peer: p.peer,
+                t1: p.t1,
+                n1: p.n1,
+                heartbeat: p.heartbeat,
+                window: p.window.max as usize,
+            }
+        }),
+        interrupts.clone(),
+    )?;
+
+    let timing = Timing {
+        warmup: first.warmup,
+        settle: first.drain.max(Duration::from_millis(100)),
+        measure_limit: first.expected + first.expected / 2 + Duration::from_secs(2),
+        drain: first.drain,
+    };
+    let mut machine = RunMachine::new(timing, plans.len(), setup.pfcp);
+    let control = RunControl::new();
+    let started_ms = now_unix_ms();
+    let run_started = Instant::now();
+    let mut report = Report::new(env!("CARGO_PKG_VERSION"), started_ms);
+    report
+        .config
+        .insert("profile".into(), setup.profile.name.clone());
+    report.config.insert("n3".into(), setup.names[0].clone());
+    report.config.insert("n6".into(), setup.names[1].clone());
+    report.config.insert("workers".into(), workers.to_string());
+    report
+        .config
+        .insert("ues".into(), first.ues.count.to_string());
+    let mut steps: Vec<StepResult> = Vec::new();
+    let mut uplink_teids: Vec<u32> = match first.ues.uplink_teid {
+        UplinkTeids::Sequence(s) => (0..first.ues.count).map(|i| s.get(i)).collect(),
+        UplinkTeids::ChosenByUpf => Vec::new(),
+    };
+    let mut next_hop = [MacAddr([0; 6]); 2];
+    for (i, p) in [&system.n3, &system.n6].into_iter().enumerate() {
+        if let Some(mac) = p.peer_mac {
+            next_hop[i] = MacAddr(mac);
+        }
+    }
+    let qfi = first.qfi.map(Qfi::from_bits);
+    let clock = Clock::new(hz, tsc());
+
+    let outcome = eal.scope(|scope| -> Result<()> {
+        let mut pending_assoc = None;
+        let mut pending_establish = None;
+        let mut pending_delete = None;
+        let mut pending_release = None;
+        let mut running: Option<Running<'_, '_>> = None;
+        let mut seen_interrupts = 0;
+        let mut last_live = Instant::now();
+        machine.start(Instant::now());
+        loop {
+            while let Some(action) = machine.poll_action() {
+                let now = Instant::now();
+                match action {
+                    Action::Associate => {
+                        out::line(&format!(
+                            "PFCP: associating with {}",
+                            system.pfcp.as_ref().map_or(String::new(), |p| p.peer.to_string())
+                        ));
+                        pending_assoc = Some(client.associate());
+                    }
+                    Action::Establish => {
+                        out::line(&format!("PFCP: establishing {} sessions", sessions.len()));
+                        pending_establish = Some(client.establish(sessions.clone()));
+                    }
+                    Action::CancelEstablishment => {
+                        out::line("interrupted: establishment stops after the requests in flight");
+                    }
+                    Action::Resolve => {
+                        let event = resolve_peers(
+                            &mut idle_queues,
+                            interfaces,
+                            service_pool,
+                            hz,
+                            system,
+                            &mut next_hop,
+                        );
+                        machine.handle(Instant::now(), event);
+                    }
+                    Action::Prepare { step } => {
+                        let plan = &plans[step];
+                        let endpoints = Endpoints {
+                            local: interfaces,
+                            upf_n3: system.n3.peer,
+                            next_hop_mac: next_hop,
+                        };
+                        match launch(
+                            scope,
+                            eal,
+                            plan,
+                            &rules[step],
+                            step,
+                            &endpoints,
+                            qfi,
+                            &uplink_teids,
+                            &mut idle_queues,
+                            service_pool,
+                            clock,
+                            &control,
+                            [&*s3, &*s6],
+                            system,
+                        ) {
+                            Ok(r) => {
+                                if let Some(p) = plan.payload {
+                                    out::line(&format!("step {}: payload {p} B", step + 1));
+                                }
+                                running = Some(r);
+                                machine.handle(Instant::now(), Event::Prepared);
+                            }
+                            Err(e) => machine.handle(Instant::now(), Event::Failed(format!("{e:#}"))),
+                        }
+                    }
+                    Action::SetPhase(phase) => {
+                        let epoch = tsc() + clock.ticks(EPOCH_LEAD.as_nanos() as u64);
+                        control.set(phase, epoch);
+                        if let Some(r) = &mut running {
+                            match phase {
+                                Phase::Measure => r.measure_started = Some(now + EPOCH_LEAD),
+                                Phase::Drain if r.measure_started.is_some() && r.measure_ended.is_none() => {
+                                    r.measure_ended = Some(now);
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                    Action::Collect { step } => {
+                        let r = running.take().ok_or_else(|| anyhow!("no workers to collect"))?;
+                        let result = collect(r, clock, &control, &mut idle_queues, &plans[step], [&*s3, &*s6])?;
+                        out::line(&step_summary(&result.report));
+                        steps.push(result);
+                        machine.handle(Instant::now(), Event::Collected);
+                    }
+                    Action::Report => {
+                        report.duration_s = run_started.elapsed().as_secs_f64();
+                        report.steps = steps.iter().map(|s| s.report.clone()).collect();
+                        if machine.stopped_early() {
+                            report.warnings.push("the run was interrupted or failed: steps not collected are missing".into());
+                        }
+                        write_report(&report, &setup.reports, &setup.profile.name, setup.sweep)?;
+                        machine.handle(Instant::now(), Event::Reported);
+                    }
+                    Action::Delete => {
+                        out::line("PFCP: deleting the sessions");
+                        pending_delete = Some(client.delete());
+                    }
+                    Action::Release => {
+                        pending_release = Some(client.release());
+                    }
+                }
+            }
+            if machine.is_done() {
+                break;
+            }
+            // Wait for the next thing to happen, at most 50 ms.
+            let now = Instant::now();
+            let until = machine
+                .poll_timeout()
+                .map_or(now + Duration::from_millis(50), |d| d.min(now + Duration::from_millis(50)));
+            if until > now {
+                std::thread::sleep(until - now);
+            }
+            let now = Instant::now();
+            let n = interrupts.count();
+            if n > seen_interrupts {
+                seen_interrupts = n;
+                machine.handle(now, Event::Interrupt);
+            }
+            if let Some(p) = &mut pending_assoc
+                && let Some(r) = take(p)?
+            {
+                pending_assoc = None;
+                match r {
+                    Ok(a) => {
+                        out::line(&format!("PFCP: associated with {}", a.peer));
+                        machine.handle(now, Event::Associated);
+                    }
+                    Err(e) => machine.handle(now, Event::Failed(format!("PFCP association: {e}"))),
+                }
+            }
+            if let Some(p) = &mut pending_establish
+                && let Some(r) = take(p)?
+            {
+                pending_establish = None;
+                match r {
+                    Ok(sessions) => {
+                        if matches!(first.ues.uplink_teid, UplinkTeids::ChosenByUpf) {
+                            uplink_teids = sessions
+                                .iter()
+                                .map(|s| s.uplink_endpoint().map_or(0, |(t, _)| t.0))
+                                .collect();
+                        }
+                        out::line(&format!("PFCP: {} sessions established", sessions.len()));
+                        machine.handle(now, Event::Established);
+                    }
+                    Err(e) => machine.handle(now, Event::Failed(format!("PFCP: {e}"))),
+                }
+            }
+            if let Some(p) = &mut pending_delete
+                && let Some(r) = take(p)?
+            {
+                pending_delete = None;
+                match r {
+                    Ok(n) => {
+                        out::line(&format!("PFCP: {n} sessions deleted"));
+                        machine.handle(now, Event::Deleted);
+                    }
+                    Err(e) => machine.handle(now, Event::Failed(format!("PFCP: {e}"))),
+                }
+            }
+            if let Some(p) = &mut pending_release
+                && let Some(r) = take(p)?
+            {
+                pending_release = None;
+                if let Err(e) = r {
+                    tracing::info!("PFCP: release not answered ({e}); real UPFs do not answer it");
+                }
+                machine.handle(now, Event::Released);
+            }
+            if let Some(r) = &mut running {
+                if machine.state() == crate::run::State::Measure
+                    && control.workers_done() as usize == r.handles.len()
+                {
+                    r.measure_ended = Some(now);
+                    machine.handle(now, Event::AllSent);
+                }
+                if last_live.elapsed() >= Duration::from_secs(1) {
+                    last_live = Instant::now();
+                    for h in &mut r.rx {
+                        r.live.collect(h);
+                    }
+                    let tx: Vec<_> = r.tx.iter().map(TxHandle::snapshot).collect();
+                    let rx: Vec<_> = r.rx.iter().map(RxHandle::snapshot).collect();
+                    let line = r.live.line(clock.ns(tsc()), &tx, &rx);
+                    out::line(&format!("{:>9} {line}", format!("{:?}", control.phase())));
+                }
+            }
+            machine.handle_timeout(Instant::now());
+        }
+        Ok(())
+    });
+    drop(client);
+    outcome?;
+    drop((s3, s6));
+    match machine.failure() {
+        Some(f) => bail!("{f}"),
+        None if machine.stopped_early() => {
+            out::line("interrupted: the report holds what was measured");
+            Ok(())
+        }
+        None => Ok(()),
+    }
+}
+
+fn take<T>(p: &mut Pending<T>) -> Result<Option<T>> {
+    p.try_take().map_err(|e| anyhow!("{e}"))
+}
+
+/// Resolves the UPF's MACs on both ports (those not given in the system file).
+fn resolve_peers<'p>(
+    queues: &mut [Option<[PortQueues<'p>; 2]>],
+    interfaces: [Interface; 2],
+    pool: Mempool<'p>,
+    hz: u64,
+    system: &System,
+    next_hop: &mut [MacAddr; 2],
+) -> Event {
+    let mut held: Vec<[PortQueues<'p>; 2]> = queues.iter_mut().filter_map(Option::take).collect();
+    let known: Vec<_> = [(Side::N3, &system.n3), (Side::N6, &system.n6)]
+        .into_iter()
+        .filter_map(|(s, p)| Some((s, p.peer, MacAddr(p.peer_mac?))))
+        .collect();
+    let mut service = ServicePlane::new(interfaces, pool, hz, &known);
+    let targets = [(Side::N3, system.n3.peer), (Side::N6, system.n6.peer)];
+    let result = resolve(
+        &mut held,
+        &mut service,
+        &targets,
+        system.arp.timeout,
+        system.arp.retries + 1,
+    );
+    for (slot, q) in queues.iter_mut().zip(held) {
+        *slot = Some(q);
+    }
+    match result {
+        Ok(macs) => {
+            for ((side, ip), mac) in targets.iter().zip(macs) {
+                next_hop[side.index()] = mac;
+                out::line(&format!("{}: {ip} is at {mac}", side.name()));
+            }
+            Event::Resolved
+        }
+        Err(e) => Event::Failed(e.to_string()),
+    }
+}
+
+/// Builds step `step`'s TX shares and statistics and launches the workers, idle.
+#[allow(clippy::too_many_arguments)]
+fn launch<'s, 'p>(
+    scope: &'s LcoreScope<'s, 'p>,
+    eal: &'p Eal,
+    plan: &'p Plan,
+    rules: &'p RxRules,
+    step: usize,
+    endpoints: &Endpoints,
+    qfi: Option<Qfi>,
+    uplink_teids: &[u32],
+    queues: &mut [Option<[PortQueues<'p>; 2]>],
+    service_pool: Mempool<'p>,
+    clock: Clock,
+    control: &'p RunControl,
+    ports: [&Port<'_>; 2],
+    system: &System,
+) -> Result<Running<'s, 'p>> {
+    let specs: Vec<StreamSpec> = plan
+        .streams
+        .iter()
+        .flat_map(|s| {
+            std::iter::repeat_n(
+                StreamSpec {
+                    direction: s.direction,
+                    first_seq: 0,
+                },
+                s.ue_count() as usize,
+            )
+        })
+        .collect();
+    let rx_config = RxConfig {
+        reorder_window: plan.reorder_window,
+        latency: plan.latency,
+        ..RxConfig::default()
+    };
+    let known: Vec<_> = [Side::N3, Side::N6]
+        .into_iter()
+        .map(|s| {
+            let ip = match s {
+                Side::N3 => system.n3.peer,
+                Side::N6 => system.n6.peer,
+            };
+            (s, ip, endpoints.next_hop_mac[s.index()])
+        })
+        .collect();
+    let mut running = Running {
+        handles: Vec::new(),
+        rx: Vec::new(),
+        tx: Vec::new(),
+        live: LiveMeter::new(&plan.latency)?,
+        specs: specs.clone(),
+        measure_started: None,
+        measure_ended: None,
+        ports_before: [ports[0].stats()?, ports[1].stats()?],
+    };
+    control.set(Phase::Idle, 0);
+    for (w, wp) in plan.workers.iter().enumerate() {
+        let mut shares = Vec::new();
+        let mut warmup = Vec::new();
+        for share in &wp.shares {
+            let stream = plan.stream(share.stream);
+            let first_ue = stream.ues.start + share.first;
+            let teid = uplink_teids.get(first_ue as usize).copied().unwrap_or(0);
+            let template = stream_template(
+                stream,
+                plan.ues.address(first_ue),
+                Teid(teid),
+                qfi,
+                endpoints,
+            )
+            .with_context(|| format!("building the frame of stream {}", stream.name))?;
+            let pool = TemplatePool::new(
+                eal,
+                &format!("tx{step}w{w}s{}", share.stream),
+                TX_POOL,
+                TX_POOL_CACHE,
+                template.bytes(),
+                template.patch_range(TAG_LEN).ok_or_else(|| {
+                    anyhow!(
+                        "stream {}: the frame cannot be patched in place",
+                        stream.name
+                    )
+                })?,
+                Socket::Any,
+            )
+            .with_context(|| format!("the TX pool of stream {}", stream.name))?;
+            let teids = |ue: u32| uplink_teids.get(ue as usize).copied().unwrap_or(0);
+            let ues = share_ues(stream, share, &plan.ues, &teids);
+            warmup.push(plan.warmup_schedule(share));
+            shares.push(TxShare::new(
+                ShareSpec::new(stream, share),
+                pool,
+                template,
+                ues,
+                plan.max_burst as usize,
+            ));
+        }
+        let (rx, rx_handle) = RxStats::new(w as u32, &specs, &rx_config)?;
+        let (tx, tx_handle) = TxStats::new(w as u32, &specs);
+        running.rx.push(rx_handle);
+        running.tx.push(tx_handle);
+        let ports = queues[w]
+            .take()
+            .ok_or_else(|| anyhow!("worker {w}'s queues are in use"))?;
+        let worker = Worker {
+            index: w as u16,
+            ports,
+            shares,
+            warmup,
+            rules,
+            rx,
+            tx,
+            service: ServicePlane::new(endpoints.local, service_pool, clock.hz(), &known),
+            clock,
+            flush_ns: FLUSH_NS,
+        };
+        running
+            .handles
+            .push(scope.launch(wp.lcore, move || worker.run(control))?);
+    }
+    Ok(running)
+}
+
+/// Stops the workers and merges what they measured.
+fn collect<'p>(
+    r: Running<'_, 'p>,
+    clock: Clock,
+    control: &RunControl,
+    queues: &mut [Option<[PortQueues<'p>; 2]>],
+    plan: &Plan,
+    ports: [&Port<'_>; 2],
+) -> Result<StepResult> {
+    control.set(Phase::Stop, 0);
+    let mut tx = Vec::new();
+    let mut rx = Vec::new();
+    let mut counters = WorkerCounters::default();
+    for (w, h) in r.handles.into_iter().enumerate() {
+        let res = h.join().map_err(|_| anyhow!("worker {w} panicked"))?;
+        queues[w] = Some(res.ports);
+        tx.push(res.tx);
+        rx.push(res.rx);
+        add_counters(&mut counters, &res.counters);
+    }
+    let merged = RunResult::merge(&r.specs, &tx, &rx, &plan.latency)?;
+    // The sending time: from the first burst the NIC took to the last, stretched by one
+    // packet's share of it (n packets span n - 1 gaps).
+    let sent: u64 = merged.directions.iter().map(|d| d.tx.packets).sum();
+    let duration = match counters.tx_span {
+        Some((first, last)) if last > first && sent > 1 => {
+            let span = clock.ticks_to_ns(last - first) as f64;
+            Duration::from_nanos((span * sent as f64 / (sent - 1) as f64) as u64)
+        }
+        _ => plan.expected,
+    };
+    let label = match plan.payload {
+        Some(p) => format!("{p} B"),
+        None => "run".to_owned(),
+    };
+    let mut report = StepReport::from_run(
+        label,
+        plan.payload.map(u32::from),
+        duration.as_nanos() as u64,
+        &merged,
+    );
+    report.warnings.extend(counter_notes(&counters));
+    let after = [ports[0].stats()?, ports[1].stats()?];
+    for (name, (b, a)) in ["N3", "N6"].iter().zip(r.ports_before.iter().zip(&after)) {
+        let missed = a.imissed - b.imissed;
+        let nombuf = a.rx_nombuf - b.rx_nombuf;
+        let oerr = a.oerrors - b.oerrors;
+        if missed + nombuf + oerr > 0 {
+            report.warnings.push(format!(
+                "{name}: the tester's own port dropped packets: imissed {missed}, rx_nombuf {nombuf}, oerrors {oerr}"
+            ));
+        }
+    }
+    Ok(StepResult { report })
+}
+
+fn add_counters(a: &mut WorkerCounters, b: &WorkerCounters) {
+    for (x, y) in a.rejects.iter_mut().zip(&b.rejects) {
+        for (p, q) in x.iter_mut().zip(y) {
+            *p += q;
+        }
+    }
+    a.no_container += b.no_container;
+    a.unmeasured += b.unmeasured;
+    a.tx_pool_empty += b.tx_pool_empty;
+    a.tx_rewound += b.tx_rewound;
+    if let Some((first, last)) = b.tx_span {
+        a.tx_span = Some(match a.tx_span {
+            None => (first, last),
+            Some((x, y)) => (x.min(first), y.max(last)),
+        });
+    }
+}
+
+/// What the workers counted besides the measurement, as report lines.
+fn counter_notes(c: &WorkerCounters) -> Vec<String> {
+    use crate::datapath::classify::Reject;
+    let mut notes = Vec::new();
+    for (side, rejects) in ["N3", "N6"].iter().zip(&c.rejects) {
+        let kinds: Vec<String> = rejects
+            .iter()
+            .enumerate()
+            .filter(|&(_, &n)| n > 0)
+            .map(|(k, n)| format!("{} {n}", Reject::NAMES[k]))
+            .collect();
+        if !kinds.is_empty() {
+            notes.push(format!(
+                "{side}: received frames not measured: {}",
+                kinds.join(", ")
+            ));
+        }
+    }
+    if c.no_container > 0 {
+        notes.push(format!(
+            "N3: {} downlink G-PDUs came without a PDU Session Container (measured)",
+            c.no_container
+        ));
+    }
+    if c.tx_pool_empty > 0 {
+        notes.push(format!(
+            "TX: a template pool ran dry {} times (the NIC held every mbuf): packets were late",
+            c.tx_pool_empty
+        ));
+    }
+    if c.tx_rewound > 0 {
+        notes.push(format!(
+            "TX: {} packets were never taken by the NIC and are not counted as sent",
+            c.tx_rewound
+        ));
+    }
+    notes
+}
+
+/// One line per direction when a step ends.
+fn step_summary(s: &StepReport) -> String {
+    s.directions
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {}: sent {} received {} lost {} ({:.3}%) reordered {} duplicates {}",
+                s.label,
+                d.direction.short(),
+                d.loss.sent,
+                d.rx.packets,
+                d.loss.lost,
+                d.loss.loss_pct,
+                d.loss.reordered,
+                d.loss.duplicates
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn write_report(report: &Report, dir: &std::path::Path, profile: &str, sweep: bool) -> Result<()> {
+    // "2026-11-24T19:00:25Z" → "2026-11-24T19-00-25Z": a name every filesystem takes.
+    let stamp = report.started.replace(':', "-");
+    let folder = dir.join(format!(
+        "{stamp}-{profile}{}",
+        if sweep { "-sweep" } else { "" }
+    ));
+    std::fs::create_dir_all(&folder)
+        .with_context(|| format!("creating the reports folder {}", folder.display()))?;
+    std::fs::write(folder.join("report.json"), report.to_json())?;
+    std::fs::write(folder.join("report.csv"), report.to_csv())?;
+    let table = report.to_table();
+    std::fs::write(folder.join("report.txt"), &table)?;
+    out::text(&table);
+    out::line(&format!("reports: {}", folder.display()));
+    Ok(())
+}
