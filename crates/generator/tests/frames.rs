@@ -285,7 +285,7 @@ fn tshark_dissects_every_frame_to_the_same_fields() {
             "IPv4 checksums: {row:?}"
         );
         assert_eq!(
-            row[8].split(',').last(),
+            row[8].split(',').next_back(),
             Some("1"),
             "inner UDP checksum: {row:?}"
         );
