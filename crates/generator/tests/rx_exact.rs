@@ -1,0 +1,408 @@
+//! RX measurement is exact on crafted traffic: a real worker (datapath::worker::Worker) on
+//! lcore 1 receives on two ring-pair ports (N3 and N6) what the main lcore sends from their
+//! peers — downlink G-PDUs and uplink plain frames with measurement tags, with known drops,
+//! reorders and duplicates, and foreign frames of every kind — and every figure comes out
+//! exactly: sent, lost, reordered, duplicates per direction, rejects per kind, latency samples
+//! for every measured packet. An ARP request for our N6 address is answered on the wire.
+//!
+//! EAL initialises once per process: this is a `harness = false` test binary (root, --no-huge).
+
+use std::net::Ipv4Addr;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use upfbench_dpdk::{
+    DEFAULT_DATA_ROOM, Eal, MbufBurst, Mempool, Port, PortConfig, Socket, TxQueue, tsc,
+};
+use upfbench_generator::config;
+use upfbench_generator::datapath::classify::{Reject, RxRules};
+use upfbench_generator::datapath::clock::Clock;
+use upfbench_generator::datapath::phase::{Phase, RunControl};
+use upfbench_generator::datapath::queues::{PortQueues, Side};
+use upfbench_generator::datapath::service::{Interface, ServicePlane};
+use upfbench_generator::datapath::tag::Tag;
+use upfbench_generator::datapath::worker::Worker;
+use upfbench_generator::plan::{self, Plan};
+use upfbench_gtpu::{
+    Encapsulator, Ipv4Repr, MacAddr, OuterHeaders, PduSessionContainer, Qfi, Teid, UdpChecksum,
+    UdpRepr, emit_ipv4_udp,
+};
+use upfbench_stats::{Direction, RunResult, RxConfig, RxStats, StreamSpec, TxCoreResult, TxStats};
+
+const SYSTEM: &str = include_str!("../../../deploy/systems/memif.yaml");
+/// 4 UEs; stream 0 uplink over UEs 0-1, stream 1 downlink over UEs 2-3; QFI 9.
+const PROFILE: &str = "name: rx\nsessions: {count: 4, qfi: 9}\nstreams:\n  - {name: ul, direction: uplink, rate: 1kpps, payload: 20, ues: {first: 0, count: 2}}\n  - {name: dl, direction: downlink, rate: 1kpps, payload: 20, ues: {first: 2, count: 2}}\nduration: 1s\n";
+
+const N3_US: Ipv4Addr = Ipv4Addr::new(192, 168, 13, 131);
+const N6_US: Ipv4Addr = Ipv4Addr::new(192, 168, 16, 152);
+const UPF_N3: Ipv4Addr = Ipv4Addr::new(192, 168, 13, 151);
+const PEER_MAC: MacAddr = MacAddr([2, 0, 0, 0, 0, 0x51]);
+
+fn plan() -> Plan {
+    let (s, p) = config::run_from_str(SYSTEM, "memif.yaml", PROFILE, "rx.yaml").expect("valid");
+    plan::build(&s, &p, None, [Some(1e10), Some(1e10)]).expect("plan")
+}
+
+fn ip_udp(src: Ipv4Addr, dst: Ipv4Addr, ports: (u16, u16), payload: &[u8]) -> Vec<u8> {
+    let mut buf = vec![0u8; 28 + payload.len()];
+    let ip = Ipv4Repr {
+        source: src,
+        destination: dst,
+        protocol: 17,
+        payload_len: 0,
+        ttl: 64,
+        dscp_ecn: 0,
+        identification: 0,
+        dont_fragment: false,
+    };
+    let udp = UdpRepr {
+        source_port: ports.0,
+        destination_port: ports.1,
+    };
+    let n = emit_ipv4_udp(&mut buf, &ip, &udp, payload, UdpChecksum::Compute).expect("emit");
+    buf.truncate(n);
+    buf
+}
+
+fn payload(stream: u16, seq: u32) -> Vec<u8> {
+    let mut p = Tag {
+        stream,
+        sequence: seq,
+        tx_time: 0,
+    }
+    .to_bytes()
+    .to_vec();
+    p.resize(20, 0);
+    p
+}
+
+fn eth(dst: MacAddr, ethertype: u16, body: &[u8]) -> Vec<u8> {
+    let mut f = dst.0.to_vec();
+    f.extend_from_slice(&PEER_MAC.0);
+    f.extend_from_slice(&ethertype.to_be_bytes());
+    f.extend_from_slice(body);
+    f
+}
+
+/// A downlink G-PDU from the UPF to UE `ue` with `teid` and a container with `qfi`.
+fn downlink(plan: &Plan, us: MacAddr, ue: u32, teid: u32, qfi: u8, seq: u32) -> Vec<u8> {
+    let inner = ip_udp(
+        N6_US,
+        plan.ues.address(ue),
+        (10000, 20000),
+        &payload(1, seq),
+    );
+    let mut outer = OuterHeaders::new(PEER_MAC, us, UPF_N3, N3_US, Teid(teid));
+    outer.pdu_session_container = Some(PduSessionContainer::downlink(Qfi::new(qfi).unwrap()));
+    let e = Encapsulator::new(&outer).unwrap();
+    let at = e.outer_len();
+    let mut buf = vec![0u8; at + inner.len()];
+    buf[at..].copy_from_slice(&inner);
+    let end = buf.len();
+    let r = e.encapsulate(&mut buf, at..end).unwrap();
+    buf[r].to_vec()
+}
+
+/// An uplink packet decapsulated by the UPF, from UE `ue`.
+fn uplink(plan: &Plan, us: MacAddr, ue: u32, seq: u32) -> Vec<u8> {
+    eth(
+        us,
+        0x0800,
+        &ip_udp(
+            plan.ues.address(ue),
+            N6_US,
+            (10000, 20000),
+            &payload(0, seq),
+        ),
+    )
+}
+
+fn arp_request(target: Ipv4Addr) -> Vec<u8> {
+    let mut a = vec![0, 1, 8, 0, 6, 4, 0, 1];
+    a.extend_from_slice(&PEER_MAC.0);
+    a.extend_from_slice(&[192, 168, 16, 151]);
+    a.extend_from_slice(&[0; 6]);
+    a.extend_from_slice(&target.octets());
+    eth(MacAddr([0xff; 6]), 0x0806, &a)
+}
+
+fn send<'p>(txq: &mut TxQueue<'p>, pool: &Mempool<'p>, frames: &[Vec<u8>]) {
+    for chunk in frames.chunks(16) {
+        let mut burst = MbufBurst::<16>::new();
+        for f in chunk {
+            let mut m = pool.alloc().expect("mbuf");
+            m.extend_from_slice(f).expect("room");
+            burst.push(m).map_err(|_| ()).expect("room in burst");
+        }
+        while !burst.is_empty() {
+            txq.tx_burst(&mut burst);
+        }
+    }
+}
+
+/// Sequence numbers 0..100 with the given edits, for one flow.
+fn sequence(edit: impl Fn(&mut Vec<u32>)) -> Vec<u32> {
+    let mut s: Vec<u32> = (0..100).collect();
+    edit(&mut s);
+    s
+}
+
+fn scenario(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
+    let plan = plan();
+    let pool = Mempool::new(eal, "rx-exact", 8191, 64, DEFAULT_DATA_ROOM, Socket::Any)?;
+    let [n3_id, n3_peer_id] = eal.create_ring_pair(["n3", "n3peer"], 1)?;
+    let [n6_id, n6_peer_id] = eal.create_ring_pair(["n6", "n6peer"], 1)?;
+    let (mut n3, mut n3p) = (Port::by_id(eal, n3_id)?, Port::by_id(eal, n3_peer_id)?);
+    let (mut n6, mut n6p) = (Port::by_id(eal, n6_id)?, Port::by_id(eal, n6_peer_id)?);
+    let us = [MacAddr(n3.mac()?.0), MacAddr(n6.mac()?.0)];
+    let cfg = PortConfig::default();
+    let (s3, s3p) = (n3.start(&cfg, &pool)?, n3p.start(&cfg, &pool)?);
+    let (s6, s6p) = (n6.start(&cfg, &pool)?, n6p.start(&cfg, &pool)?);
+    let (mut q3, mut q3p) = (s3.queues()?, s3p.queues()?);
+    let (mut q6, mut q6p) = (s6.queues()?, s6p.queues()?);
+    let ports = [
+        PortQueues {
+            rx: q3.rx.remove(0),
+            tx: q3.tx.remove(0),
+        },
+        PortQueues {
+            rx: q6.rx.remove(0),
+            tx: q6.tx.remove(0),
+        },
+    ];
+    let interfaces = [
+        Interface {
+            mac: us[0],
+            address: N3_US,
+            prefix_len: 24,
+        },
+        Interface {
+            mac: us[1],
+            address: N6_US,
+            prefix_len: 24,
+        },
+    ];
+    let specs: Vec<StreamSpec> = plan
+        .streams
+        .iter()
+        .flat_map(|s| {
+            std::iter::repeat_n(
+                StreamSpec {
+                    direction: s.direction,
+                    first_seq: 0,
+                },
+                s.ue_count() as usize,
+            )
+        })
+        .collect();
+    let rules = RxRules::new(plan.ues, plan.qfi, &plan.streams);
+    let rx_config = RxConfig {
+        reorder_window: 64,
+        ..RxConfig::default()
+    };
+    let (rx, rx_handle) = RxStats::new(0, &specs, &rx_config)?;
+    let (tx, _) = TxStats::new(0, &specs);
+    let clock = Clock::new(eal.tsc_hz(), tsc());
+    let worker = Worker {
+        index: 0,
+        ports,
+        shares: Vec::new(),
+        warmup: Vec::new(),
+        rules: &rules,
+        rx,
+        tx,
+        service: ServicePlane::new(interfaces, pool, eal.tsc_hz(), &[]),
+        clock,
+        flush_ns: 0,
+    };
+    let control = RunControl::new();
+    control.set(Phase::Measure, tsc());
+
+    // Flows: 0 = UL UE0 (10 and 20 dropped), 1 = UL UE1 (30, 31 swapped), 2 = DL UE2 (50 sent
+    // twice), 3 = DL UE3 (clean).
+    let ue0 = sequence(|s| s.retain(|&q| q != 10 && q != 20));
+    let ue1 = sequence(|s| s.swap(30, 31));
+    let ue2 = sequence(|s| s.insert(51, 50));
+    let ue3 = sequence(|_| {});
+    let dl_teid = |ue: u32| plan.ues.downlink_teid.get(ue);
+    let interleave = |a: &[u32], b: &[u32], f: &dyn Fn(usize, u32) -> Vec<u8>| {
+        let mut out = Vec::new();
+        for i in 0..a.len().max(b.len()) {
+            out.extend(a.get(i).map(|&q| f(0, q)));
+            out.extend(b.get(i).map(|&q| f(1, q)));
+        }
+        out
+    };
+    let mut n6_frames = interleave(&ue0, &ue1, &|k, q| uplink(&plan, us[1], k as u32, q));
+    // Seq 99 of UE1 once more: a duplicate.
+    n6_frames.push(uplink(&plan, us[1], 1, 99));
+    let mut n3_frames = interleave(&ue2, &ue3, &|k, q| {
+        let ue = 2 + k as u32;
+        downlink(&plan, us[0], ue, dl_teid(ue), 9, q)
+    });
+    // Foreign traffic: 3 G-PDUs to a wrong TEID, 2 with a wrong QFI, 1 UDP not GTP-U on N3;
+    // 4 uplink packets from an unknown UE (UE 2 is downlink-only) and 1 IPv6 frame on N6.
+    for _ in 0..3 {
+        n3_frames.push(downlink(&plan, us[0], 3, 0x7777, 9, 1));
+    }
+    for _ in 0..2 {
+        n3_frames.push(downlink(&plan, us[0], 3, dl_teid(3), 8, 2));
+    }
+    n3_frames.push(eth(
+        us[0],
+        0x0800,
+        &ip_udp(UPF_N3, N3_US, (53, 53), &[0; 20]),
+    ));
+    for _ in 0..4 {
+        n6_frames.push(uplink(&plan, us[1], 2, 5));
+    }
+    n6_frames.push(eth(us[1], 0x86dd, &[0x60; 60]));
+    n6_frames.push(arp_request(N6_US));
+
+    let result = eal.scope(|s| -> Result<_, Box<dyn std::error::Error>> {
+        let h = s.launch(1, || worker.run(&control))?;
+        let mut tx3 = q3p.tx.remove(0);
+        let mut tx6 = q6p.tx.remove(0);
+        send(&mut tx3, &pool, &n3_frames);
+        send(&mut tx6, &pool, &n6_frames);
+        // 199 uplink and 201 downlink packets are measured; the rings deliver in order, so once
+        // they are all counted only the foreign frames behind them may still be in flight.
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let snap = rx_handle.snapshot();
+            let seen = snap.directions[0].traffic.packets + snap.directions[1].traffic.packets;
+            if seen == 400 {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the worker measured {seen} of 400"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        control.set(Phase::Drain, tsc());
+        control.set(Phase::Stop, tsc());
+        let r = h.join().map_err(|_| "the worker panicked")?;
+        // The ARP reply went out on N6.
+        let mut rx6p = q6p.rx.remove(0);
+        let mut burst = MbufBurst::<32>::new();
+        rx6p.rx_burst(&mut burst);
+        let replies: Vec<Vec<u8>> = burst.iter().map(|m| m.data().to_vec()).collect();
+        Ok((r, replies))
+    })?;
+    let (r, replies) = result;
+    // What the "sender" sent: 100 positions per flow.
+    let sent = TxCoreResult {
+        core: 0,
+        sent: vec![100; 4],
+        directions: Default::default(),
+        unknown_stream: 0,
+    };
+    let merged = RunResult::merge(&specs, &[sent], &[r.rx], &rx_config.latency)?;
+    let ul = merged.direction(Direction::Uplink);
+    let dl = merged.direction(Direction::Downlink);
+    println!("uplink: {:?}", ul.seq);
+    println!("downlink: {:?}", dl.seq);
+    // Uplink: UE0 lost 10 and 20; UE1 one reordered; one extra 99 of UE1 is a duplicate.
+    assert_eq!(
+        (
+            ul.seq.sent,
+            ul.seq.lost,
+            ul.seq.reordered,
+            ul.seq.duplicates
+        ),
+        (200, 2, 1, 1)
+    );
+    assert_eq!(ul.rx.packets, 98 + 100 + 1);
+    // Downlink: UE2's 50 twice; UE3 complete.
+    assert_eq!(
+        (
+            dl.seq.sent,
+            dl.seq.lost,
+            dl.seq.reordered,
+            dl.seq.duplicates
+        ),
+        (200, 0, 0, 1)
+    );
+    assert_eq!(dl.rx.packets, 101 + 100);
+    assert_eq!(
+        ul.latency.count(),
+        ul.rx.packets,
+        "a latency sample per measured packet"
+    );
+    assert_eq!(dl.latency.count(), dl.rx.packets);
+    let n3 = &r.counters.rejects[Side::N3.index()];
+    let n6 = &r.counters.rejects[Side::N6.index()];
+    assert_eq!(n3[Reject::WrongTeid as usize], 3);
+    assert_eq!(n3[Reject::WrongQfi as usize], 2);
+    assert_eq!(n3[Reject::NotGtpu as usize], 1);
+    assert_eq!(n6[Reject::UnknownUe as usize], 4);
+    assert_eq!(n6[Reject::NotIpv4 as usize], 1);
+    assert_eq!(
+        n3.iter().sum::<u64>() + n6.iter().sum::<u64>(),
+        11,
+        "nothing else rejected"
+    );
+    let arp: Vec<_> = replies
+        .iter()
+        .filter(|f| f[12..14] == [0x08, 0x06])
+        .collect();
+    assert_eq!(arp.len(), 1, "one ARP reply");
+    assert_eq!(&arp[0][0..6], &PEER_MAC.0);
+    assert_eq!(
+        &arp[0][28..32],
+        &N6_US.octets(),
+        "it says where our N6 address is"
+    );
+    drop((s3, s3p, s6, s6p));
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--list") {
+        println!("rx_exact: test");
+        return ExitCode::SUCCESS;
+    }
+    let prefix = format!("upfbench-rx-exact-{}", std::process::id());
+    let eal = match Eal::init([
+        "-l",
+        "0,1",
+        "--no-huge",
+        "--no-shconf",
+        "--no-telemetry",
+        "-m",
+        "512",
+        "--no-pci",
+        "--file-prefix",
+        &prefix,
+        "--log-level",
+        "lib.eal:warning",
+    ]) {
+        Ok(e) => e,
+        Err(e) => {
+            println!("test rx_exact ... FAILED: EAL: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| scenario(&eal)));
+    drop(eal);
+    let _ = std::fs::remove_dir(format!("/var/run/dpdk/{prefix}"));
+    match outcome {
+        Ok(Ok(())) => {
+            println!("test rx_exact ... ok\n\ntest result: ok. 1 passed; 0 failed");
+            ExitCode::SUCCESS
+        }
+        Ok(Err(e)) => {
+            println!("test rx_exact ... FAILED: {e}\n\ntest result: FAILED. 0 passed; 1 failed");
+            ExitCode::FAILURE
+        }
+        Err(_) => {
+            println!(
+                "test rx_exact ... FAILED (panicked)\n\ntest result: FAILED. 0 passed; 1 failed"
+            );
+            ExitCode::FAILURE
+        }
+    }
+}
