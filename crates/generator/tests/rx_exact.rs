@@ -5,7 +5,9 @@
 //! exactly: sent, lost, reordered, duplicates per direction, rejects per kind, latency samples
 //! for every measured packet. An ARP request for our N6 address is answered on the wire.
 //!
-//! EAL initialises once per process: this is a `harness = false` test binary (root, --no-huge).
+//! EAL initialises once per process: this is a `harness = false` test binary (root, --no-huge)
+//! that prints its outcome the way libtest does.
+#![allow(clippy::print_stdout)]
 
 use std::net::Ipv4Addr;
 use std::process::ExitCode;
