@@ -218,7 +218,8 @@ fn reflect(
                 table,
                 interfaces,
                 gateways,
-                service: ServicePlane::new(interfaces, service_pool, hz, &known),
+                service: ServicePlane::new(interfaces, service_pool, hz, &known)
+                    .with_error_indication_rate(cfg.error_indications_per_s),
                 impair: impair.is_active().then(|| {
                     [
                         Impairments::new(impair, hz, DELAY_CAPACITY),

@@ -22,8 +22,8 @@ const NEIGHBOURS: usize = 16;
 const PENDING: usize = 32;
 /// At most one ARP request per address this often (ns).
 const ARP_RETRY_NS: u64 = 200_000_000;
-/// Error Indications per second at most (and at once).
-const ERROR_INDICATIONS_PER_S: f64 = 100.0;
+/// Error Indications per second at most (and at once), unless set otherwise.
+pub const DEFAULT_ERROR_INDICATIONS_PER_S: u32 = 100;
 
 /// What the service plane did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -82,6 +82,7 @@ pub struct ServicePlane<'e> {
     /// Last ARP request per (port, address): (address, time in ns).
     asked: [[(u32, u64); 4]; 2],
     ei_tokens: f64,
+    ei_rate: f64,
     ei_last_ns: u64,
     tsc_hz: u64,
     counters: ServiceCounters,
@@ -106,11 +107,19 @@ impl<'e> ServicePlane<'e> {
             pending: [MbufBurst::new(), MbufBurst::new()],
             neighbours,
             asked: [[(0, 0); 4]; 2],
-            ei_tokens: ERROR_INDICATIONS_PER_S,
+            ei_tokens: f64::from(DEFAULT_ERROR_INDICATIONS_PER_S),
+            ei_rate: f64::from(DEFAULT_ERROR_INDICATIONS_PER_S),
             ei_last_ns: 0,
             tsc_hz: tsc_hz.max(1),
             counters: ServiceCounters::default(),
         }
+    }
+
+    /// Sends at most `per_s` Error Indications per second (0: none).
+    pub fn with_error_indication_rate(mut self, per_s: u32) -> Self {
+        self.ei_rate = f64::from(per_s);
+        self.ei_tokens = self.ei_rate;
+        self
     }
 
     /// Our interface on `side`.
@@ -189,8 +198,7 @@ impl<'e> ServicePlane<'e> {
         let now_ns = (u128::from(now) * 1_000_000_000 / u128::from(self.tsc_hz)) as u64;
         let elapsed = now_ns.saturating_sub(self.ei_last_ns) as f64 / 1e9;
         self.ei_last_ns = now_ns.max(self.ei_last_ns);
-        self.ei_tokens =
-            (self.ei_tokens + elapsed * ERROR_INDICATIONS_PER_S).min(ERROR_INDICATIONS_PER_S);
+        self.ei_tokens = (self.ei_tokens + elapsed * self.ei_rate).min(self.ei_rate);
         if self.ei_tokens < 1.0 {
             self.counters.error_indications_suppressed += 1;
             return;
