@@ -134,8 +134,10 @@ impl<'p> Worker<'p> {
             }
             if phase.sends() {
                 for s in &mut shares {
+                    // Stamped as late as possible: the receive work above is not in the latency.
+                    let now = tsc();
                     let q = &mut ports[side_of(s).index()].tx;
-                    let sent = s.poll(now, now_ns, q);
+                    let sent = s.poll(now, clock.ns(now), q);
                     if sent != 0 && phase == Phase::Measure {
                         tx.record_traffic(s.direction(), sent, s.frame_len());
                         widen(&mut counters.tx_span, now);
