@@ -283,7 +283,13 @@ impl<'e> TxShare<'e> {
             let d = m.data();
             let Some(b) = d.get(at..at + 4) else { continue };
             let address = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
-            if let Some(ue) = self.ues.iter_mut().find(|u| u.address == address) {
+            // The share's UEs are `stride` addresses apart from its first one.
+            let offset = address.wrapping_sub(self.ues.first().map_or(0, |u| u.address));
+            let stride = self.spec.stride.max(1);
+            let k = (offset / stride) as usize;
+            if offset % stride == 0
+                && let Some(ue) = self.ues.get_mut(k)
+            {
                 ue.sent -= 1;
                 rewound += 1;
             }
