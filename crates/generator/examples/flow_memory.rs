@@ -46,7 +46,7 @@ fn main() {
          specs {} B/flow (RSS {:.0} MB in all)",
         per(after_rx - before),
         per(after_tx - after_rx),
-        std::mem::size_of::<StreamSpec>(),
+        size_of::<StreamSpec>(),
         after_tx as f64 / 1e6
     );
     drop((rx, tx));
