@@ -133,15 +133,17 @@ fn reflect(
         upfbench_dpdk::Socket::Any,
     )?;
     let c3 = port_config(
+        &n3,
         workers,
         ports_cfg[0].rx_descriptors,
         ports_cfg[0].tx_descriptors,
-    );
+    )?;
     let c6 = port_config(
+        &n6,
         workers,
         ports_cfg[1].rx_descriptors,
         ports_cfg[1].tx_descriptors,
-    );
+    )?;
     let s3 = n3.start(&c3, &pools[0]).context("starting N3")?;
     let s6 = n6.start(&c6, &pools[1]).context("starting N6")?;
     let queues = split_queues(s3.queues()?, s6.queues()?);

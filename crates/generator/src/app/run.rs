@@ -174,13 +174,23 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
     )?;
     let s3 = n3
         .start(
-            &port_config(workers, system.n3.rx_descriptors, system.n3.tx_descriptors),
+            &port_config(
+                &n3,
+                workers,
+                system.n3.rx_descriptors,
+                system.n3.tx_descriptors,
+            )?,
             &pools[0],
         )
         .context("starting N3")?;
     let s6 = n6
         .start(
-            &port_config(workers, system.n6.rx_descriptors, system.n6.tx_descriptors),
+            &port_config(
+                &n6,
+                workers,
+                system.n6.rx_descriptors,
+                system.n6.tx_descriptors,
+            )?,
             &pools[1],
         )
         .context("starting N6")?;

@@ -16,17 +16,25 @@ use super::service::ServicePlane;
 /// Per-lcore cache of the receive pools.
 const RX_POOL_CACHE: u32 = 256;
 
-/// How a port is started for `workers` workers: one receive and one transmit queue each, RSS
-/// across the receive queues when there are several.
-pub fn port_config(workers: u16, rx_desc: u16, tx_desc: u16) -> PortConfig {
-    PortConfig {
+/// How `port` is started for `workers` workers: one receive and one transmit queue each, RSS
+/// across the receive queues when there are several and the port hashes on IP/UDP. Without
+/// RSS (memif, af_packet) a port's queue `i` is its peer's queue `i`: each worker's flows come
+/// back to it.
+pub fn port_config(
+    port: &Port<'_>,
+    workers: u16,
+    rx_desc: u16,
+    tx_desc: u16,
+) -> upfbench_dpdk::Result<PortConfig> {
+    let info = port.info()?;
+    Ok(PortConfig {
         rx_queues: workers,
         tx_queues: workers,
         rx_desc,
         tx_desc,
-        rss: workers > 1,
+        rss: workers > 1 && info.capabilities.rss,
         offloads: Offloads::NONE,
-    }
+    })
 }
 
 /// A receive pool big enough for every descriptor of `workers` queues, the bursts in flight
