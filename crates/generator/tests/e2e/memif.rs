@@ -382,3 +382,39 @@ fn memif_ctrl_c_writes_the_report_and_deletes_the_sessions() {
         assert_eq!(f.samples, f.received, "{name}");
     }
 }
+
+/// SIGINT during the warm-up: nothing was measured, and the report says exactly that (no
+/// warm-up packet counted as measured or lost).
+#[test]
+fn memif_ctrl_c_in_the_warm_up_measures_nothing() {
+    let _serial = serial();
+    let bed = Memif::new("ctrlc-warmup", "{}", &profile(4, 5, "20s"));
+    let mut reflector = bed.reflector();
+    let mut generator = bed.generator();
+    generator.wait_until(Duration::from_secs(30), |out, _| {
+        out.lines()
+            .filter(|l| l.trim_start().starts_with("Warmup"))
+            .count()
+            >= 2
+    });
+    generator.interrupt();
+    let status = generator.wait(Duration::from_secs(20));
+    let o = finish(&bed, &mut reflector, &generator, status);
+    o.print("ctrlc-warmup");
+    assert!(o.status.success(), "exit status {}", o.status);
+    assert_sessions(&o.stdout, &o.reflector_log, 4);
+    let w = warnings(&o.report);
+    assert!(
+        w.len() == 1 && w[0].contains("interrupted"),
+        "only the interruption: {w:?}"
+    );
+    // The warm-up went through the reflector, but none of it is in the report.
+    assert!(total(&o.reflector, "uplink forwarded") > RATE / 2);
+    for (name, f) in o.both() {
+        assert_eq!(
+            (f.sent, f.received, f.lost, f.samples),
+            (0, 0, 0, 0),
+            "{name}: nothing measured"
+        );
+    }
+}
