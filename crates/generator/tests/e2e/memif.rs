@@ -331,6 +331,17 @@ fn memif_added_delay_of_100us_moves_the_median_by_100us() {
     }
 }
 
+/// Sends SIGINT two seconds after the generator resolved the UPF's MACs (its last step before
+/// sending).
+fn interrupt_after_resolution(generator: &mut Process) {
+    generator.wait_until(Duration::from_secs(30), |out, _| {
+        out.lines()
+            .any(|l| l.starts_with("N6: ") && l.contains(" is at "))
+    });
+    std::thread::sleep(Duration::from_secs(2));
+    generator.interrupt();
+}
+
 /// SIGINT during the measured phase: sending stops, what is in flight drains, the report of
 /// what was measured is written, the sessions are deleted, the exit is a success (an
 /// interruption is what the user asked for) and EAL's runtime files are gone.
@@ -341,14 +352,8 @@ fn memif_ctrl_c_writes_the_report_and_deletes_the_sessions() {
     let bed = Memif::new("ctrlc", "{}", &profile(4, seconds, "0s"));
     let mut reflector = bed.reflector();
     let mut generator = bed.generator();
-    // Two live lines of the measured phase: it has been sending for a second.
-    generator.wait_until(Duration::from_secs(30), |out, _| {
-        out.lines()
-            .filter(|l| l.trim_start().starts_with("Measure"))
-            .count()
-            >= 2
-    });
-    generator.interrupt();
+    // The measured phase (20 s, no warm-up) starts as soon as the MACs are resolved.
+    interrupt_after_resolution(&mut generator);
     let status = generator.wait(Duration::from_secs(20));
     let o = finish(&bed, &mut reflector, &generator, status);
     o.print("ctrlc");
@@ -391,13 +396,8 @@ fn memif_ctrl_c_in_the_warm_up_measures_nothing() {
     let bed = Memif::new("ctrlc-warmup", "{}", &profile(4, 5, "20s"));
     let mut reflector = bed.reflector();
     let mut generator = bed.generator();
-    generator.wait_until(Duration::from_secs(30), |out, _| {
-        out.lines()
-            .filter(|l| l.trim_start().starts_with("Warmup"))
-            .count()
-            >= 2
-    });
-    generator.interrupt();
+    // The warm-up (20 s) starts as soon as the MACs are resolved.
+    interrupt_after_resolution(&mut generator);
     let status = generator.wait(Duration::from_secs(20));
     let o = finish(&bed, &mut reflector, &generator, status);
     o.print("ctrlc-warmup");
