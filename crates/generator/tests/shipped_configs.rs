@@ -178,6 +178,8 @@ fn assert_pair(gen_file: &str, refl_file: &str) {
     assert_eq!(rp.peer, gp.local.ip());
     assert_ne!(g.eal.file_prefix, r.eal.file_prefix);
     assert!(g.eal.file_prefix.is_some() && r.eal.file_prefix.is_some());
+    // The two processes' busy workers sit on different lcores.
+    assert!(g.cores.workers.iter().all(|w| !r.cores.workers.contains(w)));
 }
 
 #[test]
@@ -203,8 +205,6 @@ fn the_embedded_default_joins_generator_and_reflector_by_memif() {
         );
         assert!(ga.contains(&format!("socket={sock}")) && ra.contains(&format!("socket={sock}")));
     }
-    // The two processes' busy workers sit on different lcores.
-    assert!(g.cores.workers.iter().all(|w| !r.cores.workers.contains(w)));
 }
 
 #[test]
@@ -219,6 +219,12 @@ fn the_kernel_lab_pair_uses_the_design_address_plan() {
     assert!(
         g.n3.peer_mac.is_none() && g.n6.peer_mac.is_none(),
         "ARP resolves them"
+    );
+    let r = reflector("lab-reflector.yaml");
+    let ports = [r.n3.as_ref().expect("n3"), r.n6.as_ref().expect("n6")];
+    assert!(
+        ports.iter().all(|p| p.peer_mac.is_none()),
+        "the reflector learns or resolves them"
     );
 }
 

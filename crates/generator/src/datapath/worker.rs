@@ -115,7 +115,8 @@ impl<'p> Worker<'p> {
             if phase == Phase::Stop {
                 break;
             }
-            let measuring = phase.measures();
+            // A drain that follows an interrupted warm-up has nothing of its own to measure.
+            let measuring = phase.measures() && measured_started;
             for side in Side::BOTH {
                 let q = &mut ports[side.index()];
                 if q.rx.rx_burst(&mut burst) == 0 {

@@ -1,0 +1,368 @@
+//! The kernel lab: `deploy/lab.sh up` builds namespaces of the case's own joined by veth pairs
+//! n3, n4, n6; the generator runs in the tester's namespace and the reflector in the UPF's, both
+//! on `net_af_packet` over n3 and n6 with the shipped deploy/systems/lab.yaml and
+//! lab-reflector.yaml (only the DPDK file prefixes changed) and profiles/lab.yaml, PFCP over n4
+//! through kernel sockets. No MAC is given anywhere: ARP resolves them.
+//!
+//! dumpcap in both namespaces records everything on n3 and n6 that is not the measured traffic
+//! between the two DPDK ports: what must be there is ARP and nothing else, each request answered
+//! once, by the DPDK port that owns the address. A kernel address on a DPDK veth would show as a
+//! second ARP reply, or as ICMP port unreachable for the traffic it receives.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use upfbench_generator::config;
+
+use crate::harness::{
+    Process, Scratch, UPFBENCH, assert_sessions, figures, num, patch, read_report, reflector_drops,
+    reflector_totals, repo, runtime_dir, serial, unique, warnings,
+};
+
+/// The UPF's addresses on N3 and N6 (DESIGN.md's plan, as in lab.yaml).
+const UPF: [(&str, &str); 2] = [("n3", "192.168.13.151"), ("n6", "192.168.16.151")];
+
+/// Namespaces built by deploy/lab.sh under names of the case's own; removed when dropped.
+struct Lab {
+    tg: String,
+    dut: String,
+}
+
+impl Lab {
+    fn up(case: &str) -> Lab {
+        let lab = Lab {
+            tg: unique(&format!("{case}-tg")),
+            dut: unique(&format!("{case}-dut")),
+        };
+        let out = lab.script("up");
+        assert!(
+            out.status.success(),
+            "lab.sh up: {}\n{}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        lab
+    }
+
+    fn script(&self, command: &str) -> std::process::Output {
+        Command::new("bash")
+            .arg(repo().join("deploy/lab.sh"))
+            .arg(command)
+            .env("TG_NS", &self.tg)
+            .env("DUT_NS", &self.dut)
+            .output()
+            .expect("bash deploy/lab.sh")
+    }
+
+    /// The MAC address of `ifc` in namespace `ns`.
+    fn mac(ns: &str, ifc: &str) -> String {
+        let out = Command::new("ip")
+            .args(["-n", ns, "-br", "link", "show", "dev", ifc])
+            .output()
+            .expect("ip link");
+        let text = String::from_utf8_lossy(&out.stdout);
+        text.split_whitespace()
+            .nth(2)
+            .unwrap_or_else(|| panic!("no MAC for {ifc} in {ns}: {text}"))
+            .to_owned()
+    }
+}
+
+impl Drop for Lab {
+    fn drop(&mut self) {
+        let _ = self.script("down");
+    }
+}
+
+/// dumpcap on n3 and n6 of `ns`, keeping every frame but the measured traffic that the local
+/// port (MACs `macs`) sends or receives.
+fn capture(scratch: &Scratch, ns: &str, name: &str, macs: &[String; 2]) -> (Process, PathBuf) {
+    let file = scratch.path().join(format!("{name}.pcapng"));
+    let filter = |mac: &str| {
+        format!("not (udp port 2152 or udp port 20000) or not (ether src {mac} or ether dst {mac})")
+    };
+    let (f3, f6) = (filter(&macs[0]), filter(&macs[1]));
+    let mut p = Process::spawn(
+        name,
+        scratch,
+        Some(ns),
+        &[
+            "dumpcap",
+            "-q",
+            "-w",
+            file.to_str().expect("utf-8"),
+            "-i",
+            "n3",
+            "-f",
+            &f3,
+            "-i",
+            "n6",
+            "-f",
+            &f6,
+        ],
+        None,
+    );
+    p.wait_until(Duration::from_secs(20), |_, err| {
+        err.contains("Capturing on")
+    });
+    (p, file)
+}
+
+/// A frame of a capture, as tshark decodes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Frame {
+    interface: String,
+    src: String,
+    ethertype: String,
+    /// ARP: 1 request, 2 reply.
+    opcode: String,
+    /// ARP: sender MAC and IPv4 address, target IPv4 address.
+    sender_mac: String,
+    sender_ip: String,
+    target_ip: String,
+    /// What tshark says of it.
+    summary: String,
+}
+
+fn frames(file: &Path) -> Vec<Frame> {
+    let out = Command::new("tshark")
+        .args(["-r", file.to_str().expect("utf-8"), "-T", "fields"])
+        .args(["-E", "separator=/t", "-e", "frame.interface_name"])
+        .args(["-e", "eth.src", "-e", "eth.type", "-e", "arp.opcode"])
+        .args(["-e", "arp.src.hw_mac", "-e", "arp.src.proto_ipv4"])
+        .args(["-e", "arp.dst.proto_ipv4", "-e", "_ws.col.Info"])
+        .output()
+        .expect("tshark");
+    assert!(
+        out.status.success(),
+        "tshark -r {}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            let at = |i: usize| f.get(i).copied().unwrap_or_default().to_owned();
+            Frame {
+                interface: at(0),
+                src: at(1),
+                ethertype: at(2),
+                opcode: at(3),
+                sender_mac: at(4),
+                sender_ip: at(5),
+                target_ip: at(6),
+                summary: at(7),
+            }
+        })
+        .collect()
+}
+
+/// ARP `opcode` frames on `ifc` for `ip` (asked for or answered with) from MAC `from`.
+fn arp(frames: &[Frame], ifc: &str, opcode: &str, ip: &str, from: &str) -> Vec<Frame> {
+    frames
+        .iter()
+        .filter(|f| f.interface == ifc && f.opcode == opcode && f.src == from)
+        .filter(|f| match opcode {
+            "1" => f.target_ip == ip,
+            _ => f.sender_ip == ip,
+        })
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn lab_af_packet_over_veths_arp_both_ways_zero_loss() {
+    let _serial = serial();
+    let scratch = Scratch::new("lab");
+    let lab = Lab::up("lab");
+    let tg_macs = [Lab::mac(&lab.tg, "n3"), Lab::mac(&lab.tg, "n6")];
+    let dut_macs = [Lab::mac(&lab.dut, "n3"), Lab::mac(&lab.dut, "n6")];
+
+    let gen_prefix = unique("lab-gen");
+    let refl_prefix = unique("lab-refl");
+    let shipped =
+        |f: &str| std::fs::read_to_string(repo().join("deploy/systems").join(f)).expect("shipped");
+    let system = patch(
+        &shipped("lab.yaml"),
+        "file_prefix: upfbench-tg",
+        &format!("file_prefix: {gen_prefix}"),
+    );
+    let reflector = patch(
+        &shipped("lab-reflector.yaml"),
+        "file_prefix: upfbench-dut",
+        &format!("file_prefix: {refl_prefix}"),
+    );
+    let profile = repo().join("profiles/lab.yaml");
+    let system = scratch.write("lab.yaml", &system);
+    let reflector = scratch.write("lab-reflector.yaml", &reflector);
+    let (_, p) = config::load_run(&system, &profile).unwrap_or_else(|e| panic!("{e}"));
+    config::load_reflector(&reflector).unwrap_or_else(|e| panic!("{e}"));
+    // What profiles/lab.yaml sends: each direction at one rate, for whole seconds.
+    let rates: Vec<u64> = p
+        .streams
+        .iter()
+        .map(|s| match s.rate {
+            config::Rate::Pps(r) => r as u64,
+            ref r => panic!("profiles/lab.yaml: a rate in packets per second expected, not {r:?}"),
+        })
+        .collect();
+    assert!(rates.len() == 2 && rates[0] == rates[1], "{rates:?}");
+    let expected = rates[0] * p.duration.as_secs();
+    let ues = p.sessions.count;
+    let reports = scratch.path().join("reports");
+
+    let (mut tg_capture, tg_file) = capture(&scratch, &lab.tg, "tg-capture", &tg_macs);
+    let (mut dut_capture, dut_file) = capture(&scratch, &lab.dut, "dut-capture", &dut_macs);
+    let mut refl = Process::spawn(
+        "reflector",
+        &scratch,
+        Some(&lab.dut),
+        &[UPFBENCH, "reflect", reflector.to_str().expect("utf-8")],
+        Some(&refl_prefix),
+    );
+    refl.wait_until(Duration::from_secs(20), |out, _| {
+        out.contains("reflect: upf mode")
+    });
+    let mut generator = Process::spawn(
+        "generator",
+        &scratch,
+        Some(&lab.tg),
+        &[
+            UPFBENCH,
+            "run",
+            system.to_str().expect("utf-8"),
+            profile.to_str().expect("utf-8"),
+            "--reports",
+            reports.to_str().expect("utf-8"),
+        ],
+        Some(&gen_prefix),
+    );
+    let status = generator.wait(Duration::from_secs(60));
+    let refl_status = refl.stop(Duration::from_secs(15));
+    tg_capture.stop(Duration::from_secs(10));
+    dut_capture.stop(Duration::from_secs(10));
+    let stdout = generator.stdout();
+    assert!(
+        status.success(),
+        "generator: {status}\n{}",
+        generator.logs()
+    );
+    assert!(
+        refl_status.success(),
+        "reflector: {refl_status}\n{}",
+        refl.logs()
+    );
+    for p in [&gen_prefix, &refl_prefix] {
+        assert!(
+            !runtime_dir(p).exists(),
+            "{} left",
+            runtime_dir(p).display()
+        );
+    }
+
+    // PFCP over n4; every session established and deleted.
+    assert_sessions(&stdout, &refl.stderr(), ues);
+    // The generator resolved the UPF's MACs: the reflector's veth ends.
+    for ((ifc, ip), mac) in UPF.iter().zip(&dut_macs) {
+        let line = format!("{}: {ip} is at {mac}", ifc.to_uppercase());
+        assert!(
+            stdout.lines().any(|l| l == line),
+            "no {line:?} in:\n{stdout}"
+        );
+    }
+    // Zero loss, a latency sample for every packet, nothing unexpected received.
+    let report = read_report(&reports);
+    for direction in ["uplink", "downlink"] {
+        let f = figures(&report, direction);
+        let d = report["steps"][0]["directions"]
+            .as_array()
+            .and_then(|a| a.iter().find(|d| d["direction"] == direction))
+            .expect("direction");
+        println!(
+            "lab: {direction} sent {} received {} lost {} tx {:.1} kpps rx {:.1} kpps, \
+             latency p50 {:.2} us p99 {:.2} us",
+            f.sent,
+            f.received,
+            f.lost,
+            d["tx"]["kpps"].as_f64().unwrap_or(f64::NAN),
+            d["rx"]["kpps"].as_f64().unwrap_or(f64::NAN),
+            f.p50_ns as f64 / 1e3,
+            num(d, &["latency", "p99_ns"]) as f64 / 1e3,
+        );
+        assert_eq!(f.sent, expected, "{direction}: sent exactly");
+        assert_eq!((f.received, f.lost), (f.sent, 0), "{direction}: zero loss");
+        assert_eq!(
+            (f.duplicates, f.reordered, f.late),
+            (0, 0, 0),
+            "{direction}"
+        );
+        assert_eq!(
+            f.samples, f.received,
+            "{direction}: a latency sample per packet"
+        );
+    }
+    assert_eq!(warnings(&report), Vec::<String>::new());
+    // The reflector knew the generator's MACs (learned from its requests or resolved): it
+    // dropped nothing for want of a neighbour, nor for any other reason.
+    let totals = reflector_totals(&refl.stdout());
+    println!("lab: reflector {totals:?}");
+    assert_eq!(reflector_drops(&totals), BTreeMap::new());
+
+    // On the wire: ARP only, each request answered once by the owner of the address.
+    let tg = frames(&tg_file);
+    let dut = frames(&dut_file);
+    let others: Vec<&Frame> = tg
+        .iter()
+        .chain(&dut)
+        .filter(|f| f.ethertype != "0x0806")
+        .collect();
+    assert!(
+        others.is_empty(),
+        "frames other than ARP beside the measured traffic: {others:#?}"
+    );
+    for (i, (ifc, upf_ip)) in UPF.iter().enumerate() {
+        // The generator asks for the UPF (the reflector's side sees the requests) and the
+        // reflector answers (the generator's side sees the replies).
+        let asked = arp(&dut, ifc, "1", upf_ip, &tg_macs[i]);
+        let answered = arp(&tg, ifc, "2", upf_ip, &dut_macs[i]);
+        assert!(
+            !asked.is_empty(),
+            "{ifc}: the generator never asked for {upf_ip}"
+        );
+        assert_eq!(answered.len(), asked.len(), "{ifc}: one reply per request");
+        assert!(answered.iter().all(|f| f.sender_mac == dut_macs[i]));
+        let replies = tg.iter().filter(|f| f.interface == *ifc && f.opcode == "2");
+        assert_eq!(
+            replies.count(),
+            answered.len(),
+            "{ifc}: no other reply: {tg:#?}"
+        );
+        // Whatever the reflector asked the generator, it was answered once, by the generator.
+        let ours: Vec<&Frame> = dut
+            .iter()
+            .filter(|f| f.interface == *ifc && f.opcode == "2")
+            .collect();
+        let theirs = tg
+            .iter()
+            .filter(|f| f.interface == *ifc && f.opcode == "1" && f.src == dut_macs[i]);
+        assert_eq!(
+            ours.len(),
+            theirs.count(),
+            "{ifc}: one reply per request: {dut:#?}"
+        );
+        assert!(
+            ours.iter()
+                .all(|f| f.sender_mac == tg_macs[i] && f.src == tg_macs[i])
+        );
+        println!(
+            "lab: {ifc}: generator asked for {upf_ip} {} time(s), answered by {}; reflector asked {} time(s)",
+            asked.len(),
+            dut_macs[i],
+            ours.len()
+        );
+    }
+}

@@ -1,0 +1,18 @@
+//! End-to-end tests: the `upfbench` binary as users run it, generator against reflector.
+//!
+//! - over memif, two processes (the embedded default's files): every session established over
+//!   PFCP, zero loss, a latency sample per packet; the reflector's impairments (drop, duplicate,
+//!   reorder, delay) seen exactly by the generator; Ctrl-C during the measured phase;
+//! - in the kernel lab (`deploy/lab.sh`, namespaces of their own): generator and reflector on
+//!   `net_af_packet` over veths, PFCP over n4, ARP resolved both ways, zero loss.
+//!
+//! They need root. Each process busy-polls one core and the machine may have two, so the cases
+//! run one at a time ([`harness::serial`]), the generator's worker on lcore 1 and the
+//! reflector's on lcore 0. Every name a case uses is its own (DPDK file prefixes, memif
+//! sockets, N4 addresses, namespaces), so a user's quickstart or lab is left alone; whatever a
+//! case started is stopped and removed, also when it fails.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+mod harness;
+mod lab;
+mod memif;

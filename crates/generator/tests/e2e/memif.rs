@@ -1,0 +1,420 @@
+//! The generator against the reflector over memif, two processes: the embedded default's files
+//! (deploy/systems/memif.yaml and memif-reflector.yaml) with the sockets in the case's scratch
+//! directory, DPDK file prefixes and N4 addresses of their own, and the reflector's impairments.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitStatus;
+use std::time::Duration;
+
+use serde_json::Value;
+use upfbench_generator::config;
+
+use crate::harness::{
+    Figures, Process, Scratch, UPFBENCH, assert_sessions, figures, n4_pair, patch, read_report,
+    reflector_drops, reflector_totals, repo, runtime_dir, serial, total, unique, warnings,
+};
+
+/// Packets per second per direction in every case: modest, so that neither process is ever the
+/// bottleneck on a 2-vCPU machine (debug build included).
+const RATE: u64 = 50_000;
+
+/// A profile of `ues` UEs (both streams over all of them: one flow per direction with one UE),
+/// uplink and downlink at [`RATE`], 100-byte payloads.
+fn profile(ues: u32, seconds: u64, warmup: &str) -> String {
+    format!(
+        "name: e2e\n\
+         sessions: {{count: {ues}}}\n\
+         streams:\n  \
+           - {{name: ul, direction: uplink, rate: {RATE}pps, payload: 100}}\n  \
+           - {{name: dl, direction: downlink, rate: {RATE}pps, payload: 100}}\n\
+         duration: {seconds}s\n\
+         warmup: {warmup}\n\
+         drain: 300ms\n"
+    )
+}
+
+/// One case's files: the shipped memif pair, moved out of the way of a user's quickstart.
+struct Memif {
+    scratch: Scratch,
+    system: PathBuf,
+    reflector: PathBuf,
+    profile: PathBuf,
+    gen_prefix: String,
+    refl_prefix: String,
+}
+
+impl Memif {
+    /// The files of `case`, the reflector with `impairments` (YAML flow mapping), checked by
+    /// the configuration loader before anything starts.
+    fn new(case: &str, impairments: &str, profile: &str) -> Memif {
+        let scratch = Scratch::new(case);
+        let sockets = format!("{}/", scratch.path().display());
+        let (gen_n4, refl_n4) = n4_pair();
+        let gen_prefix = unique(&format!("{case}-gen"));
+        let refl_prefix = unique(&format!("{case}-refl"));
+        let shipped = |f: &str| {
+            std::fs::read_to_string(repo().join("deploy/systems").join(f)).expect("shipped file")
+        };
+        let system = shipped("memif.yaml");
+        let system = patch(&system, "/tmp/upfbench/", &sockets);
+        let system = patch(
+            &system,
+            "file_prefix: upfbench-gen",
+            &format!("file_prefix: {gen_prefix}"),
+        );
+        let system = patch(&system, "127.0.0.1:8805", &format!("{gen_n4}:8805"));
+        let system = patch(&system, "127.0.0.2:8805", &format!("{refl_n4}:8805"));
+        let reflector = shipped("memif-reflector.yaml");
+        let reflector = patch(&reflector, "/tmp/upfbench/", &sockets);
+        let reflector = patch(
+            &reflector,
+            "file_prefix: upfbench-reflect",
+            &format!("file_prefix: {refl_prefix}"),
+        );
+        let reflector = patch(
+            &reflector,
+            "local: 127.0.0.2:8805",
+            &format!("local: {refl_n4}:8805"),
+        );
+        let reflector = patch(&reflector, "peer: 127.0.0.1", &format!("peer: {gen_n4}"));
+        let reflector = patch(
+            &reflector,
+            "impairments: {}",
+            &format!("impairments: {impairments}"),
+        );
+        let m = Memif {
+            system: scratch.write("system.yaml", &system),
+            reflector: scratch.write("reflector.yaml", &reflector),
+            profile: scratch.write("profile.yaml", profile),
+            scratch,
+            gen_prefix,
+            refl_prefix,
+        };
+        config::load_run(&m.system, &m.profile).unwrap_or_else(|e| panic!("{e}"));
+        config::load_reflector(&m.reflector).unwrap_or_else(|e| panic!("{e}"));
+        m
+    }
+
+    fn reports(&self) -> PathBuf {
+        self.scratch.path().join("reports")
+    }
+
+    /// The reflector, running and serving N4 (the memif server: it starts first).
+    fn reflector(&self) -> Process {
+        let mut p = Process::spawn(
+            "reflector",
+            &self.scratch,
+            None,
+            &[UPFBENCH, "reflect", self.reflector.to_str().expect("utf-8")],
+            Some(&self.refl_prefix),
+        );
+        p.wait_until(Duration::from_secs(20), |out, _| {
+            out.contains("reflect: upf mode")
+        });
+        p
+    }
+
+    /// `upfbench run`, started.
+    fn generator(&self) -> Process {
+        let reports = self.reports();
+        Process::spawn(
+            "generator",
+            &self.scratch,
+            None,
+            &[
+                UPFBENCH,
+                "run",
+                self.system.to_str().expect("utf-8"),
+                self.profile.to_str().expect("utf-8"),
+                "--reports",
+                reports.to_str().expect("utf-8"),
+            ],
+            Some(&self.gen_prefix),
+        )
+    }
+}
+
+/// What a case saw.
+struct Outcome {
+    status: ExitStatus,
+    stdout: String,
+    report: Value,
+    uplink: Figures,
+    downlink: Figures,
+    /// The reflector's counters at exit.
+    reflector: BTreeMap<String, u64>,
+    /// Its log (standard error).
+    reflector_log: String,
+}
+
+/// The generator runs the profile to its end against the reflector; then the reflector stops.
+/// Both leave no DPDK runtime files.
+fn run(case: &str, impairments: &str, profile: &str) -> Outcome {
+    let bed = Memif::new(case, impairments, profile);
+    let mut reflector = bed.reflector();
+    let mut generator = bed.generator();
+    let status = generator.wait(Duration::from_secs(60));
+    finish(&bed, &mut reflector, &generator, status)
+}
+
+fn finish(
+    bed: &Memif,
+    reflector: &mut Process,
+    generator: &Process,
+    status: ExitStatus,
+) -> Outcome {
+    assert!(
+        !runtime_dir(&bed.gen_prefix).exists(),
+        "the generator left {}",
+        runtime_dir(&bed.gen_prefix).display()
+    );
+    let refl_status = reflector.stop(Duration::from_secs(15));
+    assert!(
+        refl_status.success(),
+        "reflector: {refl_status}\n{}",
+        reflector.logs()
+    );
+    assert!(
+        !runtime_dir(&bed.refl_prefix).exists(),
+        "the reflector left {}",
+        runtime_dir(&bed.refl_prefix).display()
+    );
+    let report = read_report(&bed.reports());
+    Outcome {
+        status,
+        stdout: generator.stdout(),
+        uplink: figures(&report, "uplink"),
+        downlink: figures(&report, "downlink"),
+        report,
+        reflector: reflector_totals(&reflector.stdout()),
+        reflector_log: reflector.stderr(),
+    }
+}
+
+impl Outcome {
+    fn both(&self) -> [(&'static str, &Figures); 2] {
+        [("UL", &self.uplink), ("DL", &self.downlink)]
+    }
+
+    fn print(&self, case: &str) {
+        for (name, f) in self.both() {
+            println!(
+                "{case}: {name} sent {} received {} lost {} duplicates {} reordered {} late {} \
+                 latency samples {} p50 {:.2} us",
+                f.sent,
+                f.received,
+                f.lost,
+                f.duplicates,
+                f.reordered,
+                f.late,
+                f.samples,
+                f.p50_ns as f64 / 1e3
+            );
+        }
+        println!("{case}: reflector {:?}", self.reflector);
+    }
+
+    /// A clean end: exit 0, every session established and deleted (the reflector's release
+    /// found none left), nothing dropped by the reflector but by its impairments, no warning,
+    /// a latency sample for every packet received.
+    fn assert_clean_end(&self, sessions: u32) {
+        assert!(
+            self.status.success(),
+            "generator: {}\n{}",
+            self.status,
+            self.stdout
+        );
+        assert_sessions(&self.stdout, &self.reflector_log, sessions);
+        assert_eq!(reflector_drops(&self.reflector), BTreeMap::new());
+        assert_eq!(warnings(&self.report), Vec::<String>::new());
+        for (name, f) in self.both() {
+            assert_eq!(f.samples, f.received, "{name}: a latency sample per packet");
+            assert_eq!(f.late, 0, "{name}: nothing older than the reorder window");
+        }
+    }
+}
+
+#[test]
+fn memif_every_session_zero_loss_latency_of_every_packet() {
+    let _serial = serial();
+    let seconds = 3;
+    let o = run("clean", "{}", &profile(4, seconds, "500ms"));
+    o.print("clean");
+    o.assert_clean_end(4);
+    for (name, f) in o.both() {
+        assert_eq!(f.streams, 4, "{name}: one flow per UE");
+        assert_eq!(f.sent, RATE * seconds, "{name}: sent exactly");
+        assert_eq!((f.received, f.lost), (f.sent, 0), "{name}: zero loss");
+        assert_eq!((f.duplicates, f.reordered), (0, 0), "{name}");
+    }
+    // Warm-up included, the reflector carried at least every measured packet.
+    assert!(total(&o.reflector, "uplink forwarded") >= o.uplink.sent);
+    assert!(total(&o.reflector, "downlink forwarded") >= o.downlink.sent);
+}
+
+#[test]
+fn memif_drop_one_in_100_is_the_generators_loss() {
+    let _serial = serial();
+    let o = run("drop", "{drop_one_in: 100}", &profile(4, 2, "0s"));
+    o.print("drop");
+    o.assert_clean_end(4);
+    let dropped = total(&o.reflector, "impaired: dropped");
+    assert!(dropped > 0, "the reflector dropped nothing");
+    assert_eq!(o.uplink.lost + o.downlink.lost, dropped);
+    for (name, f) in o.both() {
+        assert_eq!(f.received + f.lost, f.sent, "{name}");
+        assert_eq!((f.duplicates, f.reordered), (0, 0), "{name}");
+    }
+}
+
+/// With one UE each direction is one flow: the reflector's duplicates and reorders, which it
+/// counts per direction, are exactly what the flow's sequence numbers show. 1 in 97: the
+/// 100,000 packets of a direction are not a multiple, so no packet is left held for reordering
+/// at the end.
+#[test]
+fn memif_duplicates_are_reported_exactly() {
+    let _serial = serial();
+    let o = run("dup", "{duplicate_one_in: 97}", &profile(1, 2, "0s"));
+    o.print("dup");
+    o.assert_clean_end(1);
+    assert_eq!(
+        o.uplink.duplicates + o.downlink.duplicates,
+        total(&o.reflector, "impaired: duplicated")
+    );
+    for (name, f) in o.both() {
+        assert!(f.duplicates > 0, "{name}: no duplicate seen");
+        assert_eq!(f.received, f.sent + f.duplicates, "{name}");
+        assert_eq!((f.lost, f.reordered), (0, 0), "{name}");
+    }
+}
+
+#[test]
+fn memif_reordering_is_reported_exactly() {
+    let _serial = serial();
+    let o = run("reorder", "{reorder_one_in: 97}", &profile(1, 2, "0s"));
+    o.print("reorder");
+    o.assert_clean_end(1);
+    assert_eq!(
+        o.uplink.reordered + o.downlink.reordered,
+        total(&o.reflector, "impaired: reordered")
+    );
+    for (name, f) in o.both() {
+        assert!(f.reordered > 0, "{name}: nothing reordered");
+        assert_eq!((f.received, f.lost, f.duplicates), (f.sent, 0, 0), "{name}");
+    }
+}
+
+#[test]
+fn memif_added_delay_of_100us_moves_the_median_by_100us() {
+    let _serial = serial();
+    let p = profile(1, 2, "0s");
+    let base = run("nodelay", "{}", &p);
+    base.print("nodelay");
+    base.assert_clean_end(1);
+    let delayed = run("delay", "{delay: 100us}", &p);
+    delayed.print("delay");
+    delayed.assert_clean_end(1);
+    for ((name, b), (_, d)) in base.both().into_iter().zip(delayed.both()) {
+        assert_eq!((b.lost, d.lost), (0, 0), "{name}");
+        let moved = d.p50_ns as f64 - b.p50_ns as f64;
+        println!(
+            "delay: {name} p50 {:.2} us -> {:.2} us: moved by {:.2} us",
+            b.p50_ns as f64 / 1e3,
+            d.p50_ns as f64 / 1e3,
+            moved / 1e3
+        );
+        assert!(
+            (90_000.0..=110_000.0).contains(&moved),
+            "{name}: p50 moved by {moved} ns, not 100 us within 10%"
+        );
+    }
+}
+
+/// Sends SIGINT two seconds after the generator resolved the UPF's MACs (its last step before
+/// sending).
+fn interrupt_after_resolution(generator: &mut Process) {
+    generator.wait_until(Duration::from_secs(30), |out, _| {
+        out.lines()
+            .any(|l| l.starts_with("N6: ") && l.contains(" is at "))
+    });
+    std::thread::sleep(Duration::from_secs(2));
+    generator.interrupt();
+}
+
+/// SIGINT during the measured phase: sending stops, what is in flight drains, the report of
+/// what was measured is written, the sessions are deleted, the exit is a success (an
+/// interruption is what the user asked for) and EAL's runtime files are gone.
+#[test]
+fn memif_ctrl_c_writes_the_report_and_deletes_the_sessions() {
+    let _serial = serial();
+    let seconds = 20;
+    let bed = Memif::new("ctrlc", "{}", &profile(4, seconds, "0s"));
+    let mut reflector = bed.reflector();
+    let mut generator = bed.generator();
+    // The measured phase (20 s, no warm-up) starts as soon as the MACs are resolved.
+    interrupt_after_resolution(&mut generator);
+    let status = generator.wait(Duration::from_secs(20));
+    let o = finish(&bed, &mut reflector, &generator, status);
+    o.print("ctrlc");
+    assert!(o.status.success(), "exit status {}", o.status);
+    assert!(
+        o.stdout
+            .lines()
+            .any(|l| l == "interrupted: the report holds what was measured"),
+        "{}",
+        o.stdout
+    );
+    assert_sessions(&o.stdout, &o.reflector_log, 4);
+    assert!(
+        warnings(&o.report)
+            .iter()
+            .any(|w| w.contains("interrupted")),
+        "the report says it was interrupted: {:?}",
+        warnings(&o.report)
+    );
+    for (name, f) in o.both() {
+        assert!(
+            f.sent > RATE / 2 && f.sent < RATE * seconds / 2,
+            "{name}: sent {} is not what was sent until the interruption",
+            f.sent
+        );
+        assert_eq!(
+            (f.received, f.lost),
+            (f.sent, 0),
+            "{name}: what was in flight was drained"
+        );
+        assert_eq!(f.samples, f.received, "{name}");
+    }
+}
+
+/// SIGINT during the warm-up: nothing was measured, and the report says exactly that (no
+/// warm-up packet counted as measured or lost).
+#[test]
+fn memif_ctrl_c_in_the_warm_up_measures_nothing() {
+    let _serial = serial();
+    let bed = Memif::new("ctrlc-warmup", "{}", &profile(4, 5, "20s"));
+    let mut reflector = bed.reflector();
+    let mut generator = bed.generator();
+    // The warm-up (20 s) starts as soon as the MACs are resolved.
+    interrupt_after_resolution(&mut generator);
+    let status = generator.wait(Duration::from_secs(20));
+    let o = finish(&bed, &mut reflector, &generator, status);
+    o.print("ctrlc-warmup");
+    assert!(o.status.success(), "exit status {}", o.status);
+    assert_sessions(&o.stdout, &o.reflector_log, 4);
+    let w = warnings(&o.report);
+    assert!(
+        w.len() == 1 && w[0].contains("interrupted"),
+        "only the interruption: {w:?}"
+    );
+    // The warm-up went through the reflector, but none of it is in the report.
+    assert!(total(&o.reflector, "uplink forwarded") > RATE / 2);
+    for (name, f) in o.both() {
+        assert_eq!(
+            (f.sent, f.received, f.lost, f.samples),
+            (0, 0, 0, 0),
+            "{name}: nothing measured"
+        );
+    }
+}
