@@ -291,7 +291,10 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
                     Action::Associate => {
                         out::line(&format!(
                             "PFCP: associating with {}",
-                            system.pfcp.as_ref().map_or(String::new(), |p| p.peer.to_string())
+                            system
+                                .pfcp
+                                .as_ref()
+                                .map_or(String::new(), |p| p.peer.to_string())
                         ));
                         pending_assoc = Some(client.associate());
                     }
@@ -343,7 +346,9 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
                                 running = Some(r);
                                 machine.handle(Instant::now(), Event::Prepared);
                             }
-                            Err(e) => machine.handle(Instant::now(), Event::Failed(format!("{e:#}"))),
+                            Err(e) => {
+                                machine.handle(Instant::now(), Event::Failed(format!("{e:#}")))
+                            }
                         }
                     }
                     Action::SetPhase(phase) => {
@@ -352,7 +357,9 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
                         if let Some(r) = &mut running {
                             match phase {
                                 Phase::Measure => r.measure_started = Some(now + EPOCH_LEAD),
-                                Phase::Drain if r.measure_started.is_some() && r.measure_ended.is_none() => {
+                                Phase::Drain
+                                    if r.measure_started.is_some() && r.measure_ended.is_none() =>
+                                {
                                     r.measure_ended = Some(now);
                                 }
                                 _ => {}
@@ -360,8 +367,17 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
                         }
                     }
                     Action::Collect { step } => {
-                        let r = running.take().ok_or_else(|| anyhow!("no workers to collect"))?;
-                        let result = collect(r, clock, &control, &mut idle_queues, &plans[step], [&*s3, &*s6])?;
+                        let r = running
+                            .take()
+                            .ok_or_else(|| anyhow!("no workers to collect"))?;
+                        let result = collect(
+                            r,
+                            clock,
+                            &control,
+                            &mut idle_queues,
+                            &plans[step],
+                            [&*s3, &*s6],
+                        )?;
                         out::line(&step_summary(&result.report));
                         steps.push(result);
                         machine.handle(Instant::now(), Event::Collected);
@@ -369,8 +385,12 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
                     Action::Report => {
                         report.duration_s = run_started.elapsed().as_secs_f64();
                         report.steps = steps.iter().map(|s| s.report.clone()).collect();
-                        if machine.stopped_early() {
-                            report.warnings.push("the run was interrupted or failed: steps not collected are missing".into());
+                        if let Some(f) = machine.failure() {
+                            report.warnings.push(format!("the run failed: {f}"));
+                        } else if machine.stopped_early() {
+                            report.warnings.push(
+                                "the run was interrupted: steps not collected are missing".into(),
+                            );
                         }
                         write_report(&report, &setup.reports, &setup.profile.name, setup.sweep)?;
                         machine.handle(Instant::now(), Event::Reported);
@@ -391,7 +411,9 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
             let now = Instant::now();
             let until = machine
                 .poll_timeout()
-                .map_or(now + Duration::from_millis(50), |d| d.min(now + Duration::from_millis(50)));
+                .map_or(now + Duration::from_millis(50), |d| {
+                    d.min(now + Duration::from_millis(50))
+                });
             if until > now {
                 std::thread::sleep(until - now);
             }

@@ -31,11 +31,12 @@ pub enum Mode {
 pub struct ReflectorCounters {
     /// Frames received, per port.
     pub received: [u64; 2],
-    /// Uplink packets forwarded N3 → N6.
+    /// Uplink packets forwarded N3 → N6 (queued for N6 after the impairments; a full
+    /// backlog's drops are counted apart).
     pub uplink: u64,
-    /// Downlink packets forwarded N6 → N3.
+    /// Downlink packets forwarded N6 → N3 (likewise).
     pub downlink: u64,
-    /// Packets echoed.
+    /// Packets echoed (likewise).
     pub echoed: u64,
     /// Dropped, per [`Drop`] kind.
     pub dropped: [u64; Drop::COUNT],
@@ -289,13 +290,13 @@ impl<'p> ReflectorWorker<'p> {
                 match &mut impair {
                     None => {
                         let o = &mut out[to.index()];
-                        rx.drain_each(|m| queue(o, m, &mut c));
+                        rx.drain_each(|m| queue(o, m, mode, to, &mut c));
                     }
                     Some(imp) => {
                         let (imp, o) = (&mut imp[to.index()], &mut out[to.index()]);
                         rx.drain_each(|m| {
                             imp.push(now, m, |m| copy(&pool, m), &mut drop, &mut |m| {
-                                queue(o, m, &mut c)
+                                queue(o, m, mode, to, &mut c)
                             });
                         });
                     }
@@ -304,7 +305,7 @@ impl<'p> ReflectorWorker<'p> {
             if let Some(imp) = &mut impair {
                 for side in Side::BOTH {
                     let o = &mut out[side.index()];
-                    imp[side.index()].poll(now, &mut |m| queue(o, m, &mut c));
+                    imp[side.index()].poll(now, &mut |m| queue(o, m, mode, side, &mut c));
                 }
                 c.impair = sum_impairments(imp);
             }
@@ -355,10 +356,24 @@ fn copy<'p>(pool: &Mempool<'p>, m: &Mbuf<'p>) -> Option<Mbuf<'p>> {
 /// Packets that may wait per port for a full transmit queue.
 const BACKLOG: usize = 1024;
 
-fn queue<'p>(out: &mut MbufBurst<'p, BACKLOG>, m: Mbuf<'p>, c: &mut ReflectorCounters) {
+/// Queues `m` to leave by port `to` and counts it as forwarded (or echoed), or drops it when
+/// the backlog is full: packets are counted where they leave, after the impairments.
+fn queue<'p>(
+    out: &mut MbufBurst<'p, BACKLOG>,
+    m: Mbuf<'p>,
+    mode: Mode,
+    to: Side,
+    c: &mut ReflectorCounters,
+) {
     if let Err(m) = out.push(m) {
         c.dropped[Drop::TxFull as usize] += 1;
         drop(m);
+        return;
+    }
+    match (mode, to) {
+        (Mode::Echo(_), _) => c.echoed += 1,
+        (Mode::Upf, Side::N6) => c.uplink += 1,
+        (Mode::Upf, Side::N3) => c.downlink += 1,
     }
 }
 
@@ -414,7 +429,6 @@ fn uplink(
             eth[..6].copy_from_slice(&mac.0);
             eth[6..12].copy_from_slice(&n6.mac.0);
             eth[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
-            c.uplink += 1;
             true
         }
         FromN3::Drop(Drop::UnknownTeid, teid) => {
@@ -471,7 +485,6 @@ fn downlink(
                 c.dropped[Drop::NoRoom as usize] += 1;
                 return false;
             }
-            c.downlink += 1;
             true
         }
         FromN6::Drop(kind) => {
@@ -519,6 +532,5 @@ fn echo(
     let udp = ip + ihl;
     let (a, b) = d[udp..udp + 4].split_at_mut(2);
     a.swap_with_slice(b);
-    c.echoed += 1;
     true
 }

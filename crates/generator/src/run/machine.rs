@@ -134,8 +134,12 @@ pub struct RunMachine {
     /// Steps whose results were collected.
     collected: usize,
     deadline: Option<Instant>,
+    /// The association was set up.
+    associated: bool,
     /// Sessions may exist on the UPF (an establishment was started).
     sessions: bool,
+    /// The report was written.
+    reported: bool,
     /// Stop after the current step and take the teardown.
     stopping: bool,
     /// Skip what is left of the teardown.
@@ -155,7 +159,9 @@ impl RunMachine {
             step: 0,
             collected: 0,
             deadline: None,
+            associated: false,
             sessions: false,
+            reported: false,
             stopping: false,
             hurry: false,
             failure: None,
@@ -241,13 +247,9 @@ impl RunMachine {
                     self.failure = Some(message);
                 }
                 match self.state {
-                    // Nothing to undo.
-                    State::Associating => {
-                        self.stopping = true;
-                        self.state = State::Done;
-                    }
-                    // The batch has ended: delete what it established.
-                    State::Establishing => {
+                    // The batch has ended (or there was none): report, delete what it
+                    // established, release.
+                    State::Associating | State::Establishing => {
                         self.stopping = true;
                         self.teardown();
                     }
@@ -258,6 +260,7 @@ impl RunMachine {
                 }
             }
             Event::Associated if self.state == State::Associating => {
+                self.associated = true;
                 self.sessions = true;
                 self.go(State::Establishing, Action::Establish);
             }
@@ -282,13 +285,16 @@ impl RunMachine {
             Event::Collected if self.state == State::Collecting => {
                 self.collected += 1;
                 if self.stopping || self.step + 1 == self.steps {
-                    self.go(State::Reporting, Action::Report);
+                    self.teardown();
                 } else {
                     self.step += 1;
                     self.go(State::Preparing, Action::Prepare { step: self.step });
                 }
             }
-            Event::Reported if self.state == State::Reporting => self.teardown(),
+            Event::Reported if self.state == State::Reporting => {
+                self.reported = true;
+                self.teardown();
+            }
             Event::Deleted if self.state == State::Deleting => {
                 self.sessions = false;
                 self.go(State::Releasing, Action::Release);
@@ -348,14 +354,14 @@ impl RunMachine {
         self.deadline = Some(now + length);
     }
 
-    /// Report (if a step was collected and not yet reported), delete, release.
+    /// Report (what was measured, possibly nothing), delete, release: each once, in order.
     fn teardown(&mut self) {
         self.deadline = None;
-        if self.collected > 0 && self.state != State::Reporting {
+        if !self.reported {
             self.go(State::Reporting, Action::Report);
-        } else if self.sessions && self.pfcp && !self.hurry {
+        } else if self.sessions && !self.hurry {
             self.go(State::Deleting, Action::Delete);
-        } else if self.pfcp && !self.hurry && self.state != State::Start {
+        } else if self.associated && !self.hurry {
             self.go(State::Releasing, Action::Release);
         } else {
             self.state = State::Done;

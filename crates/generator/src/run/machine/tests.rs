@@ -180,18 +180,22 @@ fn an_interruption_during_warmup_measures_nothing_but_still_reports() {
 }
 
 #[test]
-fn an_interruption_during_establishment_cancels_and_deletes_what_was_established() {
+fn an_interruption_during_establishment_cancels_reports_and_deletes_what_was_established() {
     let mut d = Driver::new(timing(), 1, true);
     d.event(Event::Associated);
     d.take();
     d.event(Event::Interrupt);
     assert_eq!(d.take(), [Action::CancelEstablishment]);
     d.event(Event::Established);
+    // A report of what there is (the control plane's figures, no traffic) comes first.
+    assert_eq!(d.take(), [Action::Report]);
+    d.event(Event::Reported);
     assert_eq!(d.take(), [Action::Delete]);
     d.event(Event::Deleted);
     assert_eq!(d.take(), [Action::Release]);
     d.event(Event::Released);
     assert!(d.m.is_done());
+    assert_eq!(d.m.collected(), 0);
 }
 
 #[test]
@@ -200,6 +204,16 @@ fn a_second_interruption_skips_the_rest_of_the_teardown() {
     d.event(Event::Associated);
     d.event(Event::Established);
     d.event(Event::Interrupt);
+    assert_eq!(d.m.state(), State::Reporting);
+    d.event(Event::Interrupt);
+    // The report being written is finished; the deletion and release are skipped.
+    d.event(Event::Reported);
+    assert!(d.m.is_done());
+    let mut d = Driver::new(timing(), 1, true);
+    d.event(Event::Associated);
+    d.event(Event::Established);
+    d.event(Event::Interrupt);
+    d.event(Event::Reported);
     assert_eq!(d.m.state(), State::Deleting);
     d.event(Event::Interrupt);
     assert!(d.m.is_done());
@@ -207,28 +221,33 @@ fn a_second_interruption_skips_the_rest_of_the_teardown() {
 
 #[test]
 fn failures_end_the_run_the_short_way_and_are_kept() {
-    // The association fails: nothing to undo.
+    // The association fails: a report, nothing to delete or release.
     let mut d = Driver::new(timing(), 1, true);
+    d.take();
     d.event(Event::Failed("no answer from 127.0.0.2:8805".into()));
+    assert_eq!(d.take(), [Action::Report]);
+    d.event(Event::Reported);
     assert!(d.m.is_done());
     assert_eq!(d.m.failure(), Some("no answer from 127.0.0.2:8805"));
 
-    // An establishment fails: what was established is deleted.
+    // An establishment fails: report, then what was established is deleted.
     let mut d = Driver::new(timing(), 1, true);
     d.event(Event::Associated);
     d.take();
     d.event(Event::Failed("session 7: Cause 73".into()));
-    assert_eq!(d.take(), [Action::Delete]);
+    d.event(Event::Reported);
+    assert_eq!(d.take(), [Action::Report, Action::Delete]);
     // A deletion fails: release anyway.
     d.event(Event::Failed("deleted 3 of 4".into()));
     assert_eq!(d.take(), [Action::Release]);
     assert_eq!(d.m.failure(), Some("session 7: Cause 73"));
 
-    // MAC resolution fails: delete, release.
+    // MAC resolution fails: report, delete, release.
     let mut d = Driver::new(timing(), 1, true);
     d.event(Event::Associated);
     d.event(Event::Established);
     d.take();
     d.event(Event::Failed("no ARP reply".into()));
-    assert_eq!(d.take(), [Action::Delete]);
+    d.event(Event::Reported);
+    assert_eq!(d.take(), [Action::Report, Action::Delete]);
 }
