@@ -8,12 +8,12 @@ use crate::ie::{Cause, IeType};
 use crate::message::MessageType;
 
 /// Result of a decoding step.
-pub type Result<T> = core::result::Result<T, Error>;
+pub type Result<T> = core::result::Result<T, DecodeError>;
 
 /// A decoding failure with its location.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}{}at offset {offset}: {kind}", MessageContext(*message_type), IeContext(*ie_type))]
-pub struct Error {
+pub struct DecodeError {
     /// What went wrong.
     pub kind: ErrorKind,
     /// The message being decoded, once the header was read.
@@ -90,9 +90,9 @@ impl core::fmt::Display for IeContext {
     }
 }
 
-impl Error {
+impl DecodeError {
     pub(crate) fn new(kind: ErrorKind, ie_type: Option<IeType>, offset: usize) -> Self {
-        Error {
+        DecodeError {
             kind,
             message_type: None,
             ie_type,

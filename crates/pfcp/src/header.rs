@@ -9,7 +9,7 @@
 //! 1 octet     Message Priority(4) Spare(4)      (S=1; priority valid when MP=1) | Spare (S=0)
 //! ```
 
-use crate::error::{EmitError, Error, ErrorKind, Result};
+use crate::error::{DecodeError, EmitError, ErrorKind, Result};
 use crate::ie::IeIter;
 use crate::message::MessageType;
 use crate::types::{MessagePriority, Seid, SequenceNumber};
@@ -62,11 +62,11 @@ impl<T: AsRef<[u8]>> Header<T> {
     pub fn new_checked(buffer: T) -> Result<Self> {
         let b = buffer.as_ref();
         if b.len() < MANDATORY_LEN {
-            return Err(Error::truncated(None, 0, MANDATORY_LEN, b.len()));
+            return Err(DecodeError::truncated(None, 0, MANDATORY_LEN, b.len()));
         }
         let h = Header { buffer };
         if h.version() != VERSION {
-            return Err(Error::new(
+            return Err(DecodeError::new(
                 ErrorKind::UnsupportedVersion {
                     version: h.version(),
                 },
@@ -76,7 +76,7 @@ impl<T: AsRef<[u8]>> Header<T> {
         }
         let length = usize::from(h.length());
         if length + MANDATORY_LEN < h.header_len() {
-            return Err(Error::new(
+            return Err(DecodeError::new(
                 ErrorKind::InvalidLength { length },
                 None,
                 field::LENGTH,
@@ -84,7 +84,7 @@ impl<T: AsRef<[u8]>> Header<T> {
         }
         let avail = h.buffer.as_ref().len();
         if h.message_len() > avail {
-            return Err(Error::truncated(
+            return Err(DecodeError::truncated(
                 None,
                 field::LENGTH,
                 h.message_len(),
@@ -92,7 +92,7 @@ impl<T: AsRef<[u8]>> Header<T> {
             ));
         }
         if h.mp_flag() && !h.s_flag() {
-            return Err(Error::new(
+            return Err(DecodeError::new(
                 ErrorKind::InvalidValue {
                     what: "MP flag set without SEID",
                 },

@@ -11,7 +11,7 @@
 //! - `driver` (feature `tokio`, on by default): a node over a UDP socket, with an async API
 //!   (`PfcpClient` for the generator, `serve` for the reflector).
 //!
-//! Decoding never panics; errors ([`Error`]) name the message, the IE and the offset, and map to
+//! Decoding never panics; errors ([`DecodeError`]) name the message, the IE and the offset, and map to
 //! the Cause and Offending IE a UPF answers with. IEs the codec does not type are kept
 //! ([`RawIe`]) and re-emitted.
 //!
@@ -111,7 +111,7 @@ pub mod plan;
 pub mod types;
 mod wire;
 
-pub use error::{EmitError, Error, ErrorKind, Result};
+pub use error::{DecodeError, EmitError, ErrorKind, Result};
 pub use header::{Header, HeaderRepr};
 pub use ie::{IeIter, IeType, IeValue, IeView, RawIe, TypedIe};
 pub use message::{Datagram, Message, MessageBody, MessageType};

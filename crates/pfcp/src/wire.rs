@@ -2,7 +2,7 @@
 
 use core::net::{Ipv4Addr, Ipv6Addr};
 
-use crate::error::{EmitError, Error, Result};
+use crate::error::{DecodeError, EmitError, Result};
 use crate::ie::IeType;
 use crate::types::Teid;
 
@@ -37,7 +37,7 @@ impl<'a> Reader<'a> {
 
     pub(crate) fn bytes(&mut self, n: usize) -> Result<&'a [u8]> {
         if self.remaining() < n {
-            return Err(Error::truncated(
+            return Err(DecodeError::truncated(
                 Some(self.ie_type),
                 self.offset(),
                 n,
@@ -101,8 +101,8 @@ impl<'a> Reader<'a> {
     }
 
     /// An error about the field that starts at `offset`.
-    pub(crate) fn invalid_at(&self, offset: usize, what: &'static str) -> Error {
-        Error::invalid_value(self.ie_type, offset, what)
+    pub(crate) fn invalid_at(&self, offset: usize, what: &'static str) -> DecodeError {
+        DecodeError::invalid_value(self.ie_type, offset, what)
     }
 }
 

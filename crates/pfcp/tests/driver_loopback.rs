@@ -16,7 +16,7 @@ use upfbench_pfcp::driver::{self, PfcpClient, UpfChannels, UpfServer};
 use upfbench_pfcp::ie::{Cause, NtpTimestamp};
 use upfbench_pfcp::message::SessionDeletionRequest;
 use upfbench_pfcp::node::{
-    ClientConfig, Error, Event, Procedure, RuleChange, SessionState, Tunnel, Upf, UpfConfig,
+    ClientConfig, Event, NodeError, Procedure, RuleChange, SessionState, Tunnel, Upf, UpfConfig,
     UpfEvent,
 };
 use upfbench_pfcp::plan::UplinkTeid;
@@ -117,7 +117,7 @@ async fn modify_and_rejections_through_the_driver() {
         .establish_all(vec![plan_for(0, cp)])
         .await
         .unwrap_err();
-    assert!(matches!(e.error, Error::NotAssociated { .. }));
+    assert!(matches!(e.error, NodeError::NotAssociated { .. }));
     assert_eq!((e.established, e.total, e.plan), (0, 1, Some(0)));
     client.associate().await.unwrap();
     let mut s = client
@@ -150,7 +150,7 @@ async fn modify_and_rejections_through_the_driver() {
     assert_eq!((e.established, e.total, e.plan), (2, 3, Some(1)));
     assert!(matches!(
         e.error,
-        Error::Rejected {
+        NodeError::Rejected {
             procedure: Procedure::SessionEstablishment(Seid(11)),
             cause: Cause::RULE_CREATION_MODIFICATION_FAILURE,
             ..
@@ -165,7 +165,7 @@ async fn modify_and_rejections_through_the_driver() {
         .modify(s[0].cp_seid, Default::default())
         .await
         .unwrap_err();
-    assert!(matches!(e, Error::UnknownSession { .. }));
+    assert!(matches!(e, NodeError::UnknownSession { .. }));
     client.release().await.unwrap();
 }
 
@@ -187,7 +187,7 @@ async fn a_failing_batch_says_how_many_were_established_and_which_plan_failed() 
     );
     assert!(matches!(
         e.error,
-        Error::Rejected {
+        NodeError::Rejected {
             procedure: Procedure::SessionEstablishment(s),
             cause: Cause::RULE_CREATION_MODIFICATION_FAILURE,
             ..
@@ -218,7 +218,7 @@ async fn a_silent_peer_times_out_after_n1_retransmissions() {
     let took = t0.elapsed();
     assert!(matches!(
         e,
-        Error::Timeout {
+        NodeError::Timeout {
             procedure: Procedure::AssociationSetup,
             attempts: 3,
             ..
@@ -320,7 +320,7 @@ async fn delete_all_says_how_many_were_deleted_and_which_session_the_upf_did_not
     assert!(gone.iter().any(|s| s.cp_seid == failed), "{failed:?}");
     assert!(matches!(
         e.error,
-        Error::Rejected {
+        NodeError::Rejected {
             procedure: Procedure::SessionDeletion(s),
             cause: Cause::SESSION_CONTEXT_NOT_FOUND,
             ..
@@ -407,7 +407,7 @@ async fn delete_all_says_which_session_a_silent_upf_never_deleted_and_keeps_it()
     );
     assert!(matches!(
         e.error,
-        Error::Timeout {
+        NodeError::Timeout {
             procedure: Procedure::SessionDeletion(s),
             attempts: 3,
             ..
@@ -449,7 +449,7 @@ fn delete_all_through_a_stopped_driver_says_nothing_was_deleted() {
     assert_eq!((e.deleted, e.total, e.cp_seid), (0, 0, None));
     assert!(matches!(
         e.error,
-        Error::Aborted {
+        NodeError::Aborted {
             procedure: Procedure::SessionDeletion(Seid(0)),
             ..
         }

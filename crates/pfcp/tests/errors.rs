@@ -1,4 +1,4 @@
-//! Error cases: every decoding failure says what, which message, which IE and where; encoding
+//! DecodeError cases: every decoding failure says what, which message, which IE and where; encoding
 //! refuses values it cannot put on the wire; unknown and vendor IEs are kept, never fatal.
 
 mod common;

@@ -11,7 +11,7 @@ use upfbench_pfcp::header::Header;
 use upfbench_pfcp::ie::*;
 use upfbench_pfcp::message::*;
 use upfbench_pfcp::node::{
-    AssociationState, Client, Error, Event, Procedure, SessionState, Tunnel, UpfEvent,
+    AssociationState, Client, Event, NodeError, Procedure, SessionState, Tunnel, UpfEvent,
 };
 use upfbench_pfcp::plan::UplinkTeid;
 use upfbench_pfcp::{Message, MessageBody, PdrId, Seid, SequenceNumber, Teid, UrrId};
@@ -171,19 +171,19 @@ fn commands_that_cannot_run_say_why() {
     let p = plan(0);
     assert_eq!(
         net.client.establish(now, &p),
-        Err(Error::NotAssociated {
+        Err(NodeError::NotAssociated {
             procedure: Procedure::SessionEstablishment(p.cp_seid),
             peer: up_addr()
         })
     );
     assert!(matches!(
         net.client.release(now),
-        Err(Error::NotAssociated { .. })
+        Err(NodeError::NotAssociated { .. })
     ));
     net.client.associate(now).unwrap();
     assert!(matches!(
         net.client.associate(now),
-        Err(Error::Busy {
+        Err(NodeError::Busy {
             procedure: Procedure::AssociationSetup,
             ..
         })
@@ -192,7 +192,7 @@ fn commands_that_cannot_run_say_why() {
     let cp = net.client.establish(now, &p).unwrap();
     assert_eq!(
         net.client.establish(now, &p),
-        Err(Error::DuplicateSession {
+        Err(NodeError::DuplicateSession {
             procedure: Procedure::SessionEstablishment(cp)
         })
     );
@@ -203,7 +203,7 @@ fn commands_that_cannot_run_say_why() {
     );
     assert_eq!(
         net.client.delete(now, Seid(77)),
-        Err(Error::UnknownSession {
+        Err(NodeError::UnknownSession {
             procedure: Procedure::SessionDeletion(Seid(77))
         })
     );
@@ -212,7 +212,7 @@ fn commands_that_cannot_run_say_why() {
     assert!(matches!(
         net.client
             .modify(now, cp, SessionModificationRequest::default()),
-        Err(Error::Busy { .. })
+        Err(NodeError::Busy { .. })
     ));
 }
 
@@ -232,7 +232,7 @@ fn rejections_reach_the_caller_with_cause_offending_ie_and_failed_rule() {
     };
     assert!(matches!(
         e,
-        Error::Rejected {
+        NodeError::Rejected {
             procedure: Procedure::SessionEstablishment(s),
             cause: Cause::RULE_CREATION_MODIFICATION_FAILURE,
             offending_ie: Some(IeType::F_TEID),
@@ -254,7 +254,7 @@ fn rejections_reach_the_caller_with_cause_offending_ie_and_failed_rule() {
     net.settle();
     assert!(matches!(
         &net.take_client_events()[..],
-        [Event::Failed(Error::Rejected {
+        [Event::Failed(NodeError::Rejected {
             procedure: Procedure::AssociationSetup,
             cause: Cause::REQUEST_REJECTED,
             ..
@@ -418,7 +418,7 @@ fn in_flight_procedures_of_a_forgotten_session_end_as_aborted() {
     assert!(matches!(
         &ev[..],
         [
-            Event::Failed(Error::Aborted { procedure: Procedure::SessionEstablishment(s), .. }),
+            Event::Failed(NodeError::Aborted { procedure: Procedure::SessionEstablishment(s), .. }),
             Event::PeerRestarted { sessions_lost: 2, .. },
         ] if *s == plan(1).cp_seid
     ));
@@ -429,7 +429,7 @@ fn in_flight_procedures_of_a_forgotten_session_end_as_aborted() {
         .handle_datagram(net.now, up_addr(), &rsp.contents);
     assert!(matches!(
         net.client.poll_event(),
-        Some(Event::Failed(Error::Aborted { procedure: Procedure::SessionEstablishment(s), .. })) if s == plan(0).cp_seid
+        Some(Event::Failed(NodeError::Aborted { procedure: Procedure::SessionEstablishment(s), .. })) if s == plan(0).cp_seid
     ));
     assert_eq!(net.client.session_count(), 0);
     assert_eq!(net.client.in_flight(), 0);
@@ -468,7 +468,7 @@ fn a_version_not_supported_response_fails_the_request_at_once() {
         .to_vec()
         .unwrap();
     net.client.handle_datagram(net.now, up_addr(), &vns);
-    let e = Error::VersionNotSupported {
+    let e = NodeError::VersionNotSupported {
         procedure: Procedure::SessionEstablishment(cp),
         peer: up_addr(),
         seq,
@@ -523,7 +523,7 @@ fn a_version_not_supported_response_in_the_peers_version_ends_the_association_se
     client.handle_datagram(now, up_addr(), &vns);
     assert!(matches!(
         client.poll_event(),
-        Some(Event::Failed(Error::VersionNotSupported {
+        Some(Event::Failed(NodeError::VersionNotSupported {
             procedure: Procedure::AssociationSetup,
             version: 2,
             ..
@@ -550,7 +550,7 @@ fn a_version_not_supported_response_to_the_upf_sides_heartbeat_is_reported() {
     net.upf.handle_datagram(due, cp_addr(), &vns);
     assert_eq!(
         net.upf.poll_event(),
-        Some(UpfEvent::HeartbeatFailed(Error::VersionNotSupported {
+        Some(UpfEvent::HeartbeatFailed(NodeError::VersionNotSupported {
             procedure: Procedure::Heartbeat,
             peer: cp_addr(),
             seq,

@@ -10,7 +10,7 @@ use common::net::*;
 use upfbench_pfcp::header::Header;
 use upfbench_pfcp::ie::NtpTimestamp;
 use upfbench_pfcp::node::{
-    AssociationState, Error, Event, Procedure, RuleChange, SessionState, Upf, UpfEvent,
+    AssociationState, Event, NodeError, Procedure, RuleChange, SessionState, Upf, UpfEvent,
 };
 use upfbench_pfcp::{Message, MessageBody, MessageType, SequenceNumber};
 
@@ -144,7 +144,7 @@ fn silent_peer_times_out_after_n1_retransmissions_at_t1_spacing() {
     assert_eq!(*at - t0, Duration::from_secs(12));
     assert_eq!(
         *e,
-        Event::Failed(Error::Timeout {
+        Event::Failed(NodeError::Timeout {
             procedure: Procedure::AssociationSetup,
             peer: up_addr(),
             seq,
@@ -190,7 +190,7 @@ fn silent_peer_fails_session_establishment_with_a_timeout() {
     assert_eq!(*at - t0, Duration::from_secs(12));
     assert!(matches!(
         err,
-        Error::Timeout { procedure: Procedure::SessionEstablishment(s), attempts: 4, .. } if *s == cp
+        NodeError::Timeout { procedure: Procedure::SessionEstablishment(s), attempts: 4, .. } if *s == cp
     ));
     assert!(net.client.session(cp).is_none());
     assert_eq!(net.client.in_flight(), 0);

@@ -51,13 +51,13 @@ impl<T> Pending<T> {
 pub struct Gone;
 
 enum Command {
-    Associate(oneshot::Sender<Result<Association, upfbench_pfcp::node::Error>>),
+    Associate(oneshot::Sender<Result<Association, upfbench_pfcp::node::NodeError>>),
     Establish(
         Vec<UeSessionPlan>,
         oneshot::Sender<Result<Vec<Session>, EstablishAllError>>,
     ),
     Delete(oneshot::Sender<Result<usize, DeleteAllError>>),
-    Release(oneshot::Sender<Result<(), upfbench_pfcp::node::Error>>),
+    Release(oneshot::Sender<Result<(), upfbench_pfcp::node::NodeError>>),
     Stats(oneshot::Sender<Option<Stats>>),
 }
 
@@ -112,7 +112,7 @@ impl ClientThread {
     }
 
     /// Associates (Association Setup) with the UPF.
-    pub fn associate(&self) -> Pending<Result<Association, upfbench_pfcp::node::Error>> {
+    pub fn associate(&self) -> Pending<Result<Association, upfbench_pfcp::node::NodeError>> {
         self.ask(Command::Associate)
     }
 
@@ -130,7 +130,7 @@ impl ClientThread {
     }
 
     /// Releases the association.
-    pub fn release(&self) -> Pending<Result<(), upfbench_pfcp::node::Error>> {
+    pub fn release(&self) -> Pending<Result<(), upfbench_pfcp::node::NodeError>> {
         self.ask(Command::Release)
     }
 

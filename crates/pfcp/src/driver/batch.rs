@@ -8,11 +8,11 @@ use std::time::Instant;
 use tokio::sync::oneshot;
 
 use super::client::{Association, DeleteAllError, EstablishAllError};
-use crate::node::{Client, Error, Session};
+use crate::node::{Client, NodeError, Session};
 use crate::plan::UeSessionPlan;
 use crate::types::Seid;
 
-pub(crate) type Reply<T> = oneshot::Sender<Result<T, Error>>;
+pub(crate) type Reply<T> = oneshot::Sender<Result<T, NodeError>>;
 
 /// Where a batch's answer goes.
 pub(crate) enum BatchReply {
@@ -24,7 +24,7 @@ pub(crate) enum BatchReply {
 struct Failure {
     index: usize,
     cp_seid: Seid,
-    error: Error,
+    error: NodeError,
 }
 
 /// Several sessions' procedures awaited as one.
@@ -148,7 +148,7 @@ impl Waiters {
     }
 
     /// A session's procedure ended.
-    pub(crate) fn session_done(&mut self, cp_seid: Seid, result: Result<Session, Error>) {
+    pub(crate) fn session_done(&mut self, cp_seid: Seid, result: Result<Session, NodeError>) {
         match self.sessions.remove(&cp_seid) {
             Some(Waiter::Batch { id, index }) => self.settle(id, index, cp_seid, result),
             Some(Waiter::Modify(tx)) => {
@@ -159,7 +159,7 @@ impl Waiters {
     }
 
     /// Item `index` of batch `id`, the procedure of session `cp_seid`, ended.
-    fn settle(&mut self, id: u64, index: usize, cp_seid: Seid, result: Result<Session, Error>) {
+    fn settle(&mut self, id: u64, index: usize, cp_seid: Seid, result: Result<Session, NodeError>) {
         let Some(b) = self.batches.get_mut(&id) else {
             return;
         };

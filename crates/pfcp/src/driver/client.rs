@@ -12,7 +12,9 @@ use super::io::Io;
 use super::task::{self, Task};
 use crate::ie::{NtpTimestamp, UpFunctionFeatures};
 use crate::message::SessionModificationRequest;
-use crate::node::{Client, ClientConfig, Error, Event, Procedure, Session, SessionState, Stats};
+use crate::node::{
+    Client, ClientConfig, Event, NodeError, Procedure, Session, SessionState, Stats,
+};
 use crate::plan::UeSessionPlan;
 use crate::types::Seid;
 
@@ -45,7 +47,7 @@ pub struct EstablishAllError {
     /// when the driver stopped before answering.
     pub plan: Option<usize>,
     /// The first failure.
-    pub error: Error,
+    pub error: NodeError,
 }
 
 impl EstablishAllError {
@@ -76,7 +78,7 @@ pub struct DeleteAllError {
     /// stopped before answering.
     pub cp_seid: Option<Seid>,
     /// The first failure.
-    pub error: Error,
+    pub error: NodeError,
 }
 
 impl DeleteAllError {
@@ -144,9 +146,9 @@ impl PfcpClient {
         &self,
         procedure: Procedure,
         command: impl FnOnce(oneshot::Sender<R>) -> Command,
-    ) -> Result<R, Error> {
+    ) -> Result<R, NodeError> {
         let (tx, rx) = oneshot::channel();
-        let aborted = || Error::Aborted {
+        let aborted = || NodeError::Aborted {
             procedure,
             reason: STOPPED,
         };
@@ -158,12 +160,12 @@ impl PfcpClient {
         &self,
         procedure: Procedure,
         command: impl FnOnce(Reply<T>) -> Command,
-    ) -> Result<T, Error> {
+    ) -> Result<T, NodeError> {
         self.ask(procedure, command).await?
     }
 
     /// Sets up the association (Association Setup Request) and waits for the answer.
-    pub async fn associate(&self) -> Result<Association, Error> {
+    pub async fn associate(&self) -> Result<Association, NodeError> {
         self.call(Procedure::AssociationSetup, Command::Associate)
             .await
     }
@@ -198,7 +200,7 @@ impl PfcpClient {
         &self,
         cp_seid: Seid,
         request: SessionModificationRequest,
-    ) -> Result<Session, Error> {
+    ) -> Result<Session, NodeError> {
         self.call(Procedure::SessionModification(cp_seid), |tx| {
             Command::Modify(cp_seid, Box::new(request), tx)
         })
@@ -224,19 +226,19 @@ impl PfcpClient {
     }
 
     /// Releases the association (Association Release Request).
-    pub async fn release(&self) -> Result<(), Error> {
+    pub async fn release(&self) -> Result<(), NodeError> {
         self.call(Procedure::AssociationRelease, Command::Release)
             .await
     }
 
     /// The session table.
-    pub async fn sessions(&self) -> Result<Vec<Session>, Error> {
+    pub async fn sessions(&self) -> Result<Vec<Session>, NodeError> {
         self.ask(Procedure::SessionEstablishment(Seid(0)), Command::Sessions)
             .await
     }
 
     /// The node's counters.
-    pub async fn stats(&self) -> Result<Stats, Error> {
+    pub async fn stats(&self) -> Result<Stats, NodeError> {
         self.ask(Procedure::Heartbeat, Command::Stats).await
     }
 }

@@ -8,7 +8,7 @@
 //! re-emitted with 1 octet, a new one has 2 (Open5GS 2.8 drops a 1-octet Apply Action).
 
 use super::{IeType, IeValue, IeView, TypedIe};
-use crate::error::{EmitError, Error, ErrorKind, Result};
+use crate::error::{DecodeError, EmitError, ErrorKind, Result};
 use crate::wire::Writer;
 
 /// Most octets a flag set keeps; octets beyond are ignored on decoding.
@@ -98,7 +98,7 @@ const fn normalized_octets(bits: u64, wish: u8) -> u8 {
 fn decode_flags(ie: &IeView<'_>) -> Result<(u64, u8)> {
     let v = ie.value();
     if v.is_empty() {
-        return Err(Error::new(
+        return Err(DecodeError::new(
             ErrorKind::InvalidLength { length: 0 },
             Some(ie.ie_type()),
             ie.offset() + super::tlv::LENGTH,
@@ -333,7 +333,7 @@ flag_set!(
         DLDR = 0,
         /// Usage Report.
         USAR = 1,
-        /// Error Indication Report.
+        /// DecodeError Indication Report.
         ERIR = 2,
         /// User Plane Inactivity Report.
         UPIR = 3,

@@ -105,13 +105,13 @@ macro_rules! ie_group {
         match $f {
             Some(v) => v,
             None => {
-                return Err($crate::error::Error::missing($crate::ie::IeType::$ie, $parent, $offset))
+                return Err($crate::error::DecodeError::missing($crate::ie::IeType::$ie, $parent, $offset))
             }
         }
     };
     (@finish one_or_more $f:ident $ie:ident $parent:ident $offset:ident) => {
         if $f.is_empty() {
-            return Err($crate::error::Error::missing($crate::ie::IeType::$ie, $parent, $offset));
+            return Err($crate::error::DecodeError::missing($crate::ie::IeType::$ie, $parent, $offset));
         } else {
             $f
         }

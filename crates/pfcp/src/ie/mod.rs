@@ -89,10 +89,17 @@ pub trait TypedIe: IeValue {
         let mut it = IeIter::new(bytes, 0);
         let ie = match it.next() {
             Some(r) => r?,
-            None => return Err(crate::error::Error::truncated(None, 0, tlv::HEADER_LEN, 0)),
+            None => {
+                return Err(crate::error::DecodeError::truncated(
+                    None,
+                    0,
+                    tlv::HEADER_LEN,
+                    0,
+                ));
+            }
         };
         if ie.ie_type() != Self::TYPE {
-            return Err(crate::error::Error::invalid_value(
+            return Err(crate::error::DecodeError::invalid_value(
                 ie.ie_type(),
                 0,
                 "unexpected IE type",
@@ -100,7 +107,7 @@ pub trait TypedIe: IeValue {
         }
         if it.next().is_some() {
             let end = ie.wire_len();
-            return Err(crate::error::Error::new(
+            return Err(crate::error::DecodeError::new(
                 crate::error::ErrorKind::TrailingBytes {
                     extra: bytes.len() - end,
                 },

@@ -1,7 +1,7 @@
 //! The zero-copy TLV layer: one IE header checked once, its value as a slice (TS 29.244 §8.1.1).
 
 use super::IeType;
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{DecodeError, ErrorKind, Result};
 use crate::wire::Reader;
 
 /// Offset of the Type field in an IE.
@@ -87,18 +87,23 @@ impl<'a> IeIter<'a> {
         let rest = &self.buf[self.pos..];
         let offset = self.base + self.pos;
         if rest.len() < HEADER_LEN {
-            return Err(Error::truncated(None, offset, HEADER_LEN, rest.len()));
+            return Err(DecodeError::truncated(None, offset, HEADER_LEN, rest.len()));
         }
         let ie_type = IeType(u16::from_be_bytes([rest[TYPE], rest[TYPE + 1]]));
         let len = usize::from(u16::from_be_bytes([rest[LENGTH], rest[LENGTH + 1]]));
         let avail = rest.len() - HEADER_LEN;
         if len > avail {
-            return Err(Error::truncated(Some(ie_type), offset + LENGTH, len, avail));
+            return Err(DecodeError::truncated(
+                Some(ie_type),
+                offset + LENGTH,
+                len,
+                avail,
+            ));
         }
         let body = &rest[HEADER_LEN..HEADER_LEN + len];
         let (enterprise_id, value) = if ie_type.is_vendor_specific() {
             if len < 2 {
-                return Err(Error::new(
+                return Err(DecodeError::new(
                     ErrorKind::InvalidLength { length: len },
                     Some(ie_type),
                     offset + LENGTH,

@@ -21,7 +21,7 @@ pub use session::{
     SessionReportRequest, SessionReportResponse,
 };
 
-use crate::error::{EmitError, Error, ErrorKind, Result};
+use crate::error::{DecodeError, EmitError, ErrorKind, Result};
 use crate::header::{Header, HeaderRepr};
 use crate::types::{MessagePriority, Seid, SequenceNumber};
 use crate::wire::Writer;
@@ -51,7 +51,7 @@ macro_rules! message_bodies {
                 let at = h.header_len();
                 Ok(match t {
                     $( MessageType::$ty => MessageBody::$name($name::decode_ies(h.ies(), None, at)?), )*
-                    _ => return Err(Error::new(ErrorKind::UnsupportedMessage, None, crate::header::field::MESSAGE_TYPE)),
+                    _ => return Err(DecodeError::new(ErrorKind::UnsupportedMessage, None, crate::header::field::MESSAGE_TYPE)),
                 })
             }
 
@@ -164,7 +164,7 @@ impl Message {
             } else {
                 "S flag is 1 in a node message"
             };
-            return Err(Error::new(ErrorKind::InvalidValue { what }, None, 0).in_message(t));
+            return Err(DecodeError::new(ErrorKind::InvalidValue { what }, None, 0).in_message(t));
         }
         let body = MessageBody::decode(&h).map_err(|e| e.in_message(t))?;
         let msg = Message {
@@ -181,7 +181,7 @@ impl Message {
     pub fn parse(bytes: &[u8]) -> Result<Message> {
         let (msg, len) = Self::parse_prefix(bytes)?;
         if len != bytes.len() {
-            let e = Error::new(
+            let e = DecodeError::new(
                 ErrorKind::TrailingBytes {
                     extra: bytes.len() - len,
                 },
@@ -271,7 +271,7 @@ impl<'a> Datagram<'a> {
     fn step(&mut self) -> Result<Message> {
         let rest = &self.bytes[self.pos..];
         let at = self.pos;
-        let shift = |mut e: Error| {
+        let shift = |mut e: DecodeError| {
             e.offset += at;
             e
         };
@@ -280,13 +280,13 @@ impl<'a> Datagram<'a> {
         let remaining = self.bytes.len() - self.pos;
         if msg.follow_on {
             if remaining == 0 {
-                let e = Error::truncated(None, self.pos, crate::header::MANDATORY_LEN, 0);
+                let e = DecodeError::truncated(None, self.pos, crate::header::MANDATORY_LEN, 0);
                 return Err(e.in_message(msg.message_type()));
             }
         } else {
             self.done = true;
             if remaining != 0 {
-                let e = Error::new(
+                let e = DecodeError::new(
                     ErrorKind::TrailingBytes { extra: remaining },
                     None,
                     self.pos,

@@ -1,6 +1,6 @@
 //! Session-related messages (TS 29.244 §7.5).
 
-use crate::error::Error;
+use crate::error::DecodeError;
 use crate::ie::{
     Cause, CreateFar, CreatePdr, CreateQer, CreateUrr, CreatedPdr, DnsName, FailedRuleId, Fseid,
     NodeId, OffendingIe, PdnType, RemoveFar, RemovePdr, RemoveQer, RemoveUrr, ReportType,
@@ -95,7 +95,7 @@ impl SessionEstablishmentResponse {
     }
 
     /// The rejection a decoding error calls for (`None` for errors that are not answered).
-    pub fn for_error(node_id: NodeId, error: &Error) -> Option<Self> {
+    pub fn for_error(node_id: NodeId, error: &DecodeError) -> Option<Self> {
         Some(Self::rejected(
             node_id,
             error.cause()?,

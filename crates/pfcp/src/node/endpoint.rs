@@ -13,11 +13,11 @@ use std::time::Instant;
 
 use super::Transmit;
 use super::config::Config;
-use super::error::{Error, Procedure};
+use super::error::{NodeError, Procedure};
 use super::heartbeat::{HeartbeatSchedule, PeerRecovery, Restart};
 use super::stats::Stats;
 use super::transactions::{Pending, Transactions};
-use crate::error::{EmitError, Error as DecodeError};
+use crate::error::{DecodeError, EmitError};
 use crate::header::{self, Header, field};
 use crate::ie::NtpTimestamp;
 use crate::message::{HeartbeatRequest, HeartbeatResponse, VersionNotSupportedResponse};
@@ -213,9 +213,9 @@ pub(crate) trait Role {
     /// The response to one of our requests other than a heartbeat.
     fn on_response(&mut self, now: Instant, seq: SequenceNumber, p: Pending<Self::Tag>, msg: &[u8]);
 
-    /// One of our requests ended without a usable response: [`Error::Timeout`] after N1
-    /// retransmissions, or [`Error::VersionNotSupported`].
-    fn on_failed(&mut self, tag: Self::Tag, error: Error);
+    /// One of our requests ended without a usable response: [`NodeError::Timeout`] after N1
+    /// retransmissions, or [`NodeError::VersionNotSupported`].
+    fn on_failed(&mut self, tag: Self::Tag, error: NodeError);
 }
 
 /// Feeds a datagram from `remote` to a role, message by message.
@@ -312,7 +312,7 @@ fn version_not_supported<R: Role>(
     if p.response_type == MessageType::HEARTBEAT_RESPONSE {
         role.endpoint().heartbeat.settled();
     }
-    let error = Error::VersionNotSupported {
+    let error = NodeError::VersionNotSupported {
         procedure: R::procedure(&p.procedure),
         peer: p.peer,
         seq,
@@ -333,7 +333,7 @@ pub(crate) fn handle_timeout<R: Role>(role: &mut R, now: Instant) {
         if p.response_type == MessageType::HEARTBEAT_RESPONSE {
             e.heartbeat.settled();
         }
-        let error = Error::Timeout {
+        let error = NodeError::Timeout {
             procedure: R::procedure(&p.procedure),
             peer: p.peer,
             seq,

@@ -3,7 +3,7 @@
 use core::fmt;
 use core::net::SocketAddr;
 
-use crate::error::{EmitError, Error as DecodeError};
+use crate::error::{DecodeError, EmitError};
 use crate::ie::{Cause, FailedRuleId, IeType};
 use crate::types::{Seid, SequenceNumber};
 
@@ -55,7 +55,7 @@ impl fmt::Display for Procedure {
 
 /// Why a procedure could not be started, or did not succeed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum Error {
+pub enum NodeError {
     /// No response after N1 retransmissions.
     #[error(
         "{procedure} with {peer}: no response to sequence number {seq} after {attempts} transmissions"
@@ -165,20 +165,20 @@ pub enum Error {
     },
 }
 
-impl Error {
+impl NodeError {
     /// The procedure that failed.
     pub fn procedure(&self) -> Procedure {
         match self {
-            Error::Timeout { procedure, .. }
-            | Error::VersionNotSupported { procedure, .. }
-            | Error::Rejected { procedure, .. }
-            | Error::InvalidResponse { procedure, .. }
-            | Error::NotAssociated { procedure, .. }
-            | Error::UnknownSession { procedure }
-            | Error::DuplicateSession { procedure }
-            | Error::Busy { procedure, .. }
-            | Error::Encode { procedure, .. }
-            | Error::Aborted { procedure, .. } => *procedure,
+            NodeError::Timeout { procedure, .. }
+            | NodeError::VersionNotSupported { procedure, .. }
+            | NodeError::Rejected { procedure, .. }
+            | NodeError::InvalidResponse { procedure, .. }
+            | NodeError::NotAssociated { procedure, .. }
+            | NodeError::UnknownSession { procedure }
+            | NodeError::DuplicateSession { procedure }
+            | NodeError::Busy { procedure, .. }
+            | NodeError::Encode { procedure, .. }
+            | NodeError::Aborted { procedure, .. } => *procedure,
         }
     }
 }

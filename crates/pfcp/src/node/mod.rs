@@ -58,7 +58,7 @@ pub use config::{
     ClientConfig, Config, DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_N1, DEFAULT_T1, DEFAULT_WINDOW,
     UpfConfig,
 };
-pub use error::{Error, Procedure};
+pub use error::{NodeError, Procedure};
 pub use stats::Stats;
 pub use upf::{
     DownlinkRule, RuleChange, RulesTable, SessionRules, Tunnel, Upf, UpfEvent, UplinkRule,

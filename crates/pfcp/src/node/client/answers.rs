@@ -5,12 +5,12 @@ use core::net::SocketAddr;
 use std::time::Instant;
 
 use super::{AssociationState, Client, Event, FORGOTTEN, Op, SessionState};
-use crate::error::{Error as DecodeError, ErrorKind};
+use crate::error::{DecodeError, ErrorKind};
 use crate::header::field;
 use crate::ie::{Cause, CreatedPdr, FailedRuleId, Fseid, Fteid, IeType, OffendingIe};
 use crate::message::MessageType;
 use crate::node::endpoint::Role;
-use crate::node::error::{Error, Procedure};
+use crate::node::error::{NodeError, Procedure};
 use crate::node::transactions::Pending;
 use crate::types::{PdrId, Seid, SequenceNumber};
 use crate::{Message, MessageBody};
@@ -24,8 +24,8 @@ struct Answered {
 }
 
 impl Answered {
-    fn invalid(self, error: DecodeError) -> Error {
-        Error::InvalidResponse {
+    fn invalid(self, error: DecodeError) -> NodeError {
+        NodeError::InvalidResponse {
             procedure: self.procedure,
             peer: self.peer,
             seq: self.seq,
@@ -38,8 +38,8 @@ impl Answered {
         cause: Cause,
         offending_ie: Option<OffendingIe>,
         failed_rule: Option<FailedRuleId>,
-    ) -> Error {
-        Error::Rejected {
+    ) -> NodeError {
+        NodeError::Rejected {
             procedure: self.procedure,
             peer: self.peer,
             seq: self.seq,
@@ -96,7 +96,7 @@ impl Client {
 
     /// Ends a request that got no usable response: what it started is undone, and the
     /// procedure fails with `error`.
-    pub(super) fn abandon(&mut self, op: Op, error: Error) {
+    pub(super) fn abandon(&mut self, op: Op, error: NodeError) {
         match op.procedure {
             Procedure::Heartbeat => {}
             Procedure::AssociationSetup => {
@@ -183,7 +183,7 @@ impl Client {
     ) {
         let procedure = op.procedure;
         if op.epoch != self.epoch {
-            return self.fail(Error::Aborted {
+            return self.fail(NodeError::Aborted {
                 procedure,
                 reason: FORGOTTEN,
             });
@@ -243,7 +243,7 @@ impl Client {
             return self.fail(a.invalid(error));
         };
         let Some(s) = self.sessions.get_mut(&cp) else {
-            return self.fail(Error::Aborted {
+            return self.fail(NodeError::Aborted {
                 procedure: a.procedure,
                 reason: FORGOTTEN,
             });

@@ -14,7 +14,7 @@ use std::time::Instant;
 use super::Transmit;
 use super::config::ClientConfig;
 use super::endpoint::{self, Endpoint, Request, Role, encode};
-use super::error::{Error, Procedure};
+use super::error::{NodeError, Procedure};
 use super::heartbeat::Restart;
 use super::stats::Stats;
 use super::transactions::Pending;
@@ -61,7 +61,7 @@ pub enum Event {
     /// Our Association Release was accepted; the table is empty.
     Released,
     /// A procedure failed: rejected, timed out, invalid response, or aborted.
-    Failed(Error),
+    Failed(NodeError),
     /// The UPF's Recovery Time Stamp changed: it restarted and lost our sessions, which left
     /// the table; the association must be set up again.
     PeerRestarted {
@@ -192,13 +192,13 @@ impl Client {
     }
 
     /// Sends an Association Setup Request (Node ID, our Recovery Time Stamp).
-    pub fn associate(&mut self, now: Instant) -> Result<(), Error> {
+    pub fn associate(&mut self, now: Instant) -> Result<(), NodeError> {
         let procedure = Procedure::AssociationSetup;
         if matches!(
             self.state,
             AssociationState::SettingUp | AssociationState::Releasing
         ) {
-            return Err(Error::Busy {
+            return Err(NodeError::Busy {
                 procedure,
                 state: "another association procedure is in flight",
             });
@@ -212,7 +212,7 @@ impl Client {
     }
 
     /// Queues the Session Establishment Request of a UE's plan; returns its CP SEID.
-    pub fn establish(&mut self, now: Instant, plan: &UeSessionPlan) -> Result<Seid, Error> {
+    pub fn establish(&mut self, now: Instant, plan: &UeSessionPlan) -> Result<Seid, NodeError> {
         self.establish_request(now, plan.establishment_request())
     }
 
@@ -223,13 +223,13 @@ impl Client {
         &mut self,
         now: Instant,
         mut request: SessionEstablishmentRequest,
-    ) -> Result<Seid, Error> {
+    ) -> Result<Seid, NodeError> {
         request.node_id.clone_from(&self.config.node.node_id);
         let cp_seid = request.cp_f_seid.seid;
         let procedure = Procedure::SessionEstablishment(cp_seid);
         self.require_association(procedure)?;
         if self.sessions.contains_key(&cp_seid) {
-            return Err(Error::DuplicateSession { procedure });
+            return Err(NodeError::DuplicateSession { procedure });
         }
         let uplink = request.create_pdrs.iter().find(|p| {
             p.pdi.source_interface == SourceInterface::ACCESS && p.pdi.local_f_teid.is_some()
@@ -257,14 +257,14 @@ impl Client {
         now: Instant,
         cp_seid: Seid,
         request: SessionModificationRequest,
-    ) -> Result<(), Error> {
+    ) -> Result<(), NodeError> {
         let procedure = Procedure::SessionModification(cp_seid);
         let msg = |up| Message::session(up, SequenceNumber::default(), request);
         self.session_request(now, procedure, SessionState::Modifying, msg)
     }
 
     /// Queues a Session Deletion Request for an established session.
-    pub fn delete(&mut self, now: Instant, cp_seid: Seid) -> Result<(), Error> {
+    pub fn delete(&mut self, now: Instant, cp_seid: Seid) -> Result<(), NodeError> {
         let procedure = Procedure::SessionDeletion(cp_seid);
         let msg = |up| {
             Message::session(
@@ -278,7 +278,7 @@ impl Client {
 
     /// Sends an Association Release Request; on acceptance the table is emptied (the UPF
     /// deletes the association's sessions).
-    pub fn release(&mut self, now: Instant) -> Result<(), Error> {
+    pub fn release(&mut self, now: Instant) -> Result<(), NodeError> {
         let procedure = Procedure::AssociationRelease;
         self.require_association(procedure)?;
         let req = AssociationReleaseRequest::new(self.config.node.node_id.clone());
@@ -319,11 +319,11 @@ impl Client {
         self.events.pop_front()
     }
 
-    fn require_association(&self, procedure: Procedure) -> Result<(), Error> {
+    fn require_association(&self, procedure: Procedure) -> Result<(), NodeError> {
         if self.state == AssociationState::Associated {
             Ok(())
         } else {
-            Err(Error::NotAssociated {
+            Err(NodeError::NotAssociated {
                 procedure,
                 peer: self.config.upf,
             })
@@ -336,14 +336,14 @@ impl Client {
         procedure: Procedure,
         next: SessionState,
         msg: impl FnOnce(Seid) -> Message,
-    ) -> Result<(), Error> {
+    ) -> Result<(), NodeError> {
         self.require_association(procedure)?;
         let cp_seid = procedure.cp_seid().unwrap_or_default();
         let Some(s) = self.sessions.get_mut(&cp_seid) else {
-            return Err(Error::UnknownSession { procedure });
+            return Err(NodeError::UnknownSession { procedure });
         };
         let (SessionState::Established, Some(up)) = (s.state, s.up_seid) else {
-            return Err(Error::Busy {
+            return Err(NodeError::Busy {
                 procedure,
                 state: s.state.describe(),
             });
@@ -392,7 +392,7 @@ impl Client {
         self.sessions.clear();
         self.epoch += 1;
         for q in self.queue.drain(..) {
-            self.events.push_back(Event::Failed(Error::Aborted {
+            self.events.push_back(Event::Failed(NodeError::Aborted {
                 procedure: q.procedure,
                 reason,
             }));
@@ -416,13 +416,13 @@ impl Client {
         });
     }
 
-    fn fail(&mut self, e: Error) {
+    fn fail(&mut self, e: NodeError) {
         self.events.push_back(Event::Failed(e));
     }
 }
 
-fn encode_request(procedure: Procedure, msg: &Message) -> Result<Vec<u8>, Error> {
-    encode(msg).map_err(|error| Error::Encode { procedure, error })
+fn encode_request(procedure: Procedure, msg: &Message) -> Result<Vec<u8>, NodeError> {
+    encode(msg).map_err(|error| NodeError::Encode { procedure, error })
 }
 
 impl Role for Client {
@@ -459,10 +459,10 @@ impl Role for Client {
         self.on_answer(now, seq, p, msg);
     }
 
-    fn on_failed(&mut self, op: Op, error: Error) {
+    fn on_failed(&mut self, op: Op, error: NodeError) {
         match error {
             // Our heartbeats have no caller: a lost one is news of its own.
-            Error::Timeout {
+            NodeError::Timeout {
                 procedure: Procedure::Heartbeat,
                 peer,
                 seq,

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use super::{Client, Event};
-use crate::error::Error as DecodeError;
+use crate::error::DecodeError;
 use crate::ie::{Cause, OffendingIe};
 use crate::message::{
     AssociationReleaseResponse, AssociationSetupResponse, MessageType, SessionReportResponse,

@@ -28,11 +28,11 @@ use self::ruleset::{Rejection, RuleSet};
 use super::Transmit;
 use super::config::UpfConfig;
 use super::endpoint::{self, Endpoint, Request, Role};
-use super::error::{Error, Procedure};
+use super::error::{NodeError, Procedure};
 use super::heartbeat::Restart;
 use super::stats::Stats;
 use super::transactions::Pending;
-use crate::error::Error as DecodeError;
+use crate::error::DecodeError;
 use crate::header::Header;
 use crate::ie::{Cause, Fseid, IeType, NodeId, NtpTimestamp, OffendingIe, UpFunctionFeatures};
 use crate::message::{
@@ -80,8 +80,8 @@ pub enum UpfEvent {
         seq: SequenceNumber,
     },
     /// One of our Heartbeat Requests failed otherwise: the CP function answered with a
-    /// Version Not Supported Response ([`Error::VersionNotSupported`]).
-    HeartbeatFailed(Error),
+    /// Version Not Supported Response ([`NodeError::VersionNotSupported`]).
+    HeartbeatFailed(NodeError),
     /// The rules table changed.
     Rules(RuleChange),
 }
@@ -527,9 +527,9 @@ impl Role for Upf {
         self.endpoint.stats.invalid += 1;
     }
 
-    fn on_failed(&mut self, (): (), error: Error) {
+    fn on_failed(&mut self, (): (), error: NodeError) {
         let event = match error {
-            Error::Timeout { peer, seq, .. } => UpfEvent::HeartbeatLost { peer, seq },
+            NodeError::Timeout { peer, seq, .. } => UpfEvent::HeartbeatLost { peer, seq },
             error => UpfEvent::HeartbeatFailed(error),
         };
         self.events.push_back(event);
