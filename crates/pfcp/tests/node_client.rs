@@ -45,7 +45,8 @@ fn the_window_bounds_requests_in_flight_and_refills_as_responses_arrive() {
     let next: Vec<_> = std::iter::from_fn(|| net.client.poll_transmit()).collect();
     assert_eq!(next.len(), 1);
     assert_eq!((net.client.in_flight(), net.client.queued()), (4, 5));
-    // Sequence numbers are fresh per request.
+    // Sequence numbers are fresh per request (1 was the Association Setup, 2 the heartbeat
+    // exchanged before any session request).
     let seqs: Vec<u32> = first
         .iter()
         .chain(&next)
@@ -56,7 +57,7 @@ fn the_window_bounds_requests_in_flight_and_refills_as_responses_arrive() {
                 .get()
         })
         .collect();
-    assert_eq!(seqs, [2, 3, 4, 5, 6]);
+    assert_eq!(seqs, [3, 4, 5, 6, 7]);
     for t in &first[1..] {
         net.upf.handle_datagram(net.now, cp_addr(), &t.contents);
     }
@@ -242,7 +243,7 @@ fn rejections_reach_the_caller_with_cause_offending_ie_and_failed_rule() {
     ));
     assert_eq!(
         e.to_string(),
-        "Session Establishment (CP SEID 0x2) rejected by 192.168.14.151:8805 (sequence number 3): \
+        "Session Establishment (CP SEID 0x2) rejected by 192.168.14.151:8805 (sequence number 4): \
          Rule creation/modification Failure (73), offending IE F-TEID (21), failed rule PDR 2"
     );
     assert!(net.client.session(cp).is_none());

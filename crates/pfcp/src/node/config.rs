@@ -12,8 +12,13 @@ pub const DEFAULT_T1: Duration = Duration::from_secs(3);
 pub const DEFAULT_N1: u32 = 3;
 /// Default interval between our own Heartbeat Requests (Open5GS uses 10 s, eUPF 5 s).
 pub const DEFAULT_HEARTBEAT_INTERVAL: Duration = Duration::from_secs(10);
-/// Default number of session requests in flight at once.
-pub const DEFAULT_WINDOW: usize = 256;
+/// Default largest number of session requests in flight at once: 64 lost none at Open5GS and
+/// eUPF, 128 overflowed their receive buffers.
+pub const DEFAULT_WINDOW: usize = 64;
+/// Default number of session requests in flight at the start (the window adapts from there).
+pub const DEFAULT_INITIAL_WINDOW: usize = 16;
+/// Default wait for an answer to our Association Release Request (real UPFs send none).
+pub const DEFAULT_RELEASE_WAIT: Duration = Duration::from_secs(1);
 
 /// What every node needs: who it is, when it started, and its timers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,8 +68,14 @@ pub struct ClientConfig {
     pub node: Config,
     /// The UPF's N4 address (port 8805 for real UPFs).
     pub upf: SocketAddr,
-    /// At most this many session requests (establish, modify, delete) in flight at once.
+    /// At most this many session requests (establish, modify, delete) in flight at once: the
+    /// window adapts between 1 and this (see `node::client::window`).
     pub window: usize,
+    /// Session requests in flight at the start.
+    pub initial_window: usize,
+    /// The Association Release Request is sent once (no retransmission) and its answer awaited
+    /// this long at most: neither Open5GS nor eUPF answers it.
+    pub release_wait: Duration,
 }
 
 impl ClientConfig {
@@ -74,6 +85,8 @@ impl ClientConfig {
             node: Config::new(NodeId::Ipv4(cp), recovery_time_stamp),
             upf,
             window: DEFAULT_WINDOW,
+            initial_window: DEFAULT_INITIAL_WINDOW,
+            release_wait: DEFAULT_RELEASE_WAIT,
         }
     }
 }

@@ -16,7 +16,7 @@ use super::config::Config;
 use super::error::{NodeError, Procedure};
 use super::heartbeat::{HeartbeatSchedule, PeerRecovery, Restart};
 use super::stats::Stats;
-use super::transactions::{Pending, Transactions};
+use super::transactions::{Pending, RetransmitLimit, Transactions};
 use crate::error::{DecodeError, EmitError};
 use crate::header::{self, Header, field};
 use crate::ie::NtpTimestamp;
@@ -104,6 +104,30 @@ impl<P> Endpoint<P> {
     pub(crate) fn start(&mut self, now: Instant, peer: SocketAddr, bytes: Vec<u8>, tag: P) {
         self.transactions
             .start(now, peer, bytes, tag, &mut self.transmits);
+    }
+
+    /// Like [`start`](Self::start), sent once and given up after `wait` with no
+    /// retransmission: for requests real peers do not answer (Association Release).
+    pub(crate) fn start_once(
+        &mut self,
+        now: Instant,
+        peer: SocketAddr,
+        bytes: Vec<u8>,
+        tag: P,
+        wait: core::time::Duration,
+    ) {
+        self.transactions
+            .start_with(now, peer, bytes, tag, &mut self.transmits, wait, 0);
+    }
+
+    /// Sends a Heartbeat Request to `peer` now, whatever the schedule (it books the schedule's
+    /// one request in flight).
+    pub(crate) fn heartbeat_now(&mut self, now: Instant, peer: SocketAddr, tag: P) {
+        self.heartbeat.book();
+        let hb = HeartbeatRequest::new(self.recovery_time_stamp);
+        if let Ok(bytes) = encode(&Message::node(SequenceNumber::default(), hb)) {
+            self.start(now, peer, bytes, tag);
+        }
     }
 
     /// Sends our Heartbeat Request to `peer` when the schedule says it is time.
@@ -216,6 +240,9 @@ pub(crate) trait Role {
     /// One of our requests ended without a usable response: [`NodeError::Timeout`] after N1
     /// retransmissions, or [`NodeError::VersionNotSupported`].
     fn on_failed(&mut self, tag: Self::Tag, error: NodeError);
+
+    /// The peer answered one of our Heartbeat Requests (after [`Self::on_recovery`]).
+    fn on_heartbeat_answered(&mut self) {}
 }
 
 /// Feeds a datagram from `remote` to a role, message by message.
@@ -276,7 +303,10 @@ fn handle_message<R: Role>(role: &mut R, now: Instant, remote: SocketAddr, msg: 
         Ok(Message {
             body: MessageBody::HeartbeatResponse(r),
             ..
-        }) => role.on_recovery(remote, r.recovery_time_stamp),
+        }) => {
+            role.on_recovery(remote, r.recovery_time_stamp);
+            role.on_heartbeat_answered();
+        }
         _ => role.endpoint().stats.invalid += 1,
     }
 }
@@ -322,11 +352,15 @@ fn version_not_supported<R: Role>(
 }
 
 /// Retransmits what is due and fails the requests given up.
-pub(crate) fn handle_timeout<R: Role>(role: &mut R, now: Instant) {
+pub(crate) fn handle_timeout<R: Role>(
+    role: &mut R,
+    now: Instant,
+    limit: Option<&mut RetransmitLimit<R::Tag>>,
+) {
     let e = role.endpoint();
     let mut expired = core::mem::take(&mut e.expired);
     e.transactions
-        .handle_timeout(now, &mut e.transmits, &mut expired);
+        .handle_timeout(now, &mut e.transmits, &mut expired, limit);
     for (seq, p) in expired.drain(..) {
         let e = role.endpoint();
         e.stats.timeouts += 1;

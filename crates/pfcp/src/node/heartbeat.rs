@@ -55,6 +55,11 @@ impl HeartbeatSchedule {
         true
     }
 
+    /// A request goes out now, off the schedule.
+    pub(crate) fn book(&mut self) {
+        self.outstanding = true;
+    }
+
     /// The request in flight was answered or given up.
     pub(crate) fn settled(&mut self) {
         self.outstanding = false;

@@ -53,10 +53,10 @@ mod stats;
 mod transactions;
 mod upf;
 
-pub use client::{AssociationState, Client, Event, Session, SessionState};
+pub use client::{AssociationState, Client, Event, Figures, LatencySummary, Session, SessionState};
 pub use config::{
-    ClientConfig, Config, DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_N1, DEFAULT_T1, DEFAULT_WINDOW,
-    UpfConfig,
+    ClientConfig, Config, DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_INITIAL_WINDOW, DEFAULT_N1,
+    DEFAULT_RELEASE_WAIT, DEFAULT_T1, DEFAULT_WINDOW, UpfConfig,
 };
 pub use error::{NodeError, Procedure};
 pub use stats::Stats;

@@ -29,4 +29,8 @@ pub struct Stats {
     pub sessions_modified: u64,
     /// Session deletions confirmed (client) or applied (UPF).
     pub sessions_deleted: u64,
+    /// Session requests that may be in flight now (client; 0 on the UPF side).
+    pub window: u64,
+    /// The largest the window has been (client).
+    pub window_largest: u64,
 }

@@ -26,12 +26,28 @@ pub(crate) struct Pending<P> {
     pub(crate) bytes: Vec<u8>,
     /// Transmissions so far.
     pub(crate) transmissions: u32,
+    /// When it was first sent.
+    pub(crate) first_sent: Instant,
+    /// Its T1 and N1 (the node's, or the request's own: a best-effort request is sent once).
+    pub(crate) t1: Duration,
+    pub(crate) n1: u32,
     /// When T1 expires next.
     pub(crate) deadline: Instant,
     /// The message type that answers it.
     pub(crate) response_type: MessageType,
     /// What the caller attached.
     pub(crate) procedure: P,
+}
+
+/// How many of the requests due for retransmission may go at once.
+#[derive(Debug)]
+pub(crate) struct RetransmitLimit<P> {
+    /// Which requests the limit applies to.
+    pub(crate) selects: fn(&P) -> bool,
+    /// How many more may be retransmitted now.
+    pub(crate) count: usize,
+    /// How long the others wait.
+    pub(crate) defer: Duration,
 }
 
 /// The requests in flight and their timers.
@@ -79,9 +95,26 @@ impl<P> Transactions<P> {
         &mut self,
         now: Instant,
         peer: SocketAddr,
+        bytes: Vec<u8>,
+        procedure: P,
+        out: &mut VecDeque<Transmit>,
+    ) -> SequenceNumber {
+        let (t1, n1) = (self.t1, self.n1);
+        self.start_with(now, peer, bytes, procedure, out, t1, n1)
+    }
+
+    /// Like [`start`](Self::start) with this request's own T1 and N1 (`n1` 0: sent once, given
+    /// up after `t1`).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn start_with(
+        &mut self,
+        now: Instant,
+        peer: SocketAddr,
         mut bytes: Vec<u8>,
         procedure: P,
         out: &mut VecDeque<Transmit>,
+        t1: Duration,
+        n1: u32,
     ) -> SequenceNumber {
         let seq = self.allocate();
         let response_type = {
@@ -94,7 +127,7 @@ impl<P> Transactions<P> {
             contents: bytes.clone(),
         });
         self.sent += 1;
-        let deadline = now + self.t1;
+        let deadline = now + t1;
         self.timers.push(Reverse((deadline, seq.get())));
         self.pending.insert(
             seq.get(),
@@ -102,6 +135,9 @@ impl<P> Transactions<P> {
                 peer,
                 bytes,
                 transmissions: 1,
+                first_sent: now,
+                t1,
+                n1,
                 deadline,
                 response_type,
                 procedure,
@@ -140,12 +176,23 @@ impl<P> Transactions<P> {
         None
     }
 
-    /// Retransmits what is due and moves what has used up N1 into `expired`.
+    /// Whether a request that `limited` selects is due at `now` (to be retransmitted or given
+    /// up).
+    pub(crate) fn due(&self, now: Instant, limited: fn(&P) -> bool) -> bool {
+        self.pending
+            .values()
+            .any(|p| p.deadline <= now && limited(&p.procedure))
+    }
+
+    /// Retransmits what is due and moves what has used up N1 into `expired`. Of the requests
+    /// `limit` selects, at most `limit.count` are retransmitted now; the others wait
+    /// `limit.defer` (a burst of retransmissions must not overflow the peer again).
     pub(crate) fn handle_timeout(
         &mut self,
         now: Instant,
         out: &mut VecDeque<Transmit>,
         expired: &mut Vec<(SequenceNumber, Pending<P>)>,
+        mut limit: Option<&mut RetransmitLimit<P>>,
     ) {
         while let Some(&Reverse((at, seq))) = self.timers.peek() {
             if at > now {
@@ -158,9 +205,19 @@ impl<P> Transactions<P> {
             if p.deadline != at {
                 continue;
             }
-            if p.transmissions <= self.n1 {
+            if p.transmissions <= p.n1 {
+                if let Some(l) = limit.as_deref_mut()
+                    && (l.selects)(&p.procedure)
+                {
+                    if l.count == 0 {
+                        p.deadline = now + l.defer;
+                        self.timers.push(Reverse((p.deadline, seq)));
+                        continue;
+                    }
+                    l.count -= 1;
+                }
                 p.transmissions += 1;
-                p.deadline = now + self.t1;
+                p.deadline = now + p.t1;
                 out.push_back(Transmit {
                     destination: p.peer,
                     contents: p.bytes.clone(),

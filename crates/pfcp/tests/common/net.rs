@@ -83,6 +83,11 @@ pub struct Net {
     pub loss_to_client: f64,
     pub duplicate: f64,
     pub reorder: bool,
+    /// The UPF's receive buffer, in datagrams: of what the client sends at once, only this
+    /// many arrive and the rest overflow (as with a real UPF's UDP socket). `None`: no limit.
+    pub upf_buffer: Option<usize>,
+    /// Datagrams lost to the UPF's receive buffer.
+    pub overflowed: u64,
     pub capture: bool,
     pub captured: Vec<Captured>,
     pub client_events: Vec<(Instant, Event)>,
@@ -102,6 +107,8 @@ impl Net {
             loss_to_client: 0.0,
             duplicate: 0.0,
             reorder: false,
+            upf_buffer: None,
+            overflowed: 0,
             capture: false,
             captured: Vec::new(),
             client_events: Vec::new(),
@@ -132,6 +139,12 @@ impl Net {
                 let j = (self.rng.next_u64() % (i as u64 + 1)) as usize;
                 batch.swap(i, j);
             }
+        }
+        if let (Dir::ToUpf, Some(room)) = (dir, self.upf_buffer)
+            && batch.len() > room
+        {
+            self.overflowed += (batch.len() - room) as u64;
+            batch.truncate(room);
         }
         let loss = match dir {
             Dir::ToUpf => self.loss_to_upf,

@@ -4,7 +4,7 @@
 use core::net::SocketAddr;
 use std::time::Instant;
 
-use super::{AssociationState, Client, Event, FORGOTTEN, Op, SessionState};
+use super::{AssociationState, Client, Event, FORGOTTEN, Figures, Op, SessionState};
 use crate::error::{DecodeError, ErrorKind};
 use crate::header::field;
 use crate::ie::{Cause, CreatedPdr, FailedRuleId, Fseid, Fteid, IeType, OffendingIe};
@@ -87,8 +87,19 @@ impl Client {
             Procedure::AssociationRelease => self.on_release_response(a, parsed),
             // Heartbeat Responses stay in the endpoint.
             Procedure::Heartbeat => {}
-            _ => {
+            procedure => {
                 self.in_flight -= 1;
+                self.window.on_answer(p.transmissions == 1);
+                let took = now.saturating_duration_since(p.first_sent);
+                match procedure {
+                    Procedure::SessionEstablishment(_) => {
+                        Figures::record(&mut self.figures.establishment_us, took);
+                    }
+                    Procedure::SessionDeletion(_) => {
+                        Figures::record(&mut self.figures.deletion_us, took);
+                    }
+                    _ => {}
+                }
                 self.on_session_response(op, a, parsed);
             }
         }
@@ -218,6 +229,10 @@ impl Client {
                 return self.fail(a.invalid(invalid_body(other)));
             }
         };
+        self.figures.cause(cause);
+        if cause == Cause::SESSION_CONTEXT_NOT_FOUND {
+            self.figures.lost_sessions += 1;
+        }
         if !cause.is_accepted() {
             self.roll_back(procedure, Some(cause));
             return self.fail(a.rejected(cause, offending_ie, failed_rule));

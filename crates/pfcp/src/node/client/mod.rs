@@ -2,9 +2,12 @@
 //! established, modified and deleted many at a time through a window.
 
 mod answers;
+mod figures;
 mod session;
 mod upf_requests;
+mod window;
 
+pub use figures::{Figures, LatencySummary};
 pub use session::{Session, SessionState};
 
 use core::net::SocketAddr;
@@ -17,7 +20,7 @@ use super::endpoint::{self, Endpoint, Request, Role, encode};
 use super::error::{NodeError, Procedure};
 use super::heartbeat::Restart;
 use super::stats::Stats;
-use super::transactions::Pending;
+use super::transactions::{Pending, RetransmitLimit};
 use crate::Message;
 use crate::ie::{NtpTimestamp, SourceInterface, UpFunctionFeatures};
 use crate::message::{
@@ -121,10 +124,24 @@ pub struct Client {
     epoch: u64,
     queue: VecDeque<Queued>,
     in_flight: usize,
+    window: window::Window,
+    /// Session requests wait until our first Heartbeat Request after associating is answered:
+    /// Open5GS learns a CP's new Recovery Time Stamp only from heartbeats, and otherwise takes
+    /// our new run for a CP restart and deletes its fresh sessions.
+    heartbeat_gate: bool,
+    figures: Figures,
     events: VecDeque<Event>,
 }
 
 const FORGOTTEN: &str = "the session left the table (UPF restarted or association ended)";
+
+/// Session requests retransmitted beyond the window wait T1 / this.
+const RETRANSMIT_SPREAD: u32 = 8;
+
+/// Session establishment, modification and deletion requests (what the window governs).
+fn is_session_request(op: &Op) -> bool {
+    op.procedure.cp_seid().is_some()
+}
 
 impl Client {
     /// A client that is not associated yet.
@@ -136,6 +153,9 @@ impl Client {
             epoch: 0,
             queue: VecDeque::new(),
             in_flight: 0,
+            window: window::Window::new(config.initial_window, config.window),
+            heartbeat_gate: false,
+            figures: Figures::default(),
             events: VecDeque::new(),
             config,
         }
@@ -176,6 +196,21 @@ impl Client {
         self.in_flight
     }
 
+    /// Session requests that may be in flight now (the adaptive window).
+    pub fn window(&self) -> usize {
+        self.window.size()
+    }
+
+    /// Whether session requests wait for the first heartbeat exchange after associating.
+    pub fn waiting_for_heartbeat(&self) -> bool {
+        self.heartbeat_gate
+    }
+
+    /// The control-plane figures: Causes, procedure latencies, sessions lost.
+    pub fn figures(&self) -> &Figures {
+        &self.figures
+    }
+
     /// All our requests in flight (session, association and heartbeat).
     pub fn pending_requests(&self) -> usize {
         self.endpoint.transactions.len()
@@ -188,7 +223,11 @@ impl Client {
 
     /// The counters.
     pub fn stats(&self) -> Stats {
-        self.endpoint.stats()
+        Stats {
+            window: self.window.size() as u64,
+            window_largest: self.window.largest() as u64,
+            ..self.endpoint.stats()
+        }
     }
 
     /// Sends an Association Setup Request (Node ID, our Recovery Time Stamp).
@@ -276,14 +315,18 @@ impl Client {
         self.session_request(now, procedure, SessionState::Deleting, msg)
     }
 
-    /// Sends an Association Release Request; on acceptance the table is emptied (the UPF
-    /// deletes the association's sessions).
+    /// Sends an Association Release Request, once: neither Open5GS nor eUPF answers it, so it
+    /// is not retransmitted and is given up after the configured release wait. Either way the
+    /// association is over for us and the table is emptied (the UPF deletes the association's
+    /// sessions).
     pub fn release(&mut self, now: Instant) -> Result<(), NodeError> {
         let procedure = Procedure::AssociationRelease;
         self.require_association(procedure)?;
         let req = AssociationReleaseRequest::new(self.config.node.node_id.clone());
         let bytes = encode_request(procedure, &Message::node(SequenceNumber::default(), req))?;
-        self.send_now(now, procedure, bytes);
+        let op = self.op(procedure);
+        self.endpoint
+            .start_once(now, self.config.upf, bytes, op, self.config.release_wait);
         self.state = AssociationState::Releasing;
         Ok(())
     }
@@ -295,8 +338,22 @@ impl Client {
     }
 
     /// Runs the timers that are due: retransmissions, give-ups, our heartbeats.
+    ///
+    /// A session request due for retransmission means loss (most likely the UPF's receive
+    /// buffer): the window shrinks first, and at most a window's worth of session requests is
+    /// retransmitted at once, the others a little later, so that the retransmissions do not
+    /// overflow the buffer again.
     pub fn handle_timeout(&mut self, now: Instant) {
-        endpoint::handle_timeout(self, now);
+        let mut limit = None;
+        if self.endpoint.transactions.due(now, is_session_request) {
+            self.window.on_retransmission(now, self.config.node.t1);
+            limit = Some(RetransmitLimit {
+                selects: is_session_request,
+                count: self.window.size(),
+                defer: self.config.node.t1 / RETRANSMIT_SPREAD,
+            });
+        }
+        endpoint::handle_timeout(self, now, limit.as_mut());
         if self.state == AssociationState::Associated {
             let op = self.op(Procedure::Heartbeat);
             self.endpoint.heartbeat_if_due(now, self.config.upf, || op);
@@ -368,7 +425,10 @@ impl Client {
     }
 
     fn pump(&mut self, now: Instant) {
-        while self.in_flight < self.config.window.max(1) {
+        if self.heartbeat_gate {
+            return;
+        }
+        while self.in_flight < self.window.size() {
             let Some(q) = self.queue.pop_front() else {
                 break;
             };
@@ -409,6 +469,9 @@ impl Client {
     ) {
         self.state = AssociationState::Associated;
         self.endpoint.heartbeat.start(now);
+        let op = self.op(Procedure::Heartbeat);
+        self.endpoint.heartbeat_now(now, self.config.upf, op);
+        self.heartbeat_gate = true;
         self.events.push_back(Event::Associated {
             peer,
             recovery_time_stamp,
@@ -461,14 +524,27 @@ impl Role for Client {
 
     fn on_failed(&mut self, op: Op, error: NodeError) {
         match error {
-            // Our heartbeats have no caller: a lost one is news of its own.
+            // Our heartbeats have no caller: a lost one is news of its own. Session requests
+            // waiting for the first exchange go ahead (and fail on their own if the UPF is gone).
             NodeError::Timeout {
                 procedure: Procedure::Heartbeat,
                 peer,
                 seq,
                 ..
-            } => self.events.push_back(Event::HeartbeatLost { peer, seq }),
-            error => self.abandon(op, error),
+            } => {
+                self.heartbeat_gate = false;
+                self.events.push_back(Event::HeartbeatLost { peer, seq });
+            }
+            error => {
+                if matches!(error, NodeError::Timeout { .. }) && op.procedure.cp_seid().is_some() {
+                    self.window.on_timeout();
+                }
+                self.abandon(op, error);
+            }
         }
+    }
+
+    fn on_heartbeat_answered(&mut self) {
+        self.heartbeat_gate = false;
     }
 }

@@ -149,7 +149,7 @@ impl Upf {
 
     /// Runs the timers that are due: our heartbeats and their retransmissions.
     pub fn handle_timeout(&mut self, now: Instant) {
-        endpoint::handle_timeout(self, now);
+        endpoint::handle_timeout(self, now, None);
         if let Some(peer) = self.associated_peer() {
             self.endpoint.heartbeat_if_due(now, peer, || ());
         }
