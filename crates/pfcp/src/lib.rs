@@ -19,18 +19,16 @@
 //!
 //! ```
 //! use std::net::Ipv4Addr;
+//! use std::sync::Arc;
 //! use upfbench_pfcp::ie::{DnsName, NodeId};
-//! use upfbench_pfcp::plan::{QerPlan, UeSessionPlan, UplinkTeid};
+//! use upfbench_pfcp::plan::{QerPlan, SessionTemplate, UeSession, UeSessionPlan, UplinkTeid};
 //! use upfbench_pfcp::{Message, Qfi, Seid, SequenceNumber, Teid};
 //!
-//! let plan = UeSessionPlan {
+//! // What every session of the run shares, once.
+//! let template = Arc::new(SessionTemplate {
 //!     node_id: NodeId::Ipv4(Ipv4Addr::new(192, 168, 14, 111)),
-//!     cp_seid: Seid(1),
 //!     cp_address: Ipv4Addr::new(192, 168, 14, 111),
-//!     ue_address: Ipv4Addr::new(10, 45, 0, 2),
-//!     uplink_teid: UplinkTeid::Assigned(Teid(1)),
 //!     upf_n3_address: Ipv4Addr::new(192, 168, 13, 151),
-//!     downlink_teid: Teid(2),
 //!     gnb_n3_address: Ipv4Addr::new(192, 168, 13, 131),
 //!     network_instance: DnsName::from_dotted("internet").unwrap(),
 //!     dnn: Some(DnsName::from_dotted("internet").unwrap()),
@@ -39,7 +37,15 @@
 //!     interface_types: true,
 //!     qer: Some(QerPlan { qfi: Qfi::new(1).unwrap(), mbr: None, gbr: None }),
 //!     urr: None,
+//! });
+//! // Each UE's own part.
+//! let ue = UeSession {
+//!     cp_seid: Seid(1),
+//!     ue_address: Ipv4Addr::new(10, 45, 0, 2),
+//!     uplink_teid: UplinkTeid::Assigned(Teid(1)),
+//!     downlink_teid: Teid(2),
 //! };
+//! let plan = UeSessionPlan::new(template, ue);
 //! let request = plan.establishment_request();
 //! // SEID 0 in the header: the UPF has not chosen its SEID yet.
 //! let msg = Message::session(Seid(0), SequenceNumber::new(3).unwrap(), request);

@@ -12,6 +12,7 @@
 //! - Optional QER 1 carrying the QFI (and MBR/GBR), referenced by both PDRs; optional URR 1.
 
 use core::net::Ipv4Addr;
+use std::sync::Arc;
 
 use crate::ie::{
     BitRate, CreateFar, CreatePdr, CreateQer, CreateUrr, DestinationInterface, DnsName,
@@ -66,23 +67,17 @@ pub struct UrrPlan {
     pub volume_threshold_octets: Option<u64>,
 }
 
-/// One UE's session.
+/// What every session of a run shares: the tester's identity and addresses, the network
+/// instance, DNN, QFI, QER and URR settings. Built once per run and shared (`Arc`), so that a
+/// million UEs do not carry a million copies of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UeSessionPlan {
+pub struct SessionTemplate {
     /// Our Node ID (Open5GS wants our N4 source address).
     pub node_id: NodeId,
-    /// Our SEID for this session.
-    pub cp_seid: Seid,
     /// Our N4 address, for the CP F-SEID.
     pub cp_address: Ipv4Addr,
-    /// The UE's address.
-    pub ue_address: Ipv4Addr,
-    /// The uplink TEID.
-    pub uplink_teid: UplinkTeid,
     /// The UPF's N3 address (the uplink F-TEID's address).
     pub upf_n3_address: Ipv4Addr,
-    /// The downlink TEID (ours, at the gNB side).
-    pub downlink_teid: Teid,
     /// Our N3 address (the gNB side), target of the downlink tunnel.
     pub gnb_n3_address: Ipv4Addr,
     /// Network Instance.
@@ -101,13 +96,58 @@ pub struct UeSessionPlan {
     pub urr: Option<UrrPlan>,
 }
 
+/// One UE's part of its session: 24 bytes.
+///
+/// The UE address is IPv4: an IPv6 or dual-stack UE (PDN Type IPv6/IPv4v6, a UE IP Address with
+/// V6) is a later addition to this type and to the PDRs built from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UeSession {
+    /// Our SEID for this session.
+    pub cp_seid: Seid,
+    /// The UE's address.
+    pub ue_address: Ipv4Addr,
+    /// The uplink TEID.
+    pub uplink_teid: UplinkTeid,
+    /// The downlink TEID (ours, at the gNB side).
+    pub downlink_teid: Teid,
+}
+
+/// One UE's session to program: the run's shared template and the UE's own part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UeSessionPlan {
+    /// What every session of the run shares.
+    pub template: Arc<SessionTemplate>,
+    /// This UE's part.
+    pub ue: UeSession,
+}
+
 impl UeSessionPlan {
+    /// The plan of `ue` with `template`.
+    pub fn new(template: Arc<SessionTemplate>, ue: UeSession) -> Self {
+        UeSessionPlan { template, ue }
+    }
+
+    /// The template, to change for this plan alone (copied first if shared).
+    pub fn template_mut(&mut self) -> &mut SessionTemplate {
+        Arc::make_mut(&mut self.template)
+    }
+
+    /// Our SEID for this session.
+    pub fn cp_seid(&self) -> Seid {
+        self.ue.cp_seid
+    }
+
+    /// The UE's address.
+    pub fn ue_address(&self) -> Ipv4Addr {
+        self.ue.ue_address
+    }
+
     /// The downlink PDR (1).
     pub fn downlink_pdr(&self) -> CreatePdr {
         let mut pdi = Pdi::new(SourceInterface::CORE);
-        pdi.network_instance = Some(self.network_instance.clone());
-        pdi.ue_ip_address = Some(UeIpAddress::ipv4(self.ue_address, true));
-        pdi.source_interface_type = self.interface_types.then_some(InterfaceType::N6);
+        pdi.network_instance = Some(self.template.network_instance.clone());
+        pdi.ue_ip_address = Some(UeIpAddress::ipv4(self.ue.ue_address, true));
+        pdi.source_interface_type = self.template.interface_types.then_some(InterfaceType::N6);
         let mut pdr = CreatePdr::new(DOWNLINK_PDR, PRECEDENCE, pdi);
         pdr.far_id = Some(DOWNLINK_FAR);
         self.attach_rules(&mut pdr);
@@ -117,19 +157,21 @@ impl UeSessionPlan {
     /// The uplink PDR (2).
     pub fn uplink_pdr(&self) -> CreatePdr {
         let mut pdi = Pdi::new(SourceInterface::ACCESS);
-        pdi.local_f_teid = Some(match self.uplink_teid {
-            UplinkTeid::Assigned(teid) => Fteid::ipv4(teid, self.upf_n3_address),
+        pdi.local_f_teid = Some(match self.ue.uplink_teid {
+            UplinkTeid::Assigned(teid) => Fteid::ipv4(teid, self.template.upf_n3_address),
             UplinkTeid::ChosenByUpf => Fteid::Choose {
                 ipv4: true,
                 ipv6: false,
                 choose_id: None,
             },
         });
-        pdi.network_instance = Some(self.network_instance.clone());
-        pdi.ue_ip_address = Some(UeIpAddress::ipv4(self.ue_address, false));
-        pdi.sdf_filters.extend(self.uplink_sdf_filter.clone());
-        pdi.qfi = self.uplink_qfi;
+        pdi.network_instance = Some(self.template.network_instance.clone());
+        pdi.ue_ip_address = Some(UeIpAddress::ipv4(self.ue.ue_address, false));
+        pdi.sdf_filters
+            .extend(self.template.uplink_sdf_filter.clone());
+        pdi.qfi = self.template.uplink_qfi;
         pdi.source_interface_type = self
+            .template
             .interface_types
             .then_some(InterfaceType::N3_3GPP_ACCESS);
         let mut pdr = CreatePdr::new(UPLINK_PDR, PRECEDENCE, pdi);
@@ -140,10 +182,10 @@ impl UeSessionPlan {
     }
 
     fn attach_rules(&self, pdr: &mut CreatePdr) {
-        if self.urr.is_some() {
+        if self.template.urr.is_some() {
             pdr.urr_ids.push(URR);
         }
-        if self.qer.is_some() {
+        if self.template.qer.is_some() {
             pdr.qer_ids.push(QER);
         }
     }
@@ -151,9 +193,10 @@ impl UeSessionPlan {
     /// Forwarding Parameters of the downlink FAR for a gNB endpoint.
     pub fn downlink_forwarding(&self, teid: Teid, gnb: Ipv4Addr) -> ForwardingParameters {
         let mut fp = ForwardingParameters::new(DestinationInterface::ACCESS);
-        fp.network_instance = Some(self.network_instance.clone());
+        fp.network_instance = Some(self.template.network_instance.clone());
         fp.outer_header_creation = Some(OuterHeaderCreation::gtpu_udp_ipv4(teid, gnb));
         fp.destination_interface_type = self
+            .template
             .interface_types
             .then_some(InterfaceType::N3_3GPP_ACCESS);
         fp
@@ -163,21 +206,21 @@ impl UeSessionPlan {
     pub fn downlink_far(&self) -> CreateFar {
         CreateFar::forward(
             DOWNLINK_FAR,
-            self.downlink_forwarding(self.downlink_teid, self.gnb_n3_address),
+            self.downlink_forwarding(self.ue.downlink_teid, self.template.gnb_n3_address),
         )
     }
 
     /// The uplink FAR (2): forward to Core.
     pub fn uplink_far(&self) -> CreateFar {
         let mut fp = ForwardingParameters::new(DestinationInterface::CORE);
-        fp.network_instance = Some(self.network_instance.clone());
-        fp.destination_interface_type = self.interface_types.then_some(InterfaceType::N6);
+        fp.network_instance = Some(self.template.network_instance.clone());
+        fp.destination_interface_type = self.template.interface_types.then_some(InterfaceType::N6);
         CreateFar::forward(UPLINK_FAR, fp)
     }
 
     /// The QER, if planned.
     pub fn create_qer(&self) -> Option<CreateQer> {
-        self.qer.map(|q| {
+        self.template.qer.map(|q| {
             let mut c = CreateQer::new(QER, q.qfi);
             c.mbr = q.mbr;
             c.gbr = q.gbr;
@@ -187,7 +230,7 @@ impl UeSessionPlan {
 
     /// The URR, if planned.
     pub fn create_urr(&self) -> Option<CreateUrr> {
-        self.urr.map(|u| {
+        self.template.urr.map(|u| {
             let mut triggers = 0;
             if u.measurement_period_s.is_some() {
                 triggers |= ReportingTriggers::PERIO;
@@ -213,14 +256,14 @@ impl UeSessionPlan {
     /// The Session Establishment Request (send with SEID 0 in the header).
     pub fn establishment_request(&self) -> SessionEstablishmentRequest {
         let mut r = SessionEstablishmentRequest::new(
-            self.node_id.clone(),
-            Fseid::ipv4(self.cp_seid, self.cp_address),
+            self.template.node_id.clone(),
+            Fseid::ipv4(self.ue.cp_seid, self.template.cp_address),
         );
         r.create_pdrs = vec![self.downlink_pdr(), self.uplink_pdr()];
         r.create_fars = vec![self.downlink_far(), self.uplink_far()];
         r.create_urrs.extend(self.create_urr());
         r.pdn_type = Some(PdnType::IPV4);
-        r.apn_dnn = self.dnn.clone();
+        r.apn_dnn = self.template.dnn.clone();
         r.create_qers.extend(self.create_qer());
         r
     }

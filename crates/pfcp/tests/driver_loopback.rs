@@ -65,17 +65,17 @@ async fn loopback_establishes_and_deletes_10000_sessions() {
     let table = server.rules().await.unwrap();
     assert_eq!(table.len(), 10_000);
     for (p, s) in plans.iter().zip(&sessions) {
-        assert_eq!(s.cp_seid, p.cp_seid);
+        assert_eq!(s.cp_seid, p.cp_seid());
         let r = table.session(s.up_seid.unwrap()).unwrap();
-        assert_eq!(r.cp_f_seid.seid, p.cp_seid);
-        let UplinkTeid::Assigned(teid) = p.uplink_teid else {
+        assert_eq!(r.cp_f_seid.seid, p.cp_seid());
+        let UplinkTeid::Assigned(teid) = p.ue.uplink_teid else {
             unreachable!()
         };
         assert_eq!(table.uplink(teid).unwrap().up_seid, r.up_seid);
         assert_eq!(
-            table.downlink(p.ue_address).unwrap().tunnel,
+            table.downlink(p.ue_address()).unwrap().tunnel,
             Some(Tunnel {
-                teid: p.downlink_teid,
+                teid: p.ue.downlink_teid,
                 address: GNB_N3
             })
         );
@@ -135,7 +135,7 @@ async fn modify_and_rejections_through_the_driver() {
     assert_eq!(m.up_seid, s[0].up_seid);
     let t = server.rules().await.unwrap();
     assert_eq!(
-        t.downlink(plan(0).ue_address).unwrap().tunnel,
+        t.downlink(plan(0).ue_address()).unwrap().tunnel,
         Some(Tunnel {
             teid: Teid(4242),
             address: gnb2
@@ -144,7 +144,7 @@ async fn modify_and_rejections_through_the_driver() {
     // A batch where one plan collides with an established TEID: the first failure comes back,
     // the others are established and left for delete_all.
     let mut bad = plan_for(10, cp);
-    bad.uplink_teid = UplinkTeid::Assigned(Teid(1));
+    bad.ue.uplink_teid = UplinkTeid::Assigned(Teid(1));
     let batch = vec![plan_for(3, cp), bad, plan_for(4, cp)];
     let e = client.establish_all(batch).await.unwrap_err();
     assert_eq!((e.established, e.total, e.plan), (2, 3, Some(1)));
@@ -177,8 +177,8 @@ async fn a_failing_batch_says_how_many_were_established_and_which_plan_failed() 
     client.associate().await.unwrap();
     // Plans 5 and 17 reuse the uplink TEIDs of plans 0 and 1: the UPF rejects both (Cause 73).
     let mut plans: Vec<_> = (0..20).map(|i| plan_for(i, cp)).collect();
-    plans[5].uplink_teid = plans[0].uplink_teid;
-    plans[17].uplink_teid = plans[1].uplink_teid;
+    plans[5].ue.uplink_teid = plans[0].ue.uplink_teid;
+    plans[17].ue.uplink_teid = plans[1].ue.uplink_teid;
     let e = client.establish_all(plans.clone()).await.unwrap_err();
     // With a window of 2, plan 5 is answered before plan 17 is sent: it is the first failure.
     assert_eq!(
@@ -191,7 +191,7 @@ async fn a_failing_batch_says_how_many_were_established_and_which_plan_failed() 
             procedure: Procedure::SessionEstablishment(s),
             cause: Cause::RULE_CREATION_MODIFICATION_FAILURE,
             ..
-        } if s == plans[5].cp_seid
+        } if s == plans[5].cp_seid()
     ));
     let text = e.to_string();
     assert!(

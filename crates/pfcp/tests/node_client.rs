@@ -101,7 +101,7 @@ fn establish_modify_delete_release() {
     net.settle();
     assert_eq!(net.take_client_events(), [Event::Modified(s)]);
     assert_eq!(
-        net.upf.rules().downlink(p.ue_address).unwrap().tunnel,
+        net.upf.rules().downlink(p.ue_address()).unwrap().tunnel,
         Some(Tunnel {
             teid: Teid(99),
             address: gnb2
@@ -146,7 +146,7 @@ use upfbench_pfcp::node::Session;
 fn a_upf_chosen_uplink_teid_is_read_back_from_the_created_pdr() {
     let mut net = associated_net(3);
     let mut p = plan(0);
-    p.uplink_teid = UplinkTeid::ChosenByUpf;
+    p.ue.uplink_teid = UplinkTeid::ChosenByUpf;
     let cp = net.client.establish(net.now, &p).unwrap();
     assert!(matches!(
         net.client.session(cp).unwrap().uplink_f_teid,
@@ -161,7 +161,7 @@ fn a_upf_chosen_uplink_teid_is_read_back_from_the_created_pdr() {
     );
     assert_eq!(
         net.upf.rules().uplink(first).unwrap().ue_address,
-        Some(p.ue_address)
+        Some(p.ue_address())
     );
 }
 
@@ -173,7 +173,7 @@ fn commands_that_cannot_run_say_why() {
     assert_eq!(
         net.client.establish(now, &p),
         Err(NodeError::NotAssociated {
-            procedure: Procedure::SessionEstablishment(p.cp_seid),
+            procedure: Procedure::SessionEstablishment(p.cp_seid()),
             peer: up_addr()
         })
     );
@@ -224,7 +224,7 @@ fn rejections_reach_the_caller_with_cause_offending_ie_and_failed_rule() {
     net.settle();
     net.take_client_events();
     let mut p = plan(1);
-    p.uplink_teid = UplinkTeid::Assigned(Teid(1));
+    p.ue.uplink_teid = UplinkTeid::Assigned(Teid(1));
     let cp = net.client.establish(net.now, &p).unwrap();
     net.settle();
     let ev = net.take_client_events();
@@ -421,7 +421,7 @@ fn in_flight_procedures_of_a_forgotten_session_end_as_aborted() {
         [
             Event::Failed(NodeError::Aborted { procedure: Procedure::SessionEstablishment(s), .. }),
             Event::PeerRestarted { sessions_lost: 2, .. },
-        ] if *s == plan(1).cp_seid
+        ] if *s == plan(1).cp_seid()
     ));
     // The old UPF's late answer to the first request does not resurrect it.
     net.upf.handle_datagram(net.now, cp_addr(), &req.contents);
@@ -430,7 +430,7 @@ fn in_flight_procedures_of_a_forgotten_session_end_as_aborted() {
         .handle_datagram(net.now, up_addr(), &rsp.contents);
     assert!(matches!(
         net.client.poll_event(),
-        Some(Event::Failed(NodeError::Aborted { procedure: Procedure::SessionEstablishment(s), .. })) if s == plan(0).cp_seid
+        Some(Event::Failed(NodeError::Aborted { procedure: Procedure::SessionEstablishment(s), .. })) if s == plan(0).cp_seid()
     ));
     assert_eq!(net.client.session_count(), 0);
     assert_eq!(net.client.in_flight(), 0);
@@ -442,7 +442,7 @@ fn session_requests_carry_our_node_id_whatever_the_plan_says() {
     let mut net = associated_net(12);
     net.capture = true;
     let mut p = plan(0);
-    p.node_id = NodeId::Ipv4(Ipv4Addr::new(10, 1, 2, 3));
+    p.template_mut().node_id = NodeId::Ipv4(Ipv4Addr::new(10, 1, 2, 3));
     net.client.establish(net.now, &p).unwrap();
     net.settle();
     let req = Message::parse(&net.captured[0].bytes).unwrap();

@@ -187,7 +187,7 @@ fn causes_latencies_and_sessions_lost_behind_our_back_are_counted() {
     });
     // The UPF loses session 3 (as Open5GS's "PFCP restoration" does): a deletion reaches it
     // from elsewhere.
-    let s = *net.client.session(plan(3).cp_seid).unwrap();
+    let s = *net.client.session(plan(3).cp_seid()).unwrap();
     let msg = Message::session(
         s.up_seid.unwrap(),
         SequenceNumber::new(9999).unwrap(),
@@ -197,7 +197,7 @@ fn causes_latencies_and_sessions_lost_behind_our_back_are_counted() {
         .handle_datagram(net.now, cp_addr(), &msg.to_vec().unwrap());
     while net.upf.poll_transmit().is_some() {}
     for i in 0..10 {
-        net.client.delete(net.now, plan(i).cp_seid).unwrap();
+        net.client.delete(net.now, plan(i).cp_seid()).unwrap();
     }
     net.run_until(Duration::from_secs(60), |n| n.client.in_flight() == 0);
     let f = net.client.figures();

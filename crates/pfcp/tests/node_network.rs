@@ -83,19 +83,19 @@ fn lossy_network_establishes_10000_sessions_exactly_once_and_deletes_them() {
     let mut up_seids = HashSet::new();
     for i in 0..SESSIONS {
         let p = plan(i);
-        let s = net.client.session(p.cp_seid).unwrap();
+        let s = net.client.session(p.cp_seid()).unwrap();
         assert_eq!(s.state, SessionState::Established);
         let up_seid = s.up_seid.unwrap();
         assert!(up_seids.insert(up_seid));
         let r = net.upf.rules().session(up_seid).unwrap();
-        assert_eq!(r.cp_f_seid.seid, p.cp_seid);
-        let upfbench_pfcp::plan::UplinkTeid::Assigned(teid) = p.uplink_teid else {
+        assert_eq!(r.cp_f_seid.seid, p.cp_seid());
+        let upfbench_pfcp::plan::UplinkTeid::Assigned(teid) = p.ue.uplink_teid else {
             unreachable!()
         };
         assert_eq!(net.upf.rules().uplink(teid).unwrap().up_seid, up_seid);
-        let dl = net.upf.rules().downlink(p.ue_address).unwrap();
+        let dl = net.upf.rules().downlink(p.ue_address()).unwrap();
         assert_eq!(dl.up_seid, up_seid);
-        assert_eq!(dl.tunnel.unwrap().teid, p.downlink_teid);
+        assert_eq!(dl.tunnel.unwrap().teid, p.ue.downlink_teid);
     }
     let installed = net
         .upf_events
@@ -105,7 +105,7 @@ fn lossy_network_establishes_10000_sessions_exactly_once_and_deletes_them() {
     assert_eq!(installed, SESSIONS as usize);
 
     for i in 0..SESSIONS {
-        net.client.delete(net.now, plan(i).cp_seid).unwrap();
+        net.client.delete(net.now, plan(i).cp_seid()).unwrap();
     }
     assert!(net.run_until(Duration::from_secs(24 * 3600), |n| {
         n.client.in_flight() == 0 && n.client.queued() == 0

@@ -22,18 +22,22 @@ fn a_whole_exchange_dissects_cleanly() {
     let p = plan(0);
     net.client.establish(net.now, &p).unwrap();
     let mut chosen = plan(1);
-    chosen.uplink_teid = UplinkTeid::ChosenByUpf;
+    chosen.ue.uplink_teid = UplinkTeid::ChosenByUpf;
     net.client.establish(net.now, &chosen).unwrap();
     let mut clash = plan(2);
-    clash.uplink_teid = UplinkTeid::Assigned(Teid(1));
+    clash.ue.uplink_teid = UplinkTeid::Assigned(Teid(1));
     net.client.establish(net.now, &clash).unwrap();
     net.settle();
     // Heartbeats both ways (client every 4 s, UPF side every 10 s).
     net.run_for(Duration::from_secs(11));
     net.client
-        .modify(net.now, p.cp_seid, p.path_switch_request(Teid(70), GNB_N3))
+        .modify(
+            net.now,
+            p.cp_seid(),
+            p.path_switch_request(Teid(70), GNB_N3),
+        )
         .unwrap();
-    net.client.delete(net.now, chosen.cp_seid).unwrap();
+    net.client.delete(net.now, chosen.cp_seid()).unwrap();
     net.settle();
     net.client.release(net.now).unwrap();
     net.settle();

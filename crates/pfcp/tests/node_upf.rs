@@ -139,7 +139,7 @@ fn session_messages_from_a_non_associated_node_get_cause_72() {
     let mut u = Upf::new(upf_config());
     let now = Instant::now();
     let (seid, r) = establish(&mut u, now, plan(0).establishment_request(), 1);
-    assert_eq!(seid, plan(0).cp_seid);
+    assert_eq!(seid, plan(0).cp_seid());
     assert_eq!(rejection(&r), (72, None, None));
     let del = Message::session(Seid(5), seq(2), SessionDeletionRequest::default())
         .to_vec()
@@ -156,7 +156,8 @@ fn establishment_installs_rules_the_datapath_can_look_up() {
     let p = plan(0);
     let (seid, r) = establish(&mut u, now, p.establishment_request(), 2);
     assert_eq!(
-        seid, p.cp_seid,
+        seid,
+        p.cp_seid(),
         "the response carries the CP SEID in its header"
     );
     assert_eq!(r.cause, Cause::REQUEST_ACCEPTED);
@@ -174,18 +175,18 @@ fn establishment_installs_rules_the_datapath_can_look_up() {
             pdr_id: PdrId(2),
             teid: Teid(1),
             address: UPF_N3,
-            ue_address: Some(p.ue_address),
+            ue_address: Some(p.ue_address()),
             qfi: None,
             remove_outer_header: true,
             forward: true,
         })
     );
     assert_eq!(
-        rules.downlink(p.ue_address),
+        rules.downlink(p.ue_address()),
         Some(&DownlinkRule {
             up_seid: up.seid,
             pdr_id: PdrId(1),
-            ue_address: p.ue_address,
+            ue_address: p.ue_address(),
             tunnel: Some(Tunnel {
                 teid: Teid(2),
                 address: GNB_N3
@@ -197,7 +198,7 @@ fn establishment_installs_rules_the_datapath_can_look_up() {
     assert_eq!(rules.uplink(Teid(2)), None);
     assert_eq!(rules.downlink(Ipv4Addr::new(10, 45, 0, 3)), None);
     let view = rules.session(up.seid).unwrap().clone();
-    assert_eq!(view.cp_f_seid, Fseid::ipv4(p.cp_seid, CP));
+    assert_eq!(view.cp_f_seid, Fseid::ipv4(p.cp_seid(), CP));
     assert_eq!(
         u.poll_event(),
         Some(UpfEvent::Rules(RuleChange::Installed(view)))
@@ -357,7 +358,7 @@ fn teid_and_ue_address_belong_to_one_session() {
     establish(&mut u, now, plan(0).establishment_request(), 2);
     // Same uplink TEID (1), other UE and SEID.
     let mut p = plan(1);
-    p.uplink_teid = UplinkTeid::Assigned(Teid(1));
+    p.ue.uplink_teid = UplinkTeid::Assigned(Teid(1));
     let (_, r) = establish(&mut u, now, p.establishment_request(), 3);
     assert_eq!(
         rejection(&r),
@@ -365,7 +366,7 @@ fn teid_and_ue_address_belong_to_one_session() {
     );
     // Same UE address.
     let mut p = plan(1);
-    p.ue_address = plan(0).ue_address;
+    p.ue.ue_address = plan(0).ue_address();
     let (_, r) = establish(&mut u, now, p.establishment_request(), 4);
     assert_eq!(
         rejection(&r),
@@ -378,13 +379,13 @@ fn teid_and_ue_address_belong_to_one_session() {
     assert_eq!(u.rules().len(), 1);
     assert_eq!(
         u.rules().uplink(Teid(1)).unwrap().ue_address,
-        Some(plan(0).ue_address)
+        Some(plan(0).ue_address())
     );
 }
 
 fn chosen(i: u32) -> UeSessionPlan {
     let mut p = plan(i);
-    p.uplink_teid = UplinkTeid::ChosenByUpf;
+    p.ue.uplink_teid = UplinkTeid::ChosenByUpf;
     p
 }
 
@@ -394,7 +395,7 @@ fn ch1_teids_are_allocated_and_reported_in_created_pdrs() {
     let first = upf_config().first_teid;
     // A session that took first + 1 by itself: allocation must skip it.
     let mut p = plan(50);
-    p.uplink_teid = UplinkTeid::Assigned(Teid(first.0 + 1));
+    p.ue.uplink_teid = UplinkTeid::Assigned(Teid(first.0 + 1));
     establish(&mut u, now, p.establishment_request(), 2);
     let mut teids = Vec::new();
     for i in 0..2 {
@@ -475,9 +476,9 @@ fn path_switch_moves_the_downlink_tunnel_and_reports_both_sides() {
     while u.poll_event().is_some() {}
     let gnb2 = Ipv4Addr::new(192, 168, 13, 132);
     let (seid, r) = modify(&mut u, now, up, p.path_switch_request(Teid(77), gnb2), 3);
-    assert_eq!(seid, p.cp_seid);
+    assert_eq!(seid, p.cp_seid());
     assert_eq!(r.cause, Cause::REQUEST_ACCEPTED);
-    let dl = u.rules().downlink(p.ue_address).unwrap();
+    let dl = u.rules().downlink(p.ue_address()).unwrap();
     assert_eq!(
         dl.tunnel,
         Some(Tunnel {
@@ -534,7 +535,7 @@ fn modification_replaces_rules_and_reindexes_them() {
     );
     assert_eq!(u.rules().uplink(teid).unwrap().pdr_id, PdrId(7));
     assert_eq!(
-        u.rules().downlink(p.ue_address).unwrap().qfi,
+        u.rules().downlink(p.ue_address()).unwrap().qfi,
         Some(Qfi::new(3).unwrap())
     );
     assert_eq!(u.rules().uplink_count(), 1);
@@ -565,7 +566,7 @@ fn modification_failures_leave_the_session_as_it_was() {
         ..Default::default()
     };
     let (seid, r) = modify(&mut u, now, up1, req, 5);
-    assert_eq!(seid, plan(1).cp_seid);
+    assert_eq!(seid, plan(1).cp_seid());
     assert_eq!(
         (r.cause.0, r.offending_ie.map(|o| o.0), r.failed_rule_id),
         (
@@ -617,7 +618,7 @@ fn deletion_removes_the_session_and_its_lookups() {
         .to_vec()
         .unwrap();
     let (m, _) = exchange(&mut u, now, cp_addr(), &del);
-    assert_eq!(m.seid, Some(p.cp_seid));
+    assert_eq!(m.seid, Some(p.cp_seid()));
     assert!(
         matches!(m.body, MessageBody::SessionDeletionResponse(ref r) if r.cause == Cause::REQUEST_ACCEPTED)
     );

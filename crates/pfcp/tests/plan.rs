@@ -51,7 +51,7 @@ fn plan_with_qer_references_it_from_both_pdrs() {
         dl_kbps: 200_000_000,
     };
     let mut p = reference_plan();
-    p.qer = Some(QerPlan {
+    p.template_mut().qer = Some(QerPlan {
         qfi: Qfi::new(1).unwrap(),
         mbr: Some(rate),
         gbr: Some(rate),
@@ -81,14 +81,14 @@ fn path_switch_is_the_reference_modification() {
 #[test]
 fn interoperability_rules_hold_in_a_default_plan() {
     let mut p = reference_plan();
-    p.uplink_sdf_filter = None;
-    p.interface_types = false;
-    p.qer = Some(QerPlan {
+    p.template_mut().uplink_sdf_filter = None;
+    p.template_mut().interface_types = false;
+    p.template_mut().qer = Some(QerPlan {
         qfi: Qfi::new(9).unwrap(),
         mbr: None,
         gbr: None,
     });
-    p.urr = Some(UrrPlan {
+    p.template_mut().urr = Some(UrrPlan {
         measurement_period_s: Some(10),
         volume_threshold_octets: None,
     });
@@ -106,7 +106,7 @@ fn interoperability_rules_hold_in_a_default_plan() {
     let ul = &r.create_pdrs[1];
     assert_eq!(
         ul.pdi.local_f_teid,
-        Some(Fteid::ipv4(Teid(1), p.upf_n3_address))
+        Some(Fteid::ipv4(Teid(1), p.template.upf_n3_address))
     );
     assert_eq!(
         ul.outer_header_removal,
@@ -130,7 +130,7 @@ fn interoperability_rules_hold_in_a_default_plan() {
 #[test]
 fn upf_chosen_teid_and_reading_it_back() {
     let mut p = reference_plan();
-    p.uplink_teid = UplinkTeid::ChosenByUpf;
+    p.ue.uplink_teid = UplinkTeid::ChosenByUpf;
     let r = p.establishment_request();
     assert_eq!(
         r.create_pdrs[1].pdi.local_f_teid,

@@ -429,24 +429,24 @@ fn seq(n: u32) -> SequenceNumber {
 
 /// The reference UE with a QER (MBR, GBR) and a URR.
 fn plan() -> UeSessionPlan {
-    UeSessionPlan {
-        qer: Some(QerPlan {
-            qfi: Qfi::new(1).unwrap(),
-            mbr: Some(BitRate {
-                ul_kbps: 200_000_000,
-                dl_kbps: 100_000,
-            }),
-            gbr: Some(BitRate {
-                ul_kbps: 1_000,
-                dl_kbps: 2_000,
-            }),
+    let mut p = reference_plan();
+    let t = p.template_mut();
+    t.qer = Some(QerPlan {
+        qfi: Qfi::new(1).unwrap(),
+        mbr: Some(BitRate {
+            ul_kbps: 200_000_000,
+            dl_kbps: 100_000,
         }),
-        urr: Some(UrrPlan {
-            measurement_period_s: Some(10),
-            volume_threshold_octets: Some(1 << 30),
+        gbr: Some(BitRate {
+            ul_kbps: 1_000,
+            dl_kbps: 2_000,
         }),
-        ..reference_plan()
-    }
+    });
+    t.urr = Some(UrrPlan {
+        measurement_period_s: Some(10),
+        volume_threshold_octets: Some(1 << 30),
+    });
+    p
 }
 
 /// The messages the codec builds in the tests and that the node will send or answer with.
@@ -455,15 +455,15 @@ fn built_messages() -> Vec<Message> {
     let upf = NodeId::Ipv4(Ipv4Addr::new(192, 168, 14, 151));
     let ts = NtpTimestamp::from_unix_secs(1_768_620_000);
     let mut chosen = p.clone();
-    chosen.uplink_teid = UplinkTeid::ChosenByUpf;
-    chosen.qer = None;
-    chosen.urr = None;
-    chosen.interface_types = false;
+    chosen.ue.uplink_teid = UplinkTeid::ChosenByUpf;
+    chosen.template_mut().qer = None;
+    chosen.template_mut().urr = None;
+    chosen.template_mut().interface_types = false;
     let mut setup_rsp = AssociationSetupResponse::new(upf.clone(), Cause::REQUEST_ACCEPTED, ts);
     setup_rsp.up_function_features = Some(UpFunctionFeatures::new(
         UpFunctionFeatures::FTUP | UpFunctionFeatures::EMPU,
     ));
-    let mut setup_req = AssociationSetupRequest::new(p.node_id.clone(), ts);
+    let mut setup_req = AssociationSetupRequest::new(p.template.node_id.clone(), ts);
     setup_req.cp_function_features = Some(CpFunctionFeatures::new(0));
     let created = CreatedPdr::new(
         PdrId(2),
@@ -530,12 +530,12 @@ fn built_messages() -> Vec<Message> {
         Message::session(Seid(0), seq(3), p.establishment_request()),
         Message::session(Seid(0), seq(4), chosen.establishment_request()),
         Message::session(
-            p.cp_seid,
+            p.cp_seid(),
             seq(3),
             SessionEstablishmentResponse::accepted(upf.clone(), up_fseid, vec![created]),
         ),
-        Message::session(p.cp_seid, seq(9), rejected),
-        Message::session(p.cp_seid, seq(10), {
+        Message::session(p.cp_seid(), seq(9), rejected),
+        Message::session(p.cp_seid(), seq(10), {
             let mut r = SessionEstablishmentResponse::rejected(
                 upf.clone(),
                 Cause::RULE_CREATION_MODIFICATION_FAILURE,
@@ -544,7 +544,7 @@ fn built_messages() -> Vec<Message> {
             r.failed_rule_id = Some(FailedRuleId::Pdr(PdrId(2)));
             r
         }),
-        Message::session(p.cp_seid, seq(11), {
+        Message::session(p.cp_seid(), seq(11), {
             let mut r = SessionModificationResponse::new(Cause::RULE_CREATION_MODIFICATION_FAILURE);
             r.failed_rule_id = Some(FailedRuleId::Far(upfbench_pfcp::FarId(1)));
             r
@@ -554,16 +554,19 @@ fn built_messages() -> Vec<Message> {
             seq(5),
             p.path_switch_request(Teid(3), Ipv4Addr::new(192, 168, 13, 132)),
         ),
-        Message::session(p.cp_seid, seq(5), mod_rsp),
+        Message::session(p.cp_seid(), seq(5), mod_rsp),
         Message::session(Seid(1), seq(6), SessionDeletionRequest::default()),
-        Message::session(p.cp_seid, seq(6), del_rsp),
-        Message::session(p.cp_seid, seq(7), report),
+        Message::session(p.cp_seid(), seq(6), del_rsp),
+        Message::session(p.cp_seid(), seq(7), report),
         Message::session(
             Seid(1),
             seq(7),
             SessionReportResponse::new(Cause::REQUEST_ACCEPTED),
         ),
-        Message::node(seq(8), AssociationReleaseRequest::new(p.node_id.clone())),
+        Message::node(
+            seq(8),
+            AssociationReleaseRequest::new(p.template.node_id.clone()),
+        ),
         Message::node(
             seq(8),
             AssociationReleaseResponse::new(upf, Cause::REQUEST_ACCEPTED),

@@ -3,9 +3,12 @@
 //! encodes.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use upfbench_pfcp::ie::{BitRate, DnsName, NodeId, SdfFilter};
-use upfbench_pfcp::plan::{QerPlan, UeSessionPlan, UplinkTeid, UrrPlan};
+use upfbench_pfcp::plan::{
+    QerPlan, SessionTemplate, UeSession, UeSessionPlan, UplinkTeid, UrrPlan,
+};
 use upfbench_pfcp::{Qfi, Seid, Teid};
 
 use super::ue::{UeTable, UplinkTeids};
@@ -38,7 +41,7 @@ fn kbps(bps: Option<u64>) -> u64 {
     bps.map_or(0, |b| b.div_ceil(1000))
 }
 
-/// The session of each UE, in UE order; CP SEID `i + 1` for UE `i`.
+/// The session of each UE, in UE order, sharing one template; CP SEID `i + 1` for UE `i`.
 pub fn session_plans(
     system: &System,
     profile: &Profile,
@@ -78,28 +81,33 @@ pub fn session_plans(
         flow_label: None,
         sdf_filter_id: None,
     });
-    let upf_n3 = system.n3.peer;
-    let gnb = system.n3.address.addr;
+    let template = Arc::new(SessionTemplate {
+        node_id: NodeId::Ipv4(cp),
+        cp_address: cp,
+        upf_n3_address: system.n3.peer,
+        gnb_n3_address: system.n3.address.addr,
+        network_instance,
+        dnn,
+        uplink_qfi: if s.uplink_pdr_qfi { qfi } else { None },
+        uplink_sdf_filter: sdf,
+        interface_types: s.interface_types,
+        qer,
+        urr,
+    });
     Ok((0..ues.count)
-        .map(|i| UeSessionPlan {
-            node_id: NodeId::Ipv4(cp),
-            cp_seid: Seid(u64::from(i) + 1),
-            cp_address: cp,
-            ue_address: ues.address(i),
-            uplink_teid: match ues.uplink_teid {
-                UplinkTeids::Sequence(seq) => UplinkTeid::Assigned(Teid(seq.get(i))),
-                UplinkTeids::ChosenByUpf => UplinkTeid::ChosenByUpf,
-            },
-            upf_n3_address: upf_n3,
-            downlink_teid: Teid(ues.downlink_teid.get(i)),
-            gnb_n3_address: gnb,
-            network_instance: network_instance.clone(),
-            dnn: dnn.clone(),
-            uplink_qfi: if s.uplink_pdr_qfi { qfi } else { None },
-            uplink_sdf_filter: sdf.clone(),
-            interface_types: s.interface_types,
-            qer,
-            urr,
+        .map(|i| {
+            UeSessionPlan::new(
+                Arc::clone(&template),
+                UeSession {
+                    cp_seid: Seid(u64::from(i) + 1),
+                    ue_address: ues.address(i),
+                    uplink_teid: match ues.uplink_teid {
+                        UplinkTeids::Sequence(seq) => UplinkTeid::Assigned(Teid(seq.get(i))),
+                        UplinkTeids::ChosenByUpf => UplinkTeid::ChosenByUpf,
+                    },
+                    downlink_teid: Teid(ues.downlink_teid.get(i)),
+                },
+            )
         })
         .collect())
 }

@@ -5,26 +5,23 @@
 
 use std::collections::HashSet;
 use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use libfuzzer_sys::fuzz_target;
 use upfbench_pfcp::ie::{DnsName, NodeId, NtpTimestamp};
 use upfbench_pfcp::node::{Client, ClientConfig, Upf, UpfConfig};
-use upfbench_pfcp::plan::{QerPlan, UeSessionPlan, UplinkTeid};
+use upfbench_pfcp::plan::{QerPlan, SessionTemplate, UeSession, UeSessionPlan, UplinkTeid};
 use upfbench_pfcp::{Qfi, Seid, Teid};
 
 const CP: Ipv4Addr = Ipv4Addr::new(192, 168, 14, 111);
 const UP: Ipv4Addr = Ipv4Addr::new(192, 168, 14, 151);
 
 fn plan(i: u32) -> UeSessionPlan {
-    UeSessionPlan {
+    let template = SessionTemplate {
         node_id: NodeId::Ipv4(CP),
-        cp_seid: Seid(u64::from(i) + 1),
         cp_address: CP,
-        ue_address: Ipv4Addr::from(u32::from(Ipv4Addr::new(10, 45, 0, 2)) + i),
-        uplink_teid: if i % 2 == 0 { UplinkTeid::Assigned(Teid(2 * i + 1)) } else { UplinkTeid::ChosenByUpf },
         upf_n3_address: Ipv4Addr::new(192, 168, 13, 151),
-        downlink_teid: Teid(2 * i + 2),
         gnb_n3_address: Ipv4Addr::new(192, 168, 13, 131),
         network_instance: DnsName::from_dotted("internet").unwrap(),
         dnn: None,
@@ -33,7 +30,14 @@ fn plan(i: u32) -> UeSessionPlan {
         interface_types: false,
         qer: Some(QerPlan { qfi: Qfi::new(9).unwrap(), mbr: None, gbr: None }),
         urr: None,
-    }
+    };
+    let ue = UeSession {
+        cp_seid: Seid(u64::from(i) + 1),
+        ue_address: Ipv4Addr::from(u32::from(Ipv4Addr::new(10, 45, 0, 2)) + i),
+        uplink_teid: if i % 2 == 0 { UplinkTeid::Assigned(Teid(2 * i + 1)) } else { UplinkTeid::ChosenByUpf },
+        downlink_teid: Teid(2 * i + 2),
+    };
+    UeSessionPlan::new(Arc::new(template), ue)
 }
 
 struct World {
@@ -162,7 +166,7 @@ fuzz_target!(|data: &[u8]| {
             }
             6 => {
                 let p = plan(u32::from(a % 8));
-                let _ = w.client.modify(w.now, p.cp_seid, p.path_switch_request(Teid(u32::from(b)), Ipv4Addr::new(10, 0, 0, b)));
+                let _ = w.client.modify(w.now, p.cp_seid(), p.path_switch_request(Teid(u32::from(b)), Ipv4Addr::new(10, 0, 0, b)));
             }
             7 => {
                 let _ = w.client.delete(w.now, Seid(u64::from(a % 8) + 1));

@@ -125,7 +125,7 @@ impl Waiters {
             let r = match &mut b.work {
                 Work::Establish(plans) => plans
                     .next()
-                    .map(|p| (p.cp_seid, node.establish(now, &p).map(drop))),
+                    .map(|p| (p.cp_seid(), node.establish(now, &p).map(drop))),
                 Work::Delete(seids) => seids.next().map(|cp| (cp, node.delete(now, cp))),
             };
             let Some((cp, r)) = r else {

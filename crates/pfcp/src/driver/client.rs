@@ -180,7 +180,7 @@ impl PfcpClient {
     ) -> Result<Vec<Session>, EstablishAllError> {
         let total = plans.len();
         let procedure =
-            Procedure::SessionEstablishment(plans.first().map(|p| p.cp_seid).unwrap_or_default());
+            Procedure::SessionEstablishment(plans.first().map(|p| p.cp_seid()).unwrap_or_default());
         match self
             .ask(procedure, |tx| Command::EstablishAll(plans, tx))
             .await

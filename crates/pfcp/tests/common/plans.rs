@@ -4,8 +4,10 @@
 
 use std::net::Ipv4Addr;
 
+use std::sync::Arc;
 use upfbench_pfcp::ie::{DnsName, NodeId, SdfFilter};
-use upfbench_pfcp::plan::{QerPlan, UeSessionPlan, UplinkTeid};
+
+use upfbench_pfcp::plan::{QerPlan, SessionTemplate, UeSession, UeSessionPlan, UplinkTeid};
 use upfbench_pfcp::{Qfi, Seid, Teid};
 
 pub const UPF_N3: Ipv4Addr = Ipv4Addr::new(192, 168, 13, 151);
@@ -18,14 +20,10 @@ fn internet() -> DnsName {
 
 /// The UE of the reference Session Establishment Request (testdata/pfcp.json): no QER, no URR.
 pub fn reference_plan() -> UeSessionPlan {
-    UeSessionPlan {
+    let template = SessionTemplate {
         node_id: NodeId::Ipv4(REFERENCE_CP),
-        cp_seid: Seid(0xa037_4f94_eb52_b387),
         cp_address: REFERENCE_CP,
-        ue_address: Ipv4Addr::new(10, 45, 0, 2),
-        uplink_teid: UplinkTeid::Assigned(Teid(1)),
         upf_n3_address: UPF_N3,
-        downlink_teid: Teid(2),
         gnb_n3_address: GNB_N3,
         network_instance: internet(),
         dnn: Some(internet()),
@@ -34,20 +32,24 @@ pub fn reference_plan() -> UeSessionPlan {
         interface_types: true,
         qer: None,
         urr: None,
-    }
+    };
+    UeSessionPlan::new(
+        Arc::new(template),
+        UeSession {
+            cp_seid: Seid(0xa037_4f94_eb52_b387),
+            ue_address: Ipv4Addr::new(10, 45, 0, 2),
+            uplink_teid: UplinkTeid::Assigned(Teid(1)),
+            downlink_teid: Teid(2),
+        },
+    )
 }
 
-/// UE `i` of a run whose CP function is `cp`: CP SEID i+1, UE address 10.45.x.y from .2,
-/// uplink TEID 2i+1, downlink TEID 2i+2, a QER with QFI 9.
-pub fn ue_plan(i: u32, cp: Ipv4Addr) -> UeSessionPlan {
-    UeSessionPlan {
+/// The session template of a run whose CP function is `cp`: a QER with QFI 9.
+pub fn template(cp: Ipv4Addr) -> SessionTemplate {
+    SessionTemplate {
         node_id: NodeId::Ipv4(cp),
-        cp_seid: Seid(u64::from(i) + 1),
         cp_address: cp,
-        ue_address: Ipv4Addr::from(u32::from(Ipv4Addr::new(10, 45, 0, 2)) + i),
-        uplink_teid: UplinkTeid::Assigned(Teid(2 * i + 1)),
         upf_n3_address: UPF_N3,
-        downlink_teid: Teid(2 * i + 2),
         gnb_n3_address: GNB_N3,
         network_instance: internet(),
         dnn: Some(internet()),
@@ -61,4 +63,20 @@ pub fn ue_plan(i: u32, cp: Ipv4Addr) -> UeSessionPlan {
         }),
         urr: None,
     }
+}
+
+/// UE `i`'s part: CP SEID i+1, UE address 10.45.x.y from .2, uplink TEID 2i+1, downlink TEID
+/// 2i+2.
+pub fn ue_session(i: u32) -> UeSession {
+    UeSession {
+        cp_seid: Seid(u64::from(i) + 1),
+        ue_address: Ipv4Addr::from(u32::from(Ipv4Addr::new(10, 45, 0, 2)) + i),
+        uplink_teid: UplinkTeid::Assigned(Teid(2 * i + 1)),
+        downlink_teid: Teid(2 * i + 2),
+    }
+}
+
+/// UE `i` of a run whose CP function is `cp` (see [`template`] and [`ue_session`]).
+pub fn ue_plan(i: u32, cp: Ipv4Addr) -> UeSessionPlan {
+    UeSessionPlan::new(Arc::new(template(cp)), ue_session(i))
 }
