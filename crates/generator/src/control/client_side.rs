@@ -7,7 +7,7 @@ use std::thread::JoinHandle;
 
 use anyhow::{Context, Result};
 use tokio::sync::{mpsc, oneshot};
-use upfbench_pfcp::driver::{self, Association, DeleteAllError, EstablishAllError, PfcpClient};
+use upfbench_pfcp::driver::{self, Association, DeleteAllError, EstablishAllError, PfcpClient, Release};
 use upfbench_pfcp::node::{ClientConfig, Session, Stats};
 use upfbench_pfcp::plan::UeSessionPlan;
 
@@ -57,7 +57,7 @@ enum Command {
         oneshot::Sender<Result<Vec<Session>, EstablishAllError>>,
     ),
     Delete(oneshot::Sender<Result<usize, DeleteAllError>>),
-    Release(oneshot::Sender<Result<(), upfbench_pfcp::node::NodeError>>),
+    Release(oneshot::Sender<Result<Release, upfbench_pfcp::node::NodeError>>),
     Stats(oneshot::Sender<Option<Stats>>),
 }
 
@@ -130,7 +130,7 @@ impl ClientThread {
     }
 
     /// Releases the association.
-    pub fn release(&self) -> Pending<Result<(), upfbench_pfcp::node::NodeError>> {
+    pub fn release(&self) -> Pending<Result<Release, upfbench_pfcp::node::NodeError>> {
         self.ask(Command::Release)
     }
 

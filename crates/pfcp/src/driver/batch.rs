@@ -5,7 +5,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
 
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 
 use super::client::{Association, DeleteAllError, EstablishAllError};
 use crate::node::{Client, NodeError, Session};
@@ -27,21 +27,55 @@ struct Failure {
     error: NodeError,
 }
 
+/// How far a batch got: the caller reads it while the batch runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BatchProgress {
+    /// Items in the batch.
+    pub total: usize,
+    /// Items whose procedure succeeded.
+    pub done: usize,
+    /// Items whose procedure failed.
+    pub failed: usize,
+    /// Items never started because the batch was cancelled.
+    pub cancelled: usize,
+}
+
+impl BatchProgress {
+    /// Whether every item has ended (succeeded, failed or been cancelled).
+    pub fn finished(&self) -> bool {
+        self.done + self.failed + self.cancelled == self.total
+    }
+}
+
 /// Several sessions' procedures awaited as one.
 struct Batch {
     results: Vec<Option<Session>>,
     remaining: usize,
     /// The first failure to arrive.
     first_error: Option<Failure>,
+    progress: watch::Sender<BatchProgress>,
     reply: BatchReply,
 }
 
 impl Batch {
-    /// Answers the caller (one that stopped waiting is not an error).
+    /// Answers the caller (one that stopped waiting is not an error). A cancelled batch ends
+    /// with [`NodeError::Aborted`] unless an item failed first.
     fn finish(self) {
         let done = self.results.iter().flatten().count();
         let total = self.results.len();
-        match (self.reply, self.first_error) {
+        let cancelled = self.progress.borrow().cancelled;
+        let procedure = self.procedure();
+        let first_error = self.first_error.or_else(|| {
+            (cancelled > 0).then(|| Failure {
+                index: done,
+                cp_seid: Seid(0),
+                error: NodeError::Aborted {
+                    procedure,
+                    reason: "cancelled",
+                },
+            })
+        });
+        match (self.reply, first_error) {
             (BatchReply::Establish(tx), Some(f)) => {
                 let _ = tx.send(Err(EstablishAllError {
                     established: done,
@@ -64,6 +98,15 @@ impl Batch {
             (BatchReply::Delete(tx), None) => {
                 let _ = tx.send(Ok(done));
             }
+        }
+    }
+}
+
+impl Batch {
+    fn procedure(&self) -> crate::node::Procedure {
+        match self.reply {
+            BatchReply::Establish(_) => crate::node::Procedure::SessionEstablishment(Seid(0)),
+            BatchReply::Delete(_) => crate::node::Procedure::SessionDeletion(Seid(0)),
         }
     }
 }
@@ -92,19 +135,28 @@ pub(crate) struct Waiters {
     pub(crate) release: Option<Reply<()>>,
     sessions: HashMap<Seid, Waiter>,
     batches: HashMap<u64, Batch>,
-    next_batch: u64,
     backlog: VecDeque<Backlog>,
 }
 
 impl Waiters {
-    /// Starts a batch of `size` items.
-    pub(crate) fn start_batch(&mut self, size: usize, work: Work, reply: BatchReply) {
-        let id = self.next_batch;
-        self.next_batch += 1;
+    /// Starts batch `id` of `size` items.
+    pub(crate) fn start_batch(
+        &mut self,
+        id: u64,
+        size: usize,
+        work: Work,
+        reply: BatchReply,
+        progress: watch::Sender<BatchProgress>,
+    ) {
+        progress.send_replace(BatchProgress {
+            total: size,
+            ..BatchProgress::default()
+        });
         let batch = Batch {
             results: vec![None; size],
             remaining: size,
             first_error: None,
+            progress,
             reply,
         };
         if size == 0 {
@@ -112,6 +164,28 @@ impl Waiters {
         }
         self.batches.insert(id, batch);
         self.backlog.push_back(Backlog { id, next: 0, work });
+    }
+
+    /// Cancels batch `id`: items not handed to the node yet are dropped; those in flight end
+    /// as they will, and then the batch answers.
+    pub(crate) fn cancel(&mut self, id: u64) {
+        let Some(pos) = self.backlog.iter().position(|b| b.id == id) else {
+            return;
+        };
+        let Some(b) = self.backlog.remove(pos) else {
+            return;
+        };
+        let Some(batch) = self.batches.get_mut(&id) else {
+            return;
+        };
+        let unfed = batch.results.len() - b.next;
+        batch.remaining -= unfed;
+        batch.progress.send_modify(|p| p.cancelled += unfed);
+        if batch.remaining == 0
+            && let Some(batch) = self.batches.remove(&id)
+        {
+            batch.finish();
+        }
     }
 
     /// Hands the node as much of the backlog as its window takes.
@@ -164,13 +238,17 @@ impl Waiters {
             return;
         };
         match result {
-            Ok(s) => b.results[index] = Some(s),
+            Ok(s) => {
+                b.results[index] = Some(s);
+                b.progress.send_modify(|p| p.done += 1);
+            }
             Err(error) => {
                 b.first_error.get_or_insert(Failure {
                     index,
                     cp_seid,
                     error,
                 });
+                b.progress.send_modify(|p| p.failed += 1);
             }
         }
         b.remaining -= 1;

@@ -3,17 +3,19 @@
 
 use std::io;
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 
-use super::batch::{BatchReply, Reply, Waiters, Work};
+use super::batch::{BatchProgress, BatchReply, Reply, Waiters, Work};
 use super::io::Io;
 use super::task::{self, Task};
 use crate::ie::{NtpTimestamp, UpFunctionFeatures};
 use crate::message::SessionModificationRequest;
 use crate::node::{
-    Client, ClientConfig, Event, NodeError, Procedure, Session, SessionState, Stats,
+    Client, ClientConfig, Event, Figures, NodeError, Procedure, Session, SessionState, Stats,
 };
 use crate::plan::UeSessionPlan;
 use crate::types::Seid;
@@ -91,14 +93,22 @@ impl DeleteAllError {
 enum Command {
     Associate(Reply<Association>),
     EstablishAll(
+        u64,
         Vec<UeSessionPlan>,
         oneshot::Sender<Result<Vec<Session>, EstablishAllError>>,
+        watch::Sender<BatchProgress>,
     ),
     Modify(Seid, Box<SessionModificationRequest>, Reply<Session>),
-    DeleteAll(oneshot::Sender<Result<usize, DeleteAllError>>),
+    DeleteAll(
+        u64,
+        oneshot::Sender<Result<usize, DeleteAllError>>,
+        watch::Sender<BatchProgress>,
+    ),
+    Cancel(u64),
     Release(Reply<()>),
     Sessions(oneshot::Sender<Vec<Session>>),
     Stats(oneshot::Sender<Stats>),
+    Figures(oneshot::Sender<Figures>),
 }
 
 const STOPPED: &str = "the PFCP driver stopped";
@@ -109,6 +119,80 @@ const STOPPED: &str = "the PFCP driver stopped";
 pub struct PfcpClient {
     commands: mpsc::UnboundedSender<Command>,
     local: SocketAddr,
+    next_batch: Arc<AtomicU64>,
+}
+
+/// How the Association Release ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Release {
+    /// The UPF accepted it.
+    Answered,
+    /// No answer within the release wait (what Open5GS and eUPF do): over for us all the same.
+    Unanswered,
+}
+
+/// A batch of session procedures running in the driver: its progress as it goes, a way to stop
+/// it, and its result.
+#[derive(Debug)]
+pub struct Batch<T, E> {
+    id: u64,
+    commands: mpsc::UnboundedSender<Command>,
+    progress: watch::Receiver<BatchProgress>,
+    result: oneshot::Receiver<Result<T, E>>,
+    procedure: Procedure,
+    stopped: fn(NodeError, usize) -> E,
+}
+
+impl<T, E> Batch<T, E> {
+    /// How far it got.
+    pub fn progress(&self) -> BatchProgress {
+        *self.progress.borrow()
+    }
+
+    /// A receiver that sees every change of the progress.
+    pub fn watch(&self) -> watch::Receiver<BatchProgress> {
+        self.progress.clone()
+    }
+
+    /// Stops feeding the batch: items not started are dropped (counted `cancelled`), those in
+    /// flight end as they will; then the batch ends with [`NodeError::Aborted`] ("cancelled")
+    /// unless an item failed first.
+    pub fn cancel(&self) {
+        let _ = self.commands.send(Command::Cancel(self.id));
+    }
+
+    /// The result, if the batch has ended.
+    pub fn try_result(&mut self) -> Option<Result<T, E>> {
+        match self.result.try_recv() {
+            Ok(r) => Some(r),
+            Err(oneshot::error::TryRecvError::Empty) => None,
+            Err(oneshot::error::TryRecvError::Closed) => Some(Err(self.driver_stopped())),
+        }
+    }
+
+    /// Waits for the result.
+    pub async fn finish(self) -> Result<T, E> {
+        let total = self.progress.borrow().total;
+        let (stopped, procedure) = (self.stopped, self.procedure);
+        match self.result.await {
+            Ok(r) => r,
+            Err(_) => Err(stopped(aborted_stopped(procedure), total)),
+        }
+    }
+
+    fn driver_stopped(&self) -> E {
+        (self.stopped)(
+            aborted_stopped(self.procedure),
+            self.progress.borrow().total,
+        )
+    }
+}
+
+fn aborted_stopped(procedure: Procedure) -> NodeError {
+    NodeError::Aborted {
+        procedure,
+        reason: STOPPED,
+    }
 }
 
 impl PfcpClient {
@@ -133,7 +217,14 @@ impl PfcpClient {
             waiters: Waiters::default(),
         };
         tokio::spawn(task::run(task, io, rx));
-        Ok((PfcpClient { commands, local }, events_rx))
+        Ok((
+            PfcpClient {
+                commands,
+                local,
+                next_batch: Arc::new(AtomicU64::new(0)),
+            },
+            events_rx,
+        ))
     }
 
     /// The bound address.
@@ -178,20 +269,37 @@ impl PfcpClient {
         &self,
         plans: Vec<UeSessionPlan>,
     ) -> Result<Vec<Session>, EstablishAllError> {
+        self.start_establish(plans).finish().await
+    }
+
+    /// Starts establishing one session per plan (see [`Self::establish_all`]) and returns at
+    /// once: the [`Batch`] shows the progress, can be cancelled, and gives the result.
+    pub fn start_establish(
+        &self,
+        plans: Vec<UeSessionPlan>,
+    ) -> Batch<Vec<Session>, EstablishAllError> {
         let total = plans.len();
-        let procedure =
-            Procedure::SessionEstablishment(plans.first().map(|p| p.cp_seid()).unwrap_or_default());
-        match self
-            .ask(procedure, |tx| Command::EstablishAll(plans, tx))
-            .await
-        {
-            Ok(result) => result,
-            Err(error) => Err(EstablishAllError {
+        let id = self.next_batch.fetch_add(1, Ordering::Relaxed);
+        let (tx, result) = oneshot::channel();
+        let (progress_tx, progress) = watch::channel(BatchProgress {
+            total,
+            ..BatchProgress::default()
+        });
+        let _ = self
+            .commands
+            .send(Command::EstablishAll(id, plans, tx, progress_tx));
+        Batch {
+            id,
+            commands: self.commands.clone(),
+            progress,
+            result,
+            procedure: Procedure::SessionEstablishment(Seid(0)),
+            stopped: |error, total| EstablishAllError {
                 established: 0,
                 total,
                 plan: None,
                 error,
-            }),
+            },
         }
     }
 
@@ -211,24 +319,44 @@ impl PfcpClient {
     /// deleted. If any fails, the batch still runs to its end and the first failure comes back
     /// with the CP SEID of its session and the number of sessions deleted.
     pub async fn delete_all(&self) -> Result<usize, DeleteAllError> {
-        match self
-            .ask(Procedure::SessionDeletion(Seid(0)), Command::DeleteAll)
-            .await
-        {
-            Ok(result) => result,
-            Err(error) => Err(DeleteAllError {
+        self.start_delete().finish().await
+    }
+
+    /// Starts deleting every established session (see [`Self::delete_all`]) and returns at once.
+    pub fn start_delete(&self) -> Batch<usize, DeleteAllError> {
+        let id = self.next_batch.fetch_add(1, Ordering::Relaxed);
+        let (tx, result) = oneshot::channel();
+        let (progress_tx, progress) = watch::channel(BatchProgress::default());
+        let _ = self.commands.send(Command::DeleteAll(id, tx, progress_tx));
+        Batch {
+            id,
+            commands: self.commands.clone(),
+            progress,
+            result,
+            procedure: Procedure::SessionDeletion(Seid(0)),
+            stopped: |error, total| DeleteAllError {
                 deleted: 0,
-                total: 0,
+                total,
                 cp_seid: None,
                 error,
-            }),
+            },
         }
     }
 
-    /// Releases the association (Association Release Request).
-    pub async fn release(&self) -> Result<(), NodeError> {
-        self.call(Procedure::AssociationRelease, Command::Release)
+    /// Releases the association: the request is sent once and its answer awaited for the
+    /// release wait at most (real UPFs do not answer); either way the association is over.
+    pub async fn release(&self) -> Result<Release, NodeError> {
+        match self
+            .call(Procedure::AssociationRelease, Command::Release)
             .await
+        {
+            Ok(()) => Ok(Release::Answered),
+            Err(NodeError::Timeout {
+                procedure: Procedure::AssociationRelease,
+                ..
+            }) => Ok(Release::Unanswered),
+            Err(e) => Err(e),
+        }
     }
 
     /// The session table.
@@ -240,6 +368,11 @@ impl PfcpClient {
     /// The node's counters.
     pub async fn stats(&self) -> Result<Stats, NodeError> {
         self.ask(Procedure::Heartbeat, Command::Stats).await
+    }
+
+    /// The control-plane figures: Causes, procedure latencies, sessions lost.
+    pub async fn figures(&self) -> Result<Figures, NodeError> {
+        self.ask(Procedure::Heartbeat, Command::Figures).await
     }
 }
 
@@ -266,10 +399,12 @@ impl Task for ClientTask {
                     let _ = tx.send(Err(e));
                 }
             },
-            Command::EstablishAll(plans, tx) => self.waiters.start_batch(
+            Command::EstablishAll(id, plans, tx, progress) => self.waiters.start_batch(
+                id,
                 plans.len(),
                 Work::Establish(plans.into_iter()),
                 BatchReply::Establish(tx),
+                progress,
             ),
             Command::Modify(cp, req, tx) => match self.node.modify(now, cp, *req) {
                 Ok(()) => self.waiters.wait_modify(cp, tx),
@@ -277,7 +412,7 @@ impl Task for ClientTask {
                     let _ = tx.send(Err(e));
                 }
             },
-            Command::DeleteAll(tx) => {
+            Command::DeleteAll(id, tx, progress) => {
                 let targets: Vec<Seid> = self
                     .node
                     .sessions()
@@ -285,11 +420,14 @@ impl Task for ClientTask {
                     .map(|s| s.cp_seid)
                     .collect();
                 self.waiters.start_batch(
+                    id,
                     targets.len(),
                     Work::Delete(targets.into_iter()),
                     BatchReply::Delete(tx),
+                    progress,
                 );
             }
+            Command::Cancel(id) => self.waiters.cancel(id),
             Command::Release(tx) => match self.node.release(now) {
                 Ok(()) => self.waiters.release = Some(tx),
                 Err(e) => {
@@ -301,6 +439,9 @@ impl Task for ClientTask {
             }
             Command::Stats(tx) => {
                 let _ = tx.send(self.node.stats());
+            }
+            Command::Figures(tx) => {
+                let _ = tx.send(self.node.figures().clone());
             }
         }
     }

@@ -38,7 +38,8 @@ mod io;
 mod task;
 mod upf;
 
-pub use client::{Association, DeleteAllError, EstablishAllError, PfcpClient};
+pub use batch::BatchProgress;
+pub use client::{Association, Batch, DeleteAllError, EstablishAllError, PfcpClient, Release};
 pub use upf::{UpfChannels, UpfServer, serve};
 
 use std::net::{IpAddr, SocketAddr};
