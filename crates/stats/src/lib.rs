@@ -26,6 +26,7 @@
 #![forbid(unsafe_code)]
 
 pub mod direction;
+pub mod hlog;
 mod hot_latency;
 pub mod jitter;
 pub mod latency;
@@ -40,6 +41,7 @@ mod seqlock;
 pub mod tx;
 
 pub use direction::Direction;
+pub use hlog::{IntervalLog, IntervalLogError};
 pub use jitter::Jitter;
 pub use latency::{LatencyConfig, LatencyConfigError, LatencyRecorder};
 pub use live::{LiveDirection, LiveLine, LiveMeter};

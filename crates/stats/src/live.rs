@@ -8,7 +8,10 @@
 
 use std::fmt;
 
+use std::time::Duration;
+
 use crate::direction::Direction;
+use crate::hlog::IntervalLog;
 use crate::latency::{LatencyConfig, LatencyConfigError, LatencyRecorder};
 use crate::publish::{RxCounters, RxHandle, RxSnapshot, TxSnapshot};
 use crate::rate::{TrafficCounters, gbps, kpps, percent};
@@ -91,6 +94,8 @@ pub struct LiveMeter {
     last_tx: [TrafficCounters; 2],
     last_rx: [TrafficCounters; 2],
     latency: [LatencyRecorder; 2],
+    log: Option<IntervalLog>,
+    log_failures: u64,
 }
 
 impl LiveMeter {
@@ -103,7 +108,21 @@ impl LiveMeter {
             last_tx: [TrafficCounters::default(); 2],
             last_rx: [TrafficCounters::default(); 2],
             latency: [r.clone(), r],
+            log: None,
+            log_failures: 0,
         })
+    }
+
+    /// Also writes each line's interval histograms (one per active direction) into `log`;
+    /// interval times count from the first line.
+    pub fn with_interval_log(mut self, log: IntervalLog) -> LiveMeter {
+        self.log = Some(log);
+        self
+    }
+
+    /// The interval log, if one was given, and how many intervals could not be written to it.
+    pub fn take_interval_log(&mut self) -> Option<(IntervalLog, u64)> {
+        self.log.take().map(|l| (l, self.log_failures))
     }
 
     /// Takes the latency intervals waiting on `rx`; returns how many.
@@ -142,6 +161,19 @@ impl LiveMeter {
                 continue;
             }
             let l = &self.latency[i];
+            if dt > 0
+                && let Some(log) = &mut self.log
+                && log
+                    .add(
+                        d,
+                        Duration::from_nanos(self.last_ns.saturating_sub(start)),
+                        Duration::from_nanos(dt),
+                        l,
+                    )
+                    .is_err()
+            {
+                self.log_failures += 1;
+            }
             directions.push(LiveDirection {
                 direction: d,
                 tx_gbps_l1: gbps(dtx.bytes_l1(), dt),

@@ -193,35 +193,64 @@ fn csv_rows_carry_the_report_values() {
 }
 
 #[test]
-fn table_has_a_row_per_step_and_direction() {
+fn table_has_a_table_per_direction_and_a_comparison_row_per_payload() {
     let (report, _) = sweep();
     let table = report.to_table();
-    let rows: Vec<&str> = table
-        .lines()
-        .filter(|l| l.starts_with("| ") && !l.starts_with("| Step"))
-        .collect();
-    assert_eq!(rows.len(), 6);
-    for (row, (step, d)) in rows.iter().zip(
-        report
-            .steps
-            .iter()
-            .flat_map(|s| s.directions.iter().map(move |d| (s, d))),
-    ) {
-        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
-        assert_eq!(cells[1], step.label);
-        assert_eq!(cells[3], d.direction.short());
-        assert_eq!(cells[4], format!("{:.3}", d.tx.gbps_l1));
-        assert_eq!(cells[8], format!("{:.3}", d.loss.loss_pct));
-        let l = d.latency.as_ref().unwrap();
-        assert_eq!(cells[9], format!("{:.2}", l.min_ns as f64 / 1000.0));
+    // Each table starts after its title line; rows are the lines starting with "| " that are
+    // not the header.
+    let section = |title: &str| -> Vec<Vec<String>> {
+        let start = table
+            .find(title)
+            .unwrap_or_else(|| panic!("no {title} in\n{table}"));
+        table[start..]
+            .lines()
+            .skip(2)
+            .take_while(|l| l.starts_with('|'))
+            .skip(2)
+            .map(|l| l.split('|').map(|c| c.trim().to_owned()).collect())
+            .collect()
+    };
+    for dir in Direction::ALL {
+        let title = match dir {
+            Direction::Uplink => "Uplink:",
+            Direction::Downlink => "Downlink:",
+        };
+        let rows = section(title);
+        assert_eq!(rows.len(), 3, "{table}");
+        for (cells, step) in rows.iter().zip(&report.steps) {
+            let d = step.directions.iter().find(|d| d.direction == dir).unwrap();
+            assert_eq!(cells[1], step.label);
+            assert_eq!(cells[2], step.payload_bytes.unwrap().to_string());
+            assert_eq!(cells[3], format!("{:.3}", d.tx.gbps_l1));
+            assert_eq!(cells[7], format!("{:.3}", d.loss.loss_pct));
+            let l = d.latency.as_ref().unwrap();
+            assert_eq!(cells[8], format!("{:.2}", l.min_ns as f64 / 1000.0));
+            assert_eq!(cells[15], d.loss.lost.to_string());
+            assert_eq!(cells[16], d.loss.duplicates.to_string());
+            assert_eq!(cells[17], d.loss.reordered.to_string());
+        }
     }
-    // All rows have the same width: the table is aligned.
-    let widths: Vec<usize> = table
-        .lines()
-        .filter(|l| l.starts_with('|'))
-        .map(str::len)
-        .collect();
-    assert!(widths.windows(2).all(|w| w[0] == w[1]), "{table}");
+    let comparison = section("Comparison:");
+    assert_eq!(comparison.len(), 3, "{table}");
+    for (cells, step) in comparison.iter().zip(&report.steps) {
+        assert_eq!(cells[1], step.payload_bytes.unwrap().to_string());
+        let ul = &step.directions[0];
+        let dl = &step.directions[1];
+        assert_eq!(ul.direction, Direction::Uplink);
+        assert_eq!(cells[2], format!("{:.3}", ul.tx.gbps_l1));
+        assert_eq!(cells[6], format!("{:.3}", ul.loss.loss_pct));
+        assert_eq!(cells[8], format!("{:.3}", dl.tx.gbps_l1));
+        assert_eq!(cells[10], format!("{:.1}", dl.tx.kpps));
+    }
+    // Within one table all lines have the same width: the tables are aligned.
+    for block in table.split("\n\n") {
+        let widths: Vec<usize> = block
+            .lines()
+            .filter(|l| l.starts_with('|'))
+            .map(|l| l.chars().count())
+            .collect();
+        assert!(widths.windows(2).all(|w| w[0] == w[1]), "{block}");
+    }
     // Untagged packets are counted, not warned about; nothing else was inexact.
     assert!(!table.contains("warning:"), "{table}");
     assert!(
@@ -230,9 +259,5 @@ fn table_has_a_row_per_step_and_direction() {
             .iter()
             .all(|s| s.rx_untagged == 1 && s.rx_unknown_stream == 0)
     );
-    assert!(
-        Direction::ALL
-            .iter()
-            .all(|d| table.contains(&format!("| {} ", d.short())))
-    );
+    assert!(table.contains("10 B: untagged 1"), "{table}");
 }

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 
 use upfbench_stats::Direction;
 use upfbench_stats::report::{
-    DirectionReport, LatencyReport, LossReport, Report, StepReport, ThroughputReport,
+    ControlReport, DirectionReport, LatencyReport, LossReport, PortReport, ProcedureLatency,
+    Report, StepReport, ThroughputReport,
 };
 
 fn throughput(packets: u64, frame: u64, secs: f64) -> ThroughputReport {
@@ -95,6 +96,11 @@ fn report() -> Report {
         rx_untagged: 3,
         rx_unknown_stream: 0,
         warnings: vec![],
+        ports: vec![
+            port("N3", 14_880_952, 14_879_718, 0),
+            port("N6", 14_880_952, 14_880_952, 17),
+        ],
+        rx_rejected: [("N3 not GTP-U".to_owned(), 2), ("N6 ARP".to_owned(), 1)].into(),
     });
     r.steps.push(StepReport {
         label: "1400 B, \"paced\"".into(),
@@ -104,8 +110,55 @@ fn report() -> Report {
         rx_untagged: 0,
         rx_unknown_stream: 0,
         warnings: vec!["2 streams arrived on more than one RX core".into()],
+        ports: vec![],
+        rx_rejected: Default::default(),
+    });
+    r.control = Some(ControlReport {
+        upf: "192.168.14.151:8805".into(),
+        sessions: 1_000,
+        established: 1_000,
+        deleted: 998,
+        establish_s: Some(0.125),
+        established_per_s: Some(8_000.0),
+        delete_s: Some(0.25),
+        deleted_per_s: Some(3_992.0),
+        establishment_latency: Some(ProcedureLatency {
+            count: 1_000,
+            min_us: 180,
+            p50_us: 2_100,
+            p90_us: 3_050,
+            p99_us: 3_990,
+            max_us: 3_001_000,
+        }),
+        deletion_latency: None,
+        requests_sent: 2_002,
+        retransmissions: 3,
+        timeouts: 0,
+        window_largest: 64,
+        heartbeats_answered: 2,
+        causes: [
+            ("1 Request accepted".to_owned(), 1_998),
+            ("65 Session context not found".to_owned(), 2),
+        ]
+        .into(),
+        lost_sessions: 2,
+        release: "not answered".into(),
     });
     r
+}
+
+fn port(name: &str, rx: u64, tx: u64, imissed: u64) -> PortReport {
+    PortReport {
+        name: name.into(),
+        ipackets: rx,
+        opackets: tx,
+        ibytes: rx * 60,
+        obytes: tx * 60,
+        imissed,
+        ierrors: 0,
+        rx_nombuf: 0,
+        oerrors: 0,
+    }
 }
 
 fn golden(name: &str, actual: &str) {

@@ -294,3 +294,69 @@ fn live_line_shows_interval_latency_and_no_traffic() {
     let again = meter.line(3_000_000_000, &[], &[handle.snapshot()]);
     assert_eq!(again.directions[0].lat_avg_ns, None);
 }
+
+#[test]
+fn each_line_after_the_first_writes_one_interval_per_active_direction() {
+    use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
+    use std::time::{Duration, SystemTime};
+    use upfbench_stats::IntervalLog;
+
+    let sim = simulate(5, 1, 500, imp(), |_| 64);
+    let config = RxConfig {
+        latency_interval_ns: 1_000,
+        ..RxConfig::default()
+    };
+    let mut meter = LiveMeter::new(&config.latency)
+        .unwrap()
+        .with_interval_log(IntervalLog::new(SystemTime::now(), "test"));
+    let (mut rx, mut handle) = RxStats::new(0, &sim.specs, &config).unwrap();
+    let dir = sim.specs[0].direction;
+    meter.line(5_000_000_000, &[tx_snap(dir, 0, 64)], &[handle.snapshot()]);
+    rx.publish(0);
+    for p in &sim.arrivals {
+        rx.record(p.stream, p.seq, p.tx_ns, p.rx_ns, p.frame_len);
+    }
+    rx.publish(1_000);
+    meter.collect(&mut handle);
+    meter.line(
+        6_000_000_000,
+        &[tx_snap(dir, 500, 64)],
+        &[handle.snapshot()],
+    );
+    meter.line(
+        6_500_000_000,
+        &[tx_snap(dir, 500, 64)],
+        &[handle.snapshot()],
+    );
+    let (log, failures) = meter.take_interval_log().unwrap();
+    assert_eq!(failures, 0);
+    let bytes = log.to_bytes();
+    let intervals: Vec<_> = IntervalLogIterator::new(&bytes)
+        .filter_map(|e| match e.unwrap() {
+            LogEntry::Interval(iv) => Some((
+                iv.tag().unwrap().as_str().to_owned(),
+                iv.start_timestamp(),
+                iv.duration(),
+                iv.max(),
+            )),
+            _ => None,
+        })
+        .collect();
+    let max = sim
+        .arrivals
+        .iter()
+        .map(|p| p.rx_ns - p.tx_ns)
+        .max()
+        .unwrap() as f64;
+    assert_eq!(intervals.len(), 2, "{intervals:?}");
+    assert_eq!(intervals[0].0, dir.name());
+    assert_eq!(intervals[0].1, Duration::ZERO);
+    assert_eq!(intervals[0].2, Duration::from_secs(1));
+    assert!(
+        (intervals[0].3 - max).abs() <= max / 500.0,
+        "{intervals:?} {max}"
+    );
+    assert_eq!(intervals[1].1, Duration::from_secs(1));
+    assert_eq!(intervals[1].2, Duration::from_millis(500));
+    assert_eq!(intervals[1].3, 0.0);
+}

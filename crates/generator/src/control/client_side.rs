@@ -7,7 +7,9 @@ use std::thread::JoinHandle;
 
 use anyhow::{Context, Result};
 use tokio::sync::{mpsc, oneshot};
-use upfbench_pfcp::driver::{self, Association, DeleteAllError, EstablishAllError, PfcpClient, Release};
+use upfbench_pfcp::driver::{
+    self, Association, DeleteAllError, EstablishAllError, PfcpClient, Release,
+};
 use upfbench_pfcp::node::{ClientConfig, Session, Stats};
 use upfbench_pfcp::plan::UeSessionPlan;
 

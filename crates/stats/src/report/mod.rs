@@ -7,8 +7,8 @@ mod time;
 
 pub use csv::{CSV_COLUMNS, render_csv};
 pub use model::{
-    DirectionReport, LatencyReport, LossReport, Report, ReportError, SCHEMA_VERSION, StepReport,
-    TOOL_NAME, ThroughputReport, ToolInfo,
+    ControlReport, DirectionReport, LatencyReport, LossReport, PortReport, ProcedureLatency,
+    Report, ReportError, SCHEMA_VERSION, StepReport, TOOL_NAME, ThroughputReport, ToolInfo,
 };
 pub use table::render_table;
 pub use time::rfc3339_utc;

@@ -38,6 +38,100 @@ pub struct Report {
     pub steps: Vec<StepReport>,
     /// Run-wide findings that make some figure less than exact.
     pub warnings: Vec<String>,
+    /// The control plane's own figures (PFCP), when the run programmed the UPF.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control: Option<ControlReport>,
+}
+
+/// What the PFCP client saw: how fast the UPF took the sessions, how often it had to be asked
+/// again, and what it answered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ControlReport {
+    /// The UPF's N4 address.
+    pub upf: String,
+    /// Sessions the run asked for.
+    pub sessions: u64,
+    /// Sessions the UPF confirmed.
+    pub established: u64,
+    /// Sessions whose deletion the UPF confirmed.
+    pub deleted: u64,
+    /// Wall time from the first establishment request to the last answer (s).
+    pub establish_s: Option<f64>,
+    /// `established / establish_s`.
+    pub established_per_s: Option<f64>,
+    /// Wall time of the deletions (s).
+    pub delete_s: Option<f64>,
+    /// `deleted / delete_s`.
+    pub deleted_per_s: Option<f64>,
+    /// Latency of one establishment, request to answer, retransmissions included.
+    pub establishment_latency: Option<ProcedureLatency>,
+    /// Latency of one deletion.
+    pub deletion_latency: Option<ProcedureLatency>,
+    /// Requests sent for the first time (all procedures).
+    pub requests_sent: u64,
+    /// Requests sent again after T1.
+    pub retransmissions: u64,
+    /// Requests given up after N1 retransmissions.
+    pub timeouts: u64,
+    /// The largest number of session requests in flight at once.
+    pub window_largest: u64,
+    /// The UPF's Heartbeat Requests answered.
+    pub heartbeats_answered: u64,
+    /// The UPF's answers to session requests by Cause ("1 Request accepted" → count).
+    pub causes: BTreeMap<String, u64>,
+    /// Sessions the UPF no longer knew when asked (Cause 65): deleted behind the run's back.
+    pub lost_sessions: u64,
+    /// How the Association Release ended: "answered", "not answered" (what Open5GS and eUPF
+    /// do; not a failure) or "not sent".
+    pub release: String,
+}
+
+/// Latency of one kind of PFCP procedure (µs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcedureLatency {
+    /// Procedures measured.
+    pub count: u64,
+    /// Fastest.
+    pub min_us: u64,
+    /// Median.
+    pub p50_us: u64,
+    /// 90th percentile.
+    pub p90_us: u64,
+    /// 99th percentile.
+    pub p99_us: u64,
+    /// Slowest.
+    pub max_us: u64,
+}
+
+/// The tester's own port over one step: what the NIC counted, so that the tester's losses are
+/// never blamed on the UPF.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PortReport {
+    /// "N3" or "N6".
+    pub name: String,
+    /// Packets received.
+    pub ipackets: u64,
+    /// Packets sent.
+    pub opackets: u64,
+    /// Bytes received.
+    pub ibytes: u64,
+    /// Bytes sent.
+    pub obytes: u64,
+    /// Dropped by the port: no receive descriptor free (the tester did not keep up).
+    pub imissed: u64,
+    /// Receive errors.
+    pub ierrors: u64,
+    /// Receive failures for want of an mbuf.
+    pub rx_nombuf: u64,
+    /// Transmit errors.
+    pub oerrors: u64,
+}
+
+impl PortReport {
+    /// Packets the tester itself lost on this port.
+    pub fn own_drops(&self) -> u64 {
+        self.imissed + self.ierrors + self.rx_nombuf + self.oerrors
+    }
 }
 
 /// Tool identification.
@@ -66,6 +160,13 @@ pub struct StepReport {
     pub rx_unknown_stream: u64,
     /// Findings of this step that make some figure less than exact.
     pub warnings: Vec<String>,
+    /// The tester's ports over the step (counter differences), N3 first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ports: Vec<PortReport>,
+    /// Packets received that were not measured traffic, by port and kind ("N3 not GTP-U" →
+    /// count): counted and dropped.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub rx_rejected: BTreeMap<String, u64>,
 }
 
 /// Figures of one direction in one step.
@@ -237,6 +338,8 @@ impl StepReport {
             rx_untagged: run.untagged_rx,
             rx_unknown_stream: run.unknown_stream_rx,
             warnings: run.warnings.clone(),
+            ports: Vec::new(),
+            rx_rejected: BTreeMap::new(),
         }
     }
 }
@@ -275,6 +378,7 @@ impl Report {
             config: BTreeMap::new(),
             steps: Vec::new(),
             warnings: Vec::new(),
+            control: None,
         }
     }
 

@@ -1,10 +1,14 @@
-//! The human table: one row per step and direction with the columns of the published UPF
-//! comparisons (Tx/Rx Gbps, Kpps, loss, latency min/avg/max) and percentiles and jitter beside
-//! them, as an aligned Markdown table that reads in a terminal and pastes into a README.
+//! The human report: a table per direction with the columns of the published UPF comparisons
+//! first (Tx/Rx Gbps, Kpps, loss, latency min/avg/max) and percentiles, jitter and sequence
+//! counts after them; for a sweep, the comparison table (a row per payload size, uplink and
+//! downlink side by side); then the control plane's figures, the tester's port counters, what
+//! was received but not measured, and the warnings. Tables are aligned Markdown: they read in a
+//! terminal and paste into a README.
 
 use std::fmt::Write as _;
 
-use super::model::{DirectionReport, Report};
+use super::model::{ControlReport, DirectionReport, ProcedureLatency, Report, StepReport};
+use crate::direction::Direction;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Align {
@@ -12,10 +16,9 @@ enum Align {
     Right,
 }
 
-const COLUMNS: [(&str, Align); 15] = [
+const DIRECTION_COLUMNS: [(&str, Align); 17] = [
     ("Step", Align::Left),
     ("Payload B", Align::Right),
-    ("Dir", Align::Left),
     ("Tx Gbps", Align::Right),
     ("Rx Gbps", Align::Right),
     ("Tx Kpps", Align::Right),
@@ -28,17 +31,43 @@ const COLUMNS: [(&str, Align); 15] = [
     ("p99 us", Align::Right),
     ("p99.9 us", Align::Right),
     ("Jitter us", Align::Right),
+    ("Lost", Align::Right),
+    ("Dup", Align::Right),
+    ("Reord", Align::Right),
+];
+
+/// Per direction in the comparison table.
+const COMPARISON_FIGURES: [&str; 6] = [
+    "Tx Gbps", "Rx Gbps", "Tx Kpps", "Rx Kpps", "Loss %", "Avg us",
+];
+
+const PORT_COLUMNS: [(&str, Align); 8] = [
+    ("Step", Align::Left),
+    ("Port", Align::Left),
+    ("Rx pkts", Align::Right),
+    ("Tx pkts", Align::Right),
+    ("imissed", Align::Right),
+    ("ierrors", Align::Right),
+    ("rx_nombuf", Align::Right),
+    ("oerrors", Align::Right),
 ];
 
 fn us(ns: f64) -> String {
     format!("{:.2}", ns / 1000.0)
 }
 
-fn row(step: &str, payload: Option<u32>, d: &DirectionReport) -> Vec<String> {
+fn dash() -> String {
+    "-".to_owned()
+}
+
+fn payload(s: &StepReport) -> String {
+    s.payload_bytes.map_or_else(dash, |p| p.to_string())
+}
+
+fn direction_row(s: &StepReport, d: &DirectionReport) -> Vec<String> {
     let mut r = vec![
-        step.to_owned(),
-        payload.map_or_else(|| "-".to_owned(), |p| p.to_string()),
-        d.direction.short().to_owned(),
+        s.label.clone(),
+        payload(s),
         format!("{:.3}", d.tx.gbps_l1),
         format!("{:.3}", d.rx.gbps_l1),
         format!("{:.1}", d.tx.kpps),
@@ -53,14 +82,258 @@ fn row(step: &str, payload: Option<u32>, d: &DirectionReport) -> Vec<String> {
             us(l.p50_ns as f64),
             us(l.p99_ns as f64),
             us(l.p99_9_ns as f64),
-            l.jitter_ns.map_or_else(|| "-".to_owned(), us),
+            l.jitter_ns.map_or_else(dash, us),
         ]),
-        None => r.extend(std::iter::repeat_n("-".to_owned(), 7)),
+        None => r.extend(std::iter::repeat_n(dash(), 7)),
     }
+    r.extend([
+        d.loss.lost.to_string(),
+        d.loss.duplicates.to_string(),
+        d.loss.reordered.to_string(),
+    ]);
     r
 }
 
-/// Renders `report` as a header, the aligned table and the warnings.
+/// An aligned Markdown table.
+fn grid(out: &mut String, columns: &[(String, Align)], rows: &[Vec<String>]) {
+    let widths: Vec<usize> = columns
+        .iter()
+        .enumerate()
+        .map(|(i, (h, _))| {
+            rows.iter()
+                .map(|r| r[i].chars().count())
+                .fold(h.chars().count(), usize::max)
+        })
+        .collect();
+    let line = |cells: &[String]| {
+        let mut l = String::from("|");
+        for (i, c) in cells.iter().enumerate() {
+            let w = widths[i];
+            let _ = match columns[i].1 {
+                Align::Left => write!(l, " {c:<w$} |"),
+                Align::Right => write!(l, " {c:>w$} |"),
+            };
+        }
+        l
+    };
+    let header: Vec<String> = columns.iter().map(|(h, _)| h.clone()).collect();
+    let _ = writeln!(out, "{}", line(&header));
+    let mut rule = String::from("|");
+    for (i, (_, a)) in columns.iter().enumerate() {
+        let dashes = "-".repeat(widths[i]);
+        let _ = match a {
+            Align::Left => write!(rule, ":{dashes}-|"),
+            Align::Right => write!(rule, "-{dashes}:|"),
+        };
+    }
+    let _ = writeln!(out, "{rule}");
+    for r in rows {
+        let _ = writeln!(out, "{}", line(r));
+    }
+}
+
+fn owned(columns: &[(&str, Align)]) -> Vec<(String, Align)> {
+    columns.iter().map(|(h, a)| ((*h).to_owned(), *a)).collect()
+}
+
+fn direction_title(d: Direction) -> &'static str {
+    match d {
+        Direction::Uplink => "Uplink: GTP-U sent on N3, received plain on N6",
+        Direction::Downlink => "Downlink: plain sent on N6, received as GTP-U on N3",
+    }
+}
+
+fn direction_tables(out: &mut String, report: &Report) {
+    for dir in Direction::ALL {
+        let rows: Vec<Vec<String>> = report
+            .steps
+            .iter()
+            .flat_map(|s| {
+                s.directions
+                    .iter()
+                    .filter(move |d| d.direction == dir)
+                    .map(move |d| direction_row(s, d))
+            })
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "{}\n", direction_title(dir));
+        grid(out, &owned(&DIRECTION_COLUMNS), &rows);
+        out.push('\n');
+    }
+}
+
+/// A row per payload size, uplink and downlink side by side: the shape of the published
+/// comparisons. Only for runs of more than one step.
+fn comparison_table(out: &mut String, report: &Report) {
+    if report.steps.len() < 2 {
+        return;
+    }
+    let present: Vec<Direction> = Direction::ALL
+        .into_iter()
+        .filter(|d| {
+            report
+                .steps
+                .iter()
+                .any(|s| s.directions.iter().any(|x| x.direction == *d))
+        })
+        .collect();
+    let mut columns = vec![("Payload B".to_owned(), Align::Right)];
+    for d in &present {
+        for f in COMPARISON_FIGURES {
+            columns.push((format!("{} {f}", d.short()), Align::Right));
+        }
+    }
+    let rows: Vec<Vec<String>> = report
+        .steps
+        .iter()
+        .map(|s| {
+            let mut r = vec![
+                s.payload_bytes
+                    .map_or_else(|| s.label.clone(), |p| p.to_string()),
+            ];
+            for dir in &present {
+                match s.directions.iter().find(|x| x.direction == *dir) {
+                    Some(d) => r.extend([
+                        format!("{:.3}", d.tx.gbps_l1),
+                        format!("{:.3}", d.rx.gbps_l1),
+                        format!("{:.1}", d.tx.kpps),
+                        format!("{:.1}", d.rx.kpps),
+                        format!("{:.3}", d.loss.loss_pct),
+                        d.latency.as_ref().map_or_else(dash, |l| us(l.avg_ns)),
+                    ]),
+                    None => r.extend(std::iter::repeat_n(dash(), COMPARISON_FIGURES.len())),
+                }
+            }
+            r
+        })
+        .collect();
+    let _ = writeln!(out, "Comparison: a row per step\n");
+    grid(out, &columns, &rows);
+    out.push('\n');
+}
+
+fn latency_line(name: &str, l: Option<&ProcedureLatency>) -> String {
+    match l {
+        Some(l) if l.count > 0 => format!(
+            "{name} latency us: min {} p50 {} p90 {} p99 {} max {} ({} procedures)",
+            l.min_us, l.p50_us, l.p90_us, l.p99_us, l.max_us, l.count
+        ),
+        _ => format!("{name} latency: -"),
+    }
+}
+
+fn rate(n: u64, secs: Option<f64>, per_s: Option<f64>) -> String {
+    match (secs, per_s) {
+        (Some(s), Some(r)) => format!("{n} in {s:.3} s ({r:.0}/s)"),
+        _ => n.to_string(),
+    }
+}
+
+fn control_section(out: &mut String, c: &ControlReport) {
+    let _ = writeln!(out, "Control plane: PFCP with {}\n", c.upf);
+    let _ = writeln!(
+        out,
+        "  sessions: {} asked, established {}, deleted {}",
+        c.sessions,
+        rate(c.established, c.establish_s, c.established_per_s),
+        rate(c.deleted, c.delete_s, c.deleted_per_s)
+    );
+    let _ = writeln!(
+        out,
+        "  {}",
+        latency_line("establishment", c.establishment_latency.as_ref())
+    );
+    let _ = writeln!(
+        out,
+        "  {}",
+        latency_line("deletion", c.deletion_latency.as_ref())
+    );
+    let _ = writeln!(
+        out,
+        "  requests {}, retransmissions {}, timeouts {}, largest window {}, UPF heartbeats answered {}",
+        c.requests_sent, c.retransmissions, c.timeouts, c.window_largest, c.heartbeats_answered
+    );
+    let causes: Vec<String> = c.causes.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+    let _ = writeln!(
+        out,
+        "  causes: {}",
+        if causes.is_empty() {
+            "-".to_owned()
+        } else {
+            causes.join(", ")
+        }
+    );
+    let _ = writeln!(
+        out,
+        "  sessions lost behind our back (Cause 65): {}; association release: {}\n",
+        c.lost_sessions, c.release
+    );
+}
+
+fn port_table(out: &mut String, report: &Report) {
+    let rows: Vec<Vec<String>> = report
+        .steps
+        .iter()
+        .flat_map(|s| {
+            s.ports.iter().map(move |p| {
+                vec![
+                    s.label.clone(),
+                    p.name.clone(),
+                    p.ipackets.to_string(),
+                    p.opackets.to_string(),
+                    p.imissed.to_string(),
+                    p.ierrors.to_string(),
+                    p.rx_nombuf.to_string(),
+                    p.oerrors.to_string(),
+                ]
+            })
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "The tester's ports (drops here are the tester's, not the UPF's)\n"
+    );
+    grid(out, &owned(&PORT_COLUMNS), &rows);
+    out.push('\n');
+}
+
+fn rejected_section(out: &mut String, report: &Report) {
+    let lines: Vec<String> = report
+        .steps
+        .iter()
+        .filter(|s| !s.rx_rejected.is_empty() || s.rx_untagged + s.rx_unknown_stream > 0)
+        .map(|s| {
+            let mut kinds: Vec<String> = s
+                .rx_rejected
+                .iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect();
+            if s.rx_untagged > 0 {
+                kinds.push(format!("untagged {}", s.rx_untagged));
+            }
+            if s.rx_unknown_stream > 0 {
+                kinds.push(format!("unknown stream {}", s.rx_unknown_stream));
+            }
+            format!("  {}: {}", s.label, kinds.join(", "))
+        })
+        .collect();
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "Received, not measured (counted and dropped)\n");
+    for l in lines {
+        let _ = writeln!(out, "{l}");
+    }
+    out.push('\n');
+}
+
+/// Renders `report`: header, direction tables, comparison, control plane, ports, rejects,
+/// warnings.
 pub fn render_table(report: &Report) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -85,47 +358,13 @@ pub fn render_table(report: &Report) -> String {
         "Gbps at L1 (frame + 24 B of FCS, preamble, IFG); loss from sequence numbers; \
          latency one-way in us\n"
     );
-
-    let rows: Vec<Vec<String>> = report
-        .steps
-        .iter()
-        .flat_map(|s| {
-            s.directions
-                .iter()
-                .map(move |d| row(&s.label, s.payload_bytes, d))
-        })
-        .collect();
-    let widths: Vec<usize> = COLUMNS
-        .iter()
-        .enumerate()
-        .map(|(i, (h, _))| rows.iter().map(|r| r[i].len()).fold(h.len(), usize::max))
-        .collect();
-
-    let line = |cells: &[String]| {
-        let mut l = String::from("|");
-        for (i, c) in cells.iter().enumerate() {
-            let w = widths[i];
-            let _ = match COLUMNS[i].1 {
-                Align::Left => write!(l, " {c:<w$} |"),
-                Align::Right => write!(l, " {c:>w$} |"),
-            };
-        }
-        l
-    };
-    let header: Vec<String> = COLUMNS.iter().map(|(h, _)| (*h).to_owned()).collect();
-    let _ = writeln!(out, "{}", line(&header));
-    let mut rule = String::from("|");
-    for (i, (_, a)) in COLUMNS.iter().enumerate() {
-        let dashes = "-".repeat(widths[i]);
-        let _ = match a {
-            Align::Left => write!(rule, ":{dashes}-|"),
-            Align::Right => write!(rule, "-{dashes}:|"),
-        };
+    direction_tables(&mut out, report);
+    comparison_table(&mut out, report);
+    if let Some(c) = &report.control {
+        control_section(&mut out, c);
     }
-    let _ = writeln!(out, "{rule}");
-    for r in &rows {
-        let _ = writeln!(out, "{}", line(r));
-    }
+    port_table(&mut out, report);
+    rejected_section(&mut out, report);
 
     let warnings: Vec<String> = report
         .warnings
@@ -138,11 +377,11 @@ pub fn render_table(report: &Report) -> String {
                 .flat_map(|s| s.warnings.iter().map(move |w| format!("{}: {w}", s.label))),
         )
         .collect();
-    if !warnings.is_empty() {
-        out.push('\n');
-        for w in warnings {
-            let _ = writeln!(out, "warning: {w}");
-        }
+    for w in warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
     }
     out
 }
