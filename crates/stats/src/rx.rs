@@ -271,8 +271,13 @@ impl RxStats {
     }
 
     /// Ends the run on this core: publishes the final counters and returns everything measured.
+    /// The interval being recorded is handed over too (when the control thread can take it), so
+    /// that the intervals the control thread received add up to the run's histograms.
     pub fn finish(mut self, now_ns: u64) -> RxCoreResult {
         self.publish_counters(now_ns);
+        if self.interval_started {
+            self.hand_over_interval(now_ns);
+        }
         for (c, h) in self.cumulative.iter_mut().zip(&self.hot.latency) {
             c.add(h);
         }

@@ -137,8 +137,8 @@ fn report() -> Report {
         window_largest: 64,
         heartbeats_answered: 2,
         causes: [
-            ("1 Request accepted".to_owned(), 1_998),
-            ("65 Session context not found".to_owned(), 2),
+            ("Request accepted (1)".to_owned(), 1_998),
+            ("Session context not found (65)".to_owned(), 2),
         ]
         .into(),
         lost_sessions: 2,

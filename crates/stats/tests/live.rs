@@ -360,3 +360,27 @@ fn each_line_after_the_first_writes_one_interval_per_active_direction() {
     assert_eq!(intervals[1].2, Duration::from_millis(500));
     assert_eq!(intervals[1].3, 0.0);
 }
+
+#[test]
+fn the_last_interval_is_handed_over_at_the_finish() {
+    let sim = simulate(9, 2, 800, imp(), |_| 64);
+    let config = RxConfig {
+        latency_interval_ns: 1_000_000_000,
+        ..RxConfig::default()
+    };
+    let (mut rx, mut handle) = RxStats::new(0, &sim.specs, &config).unwrap();
+    let mut sum = [
+        LatencyRecorder::new(&config.latency).unwrap(),
+        LatencyRecorder::new(&config.latency).unwrap(),
+    ];
+    rx.publish(0);
+    for p in &sim.arrivals {
+        rx.record(p.stream, p.seq, p.tx_ns, p.rx_ns, p.frame_len);
+    }
+    rx.publish(10);
+    // The interval is not due: nothing handed over yet.
+    assert_eq!(handle.collect_latency(&mut sum), 0);
+    let result = rx.finish(20);
+    assert_eq!(handle.collect_latency(&mut sum), 1);
+    assert_eq!(sum, result.latency);
+}

@@ -13,9 +13,12 @@ use upfbench_dpdk::{
     TemplatePool, tsc,
 };
 use upfbench_gtpu::{MacAddr, Qfi, Teid};
+use upfbench_pfcp::driver::Release;
+use upfbench_pfcp::node::Stats;
+use upfbench_stats::report::PortReport;
 use upfbench_stats::{
-    LiveMeter, Report, RunResult, RxConfig, RxHandle, RxStats, StepReport, StreamSpec, TxHandle,
-    TxStats,
+    IntervalLog, LiveMeter, Report, RunResult, RxConfig, RxHandle, RxStats, StepReport, StreamSpec,
+    TxHandle, TxStats,
 };
 
 use super::out;
@@ -24,6 +27,7 @@ use crate::cli::RunArgs;
 use crate::config::{self, Profile, System};
 use crate::control::Interrupts;
 use crate::control::client_side::{ClientSide, ClientThread, Pending};
+use crate::control::progress::{BatchMeter, ControlTimes, control_report};
 use crate::datapath::classify::RxRules;
 use crate::datapath::clock::Clock;
 use crate::datapath::eal_args::{PortDevice, eal_args, file_prefix, remove_runtime_dir};
@@ -134,6 +138,8 @@ struct Running<'s, 'p> {
 /// What a step measured.
 struct StepResult {
     report: StepReport,
+    /// The step's HdrHistogram interval log.
+    hlog: Option<Vec<u8>>,
 }
 
 fn interface(port: &Port<'_>, cfg: &config::Port) -> Result<Interface> {
@@ -275,10 +281,14 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
     let qfi = first.qfi.map(Qfi::from_bits);
     let clock = Clock::new(hz, tsc());
 
+    let mut times = ControlTimes::default();
+    let mut report_folder = None;
     let outcome = eal.scope(|scope| -> Result<()> {
         let mut pending_assoc = None;
         let mut pending_establish = None;
         let mut pending_delete = None;
+        let mut pending_stats: Option<Pending<Option<Stats>>> = None;
+        let mut last_stats: Option<Stats> = None;
         let mut pending_release = None;
         let mut running: Option<Running<'_, '_>> = None;
         let mut seen_interrupts = 0;
@@ -300,10 +310,16 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
                     }
                     Action::Establish => {
                         out::line(&format!("PFCP: establishing {} sessions", sessions.len()));
-                        pending_establish = Some(client.establish(sessions.clone()));
+                        times.establish_started = Some(now);
+                        pending_establish = client
+                            .establish(sessions.clone())
+                            .map(|b| (b, BatchMeter::new("established", now)));
                     }
                     Action::CancelEstablishment => {
                         out::line("interrupted: establishment stops after the requests in flight");
+                        if let Some((b, _)) = &pending_establish {
+                            b.cancel();
+                        }
                     }
                     Action::Resolve => {
                         let event = resolve_peers(
@@ -392,12 +408,28 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
                                 "the run was interrupted: steps not collected are missing".into(),
                             );
                         }
-                        write_report(&report, &setup.reports, &setup.profile.name, setup.sweep)?;
+                        // Written now, before the teardown, so that a teardown that hangs or
+                        // dies leaves the measurement behind; written again at the end with
+                        // the deletion's figures.
+                        let hlogs: Vec<_> = steps.iter().map(|s| (&s.report, &s.hlog)).collect();
+                        report_folder = Some(write_report(
+                            &report,
+                            &hlogs,
+                            &setup.reports,
+                            &setup.profile.name,
+                            setup.sweep,
+                        )?);
                         machine.handle(Instant::now(), Event::Reported);
                     }
                     Action::Delete => {
                         out::line("PFCP: deleting the sessions");
-                        pending_delete = Some(client.delete());
+                        times.delete_started = Some(now);
+                        pending_delete = client
+                            .delete()
+                            .map(|b| (b, BatchMeter::new("deleted", now)));
+                        if pending_delete.is_none() {
+                            machine.handle(now, Event::Deleted);
+                        }
                     }
                     Action::Release => {
                         pending_release = Some(client.release());
@@ -407,13 +439,21 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
             if machine.is_done() {
                 break;
             }
-            // Wait for the next thing to happen, at most 50 ms.
+            // Wait for the next thing to happen: at most 10 ms while the UPF answers (its
+            // rates are measured by this loop), 50 ms otherwise.
             let now = Instant::now();
+            let tick = if pending_assoc.is_some()
+                || pending_establish.is_some()
+                || pending_delete.is_some()
+                || pending_release.is_some()
+            {
+                Duration::from_millis(10)
+            } else {
+                Duration::from_millis(50)
+            };
             let until = machine
                 .poll_timeout()
-                .map_or(now + Duration::from_millis(50), |d| {
-                    d.min(now + Duration::from_millis(50))
-                });
+                .map_or(now + tick, |d| d.min(now + tick));
             if until > now {
                 std::thread::sleep(until - now);
             }
@@ -435,10 +475,23 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
                     Err(e) => machine.handle(now, Event::Failed(format!("PFCP association: {e}"))),
                 }
             }
-            if let Some(p) = &mut pending_establish
+            if let Some((b, meter)) = &mut pending_establish
+                && let Some(line) = meter.line(now, b.progress(), last_stats.as_ref())
+            {
+                out::progress(&line);
+                pending_stats.get_or_insert_with(|| client.stats());
+            }
+            if let Some(p) = &mut pending_stats
                 && let Some(r) = take(p)?
             {
+                pending_stats = None;
+                last_stats = r;
+            }
+            if let Some((b, _)) = &mut pending_establish
+                && let Some(r) = b.try_result()
+            {
                 pending_establish = None;
+                times.establish_ended = Some(now);
                 match r {
                     Ok(sessions) => {
                         if matches!(first.ues.uplink_teid, UplinkTeids::ChosenByUpf) {
@@ -453,10 +506,17 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
                     Err(e) => machine.handle(now, Event::Failed(format!("PFCP: {e}"))),
                 }
             }
-            if let Some(p) = &mut pending_delete
-                && let Some(r) = take(p)?
+            if let Some((b, meter)) = &mut pending_delete
+                && let Some(line) = meter.line(now, b.progress(), last_stats.as_ref())
+            {
+                out::progress(&line);
+                pending_stats.get_or_insert_with(|| client.stats());
+            }
+            if let Some((b, _)) = &mut pending_delete
+                && let Some(r) = b.try_result()
             {
                 pending_delete = None;
+                times.delete_ended = Some(now);
                 match r {
                     Ok(n) => {
                         out::line(&format!("PFCP: {n} sessions deleted"));
@@ -469,9 +529,13 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
                 && let Some(r) = take(p)?
             {
                 pending_release = None;
-                if let Err(e) = r {
-                    tracing::info!("PFCP: release not answered ({e}); real UPFs do not answer it");
-                }
+                times.release = Some(match r {
+                    Ok(Release::Answered) => "answered".to_owned(),
+                    Ok(Release::Unanswered) => {
+                        "not answered (Open5GS and eUPF never answer it)".to_owned()
+                    }
+                    Err(e) => format!("failed: {e}"),
+                });
                 machine.handle(now, Event::Released);
             }
             if let Some(r) = &mut running {
@@ -489,15 +553,42 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
                     let tx: Vec<_> = r.tx.iter().map(TxHandle::snapshot).collect();
                     let rx: Vec<_> = r.rx.iter().map(RxHandle::snapshot).collect();
                     let line = r.live.line(clock.ns(tsc()), &tx, &rx);
-                    out::line(&format!("{:>9} {line}", format!("{:?}", control.phase())));
+                    let phase = control.phase();
+                    if phase == Phase::Warmup {
+                        // Warm-up packets prime the UPF's flows and are not measured.
+                        out::progress(&format!(
+                            "{:>9} {:7.1}s sending, not measured",
+                            "Warmup",
+                            line.elapsed_ns as f64 / 1e9
+                        ));
+                    } else {
+                        out::progress(&format!("{:>9} {line}", format!("{phase:?}")));
+                    }
                 }
             }
             machine.handle_timeout(Instant::now());
         }
         Ok(())
     });
+    if setup.pfcp {
+        let figures = client.figures().wait().ok().flatten();
+        let stats = client.stats().wait().ok().flatten();
+        if let (Some(f), Some(st)) = (figures, stats) {
+            let upf = system
+                .pfcp
+                .as_ref()
+                .map_or(String::new(), |p| p.peer.to_string());
+            report.control = Some(control_report(upf, sessions.len() as u64, &times, &f, &st));
+        }
+    }
     drop(client);
     outcome?;
+    if let Some(folder) = &report_folder {
+        let hlogs: Vec<_> = steps.iter().map(|s| (&s.report, &s.hlog)).collect();
+        write_files(&report, &hlogs, folder)?;
+        out::text(&report.to_table());
+        out::line(&format!("\nreports: {}", folder.display()));
+    }
     drop((s3, s6));
     match machine.failure() {
         Some(f) => bail!("{f}"),
@@ -601,12 +692,21 @@ fn launch<'s, 'p>(
         handles: Vec::new(),
         rx: Vec::new(),
         tx: Vec::new(),
-        live: LiveMeter::new(&plan.latency)?,
+        live: LiveMeter::new(&plan.latency)?.with_interval_log(IntervalLog::new(
+            SystemTime::now(),
+            &format!(
+                "upfbench {} latency intervals, step {}",
+                env!("CARGO_PKG_VERSION"),
+                step_label(plan)
+            ),
+        )),
         specs: specs.clone(),
         measure_started: None,
         measure_ended: None,
         ports_before: [ports[0].stats()?, ports[1].stats()?],
     };
+    // The live meter's baseline, and the interval log's time zero.
+    running.live.line(clock.ns(tsc()), &[], &[]);
     control.set(Phase::Idle, 0);
     for (w, wp) in plan.workers.iter().enumerate() {
         let mut shares = Vec::new();
@@ -677,7 +777,7 @@ fn launch<'s, 'p>(
 
 /// Stops the workers and merges what they measured.
 fn collect<'p>(
-    r: Running<'_, 'p>,
+    mut r: Running<'_, 'p>,
     clock: Clock,
     control: &RunControl,
     queues: &mut [Option<[PortQueues<'p>; 2]>],
@@ -688,7 +788,7 @@ fn collect<'p>(
     let mut tx = Vec::new();
     let mut rx = Vec::new();
     let mut counters = WorkerCounters::default();
-    for (w, h) in r.handles.into_iter().enumerate() {
+    for (w, h) in std::mem::take(&mut r.handles).into_iter().enumerate() {
         let res = h.join().map_err(|_| anyhow!("worker {w} panicked"))?;
         queues[w] = Some(res.ports);
         tx.push(res.tx);
@@ -706,29 +806,41 @@ fn collect<'p>(
         }
         _ => plan.expected,
     };
-    let label = match plan.payload {
-        Some(p) => format!("{p} B"),
-        None => "run".to_owned(),
-    };
     let mut report = StepReport::from_run(
-        label,
+        step_label(plan),
         plan.payload.map(u32::from),
         duration.as_nanos() as u64,
         &merged,
     );
     report.warnings.extend(counter_notes(&counters));
+    report.rx_rejected = rejected(&counters);
     let after = [ports[0].stats()?, ports[1].stats()?];
     for (name, (b, a)) in ["N3", "N6"].iter().zip(r.ports_before.iter().zip(&after)) {
-        let missed = a.imissed - b.imissed;
-        let nombuf = a.rx_nombuf - b.rx_nombuf;
-        let oerr = a.oerrors - b.oerrors;
-        if missed + nombuf + oerr > 0 {
+        let port = port_report(name, b, a);
+        if port.own_drops() > 0 {
             report.warnings.push(format!(
-                "{name}: the tester's own port dropped packets: imissed {missed}, rx_nombuf {nombuf}, oerrors {oerr}"
+                "{name}: the tester's own port dropped packets: imissed {}, ierrors {}, rx_nombuf {}, oerrors {}",
+                port.imissed, port.ierrors, port.rx_nombuf, port.oerrors
             ));
         }
+        report.ports.push(port);
     }
-    Ok(StepResult { report })
+    // The last interval: what arrived after the last live line.
+    for h in &mut r.rx {
+        r.live.collect(h);
+    }
+    let tx: Vec<_> = r.tx.iter().map(TxHandle::snapshot).collect();
+    let rx: Vec<_> = r.rx.iter().map(RxHandle::snapshot).collect();
+    r.live.line(clock.ns(tsc()), &tx, &rx);
+    let hlog = r.live.take_interval_log().map(|(log, failures)| {
+        if failures > 0 {
+            report.warnings.push(format!(
+                "{failures} latency intervals could not be written to the interval log"
+            ));
+        }
+        log.to_bytes()
+    });
+    Ok(StepResult { report, hlog })
 }
 
 fn add_counters(a: &mut WorkerCounters, b: &WorkerCounters) {
@@ -751,22 +863,7 @@ fn add_counters(a: &mut WorkerCounters, b: &WorkerCounters) {
 
 /// What the workers counted besides the measurement, as report lines.
 fn counter_notes(c: &WorkerCounters) -> Vec<String> {
-    use crate::datapath::classify::Reject;
     let mut notes = Vec::new();
-    for (side, rejects) in ["N3", "N6"].iter().zip(&c.rejects) {
-        let kinds: Vec<String> = rejects
-            .iter()
-            .enumerate()
-            .filter(|&(_, &n)| n > 0)
-            .map(|(k, n)| format!("{} {n}", Reject::NAMES[k]))
-            .collect();
-        if !kinds.is_empty() {
-            notes.push(format!(
-                "{side}: received frames not measured: {}",
-                kinds.join(", ")
-            ));
-        }
-    }
     if c.no_container > 0 {
         notes.push(format!(
             "N3: {} downlink G-PDUs came without a PDU Session Container (measured)",
@@ -786,6 +883,42 @@ fn counter_notes(c: &WorkerCounters) -> Vec<String> {
         ));
     }
     notes
+}
+
+/// Received frames that were not measured, by port and kind.
+fn rejected(c: &WorkerCounters) -> std::collections::BTreeMap<String, u64> {
+    use crate::datapath::classify::Reject;
+    let mut out = std::collections::BTreeMap::new();
+    for (side, rejects) in ["N3", "N6"].iter().zip(&c.rejects) {
+        for (k, &n) in rejects.iter().enumerate() {
+            if n > 0 {
+                out.insert(format!("{side} {}", Reject::NAMES[k]), n);
+            }
+        }
+    }
+    out
+}
+
+/// What the port counted between `before` and `after`.
+fn port_report(name: &str, before: &PortStats, after: &PortStats) -> PortReport {
+    PortReport {
+        name: name.to_owned(),
+        ipackets: after.ipackets.saturating_sub(before.ipackets),
+        opackets: after.opackets.saturating_sub(before.opackets),
+        ibytes: after.ibytes.saturating_sub(before.ibytes),
+        obytes: after.obytes.saturating_sub(before.obytes),
+        imissed: after.imissed.saturating_sub(before.imissed),
+        ierrors: after.ierrors.saturating_sub(before.ierrors),
+        rx_nombuf: after.rx_nombuf.saturating_sub(before.rx_nombuf),
+        oerrors: after.oerrors.saturating_sub(before.oerrors),
+    }
+}
+
+fn step_label(plan: &Plan) -> String {
+    match plan.payload {
+        Some(p) => format!("{p} B"),
+        None => "run".to_owned(),
+    }
 }
 
 /// One line per direction when a step ends.
@@ -809,7 +942,14 @@ fn step_summary(s: &StepReport) -> String {
         .join("\n")
 }
 
-fn write_report(report: &Report, dir: &std::path::Path, profile: &str, sweep: bool) -> Result<()> {
+/// Creates the run's folder in `dir` and writes the report's files into it; returns the folder.
+fn write_report(
+    report: &Report,
+    hlogs: &[(&StepReport, &Option<Vec<u8>>)],
+    dir: &std::path::Path,
+    profile: &str,
+    sweep: bool,
+) -> Result<std::path::PathBuf> {
     // "2026-11-24T19:00:25Z" → "2026-11-24T19-00-25Z": a name every filesystem takes.
     let stamp = report.started.replace(':', "-");
     let folder = dir.join(format!(
@@ -818,11 +958,32 @@ fn write_report(report: &Report, dir: &std::path::Path, profile: &str, sweep: bo
     ));
     std::fs::create_dir_all(&folder)
         .with_context(|| format!("creating the reports folder {}", folder.display()))?;
-    std::fs::write(folder.join("report.json"), report.to_json())?;
-    std::fs::write(folder.join("report.csv"), report.to_csv())?;
-    let table = report.to_table();
-    std::fs::write(folder.join("report.txt"), &table)?;
-    out::text(&table);
-    out::line(&format!("reports: {}", folder.display()));
+    write_files(report, hlogs, &folder)?;
+    Ok(folder)
+}
+
+/// report.json, report.csv, report.txt and a latency interval log per step
+/// (`latency.hlog` for a run, `latency-<payload>B.hlog` for a sweep's steps).
+fn write_files(
+    report: &Report,
+    hlogs: &[(&StepReport, &Option<Vec<u8>>)],
+    folder: &std::path::Path,
+) -> Result<()> {
+    let write = |name: &str, bytes: &[u8]| {
+        std::fs::write(folder.join(name), bytes)
+            .with_context(|| format!("writing {}", folder.join(name).display()))
+    };
+    write("report.json", report.to_json().as_bytes())?;
+    write("report.csv", report.to_csv().as_bytes())?;
+    write("report.txt", report.to_table().as_bytes())?;
+    for (step, log) in hlogs {
+        if let Some(bytes) = log {
+            let name = match step.payload_bytes {
+                Some(p) => format!("latency-{p}B.hlog"),
+                None => "latency.hlog".to_owned(),
+            };
+            write(&name, bytes)?;
+        }
+    }
     Ok(())
 }

@@ -8,9 +8,9 @@ use std::thread::JoinHandle;
 use anyhow::{Context, Result};
 use tokio::sync::{mpsc, oneshot};
 use upfbench_pfcp::driver::{
-    self, Association, DeleteAllError, EstablishAllError, PfcpClient, Release,
+    self, Association, Batch, DeleteAllError, EstablishAllError, PfcpClient, Release,
 };
-use upfbench_pfcp::node::{ClientConfig, Session, Stats};
+use upfbench_pfcp::node::{ClientConfig, Figures, Session, Stats};
 use upfbench_pfcp::plan::UeSessionPlan;
 
 use super::signals::Interrupts;
@@ -45,7 +45,17 @@ impl<T> Pending<T> {
             Err(oneshot::error::TryRecvError::Closed) => Err(Gone),
         }
     }
+
+    /// Waits for the answer (not from inside the control thread's runtime).
+    pub fn wait(self) -> Result<T, Gone> {
+        self.0.blocking_recv().map_err(|_| Gone)
+    }
 }
+
+/// Establishing every session: progress, cancellation and the result.
+pub type Establishment = Batch<Vec<Session>, EstablishAllError>;
+/// Deleting every session.
+pub type Deletion = Batch<usize, DeleteAllError>;
 
 /// The control thread ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -54,18 +64,17 @@ pub struct Gone;
 
 enum Command {
     Associate(oneshot::Sender<Result<Association, upfbench_pfcp::node::NodeError>>),
-    Establish(
-        Vec<UeSessionPlan>,
-        oneshot::Sender<Result<Vec<Session>, EstablishAllError>>,
-    ),
-    Delete(oneshot::Sender<Result<usize, DeleteAllError>>),
     Release(oneshot::Sender<Result<Release, upfbench_pfcp::node::NodeError>>),
     Stats(oneshot::Sender<Option<Stats>>),
+    Figures(oneshot::Sender<Option<Figures>>),
 }
 
 /// The running control thread.
 pub struct ClientThread {
     commands: mpsc::UnboundedSender<Command>,
+    /// The driver's handle: batches are started from the caller's thread (the driver takes
+    /// them over a channel) so that their progress can be read without asking.
+    pfcp: Option<PfcpClient>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -74,7 +83,7 @@ impl ClientThread {
     /// bound to its local address. Returns once both are in place (or failed).
     pub fn start(pfcp: Option<ClientSide>, interrupts: Interrupts) -> Result<ClientThread> {
         let (commands, rx) = mpsc::unbounded_channel();
-        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<()>>();
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<Option<PfcpClient>>>();
         let thread = std::thread::Builder::new()
             .name("upfbench-n4".into())
             .spawn(move || {
@@ -92,8 +101,9 @@ impl ClientThread {
             })
             .context("starting the control thread")?;
         match ready_rx.recv() {
-            Ok(Ok(())) => Ok(ClientThread {
+            Ok(Ok(pfcp)) => Ok(ClientThread {
                 commands,
+                pfcp,
                 thread: Some(thread),
             }),
             Ok(Err(e)) => {
@@ -118,22 +128,24 @@ impl ClientThread {
         self.ask(Command::Associate)
     }
 
-    /// Establishes one session per plan.
-    pub fn establish(
-        &self,
-        plans: Vec<UeSessionPlan>,
-    ) -> Pending<Result<Vec<Session>, EstablishAllError>> {
-        self.ask(|tx| Command::Establish(plans, tx))
+    /// Starts establishing one session per plan; `None` without a PFCP client.
+    pub fn establish(&self, plans: Vec<UeSessionPlan>) -> Option<Establishment> {
+        self.pfcp.as_ref().map(|c| c.start_establish(plans))
     }
 
-    /// Deletes every established session.
-    pub fn delete(&self) -> Pending<Result<usize, DeleteAllError>> {
-        self.ask(Command::Delete)
+    /// Starts deleting every established session; `None` without a PFCP client.
+    pub fn delete(&self) -> Option<Deletion> {
+        self.pfcp.as_ref().map(PfcpClient::start_delete)
     }
 
     /// Releases the association.
     pub fn release(&self) -> Pending<Result<Release, upfbench_pfcp::node::NodeError>> {
         self.ask(Command::Release)
+    }
+
+    /// The control-plane figures, if there is a PFCP client.
+    pub fn figures(&self) -> Pending<Option<Figures>> {
+        self.ask(Command::Figures)
     }
 
     /// The node's counters, if there is a PFCP client.
@@ -146,6 +158,7 @@ impl Drop for ClientThread {
     fn drop(&mut self) {
         let (closed, _) = mpsc::unbounded_channel();
         self.commands = closed;
+        self.pfcp = None;
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
@@ -156,7 +169,7 @@ async fn serve(
     pfcp: Option<ClientSide>,
     interrupts: Interrupts,
     mut commands: mpsc::UnboundedReceiver<Command>,
-    ready: std::sync::mpsc::Sender<Result<()>>,
+    ready: std::sync::mpsc::Sender<Result<Option<PfcpClient>>>,
 ) {
     if let Err(e) = interrupts.listen() {
         let _ = ready.send(Err(e).context("installing the signal handlers"));
@@ -198,11 +211,17 @@ async fn serve(
             }
         }
     };
-    let _ = ready.send(Ok(()));
+    let _ = ready.send(Ok(client.clone()));
     while let Some(c) = commands.recv().await {
         let Some(client) = client.clone() else {
-            if let Command::Stats(tx) = c {
-                let _ = tx.send(None);
+            match c {
+                Command::Stats(tx) => {
+                    let _ = tx.send(None);
+                }
+                Command::Figures(tx) => {
+                    let _ = tx.send(None);
+                }
+                _ => {}
             }
             continue;
         };
@@ -212,17 +231,14 @@ async fn serve(
                 Command::Associate(tx) => {
                     let _ = tx.send(client.associate().await);
                 }
-                Command::Establish(plans, tx) => {
-                    let _ = tx.send(client.establish_all(plans).await);
-                }
-                Command::Delete(tx) => {
-                    let _ = tx.send(client.delete_all().await);
-                }
                 Command::Release(tx) => {
                     let _ = tx.send(client.release().await);
                 }
                 Command::Stats(tx) => {
                     let _ = tx.send(client.stats().await.ok());
+                }
+                Command::Figures(tx) => {
+                    let _ = tx.send(client.figures().await.ok());
                 }
             }
         });

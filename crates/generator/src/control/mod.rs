@@ -2,6 +2,7 @@
 //! handlers, driven by the run through commands.
 
 pub mod client_side;
+pub mod progress;
 pub mod signals;
 pub mod upf_side;
 

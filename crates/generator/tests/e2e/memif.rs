@@ -11,8 +11,9 @@ use serde_json::Value;
 use upfbench_generator::config;
 
 use crate::harness::{
-    Figures, Process, Scratch, UPFBENCH, assert_sessions, figures, n4_pair, patch, read_report,
-    reflector_drops, reflector_totals, repo, runtime_dir, serial, total, unique, warnings,
+    Figures, Process, Scratch, UPFBENCH, assert_sessions, figures, n4_pair, num, patch,
+    read_report, reflector_drops, reflector_totals, repo, runtime_dir, serial, total, unique,
+    warnings,
 };
 
 /// Packets per second per direction in every case: modest, so that neither process is ever the
@@ -146,6 +147,8 @@ struct Outcome {
     reflector: BTreeMap<String, u64>,
     /// Its log (standard error).
     reflector_log: String,
+    /// The latency interval log, if the generator wrote one.
+    hlog: Option<Vec<u8>>,
 }
 
 /// The generator runs the profile to its end against the reflector; then the reflector stops.
@@ -181,7 +184,12 @@ fn finish(
         runtime_dir(&bed.refl_prefix).display()
     );
     let report = read_report(&bed.reports());
+    let hlog = std::fs::read_dir(bed.reports())
+        .ok()
+        .and_then(|mut d| d.next())
+        .and_then(|e| std::fs::read(e.ok()?.path().join("latency.hlog")).ok());
     Outcome {
+        hlog,
         status,
         stdout: generator.stdout(),
         uplink: figures(&report, "uplink"),
@@ -251,6 +259,65 @@ fn memif_every_session_zero_loss_latency_of_every_packet() {
     // Warm-up included, the reflector carried at least every measured packet.
     assert!(total(&o.reflector, "uplink forwarded") >= o.uplink.sent);
     assert!(total(&o.reflector, "downlink forwarded") >= o.downlink.sent);
+
+    // The control plane's figures: 4 establishments and 4 deletions accepted, nothing lost.
+    let c = &o.report["control"];
+    assert_eq!(num(c, &["sessions"]), 4, "{c}");
+    assert_eq!(num(c, &["established"]), 4, "{c}");
+    assert_eq!(num(c, &["deleted"]), 4, "{c}");
+    assert_eq!(num(c, &["causes", "Request accepted (1)"]), 8, "{c}");
+    assert_eq!(num(c, &["establishment_latency", "count"]), 4, "{c}");
+    assert_eq!(num(c, &["timeouts"]), 0, "{c}");
+    assert_eq!(num(c, &["lost_sessions"]), 0, "{c}");
+    assert_eq!(c["release"], "answered", "{c}");
+    // The tester's ports saw every measured packet and dropped none.
+    let ports = o.report["steps"][0]["ports"].as_array().expect("ports");
+    assert_eq!(ports.len(), 2);
+    for p in ports {
+        assert!(num(p, &["ipackets"]) >= o.uplink.sent, "{p}");
+        assert_eq!(
+            num(p, &["imissed"]) + num(p, &["rx_nombuf"]) + num(p, &["oerrors"]),
+            0,
+            "{p}"
+        );
+    }
+
+    // The interval log: one interval per direction a second, adding up to every latency sample.
+    let hlog = o.hlog.as_deref().expect("latency.hlog");
+    let intervals = hlog_intervals(hlog);
+    for (name, f) in o.both() {
+        let tag = if name == "UL" { "uplink" } else { "downlink" };
+        let mine: Vec<_> = intervals.iter().filter(|i| i.0 == tag).collect();
+        assert!(
+            mine.len() as u64 >= seconds,
+            "{tag}: {} intervals",
+            mine.len()
+        );
+        let samples: u64 = mine.iter().map(|i| i.1).sum();
+        assert_eq!(samples, f.samples, "{tag}: the intervals hold every sample");
+    }
+}
+
+/// (tag, samples) of each interval of an HdrHistogram interval log.
+fn hlog_intervals(bytes: &[u8]) -> Vec<(String, u64)> {
+    use base64::Engine as _;
+    use hdrhistogram::Histogram;
+    use hdrhistogram::serialization::Deserializer;
+    use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
+    IntervalLogIterator::new(bytes)
+        .filter_map(|e| match e.expect("a valid interval log") {
+            LogEntry::Interval(iv) => {
+                let raw = base64::engine::general_purpose::STANDARD
+                    .decode(iv.encoded_histogram())
+                    .expect("base64");
+                let h: Histogram<u64> = Deserializer::new()
+                    .deserialize(&mut raw.as_slice())
+                    .expect("a histogram");
+                Some((iv.tag().expect("tagged").as_str().to_owned(), h.len()))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 #[test]

@@ -66,7 +66,7 @@ impl Batch {
         let cancelled = self.progress.borrow().cancelled;
         let procedure = self.procedure();
         let first_error = self.first_error.or_else(|| {
-            (cancelled > 0).then(|| Failure {
+            (cancelled > 0).then_some(Failure {
                 index: done,
                 cp_seid: Seid(0),
                 error: NodeError::Aborted {

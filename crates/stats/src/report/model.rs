@@ -77,7 +77,7 @@ pub struct ControlReport {
     pub window_largest: u64,
     /// The UPF's Heartbeat Requests answered.
     pub heartbeats_answered: u64,
-    /// The UPF's answers to session requests by Cause ("1 Request accepted" → count).
+    /// The UPF's answers to session requests by Cause ("Request accepted (1)" → count).
     pub causes: BTreeMap<String, u64>,
     /// Sessions the UPF no longer knew when asked (Cause 65): deleted behind the run's back.
     pub lost_sessions: u64,

@@ -1,0 +1,210 @@
+//! What the run shows and keeps of the control plane: a progress line for long batches of
+//! session procedures, their wall times, and the control-plane section of the report.
+
+use std::time::{Duration, Instant};
+
+use upfbench_pfcp::driver::BatchProgress;
+use upfbench_pfcp::node::{Figures, LatencySummary, Stats};
+use upfbench_stats::report::{ControlReport, ProcedureLatency};
+
+/// How often a batch's progress is shown.
+const EVERY: Duration = Duration::from_secs(1);
+
+/// The progress line of one batch (establishment or deletion).
+#[derive(Debug)]
+pub struct BatchMeter {
+    verb: &'static str,
+    started: Instant,
+    last: Instant,
+}
+
+impl BatchMeter {
+    /// A meter for a batch that started at `started`; `verb` says what a finished item is
+    /// ("established", "deleted").
+    pub fn new(verb: &'static str, started: Instant) -> BatchMeter {
+        BatchMeter {
+            verb,
+            started,
+            last: started,
+        }
+    }
+
+    /// The line to show at `now`, once a second: done / total, the rate since the start, the
+    /// failures and, from the node's last counters, retransmissions and the window.
+    pub fn line(
+        &mut self,
+        now: Instant,
+        p: BatchProgress,
+        stats: Option<&Stats>,
+    ) -> Option<String> {
+        if now.duration_since(self.last) < EVERY {
+            return None;
+        }
+        self.last = now;
+        Some(progress_line(self.verb, now - self.started, p, stats))
+    }
+}
+
+/// `PFCP: established 4000/100000 (3950/s), failed 0, retransmissions 12, window 64`.
+pub fn progress_line(
+    verb: &str,
+    elapsed: Duration,
+    p: BatchProgress,
+    stats: Option<&Stats>,
+) -> String {
+    let secs = elapsed.as_secs_f64();
+    let rate = if secs > 0.0 {
+        p.done as f64 / secs
+    } else {
+        0.0
+    };
+    let mut line = format!(
+        "PFCP: {verb} {}/{} ({rate:.0}/s), failed {}",
+        p.done, p.total, p.failed
+    );
+    if let Some(s) = stats {
+        line.push_str(&format!(
+            ", retransmissions {}, window {}",
+            s.retransmissions, s.window
+        ));
+    }
+    line
+}
+
+/// When the batches ran and how the release ended.
+#[derive(Debug, Default, Clone)]
+pub struct ControlTimes {
+    /// The establishment batch started.
+    pub establish_started: Option<Instant>,
+    /// It ended (all answered, failed or cancelled).
+    pub establish_ended: Option<Instant>,
+    /// The deletion batch started.
+    pub delete_started: Option<Instant>,
+    /// It ended.
+    pub delete_ended: Option<Instant>,
+    /// How the Association Release ended, if it was sent.
+    pub release: Option<String>,
+}
+
+fn span(from: Option<Instant>, to: Option<Instant>) -> Option<f64> {
+    Some(to?.checked_duration_since(from?)?.as_secs_f64())
+}
+
+fn per_s(n: u64, secs: Option<f64>) -> Option<f64> {
+    secs.filter(|&s| s > 0.0).map(|s| n as f64 / s)
+}
+
+fn latency(s: LatencySummary) -> Option<ProcedureLatency> {
+    (s.count > 0).then_some(ProcedureLatency {
+        count: s.count,
+        min_us: s.min_us,
+        p50_us: s.p50_us,
+        p90_us: s.p90_us,
+        p99_us: s.p99_us,
+        max_us: s.max_us,
+    })
+}
+
+/// The report's control-plane section.
+pub fn control_report(
+    upf: String,
+    sessions: u64,
+    times: &ControlTimes,
+    figures: &Figures,
+    stats: &Stats,
+) -> ControlReport {
+    let establish_s = span(times.establish_started, times.establish_ended);
+    let delete_s = span(times.delete_started, times.delete_ended);
+    ControlReport {
+        upf,
+        sessions,
+        established: stats.sessions_established,
+        deleted: stats.sessions_deleted,
+        establish_s,
+        established_per_s: per_s(stats.sessions_established, establish_s),
+        delete_s,
+        deleted_per_s: per_s(stats.sessions_deleted, delete_s),
+        establishment_latency: latency(Figures::summary(&figures.establishment_us)),
+        deletion_latency: latency(Figures::summary(&figures.deletion_us)),
+        requests_sent: stats.requests_sent,
+        retransmissions: stats.retransmissions,
+        timeouts: stats.timeouts,
+        window_largest: stats.window_largest,
+        heartbeats_answered: stats.heartbeats_answered,
+        causes: figures
+            .named_causes()
+            .into_iter()
+            .map(|(_, name, n)| (name, n))
+            .collect(),
+        lost_sessions: figures.lost_sessions,
+        release: times
+            .release
+            .clone()
+            .unwrap_or_else(|| "not sent".to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_line_shows_done_total_rate_and_the_nodes_counters() {
+        let p = BatchProgress {
+            total: 100_000,
+            done: 4_000,
+            failed: 2,
+            cancelled: 0,
+        };
+        let stats = Stats {
+            retransmissions: 12,
+            window: 64,
+            ..Stats::default()
+        };
+        assert_eq!(
+            progress_line("established", Duration::from_secs(2), p, Some(&stats)),
+            "PFCP: established 4000/100000 (2000/s), failed 2, retransmissions 12, window 64"
+        );
+        assert_eq!(
+            progress_line("deleted", Duration::ZERO, p, None),
+            "PFCP: deleted 4000/100000 (0/s), failed 2"
+        );
+    }
+
+    #[test]
+    fn the_meter_speaks_once_a_second() {
+        let t0 = Instant::now();
+        let mut m = BatchMeter::new("established", t0);
+        let p = BatchProgress::default();
+        assert_eq!(m.line(t0 + Duration::from_millis(500), p, None), None);
+        assert!(m.line(t0 + Duration::from_millis(1_000), p, None).is_some());
+        assert_eq!(m.line(t0 + Duration::from_millis(1_900), p, None), None);
+        assert!(m.line(t0 + Duration::from_millis(2_000), p, None).is_some());
+    }
+
+    #[test]
+    fn the_report_takes_rates_from_the_times_and_counts_from_the_node() {
+        let t0 = Instant::now();
+        let times = ControlTimes {
+            establish_started: Some(t0),
+            establish_ended: Some(t0 + Duration::from_millis(250)),
+            delete_started: None,
+            delete_ended: None,
+            release: None,
+        };
+        let stats = Stats {
+            sessions_established: 1_000,
+            retransmissions: 3,
+            ..Stats::default()
+        };
+        let r = control_report("upf".into(), 1_000, &times, &Figures::default(), &stats);
+        assert_eq!(r.established, 1_000);
+        assert_eq!(r.establish_s, Some(0.25));
+        assert_eq!(r.established_per_s, Some(4_000.0));
+        assert_eq!(r.delete_s, None);
+        assert_eq!(r.deleted_per_s, None);
+        assert_eq!(r.establishment_latency, None);
+        assert_eq!(r.retransmissions, 3);
+        assert_eq!(r.release, "not sent");
+    }
+}
