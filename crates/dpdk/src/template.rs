@@ -187,6 +187,32 @@ impl<'e> TemplatePool<'e> {
         &self,
         burst: &mut MbufBurst<'e, N>,
         n: usize,
+        patch: impl FnMut(&mut [u8]),
+    ) -> Result<()> {
+        self.alloc_with(burst, n, true, patch)
+    }
+
+    /// Like [`Self::alloc`], but the patch region is not copied back from the template first:
+    /// `patch` sees what the mbuf's previous packet left there and must write every byte it
+    /// changes with its absolute value. For patches that only ever write fields (the TX worker's:
+    /// TEID, address, checksums computed from the template's values, tag), this saves a copy of
+    /// the region per packet. Mbufs written through the safe API are still copied back whole.
+    #[inline]
+    pub fn alloc_overwriting<const N: usize>(
+        &self,
+        burst: &mut MbufBurst<'e, N>,
+        n: usize,
+        patch: impl FnMut(&mut [u8]),
+    ) -> Result<()> {
+        self.alloc_with(burst, n, false, patch)
+    }
+
+    #[inline(always)]
+    fn alloc_with<const N: usize>(
+        &self,
+        burst: &mut MbufBurst<'e, N>,
+        n: usize,
+        restore_region: bool,
         mut patch: impl FnMut(&mut [u8]),
     ) -> Result<()> {
         let free = burst.free_slots();
@@ -233,7 +259,9 @@ impl<'e> TemplatePool<'e> {
             // inside the mbuf's buffer, owned by the burst and not otherwise referenced meanwhile.
             let region =
                 unsafe { std::slice::from_raw_parts_mut(region_start, template_patch.len()) };
-            region.copy_from_slice(template_patch);
+            if restore_region {
+                region.copy_from_slice(template_patch);
+            }
             patch(region);
         }
         Ok(())

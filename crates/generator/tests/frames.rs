@@ -80,22 +80,25 @@ fn frames(plan: &Plan, stream: &StreamPlan) -> Vec<(Vec<u8>, Expected)> {
     )
     .expect("template");
     let range = template.patch_range(TAG_LEN).expect("a patch window");
+    // One buffer patched again and again, as a pool's mbufs are (the TX worker does not copy
+    // the window back from the template between packets): each frame must still be exact.
+    let mut buffer = template.bytes().to_vec();
     [0u32, 1, 299]
         .into_iter()
         .enumerate()
         .map(|(k, ue)| {
-            let mut f = template.bytes().to_vec();
             let tag = Tag {
                 stream: stream.id,
                 sequence: 1000 + k as u32,
                 tx_time: 0xdead_beef - k as u32,
             };
             template.patch(
-                &mut f[range.clone()],
+                &mut buffer[range.clone()],
                 Teid(teid_of(ue)),
                 plan.ues.address(ue),
                 &tag.to_bytes(),
             );
+            let f = buffer.clone();
             let ue_ip = plan.ues.address(ue);
             let dn = US_N6.address;
             let expected = match stream.direction {

@@ -89,7 +89,7 @@ pub use message::{GtpuRepr, Message};
 pub use pdu_session::{
     DlPduSessionInformation, PduSessionContainer, UlPduSessionInformation, UlQosMonitoring,
 };
-pub use template::{PacketTemplate, UeAddress};
+pub use template::{PacketTemplate, UeAddress, UePatch, WindowPatcher};
 pub use types::{
     Comprehension, ExtensionHeaderType, GTPU_PORT, MessageType, OutOfRange, Ppi, Qfi,
     QfiSequenceNumber, Teid,

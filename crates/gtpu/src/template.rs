@@ -21,6 +21,63 @@ pub enum UeAddress {
     Destination,
 }
 
+/// What a packet of a template to one UE writes besides its tag
+/// ([`PacketTemplate::ue_patch`]): 12 bytes, kept per UE by a transmitter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct UePatch {
+    teid: u32,
+    address: u32,
+    ipv4_checksum: u16,
+    /// The inner UDP checksum's one's-complement sum with this UE's address and without the
+    /// template's tag bytes (RFC 1624); 0 when the template's UDP checksum is off.
+    udp_sum: u16,
+}
+
+/// Where a template's per-packet fields lie in its patch window
+/// ([`PacketTemplate::window_patcher`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowPatcher {
+    teid: Option<usize>,
+    ue: usize,
+    ipv4_checksum: usize,
+    payload: usize,
+    udp_checksum: usize,
+    udp_checksum_on: bool,
+}
+
+impl WindowPatcher {
+    /// See [`PacketTemplate::patch_ue`].
+    #[inline(always)]
+    pub fn patch<const TAG: usize>(&self, window: &mut [u8], ue: &UePatch, tag: &[u8; TAG]) {
+        if let Some(at) = self.teid {
+            window[at..at + 4].copy_from_slice(&ue.teid.to_be_bytes());
+        }
+        window[self.ue..self.ue + 4].copy_from_slice(&ue.address.to_be_bytes());
+        put16(window, self.ipv4_checksum, ue.ipv4_checksum);
+        window[self.payload..self.payload + TAG].copy_from_slice(tag);
+        // The payload starts 8 bytes into the UDP header: an even offset, so the tag's bytes
+        // enter the checksum as whole 16-bit words.
+        let udp_c = if self.udp_checksum_on {
+            checksum::udp_finish(ue.udp_sum, tag)
+        } else {
+            0
+        };
+        put16(window, self.udp_checksum, udp_c);
+    }
+}
+
+impl UePatch {
+    /// The TEID written.
+    pub fn teid(&self) -> Teid {
+        Teid(self.teid)
+    }
+
+    /// The UE address written.
+    pub fn address(&self) -> Ipv4Addr {
+        Ipv4Addr::from(self.address)
+    }
+}
+
 /// A frame built once, with the offsets and template values needed to patch it per packet.
 ///
 /// Built at set-up time (it owns its bytes); [`write`](Self::write) and
@@ -235,40 +292,64 @@ impl PacketTemplate {
         Some(start..self.payload_at + tag_len)
     }
 
-    /// Patches a window that holds this template's bytes of [`patch_range`](Self::patch_range)
-    /// (offsets relative to the window's start): the TEID, the UE address, both checksums
-    /// (incrementally, from the template's values) and the tag.
+    /// What a packet of this template to `ue` (in tunnel `teid`) writes besides its tag of
+    /// `TAG` bytes, computed once per UE: then [`Self::patch_ue`] per packet only adds the tag
+    /// to a checksum.
+    pub fn ue_patch<const TAG: usize>(&self, teid: Teid, ue: Ipv4Addr) -> UePatch {
+        let ue = u32::from(ue);
+        let template_tag = self
+            .bytes
+            .get(self.payload_at..self.payload_at + TAG)
+            .and_then(|t| <&[u8; TAG]>::try_from(t).ok());
+        let udp_sum = match template_tag {
+            Some(t) if self.udp_checksum != 0 => {
+                checksum::udp_sum_without(self.udp_checksum, self.ue, ue, t)
+            }
+            _ => 0,
+        };
+        UePatch {
+            teid: teid.0,
+            address: ue,
+            ipv4_checksum: checksum::update_u32(self.ipv4_checksum, self.ue, ue),
+            udp_sum,
+        }
+    }
+
+    /// Patches a window that holds a packet of this template (its bytes of
+    /// [`patch_range`](Self::patch_range), offsets relative to the window's start) for the UE
+    /// of `ue` and the tag `tag`: the TEID, the UE address, both checksums and the tag. Every
+    /// field is written with its absolute value, so the window may hold an earlier packet of
+    /// this template as well as the template's bytes.
     #[inline(always)]
-    pub fn patch(&self, window: &mut [u8], teid: Teid, ue: Ipv4Addr, tag: &[u8]) {
+    pub fn patch_ue<const TAG: usize>(&self, window: &mut [u8], ue: &UePatch, tag: &[u8; TAG]) {
+        self.window_patcher().patch(window, ue, tag);
+    }
+
+    /// The offsets [`Self::patch_ue`] writes at, relative to the patch window, as a small
+    /// `Copy` value a transmit loop keeps in registers.
+    pub fn window_patcher(&self) -> WindowPatcher {
         let base = self
             .teid_at
             .unwrap_or(self.inner_ipv4_at + ipv4::field::CHECKSUM.start);
-        if let Some(at) = self.teid_at {
-            window[at - base..at - base + 4].copy_from_slice(&teid.0.to_be_bytes());
+        WindowPatcher {
+            teid: self.teid_at.map(|at| at - base),
+            ue: self.ue_at - base,
+            ipv4_checksum: self.inner_ipv4_at + ipv4::field::CHECKSUM.start - base,
+            payload: self.payload_at - base,
+            udp_checksum: self.inner_udp_at + udp::field::CHECKSUM.start - base,
+            udp_checksum_on: self.udp_checksum != 0,
         }
-        let ue = u32::from(ue);
-        let at = self.ue_at - base;
-        window[at..at + 4].copy_from_slice(&ue.to_be_bytes());
-        let ip_c = checksum::update_u32(self.ipv4_checksum, self.ue, ue);
-        put16(
-            window,
-            self.inner_ipv4_at + ipv4::field::CHECKSUM.start - base,
-            ip_c,
-        );
-        let tag_end = self.payload_at + tag.len();
-        let udp_c = checksum::update_udp_u32(self.udp_checksum, self.ue, ue);
-        let udp_c = checksum::update_udp_slices(
-            udp_c,
-            self.payload_at - self.inner_udp_at,
-            &self.bytes[self.payload_at..tag_end],
-            tag,
-        );
-        window[self.payload_at - base..tag_end - base].copy_from_slice(tag);
-        put16(
-            window,
-            self.inner_udp_at + udp::field::CHECKSUM.start - base,
-            udp_c,
-        );
+    }
+
+    /// [`Self::ue_patch`] and [`Self::patch_ue`] in one (for one-off packets and tests).
+    pub fn patch<const TAG: usize>(
+        &self,
+        window: &mut [u8],
+        teid: Teid,
+        ue: Ipv4Addr,
+        tag: &[u8; TAG],
+    ) {
+        self.patch_ue(window, &self.ue_patch::<TAG>(teid, ue), tag);
     }
 
     fn fill_outer_udp_checksum(&self, frame: &mut [u8]) {

@@ -113,6 +113,10 @@ const CASES: &[(&str, Case)] = &[
         "template::template_pool_errors",
         template::template_pool_errors,
     ),
+    (
+        "template::overwriting_alloc_keeps_the_previous_packet_in_the_region",
+        template::overwriting_alloc_keeps_the_previous_packet_in_the_region,
+    ),
 ];
 
 fn prefix() -> String {

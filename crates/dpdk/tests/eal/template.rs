@@ -262,3 +262,62 @@ pub(crate) fn template_pool_errors(fx: &Fixture<'_>) -> TestResult {
     assert_eq!(pool.available(), 63);
     Ok(())
 }
+
+/// `alloc_overwriting` leaves the patch region as the mbuf's previous packet left it (and the
+/// rest of the frame as the template): a patch that writes only some bytes of the region sees
+/// the others from before.
+pub(crate) fn overwriting_alloc_keeps_the_previous_packet_in_the_region(
+    fx: &Fixture<'_>,
+) -> TestResult {
+    const MBUFS: usize = 63;
+    let frame = template_frame(128);
+    let patch = 42..58;
+    let pool = TemplatePool::new(
+        fx.eal,
+        "tmpl_overwrite",
+        MBUFS as u32,
+        0,
+        &frame,
+        patch.clone(),
+        Socket::Any,
+    )?;
+    let (mut a, mut b) = fx.ring_ports()?;
+    let a = a.start(&PortConfig::default(), &fx.pool)?;
+    let b = b.start(&PortConfig::default(), &fx.pool)?;
+    let (mut qa, mut qb) = (a.queues()?, b.queues()?);
+    drain(&mut qa.rx[0]);
+    drain(&mut qb.rx[0]);
+
+    // Round 1 marks bytes 8..12 of every region; round 2 writes only bytes 0..4.
+    for round in 0..2u32 {
+        let mut burst = MbufBurst::<32>::new();
+        let mut left = MBUFS;
+        while left > 0 {
+            let n = left.min(burst.free_slots());
+            pool.alloc_overwriting(&mut burst, n, |p| {
+                p[0..4].copy_from_slice(&(round + 1).to_be_bytes());
+                if round == 0 {
+                    p[8..12].copy_from_slice(&[0xab; 4]);
+                }
+            })?;
+            left -= n;
+            while !burst.is_empty() {
+                qa.tx[0].tx_burst(&mut burst);
+            }
+        }
+        let got = receive(&mut qb.rx[0], MBUFS)?;
+        for f in &got {
+            assert_eq!(f.len(), frame.len());
+            assert_eq!(f[..patch.start], frame[..patch.start], "round {round}");
+            assert_eq!(f[patch.end..], frame[patch.end..], "round {round}");
+            let region = &f[patch.clone()];
+            assert_eq!(region[0..4], (round + 1).to_be_bytes(), "round {round}");
+            // Round 2 did not write 8..12: round 1's mark is still there in every mbuf.
+            assert_eq!(region[8..12], [0xab; 4], "round {round}");
+            assert_eq!(region[4..8], frame[patch.start + 4..patch.start + 8]);
+        }
+        assert_eq!(pool.in_use(), 0);
+    }
+    assert_eq!(pool.restored(), 0);
+    Ok(())
+}

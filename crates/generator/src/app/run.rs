@@ -739,7 +739,7 @@ fn launch<'s, 'p>(
             )
             .with_context(|| format!("the TX pool of stream {}", stream.name))?;
             let teids = |ue: u32| uplink_teids.get(ue as usize).copied().unwrap_or(0);
-            let ues = share_ues(stream, share, &plan.ues, &teids);
+            let ues = share_ues(stream, share, &plan.ues, &template, &teids);
             warmup.push(plan.warmup_schedule(share));
             shares.push(TxShare::new(
                 ShareSpec::new(stream, share),

@@ -14,7 +14,6 @@ pub mod reflector;
 pub mod rules;
 pub mod service;
 pub mod tag;
-#[cfg(test)]
-pub(crate) mod test_frames;
+pub mod test_frames;
 pub mod tx;
 pub mod worker;

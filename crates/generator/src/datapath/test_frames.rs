@@ -1,4 +1,5 @@
-//! Frames for the datapath's unit tests, built with the gtpu crate's emitters.
+//! Frames as a UPF sends them back (G-PDUs on N3, plain IPv4/UDP on N6), built with the gtpu
+//! crate's emitters, for the datapath's tests and the RX benchmark. Not for the data path.
 
 use std::net::Ipv4Addr;
 
@@ -10,7 +11,7 @@ use upfbench_gtpu::{
 };
 
 /// An IPv4/UDP packet.
-pub(crate) fn inner(src: Ipv4Addr, dst: Ipv4Addr, ports: (u16, u16), payload: &[u8]) -> Vec<u8> {
+pub fn inner(src: Ipv4Addr, dst: Ipv4Addr, ports: (u16, u16), payload: &[u8]) -> Vec<u8> {
     let mut buf = vec![0u8; 28 + payload.len()];
     let ip = Ipv4Repr {
         source: src,
@@ -31,8 +32,8 @@ pub(crate) fn inner(src: Ipv4Addr, dst: Ipv4Addr, ports: (u16, u16), payload: &[
     buf
 }
 
-/// See the module documentation.
-pub(crate) fn tag(stream: u16, sequence: u32, tx_time: u32) -> Vec<u8> {
+/// A measurement tag's bytes.
+pub fn tag(stream: u16, sequence: u32, tx_time: u32) -> Vec<u8> {
     Tag {
         stream,
         sequence,
@@ -42,8 +43,9 @@ pub(crate) fn tag(stream: u16, sequence: u32, tx_time: u32) -> Vec<u8> {
     .to_vec()
 }
 
-/// See the module documentation.
-pub(crate) fn gpdu(teid: u32, qfi: Option<u8>, inner: &[u8]) -> Vec<u8> {
+/// A G-PDU from 192.168.13.151 to 192.168.13.131 around `inner`, with a downlink PDU Session
+/// Container when `qfi` is given.
+pub fn gpdu(teid: u32, qfi: Option<u8>, inner: &[u8]) -> Vec<u8> {
     let mut outer = OuterHeaders::new(
         MacAddr([2, 0, 0, 0, 0, 1]),
         MacAddr([2, 0, 0, 0, 0, 2]),
@@ -60,8 +62,8 @@ pub(crate) fn gpdu(teid: u32, qfi: Option<u8>, inner: &[u8]) -> Vec<u8> {
     buf[range].to_vec()
 }
 
-/// See the module documentation.
-pub(crate) fn plain(inner: &[u8]) -> Vec<u8> {
+/// `inner` in an Ethernet II frame.
+pub fn plain(inner: &[u8]) -> Vec<u8> {
     let mut f = vec![2, 0, 0, 0, 0, 3, 2, 0, 0, 0, 0, 4, 0x08, 0x00];
     f.extend_from_slice(inner);
     f

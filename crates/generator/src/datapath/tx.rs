@@ -9,10 +9,8 @@
 //! packets that exist, and those still unsent at the end are rewound
 //! ([`TxShare::rewind_unsent`]) so that every flow's `sent` is exact.
 
-use std::net::Ipv4Addr;
-
 use upfbench_dpdk::{MbufBurst, TemplatePool, TxQueue};
-use upfbench_gtpu::{PacketTemplate, Teid};
+use upfbench_gtpu::{PacketTemplate, Teid, UePatch};
 use upfbench_stats::{Direction, TxStats};
 
 use super::tag::{TAG_LEN, Tag};
@@ -21,13 +19,12 @@ use crate::plan::{Pacer, Schedule, Share, Spread, StreamPlan, UeTable};
 /// Largest number of packets filled and handed to the NIC at once.
 pub const BURST_CAPACITY: usize = 64;
 
-/// One UE as a share sends to it: 16 bytes, four to a cache line.
+/// One UE as a share sends to it: 24 bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TxUe {
-    /// The tunnel the packet goes into (uplink; unused for downlink).
-    pub teid: u32,
-    /// The UE's address.
-    pub address: u32,
+    /// What its packets write besides the tag (TEID, address, both checksums' UE part),
+    /// computed once from the share's template.
+    pub patch: UePatch,
     /// Packets of the UE's flow filled so far in this phase; the low 32 bits are the next
     /// sequence number.
     pub sent: u64,
@@ -73,24 +70,26 @@ impl ShareSpec {
     }
 }
 
-/// The UEs of `share` of `stream`, with their TEIDs: `uplink_teids[i]` is UE `i`'s uplink TEID
-/// (from the plan or, when the UPF chose them, from the established sessions).
+/// The UEs of `share` of `stream` as `template`'s packets to them, with their TEIDs:
+/// `uplink_teids[i]` is UE `i`'s uplink TEID (from the plan or, when the UPF chose them, from
+/// the established sessions).
 pub fn share_ues(
     stream: &StreamPlan,
     share: &Share,
     ues: &UeTable,
+    template: &PacketTemplate,
     uplink_teids: &dyn Fn(u32) -> u32,
 ) -> Box<[TxUe]> {
     share
         .local_ues()
         .map(|j| {
             let ue = stream.ues.start + j;
+            let teid = match stream.direction {
+                Direction::Uplink => uplink_teids(ue),
+                Direction::Downlink => 0,
+            };
             TxUe {
-                teid: match stream.direction {
-                    Direction::Uplink => uplink_teids(ue),
-                    Direction::Downlink => 0,
-                },
-                address: u32::from(ues.address(ue)),
+                patch: template.ue_patch::<TAG_LEN>(Teid(teid), ues.address(ue)),
                 sent: 0,
             }
         })
@@ -211,31 +210,29 @@ impl<'e> TxShare<'e> {
         let stamp = now_ns as u32;
         let stream = self.spec.stream;
         let per_ue = self.spec.per_ue;
-        let (template, ues) = (&self.template, &mut self.ues);
-        let (cursor, left) = (&mut self.cursor, &mut self.left_on_ue);
-        let filled = self.pool.alloc(&mut self.burst, n, |window| {
-            let ue = &mut ues[*cursor];
+        let (patcher, ues) = (self.template.window_patcher(), &mut self.ues);
+        // Copies, written back after the fill: the loop keeps them in registers.
+        let (mut cursor, mut left) = (self.cursor, self.left_on_ue);
+        let filled = self.pool.alloc_overwriting(&mut self.burst, n, |window| {
+            let ue = &mut ues[cursor];
             let tag = Tag {
                 stream,
                 sequence: ue.sent as u32,
                 tx_time: stamp,
             };
-            template.patch(
-                window,
-                Teid(ue.teid),
-                Ipv4Addr::from(ue.address),
-                &tag.to_bytes(),
-            );
+            patcher.patch(window, &ue.patch, &tag.to_bytes());
             ue.sent += 1;
-            *left -= 1;
-            if *left == 0 {
-                *left = per_ue;
-                *cursor += 1;
-                if *cursor == ues.len() {
-                    *cursor = 0;
+            left -= 1;
+            if left == 0 {
+                left = per_ue;
+                cursor += 1;
+                if cursor == ues.len() {
+                    cursor = 0;
                 }
             }
         });
+        self.cursor = cursor;
+        self.left_on_ue = left;
         match filled {
             Ok(()) => {
                 self.filled += n as u64;
@@ -284,7 +281,8 @@ impl<'e> TxShare<'e> {
             let Some(b) = d.get(at..at + 4) else { continue };
             let address = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
             // The share's UEs are `stride` addresses apart from its first one.
-            let offset = address.wrapping_sub(self.ues.first().map_or(0, |u| u.address));
+            let first = self.ues.first().map_or(0, |u| u32::from(u.patch.address()));
+            let offset = address.wrapping_sub(first);
             let stride = self.spec.stride.max(1);
             let k = (offset / stride) as usize;
             if offset % stride == 0

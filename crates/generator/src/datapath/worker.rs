@@ -5,7 +5,7 @@
 use upfbench_dpdk::{MbufBurst, tsc};
 use upfbench_stats::{RxCoreResult, RxStats, TxCoreResult, TxStats};
 
-use super::classify::{Classified, Reject, RxRules};
+use super::classify::{Classified, Reject, RxRules, Service};
 use super::clock::Clock;
 use super::phase::{Phase, RunControl};
 use super::queues::{PortQueues, RX_BURST, Side};
@@ -13,6 +13,9 @@ use super::service::ServicePlane;
 use super::tag::transit_ns;
 use super::tx::TxShare;
 use crate::plan::Schedule;
+
+/// How often the TX counters are published for the live view (the end publishes them exactly).
+const TX_PUBLISH_NS: u64 = 100_000;
 
 /// What a worker counts besides the stats crate's figures.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -88,6 +91,7 @@ impl<'p> Worker<'p> {
         let mut phase = Phase::Idle;
         let mut measured_started = false;
         let mut sending_done = false;
+        let mut tx_published_ns = 0u64;
         loop {
             let now = tsc();
             let now_ns = clock.ns(now);
@@ -117,11 +121,14 @@ impl<'p> Worker<'p> {
             }
             // A drain that follows an interrupted warm-up has nothing of its own to measure.
             let measuring = phase.measures() && measured_started;
+            // Whether anything happened since `now` was read (then TX reads the clock again).
+            let mut worked = false;
             for side in Side::BOTH {
                 let q = &mut ports[side.index()];
                 if q.rx.rx_burst(&mut burst) == 0 {
                     continue;
                 }
+                worked = true;
                 receive(
                     side,
                     &burst,
@@ -135,8 +142,10 @@ impl<'p> Worker<'p> {
             }
             if phase.sends() {
                 for s in &mut shares {
-                    // Stamped as late as possible: the receive work above is not in the latency.
-                    let now = tsc();
+                    // Stamped as late as possible: the receive work above, or the share sent
+                    // before, is not in the latency (with neither, `now` is still fresh).
+                    let now = if worked { tsc() } else { now };
+                    worked = true;
                     let q = &mut ports[side_of(s).index()].tx;
                     let sent = s.poll(now, clock.ns(now), q);
                     if sent != 0 && phase == Phase::Measure {
@@ -162,7 +171,11 @@ impl<'p> Worker<'p> {
                 service.flush(side, &mut ports[side.index()].tx);
             }
             rx.publish(now_ns);
-            tx.publish(now_ns);
+            // The TX counters change every burst; the control thread reads them once a second.
+            if now_ns.wrapping_sub(tx_published_ns) >= TX_PUBLISH_NS {
+                tx.publish(now_ns);
+                tx_published_ns = now_ns;
+            }
         }
         // Offer what is left to the NIC for a while, then give the rest's numbers back.
         let deadline = tsc() + clock.ticks(flush_ns);
@@ -221,30 +234,51 @@ fn receive<const N: usize>(
 ) {
     for m in burst.iter() {
         let frame = m.data();
-        let verdict = match side {
-            Side::N3 => rules.classify_n3(frame),
-            Side::N6 => rules.classify_n6(frame),
-        };
-        match verdict {
-            Classified::Measured {
-                flow,
-                sequence,
-                tx_time,
-                no_container,
-            } => match stats.as_deref_mut() {
-                Some(rx) => {
-                    rx.record_transit(
-                        flow,
-                        sequence,
-                        transit_ns(tx_time, now_ns),
-                        frame.len() as u32,
-                    );
-                    counters.no_container += u64::from(no_container);
-                }
-                None => counters.unmeasured += 1,
-            },
-            Classified::Service(kind) => service.handle(side, kind, frame),
-            Classified::Rejected(r) => counters.rejects[side.index()][r as usize] += 1,
+        if let Some(kind) =
+            receive_frame(side, frame, rules, stats.as_deref_mut(), counters, now_ns)
+        {
+            service.handle(side, kind, frame);
         }
     }
+}
+
+/// The RX path of one frame, as the worker runs it: classifies `frame` (received on `side` at
+/// `now_ns`) and records it in `stats` (`None` outside the measured phases) or counts it;
+/// returns what the service plane must answer. The RX benchmark (`benches/rx_path.rs`) measures
+/// this function.
+#[inline(always)]
+pub fn receive_frame(
+    side: Side,
+    frame: &[u8],
+    rules: &RxRules,
+    stats: Option<&mut RxStats>,
+    counters: &mut WorkerCounters,
+    now_ns: u64,
+) -> Option<Service> {
+    let verdict = match side {
+        Side::N3 => rules.classify_n3(frame),
+        Side::N6 => rules.classify_n6(frame),
+    };
+    match verdict {
+        Classified::Measured {
+            flow,
+            sequence,
+            tx_time,
+            no_container,
+        } => match stats {
+            Some(rx) => {
+                rx.record_transit(
+                    flow,
+                    sequence,
+                    transit_ns(tx_time, now_ns),
+                    frame.len() as u32,
+                );
+                counters.no_container += u64::from(no_container);
+            }
+            None => counters.unmeasured += 1,
+        },
+        Classified::Service(kind) => return Some(kind),
+        Classified::Rejected(r) => counters.rejects[side.index()][r as usize] += 1,
+    }
+    None
 }

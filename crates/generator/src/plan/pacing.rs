@@ -73,7 +73,12 @@ impl Pacer {
             return 0;
         }
         let elapsed = now - self.start;
-        let burst = elapsed / self.period;
+        // Continuous sending is one burst: no division on the per-burst path.
+        let burst = if self.bursts == 1 {
+            u64::from(elapsed >= self.period)
+        } else {
+            elapsed / self.period
+        };
         if burst >= self.bursts {
             return self.total();
         }

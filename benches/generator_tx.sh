@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# The generator's TX worker on net_null (issue 9, benchmarks "TX" and "Pacing"): `upfbench run`
+# itself, one worker lcore, sending uplink G-PDUs with 10-byte payloads over 10,000 UEs in turn
+# (TEID, inner source address, IPv4 and UDP checksums, measurement tag and timestamp patched in
+# every packet), against `dpdk-testpmd --forward-mode=txonly` with frames of the same size, in
+# the same run, alternating round by round. Then pacing: the same worker asked for 0.1, 1, 5 and
+# 20 Mpps, achieved rate and error.
+#
+#   benches/generator_tx.sh                       # 3 rounds of 5 s, no hugepages
+#   ROUNDS=5 WINDOW=10 MODE=hugepages RATES="1 20" BURSTS=32 benches/generator_tx.sh
+#
+# Both sides: lcore 0 main, lcore 1 sends; net_null0 (no-rx=1: nothing to receive, as on a TX-only
+# test; upfbench still polls its RX queues every loop); one TX queue; bursts of 32 and of 64 (profile max_burst, testpmd --burst), the same on both. upfbench's rate
+# is the report's: packets the NIC took over the span from the first to the last burst (the profile
+# asks for 200 Mpps, which no core reaches: the worker sends as fast as it can). testpmd's is the
+# mean of its Tx-pps readings after two of warm-up. testpmd txonly writes only the 42 bytes of
+# Ethernet/IPv4/UDP headers per packet; upfbench patches a whole G-PDU's variable fields.
+#
+# Needs root, dpdk-testpmd (Debian package dpdk) and 2 CPUs. PRIORITY=rt (default) runs both with
+# SCHED_FIFO 1 so that other jobs on a shared machine preempt neither.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ROUNDS=${ROUNDS:-3}
+WINDOW=${WINDOW:-5}
+MODE=${MODE:-nohuge}
+RATES=${RATES:-"0.1 1 5 20"}
+BURSTS=${BURSTS:-"32 64"}
+UES=${UES:-10000}
+PAYLOAD=${PAYLOAD:-10}
+TESTPMD=${TESTPMD:-dpdk-testpmd}
+PRIORITY=${PRIORITY:-rt}
+BIN=${BIN:-target/release/upfbench}
+
+command -v "$TESTPMD" >/dev/null || { echo "needs $TESTPMD (apt-get install dpdk)" >&2; exit 1; }
+[[ $(id -u) -eq 0 ]] || { echo "needs root (EAL)" >&2; exit 1; }
+command -v jq >/dev/null || { echo "needs jq (apt-get install jq)" >&2; exit 1; }
+case $PRIORITY in rt) prio=(chrt -f 1) ;; normal) prio=() ;; *) exit 1 ;; esac
+[[ -x $BIN ]] || cargo build --release --locked -q -p upfbench-generator
+
+work=$(mktemp -d)
+hugepages_before=$(cat /proc/sys/vm/nr_hugepages)
+cleanup() {
+  echo "$hugepages_before" >/proc/sys/vm/nr_hugepages
+  rm -rf "$work" /var/run/dpdk/upfb-txb-$$ /var/run/dpdk/upfb-tp-$$
+}
+trap cleanup EXIT
+case $MODE in
+  nohuge) mem='--no-huge, -m, "1024"' tp_mem="--no-huge -m 1024" ;;
+  hugepages)
+    (($(cat /proc/sys/vm/nr_hugepages) >= 1024)) || echo 1024 >/proc/sys/vm/nr_hugepages
+    mem='--in-memory, -m, "1024"' tp_mem="--in-memory -m 1024" ;;
+  *) echo "MODE=nohuge|hugepages" >&2; exit 1 ;;
+esac
+
+cat >"$work/system.yaml" <<YAML
+kind: system
+eal:
+  args: [$mem, --no-pci, --no-telemetry, --log-level, "lib.eal:warning"]
+  file_prefix: upfb-txb-$$
+cores: {main: 0, workers: [1]}
+n3: {device: net_null0, devargs: no-rx=1, address: 192.168.13.131/24, peer: 192.168.13.151, peer_mac: "02:00:00:00:00:01"}
+n6: {device: net_null1, devargs: no-rx=1, address: 192.168.16.152/24, peer: 192.168.16.151, peer_mac: "02:00:00:00:00:02"}
+reports: $work/reports
+YAML
+profile() { # rate seconds [burst]
+  cat >"$work/profile.yaml" <<YAML
+name: tx-bench
+max_burst: ${3:-32}
+sessions: {count: $UES}
+streams:
+  - {name: ul, direction: uplink, rate: $1Mpps, payload: $PAYLOAD, spread: round_robin}
+duration: ${2}s
+warmup: 0s
+drain: 100ms
+YAML
+}
+
+# Runs upfbench at `rate` Mpps for `seconds`; prints "achieved_mpps frame_bytes".
+run_upfbench() { # rate seconds [burst]
+  profile "$1" "$2" "${3:-32}"
+  rm -rf "$work/reports"
+  "${prio[@]}" "$BIN" run "$work/system.yaml" "$work/profile.yaml" --no-pfcp --reports "$work/reports" \
+    >"$work/upfbench.out" 2>&1 || { cat "$work/upfbench.out" >&2; echo "nan 0"; return; }
+  jq -r '.steps[0].directions[0].tx | "\(.kpps / 1000) \(.bytes_l2 / .packets)"' \
+    "$work"/reports/*/report.json
+}
+
+run_testpmd() { # frame-size burst
+  # shellcheck disable=SC2086
+  timeout -s INT $((WINDOW + 4)) "${prio[@]}" "$TESTPMD" -l 0,1 $tp_mem --no-pci --no-telemetry \
+    --log-level lib.eal:warning --file-prefix "upfb-tp-$$" --vdev net_null0,no-rx=1 -- \
+    --forward-mode=txonly --txpkts="$1" --burst="$2" --nb-cores=1 --rxq=1 --txq=1 \
+    --rxd=1024 --txd=1024 --total-num-mbufs=8192 --mbcache=256 --stats-period=1 \
+    >"$work/testpmd.out" 2>&1 || true
+  awk '/Tx-pps:/ { n++; if (n > 2) { sum += $2; k++ } }
+    END { if (k) printf "%.2f\n", sum / k / 1e6; else print "nan" }' "$work/testpmd.out"
+}
+
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+best() { tr ' ' '\n' | grep -v '^$' | sort -g | tail -1; }
+
+echo "$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), memory $MODE, priority $PRIORITY"
+read -r _ frame < <(run_upfbench 1 1)
+echo "TX: uplink G-PDU of $frame B (payload $PAYLOAD B), $UES UEs in turn, one lcore, $ROUNDS rounds of $WINDOW s"
+for burst in $BURSTS; do
+  up="" tp=""
+  for ((r = 0; r < ROUNDS; r++)); do
+    read -r mpps _ < <(run_upfbench 200 "$WINDOW" "$burst")
+    up+=" $mpps"
+    tp+=" $(run_testpmd "$frame" "$burst")"
+  done
+  echo "  bursts of $burst: rounds upfbench$up | testpmd$tp"
+  awk -v b="$burst" -v um="$(median <<<"$up")" -v ub="$(best <<<"$up")" -v tm="$(median <<<"$tp")" -v tb="$(best <<<"$tp")" \
+    'BEGIN { printf "  bursts of %d, Mpps median/best: upfbench run %.2f / %.2f, testpmd txonly %.2f / %.2f, ratio %.2f / %.2f (target >= 1.4)\n", b, um, ub, tm, tb, um / tm, ub / tb }'
+done
+echo "Pacing: requested vs achieved (report's Tx rate over the sending span), $WINDOW s each"
+printf "  %10s %14s %9s\n" requested achieved error
+for rate in $RATES; do
+  read -r mpps _ < <(run_upfbench "$rate" "$WINDOW")
+  awk -v r="$rate" -v a="$mpps" 'BEGIN { printf "  %7.3f Mpps %9.4f Mpps %+8.3f%%\n", r, a, (a - r) / r * 100 }'
+done
+echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
