@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Back to back through the reflector over memif (issue 10's benchmark): `upfbench run` (generator)
+# and `upfbench reflect` (the UPF stand-in) as two processes joined by two memif links, one
+# direction at a time at a rate neither reaches (the generator sends as fast as it can), frames of
+# 64 bytes on the plain side (payload 22 B; the G-PDUs on N3 are 36 bytes longer, 44 with the PDU
+# Session Container). Side by side, in the same run, two `dpdk-testpmd` processes, txonly to rxonly
+# over one memif link with 64-byte frames: the forwarding floor of memif on this machine.
+#
+#   benches/reflector_memif.sh                 # 3 rounds of 5 s
+#   ROUNDS=5 WINDOW=10 MODE=hugepages benches/reflector_memif.sh
+#
+# Reported per direction: the generator's received rate (what came back through the reflector),
+# the testpmd pair's (rxonly's Rx-pps), their ratio (target >= 0.8), and the reflector's own
+# forwarding rate on its one worker core (the median of its per-second counts while it forwarded).
+# Lcores: generator main 0, worker 1; reflector main 1, worker 0; testpmd txonly main 0, fwd 1;
+# rxonly main 1, fwd 0. Two CPUs carry two busy-polling lcores either way.
+#
+# Needs root, dpdk-testpmd, jq; binds 127.0.0.1:8805 and 127.0.0.2:8805 (PFCP): do not run it
+# beside the test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ROUNDS=${ROUNDS:-3}
+WINDOW=${WINDOW:-5}
+MODE=${MODE:-nohuge}
+TESTPMD=${TESTPMD:-dpdk-testpmd}
+BIN=${BIN:-target/release/upfbench}
+PAYLOAD=${PAYLOAD:-22}
+
+command -v "$TESTPMD" >/dev/null || { echo "needs $TESTPMD (apt-get install dpdk)" >&2; exit 1; }
+command -v jq >/dev/null || { echo "needs jq" >&2; exit 1; }
+[[ $(id -u) -eq 0 ]] || { echo "needs root (EAL)" >&2; exit 1; }
+[[ -x $BIN ]] || cargo build --release --locked -q -p upfbench-generator
+
+work=$(mktemp -d)
+sock=$work/sock
+mkdir -p "$sock"
+hugepages_before=$(cat /proc/sys/vm/nr_hugepages)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+  echo "$hugepages_before" >/proc/sys/vm/nr_hugepages
+  rm -rf "$work" /var/run/dpdk/upfb-rb-{gen,refl,tx,rx}-$$
+}
+trap cleanup EXIT
+case $MODE in
+  nohuge) mem='--no-huge, -m, "1024"' tp_mem="--no-huge -m 1024" ;;
+  hugepages)
+    (($(cat /proc/sys/vm/nr_hugepages) >= 2048)) || echo 2048 >/proc/sys/vm/nr_hugepages
+    mem='--in-memory, -m, "1024"' tp_mem="--in-memory -m 1024" ;;
+  *) echo "MODE=nohuge|hugepages" >&2; exit 1 ;;
+esac
+
+sed -e "s|socket=/tmp/upfbench/|socket=$sock/|" -e "s|args: \[--no-huge, -m, \"512\"|args: [$mem|" \
+  -e "s|file_prefix: .*|file_prefix: upfb-rb-gen-$$|" -e "s|^reports: .*|reports: $work/reports|" \
+  deploy/systems/memif.yaml >"$work/gen.yaml"
+sed -e "s|socket=/tmp/upfbench/|socket=$sock/|" -e "s|args: \[--no-huge, -m, \"512\"|args: [$mem|" \
+  -e "s|file_prefix: .*|file_prefix: upfb-rb-refl-$$|" \
+  deploy/systems/memif-reflector.yaml >"$work/refl.yaml"
+
+profile() { # direction
+  cat >"$work/profile.yaml" <<YAML
+name: reflector-bench
+sessions: {count: 64}
+streams:
+  - {name: s, direction: $1, rate: 40Mpps, payload: $PAYLOAD, spread: round_robin}
+duration: ${WINDOW}s
+warmup: 1s
+drain: 200ms
+YAML
+}
+
+# Prints "rx_mpps tx_mpps reflector_mpps" for one direction.
+run_upfbench() { # direction
+  profile "$1"
+  rm -rf "$work/reports" "$sock"/*.sock
+  "$BIN" reflect "$work/refl.yaml" >"$work/refl.out" 2>"$work/refl.err" &
+  local refl=$!
+  pids+=("$refl")
+  for _ in $(seq 100); do [[ -S $sock/n3.sock && -S $sock/n6.sock ]] && break; sleep 0.1; done
+  "$BIN" run "$work/gen.yaml" "$work/profile.yaml" --reports "$work/reports" >"$work/gen.out" 2>&1 ||
+    { cat "$work/gen.out" >&2; }
+  kill -TERM "$refl"; wait "$refl" || true
+  local col=3
+  [[ $1 == downlink ]] && col=6
+  local fwd
+  fwd=$(awk -v c="$col" '$2 == "UL" && $c > 0 { print $c }' "$work/refl.out" |
+    sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.3f", v[int(NR * 3 / 4) + 1] / 1e6; else print "nan" }')
+  jq -r --arg f "$fwd" '.steps[0].directions[0] | "\(.rx.kpps / 1000) \(.tx.kpps / 1000) \($f)"' \
+    "$work"/reports/*/report.json 2>/dev/null || echo "nan nan $fwd"
+}
+
+run_testpmd_pair() {
+  local s=$sock/tp.sock out=$work/tp-rx.out
+  rm -f "$s"
+  # shellcheck disable=SC2086
+  timeout -s INT $((WINDOW + 6)) "$TESTPMD" -l 0,1 --main-lcore 1 $tp_mem --no-pci --no-telemetry \
+    --log-level lib.eal:warning --file-prefix "upfb-rb-rx-$$" \
+    --vdev "net_memif0,role=server,id=0,socket=$s,socket-abstract=no" -- \
+    --forward-mode=rxonly --nb-cores=1 --rxq=1 --txq=1 --burst=32 --stats-period=1 \
+    >"$out" 2>&1 &
+  local rx=$!
+  sleep 1.5
+  # shellcheck disable=SC2086
+  timeout -s INT $((WINDOW + 3)) "$TESTPMD" -l 0,1 $tp_mem --no-pci --no-telemetry \
+    --log-level lib.eal:warning --file-prefix "upfb-rb-tx-$$" \
+    --vdev "net_memif0,role=client,id=0,socket=$s,socket-abstract=no" -- \
+    --forward-mode=txonly --txpkts=64 --nb-cores=1 --rxq=1 --txq=1 --burst=32 --stats-period=1 \
+    >"$work/tp-tx.out" 2>&1 || true
+  wait "$rx" || true
+  # rxonly's readings while txonly sent: the largest three-quarters of the non-zero ones.
+  awk '/Rx-pps:/ && $2 > 0 { print $2 }' "$out" | sort -g |
+    awk '{ v[NR] = $1 } END { if (NR) printf "%.3f\n", v[int(NR * 3 / 4) + 1] / 1e6; else print "nan" }'
+}
+
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+echo "$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), memory $MODE, $ROUNDS rounds of $WINDOW s"
+for dir in uplink downlink; do
+  rx="" tx="" fwd="" tp=""
+  for ((r = 0; r < ROUNDS; r++)); do
+    read -r a b c < <(run_upfbench "$dir")
+    rx+=" $a" tx+=" $b" fwd+=" $c"
+    tp+=" $(run_testpmd_pair)"
+  done
+  echo "  $dir rounds: generator rx$rx | generator tx$tx | reflector$fwd | testpmd pair$tp" >&2
+  awk -v d="$dir" -v rx="$(median <<<"$rx")" -v tx="$(median <<<"$tx")" -v f="$(median <<<"$fwd")" -v tp="$(median <<<"$tp")" \
+    'BEGIN { printf "%-8s through the reflector %.3f Mpps (generator sent %.3f), reflector worker %.3f Mpps/core, testpmd pair %.3f Mpps, ratio %.2f (target >= 0.8)\n", d, rx, tx, f, tp, rx / tp }'
+done
