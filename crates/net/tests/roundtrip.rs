@@ -238,23 +238,21 @@ proptest! {
         if let Ok(e) = EthernetFrame::new_checked(&bytes[..]) {
             let _ = (EthernetRepr::parse(&e), e.payload());
         }
-        if let Ok(p) = ArpPacket::new_checked(&bytes[..]) {
-            if let Ok(repr) = ArpRepr::parse(&p) {
-                let mut out = [0u8; 28];
-                repr.emit(&mut out).unwrap();
-                prop_assert_eq!(&out[..], &bytes[..28]);
-            }
+        if let Ok(repr) = ArpPacket::new_checked(&bytes[..]).and_then(|p| ArpRepr::parse(&p)) {
+            let mut out = [0u8; 28];
+            repr.emit(&mut out).unwrap();
+            prop_assert_eq!(&out[..], &bytes[..28]);
         }
         if let Ok(p) = Ipv4Packet::new_checked(&bytes[..]) {
             prop_assert!(p.header_len() <= p.total_len() && p.total_len() <= bytes.len());
             let _ = (p.options(), p.payload(), Ipv4Repr::parse(&p));
         }
-        if let Ok(p) = Icmpv4Packet::new_checked(&bytes[..]) {
-            if let Ok(repr) = Icmpv4Repr::parse(&p) {
-                let mut out = vec![0u8; repr.buffer_len()];
-                repr.emit(&mut out).unwrap();
-                prop_assert_eq!(&out[..], &bytes[..]);
-            }
+        if let Ok(p) = Icmpv4Packet::new_checked(&bytes[..])
+            && let Ok(repr) = Icmpv4Repr::parse(&p)
+        {
+            let mut out = vec![0u8; repr.buffer_len()];
+            repr.emit(&mut out).unwrap();
+            prop_assert_eq!(&out[..], &bytes[..]);
         }
         if let Ok(u) = UdpPacket::new_checked(&bytes[..]) {
             prop_assert!(u.len() <= bytes.len());
