@@ -289,3 +289,29 @@ fn echo_rest(identifier: u16, sequence: u16) -> [u8; 4] {
     let (i, s) = (identifier.to_be_bytes(), sequence.to_be_bytes());
     [i[0], i[1], s[0], s[1]]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by the fuzz target: one's complement has two zeros, so a message whose checksum
+    /// field holds 0xffff where the computation gives 0x0000 verifies, and re-emits with 0x0000.
+    #[test]
+    fn both_zeros_of_the_checksum_verify() {
+        let sent = [
+            0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
+        ];
+        let p = Icmpv4Packet::new_checked(&sent[..]).unwrap();
+        assert!(p.verify_checksum());
+        let repr = Icmpv4Repr::parse(&p).unwrap();
+        let mut out = [0u8; 14];
+        repr.emit(&mut out).unwrap();
+        assert_eq!(out[field::CHECKSUM], [0, 0]);
+        assert_eq!(out[4..], sent[4..]);
+        assert!(
+            Icmpv4Packet::new_checked(&out[..])
+                .unwrap()
+                .verify_checksum()
+        );
+    }
+}
