@@ -19,7 +19,7 @@ fi
 seeds=target/fuzz-seeds
 rm -rf "$seeds"
 # Every hex string of the testdata vectors becomes one seed of its crate's targets.
-for crate in gtpu pfcp; do
+for crate in net gtpu pfcp; do
   mkdir -p "$seeds/$crate"
   python3 - "$seeds/$crate" crates/$crate/testdata/*.json <<'PY'
 import json, sys, pathlib

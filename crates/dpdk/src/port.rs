@@ -13,6 +13,8 @@ use crate::mempool::Mempool;
 use crate::queue::StartedPort;
 use crate::sys;
 
+pub use upfbench_net::MacAddr;
+
 /// An Ethernet port (a probed NIC or vdev), held exclusively by this handle.
 ///
 /// `Send` but not `Sync`: one thread at a time runs its control functions, which DPDK does not
@@ -26,17 +28,6 @@ pub struct Port<'e> {
 impl fmt::Debug for Port<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Port").field("id", &self.id).finish()
-    }
-}
-
-/// A MAC address.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct MacAddr(pub [u8; 6]);
-
-impl fmt::Display for MacAddr {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let [a, b, c, d, e, g] = self.0;
-        write!(f, "{a:02x}:{b:02x}:{c:02x}:{d:02x}:{e:02x}:{g:02x}")
     }
 }
 
@@ -339,18 +330,5 @@ impl<'e> Port<'e> {
 impl Drop for Port<'_> {
     fn drop(&mut self) {
         self.eal.release_port(self.id);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn mac_addresses_print_as_lowercase_hex() {
-        assert_eq!(
-            MacAddr([0x02, 0xab, 0, 0x10, 0xff, 0x09]).to_string(),
-            "02:ab:00:10:ff:09"
-        );
     }
 }

@@ -1,9 +1,13 @@
 //! Errors of decoding and emitting.
 //!
 //! Every decoding error names the layer or element that failed and the byte offset where it did,
-//! relative to the start of the buffer handed to the decoding function.
+//! relative to the start of the buffer handed to the decoding function. The layers below GTP-U
+//! are decoded by `upfbench-net`, whose errors convert into these ones (`From`) with the same
+//! layer, offset and message.
 
 use core::fmt;
+
+use upfbench_net::error as net;
 
 /// The protocol layer or element in which a decoding error was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -35,6 +39,18 @@ impl fmt::Display for Layer {
             Layer::PduSessionContainer => "PDU Session Container",
             Layer::InformationElement => "GTP-U information element",
         })
+    }
+}
+
+impl Layer {
+    /// The layer of `upfbench-net` this is, if any.
+    fn from_net(layer: net::Layer) -> Option<Layer> {
+        match layer {
+            net::Layer::Ethernet => Some(Layer::Ethernet),
+            net::Layer::Ipv4 => Some(Layer::Ipv4),
+            net::Layer::Udp => Some(Layer::Udp),
+            net::Layer::Arp | net::Layer::Icmp => None,
+        }
     }
 }
 
@@ -235,6 +251,99 @@ pub enum ParseError {
         /// The missing IE type.
         ie_type: u8,
     },
+    /// An error of a layer below GTP-U that has no variant of its own here (ARP, ICMP): this
+    /// crate never decodes those, but the conversion from `upfbench-net`'s errors is total.
+    #[error(transparent)]
+    Net(net::ParseError),
+}
+
+impl From<net::ParseError> for ParseError {
+    #[inline]
+    fn from(e: net::ParseError) -> Self {
+        use net::ParseError as N;
+        let layer = Layer::from_net(e.layer());
+        match (e, layer) {
+            (
+                N::Truncated {
+                    offset,
+                    needed,
+                    available,
+                    ..
+                },
+                Some(layer),
+            ) => ParseError::Truncated {
+                layer,
+                offset,
+                needed,
+                available,
+            },
+            (
+                N::UnsupportedVersion {
+                    offset, version, ..
+                },
+                Some(layer),
+            ) => ParseError::UnsupportedVersion {
+                layer,
+                offset,
+                version,
+            },
+            (
+                N::LengthTooSmall {
+                    offset,
+                    length,
+                    minimum,
+                    ..
+                },
+                Some(layer),
+            ) => ParseError::LengthTooSmall {
+                layer,
+                offset,
+                length,
+                minimum,
+            },
+            (
+                N::LengthExceedsBuffer {
+                    offset,
+                    length,
+                    available,
+                    ..
+                },
+                Some(layer),
+            ) => ParseError::LengthExceedsBuffer {
+                layer,
+                offset,
+                length,
+                available,
+            },
+            (
+                N::Fragmented {
+                    offset,
+                    fragment_offset,
+                    more_fragments,
+                },
+                _,
+            ) => ParseError::Fragmented {
+                offset,
+                fragment_offset,
+                more_fragments,
+            },
+            (
+                N::BadChecksum {
+                    offset,
+                    found,
+                    computed,
+                    ..
+                },
+                Some(layer),
+            ) => ParseError::BadChecksum {
+                layer,
+                offset,
+                found,
+                computed,
+            },
+            (e, _) => ParseError::Net(e),
+        }
+    }
 }
 
 impl ParseError {
@@ -242,6 +351,9 @@ impl ParseError {
     /// layer reports through the decoder of the enclosing frame.
     #[must_use]
     pub fn offset_by(mut self, base: usize) -> Self {
+        if let ParseError::Net(e) = self {
+            return ParseError::Net(e.offset_by(base));
+        }
         if let Some(offset) = self.offset_mut() {
             *offset = offset.saturating_add(base);
         }
@@ -250,6 +362,9 @@ impl ParseError {
 
     /// The offset the error points at, if it has one.
     pub fn offset(&self) -> Option<usize> {
+        if let ParseError::Net(e) = self {
+            return Some(e.offset());
+        }
         let mut e = *self;
         e.offset_mut().copied()
     }
@@ -276,7 +391,7 @@ impl ParseError {
             | E::UnknownPduType { offset, .. }
             | E::UnknownInformationElement { offset, .. }
             | E::BadIeLength { offset, .. } => Some(offset),
-            E::MissingInformationElement { .. } => None,
+            E::MissingInformationElement { .. } | E::Net(_) => None,
         }
     }
 }
@@ -322,6 +437,24 @@ pub enum EmitError {
         /// The largest payload the layer can carry.
         max: usize,
     },
+    /// An error of a layer below GTP-U that has no variant of its own here (ARP, ICMP).
+    #[error(transparent)]
+    Net(net::EmitError),
+}
+
+impl From<net::EmitError> for EmitError {
+    #[inline]
+    fn from(e: net::EmitError) -> Self {
+        match e {
+            net::EmitError::BufferTooSmall { needed, available } => {
+                EmitError::BufferTooSmall { needed, available }
+            }
+            net::EmitError::PayloadTooLong { layer, len, max } => match Layer::from_net(layer) {
+                Some(layer) => EmitError::PayloadTooLong { layer, len, max },
+                None => EmitError::Net(e),
+            },
+        }
+    }
 }
 
 #[cfg(test)]
@@ -343,5 +476,47 @@ mod tests {
         };
         assert_eq!(missing.offset(), None);
         assert_eq!(missing.offset_by(42), missing);
+    }
+
+    #[test]
+    fn net_errors_keep_their_layer_offset_and_message() {
+        let e = net::ParseError::LengthExceedsBuffer {
+            layer: net::Layer::Udp,
+            offset: 4,
+            length: 55,
+            available: 54,
+        };
+        let g = ParseError::from(e.offset_by(34));
+        assert_eq!(
+            g,
+            ParseError::LengthExceedsBuffer {
+                layer: Layer::Udp,
+                offset: 38,
+                length: 55,
+                available: 54
+            }
+        );
+        assert_eq!(g.to_string(), e.offset_by(34).to_string());
+        let arp = net::ParseError::UnsupportedOperation {
+            offset: 6,
+            operation: 3,
+        };
+        let g = ParseError::from(arp);
+        assert_eq!(g, ParseError::Net(arp));
+        assert_eq!(g.offset_by(14).offset(), Some(20));
+        assert_eq!(g.to_string(), arp.to_string());
+        let too_long = net::EmitError::PayloadTooLong {
+            layer: net::Layer::Ipv4,
+            len: 70_000,
+            max: 65_515,
+        };
+        assert_eq!(
+            EmitError::from(too_long),
+            EmitError::PayloadTooLong {
+                layer: Layer::Ipv4,
+                len: 70_000,
+                max: 65_515
+            }
+        );
     }
 }

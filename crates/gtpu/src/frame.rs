@@ -70,13 +70,13 @@ impl<'a> GtpuDatagram<'a> {
     /// The IPv4 header view (its payload ends at the total length).
     #[inline]
     pub fn ipv4(&self) -> Ipv4Packet<&'a [u8]> {
-        Ipv4Packet::from_checked(&self.packet[..self.ipv4_end as usize])
+        Ipv4Packet::new_unchecked(&self.packet[..self.ipv4_end as usize])
     }
 
     /// The UDP header view (its payload ends at the UDP length).
     #[inline]
     pub fn udp(&self) -> UdpPacket<&'a [u8]> {
-        UdpPacket::from_checked(&self.packet[self.udp_offset as usize..self.udp_end as usize])
+        UdpPacket::new_unchecked(&self.packet[self.udp_offset as usize..self.udp_end as usize])
     }
 
     /// The GTP-U message view.
@@ -186,7 +186,7 @@ impl<'a> GtpuFrame<'a> {
     /// The Ethernet header view.
     #[inline]
     pub fn ethernet(&self) -> EthernetFrame<&'a [u8]> {
-        EthernetFrame::from_checked(self.frame)
+        EthernetFrame::new_unchecked(self.frame)
     }
 
     /// The IPv4/UDP/GTP-U datagram; its offsets count from the IPv4 header, which is at

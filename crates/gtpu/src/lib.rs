@@ -63,20 +63,20 @@
 //! ```
 #![forbid(unsafe_code)]
 
-pub mod checksum;
 pub mod encap;
 pub mod error;
-pub mod ethernet;
 pub mod frame;
 pub mod header;
 pub mod ie;
-pub mod ipv4;
 pub mod message;
 pub mod pdu_session;
 pub mod template;
 pub mod types;
-pub mod udp;
 pub mod udp_payload;
+
+// The layers below GTP-U live in `upfbench-net`; they are re-exported under their old paths so
+// that `upfbench_gtpu::ipv4::field` or `upfbench_gtpu::MacAddr` keep working.
+pub use upfbench_net::{checksum, ethernet, ipv4, udp};
 
 pub use encap::{Encapsulator, OuterHeaders, UdpChecksum, emit_ipv4_udp};
 pub use error::{EmitError, Layer, ParseError};

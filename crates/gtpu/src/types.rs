@@ -1,93 +1,12 @@
-//! Validated field types of GTP-U and the PDU Session Container.
+//! Validated field types of GTP-U and the PDU Session Container. [`Teid`], [`Qfi`] and
+//! [`OutOfRange`] are `upfbench-net`'s, shared with PFCP.
 
 use core::fmt;
 
+pub use upfbench_net::types::{OutOfRange, Qfi, Teid};
+
 /// UDP port of GTP-U (TS 29.281 §4.4.2.0–§4.4.2.3: all GTP-U messages are sent to 2152).
 pub const GTPU_PORT: u16 = 2152;
-
-/// Tunnel Endpoint Identifier (TS 29.281 §5.1): the tunnel endpoint at the receiver. Any 32-bit
-/// value; 0 is used by the path management messages and Error Indication.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
-pub struct Teid(pub u32);
-
-impl Teid {
-    /// The TEID of path management messages (Echo, TS 29.281 §5.1).
-    pub const ZERO: Teid = Teid(0);
-
-    /// The TEID as a number.
-    pub const fn get(self) -> u32 {
-        self.0
-    }
-}
-
-impl fmt::Display for Teid {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:#010x}", self.0)
-    }
-}
-
-impl From<u32> for Teid {
-    fn from(v: u32) -> Self {
-        Teid(v)
-    }
-}
-
-/// A value too large for a bit field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
-#[error("{field}: {value} does not fit in {bits} bits")]
-pub struct OutOfRange {
-    /// Name of the field.
-    pub field: &'static str,
-    /// The value given.
-    pub value: u32,
-    /// Width of the field.
-    pub bits: u8,
-}
-
-/// QoS Flow Identifier (TS 38.415 §5.5.3.3): 6 bits, 0–63.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
-pub struct Qfi(u8);
-
-impl Qfi {
-    /// The largest QFI.
-    pub const MAX: u8 = 63;
-
-    /// A QFI, if `v` fits in 6 bits.
-    pub const fn new(v: u8) -> Result<Qfi, OutOfRange> {
-        if v <= Self::MAX {
-            Ok(Qfi(v))
-        } else {
-            Err(OutOfRange {
-                field: "QFI",
-                value: v as u32,
-                bits: 6,
-            })
-        }
-    }
-
-    /// The low 6 bits of `v` as a QFI (for decoding a masked field).
-    pub const fn from_bits(v: u8) -> Qfi {
-        Qfi(v & Self::MAX)
-    }
-
-    /// The QFI as a number.
-    pub const fn get(self) -> u8 {
-        self.0
-    }
-}
-
-impl TryFrom<u8> for Qfi {
-    type Error = OutOfRange;
-    fn try_from(v: u8) -> Result<Self, Self::Error> {
-        Qfi::new(v)
-    }
-}
-
-impl fmt::Display for Qfi {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
 
 /// Paging Policy Indicator (TS 38.415 §5.5.3.7): 3 bits, 0–7.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
@@ -252,20 +171,6 @@ impl ExtensionHeaderType {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn qfi_range() {
-        assert_eq!(Qfi::new(63).map(Qfi::get), Ok(63));
-        assert_eq!(
-            Qfi::new(64),
-            Err(OutOfRange {
-                field: "QFI",
-                value: 64,
-                bits: 6
-            })
-        );
-        assert_eq!(Qfi::from_bits(0xc9).get(), 9);
-    }
 
     #[test]
     fn ppi_range() {

@@ -71,7 +71,7 @@ pub(crate) struct UdpSpan {
 #[inline]
 pub(crate) fn check_datagram(packet: &[u8]) -> Result<UdpSpan, ParseError> {
     let (udp_offset, ipv4_end) = ipv4::check(packet)?;
-    let ip = Ipv4Packet::from_checked(packet);
+    let ip = Ipv4Packet::new_unchecked(packet);
     if ip.is_fragment() {
         return Err(ParseError::Fragmented {
             offset: 0,

@@ -1,16 +1,14 @@
-//! Property tests: representation round trips, encapsulation/decapsulation, incremental
-//! checksums against full recomputation, and decoders that never panic.
+//! Property tests: representation round trips, encapsulation/decapsulation and decoders that
+//! never panic. The checksums' and the lower layers' own properties are `upfbench-net`'s tests.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use proptest::prelude::*;
-use upfbench_gtpu::checksum;
 use upfbench_gtpu::{
-    DlPduSessionInformation, Encapsulator, EthernetFrame, EthernetRepr, GtpuDatagram, GtpuFrame,
-    GtpuHeaderRepr, GtpuPacket, GtpuRepr, Ipv4Packet, Ipv4Repr, MacAddr, Message, MessageType,
-    OuterHeaders, ParseError, PduSessionContainer, Ppi, Qfi, QfiSequenceNumber, Teid, UdpChecksum,
-    UdpPacket, UdpRepr, UlPduSessionInformation, UlQosMonitoring, decapsulate, emit_ipv4_udp,
-    udp_payload,
+    DlPduSessionInformation, Encapsulator, EthernetRepr, GtpuDatagram, GtpuFrame, GtpuHeaderRepr,
+    GtpuPacket, GtpuRepr, Ipv4Packet, Ipv4Repr, MacAddr, Message, MessageType, OuterHeaders,
+    ParseError, PduSessionContainer, Ppi, Qfi, QfiSequenceNumber, Teid, UdpChecksum, UdpPacket,
+    UdpRepr, UlPduSessionInformation, UlQosMonitoring, decapsulate, emit_ipv4_udp, udp_payload,
 };
 
 fn qfi() -> impl Strategy<Value = Qfi> {
@@ -237,105 +235,6 @@ proptest! {
         prop_assert_eq!(UdpRepr::parse(&u, ip.source, ip.destination), Ok(udp));
         prop_assert_eq!(u.payload(), &payload[..]);
         prop_assert_eq!(u.checksum() != 0, csum);
-    }
-
-    #[test]
-    fn ethernet_round_trips(src in mac(), dst in mac(), ethertype in any::<u16>()) {
-        let repr = EthernetRepr { source: src, destination: dst, ethertype };
-        let mut buf = [0u8; 14];
-        repr.emit(&mut buf).unwrap();
-        prop_assert_eq!(EthernetRepr::parse(&EthernetFrame::new_checked(&buf[..]).unwrap()), repr);
-    }
-
-    /// RFC 1624 eqn. 3 on an IPv4 header: changing any aligned 16- or 32-bit field gives the
-    /// same checksum as recomputing it.
-    #[test]
-    fn incremental_ipv4_checksum_matches_recomputation(
-        mut header in any::<[u8; 20]>(),
-        word in 0usize..10,
-        new16 in any::<u16>(),
-        addr_field in 0usize..2,
-        new32 in any::<u32>(),
-    ) {
-        header[0] = 0x45; // a header is never all zero
-        let c = checksum::ipv4_header(&header);
-        header[10..12].copy_from_slice(&c.to_be_bytes());
-        let at = word * 2;
-        if at != 10 {
-            let old = u16::from_be_bytes([header[at], header[at + 1]]);
-            let mut changed = header;
-            changed[at..at + 2].copy_from_slice(&new16.to_be_bytes());
-            let want = checksum::ipv4_header(&changed);
-            prop_assert_eq!(checksum::update_u16(c, old, new16), want);
-            prop_assert_eq!(checksum::update(c, at, &old.to_be_bytes(), &new16.to_be_bytes()), want);
-        }
-        let at = 12 + 4 * addr_field;
-        let old = u32::from_be_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]]);
-        let mut changed = header;
-        changed[at..at + 4].copy_from_slice(&new32.to_be_bytes());
-        let want = checksum::ipv4_header(&changed);
-        prop_assert_eq!(checksum::update_u32(c, old, new32), want);
-        prop_assert_eq!(checksum::update(c, at, &old.to_be_bytes(), &new32.to_be_bytes()), want);
-    }
-
-    /// Byte fields at any offset, odd ones included (a 10-byte tag in a payload).
-    #[test]
-    fn incremental_checksum_at_any_offset(
-        mut data in proptest::collection::vec(any::<u8>(), 12..200),
-        at_frac in 0.0f64..1.0,
-        new in any::<[u8; 10]>(),
-    ) {
-        data[0] |= 1; // not all zero, like every header
-        let at = ((data.len() - 10) as f64 * at_frac) as usize;
-        let c = !checksum::sum(&data);
-        let mut old = [0u8; 10];
-        old.copy_from_slice(&data[at..at + 10]);
-        data[at..at + 10].copy_from_slice(&new);
-        prop_assert_eq!(checksum::update(c, at, &old, &new), !checksum::sum(&data));
-    }
-
-    /// The TX patching: a new inner source address (IPv4 header and UDP pseudo header) and a
-    /// new tag in the UDP payload, with the UDP checksum's zero rules.
-    #[test]
-    fn incremental_udp_checksum_matches_recomputation(
-        src in any::<u32>(), dst in any::<u32>(), new_src in any::<u32>(),
-        payload in proptest::collection::vec(any::<u8>(), 10..400),
-        tag in any::<[u8; 10]>(),
-        tag_at_frac in 0.0f64..1.0,
-    ) {
-        let ip = Ipv4Repr {
-            source: Ipv4Addr::from(src),
-            destination: Ipv4Addr::from(dst),
-            protocol: 17,
-            payload_len: 0,
-            ttl: 64,
-            dscp_ecn: 0,
-            identification: 0,
-            dont_fragment: false,
-        };
-        let udp = UdpRepr { source_port: 10000, destination_port: 20000 };
-        let mut buf = vec![0u8; 28 + payload.len()];
-        emit_ipv4_udp(&mut buf, &ip, &udp, &payload, UdpChecksum::Compute).unwrap();
-        let ip_c = u16::from_be_bytes([buf[10], buf[11]]);
-        let udp_c = u16::from_be_bytes([buf[26], buf[27]]);
-
-        // Patch source address and tag, update both checksums incrementally.
-        buf[12..16].copy_from_slice(&new_src.to_be_bytes());
-        let ip_c2 = checksum::update_u32(ip_c, src, new_src);
-        let udp_c2 = checksum::update_udp_u32(udp_c, src, new_src);
-        let tag_at = ((payload.len() - 10) as f64 * tag_at_frac) as usize;
-        let mut old_tag = [0u8; 10];
-        old_tag.copy_from_slice(&buf[28 + tag_at..38 + tag_at]);
-        buf[28 + tag_at..38 + tag_at].copy_from_slice(&tag);
-        let udp_c3 = checksum::update_udp(udp_c2, 8 + tag_at, &old_tag, &tag);
-
-        prop_assert_eq!(ip_c2, checksum::ipv4_header(&buf[..20]));
-        prop_assert_eq!(udp_c3, checksum::udp_ipv4(Ipv4Addr::from(new_src), ip.destination, &buf[20..]));
-        buf[10..12].copy_from_slice(&ip_c2.to_be_bytes());
-        buf[26..28].copy_from_slice(&udp_c3.to_be_bytes());
-        let p = Ipv4Packet::new_checked(&buf[..]).unwrap();
-        prop_assert!(p.verify_checksum());
-        prop_assert!(UdpPacket::new_checked(p.payload()).unwrap().verify_checksum(p.source(), p.destination()));
     }
 
     /// Arbitrary bytes: every decoder returns, none panics, and what decodes re-emits and

@@ -7,9 +7,10 @@ use core::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Seid(pub u64);
 
-/// GTP-U Tunnel Endpoint Identifier carried in F-TEID and Outer Header Creation (TS 29.244 §8.2.3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct Teid(pub u32);
+/// The GTP-U TEID carried in F-TEID and Outer Header Creation (TS 29.244 §8.2.3, §8.2.56) and
+/// the QFI of QER and PDI (TS 29.244 §8.2.89) are the user plane's types, defined once in
+/// `upfbench-net`.
+pub use upfbench_net::{Qfi, Teid};
 
 /// Rule identifiers (TS 29.244 §8.2.36, §8.2.74, §8.2.75, §8.2.54).
 macro_rules! rule_id {
@@ -107,8 +108,4 @@ impl SequenceNumber {
 bounded!(
     /// Message priority in the session header (TS 29.244 §7.2.2.3): 4 bits, 0 highest.
     MessagePriority, u8, 4
-);
-bounded!(
-    /// QoS Flow Identifier (TS 29.244 §8.2.89): 6 bits.
-    Qfi, u8, 6
 );

@@ -9,7 +9,7 @@ mod respond;
 use std::net::Ipv4Addr;
 
 use upfbench_dpdk::{MbufBurst, Mempool, TxQueue};
-use upfbench_gtpu::MacAddr;
+use upfbench_net::MacAddr;
 
 pub use respond::{Interface, Outcome, Seen, arp_request, error_indication, respond};
 

@@ -58,9 +58,9 @@ pub fn session_plans(
         .as_deref()
         .map(|d| dns("sessions.dnn", d))
         .transpose()?;
-    let qfi = s.qfi.map(Qfi::from_masked);
+    let qfi = s.qfi.map(Qfi::from_bits);
     let qer = (s.qer.enabled && qfi.is_some()).then(|| QerPlan {
-        qfi: qfi.unwrap_or(Qfi::from_masked(0)),
+        qfi: qfi.unwrap_or(Qfi::from_bits(0)),
         mbr: (s.qer.mbr_uplink.is_some() || s.qer.mbr_downlink.is_some()).then(|| BitRate {
             ul_kbps: kbps(s.qer.mbr_uplink),
             dl_kbps: kbps(s.qer.mbr_downlink),

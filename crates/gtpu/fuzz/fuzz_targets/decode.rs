@@ -5,8 +5,8 @@
 use libfuzzer_sys::fuzz_target;
 use upfbench_gtpu::{
     EthernetFrame, EthernetRepr, GtpuDatagram, GtpuFrame, GtpuPacket, GtpuRepr,
-    InformationElements, Ipv4Packet, Ipv4Repr, ParseError, PduSessionContainer, UdpPacket,
-    UdpRepr, decapsulate, udp_payload,
+    InformationElements, Ipv4Packet, Ipv4Repr, ParseError, PduSessionContainer, UdpPacket, UdpRepr,
+    decapsulate, udp_payload,
 };
 
 fuzz_target!(|data: &[u8]| {
@@ -34,24 +34,26 @@ fuzz_target!(|data: &[u8]| {
         let _ = UdpRepr::parse(&d.udp(), d.source(), d.destination());
     }
     // `udp_payload` takes the same kind of shortcut for IPv4 without options.
-    let udp_by_layers = Ipv4Packet::new_checked(data).and_then(|ip| {
-        if ip.is_fragment() {
-            return Err(ParseError::Fragmented {
-                offset: 0,
-                fragment_offset: ip.fragment_offset(),
-                more_fragments: ip.more_fragments(),
-            });
-        }
-        if ip.protocol() != 17 {
-            return Err(ParseError::UnexpectedProtocol {
-                offset: 9,
-                protocol: ip.protocol(),
-            });
-        }
-        let udp =
-            UdpPacket::new_checked(ip.payload_slice()).map_err(|e| e.offset_by(ip.header_len()))?;
-        Ok(udp.payload_slice())
-    });
+    let udp_by_layers = Ipv4Packet::new_checked(data)
+        .map_err(ParseError::from)
+        .and_then(|ip| {
+            if ip.is_fragment() {
+                return Err(ParseError::Fragmented {
+                    offset: 0,
+                    fragment_offset: ip.fragment_offset(),
+                    more_fragments: ip.more_fragments(),
+                });
+            }
+            if ip.protocol() != 17 {
+                return Err(ParseError::UnexpectedProtocol {
+                    offset: 9,
+                    protocol: ip.protocol(),
+                });
+            }
+            let udp = UdpPacket::new_checked(ip.payload_slice())
+                .map_err(|e| e.offset_by(ip.header_len()))?;
+            Ok(udp.payload_slice())
+        });
     assert_eq!(udp_payload(data), udp_by_layers);
     if let Ok(e) = EthernetFrame::new_checked(data) {
         let _ = (e.source(), e.destination(), e.ethertype(), e.payload());

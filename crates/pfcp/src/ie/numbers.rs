@@ -37,7 +37,7 @@ int_ie!(QerId = QER_ID, u32, 4, |v| QerId(v), |s| s.0);
 int_ie!(UrrId = URR_ID, u32, 4, |v| UrrId(v), |s| s.0);
 int_ie!(Precedence = PRECEDENCE, u32, 4, |v| Precedence(v), |s| s.0);
 // QFI (§8.2.89): spare(2) + QFI value (6 bits).
-int_ie!(Qfi = QFI, u8, 1, |v| Qfi::from_masked(v), |s| s.get());
+int_ie!(Qfi = QFI, u8, 1, |v| Qfi::from_bits(v), |s| s.get());
 // Unsigned32 values: Measurement Period, Time Threshold/Quota (s), UR-SEQN, Duration Measurement.
 int_ie!(u32, u32, 4, |v| v, |s| *s);
 

@@ -12,9 +12,12 @@
 
 use std::net::Ipv4Addr;
 
-use upfbench_gtpu::{
-    EthernetFrame, EthernetRepr, GtpuRepr, Ipv4Packet, Ipv4Repr, MacAddr, Message, Teid,
-    UdpChecksum, UdpPacket, UdpRepr, checksum, emit_ipv4_udp,
+use upfbench_gtpu::{GTPU_PORT, GtpuRepr, Message, UdpChecksum, emit_ipv4_udp};
+use upfbench_net::ethernet::{self, ETHERTYPE_ARP, ETHERTYPE_IPV4};
+use upfbench_net::ipv4::{self, PROTOCOL_ICMP, PROTOCOL_UDP};
+use upfbench_net::{
+    ArpOperation, ArpPacket, ArpRepr, EthernetFrame, EthernetRepr, Icmpv4Packet, Icmpv4Repr,
+    Ipv4Packet, Ipv4Repr, MacAddr, Teid, UdpPacket, UdpRepr, arp,
 };
 
 /// One of our interfaces: the address and MAC we answer for on a port.
@@ -104,46 +107,6 @@ impl Outcome {
     }
 }
 
-const ETHERNET_LEN: usize = 14;
-const ETHERTYPE_IPV4: u16 = 0x0800;
-const ETHERTYPE_ARP: u16 = 0x0806;
-
-/// ARP for IPv4 over Ethernet (RFC 826).
-mod arp {
-    use core::ops::Range;
-    /// Length of an Ethernet/IPv4 ARP packet.
-    pub(super) const LEN: usize = 28;
-    pub(super) const HTYPE_PTYPE_HLEN_PLEN: [u8; 6] = [0, 1, 0x08, 0x00, 6, 4];
-    pub(super) const OPER: Range<usize> = 6..8;
-    pub(super) const SHA: Range<usize> = 8..14;
-    pub(super) const SPA: Range<usize> = 14..18;
-    pub(super) const THA: Range<usize> = 18..24;
-    pub(super) const TPA: Range<usize> = 24..28;
-    pub(super) const REQUEST: u16 = 1;
-    pub(super) const REPLY: u16 = 2;
-}
-
-/// ICMP echo (RFC 792).
-mod icmp {
-    pub(super) const PROTOCOL: u8 = 1;
-    pub(super) const ECHO_REPLY: u8 = 0;
-    pub(super) const ECHO_REQUEST: u8 = 8;
-    pub(super) const CHECKSUM_AT: usize = 2;
-    pub(super) const HEADER_LEN: usize = 8;
-}
-
-const GTPU_PORT: u16 = 2152;
-
-fn ip4(b: &[u8]) -> Ipv4Addr {
-    Ipv4Addr::new(b[0], b[1], b[2], b[3])
-}
-
-fn mac(b: &[u8]) -> MacAddr {
-    let mut m = [0u8; 6];
-    m.copy_from_slice(b);
-    MacAddr(m)
-}
-
 /// Answers `frame`, received on `iface`'s port, into `out`. Never panics.
 pub fn respond(iface: &Interface, frame: &[u8], out: &mut [u8]) -> Outcome {
     let Ok(eth) = EthernetFrame::new_checked(frame) else {
@@ -157,18 +120,14 @@ pub fn respond(iface: &Interface, frame: &[u8], out: &mut [u8]) -> Outcome {
 }
 
 fn respond_arp(iface: &Interface, p: &[u8], out: &mut [u8]) -> Outcome {
-    let Some(p) = p.get(..arp::LEN) else {
+    let Ok(arp) = ArpPacket::new_checked(p).and_then(|p| ArpRepr::parse(&p)) else {
         return Outcome::seen(Seen::Ignored);
     };
-    if p[..6] != arp::HTYPE_PTYPE_HLEN_PLEN {
-        return Outcome::seen(Seen::Ignored);
-    }
-    let oper = u16::from_be_bytes([p[arp::OPER.start], p[arp::OPER.start + 1]]);
-    let (sha, spa, tpa) = (mac(&p[arp::SHA]), ip4(&p[arp::SPA]), ip4(&p[arp::TPA]));
+    let (sha, spa) = (arp.sender_mac, arp.sender_ip);
     let learned = (iface.on_link(u32::from(spa)) && spa != iface.address && !spa.is_unspecified())
         .then_some((spa, sha));
-    if oper == arp::REQUEST && tpa == iface.address {
-        let reply = arp_packet(iface.mac, iface.address, sha, spa, arp::REPLY, out);
+    if arp.operation == ArpOperation::Request && arp.target_ip == iface.address {
+        let reply = arp_frame(sha, &arp.reply(iface.mac), out);
         return Outcome {
             seen: Seen::ArpRequest,
             reply,
@@ -178,58 +137,27 @@ fn respond_arp(iface: &Interface, p: &[u8], out: &mut [u8]) -> Outcome {
     Outcome {
         seen: Seen::ArpOther,
         reply: None,
-        learned: learned.filter(|_| oper == arp::REPLY || tpa == spa),
+        learned: learned.filter(|_| arp.operation == ArpOperation::Reply || arp.target_ip == spa),
     }
 }
 
-/// Writes an Ethernet/ARP frame (a reply to `target`, or a broadcast request when `oper` is a
-/// request) and returns its length.
-fn arp_packet(
-    our_mac: MacAddr,
-    our_ip: Ipv4Addr,
-    target_mac: MacAddr,
-    target_ip: Ipv4Addr,
-    oper: u16,
-    out: &mut [u8],
-) -> Option<usize> {
-    let f = out.get_mut(..ETHERNET_LEN + arp::LEN)?;
-    let destination = if oper == arp::REQUEST {
-        MacAddr([0xff; 6])
-    } else {
-        target_mac
-    };
+/// Writes `arp` from its sender to `destination` in an Ethernet frame and returns its length.
+fn arp_frame(destination: MacAddr, arp: &ArpRepr, out: &mut [u8]) -> Option<usize> {
     EthernetRepr {
-        source: our_mac,
+        source: arp.sender_mac,
         destination,
         ethertype: ETHERTYPE_ARP,
     }
-    .emit(f)
+    .emit(out)
     .ok()?;
-    let p = &mut f[ETHERNET_LEN..];
-    p[..6].copy_from_slice(&arp::HTYPE_PTYPE_HLEN_PLEN);
-    p[arp::OPER].copy_from_slice(&oper.to_be_bytes());
-    p[arp::SHA].copy_from_slice(&our_mac.0);
-    p[arp::SPA].copy_from_slice(&our_ip.octets());
-    let tha = if oper == arp::REQUEST {
-        [0; 6]
-    } else {
-        target_mac.0
-    };
-    p[arp::THA].copy_from_slice(&tha);
-    p[arp::TPA].copy_from_slice(&target_ip.octets());
-    Some(ETHERNET_LEN + arp::LEN)
+    arp.emit(out.get_mut(ethernet::HEADER_LEN..)?).ok()?;
+    Some(ethernet::HEADER_LEN + arp::PACKET_LEN)
 }
 
 /// A broadcast ARP request for `target` from `iface` into `out`; returns its length.
 pub fn arp_request(iface: &Interface, target: Ipv4Addr, out: &mut [u8]) -> Option<usize> {
-    arp_packet(
-        iface.mac,
-        iface.address,
-        MacAddr([0; 6]),
-        target,
-        arp::REQUEST,
-        out,
-    )
+    let request = ArpRepr::request(iface.mac, iface.address, target);
+    arp_frame(MacAddr::BROADCAST, &request, out)
 }
 
 fn respond_ipv4(iface: &Interface, eth: &EthernetFrame<&[u8]>, out: &mut [u8]) -> Outcome {
@@ -238,13 +166,13 @@ fn respond_ipv4(iface: &Interface, eth: &EthernetFrame<&[u8]>, out: &mut [u8]) -
     };
     if ip.destination() != iface.address || ip.is_fragment() {
         return Outcome::seen(match ip.protocol() {
-            icmp::PROTOCOL => Seen::IcmpOther,
+            PROTOCOL_ICMP => Seen::IcmpOther,
             _ => Seen::Ignored,
         });
     }
     match ip.protocol() {
-        icmp::PROTOCOL => respond_icmp(iface, eth, &ip, out),
-        17 => respond_gtpu(iface, eth, &ip, out),
+        PROTOCOL_ICMP => respond_icmp(iface, eth, &ip, out),
+        PROTOCOL_UDP => respond_gtpu(iface, eth, &ip, out),
         _ => Outcome::seen(Seen::Ignored),
     }
 }
@@ -255,11 +183,22 @@ fn respond_icmp(
     ip: &Ipv4Packet<&[u8]>,
     out: &mut [u8],
 ) -> Outcome {
-    let msg = ip.payload();
-    if msg.len() < icmp::HEADER_LEN || msg[0] != icmp::ECHO_REQUEST || msg[1] != 0 {
+    let request = Icmpv4Packet::new_checked(ip.payload_slice()).and_then(|m| Icmpv4Repr::parse(&m));
+    let Ok(Icmpv4Repr::EchoRequest {
+        identifier,
+        sequence,
+        data,
+    }) = request
+    else {
         return Outcome::seen(Seen::IcmpOther);
-    }
-    let Some(f) = out.get_mut(..ETHERNET_LEN + 20 + msg.len()) else {
+    };
+    let reply = Icmpv4Repr::EchoReply {
+        identifier,
+        sequence,
+        data,
+    };
+    let len = ethernet::HEADER_LEN + ipv4::MIN_HEADER_LEN + reply.buffer_len();
+    let Some(f) = out.get_mut(..len) else {
         return Outcome::seen(Seen::IcmpEchoRequest);
     };
     let ok = EthernetRepr {
@@ -272,27 +211,21 @@ fn respond_icmp(
         && Ipv4Repr {
             source: iface.address,
             destination: ip.source(),
-            protocol: icmp::PROTOCOL,
-            payload_len: msg.len(),
+            protocol: PROTOCOL_ICMP,
+            payload_len: reply.buffer_len(),
             ttl: 64,
             dscp_ecn: 0,
             identification: ip.identification(),
             dont_fragment: false,
         }
-        .emit(&mut f[ETHERNET_LEN..])
-        .is_ok();
-    if !ok {
-        return Outcome::seen(Seen::IcmpEchoRequest);
-    }
-    let m = &mut f[ETHERNET_LEN + 20..];
-    m.copy_from_slice(msg);
-    m[0] = icmp::ECHO_REPLY;
-    m[icmp::CHECKSUM_AT..icmp::CHECKSUM_AT + 2].fill(0);
-    let c = !checksum::sum(m);
-    m[icmp::CHECKSUM_AT..icmp::CHECKSUM_AT + 2].copy_from_slice(&c.to_be_bytes());
+        .emit(&mut f[ethernet::HEADER_LEN..])
+        .is_ok()
+        && reply
+            .emit(&mut f[ethernet::HEADER_LEN + ipv4::MIN_HEADER_LEN..])
+            .is_ok();
     Outcome {
         seen: Seen::IcmpEchoRequest,
-        reply: Some(ETHERNET_LEN + 20 + msg.len()),
+        reply: ok.then_some(len),
         learned: None,
     }
 }
@@ -364,7 +297,7 @@ fn udp_reply(
     let ip = Ipv4Repr {
         source: iface.address,
         destination: to_ip,
-        protocol: 17,
+        protocol: PROTOCOL_UDP,
         payload_len: 0,
         ttl: 64,
         dscp_ecn: 0,
@@ -376,14 +309,14 @@ fn udp_reply(
         destination_port: ports.1,
     };
     let len = emit_ipv4_udp(
-        out.get_mut(ETHERNET_LEN..)?,
+        out.get_mut(ethernet::HEADER_LEN..)?,
         &ip,
         &udp,
         &body[..n],
         UdpChecksum::Zero,
     )
     .ok()?;
-    Some(ETHERNET_LEN + len)
+    Some(ethernet::HEADER_LEN + len)
 }
 
 /// A GTP-U Error Indication (TS 29.281 §7.3.1) for the G-PDU `frame` that arrived on `iface`

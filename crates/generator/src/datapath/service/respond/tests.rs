@@ -1,4 +1,5 @@
 use super::*;
+use upfbench_net::checksum;
 
 const US: Interface = Interface {
     mac: MacAddr([2, 0, 0, 0, 0x13, 0x31]),
@@ -145,6 +146,20 @@ fn pings_to_others_and_other_icmp_are_not_answered() {
     let unreachable = ipv4_frame(PEER, US.address, 1, &[3, 3, 0, 0, 0, 0, 0, 0]);
     let o = respond(&US, &unreachable, &mut out);
     assert_eq!((o.seen, o.reply), (Seen::IcmpOther, None));
+}
+
+#[test]
+fn a_ping_with_a_bad_checksum_or_a_rarp_request_is_not_answered() {
+    let mut echo = vec![8, 0, 0, 0, 0x12, 0x34, 0, 7, b'x'];
+    let c = !checksum::sum(&echo) ^ 1;
+    echo[2..4].copy_from_slice(&c.to_be_bytes());
+    let mut out = [0u8; 256];
+    let o = respond(&US, &ipv4_frame(PEER, US.address, 1, &echo), &mut out);
+    assert_eq!((o.seen, o.reply), (Seen::IcmpOther, None));
+    // RARP's "request reverse" (operation 3) is not ARP's business.
+    let rarp = arp_frame(3, PEER_MAC, PEER, MacAddr([0; 6]), US.address);
+    let o = respond(&US, &rarp, &mut out);
+    assert_eq!((o.seen, o.reply, o.learned), (Seen::Ignored, None, None));
 }
 
 fn gtpu_frame(message: &GtpuRepr<'_>, src_port: u16) -> Vec<u8> {

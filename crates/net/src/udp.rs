@@ -38,9 +38,10 @@ impl<T: AsRef<[u8]>> UdpPacket<T> {
         Ok(UdpPacket { buffer })
     }
 
-    /// Wraps a buffer that [`check`] accepted.
+    /// Wraps a buffer that [`check`] accepted: the accessors index without checking and
+    /// panic on a buffer that was not (decoders call [`new_checked`](Self::new_checked)).
     #[inline]
-    pub(crate) fn from_checked(buffer: T) -> Self {
+    pub fn new_unchecked(buffer: T) -> Self {
         UdpPacket { buffer }
     }
 
@@ -161,7 +162,7 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> UdpPacket<T> {
 
 /// The checks of [`UdpPacket::new_checked`]; returns the length field.
 #[inline]
-pub(crate) fn check(b: &[u8]) -> Result<usize, ParseError> {
+pub fn check(b: &[u8]) -> Result<usize, ParseError> {
     if b.len() < HEADER_LEN {
         return Err(ParseError::Truncated {
             layer: Layer::Udp,

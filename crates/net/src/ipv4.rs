@@ -59,9 +59,10 @@ impl<T: AsRef<[u8]>> Ipv4Packet<T> {
         Ok(Ipv4Packet { buffer })
     }
 
-    /// Wraps a buffer that [`check`] accepted.
+    /// Wraps a buffer that [`check`] accepted: the accessors index without checking and
+    /// panic on a buffer that was not (decoders call [`new_checked`](Self::new_checked)).
     #[inline]
-    pub(crate) fn from_checked(buffer: T) -> Self {
+    pub fn new_unchecked(buffer: T) -> Self {
         Ipv4Packet { buffer }
     }
 
@@ -261,7 +262,7 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Ipv4Packet<T> {
 
 /// The checks of [`Ipv4Packet::new_checked`]; returns the header length and the total length.
 #[inline]
-pub(crate) fn check(b: &[u8]) -> Result<(usize, usize), ParseError> {
+pub fn check(b: &[u8]) -> Result<(usize, usize), ParseError> {
     let len = b.len();
     if len < MIN_HEADER_LEN {
         return Err(ParseError::Truncated {

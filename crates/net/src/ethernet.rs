@@ -76,9 +76,10 @@ impl<T: AsRef<[u8]>> EthernetFrame<T> {
         Ok(EthernetFrame { buffer })
     }
 
-    /// Wraps a buffer known to hold a whole header.
+    /// Wraps a buffer known to hold a whole header: the accessors index without checking and
+    /// panic on a buffer that was not (decoders call [`new_checked`](Self::new_checked)).
     #[inline]
-    pub(crate) fn from_checked(buffer: T) -> Self {
+    pub fn new_unchecked(buffer: T) -> Self {
         EthernetFrame { buffer }
     }
 
