@@ -49,6 +49,7 @@ fn every_profile_loads_and_runs_on_the_embedded_default() {
         "uplink-only.yaml",
         "downlink-only.yaml",
         "imix.yaml",
+        "upflab-1000.yaml",
     ] {
         assert!(names.iter().any(|n| n == wanted), "{wanted} missing");
     }

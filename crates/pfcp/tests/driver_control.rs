@@ -221,6 +221,12 @@ async fn the_release_is_sent_once_and_an_unanswered_one_is_not_a_failure() {
     );
     let stats = client.stats().await.unwrap();
     assert_eq!(stats.retransmissions, 0, "{stats:?}");
+    // Not a timeout of the run: counted apart.
+    assert_eq!(
+        (stats.timeouts, stats.releases_unanswered),
+        (0, 1),
+        "{stats:?}"
+    );
     drop(upf);
 
     // A UPF that answers: Answered.

@@ -282,6 +282,12 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
     let clock = Clock::new(hz, tsc());
 
     let mut times = ControlTimes::default();
+    // A request's whole retransmission time, and one T1 more: a batch with failures and no
+    // success for that long talks to a UPF that stopped answering.
+    let give_up = system
+        .pfcp
+        .as_ref()
+        .map_or(Duration::from_secs(15), |p| p.t1 * (p.n1 + 2));
     let mut report_folder = None;
     let outcome = eal.scope(|scope| -> Result<()> {
         let mut pending_assoc = None;
@@ -475,11 +481,15 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
                     Err(e) => machine.handle(now, Event::Failed(format!("PFCP association: {e}"))),
                 }
             }
-            if let Some((b, meter)) = &mut pending_establish
-                && let Some(line) = meter.line(now, b.progress(), last_stats.as_ref())
-            {
-                out::progress(&line);
-                pending_stats.get_or_insert_with(|| client.stats());
+            if let Some((b, meter)) = &mut pending_establish {
+                if let Some(line) = meter.line(now, b.progress(), last_stats.as_ref()) {
+                    out::progress(&line);
+                    pending_stats.get_or_insert_with(|| client.stats());
+                }
+                if meter.stalled(now, b.progress(), give_up) {
+                    out::line(&stalled_message("establishment", give_up));
+                    b.cancel();
+                }
             }
             if let Some(p) = &mut pending_stats
                 && let Some(r) = take(p)?
@@ -506,11 +516,15 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
                     Err(e) => machine.handle(now, Event::Failed(format!("PFCP: {e}"))),
                 }
             }
-            if let Some((b, meter)) = &mut pending_delete
-                && let Some(line) = meter.line(now, b.progress(), last_stats.as_ref())
-            {
-                out::progress(&line);
-                pending_stats.get_or_insert_with(|| client.stats());
+            if let Some((b, meter)) = &mut pending_delete {
+                if let Some(line) = meter.line(now, b.progress(), last_stats.as_ref()) {
+                    out::progress(&line);
+                    pending_stats.get_or_insert_with(|| client.stats());
+                }
+                if meter.stalled(now, b.progress(), give_up) {
+                    out::line(&stalled_message("deletion", give_up));
+                    b.cancel();
+                }
             }
             if let Some((b, _)) = &mut pending_delete
                 && let Some(r) = b.try_result()
@@ -883,6 +897,15 @@ fn counter_notes(c: &WorkerCounters) -> Vec<String> {
         ));
     }
     notes
+}
+
+/// What the run says when a batch of session procedures stalls.
+fn stalled_message(what: &str, give_up: Duration) -> String {
+    format!(
+        "PFCP: the UPF has answered no session request for {give_up:?} while requests time out: \
+         stopping the {what}. (Open5GS de-associates a CP whose heartbeats went unanswered between \
+         two runs, then ignores its session requests: wait 30 s between runs, or restart it.)"
+    )
 }
 
 /// Received frames that were not measured, by port and kind.

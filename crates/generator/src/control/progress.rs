@@ -16,6 +16,8 @@ pub struct BatchMeter {
     verb: &'static str,
     started: Instant,
     last: Instant,
+    /// When `done` last grew, and its value then.
+    last_done: (Instant, usize),
 }
 
 impl BatchMeter {
@@ -26,7 +28,20 @@ impl BatchMeter {
             verb,
             started,
             last: started,
+            last_done: (started, 0),
         }
+    }
+
+    /// Whether the batch has stalled at `now`: items have failed and none has succeeded for
+    /// `give_up` (a request's whole retransmission time and then some). A UPF that stopped
+    /// answering would otherwise hold a batch of thousands for hours, each window of requests
+    /// timing out in turn (Open5GS ignores every session request from a CP it de-associated).
+    pub fn stalled(&mut self, now: Instant, p: BatchProgress, give_up: Duration) -> bool {
+        if p.done != self.last_done.1 {
+            self.last_done = (now, p.done);
+            return false;
+        }
+        p.failed > 0 && now.duration_since(self.last_done.0) >= give_up
     }
 
     /// The line to show at `now`, once a second: done / total, the rate since the start, the
@@ -169,6 +184,28 @@ mod tests {
             progress_line("deleted", Duration::ZERO, p, None),
             "PFCP: deleted 4000/100000 (0/s), failed 2"
         );
+    }
+
+    #[test]
+    fn a_batch_stalls_when_items_fail_and_none_succeeds_for_the_give_up_time() {
+        let t0 = Instant::now();
+        let give_up = Duration::from_secs(12);
+        let mut m = BatchMeter::new("deleted", t0);
+        let p = |done, failed| BatchProgress {
+            total: 1_000,
+            done,
+            failed,
+            cancelled: 0,
+        };
+        // Slow but answering: never stalled.
+        assert!(!m.stalled(t0 + Duration::from_secs(20), p(0, 0), give_up));
+        assert!(!m.stalled(t0 + Duration::from_secs(21), p(5, 0), give_up));
+        // Failures, but successes within the give-up time.
+        assert!(!m.stalled(t0 + Duration::from_secs(30), p(5, 3), give_up));
+        assert!(!m.stalled(t0 + Duration::from_secs(32), p(6, 3), give_up));
+        // Failures and no success since 32 s: stalled at 44 s, not before.
+        assert!(!m.stalled(t0 + Duration::from_secs(43), p(6, 9), give_up));
+        assert!(m.stalled(t0 + Duration::from_secs(44), p(6, 9), give_up));
     }
 
     #[test]

@@ -363,7 +363,12 @@ pub(crate) fn handle_timeout<R: Role>(
         .handle_timeout(now, &mut e.transmits, &mut expired, limit);
     for (seq, p) in expired.drain(..) {
         let e = role.endpoint();
-        e.stats.timeouts += 1;
+        // The release is best effort (real UPFs never answer it): not a timeout of the run.
+        if p.response_type == MessageType::ASSOCIATION_RELEASE_RESPONSE {
+            e.stats.releases_unanswered += 1;
+        } else {
+            e.stats.timeouts += 1;
+        }
         if p.response_type == MessageType::HEARTBEAT_RESPONSE {
             e.heartbeat.settled();
         }

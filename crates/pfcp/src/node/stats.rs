@@ -11,8 +11,12 @@ pub struct Stats {
     pub requests_sent: u64,
     /// Retransmissions of our requests (T1 expired).
     pub retransmissions: u64,
-    /// Our requests given up after N1 retransmissions.
+    /// Our requests given up after N1 retransmissions (the best-effort Association Release is
+    /// counted in `releases_unanswered` instead).
     pub timeouts: u64,
+    /// Association Release Requests not answered within the release wait (Open5GS and eUPF
+    /// never answer them).
+    pub releases_unanswered: u64,
     /// Peer requests answered from the response cache instead of being applied again.
     pub answered_from_cache: u64,
     /// Responses that match no request in flight (late, duplicated, or foreign).
