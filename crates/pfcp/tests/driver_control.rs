@@ -100,7 +100,7 @@ async fn start_client(
 
 #[tokio::test]
 async fn the_window_grows_without_loss_and_progress_climbs_to_the_total_through_lost_datagrams() {
-    let (cp, up) = (Ipv4Addr::new(127, 0, 1, 11), Ipv4Addr::new(127, 0, 1, 12));
+    let (cp, up) = (Ipv4Addr::new(127, 0, 2, 11), Ipv4Addr::new(127, 0, 2, 12));
     // One establishment request in 40 is lost on its way to the UPF.
     let upf = filtered_upf(up, cp, Duration::ZERO, |t, n| {
         if t == MessageType::SESSION_ESTABLISHMENT_REQUEST && n % 40 == 0 {
@@ -157,7 +157,7 @@ async fn the_window_grows_without_loss_and_progress_climbs_to_the_total_through_
 
 #[tokio::test]
 async fn one_heartbeat_is_exchanged_after_the_association_and_before_the_first_session() {
-    let (cp, up) = (Ipv4Addr::new(127, 0, 1, 21), Ipv4Addr::new(127, 0, 1, 22));
+    let (cp, up) = (Ipv4Addr::new(127, 0, 2, 21), Ipv4Addr::new(127, 0, 2, 22));
     // The first heartbeat request is lost: the sessions wait for its retransmission's answer.
     let upf = filtered_upf(up, cp, Duration::ZERO, |t, n| {
         if t == MessageType::HEARTBEAT_REQUEST && n == 2 {
@@ -193,7 +193,7 @@ async fn one_heartbeat_is_exchanged_after_the_association_and_before_the_first_s
 
 #[tokio::test]
 async fn the_release_is_sent_once_and_an_unanswered_one_is_not_a_failure() {
-    let (cp, up) = (Ipv4Addr::new(127, 0, 1, 31), Ipv4Addr::new(127, 0, 1, 32));
+    let (cp, up) = (Ipv4Addr::new(127, 0, 2, 31), Ipv4Addr::new(127, 0, 2, 32));
     // Like Open5GS and eUPF: the Association Release Request is never answered.
     let upf = filtered_upf(up, cp, Duration::ZERO, |t, _| {
         if t == MessageType::ASSOCIATION_RELEASE_REQUEST {
@@ -230,7 +230,7 @@ async fn the_release_is_sent_once_and_an_unanswered_one_is_not_a_failure() {
     drop(upf);
 
     // A UPF that answers: Answered.
-    let (cp, up) = (Ipv4Addr::new(127, 0, 1, 33), Ipv4Addr::new(127, 0, 1, 34));
+    let (cp, up) = (Ipv4Addr::new(127, 0, 2, 33), Ipv4Addr::new(127, 0, 2, 34));
     let _upf = filtered_upf(up, cp, Duration::ZERO, |_, _| Verdict::Pass).await;
     let (client, _events) = start_client(cp, up, |_| {}).await;
     client.associate().await.unwrap();
@@ -239,7 +239,7 @@ async fn the_release_is_sent_once_and_an_unanswered_one_is_not_a_failure() {
 
 #[tokio::test]
 async fn cancelling_part_way_stops_the_establishment_and_what_was_established_is_deleted() {
-    let (cp, up) = (Ipv4Addr::new(127, 0, 1, 41), Ipv4Addr::new(127, 0, 1, 42));
+    let (cp, up) = (Ipv4Addr::new(127, 0, 2, 41), Ipv4Addr::new(127, 0, 2, 42));
     // A slow UPF (1 ms a request, one at a time) that loses one request in 25.
     let upf = filtered_upf(up, cp, Duration::from_millis(1), |t, n| {
         if t == MessageType::SESSION_ESTABLISHMENT_REQUEST && n % 25 == 0 {

@@ -14,7 +14,7 @@ use upfbench_dpdk::{
 };
 use upfbench_gtpu::{MacAddr, Qfi, Teid};
 use upfbench_pfcp::driver::Release;
-use upfbench_pfcp::node::Stats;
+use upfbench_pfcp::node::{NodeError, Stats};
 use upfbench_stats::report::PortReport;
 use upfbench_stats::{
     IntervalLog, LiveMeter, Report, RunResult, RxConfig, RxHandle, RxStats, StepReport, StreamSpec,
@@ -511,6 +511,25 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
                                 .collect();
                         }
                         out::line(&format!("PFCP: {} sessions established", sessions.len()));
+                        machine.handle(now, Event::Established);
+                    }
+                    // Cancelled because the user interrupted: not a failure; the teardown
+                    // deletes what was established.
+                    Err(e)
+                        if machine.stopped_early()
+                            && machine.failure().is_none()
+                            && matches!(
+                                e.error,
+                                NodeError::Aborted {
+                                    reason: "cancelled",
+                                    ..
+                                }
+                            ) =>
+                    {
+                        out::line(&format!(
+                            "PFCP: {} of {} sessions established before the interruption",
+                            e.established, e.total
+                        ));
                         machine.handle(now, Event::Established);
                     }
                     Err(e) => machine.handle(now, Event::Failed(format!("PFCP: {e}"))),

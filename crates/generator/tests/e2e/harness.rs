@@ -279,8 +279,9 @@ pub(crate) fn num(v: &Value, path: &[&str]) -> u64 {
         .unwrap_or_else(|| panic!("{path:?} is not a count: {at}"))
 }
 
-/// The measured figures of one direction of a step, as the report gives them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The measured figures of one direction of a step, as the report gives them (all zero when
+/// nothing was measured).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Figures {
     /// Flows (stream × UE).
     pub(crate) streams: u64,
@@ -302,9 +303,13 @@ pub(crate) struct Figures {
     pub(crate) p50_ns: u64,
 }
 
-/// The figures of `direction` (`uplink`, `downlink`) in the report's only step.
+/// The figures of `direction` (`uplink`, `downlink`) in the report's only step (zero without
+/// a step: an interruption before any traffic).
 pub(crate) fn figures(report: &Value, direction: &str) -> Figures {
     let steps = report["steps"].as_array().expect("steps");
+    if steps.is_empty() {
+        return Figures::default();
+    }
     assert_eq!(steps.len(), 1, "one step");
     let d = steps[0]["directions"]
         .as_array()

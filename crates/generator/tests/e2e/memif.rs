@@ -485,3 +485,80 @@ fn memif_ctrl_c_in_the_warm_up_measures_nothing() {
         );
     }
 }
+
+/// SIGINT while 100,000 sessions are being established: the progress line shows it going, the
+/// establishment stops sending requests, nothing is measured, exactly the sessions established
+/// are deleted (the reflector's table is empty at the release), and the exit is a success.
+#[test]
+fn memif_ctrl_c_during_establishment_deletes_what_was_established() {
+    let _serial = serial();
+    let total = 100_000u64;
+    let profile = format!(
+        "name: e2e\n\
+         sessions: {{count: {total}, ue_pool: 10.0.0.0/8}}\n\
+         streams:\n  \
+           - {{name: ul, direction: uplink, rate: 1000pps, payload: 100}}\n\
+         duration: 5s\n\
+         drain: 300ms\n"
+    );
+    let bed = Memif::new("ctrlc-establish", "{}", &profile);
+    let mut reflector = bed.reflector();
+    let mut generator = bed.generator();
+    // Progress lines come once a second while the batch runs.
+    generator.wait_until(Duration::from_secs(60), |out, _| {
+        out.lines().any(|l| l.starts_with("PFCP: established "))
+    });
+    generator.interrupt();
+    let status = generator.wait(Duration::from_secs(120));
+    let o = finish(&bed, &mut reflector, &generator, status);
+    o.print("ctrlc-establish");
+    assert!(o.status.success(), "exit status {}\n{}", o.status, o.stdout);
+    let progress: Vec<u64> = o
+        .stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("PFCP: established "))
+        .filter_map(|l| l.split('/').next()?.parse().ok())
+        .collect();
+    assert!(!progress.is_empty(), "{}", o.stdout);
+    assert!(progress.windows(2).all(|w| w[0] <= w[1]), "{progress:?}");
+    assert!(
+        o.stdout
+            .lines()
+            .any(|l| l == "interrupted: establishment stops after the requests in flight"),
+        "{}",
+        o.stdout
+    );
+    let c = &o.report["control"];
+    let established = num(c, &["established"]);
+    assert!(
+        established >= *progress.last().unwrap() && established < total,
+        "established {established} of {total}, progress {progress:?}"
+    );
+    assert_eq!(num(c, &["deleted"]), established, "{c}");
+    assert!(
+        o.stdout.lines().any(|l| l
+            == format!(
+                "PFCP: {established} of {total} sessions established before the interruption"
+            )),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.stdout
+            .lines()
+            .any(|l| l == format!("PFCP: {established} sessions deleted")),
+        "{}",
+        o.stdout
+    );
+    assert!(
+        o.reflector_log
+            .contains("released the association (0 sessions removed)"),
+        "sessions were left on the reflector:\n{}",
+        o.reflector_log
+    );
+    assert_eq!(
+        o.report["steps"].as_array().map(Vec::len),
+        Some(0),
+        "nothing measured"
+    );
+}
