@@ -504,14 +504,20 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
                 times.establish_ended = Some(now);
                 match r {
                     Ok(sessions) => {
+                        out::line(&format!("PFCP: {} sessions established", sessions.len()));
                         if matches!(first.ues.uplink_teid, UplinkTeids::ChosenByUpf) {
                             uplink_teids = sessions
                                 .iter()
                                 .map(|s| s.uplink_endpoint().map_or(0, |(t, _)| t.0))
                                 .collect();
                         }
-                        out::line(&format!("PFCP: {} sessions established", sessions.len()));
-                        machine.handle(now, Event::Established);
+                        match crate::control::checks::chosen_endpoint_mismatch(
+                            &sessions,
+                            system.n3.peer,
+                        ) {
+                            Some(m) => machine.handle(now, Event::Failed(m)),
+                            None => machine.handle(now, Event::Established),
+                        }
                     }
                     // Cancelled because the user interrupted: not a failure; the teardown
                     // deletes what was established.
