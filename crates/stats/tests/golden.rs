@@ -188,6 +188,12 @@ fn csv_matches_golden() {
 }
 
 #[test]
+fn port_and_control_csv_match_golden() {
+    golden("ports.csv", &report().ports_csv());
+    golden("control.csv", &report().control_csv());
+}
+
+#[test]
 fn json_matches_golden_and_reads_back() {
     let r = report();
     golden("report.json", &r.to_json());

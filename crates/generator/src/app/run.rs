@@ -1010,7 +1010,8 @@ fn write_report(
     Ok(folder)
 }
 
-/// report.json, report.csv, report.txt and a latency interval log per step
+/// report.json, report.csv (a row per step and direction), ports.csv, control.csv (with PFCP),
+/// report.txt and a latency interval log per step
 /// (`latency.hlog` for a run, `latency-<payload>B.hlog` for a sweep's steps).
 fn write_files(
     report: &Report,
@@ -1023,6 +1024,10 @@ fn write_files(
     };
     write("report.json", report.to_json().as_bytes())?;
     write("report.csv", report.to_csv().as_bytes())?;
+    write("ports.csv", report.ports_csv().as_bytes())?;
+    if report.control.is_some() {
+        write("control.csv", report.control_csv().as_bytes())?;
+    }
     write("report.txt", report.to_table().as_bytes())?;
     for (step, log) in hlogs {
         if let Some(bytes) = log {

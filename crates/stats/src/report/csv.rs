@@ -113,6 +113,110 @@ pub fn render_csv(report: &Report) -> String {
     out
 }
 
+/// The header of [`render_ports_csv`].
+pub const PORTS_CSV_COLUMNS: [&str; 10] = [
+    "step",
+    "port",
+    "ipackets",
+    "opackets",
+    "ibytes",
+    "obytes",
+    "imissed",
+    "ierrors",
+    "rx_nombuf",
+    "oerrors",
+];
+
+/// The tester's port counters: a row per step and port.
+pub fn render_ports_csv(report: &Report) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", PORTS_CSV_COLUMNS.join(","));
+    for s in &report.steps {
+        for p in &s.ports {
+            let row = [
+                field(&s.label),
+                field(&p.name),
+                p.ipackets.to_string(),
+                p.opackets.to_string(),
+                p.ibytes.to_string(),
+                p.obytes.to_string(),
+                p.imissed.to_string(),
+                p.ierrors.to_string(),
+                p.rx_nombuf.to_string(),
+                p.oerrors.to_string(),
+            ];
+            let _ = writeln!(out, "{}", row.join(","));
+        }
+    }
+    out
+}
+
+/// The header of [`render_control_csv`].
+pub const CONTROL_CSV_COLUMNS: [&str; 23] = [
+    "upf",
+    "sessions",
+    "established",
+    "deleted",
+    "establish_s",
+    "established_per_s",
+    "delete_s",
+    "deleted_per_s",
+    "est_count",
+    "est_min_us",
+    "est_p50_us",
+    "est_p90_us",
+    "est_p99_us",
+    "est_max_us",
+    "del_p50_us",
+    "del_p99_us",
+    "requests_sent",
+    "retransmissions",
+    "timeouts",
+    "window_largest",
+    "heartbeats_answered",
+    "lost_sessions",
+    "release",
+];
+
+/// The control plane's figures as one row (only the header when the run had no PFCP). The
+/// Causes are in the JSON report.
+pub fn render_control_csv(report: &Report) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", CONTROL_CSV_COLUMNS.join(","));
+    let Some(c) = &report.control else {
+        return out;
+    };
+    let e = c.establishment_latency.as_ref();
+    let d = c.deletion_latency.as_ref();
+    let row = [
+        field(&c.upf),
+        c.sessions.to_string(),
+        c.established.to_string(),
+        c.deleted.to_string(),
+        opt(c.establish_s.map(|v| format!("{v:.6}"))),
+        opt(c.established_per_s.map(|v| format!("{v:.1}"))),
+        opt(c.delete_s.map(|v| format!("{v:.6}"))),
+        opt(c.deleted_per_s.map(|v| format!("{v:.1}"))),
+        opt(e.map(|l| l.count)),
+        opt(e.map(|l| l.min_us)),
+        opt(e.map(|l| l.p50_us)),
+        opt(e.map(|l| l.p90_us)),
+        opt(e.map(|l| l.p99_us)),
+        opt(e.map(|l| l.max_us)),
+        opt(d.map(|l| l.p50_us)),
+        opt(d.map(|l| l.p99_us)),
+        c.requests_sent.to_string(),
+        c.retransmissions.to_string(),
+        c.timeouts.to_string(),
+        c.window_largest.to_string(),
+        c.heartbeats_answered.to_string(),
+        c.lost_sessions.to_string(),
+        field(&c.release),
+    ];
+    let _ = writeln!(out, "{}", row.join(","));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

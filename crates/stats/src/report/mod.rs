@@ -5,7 +5,10 @@ mod model;
 mod table;
 mod time;
 
-pub use csv::{CSV_COLUMNS, render_csv};
+pub use csv::{
+    CONTROL_CSV_COLUMNS, CSV_COLUMNS, PORTS_CSV_COLUMNS, render_control_csv, render_csv,
+    render_ports_csv,
+};
 pub use model::{
     ControlReport, DirectionReport, LatencyReport, LossReport, PortReport, ProcedureLatency,
     Report, ReportError, SCHEMA_VERSION, StepReport, TOOL_NAME, ThroughputReport, ToolInfo,
@@ -22,5 +25,15 @@ impl Report {
     /// CSV with a header row (see [`render_csv`]).
     pub fn to_csv(&self) -> String {
         render_csv(self)
+    }
+
+    /// The port counters as CSV (see [`render_ports_csv`]).
+    pub fn ports_csv(&self) -> String {
+        render_ports_csv(self)
+    }
+
+    /// The control plane's figures as CSV (see [`render_control_csv`]).
+    pub fn control_csv(&self) -> String {
+        render_control_csv(self)
     }
 }
