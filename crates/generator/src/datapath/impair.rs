@@ -82,19 +82,25 @@ pub struct Impairments<T> {
     delayed: VecDeque<(u64, T)>,
 }
 
-/// Packets the rate cap lets through back to back.
-const RATE_CAP_BURST: f64 = 32.0;
+/// The rate cap's bucket: 10 ms of the rate, and at least 32 packets. Senders and the hosts
+/// they run on are bursty (a sender descheduled for a few ms sends what fell due at once); a
+/// bucket of one burst would police those ms away and let through less than the cap.
+const RATE_CAP_MIN_BURST: f64 = 32.0;
+const RATE_CAP_BURST_S: f64 = 0.01;
 
 impl<T> Impairments<T> {
     /// Impairments with `config` on a TSC of `tsc_hz`; `delay_capacity` packets can be held by
     /// the delay at once without allocating.
     pub fn new(config: ImpairConfig, tsc_hz: u64, delay_capacity: usize) -> Impairments<T> {
         Impairments {
-            bucket: config.rate_cap_pps.map(|pps| Bucket {
-                tokens: RATE_CAP_BURST,
-                burst: RATE_CAP_BURST,
-                per_tick: pps / tsc_hz.max(1) as f64,
-                last: 0,
+            bucket: config.rate_cap_pps.map(|pps| {
+                let burst = (pps * RATE_CAP_BURST_S).max(RATE_CAP_MIN_BURST);
+                Bucket {
+                    tokens: burst,
+                    burst,
+                    per_tick: pps / tsc_hz.max(1) as f64,
+                    last: 0,
+                }
             }),
             config,
             counters: ImpairCounters::default(),
@@ -306,7 +312,7 @@ mod tests {
         for i in 0..10_000u64 {
             imp.push(i * 100_000, i, |_| None, &mut |_| {}, &mut |_| passed += 1);
         }
-        // 1000 per second plus the initial burst of 32.
+        // 1000 per second plus the initial burst of 32 (10 ms of 1000 pps is less).
         assert!((1000..=1033).contains(&passed), "{passed}");
         assert_eq!(imp.counters().rate_dropped, 10_000 - passed);
     }

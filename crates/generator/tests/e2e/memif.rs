@@ -562,3 +562,25 @@ fn memif_ctrl_c_during_establishment_deletes_what_was_established() {
         "nothing measured"
     );
 }
+
+/// The reflector capped at 20 kpps per direction while the generator sends 50 kpps each way for
+/// 2 s: about 40,000 arrive per direction (2 s of the cap and its bucket of 200), and the
+/// generator's loss is exactly what the reflector says it capped.
+#[test]
+fn memif_rate_cap_is_the_received_rate_and_the_loss_is_what_was_capped() {
+    let _serial = serial();
+    let o = run("cap", "{rate_cap: 20kpps}", &profile(1, 2, "0s"));
+    o.print("cap");
+    o.assert_clean_end(1);
+    let capped = total(&o.reflector, "impaired: rate capped");
+    assert_eq!(o.uplink.lost + o.downlink.lost, capped);
+    for (name, f) in o.both() {
+        assert_eq!(f.sent, RATE * 2, "{name}");
+        assert!(
+            (38_000..=41_000).contains(&f.received),
+            "{name}: received {} at a cap of 20 kpps for 2 s",
+            f.received
+        );
+        assert_eq!(f.received + f.lost, f.sent, "{name}");
+    }
+}
