@@ -263,3 +263,23 @@ proptest! {
         }
     }
 }
+
+/// Found by the fuzz target (CI, 2026-11-24): an IPv4 header whose checksum field holds 0xffff
+/// where the computation gives 0x0000 (the other zero of one's complement) verifies, and
+/// re-emits with 0x0000, which verifies too.
+#[test]
+fn an_ipv4_checksum_of_0xffff_verifies_and_re_emits_as_0x0000() {
+    let mut packet = vec![
+        69, 0, 0, 28, 0, 1, 0, 0, 38, 255, 255, 255, 255, 132, 100, 64, 46, 255, 1, 31,
+    ];
+    packet.extend_from_slice(&[0; 8]);
+    let p = Ipv4Packet::new_checked(&packet[..]).unwrap();
+    assert!(p.verify_checksum());
+    let repr = Ipv4Repr::parse(&p).unwrap();
+    let mut out = [0u8; 20];
+    repr.emit(&mut out).unwrap();
+    assert_eq!(out[10..12], [0, 0]);
+    assert_eq!(out[..10], packet[..10]);
+    assert_eq!(out[12..], packet[12..20]);
+    assert_eq!(checksum::sum(&out), 0xffff);
+}
