@@ -261,3 +261,40 @@ fn table_has_a_table_per_direction_and_a_comparison_row_per_payload() {
     );
     assert!(table.contains("10 B: untagged 1"), "{table}");
 }
+
+#[test]
+fn a_stream_summary_over_all_flows_of_a_direction_is_the_directions_accounting() {
+    use upfbench_stats::report::StreamSummary;
+    let sim = simulate(
+        77,
+        8,
+        3_000,
+        Impairment {
+            drop_per_mille: 20,
+            dup_per_mille: 5,
+            reorder_per_mille: 30,
+            max_displacement: 20,
+        },
+        |_| frame(10),
+    );
+    let run = run_step(&sim, &RxConfig::default());
+    for d in Direction::ALL {
+        let flows: Vec<_> = run
+            .streams
+            .iter()
+            .filter(|s| s.direction == d)
+            .cloned()
+            .collect();
+        if flows.is_empty() {
+            continue;
+        }
+        let s = StreamSummary::from_flows("all", d, 10, &flows);
+        let r = &run.directions[d.index()];
+        assert_eq!(s.flows, r.streams);
+        assert_eq!(
+            (s.sent, s.lost, s.duplicates, s.reordered, s.late),
+            (r.seq.sent, r.seq.lost, r.seq.duplicates, r.seq.reordered, r.seq.late)
+        );
+        assert!(s.lost > 0 && s.duplicates > 0 && s.reordered > 0, "{s:?}");
+    }
+}

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use upfbench_stats::Direction;
 use upfbench_stats::report::{
     ControlReport, DirectionReport, LatencyReport, LossReport, PortReport, ProcedureLatency,
-    Report, StepReport, ThroughputReport,
+    Report, StepReport, StreamSummary, ThroughputReport,
 };
 
 fn throughput(packets: u64, frame: u64, secs: f64) -> ThroughputReport {
@@ -101,6 +101,11 @@ fn report() -> Report {
             port("N6", 14_880_952, 14_880_952, 17),
         ],
         rx_rejected: [("N3 not GTP-U".to_owned(), 2), ("N6 ARP".to_owned(), 1)].into(),
+        streams: vec![
+            stream("ul-small", Direction::Uplink, 10, 7_440_476, 1_000),
+            stream("ul-large", Direction::Uplink, 10, 7_440_476, 234),
+            stream("dl", Direction::Downlink, 10, 14_880_952, 0),
+        ],
     });
     r.steps.push(StepReport {
         label: "1400 B, \"paced\"".into(),
@@ -112,6 +117,7 @@ fn report() -> Report {
         warnings: vec!["2 streams arrived on more than one RX core".into()],
         ports: vec![],
         rx_rejected: Default::default(),
+        streams: vec![],
     });
     r.control = Some(ControlReport {
         upf: "192.168.14.151:8805".into(),
@@ -145,6 +151,23 @@ fn report() -> Report {
         release: "not answered".into(),
     });
     r
+}
+
+fn stream(name: &str, direction: Direction, payload: u32, sent: u64, lost: u64) -> StreamSummary {
+    StreamSummary {
+        name: name.into(),
+        direction,
+        payload_bytes: payload,
+        flows: 2,
+        sent,
+        received: sent - lost,
+        lost,
+        loss_pct: lost as f64 * 100.0 / sent as f64,
+        duplicates: 0,
+        reordered: 6,
+        late: 0,
+        jitter_ns: Some(250.5),
+    }
 }
 
 fn port(name: &str, rx: u64, tx: u64, imissed: u64) -> PortReport {

@@ -15,7 +15,7 @@ use upfbench_dpdk::{
 use upfbench_gtpu::{MacAddr, Qfi, Teid};
 use upfbench_pfcp::driver::Release;
 use upfbench_pfcp::node::{NodeError, Stats};
-use upfbench_stats::report::PortReport;
+use upfbench_stats::report::{PortReport, StreamSummary};
 use upfbench_stats::{
     IntervalLog, LiveMeter, Report, RunResult, RxConfig, RxHandle, RxStats, StepReport, StreamSpec,
     TxHandle, TxStats,
@@ -853,6 +853,19 @@ fn collect<'p>(
     );
     report.warnings.extend(counter_notes(&counters));
     report.rx_rejected = rejected(&counters);
+    report.streams = plan
+        .streams
+        .iter()
+        .map(|st| {
+            let flows = st.flow_base as usize..(st.flow_base + st.ue_count()) as usize;
+            StreamSummary::from_flows(
+                st.name.clone(),
+                st.direction,
+                u32::from(st.payload_len),
+                merged.streams.get(flows).unwrap_or_default(),
+            )
+        })
+        .collect();
     let after = [ports[0].stats()?, ports[1].stats()?];
     for (name, (b, a)) in ["N3", "N6"].iter().zip(r.ports_before.iter().zip(&after)) {
         let port = port_report(name, b, a);

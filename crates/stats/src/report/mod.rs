@@ -11,7 +11,8 @@ pub use csv::{
 };
 pub use model::{
     ControlReport, DirectionReport, LatencyReport, LossReport, PortReport, ProcedureLatency,
-    Report, ReportError, SCHEMA_VERSION, StepReport, TOOL_NAME, ThroughputReport, ToolInfo,
+    Report, ReportError, SCHEMA_VERSION, StepReport, StreamSummary, TOOL_NAME, ThroughputReport,
+    ToolInfo,
 };
 pub use table::render_table;
 pub use time::rfc3339_utc;

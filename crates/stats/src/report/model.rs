@@ -7,7 +7,7 @@ use thiserror::Error;
 
 use crate::direction::Direction;
 use crate::latency::LatencyRecorder;
-use crate::merge::{DirectionResult, RunResult};
+use crate::merge::{DirectionResult, RunResult, StreamResult};
 use crate::rate::{TrafficCounters, gbps, kpps, percent};
 
 use super::time::rfc3339_utc;
@@ -167,6 +167,68 @@ pub struct StepReport {
     /// count): counted and dropped.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub rx_rejected: BTreeMap<String, u64>,
+    /// The profile's streams, each summed over its flows (one per UE).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub streams: Vec<StreamSummary>,
+}
+
+/// One stream of the profile (e.g. "ul", or one size of an IMIX), summed over its flows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StreamSummary {
+    /// The profile's name of the stream.
+    pub name: String,
+    /// Its direction.
+    pub direction: Direction,
+    /// Inner UDP payload (bytes).
+    pub payload_bytes: u32,
+    /// Flows (UEs) in the stream.
+    pub flows: u32,
+    /// Packets sent.
+    pub sent: u64,
+    /// Packets received (duplicates and late ones included).
+    pub received: u64,
+    /// Positions never received in time.
+    pub lost: u64,
+    /// `lost / sent` in percent.
+    pub loss_pct: f64,
+    /// Receptions of a position already received.
+    pub duplicates: u64,
+    /// Unique receptions after a higher position of their flow.
+    pub reordered: u64,
+    /// Receptions older than the reorder window.
+    pub late: u64,
+    /// Mean of the flows' RFC 3550 jitter (ns).
+    pub jitter_ns: Option<f64>,
+}
+
+impl StreamSummary {
+    /// The summary of `flows` (the stream's flows of a merged run) under `name`.
+    pub fn from_flows(
+        name: impl Into<String>,
+        direction: Direction,
+        payload_bytes: u32,
+        flows: &[StreamResult],
+    ) -> StreamSummary {
+        let sum = |f: fn(&StreamResult) -> u64| flows.iter().map(f).sum::<u64>();
+        let sent = sum(|r| r.seq.sent);
+        let lost = sum(|r| r.seq.lost);
+        let jitters: Vec<f64> = flows.iter().filter_map(|r| r.jitter_ns).collect();
+        StreamSummary {
+            name: name.into(),
+            direction,
+            payload_bytes,
+            flows: flows.len() as u32,
+            sent,
+            received: sum(|r| r.seq.received),
+            lost,
+            loss_pct: percent(lost, sent),
+            duplicates: sum(|r| r.seq.duplicates),
+            reordered: sum(|r| r.seq.reordered),
+            late: sum(|r| r.seq.late),
+            jitter_ns: (!jitters.is_empty())
+                .then(|| jitters.iter().sum::<f64>() / jitters.len() as f64),
+        }
+    }
 }
 
 /// Figures of one direction in one step.
@@ -340,6 +402,7 @@ impl StepReport {
             warnings: run.warnings.clone(),
             ports: Vec::new(),
             rx_rejected: BTreeMap::new(),
+            streams: Vec::new(),
         }
     }
 }

@@ -302,6 +302,59 @@ fn port_table(out: &mut String, report: &Report) {
     out.push('\n');
 }
 
+const STREAM_COLUMNS: [(&str, Align); 12] = [
+    ("Step", Align::Left),
+    ("Stream", Align::Left),
+    ("Dir", Align::Left),
+    ("Payload B", Align::Right),
+    ("Flows", Align::Right),
+    ("Sent", Align::Right),
+    ("Received", Align::Right),
+    ("Lost", Align::Right),
+    ("Loss %", Align::Right),
+    ("Dup", Align::Right),
+    ("Reord", Align::Right),
+    ("Jitter us", Align::Right),
+];
+
+/// A row per profile stream, when some direction has more than one (the direction tables
+/// already show a lone stream).
+fn stream_table(out: &mut String, report: &Report) {
+    let several = report.steps.iter().any(|s| {
+        Direction::ALL
+            .iter()
+            .any(|d| s.streams.iter().filter(|x| x.direction == *d).count() > 1)
+    });
+    if !several {
+        return;
+    }
+    let rows: Vec<Vec<String>> = report
+        .steps
+        .iter()
+        .flat_map(|s| {
+            s.streams.iter().map(move |x| {
+                vec![
+                    s.label.clone(),
+                    x.name.clone(),
+                    x.direction.short().to_owned(),
+                    x.payload_bytes.to_string(),
+                    x.flows.to_string(),
+                    x.sent.to_string(),
+                    x.received.to_string(),
+                    x.lost.to_string(),
+                    format!("{:.3}", x.loss_pct),
+                    x.duplicates.to_string(),
+                    x.reordered.to_string(),
+                    x.jitter_ns.map_or_else(dash, us),
+                ]
+            })
+        })
+        .collect();
+    let _ = writeln!(out, "Streams of the profile\n");
+    grid(out, &owned(&STREAM_COLUMNS), &rows);
+    out.push('\n');
+}
+
 fn rejected_section(out: &mut String, report: &Report) {
     let lines: Vec<String> = report
         .steps
@@ -359,6 +412,7 @@ pub fn render_table(report: &Report) -> String {
          latency one-way in us\n"
     );
     direction_tables(&mut out, report);
+    stream_table(&mut out, report);
     comparison_table(&mut out, report);
     if let Some(c) = &report.control {
         control_section(&mut out, c);
