@@ -617,7 +617,17 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
                 .pfcp
                 .as_ref()
                 .map_or(String::new(), |p| p.peer.to_string());
-            report.control = Some(control_report(upf, sessions.len() as u64, &times, &f, &st));
+            let control = control_report(upf, sessions.len() as u64, &times, &f, &st);
+            if control.lost_sessions > 0 {
+                report.warnings.push(format!(
+                    "the UPF no longer knew {} sessions when they were deleted (Cause 65): it \
+                     removed them during the run (Open5GS does so when it takes the run for a CP \
+                     restart), so their flows' losses may be the UPF's session handling, not its \
+                     forwarding",
+                    control.lost_sessions
+                ));
+            }
+            report.control = Some(control);
         }
     }
     drop(client);
