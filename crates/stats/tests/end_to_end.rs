@@ -293,7 +293,13 @@ fn a_stream_summary_over_all_flows_of_a_direction_is_the_directions_accounting()
         assert_eq!(s.flows, r.streams);
         assert_eq!(
             (s.sent, s.lost, s.duplicates, s.reordered, s.late),
-            (r.seq.sent, r.seq.lost, r.seq.duplicates, r.seq.reordered, r.seq.late)
+            (
+                r.seq.sent,
+                r.seq.lost,
+                r.seq.duplicates,
+                r.seq.reordered,
+                r.seq.late
+            )
         );
         assert!(s.lost > 0 && s.duplicates > 0 && s.reordered > 0, "{s:?}");
     }
