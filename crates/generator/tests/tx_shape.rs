@@ -287,8 +287,6 @@ fn one_share_after_a_stall_and_a_full_queue(eal: &Eal, pool: &Mempool<'_>) -> Ou
 /// packets.
 fn three_shares_on_one_queue(eal: &Eal, pool: &Mempool<'_>) -> Outcome {
     let plan = plan(THREE_STREAMS);
-    let parts: Vec<u32> = plan.workers[0].shares.iter().map(|s| s.allowance).collect();
-    check(parts == [18, 11, 3], || format!("allowances {parts:?}"))?;
     let [a, b] = eal
         .create_ring_pair(["three", "threepeer"], 1)
         .map_err(|e| e.to_string())?;
@@ -344,6 +342,8 @@ fn three_shares_on_one_queue(eal: &Eal, pool: &Mempool<'_>) -> Outcome {
     check(per_stream == [14_000, 8_000, 2_000], || {
         format!("sent per stream {per_stream:?}")
     })?;
+    let parts: Vec<u32> = plan.workers[0].shares.iter().map(|s| s.allowance).collect();
+    check(parts == [18, 11, 3], || format!("allowances {parts:?}"))?;
     println!(
         "three shares: slips {:?}",
         shares.iter().map(|(s, _, _)| s.slip()).collect::<Vec<_>>()

@@ -4,7 +4,8 @@
 //!   PFCP, zero loss, a latency sample per packet; the reflector's impairments (drop, duplicate,
 //!   reorder, delay) seen exactly by the generator; Ctrl-C during the measured phase;
 //! - in the kernel lab (`deploy/lab.sh`, namespaces of their own): generator and reflector on
-//!   `net_af_packet` over veths, PFCP over n4, ARP resolved both ways, zero loss.
+//!   `net_af_packet` over veths, PFCP over n4, ARP resolved both ways, zero loss;
+//! - on `net_null`, no peer: a TX asked for more than it can send slips, and the report says so.
 //!
 //! They need root. Each process busy-polls one core and the machine may have two, so the cases
 //! run one at a time ([`harness::serial`]), the generator's worker on lcore 1 and the
@@ -16,3 +17,4 @@
 mod harness;
 mod lab;
 mod memif;
+mod tx_slip;
