@@ -130,7 +130,7 @@ mod tests {
         assert_eq!(slip_warning(Direction::Uplink, s(25_000.0), 5.0), None);
         let w = slip_warning(Direction::Downlink, s(25_001.0), 5.0).expect("a warning");
         assert!(
-            w.starts_with("downlink TX fell behind 3 times, the last packet 25001.0 us late (0.50% of the 5.000 s it sent)"),
+            w.starts_with("downlink TX fell behind its schedule 3 times, 25001.0 us in all (0.50% of the 5.000 s it sent)"),
             "{w}"
         );
     }

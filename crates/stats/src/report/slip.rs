@@ -40,7 +40,7 @@ impl std::fmt::Display for TxSlip {
         let times = if self.count == 1 { "time" } else { "times" };
         write!(
             f,
-            "fell behind {} {times}, the last packet {:.1} us late",
+            "fell behind its schedule {} {times}, {:.1} us in all",
             self.count, self.slipped_us
         )
     }
