@@ -37,6 +37,8 @@ const HZ: u64 = 1_024_000_000;
 const TICKS_PER_US: u64 = 1024;
 
 type Outcome = Result<(), String>;
+/// A case: runs on the process's EAL with a pool for the ports.
+type Case = fn(&Eal, &Mempool<'_>) -> Outcome;
 
 fn plan(profile: &str) -> Plan {
     let (s, p) = config::run_from_str(SYSTEM, "memif.yaml", profile, "p.yaml").expect("valid");
@@ -369,7 +371,7 @@ fn round<'p>(
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let cases: [(&str, fn(&Eal, &Mempool<'_>) -> Outcome); 2] = [
+    let cases: [(&str, Case); 2] = [
         (
             "one_share_after_a_stall_and_a_full_queue",
             one_share_after_a_stall_and_a_full_queue,
