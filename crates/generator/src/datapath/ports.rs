@@ -51,8 +51,30 @@ pub fn rx_pool<'e>(
     Mempool::new(eal, name, n, RX_POOL_CACHE, DEFAULT_DATA_ROOM, Socket::Any)
 }
 
-/// Waits until the port's link is up (a memif or af_packet link comes up when its peer does).
-pub fn wait_link(port: &Port<'_>, timeout: Duration) -> Result<Link, Duration> {
+/// Why a wait on the ports ended without what it waited for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WaitError {
+    /// The link stayed down this long.
+    #[error("link still down after {0:?}")]
+    LinkDown(Duration),
+    /// A neighbour did not answer ARP.
+    #[error(transparent)]
+    Unresolved(#[from] Unresolved),
+    /// `stop` said so (the user interrupted).
+    #[error("interrupted")]
+    Interrupted,
+}
+
+/// How often a wait looks at the link and at `stop`.
+const LINK_POLL: Duration = Duration::from_millis(20);
+
+/// Waits until the port's link is up (a memif or af_packet link comes up when its peer does),
+/// at most `timeout`, and no longer than `stop` returns false (looked at every 20 ms).
+pub fn wait_link(
+    port: &Port<'_>,
+    timeout: Duration,
+    stop: &dyn Fn() -> bool,
+) -> Result<Link, WaitError> {
     let start = Instant::now();
     loop {
         if let Ok(link) = port.link()
@@ -60,10 +82,13 @@ pub fn wait_link(port: &Port<'_>, timeout: Duration) -> Result<Link, Duration> {
         {
             return Ok(link);
         }
-        if start.elapsed() >= timeout {
-            return Err(timeout);
+        if stop() {
+            return Err(WaitError::Interrupted);
         }
-        std::thread::sleep(Duration::from_millis(20));
+        if start.elapsed() >= timeout {
+            return Err(WaitError::LinkDown(timeout));
+        }
+        std::thread::sleep(LINK_POLL);
     }
 }
 
@@ -85,8 +110,8 @@ pub fn split_queues<'p>(n3: Queues<'p>, n6: Queues<'p>) -> Vec<[PortQueues<'p>; 
 /// A neighbour that did not answer ARP.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "{side}: no ARP reply from {address} after {requests} requests over {waited:?}; check the link \
-     and the peer's address, or give its MAC (peer_mac) in the system file"
+    "{side}: no ARP reply from {address} after {requests} requests {interval:?} apart; check the \
+     link and the peer's address, or give its MAC (peer_mac) in the system file"
 )]
 pub struct Unresolved {
     /// "N3" or "N6".
@@ -95,22 +120,22 @@ pub struct Unresolved {
     pub address: Ipv4Addr,
     /// Requests sent.
     pub requests: u32,
-    /// Time waited.
-    pub waited: Duration,
+    /// The wait for a reply after each (the system file's `arp.timeout`).
+    pub interval: Duration,
 }
 
 /// Resolves the MAC of each `(side, address)` by ARP before the workers start, from the main
 /// lcore: a request every `interval`, at most `requests` per address, polling every receive
-/// queue meanwhile (answering whatever else asks us, too). Addresses already known (configured)
-/// are not asked for.
+/// queue meanwhile (answering whatever else asks us, too), until `stop` returns true. Addresses
+/// already known (configured) are not asked for.
 pub fn resolve<'p>(
     queues: &mut [[PortQueues<'p>; 2]],
     service: &mut ServicePlane<'p>,
     targets: &[(Side, Ipv4Addr)],
     interval: Duration,
     requests: u32,
-) -> Result<Vec<MacAddr>, Unresolved> {
-    let start = Instant::now();
+    stop: &dyn Fn() -> bool,
+) -> Result<Vec<MacAddr>, WaitError> {
     let mut sent = vec![0u32; targets.len()];
     let mut last: Vec<Option<Instant>> = vec![None; targets.len()];
     let mut burst = MbufBurst::<RX_BURST>::new();
@@ -123,12 +148,12 @@ pub fn resolve<'p>(
             missing = true;
             if last[i].is_none_or(|t| t.elapsed() >= interval) {
                 if sent[i] == requests {
-                    return Err(Unresolved {
+                    return Err(WaitError::Unresolved(Unresolved {
                         side: side.name(),
                         address: ip,
                         requests,
-                        waited: start.elapsed(),
-                    });
+                        interval,
+                    }));
                 }
                 service.forget_request(side, u32::from(ip));
                 service.resolve(side, u32::from(ip), tsc());
@@ -138,6 +163,9 @@ pub fn resolve<'p>(
         }
         if !missing {
             break;
+        }
+        if stop() {
+            return Err(WaitError::Interrupted);
         }
         if let Some(first) = queues.first_mut() {
             for side in Side::BOTH {
