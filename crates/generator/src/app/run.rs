@@ -22,6 +22,7 @@ use upfbench_stats::{
 };
 
 use super::out;
+use super::peers::{EarlyStop, wait_for_links, wait_for_memif_servers};
 use super::reflect::make_socket_dir;
 use crate::cli::RunArgs;
 use crate::config::{self, Profile, System};
@@ -34,7 +35,7 @@ use crate::datapath::clock::Clock;
 use crate::datapath::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
 use crate::datapath::frames::{Endpoints, stream_template};
 use crate::datapath::phase::{Phase, RunControl};
-use crate::datapath::ports::{WaitError, port_config, resolve, rx_pool, split_queues, wait_link};
+use crate::datapath::ports::{WaitError, port_config, resolve, rx_pool, split_queues};
 use crate::datapath::queues::{PortQueues, Side};
 use crate::datapath::service::{Interface, ServicePlane};
 use crate::datapath::tag::TAG_LEN;
@@ -47,8 +48,6 @@ use crate::run::{Action, Event, RunMachine, Timing};
 const TX_POOL: u32 = 4095;
 const TX_POOL_CACHE: u32 = 256;
 const SERVICE_POOL: u32 = 2047;
-/// How long a link may take to come up (a memif peer to connect).
-const LINK_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long unsent packets are offered to a full queue at the end of a step.
 const FLUSH_NS: u64 = 100_000_000;
 /// Lead time given to the workers before a sending phase's first packet is due.
@@ -163,28 +162,20 @@ fn now_unix_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
-/// How a run ended before its state machine started.
-enum EarlyEnd {
-    /// Interrupted while doing this ("waiting for N3's link").
-    Interrupted(String),
-    /// Failed with this message.
-    Failed(String),
-}
-
-/// The report of a run that ended before anything was sent: what it was doing, and nothing
+/// The report of a run that ended before its phases started: what it was doing, and nothing
 /// measured. Returns `Ok` after an interruption, the failure otherwise.
 fn end_early(
     setup: &Setup<'_>,
     report: &mut Report,
     run_started: Instant,
-    end: EarlyEnd,
+    end: EarlyStop,
 ) -> Result<()> {
     report.duration_s = run_started.elapsed().as_secs_f64();
     report.warnings.push(match &end {
-        EarlyEnd::Interrupted(doing) => {
+        EarlyStop::Interrupted(doing) => {
             format!("the run was interrupted {doing}: nothing was measured")
         }
-        EarlyEnd::Failed(m) => format!("the run failed: {m}"),
+        EarlyStop::Failed(m) => format!("the run failed: {m}"),
     });
     let folder = write_report(
         report,
@@ -196,11 +187,11 @@ fn end_early(
     out::text(&report.to_table());
     out::line(&format!("\nreports: {}", folder.display()));
     match end {
-        EarlyEnd::Interrupted(_) => {
+        EarlyStop::Interrupted(_) => {
             out::line("interrupted: the report holds what was measured");
             Ok(())
         }
-        EarlyEnd::Failed(m) => bail!("{m}"),
+        EarlyStop::Failed(m) => bail!("{m}"),
     }
 }
 
@@ -241,6 +232,12 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
         DEFAULT_DATA_ROOM,
         Socket::Any,
     )?;
+    let run_started = Instant::now();
+    let mut report = new_report(setup, workers);
+    let stop = || interrupts.any();
+    if let Err(e) = wait_for_memif_servers(system, &setup.names, &stop) {
+        return end_early(setup, &mut report, run_started, e);
+    }
     let s3 = n3
         .start(
             &port_config(
@@ -263,33 +260,10 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
             &pools[1],
         )
         .context("starting N6")?;
-    let run_started = Instant::now();
-    let mut report = new_report(setup, workers);
-    let mut links = [None, None];
-    for (i, (p, name)) in [(&*s3, "N3"), (&*s6, "N6")].into_iter().enumerate() {
-        if !p.link().is_ok_and(|l| l.up) {
-            out::line(&format!(
-                "{name} ({}): waiting for the link (at most {LINK_TIMEOUT:?})",
-                setup.names[i]
-            ));
-        }
-        match wait_link(p, LINK_TIMEOUT, &|| interrupts.any()) {
-            Ok(link) => links[i] = link.speed_mbps.map(|m| f64::from(m) * 1e6),
-            Err(WaitError::Interrupted) => {
-                let doing = format!("waiting for {name}'s link");
-                return end_early(
-                    setup,
-                    &mut report,
-                    run_started,
-                    EarlyEnd::Interrupted(doing),
-                );
-            }
-            Err(e) => {
-                let m = format!("{name} ({}): {e}; is the peer running?", setup.names[i]);
-                return end_early(setup, &mut report, run_started, EarlyEnd::Failed(m));
-            }
-        }
-    }
+    let links = match wait_for_links([&*s3, &*s6], &setup.names, &stop) {
+        Ok(speeds) => speeds,
+        Err(e) => return end_early(setup, &mut report, run_started, e),
+    };
     let plans = setup
         .payloads
         .iter()
@@ -325,12 +299,12 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
         }
     }))?;
     if interrupts.any() {
-        let doing = "before the first PFCP message".to_owned();
+        let doing = "while being set up".to_owned();
         return end_early(
             setup,
             &mut report,
             run_started,
-            EarlyEnd::Interrupted(doing),
+            EarlyStop::Interrupted(doing),
         );
     }
 
@@ -491,6 +465,10 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                         report.steps = steps.iter().map(|s| s.report.clone()).collect();
                         if let Some(f) = machine.failure() {
                             report.warnings.push(format!("the run failed: {f}"));
+                        } else if machine.stopped_early() && steps.is_empty() {
+                            report
+                                .warnings
+                                .push("the run was interrupted: nothing was measured".into());
                         } else if machine.stopped_early() {
                             report.warnings.push(
                                 "the run was interrupted: steps not collected are missing".into(),

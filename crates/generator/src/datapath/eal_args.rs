@@ -1,5 +1,6 @@
 //! The EAL command line of a run, from the system file: the user's arguments, the lcores, a file
-//! prefix of the process's own, and one `-a` (PCI) or `--vdev` argument per port.
+//! prefix of the process's own, and one `-a` (PCI) or `--vdev` argument per port; and the guard
+//! that removes EAL's runtime directory of that prefix however the command ends.
 
 use crate::config::Device;
 
@@ -92,12 +93,7 @@ pub fn runtime_dir(prefix: &str) -> std::path::PathBuf {
     base.join(prefix)
 }
 
-/// Removes what EAL leaves in its runtime directory for `prefix`: the directory and the files
-/// in it, if empty of anything else.
-pub fn remove_runtime_dir(prefix: &str) {
-    remove_dir(&runtime_dir(prefix));
-}
-
+/// Removes what EAL leaves in its runtime directory: the directory and the files in it.
 fn remove_dir(dir: &std::path::Path) {
     if let Ok(entries) = std::fs::read_dir(dir) {
         for e in entries.flatten() {
