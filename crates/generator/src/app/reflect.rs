@@ -7,13 +7,14 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use upfbench_dpdk::{Eal, Mempool, Port, StopFlag};
 use upfbench_gtpu::MacAddr;
+use upfbench_pfcp::ie::DnsName;
 
 use super::out;
 use crate::cli::ReflectArgs;
 use crate::config::{self, PortName, ReflectMode, Reflector, ReflectorPort};
 use crate::control::Interrupts;
 use crate::control::upf_side::{UpfSide, UpfThread};
-use crate::datapath::eal_args::{PortDevice, eal_args, file_prefix, remove_runtime_dir};
+use crate::datapath::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
 use crate::datapath::impair::{ImpairConfig, Impairments};
 use crate::datapath::ports::{port_config, rx_pool, split_queues};
 use crate::datapath::queues::Side;
@@ -28,6 +29,9 @@ const DELAY_CAPACITY: usize = 1 << 16;
 
 /// Runs the reflector.
 pub fn run(args: &ReflectArgs) -> Result<()> {
+    // First of all: a Ctrl-C from now on is counted, not the default exit that would leave
+    // EAL's runtime files behind.
+    let interrupts = Interrupts::install().context("installing the signal handlers")?;
     let mut cfg = config::load_reflector(&args.file).map_err(|e| anyhow::anyhow!("{e}"))?;
     if let Some(port) = args.echo {
         cfg.mode = ReflectMode::Echo(port);
@@ -65,7 +69,9 @@ pub fn run(args: &ReflectArgs) -> Result<()> {
         &devices,
     );
     let prefix = file_prefix(&eal_args).unwrap_or(prefix);
-    let result = Eal::init(&eal_args)
+    // Dropped after the Eal: removes its runtime files on every way out, panics included.
+    let _runtime_dir = RuntimeDirGuard::new(&prefix);
+    Eal::init(&eal_args)
         .context("EAL initialisation failed (see EAL's messages above)")
         .and_then(|eal| {
             reflect(
@@ -74,10 +80,9 @@ pub fn run(args: &ReflectArgs) -> Result<()> {
                 [&n3, &n6],
                 [devices[0].port_name(), devices[1].port_name()],
                 args.duration,
+                &interrupts,
             )
-        });
-    remove_runtime_dir(&prefix);
-    result
+        })
 }
 
 /// Creates the directory of a memif socket file (`socket=/tmp/upfbench/n3.sock`).
@@ -113,6 +118,7 @@ fn reflect(
     ports_cfg: [&ReflectorPort; 2],
     names: [String; 2],
     duration: Option<Duration>,
+    interrupts: &Interrupts,
 ) -> Result<()> {
     let workers = cfg.cores.workers.len() as u16;
     let mut n3 =
@@ -149,7 +155,6 @@ fn reflect(
     let queues = split_queues(s3.queues()?, s6.queues()?);
 
     let (publisher, readers) = table_channels(usize::from(workers), ForwardingTable::empty());
-    let interrupts = Interrupts::new();
     let pfcp = match (cfg.mode, &cfg.pfcp) {
         (ReflectMode::Upf, Some(p)) => Some(UpfSide {
             local: p.local,
@@ -158,10 +163,15 @@ fn reflect(
             first_teid: p.first_teid,
             first_seid: p.first_seid,
             heartbeat: p.heartbeat,
+            network_instances: p
+                .network_instances
+                .iter()
+                .map(|n| DnsName::from_dotted(n))
+                .collect::<Result<_, _>>()?,
         }),
         _ => None,
     };
-    let control = UpfThread::start(pfcp, publisher, interrupts.clone())?;
+    let control = UpfThread::start(pfcp, publisher)?;
     let known: Vec<_> = [(Side::N3, ports_cfg[0]), (Side::N6, ports_cfg[1])]
         .into_iter()
         .filter_map(|(side, p)| Some((side, p.peer?, MacAddr(p.peer_mac?))))

@@ -7,7 +7,8 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::FileKind;
-use super::profile::check_rate;
+use super::profile::{check_dns_name, check_rate};
+use super::source::join_index;
 use super::system::{
     Arp, Cores, Device, Eal, check_arp, check_kind, check_n4_address, default_descriptors,
     default_heartbeat, one,
@@ -133,6 +134,11 @@ pub struct ReflectorPfcp {
     /// Its own Heartbeat Requests' interval (default `10s`; `~`: none).
     #[serde(default = "default_heartbeat", with = "serde_text::opt_duration")]
     pub heartbeat: Option<Duration>,
+    /// The network instances (DNNs) it serves, `[internet]`; a session whose PDRs name another
+    /// one is refused (Cause 73, Offending IE Network Instance), as a UPF without that DNN's
+    /// configuration refuses it. Default: none listed, any accepted.
+    #[serde(default)]
+    pub network_instances: Vec<String>,
 }
 
 fn default_local() -> SocketAddr {
@@ -160,6 +166,7 @@ impl Default for ReflectorPfcp {
             first_teid: default_first_teid(),
             first_seid: default_first_seid(),
             heartbeat: default_heartbeat(),
+            network_instances: Vec::new(),
         }
     }
 }
@@ -330,6 +337,9 @@ impl Check for Reflector {
                     "pfcp.heartbeat",
                     "must be longer than 0; write `heartbeat: ~` to send none",
                 );
+            }
+            for (i, name) in pfcp.network_instances.iter().enumerate() {
+                check_dns_name(name, &join_index("pfcp.network_instances", i), issues);
             }
         }
         self.impairments.check(issues);

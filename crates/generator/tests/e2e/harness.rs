@@ -210,6 +210,13 @@ impl Process {
             .status();
     }
 
+    /// Sends SIGTERM (what a service manager or `kill` does).
+    pub(crate) fn terminate(&self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+    }
+
     /// Waits for it to exit, at most `timeout` (then panics: the guard kills it).
     pub(crate) fn wait(&mut self, timeout: Duration) -> ExitStatus {
         let until = Instant::now() + timeout;

@@ -2,7 +2,11 @@
 //!
 //! - over memif, two processes (the embedded default's files): every session established over
 //!   PFCP, zero loss, a latency sample per packet; the reflector's impairments (drop, duplicate,
-//!   reorder, delay) seen exactly by the generator; Ctrl-C during the measured phase;
+//!   reorder, delay) seen exactly by the generator; Ctrl-C during the measured phase; a sweep's
+//!   steps each measured and reported;
+//! - the ways a run ends without measuring: Ctrl-C or SIGTERM while waiting for a memif peer or
+//!   for ARP, ARP unanswered (on `net_pcap` ports, the requests counted by tshark), sessions the
+//!   UPF rejects;
 //! - in the kernel lab (`deploy/lab.sh`, namespaces of their own): generator and reflector on
 //!   `net_af_packet` over veths, PFCP over n4, ARP resolved both ways, zero loss.
 //!
@@ -13,6 +17,8 @@
 //! case started is stopped and removed, also when it fails.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod exits;
 mod harness;
 mod lab;
 mod memif;
+mod sweep;

@@ -36,19 +36,19 @@ fn profile(ues: u32, seconds: u64, warmup: &str) -> String {
 }
 
 /// One case's files: the shipped memif pair, moved out of the way of a user's quickstart.
-struct Memif {
-    scratch: Scratch,
-    system: PathBuf,
-    reflector: PathBuf,
-    profile: PathBuf,
-    gen_prefix: String,
-    refl_prefix: String,
+pub(crate) struct Memif {
+    pub(crate) scratch: Scratch,
+    pub(crate) system: PathBuf,
+    pub(crate) reflector: PathBuf,
+    pub(crate) profile: PathBuf,
+    pub(crate) gen_prefix: String,
+    pub(crate) refl_prefix: String,
 }
 
 impl Memif {
     /// The files of `case`, the reflector with `impairments` (YAML flow mapping), checked by
     /// the configuration loader before anything starts.
-    fn new(case: &str, impairments: &str, profile: &str) -> Memif {
+    pub(crate) fn new(case: &str, impairments: &str, profile: &str) -> Memif {
         let scratch = Scratch::new(case);
         let sockets = format!("{}/", scratch.path().display());
         let (gen_n4, refl_n4) = n4_pair();
@@ -97,12 +97,12 @@ impl Memif {
         m
     }
 
-    fn reports(&self) -> PathBuf {
+    pub(crate) fn reports(&self) -> PathBuf {
         self.scratch.path().join("reports")
     }
 
     /// The reflector, running and serving N4 (the memif server: it starts first).
-    fn reflector(&self) -> Process {
+    pub(crate) fn reflector(&self) -> Process {
         let mut p = Process::spawn(
             "reflector",
             &self.scratch,
@@ -118,6 +118,11 @@ impl Memif {
 
     /// `upfbench run`, started.
     fn generator(&self) -> Process {
+        self.command("run")
+    }
+
+    /// `upfbench <command>` (`run`, `sweep`) with the case's files, started.
+    pub(crate) fn command(&self, command: &str) -> Process {
         let reports = self.reports();
         Process::spawn(
             "generator",
@@ -125,7 +130,7 @@ impl Memif {
             None,
             &[
                 UPFBENCH,
-                "run",
+                command,
                 self.system.to_str().expect("utf-8"),
                 self.profile.to_str().expect("utf-8"),
                 "--reports",
@@ -299,7 +304,7 @@ fn memif_every_session_zero_loss_latency_of_every_packet() {
 }
 
 /// (tag, samples) of each interval of an HdrHistogram interval log.
-fn hlog_intervals(bytes: &[u8]) -> Vec<(String, u64)> {
+pub(crate) fn hlog_intervals(bytes: &[u8]) -> Vec<(String, u64)> {
     use base64::Engine as _;
     use hdrhistogram::Histogram;
     use hdrhistogram::serialization::Deserializer;
