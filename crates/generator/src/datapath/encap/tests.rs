@@ -110,9 +110,16 @@ fn entries_are_reused_per_gnb_qfi_and_mac_and_the_oldest_replaced() {
         cache.get(u32::from(GNB) + 1 + i, NO_QFI, GNB_MAC).unwrap();
     }
     assert_eq!(cache.len(), ENCAP_CACHE);
-    // The first entry was replaced: asking for it again builds it anew (TEID 0).
+    // The first entry was replaced: asking for it again builds it anew (TEID 0), in the place
+    // of the oldest.
+    let again = cache.get(u32::from(GNB), NO_QFI, GNB_MAC).unwrap();
+    assert_eq!(again.teid(), Teid(0));
+    again.set_teid(Teid(11));
+    // The next newcomer replaces the next oldest, not the entry just built.
+    cache.get(u32::from(GNB) + 100, NO_QFI, GNB_MAC).unwrap();
     assert_eq!(
         cache.get(u32::from(GNB), NO_QFI, GNB_MAC).unwrap().teid(),
-        Teid(0)
+        Teid(11)
     );
+    assert_eq!(cache.len(), ENCAP_CACHE);
 }

@@ -122,6 +122,14 @@ mod tests {
     }
 
     #[test]
+    fn the_highest_rate_after_hours_of_quiet_still_holds_one_second() {
+        let mut l = ErrorIndicationLimit::new(u32::MAX, 1);
+        assert!(l.allow(0));
+        assert!(l.allow(10 * 3600 * NS));
+        assert_eq!(l.tokens, l.capacity - l.cost, "a full bucket, less one");
+    }
+
+    #[test]
     fn zero_sends_none() {
         let mut l = ErrorIndicationLimit::new(0, 1);
         assert_eq!(burst(&mut l, 5, 0) + burst(&mut l, 5, 10 * NS), 0);
