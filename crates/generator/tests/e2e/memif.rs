@@ -656,8 +656,7 @@ fn memif_unknown_teids_get_rate_limited_error_indications() {
     let last = reflector
         .stdout()
         .lines()
-        .filter(|l| l.contains(" err-ind "))
-        .last()
+        .rfind(|l| l.contains(" err-ind "))
         .map(str::to_owned)
         .expect("a per-second line");
     assert!(
