@@ -84,8 +84,10 @@ echo "quickstart: reflector running (pid $reflector_pid, log $reports/quickstart
 
 # In the background so that a signal to this script is handled at once (a foreground command
 # would hold the trap until it ends); `wait` returns early on a trapped signal, the generator
-# goes on with its teardown, and the loop waits again until it has exited.
-"$bin" sweep "$system" "$profile" --reports "$reports" &
+# goes on with its teardown, and the loop waits again until it has exited. bash starts
+# background commands with SIGINT ignored: env gives the generator the default back, so that a
+# Ctrl-C before its handler is installed (EAL start-up) still ends it.
+env --default-signal=INT "$bin" sweep "$system" "$profile" --reports "$reports" &
 generator_pid=$!
 while :; do
   wait "$generator_pid" || true
@@ -94,7 +96,7 @@ done
 status=0
 wait "$generator_pid" || status=$?
 if [[ -n $interrupted ]]; then
-  echo "quickstart: SIG$interrupted: the generator finished its teardown (exit $status); stopping the reflector"
+  echo "quickstart: SIG$interrupted: the generator has exited (status $status); stopping the reflector"
 fi
 
 stop_reflector

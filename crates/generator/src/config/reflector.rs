@@ -43,7 +43,8 @@ pub struct Reflector {
     /// The N6 port (towards the data network: plain IP). Needed in `upf` mode.
     #[serde(default)]
     pub n6: Option<ReflectorPort>,
-    /// ARP, as in the system file.
+    /// ARP: the reflector resolves its next hops itself (the N6 peer, any N3 peer, the gNBs of
+    /// the sessions), a request every `timeout`, at most `retries + 1` per hop.
     #[serde(default)]
     pub arp: Arp,
     /// The PFCP server. Needed in `upf` mode.
@@ -57,7 +58,8 @@ pub struct Reflector {
     #[serde(default)]
     pub impairments: Impairments,
     /// Most GTP-U Error Indications sent per second, for G-PDUs with an unknown TEID
-    /// (default 100; 0: none).
+    /// (default 100; 0: none), and at once. The limit is the process's: each of W workers
+    /// sends at most 1/W of it, so adding workers does not multiply the answers to a flood.
     #[serde(default = "default_error_indications")]
     pub error_indications_per_s: u32,
 }
