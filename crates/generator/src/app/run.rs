@@ -220,9 +220,13 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
     let mut n6 = Port::from_name(eal, &setup.names[1])
         .with_context(|| format!("N6 port {}", setup.names[1]))?;
     let interfaces = [interface(&n3, &system.n3)?, interface(&n6, &system.n6)?];
+    let queues = [
+        system.n3.queue_count(&system.cores),
+        system.n6.queue_count(&system.cores),
+    ];
     let pools = [
-        rx_pool(eal, "rx-n3", workers, system.n3.rx_descriptors)?,
-        rx_pool(eal, "rx-n6", workers, system.n6.rx_descriptors)?,
+        rx_pool(eal, "rx-n3", queues[0], system.n3.rx_descriptors)?,
+        rx_pool(eal, "rx-n6", queues[1], system.n6.rx_descriptors)?,
     ];
     let service_pool = Mempool::new(
         eal,
@@ -242,7 +246,7 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
         .start(
             &port_config(
                 &n3,
-                workers,
+                queues[0],
                 system.n3.rx_descriptors,
                 system.n3.tx_descriptors,
             )?,
@@ -253,7 +257,7 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
         .start(
             &port_config(
                 &n6,
-                workers,
+                queues[1],
                 system.n6.rx_descriptors,
                 system.n6.tx_descriptors,
             )?,
@@ -1003,6 +1007,11 @@ fn add_counters(a: &mut WorkerCounters, b: &WorkerCounters) {
     a.unmeasured += b.unmeasured;
     a.tx_pool_empty += b.tx_pool_empty;
     a.tx_rewound += b.tx_rewound;
+    for (x, y) in a.service_seen.iter_mut().zip(&b.service_seen) {
+        for (p, q) in x.iter_mut().zip(y) {
+            *p += q;
+        }
+    }
     if let Some((first, last)) = b.tx_span {
         a.tx_span = Some(match a.tx_span {
             None => (first, last),
@@ -1044,14 +1053,34 @@ fn stalled_message(what: &str, give_up: Duration) -> String {
     )
 }
 
-/// Received frames that were not measured, by port and kind.
+/// Received frames that were not measured, by port and kind: what the classifier rejected, and
+/// what the service plane got that is news from the UPF (Error Indications, End Markers, other
+/// GTP-U signalling, ICMP other than echo requests to us, what it could not read); ARP and the
+/// echo requests it answered are not.
 fn rejected(c: &WorkerCounters) -> std::collections::BTreeMap<String, u64> {
     use crate::datapath::classify::Reject;
+    use crate::datapath::service::Seen;
+    const FINDINGS: [Seen; 6] = [
+        Seen::IcmpOther,
+        Seen::GtpuEchoResponse,
+        Seen::GtpuErrorIndication,
+        Seen::GtpuEndMarker,
+        Seen::GtpuOther,
+        Seen::Ignored,
+    ];
     let mut out = std::collections::BTreeMap::new();
     for (side, rejects) in ["N3", "N6"].iter().zip(&c.rejects) {
         for (k, &n) in rejects.iter().enumerate() {
             if n > 0 {
                 out.insert(format!("{side} {}", Reject::NAMES[k]), n);
+            }
+        }
+    }
+    for (side, seen) in ["N3", "N6"].iter().zip(&c.service_seen) {
+        for kind in FINDINGS {
+            let n = seen[kind as usize];
+            if n > 0 {
+                out.insert(format!("{side} {}", Seen::NAMES[kind as usize]), n);
             }
         }
     }

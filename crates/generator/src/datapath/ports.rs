@@ -17,36 +17,37 @@ use super::service::ServicePlane;
 /// Per-lcore cache of the receive pools.
 const RX_POOL_CACHE: u32 = 256;
 
-/// How `port` is started for `workers` workers: one receive and one transmit queue each, RSS
-/// across the receive queues when there are several and the port hashes on IP/UDP. Without
-/// RSS (memif, af_packet) a port's queue `i` is its peer's queue `i`: each worker's flows come
-/// back to it.
+/// How `port` is started with `queues` receive and transmit queues, one of each per worker
+/// (validation made the file's count the workers'): RSS across the receive queues when there
+/// are several and the port hashes on IP/UDP. Without RSS (memif, af_packet) a port's queue
+/// `i` is its peer's queue `i`: each worker's flows come back to it.
 pub fn port_config(
     port: &Port<'_>,
-    workers: u16,
+    queues: u16,
     rx_desc: u16,
     tx_desc: u16,
 ) -> upfbench_dpdk::Result<PortConfig> {
     let info = port.info()?;
     Ok(PortConfig {
-        rx_queues: workers,
-        tx_queues: workers,
+        rx_queues: queues,
+        tx_queues: queues,
         rx_desc,
         tx_desc,
-        rss: workers > 1 && info.capabilities.rss,
+        rss: queues > 1 && info.capabilities.rss,
         offloads: Offloads::NONE,
     })
 }
 
-/// A receive pool big enough for every descriptor of `workers` queues, the bursts in flight
-/// and the per-lcore caches: a power of two minus one (what DPDK's rings use best).
+/// A receive pool big enough for every descriptor of `queues` queues (one per worker), the
+/// bursts in flight and the per-lcore caches: a power of two minus one (what DPDK's rings use
+/// best).
 pub fn rx_pool<'e>(
     eal: &'e Eal,
     name: &str,
-    workers: u16,
+    queues: u16,
     rx_desc: u16,
 ) -> upfbench_dpdk::Result<Mempool<'e>> {
-    let w = u32::from(workers);
+    let w = u32::from(queues);
     let need = w * u32::from(rx_desc) + (w + 1) * (RX_POOL_CACHE + 2 * RX_BURST as u32) + 1024;
     let n = (need + 1).next_power_of_two() - 1;
     Mempool::new(eal, name, n, RX_POOL_CACHE, DEFAULT_DATA_ROOM, Socket::Any)
@@ -216,6 +217,12 @@ pub fn resolve<'p>(
             }
         }
         if !missing {
+            // Answers to the peer's own requests, queued by the last poll, go out too.
+            if let Some(first) = queues.first_mut() {
+                for side in Side::BOTH {
+                    service.flush(side, &mut first[side.index()].tx);
+                }
+            }
             break;
         }
         if stop() {

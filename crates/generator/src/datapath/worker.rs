@@ -9,7 +9,7 @@ use super::classify::{Classified, Reject, RxRules, Service};
 use super::clock::Clock;
 use super::phase::{Phase, RunControl};
 use super::queues::{PortQueues, RX_BURST, Side};
-use super::service::ServicePlane;
+use super::service::{Seen, ServicePlane};
 use super::tag::transit_ns;
 use super::tx::TxShare;
 use crate::plan::Schedule;
@@ -32,6 +32,9 @@ pub struct WorkerCounters {
     pub tx_rewound: u64,
     /// TSC ticks of the first and the last burst the NIC took in the measured phase.
     pub tx_span: Option<(u64, u64)>,
+    /// Frames the service plane looked at, per port, by kind (GTP-U Error Indications from
+    /// the UPF among them).
+    pub service_seen: [[u64; Seen::COUNT]; 2],
 }
 
 /// Everything a worker hands over at the end.
@@ -196,6 +199,7 @@ impl<'p> Worker<'p> {
                 s.account(&mut tx);
             }
         }
+        counters.service_seen = service.counters().seen;
         let end = clock.ns(tsc());
         WorkerResult {
             ports,

@@ -8,7 +8,12 @@
 //!   for ARP, ARP unanswered (on `net_pcap` ports, the requests counted by tshark), sessions the
 //!   UPF rejects;
 //! - in the kernel lab (`deploy/lab.sh`, namespaces of their own): generator and reflector on
-//!   `net_af_packet` over veths, PFCP over n4, ARP resolved both ways, zero loss.
+//!   `net_af_packet` over veths, PFCP over n4, ARP resolved both ways, zero loss;
+//! - the reflector's echo mode on `net_af_packet` in the lab's UPF namespace, Scapy on the other
+//!   end of the veth: UDP comes back swapped with valid checksums, ARP and ICMP are answered,
+//!   TCP is counted;
+//! - unknown TEIDs (the generator with `--no-pfcp`): rate-limited Error Indications, each one
+//!   received by the generator.
 //!
 //! They need root. Each process busy-polls one core and the machine may have two, so the cases
 //! run one at a time ([`harness::serial`]), the generator's worker on lcore 1 and the
@@ -18,6 +23,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod exits;
+mod echo;
 mod harness;
 mod lab;
 mod memif;
