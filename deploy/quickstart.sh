@@ -5,7 +5,12 @@
 #
 # Hugepages are used when 2 MB pages can be reserved (EAL --in-memory), else --no-huge.
 # The reflector starts first (it is the memif server) and stops last: a memif server that still
-# transmits when its client goes away can crash, so the generator stops sending before it exits.
+# transmits when its client goes away can crash, so the generator stops sending, drains, deletes
+# its sessions and releases the association before the reflector is stopped. The reflector runs
+# in a session of its own (setsid), out of the terminal's process group: Ctrl-C reaches the
+# generator (which takes its own way out) and this script, which waits for the generator to
+# finish and only then stops the reflector. A SIGTERM sent to this script is passed on to the
+# generator the same way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=./target/release/upfbench
@@ -17,14 +22,34 @@ work=$(mktemp -d /tmp/upfbench-quickstart.XXXXXX)
 mkdir -p /tmp/upfbench "$reports"
 
 reflector_pid=
-cleanup() {
+generator_pid=
+interrupted=
+stop_reflector() {
   if [[ -n $reflector_pid ]] && kill -0 "$reflector_pid" 2>/dev/null; then
     kill -TERM "$reflector_pid" 2>/dev/null || true
     wait "$reflector_pid" 2>/dev/null || true
   fi
+  reflector_pid=
+}
+cleanup() {
+  stop_reflector
   rm -rf "$work"
 }
-trap cleanup EXIT INT TERM
+# Ctrl-C: the terminal gives SIGINT to the generator too, so it is not passed on (a second one
+# would skip the generator's teardown). SIGTERM to this script alone is passed on. Before the
+# generator runs there is nothing to wait for: the EXIT trap stops the reflector.
+on_signal() {
+  interrupted=$1
+  if [[ -z $generator_pid ]]; then
+    exit 130
+  fi
+  if [[ $1 == TERM ]]; then
+    kill -TERM "$generator_pid" 2>/dev/null || true
+  fi
+}
+trap cleanup EXIT
+trap 'on_signal INT' INT
+trap 'on_signal TERM' TERM
 
 # 2 MB hugepages for both processes if the kernel gives them (512 MB each); else --no-huge.
 want=512
@@ -46,7 +71,9 @@ fi
 echo "quickstart: EAL memory: $memory"
 
 rm -f /tmp/upfbench/n3.sock /tmp/upfbench/n6.sock
-"$bin" reflect "$reflector" > "$reports/quickstart-reflector.log" 2>&1 &
+# setsid in a background job (never a process group leader) execs the reflector itself: $! is
+# its pid.
+setsid "$bin" reflect "$reflector" > "$reports/quickstart-reflector.log" 2>&1 < /dev/null &
 reflector_pid=$!
 for _ in $(seq 100); do
   [[ -S /tmp/upfbench/n3.sock && -S /tmp/upfbench/n6.sock ]] && break
@@ -55,12 +82,24 @@ for _ in $(seq 100); do
 done
 echo "quickstart: reflector running (pid $reflector_pid, log $reports/quickstart-reflector.log)"
 
+# In the background so that a signal to this script is handled at once (a foreground command
+# would hold the trap until it ends); `wait` returns early on a trapped signal, the generator
+# goes on with its teardown, and the loop waits again until it has exited. bash starts
+# background commands with SIGINT ignored: env gives the generator the default back, so that a
+# Ctrl-C before its handler is installed (EAL start-up) still ends it.
+env --default-signal=INT "$bin" sweep "$system" "$profile" --reports "$reports" &
+generator_pid=$!
+while :; do
+  wait "$generator_pid" || true
+  kill -0 "$generator_pid" 2>/dev/null || break
+done
 status=0
-"$bin" sweep "$system" "$profile" --reports "$reports" || status=$?
+wait "$generator_pid" || status=$?
+if [[ -n $interrupted ]]; then
+  echo "quickstart: SIG$interrupted: the generator has exited (status $status); stopping the reflector"
+fi
 
-kill -TERM "$reflector_pid"
-wait "$reflector_pid" || true
-reflector_pid=
+stop_reflector
 echo "quickstart: the reflector's counters at exit:"
 sed -n '/^reflect: totals/,$p' "$reports/quickstart-reflector.log"
 exit "$status"

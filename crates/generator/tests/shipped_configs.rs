@@ -239,5 +239,12 @@ fn bare_metal_and_vm_examples_use_pci_devices() {
     }
     let cx5 = system("connectx5.yaml");
     assert_eq!(cx5.n3.speed, Some(100_000_000_000));
-    assert!(cx5.cores.workers.len() >= usize::from(cx5.n3.queues + cx5.n6.queues));
+    // A queue per worker on each port.
+    for port in [&cx5.n3, &cx5.n6] {
+        assert_eq!(
+            usize::from(port.queue_count(&cx5.cores)),
+            cx5.cores.workers.len()
+        );
+        assert_eq!(port.queues, Some(8));
+    }
 }

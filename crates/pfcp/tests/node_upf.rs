@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use common::net::*;
 use upfbench_pfcp::ie::*;
 use upfbench_pfcp::message::*;
-use upfbench_pfcp::node::{DownlinkRule, RuleChange, Tunnel, Upf, UpfEvent, UplinkRule};
+use upfbench_pfcp::node::{DownlinkRule, RuleChange, Tunnel, Upf, UpfConfig, UpfEvent, UplinkRule};
 use upfbench_pfcp::plan::{UeSessionPlan, UplinkTeid};
 use upfbench_pfcp::{
     FarId, Message, MessageBody, MessageType, PdrId, QerId, Qfi, Seid, SequenceNumber, Teid,
@@ -36,7 +36,11 @@ fn setup_request(node: Ipv4Addr, ts: NtpTimestamp, n: u32) -> Vec<u8> {
 }
 
 fn associated() -> (Upf, Instant) {
-    let mut u = Upf::new(upf_config());
+    associated_with(upf_config())
+}
+
+fn associated_with(config: UpfConfig) -> (Upf, Instant) {
+    let mut u = Upf::new(config);
     let now = Instant::now();
     let (m, _) = exchange(&mut u, now, cp_addr(), &setup_request(CP, CP_TS, 1));
     let MessageBody::AssociationSetupResponse(r) = m.body else {
@@ -350,6 +354,41 @@ fn rejections_carry_cause_offending_ie_and_failed_rule() {
     assert_eq!(u.poll_event(), None);
     assert_eq!(u.stats().rejected, 15);
     assert_eq!(u.stats().sessions_established, 0);
+}
+
+/// A UPF that serves only `internet` refuses a PDR naming another network instance, as UPG-VPP
+/// refuses one it has no configuration for: Cause 73, Offending IE Network Instance, and the PDR
+/// as Failed Rule ID. Names compare without regard to case; a UPF that lists none serves any.
+#[test]
+fn a_network_instance_the_upf_does_not_serve_is_refused_naming_the_pdr() {
+    use FailedRuleId::Pdr;
+    let ims = DnsName::from_dotted("ims").unwrap();
+    let mut config = upf_config();
+    config.network_instances = vec![DnsName::from_dotted("internet").unwrap()];
+    let (mut u, now) = associated_with(config);
+    let named = |i: u32, pdr: usize, name: &DnsName| {
+        edited(i, |r| {
+            r.create_pdrs[pdr].pdi.network_instance = Some(name.clone())
+        })
+    };
+    let ni = Some(IeType::NETWORK_INSTANCE);
+    let (_, r) = establish(&mut u, now, named(0, 0, &ims), 2);
+    assert_eq!(rejection(&r), (73, ni, Some(Pdr(PdrId(1)))), "downlink PDR");
+    let (_, r) = establish(&mut u, now, named(0, 1, &ims), 3);
+    assert_eq!(rejection(&r), (73, ni, Some(Pdr(PdrId(2)))), "uplink PDR");
+    assert!(u.rules().is_empty());
+    assert_eq!(u.stats().rejected, 2);
+    let upper = DnsName::from_dotted("INTERNET").unwrap();
+    let (_, r) = establish(&mut u, now, named(1, 0, &upper), 4);
+    assert_eq!(r.cause, Cause::REQUEST_ACCEPTED);
+    let (_, r) = establish(&mut u, now, plan(2).establishment_request(), 5);
+    assert_eq!(r.cause, Cause::REQUEST_ACCEPTED);
+    assert_eq!(u.stats().sessions_established, 2);
+
+    // The default: any network instance.
+    let (mut any, now) = associated();
+    let (_, r) = establish(&mut any, now, named(0, 0, &ims), 2);
+    assert_eq!(r.cause, Cause::REQUEST_ACCEPTED);
 }
 
 #[test]

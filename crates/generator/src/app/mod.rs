@@ -1,6 +1,7 @@
 //! One module per command: each wires the parts together and owns its exits.
 
 pub mod out;
+pub mod peers;
 pub mod ports;
 pub mod reflect;
 pub mod run;

@@ -7,19 +7,21 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use upfbench_dpdk::{Eal, Mempool, Port, StopFlag};
 use upfbench_gtpu::MacAddr;
+use upfbench_pfcp::ie::DnsName;
 
 use super::out;
 use crate::cli::ReflectArgs;
 use crate::config::{self, PortName, ReflectMode, Reflector, ReflectorPort};
 use crate::control::Interrupts;
 use crate::control::upf_side::{UpfSide, UpfThread};
-use crate::datapath::eal_args::{PortDevice, eal_args, file_prefix, remove_runtime_dir};
+use crate::datapath::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
 use crate::datapath::impair::{ImpairConfig, Impairments};
+use crate::datapath::next_hops::NextHops;
 use crate::datapath::ports::{port_config, rx_pool, split_queues};
 use crate::datapath::queues::Side;
 use crate::datapath::reflector::{CounterCell, Mode, ReflectorCounters, ReflectorWorker};
 use crate::datapath::rules::{ForwardingTable, table_channels};
-use crate::datapath::service::{Interface, ServicePlane};
+use crate::datapath::service::{ErrorIndicationLimit, Interface, ServicePlane};
 
 /// Mbufs of the pool that service answers and duplicates come from.
 const SERVICE_POOL: u32 = 8191;
@@ -28,6 +30,9 @@ const DELAY_CAPACITY: usize = 1 << 16;
 
 /// Runs the reflector.
 pub fn run(args: &ReflectArgs) -> Result<()> {
+    // First of all: a Ctrl-C from now on is counted, not the default exit that would leave
+    // EAL's runtime files behind.
+    let interrupts = Interrupts::install().context("installing the signal handlers")?;
     let mut cfg = config::load_reflector(&args.file).map_err(|e| anyhow::anyhow!("{e}"))?;
     if let Some(port) = args.echo {
         cfg.mode = ReflectMode::Echo(port);
@@ -65,7 +70,9 @@ pub fn run(args: &ReflectArgs) -> Result<()> {
         &devices,
     );
     let prefix = file_prefix(&eal_args).unwrap_or(prefix);
-    let result = Eal::init(&eal_args)
+    // Dropped after the Eal: removes its runtime files on every way out, panics included.
+    let _runtime_dir = RuntimeDirGuard::new(&prefix);
+    Eal::init(&eal_args)
         .context("EAL initialisation failed (see EAL's messages above)")
         .and_then(|eal| {
             reflect(
@@ -74,10 +81,9 @@ pub fn run(args: &ReflectArgs) -> Result<()> {
                 [&n3, &n6],
                 [devices[0].port_name(), devices[1].port_name()],
                 args.duration,
+                &interrupts,
             )
-        });
-    remove_runtime_dir(&prefix);
-    result
+        })
 }
 
 /// Creates the directory of a memif socket file (`socket=/tmp/upfbench/n3.sock`).
@@ -113,16 +119,21 @@ fn reflect(
     ports_cfg: [&ReflectorPort; 2],
     names: [String; 2],
     duration: Option<Duration>,
+    interrupts: &Interrupts,
 ) -> Result<()> {
     let workers = cfg.cores.workers.len() as u16;
+    let queues = [
+        ports_cfg[0].queue_count(&cfg.cores),
+        ports_cfg[1].queue_count(&cfg.cores),
+    ];
     let mut n3 =
         Port::from_name(eal, &names[0]).with_context(|| format!("N3 port {}", names[0]))?;
     let mut n6 =
         Port::from_name(eal, &names[1]).with_context(|| format!("N6 port {}", names[1]))?;
     let interfaces = [interface(&n3, ports_cfg[0])?, interface(&n6, ports_cfg[1])?];
     let pools = [
-        rx_pool(eal, "rx-n3", workers, ports_cfg[0].rx_descriptors)?,
-        rx_pool(eal, "rx-n6", workers, ports_cfg[1].rx_descriptors)?,
+        rx_pool(eal, "rx-n3", queues[0], ports_cfg[0].rx_descriptors)?,
+        rx_pool(eal, "rx-n6", queues[1], ports_cfg[1].rx_descriptors)?,
     ];
     let service_pool = Mempool::new(
         eal,
@@ -134,13 +145,13 @@ fn reflect(
     )?;
     let c3 = port_config(
         &n3,
-        workers,
+        queues[0],
         ports_cfg[0].rx_descriptors,
         ports_cfg[0].tx_descriptors,
     )?;
     let c6 = port_config(
         &n6,
-        workers,
+        queues[1],
         ports_cfg[1].rx_descriptors,
         ports_cfg[1].tx_descriptors,
     )?;
@@ -149,7 +160,6 @@ fn reflect(
     let queues = split_queues(s3.queues()?, s6.queues()?);
 
     let (publisher, readers) = table_channels(usize::from(workers), ForwardingTable::empty());
-    let interrupts = Interrupts::new();
     let pfcp = match (cfg.mode, &cfg.pfcp) {
         (ReflectMode::Upf, Some(p)) => Some(UpfSide {
             local: p.local,
@@ -158,10 +168,15 @@ fn reflect(
             first_teid: p.first_teid,
             first_seid: p.first_seid,
             heartbeat: p.heartbeat,
+            network_instances: p
+                .network_instances
+                .iter()
+                .map(|n| DnsName::from_dotted(n))
+                .collect::<Result<_, _>>()?,
         }),
         _ => None,
     };
-    let control = UpfThread::start(pfcp, publisher, interrupts.clone())?;
+    let control = UpfThread::start(pfcp, publisher)?;
     let known: Vec<_> = [(Side::N3, ports_cfg[0]), (Side::N6, ports_cfg[1])]
         .into_iter()
         .filter_map(|(side, p)| Some((side, p.peer?, MacAddr(p.peer_mac?))))
@@ -176,6 +191,7 @@ fn reflect(
         ReflectMode::Echo(PortName::N6) => Mode::Echo(Side::N6),
     };
     let hz = eal.tsc_hz();
+    let arp_interval = (cfg.arp.timeout.as_nanos() * u128::from(hz) / 1_000_000_000) as u64;
     let imp = &cfg.impairments;
     let impair = ImpairConfig {
         drop_one_in: imp.drop_one_in.map(u64::from),
@@ -221,7 +237,12 @@ fn reflect(
                 interfaces,
                 gateways,
                 service: ServicePlane::new(interfaces, service_pool, hz, &known)
-                    .with_error_indication_rate(cfg.error_indications_per_s),
+                    .with_arp_retry(cfg.arp.timeout)
+                    .with_error_indication_limit(ErrorIndicationLimit::new(
+                        cfg.error_indications_per_s,
+                        workers,
+                    )),
+                next_hops: NextHops::new(arp_interval, cfg.arp.retries + 1),
                 impair: impair.is_active().then(|| {
                     [
                         Impairments::new(impair, hz, DELAY_CAPACITY),
@@ -235,15 +256,19 @@ fn reflect(
             handles.push(s.launch(lcore, move || worker.run(stop, cell))?);
         }
         let mut last = Instant::now();
-        let mut previous = ReflectorCounters::default();
+        let mut previous = vec![ReflectorCounters::default(); cells.len()];
         loop {
             std::thread::sleep(Duration::from_millis(50));
             let done = interrupts.count() > 0 || duration.is_some_and(|d| started.elapsed() >= d);
             if done || last.elapsed() >= Duration::from_secs(1) {
                 let now: Vec<ReflectorCounters> = cells.iter().map(CounterCell::read).collect();
-                let total = sum(&now);
-                print_line(started.elapsed(), &total, &previous, last.elapsed(), &now);
-                previous = total;
+                out::line(&live_line(
+                    started.elapsed(),
+                    last.elapsed(),
+                    &now,
+                    &previous,
+                ));
+                previous = now;
                 last = Instant::now();
             }
             if done {
@@ -279,31 +304,52 @@ fn sum(per_core: &[ReflectorCounters]) -> ReflectorCounters {
         })
 }
 
-fn print_line(
+/// The per-second line: the rates of the interval, the drops so far, the Error Indications so
+/// far (sent/suppressed), and per worker what it forwarded and dropped in the interval.
+///
+/// ```text
+///     3.0s  UL      50012 pps  DL      50012 pps  echo          0 pps  dropped 0  impaired 0  err-ind 0/0  [w0 fwd 100024 drop 0]
+/// ```
+///
+/// benches/reflector_memif.sh reads the third and sixth fields (UL and DL pps).
+pub fn live_line(
     elapsed: Duration,
-    total: &ReflectorCounters,
-    previous: &ReflectorCounters,
     interval: Duration,
     per_core: &[ReflectorCounters],
-) {
+    previous: &[ReflectorCounters],
+) -> String {
+    let total = sum(per_core);
+    let before = sum(previous);
     let s = interval.as_secs_f64().max(1e-9);
-    let rate = |now: u64, before: u64| (now - before) as f64 / s;
-    let dropped: u64 = total.dropped.iter().sum();
+    let rate = |now: u64, before: u64| now.saturating_sub(before) as f64 / s;
     let cores: Vec<String> = per_core
         .iter()
+        .zip(
+            previous
+                .iter()
+                .chain(std::iter::repeat(&ReflectorCounters::default())),
+        )
         .enumerate()
-        .map(|(i, c)| format!("w{i} {}/{}", c.uplink, c.downlink))
+        .map(|(i, (c, p))| {
+            format!(
+                "w{i} fwd {} drop {}",
+                c.forwarded().saturating_sub(p.forwarded()),
+                c.drops().saturating_sub(p.drops())
+            )
+        })
         .collect();
-    out::line(&format!(
-        "{:7.1}s  UL {:>10.0} pps  DL {:>10.0} pps  echo {:>10.0} pps  dropped {}  impaired {}  [{}]",
+    format!(
+        "{:7.1}s  UL {:>10.0} pps  DL {:>10.0} pps  echo {:>10.0} pps  dropped {}  impaired {}  err-ind {}/{}  [{}]",
         elapsed.as_secs_f64(),
-        rate(total.uplink, previous.uplink),
-        rate(total.downlink, previous.downlink),
-        rate(total.echoed, previous.echoed),
-        dropped,
+        rate(total.uplink, before.uplink),
+        rate(total.downlink, before.downlink),
+        rate(total.echoed, before.echoed),
+        total.drops(),
         total.impair.dropped + total.impair.rate_dropped,
-        cores.join(" "),
-    ));
+        total.service.error_indications,
+        total.service.error_indications_suppressed,
+        cores.join(", "),
+    )
 }
 
 /// The counters at exit, one line per figure, per core when there are several.
@@ -320,7 +366,7 @@ pub fn render_totals(total: &ReflectorCounters, per_core: &[ReflectorCounters]) 
         {
             return;
         }
-        out.push_str(&format!("  {name:<24} {v:>14}"));
+        out.push_str(&format!("  {name:<30} {v:>14}"));
         if per_core.len() > 1 {
             let cores: Vec<String> = per_core.iter().map(|c| f(c).to_string()).collect();
             out.push_str(&format!("  ({})", cores.join(" + ")));
@@ -339,5 +385,16 @@ pub fn render_totals(total: &ReflectorCounters, per_core: &[ReflectorCounters]) 
     line("impaired: rate capped", &|c| c.impair.rate_dropped);
     line("impaired: duplicated", &|c| c.impair.duplicated);
     line("impaired: reordered", &|c| c.impair.reordered);
+    line("service frames N3", &|c| c.service.frames[0]);
+    line("service frames N6", &|c| c.service.frames[1]);
+    line("service replies", &|c| c.service.replies);
+    line("arp requests", &|c| c.service.arp_requests);
+    line("next hops resolved", &|c| c.service.next_hops_resolved);
+    line("next hops unanswered", &|c| c.service.next_hops_given_up);
+    line("error indications sent", &|c| c.service.error_indications);
+    line("error indications suppressed", &|c| {
+        c.service.error_indications_suppressed
+    });
+    line("service no buffer", &|c| c.service.no_buffer);
     out
 }

@@ -22,18 +22,20 @@ use upfbench_stats::{
 };
 
 use super::out;
+use super::peers::{EarlyStop, wait_for_links, wait_for_memif_servers};
 use super::reflect::make_socket_dir;
 use crate::cli::RunArgs;
 use crate::config::{self, Profile, System};
 use crate::control::Interrupts;
 use crate::control::client_side::{ClientSide, ClientThread, Pending};
+use crate::control::failure::establishment_failure;
 use crate::control::progress::{BatchMeter, ControlTimes, control_report};
 use crate::datapath::classify::RxRules;
 use crate::datapath::clock::Clock;
-use crate::datapath::eal_args::{PortDevice, eal_args, file_prefix, remove_runtime_dir};
+use crate::datapath::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
 use crate::datapath::frames::{Endpoints, stream_template};
 use crate::datapath::phase::{Phase, RunControl};
-use crate::datapath::ports::{port_config, resolve, rx_pool, split_queues, wait_link};
+use crate::datapath::ports::{WaitError, port_config, resolve, rx_pool, split_queues};
 use crate::datapath::queues::{PortQueues, Side};
 use crate::datapath::service::{Interface, ServicePlane};
 use crate::datapath::tag::TAG_LEN;
@@ -46,15 +48,19 @@ use crate::run::{Action, Event, RunMachine, Timing};
 const TX_POOL: u32 = 4095;
 const TX_POOL_CACHE: u32 = 256;
 const SERVICE_POOL: u32 = 2047;
-/// How long a link may take to come up (a memif peer to connect).
-const LINK_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long unsent packets are offered to a full queue at the end of a step.
 const FLUSH_NS: u64 = 100_000_000;
 /// Lead time given to the workers before a sending phase's first packet is due.
 const EPOCH_LEAD: Duration = Duration::from_millis(1);
 
 /// Runs the profile once (`run`) or at each of its sweep payloads (`sweep`).
+///
+/// Exits: `Ok` when the run ended or was interrupted (Ctrl-C, SIGTERM: the report says so),
+/// `Err` when it failed; EAL's runtime files are removed either way.
 pub fn run(args: &RunArgs, sweep: bool) -> Result<()> {
+    // First of all: from here on Ctrl-C and SIGTERM are counted, never the default exit that
+    // would leave EAL's runtime files, the UPF's sessions and no report behind.
+    let interrupts = Interrupts::install().context("installing the signal handlers")?;
     let (system, profile) =
         config::load_run(&args.system, &args.profile).map_err(|e| anyhow!("{e}"))?;
     let payloads: Vec<Option<u16>> = if sweep {
@@ -105,11 +111,11 @@ pub fn run(args: &RunArgs, sweep: bool) -> Result<()> {
             .unwrap_or_else(|| system.reports.clone()),
         sweep,
     };
-    let result = Eal::init(&eal_args)
+    // Dropped after the Eal: removes its runtime files on every way out, panics included.
+    let _runtime_dir = RuntimeDirGuard::new(&prefix);
+    Eal::init(&eal_args)
         .context("EAL initialisation failed (see EAL's messages above)")
-        .and_then(|eal| execute(&eal, &setup));
-    remove_runtime_dir(&prefix);
-    result
+        .and_then(|eal| execute(&eal, &setup, &interrupts))
 }
 
 /// What a run is made of, from the command line and the files.
@@ -156,8 +162,56 @@ fn now_unix_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
+/// The report of a run that ended before its phases started: what it was doing, and nothing
+/// measured. Returns `Ok` after an interruption, the failure otherwise.
+fn end_early(
+    setup: &Setup<'_>,
+    report: &mut Report,
+    run_started: Instant,
+    end: EarlyStop,
+) -> Result<()> {
+    report.duration_s = run_started.elapsed().as_secs_f64();
+    report.warnings.push(match &end {
+        EarlyStop::Interrupted(doing) => {
+            format!("the run was interrupted {doing}: nothing was measured")
+        }
+        EarlyStop::Failed(m) => format!("the run failed: {m}"),
+    });
+    let folder = write_report(
+        report,
+        &[],
+        &setup.reports,
+        &setup.profile.name,
+        setup.sweep,
+    )?;
+    out::text(&report.to_table());
+    out::line(&format!("\nreports: {}", folder.display()));
+    match end {
+        EarlyStop::Interrupted(_) => {
+            out::line("interrupted: the report holds what was measured");
+            Ok(())
+        }
+        EarlyStop::Failed(m) => bail!("{m}"),
+    }
+}
+
+/// The report's frame: version, start, the run's configuration; no step yet.
+fn new_report(setup: &Setup<'_>, workers: u16) -> Report {
+    let mut report = Report::new(env!("CARGO_PKG_VERSION"), now_unix_ms());
+    report
+        .config
+        .insert("profile".into(), setup.profile.name.clone());
+    report.config.insert("n3".into(), setup.names[0].clone());
+    report.config.insert("n6".into(), setup.names[1].clone());
+    report.config.insert("workers".into(), workers.to_string());
+    report
+        .config
+        .insert("ues".into(), setup.profile.sessions.count.to_string());
+    report
+}
+
 #[allow(clippy::too_many_lines)]
-fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
+fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> {
     let system = setup.system;
     let workers = system.cores.workers.len() as u16;
     let hz = eal.tsc_hz();
@@ -166,9 +220,13 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
     let mut n6 = Port::from_name(eal, &setup.names[1])
         .with_context(|| format!("N6 port {}", setup.names[1]))?;
     let interfaces = [interface(&n3, &system.n3)?, interface(&n6, &system.n6)?];
+    let queues = [
+        system.n3.queue_count(&system.cores),
+        system.n6.queue_count(&system.cores),
+    ];
     let pools = [
-        rx_pool(eal, "rx-n3", workers, system.n3.rx_descriptors)?,
-        rx_pool(eal, "rx-n6", workers, system.n6.rx_descriptors)?,
+        rx_pool(eal, "rx-n3", queues[0], system.n3.rx_descriptors)?,
+        rx_pool(eal, "rx-n6", queues[1], system.n6.rx_descriptors)?,
     ];
     let service_pool = Mempool::new(
         eal,
@@ -178,11 +236,17 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
         DEFAULT_DATA_ROOM,
         Socket::Any,
     )?;
+    let run_started = Instant::now();
+    let mut report = new_report(setup, workers);
+    let stop = || interrupts.any();
+    if let Err(e) = wait_for_memif_servers(system, &setup.names, &stop) {
+        return end_early(setup, &mut report, run_started, e);
+    }
     let s3 = n3
         .start(
             &port_config(
                 &n3,
-                workers,
+                queues[0],
                 system.n3.rx_descriptors,
                 system.n3.tx_descriptors,
             )?,
@@ -193,23 +257,17 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
         .start(
             &port_config(
                 &n6,
-                workers,
+                queues[1],
                 system.n6.rx_descriptors,
                 system.n6.tx_descriptors,
             )?,
             &pools[1],
         )
         .context("starting N6")?;
-    let mut links = [None, None];
-    for (i, (p, name)) in [(&*s3, "N3"), (&*s6, "N6")].into_iter().enumerate() {
-        let link = wait_link(p, LINK_TIMEOUT).map_err(|t| {
-            anyhow!(
-                "{name} ({}): link still down after {t:?}; is the peer running?",
-                setup.names[i]
-            )
-        })?;
-        links[i] = link.speed_mbps.map(|m| f64::from(m) * 1e6);
-    }
+    let links = match wait_for_links([&*s3, &*s6], &setup.names, &stop) {
+        Ok(speeds) => speeds,
+        Err(e) => return end_early(setup, &mut report, run_started, e),
+    };
     let plans = setup
         .payloads
         .iter()
@@ -231,21 +289,28 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
             .map(Some)
             .collect();
 
-    let interrupts = Interrupts::new();
-    let client = ClientThread::start(
-        setup.pfcp.then(|| {
-            let p = system.pfcp.as_ref().expect("checked");
-            ClientSide {
-                local: p.local,
-                peer: p.peer,
-                t1: p.t1,
-                n1: p.n1,
-                heartbeat: p.heartbeat,
-                window: p.window.max as usize,
-            }
-        }),
-        interrupts.clone(),
-    )?;
+    let client = ClientThread::start(setup.pfcp.then(|| {
+        let p = system.pfcp.as_ref().expect("checked");
+        ClientSide {
+            local: p.local,
+            peer: p.peer,
+            t1: p.t1,
+            n1: p.n1,
+            heartbeat: p.heartbeat,
+            initial_window: p.window.initial as usize,
+            window: p.window.max as usize,
+            release_wait: p.release_wait,
+        }
+    }))?;
+    if interrupts.any() {
+        let doing = "while being set up".to_owned();
+        return end_early(
+            setup,
+            &mut report,
+            run_started,
+            EarlyStop::Interrupted(doing),
+        );
+    }
 
     let timing = Timing {
         warmup: first.warmup,
@@ -255,18 +320,6 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
     };
     let mut machine = RunMachine::new(timing, plans.len(), setup.pfcp);
     let control = RunControl::new();
-    let started_ms = now_unix_ms();
-    let run_started = Instant::now();
-    let mut report = Report::new(env!("CARGO_PKG_VERSION"), started_ms);
-    report
-        .config
-        .insert("profile".into(), setup.profile.name.clone());
-    report.config.insert("n3".into(), setup.names[0].clone());
-    report.config.insert("n6".into(), setup.names[1].clone());
-    report.config.insert("workers".into(), workers.to_string());
-    report
-        .config
-        .insert("ues".into(), first.ues.count.to_string());
     let mut steps: Vec<StepResult> = Vec::new();
     let mut uplink_teids: Vec<u32> = match first.ues.uplink_teid {
         UplinkTeids::Sequence(s) => (0..first.ues.count).map(|i| s.get(i)).collect(),
@@ -290,6 +343,9 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
         .map_or(Duration::from_secs(15), |p| p.t1 * (p.n1 + 2));
     let mut report_folder = None;
     let outcome = eal.scope(|scope| -> Result<()> {
+        // However this closure ends (a panic included), the workers leave their loop: the
+        // scope waits for them.
+        let _stop_workers = StopOnDrop(&control);
         let mut pending_assoc = None;
         let mut pending_establish = None;
         let mut pending_delete = None;
@@ -335,7 +391,11 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
                             hz,
                             system,
                             &mut next_hop,
+                            &|| interrupts.count() > seen_interrupts,
                         );
+                        if event == Event::Interrupt {
+                            seen_interrupts = interrupts.count();
+                        }
                         machine.handle(Instant::now(), event);
                     }
                     Action::Prepare { step } => {
@@ -409,6 +469,10 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
                         report.steps = steps.iter().map(|s| s.report.clone()).collect();
                         if let Some(f) = machine.failure() {
                             report.warnings.push(format!("the run failed: {f}"));
+                        } else if machine.stopped_early() && steps.is_empty() {
+                            report
+                                .warnings
+                                .push("the run was interrupted: nothing was measured".into());
                         } else if machine.stopped_early() {
                             report.warnings.push(
                                 "the run was interrupted: steps not collected are missing".into(),
@@ -538,7 +602,9 @@ fn execute(eal: &Eal, setup: &Setup<'_>) -> Result<()> {
                         ));
                         machine.handle(now, Event::Established);
                     }
-                    Err(e) => machine.handle(now, Event::Failed(format!("PFCP: {e}"))),
+                    Err(e) => {
+                        machine.handle(now, Event::Failed(establishment_failure(&e, &sessions)))
+                    }
                 }
             }
             if let Some((b, meter)) = &mut pending_delete {
@@ -653,7 +719,17 @@ fn take<T>(p: &mut Pending<T>) -> Result<Option<T>> {
     p.try_take().map_err(|e| anyhow!("{e}"))
 }
 
-/// Resolves the UPF's MACs on both ports (those not given in the system file).
+/// Sets the workers' phase to [`Phase::Stop`] when dropped.
+struct StopOnDrop<'a>(&'a RunControl);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.set(Phase::Stop, 0);
+    }
+}
+
+/// Resolves the UPF's MACs on both ports (those not given in the system file), until
+/// `interrupted`.
 fn resolve_peers<'p>(
     queues: &mut [Option<[PortQueues<'p>; 2]>],
     interfaces: [Interface; 2],
@@ -661,6 +737,7 @@ fn resolve_peers<'p>(
     hz: u64,
     system: &System,
     next_hop: &mut [MacAddr; 2],
+    interrupted: &dyn Fn() -> bool,
 ) -> Event {
     let mut held: Vec<[PortQueues<'p>; 2]> = queues.iter_mut().filter_map(Option::take).collect();
     let known: Vec<_> = [(Side::N3, &system.n3), (Side::N6, &system.n6)]
@@ -669,12 +746,26 @@ fn resolve_peers<'p>(
         .collect();
     let mut service = ServicePlane::new(interfaces, pool, hz, &known);
     let targets = [(Side::N3, system.n3.peer), (Side::N6, system.n6.peer)];
+    let asked: Vec<String> = [(Side::N3, &system.n3), (Side::N6, &system.n6)]
+        .into_iter()
+        .filter(|(_, p)| p.peer_mac.is_none())
+        .map(|(s, p)| format!("{} {}", s.name(), p.peer))
+        .collect();
+    if !asked.is_empty() {
+        out::line(&format!(
+            "ARP: resolving {} (at most {} requests {:?} apart)",
+            asked.join(", "),
+            system.arp.retries + 1,
+            system.arp.timeout
+        ));
+    }
     let result = resolve(
         &mut held,
         &mut service,
         &targets,
         system.arp.timeout,
         system.arp.retries + 1,
+        interrupted,
     );
     for (slot, q) in queues.iter_mut().zip(held) {
         *slot = Some(q);
@@ -687,6 +778,7 @@ fn resolve_peers<'p>(
             }
             Event::Resolved
         }
+        Err(WaitError::Interrupted) => Event::Interrupt,
         Err(e) => Event::Failed(e.to_string()),
     }
 }
@@ -916,6 +1008,11 @@ fn add_counters(a: &mut WorkerCounters, b: &WorkerCounters) {
     a.tx_pool_empty += b.tx_pool_empty;
     a.tx_rewound += b.tx_rewound;
     a.tx_slips.extend_from_slice(&b.tx_slips);
+    for (x, y) in a.service_seen.iter_mut().zip(&b.service_seen) {
+        for (p, q) in x.iter_mut().zip(y) {
+            *p += q;
+        }
+    }
     if let Some((first, last)) = b.tx_span {
         a.tx_span = Some(match a.tx_span {
             None => (first, last),
@@ -957,14 +1054,34 @@ fn stalled_message(what: &str, give_up: Duration) -> String {
     )
 }
 
-/// Received frames that were not measured, by port and kind.
+/// Received frames that were not measured, by port and kind: what the classifier rejected, and
+/// what the service plane got that is news from the UPF (Error Indications, End Markers, other
+/// GTP-U signalling, ICMP other than echo requests to us, what it could not read); ARP and the
+/// echo requests it answered are not.
 fn rejected(c: &WorkerCounters) -> std::collections::BTreeMap<String, u64> {
     use crate::datapath::classify::Reject;
+    use crate::datapath::service::Seen;
+    const FINDINGS: [Seen; 6] = [
+        Seen::IcmpOther,
+        Seen::GtpuEchoResponse,
+        Seen::GtpuErrorIndication,
+        Seen::GtpuEndMarker,
+        Seen::GtpuOther,
+        Seen::Ignored,
+    ];
     let mut out = std::collections::BTreeMap::new();
     for (side, rejects) in ["N3", "N6"].iter().zip(&c.rejects) {
         for (k, &n) in rejects.iter().enumerate() {
             if n > 0 {
                 out.insert(format!("{side} {}", Reject::NAMES[k]), n);
+            }
+        }
+    }
+    for (side, seen) in ["N3", "N6"].iter().zip(&c.service_seen) {
+        for kind in FINDINGS {
+            let n = seen[kind as usize];
+            if n > 0 {
+                out.insert(format!("{side} {}", Seen::NAMES[kind as usize]), n);
             }
         }
     }

@@ -363,7 +363,8 @@ mod tests {
         assert_eq!(pfcp.peer.to_string(), "192.168.14.151:8805");
         assert_eq!((pfcp.window.initial, pfcp.window.max), (16, 64));
         assert_eq!(s.cores, Cores::default());
-        assert_eq!((s.n3.rx_descriptors, s.n3.queues), (1024, 1));
+        assert_eq!((s.n3.rx_descriptors, s.n3.queues), (1024, None));
+        assert_eq!(s.n3.queue_count(&s.cores), 1, "one queue per worker");
         let p = profile_from_str(
             "name: x\nstreams: [{name: a, direction: both, rate: 1kpps, payload: 10}]\n",
             "p.yaml",
@@ -412,7 +413,8 @@ mod tests {
             }
         );
         let r = reflector_from_str(
-            "n6: {device: net_null1, address: 192.168.16.151/24}\nmode: {echo: n6}\n\
+            "n3: {device: net_null0, address: 192.168.13.151/24}\n\
+             n6: {device: net_null1, address: 192.168.16.151/24}\nmode: {echo: n6}\n\
              impairments: {drop_one_in: 100, delay: 100us, rate_cap: 1Mpps}\n",
             "r.yaml",
         )

@@ -721,7 +721,7 @@ fn check_teid_range(r: TeidRange, count: u32, field: &str, issues: &mut Issues) 
     }
 }
 
-fn check_dns_name(name: &str, field: &str, issues: &mut Issues) {
+pub(crate) fn check_dns_name(name: &str, field: &str, issues: &mut Issues) {
     let labels_ok = name.split('.').all(|l| {
         !l.is_empty() && l.len() <= 63 && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
     });

@@ -7,14 +7,15 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use super::FileKind;
-use super::profile::check_rate;
+use super::profile::{check_dns_name, check_rate};
+use super::source::join_index;
 use super::system::{
     Arp, Cores, Device, Eal, check_arp, check_kind, check_n4_address, default_descriptors,
-    default_heartbeat, one,
+    default_heartbeat,
 };
 use super::units::{Ipv4Prefix, PFCP_PORT, Rate, serde_text};
 use super::validate::{
-    Check, Issues, PortView, check_cores, check_eal, check_port, check_port_pair,
+    Check, Issues, PortView, check_cores, check_eal, check_port, check_port_pair, check_queues,
 };
 
 /// The reflector's machine, ports, PFCP server and impairments.
@@ -43,7 +44,8 @@ pub struct Reflector {
     /// The N6 port (towards the data network: plain IP). Needed in `upf` mode.
     #[serde(default)]
     pub n6: Option<ReflectorPort>,
-    /// ARP, as in the system file.
+    /// ARP: the reflector resolves its next hops itself (the N6 peer, any N3 peer, the gNBs of
+    /// the sessions), a request every `timeout`, at most `retries + 1` per hop.
     #[serde(default)]
     pub arp: Arp,
     /// The PFCP server. Needed in `upf` mode.
@@ -57,7 +59,8 @@ pub struct Reflector {
     #[serde(default)]
     pub impairments: Impairments,
     /// Most GTP-U Error Indications sent per second, for G-PDUs with an unknown TEID
-    /// (default 100; 0: none).
+    /// (default 100; 0: none), and at once. The limit is the process's: each of W workers
+    /// sends at most 1/W of it, so adding workers does not multiply the answers to a flood.
     #[serde(default = "default_error_indications")]
     pub error_indications_per_s: u32,
 }
@@ -75,9 +78,10 @@ pub struct ReflectorPort {
     /// Device arguments (`role=server,socket=/tmp/upfbench/n3.sock`).
     #[serde(default)]
     pub devargs: Option<String>,
-    /// RX and TX queues (default 1).
-    #[serde(default = "one")]
-    pub queues: u16,
+    /// RX and TX queues: one of each per worker lcore, which owns them. Absent: as many as
+    /// there are workers; any other number is refused.
+    #[serde(default)]
+    pub queues: Option<u16>,
     /// RX descriptors per queue (default 1024).
     #[serde(default = "default_descriptors")]
     pub rx_descriptors: u16,
@@ -96,6 +100,11 @@ pub struct ReflectorPort {
 }
 
 impl ReflectorPort {
+    /// Its RX and TX queues for the workers of `cores`: one each per worker.
+    pub fn queue_count(&self, cores: &Cores) -> u16 {
+        self.queues.unwrap_or(cores.workers.len() as u16)
+    }
+
     fn view<'a>(&'a self, name: &'a str) -> PortView<'a> {
         PortView {
             name,
@@ -133,6 +142,11 @@ pub struct ReflectorPfcp {
     /// Its own Heartbeat Requests' interval (default `10s`; `~`: none).
     #[serde(default = "default_heartbeat", with = "serde_text::opt_duration")]
     pub heartbeat: Option<Duration>,
+    /// The network instances (DNNs) it serves, `[internet]`; a session whose PDRs name another
+    /// one is refused (Cause 73, Offending IE Network Instance), as a UPF without that DNN's
+    /// configuration refuses it. Default: none listed, any accepted.
+    #[serde(default)]
+    pub network_instances: Vec<String>,
 }
 
 fn default_local() -> SocketAddr {
@@ -160,6 +174,7 @@ impl Default for ReflectorPfcp {
             first_teid: default_first_teid(),
             first_seid: default_first_seid(),
             heartbeat: default_heartbeat(),
+            network_instances: Vec::new(),
         }
     }
 }
@@ -270,6 +285,7 @@ impl Check for Reflector {
         let n6 = self.n6.as_ref().map(|p| p.view("n6"));
         for p in n3.iter().chain(n6.iter()) {
             check_port(p, issues);
+            check_queues(&self.cores, p, issues);
         }
         if let (Some(a), Some(b)) = (&n3, &n6) {
             check_port_pair(a, b, issues);
@@ -296,14 +312,23 @@ impl Check for Reflector {
                 }
             }
             ReflectMode::Echo(port) => {
-                let p = match port {
-                    PortName::N3 => &self.n3,
-                    PortName::N6 => &self.n6,
+                let (p, other, other_name) = match port {
+                    PortName::N3 => (&self.n3, &self.n6, PortName::N6),
+                    PortName::N6 => (&self.n6, &self.n3, PortName::N3),
                 };
                 if p.is_none() {
                     issues.add(
                         "mode.echo",
                         format!("echo on {port}, which is not configured"),
+                    );
+                }
+                if other.is_none() {
+                    issues.add(
+                        other_name.to_string(),
+                        format!(
+                            "echo on {port} still opens the {other_name} port (it answers ARP \
+                             and ICMP there): give it"
+                        ),
                     );
                 }
             }
@@ -330,6 +355,9 @@ impl Check for Reflector {
                     "pfcp.heartbeat",
                     "must be longer than 0; write `heartbeat: ~` to send none",
                 );
+            }
+            for (i, name) in pfcp.network_instances.iter().enumerate() {
+                check_dns_name(name, &join_index("pfcp.network_instances", i), issues);
             }
         }
         self.impairments.check(issues);

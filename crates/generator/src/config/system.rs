@@ -12,7 +12,8 @@ use serde::de::{self, Deserializer};
 use super::FileKind;
 use super::units::{Ipv4Prefix, PFCP_PORT, serde_text};
 use super::validate::{
-    Check, Issues, PortView, check_cores, check_eal, check_port, check_port_pair, nonzero,
+    Check, Issues, PortView, check_cores, check_eal, check_port, check_port_pair, check_queues,
+    nonzero,
 };
 
 /// The machine running the generator (`upfbench run SYSTEM PROFILE`).
@@ -183,9 +184,10 @@ pub struct Port {
     /// for memif, `iface=n3` for af_packet, `mprq_en=1` for mlx5).
     #[serde(default)]
     pub devargs: Option<String>,
-    /// RX and TX queues, spread over the worker lcores (default 1).
-    #[serde(default = "one")]
-    pub queues: u16,
+    /// RX and TX queues: one of each per worker lcore, which owns them (queue `i` is worker
+    /// `i`'s). Absent: as many as there are workers; any other number is refused.
+    #[serde(default)]
+    pub queues: Option<u16>,
     /// RX descriptors per queue, a power of two (default 1024).
     #[serde(default = "default_descriptors")]
     pub rx_descriptors: u16,
@@ -208,15 +210,16 @@ pub struct Port {
     pub speed: Option<u64>,
 }
 
-pub(crate) fn one() -> u16 {
-    1
-}
-
 pub(crate) fn default_descriptors() -> u16 {
     1024
 }
 
 impl Port {
+    /// Its RX and TX queues for the workers of `cores`: one each per worker.
+    pub fn queue_count(&self, cores: &Cores) -> u16 {
+        self.queues.unwrap_or(cores.workers.len() as u16)
+    }
+
     fn view<'a>(&'a self, name: &'a str) -> PortView<'a> {
         PortView {
             name,
@@ -452,6 +455,8 @@ impl Check for System {
         check_port(&n3, issues);
         check_port(&n6, issues);
         check_port_pair(&n3, &n6, issues);
+        check_queues(&self.cores, &n3, issues);
+        check_queues(&self.cores, &n6, issues);
         check_arp(&self.arp, issues);
         if let Some(pfcp) = &self.pfcp {
             pfcp.check(issues);

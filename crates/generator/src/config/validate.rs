@@ -149,7 +149,7 @@ pub(crate) struct PortView<'a> {
     pub(crate) name: &'a str,
     pub(crate) device: &'a Device,
     pub(crate) devargs: Option<&'a str>,
-    pub(crate) queues: u16,
+    pub(crate) queues: Option<u16>,
     pub(crate) rx_descriptors: u16,
     pub(crate) tx_descriptors: u16,
     pub(crate) address: Ipv4Prefix,
@@ -178,8 +178,10 @@ pub(crate) fn check_port(p: &PortView<'_>, issues: &mut Issues) {
             }
         }
     }
-    if !(1..=64).contains(&p.queues) {
-        issues.add(f("queues"), format!("{} queues: use 1 to 64", p.queues));
+    if let Some(q) = p.queues
+        && !(1..=64).contains(&q)
+    {
+        issues.add(f("queues"), format!("{q} queues: use 1 to 64"));
     }
     for (field, n) in [
         ("rx_descriptors", p.rx_descriptors),
@@ -243,6 +245,28 @@ pub(crate) fn check_port(p: &PortView<'_>, issues: &mut Issues) {
     }
     if p.speed == Some(0) {
         issues.add(f("speed"), "a line rate of 0 carries nothing");
+    }
+}
+
+/// A port's queues against the workers: each worker owns one receive and one transmit queue of
+/// each port (queue `i` is worker `i`'s: DPDK's queues are not shared between lcores, and the
+/// workers take no lock), so a port has exactly as many queues as there are workers.
+pub(crate) fn check_queues(cores: &Cores, p: &PortView<'_>, issues: &mut Issues) {
+    let workers = cores.workers.len();
+    if let Some(q) = p.queues
+        && (1..=64).contains(&q)
+        && workers > 0
+        && usize::from(q) != workers
+    {
+        issues.add(
+            join_key(p.name, "queues"),
+            format!(
+                "{q} queues for {workers} worker{}: each worker owns one receive and one \
+                 transmit queue of each port, so give {workers} (cores.workers), or leave the \
+                 field out",
+                if workers == 1 { "" } else { "s" }
+            ),
+        );
     }
 }
 

@@ -1,5 +1,5 @@
-//! The generator's control thread: a tokio runtime owning the PFCP client driver and the signal
-//! handlers. The run talks to it with requests that answer later ([`Pending`]), so that the
+//! The generator's control thread: a tokio runtime owning the PFCP client driver. The run talks
+//! to it with requests that answer later ([`Pending`]), so that the
 //! main lcore keeps printing progress and noticing interruptions while the UPF works.
 
 use std::net::SocketAddr;
@@ -10,10 +10,9 @@ use tokio::sync::{mpsc, oneshot};
 use upfbench_pfcp::driver::{
     self, Association, Batch, DeleteAllError, EstablishAllError, PfcpClient, Release,
 };
+use upfbench_pfcp::ie::NtpTimestamp;
 use upfbench_pfcp::node::{ClientConfig, Figures, Session, Stats};
 use upfbench_pfcp::plan::UeSessionPlan;
-
-use super::signals::Interrupts;
 
 /// The client's settings from the system file.
 #[derive(Debug, Clone)]
@@ -28,8 +27,30 @@ pub struct ClientSide {
     pub n1: u32,
     /// Our heartbeat interval.
     pub heartbeat: Option<std::time::Duration>,
+    /// The request window at the start.
+    pub initial_window: usize,
     /// The largest request window.
     pub window: usize,
+    /// How long the Association Release Request's answer is awaited.
+    pub release_wait: std::time::Duration,
+}
+
+impl ClientSide {
+    /// The PFCP client's configuration: our Node ID is the local IPv4 address, `recovery` the
+    /// run's Recovery Time Stamp. `None` for an IPv6 local address (not supported yet).
+    pub fn client_config(&self, recovery: NtpTimestamp) -> Option<ClientConfig> {
+        let SocketAddr::V4(local) = self.local else {
+            return None;
+        };
+        let mut config = ClientConfig::new(*local.ip(), recovery, self.peer);
+        config.node.t1 = self.t1;
+        config.node.n1 = self.n1;
+        config.node.heartbeat_interval = self.heartbeat;
+        config.initial_window = self.initial_window;
+        config.window = self.window;
+        config.release_wait = self.release_wait;
+        Some(config)
+    }
 }
 
 /// An answer that will come from the control thread.
@@ -79,9 +100,9 @@ pub struct ClientThread {
 }
 
 impl ClientThread {
-    /// Starts the thread with the signal handlers and, when `pfcp` is given, the PFCP client
-    /// bound to its local address. Returns once both are in place (or failed).
-    pub fn start(pfcp: Option<ClientSide>, interrupts: Interrupts) -> Result<ClientThread> {
+    /// Starts the thread and, when `pfcp` is given, the PFCP client bound to its local address.
+    /// Returns once the client is in place (or failed).
+    pub fn start(pfcp: Option<ClientSide>) -> Result<ClientThread> {
         let (commands, rx) = mpsc::unbounded_channel();
         let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<Option<PfcpClient>>>();
         let thread = std::thread::Builder::new()
@@ -97,7 +118,7 @@ impl ClientThread {
                         return;
                     }
                 };
-                rt.block_on(serve(pfcp, interrupts, rx, ready_tx));
+                rt.block_on(serve(pfcp, rx, ready_tx));
             })
             .context("starting the control thread")?;
         match ready_rx.recv() {
@@ -167,29 +188,18 @@ impl Drop for ClientThread {
 
 async fn serve(
     pfcp: Option<ClientSide>,
-    interrupts: Interrupts,
     mut commands: mpsc::UnboundedReceiver<Command>,
     ready: std::sync::mpsc::Sender<Result<Option<PfcpClient>>>,
 ) {
-    if let Err(e) = interrupts.listen() {
-        let _ = ready.send(Err(e).context("installing the signal handlers"));
-        return;
-    }
     let client = match pfcp {
         None => None,
         Some(side) => {
-            let SocketAddr::V4(local) = side.local else {
+            let Some(config) = side.client_config(driver::recovery_time_stamp_now()) else {
                 let _ = ready.send(Err(anyhow::anyhow!(
                     "an IPv6 N4 address is not supported yet"
                 )));
                 return;
             };
-            let mut config =
-                ClientConfig::new(*local.ip(), driver::recovery_time_stamp_now(), side.peer);
-            config.node.t1 = side.t1;
-            config.node.n1 = side.n1;
-            config.node.heartbeat_interval = side.heartbeat;
-            config.window = side.window;
             match PfcpClient::start(side.local, config).await {
                 Ok((client, mut events)) => {
                     tokio::spawn(async move {

@@ -1,8 +1,10 @@
-//! The control plane's thread: a tokio runtime that owns the PFCP node's driver and the signal
-//! handlers, driven by the run through commands.
+//! The control plane: the threads (tokio runtimes) that own the PFCP drivers, driven by the run
+//! through commands; the signal handlers' thread; what the run checks and says of the UPF's
+//! answers.
 
 pub mod checks;
 pub mod client_side;
+pub mod failure;
 pub mod progress;
 pub mod signals;
 pub mod upf_side;

@@ -1,5 +1,5 @@
-//! The reflector's control thread: the PFCP UPF side on N4, the rules it installs mirrored into
-//! the workers' forwarding table, and the signal handlers.
+//! The reflector's control thread: the PFCP UPF side on N4, and the rules it installs mirrored
+//! into the workers' forwarding table.
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::thread::JoinHandle;
@@ -8,9 +8,9 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use tokio::sync::oneshot;
 use upfbench_pfcp::driver;
+use upfbench_pfcp::ie::DnsName;
 use upfbench_pfcp::node::{UpfConfig, UpfEvent};
 
-use super::signals::Interrupts;
 use crate::datapath::rules::{RulesMirror, TablePublisher};
 
 /// How often rule changes are turned into a new table at most: a burst of establishments is
@@ -32,6 +32,8 @@ pub struct UpfSide {
     pub first_seid: u64,
     /// Our Heartbeat Requests' interval.
     pub heartbeat: Option<Duration>,
+    /// The network instances served (any when empty).
+    pub network_instances: Vec<DnsName>,
 }
 
 /// The running control thread.
@@ -41,13 +43,9 @@ pub struct UpfThread {
 }
 
 impl UpfThread {
-    /// Starts the thread: signal handlers, and the PFCP UPF side when `pfcp` is given, whose
-    /// rule changes go to `publisher`. Returns once the N4 socket is bound (or failed to bind).
-    pub fn start(
-        pfcp: Option<UpfSide>,
-        publisher: TablePublisher,
-        interrupts: Interrupts,
-    ) -> Result<UpfThread> {
+    /// Starts the thread: the PFCP UPF side when `pfcp` is given, whose rule changes go to
+    /// `publisher`. Returns once the N4 socket is bound (or failed to bind).
+    pub fn start(pfcp: Option<UpfSide>, publisher: TablePublisher) -> Result<UpfThread> {
         let (stop_tx, stop_rx) = oneshot::channel();
         let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<()>>();
         let thread = std::thread::Builder::new()
@@ -57,7 +55,7 @@ impl UpfThread {
                     .enable_all()
                     .build()
                     .context("starting the control thread's runtime")?;
-                rt.block_on(serve(pfcp, publisher, interrupts, stop_rx, ready_tx))
+                rt.block_on(serve(pfcp, publisher, stop_rx, ready_tx))
             })
             .context("starting the control thread")?;
         match ready_rx.recv() {
@@ -103,14 +101,9 @@ impl Drop for UpfThread {
 async fn serve(
     pfcp: Option<UpfSide>,
     publisher: TablePublisher,
-    interrupts: Interrupts,
     mut stop: oneshot::Receiver<()>,
     ready: std::sync::mpsc::Sender<Result<()>>,
 ) -> Result<()> {
-    if let Err(e) = interrupts.listen() {
-        let _ = ready.send(Err(e).context("installing the signal handlers"));
-        return Ok(());
-    }
     let Some(side) = pfcp else {
         let _ = ready.send(Ok(()));
         let _ = stop.await;
@@ -129,6 +122,7 @@ async fn serve(
     config.first_teid = upfbench_pfcp::Teid(side.first_teid);
     config.first_seid = side.first_seid;
     config.node.heartbeat_interval = side.heartbeat;
+    config.network_instances = side.network_instances;
     let (server, mut channels) = match driver::serve(side.local, config).await {
         Ok(s) => s,
         Err(e) => {

@@ -1,5 +1,6 @@
 //! The EAL command line of a run, from the system file: the user's arguments, the lcores, a file
-//! prefix of the process's own, and one `-a` (PCI) or `--vdev` argument per port.
+//! prefix of the process's own, and one `-a` (PCI) or `--vdev` argument per port; and the guard
+//! that removes EAL's runtime directory of that prefix however the command ends.
 
 use crate::config::Device;
 
@@ -78,9 +79,9 @@ pub fn file_prefix(args: &[String]) -> Option<String> {
     })
 }
 
-/// Removes what EAL leaves in its runtime directory for `prefix` (root's is /var/run/dpdk, a
-/// user's $XDG_RUNTIME_DIR/dpdk): the directory and the files in it, if empty of anything else.
-pub fn remove_runtime_dir(prefix: &str) {
+/// EAL's runtime directory for `prefix` (root's is /var/run/dpdk, a user's
+/// $XDG_RUNTIME_DIR/dpdk).
+pub fn runtime_dir(prefix: &str) -> std::path::PathBuf {
     let base = if is_root() {
         std::path::PathBuf::from("/var/run/dpdk")
     } else {
@@ -89,8 +90,12 @@ pub fn remove_runtime_dir(prefix: &str) {
             None => std::path::PathBuf::from("/tmp/dpdk"),
         }
     };
-    let dir = base.join(prefix);
-    if let Ok(entries) = std::fs::read_dir(&dir) {
+    base.join(prefix)
+}
+
+/// Removes what EAL leaves in its runtime directory: the directory and the files in it.
+fn remove_dir(dir: &std::path::Path) {
+    if let Ok(entries) = std::fs::read_dir(dir) {
         for e in entries.flatten() {
             let p = e.path();
             if p.is_dir() {
@@ -100,7 +105,34 @@ pub fn remove_runtime_dir(prefix: &str) {
             }
         }
     }
-    let _ = std::fs::remove_dir(&dir);
+    let _ = std::fs::remove_dir(dir);
+}
+
+/// EAL's runtime directory, removed when this guard is dropped: on every way out of a command,
+/// errors and panics (unwinding) included. Create it before `Eal::init` and let it outlive the
+/// `Eal`, so that the directory goes after EAL's cleanup.
+#[derive(Debug)]
+#[must_use = "the directory is removed when the guard is dropped"]
+pub struct RuntimeDirGuard {
+    dir: std::path::PathBuf,
+}
+
+impl RuntimeDirGuard {
+    /// The guard of `prefix`'s runtime directory.
+    pub fn new(prefix: &str) -> RuntimeDirGuard {
+        RuntimeDirGuard::at(runtime_dir(prefix))
+    }
+
+    /// The guard of the directory `dir`.
+    pub fn at(dir: std::path::PathBuf) -> RuntimeDirGuard {
+        RuntimeDirGuard { dir }
+    }
+}
+
+impl Drop for RuntimeDirGuard {
+    fn drop(&mut self) {
+        remove_dir(&self.dir);
+    }
 }
 
 fn is_root() -> bool {
@@ -169,6 +201,21 @@ mod tests {
             ]
         );
         assert_eq!(file_prefix(&args).as_deref(), Some("upfbench-gen"));
+    }
+
+    #[test]
+    fn the_guard_removes_the_runtime_directory_when_a_panic_unwinds_through_it() {
+        let dir = std::env::temp_dir().join(format!("upfbench-guard-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("mp_socket_dir")).unwrap();
+        std::fs::write(dir.join("config"), b"x").unwrap();
+        std::fs::write(dir.join("mp_socket_dir/a"), b"x").unwrap();
+        let d = dir.clone();
+        let r = std::panic::catch_unwind(move || {
+            let _guard = RuntimeDirGuard::at(d);
+            panic!("a failure mid-run");
+        });
+        assert!(r.is_err());
+        assert!(!dir.exists(), "{} left behind", dir.display());
     }
 
     #[test]

@@ -224,6 +224,7 @@ mod tests {
                 .into_iter(),
             ),
             sessions: 2,
+            gnbs: Box::new([u32::from(GNB)]),
         }
     }
 

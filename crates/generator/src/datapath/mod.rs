@@ -3,10 +3,13 @@
 pub mod classify;
 pub mod clock;
 pub mod eal_args;
+pub mod echo;
+pub mod encap;
 pub mod flat_map;
 pub mod forward;
 pub mod frames;
 pub mod impair;
+pub mod next_hops;
 pub mod phase;
 pub mod ports;
 pub mod queues;

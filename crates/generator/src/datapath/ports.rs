@@ -2,6 +2,7 @@
 //! resolution before the workers start.
 
 use std::net::Ipv4Addr;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use upfbench_dpdk::{
@@ -16,43 +17,74 @@ use super::service::ServicePlane;
 /// Per-lcore cache of the receive pools.
 const RX_POOL_CACHE: u32 = 256;
 
-/// How `port` is started for `workers` workers: one receive and one transmit queue each, RSS
-/// across the receive queues when there are several and the port hashes on IP/UDP. Without
-/// RSS (memif, af_packet) a port's queue `i` is its peer's queue `i`: each worker's flows come
-/// back to it.
+/// How `port` is started with `queues` receive and transmit queues, one of each per worker
+/// (validation made the file's count the workers'): RSS across the receive queues when there
+/// are several and the port hashes on IP/UDP. Without RSS (memif, af_packet) a port's queue
+/// `i` is its peer's queue `i`: each worker's flows come back to it.
 pub fn port_config(
     port: &Port<'_>,
-    workers: u16,
+    queues: u16,
     rx_desc: u16,
     tx_desc: u16,
 ) -> upfbench_dpdk::Result<PortConfig> {
     let info = port.info()?;
     Ok(PortConfig {
-        rx_queues: workers,
-        tx_queues: workers,
+        rx_queues: queues,
+        tx_queues: queues,
         rx_desc,
         tx_desc,
-        rss: workers > 1 && info.capabilities.rss,
+        rss: queues > 1 && info.capabilities.rss,
         offloads: Offloads::NONE,
     })
 }
 
-/// A receive pool big enough for every descriptor of `workers` queues, the bursts in flight
-/// and the per-lcore caches: a power of two minus one (what DPDK's rings use best).
+/// A receive pool big enough for every descriptor of `queues` queues (one per worker), the
+/// bursts in flight and the per-lcore caches: a power of two minus one (what DPDK's rings use
+/// best).
 pub fn rx_pool<'e>(
     eal: &'e Eal,
     name: &str,
-    workers: u16,
+    queues: u16,
     rx_desc: u16,
 ) -> upfbench_dpdk::Result<Mempool<'e>> {
-    let w = u32::from(workers);
+    let w = u32::from(queues);
     let need = w * u32::from(rx_desc) + (w + 1) * (RX_POOL_CACHE + 2 * RX_BURST as u32) + 1024;
     let n = (need + 1).next_power_of_two() - 1;
     Mempool::new(eal, name, n, RX_POOL_CACHE, DEFAULT_DATA_ROOM, Socket::Any)
 }
 
-/// Waits until the port's link is up (a memif or af_packet link comes up when its peer does).
-pub fn wait_link(port: &Port<'_>, timeout: Duration) -> Result<Link, Duration> {
+/// Why a wait on the ports ended without what it waited for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WaitError {
+    /// The link stayed down this long.
+    #[error("link still down after {0:?}")]
+    LinkDown(Duration),
+    /// No memif server made its socket file in this long.
+    #[error("no memif server socket {} after {waited:?}", socket.display())]
+    NoServer {
+        /// The socket file.
+        socket: PathBuf,
+        /// How long it was waited for.
+        waited: Duration,
+    },
+    /// A neighbour did not answer ARP.
+    #[error(transparent)]
+    Unresolved(#[from] Unresolved),
+    /// `stop` said so (the user interrupted).
+    #[error("interrupted")]
+    Interrupted,
+}
+
+/// How often a wait looks at the link and at `stop`.
+const LINK_POLL: Duration = Duration::from_millis(20);
+
+/// Waits until the port's link is up (a memif or af_packet link comes up when its peer does),
+/// at most `timeout`, and no longer than `stop` returns false (looked at every 20 ms).
+pub fn wait_link(
+    port: &Port<'_>,
+    timeout: Duration,
+    stop: &dyn Fn() -> bool,
+) -> Result<Link, WaitError> {
     let start = Instant::now();
     loop {
         if let Ok(link) = port.link()
@@ -60,10 +92,58 @@ pub fn wait_link(port: &Port<'_>, timeout: Duration) -> Result<Link, Duration> {
         {
             return Ok(link);
         }
-        if start.elapsed() >= timeout {
-            return Err(timeout);
+        if stop() {
+            return Err(WaitError::Interrupted);
         }
-        std::thread::sleep(Duration::from_millis(20));
+        if start.elapsed() >= timeout {
+            return Err(WaitError::LinkDown(timeout));
+        }
+        std::thread::sleep(LINK_POLL);
+    }
+}
+
+/// The socket file of a memif client port (`net_memif*`, not `role=server`, with
+/// `socket-abstract=no`), `None` for any other port. DPDK refuses to start a memif client whose
+/// server's socket file is not there yet; an abstract socket cannot be looked for.
+pub fn memif_client_socket(device: &str, devargs: Option<&str>) -> Option<PathBuf> {
+    if !device.starts_with("net_memif") {
+        return None;
+    }
+    // The memif PMD's defaults: client, abstract socket, /run/memif.sock.
+    let (mut server, mut is_abstract, mut socket) = (false, true, "/run/memif.sock");
+    for kv in devargs.unwrap_or_default().split(',') {
+        match kv.split_once('=') {
+            Some(("role", v)) => server = v == "server",
+            Some(("socket-abstract", v)) => is_abstract = v != "no",
+            Some(("socket", v)) => socket = v,
+            _ => {}
+        }
+    }
+    (!server && !is_abstract).then(|| PathBuf::from(socket))
+}
+
+/// Waits until `socket` exists (a memif server made it), at most `timeout`, and no longer than
+/// `stop` returns false (looked at every 20 ms).
+pub fn wait_socket(
+    socket: &Path,
+    timeout: Duration,
+    stop: &dyn Fn() -> bool,
+) -> Result<(), WaitError> {
+    let start = Instant::now();
+    loop {
+        if socket.exists() {
+            return Ok(());
+        }
+        if stop() {
+            return Err(WaitError::Interrupted);
+        }
+        if start.elapsed() >= timeout {
+            return Err(WaitError::NoServer {
+                socket: socket.to_owned(),
+                waited: timeout,
+            });
+        }
+        std::thread::sleep(LINK_POLL);
     }
 }
 
@@ -85,8 +165,8 @@ pub fn split_queues<'p>(n3: Queues<'p>, n6: Queues<'p>) -> Vec<[PortQueues<'p>; 
 /// A neighbour that did not answer ARP.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "{side}: no ARP reply from {address} after {requests} requests over {waited:?}; check the link \
-     and the peer's address, or give its MAC (peer_mac) in the system file"
+    "{side}: no ARP reply from {address} after {requests} requests {interval:?} apart; check the \
+     link and the peer's address, or give its MAC (peer_mac) in the system file"
 )]
 pub struct Unresolved {
     /// "N3" or "N6".
@@ -95,22 +175,22 @@ pub struct Unresolved {
     pub address: Ipv4Addr,
     /// Requests sent.
     pub requests: u32,
-    /// Time waited.
-    pub waited: Duration,
+    /// The wait for a reply after each (the system file's `arp.timeout`).
+    pub interval: Duration,
 }
 
 /// Resolves the MAC of each `(side, address)` by ARP before the workers start, from the main
 /// lcore: a request every `interval`, at most `requests` per address, polling every receive
-/// queue meanwhile (answering whatever else asks us, too). Addresses already known (configured)
-/// are not asked for.
+/// queue meanwhile (answering whatever else asks us, too), until `stop` returns true. Addresses
+/// already known (configured) are not asked for.
 pub fn resolve<'p>(
     queues: &mut [[PortQueues<'p>; 2]],
     service: &mut ServicePlane<'p>,
     targets: &[(Side, Ipv4Addr)],
     interval: Duration,
     requests: u32,
-) -> Result<Vec<MacAddr>, Unresolved> {
-    let start = Instant::now();
+    stop: &dyn Fn() -> bool,
+) -> Result<Vec<MacAddr>, WaitError> {
     let mut sent = vec![0u32; targets.len()];
     let mut last: Vec<Option<Instant>> = vec![None; targets.len()];
     let mut burst = MbufBurst::<RX_BURST>::new();
@@ -123,12 +203,12 @@ pub fn resolve<'p>(
             missing = true;
             if last[i].is_none_or(|t| t.elapsed() >= interval) {
                 if sent[i] == requests {
-                    return Err(Unresolved {
+                    return Err(WaitError::Unresolved(Unresolved {
                         side: side.name(),
                         address: ip,
                         requests,
-                        waited: start.elapsed(),
-                    });
+                        interval,
+                    }));
                 }
                 service.forget_request(side, u32::from(ip));
                 service.resolve(side, u32::from(ip), tsc());
@@ -137,7 +217,16 @@ pub fn resolve<'p>(
             }
         }
         if !missing {
+            // Answers to the peer's own requests, queued by the last poll, go out too.
+            if let Some(first) = queues.first_mut() {
+                for side in Side::BOTH {
+                    service.flush(side, &mut first[side.index()].tx);
+                }
+            }
             break;
+        }
+        if stop() {
+            return Err(WaitError::Interrupted);
         }
         if let Some(first) = queues.first_mut() {
             for side in Side::BOTH {
@@ -164,4 +253,56 @@ pub fn resolve<'p>(
                 .expect("resolved above")
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_memif_client_on_a_socket_file_has_a_socket_to_wait_for() {
+        let file = "role=client,id=0,socket=/tmp/upfbench/n3.sock,socket-abstract=no";
+        assert_eq!(
+            memif_client_socket("net_memif0", Some(file)),
+            Some(PathBuf::from("/tmp/upfbench/n3.sock"))
+        );
+        // The PMD's defaults: a client, on /run/memif.sock when not abstract.
+        assert_eq!(
+            memif_client_socket("net_memif1", Some("socket-abstract=no")),
+            Some(PathBuf::from("/run/memif.sock"))
+        );
+        let server = "role=server,socket=/tmp/upfbench/n3.sock,socket-abstract=no";
+        assert_eq!(memif_client_socket("net_memif0", Some(server)), None);
+        let abstract_socket = "role=client,socket=/tmp/upfbench/n3.sock";
+        assert_eq!(
+            memif_client_socket("net_memif0", Some(abstract_socket)),
+            None
+        );
+        assert_eq!(memif_client_socket("net_memif0", None), None);
+        assert_eq!(memif_client_socket("net_af_packet0", Some(file)), None);
+    }
+
+    #[test]
+    fn the_socket_wait_ends_at_the_socket_the_timeout_or_the_stop() {
+        let dir = std::env::temp_dir().join(format!("upfbench-socket-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let socket = dir.join("n3.sock");
+        let _ = std::fs::remove_file(&socket);
+        let never = || false;
+        assert_eq!(
+            wait_socket(&socket, Duration::from_millis(50), &never),
+            Err(WaitError::NoServer {
+                socket: socket.clone(),
+                waited: Duration::from_millis(50)
+            })
+        );
+        let always = || true;
+        assert_eq!(
+            wait_socket(&socket, Duration::from_secs(10), &always),
+            Err(WaitError::Interrupted)
+        );
+        std::fs::write(&socket, b"").unwrap();
+        assert_eq!(wait_socket(&socket, Duration::ZERO, &always), Ok(()));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

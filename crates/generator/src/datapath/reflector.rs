@@ -6,15 +6,20 @@
 //! time. Without impairments a received burst becomes the transmitted burst (one bulk free for
 //! what is dropped); with impairments each packet goes through them one by one.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use upfbench_dpdk::{Mbuf, MbufBurst, Mempool, StopFlag, tsc};
-use upfbench_gtpu::{Encapsulator, MacAddr, OuterHeaders, PduSessionContainer, Qfi, Teid};
+use upfbench_gtpu::{MacAddr, Teid};
 
+mod counters;
+
+pub use counters::{CounterCell, ReflectorCounters, ServiceSummary};
+
+use super::echo::{self, EchoVerdict};
+use super::encap::EncapCache;
 use super::forward::{self, Drop, ETHERNET_LEN, FromN3, FromN6};
 use super::impair::{ImpairCounters, Impairments};
+use super::next_hops::{Arp, NextHops};
 use super::queues::{PortQueues, RX_BURST, Side};
-use super::rules::{NO_QFI, TableReader};
+use super::rules::TableReader;
 use super::service::{Interface, ServicePlane};
 
 /// What the reflector does with what it receives.
@@ -22,177 +27,8 @@ use super::service::{Interface, ServicePlane};
 pub enum Mode {
     /// A minimal UPF between N3 and N6.
     Upf,
-    /// Swap addresses and send back on the port it came from.
+    /// Swap addresses and send back on the port it came from (see [`super::echo`]).
     Echo(Side),
-}
-
-/// Counters of one reflector worker, published for the control thread.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ReflectorCounters {
-    /// Frames received, per port.
-    pub received: [u64; 2],
-    /// Uplink packets forwarded N3 → N6 (queued for N6 after the impairments; a full
-    /// backlog's drops are counted apart).
-    pub uplink: u64,
-    /// Downlink packets forwarded N6 → N3 (likewise).
-    pub downlink: u64,
-    /// Packets echoed (likewise).
-    pub echoed: u64,
-    /// Dropped, per [`Drop`] kind.
-    pub dropped: [u64; Drop::COUNT],
-    /// What the impairments did.
-    pub impair: ImpairCounters,
-}
-
-/// Words of [`ReflectorCounters`] as published.
-const WORDS: usize = 2 + 3 + Drop::COUNT + 6;
-
-impl ReflectorCounters {
-    fn to_words(self) -> [u64; WORDS] {
-        let mut w = [0u64; WORDS];
-        w[0] = self.received[0];
-        w[1] = self.received[1];
-        w[2] = self.uplink;
-        w[3] = self.downlink;
-        w[4] = self.echoed;
-        w[5..5 + Drop::COUNT].copy_from_slice(&self.dropped);
-        let i = &self.impair;
-        w[5 + Drop::COUNT..].copy_from_slice(&[
-            i.seen,
-            i.dropped,
-            i.rate_dropped,
-            i.duplicated,
-            i.reordered,
-            i.duplicate_failed,
-        ]);
-        w
-    }
-
-    fn from_words(w: &[u64; WORDS]) -> ReflectorCounters {
-        let mut dropped = [0; Drop::COUNT];
-        dropped.copy_from_slice(&w[5..5 + Drop::COUNT]);
-        let i = &w[5 + Drop::COUNT..];
-        ReflectorCounters {
-            received: [w[0], w[1]],
-            uplink: w[2],
-            downlink: w[3],
-            echoed: w[4],
-            dropped,
-            impair: ImpairCounters {
-                seen: i[0],
-                dropped: i[1],
-                rate_dropped: i[2],
-                duplicated: i[3],
-                reordered: i[4],
-                duplicate_failed: i[5],
-            },
-        }
-    }
-
-    /// Adds another worker's counters.
-    pub fn merge(&mut self, o: &ReflectorCounters) {
-        for (a, b) in self.received.iter_mut().zip(o.received) {
-            *a += b;
-        }
-        self.uplink += o.uplink;
-        self.downlink += o.downlink;
-        self.echoed += o.echoed;
-        for (a, b) in self.dropped.iter_mut().zip(o.dropped) {
-            *a += b;
-        }
-        let (a, b) = (&mut self.impair, &o.impair);
-        a.seen += b.seen;
-        a.dropped += b.dropped;
-        a.rate_dropped += b.rate_dropped;
-        a.duplicated += b.duplicated;
-        a.reordered += b.reordered;
-        a.duplicate_failed += b.duplicate_failed;
-    }
-}
-
-/// Where a worker publishes its counters: single writer, relaxed stores, read by the control
-/// thread (each word is consistent; the set is as of some instant within one loop).
-#[derive(Debug, Default)]
-pub struct CounterCell {
-    words: [AtomicU64; WORDS],
-}
-
-impl CounterCell {
-    fn publish(&self, c: &ReflectorCounters) {
-        for (cell, v) in self.words.iter().zip(c.to_words()) {
-            cell.store(v, Ordering::Relaxed);
-        }
-    }
-
-    /// The counters as last published.
-    pub fn read(&self) -> ReflectorCounters {
-        let mut w = [0u64; WORDS];
-        for (v, cell) in w.iter_mut().zip(&self.words) {
-            *v = cell.load(Ordering::Relaxed);
-        }
-        ReflectorCounters::from_words(&w)
-    }
-}
-
-/// The outer headers toward one (gNB, QFI, next-hop MAC), ready to prepend.
-struct CachedEncap {
-    gnb: u32,
-    qfi: u8,
-    mac: MacAddr,
-    encap: Encapsulator,
-}
-
-/// Encapsulators by tunnel destination and QFI; a handful of entries, searched linearly.
-struct EncapCache {
-    local: Interface,
-    entries: Vec<CachedEncap>,
-    next_victim: usize,
-}
-
-const ENCAP_CACHE: usize = 8;
-
-impl EncapCache {
-    fn new(local: Interface) -> EncapCache {
-        EncapCache {
-            local,
-            entries: Vec::with_capacity(ENCAP_CACHE),
-            next_victim: 0,
-        }
-    }
-
-    #[inline]
-    fn get(&mut self, gnb: u32, qfi: u8, mac: MacAddr) -> &mut Encapsulator {
-        if let Some(i) = self
-            .entries
-            .iter()
-            .position(|e| e.gnb == gnb && e.qfi == qfi && e.mac == mac)
-        {
-            return &mut self.entries[i].encap;
-        }
-        let mut headers =
-            OuterHeaders::new(self.local.mac, mac, self.local.address, gnb.into(), Teid(0));
-        if qfi != NO_QFI {
-            headers.pdu_session_container =
-                Some(PduSessionContainer::downlink(Qfi::from_bits(qfi)));
-        }
-        let encap = Encapsulator::new(&headers).expect("the outer headers fit the template");
-        let entry = CachedEncap {
-            gnb,
-            qfi,
-            mac,
-            encap,
-        };
-        let i = if self.entries.len() < ENCAP_CACHE {
-            self.entries.push(entry);
-            self.entries.len() - 1
-        } else {
-            let i = self.next_victim;
-            self.next_victim = (i + 1) % ENCAP_CACHE;
-            self.entries[i] = entry;
-            i
-        };
-        &mut self.entries[i].encap
-    }
 }
 
 /// A reflector worker and what it owns.
@@ -204,10 +40,13 @@ pub struct ReflectorWorker<'p> {
     /// Our addresses per port.
     pub interfaces: [Interface; 2],
     /// The next hop per port for destinations off its subnet (N3: toward the gNB; N6: toward
-    /// the data network).
+    /// the data network), 0 for none.
     pub gateways: [u32; 2],
     /// The service plane.
     pub service: ServicePlane<'p>,
+    /// The next hops it resolves by itself (upf mode): the gateways from the start, the gNBs
+    /// of the rules as they come.
+    pub next_hops: NextHops,
     /// Impairments of forwarded packets, one set per direction (by the port it leaves by), if
     /// any.
     pub impair: Option<[Impairments<Mbuf<'p>>; 2]>,
@@ -220,6 +59,18 @@ pub struct ReflectorWorker<'p> {
 /// Loops between publications of the counters.
 const PUBLISH_EVERY: u32 = 1024;
 
+impl Arp for ServicePlane<'_> {
+    fn confirmed(&self, side: Side, ip: u32) -> bool {
+        ServicePlane::confirmed(self, side, ip)
+    }
+
+    fn request(&mut self, side: Side, ip: u32, now: u64) {
+        // The next hops pace their own requests.
+        self.forget_request(side, ip);
+        self.resolve(side, ip, now);
+    }
+}
+
 impl<'p> ReflectorWorker<'p> {
     /// Runs until `stop`; publishes its counters into `cell`; returns them.
     pub fn run(self, stop: &StopFlag, cell: &CounterCell) -> ReflectorCounters {
@@ -229,6 +80,7 @@ impl<'p> ReflectorWorker<'p> {
             interfaces,
             gateways,
             mut service,
+            mut next_hops,
             mut impair,
             pool,
             mode,
@@ -240,10 +92,23 @@ impl<'p> ReflectorWorker<'p> {
         let mut out: [MbufBurst<'p, BACKLOG>; 2] = [MbufBurst::new(), MbufBurst::new()];
         let mut encaps = EncapCache::new(interfaces[Side::N3.index()]);
         let mut n6_next_hop: Option<(u32, MacAddr)> = None;
+        if mode == Mode::Upf {
+            for side in Side::BOTH {
+                next_hops.want(side, gateways[side.index()]);
+            }
+        }
         let mut loops = 0u32;
         while !stop.is_stopped() {
-            table.refresh();
+            if table.refresh() && mode == Mode::Upf {
+                want_next_hops(
+                    &mut next_hops,
+                    table.table().gnbs.iter(),
+                    &interfaces,
+                    gateways,
+                );
+            }
             let now = tsc();
+            next_hops.poll(now, &mut service);
             for side in Side::BOTH {
                 let n = ports[side.index()].rx.rx_burst(&mut rx);
                 if n == 0 {
@@ -255,7 +120,10 @@ impl<'p> ReflectorWorker<'p> {
                     (Mode::Echo(_), _) => {
                         // The other port only answers the service plane.
                         for m in rx.iter() {
-                            service.handle_any(side, m.data());
+                            match echo::decide_other_port(m.data()) {
+                                EchoVerdict::Drop(kind) => c.dropped[kind as usize] += 1,
+                                _ => service.handle_any(side, m.data()),
+                            }
                         }
                         rx.clear();
                         continue;
@@ -265,7 +133,7 @@ impl<'p> ReflectorWorker<'p> {
                 };
                 let t = table.table();
                 rx.retain_mut(|m| match (mode, side) {
-                    (Mode::Echo(_), _) => echo(m, side, &mut service, &mut c),
+                    (Mode::Echo(_), _) => echo_one(m, side, &mut service, &mut c),
                     (Mode::Upf, Side::N3) => uplink(
                         m,
                         forward::from_n3(t, m.data()),
@@ -320,6 +188,7 @@ impl<'p> ReflectorWorker<'p> {
             }
             loops = loops.wrapping_add(1);
             if loops.is_multiple_of(PUBLISH_EVERY) {
+                c.service = summary(&service, &next_hops);
                 cell.publish(&c);
             }
         }
@@ -329,8 +198,43 @@ impl<'p> ReflectorWorker<'p> {
             }
             c.impair = sum_impairments(imp);
         }
+        c.service = summary(&service, &next_hops);
         cell.publish(&c);
         c
+    }
+}
+
+/// The N3 next hops toward `gnbs` (each on the link, or through the N3 gateway), and the N6
+/// gateway: to resolve, or to ask for again if they have not answered yet.
+fn want_next_hops<'a>(
+    hops: &mut NextHops,
+    gnbs: impl Iterator<Item = &'a u32>,
+    interfaces: &[Interface; 2],
+    gateways: [u32; 2],
+) {
+    let n3 = &interfaces[Side::N3.index()];
+    for &gnb in gnbs {
+        let hop = if n3.on_link(gnb) {
+            gnb
+        } else {
+            gateways[Side::N3.index()]
+        };
+        hops.want(Side::N3, hop);
+    }
+    hops.want(Side::N6, gateways[Side::N6.index()]);
+}
+
+fn summary(service: &ServicePlane<'_>, hops: &NextHops) -> ServiceSummary {
+    let s = service.counters();
+    ServiceSummary {
+        frames: [s.seen[0].iter().sum(), s.seen[1].iter().sum()],
+        replies: s.replies,
+        arp_requests: s.arp_requests,
+        error_indications: s.error_indications,
+        error_indications_suppressed: s.error_indications_suppressed,
+        no_buffer: s.no_buffer,
+        next_hops_resolved: hops.resolved() as u64,
+        next_hops_given_up: hops.given_up() as u64,
     }
 }
 
@@ -377,6 +281,26 @@ fn queue<'p>(
     }
 }
 
+/// The MAC of next hop `hop` on `side`, or None (counted, and asked for by ARP, paced by the
+/// service plane) while it is not known. Hop 0 is no next hop at all: nothing to ask for.
+#[inline]
+fn next_hop_mac(
+    service: &mut ServicePlane<'_>,
+    side: Side,
+    hop: u32,
+    now: u64,
+    c: &mut ReflectorCounters,
+) -> Option<MacAddr> {
+    if let Some(mac) = service.neighbor(side, hop) {
+        return Some(mac);
+    }
+    if hop != 0 {
+        service.resolve(side, hop, now);
+    }
+    c.dropped[Drop::NoNeighbor as usize] += 1;
+    None
+}
+
 /// Rewrites an uplink G-PDU into its inner packet behind an Ethernet header toward the next
 /// hop on N6; true to keep (forward) it.
 #[allow(clippy::too_many_arguments)]
@@ -407,16 +331,12 @@ fn uplink(
             let hop = if n6.on_link(dst) { dst } else { gateway };
             let mac = match *next_hop {
                 Some((ip, mac)) if ip == hop => mac,
-                _ => match service.neighbor(Side::N6, hop) {
+                _ => match next_hop_mac(service, Side::N6, hop, now, c) {
                     Some(mac) => {
                         *next_hop = Some((hop, mac));
                         mac
                     }
-                    None => {
-                        service.resolve(Side::N6, hop, now);
-                        c.dropped[Drop::NoNeighbor as usize] += 1;
-                        return false;
-                    }
+                    None => return false,
                 },
             };
             let strip = inner_offset - ETHERNET_LEN;
@@ -468,12 +388,13 @@ fn downlink(
             } else {
                 gateway
             };
-            let Some(mac) = service.neighbor(Side::N3, hop) else {
-                service.resolve(Side::N3, hop, now);
-                c.dropped[Drop::NoNeighbor as usize] += 1;
+            let Some(mac) = next_hop_mac(service, Side::N3, hop, now, c) else {
                 return false;
             };
-            let encap = encaps.get(rule.gnb, rule.qfi, mac);
+            let Some(encap) = encaps.get(rule.gnb, rule.qfi, mac) else {
+                c.dropped[Drop::NoRoom as usize] += 1;
+                return false;
+            };
             encap.set_teid(Teid(rule.teid));
             let excess = m.len() - ETHERNET_LEN - len;
             let grow = encap.outer_len() - ETHERNET_LEN;
@@ -498,39 +419,27 @@ fn downlink(
     }
 }
 
-/// Swaps the Ethernet, IPv4 and UDP addresses of `m` so that it goes back where it came from;
-/// service traffic is answered instead. The IPv4 and UDP checksums do not change: a swap keeps
-/// their one's-complement sums.
+/// Echo mode on the echo port: swaps `m`'s addresses in place (true: send it back), or hands
+/// it to the service plane, or counts it dropped (see [`super::echo`]).
 #[inline]
-fn echo(
+fn echo_one(
     m: &mut Mbuf<'_>,
     side: Side,
     service: &mut ServicePlane<'_>,
     c: &mut ReflectorCounters,
 ) -> bool {
-    let d = m.data();
-    let is_ipv4 = d.get(12..14) == Some(&[0x08, 0x00][..]) && d.len() >= ETHERNET_LEN + 20;
-    let is_udp = is_ipv4 && d[ETHERNET_LEN + 9] == 17;
-    let ihl = if is_ipv4 {
-        usize::from(d[ETHERNET_LEN] & 0x0f) * 4
-    } else {
-        0
-    };
-    if !is_udp || d.len() < ETHERNET_LEN + ihl + 8 {
-        service.handle_any(side, d);
-        if !is_ipv4 {
-            c.dropped[Drop::NotUserTraffic as usize] += 1;
+    match echo::decide(m.data()) {
+        EchoVerdict::Echo { udp_at } => {
+            echo::swap(m.data_mut(), udp_at);
+            true
         }
-        return false;
+        EchoVerdict::Service => {
+            service.handle_any(side, m.data());
+            false
+        }
+        EchoVerdict::Drop(kind) => {
+            c.dropped[kind as usize] += 1;
+            false
+        }
     }
-    let d = m.data_mut();
-    let (dst, src) = d[..12].split_at_mut(6);
-    dst.swap_with_slice(src);
-    let ip = ETHERNET_LEN;
-    let (a, b) = d[ip + 12..ip + 20].split_at_mut(4);
-    a.swap_with_slice(b);
-    let udp = ip + ihl;
-    let (a, b) = d[udp..udp + 4].split_at_mut(2);
-    a.swap_with_slice(b);
-    true
 }

@@ -6,8 +6,11 @@
 //! [`ForwardingTable`] and hands it to every worker ([`TablePublisher`]); a worker looks for a
 //! new table once per loop ([`TableReader::refresh`], one atomic load when there is none) and
 //! drops the old one. Lookups are one probe into a flat map per packet.
+//!
+//! A table is built whole before it is published and never changes after: a worker sees the
+//! old table or the new one, never a mix. The last worker to let go of a table frees it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 
@@ -50,6 +53,9 @@ pub struct ForwardingTable {
     pub downlink: FlatMap<DownlinkEntry>,
     /// Sessions it was built from.
     pub sessions: usize,
+    /// The gNBs the forwarding downlink rules tunnel to (big-endian integers), each once, in
+    /// ascending order: the N3 next hops the reflector resolves before traffic needs them.
+    pub gnbs: Box<[u32]>,
 }
 
 impl ForwardingTable {
@@ -59,6 +65,7 @@ impl ForwardingTable {
             uplink: FlatMap::build(std::iter::empty()),
             downlink: FlatMap::build(std::iter::empty()),
             sessions: 0,
+            gnbs: Box::new([]),
         }
     }
 }
@@ -143,10 +150,17 @@ impl RulesMirror {
             return None;
         }
         self.dirty = false;
+        let gnbs: BTreeSet<u32> = self
+            .downlink
+            .values()
+            .filter(|d| d.forward)
+            .map(|d| d.gnb)
+            .collect();
         Some(ForwardingTable {
             uplink: FlatMap::build(self.uplink.iter().map(|(&k, &v)| (k, v))),
             downlink: FlatMap::build(self.downlink.iter().map(|(&k, &v)| (k, v))),
             sessions: self.sessions,
+            gnbs: gnbs.into_iter().collect(),
         })
     }
 }
@@ -197,13 +211,18 @@ impl TablePublisher {
 }
 
 impl TableReader {
-    /// Takes the newest snapshot published since the last call, if any.
+    /// Takes the newest snapshot published since the last call, if any (the ones in between
+    /// are dropped unread); true when the table changed.
     #[inline]
-    pub fn refresh(&mut self) {
+    pub fn refresh(&mut self) -> bool {
+        let mut changed = false;
         loop {
             match self.updates.try_recv() {
-                Ok(t) => self.current = t,
-                Err(TryRecvError::Empty | TryRecvError::Disconnected) => return,
+                Ok(t) => {
+                    self.current = t;
+                    changed = true;
+                }
+                Err(TryRecvError::Empty | TryRecvError::Disconnected) => return changed,
             }
         }
     }
@@ -214,3 +233,6 @@ impl TableReader {
         &self.current
     }
 }
+
+#[cfg(test)]
+mod tests;

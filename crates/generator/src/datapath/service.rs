@@ -4,13 +4,16 @@
 //! answers are built in mbufs of its own small pool and queued per port until the worker's next
 //! flush.
 
+mod limit;
 mod respond;
 
 use std::net::Ipv4Addr;
+use std::time::Duration;
 
 use upfbench_dpdk::{MbufBurst, Mempool, TxQueue};
 use upfbench_net::MacAddr;
 
+pub use limit::ErrorIndicationLimit;
 pub use respond::{Interface, Outcome, Seen, arp_request, error_indication, respond};
 
 use super::classify::Service;
@@ -20,16 +23,17 @@ use super::queues::Side;
 const NEIGHBOURS: usize = 16;
 /// Replies queued per port between flushes.
 const PENDING: usize = 32;
-/// At most one ARP request per address this often (ns).
-const ARP_RETRY_NS: u64 = 200_000_000;
+/// At most one ARP request per address this often, unless set otherwise (the files' default
+/// `arp.timeout`).
+const DEFAULT_ARP_RETRY: Duration = Duration::from_secs(1);
 /// Error Indications per second at most (and at once), unless set otherwise.
 pub const DEFAULT_ERROR_INDICATIONS_PER_S: u32 = 100;
 
 /// What the service plane did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ServiceCounters {
-    /// Frames handed over, by what they were.
-    pub seen: [u64; Seen::COUNT],
+    /// Frames handed over, per port ([`Side`]), by what they were.
+    pub seen: [[u64; Seen::COUNT]; 2],
     /// Replies sent.
     pub replies: u64,
     /// ARP requests sent to resolve a neighbour.
@@ -42,32 +46,40 @@ pub struct ServiceCounters {
     pub no_buffer: u64,
 }
 
-/// A small table of (address, MAC), newest replacing oldest.
+/// A neighbour: its address, its MAC, and whether the MAC came in an ARP reply (confirmed) or
+/// only in the neighbour's own request (learned in passing: usable, but not an answer to ours).
+#[derive(Debug, Clone, Copy, Default)]
+struct Neighbour {
+    ip: u32,
+    mac: MacAddr,
+    confirmed: bool,
+}
+
+/// A small table of neighbours, newest replacing oldest.
 #[derive(Debug, Clone, Copy, Default)]
 struct Neighbours {
-    entries: [(u32, MacAddr); NEIGHBOURS],
+    entries: [Neighbour; NEIGHBOURS],
     len: usize,
     next: usize,
 }
 
 impl Neighbours {
-    fn get(&self, ip: u32) -> Option<MacAddr> {
-        self.entries[..self.len]
-            .iter()
-            .find(|e| e.0 == ip)
-            .map(|e| e.1)
+    fn find(&self, ip: u32) -> Option<&Neighbour> {
+        self.entries[..self.len].iter().find(|e| e.ip == ip)
     }
 
-    fn learn(&mut self, ip: u32, mac: MacAddr) {
-        if let Some(e) = self.entries[..self.len].iter_mut().find(|e| e.0 == ip) {
-            e.1 = mac;
+    fn learn(&mut self, ip: u32, mac: MacAddr, confirmed: bool) {
+        if let Some(e) = self.entries[..self.len].iter_mut().find(|e| e.ip == ip) {
+            e.mac = mac;
+            e.confirmed |= confirmed;
             return;
         }
+        let entry = Neighbour { ip, mac, confirmed };
         if self.len < NEIGHBOURS {
-            self.entries[self.len] = (ip, mac);
+            self.entries[self.len] = entry;
             self.len += 1;
         } else {
-            self.entries[self.next] = (ip, mac);
+            self.entries[self.next] = entry;
             self.next = (self.next + 1) % NEIGHBOURS;
         }
     }
@@ -81,9 +93,8 @@ pub struct ServicePlane<'e> {
     neighbours: [Neighbours; 2],
     /// Last ARP request per (port, address): (address, time in ns).
     asked: [[(u32, u64); 4]; 2],
-    ei_tokens: f64,
-    ei_rate: f64,
-    ei_last_ns: u64,
+    arp_retry_ns: u64,
+    ei_limit: ErrorIndicationLimit,
     tsc_hz: u64,
     counters: ServiceCounters,
 }
@@ -99,7 +110,7 @@ impl<'e> ServicePlane<'e> {
     ) -> ServicePlane<'e> {
         let mut neighbours = [Neighbours::default(); 2];
         for &(side, ip, mac) in known {
-            neighbours[side.index()].learn(u32::from(ip), mac);
+            neighbours[side.index()].learn(u32::from(ip), mac, true);
         }
         ServicePlane {
             interfaces,
@@ -107,18 +118,23 @@ impl<'e> ServicePlane<'e> {
             pending: [MbufBurst::new(), MbufBurst::new()],
             neighbours,
             asked: [[(0, 0); 4]; 2],
-            ei_tokens: f64::from(DEFAULT_ERROR_INDICATIONS_PER_S),
-            ei_rate: f64::from(DEFAULT_ERROR_INDICATIONS_PER_S),
-            ei_last_ns: 0,
+            arp_retry_ns: DEFAULT_ARP_RETRY.as_nanos() as u64,
+            ei_limit: ErrorIndicationLimit::new(DEFAULT_ERROR_INDICATIONS_PER_S, 1),
             tsc_hz: tsc_hz.max(1),
             counters: ServiceCounters::default(),
         }
     }
 
-    /// Sends at most `per_s` Error Indications per second (0: none).
-    pub fn with_error_indication_rate(mut self, per_s: u32) -> Self {
-        self.ei_rate = f64::from(per_s);
-        self.ei_tokens = self.ei_rate;
+    /// Sends the Error Indications `limit` allows (the worker's share of the process's rate).
+    pub fn with_error_indication_limit(mut self, limit: ErrorIndicationLimit) -> Self {
+        self.ei_limit = limit;
+        self
+    }
+
+    /// Asks for one address at most once per `retry` ([`resolve`](Self::resolve)): the
+    /// file's `arp.timeout`.
+    pub fn with_arp_retry(mut self, retry: Duration) -> Self {
+        self.arp_retry_ns = u64::try_from(retry.as_nanos()).unwrap_or(u64::MAX);
         self
     }
 
@@ -135,7 +151,14 @@ impl<'e> ServicePlane<'e> {
     /// The MAC of neighbour `ip` on `side`, if known.
     #[inline]
     pub fn neighbor(&self, side: Side, ip: u32) -> Option<MacAddr> {
-        self.neighbours[side.index()].get(ip)
+        self.neighbours[side.index()].find(ip).map(|n| n.mac)
+    }
+
+    /// Whether neighbour `ip` on `side` answered an ARP request (or was configured).
+    pub fn confirmed(&self, side: Side, ip: u32) -> bool {
+        self.neighbours[side.index()]
+            .find(ip)
+            .is_some_and(|n| n.confirmed)
     }
 
     /// Handles a frame the classifier gave to the service plane (`kind` is its guess; the
@@ -149,23 +172,31 @@ impl<'e> ServicePlane<'e> {
         let iface = self.interfaces[side.index()];
         let mut out = [0u8; 1600];
         let o = respond(&iface, frame, &mut out);
-        self.counters.seen[o.seen as usize] += 1;
+        self.counters.seen[side.index()][o.seen as usize] += 1;
         if let Some((ip, mac)) = o.learned {
-            self.neighbours[side.index()].learn(u32::from(ip), mac);
+            let confirmed = o.seen == Seen::ArpReply;
+            self.neighbours[side.index()].learn(u32::from(ip), mac, confirmed);
         }
-        if let Some(n) = o.reply {
+        if let Some(n) = o.reply
+            && self.queue(side, &out[..n])
+        {
             self.counters.replies += 1;
-            self.queue(side, &out[..n]);
         }
     }
 
-    /// Asks for the MAC of `ip` on `side` by ARP, at most once per 200 ms per address
-    /// (`now` in TSC ticks).
+    /// `now` (TSC ticks) in ns.
+    fn ns(&self, now: u64) -> u64 {
+        (u128::from(now) * 1_000_000_000 / u128::from(self.tsc_hz)) as u64
+    }
+
+    /// Asks for the MAC of `ip` on `side` by ARP, at most once per ARP retry interval per
+    /// address (`now` in TSC ticks).
     pub fn resolve(&mut self, side: Side, ip: u32, now: u64) {
-        let now_ns = (u128::from(now) * 1_000_000_000 / u128::from(self.tsc_hz)) as u64;
+        let now_ns = self.ns(now);
+        let retry = self.arp_retry_ns;
         let asked = &mut self.asked[side.index()];
         let slot = match asked.iter().position(|a| a.0 == ip) {
-            Some(i) if now_ns.saturating_sub(asked[i].1) < ARP_RETRY_NS && asked[i].1 != 0 => {
+            Some(i) if now_ns.saturating_sub(asked[i].1) < retry && asked[i].1 != 0 => {
                 return;
             }
             Some(i) => i,
@@ -178,9 +209,10 @@ impl<'e> ServicePlane<'e> {
         asked[slot] = (ip, now_ns.max(1));
         let iface = self.interfaces[side.index()];
         let mut out = [0u8; 64];
-        if let Some(n) = arp_request(&iface, Ipv4Addr::from(ip), &mut out) {
+        if let Some(n) = arp_request(&iface, Ipv4Addr::from(ip), &mut out)
+            && self.queue(side, &out[..n])
+        {
             self.counters.arp_requests += 1;
-            self.queue(side, &out[..n]);
         }
     }
 
@@ -195,35 +227,36 @@ impl<'e> ServicePlane<'e> {
     /// Sends an Error Indication for the G-PDU `frame` (received on N3) to the unknown `teid`,
     /// unless over the rate limit (`now` in TSC ticks).
     pub fn error_indication(&mut self, frame: &[u8], teid: u32, now: u64) {
-        let now_ns = (u128::from(now) * 1_000_000_000 / u128::from(self.tsc_hz)) as u64;
-        let elapsed = now_ns.saturating_sub(self.ei_last_ns) as f64 / 1e9;
-        self.ei_last_ns = now_ns.max(self.ei_last_ns);
-        self.ei_tokens = (self.ei_tokens + elapsed * self.ei_rate).min(self.ei_rate);
-        if self.ei_tokens < 1.0 {
-            self.counters.error_indications_suppressed += 1;
+        let now_ns = self.ns(now);
+        let allowed = self.ei_limit.allow(now_ns);
+        self.counters.error_indications_suppressed = self.ei_limit.suppressed;
+        if !allowed {
             return;
         }
-        self.ei_tokens -= 1.0;
         let iface = self.interfaces[Side::N3.index()];
         let mut out = [0u8; 128];
-        if let Some(n) = error_indication(&iface, frame, teid, &mut out) {
+        if let Some(n) = error_indication(&iface, frame, teid, &mut out)
+            && self.queue(Side::N3, &out[..n])
+        {
             self.counters.error_indications += 1;
-            self.queue(Side::N3, &out[..n]);
         }
     }
 
-    fn queue(&mut self, side: Side, frame: &[u8]) {
+    /// Queues `frame` for `side`; false (counted in `no_buffer`) when there was no room.
+    fn queue(&mut self, side: Side, frame: &[u8]) -> bool {
         let Ok(mut m) = self.pool.alloc() else {
             self.counters.no_buffer += 1;
-            return;
+            return false;
         };
         if m.extend_from_slice(frame).is_err() {
             self.counters.no_buffer += 1;
-            return;
+            return false;
         }
         if self.pending[side.index()].push(m).is_err() {
             self.counters.no_buffer += 1;
+            return false;
         }
+        true
     }
 
     /// Hands what is queued for `side` to its transmit queue; what it does not take is dropped.

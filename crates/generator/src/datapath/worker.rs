@@ -9,7 +9,7 @@ use super::classify::{Classified, Reject, RxRules, Service};
 use super::clock::Clock;
 use super::phase::{Phase, RunControl};
 use super::queues::{PortQueues, RX_BURST, Side};
-use super::service::ServicePlane;
+use super::service::{Seen, ServicePlane};
 use super::tag::transit_ns;
 use super::tx::TxShare;
 use crate::plan::Schedule;
@@ -34,6 +34,9 @@ pub struct WorkerCounters {
     pub tx_span: Option<(u64, u64)>,
     /// The shares whose schedule slipped in the measured phase.
     pub tx_slips: Vec<ShareSlip>,
+    /// Frames the service plane looked at, per port, by kind (GTP-U Error Indications from
+    /// the UPF among them).
+    pub service_seen: [[u64; Seen::COUNT]; 2],
 }
 
 /// How far one share's schedule slipped in the measured phase (see [`crate::plan::Pacer`]).
@@ -217,6 +220,7 @@ impl<'p> Worker<'p> {
                 }
             }
         }
+        counters.service_seen = service.counters().seen;
         let end = clock.ns(tsc());
         WorkerResult {
             ports,

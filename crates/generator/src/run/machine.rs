@@ -317,8 +317,8 @@ impl RunMachine {
         }
         self.stopping = true;
         match self.state {
-            State::Start => self.state = State::Done,
-            State::Associating | State::Resolving => self.teardown(),
+            // Nothing done yet: the report says so, nothing else is owed.
+            State::Start | State::Associating | State::Resolving => self.teardown(),
             State::Establishing => self.actions.push_back(Action::CancelEstablishment),
             State::Preparing => {}
             State::Warmup | State::Settle | State::Measure => self.drain(now),

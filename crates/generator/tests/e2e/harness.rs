@@ -210,6 +210,13 @@ impl Process {
             .status();
     }
 
+    /// Sends SIGTERM (what a service manager or `kill` does).
+    pub(crate) fn terminate(&self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+    }
+
     /// Waits for it to exit, at most `timeout` (then panics: the guard kills it).
     pub(crate) fn wait(&mut self, timeout: Duration) -> ExitStatus {
         let until = Instant::now() + timeout;
@@ -306,18 +313,23 @@ pub(crate) struct Figures {
 /// The figures of `direction` (`uplink`, `downlink`) in the report's only step (zero without
 /// a step: an interruption before any traffic).
 pub(crate) fn figures(report: &Value, direction: &str) -> Figures {
+    try_figures(report, direction)
+        .unwrap_or_else(|| panic!("no {direction} in {}", report["steps"][0]))
+}
+
+/// [`figures`], or None when the step has no such direction (a profile of one direction).
+pub(crate) fn try_figures(report: &Value, direction: &str) -> Option<Figures> {
     let steps = report["steps"].as_array().expect("steps");
     if steps.is_empty() {
-        return Figures::default();
+        return Some(Figures::default());
     }
     assert_eq!(steps.len(), 1, "one step");
     let d = steps[0]["directions"]
         .as_array()
         .expect("directions")
         .iter()
-        .find(|d| d["direction"] == direction)
-        .unwrap_or_else(|| panic!("no {direction} in {}", steps[0]));
-    Figures {
+        .find(|d| d["direction"] == direction)?;
+    Some(Figures {
         streams: num(d, &["streams"]),
         sent: num(d, &["loss", "sent"]),
         received: num(d, &["rx", "packets"]),
@@ -328,7 +340,7 @@ pub(crate) fn figures(report: &Value, direction: &str) -> Figures {
         // No latency figures when nothing was received.
         samples: d["latency"]["samples"].as_u64().unwrap_or(0),
         p50_ns: d["latency"]["p50_ns"].as_u64().unwrap_or(0),
-    }
+    })
 }
 
 /// The warnings of the report and of its steps.

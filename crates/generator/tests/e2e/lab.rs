@@ -5,8 +5,10 @@
 //! through kernel sockets. No MAC is given anywhere: ARP resolves them.
 //!
 //! dumpcap in both namespaces records everything on n3 and n6 that is not the measured traffic
-//! between the two DPDK ports: what must be there is ARP and nothing else, each request answered
-//! once, by the DPDK port that owns the address. A kernel address on a DPDK veth would show as a
+//! between the two DPDK ports: what must be there is ARP and nothing else. Each side resolves the
+//! other itself: the generator asks for the UPF's addresses and each request is answered once, by
+//! the DPDK port that owns the address; the reflector asks for its next hops (the gNB on N3, the
+//! N6 peer) and gets at least one reply from the generator's port. A kernel address on a DPDK veth would show as a
 //! second ARP reply, or as ICMP port unreachable for the traffic it receives.
 
 use std::collections::BTreeMap;
@@ -18,20 +20,26 @@ use upfbench_generator::config;
 
 use crate::harness::{
     Process, Scratch, UPFBENCH, assert_sessions, besides_tx_slips, figures, num, patch,
-    read_report, reflector_drops, reflector_totals, repo, runtime_dir, serial, unique, warnings,
+    read_report, reflector_drops, reflector_totals, repo, runtime_dir, serial, total, unique,
+    warnings,
 };
 
 /// The UPF's addresses on N3 and N6 (DESIGN.md's plan, as in lab.yaml).
 const UPF: [(&str, &str); 2] = [("n3", "192.168.13.151"), ("n6", "192.168.16.151")];
+/// The tester's: the gNB the downlink tunnels go to, and the data network's next hop.
+const TESTER: [&str; 2] = ["192.168.13.131", "192.168.16.152"];
 
 /// Namespaces built by deploy/lab.sh under names of the case's own; removed when dropped.
-struct Lab {
-    tg: String,
-    dut: String,
+pub(crate) struct Lab {
+    /// The tester's namespace.
+    pub(crate) tg: String,
+    /// The UPF's namespace.
+    pub(crate) dut: String,
 }
 
 impl Lab {
-    fn up(case: &str) -> Lab {
+    /// The namespaces of `case`, with the veth pairs n3, n4, n6 between them.
+    pub(crate) fn up(case: &str) -> Lab {
         let lab = Lab {
             tg: unique(&format!("{case}-tg")),
             dut: unique(&format!("{case}-dut")),
@@ -58,7 +66,7 @@ impl Lab {
     }
 
     /// The MAC address of `ifc` in namespace `ns`.
-    fn mac(ns: &str, ifc: &str) -> String {
+    pub(crate) fn mac(ns: &str, ifc: &str) -> String {
         let out = Command::new("ip")
             .args(["-n", ns, "-br", "link", "show", "dev", ifc])
             .output()
@@ -306,11 +314,13 @@ fn lab_af_packet_over_veths_arp_both_ways_zero_loss() {
         );
     }
     assert_eq!(besides_tx_slips(warnings(&report)), Vec::<String>::new());
-    // The reflector knew the generator's MACs (learned from its requests or resolved): it
+    // The reflector resolved the generator's MACs itself (the gNB on N3, the N6 peer): it
     // dropped nothing for want of a neighbour, nor for any other reason.
     let totals = reflector_totals(&refl.stdout());
     println!("lab: reflector {totals:?}");
     assert_eq!(reflector_drops(&totals), BTreeMap::new());
+    assert_eq!(total(&totals, "next hops resolved"), 2, "{totals:?}");
+    assert_eq!(total(&totals, "next hops unanswered"), 0, "{totals:?}");
 
     // On the wire: ARP only, each request answered once by the owner of the address.
     let tg = frames(&tg_file);
@@ -341,28 +351,43 @@ fn lab_af_packet_over_veths_arp_both_ways_zero_loss() {
             answered.len(),
             "{ifc}: no other reply: {tg:#?}"
         );
-        // Whatever the reflector asked the generator, it was answered once, by the generator.
-        let ours: Vec<&Frame> = dut
-            .iter()
-            .filter(|f| f.interface == *ifc && f.opcode == "2")
-            .collect();
-        let theirs = tg
-            .iter()
-            .filter(|f| f.interface == *ifc && f.opcode == "1" && f.src == dut_macs[i]);
-        assert_eq!(
-            ours.len(),
-            theirs.count(),
-            "{ifc}: one reply per request: {dut:#?}"
+        // The reflector asked for the generator's address itself (the generator's side sees the
+        // requests arrive, also those sent before the generator's port was open) and got at
+        // least one reply, from the generator's port; every reply on the reflector's side
+        // answers one of its requests.
+        let tester_ip = TESTER[i];
+        let refl_asked = arp(&tg, ifc, "1", tester_ip, &dut_macs[i]);
+        let refl_answered = arp(&dut, ifc, "2", tester_ip, &tg_macs[i]);
+        assert!(
+            !refl_asked.is_empty(),
+            "{ifc}: the reflector never asked for {tester_ip}: {tg:#?}"
         );
         assert!(
-            ours.iter()
-                .all(|f| f.sender_mac == tg_macs[i] && f.src == tg_macs[i])
+            !refl_answered.is_empty(),
+            "{ifc}: none of the reflector's {} requests was answered: {dut:#?}",
+            refl_asked.len()
+        );
+        assert!(
+            refl_answered.len() <= refl_asked.len(),
+            "{ifc}: more replies than requests: {dut:#?}"
+        );
+        assert!(refl_answered.iter().all(|f| f.sender_mac == tg_macs[i]));
+        let replies = dut
+            .iter()
+            .filter(|f| f.interface == *ifc && f.opcode == "2");
+        assert_eq!(
+            replies.count(),
+            refl_answered.len(),
+            "{ifc}: no other reply: {dut:#?}"
         );
         println!(
-            "lab: {ifc}: generator asked for {upf_ip} {} time(s), answered by {}; reflector asked {} time(s)",
+            "lab: {ifc}: generator asked for {upf_ip} {} time(s), answered by {}; reflector asked \
+             for {tester_ip} {} time(s), answered {} time(s) by {}",
             asked.len(),
             dut_macs[i],
-            ours.len()
+            refl_asked.len(),
+            refl_answered.len(),
+            tg_macs[i]
         );
     }
 }

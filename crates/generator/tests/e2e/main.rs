@@ -2,9 +2,18 @@
 //!
 //! - over memif, two processes (the embedded default's files): every session established over
 //!   PFCP, zero loss, a latency sample per packet; the reflector's impairments (drop, duplicate,
-//!   reorder, delay) seen exactly by the generator; Ctrl-C during the measured phase;
+//!   reorder, delay) seen exactly by the generator; Ctrl-C during the measured phase; a sweep's
+//!   steps each measured and reported;
+//! - the ways a run ends without measuring: Ctrl-C or SIGTERM while waiting for a memif peer or
+//!   for ARP, ARP unanswered (on `net_pcap` ports, the requests counted by tshark), sessions the
+//!   UPF rejects;
 //! - in the kernel lab (`deploy/lab.sh`, namespaces of their own): generator and reflector on
 //!   `net_af_packet` over veths, PFCP over n4, ARP resolved both ways, zero loss;
+//! - the reflector's echo mode on `net_af_packet` in the lab's UPF namespace, Scapy on the other
+//!   end of the veth: UDP comes back swapped with valid checksums, ARP and ICMP are answered,
+//!   TCP is counted;
+//! - unknown TEIDs (the generator with `--no-pfcp`): rate-limited Error Indications, each one
+//!   received by the generator;
 //! - on `net_null`, no peer: a TX asked for more than it can send slips, and the report says so.
 //!
 //! They need root. Each process busy-polls one core and the machine may have two, so the cases
@@ -14,7 +23,10 @@
 //! case started is stopped and removed, also when it fails.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod echo;
+mod exits;
 mod harness;
 mod lab;
 mod memif;
+mod sweep;
 mod tx_slip;

@@ -11,8 +11,8 @@ use serde_json::Value;
 use upfbench_generator::config;
 
 use crate::harness::{
-    Figures, Process, Scratch, UPFBENCH, assert_sessions, besides_tx_slips, figures, n4_pair, num,
-    patch, read_report, reflector_drops, reflector_totals, repo, runtime_dir, serial, total,
+    Figures, Process, Scratch, UPFBENCH, assert_sessions, besides_tx_slips, n4_pair, num, patch,
+    read_report, reflector_drops, reflector_totals, repo, runtime_dir, serial, total, try_figures,
     unique, warnings,
 };
 
@@ -36,19 +36,19 @@ fn profile(ues: u32, seconds: u64, warmup: &str) -> String {
 }
 
 /// One case's files: the shipped memif pair, moved out of the way of a user's quickstart.
-struct Memif {
-    scratch: Scratch,
-    system: PathBuf,
-    reflector: PathBuf,
-    profile: PathBuf,
-    gen_prefix: String,
-    refl_prefix: String,
+pub(crate) struct Memif {
+    pub(crate) scratch: Scratch,
+    pub(crate) system: PathBuf,
+    pub(crate) reflector: PathBuf,
+    pub(crate) profile: PathBuf,
+    pub(crate) gen_prefix: String,
+    pub(crate) refl_prefix: String,
 }
 
 impl Memif {
     /// The files of `case`, the reflector with `impairments` (YAML flow mapping), checked by
     /// the configuration loader before anything starts.
-    fn new(case: &str, impairments: &str, profile: &str) -> Memif {
+    pub(crate) fn new(case: &str, impairments: &str, profile: &str) -> Memif {
         let scratch = Scratch::new(case);
         let sockets = format!("{}/", scratch.path().display());
         let (gen_n4, refl_n4) = n4_pair();
@@ -97,12 +97,12 @@ impl Memif {
         m
     }
 
-    fn reports(&self) -> PathBuf {
+    pub(crate) fn reports(&self) -> PathBuf {
         self.scratch.path().join("reports")
     }
 
     /// The reflector, running and serving N4 (the memif server: it starts first).
-    fn reflector(&self) -> Process {
+    pub(crate) fn reflector(&self) -> Process {
         let mut p = Process::spawn(
             "reflector",
             &self.scratch,
@@ -118,19 +118,36 @@ impl Memif {
 
     /// `upfbench run`, started.
     fn generator(&self) -> Process {
+        self.command_with("run", &[])
+    }
+
+    /// `upfbench <command>` (`run`, `sweep`) with the case's files, started.
+    pub(crate) fn command(&self, command: &str) -> Process {
+        self.command_with(command, &[])
+    }
+
+    /// `upfbench run` with `extra` arguments, started.
+    fn generator_with(&self, extra: &[&str]) -> Process {
+        self.command_with("run", extra)
+    }
+
+    /// `upfbench <command>` with the case's files and `extra` arguments, started.
+    fn command_with(&self, command: &str, extra: &[&str]) -> Process {
         let reports = self.reports();
+        let mut args = vec![
+            UPFBENCH,
+            command,
+            self.system.to_str().expect("utf-8"),
+            self.profile.to_str().expect("utf-8"),
+            "--reports",
+            reports.to_str().expect("utf-8"),
+        ];
+        args.extend_from_slice(extra);
         Process::spawn(
             "generator",
             &self.scratch,
             None,
-            &[
-                UPFBENCH,
-                "run",
-                self.system.to_str().expect("utf-8"),
-                self.profile.to_str().expect("utf-8"),
-                "--reports",
-                reports.to_str().expect("utf-8"),
-            ],
+            &args,
             Some(&self.gen_prefix),
         )
     }
@@ -192,8 +209,9 @@ fn finish(
         hlog,
         status,
         stdout: generator.stdout(),
-        uplink: figures(&report, "uplink"),
-        downlink: figures(&report, "downlink"),
+        // A profile of one direction leaves the other at zero.
+        uplink: try_figures(&report, "uplink").unwrap_or_default(),
+        downlink: try_figures(&report, "downlink").unwrap_or_default(),
         report,
         reflector: reflector_totals(&reflector.stdout()),
         reflector_log: reflector.stderr(),
@@ -302,7 +320,7 @@ fn memif_every_session_zero_loss_latency_of_every_packet() {
 }
 
 /// (tag, samples) of each interval of an HdrHistogram interval log.
-fn hlog_intervals(bytes: &[u8]) -> Vec<(String, u64)> {
+pub(crate) fn hlog_intervals(bytes: &[u8]) -> Vec<(String, u64)> {
     use base64::Engine as _;
     use hdrhistogram::Histogram;
     use hdrhistogram::serialization::Deserializer;
@@ -591,4 +609,93 @@ fn memif_rate_cap_is_the_received_rate_and_the_loss_is_what_was_capped() {
         );
         assert_eq!(f.received + f.lost, f.sent, "{name}");
     }
+}
+
+/// With `--no-pfcp` the reflector has no session: every uplink G-PDU goes to an unknown TEID.
+/// The reflector counts each one, answers as many with a GTP-U Error Indication as its limit
+/// allows (100 per second, a second's worth at once: 100 + 100 per second of sending) and counts
+/// the rest suppressed; the generator receives exactly the Error Indications sent and reports
+/// them under "received, not measured".
+#[test]
+fn memif_unknown_teids_get_rate_limited_error_indications() {
+    let _serial = serial();
+    let rate = 2000;
+    let profile = format!(
+        "name: e2e\n\
+         sessions: {{count: 4}}\n\
+         streams:\n  \
+           - {{name: ul, direction: uplink, rate: {rate}pps, payload: 100}}\n\
+         duration: 2s\n\
+         warmup: 0s\n\
+         drain: 300ms\n"
+    );
+    let bed = Memif::new("error-ind", "{}", &profile);
+    let limit = config::load_reflector(&bed.reflector)
+        .expect("reflector file")
+        .error_indications_per_s;
+    assert_eq!(limit, 100, "the shipped file's limit");
+    let mut reflector = bed.reflector();
+    let mut generator = bed.generator_with(&["--no-pfcp"]);
+    let status = generator.wait(Duration::from_secs(60));
+    let o = finish(&bed, &mut reflector, &generator, status);
+    o.print("error-ind");
+    assert!(o.status.success(), "generator: {}\n{}", o.status, o.stdout);
+    assert!(
+        !o.stdout.contains("sessions established"),
+        "no PFCP with --no-pfcp:\n{}",
+        o.stdout
+    );
+    let sent = o.uplink.sent;
+    assert_eq!(sent, rate * 2, "uplink sent");
+    assert_eq!(o.uplink.received, 0, "nothing forwarded without a session");
+
+    // The reflector: every G-PDU to an unknown TEID, each answered or suppressed.
+    let unknown = total(&o.reflector, "dropped unknown_teid");
+    let answered = total(&o.reflector, "error indications sent");
+    let suppressed = total(&o.reflector, "error indications suppressed");
+    assert_eq!(unknown, sent, "every G-PDU counted unknown-TEID");
+    assert_eq!(answered + suppressed, unknown);
+    // Within the limit: the full bucket, then 100 a second over the time the G-PDUs came in
+    // (the generator's sending time, give or take 50 ms of scheduling on either side).
+    let span = o.report["steps"][0]["duration_s"]
+        .as_f64()
+        .expect("duration_s");
+    let expected = limit as f64 * (1.0 + span);
+    let slack = limit as f64 * 0.05;
+    println!(
+        "error-ind: {sent} G-PDUs over {span:.3} s: {answered} Error Indications sent, \
+         {suppressed} suppressed (limit {limit}/s: {expected:.0} expected)"
+    );
+    assert!(
+        (answered as f64 - expected).abs() <= slack,
+        "{answered} Error Indications for {span:.3} s of sending at {limit}/s"
+    );
+    // The per-second line says the same as the totals at the end.
+    let last = reflector
+        .stdout()
+        .lines()
+        .rfind(|l| l.contains(" err-ind "))
+        .map(str::to_owned)
+        .expect("a per-second line");
+    assert!(
+        last.contains(&format!(" err-ind {answered}/{suppressed} ")),
+        "{last}"
+    );
+
+    // The generator received every one of them, and says so.
+    let rejected = &o.report["steps"][0]["rx_rejected"];
+    assert_eq!(
+        num(rejected, &["N3 gtpu_error_indication"]),
+        answered,
+        "{rejected}"
+    );
+    let text = std::fs::read_dir(bed.reports())
+        .expect("reports")
+        .next()
+        .and_then(|e| std::fs::read_to_string(e.ok()?.path().join("report.txt")).ok())
+        .expect("report.txt");
+    assert!(
+        text.contains(&format!("N3 gtpu_error_indication {answered}")),
+        "{text}"
+    );
 }

@@ -3,7 +3,7 @@
 use core::net::{IpAddr, Ipv4Addr, SocketAddr};
 use core::time::Duration;
 
-use crate::ie::{NodeId, NtpTimestamp};
+use crate::ie::{DnsName, NodeId, NtpTimestamp};
 use crate::types::{SequenceNumber, Teid};
 
 /// T1 default: time to wait for a response before retransmitting (TS 29.244 §6.4).
@@ -106,6 +106,10 @@ pub struct UpfConfig {
     pub first_teid: Teid,
     /// The first UP SEID we allocate.
     pub first_seid: u64,
+    /// The network instances (DNNs) we serve; empty: any. A PDR naming another one is refused
+    /// with Cause 73, Offending IE Network Instance and its Failed Rule ID, as UPG-VPP refuses
+    /// a network instance it has no configuration for.
+    pub network_instances: Vec<DnsName>,
 }
 
 impl UpfConfig {
@@ -123,6 +127,7 @@ impl UpfConfig {
             n3_address,
             first_teid: Teid(0x1000_0000),
             first_seid: 1,
+            network_instances: Vec::new(),
         }
     }
 }

@@ -48,7 +48,9 @@ impl Interface {
 pub enum Seen {
     /// An ARP request for our address (answered).
     ArpRequest = 0,
-    /// An ARP reply or a request for someone else (maybe learned).
+    /// An ARP reply (its sender learned when on our subnet).
+    ArpReply,
+    /// An ARP request for someone else (its sender learned if it is a gratuitous ARP).
     ArpOther,
     /// An ICMP echo request to us (answered).
     IcmpEchoRequest,
@@ -70,10 +72,11 @@ pub enum Seen {
 
 impl Seen {
     /// Number of kinds.
-    pub const COUNT: usize = 10;
+    pub const COUNT: usize = 11;
     /// Names by discriminant.
     pub const NAMES: [&'static str; Self::COUNT] = [
         "arp_request",
+        "arp_reply",
         "arp_other",
         "icmp_echo_request",
         "icmp_other",
@@ -134,10 +137,17 @@ fn respond_arp(iface: &Interface, p: &[u8], out: &mut [u8]) -> Outcome {
             learned,
         };
     }
+    if arp.operation == ArpOperation::Reply {
+        return Outcome {
+            seen: Seen::ArpReply,
+            reply: None,
+            learned,
+        };
+    }
     Outcome {
         seen: Seen::ArpOther,
         reply: None,
-        learned: learned.filter(|_| arp.operation == ArpOperation::Reply || arp.target_ip == spa),
+        learned: learned.filter(|_| arp.target_ip == spa),
     }
 }
 

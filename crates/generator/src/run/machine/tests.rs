@@ -199,6 +199,38 @@ fn an_interruption_during_establishment_cancels_reports_and_deletes_what_was_est
 }
 
 #[test]
+fn an_interruption_before_the_start_still_reports_and_owes_nothing_else() {
+    let now = Instant::now();
+    let mut m = RunMachine::new(timing(), 1, true);
+    m.handle(now, Event::Interrupt);
+    m.start(now);
+    assert_eq!(m.poll_action(), Some(Action::Report));
+    assert_eq!(m.poll_action(), None);
+    m.handle(now, Event::Reported);
+    // Not associated: nothing to delete or release.
+    assert!(m.is_done() && m.stopped_early());
+    assert_eq!(m.poll_action(), None);
+}
+
+#[test]
+fn an_interruption_during_resolution_reports_deletes_and_releases() {
+    let mut d = Driver::new(timing(), 1, true);
+    d.event(Event::Associated);
+    d.event(Event::Established);
+    assert_eq!(
+        d.take(),
+        [Action::Associate, Action::Establish, Action::Resolve]
+    );
+    d.event(Event::Interrupt);
+    d.event(Event::Reported);
+    d.event(Event::Deleted);
+    d.event(Event::Released);
+    assert_eq!(d.take(), [Action::Report, Action::Delete, Action::Release]);
+    assert!(d.m.is_done() && d.m.stopped_early());
+    assert_eq!(d.m.failure(), None);
+}
+
+#[test]
 fn a_second_interruption_skips_the_rest_of_the_teardown() {
     let mut d = Driver::new(timing(), 1, true);
     d.event(Event::Associated);

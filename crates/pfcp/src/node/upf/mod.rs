@@ -11,6 +11,9 @@
 //!   with Cause 64 "Request rejected"; without a Recovery Time Stamp, with Cause 66 as eUPF does.
 //! - A CP F-SEID without an IPv4 address is refused with Cause 66 and Offending IE F-SEID, as
 //!   eUPF does.
+//! - A PDR naming a network instance outside the configured list (when there is one) is refused
+//!   with Cause 73, Offending IE Network Instance and the PDR's Failed Rule ID (UPG-VPP refuses
+//!   a network instance it has no configuration for with Cause 73 and the PDR).
 //! - A changed CP Recovery Time Stamp (in an Association Setup or Heartbeat Request or Response)
 //!   means the CP function restarted: its sessions are deleted.
 
@@ -348,7 +351,7 @@ impl Upf {
             .iter()
             .try_for_each(|c| rules.create_pdr(c))?;
         let created = self.choose_f_teids(&mut rules)?;
-        rules.validate(None, &self.rules)?;
+        rules.validate(None, &self.rules, &self.config.network_instances)?;
         let up_seid = self.allocate_seid();
         let view = rules.view(up_seid, req.cp_f_seid);
         self.rules.put(UpSession {
@@ -437,7 +440,7 @@ impl Upf {
         }
         rules.modify(req)?;
         let created = self.choose_f_teids(&mut rules)?;
-        rules.validate(Some(up), &self.rules)?;
+        rules.validate(Some(up), &self.rules, &self.config.network_instances)?;
         let view = rules.view(up, cp_f_seid);
         let previous = self.rules.put(UpSession {
             peer,

@@ -6,15 +6,16 @@
 //! UE IPv4 address as destination; FARs forwarding, dropping or buffering, with Outer Header
 //! Creation GTP-U/UDP/IPv4 or none; QERs (their QFI marks the downlink); URRs (kept, not
 //! measured). SDF filters are accepted and not applied: the datapath matches on TEID and UE
-//! address only. Anything else is refused with Cause 73 and the Failed Rule ID (TS 29.244
-//! §7.5.3.1), or with the Cause the spec gives for it.
+//! address only. A PDR whose PDI names a network instance the UPF does not serve is refused.
+//! Anything else is refused with Cause 73 and the Failed Rule ID (TS 29.244 §7.5.3.1), or with
+//! the Cause the spec gives for it.
 
 use core::net::Ipv4Addr;
 
 use super::rules::{DownlinkRule, RulesTable, SessionRules, Tunnel, UplinkRule};
 use crate::ie::{
     ApplyAction, Cause, CreateFar, CreatePdr, CreateQer, CreateUrr, CreatedPdr,
-    DestinationInterface, FailedRuleId, Fseid, Fteid, IeType, OuterHeaderCreation, Pdi,
+    DestinationInterface, DnsName, FailedRuleId, Fseid, Fteid, IeType, OuterHeaderCreation, Pdi,
     SourceInterface, UeIpAddress, UpdateFar, UpdatePdr, UpdateQer, UpdateUrr,
 };
 use crate::message::SessionModificationRequest;
@@ -62,6 +63,7 @@ struct Pdr {
     f_teid: Option<Fteid>,
     ue: Option<UeIpAddress>,
     qfi: Option<Qfi>,
+    network_instance: Option<DnsName>,
     far: Option<FarId>,
     qers: Vec<QerId>,
     urrs: Vec<UrrId>,
@@ -74,6 +76,7 @@ impl Pdr {
         self.f_teid = pdi.local_f_teid;
         self.ue = pdi.ue_ip_address;
         self.qfi = pdi.qfi;
+        self.network_instance.clone_from(&pdi.network_instance);
     }
 
     /// The uplink F-TEID when it is settled (assigned, with an IPv4 address).
@@ -183,6 +186,7 @@ impl RuleSet {
             f_teid: None,
             ue: None,
             qfi: None,
+            network_instance: None,
             far: c.far_id,
             qers: c.qer_ids.clone(),
             urrs: c.urr_ids.clone(),
@@ -342,12 +346,24 @@ impl RuleSet {
         Ok(created)
     }
 
-    /// Checks that every rule can be honoured and that its TEIDs and UE addresses belong to no
-    /// other session of `table` (`own` is this session's UP SEID when it is already there).
-    pub(crate) fn validate(&self, own: Option<Seid>, table: &RulesTable) -> Result<(), Rejection> {
+    /// Checks that every rule can be honoured, that its PDRs' network instances are among
+    /// `served` (any when empty), and that its TEIDs and UE addresses belong to no other
+    /// session of `table` (`own` is this session's UP SEID when it is already there).
+    pub(crate) fn validate(
+        &self,
+        own: Option<Seid>,
+        table: &RulesTable,
+        served: &[DnsName],
+    ) -> Result<(), Rejection> {
         let foreign = |owner: Option<Seid>| owner.is_some_and(|o| Some(o) != own);
         for p in &self.pdrs {
             let rule = FailedRuleId::Pdr(p.id);
+            if let Some(ni) = &p.network_instance
+                && !served.is_empty()
+                && !served.iter().any(|s| same_name(s, ni))
+            {
+                return Err(Rejection::rule(rule, IeType::NETWORK_INSTANCE));
+            }
             let Some(far) = p.far else {
                 return Err(Rejection::conditional(rule, IeType::FAR_ID));
             };
@@ -434,6 +450,11 @@ impl RuleSet {
             downlink,
         }
     }
+}
+
+/// DNS names compare without regard to ASCII case (RFC 4343).
+fn same_name(a: &DnsName, b: &DnsName) -> bool {
+    a.0.eq_ignore_ascii_case(&b.0)
 }
 
 /// The GTP-U/UDP/IPv4 tunnel an Outer Header Creation asks for, if that is what it asks for.

@@ -83,7 +83,7 @@ fn arp_for_others_is_not_answered_but_replies_are_learned() {
     let o = respond(&US, &reply, &mut out);
     assert_eq!(
         (o.seen, o.reply, o.learned),
-        (Seen::ArpOther, None, Some((PEER, PEER_MAC)))
+        (Seen::ArpReply, None, Some((PEER, PEER_MAC)))
     );
     // Off our subnet: not a neighbour.
     let far = arp_frame(2, PEER_MAC, Ipv4Addr::new(10, 0, 0, 1), US.mac, US.address);

@@ -1,0 +1,97 @@
+//! What the run says when the UPF did not establish every session: which session (its index in
+//! the plan, its UE address and CP SEID), and why in the UPF's words (the Cause, the Offending
+//! IE, the failed rule).
+
+use upfbench_pfcp::driver::EstablishAllError;
+use upfbench_pfcp::plan::UeSessionPlan;
+
+/// `PFCP: session 0 (UE 10.45.0.2) was not established (0 of 4 were): Session Establishment (CP
+/// SEID 0x1) rejected by 127.0.0.2:8805 (sequence number 3): Rule creation/modification Failure
+/// (73), offending IE Network Instance (22), failed rule PDR 1`. `plans` are the plans the
+/// batch was given.
+pub fn establishment_failure(e: &EstablishAllError, plans: &[UeSessionPlan]) -> String {
+    let counts = format!("{} of {} were", e.established, e.total);
+    match e.plan.and_then(|i| Some((i, plans.get(i)?))) {
+        Some((i, plan)) => format!(
+            "PFCP: session {i} (UE {}) was not established ({counts}): {}",
+            plan.ue_address(),
+            e.error
+        ),
+        None => format!(
+            "PFCP: not every session was established ({counts}): {}",
+            e.error
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::{Ipv4Addr, SocketAddr};
+
+    use upfbench_pfcp::ie::{Cause, FailedRuleId, IeType};
+    use upfbench_pfcp::node::{NodeError, Procedure};
+    use upfbench_pfcp::{PdrId, Seid, SequenceNumber};
+
+    use super::*;
+
+    fn plans() -> Vec<UeSessionPlan> {
+        let system: crate::config::System =
+            crate::config::system_from_str("n3: {device: net_null0, address: 192.168.13.131/24, peer: 192.168.13.151}\nn6: {device: net_null1, address: 192.168.16.152/24, peer: 192.168.16.151}\npfcp: {local: 127.0.0.1, peer: 127.0.0.2}\n", "s.yaml")
+                .unwrap();
+        let profile = crate::config::profile_from_str(
+            "name: p\nsessions: {count: 3}\nstreams: [{name: ul, direction: uplink, rate: 1kpps, payload: 100}]\nduration: 1s\n",
+            "p.yaml",
+        )
+        .unwrap();
+        let plan = crate::plan::build(&system, &profile, None, [None, None]).unwrap();
+        crate::plan::sessions::session_plans(&system, &profile, &plan.ues).unwrap()
+    }
+
+    #[test]
+    fn a_rejection_names_the_session_its_ue_the_cause_the_offending_ie_and_the_rule() {
+        let plans = plans();
+        let upf: SocketAddr = "127.0.0.2:8805".parse().unwrap();
+        let e = EstablishAllError {
+            established: 1,
+            total: 3,
+            plan: Some(2),
+            error: NodeError::Rejected {
+                procedure: Procedure::SessionEstablishment(plans[2].cp_seid()),
+                peer: upf,
+                seq: SequenceNumber::new(5).unwrap(),
+                cause: Cause::RULE_CREATION_MODIFICATION_FAILURE,
+                offending_ie: Some(IeType::NETWORK_INSTANCE),
+                failed_rule: Some(FailedRuleId::Pdr(PdrId(1))),
+            },
+        };
+        assert_eq!(plans[2].ue_address(), Ipv4Addr::new(10, 45, 0, 4));
+        assert_eq!(
+            establishment_failure(&e, &plans),
+            format!(
+                "PFCP: session 2 (UE 10.45.0.4) was not established (1 of 3 were): Session \
+                 Establishment (CP SEID {:#x}) rejected by 127.0.0.2:8805 (sequence number 5): \
+                 Rule creation/modification Failure (73), offending IE Network Instance (22), \
+                 failed rule PDR 1",
+                plans[2].cp_seid().0
+            )
+        );
+    }
+
+    #[test]
+    fn without_a_plan_index_the_counts_and_the_error_remain() {
+        let e = EstablishAllError {
+            established: 0,
+            total: 3,
+            plan: None,
+            error: NodeError::Aborted {
+                procedure: Procedure::SessionEstablishment(Seid(0)),
+                reason: "the PFCP driver stopped",
+            },
+        };
+        assert_eq!(
+            establishment_failure(&e, &plans()),
+            "PFCP: not every session was established (0 of 3 were): Session Establishment \
+             (CP SEID 0x0) aborted: the PFCP driver stopped"
+        );
+    }
+}
