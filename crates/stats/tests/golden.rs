@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use upfbench_stats::Direction;
 use upfbench_stats::report::{
     ControlReport, DirectionReport, LatencyReport, LossReport, PortReport, ProcedureLatency,
-    Report, StepReport, StreamSummary, ThroughputReport,
+    Report, StepReport, StreamSummary, ThroughputReport, TxSlip,
 };
 
 fn throughput(packets: u64, frame: u64, secs: f64) -> ThroughputReport {
@@ -47,6 +47,7 @@ fn direction(
             late: 0,
         },
         latency,
+        tx_slip: None,
     }
 }
 
@@ -107,6 +108,13 @@ fn report() -> Report {
             stream("dl", Direction::Downlink, 10, 14_880_952, 0),
         ],
     });
+    // The uplink senders fell behind: one of its two streams slipped twice.
+    let slip = TxSlip {
+        count: 2,
+        slipped_us: 1_250.5,
+    };
+    r.steps[0].directions[0].tx_slip = Some(slip);
+    r.steps[0].streams[1].tx_slip = Some(slip);
     r.steps.push(StepReport {
         label: "1400 B, \"paced\"".into(),
         payload_bytes: Some(1400),
@@ -167,6 +175,7 @@ fn stream(name: &str, direction: Direction, payload: u32, sent: u64, lost: u64) 
         reordered: 6,
         late: 0,
         jitter_ns: Some(250.5),
+        tx_slip: None,
     }
 }
 

@@ -5,4 +5,5 @@ pub mod peers;
 pub mod ports;
 pub mod reflect;
 pub mod run;
+pub mod tx_slip;
 pub mod validate;

@@ -887,7 +887,6 @@ fn launch<'s, 'p>(
                 pool,
                 template,
                 ues,
-                plan.max_burst as usize,
             ));
         }
         let (rx, rx_handle) = RxStats::new(w as u32, &specs, &rx_config)?;
@@ -968,6 +967,7 @@ fn collect<'p>(
             )
         })
         .collect();
+    super::tx_slip::add_slips(&mut report, &plan.streams, &counters.tx_slips);
     let after = [ports[0].stats()?, ports[1].stats()?];
     for (name, (b, a)) in ["N3", "N6"].iter().zip(r.ports_before.iter().zip(&after)) {
         let port = port_report(name, b, a);
@@ -1007,6 +1007,7 @@ fn add_counters(a: &mut WorkerCounters, b: &WorkerCounters) {
     a.unmeasured += b.unmeasured;
     a.tx_pool_empty += b.tx_pool_empty;
     a.tx_rewound += b.tx_rewound;
+    a.tx_slips.extend_from_slice(&b.tx_slips);
     for (x, y) in a.service_seen.iter_mut().zip(&b.service_seen) {
         for (p, q) in x.iter_mut().zip(y) {
             *p += q;

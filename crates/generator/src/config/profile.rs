@@ -59,7 +59,9 @@ pub struct Profile {
     /// How the packets are spread in time (default `continuous`).
     #[serde(default)]
     pub tx_mode: TxMode,
-    /// Most packets handed to the NIC at once: the bound on microbursts (default 32).
+    /// The longest train a worker puts back to back on one transmit queue, 1 to 1024 (default
+    /// 32): split over the worker's streams there; a worker later than that slips its schedule
+    /// instead of catching up (see [`crate::plan::Pacer`]).
     #[serde(default = "default_max_burst")]
     pub max_burst: u32,
     /// Sequence positions tracked behind the newest per flow (stream × UE): a power of two

@@ -3,20 +3,24 @@
 //! Each share owns a [`TemplatePool`] whose every mbuf already holds the stream's frame; per
 //! packet only the patch window is written (the UE's TEID and address, both checksums, and the
 //! measurement tag with its sequence number and transmit time). The pacer says how many packets
-//! are due; at most `max_burst` of them are filled and handed to the NIC at once, so a share
-//! never puts more than that back to back on the wire. Packets the NIC does not take stay in the
-//! share's burst, in order, and go first next time: sequence numbers are consumed only by
-//! packets that exist, and those still unsent at the end are rewound
-//! ([`TxShare::rewind_unsent`]) so that every flow's `sent` is exact.
+//! are due, never more than the share's allowance (its part of the profile's `max_burst`: a
+//! share that falls behind lets its schedule slip instead of catching up at line rate); each
+//! poll fills at most that many and hands them to the NIC in bursts of up to
+//! [`BURST_CAPACITY`], so a share never puts more than its allowance back to back on the wire.
+//! Packets the NIC does not take stay in the share's burst, in order, and go first next time
+//! (and count against that poll's allowance): sequence numbers are consumed only by packets
+//! that exist, and those still unsent at the end are rewound ([`TxShare::rewind_unsent`]) so
+//! that every flow's `sent` is exact.
 
 use upfbench_dpdk::{MbufBurst, TemplatePool, TxQueue};
 use upfbench_gtpu::{PacketTemplate, Teid, UePatch};
 use upfbench_stats::{Direction, TxStats};
 
 use super::tag::{TAG_LEN, Tag};
-use crate::plan::{Pacer, Schedule, Share, Spread, StreamPlan, UeTable};
+use crate::plan::{Pacer, Schedule, ScheduleSlip, Share, Spread, StreamPlan, UeTable};
 
-/// Largest number of packets filled and handed to the NIC at once.
+/// Largest number of packets filled and handed to the NIC in one call; a larger allowance is
+/// sent in several calls within one poll.
 pub const BURST_CAPACITY: usize = 64;
 
 /// One UE as a share sends to it: 24 bytes.
@@ -49,6 +53,8 @@ pub struct ShareSpec {
     pub schedule: Schedule,
     /// Consecutive packets per UE.
     pub per_ue: u32,
+    /// Most packets due and unsent at once, and most handed to the NIC in one poll.
+    pub allowance: u32,
 }
 
 impl ShareSpec {
@@ -66,6 +72,7 @@ impl ShareSpec {
                 Spread::RoundRobin => 1,
                 Spread::PerUe(n) => n.max(1),
             },
+            allowance: share.allowance.max(1),
         }
     }
 }
@@ -112,20 +119,18 @@ pub struct TxShare<'e> {
     /// Packets the NIC took in this phase.
     sent: u64,
     burst: MbufBurst<'e, BURST_CAPACITY>,
-    max_burst: usize,
     /// The pool had no free mbuf when packets were due (they stay due).
     pub pool_empty: u64,
 }
 
 impl<'e> TxShare<'e> {
     /// A share sending `template`'s frames from `pool` (whose patch range is the template's) to
-    /// `ues`, at most `max_burst` at once.
+    /// `ues`, at most `spec.allowance` at once.
     pub fn new(
         spec: ShareSpec,
         pool: TemplatePool<'e>,
         template: PacketTemplate,
         ues: Box<[TxUe]>,
-        max_burst: usize,
     ) -> TxShare<'e> {
         debug_assert_eq!(Some(pool.patch_range()), template.patch_range(TAG_LEN));
         let left_on_ue = spec.per_ue;
@@ -141,7 +146,6 @@ impl<'e> TxShare<'e> {
             filled: 0,
             sent: 0,
             burst: MbufBurst::new(),
-            max_burst: max_burst.clamp(1, BURST_CAPACITY),
             pool_empty: 0,
         }
     }
@@ -158,7 +162,8 @@ impl<'e> TxShare<'e> {
 
     /// Starts a phase at tick `start`: `schedule` at the share's rate, sequence numbers from 0.
     pub fn start(&mut self, schedule: &Schedule, tsc_hz: u64, start: u64) {
-        self.pacer = Pacer::new(self.spec.rate_pps, tsc_hz, schedule);
+        self.pacer = Pacer::new(self.spec.rate_pps, tsc_hz, schedule)
+            .with_allowance(u64::from(self.spec.allowance));
         self.pacer.start(start);
         for ue in self.ues.iter_mut() {
             ue.sent = 0;
@@ -191,8 +196,8 @@ impl<'e> TxShare<'e> {
     }
 
     /// Sends what is due at tick `now` (`now_ns` on the run clock, whose low 32 bits go into the
-    /// tags): first what the NIC refused last time, then up to `max_burst` new packets. Returns
-    /// how many the NIC took.
+    /// tags): first what the NIC refused last time, then new packets, at most the allowance in
+    /// all. Returns how many the NIC took.
     #[inline]
     pub fn poll(&mut self, now: u64, now_ns: u64, txq: &mut TxQueue<'e>) -> u64 {
         let mut sent = 0;
@@ -202,12 +207,28 @@ impl<'e> TxShare<'e> {
                 return sent;
             }
         }
-        let due = self.pacer.due(now).saturating_sub(self.filled);
-        let n = due.min(self.max_burst as u64) as usize;
-        if n == 0 {
-            return sent;
+        let due = self.pacer.due(now, self.filled).saturating_sub(self.filled);
+        let mut left = due.min(u64::from(self.spec.allowance).saturating_sub(sent));
+        while left != 0 {
+            let n = left.min(BURST_CAPACITY as u64) as usize;
+            if !self.fill(n, now_ns as u32) {
+                self.pool_empty += 1;
+                break;
+            }
+            sent += self.transmit(txq);
+            left -= n as u64;
+            // A full queue: the rest stays due.
+            if !self.burst.is_empty() {
+                break;
+            }
         }
-        let stamp = now_ns as u32;
+        sent
+    }
+
+    /// Fills `n` packets (at most [`BURST_CAPACITY`]) into the empty burst, stamped `stamp`;
+    /// false when the pool has not that many free mbufs.
+    #[inline(always)]
+    fn fill(&mut self, n: usize, stamp: u32) -> bool {
         let stream = self.spec.stream;
         let per_ue = self.spec.per_ue;
         let (patcher, ues) = (self.template.window_patcher(), &mut self.ues);
@@ -233,16 +254,9 @@ impl<'e> TxShare<'e> {
         });
         self.cursor = cursor;
         self.left_on_ue = left;
-        match filled {
-            Ok(()) => {
-                self.filled += n as u64;
-                sent + self.transmit(txq)
-            }
-            Err(_) => {
-                self.pool_empty += 1;
-                sent
-            }
-        }
+        let ok = filled.is_ok();
+        self.filled += if ok { n as u64 } else { 0 };
+        ok
     }
 
     #[inline]
@@ -263,6 +277,11 @@ impl<'e> TxShare<'e> {
     /// Packets filled but not yet taken by the NIC.
     pub fn unsent(&self) -> usize {
         self.burst.len()
+    }
+
+    /// How far the share's schedule slipped in this phase (ticks).
+    pub fn slip(&self) -> ScheduleSlip {
+        self.pacer.slip()
     }
 
     /// Length of the share's frames (L2, without FCS).

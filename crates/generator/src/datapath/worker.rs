@@ -32,9 +32,22 @@ pub struct WorkerCounters {
     pub tx_rewound: u64,
     /// TSC ticks of the first and the last burst the NIC took in the measured phase.
     pub tx_span: Option<(u64, u64)>,
+    /// The shares whose schedule slipped in the measured phase.
+    pub tx_slips: Vec<ShareSlip>,
     /// Frames the service plane looked at, per port, by kind (GTP-U Error Indications from
     /// the UPF among them).
     pub service_seen: [[u64; Seen::COUNT]; 2],
+}
+
+/// How far one share's schedule slipped in the measured phase (see [`crate::plan::Pacer`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShareSlip {
+    /// The share's stream.
+    pub stream: u16,
+    /// Times it fell behind by more than its allowance.
+    pub count: u64,
+    /// How much later its last packet was due than planned (ns).
+    pub slipped_ns: u64,
 }
 
 /// Everything a worker hands over at the end.
@@ -197,6 +210,14 @@ impl<'p> Worker<'p> {
             counters.tx_pool_empty += s.pool_empty;
             if measured_started {
                 s.account(&mut tx);
+                let slip = s.slip();
+                if slip.count > 0 {
+                    counters.tx_slips.push(ShareSlip {
+                        stream: s.stream(),
+                        count: slip.count,
+                        slipped_ns: clock.ticks_to_ns(slip.ticks),
+                    });
+                }
             }
         }
         counters.service_seen = service.counters().seen;

@@ -31,7 +31,8 @@ pub struct Plan {
     pub expected: Duration,
     /// After the last packet, how long to keep receiving.
     pub drain: Duration,
-    /// Most packets handed to the NIC at once.
+    /// Most packets a worker puts back to back on one transmit queue (split over its shares
+    /// there: [`Share::allowance`]).
     pub max_burst: u32,
     /// Reorder window per flow.
     pub reorder_window: u32,
@@ -206,7 +207,7 @@ pub fn build(
             }
         }
     }
-    let workers = place(&streams, &system.cores.workers);
+    let workers = place(&streams, &system.cores.workers, profile.max_burst);
     Ok(Plan {
         ues,
         qfi: s.qfi,

@@ -1,6 +1,7 @@
 //! The plan of a run: pure data computed from the system file and the profile before anything
 //! is touched — UEs, streams and their flows, and what each worker lcore sends.
 
+pub mod allowance;
 pub mod build;
 pub mod pacing;
 pub mod placement;
@@ -9,7 +10,7 @@ pub mod stream;
 pub mod ue;
 
 pub use build::{Plan, PlanError, build, rate_frame_len};
-pub use pacing::Pacer;
+pub use pacing::{Pacer, ScheduleSlip};
 pub use placement::{Share, WorkerPlan, place};
 pub use stream::{Schedule, Spread, StreamPlan, tx_frame_len};
 pub use ue::{TeidSequence, UeTable, UplinkTeids};

@@ -1,31 +1,70 @@
-//! Pacing from the TSC: how many packets of a share are due at a given tick.
+//! Pacing from the TSC: how many packets of a share are due at a given tick, with a bound on how
+//! many may be due and not yet sent.
 //!
 //! Packet `k` of a continuous share is due `k / rate` after the start (the first at once). The
-//! sender asks [`Pacer::due`] once per loop and sends what is due, at most its maximum burst at
-//! once, so the packets leave spread over time at the requested rate instead of in one burst per
-//! period. The rate is held in packets per tick as a 64.64 fixed-point number: a request of
-//! 1 pps or of 100 Mpps keeps its precision (the relative error is below 1e-9), and a run of
-//! hours multiplies without overflow in 128 bits.
+//! sender asks [`Pacer::due`] once per loop and sends what is due, so the packets leave spread
+//! over time at the requested rate instead of in one burst per period.
+//!
+//! A sender that falls behind (a stalled vCPU, a slow loop, a full transmit queue, a rate above
+//! what it can reach) must not catch up at line rate: that train is the microburst the profile's
+//! `max_burst` forbids. So at most the share's allowance is ever due and unsent; when more would
+//! be, the schedule slips: the allowance-th waiting packet becomes due now and everything after
+//! it moves later by the same time. No packet is dropped, the phase ends later, and the slip is
+//! counted ([`Pacer::slip`]).
+//!
+//! The schedule's position is kept in packets, as a 64.64 fixed-point number: ticks since the
+//! start, less the ticks slipped, times the rate in packets per tick. Each call adds the ticks
+//! since the last one times the rate (a multiply, no division); summed, the products are exactly
+//! the elapsed ticks times the rate, so a share that never slips sends exactly what the formula
+//! says. A request of 1 pps or of 100 Mpps keeps its precision (the relative error is below
+//! 1e-9), and a run of hours fits in 128 bits.
 
 use super::stream::Schedule;
 
+/// How far a share's schedule slipped in a phase.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScheduleSlip {
+    /// Times the sender fell behind by more than its allowance (until it catches up, however
+    /// many calls that takes, it counts once).
+    pub count: u64,
+    /// TSC ticks the schedule moved later in all: how much later its last packet is due than
+    /// planned.
+    pub ticks: u64,
+}
+
 /// Packets due over time for one share.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pacer {
+    /// Tick at which packet 0 is due.
     start: u64,
+    /// Tick up to which `pos` has been advanced.
+    last: u64,
     /// Packets per tick, times 2^64.
     per_tick: u128,
+    /// Where the schedule stands, in packets times 2^64.
+    pos: u128,
     /// Packets per burst (all of them for a continuous share).
     burst_packets: u64,
     /// Bursts (1 for a continuous share).
     bursts: u64,
-    /// Ticks from one burst's start to the next one's.
-    period: u64,
+    /// From one burst's start to the next one's, in packets times 2^64.
+    period: u128,
+    /// The burst `pos` is in, and the position at which it started.
+    burst: u64,
+    burst_start: u128,
+    /// Most packets due and not yet filled.
+    allowance: u64,
+    /// Slips so far, and the position they gave back (packets times 2^64).
+    slips: u64,
+    slipped: u128,
+    /// Whether the sender has been at or over its allowance since its last slip.
+    behind: bool,
 }
 
 impl Pacer {
     /// A pacer for `schedule` at `rate_pps` on a clock of `tsc_hz`, started at tick 0 (see
-    /// [`start`](Self::start)). A rate of zero or less sends nothing.
+    /// [`start`](Self::start)), with no allowance (see [`with_allowance`](Self::with_allowance)).
+    /// A rate of zero or less sends nothing.
     pub fn new(rate_pps: f64, tsc_hz: u64, schedule: &Schedule) -> Pacer {
         // f64 carries 53 bits: the product keeps a relative error near 1e-16.
         let per_tick = if rate_pps > 0.0 && tsc_hz > 0 {
@@ -41,24 +80,49 @@ impl Pacer {
                 gap_ns,
             } => (packets, u64::from(bursts), gap_ns),
         };
+        // No bursts: no packets.
+        let burst_packets = if bursts == 0 { 0 } else { burst_packets };
+        // A burst lasts as many ticks as its packets take at the rate, then the gap.
         let active = if rate_pps > 0.0 {
             (burst_packets as f64 / rate_pps * tsc_hz as f64).ceil() as u64
         } else {
             0
         };
         let gap = (u128::from(gap_ns) * u128::from(tsc_hz) / 1_000_000_000) as u64;
+        let period_ticks = active.saturating_add(gap).max(1);
         Pacer {
             start: 0,
+            last: 0,
             per_tick,
+            pos: 0,
             burst_packets,
             bursts,
-            period: active.saturating_add(gap).max(1),
+            period: u128::from(period_ticks) * per_tick,
+            burst: 0,
+            burst_start: 0,
+            allowance: u64::MAX,
+            slips: 0,
+            slipped: 0,
+            behind: false,
         }
     }
 
-    /// Sets the tick at which packet 0 is due.
+    /// The same pacer with at most `allowance` packets (at least 1) due and unsent at once.
+    pub fn with_allowance(mut self, allowance: u64) -> Pacer {
+        self.allowance = allowance.max(1);
+        self
+    }
+
+    /// Sets the tick at which packet 0 is due, and forgets any slip.
     pub fn start(&mut self, now: u64) {
         self.start = now;
+        self.last = now;
+        self.pos = 0;
+        self.burst = 0;
+        self.burst_start = 0;
+        self.slips = 0;
+        self.slipped = 0;
+        self.behind = false;
     }
 
     /// Packets in all.
@@ -66,126 +130,87 @@ impl Pacer {
         self.burst_packets * self.bursts
     }
 
-    /// Packets due at tick `now` (counting from the first, which is due at the start).
+    /// Packets due at tick `now` in all (counting from the first, which is due at the start),
+    /// for a sender that has filled `filled` of them: never more than `filled` plus the
+    /// allowance (the schedule slips instead), never fewer than the last call said. `now` must
+    /// not go back.
     #[inline]
-    pub fn due(&self, now: u64) -> u64 {
+    pub fn due(&mut self, now: u64, filled: u64) -> u64 {
         if self.per_tick == 0 || now < self.start {
             return 0;
         }
-        let elapsed = now - self.start;
-        // Continuous sending is one burst: no division on the per-burst path.
-        let burst = if self.bursts == 1 {
-            u64::from(elapsed >= self.period)
+        if now > self.last {
+            self.pos += u128::from(now - self.last) * self.per_tick;
+            self.last = now;
+        }
+        let due = self.due_at_pos();
+        let most = filled.saturating_add(self.allowance);
+        if due <= most {
+            // A sender still at its allowance has not caught up yet.
+            self.behind &= due == most;
+            return due;
+        }
+        self.slip_to(most);
+        most
+    }
+
+    /// How far the schedule has slipped since the start.
+    pub fn slip(&self) -> ScheduleSlip {
+        ScheduleSlip {
+            count: self.slips,
+            ticks: self.slipped.checked_div(self.per_tick).unwrap_or(0) as u64,
+        }
+    }
+
+    /// Packets due at the schedule's position.
+    #[inline(always)]
+    fn due_at_pos(&mut self) -> u64 {
+        // Continuous sending is one burst: no burst to find.
+        if self.bursts == 1 {
+            return ((self.pos >> 64) as u64)
+                .saturating_add(1)
+                .min(self.burst_packets);
+        }
+        let mut within = self.pos - self.burst_start;
+        if within >= self.period && self.burst + 1 < self.bursts {
+            let ahead = if within < 2 * self.period {
+                1
+            } else {
+                (within / self.period) as u64
+            };
+            let ahead = ahead.min(self.bursts - 1 - self.burst);
+            self.burst += ahead;
+            self.burst_start += u128::from(ahead) * self.period;
+            within = self.pos - self.burst_start;
+        }
+        let paced = ((within >> 64) as u64).saturating_add(1);
+        self.burst * self.burst_packets + paced.min(self.burst_packets)
+    }
+
+    /// Moves the schedule back so that `target` packets are due, the last of them just now.
+    /// (A sender that filled nothing since the last call may find the schedule moved back a
+    /// little further than the time since: `target` packets were due then too, and still are.)
+    #[cold]
+    fn slip_to(&mut self, target: u64) {
+        // target >= allowance >= 1; packet `last` is due when the position reaches its start.
+        let last = target - 1;
+        let (burst, within) = if self.bursts == 1 {
+            (0, last)
         } else {
-            elapsed / self.period
+            (last / self.burst_packets, last % self.burst_packets)
         };
-        if burst >= self.bursts {
-            return self.total();
+        let burst_start = u128::from(burst) * self.period;
+        let at = burst_start + (u128::from(within) << 64);
+        self.slipped += self.pos - at;
+        self.pos = at;
+        self.burst = burst;
+        self.burst_start = burst_start;
+        if !self.behind {
+            self.slips += 1;
+            self.behind = true;
         }
-        let within = elapsed - burst * self.period;
-        let paced = ((u128::from(within) * self.per_tick) >> 64) as u64 + 1;
-        burst * self.burst_packets + paced.min(self.burst_packets)
-    }
-
-    /// The tick at which everything will have been due.
-    pub fn end(&self) -> u64 {
-        self.start
-            .saturating_add(self.period.saturating_mul(self.bursts.saturating_sub(1)))
-            .saturating_add(self.period_active())
-    }
-
-    fn period_active(&self) -> u64 {
-        if self.per_tick == 0 || self.burst_packets == 0 {
-            return 0;
-        }
-        // Ticks until packet burst_packets - 1 is due: ceil((n - 1) / per_tick).
-        let n = u128::from(self.burst_packets - 1) << 64;
-        n.div_ceil(self.per_tick) as u64
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const HZ: u64 = 2_450_000_000;
-
-    #[test]
-    fn packets_are_due_at_k_over_rate() {
-        let mut p = Pacer::new(1_000_000.0, HZ, &Schedule::Continuous { packets: 10_000 });
-        p.start(1000);
-        assert_eq!(p.due(999), 0);
-        assert_eq!(p.due(1000), 1);
-        // 1 us = 2450 ticks per packet.
-        assert_eq!(p.due(1000 + 2449), 1);
-        assert_eq!(p.due(1000 + 2450), 2);
-        assert_eq!(p.due(1000 + 2450 * 100), 101);
-        assert_eq!(p.due(u64::MAX / 2), 10_000);
-    }
-
-    #[test]
-    fn rates_keep_their_precision_from_1_pps_to_100_mpps() {
-        for rate in [
-            1.0,
-            7.0,
-            100_000.0,
-            1_000_000.0,
-            20_000_000.0,
-            100_000_000.0,
-        ] {
-            let p = Pacer::new(rate, HZ, &Schedule::Continuous { packets: u64::MAX });
-            // Due after 10 s: 10 * rate + 1 (the first at t = 0).
-            let due = p.due(10 * HZ);
-            let want = (10.0 * rate) as u64 + 1;
-            assert!(
-                due.abs_diff(want) <= 1,
-                "rate {rate}: {due} due, {want} wanted"
-            );
-        }
-    }
-
-    #[test]
-    fn bursts_pause_for_their_gap() {
-        // 10 packets per burst at 1 Mpps (10 us), 40 us gap: bursts start every 50 us.
-        let s = Schedule::Bursts {
-            packets: 10,
-            bursts: 3,
-            gap_ns: 40_000,
-        };
-        let p = Pacer::new(1_000_000.0, 1_000_000_000, &s);
-        assert_eq!(p.due(0), 1);
-        assert_eq!(p.due(9_000), 10);
-        assert_eq!(p.due(30_000), 10);
-        assert_eq!(p.due(49_999), 10);
-        assert_eq!(p.due(50_000), 11);
-        assert_eq!(p.due(100_000), 21);
-        assert_eq!(p.due(1_000_000), 30);
-        assert_eq!(p.total(), 30);
-    }
-
-    #[test]
-    fn the_end_is_when_the_last_packet_is_due() {
-        let mut p = Pacer::new(1_000.0, 1_000_000_000, &Schedule::Continuous { packets: 5 });
-        p.start(7);
-        let end = p.end();
-        assert_eq!(p.due(end), 5);
-        assert_eq!(p.due(end - 1), 4);
-    }
-
-    #[test]
-    fn zero_rate_or_zero_packets_send_nothing() {
-        let p = Pacer::new(0.0, HZ, &Schedule::Continuous { packets: 5 });
-        assert_eq!(p.due(HZ), 0);
-        let p = Pacer::new(10.0, HZ, &Schedule::Continuous { packets: 0 });
-        assert_eq!(p.due(HZ), 0);
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn due_never_decreases(rate in 1.0f64..5e7, a in 0u64..(1 << 40), b in 0u64..(1 << 40)) {
-            let p = Pacer::new(rate, HZ, &Schedule::Continuous { packets: 1 << 40 });
-            let (lo, hi) = (a.min(b), a.max(b));
-            proptest::prop_assert!(p.due(lo) <= p.due(hi));
-        }
-    }
-}
+mod tests;

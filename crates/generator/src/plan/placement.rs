@@ -4,8 +4,12 @@
 //! nothing is shared between workers. A stream's UEs are dealt out over the workers (UE `j` of
 //! the stream to worker `j mod W`): a flow is sent by exactly one worker, which keeps its
 //! sequence numbers in order, and each worker's share of the rate and of the packets is in
-//! proportion to the UEs it holds.
+//! proportion to the UEs it holds. The shares a worker sends on one port's queue split the
+//! profile's `max_burst` between them ([`super::allowance`]).
 
+use upfbench_stats::Direction;
+
+use super::allowance::apportion;
 use super::stream::{Schedule, StreamPlan};
 
 /// A worker's part of one stream: the stream's UEs `first, first + stride, ...` (local indices
@@ -24,6 +28,8 @@ pub struct Share {
     pub rate_pps: f64,
     /// The share's schedule: the stream's, with this share's packet counts.
     pub schedule: Schedule,
+    /// Most packets it puts on its transmit queue at once: its part of `max_burst`.
+    pub allowance: u32,
 }
 
 impl Share {
@@ -58,8 +64,9 @@ pub(crate) fn packets_of_share(total: u64, n: u64, w: u64, workers: u64) -> u64 
     base * dealt(n, w, workers) + dealt(extra, w, workers)
 }
 
-/// Places `streams` on `lcores` (one worker each).
-pub fn place(streams: &[StreamPlan], lcores: &[u32]) -> Vec<WorkerPlan> {
+/// Places `streams` on `lcores` (one worker each), each worker sending at most `max_burst`
+/// packets at once on each queue.
+pub fn place(streams: &[StreamPlan], lcores: &[u32], max_burst: u32) -> Vec<WorkerPlan> {
     let workers = lcores.len() as u64;
     let mut plans: Vec<WorkerPlan> = lcores
         .iter()
@@ -70,6 +77,8 @@ pub fn place(streams: &[StreamPlan], lcores: &[u32]) -> Vec<WorkerPlan> {
             shares: Vec::new(),
         })
         .collect();
+    // The direction of each worker's shares, in order: it says which queue they share.
+    let mut directions: Vec<Vec<Direction>> = vec![Vec::new(); plans.len()];
     for s in streams {
         let n = u64::from(s.ue_count());
         let sharing = workers.min(n);
@@ -97,7 +106,21 @@ pub fn place(streams: &[StreamPlan], lcores: &[u32]) -> Vec<WorkerPlan> {
                 count: count as u32,
                 rate_pps: s.rate_pps * count as f64 / n as f64,
                 schedule,
+                allowance: max_burst,
             });
+            directions[w as usize].push(s.direction);
+        }
+    }
+    for (plan, directions) in plans.iter_mut().zip(&directions) {
+        // Uplink goes out on N3, downlink on N6: a queue per direction.
+        for direction in [Direction::Uplink, Direction::Downlink] {
+            let on_queue: Vec<usize> = (0..plan.shares.len())
+                .filter(|&i| directions[i] == direction)
+                .collect();
+            let rates: Vec<f64> = on_queue.iter().map(|&i| plan.shares[i].rate_pps).collect();
+            for (&i, part) in on_queue.iter().zip(apportion(max_burst, &rates)) {
+                plan.shares[i].allowance = part;
+            }
         }
     }
     plans
@@ -105,8 +128,6 @@ pub fn place(streams: &[StreamPlan], lcores: &[u32]) -> Vec<WorkerPlan> {
 
 #[cfg(test)]
 mod tests {
-    use upfbench_stats::Direction;
-
     use super::*;
     use crate::plan::stream::Spread;
 
@@ -129,7 +150,7 @@ mod tests {
 
     #[test]
     fn every_ue_falls_on_exactly_one_worker() {
-        let plans = place(&[stream(0, 10, 1003)], &[1, 2, 3]);
+        let plans = place(&[stream(0, 10, 1003)], &[1, 2, 3], 32);
         let mut seen = vec![0; 10];
         for p in &plans {
             for s in &p.shares {
@@ -145,7 +166,7 @@ mod tests {
 
     #[test]
     fn packets_and_rate_split_exactly() {
-        let plans = place(&[stream(0, 10, 1003)], &[1, 2, 3]);
+        let plans = place(&[stream(0, 10, 1003)], &[1, 2, 3], 32);
         let total: u64 = plans.iter().map(|p| p.shares[0].schedule.total()).sum();
         assert_eq!(total, 1003);
         let rate: f64 = plans.iter().map(|p| p.shares[0].rate_pps).sum();
@@ -158,12 +179,29 @@ mod tests {
 
     #[test]
     fn a_stream_with_fewer_ues_than_workers_uses_fewer_workers() {
-        let plans = place(&[stream(0, 1, 50), stream(1, 2, 50)], &[1, 2, 3]);
+        let plans = place(&[stream(0, 1, 50), stream(1, 2, 50)], &[1, 2, 3], 32);
         assert_eq!(plans[0].shares.len(), 2);
         assert_eq!(plans[1].shares.len(), 1);
         assert!(plans[2].shares.is_empty());
         assert_eq!(plans[0].shares[0].stride, 1);
         assert_eq!(plans[0].shares[1].stride, 2);
+    }
+
+    #[test]
+    fn the_shares_on_one_queue_split_max_burst_by_rate() {
+        // Two uplink streams (3:1) and one downlink stream on two workers: each worker's uplink
+        // shares split 32, its downlink share has 32 to itself.
+        let mut fast = stream(0, 4, 4000);
+        fast.rate_pps = 3000.0;
+        let slow = stream(1, 4, 4000);
+        let mut down = stream(2, 4, 4000);
+        down.direction = Direction::Downlink;
+        let plans = place(&[fast, slow, down], &[1, 2], 32);
+        for p in &plans {
+            let parts: Vec<u32> = p.shares.iter().map(|s| s.allowance).collect();
+            // 30 after one each: 22.5 and 7.5, the tie to the first.
+            assert_eq!(parts, [24, 8, 32], "worker {}", p.index);
+        }
     }
 
     proptest::proptest! {

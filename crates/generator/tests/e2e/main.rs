@@ -13,7 +13,8 @@
 //!   end of the veth: UDP comes back swapped with valid checksums, ARP and ICMP are answered,
 //!   TCP is counted;
 //! - unknown TEIDs (the generator with `--no-pfcp`): rate-limited Error Indications, each one
-//!   received by the generator.
+//!   received by the generator;
+//! - on `net_null`, no peer: a TX asked for more than it can send slips, and the report says so.
 //!
 //! They need root. Each process busy-polls one core and the machine may have two, so the cases
 //! run one at a time ([`harness::serial`]), the generator's worker on lcore 1 and the
@@ -22,9 +23,10 @@
 //! case started is stopped and removed, also when it fails.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-mod exits;
 mod echo;
+mod exits;
 mod harness;
 mod lab;
 mod memif;
 mod sweep;
+mod tx_slip;

@@ -11,9 +11,9 @@ use serde_json::Value;
 use upfbench_generator::config;
 
 use crate::harness::{
-    Figures, Process, Scratch, UPFBENCH, assert_sessions, n4_pair, num, patch, read_report,
-    reflector_drops, reflector_totals, repo, runtime_dir, serial, total, try_figures, unique,
-    warnings,
+    Figures, Process, Scratch, UPFBENCH, assert_sessions, besides_tx_slips, n4_pair, num, patch,
+    read_report, reflector_drops, reflector_totals, repo, runtime_dir, serial, total, try_figures,
+    unique, warnings,
 };
 
 /// Packets per second per direction in every case: modest, so that neither process is ever the
@@ -253,7 +253,10 @@ impl Outcome {
         );
         assert_sessions(&self.stdout, &self.reflector_log, sessions);
         assert_eq!(reflector_drops(&self.reflector), BTreeMap::new());
-        assert_eq!(warnings(&self.report), Vec::<String>::new());
+        assert_eq!(
+            besides_tx_slips(warnings(&self.report)),
+            Vec::<String>::new()
+        );
         for (name, f) in self.both() {
             assert_eq!(f.samples, f.received, "{name}: a latency sample per packet");
             assert_eq!(f.late, 0, "{name}: nothing older than the reorder window");
@@ -592,11 +595,16 @@ fn memif_rate_cap_is_the_received_rate_and_the_loss_is_what_was_capped() {
     o.assert_clean_end(1);
     let capped = total(&o.reflector, "impaired: rate capped");
     assert_eq!(o.uplink.lost + o.downlink.lost, capped);
+    // 2 s, or longer when the generator fell behind its schedule on a busy machine.
+    let secs = o.report["steps"][0]["duration_s"]
+        .as_f64()
+        .expect("duration");
+    let expected = (20_000.0 * secs) as u64;
     for (name, f) in o.both() {
         assert_eq!(f.sent, RATE * 2, "{name}");
         assert!(
-            (38_000..=41_000).contains(&f.received),
-            "{name}: received {} at a cap of 20 kpps for 2 s",
+            (expected - 2_000..=expected + 1_000).contains(&f.received),
+            "{name}: received {} at a cap of 20 kpps for {secs} s",
             f.received
         );
         assert_eq!(f.received + f.lost, f.sent, "{name}");

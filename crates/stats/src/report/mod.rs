@@ -2,6 +2,7 @@
 
 mod csv;
 mod model;
+mod slip;
 mod table;
 mod time;
 
@@ -14,6 +15,7 @@ pub use model::{
     Report, ReportError, SCHEMA_VERSION, StepReport, StreamSummary, TOOL_NAME, ThroughputReport,
     ToolInfo,
 };
+pub use slip::TxSlip;
 pub use table::render_table;
 pub use time::rfc3339_utc;
 

@@ -10,6 +10,7 @@ use crate::latency::LatencyRecorder;
 use crate::merge::{DirectionResult, RunResult, StreamResult};
 use crate::rate::{TrafficCounters, gbps, kpps, percent};
 
+use super::slip::TxSlip;
 use super::time::rfc3339_utc;
 
 /// The JSON schema version this crate writes and reads. Raised on any change that renames,
@@ -199,6 +200,9 @@ pub struct StreamSummary {
     pub late: u64,
     /// Mean of the flows' RFC 3550 jitter (ns).
     pub jitter_ns: Option<f64>,
+    /// How far its senders fell behind their schedule, if they did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tx_slip: Option<TxSlip>,
 }
 
 impl StreamSummary {
@@ -227,6 +231,7 @@ impl StreamSummary {
             late: sum(|r| r.seq.late),
             jitter_ns: (!jitters.is_empty())
                 .then(|| jitters.iter().sum::<f64>() / jitters.len() as f64),
+            tx_slip: None,
         }
     }
 }
@@ -246,6 +251,9 @@ pub struct DirectionReport {
     pub loss: LossReport,
     /// One-way latency, if any packet arrived.
     pub latency: Option<LatencyReport>,
+    /// How far the senders fell behind their schedule, if they did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tx_slip: Option<TxSlip>,
 }
 
 /// Counters and rates of one side. L1 = L2 + 24 B per frame (see [`crate::rate`]).
@@ -374,6 +382,7 @@ impl DirectionReport {
                 late: d.seq.late,
             },
             latency: LatencyReport::from_recorder(&d.latency, d.jitter_mean_ns, d.jitter_max_ns),
+            tx_slip: None,
         }
     }
 }

@@ -385,8 +385,8 @@ fn rejected_section(out: &mut String, report: &Report) {
     out.push('\n');
 }
 
-/// Renders `report`: header, direction tables, comparison, control plane, ports, rejects,
-/// warnings.
+/// Renders `report`: header, direction tables, streams, TX schedule slips, comparison, control
+/// plane, ports, rejects, warnings.
 pub fn render_table(report: &Report) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -413,6 +413,7 @@ pub fn render_table(report: &Report) -> String {
     );
     direction_tables(&mut out, report);
     stream_table(&mut out, report);
+    super::slip::slip_section(&mut out, report);
     comparison_table(&mut out, report);
     if let Some(c) = &report.control {
         control_section(&mut out, c);

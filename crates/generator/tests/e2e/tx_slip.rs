@@ -1,0 +1,83 @@
+//! A TX worker asked for more than it can send (400 Mpps on `net_null`): it does not catch up at
+//! line rate, its schedule slips, and the report says by how much — in report.json per
+//! direction and per stream, in report.txt's TX schedule section, and as a warning.
+
+use std::time::Duration;
+
+use crate::harness::{Process, Scratch, UPFBENCH, num, read_report, serial, unique, warnings};
+
+#[test]
+fn a_tx_that_cannot_keep_up_slips_and_the_report_says_so() {
+    let _serial = serial();
+    let scratch = Scratch::new("txslip");
+    let prefix = unique("txslip");
+    let reports = scratch.path().join("reports");
+    let system = scratch.write(
+        "system.yaml",
+        &format!(
+            "kind: system\n\
+             eal:\n  args: [--no-huge, -m, \"512\", --no-pci, --no-telemetry]\n  file_prefix: {prefix}\n\
+             cores: {{main: 0, workers: [1]}}\n\
+             n3: {{device: net_null0, devargs: no-rx=1, address: 192.168.13.131/24, peer: 192.168.13.151, peer_mac: \"02:00:00:00:00:01\"}}\n\
+             n6: {{device: net_null1, devargs: no-rx=1, address: 192.168.16.152/24, peer: 192.168.16.151, peer_mac: \"02:00:00:00:00:02\"}}\n\
+             reports: {}\n",
+            reports.display()
+        ),
+    );
+    let profile = scratch.write(
+        "profile.yaml",
+        "name: slip\nsessions: {count: 16}\nstreams:\n  - {name: ul, direction: uplink, rate: 400Mpps, payload: 10}\nduration: 200ms\nwarmup: 0s\ndrain: 100ms\n",
+    );
+    let mut generator = Process::spawn(
+        "generator",
+        &scratch,
+        None,
+        &[
+            UPFBENCH,
+            "run",
+            &system.to_string_lossy(),
+            &profile.to_string_lossy(),
+            "--no-pfcp",
+        ],
+        Some(&prefix),
+    );
+    let status = generator.wait(Duration::from_secs(30));
+    assert!(status.success(), "{status}\n{}", generator.logs());
+    let report = read_report(&reports);
+    let step = &report["steps"][0];
+    let d = &step["directions"][0];
+    assert_eq!(d["direction"], "uplink");
+    let sent = num(d, &["loss", "sent"]);
+    assert_eq!(sent, num(d, &["tx", "packets"]), "sent counts are exact");
+    // 80 M packets asked in 200 ms: whatever it sent took it longer, all of it a slip.
+    let duration_us = step["duration_s"].as_f64().expect("duration") * 1e6;
+    let planned_us = sent as f64 / 400.0;
+    let slip = &d["tx_slip"];
+    let slipped_us = slip["slipped_us"].as_f64().expect("a slip in report.json");
+    assert!(num(slip, &["count"]) >= 1, "{slip}");
+    assert!(
+        (slipped_us - (duration_us - planned_us)).abs() < 0.01 * duration_us,
+        "slipped {slipped_us} us: it sent {sent} in {duration_us} us, {planned_us} us of schedule"
+    );
+    assert_eq!(
+        step["streams"][0]["tx_slip"], *slip,
+        "the stream's is its direction's"
+    );
+    let w = warnings(&report);
+    assert!(
+        w.iter()
+            .any(|w| w.contains("uplink TX fell behind its schedule")),
+        "{w:?}"
+    );
+    let folder = std::fs::read_dir(&reports)
+        .expect("reports")
+        .next()
+        .expect("a report folder")
+        .expect("entry")
+        .path();
+    let text = std::fs::read_to_string(folder.join("report.txt")).expect("report.txt");
+    assert!(
+        text.contains("TX schedule:") && text.contains("run uplink: fell behind its schedule"),
+        "{text}"
+    );
+}

@@ -1,0 +1,88 @@
+//! How far the transmitters fell behind their schedule, and its lines in the human report.
+//!
+//! A sender that is late by more than its part of the profile's `max_burst` does not catch up
+//! at line rate (that would be a microburst): its schedule slips, its packets go later (none is
+//! dropped) and it sends for longer. The rates are over the actual sending time, so a slip
+//! lowers them; these figures say by how much and how often.
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use super::model::Report;
+
+/// The slips of one direction or one stream in one step.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TxSlip {
+    /// Times a sender fell behind, its senders (workers) together; a sender that stays behind
+    /// for many loops counts once, until it catches up.
+    pub count: u64,
+    /// How much later the last packet was due than planned (us): the largest slip of the
+    /// senders, which send side by side.
+    pub slipped_us: f64,
+}
+
+impl TxSlip {
+    /// The slips of senders that send side by side: counts add up, the time is the longest.
+    pub fn merge(a: Option<TxSlip>, b: TxSlip) -> TxSlip {
+        match a {
+            None => b,
+            Some(a) => TxSlip {
+                count: a.count + b.count,
+                slipped_us: a.slipped_us.max(b.slipped_us),
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for TxSlip {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let times = if self.count == 1 { "time" } else { "times" };
+        write!(
+            f,
+            "fell behind its schedule {} {times}, {:.1} us in all",
+            self.count, self.slipped_us
+        )
+    }
+}
+
+/// A line per direction that slipped, and per stream when its direction has several.
+pub(super) fn slip_section(out: &mut String, report: &Report) {
+    let mut lines = Vec::new();
+    for s in &report.steps {
+        for d in &s.directions {
+            let Some(slip) = d.tx_slip else { continue };
+            let mut line = format!("  {} {}: {slip}", s.label, d.direction.name());
+            if s.duration_s > 0.0 {
+                let share = 100.0 * slip.slipped_us / 1e6 / s.duration_s;
+                let _ = write!(line, " ({share:.3}% of the {:.3} s sent)", s.duration_s);
+            }
+            lines.push(line);
+            let streams: Vec<_> = s
+                .streams
+                .iter()
+                .filter(|x| x.direction == d.direction)
+                .collect();
+            if streams.len() < 2 {
+                continue;
+            }
+            for x in streams {
+                if let Some(slip) = x.tx_slip {
+                    lines.push(format!("    stream {}: {slip}", x.name));
+                }
+            }
+        }
+    }
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "TX schedule: senders late by more than max_burst let their schedule slip (the packets \
+         went later, none was dropped; the rates are over the actual sending time)\n"
+    );
+    for l in lines {
+        let _ = writeln!(out, "{l}");
+    }
+    out.push('\n');
+}
