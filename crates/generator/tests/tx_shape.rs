@@ -94,7 +94,7 @@ fn shares<'e>(
             .expect("pool");
             let ues = share_ues(stream, share, &plan.ues, &template, &teid);
             let offsets = (template.payload_offset(), template.ue_offset());
-            let s = TxShare::new(ShareSpec::new(stream, share), pool, template, ues);
+            let s = TxShare::new(ShareSpec::new(stream, share, 0.0), pool, template, ues);
             (s, offsets.0, offsets.1)
         })
         .collect()
@@ -218,6 +218,7 @@ fn one_share_after_a_stall_and_a_full_queue(eal: &Eal, pool: &Mempool<'_>) -> Ou
     let want = ScheduleSlip {
         count: 1,
         ticks: t - 600 * TICKS_PER_US,
+        max_ticks: t - 600 * TICKS_PER_US,
     };
     check(share.slip() == want, || {
         format!("slip {:?}, want {want:?}", share.slip())

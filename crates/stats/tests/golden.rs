@@ -112,6 +112,7 @@ fn report() -> Report {
     let slip = TxSlip {
         count: 2,
         slipped_us: 1_250.5,
+        max_late_us: 4_000.25,
     };
     r.steps[0].directions[0].tx_slip = Some(slip);
     r.steps[0].streams[1].tx_slip = Some(slip);

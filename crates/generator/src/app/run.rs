@@ -883,7 +883,7 @@ fn launch<'s, 'p>(
             let ues = share_ues(stream, share, &plan.ues, &template, &teids);
             warmup.push(plan.warmup_schedule(share));
             shares.push(TxShare::new(
-                ShareSpec::new(stream, share),
+                ShareSpec::new(stream, share, plan.catch_up),
                 pool,
                 template,
                 ues,
@@ -936,7 +936,7 @@ fn collect<'p>(
         add_counters(&mut counters, &res.counters);
     }
     let merged = RunResult::merge(&r.specs, &tx, &rx, &plan.latency)?;
-    // The sending time: from the first burst the NIC took to the last, stretched by one
+    // The sending time: from when the first packet was due to the last burst, stretched by one
     // packet's share of it (n packets span n - 1 gaps).
     let sent: u64 = merged.directions.iter().map(|d| d.tx.packets).sum();
     let duration = match counters.tx_span {

@@ -29,6 +29,7 @@ pub fn merge_slips(
         let one = TxSlip {
             count: s.count,
             slipped_us: s.slipped_ns as f64 / 1e3,
+            max_late_us: s.max_late_ns as f64 / 1e3,
         };
         let i = usize::from(s.stream);
         per_stream[i] = Some(TxSlip::merge(per_stream[i], one));
@@ -100,6 +101,7 @@ mod tests {
             stream,
             count,
             slipped_ns,
+            max_late_ns: 2 * slipped_ns,
         }
     }
 
@@ -113,7 +115,13 @@ mod tests {
         // Stream 0 on two workers, stream 1 on one; the downlink never slipped.
         let slips = [slip(0, 2, 5_000), slip(1, 1, 9_000), slip(0, 3, 7_000)];
         let (per_stream, per_direction) = merge_slips(&streams, &slips);
-        let t = |count, slipped_us| Some(TxSlip { count, slipped_us });
+        let t = |count, slipped_us: f64| {
+            Some(TxSlip {
+                count,
+                slipped_us,
+                max_late_us: 2.0 * slipped_us,
+            })
+        };
         assert_eq!(per_stream, [t(5, 7.0), t(1, 9.0), None]);
         assert_eq!(per_direction, [t(6, 9.0), None]);
         // A slip of a stream the plan does not have is left out.
@@ -125,12 +133,15 @@ mod tests {
         let s = |us| TxSlip {
             count: 3,
             slipped_us: us,
+            max_late_us: 30_000.0,
         };
         // 5 s sent: 25 ms is the limit.
         assert_eq!(slip_warning(Direction::Uplink, s(25_000.0), 5.0), None);
         let w = slip_warning(Direction::Downlink, s(25_001.0), 5.0).expect("a warning");
         assert!(
-            w.starts_with("downlink TX fell behind its schedule 3 times, 25001.0 us in all (0.50% of the 5.000 s it sent)"),
+            w.starts_with(
+                "downlink TX fell behind its schedule 3 times (at most 30000.0 us late), 25001.0 us late at the end (0.50% of the 5.000 s it sent)"
+            ),
             "{w}"
         );
     }

@@ -217,6 +217,7 @@ const PROFILE_KEYS: &[&str] = &[
     "drain",
     "tx_mode",
     "max_burst",
+    "catch_up",
     "reorder_window",
     "latency",
     "sweep",

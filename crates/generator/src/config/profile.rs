@@ -64,6 +64,12 @@ pub struct Profile {
     /// instead of catching up (see [`crate::plan::Pacer`]).
     #[serde(default = "default_max_burst")]
     pub max_burst: u32,
+    /// How much faster than its rate a sender that fell behind may send until it is back on
+    /// its schedule, in percent, 0 to 100 (default `10%`): the UPF never sees more than the
+    /// rate plus this, and a sender that lost its core for a moment keeps its average rate.
+    /// `0%`: the schedule slips for good (the step lasts longer, its rate is lower).
+    #[serde(default = "default_catch_up", with = "serde_text::percent")]
+    pub catch_up: f64,
     /// Sequence positions tracked behind the newest per flow (stream × UE): a power of two
     /// from 64 to 65536 (default 64). A packet displaced further counts as late. Memory per
     /// flow and worker, measured by `examples/flow_memory.rs`: 144 bytes at 64, 272 at 1024
@@ -89,6 +95,10 @@ fn default_drain() -> Duration {
 
 fn default_max_burst() -> u32 {
     32
+}
+
+fn default_catch_up() -> f64 {
+    10.0
 }
 
 fn default_reorder_window() -> u32 {
@@ -989,6 +999,9 @@ impl Check for Profile {
                 "max_burst",
                 format!("{}: use 1 to 1024 packets", self.max_burst),
             );
+        }
+        if !(0.0..=100.0).contains(&self.catch_up) {
+            issues.add("catch_up", format!("{}%: use 0% to 100%", self.catch_up));
         }
         let w = self.reorder_window;
         if !w.is_power_of_two() || !(64..=65536).contains(&w) {

@@ -202,6 +202,17 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     Duration::try_from_secs_f64(num * secs).map_err(|_| format!("{text:?} is too long"))
 }
 
+/// A percentage: `10%`, `2.5%`, as the number of percent.
+pub(crate) fn parse_percent(text: &str) -> Result<f64, String> {
+    const FORM: &str = "write a percentage: 10%, 2.5%, 0%";
+    let (num, unit) = number_and_unit(text).map_err(|e| format!("{e}: {FORM}"))?;
+    match unit {
+        "%" if num >= 0.0 => Ok(num),
+        "%" => Err(format!("{text:?}: a percentage cannot be negative")),
+        _ => Err(format!("{text:?}: {FORM}")),
+    }
+}
+
 /// A packet rate alone (`1Mpps`), as packets per second.
 pub(crate) fn parse_pps(text: &str) -> Result<f64, String> {
     match text.parse::<Rate>() {
@@ -362,6 +373,14 @@ pub(crate) mod serde_text {
         }
     }
 
+    /// A percentage, as the number of percent: `10%`.
+    pub(crate) mod percent {
+        use super::*;
+        pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+            parse(d, parse_percent)
+        }
+    }
+
     /// An optional duration; `~` for none.
     pub(crate) mod opt_duration {
         use super::*;
@@ -414,6 +433,16 @@ pub(crate) mod serde_text {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn percentages_need_their_sign() {
+        assert_eq!(parse_percent("10%"), Ok(10.0));
+        assert_eq!(parse_percent("2.5%"), Ok(2.5));
+        assert_eq!(parse_percent("0%"), Ok(0.0));
+        assert!(parse_percent("0.1").is_err());
+        assert!(parse_percent("-1%").is_err());
+        assert!(parse_percent("10pps").is_err());
+    }
 
     #[test]
     fn rates_in_every_form() {

@@ -55,11 +55,14 @@ pub struct ShareSpec {
     pub per_ue: u32,
     /// Most packets due and unsent at once, and most handed to the NIC in one poll.
     pub allowance: u32,
+    /// How much faster than its rate a late share may send (a fraction; see
+    /// [`Pacer::with_catch_up`]).
+    pub catch_up: f64,
 }
 
 impl ShareSpec {
-    /// The spec of `share` of `stream`.
-    pub fn new(stream: &StreamPlan, share: &Share) -> ShareSpec {
+    /// The spec of `share` of `stream`, catching up at `catch_up` (a fraction) when late.
+    pub fn new(stream: &StreamPlan, share: &Share, catch_up: f64) -> ShareSpec {
         ShareSpec {
             stream: stream.id,
             direction: stream.direction,
@@ -73,6 +76,7 @@ impl ShareSpec {
                 Spread::PerUe(n) => n.max(1),
             },
             allowance: share.allowance.max(1),
+            catch_up,
         }
     }
 }
@@ -163,7 +167,8 @@ impl<'e> TxShare<'e> {
     /// Starts a phase at tick `start`: `schedule` at the share's rate, sequence numbers from 0.
     pub fn start(&mut self, schedule: &Schedule, tsc_hz: u64, start: u64) {
         self.pacer = Pacer::new(self.spec.rate_pps, tsc_hz, schedule)
-            .with_allowance(u64::from(self.spec.allowance));
+            .with_allowance(u64::from(self.spec.allowance))
+            .with_catch_up(self.spec.catch_up);
         self.pacer.start(start);
         for ue in self.ues.iter_mut() {
             ue.sent = 0;

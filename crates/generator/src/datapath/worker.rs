@@ -30,7 +30,8 @@ pub struct WorkerCounters {
     pub tx_pool_empty: u64,
     /// Packets still unsent at the end, whose sequence numbers were given back.
     pub tx_rewound: u64,
-    /// TSC ticks of the first and the last burst the NIC took in the measured phase.
+    /// TSC ticks from when the measured phase's first packet was due to the last burst the NIC
+    /// took.
     pub tx_span: Option<(u64, u64)>,
     /// The shares whose schedule slipped in the measured phase.
     pub tx_slips: Vec<ShareSlip>,
@@ -46,8 +47,11 @@ pub struct ShareSlip {
     pub stream: u16,
     /// Times it fell behind by more than its allowance.
     pub count: u64,
-    /// How much later its last packet was due than planned (ns).
+    /// How much later its last packet was due than planned (ns): what catching up did not
+    /// make up.
     pub slipped_ns: u64,
+    /// The most it was ever late (ns).
+    pub max_late_ns: u64,
 }
 
 /// Everything a worker hands over at the end.
@@ -125,6 +129,11 @@ impl<'p> Worker<'p> {
                     Phase::Measure => {
                         for s in &mut shares {
                             s.start_measured(clock.hz(), epoch);
+                        }
+                        // The sending time starts when the first packet is due, not when the
+                        // first burst left: a late start that was caught up is in the rate.
+                        if !shares.is_empty() {
+                            widen(&mut counters.tx_span, epoch);
                         }
                         measured_started = true;
                         sending_done = false;
@@ -216,6 +225,7 @@ impl<'p> Worker<'p> {
                         stream: s.stream(),
                         count: slip.count,
                         slipped_ns: clock.ticks_to_ns(slip.ticks),
+                        max_late_ns: clock.ticks_to_ns(slip.max_ticks),
                     });
                 }
             }

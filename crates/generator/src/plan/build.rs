@@ -34,6 +34,9 @@ pub struct Plan {
     /// Most packets a worker puts back to back on one transmit queue (split over its shares
     /// there: [`Share::allowance`]).
     pub max_burst: u32,
+    /// How much faster than its rate a late share may send to get back on schedule (a
+    /// fraction: 0.1 is 10%).
+    pub catch_up: f64,
     /// Reorder window per flow.
     pub reorder_window: u32,
     /// Latency histograms.
@@ -218,6 +221,7 @@ pub fn build(
         expected: longest,
         drain: profile.drain,
         max_burst: profile.max_burst,
+        catch_up: profile.catch_up / 100.0,
         reorder_window: profile.reorder_window,
         latency: LatencyConfig {
             max_ns: profile.latency.max.as_nanos() as u64,

@@ -9,8 +9,15 @@
 //! what it can reach) must not catch up at line rate: that train is the microburst the profile's
 //! `max_burst` forbids. So at most the share's allowance is ever due and unsent; when more would
 //! be, the schedule slips: the allowance-th waiting packet becomes due now and everything after
-//! it moves later by the same time. No packet is dropped, the phase ends later, and the slip is
-//! counted ([`Pacer::slip`]).
+//! it moves later by the same time. No packet is dropped, and the slip is counted
+//! ([`Pacer::slip`]).
+//!
+//! A slipped schedule may then make up its lateness, at a bounded speed: with a catch-up of
+//! `k` (the profile's `catch_up`, 10% by default) the schedule runs at `(1 + k)` times the rate
+//! until it is back where it would have been, so a sender that lost the core for a moment
+//! keeps its average rate, the UPF never sees more than `(1 + k)` times the requested rate,
+//! and no train is longer than the allowance. With `k = 0` the slip is kept for good: the
+//! phase ends later and the rate over it is lower.
 //!
 //! The schedule's position is kept in packets, as a 64.64 fixed-point number: ticks since the
 //! start, less the ticks slipped, times the rate in packets per tick. Each call adds the ticks
@@ -27,9 +34,11 @@ pub struct ScheduleSlip {
     /// Times the sender fell behind by more than its allowance (until it catches up, however
     /// many calls that takes, it counts once).
     pub count: u64,
-    /// TSC ticks the schedule moved later in all: how much later its last packet is due than
-    /// planned.
+    /// TSC ticks the schedule is late: how much later its last packet is due than planned
+    /// (what the slips took and catching up has not made up).
     pub ticks: u64,
+    /// The most TSC ticks the schedule was ever late.
+    pub max_ticks: u64,
 }
 
 /// Packets due over time for one share.
@@ -54,9 +63,15 @@ pub struct Pacer {
     burst_start: u128,
     /// Most packets due and not yet filled.
     allowance: u64,
-    /// Slips so far, and the position they gave back (packets times 2^64).
+    /// Slips so far.
     slips: u64,
-    slipped: u128,
+    /// Extra packets per tick (times 2^64) while the schedule is late: the rate times the
+    /// catch-up fraction.
+    catch_up_per_tick: u128,
+    /// Position given back by slips and not yet made up (packets times 2^64), and the most it
+    /// has been.
+    late: u128,
+    max_late: u128,
     /// Whether the sender has been at or over its allowance since its last slip.
     behind: bool,
 }
@@ -102,9 +117,22 @@ impl Pacer {
             burst_start: 0,
             allowance: u64::MAX,
             slips: 0,
-            slipped: 0,
+            catch_up_per_tick: 0,
+            late: 0,
+            max_late: 0,
             behind: false,
         }
+    }
+
+    /// The same pacer making up lateness at `fraction` (0 to 1) of its rate on top of it.
+    pub fn with_catch_up(mut self, fraction: f64) -> Pacer {
+        let fraction = if fraction.is_finite() {
+            fraction.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        self.catch_up_per_tick = (self.per_tick as f64 * fraction) as u128;
+        self
     }
 
     /// The same pacer with at most `allowance` packets (at least 1) due and unsent at once.
@@ -121,7 +149,8 @@ impl Pacer {
         self.burst = 0;
         self.burst_start = 0;
         self.slips = 0;
-        self.slipped = 0;
+        self.late = 0;
+        self.max_late = 0;
         self.behind = false;
     }
 
@@ -139,8 +168,15 @@ impl Pacer {
         if self.per_tick == 0 || now < self.start {
             return 0;
         }
+        let mut extra = 0;
         if now > self.last {
-            self.pos += u128::from(now - self.last) * self.per_tick;
+            let ticks = u128::from(now - self.last);
+            self.pos += ticks * self.per_tick;
+            if self.late != 0 {
+                extra = (ticks * self.catch_up_per_tick).min(self.late);
+                self.pos += extra;
+                self.late -= extra;
+            }
             self.last = now;
         }
         let due = self.due_at_pos();
@@ -150,15 +186,17 @@ impl Pacer {
             self.behind &= due == most;
             return due;
         }
-        self.slip_to(most);
+        self.slip_to(most, extra);
         most
     }
 
-    /// How far the schedule has slipped since the start.
+    /// How late the schedule is, how late it has been, and how often it slipped.
     pub fn slip(&self) -> ScheduleSlip {
+        let ticks = |position: u128| position.checked_div(self.per_tick).unwrap_or(0) as u64;
         ScheduleSlip {
             count: self.slips,
-            ticks: self.slipped.checked_div(self.per_tick).unwrap_or(0) as u64,
+            ticks: ticks(self.late),
+            max_ticks: ticks(self.max_late),
         }
     }
 
@@ -190,8 +228,9 @@ impl Pacer {
     /// Moves the schedule back so that `target` packets are due, the last of them just now.
     /// (A sender that filled nothing since the last call may find the schedule moved back a
     /// little further than the time since: `target` packets were due then too, and still are.)
+    /// Taking back no more than this call's catch-up (`extra`) is no new slip.
     #[cold]
-    fn slip_to(&mut self, target: u64) {
+    fn slip_to(&mut self, target: u64, extra: u128) {
         // target >= allowance >= 1; packet `last` is due when the position reaches its start.
         let last = target - 1;
         let (burst, within) = if self.bursts == 1 {
@@ -201,11 +240,13 @@ impl Pacer {
         };
         let burst_start = u128::from(burst) * self.period;
         let at = burst_start + (u128::from(within) << 64);
-        self.slipped += self.pos - at;
+        let back = self.pos - at;
+        self.late += back;
+        self.max_late = self.max_late.max(self.late);
         self.pos = at;
         self.burst = burst;
         self.burst_start = burst_start;
-        if !self.behind {
+        if back > extra && !self.behind {
             self.slips += 1;
             self.behind = true;
         }

@@ -55,6 +55,9 @@ fn a_tx_that_cannot_keep_up_slips_and_the_report_says_so() {
     let slip = &d["tx_slip"];
     let slipped_us = slip["slipped_us"].as_f64().expect("a slip in report.json");
     assert!(num(slip, &["count"]) >= 1, "{slip}");
+    // Catching up (10% by default) cannot help a sender at its limit: it stays late.
+    let max_late_us = slip["max_late_us"].as_f64().expect("max_late_us");
+    assert!(max_late_us >= slipped_us, "{slip}");
     assert!(
         (slipped_us - (duration_us - planned_us)).abs() < 0.01 * duration_us,
         "slipped {slipped_us} us: it sent {sent} in {duration_us} us, {planned_us} us of schedule"

@@ -2,8 +2,9 @@
 //!
 //! A sender that is late by more than its part of the profile's `max_burst` does not catch up
 //! at line rate (that would be a microburst): its schedule slips, its packets go later (none is
-//! dropped) and it sends for longer. The rates are over the actual sending time, so a slip
-//! lowers them; these figures say by how much and how often.
+//! dropped), and it makes up the lateness at no more than the profile's `catch_up` above its
+//! rate; what it does not make up, it sends for longer. The rates are over the actual sending
+//! time, so lateness left at the end lowers them; these figures say by how much and how often.
 
 use std::fmt::Write as _;
 
@@ -17,9 +18,12 @@ pub struct TxSlip {
     /// Times a sender fell behind, its senders (workers) together; a sender that stays behind
     /// for many loops counts once, until it catches up.
     pub count: u64,
-    /// How much later the last packet was due than planned (us): the largest slip of the
-    /// senders, which send side by side.
+    /// How much later the last packet was due than planned (us): what catching up did not
+    /// make up; the largest of the senders', which send side by side.
     pub slipped_us: f64,
+    /// The most a sender was ever late (us).
+    #[serde(default)]
+    pub max_late_us: f64,
 }
 
 impl TxSlip {
@@ -30,6 +34,7 @@ impl TxSlip {
             Some(a) => TxSlip {
                 count: a.count + b.count,
                 slipped_us: a.slipped_us.max(b.slipped_us),
+                max_late_us: a.max_late_us.max(b.max_late_us),
             },
         }
     }
@@ -40,8 +45,8 @@ impl std::fmt::Display for TxSlip {
         let times = if self.count == 1 { "time" } else { "times" };
         write!(
             f,
-            "fell behind its schedule {} {times}, {:.1} us in all",
-            self.count, self.slipped_us
+            "fell behind its schedule {} {times} (at most {:.1} us late), {:.1} us late at the end",
+            self.count, self.max_late_us, self.slipped_us
         )
     }
 }
@@ -79,7 +84,8 @@ pub(super) fn slip_section(out: &mut String, report: &Report) {
     let _ = writeln!(
         out,
         "TX schedule: senders late by more than max_burst let their schedule slip (the packets \
-         went later, none was dropped; the rates are over the actual sending time)\n"
+         went later, none was dropped) and made it up at no more than catch_up above their rate; \
+         the rates are over the actual sending time\n"
     );
     for l in lines {
         let _ = writeln!(out, "{l}");

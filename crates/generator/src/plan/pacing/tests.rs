@@ -120,7 +120,8 @@ fn after_a_stall_at_most_the_allowance_is_due_and_the_schedule_slips_by_the_exce
         p.slip(),
         ScheduleSlip {
             count: 1,
-            ticks: slipped
+            ticks: slipped,
+            max_ticks: slipped,
         }
     );
     // Everything after moved by the same time: packet 43 is due one packet's time later.
@@ -237,6 +238,7 @@ proptest! {
     fn the_allowance_holds_for_any_calls_and_the_total_is_exact(
         rate in 1_000.0f64..5e7,
         allowance in 1u64..200,
+        catch_up in prop_oneof![Just(0.0), 0.0f64..=1.0],
         bursts in proptest::option::of((1u32..5, 0u64..100_000)),
         packets in 1u64..5_000,
         calls in proptest::collection::vec((0u64..5_000_000, 0u8..=4), 1..200),
@@ -245,7 +247,9 @@ proptest! {
             None => continuous(packets),
             Some((bursts, gap_ns)) => Schedule::Bursts { packets, bursts, gap_ns },
         };
-        let mut p = Pacer::new(rate, HZ, &schedule).with_allowance(allowance);
+        let mut p = Pacer::new(rate, HZ, &schedule)
+            .with_allowance(allowance)
+            .with_catch_up(catch_up);
         p.start(1_000);
         let total = p.total();
         let (mut now, mut filled, mut last_due) = (1_000u64, 0u64, 0u64);
@@ -255,6 +259,10 @@ proptest! {
             prop_assert!(due >= last_due, "due went from {} to {}", last_due, due);
             prop_assert!(due - filled <= allowance, "{} due with {} filled", due, filled);
             prop_assert!(due <= total);
+            if bursts.is_none() {
+                // Catching up never runs ahead of the schedule.
+                prop_assert!(due <= formula(rate, HZ, now - 1_000, total));
+            }
             // The sender fills some quarters of what is due (none: a full queue).
             filled += (due - filled) * u64::from(quarters) / 4;
             last_due = due;
@@ -272,4 +280,101 @@ proptest! {
         prop_assert_eq!(filled, total);
         prop_assert_eq!(p.due(now + 1, filled), total);
     }
+}
+
+#[test]
+fn a_slip_is_made_up_at_the_catch_up_rate_and_no_faster() {
+    // 1 Mpps, allowance 32, catch-up 25%: late, the schedule runs at 1.25 Mpps.
+    let mut p = Pacer::new(1_000_000.0, HZ_1024, &continuous(1_000_000))
+        .with_allowance(32)
+        .with_catch_up(0.25);
+    p.start(0);
+    let mut filled = 0;
+    send_all(&mut p, 0, &mut filled);
+    // Stalled until packet 1010 is due and half a packet more: 32 go, packet 32 is due now.
+    let woke = 1010 * TICKS_PER_PACKET + 500;
+    assert_eq!(send_all(&mut p, woke, &mut filled), 32);
+    let late = woke - 32 * TICKS_PER_PACKET;
+    assert_eq!(
+        p.slip(),
+        ScheduleSlip {
+            count: 1,
+            ticks: late,
+            max_ticks: late,
+        }
+    );
+    // A sender that keeps up, called every packet's time: 1.25 packets per call on average
+    // while late (never more than 2 in one call: no train), a quarter of the time made up.
+    let mut now = woke;
+    let mut sent_while_late = 0;
+    let calls_while_late = late * 4 / TICKS_PER_PACKET;
+    for _ in 0..calls_while_late {
+        now += TICKS_PER_PACKET;
+        let new = send_all(&mut p, now, &mut filled);
+        assert!(new <= 2, "{new} packets in one packet's time");
+        sent_while_late += new;
+    }
+    assert_eq!(
+        sent_while_late,
+        calls_while_late * 5 / 4,
+        "1.25 per packet time"
+    );
+    assert!(p.slip().ticks <= TICKS_PER_PACKET, "{:?}", p.slip());
+    // Made up: from then on exactly the schedule as if nothing had happened, at 1 Mpps.
+    for _ in 0..10_000 {
+        now += 3 * TICKS_PER_PACKET;
+        let new = send_all(&mut p, now, &mut filled);
+        assert!(new <= 3);
+        assert_eq!(filled, formula(1_000_000.0, HZ_1024, now, 1_000_000));
+    }
+    assert_eq!(
+        p.slip(),
+        ScheduleSlip {
+            count: 1,
+            ticks: 0,
+            max_ticks: late,
+        }
+    );
+}
+
+#[test]
+fn a_sender_that_cannot_keep_up_makes_up_nothing() {
+    // The queue takes nothing: catching up keeps being taken back, and is no slip of its own.
+    let mut p = Pacer::new(1_000_000.0, HZ_1024, &continuous(100_000))
+        .with_allowance(8)
+        .with_catch_up(0.5);
+    p.start(0);
+    for k in 0..=1000 {
+        assert!(p.due(k * 300, 0) <= 8);
+    }
+    let slip = p.slip();
+    assert_eq!(slip.count, 1);
+    assert_eq!(slip.ticks, 1000 * 300 - 7 * TICKS_PER_PACKET);
+    assert_eq!(slip.max_ticks, slip.ticks);
+}
+
+#[test]
+fn catching_up_held_back_by_the_allowance_is_no_new_slip() {
+    // Allowance 4, catch-up 100%: late, 3 packets' time makes 6 due, 2 more than the
+    // allowance; taking back catch-up is not falling behind again.
+    let mut p = Pacer::new(1_000_000.0, HZ_1024, &continuous(100_000))
+        .with_allowance(4)
+        .with_catch_up(1.0);
+    p.start(0);
+    let mut filled = 0;
+    send_all(&mut p, 0, &mut filled);
+    let mut now = 1000 * TICKS_PER_PACKET;
+    assert_eq!(send_all(&mut p, now, &mut filled), 4);
+    assert_eq!(p.slip().count, 1);
+    for _ in 0..50 {
+        // 1 packet's time: 2 due (under the allowance), then 3: 6, held at 4.
+        now += TICKS_PER_PACKET;
+        assert_eq!(send_all(&mut p, now, &mut filled), 2);
+        now += 3 * TICKS_PER_PACKET;
+        assert_eq!(send_all(&mut p, now, &mut filled), 4);
+    }
+    let slip = p.slip();
+    assert_eq!(slip.count, 1, "{slip:?}");
+    // Made up: 2 packets' time in each of the 50 rounds, beyond what the allowance held back.
+    assert!(slip.ticks < slip.max_ticks, "{slip:?}");
 }
