@@ -4,4 +4,5 @@ pub mod out;
 pub mod ports;
 pub mod reflect;
 pub mod run;
+pub mod step_hook;
 pub mod validate;
