@@ -15,6 +15,8 @@
 # --upf open5gs|eupf|eupf-maps<N> makes the namespaces (deploy/lab.sh up --kernel-dut), starts
 # the UPF with ../shared/lab/run-open5gs.sh or run-eupf.sh (its run directory under the output
 # directory), and stops it and removes the namespaces at the end, also on failure or Ctrl-C.
+# --upf reflect does the same with `upfbench reflect deploy/systems/lab-reflector.yaml` in dut
+# (deploy/lab.sh up: DPDK owns dut's n3 and n6), the stand-in to set the real UPFs beside.
 # Several modes run against the same UPF process, GAP seconds apart (30 for Open5GS: it keeps
 # the association after a run and drops it when its heartbeats go unanswered; see the lab's
 # README). --upf attached uses what runs in $DUT_NS and leaves it running.
@@ -88,6 +90,12 @@ eupf | eupf-maps*)
     export RUN_DIR=$out/upf UPF_PIDFILE=$out/upf/eupf.pid EUPF_BIN=$LAB_DIR/eupf/bin/$upf
     gap=${gap:-5}
     ;;
+reflect)
+    # upfbench's own stand-in, for comparison: it owns n3/n6 in dut through DPDK.
+    runner=$here/upflab/reflector.sh
+    export RUN_DIR=$out/upf UPF_PIDFILE=$out/upf/reflector.pid UPFBENCH
+    gap=${gap:-5}
+    ;;
 attached)
     runner=
     gap=${gap:-5}
@@ -104,8 +112,8 @@ teardown() {
         kill "$pid" 2>/dev/null || true
     done
     if [ -n "$runner" ]; then
-        "$runner" log >"$out/upf.log" 2>/dev/null || true
         "$runner" stop || true
+        "$runner" log >"$out/upf.log" 2>/dev/null || true
     fi
     if ((made_lab)); then
         "$repo/deploy/lab.sh" down || true
@@ -115,9 +123,16 @@ trap teardown EXIT
 trap 'exit 130' INT TERM
 
 if [ -n "$runner" ]; then
-    "$repo/deploy/lab.sh" up --kernel-dut >/dev/null
+    if [ "$upf" = reflect ]; then
+        "$repo/deploy/lab.sh" up >/dev/null
+    else
+        "$repo/deploy/lab.sh" up --kernel-dut >/dev/null
+    fi
     made_lab=1
-    "$runner" start
+    # In a session of its own: a Ctrl-C at the terminal reaches upfbench, which stops, reports
+    # and deletes its sessions, but not the UPF (eUPF and Open5GS both exit on SIGINT), which
+    # the teardown stops afterwards.
+    setsid -w "$runner" start
     upf_pid=$(cat "$UPF_PIDFILE")
     if [ -n "$nice" ]; then
         # Every thread of the UPF (renice takes thread ids too).
@@ -129,7 +144,8 @@ if [ -n "$runner" ]; then
 fi
 {
     echo "upf: $upf"
-    echo "upfbench: $("$UPFBENCH" --version) ($(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?'))"
+    echo "upfbench: $("$UPFBENCH" --version), $UPFBENCH built $(date -u -r "$UPFBENCH" +%FT%TZ);" \
+        "repository at $(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?')"
     echo "kernel: $(uname -r)"
     echo "niceness of upfbench and the UPF: ${nice:-0 (not changed)}"
     echo "UPF pinned to CPUs: ${upf_cpus:-no, the scheduler places it}"
@@ -164,7 +180,7 @@ for mode in "${modes[@]}"; do
     fi
     set +e
     nice -n "${nice:-0}" ip netns exec "$TG_NS" "$UPFBENCH" "$mode" "$system" "$profile" --reports "$dir" \
-        --step-hook "$here/upflab/counters.sh $dir/counters" 2>&1 | tee "$dir/upfbench.log"
+        --step-hook "$here/upflab/counters.sh $dir/counters" 2>&1 | tee -i "$dir/upfbench.log"
     rc=${PIPESTATUS[0]}
     set -e
     "$here/upflab/counters.sh" "$dir/counters" run-after
@@ -183,5 +199,11 @@ for mode in "${modes[@]}"; do
     fi
     python3 "$here/upflab/reconcile.py" "$(dirname "$report")" "$dir/counters" |
         tee "$dir/reconcile.txt" || { r=$?; [ "$status" != 0 ] || status=$r; }
+    # A Ctrl-C stops upfbench the graceful way (its exit status is 0): no further mode.
+    if grep -q '^interrupted' "$dir/upfbench.log"; then
+        log "interrupted: the modes after $mode are not run"
+        status=130
+        break
+    fi
 done
 exit "$status"

@@ -257,8 +257,14 @@ def main():
             - start["arp_unresolved_discards"],
             "ogstun_own": end["ogstun_own"] - start["ogstun_own"],
         }
+        step_upf = upf
         if upf == "eupf":
-            dlt["eupf"] = delta(start["eupf"], end["eupf"])
+            if "eupf" in start and "eupf" in end:
+                dlt["eupf"] = delta(start["eupf"], end["eupf"])
+            else:
+                # It stopped answering (or died) during the step: no counters of its own.
+                notes.append(f"{step['label']}: eUPF's counters missing at the step's edges")
+                step_upf = "unknown"
         ports = {p["name"]: p for p in step.get("ports", [])}
         frames = {f["name"]: f for f in step.get("frames", [])}
         if not frames:
@@ -271,7 +277,7 @@ def main():
             others.append([step["label"], p, f["tx_service"], f["rx_service"], f["rx_rejected"],
                            kinds or "-", f["tx_warmup"], f["rx_unmeasured"]])
         for d in ("uplink", "downlink"):
-            pts = direction_path(d, dlt, ports, frames, upf)
+            pts = direction_path(d, dlt, ports, frames, step_upf)
             by = {p.name: p for p in pts}
             rep = next(x for x in step["directions"] if x["direction"] == d)
             rows.append([step["label"], "UL" if d == "uplink" else "DL"] + [
@@ -280,7 +286,7 @@ def main():
                  "veth dut tx", "veth tg rx", "upfbench received")] +
                 [fmt(rep["loss"]["sent"]), fmt(rep["loss"]["lost"])])
             for a, b in zip(pts, pts[1:]):
-                lost, found, total = explain(d, a, b, dlt, upf)
+                lost, found, total = explain(d, a, b, dlt, step_upf)
                 if lost == 0 and total == 0:
                     continue
                 why = "; ".join(f"{name} {fmt(n)}" for name, n in found if n) or "no counter"
@@ -304,7 +310,7 @@ def main():
         raw.append(f"{step['label']}: machine busy {100 * cpu['busy'] / max(cpu['total'], 1):.0f}% "
                    f"of all CPUs over the step{upf_cpu}; load average at its start "
                    f"{' '.join(start['loadavg'])}")
-        if upf == "eupf":
+        if step_upf == "eupf":
             e = dlt["eupf"]
             raw.append(f"{step['label']}: eUPF XDP actions " + ", ".join(
                 f"{k} {fmt(e['xdp'][k])}" for k in XDP_ACTIONS) + "; packets " + ", ".join(
@@ -322,6 +328,8 @@ def main():
                       "UPF out", "veth dut tx", "veth tg rx", "upfbench received",
                       "measured sent", "measured lost"], rows))
     out.append("\nWhere the counts differ\n")
+    if not report["steps"]:
+        notes.append("no step was measured (see the report's warnings)")
     out.extend(notes or ["every count equal from end to end"])
     out.append("\nFrames that are not a direction's packets (subtracted above), and the warm-up\n")
     out.append(table(["Step", "Port", "upfbench service tx", "service rx", "rejected rx",
