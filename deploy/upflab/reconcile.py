@@ -322,7 +322,8 @@ def main():
                        f"RcvbufErrors {fmt(s['Udp.RcvbufErrors'])}, OutDatagrams "
                        f"{fmt(s['Udp.OutDatagrams'])}; IP ForwDatagrams {fmt(s['Ip.ForwDatagrams'])}, "
                        f"OutDiscards {fmt(s['Ip.OutDiscards'])}; socket drops {dlt['udp_drops']}")
-    out.append(f"UPF: {upf}; report {report_dir.name}, {len(report['steps'])} step(s)\n")
+    out.append(f"UPF: {upf}; upfbench report of {report.get('started', '?')}, profile "
+               f"{report.get('config', {}).get('profile', '?')}, {len(report['steps'])} step(s)\n")
     out.append("Packets of each direction (measured + warm-up) at each point, net of other frames\n")
     out.append(table(["Step", "Dir", "upfbench sent", "veth tg tx", "veth dut rx", "UPF in",
                       "UPF out", "veth dut tx", "veth tg rx", "upfbench received",
