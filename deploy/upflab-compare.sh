@@ -37,6 +37,8 @@
 #          system file's worker lcores, which upfbench busy-polls)
 # Env: TG_NS, DUT_NS (tg, dut), UPFBENCH (target/release/upfbench), LAB (../shared/lab),
 #      LAB_DIR (/tmp/upflab: where the UPFs were built)
+# Needs: python3, jq, curl, tshark (--capture); bpftool (Debian package bpftool) for eUPF's
+# per-interface counters, without which its UPF columns stay empty.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)

@@ -183,6 +183,9 @@ def upf_points(d, step, upf):
     if upf == "eupf":
         ext = step["eupf"]["ext"]
         c = "upf_n3_n6_counter."
+        if c + "rx_n3" not in ext:
+            # Without bpftool only the REST API's totals were read: no per-direction figure.
+            return []
         if d == "uplink":
             return [Point("UPF in", ext[c + "rx_n3"], "eUPF rx_n3 (GTP-U to its N3 address)"),
                     Point("UPF out", ext[c + "tx_n6"], "eUPF tx_n6 (decapsulated, routed)")]
