@@ -19,6 +19,7 @@ lint:
 
 test: setup lint
 	$(CARGO) test --workspace --locked
+	python3 -m unittest discover -s deploy/upflab
 	bash deploy/fuzz-smoke.sh
 
 # Every cargo-fuzz target for FUZZ_SECONDS each (make test runs them for 20 s).

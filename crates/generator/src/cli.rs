@@ -83,6 +83,12 @@ pub struct RunArgs {
     /// `sweep` only: these payload sizes instead of the profile's (`10,300,1400`).
     #[arg(long, value_name = "BYTES", value_delimiter = ',')]
     pub payloads: Option<Vec<u16>>,
+    /// Run this shell command (`sh -c`) before each step's first packet and after its drain,
+    /// and wait for it (at most 30 s): to read counters outside the tester per step. It finds
+    /// UPFBENCH_STEP_EDGE (start or end), UPFBENCH_STEP (1-based), UPFBENCH_STEPS and
+    /// UPFBENCH_STEP_LABEL in its environment. A failure is a warning in the report.
+    #[arg(long, value_name = "CMD")]
+    pub step_hook: Option<String>,
 }
 
 /// Arguments of `upfbench reflect`.

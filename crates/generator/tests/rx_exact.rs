@@ -286,14 +286,15 @@ fn scenario(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
         control.set(Phase::Drain, tsc());
         control.set(Phase::Stop, tsc());
         let r = h.join().map_err(|_| "the worker panicked")?;
+        let stats = [s3.stats()?, s6.stats()?];
         // The ARP reply went out on N6.
         let mut rx6p = q6p.rx.remove(0);
         let mut burst = MbufBurst::<32>::new();
         rx6p.rx_burst(&mut burst);
         let replies: Vec<Vec<u8>> = burst.iter().map(|m| m.data().to_vec()).collect();
-        Ok((r, replies))
+        Ok((r, replies, stats))
     })?;
-    let (r, replies) = result;
+    let (r, replies, stats) = result;
     // What the "sender" sent: 100 positions per flow.
     let sent = TxCoreResult {
         core: 0,
@@ -346,6 +347,25 @@ fn scenario(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
         11,
         "nothing else rejected"
     );
+    // Every frame by kind: measured downlink on N3 and uplink on N6, the ARP request to the
+    // service plane and its reply out of it, the foreign frames rejected; nothing unmeasured
+    // (the whole test is the measured phase) and nothing sent but the reply.
+    let c = &r.counters;
+    let (i3, i6) = (Side::N3.index(), Side::N6.index());
+    assert_eq!((c.rx_measured[i3], c.rx_measured[i6]), (201, 199));
+    assert_eq!(c.unmeasured, [0, 0]);
+    assert_eq!((c.rx_service[i3], c.rx_service[i6]), (0, 1));
+    assert_eq!((c.tx_service[i3], c.tx_service[i6]), (0, 1));
+    assert_eq!(c.tx_measured, [0, 0]);
+    assert_eq!(c.tx_warmup, [0, 0]);
+    // ... and adds up to what the ports counted.
+    for (i, stats, frames) in [(i3, &stats[0], &n3_frames), (i6, &stats[1], &n6_frames)] {
+        let rejected: u64 = c.rejects[i].iter().sum();
+        let received = c.rx_measured[i] + c.unmeasured[i] + c.rx_service[i] + rejected;
+        assert_eq!(received, frames.len() as u64, "port {i}: frames sent to it");
+        assert_eq!(stats.ipackets, received, "port {i}: its own count");
+        assert_eq!(stats.opackets, c.tx_service[i], "port {i}: sent");
+    }
     let arp: Vec<_> = replies
         .iter()
         .filter(|f| f[12..14] == [0x08, 0x06])

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use upfbench_stats::Direction;
 use upfbench_stats::report::{
-    ControlReport, DirectionReport, LatencyReport, LossReport, PortReport, ProcedureLatency,
-    Report, StepReport, StreamSummary, ThroughputReport, TxSlip,
+    ControlReport, DirectionReport, LatencyReport, LossReport, PortFrames, PortReport,
+    ProcedureLatency, Report, StepReport, StreamSummary, ThroughputReport, TxSlip,
 };
 
 fn throughput(packets: u64, frame: u64, secs: f64) -> ThroughputReport {
@@ -107,6 +107,10 @@ fn report() -> Report {
             stream("ul-large", Direction::Uplink, 10, 7_440_476, 234),
             stream("dl", Direction::Downlink, 10, 14_880_952, 0),
         ],
+        frames: vec![
+            frames("N3", [14_879_718, 0, 0], [14_880_949, 0, 1, 2]),
+            frames("N6", [14_880_950, 0, 2], [14_880_952, 0, 0, 0]),
+        ],
     });
     // The uplink senders fell behind: one of its two streams slipped twice.
     let slip = TxSlip {
@@ -127,6 +131,7 @@ fn report() -> Report {
         ports: vec![],
         rx_rejected: Default::default(),
         streams: vec![],
+        frames: vec![],
     });
     r.control = Some(ControlReport {
         upf: "192.168.14.151:8805".into(),
@@ -177,6 +182,20 @@ fn stream(name: &str, direction: Direction, payload: u32, sent: u64, lost: u64) 
         late: 0,
         jitter_ns: Some(250.5),
         tx_slip: None,
+    }
+}
+
+/// Frames by kind: `tx` measured, warm-up, service; `rx` measured, unmeasured, service, rejected.
+fn frames(name: &str, tx: [u64; 3], rx: [u64; 4]) -> PortFrames {
+    PortFrames {
+        name: name.into(),
+        tx_measured: tx[0],
+        tx_warmup: tx[1],
+        tx_service: tx[2],
+        rx_measured: rx[0],
+        rx_unmeasured: rx[1],
+        rx_service: rx[2],
+        rx_rejected: rx[3],
     }
 }
 

@@ -5,5 +5,6 @@ pub mod peers;
 pub mod ports;
 pub mod reflect;
 pub mod run;
+pub mod step_hook;
 pub mod tx_slip;
 pub mod validate;

@@ -15,7 +15,7 @@ use upfbench_dpdk::{
 use upfbench_gtpu::{MacAddr, Qfi, Teid};
 use upfbench_pfcp::driver::Release;
 use upfbench_pfcp::node::{NodeError, Stats};
-use upfbench_stats::report::{PortReport, StreamSummary};
+use upfbench_stats::report::{PortFrames, PortReport, StreamSummary};
 use upfbench_stats::{
     IntervalLog, LiveMeter, Report, RunResult, RxConfig, RxHandle, RxStats, StepReport, StreamSpec,
     TxHandle, TxStats,
@@ -24,6 +24,7 @@ use upfbench_stats::{
 use super::out;
 use super::peers::{EarlyStop, wait_for_links, wait_for_memif_servers};
 use super::reflect::make_socket_dir;
+use super::step_hook::{DEFAULT_TIMEOUT, StepAt, StepEdge, StepHook};
 use crate::cli::RunArgs;
 use crate::config::{self, Profile, System};
 use crate::control::Interrupts;
@@ -110,6 +111,10 @@ pub fn run(args: &RunArgs, sweep: bool) -> Result<()> {
             .clone()
             .unwrap_or_else(|| system.reports.clone()),
         sweep,
+        step_hook: args
+            .step_hook
+            .as_ref()
+            .map(|c| StepHook::new(c.clone(), DEFAULT_TIMEOUT)),
     };
     // Dropped after the Eal: removes its runtime files on every way out, panics included.
     let _runtime_dir = RuntimeDirGuard::new(&prefix);
@@ -127,6 +132,7 @@ struct Setup<'a> {
     names: [String; 2],
     reports: std::path::PathBuf,
     sweep: bool,
+    step_hook: Option<StepHook>,
 }
 
 /// One step's workers while they run.
@@ -342,6 +348,8 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
         .as_ref()
         .map_or(Duration::from_secs(15), |p| p.t1 * (p.n1 + 2));
     let mut report_folder = None;
+    // A step hook's failures, by step, until the step's report exists.
+    let mut hook_warnings: Vec<(usize, String)> = Vec::new();
     let outcome = eal.scope(|scope| -> Result<()> {
         // However this closure ends (a panic included), the workers leave their loop: the
         // scope waits for them.
@@ -400,6 +408,9 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                     }
                     Action::Prepare { step } => {
                         let plan = &plans[step];
+                        if let Some(w) = run_hook(setup, StepEdge::Start, step, plans.len(), plan) {
+                            hook_warnings.push((step, w));
+                        }
                         let endpoints = Endpoints {
                             local: interfaces,
                             upf_n3: system.n3.peer,
@@ -462,6 +473,16 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                         )?;
                         out::line(&step_summary(&result.report));
                         steps.push(result);
+                        if let Some(w) =
+                            run_hook(setup, StepEdge::End, step, plans.len(), &plans[step])
+                        {
+                            hook_warnings.push((step, w));
+                        }
+                        for (s, w) in hook_warnings.drain(..) {
+                            if let Some(r) = steps.get_mut(s) {
+                                r.report.warnings.push(w);
+                            }
+                        }
                         machine.handle(Instant::now(), Event::Collected);
                     }
                     Action::Report => {
@@ -603,7 +624,11 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                         machine.handle(now, Event::Established);
                     }
                     Err(e) => {
-                        machine.handle(now, Event::Failed(establishment_failure(&e, &sessions)))
+                        let hint = crate::control::checks::establishment_hint(&e)
+                            .map(|h| format!(": {h}"))
+                            .unwrap_or_default();
+                        let failure = establishment_failure(&e, &sessions);
+                        machine.handle(now, Event::Failed(format!("{failure}{hint}")));
                     }
                 }
             }
@@ -713,6 +738,29 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
         }
         None => Ok(()),
     }
+}
+
+/// Runs the step hook, if any, at `edge` of `step`; a failure comes back as the step's warning
+/// (and is shown at once).
+fn run_hook(
+    setup: &Setup<'_>,
+    edge: StepEdge,
+    step: usize,
+    steps: usize,
+    plan: &Plan,
+) -> Option<String> {
+    let hook = setup.step_hook.as_ref()?;
+    let label = step_label(plan);
+    let e = hook
+        .run(StepAt {
+            edge,
+            step,
+            steps,
+            label: &label,
+        })
+        .err()?;
+    out::line(&format!("warning: {e}"));
+    Some(e.to_string())
 }
 
 fn take<T>(p: &mut Pending<T>) -> Result<Option<T>> {
@@ -969,7 +1017,8 @@ fn collect<'p>(
         .collect();
     super::tx_slip::add_slips(&mut report, &plan.streams, &counters.tx_slips);
     let after = [ports[0].stats()?, ports[1].stats()?];
-    for (name, (b, a)) in ["N3", "N6"].iter().zip(r.ports_before.iter().zip(&after)) {
+    for (side, (b, a)) in Side::BOTH.iter().zip(r.ports_before.iter().zip(&after)) {
+        let name = side.name();
         let port = port_report(name, b, a);
         if port.own_drops() > 0 {
             report.warnings.push(format!(
@@ -977,7 +1026,14 @@ fn collect<'p>(
                 port.imissed, port.ierrors, port.rx_nombuf, port.oerrors
             ));
         }
+        let frames = port_frames(*side, &counters);
+        if let Some(m) = frames.mismatch(&port) {
+            report.warnings.push(format!(
+                "frames by kind do not add up to the port's counters: {m}"
+            ));
+        }
         report.ports.push(port);
+        report.frames.push(frames);
     }
     // The last interval: what arrived after the last live line.
     for h in &mut r.rx {
@@ -1004,7 +1060,18 @@ fn add_counters(a: &mut WorkerCounters, b: &WorkerCounters) {
         }
     }
     a.no_container += b.no_container;
-    a.unmeasured += b.unmeasured;
+    for (x, y) in [
+        (&mut a.rx_measured, &b.rx_measured),
+        (&mut a.unmeasured, &b.unmeasured),
+        (&mut a.tx_measured, &b.tx_measured),
+        (&mut a.tx_warmup, &b.tx_warmup),
+        (&mut a.rx_service, &b.rx_service),
+        (&mut a.tx_service, &b.tx_service),
+    ] {
+        for (p, q) in x.iter_mut().zip(y) {
+            *p += q;
+        }
+    }
     a.tx_pool_empty += b.tx_pool_empty;
     a.tx_rewound += b.tx_rewound;
     a.tx_slips.extend_from_slice(&b.tx_slips);
@@ -1086,6 +1153,21 @@ fn rejected(c: &WorkerCounters) -> std::collections::BTreeMap<String, u64> {
         }
     }
     out
+}
+
+/// What the workers sent and received on `side`'s port, by kind.
+fn port_frames(side: Side, c: &WorkerCounters) -> PortFrames {
+    let i = side.index();
+    PortFrames {
+        name: side.name().to_owned(),
+        tx_measured: c.tx_measured[i],
+        tx_warmup: c.tx_warmup[i],
+        tx_service: c.tx_service[i],
+        rx_measured: c.rx_measured[i],
+        rx_unmeasured: c.unmeasured[i],
+        rx_service: c.rx_service[i],
+        rx_rejected: c.rejects[i].iter().sum(),
+    }
 }
 
 /// What the port counted between `before` and `after`.

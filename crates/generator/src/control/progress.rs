@@ -18,6 +18,9 @@ pub struct BatchMeter {
     last: Instant,
     /// When `done` last grew, and its value then.
     last_done: (Instant, usize),
+    /// The stall was reported: the batch is being cancelled, its requests in flight still
+    /// time out one by one.
+    stall_reported: bool,
 }
 
 impl BatchMeter {
@@ -29,19 +32,25 @@ impl BatchMeter {
             started,
             last: started,
             last_done: (started, 0),
+            stall_reported: false,
         }
     }
 
-    /// Whether the batch has stalled at `now`: items have failed and none has succeeded for
-    /// `give_up` (a request's whole retransmission time and then some). A UPF that stopped
-    /// answering would otherwise hold a batch of thousands for hours, each window of requests
-    /// timing out in turn (Open5GS ignores every session request from a CP it de-associated).
+    /// Whether the batch stalled at `now`, said once per batch: items have failed and none has
+    /// succeeded for `give_up` (a request's whole retransmission time and then some). A UPF
+    /// that stopped answering would otherwise hold a batch of thousands for hours, each window
+    /// of requests timing out in turn (Open5GS ignores every session request from a CP it
+    /// de-associated). Once said, never again: the cancelled batch's requests in flight still
+    /// take their time to give up.
     pub fn stalled(&mut self, now: Instant, p: BatchProgress, give_up: Duration) -> bool {
         if p.done != self.last_done.1 {
             self.last_done = (now, p.done);
             return false;
         }
-        p.failed > 0 && now.duration_since(self.last_done.0) >= give_up
+        let stalled =
+            !self.stall_reported && p.failed > 0 && now.duration_since(self.last_done.0) >= give_up;
+        self.stall_reported |= stalled;
+        stalled
     }
 
     /// The line to show at `now`, once a second: done / total, the rate since the start, the
@@ -206,6 +215,15 @@ mod tests {
         // Failures and no success since 32 s: stalled at 44 s, not before.
         assert!(!m.stalled(t0 + Duration::from_secs(43), p(6, 9), give_up));
         assert!(m.stalled(t0 + Duration::from_secs(44), p(6, 9), give_up));
+        // Said once: the run polls every 10 ms while the cancelled batch's requests in flight
+        // time out (a dead UPF once printed the stall message on every poll for 20 s).
+        for ms in 1..2_000 {
+            assert!(!m.stalled(
+                t0 + Duration::from_secs(44) + Duration::from_millis(ms * 10),
+                p(6, 9 + ms as usize),
+                give_up
+            ));
+        }
     }
 
     #[test]

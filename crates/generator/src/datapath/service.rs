@@ -260,14 +260,16 @@ impl<'e> ServicePlane<'e> {
     }
 
     /// Hands what is queued for `side` to its transmit queue; what it does not take is dropped.
+    /// Returns how many frames it took.
     #[inline]
-    pub fn flush(&mut self, side: Side, txq: &mut TxQueue<'e>) {
+    pub fn flush(&mut self, side: Side, txq: &mut TxQueue<'e>) -> u64 {
         let pending = &mut self.pending[side.index()];
         if pending.is_empty() {
-            return;
+            return 0;
         }
-        txq.tx_burst(pending);
+        let taken = txq.tx_burst(pending) as u64;
         self.counters.no_buffer += pending.len() as u64;
         pending.clear();
+        taken
     }
 }

@@ -24,8 +24,20 @@ pub struct WorkerCounters {
     pub rejects: [[u64; Reject::COUNT]; 2],
     /// Downlink G-PDUs measured without a PDU Session Container while the run sets a QFI.
     pub no_container: u64,
-    /// Packets of the run's flows received outside the measured phases (warm-up, settling).
-    pub unmeasured: u64,
+    /// Measured packets received, per port ([`Side`] index).
+    pub rx_measured: [u64; 2],
+    /// Packets of the run's flows received outside the measured phases (warm-up, settling),
+    /// per port.
+    pub unmeasured: [u64; 2],
+    /// Measured packets the ports took, per port.
+    pub tx_measured: [u64; 2],
+    /// Packets of the streams the ports took outside the measured phase (the warm-up), per
+    /// port.
+    pub tx_warmup: [u64; 2],
+    /// Frames handed to the service plane, per port.
+    pub rx_service: [u64; 2],
+    /// Frames of the service plane the ports took, per port.
+    pub tx_service: [u64; 2],
     /// Times a share's template pool had no free mbuf when packets were due.
     pub tx_pool_empty: u64,
     /// Packets still unsent at the end, whose sequence numbers were given back.
@@ -171,11 +183,16 @@ impl<'p> Worker<'p> {
                     // before, is not in the latency (with neither, `now` is still fresh).
                     let now = if worked { tsc() } else { now };
                     worked = true;
-                    let q = &mut ports[side_of(s).index()].tx;
-                    let sent = s.poll(now, clock.ns(now), q);
-                    if sent != 0 && phase == Phase::Measure {
-                        tx.record_traffic(s.direction(), sent, s.frame_len());
-                        widen(&mut counters.tx_span, now);
+                    let side = side_of(s);
+                    let sent = s.poll(now, clock.ns(now), &mut ports[side.index()].tx);
+                    if sent != 0 {
+                        if phase == Phase::Measure {
+                            tx.record_traffic(s.direction(), sent, s.frame_len());
+                            counters.tx_measured[side.index()] += sent;
+                            widen(&mut counters.tx_span, now);
+                        } else {
+                            counters.tx_warmup[side.index()] += sent;
+                        }
                     }
                 }
                 if !sending_done && shares.iter().all(TxShare::done) {
@@ -184,16 +201,22 @@ impl<'p> Worker<'p> {
                 }
             } else {
                 for s in &mut shares {
-                    let q = &mut ports[side_of(s).index()].tx;
-                    let sent = s.flush(q);
-                    if sent != 0 && phase == Phase::Drain && measured_started {
-                        tx.record_traffic(s.direction(), sent, s.frame_len());
-                        widen(&mut counters.tx_span, now);
+                    let side = side_of(s);
+                    let sent = s.flush(&mut ports[side.index()].tx);
+                    if sent != 0 {
+                        if phase == Phase::Drain && measured_started {
+                            tx.record_traffic(s.direction(), sent, s.frame_len());
+                            counters.tx_measured[side.index()] += sent;
+                            widen(&mut counters.tx_span, now);
+                        } else {
+                            counters.tx_warmup[side.index()] += sent;
+                        }
                     }
                 }
             }
             for side in Side::BOTH {
-                service.flush(side, &mut ports[side.index()].tx);
+                counters.tx_service[side.index()] +=
+                    service.flush(side, &mut ports[side.index()].tx);
             }
             rx.publish(now_ns);
             // The TX counters change every burst; the control thread reads them once a second.
@@ -206,11 +229,16 @@ impl<'p> Worker<'p> {
         let deadline = tsc() + clock.ticks(flush_ns);
         while shares.iter().any(|s| s.unsent() != 0) && tsc() < deadline {
             for s in &mut shares {
-                let q = &mut ports[side_of(s).index()].tx;
-                let sent = s.flush(q);
-                if sent != 0 && measured_started {
-                    tx.record_traffic(s.direction(), sent, s.frame_len());
-                    widen(&mut counters.tx_span, tsc());
+                let side = side_of(s);
+                let sent = s.flush(&mut ports[side.index()].tx);
+                if sent != 0 {
+                    if measured_started {
+                        tx.record_traffic(s.direction(), sent, s.frame_len());
+                        counters.tx_measured[side.index()] += sent;
+                        widen(&mut counters.tx_span, tsc());
+                    } else {
+                        counters.tx_warmup[side.index()] += sent;
+                    }
                 }
             }
         }
@@ -272,6 +300,7 @@ fn receive<const N: usize>(
         if let Some(kind) =
             receive_frame(side, frame, rules, stats.as_deref_mut(), counters, now_ns)
         {
+            counters.rx_service[side.index()] += 1;
             service.handle(side, kind, frame);
         }
     }
@@ -308,9 +337,10 @@ pub fn receive_frame(
                     transit_ns(tx_time, now_ns),
                     frame.len() as u32,
                 );
+                counters.rx_measured[side.index()] += 1;
                 counters.no_container += u64::from(no_container);
             }
-            None => counters.unmeasured += 1,
+            None => counters.unmeasured[side.index()] += 1,
         },
         Classified::Service(kind) => return Some(kind),
         Classified::Rejected(r) => counters.rejects[side.index()][r as usize] += 1,

@@ -277,9 +277,37 @@ fn memif_every_session_zero_loss_latency_of_every_packet() {
         assert_eq!((f.received, f.lost), (f.sent, 0), "{name}: zero loss");
         assert_eq!((f.duplicates, f.reordered), (0, 0), "{name}");
     }
-    // Warm-up included, the reflector carried at least every measured packet.
-    assert!(total(&o.reflector, "uplink forwarded") >= o.uplink.sent);
-    assert!(total(&o.reflector, "downlink forwarded") >= o.downlink.sent);
+    // Every frame on the tester's ports by kind: the measured ones are the report's, the
+    // warm-up went out too, and the reflector forwarded exactly those two (nothing else of
+    // ours is forwarded: ARP is answered, not forwarded).
+    let step = &o.report["steps"][0];
+    assert_frames_add_up(step);
+    for (side, f, forwarded) in [
+        (0, &o.uplink, "uplink forwarded"),
+        (1, &o.downlink, "downlink forwarded"),
+    ] {
+        let fr = &step["frames"][side];
+        assert_eq!(num(fr, &["tx_measured"]), f.sent, "{fr}");
+        assert!(
+            num(fr, &["tx_warmup"]) > RATE / 4,
+            "a warm-up of 500 ms: {fr}"
+        );
+        assert_eq!(
+            total(&o.reflector, forwarded),
+            num(fr, &["tx_measured"]) + num(fr, &["tx_warmup"]),
+            "{forwarded}: {fr}"
+        );
+    }
+    // What came back: the measured packets on the other port, and the warm-up's as unmeasured.
+    assert_eq!(num(&step["frames"][1], &["rx_measured"]), o.uplink.received);
+    assert_eq!(
+        num(&step["frames"][0], &["rx_measured"]),
+        o.downlink.received
+    );
+    assert_eq!(
+        num(&step["frames"][1], &["rx_unmeasured"]),
+        num(&step["frames"][0], &["tx_warmup"])
+    );
 
     // The control plane's figures: 4 establishments and 4 deletions accepted, nothing lost.
     let c = &o.report["control"];
@@ -698,4 +726,68 @@ fn memif_unknown_teids_get_rate_limited_error_indications() {
         text.contains(&format!("N3 gtpu_error_indication {answered}")),
         "{text}"
     );
+}
+
+/// The frames by kind of `step` add up to its ports' counters, port by port.
+fn assert_frames_add_up(step: &Value) {
+    let ports = step["ports"].as_array().expect("ports");
+    let frames = step["frames"].as_array().expect("frames");
+    assert_eq!(frames.len(), 2, "{step}");
+    for (p, f) in ports.iter().zip(frames) {
+        assert_eq!(p["name"], f["name"]);
+        let sum = |keys: &[&str]| keys.iter().map(|k| num(f, &[k])).sum::<u64>();
+        assert_eq!(
+            sum(&["tx_measured", "tx_warmup", "tx_service"]),
+            num(p, &["opackets"]) + num(p, &["oerrors"]),
+            "{p} {f}"
+        );
+        assert_eq!(
+            sum(&["rx_measured", "rx_unmeasured", "rx_service", "rx_rejected"]),
+            num(p, &["ipackets"]),
+            "{p} {f}"
+        );
+    }
+}
+
+/// A sweep of two payloads with a step hook: the hook runs at the start and the end of each
+/// step, in order, with the step's number and label; each step's frames add up to its ports'
+/// counters and carry no warning.
+#[test]
+fn memif_sweep_runs_the_step_hook_at_each_edge() {
+    let _serial = serial();
+    let bed = Memif::new("sweep-hook", "{}", &profile(2, 1, "200ms"));
+    let edges = bed.scratch.path().join("edges");
+    let hook = format!(
+        "echo \"$UPFBENCH_STEP_EDGE $UPFBENCH_STEP/$UPFBENCH_STEPS $UPFBENCH_STEP_LABEL\" >> {}",
+        edges.display()
+    );
+    let mut reflector = bed.reflector();
+    let mut generator = bed.command_with("sweep", &["--payloads", "10,300", "--step-hook", &hook]);
+    let status = generator.wait(Duration::from_secs(60));
+    assert!(
+        status.success(),
+        "generator: {status}\n{}",
+        generator.stdout()
+    );
+    let refl_status = reflector.stop(Duration::from_secs(15));
+    assert!(refl_status.success(), "reflector: {refl_status}");
+    assert_sessions(&generator.stdout(), &reflector.stderr(), 2);
+    let report = read_report(&bed.reports());
+    assert_eq!(warnings(&report), Vec::<String>::new());
+    assert_eq!(
+        std::fs::read_to_string(&edges).expect("the hook ran"),
+        "start 1/2 10 B\nend 1/2 10 B\nstart 2/2 300 B\nend 2/2 300 B\n"
+    );
+    let steps = report["steps"].as_array().expect("steps");
+    assert_eq!(steps.len(), 2);
+    for step in steps {
+        assert_frames_add_up(step);
+        for side in 0..2 {
+            assert_eq!(
+                num(&step["frames"][side], &["tx_measured"]),
+                RATE,
+                "1 s at {RATE} pps: {step}"
+            );
+        }
+    }
 }

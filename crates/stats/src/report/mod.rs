@@ -1,6 +1,7 @@
 //! The report: its model (serde, versioned JSON) and its renderings (table, CSV).
 
 mod csv;
+mod frames;
 mod model;
 mod slip;
 mod table;
@@ -10,6 +11,7 @@ pub use csv::{
     CONTROL_CSV_COLUMNS, CSV_COLUMNS, PORTS_CSV_COLUMNS, render_control_csv, render_csv,
     render_ports_csv,
 };
+pub use frames::PortFrames;
 pub use model::{
     ControlReport, DirectionReport, LatencyReport, LossReport, PortReport, ProcedureLatency,
     Report, ReportError, SCHEMA_VERSION, StepReport, StreamSummary, TOOL_NAME, ThroughputReport,

@@ -10,6 +10,7 @@ use crate::latency::LatencyRecorder;
 use crate::merge::{DirectionResult, RunResult, StreamResult};
 use crate::rate::{TrafficCounters, gbps, kpps, percent};
 
+use super::frames::PortFrames;
 use super::slip::TxSlip;
 use super::time::rfc3339_utc;
 
@@ -171,6 +172,10 @@ pub struct StepReport {
     /// The profile's streams, each summed over its flows (one per UE).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub streams: Vec<StreamSummary>,
+    /// Every frame the workers sent and received on each port over the step, by kind (N3
+    /// first): with [`Self::ports`], what lets counters outside the tester be reconciled.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub frames: Vec<PortFrames>,
 }
 
 /// One stream of the profile (e.g. "ul", or one size of an IMIX), summed over its flows.
@@ -412,6 +417,7 @@ impl StepReport {
             ports: Vec::new(),
             rx_rejected: BTreeMap::new(),
             streams: Vec::new(),
+            frames: Vec::new(),
         }
     }
 }

@@ -52,6 +52,18 @@ const PORT_COLUMNS: [(&str, Align); 8] = [
     ("oerrors", Align::Right),
 ];
 
+const FRAME_COLUMNS: [(&str, Align); 9] = [
+    ("Step", Align::Left),
+    ("Port", Align::Left),
+    ("Tx measured", Align::Right),
+    ("Tx warm-up", Align::Right),
+    ("Tx service", Align::Right),
+    ("Rx measured", Align::Right),
+    ("Rx unmeasured", Align::Right),
+    ("Rx service", Align::Right),
+    ("Rx rejected", Align::Right),
+];
+
 fn us(ns: f64) -> String {
     format!("{:.2}", ns / 1000.0)
 }
@@ -302,6 +314,38 @@ fn port_table(out: &mut String, report: &Report) {
     out.push('\n');
 }
 
+/// The frames on each port by kind: each row adds up to the port table's counts.
+fn frame_table(out: &mut String, report: &Report) {
+    let rows: Vec<Vec<String>> = report
+        .steps
+        .iter()
+        .flat_map(|s| {
+            s.frames.iter().map(move |f| {
+                vec![
+                    s.label.clone(),
+                    f.name.clone(),
+                    f.tx_measured.to_string(),
+                    f.tx_warmup.to_string(),
+                    f.tx_service.to_string(),
+                    f.rx_measured.to_string(),
+                    f.rx_unmeasured.to_string(),
+                    f.rx_service.to_string(),
+                    f.rx_rejected.to_string(),
+                ]
+            })
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "Frames on the tester's ports by kind (each row adds up to the port's Tx and Rx pkts)\n"
+    );
+    grid(out, &owned(&FRAME_COLUMNS), &rows);
+    out.push('\n');
+}
+
 const STREAM_COLUMNS: [(&str, Align); 12] = [
     ("Step", Align::Left),
     ("Stream", Align::Left),
@@ -419,6 +463,7 @@ pub fn render_table(report: &Report) -> String {
         control_section(&mut out, c);
     }
     port_table(&mut out, report);
+    frame_table(&mut out, report);
     rejected_section(&mut out, report);
 
     let warnings: Vec<String> = report

@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# upfbench against a real UPF in the kernel lab, with the evidence to check it: for each MODE
+# (run, sweep) it runs `upfbench MODE SYSTEM PROFILE` in namespace tg, reads the veth counters
+# of both namespaces, dut's IP/UDP statistics and the UPF's own counters before and after the
+# run and at the edges of every step (upfbench's --step-hook), and reconciles them with the
+# report, step by step and direction by direction (deploy/upflab/reconcile.py): upfbench sent /
+# veth tg tx / veth dut rx / UPF / veth dut tx / veth tg rx / upfbench received, each count
+# taken net of the frames that are not the direction's traffic (ARP, the service plane, the
+# kernel's ICMP), warm-up included.
+#
+#   deploy/upflab-compare.sh --upf open5gs run sweep     # lab up, Open5GS in dut, run, 30 s, sweep, down
+#   deploy/upflab-compare.sh --upf eupf-maps32768 sweep  # eUPF built with maps of 32,768
+#   deploy/upflab-compare.sh --upf attached sweep        # a UPF already running in $DUT_NS
+#
+# --upf open5gs|eupf|eupf-maps<N> makes the namespaces (deploy/lab.sh up --kernel-dut), starts
+# the UPF with ../shared/lab/run-open5gs.sh or run-eupf.sh (its run directory under the output
+# directory), and stops it and removes the namespaces at the end, also on failure or Ctrl-C.
+# --upf reflect does the same with `upfbench reflect deploy/systems/lab-reflector.yaml` in dut
+# (deploy/lab.sh up: DPDK owns dut's n3 and n6), the stand-in to set the real UPFs beside.
+# Several modes run against the same UPF process, GAP seconds apart (30 for Open5GS: it keeps
+# the association after a run and drops it when its heartbeats go unanswered; see the lab's
+# README). --upf attached uses what runs in $DUT_NS and leaves it running.
+#
+# Every run busy-polls a core: on a shared machine run the whole script under the lock, e.g.
+#   flock /tmp/upfbench-busy.lock deploy/upflab-compare.sh --upf eupf-maps32768 run sweep
+# Output (--out, default reports/upflab-<upf>-<time>): <mode>/ with upfbench's report folder,
+# counters/<run-before|step<N>-<start|end>|run-after>/, upfbench.log, reconcile.txt; upf.log.
+# The exit status is upfbench's, or 3 when a count is left unexplained.
+#
+# Options: --upf KIND (attached), --system FILE (deploy/systems/lab.yaml), --profile FILE
+#          (profiles/upflab-1000.yaml), --out DIR, --gap SECONDS (30 with Open5GS, else 5),
+#          --capture N (the first N frames each way on tg's n3 and n6 into <mode>/tg-n3.pcapng
+#          and tg-n6.pcapng, with dumpcap, and what deploy/upflab/wire.sh makes of them),
+#          --nice N (run upfbench and the UPF at this niceness, e.g. -10 on a machine that
+#          others load: a UPF that gets half a CPU drops what the tester measures),
+#          --upf-cpus LIST (pin every thread of the UPF to these CPUs, e.g. 0: away from the
+#          system file's worker lcores, which upfbench busy-polls)
+# Env: TG_NS, DUT_NS (tg, dut), UPFBENCH (target/release/upfbench), LAB (../shared/lab),
+#      LAB_DIR (/tmp/upflab: where the UPFs were built)
+# Needs: python3, jq, curl, tshark (--capture); bpftool (Debian package bpftool) for eUPF's
+# per-interface counters, without which its UPF columns stay empty.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+export TG_NS=${TG_NS:-tg} DUT_NS=${DUT_NS:-dut}
+UPFBENCH=${UPFBENCH:-$repo/target/release/upfbench}
+LAB=${LAB:-$repo/../shared/lab}
+LAB_DIR=${LAB_DIR:-/tmp/upflab}
+
+upf=attached
+system=$repo/deploy/systems/lab.yaml
+profile=$repo/profiles/upflab-1000.yaml
+out=
+gap=
+capture=0
+nice=
+upf_cpus=
+modes=()
+usage() {
+    sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+    exit 2
+}
+while [ $# -gt 0 ]; do
+    case $1 in
+    --upf) upf=$2; shift 2 ;;
+    --system) system=$2; shift 2 ;;
+    --profile) profile=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --gap) gap=$2; shift 2 ;;
+    --capture) capture=$2; shift 2 ;;
+    --nice) nice=$2; shift 2 ;;
+    --upf-cpus) upf_cpus=$2; shift 2 ;;
+    run | sweep) modes+=("$1"); shift ;;
+    *) usage ;;
+    esac
+done
+[ ${#modes[@]} -gt 0 ] || usage
+[ -x "$UPFBENCH" ] || { echo "no $UPFBENCH: cargo build --release -p upfbench-generator" >&2; exit 1; }
+out=${out:-$repo/reports/upflab-$upf-$(date -u +%Y-%m-%dT%H-%M-%SZ)}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+case $upf in
+open5gs)
+    runner=$LAB/run-open5gs.sh
+    export RUN_DIR=$out/upf UPF_PIDFILE=$out/upf/upfd.pid
+    gap=${gap:-30}
+    ;;
+eupf | eupf-maps*)
+    runner=$LAB/run-eupf.sh
+    export RUN_DIR=$out/upf UPF_PIDFILE=$out/upf/eupf.pid EUPF_BIN=$LAB_DIR/eupf/bin/$upf
+    gap=${gap:-5}
+    ;;
+reflect)
+    # upfbench's own stand-in, for comparison: it owns n3/n6 in dut through DPDK.
+    runner=$here/upflab/reflector.sh
+    export RUN_DIR=$out/upf UPF_PIDFILE=$out/upf/reflector.pid UPFBENCH
+    gap=${gap:-5}
+    ;;
+attached)
+    runner=
+    gap=${gap:-5}
+    ;;
+*) usage ;;
+esac
+
+log() { printf '[upflab-compare] %s\n' "$*" >&2; }
+
+made_lab=0
+capturing=()
+teardown() {
+    for pid in "${capturing[@]}"; do
+        kill "$pid" 2>/dev/null || true
+    done
+    if [ -n "$runner" ]; then
+        "$runner" stop || true
+        "$runner" log >"$out/upf.log" 2>/dev/null || true
+    fi
+    if ((made_lab)); then
+        "$repo/deploy/lab.sh" down || true
+    fi
+}
+trap teardown EXIT
+trap 'exit 130' INT TERM
+
+if [ -n "$runner" ]; then
+    if [ "$upf" = reflect ]; then
+        "$repo/deploy/lab.sh" up >/dev/null
+    else
+        "$repo/deploy/lab.sh" up --kernel-dut >/dev/null
+    fi
+    made_lab=1
+    # In a session of its own: a Ctrl-C at the terminal reaches upfbench, which stops, reports
+    # and deletes its sessions, but not the UPF (eUPF and Open5GS both exit on SIGINT), which
+    # the teardown stops afterwards.
+    setsid -w "$runner" start
+    upf_pid=$(cat "$UPF_PIDFILE")
+    if [ -n "$nice" ]; then
+        # Every thread of the UPF (renice takes thread ids too).
+        renice -n "$nice" -p $(ls "/proc/$upf_pid/task") >/dev/null
+    fi
+    if [ -n "$upf_cpus" ]; then
+        taskset -a -p -c "$upf_cpus" "$upf_pid" >/dev/null
+    fi
+fi
+{
+    echo "upf: $upf"
+    echo "upfbench: $("$UPFBENCH" --version), $UPFBENCH built $(date -u -r "$UPFBENCH" +%FT%TZ);" \
+        "repository at $(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?')"
+    echo "kernel: $(uname -r)"
+    echo "niceness of upfbench and the UPF: ${nice:-0 (not changed)}"
+    echo "UPF pinned to CPUs: ${upf_cpus:-no, the scheduler places it}"
+    echo "cpus: $(nproc) x $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
+    for f in "$LAB_DIR"/src/*/.upflab-commit; do
+        [ -e "$f" ] && echo "$(basename "$(dirname "$f")"): $(cat "$f")"
+    done
+} >"$out/environment.txt"
+
+status=0
+first=1
+for mode in "${modes[@]}"; do
+    if ((!first)); then
+        log "waiting ${gap}s before the next run against the same UPF"
+        sleep "$gap"
+    fi
+    first=0
+    dir=$out/$mode
+    rm -rf "$dir"
+    mkdir -p "$dir/counters"
+    log "$mode: upfbench $mode $(basename "$system") $(basename "$profile")"
+    "$here/upflab/counters.sh" "$dir/counters" run-before
+    capturing=()
+    if ((capture > 0)); then
+        for ifc in n3 n6; do
+            # No ARP: the resolution's would fill a short capture.
+            ip netns exec "$TG_NS" dumpcap -q -i "$ifc" -c "$capture" -a duration:120 \
+                -f 'udp or icmp' -w "$dir/tg-$ifc.pcapng" 2>/dev/null &
+            capturing+=($!)
+        done
+        sleep 1
+    fi
+    set +e
+    nice -n "${nice:-0}" ip netns exec "$TG_NS" "$UPFBENCH" "$mode" "$system" "$profile" --reports "$dir" \
+        --step-hook "$here/upflab/counters.sh $dir/counters" 2>&1 | tee -i "$dir/upfbench.log"
+    rc=${PIPESTATUS[0]}
+    set -e
+    "$here/upflab/counters.sh" "$dir/counters" run-after
+    for pid in "${capturing[@]}"; do
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    if ((capture > 0)); then
+        "$here/upflab/wire.sh" "$dir/tg-n3.pcapng" "$dir/tg-n6.pcapng" >"$dir/wire.txt" 2>&1 || true
+    fi
+    [ "$rc" = 0 ] || status=$rc
+    report=$(find "$dir" -name report.json -newer "$dir/counters/run-before/time" | head -1)
+    if [ -z "$report" ]; then
+        log "$mode: no report (upfbench exit status $rc)"
+        continue
+    fi
+    python3 "$here/upflab/reconcile.py" "$(dirname "$report")" "$dir/counters" |
+        tee "$dir/reconcile.txt" || { r=$?; [ "$status" != 0 ] || status=$r; }
+    # A Ctrl-C stops upfbench the graceful way (its exit status is 0): no further mode.
+    if grep -q '^interrupted' "$dir/upfbench.log"; then
+        log "interrupted: the modes after $mode are not run"
+        status=130
+        break
+    fi
+done
+exit "$status"
