@@ -1,6 +1,9 @@
 /* Real functions around DPDK's static inline functions and macros; see shim.h. */
 #include "shim.h"
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 int upfb_errno(void) { return rte_errno; }
 
 unsigned int upfb_lcore_id(void) { return rte_lcore_id(); }
@@ -34,4 +37,20 @@ void upfb_pktmbuf_free(struct rte_mbuf *m) { rte_pktmbuf_free(m); }
 uint16_t upfb_pktmbuf_data_room_size(struct rte_mempool *pool)
 {
 	return rte_pktmbuf_data_room_size(pool);
+}
+
+/*
+ * munmap, interposed: first a grace period of the datapath workers (quiescence.rs). DPDK 22.11's
+ * memif PMD unmaps its shared regions on the interrupt thread when the peer disconnects, while a
+ * worker may be inside a burst on them; the bursts that begin after its "connected" flag is
+ * cleared do not touch them, so waiting until every worker has been between bursts once makes
+ * the unmap safe. The upfbench binary exports this symbol (-Wl,--export-dynamic-symbol=munmap)
+ * so that the PMD plugins, loaded later by dlopen, bind to it instead of libc's.
+ */
+void upfb_datapath_grace(void);
+
+int munmap(void *addr, size_t len)
+{
+	upfb_datapath_grace();
+	return (int)syscall(SYS_munmap, addr, len);
 }

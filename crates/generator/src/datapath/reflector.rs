@@ -6,7 +6,7 @@
 //! time. Without impairments a received burst becomes the transmitted burst (one bulk free for
 //! what is dropped); with impairments each packet goes through them one by one.
 
-use upfbench_dpdk::{Mbuf, MbufBurst, Mempool, StopFlag, tsc};
+use upfbench_dpdk::{Mbuf, MbufBurst, Mempool, Quiescent, StopFlag, current_lcore, tsc};
 use upfbench_gtpu::{MacAddr, Teid};
 
 mod counters;
@@ -98,7 +98,10 @@ impl<'p> ReflectorWorker<'p> {
             }
         }
         let mut loops = 0u32;
+        // Between two loops the worker is in no burst: a PMD may unmap what they use then.
+        let quiescent = Quiescent::online(current_lcore().unwrap_or(0));
         while !stop.is_stopped() {
+            quiescent.pass();
             if table.refresh() && mode == Mode::Upf {
                 want_next_hops(
                     &mut next_hops,

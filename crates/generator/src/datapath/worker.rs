@@ -2,7 +2,7 @@
 //! transmit queue of each port, answers the service plane, and publishes its counters. Nothing
 //! is shared with the other workers but the read-only rules and the phase.
 
-use upfbench_dpdk::{MbufBurst, tsc};
+use upfbench_dpdk::{MbufBurst, Quiescent, current_lcore, tsc};
 use upfbench_stats::{RxCoreResult, RxStats, TxCoreResult, TxStats};
 
 use super::classify::{Classified, Reject, RxRules, Service};
@@ -107,7 +107,7 @@ impl<'p> Worker<'p> {
     /// Runs until the phase is [`Phase::Stop`].
     pub fn run(self, control: &RunControl) -> WorkerResult<'p> {
         let Worker {
-            index: _,
+            index,
             mut ports,
             mut shares,
             warmup,
@@ -124,7 +124,10 @@ impl<'p> Worker<'p> {
         let mut measured_started = false;
         let mut sending_done = false;
         let mut tx_published_ns = 0u64;
+        // Between two loops the worker is in no burst: a PMD may unmap what they use then.
+        let quiescent = Quiescent::online(current_lcore().unwrap_or(u32::from(index)));
         loop {
+            quiescent.pass();
             let now = tsc();
             let now_ns = clock.ns(now);
             let p = control.phase();
@@ -228,6 +231,7 @@ impl<'p> Worker<'p> {
         // Offer what is left to the NIC for a while, then give the rest's numbers back.
         let deadline = tsc() + clock.ticks(flush_ns);
         while shares.iter().any(|s| s.unsent() != 0) && tsc() < deadline {
+            quiescent.pass();
             for s in &mut shares {
                 let side = side_of(s);
                 let sent = s.flush(&mut ports[side.index()].tx);
