@@ -49,7 +49,7 @@ command -v "$TESTPMD" >/dev/null || { echo "needs $TESTPMD (apt-get install dpdk
 [[ $(id -u) -eq 0 ]] || { echo "needs root (EAL)" >&2; exit 1; }
 command -v jq >/dev/null || { echo "needs jq (apt-get install jq)" >&2; exit 1; }
 case $PRIORITY in rt) prio=(chrt -f 1) ;; normal) prio=() ;; *) exit 1 ;; esac
-[[ -x $BIN ]] || cargo build --release --locked -q -p upfbench-generator
+[[ -x $BIN ]] || cargo build --release --locked -q -p upfbench-generator --features static
 
 work=$(mktemp -d)
 hugepages_before=$(cat /proc/sys/vm/nr_hugepages)
@@ -116,7 +116,9 @@ run_testpmd() { # frame-size burst
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 best() { tr ' ' '\n' | grep -v '^$' | sort -g | tail -1; }
 
-echo "$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), memory $MODE, priority $PRIORITY"
+linkage=shared
+ldd "$BIN" | grep -q librte_eal || linkage="static (make build)"
+echo "$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), memory $MODE, priority $PRIORITY, $BIN: DPDK $linkage"
 read -r _ frame _ < <(run_upfbench 1 1)
 if [[ " $PARTS " == *" tx "* ]]; then
 echo "TX: uplink G-PDU of $frame B (payload $PAYLOAD B), $UES UEs in turn, one lcore, $ROUNDS rounds of $WINDOW s"
@@ -127,9 +129,12 @@ for burst in $BURSTS; do
     up+=" $mpps"
     tp+=" $(run_testpmd "$frame" "$burst")"
   done
-  echo "  bursts of $burst: rounds upfbench$up | testpmd$tp"
-  awk -v b="$burst" -v um="$(median <<<"$up")" -v ub="$(best <<<"$up")" -v tm="$(median <<<"$tp")" -v tb="$(best <<<"$tp")" \
-    'BEGIN { printf "  bursts of %d, Mpps median/best: upfbench run %.2f / %.2f, testpmd txonly %.2f / %.2f, ratio %.2f / %.2f (target >= 1.4)\n", b, um, ub, tm, tb, um / tm, ub / tb }'
+  # Each round's two runs follow each other: their ratio is the least disturbed by the machine's
+  # drifts; the median of those ratios is the figure.
+  ratios=$(paste <(tr ' ' '\n' <<<"${up# }") <(tr ' ' '\n' <<<"${tp# }") | awk '{ printf " %.2f", $1 / $2 }')
+  echo "  bursts of $burst: rounds upfbench$up | testpmd$tp | ratio$ratios"
+  awk -v b="$burst" -v um="$(median <<<"$up")" -v ub="$(best <<<"$up")" -v tm="$(median <<<"$tp")" -v tb="$(best <<<"$tp")" -v r="$(median <<<"$ratios")" \
+    'BEGIN { printf "  bursts of %d, Mpps median/best: upfbench run %.2f / %.2f, testpmd txonly %.2f / %.2f; median ratio of the rounds %.2f (target >= 1.4)\n", b, um, ub, tm, tb, r }'
 done
 fi
 if [[ " $PARTS " == *" pacing "* ]]; then

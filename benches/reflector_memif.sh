@@ -30,7 +30,7 @@ PAYLOAD=${PAYLOAD:-22}
 command -v "$TESTPMD" >/dev/null || { echo "needs $TESTPMD (apt-get install dpdk)" >&2; exit 1; }
 command -v jq >/dev/null || { echo "needs jq" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || { echo "needs root (EAL)" >&2; exit 1; }
-[[ -x $BIN ]] || cargo build --release --locked -q -p upfbench-generator
+[[ -x $BIN ]] || cargo build --release --locked -q -p upfbench-generator --features static
 
 work=$(mktemp -d)
 sock=$work/sock

@@ -396,5 +396,6 @@ pub fn render_totals(total: &ReflectorCounters, per_core: &[ReflectorCounters]) 
         c.service.error_indications_suppressed
     });
     line("service no buffer", &|c| c.service.no_buffer);
+    line("service not taken by the port", &|c| c.service.tx_refused);
     out
 }

@@ -236,6 +236,7 @@ fn summary(service: &ServicePlane<'_>, hops: &NextHops) -> ServiceSummary {
         error_indications: s.error_indications,
         error_indications_suppressed: s.error_indications_suppressed,
         no_buffer: s.no_buffer,
+        tx_refused: s.tx_refused,
         next_hops_resolved: hops.resolved() as u64,
         next_hops_given_up: hops.given_up() as u64,
     }

@@ -42,8 +42,10 @@ pub struct ServiceCounters {
     pub error_indications: u64,
     /// Error Indications not sent (over the rate limit).
     pub error_indications_suppressed: u64,
-    /// Answers not sent: no mbuf, or the queue was full.
+    /// Frames not queued: no mbuf, or no room in the pending burst.
     pub no_buffer: u64,
+    /// Frames the transmit queue did not take (its link down, or the queue full).
+    pub tx_refused: u64,
 }
 
 /// A neighbour: its address, its MAC, and whether the MAC came in an ARP reply (confirmed) or
@@ -268,7 +270,7 @@ impl<'e> ServicePlane<'e> {
             return 0;
         }
         let taken = txq.tx_burst(pending) as u64;
-        self.counters.no_buffer += pending.len() as u64;
+        self.counters.tx_refused += pending.len() as u64;
         pending.clear();
         taken
     }

@@ -18,9 +18,11 @@ pub struct ServiceSummary {
     pub error_indications: u64,
     /// Error Indications not sent: over the rate limit.
     pub error_indications_suppressed: u64,
-    /// Answers, requests and Error Indications lost for want of an mbuf or of room in the
-    /// transmit queue.
+    /// Answers, requests and Error Indications lost for want of an mbuf.
     pub no_buffer: u64,
+    /// Answers, requests and Error Indications the transmit queue did not take (its link
+    /// down, e.g. ARP requests sent before the peer connected, or the queue full).
+    pub tx_refused: u64,
     /// Next hops that answered our ARP requests (or were configured).
     pub next_hops_resolved: u64,
     /// Next hops that answered none of them.
@@ -48,7 +50,7 @@ pub struct ReflectorCounters {
 }
 
 /// Words of [`ReflectorCounters`] as published.
-const WORDS: usize = 2 + 3 + Drop::COUNT + 6 + 9;
+const WORDS: usize = 2 + 3 + Drop::COUNT + 6 + 10;
 
 impl ReflectorCounters {
     /// Packets forwarded or echoed.
@@ -87,6 +89,7 @@ impl ReflectorCounters {
             s.no_buffer,
             s.next_hops_resolved,
             s.next_hops_given_up,
+            s.tx_refused,
         ];
         w[..4].copy_from_slice(&head);
         w[4..4 + Drop::COUNT].copy_from_slice(&self.dropped);
@@ -121,6 +124,7 @@ impl ReflectorCounters {
                 no_buffer: t[13],
                 next_hops_resolved: t[14],
                 next_hops_given_up: t[15],
+                tx_refused: t[16],
             },
         }
     }
