@@ -190,7 +190,7 @@ mod tests {
         // Every word has a field of its own: none is lost or read into two fields.
         assert_eq!(c.to_words(), words(3));
         assert_eq!((c.received, c.uplink, c.downlink), ([1, 4], 7, 10));
-        assert_eq!(c.service.next_hops_given_up, (WORDS as u64 - 1) * 3 + 1);
+        assert_eq!(c.service.tx_refused, (WORDS as u64 - 1) * 3 + 1);
     }
 
     #[test]
