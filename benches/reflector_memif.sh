@@ -12,6 +12,12 @@
 # Reported per direction: the generator's received rate (what came back through the reflector),
 # the testpmd pair's (rxonly's Rx-pps), their ratio (target >= 0.8), and the reflector's own
 # forwarding rate on its one worker core (the median of its per-second counts while it forwarded).
+# And a second floor: two testpmd processes in the generator's and the reflector's places, joined
+# by the same two memif links and forwarding frames round between them (run_testpmd_loop): on two
+# cores, each core then does per packet what the generator's and the reflector's do (receive on
+# one memif link, send on the other) and nothing else, so its rate bounds any generator and
+# reflector pair on this machine; the ratio to it is how much of that bound upfbench reaches.
+# All rates are medians of per-second readings, without the first and the last (partial) second.
 # Lcores: generator main 0, worker 1; reflector main 1, worker 0; testpmd txonly main 0, fwd 1;
 # rxonly main 1, fwd 0. Two CPUs carry two busy-polling lcores either way.
 #
@@ -26,6 +32,7 @@ MODE=${MODE:-nohuge}
 TESTPMD=${TESTPMD:-dpdk-testpmd}
 BIN=${BIN:-target/release/upfbench}
 PAYLOAD=${PAYLOAD:-22}
+PARTS=${PARTS:-"upfbench pair loop"} # what to measure (the others print nan)
 
 command -v "$TESTPMD" >/dev/null || { echo "needs $TESTPMD (apt-get install dpdk)" >&2; exit 1; }
 command -v jq >/dev/null || { echo "needs jq" >&2; exit 1; }
@@ -40,7 +47,8 @@ pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
   echo "$hugepages_before" >/proc/sys/vm/nr_hugepages
-  rm -rf "$work" /var/run/dpdk/upfb-rb-{gen,refl,tx,rx}-$$
+  if [[ -n ${KEEP:-} ]]; then echo "kept $work" >&2; else rm -rf "$work"; fi
+  rm -rf /var/run/dpdk/upfb-rb-{gen,refl,tx,rx,la,lb}-$$
 }
 trap cleanup EXIT
 case $MODE in
@@ -84,10 +92,17 @@ run_upfbench() { # direction
   local col=3
   [[ $1 == downlink ]] && col=6
   local fwd
-  fwd=$(awk -v c="$col" '$2 == "UL" && $c > 0 { print $c }' "$work/refl.out" |
-    sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.3f", v[int(NR * 3 / 4) + 1] / 1e6; else print "nan" }')
+  awk -v c="$col" '$2 == "UL" && $c > 0 { print $c }' "$work/refl.out" >"$work/refl.pps"
+  fwd=$(steady_median "$work/refl.pps")
   jq -r --arg f "$fwd" '.steps[0].directions[0] | "\(.rx.kpps / 1000) \(.tx.kpps / 1000) \($f)"' \
     "$work"/reports/*/report.json 2>/dev/null || echo "nan nan $fwd"
+}
+
+# The median of a file's per-second readings (one number per line) without the first and the
+# last (partial seconds: the run starting and stopping), in Mpps.
+steady_median() {
+  awk '{ v[NR] = $1 } END { for (i = 2; i < NR; i++) print v[i] }' "$1" | sort -g |
+    awk '{ v[NR] = $1 } END { if (NR) printf "%.3f\n", v[int((NR + 1) / 2)] / 1e6; else print "nan" }'
 }
 
 run_testpmd_pair() {
@@ -108,22 +123,63 @@ run_testpmd_pair() {
     --forward-mode=txonly --txpkts=64 --nb-cores=1 --rxq=1 --txq=1 --burst=32 --stats-period=1 \
     >"$work/tp-tx.out" 2>&1 || true
   wait "$rx" || true
-  # rxonly's readings while txonly sent: the largest three-quarters of the non-zero ones.
-  awk '/Rx-pps:/ && $2 > 0 { print $2 }' "$out" | sort -g |
-    awk '{ v[NR] = $1 } END { if (NR) printf "%.3f\n", v[int(NR * 3 / 4) + 1] / 1e6; else print "nan" }'
+  # rxonly's readings while txonly sent.
+  awk '/Rx-pps:/ && $2 > 0 { print $2 }' "$out" >"$work/tp-rx.pps"
+  steady_median "$work/tp-rx.pps"
+}
+
+# Two testpmd processes joined by two memif links, in the roles of the generator (client on both,
+# worker on lcore 1) and the reflector (server on both, worker on lcore 0), both forwarding
+# (io: port 0 to port 1 and back); `start tx_first 64` puts 64 bursts of 32 64-byte frames on
+# each port, which then go round. Each core receives every packet on one link and sends it on
+# the other, as the generator's worker and the reflector's do: the rate one of them forwards is
+# what any generator and reflector could reach over two memif links on these two cores if their
+# own work cost nothing.
+run_testpmd_loop() {
+  local a=$sock/loop-a.sock b=$sock/loop-b.sock out=$work/tp-loop.out
+  rm -f "$a" "$b"
+  {
+    sleep 1
+    echo start
+    for ((i = 0; i < WINDOW + 5; i++)); do sleep 1; echo "show port stats all"; done
+    echo stop; sleep 0.5; echo quit
+  } | timeout -s INT $((WINDOW + 12)) "$TESTPMD" -l 0,1 --main-lcore 1 $tp_mem --no-pci \
+    --no-telemetry --log-level lib.eal:warning --file-prefix "upfb-rb-la-$$" \
+    --vdev "net_memif0,role=server,id=0,socket=$a,socket-abstract=no" \
+    --vdev "net_memif1,role=server,id=0,socket=$b,socket-abstract=no" -- \
+    -i --forward-mode=io --nb-cores=1 --burst=32 >"$work/tp-loop-a.out" 2>&1 &
+  local server=$!
+  sleep 1.5
+  {
+    sleep 1.5
+    echo "start tx_first 64"
+    for ((i = 0; i < WINDOW + 2; i++)); do sleep 1; echo "show port stats all"; done
+    echo stop; sleep 0.5; echo quit
+  } | timeout -s INT $((WINDOW + 9)) "$TESTPMD" -l 0,1 --main-lcore 0 $tp_mem --no-pci \
+    --no-telemetry --log-level lib.eal:warning --file-prefix "upfb-rb-lb-$$" \
+    --vdev "net_memif0,role=client,id=0,socket=$a,socket-abstract=no" \
+    --vdev "net_memif1,role=client,id=0,socket=$b,socket-abstract=no" -- \
+    -i --forward-mode=io --nb-cores=1 --burst=32 --txpkts=64 >"$out" 2>&1 || true
+  wait "$server" || true
+  # Each "show port stats all" prints both ports' Rx-pps since the last one: their sum is what
+  # the client's core forwarded in that second.
+  awk '/Rx-pps:/ { sum += $2; if (++n % 2 == 0) { if (sum > 0) print sum; sum = 0 } }' "$out" >"$work/tp-loop.pps"
+  steady_median "$work/tp-loop.pps"
 }
 
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 echo "$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), memory $MODE, $ROUNDS rounds of $WINDOW s"
 for dir in uplink downlink; do
-  rx="" tx="" fwd="" tp=""
+  rx="" tx="" fwd="" tp="" loop=""
   for ((r = 0; r < ROUNDS; r++)); do
-    read -r a b c < <(run_upfbench "$dir")
+    a=nan b=nan c=nan
+    [[ " $PARTS " != *" upfbench "* ]] || read -r a b c < <(run_upfbench "$dir")
     rx+=" $a" tx+=" $b" fwd+=" $c"
-    tp+=" $(run_testpmd_pair)"
+    if [[ " $PARTS " == *" pair "* ]]; then tp+=" $(run_testpmd_pair)"; else tp+=" nan"; fi
+    if [[ " $PARTS " == *" loop "* ]]; then loop+=" $(run_testpmd_loop)"; else loop+=" nan"; fi
   done
-  echo "  $dir rounds: generator rx$rx | generator tx$tx | reflector$fwd | testpmd pair$tp" >&2
-  awk -v d="$dir" -v rx="$(median <<<"$rx")" -v tx="$(median <<<"$tx")" -v f="$(median <<<"$fwd")" -v tp="$(median <<<"$tp")" \
-    'BEGIN { printf "%-8s through the reflector %.3f Mpps (generator sent %.3f), reflector worker %.3f Mpps/core, testpmd pair %.3f Mpps, ratio %.2f (target >= 0.8)\n", d, rx, tx, f, tp, rx / tp }'
+  echo "  $dir rounds: generator rx$rx | generator tx$tx | reflector$fwd | testpmd pair$tp | testpmd loop$loop" >&2
+  awk -v d="$dir" -v rx="$(median <<<"$rx")" -v tx="$(median <<<"$tx")" -v f="$(median <<<"$fwd")" -v tp="$(median <<<"$tp")" -v lp="$(median <<<"$loop")" \
+    'BEGIN { printf "%-8s through the reflector %.3f Mpps (generator sent %.3f), reflector worker %.3f Mpps/core; testpmd pair %.3f Mpps: ratio %.2f (target >= 0.8); testpmd loop %.3f Mpps: ratio %.2f\n", d, rx, tx, f, tp, rx / tp, lp, rx / lp }'
 done
