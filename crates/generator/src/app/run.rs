@@ -29,7 +29,7 @@ use crate::cli::RunArgs;
 use crate::config::{self, Profile, System};
 use crate::control::Interrupts;
 use crate::control::client_side::{ClientSide, ClientThread, Pending};
-use crate::control::failure::establishment_failure;
+use crate::control::failure::{deletion_failure, establishment_failure};
 use crate::control::progress::{BatchMeter, ControlTimes, control_report};
 use crate::datapath::classify::RxRules;
 use crate::datapath::clock::Clock;
@@ -652,7 +652,7 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                         out::line(&format!("PFCP: {n} sessions deleted"));
                         machine.handle(now, Event::Deleted);
                     }
-                    Err(e) => machine.handle(now, Event::Failed(format!("PFCP: {e}"))),
+                    Err(e) => machine.handle(now, Event::Failed(deletion_failure(&e, &sessions))),
                 }
             }
             if let Some(p) = &mut pending_release
