@@ -677,9 +677,7 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                 }
                 if last_live.elapsed() >= Duration::from_secs(1) {
                     last_live = Instant::now();
-                    for h in &mut r.rx {
-                        r.live.collect(h);
-                    }
+                    super::live::collect_intervals(&mut r.live, &mut r.rx);
                     let tx: Vec<_> = r.tx.iter().map(TxHandle::snapshot).collect();
                     let rx: Vec<_> = r.rx.iter().map(RxHandle::snapshot).collect();
                     let line = r.live.line(clock.ns(tsc()), &tx, &rx);
