@@ -277,7 +277,7 @@ mod tests {
         let mut meter = LiveMeter::new(&LatencyConfig::default()).unwrap();
         let tx = |packets, late_ns| {
             let mut s = TxSnapshot::default();
-            s.directions[Direction::Uplink.index()] = crate::rate::TrafficCounters {
+            s.directions[Direction::Uplink.index()] = TrafficCounters {
                 packets,
                 bytes_l2: packets * 100,
             };
