@@ -1,32 +1,64 @@
 //! `upfbench ports` run as a process: each run is its own EAL (own `--file-prefix`), so these
-//! tests may run in parallel.
+//! tests may run in parallel. Every run, failed ones included, must leave no runtime directory
+//! (EAL writes its shared configuration there: `config`, `fbarray_*`, `mp_socket`).
 
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
+/// EAL's runtime directory of `prefix` for this user (root's is /var/run/dpdk).
+fn runtime_dir(prefix: &str) -> PathBuf {
+    let base = match std::env::var_os("XDG_RUNTIME_DIR") {
+        Some(d) if !is_root() => PathBuf::from(d).join("dpdk"),
+        _ if !is_root() => PathBuf::from("/tmp/dpdk"),
+        _ => PathBuf::from("/var/run/dpdk"),
+    };
+    base.join(prefix)
+}
+
+fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Uid:"))
+                .and_then(|l| l.split_whitespace().nth(1).map(|u| u == "0"))
+        })
+        .unwrap_or(false)
+}
+
+/// Runs `upfbench ports` with the tests' EAL arguments, `eal`, and a `--file-prefix` of the
+/// test's own; checks that nothing of it is left in the runtime directory.
 fn upfbench_ports(test: &str, eal: &[&str]) -> Output {
     let prefix = format!("upfbench-ports-{test}-{}", std::process::id());
     let out = Command::new(env!("CARGO_BIN_EXE_upfbench"))
-        .args([
-            "ports",
-            "--",
-            "-l",
-            "0",
-            "--no-huge",
-            // No shared files: nothing is left in /var/run/dpdk/<prefix>.
-            "--no-shconf",
-            "--no-telemetry",
-            "-m",
-            "256",
-            "--no-pci",
-            "--file-prefix",
-            &prefix,
-        ])
+        .args(["ports", "--"])
+        .args(base_eal())
+        .args(["--file-prefix", &prefix])
         .args(eal)
         .output()
         .expect("run upfbench");
-    // --no-shconf leaves only EAL's empty runtime directory (root's is /var/run/dpdk).
-    let _ = std::fs::remove_dir(format!("/var/run/dpdk/{prefix}"));
+    let dir = runtime_dir(&prefix);
+    assert!(
+        !dir.exists(),
+        "{} left behind ({}):\n{}",
+        dir.display(),
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
     out
+}
+
+/// One lcore, no hugepages, no PCI, no telemetry (whose socket would be in the directory too).
+fn base_eal() -> [&'static str; 7] {
+    [
+        "-l",
+        "0",
+        "--no-huge",
+        "--no-telemetry",
+        "-m",
+        "256",
+        "--no-pci",
+    ]
 }
 
 fn stdout(out: &Output) -> String {
@@ -120,4 +152,28 @@ fn bad_eal_arguments_fail_with_eal_s_reason() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("EAL initialisation failed"), "{err}");
+}
+
+/// Without a `--file-prefix` the command takes one of its own (`upfbench-ports-<pid>`), never
+/// EAL's default `rte` (which another DPDK application may be using), and removes it.
+#[test]
+fn without_a_prefix_it_uses_its_own_and_leaves_nothing() {
+    let rte = runtime_dir("rte");
+    let rte_before = rte.exists();
+    let child = Command::new(env!("CARGO_BIN_EXE_upfbench"))
+        .args(["ports", "--"])
+        .args(base_eal())
+        .args(["--vdev", "net_null0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run upfbench");
+    let pid = child.id();
+    let out = child.wait_with_output().expect("wait for upfbench");
+    assert_eq!(rows(&stdout(&out)).len(), 1);
+    let own = runtime_dir(&format!("upfbench-ports-{pid}"));
+    assert!(!own.exists(), "{} left behind", own.display());
+    if !rte_before {
+        assert!(!rte.exists(), "{} made and left behind", rte.display());
+    }
 }

@@ -1,27 +1,50 @@
 //! What issue 9 asks of the control plane, through the real drivers over loopback UDP, against
-//! the crate's UPF side behind a filter that loses, delays or withholds datagrams: the adaptive
-//! window under loss, the heartbeat before the first session, the best-effort release, and
-//! cancelling part-way through an establishment (then deleting what was established).
+//! the crate's UPF side behind a filter that loses, delays, withholds or refuses datagrams: the
+//! adaptive window under loss, the heartbeat before the first session, the best-effort release,
+//! cancelling part-way through an establishment (then deleting what was established), and an
+//! establishment that stops at the UPF's first refusal but not at a timeout.
 #![cfg(feature = "tokio")]
+// The refusal case prints what it measured (requests, window, time) for the test log.
+#![allow(clippy::print_stdout)]
 
 mod common;
 
 use std::net::Ipv4Addr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::plans::{UPF_N3, ue_plan as plan_for};
 use tokio::net::UdpSocket;
 use upfbench_pfcp::driver::{self, BatchProgress, PfcpClient, Release};
-use upfbench_pfcp::ie::NtpTimestamp;
-use upfbench_pfcp::node::{ClientConfig, Event, NodeError, Upf, UpfConfig};
-use upfbench_pfcp::{Header, MessageType};
+use upfbench_pfcp::ie::{Cause, NodeId, NtpTimestamp};
+use upfbench_pfcp::message::SessionEstablishmentResponse;
+use upfbench_pfcp::node::{ClientConfig, Event, NodeError, Procedure, Upf, UpfConfig};
+use upfbench_pfcp::{Header, Message, MessageBody, MessageType};
 
 /// What the filter does with one datagram from the CP.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Verdict {
     Pass,
     Drop,
+    /// A Session Establishment Request answered with this Cause by the filter instead of the
+    /// UPF (as a UPF whose rule tables are full answers).
+    Reject(Cause),
+}
+
+/// The filter's answer to a Session Establishment Request: `cause`, no UP F-SEID.
+fn rejection(up: Ipv4Addr, request: &[u8], cause: Cause) -> Vec<u8> {
+    let msg = Message::parse(request).expect("a request the client encoded");
+    let MessageBody::SessionEstablishmentRequest(req) = &msg.body else {
+        panic!(
+            "only establishments are rejected, not {:?}",
+            msg.message_type()
+        );
+    };
+    let response = SessionEstablishmentResponse::rejected(NodeId::Ipv4(up), cause, None);
+    Message::session(req.cp_f_seid.seid, msg.sequence, response)
+        .to_vec()
+        .expect("encode the rejection")
 }
 
 /// The sans-IO UPF on `up`:8805 behind `filter` (given each datagram's message type and its
@@ -64,10 +87,19 @@ async fn filtered_upf(
                 continue;
             };
             count += 1;
-            if filter(t, count) == Verdict::Drop {
+            let verdict = filter(t, count);
+            if verdict == Verdict::Drop {
                 continue;
             }
             l.lock().unwrap().push((true, t));
+            if let Verdict::Reject(cause) = verdict {
+                let answer = rejection(up, bytes, cause);
+                l.lock()
+                    .unwrap()
+                    .push((false, MessageType::SESSION_ESTABLISHMENT_RESPONSE));
+                socket.send_to(&answer, from).await.unwrap();
+                continue;
+            }
             if !delay.is_zero() {
                 tokio::time::sleep(delay).await;
             }
@@ -291,4 +323,125 @@ async fn cancelling_part_way_stops_the_establishment_and_what_was_established_is
     assert_eq!(client.delete_all().await.unwrap(), e.established);
     assert!(upf.node.lock().unwrap().rules().is_empty());
     assert!(client.sessions().await.unwrap().is_empty());
+}
+
+/// Establishment requests received so far, counted by a filter.
+fn counter() -> Arc<AtomicU64> {
+    Arc::new(AtomicU64::new(0))
+}
+
+#[tokio::test]
+async fn an_establishment_stops_sending_at_the_first_refusal_and_lets_the_requests_in_flight_end() {
+    let (cp, up) = (Ipv4Addr::new(127, 0, 2, 51), Ipv4Addr::new(127, 0, 2, 52));
+    // Like eUPF 0.7.1 as released after 512 sessions: the 101st establishment and every one
+    // after it get Cause 73.
+    let accepted = 100;
+    let seen = counter();
+    let s = seen.clone();
+    let upf = filtered_upf(up, cp, Duration::ZERO, move |t, _| {
+        if t != MessageType::SESSION_ESTABLISHMENT_REQUEST {
+            return Verdict::Pass;
+        }
+        if s.fetch_add(1, Ordering::Relaxed) < accepted {
+            Verdict::Pass
+        } else {
+            Verdict::Reject(Cause::RULE_CREATION_MODIFICATION_FAILURE)
+        }
+    })
+    .await;
+    let (client, _events) = start_client(cp, up, |c| {
+        c.initial_window = 16;
+        c.window = 64;
+    })
+    .await;
+    client.associate().await.unwrap();
+    let total = 5_000;
+    let started = Instant::now();
+    let batch = client.start_establish((0..total).map(|i| plan_for(i, cp)).collect());
+    let mut watch = batch.watch();
+    let e = batch.finish().await.unwrap_err();
+    let took = started.elapsed();
+    let p = *watch.borrow_and_update();
+    let requests = seen.load(Ordering::Relaxed);
+    let stats = client.stats().await.unwrap();
+    println!(
+        "refused from {}: {requests} establishment requests of {total} sent, {p:?}, largest \
+         window {}, {took:?}",
+        accepted + 1,
+        stats.window_largest
+    );
+    // The first refusal is the answer, named after its plan.
+    assert_eq!((e.established, e.total, e.plan), (100, 5_000, Some(100)));
+    assert!(
+        matches!(
+            e.error,
+            NodeError::Rejected {
+                procedure: Procedure::SessionEstablishment(s),
+                cause: Cause::RULE_CREATION_MODIFICATION_FAILURE,
+                ..
+            } if s == plan_for(100, cp).cp_seid()
+        ),
+        "{e}"
+    );
+    // After the first refusal no more than what was in flight reached the UPF: at most a
+    // window (the largest it has been), not the 4,899 plans left.
+    let after_first_refusal = requests - (accepted + 1);
+    assert!(
+        after_first_refusal <= stats.window_largest,
+        "{after_first_refusal} requests after the first refusal, window at most {}",
+        stats.window_largest
+    );
+    // Those in flight were answered (refused), the rest never sent.
+    assert!(p.finished(), "{p:?}");
+    assert_eq!(p.done, 100);
+    assert_eq!(p.failed as u64, requests - accepted);
+    assert_eq!(p.cancelled as u64, u64::from(total) - requests);
+    assert_eq!(stats.retransmissions, 0, "{stats:?}");
+    // What was established is deleted as usual.
+    assert_eq!(upf.node.lock().unwrap().rules().len(), 100);
+    assert_eq!(client.delete_all().await.unwrap(), 100);
+    assert!(upf.node.lock().unwrap().rules().is_empty());
+}
+
+#[tokio::test]
+async fn a_timeout_does_not_stop_an_establishment() {
+    let (cp, up) = (Ipv4Addr::new(127, 0, 2, 61), Ipv4Addr::new(127, 0, 2, 62));
+    // The 10th establishment request is lost, and with N1 = 0 never sent again: it times out.
+    let seen = counter();
+    let s = seen.clone();
+    let _upf = filtered_upf(up, cp, Duration::ZERO, move |t, _| {
+        if t == MessageType::SESSION_ESTABLISHMENT_REQUEST && s.fetch_add(1, Ordering::Relaxed) == 9
+        {
+            Verdict::Drop
+        } else {
+            Verdict::Pass
+        }
+    })
+    .await;
+    // One request at a time: when it times out, 40 plans are still to be sent.
+    let (client, _events) = start_client(cp, up, |c| {
+        c.node.t1 = Duration::from_millis(200);
+        c.node.n1 = 0;
+        c.initial_window = 1;
+        c.window = 1;
+    })
+    .await;
+    client.associate().await.unwrap();
+    let batch = client.start_establish((0..50).map(|i| plan_for(i, cp)).collect());
+    let watch = batch.watch();
+    let e = batch.finish().await.unwrap_err();
+    let p = *watch.borrow();
+    assert!(matches!(e.error, NodeError::Timeout { .. }), "{e}");
+    assert_eq!((e.established, e.plan), (49, Some(9)), "{e}");
+    assert_eq!(
+        p,
+        BatchProgress {
+            total: 50,
+            done: 49,
+            failed: 1,
+            cancelled: 0
+        }
+    );
+    assert_eq!(seen.load(Ordering::Relaxed), 50);
+    assert_eq!(client.delete_all().await.unwrap(), 49);
 }

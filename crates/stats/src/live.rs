@@ -39,6 +39,9 @@ pub struct LiveDirection {
     pub lat_p99_ns: Option<u64>,
     /// Largest latency of the interval (ns).
     pub lat_max_ns: Option<u64>,
+    /// How far behind its schedule the direction's sending is now (ns; the latest of the
+    /// workers'): lateness that slipped the schedule and is not made up yet. 0 when on time.
+    pub tx_late_ns: u64,
 }
 
 /// One live line: the directions that carried traffic so far.
@@ -81,8 +84,24 @@ impl fmt::Display for LiveLine {
                 )?,
                 _ => write!(f, " lat -")?,
             }
+            if d.tx_late_ns > 0 {
+                write!(f, " tx behind {}", Lateness(d.tx_late_ns))?;
+            }
         }
         Ok(())
+    }
+}
+
+/// A lateness in ns as the live line shows it: `850.0 us`, `3.2 ms`.
+struct Lateness(u64);
+
+impl fmt::Display for Lateness {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 < 1_000_000 {
+            write!(f, "{:.1} us", self.0 as f64 / 1e3)
+        } else {
+            write!(f, "{:.1} ms", self.0 as f64 / 1e6)
+        }
     }
 }
 
@@ -146,8 +165,10 @@ impl LiveMeter {
         for d in Direction::ALL {
             let i = d.index();
             let mut tx_now = TrafficCounters::default();
+            let mut tx_late_ns = 0;
             for s in tx {
                 tx_now.merge(&s.directions[i]);
+                tx_late_ns = tx_late_ns.max(s.late_ns[i]);
             }
             let mut rx_now = RxCounters::default();
             for s in rx {
@@ -185,6 +206,7 @@ impl LiveMeter {
                 lat_avg_ns: l.mean_ns(),
                 lat_p99_ns: l.quantile_ns(0.99),
                 lat_max_ns: l.max_ns(),
+                tx_late_ns,
             });
         }
         for l in &mut self.latency {
@@ -195,5 +217,77 @@ impl LiveMeter {
             elapsed_ns: now_ns.saturating_sub(start),
             directions,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn direction(tx_late_ns: u64) -> LiveDirection {
+        LiveDirection {
+            direction: Direction::Downlink,
+            tx_gbps_l1: 0.992,
+            tx_kpps: 1_000.0,
+            rx_gbps_l1: 0.992,
+            rx_kpps: 1_000.0,
+            lost_total: 0,
+            loss_pct_total: 0.0,
+            lat_avg_ns: Some(1_500.0),
+            lat_p99_ns: Some(2_000),
+            lat_max_ns: Some(9_000),
+            tx_late_ns,
+        }
+    }
+
+    fn line(directions: Vec<LiveDirection>) -> String {
+        LiveLine {
+            elapsed_ns: 3_000_000_000,
+            directions,
+        }
+        .to_string()
+    }
+
+    #[test]
+    fn a_sender_behind_its_schedule_is_marked_with_its_lateness() {
+        assert_eq!(
+            line(vec![direction(3_200_000)]),
+            "    3.0s DL tx 0.992 Gbps 1000.0 kpps rx 0.992 Gbps 1000.0 kpps lost 0 (0.000%) \
+             lat avg/p99/max 1.5/2.0/9.0 us tx behind 3.2 ms"
+        );
+        // On time: no marker.
+        assert_eq!(
+            line(vec![direction(0)]),
+            "    3.0s DL tx 0.992 Gbps 1000.0 kpps rx 0.992 Gbps 1000.0 kpps lost 0 (0.000%) \
+             lat avg/p99/max 1.5/2.0/9.0 us"
+        );
+        // Less than a millisecond in microseconds; each direction its own.
+        let mut ul = direction(0);
+        ul.direction = Direction::Uplink;
+        let text = line(vec![ul, direction(850_000)]);
+        assert!(
+            text.ends_with("9.0 us | DL tx 0.992 Gbps 1000.0 kpps rx 0.992 Gbps 1000.0 kpps lost 0 (0.000%) lat avg/p99/max 1.5/2.0/9.0 us tx behind 850.0 us"),
+            "{text}"
+        );
+        assert_eq!(text.matches("tx behind").count(), 1, "{text}");
+    }
+
+    #[test]
+    fn the_lateness_of_a_direction_is_its_latest_workers() {
+        let mut meter = LiveMeter::new(&LatencyConfig::default()).unwrap();
+        let tx = |packets, late_ns| {
+            let mut s = TxSnapshot::default();
+            s.directions[Direction::Uplink.index()] = TrafficCounters {
+                packets,
+                bytes_l2: packets * 100,
+            };
+            s.late_ns[Direction::Uplink.index()] = late_ns;
+            s
+        };
+        meter.line(0, &[tx(0, 0)], &[]);
+        let l = meter.line(1_000_000_000, &[tx(10, 40_000), tx(10, 1_260_000)], &[]);
+        assert_eq!(l.directions.len(), 1);
+        assert_eq!(l.directions[0].tx_late_ns, 1_260_000);
+        assert!(l.to_string().ends_with(" lat - tx behind 1.3 ms"), "{l}");
     }
 }

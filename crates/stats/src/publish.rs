@@ -20,8 +20,13 @@
 //!   the channel's internal lock. If the control thread falls [`INTERVAL_QUEUE`] intervals
 //!   behind, the worker drops the newest interval from the live view; its cumulative array (and
 //!   so the final report) never loses a sample.
+//! * **An interval on request**: the control thread may ask for the interval now
+//!   ([`RxHandle::request_interval`], a counter the worker loads once per `publish`) instead of
+//!   waiting for the worker's period to end, so that a live line holds every sample up to the
+//!   moment it is printed, the first one included ([`RxHandle::answered`] says when it came).
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
 
 use crate::direction::Direction;
@@ -149,9 +154,12 @@ pub struct TxSnapshot {
     pub at_ns: u64,
     /// Frames handed to the NIC per direction, indexed by [`Direction::index`].
     pub directions: [TrafficCounters; 2],
+    /// How far behind its schedule the worker's sending of each direction is now (ns; the
+    /// latest of its senders): lateness that slipped the schedule and is not made up yet.
+    pub late_ns: [u64; 2],
 }
 
-pub(crate) const TX_WORDS: usize = 5;
+pub(crate) const TX_WORDS: usize = 7;
 
 pub(crate) fn tx_to_words(s: &TxSnapshot) -> [u64; TX_WORDS] {
     [
@@ -160,6 +168,8 @@ pub(crate) fn tx_to_words(s: &TxSnapshot) -> [u64; TX_WORDS] {
         s.directions[1].packets,
         s.directions[1].bytes_l2,
         s.at_ns,
+        s.late_ns[0],
+        s.late_ns[1],
     ]
 }
 
@@ -182,6 +192,8 @@ pub(crate) struct StagedInterval {
     pub(crate) core: u32,
     pub(crate) start_ns: u64,
     pub(crate) end_ns: u64,
+    /// The latest request of the control thread this interval answers (0: none).
+    pub(crate) answers: u64,
     pub(crate) latency: [HotLatency; 2],
 }
 
@@ -191,6 +203,7 @@ impl StagedInterval {
             core,
             start_ns: 0,
             end_ns: 0,
+            answers: 0,
             latency: [HotLatency::new(config), HotLatency::new(config)],
         }
     }
@@ -204,6 +217,11 @@ pub struct RxHandle {
     cell: Arc<SeqlockCell<RX_WORDS>>,
     intervals: Receiver<StagedInterval>,
     recycle: SyncSender<StagedInterval>,
+    /// Requests for an interval now, counted: the worker reads it.
+    requested: Arc<AtomicU64>,
+    /// The latest request made, and the latest an interval received answered.
+    asked: u64,
+    answered: u64,
 }
 
 impl RxHandle {
@@ -215,6 +233,19 @@ impl RxHandle {
     /// The counters as last published by the worker.
     pub fn snapshot(&self) -> RxSnapshot {
         rx_from_words(self.core, &self.cell.read())
+    }
+
+    /// Asks the worker to hand over the interval it is recording at its next `publish`,
+    /// whether or not its period has ended.
+    pub fn request_interval(&mut self) {
+        self.asked = self.requested.fetch_add(1, Ordering::Relaxed) + 1;
+    }
+
+    /// Whether an interval answering the last [`request_interval`](Self::request_interval) has
+    /// been collected (true when none was made). The answer may never come: from a worker that
+    /// has stopped, or when the intervals' queue was full.
+    pub fn answered(&self) -> bool {
+        self.answered >= self.asked
     }
 
     /// The oldest latency interval waiting, as histograms (never blocks; allocates them).
@@ -249,8 +280,10 @@ impl RxHandle {
         n
     }
 
-    /// Returns drained (empty) staging to the worker for reuse.
+    /// Notes the request a collected interval answered, and returns its drained (empty)
+    /// staging to the worker for reuse.
     fn give_back(&mut self, staged: StagedInterval) {
+        self.answered = self.answered.max(staged.answers);
         // A full queue or a finished worker: the buffer is simply dropped.
         let _ = self.recycle.try_send(staged);
     }
@@ -263,6 +296,7 @@ pub(crate) struct RxPublisher {
     to_control: SyncSender<StagedInterval>,
     recycled: Receiver<StagedInterval>,
     control_gone: bool,
+    requested: Arc<AtomicU64>,
 }
 
 impl RxPublisher {
@@ -270,12 +304,14 @@ impl RxPublisher {
         let cell = Arc::new(SeqlockCell::new());
         let (to_control, intervals) = std::sync::mpsc::sync_channel(INTERVAL_QUEUE);
         let (recycle, recycled) = std::sync::mpsc::sync_channel(INTERVAL_QUEUE);
+        let requested = Arc::new(AtomicU64::new(0));
         (
             RxPublisher {
                 cell: Arc::clone(&cell),
                 to_control,
                 recycled,
                 control_gone: false,
+                requested: Arc::clone(&requested),
             },
             RxHandle {
                 core,
@@ -283,8 +319,17 @@ impl RxPublisher {
                 cell,
                 intervals,
                 recycle,
+                requested,
+                asked: 0,
+                answered: 0,
             },
         )
+    }
+
+    /// The control thread's latest request for an interval (0: none yet).
+    #[inline]
+    pub(crate) fn requested(&self) -> u64 {
+        self.requested.load(Ordering::Relaxed)
     }
 
     /// An empty interval handed back by the control thread, if any.
@@ -332,6 +377,7 @@ impl TxHandle {
         TxSnapshot {
             core: self.core,
             at_ns: w[4],
+            late_ns: [w[5], w[6]],
             directions: [
                 TrafficCounters {
                     packets: w[0],

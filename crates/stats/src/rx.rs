@@ -117,6 +117,8 @@ pub struct RxStats {
     /// Packets seen when the current interval started, and how many it may hold.
     interval_start_seen: u64,
     stage_limit: u64,
+    /// The control thread's latest request for an interval that was answered.
+    answered: u64,
     /// Every finished interval, added at hand-over (touched range only).
     cumulative: [CumulativeLatency; 2],
     latency_config: LatencyConfig,
@@ -164,6 +166,7 @@ impl RxStats {
             interval_ns: config.latency_interval_ns.max(1),
             interval_start_seen: 0,
             stage_limit: 0,
+            answered: 0,
             cumulative: [
                 CumulativeLatency::new(&config.latency),
                 CumulativeLatency::new(&config.latency),
@@ -253,19 +256,23 @@ impl RxStats {
     }
 
     /// Call once per burst (also on empty polls) with the worker's clock: publishes the counters
-    /// if they changed and hands the latency interval to the control thread when it is due.
+    /// if they changed and hands the latency interval to the control thread when it is due, or
+    /// when the control thread asked for it ([`RxHandle::request_interval`]).
     #[inline]
     pub fn publish(&mut self, now_ns: u64) {
         let seen = self.seen();
         if seen != self.published_seen {
             self.publish_counters(now_ns);
         }
+        let requested = self.publisher.requested();
         if !self.interval_started {
             self.interval_started = true;
             self.hot.start_ns = now_ns;
         } else if now_ns.saturating_sub(self.hot.start_ns) >= self.interval_ns
             || seen - self.interval_start_seen >= self.stage_limit
+            || requested != self.answered
         {
+            self.answered = requested;
             self.hand_over_interval(now_ns);
         }
     }
@@ -323,6 +330,7 @@ impl RxStats {
         self.interval_start_seen = self.seen();
         let mut done = std::mem::replace(&mut self.hot, next);
         done.end_ns = now_ns;
+        done.answers = self.answered;
         if let Some(mut back) = self.publisher.offer(done) {
             // The control thread is behind or gone: the live view skips this interval (the
             // cumulative arrays already hold it). Keep the buffers for the next hand-over.

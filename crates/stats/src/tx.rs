@@ -41,6 +41,7 @@ pub struct TxStats {
     live: TxSnapshot,
     unknown_stream: u64,
     published_packets: u64,
+    published_late: [u64; 2],
     cell: Arc<SeqlockCell<TX_WORDS>>,
 }
 
@@ -63,6 +64,7 @@ impl TxStats {
             },
             unknown_stream: 0,
             published_packets: 0,
+            published_late: [0; 2],
             cell,
         };
         (stats, handle)
@@ -113,11 +115,18 @@ impl TxStats {
         &self.live
     }
 
+    /// Sets how far behind its schedule the worker's sending of each direction is now (ns,
+    /// indexed by [`Direction::index`]), for the next [`publish`](Self::publish).
+    #[inline]
+    pub fn set_late_ns(&mut self, late_ns: [u64; 2]) {
+        self.live.late_ns = late_ns;
+    }
+
     /// Call once per burst with the worker's clock: publishes the counters if they changed.
     #[inline]
     pub fn publish(&mut self, now_ns: u64) {
         let packets = self.live.directions[0].packets + self.live.directions[1].packets;
-        if packets != self.published_packets {
+        if packets != self.published_packets || self.live.late_ns != self.published_late {
             self.publish_now(now_ns, packets);
         }
     }
@@ -138,6 +147,7 @@ impl TxStats {
         self.live.at_ns = now_ns;
         self.cell.write(&tx_to_words(&self.live));
         self.published_packets = packets;
+        self.published_late = self.live.late_ns;
     }
 }
 
@@ -189,6 +199,27 @@ mod tests {
         assert_eq!(r.sent, vec![1, 3]);
         assert_eq!(r.unknown_stream, 1);
         assert_eq!(handle.snapshot().at_ns, 2000);
+    }
+
+    #[test]
+    fn lateness_is_published_even_when_nothing_was_sent() {
+        let specs = [StreamSpec {
+            direction: Direction::Downlink,
+            first_seq: 0,
+        }];
+        let (mut tx, handle) = TxStats::new(1, &specs);
+        tx.record(0, 60);
+        tx.publish(10);
+        // A stalled sender: no packet since, but it is 3.2 ms behind.
+        tx.set_late_ns([0, 3_200_000]);
+        tx.publish(20);
+        let s = handle.snapshot();
+        assert_eq!((s.at_ns, s.late_ns), (20, [0, 3_200_000]));
+        // Caught up.
+        tx.set_late_ns([0, 0]);
+        tx.publish(30);
+        assert_eq!(handle.snapshot().late_ns, [0, 0]);
+        assert_eq!(handle.snapshot().directions[1].packets, 1);
     }
 
     #[test]

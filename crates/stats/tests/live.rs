@@ -384,3 +384,42 @@ fn the_last_interval_is_handed_over_at_the_finish() {
     assert_eq!(handle.collect_latency(&mut sum), 1);
     assert_eq!(sum, result.latency);
 }
+
+#[test]
+fn an_interval_asked_for_comes_at_the_next_publish_before_its_period_ends() {
+    let sim = simulate(31, 2, 500, imp(), |_| 64);
+    let config = RxConfig {
+        latency_interval_ns: 1_000_000_000,
+        ..RxConfig::default()
+    };
+    let (mut rx, mut handle) = RxStats::new(0, &sim.specs, &config).unwrap();
+    let mut live = [
+        LatencyRecorder::new(&config.latency).unwrap(),
+        LatencyRecorder::new(&config.latency).unwrap(),
+    ];
+    assert!(handle.answered(), "nothing asked yet");
+    rx.publish(0);
+    for p in &sim.arrivals {
+        rx.record(p.stream, p.seq, p.tx_ns, p.rx_ns, p.frame_len);
+    }
+    rx.publish(1_000);
+    assert_eq!(handle.collect_latency(&mut live), 0, "the period runs 1 s");
+    handle.request_interval();
+    assert!(!handle.answered());
+    assert_eq!(
+        handle.collect_latency(&mut live),
+        0,
+        "the worker has not published"
+    );
+    rx.publish(2_000);
+    assert_eq!(handle.collect_latency(&mut live), 1);
+    assert!(handle.answered());
+    // Answered once: the next publish hands nothing over.
+    rx.publish(3_000);
+    assert_eq!(handle.collect_latency(&mut live), 0);
+    // The interval asked for held every sample so far.
+    let result = rx.finish(4_000);
+    let samples: u64 = live.iter().map(LatencyRecorder::count).sum();
+    assert_eq!(samples, sim.arrivals.len() as u64);
+    assert_eq!(live, result.latency);
+}

@@ -1,4 +1,5 @@
 //! `upfbench ports`: initialise EAL with the given arguments and list the ports it probed.
+//! EAL's runtime directory goes when the command ends, as with `run` and `reflect`.
 
 use std::io::Write;
 
@@ -6,6 +7,7 @@ use anyhow::{Context, Result, bail};
 use upfbench_dpdk::{Eal, Link, Port};
 
 use crate::cli::PortsArgs;
+use crate::datapath::eal_args::{RuntimeDirGuard, file_prefix, joins_a_primary};
 
 /// One line of the listing.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,8 +21,15 @@ struct PortRow {
 
 /// Initialises EAL with the given arguments and prints the ports it probed.
 pub fn run(args: &PortsArgs) -> Result<()> {
+    let eal_args = with_own_prefix(&args.eal, &format!("upfbench-ports-{}", std::process::id()));
+    // A secondary process's directory is its primary's: left alone. Declared before the `Eal`
+    // so that it is dropped after it.
+    let _runtime_dir = match file_prefix(&eal_args) {
+        Some(prefix) if !joins_a_primary(&eal_args) => Some(RuntimeDirGuard::new(&prefix)),
+        _ => None,
+    };
     let eal =
-        Eal::init(&args.eal).context("EAL initialisation failed (see EAL's messages above)")?;
+        Eal::init(&eal_args).context("EAL initialisation failed (see EAL's messages above)")?;
     let rows = collect(&eal)?;
     if rows.is_empty() {
         bail!(
@@ -32,6 +41,17 @@ pub fn run(args: &PortsArgs) -> Result<()> {
     out.write_all(render(&rows).as_bytes())?;
     out.flush()?;
     Ok(())
+}
+
+/// The user's EAL arguments with `--file-prefix prefix` added unless they give one: without
+/// it EAL would use (and the guard remove) the default `rte`, which another DPDK application
+/// on the machine may be using.
+fn with_own_prefix(user: &[String], prefix: &str) -> Vec<String> {
+    let mut args = user.to_vec();
+    if file_prefix(user).is_none() {
+        args.extend(["--file-prefix".to_owned(), prefix.to_owned()]);
+    }
+    args
 }
 
 fn collect(eal: &Eal) -> Result<Vec<PortRow>> {
@@ -107,6 +127,19 @@ mod tests {
             full_duplex: true,
             autoneg: false,
         }
+    }
+
+    #[test]
+    fn a_prefix_of_its_own_unless_the_user_gives_one() {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            with_own_prefix(&args(&["--no-huge", "--vdev", "net_null0"]), "ours"),
+            args(&["--no-huge", "--vdev", "net_null0", "--file-prefix", "ours"])
+        );
+        let theirs = args(&["--file-prefix=theirs", "--no-huge"]);
+        assert_eq!(with_own_prefix(&theirs, "ours"), theirs);
+        let theirs = args(&["--file-prefix", "theirs"]);
+        assert_eq!(with_own_prefix(&theirs, "ours"), theirs);
     }
 
     #[test]

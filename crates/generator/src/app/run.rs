@@ -29,7 +29,7 @@ use crate::cli::RunArgs;
 use crate::config::{self, Profile, System};
 use crate::control::Interrupts;
 use crate::control::client_side::{ClientSide, ClientThread, Pending};
-use crate::control::failure::establishment_failure;
+use crate::control::failure::{deletion_failure, establishment_failure};
 use crate::control::progress::{BatchMeter, ControlTimes, control_report};
 use crate::datapath::classify::RxRules;
 use crate::datapath::clock::Clock;
@@ -652,7 +652,7 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                         out::line(&format!("PFCP: {n} sessions deleted"));
                         machine.handle(now, Event::Deleted);
                     }
-                    Err(e) => machine.handle(now, Event::Failed(format!("PFCP: {e}"))),
+                    Err(e) => machine.handle(now, Event::Failed(deletion_failure(&e, &sessions))),
                 }
             }
             if let Some(p) = &mut pending_release
@@ -677,9 +677,7 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                 }
                 if last_live.elapsed() >= Duration::from_secs(1) {
                     last_live = Instant::now();
-                    for h in &mut r.rx {
-                        r.live.collect(h);
-                    }
+                    super::live::collect_intervals(&mut r.live, &mut r.rx);
                     let tx: Vec<_> = r.tx.iter().map(TxHandle::snapshot).collect();
                     let rx: Vec<_> = r.rx.iter().map(RxHandle::snapshot).collect();
                     let line = r.live.line(clock.ns(tsc()), &tx, &rx);

@@ -1,8 +1,8 @@
-//! What the run says when the UPF did not establish every session: which session (its index in
-//! the plan, its UE address and CP SEID), and why in the UPF's words (the Cause, the Offending
-//! IE, the failed rule).
+//! What the run says when the UPF did not establish or delete every session: which session
+//! (its index in the plan, its UE address and CP SEID), and why in the UPF's words (the Cause,
+//! the Offending IE, the failed rule).
 
-use upfbench_pfcp::driver::EstablishAllError;
+use upfbench_pfcp::driver::{DeleteAllError, EstablishAllError};
 use upfbench_pfcp::plan::UeSessionPlan;
 
 /// `PFCP: session 0 (UE 10.45.0.2) was not established (0 of 4 were): Session Establishment (CP
@@ -19,6 +19,27 @@ pub fn establishment_failure(e: &EstablishAllError, plans: &[UeSessionPlan]) -> 
         ),
         None => format!(
             "PFCP: not every session was established ({counts}): {}",
+            e.error
+        ),
+    }
+}
+
+/// `PFCP: session 2 (UE 10.45.0.4) was not deleted (1 of 3 were): Session Deletion (CP SEID
+/// 0x3) rejected by 127.0.0.2:8805 (sequence number 9): Request rejected (64)`. `plans` are
+/// the plans the establishment was given: the session is found by its CP SEID.
+pub fn deletion_failure(e: &DeleteAllError, plans: &[UeSessionPlan]) -> String {
+    let counts = format!("{} of {} were", e.deleted, e.total);
+    let session = e
+        .cp_seid
+        .and_then(|seid| plans.iter().enumerate().find(|(_, p)| p.cp_seid() == seid));
+    match session {
+        Some((i, plan)) => format!(
+            "PFCP: session {i} (UE {}) was not deleted ({counts}): {}",
+            plan.ue_address(),
+            e.error
+        ),
+        None => format!(
+            "PFCP: not every session was deleted ({counts}): {}",
             e.error
         ),
     }
@@ -74,6 +95,66 @@ mod tests {
                  failed rule PDR 1",
                 plans[2].cp_seid().0
             )
+        );
+    }
+
+    #[test]
+    fn a_failed_deletion_names_the_session_its_ue_and_its_cp_seid() {
+        let plans = plans();
+        let upf: SocketAddr = "127.0.0.2:8805".parse().unwrap();
+        let seid = plans[2].cp_seid();
+        let e = DeleteAllError {
+            deleted: 1,
+            total: 3,
+            cp_seid: Some(seid),
+            error: NodeError::Rejected {
+                procedure: Procedure::SessionDeletion(seid),
+                peer: upf,
+                seq: SequenceNumber::new(9).unwrap(),
+                cause: Cause::REQUEST_REJECTED,
+                offending_ie: None,
+                failed_rule: None,
+            },
+        };
+        assert_eq!(seid, Seid(3));
+        assert_eq!(
+            deletion_failure(&e, &plans),
+            "PFCP: session 2 (UE 10.45.0.4) was not deleted (1 of 3 were): Session Deletion \
+             (CP SEID 0x3) rejected by 127.0.0.2:8805 (sequence number 9): Request rejected (64)"
+        );
+        // A timeout names the session the same way.
+        let seid = plans[0].cp_seid();
+        let e = DeleteAllError {
+            deleted: 2,
+            total: 3,
+            cp_seid: Some(seid),
+            error: NodeError::Timeout {
+                procedure: Procedure::SessionDeletion(seid),
+                peer: upf,
+                seq: SequenceNumber::new(7).unwrap(),
+                attempts: 4,
+            },
+        };
+        assert_eq!(
+            deletion_failure(&e, &plans),
+            "PFCP: session 0 (UE 10.45.0.2) was not deleted (2 of 3 were): Session Deletion \
+             (CP SEID 0x1) with 127.0.0.2:8805: no response to sequence number 7 after 4 \
+             transmissions"
+        );
+        // A driver that stopped names no session.
+        let e = DeleteAllError {
+            deleted: 0,
+            total: 0,
+            cp_seid: None,
+            error: NodeError::Aborted {
+                procedure: Procedure::SessionDeletion(Seid(0)),
+                reason: "the PFCP driver stopped",
+            },
+        };
+        assert_eq!(
+            deletion_failure(&e, &plans),
+            "PFCP: not every session was deleted (0 of 0 were): Session Deletion (CP SEID 0x0) \
+             aborted: the PFCP driver stopped"
         );
     }
 

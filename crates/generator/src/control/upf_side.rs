@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use tokio::sync::oneshot;
 use upfbench_pfcp::driver;
 use upfbench_pfcp::ie::DnsName;
-use upfbench_pfcp::node::{UpfConfig, UpfEvent};
+use upfbench_pfcp::node::{Stats, UpfConfig, UpfEvent};
 
 use crate::datapath::rules::{RulesMirror, TablePublisher};
 
@@ -145,14 +145,14 @@ async fn serve(
     let mut tick = tokio::time::interval(PUBLISH_PERIOD);
     loop {
         tokio::select! {
-            _ = &mut stop => return Ok(()),
+            _ = &mut stop => break,
             change = channels.changes.recv() => match change {
                 Some(c) => mirror.apply(&c),
-                None => return Ok(()),
+                None => break,
             },
             event = channels.events.recv() => match event {
                 Some(e) => log_event(&e, mirror.sessions()),
-                None => return Ok(()),
+                None => break,
             },
             _ = tick.tick() => {
                 if let Some(t) = mirror.snapshot() {
@@ -161,6 +161,26 @@ async fn serve(
             }
         }
     }
+    if let Ok(stats) = server.stats().await {
+        tracing::info!("{}", totals_line(&stats));
+    }
+    Ok(())
+}
+
+/// What the UPF side did over the run, for the log at exit: a tester (or a test) learns from it
+/// how many requests reached the UPF, e.g. that a run stopped at the first rejected session.
+fn totals_line(s: &Stats) -> String {
+    format!(
+        "PFCP: totals: sessions established {}, modified {}, deleted {}; requests rejected {}, \
+         answered again from the cache {}, unreadable {}; heartbeats answered {}",
+        s.sessions_established,
+        s.sessions_modified,
+        s.sessions_deleted,
+        s.rejected,
+        s.answered_from_cache,
+        s.invalid,
+        s.heartbeats_answered
+    )
 }
 
 fn log_event(e: &UpfEvent, sessions: usize) {
@@ -180,5 +200,29 @@ fn log_event(e: &UpfEvent, sessions: usize) {
             "PFCP: {peer} restarted (new Recovery Time Stamp): {sessions_removed} sessions removed"
         ),
         other => tracing::info!("PFCP: {other:?} ({sessions} sessions)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_totals_name_each_count() {
+        let s = Stats {
+            sessions_established: 512,
+            sessions_modified: 2,
+            sessions_deleted: 510,
+            rejected: 17,
+            answered_from_cache: 3,
+            invalid: 1,
+            heartbeats_answered: 9,
+            ..Stats::default()
+        };
+        assert_eq!(
+            totals_line(&s),
+            "PFCP: totals: sessions established 512, modified 2, deleted 510; requests rejected \
+             17, answered again from the cache 3, unreadable 1; heartbeats answered 9"
+        );
     }
 }

@@ -79,6 +79,19 @@ pub fn file_prefix(args: &[String]) -> Option<String> {
     })
 }
 
+/// Whether `args` ask for a secondary process (`--proc-type secondary`, or `auto`, which is
+/// one when a primary runs): its runtime directory is the primary's, not its own to remove.
+pub fn joins_a_primary(args: &[String]) -> bool {
+    args.iter().enumerate().any(|(i, a)| {
+        let value = if a == "--proc-type" {
+            args.get(i + 1).map(String::as_str)
+        } else {
+            a.strip_prefix("--proc-type=")
+        };
+        matches!(value, Some("secondary" | "auto"))
+    })
+}
+
 /// EAL's runtime directory for `prefix` (root's is /var/run/dpdk, a user's
 /// $XDG_RUNTIME_DIR/dpdk).
 pub fn runtime_dir(prefix: &str) -> std::path::PathBuf {
@@ -216,6 +229,16 @@ mod tests {
         });
         assert!(r.is_err());
         assert!(!dir.exists(), "{} left behind", dir.display());
+    }
+
+    #[test]
+    fn a_secondary_process_is_recognised_in_both_spellings() {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(joins_a_primary(&args(&["--proc-type", "secondary"])));
+        assert!(joins_a_primary(&args(&["-l", "0", "--proc-type=auto"])));
+        assert!(!joins_a_primary(&args(&["--proc-type=primary"])));
+        assert!(!joins_a_primary(&args(&["--no-huge", "--proc-type"])));
+        assert!(!joins_a_primary(&args(&["--file-prefix", "secondary"])));
     }
 
     #[test]

@@ -224,6 +224,11 @@ impl<'p> Worker<'p> {
             rx.publish(now_ns);
             // The TX counters change every burst; the control thread reads them once a second.
             if now_ns.wrapping_sub(tx_published_ns) >= TX_PUBLISH_NS {
+                tx.set_late_ns(if phase.sends() {
+                    lateness(&shares, clock)
+                } else {
+                    [0; 2]
+                });
                 tx.publish(now_ns);
                 tx_published_ns = now_ns;
             }
@@ -271,6 +276,20 @@ impl<'p> Worker<'p> {
             counters,
         }
     }
+}
+
+/// How far behind its schedule the sending of each direction is now (ns): the latest of the
+/// shares still sending. Read with the TX counters' publication, not per burst.
+fn lateness(shares: &[TxShare<'_>], clock: Clock) -> [u64; 2] {
+    let mut late = [0; 2];
+    for s in shares.iter().filter(|s| !s.done()) {
+        let ticks = s.slip().ticks;
+        if ticks != 0 {
+            let d = s.direction().index();
+            late[d] = late[d].max(clock.ticks_to_ns(ticks));
+        }
+    }
+    late
 }
 
 fn widen(span: &mut Option<(u64, u64)>, t: u64) {

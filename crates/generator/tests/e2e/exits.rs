@@ -318,15 +318,17 @@ fn memif_sigint_while_waiting_for_the_link_ends_promptly_with_a_report() {
     );
 }
 
-/// The reflector serves the network instance `internet` only and the profile's sessions name
-/// `ims`: the UPF rejects each with Cause 73, Offending IE Network Instance and the failed PDR,
-/// and the run stops with a message naming the first session (plan index, UE address, CP SEID),
-/// the cause and the offending IE; exit status 1; the report holds the failure and the control
+/// The reflector serves the network instance `internet` only and the profile's 2,000 sessions
+/// name `ims`: the UPF rejects each with Cause 73, Offending IE Network Instance and the failed
+/// PDR. The establishment stops at the first rejection: the reflector answers only what was in
+/// flight then (its totals at exit count the rejected requests: at most the window and one), and
+/// the run stops with a message naming the first session (plan index, UE address, CP SEID), the
+/// cause and the offending IE; exit status 1; the report holds the failure and the control
 /// plane's figures; nothing stays established on the reflector; no runtime files.
 #[test]
 fn memif_a_session_the_upf_rejects_stops_the_run_naming_session_cause_and_ie() {
     let _serial = serial();
-    let sessions = 4;
+    let sessions = 2_000;
     let profile = format!(
         "name: e2e\n\
          sessions: {{count: {sessions}, dnn: ims, network_instance: ims}}\n\
@@ -343,15 +345,17 @@ fn memif_a_session_the_upf_rejects_stops_the_run_naming_session_cause_and_ie() {
     std::fs::write(&bed.reflector, reflector_file).expect("write the reflector file");
     config::load_reflector(&bed.reflector).unwrap_or_else(|e| panic!("{e}"));
     let mut reflector = bed.reflector();
+    let started = Instant::now();
     let mut generator = bed.command("run");
     let status = generator.wait(Duration::from_secs(60));
+    let took = started.elapsed();
     assert_no_runtime_files(&bed.gen_prefix);
     let refl_status = reflector.stop(Duration::from_secs(15));
     assert!(refl_status.success(), "reflector: {refl_status}");
     assert_no_runtime_files(&bed.refl_prefix);
     let stdout = generator.stdout();
     let stderr = generator.stderr();
-    println!("rejected: exit {status}");
+    println!("rejected: exit {status} after {took:?}");
 
     let upf = format!("{}:8805", n4_pair().1);
     let message = format!(
@@ -385,11 +389,37 @@ fn memif_a_session_the_upf_rejects_stops_the_run_naming_session_cause_and_ie() {
     let c = &report["control"];
     assert_eq!(num(c, &["sessions"]), sessions, "{c}");
     assert_eq!(num(c, &["established"]), 0, "{c}");
+    // Only the requests in flight at the first rejection reached the reflector, each rejected
+    // once: its own count and the Causes the generator received agree.
+    let rejected = reflector_rejected(&reflector_log);
+    let window = num(c, &["window_largest"]);
+    println!("rejected: the reflector rejected {rejected} of {sessions} requests, window {window}");
+    assert!(
+        (1..=window + 1).contains(&rejected),
+        "{rejected} requests rejected, window {window}: {c}"
+    );
     assert_eq!(
         num(c, &["causes", "Rule creation/modification Failure (73)"]),
-        sessions,
-        "every session was rejected: {c}"
+        rejected,
+        "{c}"
     );
+    // The 2,000 were not tried one by one: the run ends as soon as the first answers are in.
+    assert!(took < Duration::from_secs(20), "took {took:?}");
+}
+
+/// The count of rejected requests in the reflector's totals line at exit.
+fn reflector_rejected(log: &str) -> u64 {
+    let line = log
+        .lines()
+        .find(|l| l.contains("PFCP: totals: "))
+        .unwrap_or_else(|| panic!("no PFCP totals in the reflector's log:\n{log}"));
+    let n = line
+        .split("requests rejected ")
+        .nth(1)
+        .and_then(|rest| rest.split(',').next())
+        .unwrap_or_else(|| panic!("no rejected count in {line:?}"));
+    n.parse()
+        .unwrap_or_else(|e| panic!("{n:?} in {line:?}: {e}"))
 }
 
 /// SIGINT to the reflector while EAL starts (before its ports, its PFCP server and its workers

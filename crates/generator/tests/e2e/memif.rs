@@ -345,6 +345,39 @@ fn memif_every_session_zero_loss_latency_of_every_packet() {
         let samples: u64 = mine.iter().map(|i| i.1).sum();
         assert_eq!(samples, f.samples, "{tag}: the intervals hold every sample");
     }
+
+    // The live line: a direction that received measured packets in the second it covers shows
+    // their latency, the first line included (the RX workers hand their interval over when the
+    // line asks, not on a clock of their own).
+    let live = live_lines(&o.stdout);
+    println!("clean: live lines {live:#?}");
+    assert!(live.len() as u64 >= seconds - 1, "{}", o.stdout);
+    for line in &live {
+        for segment in line.split(" | ") {
+            let rx_kpps = segment
+                .split(" rx ")
+                .nth(1)
+                .and_then(|r| r.split(" Gbps ").nth(1))
+                .and_then(|r| r.split(" kpps").next())
+                .and_then(|k| k.parse::<f64>().ok())
+                .unwrap_or_else(|| panic!("no rx kpps in {segment:?}"));
+            if rx_kpps > 0.0 {
+                assert!(
+                    segment.contains(" lat avg/p99/max "),
+                    "received {rx_kpps} kpps and no latency: {line:?}"
+                );
+            }
+        }
+    }
+}
+
+/// The live lines of the measured phase and the drain in a generator's standard output.
+fn live_lines(stdout: &str) -> Vec<&str> {
+    stdout
+        .lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with("Measure ") || l.starts_with("Drain "))
+        .collect()
 }
 
 /// (tag, samples) of each interval of an HdrHistogram interval log.

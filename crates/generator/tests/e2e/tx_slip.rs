@@ -1,6 +1,7 @@
 //! A TX worker asked for more than it can send (400 Mpps on `net_null`): it does not catch up at
 //! line rate, its schedule slips, and the report says by how much — in report.json per
-//! direction and per stream, in report.txt's TX schedule section, and as a warning.
+//! direction and per stream, in report.csv, in report.txt's TX schedule section, and as a
+//! warning; while it runs, the live line says how far behind it is.
 
 use std::time::Duration;
 
@@ -26,7 +27,7 @@ fn a_tx_that_cannot_keep_up_slips_and_the_report_says_so() {
     );
     let profile = scratch.write(
         "profile.yaml",
-        "name: slip\nsessions: {count: 16}\nstreams:\n  - {name: ul, direction: uplink, rate: 400Mpps, payload: 10}\nduration: 200ms\nwarmup: 0s\ndrain: 100ms\n",
+        "name: slip\nsessions: {count: 16}\nstreams:\n  - {name: ul, direction: uplink, rate: 400Mpps, payload: 10}\nduration: 500ms\nwarmup: 0s\ndrain: 100ms\n",
     );
     let mut generator = Process::spawn(
         "generator",
@@ -49,7 +50,9 @@ fn a_tx_that_cannot_keep_up_slips_and_the_report_says_so() {
     assert_eq!(d["direction"], "uplink");
     let sent = num(d, &["loss", "sent"]);
     assert_eq!(sent, num(d, &["tx", "packets"]), "sent counts are exact");
-    // 80 M packets asked in 200 ms: whatever it sent took it longer, all of it a slip.
+    // 200 M packets asked in 500 ms: whatever it sent took it longer, all of it a slip (it
+    // sends for the measured phase's limit, 2.75 s, or, at 100 Mpps, 2 s: the live line at 1 s
+    // is in it).
     let duration_us = step["duration_s"].as_f64().expect("duration") * 1e6;
     let planned_us = sent as f64 / 400.0;
     let slip = &d["tx_slip"];
@@ -82,5 +85,34 @@ fn a_tx_that_cannot_keep_up_slips_and_the_report_says_so() {
     assert!(
         text.contains("TX schedule:") && text.contains("run uplink: fell behind its schedule"),
         "{text}"
+    );
+    // report.csv: the same figures in the uplink's row.
+    let csv = std::fs::read_to_string(folder.join("report.csv")).expect("report.csv");
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let row: Vec<&str> = lines.next().expect("the uplink's row").split(',').collect();
+    let col = |name: &str| {
+        let i = header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("{name}"));
+        row[i]
+            .parse::<f64>()
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+    };
+    assert_eq!(col("tx_slip_count"), num(slip, &["count"]) as f64, "{csv}");
+    assert!((col("tx_slipped_us") - slipped_us).abs() < 0.001, "{csv}");
+    assert!((col("tx_max_late_us") - max_late_us).abs() < 0.001, "{csv}");
+    // The live line during the measured phase: the uplink's sender behind its schedule.
+    let stdout = generator.stdout();
+    let live: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with("Measure") && l.contains(" UL tx "))
+        .collect();
+    println!("txslip live: {live:?}");
+    assert!(
+        live.iter()
+            .any(|l| l.contains(" tx behind ") && l.ends_with(" ms")),
+        "no live line with the lateness:\n{stdout}"
     );
 }

@@ -1,6 +1,11 @@
 //! What the client task owes its callers: one-shot replies for association procedures and
 //! modifications, and batches (establish all, delete all) awaited as one, fed to the node as
 //! its window takes them.
+//!
+//! An establishment batch stops feeding at its first refusal (a rejection Cause): a UPF whose
+//! rule tables are full, or that does not serve the network instance, refuses every later
+//! session too, and 100,000 requests to learn that would hold the run for nothing. A deletion
+//! batch runs to its end: every session that can be deleted should be.
 
 use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
@@ -53,6 +58,8 @@ struct Batch {
     remaining: usize,
     /// The first failure to arrive.
     first_error: Option<Failure>,
+    /// Whether a refusal cancels the items not yet fed (establishment).
+    stop_at_refusal: bool,
     progress: watch::Sender<BatchProgress>,
     reply: BatchReply,
 }
@@ -152,10 +159,12 @@ impl Waiters {
             total: size,
             ..BatchProgress::default()
         });
+        let stop_at_refusal = matches!(reply, BatchReply::Establish(_));
         let batch = Batch {
             results: vec![None; size],
             remaining: size,
             first_error: None,
+            stop_at_refusal,
             progress,
             reply,
         };
@@ -188,11 +197,11 @@ impl Waiters {
         }
     }
 
-    /// Hands the node as much of the backlog as its window takes.
+    /// Hands the node as much of the backlog as its window takes now: not more, so that a
+    /// batch cancelled (or refused) sends nothing the node was given beyond its window.
     pub(crate) fn feed(&mut self, node: &mut Client) {
         let now = Instant::now();
-        let window = node.config().window.max(1);
-        while node.in_flight() + node.queued() < window {
+        while node.in_flight() + node.queued() < node.window().max(1) {
             let Some(b) = self.backlog.front_mut() else {
                 break;
             };
@@ -232,17 +241,20 @@ impl Waiters {
         }
     }
 
-    /// Item `index` of batch `id`, the procedure of session `cp_seid`, ended.
+    /// Item `index` of batch `id`, the procedure of session `cp_seid`, ended. A refusal in a
+    /// batch that stops at one cancels what was not fed yet; what is in flight ends as it will.
     fn settle(&mut self, id: u64, index: usize, cp_seid: Seid, result: Result<Session, NodeError>) {
         let Some(b) = self.batches.get_mut(&id) else {
             return;
         };
+        let mut refused = false;
         match result {
             Ok(s) => {
                 b.results[index] = Some(s);
                 b.progress.send_modify(|p| p.done += 1);
             }
             Err(error) => {
+                refused = b.stop_at_refusal && error.is_refusal();
                 b.first_error.get_or_insert(Failure {
                     index,
                     cp_seid,
@@ -256,6 +268,8 @@ impl Waiters {
             && let Some(b) = self.batches.remove(&id)
         {
             b.finish();
+        } else if refused {
+            self.cancel(id);
         }
     }
 }

@@ -262,9 +262,11 @@ impl PfcpClient {
     }
 
     /// Establishes one session per plan, at most the window in flight at a time; returns the
-    /// sessions in the order of the plans. If any fails, the batch still runs to its end and
-    /// the first failure comes back with the index of its plan and the number of sessions
-    /// established, which stay in the table ([`Self::delete_all`] removes them).
+    /// sessions in the order of the plans. At the first refusal ([`NodeError::is_refusal`]: a
+    /// rejection Cause) no further request is sent; those in flight end as they will. A timeout
+    /// does not stop the batch. The first failure comes back with the index of its plan and the
+    /// number of sessions established, which stay in the table ([`Self::delete_all`] removes
+    /// them); the plans never tried are counted `cancelled` in the progress.
     pub async fn establish_all(
         &self,
         plans: Vec<UeSessionPlan>,

@@ -166,6 +166,15 @@ pub enum NodeError {
 }
 
 impl NodeError {
+    /// Whether the peer answered no for good: a rejection Cause or a Version Not Supported
+    /// Response. A timeout is not one (the peer may be slow, or a datagram lost).
+    pub fn is_refusal(&self) -> bool {
+        matches!(
+            self,
+            NodeError::Rejected { .. } | NodeError::VersionNotSupported { .. }
+        )
+    }
+
     /// The procedure that failed.
     pub fn procedure(&self) -> Procedure {
         match self {

@@ -1,12 +1,16 @@
 //! CSV: one header row, then one row per step and direction with every figure of the report
-//! (raw counts and derived rates; latency in ns). Fields are quoted per RFC 4180 when needed.
+//! (raw counts and derived rates; latency in ns; how far TX fell behind its schedule, in us).
+//! Fields are quoted per RFC 4180 when needed.
 
 use std::fmt::Write as _;
 
 use super::model::{DirectionReport, Report, StepReport};
+use super::slip::TxSlip;
 
-/// The header row's fields, in order.
-pub const CSV_COLUMNS: [&str; 37] = [
+/// The header row's fields, in order. The last three are the direction's TX schedule slips
+/// ([`TxSlip`](super::TxSlip)): times its senders fell behind, how late its last packet was
+/// due at the end and the most a sender was ever late (us); 0 when they never fell behind.
+pub const CSV_COLUMNS: [&str; 40] = [
     "step",
     "payload_bytes",
     "duration_s",
@@ -44,6 +48,9 @@ pub const CSV_COLUMNS: [&str; 37] = [
     "jitter_max_ns",
     "lat_negative",
     "lat_over_range",
+    "tx_slip_count",
+    "tx_slipped_us",
+    "tx_max_late_us",
 ];
 
 fn field(s: &str) -> String {
@@ -60,6 +67,12 @@ fn opt<T: ToString>(v: Option<T>) -> String {
 
 fn row(s: &StepReport, d: &DirectionReport) -> Vec<String> {
     let l = d.latency.as_ref();
+    // No slip recorded: the senders kept to their schedule.
+    let slip = d.tx_slip.unwrap_or(TxSlip {
+        count: 0,
+        slipped_us: 0.0,
+        max_late_us: 0.0,
+    });
     vec![
         field(&s.label),
         opt(s.payload_bytes),
@@ -98,6 +111,9 @@ fn row(s: &StepReport, d: &DirectionReport) -> Vec<String> {
         opt(l.and_then(|l| l.jitter_max_ns).map(|j| format!("{j:.1}"))),
         opt(l.map(|l| l.negative)),
         opt(l.map(|l| l.over_range)),
+        slip.count.to_string(),
+        format!("{:.3}", slip.slipped_us),
+        format!("{:.3}", slip.max_late_us),
     ]
 }
 
