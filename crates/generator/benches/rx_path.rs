@@ -26,12 +26,13 @@ use upfbench_generator::datapath::tag::{TAG_LEN, field};
 use upfbench_generator::datapath::test_frames::{gpdu, inner, plain, tag};
 use upfbench_generator::datapath::worker::{WorkerCounters, receive_frame};
 use upfbench_generator::plan::{Schedule, Spread, StreamPlan, TeidSequence, UeTable, UplinkTeids};
+use upfbench_net::{Qfi, Teid};
 use upfbench_stats::{Direction, RxConfig, RxStats, StreamSpec};
 
 const SLOT: usize = 2176;
 const HEADROOM: usize = 128;
 const UES: u32 = 1024;
-const QFI: u8 = 9;
+const QFI: Qfi = Qfi::from_bits(9);
 const PAYLOAD: u16 = 10;
 const DN: Ipv4Addr = Ipv4Addr::new(192, 168, 16, 152);
 
@@ -39,8 +40,14 @@ fn ues() -> UeTable {
     UeTable {
         count: UES,
         first_address: Ipv4Addr::new(10, 45, 0, 2),
-        uplink_teid: UplinkTeids::Sequence(TeidSequence { first: 1, step: 2 }),
-        downlink_teid: TeidSequence { first: 2, step: 2 },
+        uplink_teid: UplinkTeids::Sequence(TeidSequence {
+            first: Teid(1),
+            step: 2,
+        }),
+        downlink_teid: TeidSequence {
+            first: Teid(2),
+            step: 2,
+        },
     }
 }
 

@@ -71,7 +71,7 @@ fn shares<'e>(
 ) -> Vec<(TxShare<'e>, usize, usize)> {
     let teid = |ue: u32| match plan.ues.uplink_teid {
         UplinkTeids::Sequence(s) => s.get(ue),
-        UplinkTeids::ChosenByUpf => 0,
+        UplinkTeids::ChosenByUpf => Teid::ZERO,
     };
     plan.workers[0]
         .shares
@@ -79,9 +79,8 @@ fn shares<'e>(
         .map(|share| {
             let stream = plan.stream(share.stream);
             let first = stream.ues.start + share.first;
-            let template =
-                stream_template(stream, plan.ues.address(first), Teid(teid(first)), None, e)
-                    .expect("template");
+            let template = stream_template(stream, plan.ues.address(first), teid(first), None, e)
+                .expect("template");
             let pool = TemplatePool::new(
                 eal,
                 &format!("{name}{}", share.stream),

@@ -6,7 +6,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use upfbench_dpdk::{Eal, Mempool, Port, StopFlag};
-use upfbench_gtpu::MacAddr;
 use upfbench_pfcp::ie::DnsName;
 
 use super::out;
@@ -107,7 +106,7 @@ pub fn make_socket_dir(devargs: Option<&str>) -> Result<()> {
 
 fn interface(port: &Port<'_>, cfg: &ReflectorPort) -> Result<Interface> {
     Ok(Interface {
-        mac: MacAddr(port.mac()?.0),
+        mac: port.mac()?,
         address: cfg.address.addr,
         prefix_len: cfg.address.len,
     })
@@ -179,7 +178,7 @@ fn reflect(
     let control = UpfThread::start(pfcp, publisher)?;
     let known: Vec<_> = [(Side::N3, ports_cfg[0]), (Side::N6, ports_cfg[1])]
         .into_iter()
-        .filter_map(|(side, p)| Some((side, p.peer?, MacAddr(p.peer_mac?))))
+        .filter_map(|(side, p)| Some((side, p.peer?, p.peer_mac?)))
         .collect();
     let gateways = [
         ports_cfg[0].peer.map_or(0, u32::from),

@@ -156,7 +156,7 @@ struct StepResult {
 
 fn interface(port: &Port<'_>, cfg: &config::Port) -> Result<Interface> {
     Ok(Interface {
-        mac: MacAddr(port.mac()?.0),
+        mac: port.mac()?,
         address: cfg.address.addr,
         prefix_len: cfg.address.len,
     })
@@ -327,17 +327,17 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
     let mut machine = RunMachine::new(timing, plans.len(), setup.pfcp);
     let control = RunControl::new();
     let mut steps: Vec<StepResult> = Vec::new();
-    let mut uplink_teids: Vec<u32> = match first.ues.uplink_teid {
+    let mut uplink_teids: Vec<Teid> = match first.ues.uplink_teid {
         UplinkTeids::Sequence(s) => (0..first.ues.count).map(|i| s.get(i)).collect(),
         UplinkTeids::ChosenByUpf => Vec::new(),
     };
     let mut next_hop = [MacAddr([0; 6]); 2];
     for (i, p) in [&system.n3, &system.n6].into_iter().enumerate() {
         if let Some(mac) = p.peer_mac {
-            next_hop[i] = MacAddr(mac);
+            next_hop[i] = mac;
         }
     }
-    let qfi = first.qfi.map(Qfi::from_bits);
+    let qfi = first.qfi;
     let clock = Clock::new(hz, tsc());
 
     let mut times = ControlTimes::default();
@@ -593,7 +593,7 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                         if matches!(first.ues.uplink_teid, UplinkTeids::ChosenByUpf) {
                             uplink_teids = sessions
                                 .iter()
-                                .map(|s| s.uplink_endpoint().map_or(0, |(t, _)| t.0))
+                                .map(|s| s.uplink_endpoint().map_or(Teid::ZERO, |(t, _)| t))
                                 .collect();
                         }
                         match crate::control::checks::chosen_endpoint_mismatch(
@@ -790,7 +790,7 @@ fn resolve_peers<'p>(
     let mut held: Vec<[PortQueues<'p>; 2]> = queues.iter_mut().filter_map(Option::take).collect();
     let known: Vec<_> = [(Side::N3, &system.n3), (Side::N6, &system.n6)]
         .into_iter()
-        .filter_map(|(s, p)| Some((s, p.peer, MacAddr(p.peer_mac?))))
+        .filter_map(|(s, p)| Some((s, p.peer, p.peer_mac?)))
         .collect();
     let mut service = ServicePlane::new(interfaces, pool, hz, &known);
     let targets = [(Side::N3, system.n3.peer), (Side::N6, system.n6.peer)];
@@ -841,7 +841,7 @@ fn launch<'s, 'p>(
     step: usize,
     endpoints: &Endpoints,
     qfi: Option<Qfi>,
-    uplink_teids: &[u32],
+    uplink_teids: &[Teid],
     queues: &mut [Option<[PortQueues<'p>; 2]>],
     service_pool: Mempool<'p>,
     clock: Clock,
@@ -903,15 +903,13 @@ fn launch<'s, 'p>(
         for share in &wp.shares {
             let stream = plan.stream(share.stream);
             let first_ue = stream.ues.start + share.first;
-            let teid = uplink_teids.get(first_ue as usize).copied().unwrap_or(0);
-            let template = stream_template(
-                stream,
-                plan.ues.address(first_ue),
-                Teid(teid),
-                qfi,
-                endpoints,
-            )
-            .with_context(|| format!("building the frame of stream {}", stream.name))?;
+            let teid = uplink_teids
+                .get(first_ue as usize)
+                .copied()
+                .unwrap_or(Teid::ZERO);
+            let template =
+                stream_template(stream, plan.ues.address(first_ue), teid, qfi, endpoints)
+                    .with_context(|| format!("building the frame of stream {}", stream.name))?;
             let pool = TemplatePool::new(
                 eal,
                 &format!("tx{step}w{w}s{}", share.stream),
@@ -927,7 +925,7 @@ fn launch<'s, 'p>(
                 Socket::Any,
             )
             .with_context(|| format!("the TX pool of stream {}", stream.name))?;
-            let teids = |ue: u32| uplink_teids.get(ue as usize).copied().unwrap_or(0);
+            let teids = |ue: u32| uplink_teids.get(ue as usize).copied().unwrap_or(Teid::ZERO);
             let ues = share_ues(stream, share, &plan.ues, &template, &teids);
             warmup.push(plan.warmup_schedule(share));
             shares.push(TxShare::new(

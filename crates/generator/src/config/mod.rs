@@ -22,6 +22,7 @@
 mod cross;
 mod error;
 pub mod frame;
+mod identifiers;
 mod profile;
 mod reflector;
 mod source;

@@ -5,8 +5,11 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 use serde::Deserialize;
+use upfbench_net::{MacAddr, Teid};
+use upfbench_pfcp::Seid;
 
 use super::FileKind;
+use super::identifiers;
 use super::profile::{check_dns_name, check_rate};
 use super::source::join_index;
 use super::system::{
@@ -96,7 +99,7 @@ pub struct ReflectorPort {
     pub peer: Option<Ipv4Addr>,
     /// MACs of the peers on the link, if known; absent: resolved by ARP.
     #[serde(default, with = "serde_text::opt_mac")]
-    pub peer_mac: Option<[u8; 6]>,
+    pub peer_mac: Option<MacAddr>,
 }
 
 impl ReflectorPort {
@@ -134,11 +137,11 @@ pub struct ReflectorPfcp {
     pub peer: IpAddr,
     /// The first TEID it gives out when the CP asks it to choose (CH=1) (default
     /// `0x10000000`).
-    #[serde(default = "default_first_teid")]
-    pub first_teid: u32,
+    #[serde(default = "default_first_teid", with = "identifiers::teid")]
+    pub first_teid: Teid,
     /// The first UP SEID it gives out (default 1).
-    #[serde(default = "default_first_seid")]
-    pub first_seid: u64,
+    #[serde(default = "default_first_seid", with = "identifiers::seid")]
+    pub first_seid: Seid,
     /// Its own Heartbeat Requests' interval (default `10s`; `~`: none).
     #[serde(default = "default_heartbeat", with = "serde_text::opt_duration")]
     pub heartbeat: Option<Duration>,
@@ -157,12 +160,12 @@ fn default_peer() -> IpAddr {
     IpAddr::V4(Ipv4Addr::new(192, 168, 14, 111))
 }
 
-fn default_first_teid() -> u32 {
-    0x1000_0000
+fn default_first_teid() -> Teid {
+    Teid(0x1000_0000)
 }
 
-fn default_first_seid() -> u64 {
-    1
+fn default_first_seid() -> Seid {
+    Seid(1)
 }
 
 impl Default for ReflectorPfcp {
@@ -341,13 +344,13 @@ impl Check for Reflector {
             if pfcp.peer == pfcp.local.ip() {
                 issues.add("pfcp.peer", "the CP's address is the reflector's own");
             }
-            if pfcp.first_teid == 0 {
+            if pfcp.first_teid == Teid::ZERO {
                 issues.add(
                     "pfcp.first_teid",
                     "TEID 0 is reserved for GTP-U signalling (TS 29.281 §5.1)",
                 );
             }
-            if pfcp.first_seid == 0 {
+            if pfcp.first_seid == Seid(0) {
                 issues.add("pfcp.first_seid", "SEID 0 addresses no session: start at 1");
             }
             if pfcp.heartbeat == Some(Duration::ZERO) {

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer};
+use upfbench_net::MacAddr;
 
 use super::FileKind;
 use super::units::{Ipv4Prefix, PFCP_PORT, serde_text};
@@ -200,7 +201,7 @@ pub struct Port {
     pub peer: Ipv4Addr,
     /// The UPF's MAC address on the link; absent: resolved by ARP.
     #[serde(default, with = "serde_text::opt_mac")]
-    pub peer_mac: Option<[u8; 6]>,
+    pub peer_mac: Option<MacAddr>,
     /// The link's IP MTU, if known: packets that would not fit are refused at validation.
     #[serde(default)]
     pub mtu: Option<u16>,

@@ -9,6 +9,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use serde::de::{self, Deserialize, Deserializer};
+use upfbench_net::MacAddr;
 
 /// The PFCP port (TS 29.244 §4.2.2), used when an N4 address gives none.
 pub const PFCP_PORT: u16 = 8805;
@@ -225,7 +226,7 @@ pub(crate) fn parse_pps(text: &str) -> Result<f64, String> {
 }
 
 /// A MAC address: `02:00:00:00:00:01` (or with `-`).
-pub(crate) fn parse_mac(text: &str) -> Result<[u8; 6], String> {
+pub(crate) fn parse_mac(text: &str) -> Result<MacAddr, String> {
     let err = || format!("{text:?} is not a MAC address like 02:00:00:00:00:01");
     let mut mac = [0u8; 6];
     let mut parts = text.trim().split([':', '-']);
@@ -239,7 +240,7 @@ pub(crate) fn parse_mac(text: &str) -> Result<[u8; 6], String> {
     if parts.next().is_some() {
         return Err(err());
     }
-    Ok(mac)
+    Ok(MacAddr(mac))
 }
 
 /// An N4 address: `192.168.14.111` (port 8805) or `192.168.14.111:8806`; IPv6 in brackets with
@@ -416,7 +417,7 @@ pub(crate) mod serde_text {
         use super::*;
         pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
             d: D,
-        ) -> Result<Option<[u8; 6]>, D::Error> {
+        ) -> Result<Option<MacAddr>, D::Error> {
             parse_opt(d, parse_mac)
         }
     }
@@ -520,7 +521,7 @@ mod tests {
         assert!(parse_pps("2Gbps L1").is_err());
         assert_eq!(
             parse_mac("02:00:0a:0B:00:ff"),
-            Ok([2, 0, 0x0a, 0x0b, 0, 0xff])
+            Ok(MacAddr([2, 0, 0x0a, 0x0b, 0, 0xff]))
         );
         assert!(parse_mac("02:00:0a:0b:00").is_err());
         assert!(parse_mac("02:00:0a:0b:00:ff:01").is_err());

@@ -4,6 +4,8 @@
 use std::net::Ipv4Addr;
 use std::time::Duration;
 
+use upfbench_net::MacAddr;
+
 use super::error::Diagnostic;
 use super::source::{SourceMap, join_index, join_key};
 use super::system::{Cores, Device, Eal};
@@ -154,7 +156,7 @@ pub(crate) struct PortView<'a> {
     pub(crate) tx_descriptors: u16,
     pub(crate) address: Ipv4Prefix,
     pub(crate) peer: Option<Ipv4Addr>,
-    pub(crate) peer_mac: Option<[u8; 6]>,
+    pub(crate) peer_mac: Option<MacAddr>,
     pub(crate) mtu: Option<u16>,
     pub(crate) speed: Option<u64>,
 }
@@ -230,7 +232,7 @@ pub(crate) fn check_port(p: &PortView<'_>, issues: &mut Issues) {
             );
         }
     }
-    if let Some(mac) = p.peer_mac
+    if let Some(MacAddr(mac)) = p.peer_mac
         && (mac == [0; 6] || mac[0] & 1 == 1)
     {
         issues.add(

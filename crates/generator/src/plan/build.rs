@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use upfbench_net::Qfi;
 use upfbench_stats::{Direction, LatencyConfig};
 
 use super::placement::{Share, WorkerPlan, place};
@@ -18,7 +19,7 @@ pub struct Plan {
     /// The UEs.
     pub ues: UeTable,
     /// The QFI the run sets (PDU Session Containers, QER, uplink PDR), if any.
-    pub qfi: Option<u8>,
+    pub qfi: Option<Qfi>,
     /// The streams, directions resolved, by id.
     pub streams: Vec<StreamPlan>,
     /// Flows in all (the stats' stream ids `0..flows`).

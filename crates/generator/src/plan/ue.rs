@@ -3,11 +3,13 @@
 
 use std::net::Ipv4Addr;
 
+use upfbench_net::Teid;
+
 /// TEIDs allocated as `first + i * step` for UE `i` (validated not to wrap).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TeidSequence {
     /// The first UE's TEID.
-    pub first: u32,
+    pub first: Teid,
     /// The distance between consecutive UEs' TEIDs (at least 1).
     pub step: u32,
 }
@@ -15,14 +17,16 @@ pub struct TeidSequence {
 impl TeidSequence {
     /// UE `i`'s TEID.
     #[inline(always)]
-    pub const fn get(&self, i: u32) -> u32 {
-        self.first.wrapping_add(i.wrapping_mul(self.step))
+    pub const fn get(&self, i: u32) -> Teid {
+        Teid(self.first.get().wrapping_add(i.wrapping_mul(self.step)))
     }
 
     /// The last TEID of `count` UEs, if none wraps past 2^32 - 1.
-    pub fn last(&self, count: u32) -> Option<u32> {
+    pub fn last(&self, count: u32) -> Option<Teid> {
         let n = count.checked_sub(1)?;
-        n.checked_mul(self.step)?.checked_add(self.first)
+        n.checked_mul(self.step)?
+            .checked_add(self.first.get())
+            .map(Teid)
     }
 }
 
@@ -73,7 +77,10 @@ mod tests {
             count: 300,
             first_address: Ipv4Addr::new(10, 45, 0, 2),
             uplink_teid: UplinkTeids::ChosenByUpf,
-            downlink_teid: TeidSequence { first: 2, step: 2 },
+            downlink_teid: TeidSequence {
+                first: Teid(2),
+                step: 2,
+            },
         };
         assert_eq!(t.address(0), Ipv4Addr::new(10, 45, 0, 2));
         assert_eq!(t.address(299), Ipv4Addr::new(10, 45, 1, 45));
@@ -86,13 +93,16 @@ mod tests {
 
     #[test]
     fn teid_sequences_know_when_they_wrap() {
-        let s = TeidSequence { first: 1, step: 2 };
-        assert_eq!((s.get(0), s.get(1), s.get(9)), (1, 3, 19));
-        assert_eq!(s.last(10), Some(19));
+        let s = TeidSequence {
+            first: Teid(1),
+            step: 2,
+        };
+        assert_eq!((s.get(0), s.get(1), s.get(9)), (Teid(1), Teid(3), Teid(19)));
+        assert_eq!(s.last(10), Some(Teid(19)));
         assert_eq!(s.last(0), None);
         assert_eq!(
             TeidSequence {
-                first: u32::MAX - 3,
+                first: Teid(u32::MAX - 3),
                 step: 2
             }
             .last(3),
@@ -100,11 +110,11 @@ mod tests {
         );
         assert_eq!(
             TeidSequence {
-                first: u32::MAX - 4,
+                first: Teid(u32::MAX - 4),
                 step: 2
             }
             .last(3),
-            Some(u32::MAX)
+            Some(Teid(u32::MAX))
         );
     }
 }
