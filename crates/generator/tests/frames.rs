@@ -71,7 +71,7 @@ fn frames(plan: &Plan, stream: &StreamPlan) -> Vec<(Vec<u8>, Expected)> {
     };
     let e = endpoints();
     let first = stream.ues.start;
-    let template = stream_template(stream, plan.ues.address(first), teid_of(first), qfi, &e)
+    let template = stream_template(stream, plan.ues.address_v4(first), teid_of(first), qfi, &e)
         .expect("template");
     let range = template.patch_range(TAG_LEN).expect("a patch window");
     // One buffer patched again and again, as a pool's mbufs are (the TX worker does not copy
@@ -89,11 +89,11 @@ fn frames(plan: &Plan, stream: &StreamPlan) -> Vec<(Vec<u8>, Expected)> {
             template.patch(
                 &mut buffer[range.clone()],
                 teid_of(ue),
-                plan.ues.address(ue),
+                plan.ues.address_v4(ue),
                 &tag.to_bytes(),
             );
             let f = buffer.clone();
-            let ue_ip = plan.ues.address(ue);
+            let ue_ip = plan.ues.address_v4(ue);
             let dn = US_N6.address;
             let expected = match stream.direction {
                 Direction::Uplink => Expected {

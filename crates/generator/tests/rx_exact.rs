@@ -93,7 +93,7 @@ fn eth(dst: MacAddr, ethertype: u16, body: &[u8]) -> Vec<u8> {
 fn downlink(plan: &Plan, us: MacAddr, ue: u32, teid: Teid, qfi: Qfi, seq: u32) -> Vec<u8> {
     let inner = ip_udp(
         N6_US,
-        plan.ues.address(ue),
+        plan.ues.address_v4(ue),
         (10000, 20000),
         &payload(1, seq),
     );
@@ -114,7 +114,7 @@ fn uplink(plan: &Plan, us: MacAddr, ue: u32, seq: u32) -> Vec<u8> {
         us,
         0x0800,
         &ip_udp(
-            plan.ues.address(ue),
+            plan.ues.address_v4(ue),
             N6_US,
             (10000, 20000),
             &payload(0, seq),

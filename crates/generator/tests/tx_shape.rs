@@ -79,8 +79,9 @@ fn shares<'e>(
         .map(|share| {
             let stream = plan.stream(share.stream);
             let first = stream.ues.start + share.first;
-            let template = stream_template(stream, plan.ues.address(first), teid(first), None, e)
-                .expect("template");
+            let template =
+                stream_template(stream, plan.ues.address_v4(first), teid(first), None, e)
+                    .expect("template");
             let pool = TemplatePool::new(
                 eal,
                 &format!("{name}{}", share.stream),
@@ -270,7 +271,7 @@ fn one_share_after_a_stall_and_a_full_queue(eal: &Eal, pool: &Mempool<'_>) -> Ou
     let (mut stats, _) = TxStats::new(0, &specs);
     share.account(&mut stats);
     for ue in 0..plan.flows {
-        let address = plan.ues.address(ue).octets();
+        let address = plan.ues.address_v4(ue).octets();
         let received = per_ue.get(&address).copied().unwrap_or(0);
         check(stats.sent(ue) == received && received == 2_500, || {
             format!("UE {ue}: sent {}, received {received}", stats.sent(ue))

@@ -105,10 +105,11 @@ pub fn make_socket_dir(devargs: Option<&str>) -> Result<()> {
 }
 
 fn interface(port: &Port<'_>, cfg: &ReflectorPort) -> Result<Interface> {
+    let address = cfg.address_v4()?;
     Ok(Interface {
         mac: port.mac()?,
-        address: cfg.address.addr,
-        prefix_len: cfg.address.len,
+        address: address.addr,
+        prefix_len: address.len,
     })
 }
 
@@ -176,14 +177,15 @@ fn reflect(
         _ => None,
     };
     let control = UpfThread::start(pfcp, publisher)?;
-    let known: Vec<_> = [(Side::N3, ports_cfg[0]), (Side::N6, ports_cfg[1])]
-        .into_iter()
-        .filter_map(|(side, p)| Some((side, p.peer?, p.peer_mac?)))
-        .collect();
-    let gateways = [
-        ports_cfg[0].peer.map_or(0, u32::from),
-        ports_cfg[1].peer.map_or(0, u32::from),
-    ];
+    let peers = [ports_cfg[0].peer_v4()?, ports_cfg[1].peer_v4()?];
+    let known: Vec<_> = [
+        (Side::N3, peers[0], ports_cfg[0]),
+        (Side::N6, peers[1], ports_cfg[1]),
+    ]
+    .into_iter()
+    .filter_map(|(side, peer, p)| Some((side, peer?, p.peer_mac?)))
+    .collect();
+    let gateways = peers.map(|p| p.map_or(0, u32::from));
     let mode = match cfg.mode {
         ReflectMode::Upf => Mode::Upf,
         ReflectMode::Echo(PortName::N3) => Mode::Echo(Side::N3),

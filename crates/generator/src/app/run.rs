@@ -5,6 +5,7 @@
 //! the workers on the datapath, the live line, the report. Every exit, interruptions and
 //! failures included, goes through the report and the teardown.
 
+use std::net::Ipv4Addr;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -155,10 +156,11 @@ struct StepResult {
 }
 
 fn interface(port: &Port<'_>, cfg: &config::Port) -> Result<Interface> {
+    let address = cfg.address_v4()?;
     Ok(Interface {
         mac: port.mac()?,
-        address: cfg.address.addr,
-        prefix_len: cfg.address.len,
+        address: address.addr,
+        prefix_len: address.len,
     })
 }
 
@@ -226,6 +228,7 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
     let mut n6 = Port::from_name(eal, &setup.names[1])
         .with_context(|| format!("N6 port {}", setup.names[1]))?;
     let interfaces = [interface(&n3, &system.n3)?, interface(&n6, &system.n6)?];
+    let peers = [system.n3.peer_v4()?, system.n6.peer_v4()?];
     let queues = [
         system.n3.queue_count(&system.cores),
         system.n6.queue_count(&system.cores),
@@ -413,7 +416,7 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                         }
                         let endpoints = Endpoints {
                             local: interfaces,
-                            upf_n3: system.n3.peer,
+                            upf_n3: peers[0],
                             next_hop_mac: next_hop,
                         };
                         match launch(
@@ -430,7 +433,7 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                             clock,
                             &control,
                             [&*s3, &*s6],
-                            system,
+                            peers,
                         ) {
                             Ok(r) => {
                                 if let Some(p) = plan.payload {
@@ -596,10 +599,8 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                                 .map(|s| s.uplink_endpoint().map_or(Teid::ZERO, |(t, _)| t))
                                 .collect();
                         }
-                        match crate::control::checks::chosen_endpoint_mismatch(
-                            &sessions,
-                            system.n3.peer,
-                        ) {
+                        match crate::control::checks::chosen_endpoint_mismatch(&sessions, peers[0])
+                        {
                             Some(m) => machine.handle(now, Event::Failed(m)),
                             None => machine.handle(now, Event::Established),
                         }
@@ -787,13 +788,17 @@ fn resolve_peers<'p>(
     next_hop: &mut [MacAddr; 2],
     interrupted: &dyn Fn() -> bool,
 ) -> Event {
+    let peers = match (system.n3.peer_v4(), system.n6.peer_v4()) {
+        (Ok(n3), Ok(n6)) => [n3, n6],
+        (Err(e), _) | (_, Err(e)) => return Event::Failed(e.to_string()),
+    };
     let mut held: Vec<[PortQueues<'p>; 2]> = queues.iter_mut().filter_map(Option::take).collect();
     let known: Vec<_> = [(Side::N3, &system.n3), (Side::N6, &system.n6)]
         .into_iter()
-        .filter_map(|(s, p)| Some((s, p.peer, p.peer_mac?)))
+        .filter_map(|(s, p)| Some((s, peers[s.index()], p.peer_mac?)))
         .collect();
     let mut service = ServicePlane::new(interfaces, pool, hz, &known);
-    let targets = [(Side::N3, system.n3.peer), (Side::N6, system.n6.peer)];
+    let targets = [(Side::N3, peers[0]), (Side::N6, peers[1])];
     let asked: Vec<String> = [(Side::N3, &system.n3), (Side::N6, &system.n6)]
         .into_iter()
         .filter(|(_, p)| p.peer_mac.is_none())
@@ -847,7 +852,7 @@ fn launch<'s, 'p>(
     clock: Clock,
     control: &'p RunControl,
     ports: [&Port<'_>; 2],
-    system: &System,
+    peers: [Ipv4Addr; 2],
 ) -> Result<Running<'s, 'p>> {
     let specs: Vec<StreamSpec> = plan
         .streams
@@ -869,13 +874,7 @@ fn launch<'s, 'p>(
     };
     let known: Vec<_> = [Side::N3, Side::N6]
         .into_iter()
-        .map(|s| {
-            let ip = match s {
-                Side::N3 => system.n3.peer,
-                Side::N6 => system.n6.peer,
-            };
-            (s, ip, endpoints.next_hop_mac[s.index()])
-        })
+        .map(|s| (s, peers[s.index()], endpoints.next_hop_mac[s.index()]))
         .collect();
     let mut running = Running {
         handles: Vec::new(),
@@ -908,7 +907,7 @@ fn launch<'s, 'p>(
                 .copied()
                 .unwrap_or(Teid::ZERO);
             let template =
-                stream_template(stream, plan.ues.address(first_ue), teid, qfi, endpoints)
+                stream_template(stream, plan.ues.address_v4(first_ue), teid, qfi, endpoints)
                     .with_context(|| format!("building the frame of stream {}", stream.name))?;
             let pool = TemplatePool::new(
                 eal,

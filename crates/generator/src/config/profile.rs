@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 use std::fmt;
-use std::net::Ipv4Addr;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -15,7 +15,7 @@ use super::frame::{MAX_PAYLOAD, TAG};
 use super::identifiers;
 use super::source::{join_index, join_key};
 use super::system::check_kind;
-use super::units::{Ipv4Prefix, Rate, serde_text};
+use super::units::{IpPrefix, Rate, serde_text};
 use super::validate::{Check, Issues, nonzero};
 
 /// Highest packet rate accepted: 10⁹ packets per second.
@@ -116,11 +116,11 @@ pub struct Sessions {
     pub count: u32,
     /// The UE address pool, a network (default `10.45.0.0/16`).
     #[serde(default = "default_ue_pool")]
-    pub ue_pool: Ipv4Prefix,
+    pub ue_pool: IpPrefix,
     /// The first UE's address; UE i has `first_ue + i` (default: the pool's .2, `10.45.0.2`).
     /// See [`Sessions::first_ue_address`].
     #[serde(default)]
-    pub first_ue: Option<Ipv4Addr>,
+    pub first_ue: Option<IpAddr>,
     /// Uplink TEIDs (the UPF's F-TEIDs on N3): `{first, step}` chosen by us, or `upf`: chosen
     /// by the UPF (CH=1) and read back (default `{first: 1, step: 2}`).
     #[serde(default = "default_uplink_teid")]
@@ -171,9 +171,9 @@ fn one_u32() -> u32 {
 fn yes() -> bool {
     true
 }
-fn default_ue_pool() -> Ipv4Prefix {
-    Ipv4Prefix {
-        addr: Ipv4Addr::new(10, 45, 0, 0),
+fn default_ue_pool() -> IpPrefix {
+    IpPrefix {
+        addr: IpAddr::V4(Ipv4Addr::new(10, 45, 0, 0)),
         len: 16,
     }
 }
@@ -225,14 +225,22 @@ impl Default for Sessions {
 
 impl Sessions {
     /// The first UE's address: `first_ue`, or the pool's network address + 2.
-    pub fn first_ue_address(&self) -> Ipv4Addr {
+    pub fn first_ue_address(&self) -> IpAddr {
         self.first_ue
-            .unwrap_or_else(|| Ipv4Addr::from(u32::from(self.ue_pool.network()).wrapping_add(2)))
+            .unwrap_or_else(|| address_plus(self.ue_pool.network(), 2))
     }
 
     /// UE `i`'s address (`i < count`).
-    pub fn ue_address(&self, i: u32) -> Ipv4Addr {
-        Ipv4Addr::from(u32::from(self.first_ue_address()).wrapping_add(i))
+    pub fn ue_address(&self, i: u32) -> IpAddr {
+        address_plus(self.first_ue_address(), i)
+    }
+}
+
+/// `addr + n`, within its family (wrapping).
+pub(crate) fn address_plus(addr: IpAddr, n: u32) -> IpAddr {
+    match addr {
+        IpAddr::V4(a) => IpAddr::V4(Ipv4Addr::from(u32::from(a).wrapping_add(n))),
+        IpAddr::V6(a) => IpAddr::V6(Ipv6Addr::from(u128::from(a).wrapping_add(u128::from(n)))),
     }
 }
 
@@ -759,13 +767,35 @@ pub(crate) fn check_dns_name(name: &str, field: &str, issues: &mut Issues) {
     }
 }
 
-impl Check for Sessions {
-    fn check(&self, issues: &mut Issues) {
+impl Sessions {
+    /// The UE pool and the first UE: IPv4 (what this version carries inside the tunnel), the
+    /// first UE in the pool, and room for every UE.
+    fn check_ue_pool(&self, issues: &mut Issues) {
+        let Some(pool) = self.ue_pool.v4() else {
+            issues.add(
+                "sessions.ue_pool",
+                format!(
+                    "{}: IPv6 UEs are not supported yet (pdn_type ipv4 only): write an IPv4 \
+                     pool like 10.45.0.0/16",
+                    self.ue_pool
+                ),
+            );
+            return;
+        };
+        let first = match self.first_ue_address() {
+            IpAddr::V4(first) => first,
+            IpAddr::V6(first) => {
+                issues.add(
+                    "sessions.first_ue",
+                    format!(
+                        "{first} is IPv6 and the pool {pool} is IPv4: the first UE is one of \
+                         the pool's addresses"
+                    ),
+                );
+                return;
+            }
+        };
         let n = self.count;
-        if n == 0 {
-            issues.add("sessions.count", "at least one session is needed");
-        }
-        let pool = self.ue_pool;
         if !pool.is_network() {
             issues.add(
                 "sessions.ue_pool",
@@ -776,7 +806,6 @@ impl Check for Sessions {
                 ),
             );
         }
-        let first = self.first_ue_address();
         let field = if self.first_ue.is_some() {
             "sessions.first_ue"
         } else {
@@ -800,13 +829,23 @@ impl Check for Sessions {
                         "sessions.count",
                         format!(
                             "{n} UEs from {first} do not fit the pool {pool}: it has {} \
-                             addresses from there",
+                         addresses from there",
                             u64::from(highest) - u64::from(u32::from(first)) + 1
                         ),
                     );
                 }
             }
         }
+    }
+}
+
+impl Check for Sessions {
+    fn check(&self, issues: &mut Issues) {
+        let n = self.count;
+        if n == 0 {
+            issues.add("sessions.count", "at least one session is needed");
+        }
+        self.check_ue_pool(issues);
         if let TeidAllocation::Range(ul) = self.uplink_teid {
             check_teid_range(ul, n, "sessions.uplink_teid", issues);
         }

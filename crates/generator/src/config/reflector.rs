@@ -9,6 +9,7 @@ use upfbench_net::{MacAddr, Teid};
 use upfbench_pfcp::Seid;
 
 use super::FileKind;
+use super::error::{NotIpv4, ipv4};
 use super::identifiers;
 use super::profile::{check_dns_name, check_rate};
 use super::source::join_index;
@@ -16,7 +17,7 @@ use super::system::{
     Arp, Cores, Device, Eal, check_arp, check_kind, check_n4_address, default_descriptors,
     default_heartbeat,
 };
-use super::units::{Ipv4Prefix, PFCP_PORT, Rate, serde_text};
+use super::units::{IpPrefix, Ipv4Prefix, PFCP_PORT, Rate, serde_text};
 use super::validate::{
     Check, Issues, PortView, check_cores, check_eal, check_port, check_port_pair, check_queues,
 };
@@ -91,12 +92,13 @@ pub struct ReflectorPort {
     /// TX descriptors per queue (default 1024).
     #[serde(default = "default_descriptors")]
     pub tx_descriptors: u16,
-    /// Our address on the link: `192.168.13.151/24` (N3), `192.168.16.151/24` (N6).
-    pub address: Ipv4Prefix,
+    /// Our address on the link: `192.168.13.151/24` (N3), `192.168.16.151/24` (N6) (IPv6 is
+    /// read, and refused by validation for now).
+    pub address: IpPrefix,
     /// Where packets out of this port go: on N6 the data network's next hop
     /// (`192.168.16.152`, needed in `upf` mode); on N3 none, each FAR names its gNB.
     #[serde(default)]
-    pub peer: Option<Ipv4Addr>,
+    pub peer: Option<IpAddr>,
     /// MACs of the peers on the link, if known; absent: resolved by ARP.
     #[serde(default, with = "serde_text::opt_mac")]
     pub peer_mac: Option<MacAddr>,
@@ -106,6 +108,16 @@ impl ReflectorPort {
     /// Its RX and TX queues for the workers of `cores`: one each per worker.
     pub fn queue_count(&self, cores: &Cores) -> u16 {
         self.queues.unwrap_or(cores.workers.len() as u16)
+    }
+
+    /// Our IPv4 address on the link (validation refuses any other).
+    pub fn address_v4(&self) -> Result<Ipv4Prefix, NotIpv4> {
+        self.address.v4().ok_or(NotIpv4(self.address.addr))
+    }
+
+    /// The IPv4 address of the next hop, if one is set (validation refuses any other).
+    pub fn peer_v4(&self) -> Result<Option<Ipv4Addr>, NotIpv4> {
+        self.peer.map(ipv4).transpose()
     }
 
     fn view<'a>(&'a self, name: &'a str) -> PortView<'a> {

@@ -100,7 +100,7 @@ pub fn share_ues(
                 Direction::Downlink => Teid::ZERO,
             };
             TxUe {
-                patch: template.ue_patch::<TAG_LEN>(teid, ues.address(ue)),
+                patch: template.ue_patch::<TAG_LEN>(teid, ues.address_v4(ue)),
                 sent: 0,
             }
         })

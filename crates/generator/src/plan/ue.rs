@@ -1,7 +1,7 @@
 //! The UEs of a run: UE `i` gets its address and its TEIDs by arithmetic, so that a million UEs
 //! cost no table and the receive path maps an address back to its UE with a subtraction.
 
-use std::net::Ipv4Addr;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use upfbench_net::Teid;
 
@@ -39,13 +39,19 @@ pub enum UplinkTeids {
     ChosenByUpf,
 }
 
-/// The UEs: addresses `first_address + i` for `i` in `0..count`.
+/// The UEs: addresses `first_address + i` for `i` in `0..count`, of the pool's family.
+///
+/// The datapath is IPv4 (validation refuses IPv6 UEs for now): it reads UE addresses as 32-bit
+/// numbers through [`UeTable::address_v4`] and [`UeTable::index_of`], from the first address
+/// precomputed as a number, so that the family-generic address costs the hot path nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UeTable {
     /// Number of UEs (sessions).
     pub count: u32,
     /// UE 0's address.
-    pub first_address: Ipv4Addr,
+    first_address: IpAddr,
+    /// UE 0's IPv4 address as a number (0 for IPv6 UEs, which the IPv4 datapath never sees).
+    first_v4: u32,
     /// Uplink TEIDs (the UPF's N3 tunnel endpoints).
     pub uplink_teid: UplinkTeids,
     /// Downlink TEIDs (ours, at the gNB side).
@@ -53,16 +59,49 @@ pub struct UeTable {
 }
 
 impl UeTable {
-    /// UE `i`'s address.
-    #[inline(always)]
-    pub fn address(&self, i: u32) -> Ipv4Addr {
-        Ipv4Addr::from(u32::from(self.first_address).wrapping_add(i))
+    /// `count` UEs from `first_address`, with their TEIDs.
+    pub fn new(
+        count: u32,
+        first_address: IpAddr,
+        uplink_teid: UplinkTeids,
+        downlink_teid: TeidSequence,
+    ) -> UeTable {
+        let first_v4 = match first_address {
+            IpAddr::V4(a) => u32::from(a),
+            IpAddr::V6(_) => 0,
+        };
+        UeTable {
+            count,
+            first_address,
+            first_v4,
+            uplink_teid,
+            downlink_teid,
+        }
     }
 
-    /// The UE whose address is `address` (as a big-endian integer), if any.
+    /// UE 0's address.
+    pub fn first_address(&self) -> IpAddr {
+        self.first_address
+    }
+
+    /// UE `i`'s address, of the pool's family.
+    pub fn address(&self, i: u32) -> IpAddr {
+        match self.first_address {
+            IpAddr::V4(_) => IpAddr::V4(self.address_v4(i)),
+            IpAddr::V6(a) => IpAddr::V6(Ipv6Addr::from(u128::from(a).wrapping_add(u128::from(i)))),
+        }
+    }
+
+    /// UE `i`'s IPv4 address: the datapath's (an IPv4 table's only).
+    #[inline(always)]
+    pub fn address_v4(&self, i: u32) -> Ipv4Addr {
+        Ipv4Addr::from(self.first_v4.wrapping_add(i))
+    }
+
+    /// The UE whose IPv4 address is `address` (as a big-endian integer), if any.
     #[inline(always)]
     pub fn index_of(&self, address: u32) -> Option<u32> {
-        let i = address.wrapping_sub(u32::from(self.first_address));
+        let i = address.wrapping_sub(self.first_v4);
         (i < self.count).then_some(i)
     }
 }
@@ -71,24 +110,37 @@ impl UeTable {
 mod tests {
     use super::*;
 
+    const DOWNLINK: TeidSequence = TeidSequence {
+        first: Teid(2),
+        step: 2,
+    };
+
     #[test]
     fn addresses_and_indices_are_inverse() {
-        let t = UeTable {
-            count: 300,
-            first_address: Ipv4Addr::new(10, 45, 0, 2),
-            uplink_teid: UplinkTeids::ChosenByUpf,
-            downlink_teid: TeidSequence {
-                first: Teid(2),
-                step: 2,
-            },
-        };
-        assert_eq!(t.address(0), Ipv4Addr::new(10, 45, 0, 2));
-        assert_eq!(t.address(299), Ipv4Addr::new(10, 45, 1, 45));
+        let first = Ipv4Addr::new(10, 45, 0, 2);
+        let t = UeTable::new(300, first.into(), UplinkTeids::ChosenByUpf, DOWNLINK);
+        assert_eq!(t.address(0), IpAddr::V4(first));
+        assert_eq!(t.address_v4(299), Ipv4Addr::new(10, 45, 1, 45));
         for i in [0, 1, 253, 254, 299] {
-            assert_eq!(t.index_of(u32::from(t.address(i))), Some(i));
+            assert_eq!(t.address(i), IpAddr::V4(t.address_v4(i)));
+            assert_eq!(t.index_of(u32::from(t.address_v4(i))), Some(i));
         }
         assert_eq!(t.index_of(u32::from(Ipv4Addr::new(10, 45, 0, 1))), None);
-        assert_eq!(t.index_of(u32::from(t.address(300))), None);
+        assert_eq!(t.index_of(u32::from(t.address_v4(300))), None);
+    }
+
+    #[test]
+    fn an_ipv6_table_counts_up_from_its_first_address() {
+        let first: Ipv6Addr = "2001:db8::ffff:fffe".parse().unwrap();
+        let t = UeTable::new(3, first.into(), UplinkTeids::ChosenByUpf, DOWNLINK);
+        assert_eq!(t.first_address(), IpAddr::V6(first));
+        assert_eq!(
+            t.address(2),
+            "2001:db8::1:0:0".parse::<IpAddr>().unwrap(),
+            "the carry crosses 32-bit groups"
+        );
+        // No IPv4 UE matches an IPv6 table's IPv4 view beyond its count.
+        assert_eq!(t.index_of(u32::from(Ipv4Addr::new(10, 45, 0, 2))), None);
     }
 
     #[test]

@@ -11,18 +11,18 @@ const UL: u16 = 0;
 const DL: u16 = 1;
 
 fn ues() -> UeTable {
-    UeTable {
-        count: 100,
-        first_address: Ipv4Addr::new(10, 45, 0, 2),
-        uplink_teid: UplinkTeids::Sequence(TeidSequence {
+    UeTable::new(
+        100,
+        Ipv4Addr::new(10, 45, 0, 2).into(),
+        UplinkTeids::Sequence(TeidSequence {
             first: Teid(1),
             step: 2,
         }),
-        downlink_teid: TeidSequence {
+        TeidSequence {
             first: Teid(2),
             step: 2,
         },
-    }
+    )
 }
 
 fn stream(id: u16, direction: Direction, ues: core::ops::Range<u32>, flow_base: u32) -> StreamPlan {
@@ -59,7 +59,7 @@ fn rules(qfi: Option<Qfi>) -> RxRules {
 }
 
 fn ue(i: u32) -> Ipv4Addr {
-    ues().address(i)
+    ues().address_v4(i)
 }
 
 const DN: Ipv4Addr = Ipv4Addr::new(192, 168, 16, 152);
