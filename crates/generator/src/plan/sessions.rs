@@ -12,7 +12,7 @@ use upfbench_pfcp::plan::{
 };
 
 use super::ue::{UeTable, UplinkTeids};
-use crate::config::{NotIpv4, Profile, System};
+use crate::config::{Profile, System};
 
 /// A session setting that cannot be encoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -25,9 +25,6 @@ pub enum SessionError {
         /// Its value.
         value: String,
     },
-    /// An address this version does not carry yet (validation refuses it).
-    #[error(transparent)]
-    NotIpv4(#[from] NotIpv4),
     /// The PFCP section or its IPv4 address is missing.
     #[error("the system file's pfcp section needs an IPv4 local address")]
     NoLocalAddress,
@@ -85,9 +82,9 @@ pub fn session_plans(
     });
     let template = Arc::new(SessionTemplate {
         node_id: NodeId::Ipv4(cp),
-        cp_address: cp,
-        upf_n3_address: system.n3.peer_v4()?,
-        gnb_n3_address: system.n3.address_v4()?.addr,
+        cp_address: cp.into(),
+        upf_n3_address: system.n3.peer,
+        gnb_n3_address: system.n3.address.addr,
         network_instance,
         dnn,
         uplink_qfi: s.qfi.filter(|_| s.uplink_pdr_qfi),
@@ -102,7 +99,7 @@ pub fn session_plans(
                 Arc::clone(&template),
                 UeSession {
                     cp_seid: Seid(u64::from(i) + 1),
-                    ue_address: ues.address_v4(i),
+                    ue_address: ues.address(i),
                     uplink_teid: match ues.uplink_teid {
                         UplinkTeids::Sequence(seq) => UplinkTeid::Assigned(seq.get(i)),
                         UplinkTeids::ChosenByUpf => UplinkTeid::ChosenByUpf,
