@@ -26,22 +26,29 @@ use upfbench_generator::datapath::tag::{TAG_LEN, field};
 use upfbench_generator::datapath::test_frames::{gpdu, inner, plain, tag};
 use upfbench_generator::datapath::worker::{WorkerCounters, receive_frame};
 use upfbench_generator::plan::{Schedule, Spread, StreamPlan, TeidSequence, UeTable, UplinkTeids};
+use upfbench_net::{Qfi, Teid};
 use upfbench_stats::{Direction, RxConfig, RxStats, StreamSpec};
 
 const SLOT: usize = 2176;
 const HEADROOM: usize = 128;
 const UES: u32 = 1024;
-const QFI: u8 = 9;
+const QFI: Qfi = Qfi::from_bits(9);
 const PAYLOAD: u16 = 10;
 const DN: Ipv4Addr = Ipv4Addr::new(192, 168, 16, 152);
 
 fn ues() -> UeTable {
-    UeTable {
-        count: UES,
-        first_address: Ipv4Addr::new(10, 45, 0, 2),
-        uplink_teid: UplinkTeids::Sequence(TeidSequence { first: 1, step: 2 }),
-        downlink_teid: TeidSequence { first: 2, step: 2 },
-    }
+    UeTable::new(
+        UES,
+        Ipv4Addr::new(10, 45, 0, 2).into(),
+        UplinkTeids::Sequence(TeidSequence {
+            first: Teid(1),
+            step: 2,
+        }),
+        TeidSequence {
+            first: Teid(2),
+            step: 2,
+        },
+    )
 }
 
 fn stream(id: u16, direction: Direction, flow_base: u32) -> StreamPlan {
@@ -92,7 +99,7 @@ enum Shape {
 }
 
 fn frame(shape: Shape, ue: u32, seq: u32, tx: u32) -> Vec<u8> {
-    let ue_addr = ues().address(ue);
+    let ue_addr = ues().address_v4(ue);
     match shape {
         Shape::N3Container | Shape::N3Bare => gpdu(
             ues().downlink_teid.get(ue),

@@ -54,8 +54,8 @@ fn endpoints() -> Endpoints {
 #[derive(Debug, Clone, PartialEq)]
 struct Expected {
     len: usize,
-    teid: Option<u32>,
-    qfi: Option<u8>,
+    teid: Option<Teid>,
+    qfi: Option<Qfi>,
     outer: Option<(Ipv4Addr, Ipv4Addr)>,
     inner: (Ipv4Addr, Ipv4Addr),
     ports: (u16, u16),
@@ -64,21 +64,15 @@ struct Expected {
 
 /// The frames of `stream` to UEs 0, 1 and 299 of the plan, as the TX worker patches them.
 fn frames(plan: &Plan, stream: &StreamPlan) -> Vec<(Vec<u8>, Expected)> {
-    let qfi = plan.qfi.map(Qfi::from_bits);
+    let qfi = plan.qfi;
     let teid_of = |ue: u32| match plan.ues.uplink_teid {
         UplinkTeids::Sequence(s) => s.get(ue),
-        UplinkTeids::ChosenByUpf => 0,
+        UplinkTeids::ChosenByUpf => Teid::ZERO,
     };
     let e = endpoints();
     let first = stream.ues.start;
-    let template = stream_template(
-        stream,
-        plan.ues.address(first),
-        Teid(teid_of(first)),
-        qfi,
-        &e,
-    )
-    .expect("template");
+    let template = stream_template(stream, plan.ues.address_v4(first), teid_of(first), qfi, &e)
+        .expect("template");
     let range = template.patch_range(TAG_LEN).expect("a patch window");
     // One buffer patched again and again, as a pool's mbufs are (the TX worker does not copy
     // the window back from the template between packets): each frame must still be exact.
@@ -94,18 +88,18 @@ fn frames(plan: &Plan, stream: &StreamPlan) -> Vec<(Vec<u8>, Expected)> {
             };
             template.patch(
                 &mut buffer[range.clone()],
-                Teid(teid_of(ue)),
-                plan.ues.address(ue),
+                teid_of(ue),
+                plan.ues.address_v4(ue),
                 &tag.to_bytes(),
             );
             let f = buffer.clone();
-            let ue_ip = plan.ues.address(ue);
+            let ue_ip = plan.ues.address_v4(ue);
             let dn = US_N6.address;
             let expected = match stream.direction {
                 Direction::Uplink => Expected {
                     len: usize::from(stream.tx_frame_len()),
                     teid: Some(teid_of(ue)),
-                    qfi: stream.pdu_session_container.then_some(9),
+                    qfi: stream.pdu_session_container.then_some(Qfi::new(9).unwrap()),
                     outer: Some((US_N3.address, UPF_N3)),
                     inner: (ue_ip, dn),
                     ports: (4321, 5678),
@@ -155,8 +149,8 @@ fn every_frame_decodes_to_its_fields_with_gtpu() {
         let inner = match want.teid {
             Some(teid) => {
                 let d = decapsulate(&f).expect("a G-PDU");
-                assert_eq!(d.teid(), Teid(teid));
-                assert_eq!(d.qfi().map(|q| q.get()), want.qfi);
+                assert_eq!(d.teid(), teid);
+                assert_eq!(d.qfi(), want.qfi);
                 assert!(d.frame().datagram().verify_checksums(), "outer checksums");
                 let outer = d.frame().datagram();
                 assert_eq!(Some((outer.source(), outer.destination())), want.outer);
@@ -265,7 +259,10 @@ fn tshark_dissects_every_frame_to_the_same_fields() {
             None => p.to_string(),
         };
         assert_eq!(row[0], want.len.to_string(), "{row:?}");
-        let teid = want.teid.map(|t| format!("{t:#010x}")).unwrap_or_default();
+        let teid = want
+            .teid
+            .map(|t| format!("{:#010x}", t.get()))
+            .unwrap_or_default();
         assert_eq!(row[1], teid, "{row:?}");
         assert_eq!(
             row[2],

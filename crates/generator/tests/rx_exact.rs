@@ -39,6 +39,9 @@ const N3_US: Ipv4Addr = Ipv4Addr::new(192, 168, 13, 131);
 const N6_US: Ipv4Addr = Ipv4Addr::new(192, 168, 16, 152);
 const UPF_N3: Ipv4Addr = Ipv4Addr::new(192, 168, 13, 151);
 const PEER_MAC: MacAddr = MacAddr([2, 0, 0, 0, 0, 0x51]);
+/// The profile's QFI, and another one.
+const QFI: Qfi = Qfi::from_bits(9);
+const OTHER_QFI: Qfi = Qfi::from_bits(8);
 
 fn plan() -> Plan {
     let (s, p) = config::run_from_str(SYSTEM, "memif.yaml", PROFILE, "rx.yaml").expect("valid");
@@ -87,15 +90,15 @@ fn eth(dst: MacAddr, ethertype: u16, body: &[u8]) -> Vec<u8> {
 }
 
 /// A downlink G-PDU from the UPF to UE `ue` with `teid` and a container with `qfi`.
-fn downlink(plan: &Plan, us: MacAddr, ue: u32, teid: u32, qfi: u8, seq: u32) -> Vec<u8> {
+fn downlink(plan: &Plan, us: MacAddr, ue: u32, teid: Teid, qfi: Qfi, seq: u32) -> Vec<u8> {
     let inner = ip_udp(
         N6_US,
-        plan.ues.address(ue),
+        plan.ues.address_v4(ue),
         (10000, 20000),
         &payload(1, seq),
     );
-    let mut outer = OuterHeaders::new(PEER_MAC, us, UPF_N3, N3_US, Teid(teid));
-    outer.pdu_session_container = Some(PduSessionContainer::downlink(Qfi::new(qfi).unwrap()));
+    let mut outer = OuterHeaders::new(PEER_MAC, us, UPF_N3, N3_US, teid);
+    outer.pdu_session_container = Some(PduSessionContainer::downlink(qfi));
     let e = Encapsulator::new(&outer).unwrap();
     let at = e.outer_len();
     let mut buf = vec![0u8; at + inner.len()];
@@ -111,7 +114,7 @@ fn uplink(plan: &Plan, us: MacAddr, ue: u32, seq: u32) -> Vec<u8> {
         us,
         0x0800,
         &ip_udp(
-            plan.ues.address(ue),
+            plan.ues.address_v4(ue),
             N6_US,
             (10000, 20000),
             &payload(0, seq),
@@ -240,15 +243,15 @@ fn scenario(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
     n6_frames.push(uplink(&plan, us[1], 1, 99));
     let mut n3_frames = interleave(&ue2, &ue3, &|k, q| {
         let ue = 2 + k as u32;
-        downlink(&plan, us[0], ue, dl_teid(ue), 9, q)
+        downlink(&plan, us[0], ue, dl_teid(ue), QFI, q)
     });
     // Foreign traffic: 3 G-PDUs to a wrong TEID, 2 with a wrong QFI, 1 UDP not GTP-U on N3;
     // 4 uplink packets from an unknown UE (UE 2 is downlink-only) and 1 IPv6 frame on N6.
     for _ in 0..3 {
-        n3_frames.push(downlink(&plan, us[0], 3, 0x7777, 9, 1));
+        n3_frames.push(downlink(&plan, us[0], 3, Teid(0x7777), QFI, 1));
     }
     for _ in 0..2 {
-        n3_frames.push(downlink(&plan, us[0], 3, dl_teid(3), 8, 2));
+        n3_frames.push(downlink(&plan, us[0], 3, dl_teid(3), OTHER_QFI, 2));
     }
     n3_frames.push(eth(
         us[0],

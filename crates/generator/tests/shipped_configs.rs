@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use upfbench_generator::config::{
     self, Direction, FileKind, ReflectMode, Reflector, System, TeidAllocation, TeidRange, frame,
 };
+use upfbench_net::{Qfi, Teid};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -73,9 +74,12 @@ fn the_quickstart_is_one_ue_both_ways_for_five_seconds_per_payload() {
     assert_eq!(p.sessions.first_ue_address(), Ipv4Addr::new(10, 45, 0, 2));
     assert_eq!(
         p.sessions.uplink_teid,
-        TeidAllocation::Range(TeidRange { first: 1, step: 2 })
+        TeidAllocation::Range(TeidRange {
+            first: Teid(1),
+            step: 2
+        })
     );
-    assert_eq!(p.sessions.downlink_teid.teid(0), 2);
+    assert_eq!(p.sessions.downlink_teid.teid(0), Teid(2));
     let dirs: Vec<Direction> = p.streams.iter().map(|s| s.direction).collect();
     assert_eq!(dirs, [Direction::Uplink, Direction::Downlink]);
     assert_eq!(p.duration.as_secs(), 5);
@@ -87,7 +91,7 @@ fn the_published_shape_sweeps_10_300_and_1400_bytes() {
     let p = profile("published.yaml");
     assert_eq!(p.sweep.payloads, [10, 300, 1400]);
     assert_eq!(p.sessions.count, 1);
-    assert_eq!(p.sessions.qfi, Some(1));
+    assert_eq!(p.sessions.qfi.map(Qfi::get), Some(1));
     assert!(p.sessions.pdu_session_container && p.sessions.uplink_pdr_qfi);
     assert_eq!(p.sessions.dnn.as_deref(), Some("internet"));
     assert!(p.streams.iter().any(|s| s.direction.uplink()));
@@ -104,7 +108,7 @@ fn ten_thousand_ues_fit_the_pool_with_disjoint_teids() {
     };
     assert_eq!(
         (ul.teid(9_999), p.sessions.downlink_teid.teid(9_999)),
-        (19_999, 20_000)
+        (Teid(19_999), Teid(20_000))
     );
 }
 

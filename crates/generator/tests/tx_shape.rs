@@ -71,7 +71,7 @@ fn shares<'e>(
 ) -> Vec<(TxShare<'e>, usize, usize)> {
     let teid = |ue: u32| match plan.ues.uplink_teid {
         UplinkTeids::Sequence(s) => s.get(ue),
-        UplinkTeids::ChosenByUpf => 0,
+        UplinkTeids::ChosenByUpf => Teid::ZERO,
     };
     plan.workers[0]
         .shares
@@ -80,7 +80,7 @@ fn shares<'e>(
             let stream = plan.stream(share.stream);
             let first = stream.ues.start + share.first;
             let template =
-                stream_template(stream, plan.ues.address(first), Teid(teid(first)), None, e)
+                stream_template(stream, plan.ues.address_v4(first), teid(first), None, e)
                     .expect("template");
             let pool = TemplatePool::new(
                 eal,
@@ -271,7 +271,7 @@ fn one_share_after_a_stall_and_a_full_queue(eal: &Eal, pool: &Mempool<'_>) -> Ou
     let (mut stats, _) = TxStats::new(0, &specs);
     share.account(&mut stats);
     for ue in 0..plan.flows {
-        let address = plan.ues.address(ue).octets();
+        let address = plan.ues.address_v4(ue).octets();
         let received = per_ue.get(&address).copied().unwrap_or(0);
         check(stats.sent(ue) == received && received == 2_500, || {
             format!("UE {ue}: sent {}, received {received}", stats.sent(ue))

@@ -27,9 +27,9 @@
 //! // What every session of the run shares, once.
 //! let template = Arc::new(SessionTemplate {
 //!     node_id: NodeId::Ipv4(Ipv4Addr::new(192, 168, 14, 111)),
-//!     cp_address: Ipv4Addr::new(192, 168, 14, 111),
-//!     upf_n3_address: Ipv4Addr::new(192, 168, 13, 151),
-//!     gnb_n3_address: Ipv4Addr::new(192, 168, 13, 131),
+//!     cp_address: Ipv4Addr::new(192, 168, 14, 111).into(),
+//!     upf_n3_address: Ipv4Addr::new(192, 168, 13, 151).into(),
+//!     gnb_n3_address: Ipv4Addr::new(192, 168, 13, 131).into(),
 //!     network_instance: DnsName::from_dotted("internet").unwrap(),
 //!     dnn: Some(DnsName::from_dotted("internet").unwrap()),
 //!     uplink_qfi: None,
@@ -41,7 +41,7 @@
 //! // Each UE's own part.
 //! let ue = UeSession {
 //!     cp_seid: Seid(1),
-//!     ue_address: Ipv4Addr::new(10, 45, 0, 2),
+//!     ue_address: Ipv4Addr::new(10, 45, 0, 2).into(),
 //!     uplink_teid: UplinkTeid::Assigned(Teid(1)),
 //!     downlink_teid: Teid(2),
 //! };

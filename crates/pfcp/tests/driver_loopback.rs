@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::net::plan;
-use common::plans::{GNB_N3, UPF_N3, ue_plan as plan_for};
+use common::plans::{GNB_N3, UPF_N3, ue_plan as plan_for, ue_v4};
 use tokio::net::UdpSocket;
 use upfbench_pfcp::driver::{self, PfcpClient, UpfChannels, UpfServer};
 use upfbench_pfcp::ie::{Cause, NtpTimestamp};
@@ -73,7 +73,7 @@ async fn loopback_establishes_and_deletes_10000_sessions() {
         };
         assert_eq!(table.uplink(teid).unwrap().up_seid, r.up_seid);
         assert_eq!(
-            table.downlink(p.ue_address()).unwrap().tunnel,
+            table.downlink(ue_v4(p)).unwrap().tunnel,
             Some(Tunnel {
                 teid: p.ue.downlink_teid,
                 address: GNB_N3
@@ -128,14 +128,14 @@ async fn modify_and_rejections_through_the_driver() {
     let m = client
         .modify(
             s[0].cp_seid,
-            plan_for(0, cp).path_switch_request(Teid(4242), gnb2),
+            plan_for(0, cp).path_switch_request(Teid(4242), gnb2.into()),
         )
         .await
         .unwrap();
     assert_eq!(m.up_seid, s[0].up_seid);
     let t = server.rules().await.unwrap();
     assert_eq!(
-        t.downlink(plan(0).ue_address()).unwrap().tunnel,
+        t.downlink(ue_v4(&plan(0))).unwrap().tunnel,
         Some(Tunnel {
             teid: Teid(4242),
             address: gnb2

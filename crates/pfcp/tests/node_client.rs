@@ -7,6 +7,7 @@ use std::net::Ipv4Addr;
 use std::time::Duration;
 
 use common::net::*;
+use common::plans::ue_v4;
 use upfbench_pfcp::header::Header;
 use upfbench_pfcp::ie::*;
 use upfbench_pfcp::message::*;
@@ -92,7 +93,7 @@ fn establish_modify_delete_release() {
 
     let gnb2 = Ipv4Addr::new(192, 168, 13, 132);
     net.client
-        .modify(net.now, cp, p.path_switch_request(Teid(99), gnb2))
+        .modify(net.now, cp, p.path_switch_request(Teid(99), gnb2.into()))
         .unwrap();
     assert_eq!(
         net.client.session(cp).unwrap().state,
@@ -101,7 +102,7 @@ fn establish_modify_delete_release() {
     net.settle();
     assert_eq!(net.take_client_events(), [Event::Modified(s)]);
     assert_eq!(
-        net.upf.rules().downlink(p.ue_address()).unwrap().tunnel,
+        net.upf.rules().downlink(ue_v4(&p)).unwrap().tunnel,
         Some(Tunnel {
             teid: Teid(99),
             address: gnb2
@@ -161,7 +162,7 @@ fn a_upf_chosen_uplink_teid_is_read_back_from_the_created_pdr() {
     );
     assert_eq!(
         net.upf.rules().uplink(first).unwrap().ue_address,
-        Some(p.ue_address())
+        Some(ue_v4(&p))
     );
 }
 

@@ -93,7 +93,10 @@ fn lossy_network_establishes_10000_sessions_exactly_once_and_deletes_them() {
             unreachable!()
         };
         assert_eq!(net.upf.rules().uplink(teid).unwrap().up_seid, up_seid);
-        let dl = net.upf.rules().downlink(p.ue_address()).unwrap();
+        let std::net::IpAddr::V4(ue) = p.ue_address() else {
+            panic!("IPv4 plans")
+        };
+        let dl = net.upf.rules().downlink(ue).unwrap();
         assert_eq!(dl.up_seid, up_seid);
         assert_eq!(dl.tunnel.unwrap().teid, p.ue.downlink_teid);
     }

@@ -34,7 +34,7 @@ fn a_whole_exchange_dissects_cleanly() {
         .modify(
             net.now,
             p.cp_seid(),
-            p.path_switch_request(Teid(70), GNB_N3),
+            p.path_switch_request(Teid(70), GNB_N3.into()),
         )
         .unwrap();
     net.client.delete(net.now, chosen.cp_seid()).unwrap();

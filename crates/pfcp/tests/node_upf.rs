@@ -7,6 +7,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::time::{Duration, Instant};
 
 use common::net::*;
+use common::plans::ue_v4;
 use upfbench_pfcp::ie::*;
 use upfbench_pfcp::message::*;
 use upfbench_pfcp::node::{DownlinkRule, RuleChange, Tunnel, Upf, UpfConfig, UpfEvent, UplinkRule};
@@ -179,18 +180,18 @@ fn establishment_installs_rules_the_datapath_can_look_up() {
             pdr_id: PdrId(2),
             teid: Teid(1),
             address: UPF_N3,
-            ue_address: Some(p.ue_address()),
+            ue_address: Some(ue_v4(&p)),
             qfi: None,
             remove_outer_header: true,
             forward: true,
         })
     );
     assert_eq!(
-        rules.downlink(p.ue_address()),
+        rules.downlink(ue_v4(&p)),
         Some(&DownlinkRule {
             up_seid: up.seid,
             pdr_id: PdrId(1),
-            ue_address: p.ue_address(),
+            ue_address: ue_v4(&p),
             tunnel: Some(Tunnel {
                 teid: Teid(2),
                 address: GNB_N3
@@ -418,7 +419,7 @@ fn teid_and_ue_address_belong_to_one_session() {
     assert_eq!(u.rules().len(), 1);
     assert_eq!(
         u.rules().uplink(Teid(1)).unwrap().ue_address,
-        Some(plan(0).ue_address())
+        Some(ue_v4(&plan(0)))
     );
 }
 
@@ -514,10 +515,16 @@ fn path_switch_moves_the_downlink_tunnel_and_reports_both_sides() {
     let before = u.rules().session(up).unwrap().clone();
     while u.poll_event().is_some() {}
     let gnb2 = Ipv4Addr::new(192, 168, 13, 132);
-    let (seid, r) = modify(&mut u, now, up, p.path_switch_request(Teid(77), gnb2), 3);
+    let (seid, r) = modify(
+        &mut u,
+        now,
+        up,
+        p.path_switch_request(Teid(77), gnb2.into()),
+        3,
+    );
     assert_eq!(seid, p.cp_seid());
     assert_eq!(r.cause, Cause::REQUEST_ACCEPTED);
-    let dl = u.rules().downlink(p.ue_address()).unwrap();
+    let dl = u.rules().downlink(ue_v4(&p)).unwrap();
     assert_eq!(
         dl.tunnel,
         Some(Tunnel {
@@ -574,7 +581,7 @@ fn modification_replaces_rules_and_reindexes_them() {
     );
     assert_eq!(u.rules().uplink(teid).unwrap().pdr_id, PdrId(7));
     assert_eq!(
-        u.rules().downlink(p.ue_address()).unwrap().qfi,
+        u.rules().downlink(ue_v4(&p)).unwrap().qfi,
         Some(Qfi::new(3).unwrap())
     );
     assert_eq!(u.rules().uplink_count(), 1);
@@ -615,7 +622,7 @@ fn modification_failures_leave_the_session_as_it_was() {
         )
     );
     // Updating a FAR that does not exist.
-    let req = plan(1).path_switch_request(Teid(5), GNB_N3);
+    let req = plan(1).path_switch_request(Teid(5), GNB_N3.into());
     let mut req2 = req.clone();
     req2.update_fars[0].far_id = FarId(8);
     let (_, r) = modify(&mut u, now, up1, req2, 6);

@@ -552,7 +552,7 @@ fn built_messages() -> Vec<Message> {
         Message::session(
             Seid(1),
             seq(5),
-            p.path_switch_request(Teid(3), Ipv4Addr::new(192, 168, 13, 132)),
+            p.path_switch_request(Teid(3), Ipv4Addr::new(192, 168, 13, 132).into()),
         ),
         Message::session(p.cp_seid(), seq(5), mod_rsp),
         Message::session(Seid(1), seq(6), SessionDeletionRequest::default()),
@@ -617,4 +617,31 @@ fn follow_on_datagram_dissects_as_two_messages() {
     let rows = pcap::fields(&path, &["pfcp.msg_type", "pfcp.seqno"]);
     assert_eq!(rows, vec![vec!["1,2".to_owned(), "1,2".to_owned()]]);
     std::fs::remove_file(&path).ok();
+}
+
+/// The reference UE over IPv6: an IPv6 UE (UE IP Address with V6, PDN Type IPv6) behind an IPv6
+/// N3 (F-TEID and Outer Header Creation GTP-U/UDP/IPv6, Outer Header Removal GTP-U/UDP/IPv6) and
+/// an IPv6 CP F-SEID.
+#[test]
+fn an_ipv6_session_plan_dissects_cleanly_and_matches() {
+    let mut p = plan();
+    p.ue.ue_address = "2001:db8:45::2".parse().unwrap();
+    let t = p.template_mut();
+    t.cp_address = "2001:db8:14::111".parse().unwrap();
+    t.upf_n3_address = "2001:db8:13::151".parse().unwrap();
+    t.gnb_n3_address = "2001:db8:13::131".parse().unwrap();
+    let mut chosen = p.clone();
+    chosen.ue.uplink_teid = UplinkTeid::ChosenByUpf;
+    check(
+        "ipv6",
+        &[
+            Message::session(Seid(0), seq(3), p.establishment_request()),
+            Message::session(Seid(0), seq(4), chosen.establishment_request()),
+            Message::session(
+                Seid(1),
+                seq(5),
+                p.path_switch_request(Teid(3), "2001:db8:13::132".parse().unwrap()),
+            ),
+        ],
+    );
 }

@@ -6,7 +6,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use upfbench_dpdk::{Eal, Mempool, Port, StopFlag};
-use upfbench_gtpu::MacAddr;
 use upfbench_pfcp::ie::DnsName;
 
 use super::out;
@@ -106,10 +105,11 @@ pub fn make_socket_dir(devargs: Option<&str>) -> Result<()> {
 }
 
 fn interface(port: &Port<'_>, cfg: &ReflectorPort) -> Result<Interface> {
+    let address = cfg.address_v4()?;
     Ok(Interface {
-        mac: MacAddr(port.mac()?.0),
-        address: cfg.address.addr,
-        prefix_len: cfg.address.len,
+        mac: port.mac()?,
+        address: address.addr,
+        prefix_len: address.len,
     })
 }
 
@@ -177,14 +177,15 @@ fn reflect(
         _ => None,
     };
     let control = UpfThread::start(pfcp, publisher)?;
-    let known: Vec<_> = [(Side::N3, ports_cfg[0]), (Side::N6, ports_cfg[1])]
-        .into_iter()
-        .filter_map(|(side, p)| Some((side, p.peer?, MacAddr(p.peer_mac?))))
-        .collect();
-    let gateways = [
-        ports_cfg[0].peer.map_or(0, u32::from),
-        ports_cfg[1].peer.map_or(0, u32::from),
-    ];
+    let peers = [ports_cfg[0].peer_v4()?, ports_cfg[1].peer_v4()?];
+    let known: Vec<_> = [
+        (Side::N3, peers[0], ports_cfg[0]),
+        (Side::N6, peers[1], ports_cfg[1]),
+    ]
+    .into_iter()
+    .filter_map(|(side, peer, p)| Some((side, peer?, p.peer_mac?)))
+    .collect();
+    let gateways = peers.map(|p| p.map_or(0, u32::from));
     let mode = match cfg.mode {
         ReflectMode::Upf => Mode::Upf,
         ReflectMode::Echo(PortName::N3) => Mode::Echo(Side::N3),

@@ -5,6 +5,7 @@
 //! the workers on the datapath, the live line, the report. Every exit, interruptions and
 //! failures included, goes through the report and the teardown.
 
+use std::net::Ipv4Addr;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -155,10 +156,11 @@ struct StepResult {
 }
 
 fn interface(port: &Port<'_>, cfg: &config::Port) -> Result<Interface> {
+    let address = cfg.address_v4()?;
     Ok(Interface {
-        mac: MacAddr(port.mac()?.0),
-        address: cfg.address.addr,
-        prefix_len: cfg.address.len,
+        mac: port.mac()?,
+        address: address.addr,
+        prefix_len: address.len,
     })
 }
 
@@ -226,6 +228,7 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
     let mut n6 = Port::from_name(eal, &setup.names[1])
         .with_context(|| format!("N6 port {}", setup.names[1]))?;
     let interfaces = [interface(&n3, &system.n3)?, interface(&n6, &system.n6)?];
+    let peers = [system.n3.peer_v4()?, system.n6.peer_v4()?];
     let queues = [
         system.n3.queue_count(&system.cores),
         system.n6.queue_count(&system.cores),
@@ -327,17 +330,17 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
     let mut machine = RunMachine::new(timing, plans.len(), setup.pfcp);
     let control = RunControl::new();
     let mut steps: Vec<StepResult> = Vec::new();
-    let mut uplink_teids: Vec<u32> = match first.ues.uplink_teid {
+    let mut uplink_teids: Vec<Teid> = match first.ues.uplink_teid {
         UplinkTeids::Sequence(s) => (0..first.ues.count).map(|i| s.get(i)).collect(),
         UplinkTeids::ChosenByUpf => Vec::new(),
     };
     let mut next_hop = [MacAddr([0; 6]); 2];
     for (i, p) in [&system.n3, &system.n6].into_iter().enumerate() {
         if let Some(mac) = p.peer_mac {
-            next_hop[i] = MacAddr(mac);
+            next_hop[i] = mac;
         }
     }
-    let qfi = first.qfi.map(Qfi::from_bits);
+    let qfi = first.qfi;
     let clock = Clock::new(hz, tsc());
 
     let mut times = ControlTimes::default();
@@ -413,7 +416,7 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                         }
                         let endpoints = Endpoints {
                             local: interfaces,
-                            upf_n3: system.n3.peer,
+                            upf_n3: peers[0],
                             next_hop_mac: next_hop,
                         };
                         match launch(
@@ -430,7 +433,7 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                             clock,
                             &control,
                             [&*s3, &*s6],
-                            system,
+                            peers,
                         ) {
                             Ok(r) => {
                                 if let Some(p) = plan.payload {
@@ -593,13 +596,11 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                         if matches!(first.ues.uplink_teid, UplinkTeids::ChosenByUpf) {
                             uplink_teids = sessions
                                 .iter()
-                                .map(|s| s.uplink_endpoint().map_or(0, |(t, _)| t.0))
+                                .map(|s| s.uplink_endpoint().map_or(Teid::ZERO, |(t, _)| t))
                                 .collect();
                         }
-                        match crate::control::checks::chosen_endpoint_mismatch(
-                            &sessions,
-                            system.n3.peer,
-                        ) {
+                        match crate::control::checks::chosen_endpoint_mismatch(&sessions, peers[0])
+                        {
                             Some(m) => machine.handle(now, Event::Failed(m)),
                             None => machine.handle(now, Event::Established),
                         }
@@ -785,13 +786,17 @@ fn resolve_peers<'p>(
     next_hop: &mut [MacAddr; 2],
     interrupted: &dyn Fn() -> bool,
 ) -> Event {
+    let peers = match (system.n3.peer_v4(), system.n6.peer_v4()) {
+        (Ok(n3), Ok(n6)) => [n3, n6],
+        (Err(e), _) | (_, Err(e)) => return Event::Failed(e.to_string()),
+    };
     let mut held: Vec<[PortQueues<'p>; 2]> = queues.iter_mut().filter_map(Option::take).collect();
     let known: Vec<_> = [(Side::N3, &system.n3), (Side::N6, &system.n6)]
         .into_iter()
-        .filter_map(|(s, p)| Some((s, p.peer, MacAddr(p.peer_mac?))))
+        .filter_map(|(s, p)| Some((s, peers[s.index()], p.peer_mac?)))
         .collect();
     let mut service = ServicePlane::new(interfaces, pool, hz, &known);
-    let targets = [(Side::N3, system.n3.peer), (Side::N6, system.n6.peer)];
+    let targets = [(Side::N3, peers[0]), (Side::N6, peers[1])];
     let asked: Vec<String> = [(Side::N3, &system.n3), (Side::N6, &system.n6)]
         .into_iter()
         .filter(|(_, p)| p.peer_mac.is_none())
@@ -839,13 +844,13 @@ fn launch<'s, 'p>(
     step: usize,
     endpoints: &Endpoints,
     qfi: Option<Qfi>,
-    uplink_teids: &[u32],
+    uplink_teids: &[Teid],
     queues: &mut [Option<[PortQueues<'p>; 2]>],
     service_pool: Mempool<'p>,
     clock: Clock,
     control: &'p RunControl,
     ports: [&Port<'_>; 2],
-    system: &System,
+    peers: [Ipv4Addr; 2],
 ) -> Result<Running<'s, 'p>> {
     let specs: Vec<StreamSpec> = plan
         .streams
@@ -867,13 +872,7 @@ fn launch<'s, 'p>(
     };
     let known: Vec<_> = [Side::N3, Side::N6]
         .into_iter()
-        .map(|s| {
-            let ip = match s {
-                Side::N3 => system.n3.peer,
-                Side::N6 => system.n6.peer,
-            };
-            (s, ip, endpoints.next_hop_mac[s.index()])
-        })
+        .map(|s| (s, peers[s.index()], endpoints.next_hop_mac[s.index()]))
         .collect();
     let mut running = Running {
         handles: Vec::new(),
@@ -901,15 +900,13 @@ fn launch<'s, 'p>(
         for share in &wp.shares {
             let stream = plan.stream(share.stream);
             let first_ue = stream.ues.start + share.first;
-            let teid = uplink_teids.get(first_ue as usize).copied().unwrap_or(0);
-            let template = stream_template(
-                stream,
-                plan.ues.address(first_ue),
-                Teid(teid),
-                qfi,
-                endpoints,
-            )
-            .with_context(|| format!("building the frame of stream {}", stream.name))?;
+            let teid = uplink_teids
+                .get(first_ue as usize)
+                .copied()
+                .unwrap_or(Teid::ZERO);
+            let template =
+                stream_template(stream, plan.ues.address_v4(first_ue), teid, qfi, endpoints)
+                    .with_context(|| format!("building the frame of stream {}", stream.name))?;
             let pool = TemplatePool::new(
                 eal,
                 &format!("tx{step}w{w}s{}", share.stream),
@@ -925,7 +922,7 @@ fn launch<'s, 'p>(
                 Socket::Any,
             )
             .with_context(|| format!("the TX pool of stream {}", stream.name))?;
-            let teids = |ue: u32| uplink_teids.get(ue as usize).copied().unwrap_or(0);
+            let teids = |ue: u32| uplink_teids.get(ue as usize).copied().unwrap_or(Teid::ZERO);
             let ues = share_ues(stream, share, &plan.ues, &template, &teids);
             warmup.push(plan.warmup_schedule(share));
             shares.push(TxShare::new(

@@ -1,6 +1,7 @@
 //! Located diagnostics and the error the loaders return.
 
 use std::fmt;
+use std::net::IpAddr;
 use std::path::PathBuf;
 
 use thiserror::Error;
@@ -32,6 +33,21 @@ impl fmt::Display for Diagnostic {
             write!(f, ": {}", self.field)?;
         }
         write!(f, ": {}", self.message)
+    }
+}
+
+/// An IPv6 address where this version carries IPv4 only. Validation refuses such a file at the
+/// address's place, so a loaded file never has one; the datapath, which is IPv4, asks for the
+/// IPv4 form through this.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+#[error("{0}: IPv6 is not supported yet (IPv4 only)")]
+pub struct NotIpv4(pub IpAddr);
+
+/// `addr` as IPv4, or [`NotIpv4`].
+pub fn ipv4(addr: IpAddr) -> Result<std::net::Ipv4Addr, NotIpv4> {
+    match addr {
+        IpAddr::V4(a) => Ok(a),
+        IpAddr::V6(_) => Err(NotIpv4(addr)),
     }
 }
 

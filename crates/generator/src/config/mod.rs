@@ -22,6 +22,7 @@
 mod cross;
 mod error;
 pub mod frame;
+mod identifiers;
 mod profile;
 mod reflector;
 mod source;
@@ -34,14 +35,14 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-pub use error::{ConfigError, Diagnostic};
+pub use error::{ConfigError, Diagnostic, NotIpv4, ipv4};
 pub use profile::{
     Direction, Latency, MAX_PPS, MAX_QOS_BPS, PdnType, Profile, Qer, Sessions, Spread, Stream,
     Sweep, TeidAllocation, TeidRange, TxMode, UeSelection, Urr,
 };
 pub use reflector::{Impairments, PortName, ReflectMode, Reflector, ReflectorPfcp, ReflectorPort};
 pub use system::{Arp, Cores, Device, Eal, Pfcp, Port, System, Window};
-pub use units::{Ipv4Prefix, PFCP_PORT, Rate, parse_duration};
+pub use units::{IpPrefix, Ipv4Prefix, PFCP_PORT, Rate, parse_duration};
 
 use source::{SourceMap, load};
 use validate::Issues;

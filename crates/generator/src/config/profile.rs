@@ -2,18 +2,20 @@
 
 use std::collections::HashSet;
 use std::fmt;
-use std::net::Ipv4Addr;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::time::Duration;
 
 use serde::Deserialize;
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
+use upfbench_net::{Qfi, Teid};
 
 use super::FileKind;
 use super::frame::{MAX_PAYLOAD, TAG};
+use super::identifiers;
 use super::source::{join_index, join_key};
 use super::system::check_kind;
-use super::units::{Ipv4Prefix, Rate, serde_text};
+use super::units::{IpPrefix, Rate, serde_text};
 use super::validate::{Check, Issues, nonzero};
 
 /// Highest packet rate accepted: 10⁹ packets per second.
@@ -114,11 +116,11 @@ pub struct Sessions {
     pub count: u32,
     /// The UE address pool, a network (default `10.45.0.0/16`).
     #[serde(default = "default_ue_pool")]
-    pub ue_pool: Ipv4Prefix,
+    pub ue_pool: IpPrefix,
     /// The first UE's address; UE i has `first_ue + i` (default: the pool's .2, `10.45.0.2`).
     /// See [`Sessions::first_ue_address`].
     #[serde(default)]
-    pub first_ue: Option<Ipv4Addr>,
+    pub first_ue: Option<IpAddr>,
     /// Uplink TEIDs (the UPF's F-TEIDs on N3): `{first, step}` chosen by us, or `upf`: chosen
     /// by the UPF (CH=1) and read back (default `{first: 1, step: 2}`).
     #[serde(default = "default_uplink_teid")]
@@ -128,8 +130,11 @@ pub struct Sessions {
     pub downlink_teid: TeidRange,
     /// The QoS flow: 0 to 63 (default 1; `~`: none, which needs `pdu_session_container`,
     /// `uplink_pdr_qfi` and the QER's QFI off).
-    #[serde(default = "default_qfi")]
-    pub qfi: Option<u8>,
+    #[serde(
+        default = "default_qfi",
+        deserialize_with = "identifiers::opt_qfi::deserialize"
+    )]
+    pub qfi: Option<Qfi>,
     /// Uplink G-PDUs carry a PDU Session Container with the QFI (default true).
     #[serde(default = "yes")]
     pub pdu_session_container: bool,
@@ -166,20 +171,26 @@ fn one_u32() -> u32 {
 fn yes() -> bool {
     true
 }
-fn default_ue_pool() -> Ipv4Prefix {
-    Ipv4Prefix {
-        addr: Ipv4Addr::new(10, 45, 0, 0),
+fn default_ue_pool() -> IpPrefix {
+    IpPrefix {
+        addr: IpAddr::V4(Ipv4Addr::new(10, 45, 0, 0)),
         len: 16,
     }
 }
 fn default_uplink_teid() -> TeidAllocation {
-    TeidAllocation::Range(TeidRange { first: 1, step: 2 })
+    TeidAllocation::Range(TeidRange {
+        first: Teid(1),
+        step: 2,
+    })
 }
 fn default_downlink_teid() -> TeidRange {
-    TeidRange { first: 2, step: 2 }
+    TeidRange {
+        first: Teid(2),
+        step: 2,
+    }
 }
-fn default_qfi() -> Option<u8> {
-    Some(1)
+fn default_qfi() -> Option<Qfi> {
+    Some(Qfi::from_bits(1))
 }
 fn internet() -> String {
     "internet".to_owned()
@@ -214,14 +225,22 @@ impl Default for Sessions {
 
 impl Sessions {
     /// The first UE's address: `first_ue`, or the pool's network address + 2.
-    pub fn first_ue_address(&self) -> Ipv4Addr {
+    pub fn first_ue_address(&self) -> IpAddr {
         self.first_ue
-            .unwrap_or_else(|| Ipv4Addr::from(u32::from(self.ue_pool.network()).wrapping_add(2)))
+            .unwrap_or_else(|| address_plus(self.ue_pool.network(), 2))
     }
 
     /// UE `i`'s address (`i < count`).
-    pub fn ue_address(&self, i: u32) -> Ipv4Addr {
-        Ipv4Addr::from(u32::from(self.first_ue_address()).wrapping_add(i))
+    pub fn ue_address(&self, i: u32) -> IpAddr {
+        address_plus(self.first_ue_address(), i)
+    }
+}
+
+/// `addr + n`, within its family (wrapping).
+pub(crate) fn address_plus(addr: IpAddr, n: u32) -> IpAddr {
+    match addr {
+        IpAddr::V4(a) => IpAddr::V4(Ipv4Addr::from(u32::from(a).wrapping_add(n))),
+        IpAddr::V6(a) => IpAddr::V6(Ipv6Addr::from(u128::from(a).wrapping_add(u128::from(n)))),
     }
 }
 
@@ -230,7 +249,8 @@ impl Sessions {
 #[serde(deny_unknown_fields)]
 pub struct TeidRange {
     /// UE 0's TEID (not 0).
-    pub first: u32,
+    #[serde(with = "identifiers::teid")]
+    pub first: Teid,
     /// Added per UE (at least 1 with more than one UE).
     #[serde(default = "one_u32")]
     pub step: u32,
@@ -238,14 +258,14 @@ pub struct TeidRange {
 
 impl TeidRange {
     /// UE `i`'s TEID.
-    pub fn teid(&self, i: u32) -> u32 {
-        self.first.wrapping_add(self.step.wrapping_mul(i))
+    pub fn teid(&self, i: u32) -> Teid {
+        Teid(self.first.get().wrapping_add(self.step.wrapping_mul(i)))
     }
 
     /// The last TEID for `count` UEs, if it fits 32 bits.
-    pub fn last(&self, count: u32) -> Option<u32> {
-        let last = u64::from(self.first) + u64::from(self.step) * u64::from(count.max(1) - 1);
-        u32::try_from(last).ok()
+    pub fn last(&self, count: u32) -> Option<Teid> {
+        let last = u64::from(self.first.get()) + u64::from(self.step) * u64::from(count.max(1) - 1);
+        u32::try_from(last).ok().map(Teid)
     }
 }
 
@@ -640,18 +660,18 @@ pub(crate) fn check_rate(rate: Rate, field: &str, issues: &mut Issues) {
 
 /// Whether two TEID ranges of `count` TEIDs each share a TEID: `a.first + a.step·i ==
 /// b.first + b.step·j` for some `i, j < count`, solved exactly.
-pub(crate) fn ranges_share_a_teid(a: TeidRange, b: TeidRange, count: u32) -> Option<u32> {
+pub(crate) fn ranges_share_a_teid(a: TeidRange, b: TeidRange, count: u32) -> Option<Teid> {
     let n = i128::from(count);
     if n == 0 {
         return None;
     }
     let (a0, s, b0, t) = (
-        i128::from(a.first),
+        i128::from(a.first.get()),
         i128::from(a.step),
-        i128::from(b.first),
+        i128::from(b.first.get()),
         i128::from(b.step),
     );
-    let teid_at = |i: i128| u32::try_from(a0 + s * i).ok();
+    let teid_at = |i: i128| u32::try_from(a0 + s * i).ok().map(Teid);
     // s·i − t·j = b0 − a0.
     let d = b0 - a0;
     match (s, t) {
@@ -708,7 +728,7 @@ fn div_ceil(a: i128, b: i128) -> i128 {
 
 /// A TEID range for `count` UEs: not 0, distinct per UE, within 32 bits.
 fn check_teid_range(r: TeidRange, count: u32, field: &str, issues: &mut Issues) {
-    if r.first == 0 {
+    if r.first == Teid::ZERO {
         issues.add(
             join_key(field, "first"),
             "TEID 0 is reserved for GTP-U signalling (TS 29.281 §5.1): start at 1 or above",
@@ -725,7 +745,8 @@ fn check_teid_range(r: TeidRange, count: u32, field: &str, issues: &mut Issues) 
             field,
             format!(
                 "{count} TEIDs from {:#x} in steps of {} go past 0xffffffff",
-                r.first, r.step
+                r.first.get(),
+                r.step
             ),
         );
     }
@@ -746,13 +767,35 @@ pub(crate) fn check_dns_name(name: &str, field: &str, issues: &mut Issues) {
     }
 }
 
-impl Check for Sessions {
-    fn check(&self, issues: &mut Issues) {
+impl Sessions {
+    /// The UE pool and the first UE: IPv4 (what this version carries inside the tunnel), the
+    /// first UE in the pool, and room for every UE.
+    fn check_ue_pool(&self, issues: &mut Issues) {
+        let Some(pool) = self.ue_pool.v4() else {
+            issues.add(
+                "sessions.ue_pool",
+                format!(
+                    "{}: IPv6 UEs are not supported yet (pdn_type ipv4 only): write an IPv4 \
+                     pool like 10.45.0.0/16",
+                    self.ue_pool
+                ),
+            );
+            return;
+        };
+        let first = match self.first_ue_address() {
+            IpAddr::V4(first) => first,
+            IpAddr::V6(first) => {
+                issues.add(
+                    "sessions.first_ue",
+                    format!(
+                        "{first} is IPv6 and the pool {pool} is IPv4: the first UE is one of \
+                         the pool's addresses"
+                    ),
+                );
+                return;
+            }
+        };
         let n = self.count;
-        if n == 0 {
-            issues.add("sessions.count", "at least one session is needed");
-        }
-        let pool = self.ue_pool;
         if !pool.is_network() {
             issues.add(
                 "sessions.ue_pool",
@@ -763,7 +806,6 @@ impl Check for Sessions {
                 ),
             );
         }
-        let first = self.first_ue_address();
         let field = if self.first_ue.is_some() {
             "sessions.first_ue"
         } else {
@@ -787,13 +829,23 @@ impl Check for Sessions {
                         "sessions.count",
                         format!(
                             "{n} UEs from {first} do not fit the pool {pool}: it has {} \
-                             addresses from there",
+                         addresses from there",
                             u64::from(highest) - u64::from(u32::from(first)) + 1
                         ),
                     );
                 }
             }
         }
+    }
+}
+
+impl Check for Sessions {
+    fn check(&self, issues: &mut Issues) {
+        let n = self.count;
+        if n == 0 {
+            issues.add("sessions.count", "at least one session is needed");
+        }
+        self.check_ue_pool(issues);
         if let TeidAllocation::Range(ul) = self.uplink_teid {
             check_teid_range(ul, n, "sessions.uplink_teid", issues);
         }
@@ -804,34 +856,27 @@ impl Check for Sessions {
             issues.add(
                 "sessions.downlink_teid",
                 format!(
-                    "TEID {teid:#x} is both an uplink and a downlink TEID: the ranges must \
+                    "TEID {:#x} is both an uplink and a downlink TEID: the ranges must \
                          not overlap (e.g. uplink {{first: 1, step: 2}}, downlink {{first: 2, \
-                         step: 2}})"
+                         step: 2}})",
+                    teid.get()
                 ),
             );
         }
-        match self.qfi {
-            Some(q) if q > 63 => {
+        // A QFI's 6 bits were checked where it was read.
+        if self.qfi.is_none() {
+            if self.pdu_session_container {
                 issues.add(
-                    "sessions.qfi",
-                    format!("QFI {q} does not fit 6 bits: use 0 to 63"),
+                    "sessions.pdu_session_container",
+                    "the PDU Session Container carries a QFI: set `qfi` or turn it off",
                 );
             }
-            None => {
-                if self.pdu_session_container {
-                    issues.add(
-                        "sessions.pdu_session_container",
-                        "the PDU Session Container carries a QFI: set `qfi` or turn it off",
-                    );
-                }
-                if self.uplink_pdr_qfi {
-                    issues.add(
-                        "sessions.uplink_pdr_qfi",
-                        "the uplink PDR cannot match a QFI when `qfi` is none",
-                    );
-                }
+            if self.uplink_pdr_qfi {
+                issues.add(
+                    "sessions.uplink_pdr_qfi",
+                    "the uplink PDR cannot match a QFI when `qfi` is none",
+                );
             }
-            Some(_) => {}
         }
         if self.uplink_pdr_qfi && !self.pdu_session_container {
             issues.add(
@@ -1035,10 +1080,10 @@ mod tests {
 
     fn brute(a: TeidRange, b: TeidRange, n: u32) -> Option<u32> {
         let set: HashSet<u64> = (0..n)
-            .map(|i| u64::from(a.first) + u64::from(a.step) * u64::from(i))
+            .map(|i| u64::from(a.first.get()) + u64::from(a.step) * u64::from(i))
             .collect();
         (0..n)
-            .map(|j| u64::from(b.first) + u64::from(b.step) * u64::from(j))
+            .map(|j| u64::from(b.first.get()) + u64::from(b.step) * u64::from(j))
             .filter(|t| set.contains(t))
             .min()
             .map(|t| t as u32)
@@ -1046,10 +1091,16 @@ mod tests {
 
     #[test]
     fn teid_overlap_is_solved_exactly() {
-        let r = |first, step| TeidRange { first, step };
+        let r = |first, step| TeidRange {
+            first: Teid(first),
+            step,
+        };
         // The default: interleaved odd and even TEIDs never meet.
         assert_eq!(ranges_share_a_teid(r(1, 2), r(2, 2), 1_000_000), None);
-        assert_eq!(ranges_share_a_teid(r(1, 1), r(1000, 1), 1000), Some(1000));
+        assert_eq!(
+            ranges_share_a_teid(r(1, 1), r(1000, 1), 1000),
+            Some(Teid(1000))
+        );
         assert_eq!(ranges_share_a_teid(r(1, 1), r(1001, 1), 1000), None);
         for a0 in 0..12 {
             for s in 0..5 {

@@ -5,15 +5,19 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 use serde::Deserialize;
+use upfbench_net::{MacAddr, Teid};
+use upfbench_pfcp::Seid;
 
 use super::FileKind;
+use super::error::{NotIpv4, ipv4};
+use super::identifiers;
 use super::profile::{check_dns_name, check_rate};
 use super::source::join_index;
 use super::system::{
     Arp, Cores, Device, Eal, check_arp, check_kind, check_n4_address, default_descriptors,
     default_heartbeat,
 };
-use super::units::{Ipv4Prefix, PFCP_PORT, Rate, serde_text};
+use super::units::{IpPrefix, Ipv4Prefix, PFCP_PORT, Rate, serde_text};
 use super::validate::{
     Check, Issues, PortView, check_cores, check_eal, check_port, check_port_pair, check_queues,
 };
@@ -88,21 +92,32 @@ pub struct ReflectorPort {
     /// TX descriptors per queue (default 1024).
     #[serde(default = "default_descriptors")]
     pub tx_descriptors: u16,
-    /// Our address on the link: `192.168.13.151/24` (N3), `192.168.16.151/24` (N6).
-    pub address: Ipv4Prefix,
+    /// Our address on the link: `192.168.13.151/24` (N3), `192.168.16.151/24` (N6) (IPv6 is
+    /// read, and refused by validation for now).
+    pub address: IpPrefix,
     /// Where packets out of this port go: on N6 the data network's next hop
     /// (`192.168.16.152`, needed in `upf` mode); on N3 none, each FAR names its gNB.
     #[serde(default)]
-    pub peer: Option<Ipv4Addr>,
+    pub peer: Option<IpAddr>,
     /// MACs of the peers on the link, if known; absent: resolved by ARP.
     #[serde(default, with = "serde_text::opt_mac")]
-    pub peer_mac: Option<[u8; 6]>,
+    pub peer_mac: Option<MacAddr>,
 }
 
 impl ReflectorPort {
     /// Its RX and TX queues for the workers of `cores`: one each per worker.
     pub fn queue_count(&self, cores: &Cores) -> u16 {
         self.queues.unwrap_or(cores.workers.len() as u16)
+    }
+
+    /// Our IPv4 address on the link (validation refuses any other).
+    pub fn address_v4(&self) -> Result<Ipv4Prefix, NotIpv4> {
+        self.address.v4().ok_or(NotIpv4(self.address.addr))
+    }
+
+    /// The IPv4 address of the next hop, if one is set (validation refuses any other).
+    pub fn peer_v4(&self) -> Result<Option<Ipv4Addr>, NotIpv4> {
+        self.peer.map(ipv4).transpose()
     }
 
     fn view<'a>(&'a self, name: &'a str) -> PortView<'a> {
@@ -134,11 +149,11 @@ pub struct ReflectorPfcp {
     pub peer: IpAddr,
     /// The first TEID it gives out when the CP asks it to choose (CH=1) (default
     /// `0x10000000`).
-    #[serde(default = "default_first_teid")]
-    pub first_teid: u32,
+    #[serde(default = "default_first_teid", with = "identifiers::teid")]
+    pub first_teid: Teid,
     /// The first UP SEID it gives out (default 1).
-    #[serde(default = "default_first_seid")]
-    pub first_seid: u64,
+    #[serde(default = "default_first_seid", with = "identifiers::seid")]
+    pub first_seid: Seid,
     /// Its own Heartbeat Requests' interval (default `10s`; `~`: none).
     #[serde(default = "default_heartbeat", with = "serde_text::opt_duration")]
     pub heartbeat: Option<Duration>,
@@ -157,12 +172,12 @@ fn default_peer() -> IpAddr {
     IpAddr::V4(Ipv4Addr::new(192, 168, 14, 111))
 }
 
-fn default_first_teid() -> u32 {
-    0x1000_0000
+fn default_first_teid() -> Teid {
+    Teid(0x1000_0000)
 }
 
-fn default_first_seid() -> u64 {
-    1
+fn default_first_seid() -> Seid {
+    Seid(1)
 }
 
 impl Default for ReflectorPfcp {
@@ -341,13 +356,13 @@ impl Check for Reflector {
             if pfcp.peer == pfcp.local.ip() {
                 issues.add("pfcp.peer", "the CP's address is the reflector's own");
             }
-            if pfcp.first_teid == 0 {
+            if pfcp.first_teid == Teid::ZERO {
                 issues.add(
                     "pfcp.first_teid",
                     "TEID 0 is reserved for GTP-U signalling (TS 29.281 §5.1)",
                 );
             }
-            if pfcp.first_seid == 0 {
+            if pfcp.first_seid == Seid(0) {
                 issues.add("pfcp.first_seid", "SEID 0 addresses no session: start at 1");
             }
             if pfcp.heartbeat == Some(Duration::ZERO) {

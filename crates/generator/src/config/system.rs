@@ -8,9 +8,11 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer};
+use upfbench_net::MacAddr;
 
 use super::FileKind;
-use super::units::{Ipv4Prefix, PFCP_PORT, serde_text};
+use super::error::{NotIpv4, ipv4};
+use super::units::{IpPrefix, Ipv4Prefix, PFCP_PORT, serde_text};
 use super::validate::{
     Check, Issues, PortView, check_cores, check_eal, check_port, check_port_pair, check_queues,
     nonzero,
@@ -194,13 +196,14 @@ pub struct Port {
     /// TX descriptors per queue, a power of two (default 1024).
     #[serde(default = "default_descriptors")]
     pub tx_descriptors: u16,
-    /// Our IPv4 address on the link, with its prefix: `192.168.13.131/24`.
-    pub address: Ipv4Prefix,
+    /// Our address on the link, with its prefix: `192.168.13.131/24` (IPv6 is read, and
+    /// refused by validation for now).
+    pub address: IpPrefix,
     /// The UPF's address on the link: `192.168.13.151`.
-    pub peer: Ipv4Addr,
+    pub peer: IpAddr,
     /// The UPF's MAC address on the link; absent: resolved by ARP.
     #[serde(default, with = "serde_text::opt_mac")]
-    pub peer_mac: Option<[u8; 6]>,
+    pub peer_mac: Option<MacAddr>,
     /// The link's IP MTU, if known: packets that would not fit are refused at validation.
     #[serde(default)]
     pub mtu: Option<u16>,
@@ -218,6 +221,16 @@ impl Port {
     /// Its RX and TX queues for the workers of `cores`: one each per worker.
     pub fn queue_count(&self, cores: &Cores) -> u16 {
         self.queues.unwrap_or(cores.workers.len() as u16)
+    }
+
+    /// Our IPv4 address on the link (validation refuses any other).
+    pub fn address_v4(&self) -> Result<Ipv4Prefix, NotIpv4> {
+        self.address.v4().ok_or(NotIpv4(self.address.addr))
+    }
+
+    /// The UPF's IPv4 address on the link (validation refuses any other).
+    pub fn peer_v4(&self) -> Result<Ipv4Addr, NotIpv4> {
+        ipv4(self.peer)
     }
 
     fn view<'a>(&'a self, name: &'a str) -> PortView<'a> {

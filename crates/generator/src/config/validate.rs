@@ -1,13 +1,15 @@
 //! Checking a typed file completely: every problem is collected with the path of its field, and
 //! placed in the file afterwards by the [`SourceMap`].
 
-use std::net::Ipv4Addr;
+use std::net::{IpAddr, Ipv4Addr};
 use std::time::Duration;
+
+use upfbench_net::MacAddr;
 
 use super::error::Diagnostic;
 use super::source::{SourceMap, join_index, join_key};
 use super::system::{Cores, Device, Eal};
-use super::units::Ipv4Prefix;
+use super::units::{IpPrefix, Ipv4Prefix};
 
 /// Problems found in one file, each with the path of its field.
 #[derive(Debug, Default)]
@@ -152,9 +154,9 @@ pub(crate) struct PortView<'a> {
     pub(crate) queues: Option<u16>,
     pub(crate) rx_descriptors: u16,
     pub(crate) tx_descriptors: u16,
-    pub(crate) address: Ipv4Prefix,
-    pub(crate) peer: Option<Ipv4Addr>,
-    pub(crate) peer_mac: Option<[u8; 6]>,
+    pub(crate) address: IpPrefix,
+    pub(crate) peer: Option<IpAddr>,
+    pub(crate) peer_mac: Option<MacAddr>,
     pub(crate) mtu: Option<u16>,
     pub(crate) speed: Option<u64>,
 }
@@ -194,7 +196,74 @@ pub(crate) fn check_port(p: &PortView<'_>, issues: &mut Issues) {
             );
         }
     }
-    let a = p.address;
+    if let Some((a, peer)) = ipv4_link(p, issues) {
+        check_ipv4_link(p, a, peer, issues);
+    }
+    if let Some(MacAddr(mac)) = p.peer_mac
+        && (mac == [0; 6] || mac[0] & 1 == 1)
+    {
+        issues.add(
+            f("peer_mac"),
+            "a peer's MAC must be a unicast address (first octet even, not all zeros)",
+        );
+    }
+    if let Some(mtu) = p.mtu
+        && !(576..=9600).contains(&mtu)
+    {
+        issues.add(f("mtu"), format!("MTU {mtu}: use 576 to 9600"));
+    }
+    if p.speed == Some(0) {
+        issues.add(f("speed"), "a line rate of 0 carries nothing");
+    }
+}
+
+/// The link's addresses as IPv4, the family this version carries on N3 and N6; an IPv6 address
+/// or a mix of families is reported at its place instead.
+fn ipv4_link(p: &PortView<'_>, issues: &mut Issues) -> Option<(Ipv4Prefix, Option<Ipv4Addr>)> {
+    let f = |field: &str| join_key(p.name, field);
+    let link = p.name.to_uppercase();
+    let address = p.address.v4();
+    if address.is_none() {
+        issues.add(
+            f("address"),
+            format!(
+                "{}: an IPv6 transport on {link} is not supported yet (IPv4 only): write an \
+                 IPv4 address like 192.168.13.131/24",
+                p.address
+            ),
+        );
+    }
+    let peer = match p.peer {
+        None => None,
+        Some(IpAddr::V4(peer)) => Some(peer),
+        Some(peer) if address.is_some() => {
+            issues.add(
+                f("peer"),
+                format!(
+                    "{peer} is IPv6 and the port's address {} is IPv4: the two ends of a \
+                     link are of one family",
+                    p.address
+                ),
+            );
+            return None;
+        }
+        Some(peer) => {
+            issues.add(
+                f("peer"),
+                format!(
+                    "{peer}: an IPv6 transport on {link} is not supported yet (IPv4 only): \
+                     write the peer's IPv4 address"
+                ),
+            );
+            return None;
+        }
+    };
+    Some((address?, peer))
+}
+
+/// An IPv4 interface address and its peer.
+fn check_ipv4_link(p: &PortView<'_>, a: Ipv4Prefix, peer: Option<Ipv4Addr>, issues: &mut Issues) {
+    let f = |field: &str| join_key(p.name, field);
     if a.len == 0 || a.len > 32 {
         issues.add(
             f("address"),
@@ -215,7 +284,7 @@ pub(crate) fn check_port(p: &PortView<'_>, issues: &mut Issues) {
     } else if a.addr.is_unspecified() || a.addr.is_multicast() || a.addr.is_broadcast() {
         issues.add(f("address"), format!("{a} is not a unicast address"));
     }
-    if let Some(peer) = p.peer {
+    if let Some(peer) = peer {
         if peer == a.addr {
             issues.add(f("peer"), format!("{peer} is this port's own address"));
         } else if !a.contains(peer) {
@@ -229,22 +298,6 @@ pub(crate) fn check_port(p: &PortView<'_>, issues: &mut Issues) {
                 ),
             );
         }
-    }
-    if let Some(mac) = p.peer_mac
-        && (mac == [0; 6] || mac[0] & 1 == 1)
-    {
-        issues.add(
-            f("peer_mac"),
-            "a peer's MAC must be a unicast address (first octet even, not all zeros)",
-        );
-    }
-    if let Some(mtu) = p.mtu
-        && !(576..=9600).contains(&mtu)
-    {
-        issues.add(f("mtu"), format!("MTU {mtu}: use 576 to 9600"));
-    }
-    if p.speed == Some(0) {
-        issues.add(f("speed"), "a line rate of 0 carries nothing");
     }
 }
 

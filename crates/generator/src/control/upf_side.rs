@@ -10,6 +10,7 @@ use tokio::sync::oneshot;
 use upfbench_pfcp::driver;
 use upfbench_pfcp::ie::DnsName;
 use upfbench_pfcp::node::{Stats, UpfConfig, UpfEvent};
+use upfbench_pfcp::{Seid, Teid};
 
 use crate::datapath::rules::{RulesMirror, TablePublisher};
 
@@ -27,9 +28,9 @@ pub struct UpfSide {
     /// Our N3 address (CH=1 F-TEIDs).
     pub n3: Ipv4Addr,
     /// First TEID allocated for CH=1.
-    pub first_teid: u32,
+    pub first_teid: Teid,
     /// First UP SEID.
-    pub first_seid: u64,
+    pub first_seid: Seid,
     /// Our Heartbeat Requests' interval.
     pub heartbeat: Option<Duration>,
     /// The network instances served (any when empty).
@@ -119,7 +120,7 @@ async fn serve(
         }
     };
     let mut config = UpfConfig::new(n4, side.n3, driver::recovery_time_stamp_now(), side.peer);
-    config.first_teid = upfbench_pfcp::Teid(side.first_teid);
+    config.first_teid = side.first_teid;
     config.first_seid = side.first_seid;
     config.node.heartbeat_interval = side.heartbeat;
     config.network_instances = side.network_instances;

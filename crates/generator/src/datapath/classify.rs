@@ -12,27 +12,20 @@
 //! The common case is a few fixed-offset reads after the GTP-U and IPv4/UDP shortcuts of
 //! `decapsulate` and `udp_payload`; the rarer shapes go the slow way in [`other`].
 
-use upfbench_gtpu::{decapsulate, udp_payload};
+use upfbench_gtpu::{GTPU_PORT, MessageType, Qfi, decapsulate, header, udp_payload};
+use upfbench_net::ethernet::{self, ETHERTYPE_ARP, ETHERTYPE_IPV4, HEADER_LEN as ETHERNET_LEN};
+use upfbench_net::ipv4::{self, PROTOCOL_ICMP, PROTOCOL_UDP};
+use upfbench_net::udp;
 use upfbench_stats::Direction;
 
 use super::tag::TagView;
 use crate::plan::{StreamPlan, UeTable};
 
-/// Offset of the EtherType in an Ethernet II frame.
-const ETHERTYPE_AT: usize = 12;
-/// Ethernet II header length.
-const ETHERNET_LEN: usize = 14;
-const ETHERTYPE_IPV4: u16 = 0x0800;
-const ETHERTYPE_ARP: u16 = 0x0806;
-/// IPv4 header offsets.
-const IPV4_PROTOCOL_AT: usize = 9;
-const IPV4_SOURCE_AT: usize = 12;
-const IPV4_DESTINATION_AT: usize = 16;
-const PROTOCOL_ICMP: u8 = 1;
-const PROTOCOL_UDP: u8 = 17;
-const GTPU_PORT: u16 = 2152;
-/// Offset of the GTP-U message type in the GTP-U header.
-const GTPU_MESSAGE_TYPE_AT: usize = 1;
+const ETHERTYPE_AT: usize = ethernet::field::ETHERTYPE.start;
+const IPV4_SOURCE_AT: usize = ipv4::field::SOURCE.start;
+const IPV4_DESTINATION_AT: usize = ipv4::field::DESTINATION.start;
+const UDP_SOURCE_PORT_AT: usize = udp::field::SOURCE_PORT.start;
+const UDP_DESTINATION_PORT_AT: usize = udp::field::DESTINATION_PORT.start;
 
 /// Why a received frame is not measured. Counted per kind; see [`Reject::NAMES`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -127,14 +120,14 @@ struct RxStream {
 #[derive(Debug, Clone, PartialEq)]
 pub struct RxRules {
     ues: UeTable,
-    qfi: Option<u8>,
+    qfi: Option<Qfi>,
     streams: Box<[RxStream]>,
 }
 
 impl RxRules {
     /// The rules for `streams` (indexed by their id) over `ues`; `qfi` is the QFI downlink
     /// G-PDUs must carry when they carry a PDU Session Container.
-    pub fn new(ues: UeTable, qfi: Option<u8>, streams: &[StreamPlan]) -> RxRules {
+    pub fn new(ues: UeTable, qfi: Option<Qfi>, streams: &[StreamPlan]) -> RxRules {
         let mut table = vec![
             RxStream {
                 direction: Direction::Uplink,
@@ -182,13 +175,13 @@ impl RxRules {
             Ok(hit) => hit,
             Err(r) => return Classified::Rejected(r),
         };
-        if d.teid().0 != self.ues.downlink_teid.get(hit.ue) {
+        if d.teid() != self.ues.downlink_teid.get(hit.ue) {
             return Classified::Rejected(Reject::WrongTeid);
         }
         let mut no_container = false;
         if let Some(want) = self.qfi {
             match d.qfi() {
-                Some(q) if q.get() == want => {}
+                Some(q) if q == want => {}
                 Some(_) => return Classified::Rejected(Reject::WrongQfi),
                 None => no_container = true,
             }
@@ -273,7 +266,10 @@ impl<'a> Inner<'a> {
         // udp_payload checked the header length and the UDP header behind it.
         let ihl = usize::from(packet[0] & 0x0f) * 4;
         Some(Inner {
-            ports: (read_u16(packet, ihl), read_u16(packet, ihl + 2)),
+            ports: (
+                read_u16(packet, ihl + UDP_SOURCE_PORT_AT),
+                read_u16(packet, ihl + UDP_DESTINATION_PORT_AT),
+            ),
             payload,
         })
     }
@@ -311,7 +307,7 @@ fn other(frame: &[u8], n3: bool) -> Classified {
     if vihl >> 4 != 4 {
         return Classified::Rejected(Reject::NotIpv4);
     }
-    match ip.get(IPV4_PROTOCOL_AT) {
+    match ip.get(ipv4::field::PROTOCOL) {
         Some(&PROTOCOL_ICMP) => return Classified::Service(Service::Icmp),
         Some(&PROTOCOL_UDP) => {}
         _ => return Classified::Rejected(Reject::Malformed),
@@ -324,9 +320,9 @@ fn other(frame: &[u8], n3: bool) -> Classified {
         return Classified::Rejected(Reject::InnerNotIpv4Udp);
     }
     let ihl = usize::from(vihl & 0x0f) * 4;
-    let destination_port = read_u16(ip, ihl + 2);
-    match payload.get(GTPU_MESSAGE_TYPE_AT) {
-        Some(&t) if destination_port == GTPU_PORT && t != 0xff => {
+    let destination_port = read_u16(ip, ihl + UDP_DESTINATION_PORT_AT);
+    match payload.get(header::field::MESSAGE_TYPE) {
+        Some(&t) if destination_port == GTPU_PORT && t != MessageType::G_PDU.0 => {
             Classified::Service(Service::Gtpu(t))
         }
         _ => Classified::Rejected(Reject::NotGtpu),

@@ -14,16 +14,19 @@
 //!
 //! On the other port nothing is echoed: UDP there is `not_user_traffic` too.
 
-use super::forward::{Drop, ETHERNET_LEN};
+use upfbench_net::ethernet::{self, ETHERTYPE_ARP, ETHERTYPE_IPV4, HEADER_LEN as ETHERNET_LEN};
+use upfbench_net::ipv4::{
+    MIN_HEADER_LEN as IPV4_MIN_HEADER, PROTOCOL_ICMP, PROTOCOL_UDP, field as ip,
+};
+use upfbench_net::udp::{self, HEADER_LEN as UDP_HEADER};
 
-const ETHERTYPE_IPV4: [u8; 2] = [0x08, 0x00];
-const ETHERTYPE_ARP: [u8; 2] = [0x08, 0x06];
-const PROTOCOL_ICMP: u8 = 1;
-const PROTOCOL_UDP: u8 = 17;
-const IPV4_MIN_HEADER: usize = 20;
-const UDP_HEADER: usize = 8;
+use super::forward::Drop;
+
 /// More Fragments flag and fragment offset, in the IPv4 header's flags/offset word.
 const FRAGMENT_MASK: u16 = 0x3fff;
+/// The two IPv4 addresses, source then destination, as one range of the frame.
+const IPV4_ADDRESSES: core::ops::Range<usize> =
+    ETHERNET_LEN + ip::SOURCE.start..ETHERNET_LEN + ip::DESTINATION.end;
 
 /// What echo mode does with one frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,27 +45,34 @@ pub enum EchoVerdict {
 /// The verdict on `frame`, received on the echo port. Never panics.
 #[inline]
 pub fn decide(frame: &[u8]) -> EchoVerdict {
-    let Some(ethertype) = frame.get(12..ETHERNET_LEN) else {
+    let Some(ethertype) = frame.get(ethernet::field::ETHERTYPE) else {
         return EchoVerdict::Drop(Drop::Malformed);
     };
+    let ethertype = u16::from_be_bytes([ethertype[0], ethertype[1]]);
     if ethertype == ETHERTYPE_ARP {
         return EchoVerdict::Service;
     }
     if ethertype != ETHERTYPE_IPV4 {
         return EchoVerdict::Drop(Drop::NotUserTraffic);
     }
-    let ip = &frame[ETHERNET_LEN..];
-    let Some(header) = ip.get(..IPV4_MIN_HEADER) else {
+    let packet = &frame[ETHERNET_LEN..];
+    let Some(header) = packet.get(..IPV4_MIN_HEADER) else {
         return EchoVerdict::Drop(Drop::Malformed);
     };
-    let ihl = usize::from(header[0] & 0x0f) * 4;
-    let total = usize::from(u16::from_be_bytes([header[2], header[3]]));
-    if header[0] >> 4 != 4 || ihl < IPV4_MIN_HEADER || total < ihl || total > ip.len() {
+    let word =
+        |r: core::ops::Range<usize>| u16::from_be_bytes([header[r.start], header[r.start + 1]]);
+    let ihl = usize::from(header[ip::VERSION_IHL] & 0x0f) * 4;
+    let total = usize::from(word(ip::TOTAL_LENGTH));
+    if header[ip::VERSION_IHL] >> 4 != 4
+        || ihl < IPV4_MIN_HEADER
+        || total < ihl
+        || total > packet.len()
+    {
         return EchoVerdict::Drop(Drop::Malformed);
     }
-    match header[9] {
+    match header[ip::PROTOCOL] {
         PROTOCOL_ICMP => EchoVerdict::Service,
-        PROTOCOL_UDP if u16::from_be_bytes([header[6], header[7]]) & FRAGMENT_MASK != 0 => {
+        PROTOCOL_UDP if word(ip::FLAGS_FRAGMENT_OFFSET) & FRAGMENT_MASK != 0 => {
             EchoVerdict::Drop(Drop::NotUserTraffic)
         }
         PROTOCOL_UDP if total < ihl + UDP_HEADER => EchoVerdict::Drop(Drop::Malformed),
@@ -90,11 +100,13 @@ pub fn swap(frame: &mut [u8], udp_at: usize) {
     if frame.len() < udp_at + UDP_HEADER || udp_at < ETHERNET_LEN + IPV4_MIN_HEADER {
         return;
     }
-    let (dst, src) = frame[..12].split_at_mut(6);
+    let (dst, src) =
+        frame[ethernet::field::DESTINATION.start..ethernet::field::SOURCE.end].split_at_mut(6);
     dst.swap_with_slice(src);
-    let (a, b) = frame[ETHERNET_LEN + 12..ETHERNET_LEN + 20].split_at_mut(4);
+    let (a, b) = frame[IPV4_ADDRESSES].split_at_mut(4);
     a.swap_with_slice(b);
-    let (a, b) = frame[udp_at..udp_at + 4].split_at_mut(2);
+    let ports = udp::field::SOURCE_PORT.start..udp::field::DESTINATION_PORT.end;
+    let (a, b) = frame[udp_at + ports.start..udp_at + ports.end].split_at_mut(2);
     a.swap_with_slice(b);
 }
 

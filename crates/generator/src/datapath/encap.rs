@@ -5,7 +5,6 @@
 
 use upfbench_gtpu::{Encapsulator, MacAddr, OuterHeaders, PduSessionContainer, Qfi, Teid};
 
-use super::rules::NO_QFI;
 use super::service::Interface;
 
 /// Entries kept.
@@ -14,7 +13,7 @@ pub const ENCAP_CACHE: usize = 8;
 /// The outer headers toward one (gNB, QFI, next-hop MAC), ready to prepend.
 struct CachedEncap {
     gnb: u32,
-    qfi: u8,
+    qfi: Option<Qfi>,
     mac: MacAddr,
     encap: Encapsulator,
 }
@@ -37,11 +36,11 @@ impl EncapCache {
     }
 
     /// The encapsulator toward gNB `gnb` (big-endian integer) through next hop `mac`, with a DL
-    /// PDU Session Container carrying `qfi` unless it is [`NO_QFI`]; its TEID is whatever was
+    /// PDU Session Container carrying `qfi` when there is one; its TEID is whatever was
     /// set last (the caller sets the session's). None only if the headers did not fit the
     /// template, which a fixed shape of at most 58 octets never does.
     #[inline]
-    pub fn get(&mut self, gnb: u32, qfi: u8, mac: MacAddr) -> Option<&mut Encapsulator> {
+    pub fn get(&mut self, gnb: u32, qfi: Option<Qfi>, mac: MacAddr) -> Option<&mut Encapsulator> {
         if let Some(i) = self
             .entries
             .iter()
@@ -49,12 +48,14 @@ impl EncapCache {
         {
             return Some(&mut self.entries[i].encap);
         }
-        let mut headers =
-            OuterHeaders::new(self.local.mac, mac, self.local.address, gnb.into(), Teid(0));
-        if qfi != NO_QFI {
-            headers.pdu_session_container =
-                Some(PduSessionContainer::downlink(Qfi::from_bits(qfi)));
-        }
+        let mut headers = OuterHeaders::new(
+            self.local.mac,
+            mac,
+            self.local.address,
+            gnb.into(),
+            Teid::ZERO,
+        );
+        headers.pdu_session_container = qfi.map(PduSessionContainer::downlink);
         let entry = CachedEncap {
             gnb,
             qfi,

@@ -8,21 +8,20 @@
 //!   a DL PDU Session Container when the session's QER sets a QFI) and goes out N3.
 //! - Anything else is for the service plane or dropped, counted by kind.
 
-use upfbench_gtpu::decapsulate;
+use upfbench_gtpu::{GTPU_PORT, MessageType, Teid, decapsulate, header};
+use upfbench_net::ethernet::{ETHERTYPE_ARP, ETHERTYPE_IPV4, HEADER_LEN as ETHERNET_LEN};
+use upfbench_net::ipv4::{MIN_HEADER_LEN, PROTOCOL_ICMP, PROTOCOL_UDP};
+use upfbench_net::{ethernet, ipv4, udp};
 
 use super::classify::Service;
 use super::rules::{DownlinkEntry, ForwardingTable};
 
-/// Ethernet II header length.
-pub const ETHERNET_LEN: usize = 14;
-const ETHERTYPE_AT: usize = 12;
-const ETHERTYPE_IPV4: u16 = 0x0800;
-const ETHERTYPE_ARP: u16 = 0x0806;
-const IPV4_PROTOCOL_AT: usize = 9;
-const IPV4_DESTINATION_AT: usize = 16;
-const PROTOCOL_ICMP: u8 = 1;
-const PROTOCOL_UDP: u8 = 17;
-const GTPU_PORT: u16 = 2152;
+const ETHERTYPE_AT: usize = ethernet::field::ETHERTYPE.start;
+const IPV4_TOTAL_LENGTH_AT: usize = ipv4::field::TOTAL_LENGTH.start;
+const IPV4_DESTINATION_AT: usize = ipv4::field::DESTINATION.start;
+const UDP_DESTINATION_PORT_AT: usize = udp::field::DESTINATION_PORT.start;
+/// The GTP-U message type, counted from the UDP header.
+const GTPU_MESSAGE_TYPE_AT: usize = udp::HEADER_LEN + header::field::MESSAGE_TYPE;
 
 /// Why a frame was not forwarded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -74,7 +73,7 @@ pub enum FromN3 {
         inner_len: usize,
     },
     /// Drop; for [`Drop::UnknownTeid`] also the TEID (for the Error Indication).
-    Drop(Drop, u32),
+    Drop(Drop, Teid),
     /// For the service plane.
     Service(Service),
 }
@@ -108,11 +107,11 @@ pub fn from_n3(table: &ForwardingTable, frame: &[u8]) -> FromN3 {
     let Ok(d) = decapsulate(frame) else {
         return match service_kind(frame, true) {
             Some(s) => FromN3::Service(s),
-            None => FromN3::Drop(Drop::NotUserTraffic, 0),
+            None => FromN3::Drop(Drop::NotUserTraffic, Teid::ZERO),
         };
     };
-    let teid = d.teid().0;
-    match table.uplink.get(teid) {
+    let teid = d.teid();
+    match table.uplink.get(teid.get()) {
         None => FromN3::Drop(Drop::UnknownTeid, teid),
         Some(u) if !u.forward => FromN3::Drop(Drop::NotForwarded, teid),
         Some(_) => FromN3::Decapsulate {
@@ -134,13 +133,17 @@ pub fn from_n6(table: &ForwardingTable, frame: &[u8]) -> FromN6 {
     let ip = &frame[ETHERNET_LEN..];
     let (Some(&vihl), Some(total), Some(dst)) = (
         ip.first(),
-        read_u16(ip, 2),
+        read_u16(ip, IPV4_TOTAL_LENGTH_AT),
         read_u32(ip, IPV4_DESTINATION_AT),
     ) else {
         return FromN6::Drop(Drop::Malformed);
     };
     let total = usize::from(total);
-    if vihl >> 4 != 4 || usize::from(vihl & 0x0f) * 4 < 20 || total > ip.len() || total < 20 {
+    if vihl >> 4 != 4
+        || usize::from(vihl & 0x0f) * 4 < MIN_HEADER_LEN
+        || total > ip.len()
+        || total < MIN_HEADER_LEN
+    {
         return FromN6::Drop(Drop::Malformed);
     }
     match table.downlink.get(dst) {
@@ -160,11 +163,11 @@ fn service_kind(frame: &[u8], n3: bool) -> Option<Service> {
         ETHERTYPE_IPV4 => {
             let ip = frame.get(ETHERNET_LEN..)?;
             let ihl = usize::from(ip.first()? & 0x0f) * 4;
-            match *ip.get(IPV4_PROTOCOL_AT)? {
+            match *ip.get(ipv4::field::PROTOCOL)? {
                 PROTOCOL_ICMP => Some(Service::Icmp),
-                PROTOCOL_UDP if n3 && read_u16(ip, ihl + 2)? == GTPU_PORT => {
-                    let t = *ip.get(ihl + 8 + 1)?;
-                    (t != 0xff).then_some(Service::Gtpu(t))
+                PROTOCOL_UDP if n3 && read_u16(ip, ihl + UDP_DESTINATION_PORT_AT)? == GTPU_PORT => {
+                    let t = *ip.get(ihl + GTPU_MESSAGE_TYPE_AT)?;
+                    (t != MessageType::G_PDU.0).then_some(Service::Gtpu(t))
                 }
                 _ => None,
             }
@@ -179,19 +182,22 @@ mod tests {
 
     use super::*;
     use crate::datapath::flat_map::FlatMap;
-    use crate::datapath::rules::{NO_QFI, UplinkEntry};
+    use upfbench_gtpu::Qfi;
+
+    use crate::datapath::rules::UplinkEntry;
     use crate::datapath::test_frames::{gpdu, inner, plain};
 
     const UE: Ipv4Addr = Ipv4Addr::new(10, 45, 0, 2);
     const DN: Ipv4Addr = Ipv4Addr::new(192, 168, 16, 152);
     const GNB: Ipv4Addr = Ipv4Addr::new(192, 168, 13, 131);
+    const QFI: Qfi = Qfi::from_bits(9);
 
     fn table() -> ForwardingTable {
         let dl = DownlinkEntry {
             forward: true,
-            teid: 2,
+            teid: Teid(2),
             gnb: u32::from(GNB),
-            qfi: 9,
+            qfi: Some(QFI),
         };
         ForwardingTable {
             uplink: FlatMap::build(
@@ -200,14 +206,14 @@ mod tests {
                         1,
                         UplinkEntry {
                             forward: true,
-                            qfi: NO_QFI,
+                            qfi: None,
                         },
                     ),
                     (
                         3,
                         UplinkEntry {
                             forward: false,
-                            qfi: NO_QFI,
+                            qfi: None,
                         },
                     ),
                 ]
@@ -231,7 +237,7 @@ mod tests {
     #[test]
     fn uplink_to_a_known_teid_is_decapsulated() {
         let ip = inner(UE, DN, (1, 2), &[7; 10]);
-        let f = gpdu(1, Some(9), &ip);
+        let f = gpdu(Teid(1), Some(QFI), &ip);
         match from_n3(&table(), &f) {
             FromN3::Decapsulate {
                 inner_offset,
@@ -247,16 +253,16 @@ mod tests {
     fn uplink_to_an_unknown_or_dropping_teid_is_dropped() {
         let ip = inner(UE, DN, (1, 2), &[7; 10]);
         assert_eq!(
-            from_n3(&table(), &gpdu(5, None, &ip)),
-            FromN3::Drop(Drop::UnknownTeid, 5)
+            from_n3(&table(), &gpdu(Teid(5), None, &ip)),
+            FromN3::Drop(Drop::UnknownTeid, Teid(5))
         );
         assert_eq!(
-            from_n3(&table(), &gpdu(3, None, &ip)),
-            FromN3::Drop(Drop::NotForwarded, 3)
+            from_n3(&table(), &gpdu(Teid(3), None, &ip)),
+            FromN3::Drop(Drop::NotForwarded, Teid(3))
         );
         assert_eq!(
             from_n3(&table(), &plain(&ip)),
-            FromN3::Drop(Drop::NotUserTraffic, 0)
+            FromN3::Drop(Drop::NotUserTraffic, Teid::ZERO)
         );
     }
 
@@ -269,7 +275,7 @@ mod tests {
             FromN6::Encapsulate(e, len) => {
                 assert_eq!(
                     (e.teid, e.gnb, e.qfi, len),
-                    (2, u32::from(GNB), 9, ip.len())
+                    (Teid(2), u32::from(GNB), Some(QFI), ip.len())
                 );
             }
             other => panic!("{other:?}"),

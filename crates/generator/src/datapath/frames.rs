@@ -10,15 +10,13 @@ use upfbench_gtpu::{
     EmitError, Encapsulator, EthernetRepr, Ipv4Repr, MacAddr, OuterHeaders, PacketTemplate,
     PduSessionContainer, Qfi, Teid, UdpChecksum, UdpRepr, UeAddress,
 };
+use upfbench_net::ethernet::ETHERTYPE_IPV4;
+use upfbench_net::ipv4::PROTOCOL_UDP;
 use upfbench_stats::Direction;
 
 use super::queues::Side;
 use super::service::Interface;
 use crate::plan::StreamPlan;
-
-/// IPv4 protocol number of UDP.
-const PROTOCOL_UDP: u8 = 17;
-const ETHERTYPE_IPV4: u16 = 0x0800;
 
 /// Our interfaces and the UPF's, as the frames need them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

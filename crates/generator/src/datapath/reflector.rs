@@ -7,7 +7,8 @@
 //! what is dropped); with impairments each packet goes through them one by one.
 
 use upfbench_dpdk::{Mbuf, MbufBurst, Mempool, Quiescent, StopFlag, current_lcore, tsc};
-use upfbench_gtpu::{MacAddr, Teid};
+use upfbench_gtpu::MacAddr;
+use upfbench_net::ethernet::{self, ETHERTYPE_IPV4, HEADER_LEN as ETHERNET_LEN};
 
 mod counters;
 
@@ -15,7 +16,7 @@ pub use counters::{CounterCell, ReflectorCounters, ServiceSummary};
 
 use super::echo::{self, EchoVerdict};
 use super::encap::EncapCache;
-use super::forward::{self, Drop, ETHERNET_LEN, FromN3, FromN6};
+use super::forward::{self, Drop, FromN3, FromN6};
 use super::impair::{ImpairCounters, Impairments};
 use super::next_hops::{Arp, NextHops};
 use super::queues::{PortQueues, RX_BURST, Side};
@@ -350,9 +351,9 @@ fn uplink(
                 return false;
             }
             let eth = &mut m.data_mut()[..ETHERNET_LEN];
-            eth[..6].copy_from_slice(&mac.0);
-            eth[6..12].copy_from_slice(&n6.mac.0);
-            eth[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
+            eth[ethernet::field::DESTINATION].copy_from_slice(&mac.0);
+            eth[ethernet::field::SOURCE].copy_from_slice(&n6.mac.0);
+            eth[ethernet::field::ETHERTYPE].copy_from_slice(&ETHERTYPE_IPV4.to_be_bytes());
             true
         }
         FromN3::Drop(Drop::UnknownTeid, teid) => {
@@ -399,7 +400,7 @@ fn downlink(
                 c.dropped[Drop::NoRoom as usize] += 1;
                 return false;
             };
-            encap.set_teid(Teid(rule.teid));
+            encap.set_teid(rule.teid);
             let excess = m.len() - ETHERNET_LEN - len;
             let grow = encap.outer_len() - ETHERNET_LEN;
             if m.trim(excess).is_err() || m.prepend(grow).is_err() {

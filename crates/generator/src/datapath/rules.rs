@@ -15,19 +15,17 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 
 use upfbench_pfcp::node::{RuleChange, RulesTable, SessionRules};
+use upfbench_pfcp::{Qfi, Teid};
 
 use super::flat_map::FlatMap;
-
-/// "No QFI" in the tables' one-octet QFI fields.
-pub const NO_QFI: u8 = 0xff;
 
 /// What an uplink G-PDU to a known TEID gets.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct UplinkEntry {
     /// The FAR forwards (else the packet is dropped and counted).
     pub forward: bool,
-    /// The QFI the PDR matches, or [`NO_QFI`].
-    pub qfi: u8,
+    /// The QFI the PDR matches, if any.
+    pub qfi: Option<Qfi>,
 }
 
 /// What a downlink packet to a known UE gets.
@@ -36,18 +34,17 @@ pub struct DownlinkEntry {
     /// The FAR forwards into a tunnel (else the packet is dropped and counted).
     pub forward: bool,
     /// The tunnel's TEID.
-    pub teid: u32,
+    pub teid: Teid,
     /// The gNB's address (big-endian integer).
     pub gnb: u32,
-    /// The QFI for the DL PDU Session Container (from the session's QER), or [`NO_QFI`]: no
-    /// container.
-    pub qfi: u8,
+    /// The QFI for the DL PDU Session Container (from the session's QER); none: no container.
+    pub qfi: Option<Qfi>,
 }
 
 /// One immutable snapshot of the rules.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ForwardingTable {
-    /// Uplink by TEID.
+    /// Uplink by TEID (its number: the map's keys are 32-bit).
     pub uplink: FlatMap<UplinkEntry>,
     /// Downlink by UE address.
     pub downlink: FlatMap<DownlinkEntry>,
@@ -73,7 +70,7 @@ impl ForwardingTable {
 /// The control thread's copy of the rules, kept in step with the PFCP side's changes.
 #[derive(Debug, Default)]
 pub struct RulesMirror {
-    uplink: HashMap<u32, UplinkEntry>,
+    uplink: HashMap<Teid, UplinkEntry>,
     downlink: HashMap<u32, DownlinkEntry>,
     sessions: usize,
     dirty: bool,
@@ -108,22 +105,19 @@ impl RulesMirror {
         for u in &s.uplink {
             let entry = UplinkEntry {
                 forward: u.forward && u.remove_outer_header,
-                qfi: u.qfi.map_or(NO_QFI, |q| q.get()),
+                qfi: u.qfi,
             };
-            self.uplink.insert(u.teid.0, entry);
+            self.uplink.insert(u.teid, entry);
         }
         for d in &s.downlink {
             let entry = match d.tunnel {
                 Some(t) if d.forward => DownlinkEntry {
                     forward: true,
-                    teid: t.teid.0,
+                    teid: t.teid,
                     gnb: u32::from(t.address),
-                    qfi: d.qfi.map_or(NO_QFI, |q| q.get()),
+                    qfi: d.qfi,
                 },
-                _ => DownlinkEntry {
-                    qfi: NO_QFI,
-                    ..DownlinkEntry::default()
-                },
+                _ => DownlinkEntry::default(),
             };
             self.downlink.insert(u32::from(d.ue_address), entry);
         }
@@ -132,7 +126,7 @@ impl RulesMirror {
     fn remove(&mut self, s: &SessionRules) {
         self.sessions = self.sessions.saturating_sub(1);
         for u in &s.uplink {
-            self.uplink.remove(&u.teid.0);
+            self.uplink.remove(&u.teid);
         }
         for d in &s.downlink {
             self.downlink.remove(&u32::from(d.ue_address));
@@ -157,7 +151,7 @@ impl RulesMirror {
             .map(|d| d.gnb)
             .collect();
         Some(ForwardingTable {
-            uplink: FlatMap::build(self.uplink.iter().map(|(&k, &v)| (k, v))),
+            uplink: FlatMap::build(self.uplink.iter().map(|(&k, &v)| (k.get(), v))),
             downlink: FlatMap::build(self.downlink.iter().map(|(&k, &v)| (k, v))),
             sessions: self.sessions,
             gnbs: gnbs.into_iter().collect(),

@@ -11,7 +11,7 @@ use std::net::Ipv4Addr;
 use std::time::Duration;
 
 use upfbench_dpdk::{MbufBurst, Mempool, TxQueue};
-use upfbench_net::MacAddr;
+use upfbench_net::{MacAddr, Teid};
 
 pub use limit::ErrorIndicationLimit;
 pub use respond::{Interface, Outcome, Seen, arp_request, error_indication, respond};
@@ -228,7 +228,7 @@ impl<'e> ServicePlane<'e> {
 
     /// Sends an Error Indication for the G-PDU `frame` (received on N3) to the unknown `teid`,
     /// unless over the rate limit (`now` in TSC ticks).
-    pub fn error_indication(&mut self, frame: &[u8], teid: u32, now: u64) {
+    pub fn error_indication(&mut self, frame: &[u8], teid: Teid, now: u64) {
         let now_ns = self.ns(now);
         let allowed = self.ei_limit.allow(now_ns);
         self.counters.error_indications_suppressed = self.ei_limit.suppressed;

@@ -9,14 +9,15 @@ use upfbench_gtpu::{
     Encapsulator, Ipv4Repr, MacAddr, OuterHeaders, PduSessionContainer, Qfi, Teid, UdpChecksum,
     UdpRepr, emit_ipv4_udp,
 };
+use upfbench_net::{ipv4, udp};
 
 /// An IPv4/UDP packet.
 pub fn inner(src: Ipv4Addr, dst: Ipv4Addr, ports: (u16, u16), payload: &[u8]) -> Vec<u8> {
-    let mut buf = vec![0u8; 28 + payload.len()];
+    let mut buf = vec![0u8; ipv4::MIN_HEADER_LEN + udp::HEADER_LEN + payload.len()];
     let ip = Ipv4Repr {
         source: src,
         destination: dst,
-        protocol: 17,
+        protocol: ipv4::PROTOCOL_UDP,
         payload_len: 0,
         ttl: 64,
         dscp_ecn: 0,
@@ -45,15 +46,15 @@ pub fn tag(stream: u16, sequence: u32, tx_time: u32) -> Vec<u8> {
 
 /// A G-PDU from 192.168.13.151 to 192.168.13.131 around `inner`, with a downlink PDU Session
 /// Container when `qfi` is given.
-pub fn gpdu(teid: u32, qfi: Option<u8>, inner: &[u8]) -> Vec<u8> {
+pub fn gpdu(teid: Teid, qfi: Option<Qfi>, inner: &[u8]) -> Vec<u8> {
     let mut outer = OuterHeaders::new(
         MacAddr([2, 0, 0, 0, 0, 1]),
         MacAddr([2, 0, 0, 0, 0, 2]),
         Ipv4Addr::new(192, 168, 13, 151),
         Ipv4Addr::new(192, 168, 13, 131),
-        Teid(teid),
+        teid,
     );
-    outer.pdu_session_container = qfi.map(|q| PduSessionContainer::downlink(Qfi::new(q).unwrap()));
+    outer.pdu_session_container = qfi.map(PduSessionContainer::downlink);
     let e = Encapsulator::new(&outer).unwrap();
     let mut buf = vec![0u8; e.outer_len() + inner.len()];
     let at = e.outer_len();

@@ -89,7 +89,7 @@ pub fn share_ues(
     share: &Share,
     ues: &UeTable,
     template: &PacketTemplate,
-    uplink_teids: &dyn Fn(u32) -> u32,
+    uplink_teids: &dyn Fn(u32) -> Teid,
 ) -> Box<[TxUe]> {
     share
         .local_ues()
@@ -97,10 +97,10 @@ pub fn share_ues(
             let ue = stream.ues.start + j;
             let teid = match stream.direction {
                 Direction::Uplink => uplink_teids(ue),
-                Direction::Downlink => 0,
+                Direction::Downlink => Teid::ZERO,
             };
             TxUe {
-                patch: template.ue_patch::<TAG_LEN>(Teid(teid), ues.address(ue)),
+                patch: template.ue_patch::<TAG_LEN>(teid, ues.address_v4(ue)),
                 sent: 0,
             }
         })

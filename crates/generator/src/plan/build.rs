@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use upfbench_net::Qfi;
 use upfbench_stats::{Direction, LatencyConfig};
 
 use super::placement::{Share, WorkerPlan, place};
@@ -18,7 +19,7 @@ pub struct Plan {
     /// The UEs.
     pub ues: UeTable,
     /// The QFI the run sets (PDU Session Containers, QER, uplink PDR), if any.
-    pub qfi: Option<u8>,
+    pub qfi: Option<Qfi>,
     /// The streams, directions resolved, by id.
     pub streams: Vec<StreamPlan>,
     /// Flows in all (the stats' stream ids `0..flows`).
@@ -107,21 +108,21 @@ pub fn build(
     line_rate_bps: [Option<f64>; 2],
 ) -> Result<Plan, PlanError> {
     let s = &profile.sessions;
-    let ues = UeTable {
-        count: s.count,
-        first_address: s.first_ue_address(),
-        uplink_teid: match s.uplink_teid {
+    let ues = UeTable::new(
+        s.count,
+        s.first_ue_address(),
+        match s.uplink_teid {
             TeidAllocation::Range(r) => UplinkTeids::Sequence(TeidSequence {
                 first: r.first,
                 step: r.step,
             }),
             TeidAllocation::ChosenByUpf => UplinkTeids::ChosenByUpf,
         },
-        downlink_teid: TeidSequence {
+        TeidSequence {
             first: s.downlink_teid.first,
             step: s.downlink_teid.step,
         },
-    };
+    );
     let line = [
         system.n3.speed.map(|b| b as f64).or(line_rate_bps[0]),
         system.n6.speed.map(|b| b as f64).or(line_rate_bps[1]),

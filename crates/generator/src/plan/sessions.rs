@@ -5,11 +5,11 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use upfbench_pfcp::Seid;
 use upfbench_pfcp::ie::{BitRate, DnsName, NodeId, SdfFilter};
 use upfbench_pfcp::plan::{
     QerPlan, SessionTemplate, UeSession, UeSessionPlan, UplinkTeid, UrrPlan,
 };
-use upfbench_pfcp::{Qfi, Seid, Teid};
 
 use super::ue::{UeTable, UplinkTeids};
 use crate::config::{Profile, System};
@@ -58,9 +58,8 @@ pub fn session_plans(
         .as_deref()
         .map(|d| dns("sessions.dnn", d))
         .transpose()?;
-    let qfi = s.qfi.map(Qfi::from_bits);
-    let qer = (s.qer.enabled && qfi.is_some()).then(|| QerPlan {
-        qfi: qfi.unwrap_or(Qfi::from_bits(0)),
+    let qer = s.qfi.filter(|_| s.qer.enabled).map(|qfi| QerPlan {
+        qfi,
         mbr: (s.qer.mbr_uplink.is_some() || s.qer.mbr_downlink.is_some()).then(|| BitRate {
             ul_kbps: kbps(s.qer.mbr_uplink),
             dl_kbps: kbps(s.qer.mbr_downlink),
@@ -83,12 +82,12 @@ pub fn session_plans(
     });
     let template = Arc::new(SessionTemplate {
         node_id: NodeId::Ipv4(cp),
-        cp_address: cp,
+        cp_address: cp.into(),
         upf_n3_address: system.n3.peer,
         gnb_n3_address: system.n3.address.addr,
         network_instance,
         dnn,
-        uplink_qfi: if s.uplink_pdr_qfi { qfi } else { None },
+        uplink_qfi: s.qfi.filter(|_| s.uplink_pdr_qfi),
         uplink_sdf_filter: sdf,
         interface_types: s.interface_types,
         qer,
@@ -102,10 +101,10 @@ pub fn session_plans(
                     cp_seid: Seid(u64::from(i) + 1),
                     ue_address: ues.address(i),
                     uplink_teid: match ues.uplink_teid {
-                        UplinkTeids::Sequence(seq) => UplinkTeid::Assigned(Teid(seq.get(i))),
+                        UplinkTeids::Sequence(seq) => UplinkTeid::Assigned(seq.get(i)),
                         UplinkTeids::ChosenByUpf => UplinkTeid::ChosenByUpf,
                     },
-                    downlink_teid: Teid(ues.downlink_teid.get(i)),
+                    downlink_teid: ues.downlink_teid.get(i),
                 },
             )
         })

@@ -1,13 +1,15 @@
 //! The UEs of a run: UE `i` gets its address and its TEIDs by arithmetic, so that a million UEs
 //! cost no table and the receive path maps an address back to its UE with a subtraction.
 
-use std::net::Ipv4Addr;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+use upfbench_net::Teid;
 
 /// TEIDs allocated as `first + i * step` for UE `i` (validated not to wrap).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TeidSequence {
     /// The first UE's TEID.
-    pub first: u32,
+    pub first: Teid,
     /// The distance between consecutive UEs' TEIDs (at least 1).
     pub step: u32,
 }
@@ -15,14 +17,16 @@ pub struct TeidSequence {
 impl TeidSequence {
     /// UE `i`'s TEID.
     #[inline(always)]
-    pub const fn get(&self, i: u32) -> u32 {
-        self.first.wrapping_add(i.wrapping_mul(self.step))
+    pub const fn get(&self, i: u32) -> Teid {
+        Teid(self.first.get().wrapping_add(i.wrapping_mul(self.step)))
     }
 
     /// The last TEID of `count` UEs, if none wraps past 2^32 - 1.
-    pub fn last(&self, count: u32) -> Option<u32> {
+    pub fn last(&self, count: u32) -> Option<Teid> {
         let n = count.checked_sub(1)?;
-        n.checked_mul(self.step)?.checked_add(self.first)
+        n.checked_mul(self.step)?
+            .checked_add(self.first.get())
+            .map(Teid)
     }
 }
 
@@ -35,13 +39,19 @@ pub enum UplinkTeids {
     ChosenByUpf,
 }
 
-/// The UEs: addresses `first_address + i` for `i` in `0..count`.
+/// The UEs: addresses `first_address + i` for `i` in `0..count`, of the pool's family.
+///
+/// The datapath is IPv4 (validation refuses IPv6 UEs for now): it reads UE addresses as 32-bit
+/// numbers through [`UeTable::address_v4`] and [`UeTable::index_of`], from the first address
+/// precomputed as a number, so that the family-generic address costs the hot path nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UeTable {
     /// Number of UEs (sessions).
     pub count: u32,
     /// UE 0's address.
-    pub first_address: Ipv4Addr,
+    first_address: IpAddr,
+    /// UE 0's IPv4 address as a number (0 for IPv6 UEs, which the IPv4 datapath never sees).
+    first_v4: u32,
     /// Uplink TEIDs (the UPF's N3 tunnel endpoints).
     pub uplink_teid: UplinkTeids,
     /// Downlink TEIDs (ours, at the gNB side).
@@ -49,16 +59,49 @@ pub struct UeTable {
 }
 
 impl UeTable {
-    /// UE `i`'s address.
-    #[inline(always)]
-    pub fn address(&self, i: u32) -> Ipv4Addr {
-        Ipv4Addr::from(u32::from(self.first_address).wrapping_add(i))
+    /// `count` UEs from `first_address`, with their TEIDs.
+    pub fn new(
+        count: u32,
+        first_address: IpAddr,
+        uplink_teid: UplinkTeids,
+        downlink_teid: TeidSequence,
+    ) -> UeTable {
+        let first_v4 = match first_address {
+            IpAddr::V4(a) => u32::from(a),
+            IpAddr::V6(_) => 0,
+        };
+        UeTable {
+            count,
+            first_address,
+            first_v4,
+            uplink_teid,
+            downlink_teid,
+        }
     }
 
-    /// The UE whose address is `address` (as a big-endian integer), if any.
+    /// UE 0's address.
+    pub fn first_address(&self) -> IpAddr {
+        self.first_address
+    }
+
+    /// UE `i`'s address, of the pool's family.
+    pub fn address(&self, i: u32) -> IpAddr {
+        match self.first_address {
+            IpAddr::V4(_) => IpAddr::V4(self.address_v4(i)),
+            IpAddr::V6(a) => IpAddr::V6(Ipv6Addr::from(u128::from(a).wrapping_add(u128::from(i)))),
+        }
+    }
+
+    /// UE `i`'s IPv4 address: the datapath's (an IPv4 table's only).
+    #[inline(always)]
+    pub fn address_v4(&self, i: u32) -> Ipv4Addr {
+        Ipv4Addr::from(self.first_v4.wrapping_add(i))
+    }
+
+    /// The UE whose IPv4 address is `address` (as a big-endian integer), if any.
     #[inline(always)]
     pub fn index_of(&self, address: u32) -> Option<u32> {
-        let i = address.wrapping_sub(u32::from(self.first_address));
+        let i = address.wrapping_sub(self.first_v4);
         (i < self.count).then_some(i)
     }
 }
@@ -67,32 +110,51 @@ impl UeTable {
 mod tests {
     use super::*;
 
+    const DOWNLINK: TeidSequence = TeidSequence {
+        first: Teid(2),
+        step: 2,
+    };
+
     #[test]
     fn addresses_and_indices_are_inverse() {
-        let t = UeTable {
-            count: 300,
-            first_address: Ipv4Addr::new(10, 45, 0, 2),
-            uplink_teid: UplinkTeids::ChosenByUpf,
-            downlink_teid: TeidSequence { first: 2, step: 2 },
-        };
-        assert_eq!(t.address(0), Ipv4Addr::new(10, 45, 0, 2));
-        assert_eq!(t.address(299), Ipv4Addr::new(10, 45, 1, 45));
+        let first = Ipv4Addr::new(10, 45, 0, 2);
+        let t = UeTable::new(300, first.into(), UplinkTeids::ChosenByUpf, DOWNLINK);
+        assert_eq!(t.address(0), IpAddr::V4(first));
+        assert_eq!(t.address_v4(299), Ipv4Addr::new(10, 45, 1, 45));
         for i in [0, 1, 253, 254, 299] {
-            assert_eq!(t.index_of(u32::from(t.address(i))), Some(i));
+            assert_eq!(t.address(i), IpAddr::V4(t.address_v4(i)));
+            assert_eq!(t.index_of(u32::from(t.address_v4(i))), Some(i));
         }
         assert_eq!(t.index_of(u32::from(Ipv4Addr::new(10, 45, 0, 1))), None);
-        assert_eq!(t.index_of(u32::from(t.address(300))), None);
+        assert_eq!(t.index_of(u32::from(t.address_v4(300))), None);
+    }
+
+    #[test]
+    fn an_ipv6_table_counts_up_from_its_first_address() {
+        let first: Ipv6Addr = "2001:db8::ffff:fffe".parse().unwrap();
+        let t = UeTable::new(3, first.into(), UplinkTeids::ChosenByUpf, DOWNLINK);
+        assert_eq!(t.first_address(), IpAddr::V6(first));
+        assert_eq!(
+            t.address(2),
+            "2001:db8::1:0:0".parse::<IpAddr>().unwrap(),
+            "the carry crosses 32-bit groups"
+        );
+        // No IPv4 UE matches an IPv6 table's IPv4 view beyond its count.
+        assert_eq!(t.index_of(u32::from(Ipv4Addr::new(10, 45, 0, 2))), None);
     }
 
     #[test]
     fn teid_sequences_know_when_they_wrap() {
-        let s = TeidSequence { first: 1, step: 2 };
-        assert_eq!((s.get(0), s.get(1), s.get(9)), (1, 3, 19));
-        assert_eq!(s.last(10), Some(19));
+        let s = TeidSequence {
+            first: Teid(1),
+            step: 2,
+        };
+        assert_eq!((s.get(0), s.get(1), s.get(9)), (Teid(1), Teid(3), Teid(19)));
+        assert_eq!(s.last(10), Some(Teid(19)));
         assert_eq!(s.last(0), None);
         assert_eq!(
             TeidSequence {
-                first: u32::MAX - 3,
+                first: Teid(u32::MAX - 3),
                 step: 2
             }
             .last(3),
@@ -100,11 +162,11 @@ mod tests {
         );
         assert_eq!(
             TeidSequence {
-                first: u32::MAX - 4,
+                first: Teid(u32::MAX - 4),
                 step: 2
             }
             .last(3),
-            Some(u32::MAX)
+            Some(Teid(u32::MAX))
         );
     }
 }

@@ -20,9 +20,9 @@ const UP: Ipv4Addr = Ipv4Addr::new(192, 168, 14, 151);
 fn plan(i: u32) -> UeSessionPlan {
     let template = SessionTemplate {
         node_id: NodeId::Ipv4(CP),
-        cp_address: CP,
-        upf_n3_address: Ipv4Addr::new(192, 168, 13, 151),
-        gnb_n3_address: Ipv4Addr::new(192, 168, 13, 131),
+        cp_address: CP.into(),
+        upf_n3_address: Ipv4Addr::new(192, 168, 13, 151).into(),
+        gnb_n3_address: Ipv4Addr::new(192, 168, 13, 131).into(),
         network_instance: DnsName::from_dotted("internet").unwrap(),
         dnn: None,
         uplink_qfi: None,
@@ -33,7 +33,7 @@ fn plan(i: u32) -> UeSessionPlan {
     };
     let ue = UeSession {
         cp_seid: Seid(u64::from(i) + 1),
-        ue_address: Ipv4Addr::from(u32::from(Ipv4Addr::new(10, 45, 0, 2)) + i),
+        ue_address: Ipv4Addr::from(u32::from(Ipv4Addr::new(10, 45, 0, 2)) + i).into(),
         uplink_teid: if i % 2 == 0 { UplinkTeid::Assigned(Teid(2 * i + 1)) } else { UplinkTeid::ChosenByUpf },
         downlink_teid: Teid(2 * i + 2),
     };
@@ -166,7 +166,7 @@ fuzz_target!(|data: &[u8]| {
             }
             6 => {
                 let p = plan(u32::from(a % 8));
-                let _ = w.client.modify(w.now, p.cp_seid(), p.path_switch_request(Teid(u32::from(b)), Ipv4Addr::new(10, 0, 0, b)));
+                let _ = w.client.modify(w.now, p.cp_seid(), p.path_switch_request(Teid(u32::from(b)), Ipv4Addr::new(10, 0, 0, b).into()));
             }
             7 => {
                 let _ = w.client.delete(w.now, Seid(u64::from(a % 8) + 1));

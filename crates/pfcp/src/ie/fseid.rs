@@ -1,6 +1,6 @@
 //! F-SEID (TS 29.244 §8.2.37).
 
-use core::net::{Ipv4Addr, Ipv6Addr};
+use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use super::{IeType, IeValue, IeView, TypedIe};
 use crate::error::{EmitError, Result};
@@ -30,6 +30,18 @@ impl Fseid {
             seid,
             ipv4: Some(addr),
             ipv6: None,
+        }
+    }
+
+    /// An F-SEID with one address, of its family.
+    pub const fn new(seid: Seid, addr: IpAddr) -> Self {
+        match addr {
+            IpAddr::V4(a) => Fseid::ipv4(seid, a),
+            IpAddr::V6(a) => Fseid {
+                seid,
+                ipv4: None,
+                ipv6: Some(a),
+            },
         }
     }
 }

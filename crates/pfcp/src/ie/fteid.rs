@@ -1,6 +1,6 @@
 //! F-TEID (TS 29.244 §8.2.3).
 
-use core::net::{Ipv4Addr, Ipv6Addr};
+use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use super::{IeType, IeValue, IeView, TypedIe};
 use crate::error::{EmitError, Result};
@@ -40,6 +40,18 @@ const CH: u8 = 0x04;
 const CHID: u8 = 0x08;
 
 impl Fteid {
+    /// A TEID at an address, of its family.
+    pub const fn assigned(teid: Teid, addr: IpAddr) -> Self {
+        match addr {
+            IpAddr::V4(a) => Fteid::ipv4(teid, a),
+            IpAddr::V6(a) => Fteid::Assigned {
+                teid,
+                ipv4: None,
+                ipv6: Some(a),
+            },
+        }
+    }
+
     /// A TEID at an IPv4 address.
     pub const fn ipv4(teid: Teid, addr: Ipv4Addr) -> Self {
         Fteid::Assigned {

@@ -1,6 +1,6 @@
 //! Outer Header Removal (§8.2.64) and Outer Header Creation (§8.2.56).
 
-use core::net::{Ipv4Addr, Ipv6Addr};
+use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use super::{IeType, IeValue, IeView, TypedIe};
 use crate::error::{EmitError, Result};
@@ -33,6 +33,18 @@ impl OuterHeaderRemoval {
     pub const IPV6: u8 = 5;
     /// 6: GTP-U/UDP/IP.
     pub const GTPU_UDP_IP: u8 = 6;
+
+    /// Removal of GTP-U/UDP over the N3 transport's family (`ipv6`: GTP-U/UDP/IPv6).
+    pub const fn gtpu_udp(ipv6: bool) -> Self {
+        OuterHeaderRemoval {
+            description: if ipv6 {
+                Self::GTPU_UDP_IPV6
+            } else {
+                Self::GTPU_UDP_IPV4
+            },
+            gtpu_extension_header_deletion: None,
+        }
+    }
 
     /// Removal of GTP-U/UDP/IPv4, the uplink PDR's default.
     pub const fn gtpu_udp_ipv4() -> Self {
@@ -111,6 +123,23 @@ impl OuterHeaderCreation {
     pub const N19_INDICATION: u16 = 0x0001;
     /// N6 Indication (octet 6 bit 2).
     pub const N6_INDICATION: u16 = 0x0002;
+
+    /// A GTP-U/UDP header towards `addr` with `teid`, over the address's family (GTP-U/UDP/IPv4
+    /// or GTP-U/UDP/IPv6): the downlink FAR's tunnel to the gNB.
+    pub const fn gtpu_udp(teid: Teid, addr: IpAddr) -> Self {
+        match addr {
+            IpAddr::V4(a) => Self::gtpu_udp_ipv4(teid, a),
+            IpAddr::V6(a) => OuterHeaderCreation {
+                description: Self::GTPU_UDP_IPV6,
+                teid: Some(teid),
+                ipv4: None,
+                ipv6: Some(a),
+                port: None,
+                c_tag: None,
+                s_tag: None,
+            },
+        }
+    }
 
     /// A GTP-U/UDP/IPv4 header towards `addr` with `teid`: the downlink FAR's tunnel to the gNB.
     pub const fn gtpu_udp_ipv4(teid: Teid, addr: Ipv4Addr) -> Self {

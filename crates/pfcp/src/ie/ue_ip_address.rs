@@ -1,6 +1,6 @@
 //! UE IP Address (TS 29.244 §8.2.62).
 
-use core::net::{Ipv4Addr, Ipv6Addr};
+use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use super::{IeType, IeValue, IeView, TypedIe};
 use crate::error::{EmitError, Result};
@@ -37,6 +37,22 @@ const CHV6: u8 = 0x20;
 const IP6PL: u8 = 0x40;
 
 impl UeIpAddress {
+    /// An address of either family (V4 or V6) as the destination or the source.
+    pub const fn new(addr: IpAddr, is_destination: bool) -> Self {
+        match addr {
+            IpAddr::V4(a) => UeIpAddress::ipv4(a, is_destination),
+            IpAddr::V6(a) => UeIpAddress {
+                is_destination,
+                ipv4: None,
+                ipv6: Some(a),
+                ipv6_prefix_delegation_bits: None,
+                ipv6_prefix_length: None,
+                choose_ipv4: false,
+                choose_ipv6: false,
+            },
+        }
+    }
+
     /// An IPv4 address as the destination (downlink PDI) or the source (uplink PDI).
     pub const fn ipv4(addr: Ipv4Addr, is_destination: bool) -> Self {
         UeIpAddress {

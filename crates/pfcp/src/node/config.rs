@@ -4,7 +4,7 @@ use core::net::{IpAddr, Ipv4Addr, SocketAddr};
 use core::time::Duration;
 
 use crate::ie::{DnsName, NodeId, NtpTimestamp};
-use crate::types::{SequenceNumber, Teid};
+use crate::types::{Seid, SequenceNumber, Teid};
 
 /// T1 default: time to wait for a response before retransmitting (TS 29.244 §6.4).
 pub const DEFAULT_T1: Duration = Duration::from_secs(3);
@@ -105,7 +105,7 @@ pub struct UpfConfig {
     /// The first TEID we allocate for CH=1.
     pub first_teid: Teid,
     /// The first UP SEID we allocate.
-    pub first_seid: u64,
+    pub first_seid: Seid,
     /// The network instances (DNNs) we serve; empty: any. A PDR naming another one is refused
     /// with Cause 73, Offending IE Network Instance and its Failed Rule ID, as UPG-VPP refuses
     /// a network instance it has no configuration for.
@@ -126,7 +126,7 @@ impl UpfConfig {
             n4_address,
             n3_address,
             first_teid: Teid(0x1000_0000),
-            first_seid: 1,
+            first_seid: Seid(1),
             network_instances: Vec::new(),
         }
     }

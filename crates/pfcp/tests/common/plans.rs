@@ -22,9 +22,9 @@ fn internet() -> DnsName {
 pub fn reference_plan() -> UeSessionPlan {
     let template = SessionTemplate {
         node_id: NodeId::Ipv4(REFERENCE_CP),
-        cp_address: REFERENCE_CP,
-        upf_n3_address: UPF_N3,
-        gnb_n3_address: GNB_N3,
+        cp_address: REFERENCE_CP.into(),
+        upf_n3_address: UPF_N3.into(),
+        gnb_n3_address: GNB_N3.into(),
         network_instance: internet(),
         dnn: Some(internet()),
         uplink_qfi: Some(Qfi::new(1).unwrap()),
@@ -37,7 +37,7 @@ pub fn reference_plan() -> UeSessionPlan {
         Arc::new(template),
         UeSession {
             cp_seid: Seid(0xa037_4f94_eb52_b387),
-            ue_address: Ipv4Addr::new(10, 45, 0, 2),
+            ue_address: Ipv4Addr::new(10, 45, 0, 2).into(),
             uplink_teid: UplinkTeid::Assigned(Teid(1)),
             downlink_teid: Teid(2),
         },
@@ -48,9 +48,9 @@ pub fn reference_plan() -> UeSessionPlan {
 pub fn template(cp: Ipv4Addr) -> SessionTemplate {
     SessionTemplate {
         node_id: NodeId::Ipv4(cp),
-        cp_address: cp,
-        upf_n3_address: UPF_N3,
-        gnb_n3_address: GNB_N3,
+        cp_address: cp.into(),
+        upf_n3_address: UPF_N3.into(),
+        gnb_n3_address: GNB_N3.into(),
         network_instance: internet(),
         dnn: Some(internet()),
         uplink_qfi: None,
@@ -70,7 +70,7 @@ pub fn template(cp: Ipv4Addr) -> SessionTemplate {
 pub fn ue_session(i: u32) -> UeSession {
     UeSession {
         cp_seid: Seid(u64::from(i) + 1),
-        ue_address: Ipv4Addr::from(u32::from(Ipv4Addr::new(10, 45, 0, 2)) + i),
+        ue_address: Ipv4Addr::from(u32::from(Ipv4Addr::new(10, 45, 0, 2)) + i).into(),
         uplink_teid: UplinkTeid::Assigned(Teid(2 * i + 1)),
         downlink_teid: Teid(2 * i + 2),
     }
@@ -79,4 +79,12 @@ pub fn ue_session(i: u32) -> UeSession {
 /// UE `i` of a run whose CP function is `cp` (see [`template`] and [`ue_session`]).
 pub fn ue_plan(i: u32, cp: Ipv4Addr) -> UeSessionPlan {
     UeSessionPlan::new(Arc::new(template(cp)), ue_session(i))
+}
+
+/// The IPv4 UE of a plan here (the UPF side's rules, like the reflector's datapath, are IPv4).
+pub fn ue_v4(p: &UeSessionPlan) -> Ipv4Addr {
+    match p.ue_address() {
+        std::net::IpAddr::V4(a) => a,
+        other => panic!("an IPv4 plan has an IPv4 UE, not {other}"),
+    }
 }

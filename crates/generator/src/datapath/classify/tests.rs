@@ -1,5 +1,6 @@
 use std::net::Ipv4Addr;
 
+use upfbench_net::{Qfi, Teid};
 use upfbench_stats::Direction;
 
 use super::*;
@@ -10,12 +11,18 @@ const UL: u16 = 0;
 const DL: u16 = 1;
 
 fn ues() -> UeTable {
-    UeTable {
-        count: 100,
-        first_address: Ipv4Addr::new(10, 45, 0, 2),
-        uplink_teid: UplinkTeids::Sequence(TeidSequence { first: 1, step: 2 }),
-        downlink_teid: TeidSequence { first: 2, step: 2 },
-    }
+    UeTable::new(
+        100,
+        Ipv4Addr::new(10, 45, 0, 2).into(),
+        UplinkTeids::Sequence(TeidSequence {
+            first: Teid(1),
+            step: 2,
+        }),
+        TeidSequence {
+            first: Teid(2),
+            step: 2,
+        },
+    )
 }
 
 fn stream(id: u16, direction: Direction, ues: core::ops::Range<u32>, flow_base: u32) -> StreamPlan {
@@ -36,7 +43,11 @@ fn stream(id: u16, direction: Direction, ues: core::ops::Range<u32>, flow_base: 
 }
 
 /// Uplink over UEs 0..100 (flows 0..100), downlink over UEs 10..20 (flows 100..110).
-fn rules(qfi: Option<u8>) -> RxRules {
+fn qfi(v: u8) -> Option<Qfi> {
+    Some(Qfi::new(v).unwrap())
+}
+
+fn rules(qfi: Option<Qfi>) -> RxRules {
     RxRules::new(
         ues(),
         qfi,
@@ -48,12 +59,12 @@ fn rules(qfi: Option<u8>) -> RxRules {
 }
 
 fn ue(i: u32) -> Ipv4Addr {
-    ues().address(i)
+    ues().address_v4(i)
 }
 
 const DN: Ipv4Addr = Ipv4Addr::new(192, 168, 16, 152);
 
-fn downlink(ue_index: u32, teid: u32, qfi: Option<u8>, seq: u32) -> Vec<u8> {
+fn downlink(ue_index: u32, teid: Teid, qfi: Option<Qfi>, seq: u32) -> Vec<u8> {
     gpdu(
         teid,
         qfi,
@@ -63,9 +74,9 @@ fn downlink(ue_index: u32, teid: u32, qfi: Option<u8>, seq: u32) -> Vec<u8> {
 
 #[test]
 fn downlink_g_pdus_are_measured_by_ue_and_tag() {
-    let r = rules(Some(9));
+    let r = rules(qfi(9));
     assert_eq!(
-        r.classify_n3(&downlink(12, 2 + 12 * 2, Some(9), 41)),
+        r.classify_n3(&downlink(12, Teid(2 + 12 * 2), qfi(9), 41)),
         Classified::Measured {
             flow: 102,
             sequence: 41,
@@ -77,9 +88,9 @@ fn downlink_g_pdus_are_measured_by_ue_and_tag() {
 
 #[test]
 fn a_downlink_g_pdu_without_container_is_measured_and_noted() {
-    let r = rules(Some(9));
+    let r = rules(qfi(9));
     assert_eq!(
-        r.classify_n3(&downlink(10, 22, None, 5)),
+        r.classify_n3(&downlink(10, Teid(22), None, 5)),
         Classified::Measured {
             flow: 100,
             sequence: 5,
@@ -89,7 +100,7 @@ fn a_downlink_g_pdu_without_container_is_measured_and_noted() {
     );
     // Without a QFI in the run, nothing is noted.
     assert!(matches!(
-        rules(None).classify_n3(&downlink(10, 22, None, 5)),
+        rules(None).classify_n3(&downlink(10, Teid(22), None, 5)),
         Classified::Measured {
             no_container: false,
             ..
@@ -99,13 +110,13 @@ fn a_downlink_g_pdu_without_container_is_measured_and_noted() {
 
 #[test]
 fn the_tunnel_and_qfi_must_be_the_ues() {
-    let r = rules(Some(9));
+    let r = rules(qfi(9));
     assert_eq!(
-        r.classify_n3(&downlink(12, 28, Some(9), 0)),
+        r.classify_n3(&downlink(12, Teid(28), qfi(9), 0)),
         Classified::Rejected(Reject::WrongTeid)
     );
     assert_eq!(
-        r.classify_n3(&downlink(12, 26, Some(8), 0)),
+        r.classify_n3(&downlink(12, Teid(26), qfi(8), 0)),
         Classified::Rejected(Reject::WrongQfi)
     );
 }
@@ -115,11 +126,11 @@ fn the_ue_must_be_one_of_the_streams() {
     let r = rules(None);
     // UE 9 exists but is not in the downlink stream (10..20); UE 100 does not exist.
     assert_eq!(
-        r.classify_n3(&downlink(9, 20, None, 0)),
+        r.classify_n3(&downlink(9, Teid(20), None, 0)),
         Classified::Rejected(Reject::UnknownUe)
     );
     assert_eq!(
-        r.classify_n3(&downlink(100, 202, None, 0)),
+        r.classify_n3(&downlink(100, Teid(202), None, 0)),
         Classified::Rejected(Reject::UnknownUe)
     );
 }
@@ -127,7 +138,13 @@ fn the_ue_must_be_one_of_the_streams() {
 #[test]
 fn tags_must_name_a_stream_of_the_right_direction_and_ports() {
     let r = rules(None);
-    let g = |stream, ports| gpdu(22, None, &inner(DN, ue(10), ports, &tag(stream, 0, 0)));
+    let g = |stream, ports| {
+        gpdu(
+            Teid(22),
+            None,
+            &inner(DN, ue(10), ports, &tag(stream, 0, 0)),
+        )
+    };
     assert_eq!(
         r.classify_n3(&g(7, (10_001, 20_001))),
         Classified::Rejected(Reject::UnknownStream)
@@ -140,7 +157,11 @@ fn tags_must_name_a_stream_of_the_right_direction_and_ports() {
         r.classify_n3(&g(DL, (10_001, 20_002))),
         Classified::Rejected(Reject::WrongUdpPorts)
     );
-    let short = gpdu(22, None, &inner(DN, ue(10), (10_001, 20_001), &[0; 9]));
+    let short = gpdu(
+        Teid(22),
+        None,
+        &inner(DN, ue(10), (10_001, 20_001), &[0; 9]),
+    );
     assert_eq!(
         r.classify_n3(&short),
         Classified::Rejected(Reject::Untagged)
@@ -219,7 +240,7 @@ fn foreign_frames_are_rejected_by_kind() {
     );
     // A G-PDU whose inner packet is not IPv4.
     assert_eq!(
-        r.classify_n3(&gpdu(22, None, &[0x60; 48])),
+        r.classify_n3(&gpdu(Teid(22), None, &[0x60; 48])),
         Classified::Rejected(Reject::InnerNotIpv4Udp)
     );
 }
@@ -229,7 +250,7 @@ proptest::proptest! {
 
     #[test]
     fn any_bytes_classify_without_panic(frame in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200)) {
-        let r = rules(Some(9));
+        let r = rules(qfi(9));
         let _ = r.classify_n3(&frame);
         let _ = r.classify_n6(&frame);
     }
@@ -238,8 +259,8 @@ proptest::proptest! {
     fn damaged_measured_frames_classify_without_panic(
         at in 0usize..120, value: u8, cut in 0usize..120,
     ) {
-        let r = rules(Some(9));
-        let mut f = downlink(12, 26, Some(9), 1);
+        let r = rules(qfi(9));
+        let mut f = downlink(12, Teid(26), qfi(9), 1);
         if at < f.len() { f[at] = value; }
         f.truncate(cut.max(1));
         let _ = r.classify_n3(&f);

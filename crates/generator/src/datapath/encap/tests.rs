@@ -1,6 +1,7 @@
 use std::net::Ipv4Addr;
 
-use upfbench_gtpu::{GtpuFrame, GtpuRepr, Message, PduSessionContainer, decapsulate};
+use upfbench_gtpu::{GTPU_PORT, GtpuFrame, GtpuRepr, Message, PduSessionContainer, decapsulate};
+use upfbench_net::ethernet::HEADER_LEN as ETHERNET_LEN;
 
 use super::*;
 use crate::datapath::test_frames::inner;
@@ -31,7 +32,7 @@ fn the_dl_g_pdu_carries_the_sessions_tunnel_and_our_addresses() {
         &[7; 300],
     );
     let mut cache = EncapCache::new(N3);
-    let e = cache.get(u32::from(GNB), NO_QFI, GNB_MAC).unwrap();
+    let e = cache.get(u32::from(GNB), None, GNB_MAC).unwrap();
     e.set_teid(Teid(0x0000_0002));
     let frame = encapsulate(e, &packet);
 
@@ -43,9 +44,9 @@ fn the_dl_g_pdu_carries_the_sessions_tunnel_and_our_addresses() {
     assert!(d.verify_checksums(), "outer IPv4 header checksum");
     assert_eq!(
         (d.udp().source_port(), d.udp().destination_port()),
-        (2152, 2152)
+        (GTPU_PORT, GTPU_PORT)
     );
-    let g = GtpuRepr::parse_bytes(&frame[14 + d.gtpu_offset()..]).expect("GTP-U");
+    let g = GtpuRepr::parse_bytes(&frame[ETHERNET_LEN + d.gtpu_offset()..]).expect("GTP-U");
     assert_eq!(g.teid, Teid(2));
     assert!(matches!(g.message, Message::GPdu { .. }));
     assert_eq!(g.pdu_session_container, None, "no QER QFI: no container");
@@ -62,7 +63,9 @@ fn a_qer_qfi_adds_a_dl_pdu_session_container_with_it() {
         &[1; 10],
     );
     let mut cache = EncapCache::new(N3);
-    let e = cache.get(u32::from(GNB), 9, GNB_MAC).unwrap();
+    let e = cache
+        .get(u32::from(GNB), Some(Qfi::new(9).unwrap()), GNB_MAC)
+        .unwrap();
     e.set_teid(Teid(0x0102_0304));
     let frame = encapsulate(e, &packet);
     let dec = decapsulate(&frame).unwrap();
@@ -73,7 +76,8 @@ fn a_qer_qfi_adds_a_dl_pdu_session_container_with_it() {
         Some(PduSessionContainer::Downlink(dl)) if dl.qfi.get() == 9
     ));
     assert_eq!(dec.inner(), &packet[..]);
-    let g = GtpuRepr::parse_bytes(&frame[14 + dec.frame().datagram().gtpu_offset()..]).unwrap();
+    let g = GtpuRepr::parse_bytes(&frame[ETHERNET_LEN + dec.frame().datagram().gtpu_offset()..])
+        .unwrap();
     assert!(matches!(
         g.pdu_session_container,
         Some(PduSessionContainer::Downlink(dl)) if dl.qfi.get() == 9
@@ -84,22 +88,25 @@ fn a_qer_qfi_adds_a_dl_pdu_session_container_with_it() {
 fn entries_are_reused_per_gnb_qfi_and_mac_and_the_oldest_replaced() {
     let mut cache = EncapCache::new(N3);
     cache
-        .get(u32::from(GNB), NO_QFI, GNB_MAC)
+        .get(u32::from(GNB), None, GNB_MAC)
         .unwrap()
         .set_teid(Teid(7));
     // The same key gives the same encapsulator back (its TEID is the one set last).
     assert_eq!(
-        cache.get(u32::from(GNB), NO_QFI, GNB_MAC).unwrap().teid(),
+        cache.get(u32::from(GNB), None, GNB_MAC).unwrap().teid(),
         Teid(7)
     );
     assert_eq!(cache.len(), 1);
     // Another QFI, MAC or gNB is another entry, with its own headers.
     assert_eq!(
-        cache.get(u32::from(GNB), 5, GNB_MAC).unwrap().teid(),
+        cache
+            .get(u32::from(GNB), Some(Qfi::new(5).unwrap()), GNB_MAC)
+            .unwrap()
+            .teid(),
         Teid(0)
     );
     let other_mac = MacAddr([2, 0, 0, 0, 0, 9]);
-    let e = cache.get(u32::from(GNB), NO_QFI, other_mac).unwrap();
+    let e = cache.get(u32::from(GNB), None, other_mac).unwrap();
     let frame = encapsulate(e, &inner(GNB, GNB, (1, 1), &[0; 10]));
     assert_eq!(
         GtpuFrame::parse(&frame).unwrap().ethernet().destination(),
@@ -107,18 +114,18 @@ fn entries_are_reused_per_gnb_qfi_and_mac_and_the_oldest_replaced() {
     );
     assert_eq!(cache.len(), 3);
     for i in 0..ENCAP_CACHE as u32 {
-        cache.get(u32::from(GNB) + 1 + i, NO_QFI, GNB_MAC).unwrap();
+        cache.get(u32::from(GNB) + 1 + i, None, GNB_MAC).unwrap();
     }
     assert_eq!(cache.len(), ENCAP_CACHE);
     // The first entry was replaced: asking for it again builds it anew (TEID 0), in the place
     // of the oldest.
-    let again = cache.get(u32::from(GNB), NO_QFI, GNB_MAC).unwrap();
+    let again = cache.get(u32::from(GNB), None, GNB_MAC).unwrap();
     assert_eq!(again.teid(), Teid(0));
     again.set_teid(Teid(11));
     // The next newcomer replaces the next oldest, not the entry just built.
-    cache.get(u32::from(GNB) + 100, NO_QFI, GNB_MAC).unwrap();
+    cache.get(u32::from(GNB) + 100, None, GNB_MAC).unwrap();
     assert_eq!(
-        cache.get(u32::from(GNB), NO_QFI, GNB_MAC).unwrap().teid(),
+        cache.get(u32::from(GNB), None, GNB_MAC).unwrap().teid(),
         Teid(11)
     );
     assert_eq!(cache.len(), ENCAP_CACHE);

@@ -16,9 +16,8 @@ fn ue(i: u32) -> Ipv4Addr {
 
 /// Session `i`: uplink TEID `ul_teid` (decapsulated, forwarded, QFI `qfi`), downlink to UE `i`
 /// through (`dl_teid`, `gnb`) with QFI `qfi`.
-fn session(i: u32, ul_teid: u32, dl_teid: u32, gnb: Ipv4Addr, qfi: Option<u8>) -> SessionRules {
+fn session(i: u32, ul_teid: Teid, dl_teid: Teid, gnb: Ipv4Addr, qfi: Option<Qfi>) -> SessionRules {
     let seid = Seid(u64::from(i) + 1);
-    let qfi = qfi.map(|q| Qfi::new(q).unwrap());
     SessionRules {
         up_seid: seid,
         cp_f_seid: Fseid {
@@ -29,7 +28,7 @@ fn session(i: u32, ul_teid: u32, dl_teid: u32, gnb: Ipv4Addr, qfi: Option<u8>) -
         uplink: vec![UplinkRule {
             up_seid: seid,
             pdr_id: PdrId(1),
-            teid: Teid(ul_teid),
+            teid: ul_teid,
             address: Ipv4Addr::new(192, 168, 13, 151),
             ue_address: Some(ue(i)),
             qfi,
@@ -41,13 +40,17 @@ fn session(i: u32, ul_teid: u32, dl_teid: u32, gnb: Ipv4Addr, qfi: Option<u8>) -
             pdr_id: PdrId(2),
             ue_address: ue(i),
             tunnel: Some(Tunnel {
-                teid: Teid(dl_teid),
+                teid: dl_teid,
                 address: gnb,
             }),
             qfi,
             forward: true,
         }],
     }
+}
+
+fn qfi(v: u8) -> Option<Qfi> {
+    Some(Qfi::new(v).unwrap())
 }
 
 fn dl(t: &ForwardingTable, i: u32) -> Option<DownlinkEntry> {
@@ -57,23 +60,29 @@ fn dl(t: &ForwardingTable, i: u32) -> Option<DownlinkEntry> {
 #[test]
 fn an_establishment_installs_both_directions() {
     let mut m = RulesMirror::default();
-    m.apply(&RuleChange::Installed(session(0, 1, 2, GNB_A, Some(9))));
+    m.apply(&RuleChange::Installed(session(
+        0,
+        Teid(1),
+        Teid(2),
+        GNB_A,
+        qfi(9),
+    )));
     let t = m.snapshot().expect("a new table");
     assert_eq!(t.sessions, 1);
     assert_eq!(
         t.uplink.get(1),
         Some(&UplinkEntry {
             forward: true,
-            qfi: 9
+            qfi: qfi(9)
         })
     );
     assert_eq!(
         dl(&t, 0),
         Some(DownlinkEntry {
             forward: true,
-            teid: 2,
+            teid: Teid(2),
             gnb: u32::from(GNB_A),
-            qfi: 9
+            qfi: qfi(9)
         })
     );
     assert_eq!(t.uplink.get(2), None, "the downlink TEID is the gNB's");
@@ -82,10 +91,10 @@ fn an_establishment_installs_both_directions() {
 
 #[test]
 fn rules_that_do_not_forward_are_kept_as_drops_without_qfi() {
-    let mut s = session(0, 1, 2, GNB_A, None);
+    let mut s = session(0, Teid(1), Teid(2), GNB_A, None);
     s.uplink[0].remove_outer_header = false;
     s.downlink[0].tunnel = None;
-    let mut other = session(1, 3, 4, GNB_B, Some(5));
+    let mut other = session(1, Teid(3), Teid(4), GNB_B, qfi(5));
     other.downlink[0].forward = false;
     let mut m = RulesMirror::default();
     m.apply(&RuleChange::Installed(s));
@@ -95,24 +104,27 @@ fn rules_that_do_not_forward_are_kept_as_drops_without_qfi() {
         t.uplink.get(1),
         Some(&UplinkEntry {
             forward: false,
-            qfi: NO_QFI
+            qfi: None
         })
     );
-    let dropped = DownlinkEntry {
-        qfi: NO_QFI,
-        ..DownlinkEntry::default()
-    };
+    let dropped = DownlinkEntry::default();
     assert_eq!((dl(&t, 0), dl(&t, 1)), (Some(dropped), Some(dropped)));
     assert!(t.gnbs.is_empty(), "no forwarding tunnel: {:?}", t.gnbs);
 }
 
 #[test]
 fn a_modification_replaces_the_previous_rules() {
-    let before = session(0, 1, 2, GNB_A, Some(9));
-    let after = session(0, 5, 6, GNB_B, None);
+    let before = session(0, Teid(1), Teid(2), GNB_A, qfi(9));
+    let after = session(0, Teid(5), Teid(6), GNB_B, None);
     let mut m = RulesMirror::default();
     m.apply(&RuleChange::Installed(before.clone()));
-    m.apply(&RuleChange::Installed(session(1, 3, 4, GNB_A, Some(9))));
+    m.apply(&RuleChange::Installed(session(
+        1,
+        Teid(3),
+        Teid(4),
+        GNB_A,
+        qfi(9),
+    )));
     m.apply(&RuleChange::Modified {
         previous: before,
         current: after,
@@ -124,21 +136,21 @@ fn a_modification_replaces_the_previous_rules() {
         t.uplink.get(5),
         Some(&UplinkEntry {
             forward: true,
-            qfi: NO_QFI
+            qfi: None
         })
     );
     assert_eq!(
         dl(&t, 0),
         Some(DownlinkEntry {
             forward: true,
-            teid: 6,
+            teid: Teid(6),
             gnb: u32::from(GNB_B),
-            qfi: NO_QFI
+            qfi: None
         })
     );
     assert_eq!(
         dl(&t, 1).map(|d| d.teid),
-        Some(4),
+        Some(Teid(4)),
         "the other session stays"
     );
     assert_eq!(&*t.gnbs, &[u32::from(GNB_A), u32::from(GNB_B)]);
@@ -146,7 +158,10 @@ fn a_modification_replaces_the_previous_rules() {
 
 #[test]
 fn a_deletion_removes_only_that_session() {
-    let (a, b) = (session(0, 1, 2, GNB_A, None), session(1, 3, 4, GNB_B, None));
+    let (a, b) = (
+        session(0, Teid(1), Teid(2), GNB_A, None),
+        session(1, Teid(3), Teid(4), GNB_B, None),
+    );
     let mut m = RulesMirror::default();
     m.apply(&RuleChange::Installed(a.clone()));
     m.apply(&RuleChange::Installed(b.clone()));
@@ -166,7 +181,13 @@ fn a_deletion_removes_only_that_session() {
 fn a_snapshot_comes_only_after_a_change() {
     let mut m = RulesMirror::default();
     assert_eq!(m.snapshot(), None);
-    m.apply(&RuleChange::Installed(session(0, 1, 2, GNB_A, None)));
+    m.apply(&RuleChange::Installed(session(
+        0,
+        Teid(1),
+        Teid(2),
+        GNB_A,
+        None,
+    )));
     assert!(m.snapshot().is_some());
     assert_eq!(m.snapshot(), None, "nothing changed since");
     assert!(
@@ -181,8 +202,8 @@ fn table_of(sessions: u32) -> ForwardingTable {
     for i in 0..sessions {
         m.apply(&RuleChange::Installed(session(
             i,
-            2 * i + 1,
-            2 * i + 2,
+            Teid(2 * i + 1),
+            Teid(2 * i + 2),
             GNB_A,
             None,
         )));
@@ -240,8 +261,8 @@ fn a_reader_never_sees_a_table_in_the_making() {
         for i in 0..TABLES {
             m.apply(&RuleChange::Installed(session(
                 i,
-                2 * i + 1,
-                2 * i + 2,
+                Teid(2 * i + 1),
+                Teid(2 * i + 2),
                 GNB_A,
                 None,
             )));
@@ -264,10 +285,18 @@ fn a_reader_never_sees_a_table_in_the_making() {
         );
         for i in 0..n as u32 {
             assert_eq!(t.uplink.get(2 * i + 1).map(|u| u.forward), Some(true));
-            assert_eq!(dl(t, i).map(|d| d.teid), Some(2 * i + 2));
+            assert_eq!(dl(t, i).map(|d| d.teid), Some(Teid(2 * i + 2)));
         }
         last = n;
     }
     writer.join().unwrap();
     assert!(seen >= 1);
+}
+
+#[test]
+fn table_slots_stay_small() {
+    // A lookup touches one slot: the shared types must not make them larger than the raw
+    // numbers did (u32 key + 2 and 10 bytes of entry, padded).
+    assert_eq!(size_of::<(u32, UplinkEntry)>(), 8);
+    assert_eq!(size_of::<(u32, DownlinkEntry)>(), 16);
 }

@@ -263,7 +263,7 @@ fn respond_gtpu(
         Message::GPdu { .. } => return Outcome::seen(Seen::GtpuOther),
     }
     let response = GtpuRepr {
-        teid: Teid(0),
+        teid: Teid::ZERO,
         sequence_number: Some(msg.sequence_number.unwrap_or(0)),
         npdu_number: None,
         pdu_session_container: None,
@@ -335,20 +335,20 @@ fn udp_reply(
 pub fn error_indication(
     iface: &Interface,
     frame: &[u8],
-    teid: u32,
+    teid: Teid,
     out: &mut [u8],
 ) -> Option<usize> {
     let eth = EthernetFrame::new_checked(frame).ok()?;
     let ip = Ipv4Packet::new_checked(eth.payload()).ok()?;
     let udp = UdpPacket::new_checked(ip.payload()).ok()?;
     let message = GtpuRepr {
-        teid: Teid(0),
+        teid: Teid::ZERO,
         sequence_number: Some(0),
         npdu_number: None,
         pdu_session_container: None,
         udp_port: Some(udp.source_port()),
         message: Message::ErrorIndication {
-            teid_data_i: Teid(teid),
+            teid_data_i: teid,
             peer_address: iface.address.into(),
         },
     };

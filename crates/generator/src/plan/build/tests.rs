@@ -1,4 +1,6 @@
-use std::net::Ipv4Addr;
+use std::net::{IpAddr, Ipv4Addr};
+
+use upfbench_net::Teid;
 
 use super::*;
 
@@ -26,13 +28,19 @@ fn the_quickstart_is_two_streams_of_one_flow_each() {
     assert_eq!((ul.flow_base, dl.flow_base), (0, 1));
     assert_eq!(ul.rate_pps, 100_000.0);
     assert_eq!(ul.schedule, Schedule::Continuous { packets: 500_000 });
-    assert_eq!(p.ues.first_address, Ipv4Addr::new(10, 45, 0, 2));
-    assert_eq!(p.ues.downlink_teid.get(0), 2);
+    assert_eq!(
+        p.ues.first_address(),
+        IpAddr::V4(Ipv4Addr::new(10, 45, 0, 2))
+    );
+    assert_eq!(p.ues.downlink_teid.get(0), Teid(2));
     assert_eq!(
         p.ues.uplink_teid,
-        UplinkTeids::Sequence(TeidSequence { first: 1, step: 2 })
+        UplinkTeids::Sequence(TeidSequence {
+            first: Teid(1),
+            step: 2
+        })
     );
-    assert_eq!(p.qfi, Some(1));
+    assert_eq!(p.qfi, Some(Qfi::new(1).unwrap()));
     assert!(ul.pdu_session_container && !dl.pdu_session_container);
     assert_eq!(p.workers.len(), 1);
     assert_eq!(p.workers[0].shares.len(), 2);

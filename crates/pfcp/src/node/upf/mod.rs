@@ -101,8 +101,8 @@ pub struct Upf {
     association: Option<Association>,
     endpoint: Endpoint<()>,
     rules: RulesTable,
-    next_seid: u64,
-    next_teid: u32,
+    next_seid: Seid,
+    next_teid: Teid,
     events: VecDeque<UpfEvent>,
 }
 
@@ -114,7 +114,7 @@ impl Upf {
             endpoint: Endpoint::new(&config.node, config.peer),
             rules: RulesTable::default(),
             next_seid: config.first_seid,
-            next_teid: config.first_teid.0,
+            next_teid: config.first_teid,
             events: VecDeque::new(),
             config,
         }
@@ -262,8 +262,8 @@ impl Upf {
 
     fn allocate_seid(&mut self) -> Seid {
         loop {
-            let s = Seid(self.next_seid);
-            self.next_seid = self.next_seid.wrapping_add(1).max(1);
+            let s = self.next_seid;
+            self.next_seid = Seid(s.0.wrapping_add(1).max(1));
             if !self.rules.contains(s) {
                 return s;
             }
@@ -277,8 +277,8 @@ impl Upf {
         let (table, next) = (&self.rules, &mut self.next_teid);
         rules.choose_f_teids(self.config.n3_address, |in_use| {
             loop {
-                let t = Teid(*next);
-                *next = next.wrapping_add(1).max(1);
+                let t = *next;
+                *next = Teid(t.get().wrapping_add(1).max(1));
                 if table.teid_owner(t).is_none() && !in_use(t) {
                     return t;
                 }

@@ -237,7 +237,7 @@ fn an_error_indication_names_the_teid_and_our_address() {
     };
     let frame = gtpu_frame(&gpdu, 50000);
     let mut out = [0u8; 256];
-    let n = error_indication(&US, &frame, 0x99, &mut out).unwrap();
+    let n = error_indication(&US, &frame, Teid(0x99), &mut out).unwrap();
     let eth = EthernetFrame::new_checked(&out[..n]).unwrap();
     assert_eq!(eth.destination(), PEER_MAC);
     let ip = Ipv4Packet::new_checked(eth.payload()).unwrap();
