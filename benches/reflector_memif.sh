@@ -115,7 +115,9 @@ run_testpmd_pair() {
     --forward-mode=rxonly --nb-cores=1 --rxq=1 --txq=1 --burst=32 --stats-period=1 \
     >"$out" 2>&1 &
   local rx=$!
-  sleep 1.5
+  # txonly connects once the server's socket exists (on a loaded machine 1.5 s was not enough).
+  for _ in $(seq 100); do [[ -S $s ]] && break; sleep 0.1; done
+  sleep 0.5
   # shellcheck disable=SC2086
   timeout -s INT $((WINDOW + 3)) "$TESTPMD" -l 0,1 $tp_mem --no-pci --no-telemetry \
     --log-level lib.eal:warning --file-prefix "upfb-rb-tx-$$" \
@@ -167,7 +169,8 @@ run_testpmd_loop() {
   steady_median "$work/tp-loop.pps"
 }
 
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# The median of the rounds that measured (a round whose testpmd never connected reads nan).
+median() { tr ' ' '\n' | grep -v -e '^$' -e nan | sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'; }
 
 echo "$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), memory $MODE, $ROUNDS rounds of $WINDOW s"
 for dir in uplink downlink; do
