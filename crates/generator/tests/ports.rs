@@ -2,29 +2,9 @@
 //! tests may run in parallel. Every run, failed ones included, must leave no runtime directory
 //! (EAL writes its shared configuration there: `config`, `fbarray_*`, `mp_socket`).
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
-/// EAL's runtime directory of `prefix` for this user (root's is /var/run/dpdk).
-fn runtime_dir(prefix: &str) -> PathBuf {
-    let base = match std::env::var_os("XDG_RUNTIME_DIR") {
-        Some(d) if !is_root() => PathBuf::from(d).join("dpdk"),
-        _ if !is_root() => PathBuf::from("/tmp/dpdk"),
-        _ => PathBuf::from("/var/run/dpdk"),
-    };
-    base.join(prefix)
-}
-
-fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("Uid:"))
-                .and_then(|l| l.split_whitespace().nth(1).map(|u| u == "0"))
-        })
-        .unwrap_or(false)
-}
+use upfbench_generator::datapath::eal_args::runtime_dir;
 
 /// Runs `upfbench ports` with the tests' EAL arguments, `eal`, and a `--file-prefix` of the
 /// test's own; checks that nothing of it is left in the runtime directory.

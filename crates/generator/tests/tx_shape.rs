@@ -100,6 +100,35 @@ fn shares<'e>(
         .collect()
 }
 
+/// Two ports joined back to back (`name` and its peer), started: `f` gets EAL (for the
+/// shares, which must not outlive the queues), the endpoints of the first (its MAC), its TX
+/// queue, and the peer's side.
+fn ring_pair(
+    eal: &Eal,
+    pool: &Mempool<'_>,
+    name: &str,
+    f: impl for<'p> FnOnce(&'p Eal, Endpoints, TxQueue<'p>, Peer<'p>) -> Outcome,
+) -> Outcome {
+    let [a, b] = eal
+        .create_ring_pair([name, &format!("{name}peer")], 1)
+        .map_err(|e| e.to_string())?;
+    let (mut pa, mut pb) = (
+        Port::by_id(eal, a).map_err(|e| e.to_string())?,
+        Port::by_id(eal, b).map_err(|e| e.to_string())?,
+    );
+    let e = endpoints(MacAddr(pa.mac().map_err(|e| e.to_string())?.0));
+    let cfg = PortConfig::default();
+    let sa = pa.start(&cfg, pool).map_err(|e| e.to_string())?;
+    let sb = pb.start(&cfg, pool).map_err(|e| e.to_string())?;
+    let mut qa = sa.queues().map_err(|e| e.to_string())?;
+    let mut qb = sb.queues().map_err(|e| e.to_string())?;
+    let peer = Peer {
+        rx: qb.rx.remove(0),
+        frames: Vec::new(),
+    };
+    f(eal, e, qa.tx.remove(0), peer)
+}
+
 /// The peer's side of the queue: what it received, in order.
 struct Peer<'p> {
     rx: RxQueue<'p>,
@@ -173,116 +202,100 @@ fn flows_in_order(
 /// go out once each with exact per-flow counts.
 fn one_share_after_a_stall_and_a_full_queue(eal: &Eal, pool: &Mempool<'_>) -> Outcome {
     let plan = plan(ONE_STREAM);
-    let [a, b] = eal
-        .create_ring_pair(["one", "onepeer"], 1)
-        .map_err(|e| e.to_string())?;
-    let (mut pa, mut pb) = (
-        Port::by_id(eal, a).map_err(|e| e.to_string())?,
-        Port::by_id(eal, b).map_err(|e| e.to_string())?,
-    );
-    let e = endpoints(MacAddr(pa.mac().map_err(|e| e.to_string())?.0));
-    let cfg = PortConfig::default();
-    let sa = pa.start(&cfg, pool).map_err(|e| e.to_string())?;
-    let sb = pb.start(&cfg, pool).map_err(|e| e.to_string())?;
-    let mut qa = sa.queues().map_err(|e| e.to_string())?;
-    let mut qb = sb.queues().map_err(|e| e.to_string())?;
-    let mut tx: TxQueue<'_> = qa.tx.remove(0);
-    let mut peer = Peer {
-        rx: qb.rx.remove(0),
-        frames: Vec::new(),
-    };
-    let mut shares = shares(eal, &plan, &e, "one");
-    check(shares.len() == 1, || format!("{} shares", shares.len()))?;
-    let (share, payload_at, ue_at) = &mut shares[0];
-    check(plan.workers[0].shares[0].allowance == 100, || {
-        "the share's allowance is the profile's max_burst".into()
-    })?;
-    share.start_measured(HZ, 0);
-    let mut t = 0;
-    check(peer.poll(share, &mut tx, t, true)? == 1, || {
-        "packet 0 at the start".into()
-    })?;
-    for _ in 0..50 {
-        t += 10 * TICKS_PER_US;
-        let n = peer.poll(share, &mut tx, t, true)?;
-        check(n == 10, || format!("{n} in 10 us at 1 Mpps"))?;
-    }
-    // 501 sent; a stall of 5 ms.
-    t += 5_000 * TICKS_PER_US;
-    let n = peer.poll(share, &mut tx, t, true)?;
-    check(n == 100, || {
-        format!("{n} after the stall, max_burst is 100")
-    })?;
-    // Packets 501 to 600 went; packet 600 (the 100th waiting) is due now instead of at 600 us:
-    // that is the slip.
-    let want = ScheduleSlip {
-        count: 1,
-        ticks: t - 600 * TICKS_PER_US,
-        max_ticks: t - 600 * TICKS_PER_US,
-    };
-    check(share.slip() == want, || {
-        format!("slip {:?}, want {want:?}", share.slip())
-    })?;
-    // The rest of the schedule moved by as much: 10 per 10 us again, no catching up.
-    for _ in 0..20 {
-        t += 10 * TICKS_PER_US;
-        let n = peer.poll(share, &mut tx, t, true)?;
-        check(n == 10, || format!("{n} in 10 us after the slip"))?;
-    }
-    // The peer stops reading: the ring (1,023 packets) fills, the share keeps what the queue
-    // refuses and stays at its allowance.
-    let mut held = 0;
-    for _ in 0..300 {
-        t += 10 * TICKS_PER_US;
-        held += peer.poll(share, &mut tx, t, false)?;
-    }
-    check(held == 1023, || format!("{held} went into a ring of 1023"))?;
-    let got = peer.drain();
-    check(got == held, || format!("{got} read of {held}"))?;
-    // The next poll sends what the queue refused and new packets, 100 in all, and the share
-    // finds itself late: a second slip.
-    t += 10 * TICKS_PER_US;
-    let n = peer.poll(share, &mut tx, t, true)?;
-    check(n == 100, || {
-        format!("{n} after the queue took packets again")
-    })?;
-    check(share.slip().count == 2, || {
-        format!("a full queue is a second slip: {:?}", share.slip())
-    })?;
-    let mut polls = 0;
-    while !share.done() {
-        t += 10 * TICKS_PER_US;
-        peer.poll(share, &mut tx, t, true)?;
-        polls += 1;
-        check(polls < 10_000, || "the share never finished".into())?;
-    }
-    check(share.rewind_unsent() == 0, || "nothing left unsent".into())?;
-    check(peer.frames.len() == 10_000, || {
-        format!("{} frames of 10,000", peer.frames.len())
-    })?;
-    let per_ue = flows_in_order(&peer.frames, *payload_at, *ue_at)?;
-    let specs = vec![
-        StreamSpec {
-            direction: upfbench_stats::Direction::Uplink,
-            first_seq: 0,
-        };
-        plan.flows as usize
-    ];
-    let (mut stats, _) = TxStats::new(0, &specs);
-    share.account(&mut stats);
-    for ue in 0..plan.flows {
-        let address = plan.ues.address_v4(ue).octets();
-        let received = per_ue.get(&address).copied().unwrap_or(0);
-        check(stats.sent(ue) == received && received == 2_500, || {
-            format!("UE {ue}: sent {}, received {received}", stats.sent(ue))
+    ring_pair(eal, pool, "one", |eal, e, mut tx, mut peer| {
+        let mut shares = shares(eal, &plan, &e, "one");
+        check(shares.len() == 1, || format!("{} shares", shares.len()))?;
+        let (share, payload_at, ue_at) = &mut shares[0];
+        check(plan.workers[0].shares[0].allowance == 100, || {
+            "the share's allowance is the profile's max_burst".into()
         })?;
-    }
-    println!(
-        "one share: slip {:?}, {} polls to finish",
-        share.slip(),
-        polls
-    );
-    Ok(())
+        share.start_measured(HZ, 0);
+        let mut t = 0;
+        check(peer.poll(share, &mut tx, t, true)? == 1, || {
+            "packet 0 at the start".into()
+        })?;
+        for _ in 0..50 {
+            t += 10 * TICKS_PER_US;
+            let n = peer.poll(share, &mut tx, t, true)?;
+            check(n == 10, || format!("{n} in 10 us at 1 Mpps"))?;
+        }
+        // 501 sent; a stall of 5 ms.
+        t += 5_000 * TICKS_PER_US;
+        let n = peer.poll(share, &mut tx, t, true)?;
+        check(n == 100, || {
+            format!("{n} after the stall, max_burst is 100")
+        })?;
+        // Packets 501 to 600 went; packet 600 (the 100th waiting) is due now instead of at 600 us:
+        // that is the slip.
+        let want = ScheduleSlip {
+            count: 1,
+            ticks: t - 600 * TICKS_PER_US,
+            max_ticks: t - 600 * TICKS_PER_US,
+        };
+        check(share.slip() == want, || {
+            format!("slip {:?}, want {want:?}", share.slip())
+        })?;
+        // The rest of the schedule moved by as much: 10 per 10 us again, no catching up.
+        for _ in 0..20 {
+            t += 10 * TICKS_PER_US;
+            let n = peer.poll(share, &mut tx, t, true)?;
+            check(n == 10, || format!("{n} in 10 us after the slip"))?;
+        }
+        // The peer stops reading: the ring (1,023 packets) fills, the share keeps what the queue
+        // refuses and stays at its allowance.
+        let mut held = 0;
+        for _ in 0..300 {
+            t += 10 * TICKS_PER_US;
+            held += peer.poll(share, &mut tx, t, false)?;
+        }
+        check(held == 1023, || format!("{held} went into a ring of 1023"))?;
+        let got = peer.drain();
+        check(got == held, || format!("{got} read of {held}"))?;
+        // The next poll sends what the queue refused and new packets, 100 in all, and the share
+        // finds itself late: a second slip.
+        t += 10 * TICKS_PER_US;
+        let n = peer.poll(share, &mut tx, t, true)?;
+        check(n == 100, || {
+            format!("{n} after the queue took packets again")
+        })?;
+        check(share.slip().count == 2, || {
+            format!("a full queue is a second slip: {:?}", share.slip())
+        })?;
+        let mut polls = 0;
+        while !share.done() {
+            t += 10 * TICKS_PER_US;
+            peer.poll(share, &mut tx, t, true)?;
+            polls += 1;
+            check(polls < 10_000, || "the share never finished".into())?;
+        }
+        check(share.rewind_unsent() == 0, || "nothing left unsent".into())?;
+        check(peer.frames.len() == 10_000, || {
+            format!("{} frames of 10,000", peer.frames.len())
+        })?;
+        let per_ue = flows_in_order(&peer.frames, *payload_at, *ue_at)?;
+        let specs = vec![
+            StreamSpec {
+                direction: upfbench_stats::Direction::Uplink,
+                first_seq: 0,
+            };
+            plan.flows as usize
+        ];
+        let (mut stats, _) = TxStats::new(0, &specs);
+        share.account(&mut stats);
+        for ue in 0..plan.flows {
+            let address = plan.ues.address_v4(ue).octets();
+            let received = per_ue.get(&address).copied().unwrap_or(0);
+            check(stats.sent(ue) == received && received == 2_500, || {
+                format!("UE {ue}: sent {}, received {received}", stats.sent(ue))
+            })?;
+        }
+        println!(
+            "one share: slip {:?}, {} polls to finish",
+            share.slip(),
+            polls
+        );
+        Ok(())
+    })
 }
 
 /// Three shares on one queue split `max_burst` = 32 by rate (18, 11, 3): after a stall the
@@ -290,68 +303,52 @@ fn one_share_after_a_stall_and_a_full_queue(eal: &Eal, pool: &Mempool<'_>) -> Ou
 /// packets.
 fn three_shares_on_one_queue(eal: &Eal, pool: &Mempool<'_>) -> Outcome {
     let plan = plan(THREE_STREAMS);
-    let [a, b] = eal
-        .create_ring_pair(["three", "threepeer"], 1)
-        .map_err(|e| e.to_string())?;
-    let (mut pa, mut pb) = (
-        Port::by_id(eal, a).map_err(|e| e.to_string())?,
-        Port::by_id(eal, b).map_err(|e| e.to_string())?,
-    );
-    let e = endpoints(MacAddr(pa.mac().map_err(|e| e.to_string())?.0));
-    let cfg = PortConfig::default();
-    let sa = pa.start(&cfg, pool).map_err(|e| e.to_string())?;
-    let sb = pb.start(&cfg, pool).map_err(|e| e.to_string())?;
-    let mut qa = sa.queues().map_err(|e| e.to_string())?;
-    let mut qb = sb.queues().map_err(|e| e.to_string())?;
-    let mut tx: TxQueue<'_> = qa.tx.remove(0);
-    let mut peer = Peer {
-        rx: qb.rx.remove(0),
-        frames: Vec::new(),
-    };
-    let mut shares = shares(eal, &plan, &e, "three");
-    for (s, _, _) in &mut shares {
-        s.start_measured(HZ, 0);
-    }
-    let mut t = 0;
-    for _ in 0..100 {
-        round(&mut shares, &mut tx, &mut peer, t)?;
-        t += TICKS_PER_US;
-    }
-    // A 500 us stall: 3,500, 2,000 and 500 packets late; the queue gets 32.
-    t += 500 * TICKS_PER_US;
-    let n = round(&mut shares, &mut tx, &mut peer, t)?;
-    check(n == 32, || format!("{n} after the stall"))?;
-    for (s, _, _) in &shares {
-        check(s.slip().count == 1, || {
-            format!("stream {}: {:?}", s.stream(), s.slip())
+    ring_pair(eal, pool, "three", |eal, e, mut tx, mut peer| {
+        let mut shares = shares(eal, &plan, &e, "three");
+        for (s, _, _) in &mut shares {
+            s.start_measured(HZ, 0);
+        }
+        let mut t = 0;
+        for _ in 0..100 {
+            round(&mut shares, &mut tx, &mut peer, t)?;
+            t += TICKS_PER_US;
+        }
+        // A 500 us stall: 3,500, 2,000 and 500 packets late; the queue gets 32.
+        t += 500 * TICKS_PER_US;
+        let n = round(&mut shares, &mut tx, &mut peer, t)?;
+        check(n == 32, || format!("{n} after the stall"))?;
+        for (s, _, _) in &shares {
+            check(s.slip().count == 1, || {
+                format!("stream {}: {:?}", s.stream(), s.slip())
+            })?;
+        }
+        let mut rounds = 0;
+        while !shares.iter().all(|(s, _, _)| s.done()) {
+            t += TICKS_PER_US;
+            round(&mut shares, &mut tx, &mut peer, t)?;
+            rounds += 1;
+            check(rounds < 100_000, || "the shares never finished".into())?;
+        }
+        let mut per_stream = [0u64; 3];
+        for f in &peer.frames {
+            let (_, payload_at, _) = shares
+                .iter()
+                .find(|(s, _, _)| s.frame_len() as usize == f.len())
+                .ok_or("a frame of no share's length")?;
+            let tag = Tag::parse(&f[*payload_at..]).map_err(|e| format!("tag: {e:?}"))?;
+            per_stream[usize::from(tag.stream)] += 1;
+        }
+        check(per_stream == [14_000, 8_000, 2_000], || {
+            format!("sent per stream {per_stream:?}")
         })?;
-    }
-    let mut rounds = 0;
-    while !shares.iter().all(|(s, _, _)| s.done()) {
-        t += TICKS_PER_US;
-        round(&mut shares, &mut tx, &mut peer, t)?;
-        rounds += 1;
-        check(rounds < 100_000, || "the shares never finished".into())?;
-    }
-    let mut per_stream = [0u64; 3];
-    for f in &peer.frames {
-        let (_, payload_at, _) = shares
-            .iter()
-            .find(|(s, _, _)| s.frame_len() as usize == f.len())
-            .ok_or("a frame of no share's length")?;
-        let tag = Tag::parse(&f[*payload_at..]).map_err(|e| format!("tag: {e:?}"))?;
-        per_stream[usize::from(tag.stream)] += 1;
-    }
-    check(per_stream == [14_000, 8_000, 2_000], || {
-        format!("sent per stream {per_stream:?}")
-    })?;
-    let parts: Vec<u32> = plan.workers[0].shares.iter().map(|s| s.allowance).collect();
-    check(parts == [18, 11, 3], || format!("allowances {parts:?}"))?;
-    println!(
-        "three shares: slips {:?}",
-        shares.iter().map(|(s, _, _)| s.slip()).collect::<Vec<_>>()
-    );
-    Ok(())
+        let parts: Vec<u32> = plan.workers[0].shares.iter().map(|s| s.allowance).collect();
+        check(parts == [18, 11, 3], || format!("allowances {parts:?}"))?;
+        println!(
+            "three shares: slips {:?}",
+            shares.iter().map(|(s, _, _)| s.slip()).collect::<Vec<_>>()
+        );
+        Ok(())
+    })
 }
 
 /// One worker loop: every share polled at `t`, then the peer reads what the queue got, at

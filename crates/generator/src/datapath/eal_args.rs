@@ -148,7 +148,8 @@ impl Drop for RuntimeDirGuard {
     }
 }
 
-fn is_root() -> bool {
+/// Whether the process runs as root (EAL's runtime directory and the tests' needs depend on it).
+pub fn is_root() -> bool {
     // The effective uid, without libc: /proc/self/status has "Uid: real effective ...".
     std::fs::read_to_string("/proc/self/status")
         .ok()

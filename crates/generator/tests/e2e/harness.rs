@@ -11,6 +11,8 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use upfbench_generator::datapath::eal_args::is_root;
+pub(crate) use upfbench_generator::datapath::eal_args::runtime_dir;
 
 /// The binary under test.
 pub(crate) const UPFBENCH: &str = env!("CARGO_BIN_EXE_upfbench");
@@ -32,17 +34,6 @@ pub(crate) fn serial() -> MutexGuard<'static, ()> {
     guard
 }
 
-fn is_root() -> bool {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("Uid:"))
-                .and_then(|l| l.split_whitespace().nth(1).map(|u| u == "0"))
-        })
-        .unwrap_or(false)
-}
-
 /// A name unique to this test process and `case`: DPDK file prefixes, namespaces.
 pub(crate) fn unique(case: &str) -> String {
     format!("ube2e{}-{case}", std::process::id())
@@ -57,11 +48,6 @@ pub(crate) fn n4_pair() -> (Ipv4Addr, Ipv4Addr) {
         Ipv4Addr::new(127, 0, 1, base),
         Ipv4Addr::new(127, 0, 1, base + 1),
     )
-}
-
-/// Where EAL keeps the runtime files of `prefix` (run as root).
-pub(crate) fn runtime_dir(prefix: &str) -> PathBuf {
-    Path::new("/var/run/dpdk").join(prefix)
 }
 
 /// `text` with `from` replaced by `to`; `from` must be there (the shipped file changed if not).
