@@ -9,7 +9,7 @@
 //! normal way when interrupted while it starts.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus};
+use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -17,7 +17,7 @@ use upfbench_generator::config;
 
 use crate::harness::{
     Process, Scratch, UPFBENCH, n4_pair, num, patch, read_report, reflector_totals, runtime_dir,
-    serial, total, unique, warnings,
+    serial, total, tshark_fields, unique, warnings,
 };
 use crate::memif::Memif;
 
@@ -108,22 +108,16 @@ impl PcapBed {
     /// ARP).
     fn sent(&self, side: &str) -> Vec<String> {
         let file = self.scratch.path().join(format!("{side}.pcap"));
-        let out = Command::new("tshark")
-            .args(["-r", file.to_str().expect("utf-8"), "-T", "fields"])
-            .args(["-E", "separator=/s", "-e", "eth.dst", "-e", "arp.opcode"])
-            .args(["-e", "arp.src.proto_ipv4", "-e", "arp.dst.proto_ipv4"])
-            .output()
-            .expect("tshark");
-        assert!(
-            out.status.success(),
-            "tshark -r {}: {}",
-            file.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(str::to_owned)
-            .collect()
+        tshark_fields(
+            &file,
+            "/s",
+            &[
+                "eth.dst",
+                "arp.opcode",
+                "arp.src.proto_ipv4",
+                "arp.dst.proto_ipv4",
+            ],
+        )
     }
 }
 

@@ -402,3 +402,25 @@ pub(crate) fn assert_sessions(stdout: &str, reflector_log: &str, sessions: u32) 
         "the reflector's release found sessions left:\n{reflector_log}"
     );
 }
+
+/// The fields of every frame in a capture, as tshark decodes them: one line per frame, the
+/// `fields` joined by `separator` (tshark's `/t`, `/s`), empty where a frame has none.
+pub(crate) fn tshark_fields(file: &Path, separator: &str, fields: &[&str]) -> Vec<String> {
+    let mut tshark = Command::new("tshark");
+    tshark.args(["-r", file.to_str().expect("utf-8"), "-T", "fields"]);
+    tshark.args(["-E", &format!("separator={separator}")]);
+    for f in fields {
+        tshark.args(["-e", f]);
+    }
+    let out = tshark.output().expect("tshark");
+    assert!(
+        out.status.success(),
+        "tshark -r {}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}

@@ -20,8 +20,8 @@ use upfbench_generator::config;
 
 use crate::harness::{
     Process, Scratch, UPFBENCH, assert_sessions, besides_tx_slips, figures, num, patch,
-    read_report, reflector_drops, reflector_totals, repo, runtime_dir, serial, total, unique,
-    warnings,
+    read_report, reflector_drops, reflector_totals, repo, runtime_dir, serial, total,
+    tshark_fields, unique, warnings,
 };
 
 /// The UPF's addresses on N3 and N6 (DESIGN.md's plan, as in lab.yaml).
@@ -136,37 +136,36 @@ struct Frame {
 }
 
 fn frames(file: &Path) -> Vec<Frame> {
-    let out = Command::new("tshark")
-        .args(["-r", file.to_str().expect("utf-8"), "-T", "fields"])
-        .args(["-E", "separator=/t", "-e", "frame.interface_name"])
-        .args(["-e", "eth.src", "-e", "eth.type", "-e", "arp.opcode"])
-        .args(["-e", "arp.src.hw_mac", "-e", "arp.src.proto_ipv4"])
-        .args(["-e", "arp.dst.proto_ipv4", "-e", "_ws.col.Info"])
-        .output()
-        .expect("tshark");
-    assert!(
-        out.status.success(),
-        "tshark -r {}: {}",
-        file.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| {
-            let f: Vec<&str> = l.split('\t').collect();
-            let at = |i: usize| f.get(i).copied().unwrap_or_default().to_owned();
-            Frame {
-                interface: at(0),
-                src: at(1),
-                ethertype: at(2),
-                opcode: at(3),
-                sender_mac: at(4),
-                sender_ip: at(5),
-                target_ip: at(6),
-                summary: at(7),
-            }
-        })
-        .collect()
+    tshark_fields(
+        file,
+        "/t",
+        &[
+            "frame.interface_name",
+            "eth.src",
+            "eth.type",
+            "arp.opcode",
+            "arp.src.hw_mac",
+            "arp.src.proto_ipv4",
+            "arp.dst.proto_ipv4",
+            "_ws.col.Info",
+        ],
+    )
+    .iter()
+    .map(|l| {
+        let f: Vec<&str> = l.split('\t').collect();
+        let at = |i: usize| f.get(i).copied().unwrap_or_default().to_owned();
+        Frame {
+            interface: at(0),
+            src: at(1),
+            ethertype: at(2),
+            opcode: at(3),
+            sender_mac: at(4),
+            sender_ip: at(5),
+            target_ip: at(6),
+            summary: at(7),
+        }
+    })
+    .collect()
 }
 
 /// ARP `opcode` frames on `ifc` for `ip` (asked for or answered with) from MAC `from`.
