@@ -212,9 +212,11 @@ impl LatencyRecorder {
     }
 
     /// The value at quantile `q` (0..=1) within the histogram's precision: the highest value
-    /// equivalent to the sample of rank `ceil(q * count)` (nearest-rank definition).
+    /// equivalent to the sample of rank `ceil(q * count)` (nearest-rank definition), never
+    /// outside the exact min and max (hdrhistogram answers q = 0 with the lowest equivalent
+    /// value of the smallest sample's bucket, which can be below the sample).
     pub fn quantile_ns(&self, q: f64) -> Option<u64> {
-        (self.count > 0).then(|| self.hist.value_at_quantile(q).min(self.max))
+        (self.count > 0).then(|| self.hist.value_at_quantile(q).clamp(self.min, self.max))
     }
 
     /// The underlying histogram (read-only), for callers that want more than the summary.
@@ -229,6 +231,17 @@ mod tests {
 
     fn rec() -> LatencyRecorder {
         LatencyRecorder::new(&LatencyConfig::default()).unwrap()
+    }
+
+    #[test]
+    fn quantile_zero_is_the_exact_minimum() {
+        // At 3 digits 2,345 shares a bucket with 2,344: hdrhistogram's q = 0 says 2,344.
+        let mut r = rec();
+        for v in [2_345, 2_345, 9_000] {
+            r.record(v);
+        }
+        assert_eq!(r.quantile_ns(0.0), Some(2_345));
+        assert_eq!(r.quantile_ns(1.0), Some(9_000));
     }
 
     #[test]
