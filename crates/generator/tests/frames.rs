@@ -2,8 +2,9 @@
 //! to the configured fields with crates/gtpu and with tshark (an independent dissector): TEID,
 //! QFI of the PDU Session Container, outer and inner addresses, UDP ports, lengths, valid IPv4
 //! and UDP checksums, the tag. Each frame is the stream's template with its patch window
-//! patched the way the TX worker does it (the window of a `TemplatePool` mbuf), for several
-//! UEs. tshark must be installed (CI installs it); without it the test fails.
+//! patched the way the TX worker does it (the window of a `TemplatePool` mbuf, with the
+//! constant layout the TX loop is compiled for), for several UEs. tshark must be installed (CI
+//! installs it); without it the test fails.
 
 use std::net::Ipv4Addr;
 use std::path::Path;
@@ -13,6 +14,7 @@ use upfbench_generator::config;
 use upfbench_generator::datapath::frames::{Endpoints, stream_template};
 use upfbench_generator::datapath::service::Interface;
 use upfbench_generator::datapath::tag::{TAG_LEN, Tag, TagView};
+use upfbench_generator::datapath::tx::TxLayout;
 use upfbench_generator::plan::{self, Plan, StreamPlan, UplinkTeids};
 use upfbench_gtpu::{Ipv4Packet, MacAddr, Qfi, Teid, UdpPacket, decapsulate, udp_payload};
 use upfbench_stats::Direction;
@@ -74,6 +76,15 @@ fn frames(plan: &Plan, stream: &StreamPlan) -> Vec<(Vec<u8>, Expected)> {
     let template = stream_template(stream, plan.ues.address_v4(first), teid_of(first), qfi, &e)
         .expect("template");
     let range = template.patch_range(TAG_LEN).expect("a patch window");
+    // The TX loop runs on constant offsets for every frame the generator builds.
+    let layout = TxLayout::of(&template);
+    assert!(
+        !matches!(layout, TxLayout::Other(_)),
+        "{:?} frame of {} B (container {}): no constant layout, {layout:?}",
+        stream.direction,
+        template.len(),
+        stream.pdu_session_container
+    );
     // One buffer patched again and again, as a pool's mbufs are (the TX worker does not copy
     // the window back from the template between packets): each frame must still be exact.
     let mut buffer = template.bytes().to_vec();
@@ -86,11 +97,10 @@ fn frames(plan: &Plan, stream: &StreamPlan) -> Vec<(Vec<u8>, Expected)> {
                 sequence: 1000 + k as u32,
                 tx_time: 0xdead_beef - k as u32,
             };
-            template.patch(
+            layout.patch(
                 &mut buffer[range.clone()],
-                teid_of(ue),
-                plan.ues.address_v4(ue),
-                &tag.to_bytes(),
+                &template.ue_patch::<TAG_LEN>(teid_of(ue), plan.ues.address_v4(ue)),
+                &tag,
             );
             let f = buffer.clone();
             let ue_ip = plan.ues.address_v4(ue);

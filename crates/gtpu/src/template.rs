@@ -35,6 +35,11 @@ pub struct UePatch {
 
 /// Where a template's per-packet fields lie in its patch window
 /// ([`PacketTemplate::window_patcher`]).
+///
+/// A transmitter that knows its frames' layout at compile time passes one of the `const`
+/// patchers ([`gpdu`](Self::gpdu), [`plain`](Self::plain)) to an inlined loop: the offsets
+/// become immediates and the window is bounds-checked once per packet instead of once per
+/// field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WindowPatcher {
     teid: Option<usize>,
@@ -46,9 +51,73 @@ pub struct WindowPatcher {
 }
 
 impl WindowPatcher {
+    /// The patcher of a G-PDU template ([`PacketTemplate::gpdu`]) whose GTP-U header, with its
+    /// optional fields and extension headers, is `gtpu_header_len` bytes, the inner UDP
+    /// checksum on or off.
+    pub const fn gpdu(gtpu_header_len: usize, ue: UeAddress, udp_checksum_on: bool) -> Self {
+        Self::layout(
+            Some(encap::layout::TEID),
+            encap::layout::GTPU + gtpu_header_len,
+            ue,
+            udp_checksum_on,
+        )
+    }
+
+    /// The patcher of a plain template ([`PacketTemplate::plain`]).
+    pub const fn plain(ue: UeAddress, udp_checksum_on: bool) -> Self {
+        Self::layout(None, ethernet::HEADER_LEN, ue, udp_checksum_on)
+    }
+
+    /// The window starts at the TEID, or at the inner IPv4 checksum of a plain frame.
+    const fn layout(
+        teid_at: Option<usize>,
+        inner_ipv4_at: usize,
+        ue: UeAddress,
+        udp_checksum_on: bool,
+    ) -> Self {
+        let ipv4_checksum_at = inner_ipv4_at + ipv4::field::CHECKSUM.start;
+        let base = match teid_at {
+            Some(at) => at,
+            None => ipv4_checksum_at,
+        };
+        let inner_udp_at = inner_ipv4_at + ipv4::MIN_HEADER_LEN;
+        WindowPatcher {
+            teid: match teid_at {
+                Some(at) => Some(at - base),
+                None => None,
+            },
+            ue: ue_offset(inner_ipv4_at, ue) - base,
+            ipv4_checksum: ipv4_checksum_at - base,
+            payload: inner_udp_at + udp::HEADER_LEN - base,
+            udp_checksum: inner_udp_at + udp::field::CHECKSUM.start - base,
+            udp_checksum_on,
+        }
+    }
+
+    /// Length of the window with a tag of `tag_len` bytes.
+    pub const fn len(&self, tag_len: usize) -> usize {
+        self.payload + tag_len
+    }
+
     /// See [`PacketTemplate::patch_ue`].
     #[inline(always)]
     pub fn patch<const TAG: usize>(&self, window: &mut [u8], ue: &UePatch, tag: &[u8; TAG]) {
+        self.patch_summed(window, ue, tag, checksum::word_sum(tag));
+    }
+
+    /// [`patch`](Self::patch) with the tag's sum of 16-bit words
+    /// ([`checksum::word_sum`]) given: a caller that builds the tag from integers sums them
+    /// without reading the bytes back, and hoists the parts that stay the same over a burst.
+    #[inline(always)]
+    pub fn patch_summed<const TAG: usize>(
+        &self,
+        window: &mut [u8],
+        ue: &UePatch,
+        tag: &[u8; TAG],
+        tag_sum: u32,
+    ) {
+        // One check for the whole window; with constant offsets none is left below it.
+        let window = &mut window[..self.payload + TAG];
         if let Some(at) = self.teid {
             window[at..at + 4].copy_from_slice(&ue.teid.to_be_bytes());
         }
@@ -58,12 +127,21 @@ impl WindowPatcher {
         // The payload starts 8 bytes into the UDP header: an even offset, so the tag's bytes
         // enter the checksum as whole 16-bit words.
         let udp_c = if self.udp_checksum_on {
-            checksum::udp_finish(ue.udp_sum, tag)
+            checksum::udp_finish_sum(ue.udp_sum, tag_sum)
         } else {
             0
         };
         put16(window, self.udp_checksum, udp_c);
     }
+}
+
+/// Offset of the UE's address in a frame whose inner IPv4 header is at `inner_ipv4_at`.
+const fn ue_offset(inner_ipv4_at: usize, ue: UeAddress) -> usize {
+    inner_ipv4_at
+        + match ue {
+            UeAddress::Source => ipv4::field::SOURCE.start,
+            UeAddress::Destination => ipv4::field::DESTINATION.start,
+        }
 }
 
 impl UePatch {
@@ -88,6 +166,7 @@ pub struct PacketTemplate {
     teid_at: Option<usize>,
     inner_ipv4_at: usize,
     ue_at: usize,
+    ue_address: UeAddress,
     inner_udp_at: usize,
     payload_at: usize,
     // The outer UDP header of a G-PDU whose outer checksum is computed: recomputed per packet,
@@ -151,11 +230,7 @@ impl PacketTemplate {
         ue: UeAddress,
         outer_udp_at: Option<usize>,
     ) -> Self {
-        let ue_at = inner_ipv4_at
-            + match ue {
-                UeAddress::Source => ipv4::field::SOURCE.start,
-                UeAddress::Destination => ipv4::field::DESTINATION.start,
-            };
+        let ue_at = ue_offset(inner_ipv4_at, ue);
         let inner_udp_at = inner_ipv4_at + ipv4::MIN_HEADER_LEN;
         let u32_at = |at: usize| {
             u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
@@ -165,6 +240,7 @@ impl PacketTemplate {
             teid_at,
             inner_ipv4_at,
             ue_at,
+            ue_address: ue,
             inner_udp_at,
             payload_at: inner_udp_at + udp::HEADER_LEN,
             outer_udp_at,
@@ -328,17 +404,12 @@ impl PacketTemplate {
     /// The offsets [`Self::patch_ue`] writes at, relative to the patch window, as a small
     /// `Copy` value a transmit loop keeps in registers.
     pub fn window_patcher(&self) -> WindowPatcher {
-        let base = self
-            .teid_at
-            .unwrap_or(self.inner_ipv4_at + ipv4::field::CHECKSUM.start);
-        WindowPatcher {
-            teid: self.teid_at.map(|at| at - base),
-            ue: self.ue_at - base,
-            ipv4_checksum: self.inner_ipv4_at + ipv4::field::CHECKSUM.start - base,
-            payload: self.payload_at - base,
-            udp_checksum: self.inner_udp_at + udp::field::CHECKSUM.start - base,
-            udp_checksum_on: self.udp_checksum != 0,
-        }
+        WindowPatcher::layout(
+            self.teid_at,
+            self.inner_ipv4_at,
+            self.ue_address,
+            self.udp_checksum != 0,
+        )
     }
 
     /// [`Self::ue_patch`] and [`Self::patch_ue`] in one (for one-off packets and tests).

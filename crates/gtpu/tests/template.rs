@@ -6,8 +6,8 @@ use std::net::Ipv4Addr;
 use proptest::prelude::*;
 use upfbench_gtpu::{
     EmitError, Encapsulator, EthernetRepr, Ipv4Repr, MacAddr, OuterHeaders, PacketTemplate,
-    PduSessionContainer, Qfi, Teid, UdpChecksum, UdpRepr, UeAddress, decapsulate, emit_ipv4_udp,
-    ethernet,
+    PduSessionContainer, Qfi, Teid, UdpChecksum, UdpRepr, UeAddress, WindowPatcher, checksum,
+    decapsulate, emit_ipv4_udp, ethernet,
 };
 
 fn checksum_mode() -> impl Strategy<Value = UdpChecksum> {
@@ -181,4 +181,77 @@ fn template_errors() {
             available: 88
         })
     );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// A window patched per packet (again and again in one buffer, as a pool's mbufs are), with
+    /// the template's patcher or with the `const` one of its layout, holds the frame built from
+    /// scratch for that UE, TEID and tag.
+    #[test]
+    fn window_patch_matches_scratch(
+        payload in proptest::collection::vec(any::<u8>(), 10..200),
+        packets in proptest::collection::vec((any::<u32>(), any::<u32>(), any::<[u8; 10]>()), 1..4),
+        pdusc in proptest::option::of(0u8..=63),
+        inner_csum in checksum_mode(),
+    ) {
+        let template_ue = Ipv4Addr::new(10, 45, 0, 2);
+        let encap = Encapsulator::new(&outer(1, pdusc, UdpChecksum::Zero)).unwrap();
+        let udp = UdpRepr { source_port: 10000, destination_port: 20000 };
+        let dn = Ipv4Addr::new(192, 168, 16, 152);
+        let t = PacketTemplate::gpdu(
+            &encap, &inner_ipv4(template_ue, dn), &udp, &payload, inner_csum, UeAddress::Source,
+        ).unwrap();
+        let gtpu_header_len = encap.outer_len() - upfbench_gtpu::encap::layout::GTPU;
+        let on = inner_csum == UdpChecksum::Compute;
+        let constant = WindowPatcher::gpdu(gtpu_header_len, UeAddress::Source, on);
+        prop_assert_eq!(t.window_patcher(), constant);
+        let range = t.patch_range(10).unwrap();
+        prop_assert_eq!(range.len(), constant.len(10));
+        let mut frame = t.bytes().to_vec();
+        for (teid, ue, tag) in packets {
+            let p = t.ue_patch::<10>(Teid(teid), Ipv4Addr::from(ue));
+            constant.patch_summed(&mut frame[range.clone()], &p, &tag, checksum::word_sum(&tag));
+            let mut expected_payload = payload.clone();
+            expected_payload[..10].copy_from_slice(&tag);
+            let expected = scratch_gpdu(
+                &outer(teid, pdusc, UdpChecksum::Zero), Ipv4Addr::from(ue), &expected_payload, inner_csum,
+            );
+            prop_assert_eq!(&frame, &expected);
+        }
+    }
+
+    /// The same for a plain frame to the UE (N6 downlink).
+    #[test]
+    fn plain_window_patch_matches_scratch(
+        payload in proptest::collection::vec(any::<u8>(), 10..200),
+        packets in proptest::collection::vec((any::<u32>(), any::<[u8; 10]>()), 1..4),
+        csum in checksum_mode(),
+    ) {
+        let eth = EthernetRepr {
+            source: MacAddr([2, 0, 0, 0, 0x16, 0x52]),
+            destination: MacAddr([2, 0, 0, 0, 0x16, 0x51]),
+            ethertype: ethernet::ETHERTYPE_IPV4,
+        };
+        let dn = Ipv4Addr::new(192, 168, 16, 152);
+        let udp = UdpRepr { source_port: 20000, destination_port: 10000 };
+        let t = PacketTemplate::plain(
+            &eth, &inner_ipv4(dn, Ipv4Addr::new(10, 45, 0, 2)), &udp, &payload, csum, UeAddress::Destination,
+        ).unwrap();
+        let constant = WindowPatcher::plain(UeAddress::Destination, csum == UdpChecksum::Compute);
+        prop_assert_eq!(t.window_patcher(), constant);
+        let range = t.patch_range(10).unwrap();
+        prop_assert_eq!(range.len(), constant.len(10));
+        let mut frame = t.bytes().to_vec();
+        for (ue, tag) in packets {
+            constant.patch(&mut frame[range.clone()], &t.ue_patch::<10>(Teid(7), Ipv4Addr::from(ue)), &tag);
+            let mut expected = vec![0u8; t.len()];
+            eth.emit(&mut expected).unwrap();
+            let mut p = payload.clone();
+            p[..10].copy_from_slice(&tag);
+            emit_ipv4_udp(&mut expected[14..], &inner_ipv4(dn, Ipv4Addr::from(ue)), &udp, &p, csum).unwrap();
+            prop_assert_eq!(&frame, &expected);
+        }
+    }
 }

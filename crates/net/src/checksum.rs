@@ -182,18 +182,35 @@ pub fn udp_sum_without<const N: usize>(
 /// that go where the taken-out ones were, with the zero rule of [`update_udp`].
 #[inline(always)]
 pub fn udp_finish<const N: usize>(sum: u16, bytes: &[u8; N]) -> u16 {
-    let mut acc = u64::from(sum);
+    udp_finish_sum(sum, word_sum(bytes))
+}
+
+/// The sum of the 16-bit big-endian words of `bytes` (an odd last byte is the high half of a
+/// word), not folded: what [`udp_finish_sum`] takes. A transmitter that builds those bytes from
+/// integers may sum the integers' halves instead (the same value) and keep the parts that do
+/// not change from packet to packet.
+#[inline(always)]
+pub fn word_sum<const N: usize>(bytes: &[u8; N]) -> u32 {
+    // At most 2^15 words of 16 bits: the sum stays below 2^31.
+    const { assert!(N <= 1 << 16, "word_sum sums at most 2^15 words") };
+    let mut acc = 0u32;
     let mut i = 0;
     while i + 1 < N {
-        acc += u64::from(u16::from_be_bytes([bytes[i], bytes[i + 1]]));
+        acc += u32::from(u16::from_be_bytes([bytes[i], bytes[i + 1]]));
         i += 2;
     }
     if N % 2 == 1 {
-        acc += u64::from(bytes[N - 1]) << 8;
+        acc += u32::from(bytes[N - 1]) << 8;
     }
-    // Fewer than 2^16 words of 16 bits sum to less than 2^32, which two end-around-carry steps
-    // take to 16 bits: no loop on the per-packet path.
-    const { assert!(N < 1 << 16, "udp_finish sums fewer than 2^15 words") };
+    acc
+}
+
+/// [`udp_finish`] with the replacement bytes given as their [`word_sum`] (any `u32`).
+#[inline(always)]
+pub fn udp_finish_sum(sum: u16, words: u32) -> u16 {
+    // At most 0x1_0000_FFFE: two end-around-carry steps take it to 16 bits (at most 0x1FFFE,
+    // then 0xFFFF), with no loop on the per-packet path.
+    let acc = u64::from(sum) + u64::from(words);
     let acc = (acc & 0xffff) + (acc >> 16);
     let acc = (acc & 0xffff) + (acc >> 16);
     match !(acc as u16) {
@@ -294,6 +311,18 @@ mod tests {
             // Recomputation and incremental update agree up to the two forms of zero.
             let again = full(&data);
             proptest::prop_assert!(one_pass == again || (one_pass, again) == (0xffff, 0xffff));
+        }
+
+        /// The loop-free fold of any sum and word sum is the looping one, and a word sum is the
+        /// sum of the bytes' words.
+        #[test]
+        fn udp_finish_sum_folds_any_word_sum(sum: u16, words: u32, bytes: [u8; 11]) {
+            let reference = match !fold(u64::from(sum) + u64::from(words)) { 0 => 0xffff, c => c };
+            proptest::prop_assert_eq!(udp_finish_sum(sum, words), reference);
+            let words_of = |b: &[u8]| b.chunks(2).map(|w| u32::from(w[0]) << 8 | u32::from(*w.get(1).unwrap_or(&0))).sum::<u32>();
+            proptest::prop_assert_eq!(word_sum(&bytes), words_of(&bytes));
+            let even: &[u8; 10] = bytes[..10].try_into().unwrap();
+            proptest::prop_assert_eq!(word_sum(even), words_of(even));
         }
     }
 }

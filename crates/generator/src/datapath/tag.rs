@@ -127,6 +127,15 @@ impl Tag {
         b
     }
 
+    /// The sum of the tag's 16-bit words (`checksum::word_sum` of [`to_bytes`](Self::to_bytes)),
+    /// from the fields: the TX loop keeps the UDP checksum's tag part without reading the bytes
+    /// back, and the stream's and time's words are the same for a whole burst.
+    #[inline(always)]
+    pub fn word_sum(&self) -> u32 {
+        let halves = |v: u32| (v >> 16) + (v & 0xffff);
+        u32::from(self.stream) + halves(self.sequence) + halves(self.tx_time)
+    }
+
     /// Writes the tag at the start of `payload`.
     #[inline(always)]
     pub fn emit(&self, payload: &mut [u8]) -> Result<(), TagTooShort> {
@@ -189,6 +198,12 @@ mod tests {
             let mut again = vec![0u8; payload.len()];
             t.emit(&mut again).unwrap();
             proptest::prop_assert_eq!(&again[..TAG_LEN], &payload[..TAG_LEN]);
+        }
+
+        #[test]
+        fn word_sum_is_the_bytes_word_sum(stream: u16, sequence: u32, tx_time: u32) {
+            let t = Tag { stream, sequence, tx_time };
+            proptest::prop_assert_eq!(t.word_sum(), upfbench_gtpu::checksum::word_sum(&t.to_bytes()));
         }
 
         #[test]

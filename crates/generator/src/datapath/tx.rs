@@ -13,7 +13,8 @@
 //! that every flow's `sent` is exact.
 
 use upfbench_dpdk::{MbufBurst, TemplatePool, TxQueue};
-use upfbench_gtpu::{PacketTemplate, Teid, UePatch};
+use upfbench_gtpu::header::{MANDATORY_HEADER_LEN, OPTIONAL_FIELDS_LEN};
+use upfbench_gtpu::{PacketTemplate, Teid, UeAddress, UePatch, WindowPatcher};
 use upfbench_stats::{Direction, TxStats};
 
 use super::tag::{TAG_LEN, Tag};
@@ -22,6 +23,63 @@ use crate::plan::{Pacer, Schedule, ScheduleSlip, Share, Spread, StreamPlan, UeTa
 /// Largest number of packets filled and handed to the NIC in one call; a larger allowance is
 /// sent in several calls within one poll.
 pub const BURST_CAPACITY: usize = 64;
+
+/// The UL PDU Session Information of a container with only the QFI: one 4-octet unit
+/// (TS 38.415 §5.5.2.2, with the extension header's length and next-type octets).
+const UL_CONTAINER_LEN: usize = 4;
+
+/// The patch windows of the frames [`stream_template`](super::frames::stream_template) builds:
+/// the TX loop is compiled once for each, with the offsets as immediates.
+const UPLINK: WindowPatcher = WindowPatcher::gpdu(MANDATORY_HEADER_LEN, UeAddress::Source, true);
+const UPLINK_CONTAINER: WindowPatcher = WindowPatcher::gpdu(
+    MANDATORY_HEADER_LEN + OPTIONAL_FIELDS_LEN + UL_CONTAINER_LEN,
+    UeAddress::Source,
+    true,
+);
+const DOWNLINK: WindowPatcher = WindowPatcher::plain(UeAddress::Destination, true);
+
+/// Which of the generator's frame layouts a template has, chosen once per share so that the
+/// per-packet loop runs on constant offsets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TxLayout {
+    /// An uplink G-PDU without extension headers.
+    Uplink,
+    /// An uplink G-PDU with a PDU Session Container that carries only the QFI.
+    UplinkContainer,
+    /// A plain downlink frame (N6).
+    Downlink,
+    /// Any other template: its offsets are read at run time.
+    Other(WindowPatcher),
+}
+
+impl TxLayout {
+    /// The layout of `template`'s patch window.
+    pub fn of(template: &PacketTemplate) -> TxLayout {
+        match template.window_patcher() {
+            p if p == UPLINK => TxLayout::Uplink,
+            p if p == UPLINK_CONTAINER => TxLayout::UplinkContainer,
+            p if p == DOWNLINK => TxLayout::Downlink,
+            p => TxLayout::Other(p),
+        }
+    }
+
+    /// Patches one packet's `window` for `ue` with `tag`, as the TX loop does.
+    pub fn patch(self, window: &mut [u8], ue: &UePatch, tag: &Tag) {
+        match self {
+            TxLayout::Uplink => patch_packet(UPLINK, window, ue, tag),
+            TxLayout::UplinkContainer => patch_packet(UPLINK_CONTAINER, window, ue, tag),
+            TxLayout::Downlink => patch_packet(DOWNLINK, window, ue, tag),
+            TxLayout::Other(p) => patch_packet(p, window, ue, tag),
+        }
+    }
+}
+
+/// One packet's fields: the UE's and the tag, the UDP checksum's tag part summed from the
+/// tag's integers (in a loop, the stream's and time's parts are the same for a whole burst).
+#[inline(always)]
+fn patch_packet(patcher: WindowPatcher, window: &mut [u8], ue: &UePatch, tag: &Tag) {
+    patcher.patch_summed(window, ue, &tag.to_bytes(), tag.word_sum());
+}
 
 /// One UE as a share sends to it: 24 bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,6 +171,7 @@ pub struct TxShare<'e> {
     frame_len: u32,
     pool: TemplatePool<'e>,
     template: PacketTemplate,
+    layout: TxLayout,
     ues: Box<[TxUe]>,
     /// The UE the next packet goes to, and how many more it gets before the next UE.
     cursor: usize,
@@ -143,6 +202,7 @@ impl<'e> TxShare<'e> {
             pacer: Pacer::new(0.0, 1, &spec.schedule),
             spec,
             pool,
+            layout: TxLayout::of(&template),
             template,
             ues,
             cursor: 0,
@@ -234,29 +294,48 @@ impl<'e> TxShare<'e> {
     /// false when the pool has not that many free mbufs.
     #[inline(always)]
     fn fill(&mut self, n: usize, stamp: u32) -> bool {
+        match self.layout {
+            TxLayout::Uplink => self.fill_as(n, stamp, UPLINK),
+            TxLayout::UplinkContainer => self.fill_as(n, stamp, UPLINK_CONTAINER),
+            TxLayout::Downlink => self.fill_as(n, stamp, DOWNLINK),
+            TxLayout::Other(p) => self.fill_as(n, stamp, p),
+        }
+    }
+
+    /// [`fill`](Self::fill) with `patcher`: inlined with a constant, the loop's offsets are
+    /// immediates.
+    #[inline(always)]
+    fn fill_as(&mut self, n: usize, stamp: u32, patcher: WindowPatcher) -> bool {
         let stream = self.spec.stream;
         let per_ue = self.spec.per_ue;
-        let (patcher, ues) = (self.template.window_patcher(), &mut self.ues);
+        let ues = &mut self.ues;
         // Copies, written back after the fill: the loop keeps them in registers.
         let (mut cursor, mut left) = (self.cursor, self.left_on_ue);
-        let filled = self.pool.alloc_overwriting(&mut self.burst, n, |window| {
-            let ue = &mut ues[cursor];
-            let tag = Tag {
-                stream,
-                sequence: ue.sent as u32,
-                tx_time: stamp,
-            };
-            patcher.patch(window, &ue.patch, &tag.to_bytes());
-            ue.sent += 1;
-            left -= 1;
-            if left == 0 {
-                left = per_ue;
-                cursor += 1;
-                if cursor == ues.len() {
-                    cursor = 0;
+        let filled = self.pool.alloc_overwriting(
+            &mut self.burst,
+            n,
+            // With four copies of the loop LLVM no longer inlines the closure by itself, and a
+            // call per packet costs more than the constant offsets save.
+            #[inline(always)]
+            |window| {
+                let ue = &mut ues[cursor];
+                let tag = Tag {
+                    stream,
+                    sequence: ue.sent as u32,
+                    tx_time: stamp,
+                };
+                patch_packet(patcher, window, &ue.patch, &tag);
+                ue.sent += 1;
+                left -= 1;
+                if left == 0 {
+                    left = per_ue;
+                    cursor += 1;
+                    if cursor == ues.len() {
+                        cursor = 0;
+                    }
                 }
-            }
-        });
+            },
+        );
         self.cursor = cursor;
         self.left_on_ue = left;
         let ok = filled.is_ok();
