@@ -40,6 +40,58 @@ fn outer(teid: u32, pdusc: Option<u8>, csum: UdpChecksum) -> OuterHeaders {
     h
 }
 
+const TEMPLATE_UE: Ipv4Addr = Ipv4Addr::new(10, 45, 0, 2);
+const DN: Ipv4Addr = Ipv4Addr::new(192, 168, 16, 152);
+const N6_ETHERNET: EthernetRepr = EthernetRepr {
+    source: MacAddr([2, 0, 0, 0, 0x16, 0x52]),
+    destination: MacAddr([2, 0, 0, 0, 0x16, 0x51]),
+    ethertype: ethernet::ETHERTYPE_IPV4,
+};
+const N3_UDP: UdpRepr = UdpRepr {
+    source_port: 10000,
+    destination_port: 20000,
+};
+const N6_UDP: UdpRepr = UdpRepr {
+    source_port: 20000,
+    destination_port: 10000,
+};
+
+/// The uplink template to [`TEMPLATE_UE`] behind `encap`.
+fn gpdu_template(encap: &Encapsulator, payload: &[u8], inner_csum: UdpChecksum) -> PacketTemplate {
+    PacketTemplate::gpdu(
+        encap,
+        &inner_ipv4(TEMPLATE_UE, DN),
+        &N3_UDP,
+        payload,
+        inner_csum,
+        UeAddress::Source,
+    )
+    .unwrap()
+}
+
+/// The downlink (N6) template to [`TEMPLATE_UE`].
+fn plain_template(payload: &[u8], csum: UdpChecksum) -> PacketTemplate {
+    PacketTemplate::plain(
+        &N6_ETHERNET,
+        &inner_ipv4(DN, TEMPLATE_UE),
+        &N6_UDP,
+        payload,
+        csum,
+        UeAddress::Destination,
+    )
+    .unwrap()
+}
+
+/// The downlink frame to `ue` built from scratch, `tag` at the start of `payload`.
+fn scratch_plain(ue: Ipv4Addr, payload: &[u8], tag: &[u8; 10], csum: UdpChecksum) -> Vec<u8> {
+    let mut frame = vec![0u8; 14 + 28 + payload.len()];
+    N6_ETHERNET.emit(&mut frame).unwrap();
+    let mut p = payload.to_vec();
+    p[..10].copy_from_slice(tag);
+    emit_ipv4_udp(&mut frame[14..], &inner_ipv4(DN, ue), &N6_UDP, &p, csum).unwrap();
+    frame
+}
+
 /// The uplink frame built from scratch.
 fn scratch_gpdu(
     headers: &OuterHeaders,
@@ -50,15 +102,10 @@ fn scratch_gpdu(
     let encap = Encapsulator::new(headers).unwrap();
     let at = encap.outer_len();
     let mut buf = vec![0u8; at + 28 + payload.len()];
-    let udp = UdpRepr {
-        source_port: 10000,
-        destination_port: 20000,
-    };
-    let dn = Ipv4Addr::new(192, 168, 16, 152);
     let n = emit_ipv4_udp(
         &mut buf[at..],
-        &inner_ipv4(ue, dn),
-        &udp,
+        &inner_ipv4(ue, DN),
+        &N3_UDP,
         payload,
         inner_csum,
     )
@@ -82,14 +129,9 @@ proptest! {
         pdusc in proptest::option::of(0u8..=63),
         outer_csum in checksum_mode(), inner_csum in checksum_mode(),
     ) {
-        let template_ue = Ipv4Addr::new(10, 45, 0, 2);
         let encap = Encapsulator::new(&outer(1, pdusc, outer_csum)).unwrap();
-        let udp = UdpRepr { source_port: 10000, destination_port: 20000 };
-        let dn = Ipv4Addr::new(192, 168, 16, 152);
-        let t = PacketTemplate::gpdu(
-            &encap, &inner_ipv4(template_ue, dn), &udp, &payload, inner_csum, UeAddress::Source,
-        ).unwrap();
-        prop_assert_eq!(t.bytes(), &scratch_gpdu(&outer(1, pdusc, outer_csum), template_ue, &payload, inner_csum)[..]);
+        let t = gpdu_template(&encap, &payload, inner_csum);
+        prop_assert_eq!(t.bytes(), &scratch_gpdu(&outer(1, pdusc, outer_csum), TEMPLATE_UE, &payload, inner_csum)[..]);
 
         let mut frame = vec![0xaau8; t.len() + 3];
         prop_assert_eq!(t.write(&mut frame, Teid(teid), Ipv4Addr::from(ue), &tag), Ok(t.len()));
@@ -113,48 +155,17 @@ proptest! {
         payload in proptest::collection::vec(any::<u8>(), 10..300),
         tag in any::<[u8; 10]>(), ue in any::<u32>(), csum in checksum_mode(),
     ) {
-        let eth = EthernetRepr {
-            source: MacAddr([2, 0, 0, 0, 0x16, 0x52]),
-            destination: MacAddr([2, 0, 0, 0, 0x16, 0x51]),
-            ethertype: ethernet::ETHERTYPE_IPV4,
-        };
-        let dn = Ipv4Addr::new(192, 168, 16, 152);
-        let udp = UdpRepr { source_port: 20000, destination_port: 10000 };
-        let t = PacketTemplate::plain(
-            &eth, &inner_ipv4(dn, Ipv4Addr::new(10, 45, 0, 2)), &udp, &payload, csum, UeAddress::Destination,
-        ).unwrap();
+        let t = plain_template(&payload, csum);
         let mut frame = vec![0u8; t.len()];
         t.write(&mut frame, Teid(99), Ipv4Addr::from(ue), &tag).unwrap();
-
-        let mut expected = vec![0u8; t.len()];
-        eth.emit(&mut expected).unwrap();
-        let mut p = payload.clone();
-        p[..10].copy_from_slice(&tag);
-        emit_ipv4_udp(&mut expected[14..], &inner_ipv4(dn, Ipv4Addr::from(ue)), &udp, &p, csum).unwrap();
-        prop_assert_eq!(frame, expected);
+        prop_assert_eq!(frame, scratch_plain(Ipv4Addr::from(ue), &payload, &tag, csum));
     }
 }
 
 #[test]
 fn template_errors() {
     let encap = Encapsulator::new(&outer(1, None, UdpChecksum::Zero)).unwrap();
-    let udp = UdpRepr {
-        source_port: 1,
-        destination_port: 2,
-    };
-    let ip = inner_ipv4(
-        Ipv4Addr::new(10, 45, 0, 2),
-        Ipv4Addr::new(192, 168, 16, 152),
-    );
-    let t = PacketTemplate::gpdu(
-        &encap,
-        &ip,
-        &udp,
-        &[0; 10],
-        UdpChecksum::Compute,
-        UeAddress::Source,
-    )
-    .unwrap();
+    let t = gpdu_template(&encap, &[0; 10], UdpChecksum::Compute);
     assert_eq!(t.len(), 50 + 38);
     assert_eq!(t.payload_offset(), 50 + 28);
     assert_eq!(t.payload_len(), 10);
@@ -196,13 +207,8 @@ proptest! {
         pdusc in proptest::option::of(0u8..=63),
         inner_csum in checksum_mode(),
     ) {
-        let template_ue = Ipv4Addr::new(10, 45, 0, 2);
         let encap = Encapsulator::new(&outer(1, pdusc, UdpChecksum::Zero)).unwrap();
-        let udp = UdpRepr { source_port: 10000, destination_port: 20000 };
-        let dn = Ipv4Addr::new(192, 168, 16, 152);
-        let t = PacketTemplate::gpdu(
-            &encap, &inner_ipv4(template_ue, dn), &udp, &payload, inner_csum, UeAddress::Source,
-        ).unwrap();
+        let t = gpdu_template(&encap, &payload, inner_csum);
         let gtpu_header_len = encap.outer_len() - upfbench_gtpu::encap::layout::GTPU;
         let on = inner_csum == UdpChecksum::Compute;
         let constant = WindowPatcher::gpdu(gtpu_header_len, UeAddress::Source, on);
@@ -229,16 +235,7 @@ proptest! {
         packets in proptest::collection::vec((any::<u32>(), any::<[u8; 10]>()), 1..4),
         csum in checksum_mode(),
     ) {
-        let eth = EthernetRepr {
-            source: MacAddr([2, 0, 0, 0, 0x16, 0x52]),
-            destination: MacAddr([2, 0, 0, 0, 0x16, 0x51]),
-            ethertype: ethernet::ETHERTYPE_IPV4,
-        };
-        let dn = Ipv4Addr::new(192, 168, 16, 152);
-        let udp = UdpRepr { source_port: 20000, destination_port: 10000 };
-        let t = PacketTemplate::plain(
-            &eth, &inner_ipv4(dn, Ipv4Addr::new(10, 45, 0, 2)), &udp, &payload, csum, UeAddress::Destination,
-        ).unwrap();
+        let t = plain_template(&payload, csum);
         let constant = WindowPatcher::plain(UeAddress::Destination, csum == UdpChecksum::Compute);
         prop_assert_eq!(t.window_patcher(), constant);
         let range = t.patch_range(10).unwrap();
@@ -246,12 +243,7 @@ proptest! {
         let mut frame = t.bytes().to_vec();
         for (ue, tag) in packets {
             constant.patch(&mut frame[range.clone()], &t.ue_patch::<10>(Teid(7), Ipv4Addr::from(ue)), &tag);
-            let mut expected = vec![0u8; t.len()];
-            eth.emit(&mut expected).unwrap();
-            let mut p = payload.clone();
-            p[..10].copy_from_slice(&tag);
-            emit_ipv4_udp(&mut expected[14..], &inner_ipv4(dn, Ipv4Addr::from(ue)), &udp, &p, csum).unwrap();
-            prop_assert_eq!(&frame, &expected);
+            prop_assert_eq!(&frame, &scratch_plain(Ipv4Addr::from(ue), &payload, &tag, csum));
         }
     }
 }

@@ -12,6 +12,11 @@ use upfbench_stats::{
     TrafficCounters, TxSnapshot, TxStats,
 };
 
+/// One empty latency recorder per direction.
+fn recorders(config: &RxConfig) -> [LatencyRecorder; 2] {
+    core::array::from_fn(|_| LatencyRecorder::new(&config.latency).unwrap())
+}
+
 fn imp() -> Impairment {
     Impairment {
         drop_per_mille: 20,
@@ -96,10 +101,7 @@ fn intervals_add_up_to_the_cumulative_histograms() {
         ..RxConfig::default()
     };
     let (mut rx, mut handle) = RxStats::new(3, &sim.specs, &config).unwrap();
-    let mut sum = [
-        LatencyRecorder::new(&config.latency).unwrap(),
-        LatencyRecorder::new(&config.latency).unwrap(),
-    ];
+    let mut sum = recorders(&config);
     let mut now = 0;
     let mut intervals = 0;
     rx.publish(now);
@@ -369,10 +371,7 @@ fn the_last_interval_is_handed_over_at_the_finish() {
         ..RxConfig::default()
     };
     let (mut rx, mut handle) = RxStats::new(0, &sim.specs, &config).unwrap();
-    let mut sum = [
-        LatencyRecorder::new(&config.latency).unwrap(),
-        LatencyRecorder::new(&config.latency).unwrap(),
-    ];
+    let mut sum = recorders(&config);
     rx.publish(0);
     for p in &sim.arrivals {
         rx.record(p.stream, p.seq, p.tx_ns, p.rx_ns, p.frame_len);
@@ -393,10 +392,7 @@ fn an_interval_asked_for_comes_at_the_next_publish_before_its_period_ends() {
         ..RxConfig::default()
     };
     let (mut rx, mut handle) = RxStats::new(0, &sim.specs, &config).unwrap();
-    let mut live = [
-        LatencyRecorder::new(&config.latency).unwrap(),
-        LatencyRecorder::new(&config.latency).unwrap(),
-    ];
+    let mut live = recorders(&config);
     assert!(handle.answered(), "nothing asked yet");
     rx.publish(0);
     for p in &sim.arrivals {

@@ -321,21 +321,9 @@ impl FromStr for Ipv4Prefix {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Ipv4Prefix, String> {
-        let t = text.trim();
-        let Some((addr, len)) = t.split_once('/') else {
-            return Err(format!(
-                "{text:?} needs a prefix length, like 192.168.13.131/24"
-            ));
-        };
-        let addr = addr
-            .parse::<Ipv4Addr>()
-            .map_err(|_| format!("{text:?}: {addr:?} is not an IPv4 address"))?;
-        let len = len
-            .parse::<u8>()
-            .ok()
-            .filter(|&l| l <= 32)
-            .ok_or_else(|| format!("{text:?}: the prefix length must be 0 to 32"))?;
-        Ok(Ipv4Prefix { addr, len })
+        let p = text.parse::<IpPrefix>()?;
+        p.v4()
+            .ok_or_else(|| format!("{text:?}: {} is not an IPv4 address", p.addr))
     }
 }
 
