@@ -118,6 +118,10 @@ impl<'p> ReflectorWorker<'p> {
                 if n == 0 {
                     continue;
                 }
+                // Read after the burst arrived: the delay impairment holds each packet from
+                // when it came, and a reading from before the poll would release packets that
+                // came while this thread was descheduled too early.
+                let now = tsc();
                 c.received[side.index()] += n as u64;
                 let to = match (mode, side) {
                     (Mode::Echo(s), _) if s == side => side,

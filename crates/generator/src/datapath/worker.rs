@@ -169,6 +169,10 @@ impl<'p> Worker<'p> {
                     continue;
                 }
                 worked = true;
+                // The burst's arrival is read after it arrived: a reading from before the
+                // poll would date packets that came while this thread was descheduled (after
+                // that reading) earlier than they came, and under-report their latency.
+                let arrived_ns = clock.ns(tsc());
                 receive(
                     side,
                     &burst,
@@ -176,7 +180,7 @@ impl<'p> Worker<'p> {
                     measuring.then_some(&mut rx),
                     &mut counters,
                     &mut service,
-                    now_ns,
+                    arrived_ns,
                 );
                 burst.clear();
             }

@@ -294,6 +294,10 @@ pub(crate) struct Figures {
     pub(crate) samples: u64,
     /// Median latency, ns.
     pub(crate) p50_ns: u64,
+    /// Lowest latency, ns (exact: not a histogram bucket's).
+    pub(crate) min_ns: u64,
+    /// Highest latency, ns (exact).
+    pub(crate) max_ns: u64,
 }
 
 /// The figures of `direction` (`uplink`, `downlink`) in the report's only step (zero without
@@ -326,6 +330,8 @@ pub(crate) fn try_figures(report: &Value, direction: &str) -> Option<Figures> {
         // No latency figures when nothing was received.
         samples: d["latency"]["samples"].as_u64().unwrap_or(0),
         p50_ns: d["latency"]["p50_ns"].as_u64().unwrap_or(0),
+        min_ns: d["latency"]["min_ns"].as_u64().unwrap_or(0),
+        max_ns: d["latency"]["max_ns"].as_u64().unwrap_or(0),
     })
 }
 

@@ -23,6 +23,7 @@
 //! case started is stopped and removed, also when it fails.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod delay;
 mod echo;
 mod exits;
 mod harness;
