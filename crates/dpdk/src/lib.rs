@@ -68,6 +68,7 @@ mod ring_pair;
 mod stats;
 mod sys;
 mod template;
+mod time;
 
 pub use burst::MbufBurst;
 pub use config::{Offloads, PortConfig};
@@ -82,3 +83,4 @@ pub use quiescence::{Quiescent, grace_period};
 pub use ring_pair::RING_PAIR_SIZE;
 pub use stats::PortStats;
 pub use template::TemplatePool;
+pub use time::{TscAnchor, monotonic_raw_ns};

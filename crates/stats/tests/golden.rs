@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use upfbench_stats::Direction;
 use upfbench_stats::report::{
-    ControlReport, DirectionReport, LatencyReport, LossReport, PortFrames, PortReport,
+    ClockReport, ControlReport, DirectionReport, LatencyReport, LossReport, PortFrames, PortReport,
     ProcedureLatency, Report, StepReport, StreamSummary, ThroughputReport, TxSlip,
 };
 
@@ -78,6 +78,7 @@ fn report() -> Report {
         label: "10 B".into(),
         payload_bytes: Some(10),
         duration_s: 10.0,
+        tsc_hz: Some(2_793_436_118.0),
         directions: vec![
             direction(
                 Direction::Uplink,
@@ -124,6 +125,7 @@ fn report() -> Report {
         label: "1400 B, \"paced\"".into(),
         payload_bytes: Some(1400),
         duration_s: 10.0,
+        tsc_hz: None,
         directions: vec![direction(Direction::Uplink, 1442, 812_744, 812_744, None)],
         rx_untagged: 0,
         rx_unknown_stream: 0,
@@ -163,6 +165,14 @@ fn report() -> Report {
         .into(),
         lost_sessions: 2,
         release: "not answered".into(),
+    });
+    // The host of the finding: EAL rounded 2,793.436 MHz to 2,790 MHz.
+    r.clock = Some(ClockReport {
+        tsc_hz: 2_793_436_120.4,
+        dpdk_tsc_hz: 2_790_000_000,
+        dpdk_error_ppm: -1230.09,
+        calibrated_over_s: 31.4,
+        uncertainty_ppm: 0.0012,
     });
     r
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use upfbench_dpdk::{Eal, Mempool, Port, StopFlag};
+use upfbench_dpdk::{Eal, Mempool, Port, StopFlag, TscAnchor};
 use upfbench_pfcp::ie::DnsName;
 
 use super::out;
@@ -13,6 +13,7 @@ use crate::cli::ReflectArgs;
 use crate::config::{self, PortName, ReflectMode, Reflector, ReflectorPort};
 use crate::control::Interrupts;
 use crate::control::upf_side::{UpfSide, UpfThread};
+use crate::datapath::calibration::{TscCalibration, measure_now, ppm};
 use crate::datapath::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
 use crate::datapath::impair::{ImpairConfig, Impairments};
 use crate::datapath::next_hops::NextHops;
@@ -32,6 +33,9 @@ pub fn run(args: &ReflectArgs) -> Result<()> {
     // First of all: a Ctrl-C from now on is counted, not the default exit that would leave
     // EAL's runtime files behind.
     let interrupts = Interrupts::install().context("installing the signal handlers")?;
+    // The TSC's frequency is measured against the kernel's clock from here to the workers'
+    // start: the delay impairment holds packets for the kernel's seconds, not EAL's estimate.
+    let mut calibration = TscCalibration::new(TscAnchor::now());
     let mut cfg = config::load_reflector(&args.file).map_err(|e| anyhow::anyhow!("{e}"))?;
     if let Some(port) = args.echo {
         cfg.mode = ReflectMode::Echo(port);
@@ -81,6 +85,7 @@ pub fn run(args: &ReflectArgs) -> Result<()> {
                 [devices[0].port_name(), devices[1].port_name()],
                 args.duration,
                 &interrupts,
+                &mut calibration,
             )
         })
 }
@@ -120,6 +125,7 @@ fn reflect(
     names: [String; 2],
     duration: Option<Duration>,
     interrupts: &Interrupts,
+    calibration: &mut TscCalibration,
 ) -> Result<()> {
     let workers = cfg.cores.workers.len() as u16;
     let queues = [
@@ -191,7 +197,14 @@ fn reflect(
         ReflectMode::Echo(PortName::N3) => Mode::Echo(Side::N3),
         ReflectMode::Echo(PortName::N6) => Mode::Echo(Side::N6),
     };
-    let hz = eal.tsc_hz();
+    let hz = measure_now(calibration, eal.tsc_hz());
+    out::line(&format!(
+        "reflect: TSC {hz} Hz against CLOCK_MONOTONIC_RAW over {:.2} s; DPDK's estimate {} Hz \
+         ({:+.1} ppm), not used",
+        calibration.span_ns() as f64 / 1e9,
+        eal.tsc_hz(),
+        ppm(eal.tsc_hz() as f64, hz as f64)
+    ));
     let arp_interval = (cfg.arp.timeout.as_nanos() * u128::from(hz) / 1_000_000_000) as u64;
     let imp = &cfg.impairments;
     let impair = ImpairConfig {

@@ -11,12 +11,12 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use anyhow::{Context, Result, anyhow, bail};
 use upfbench_dpdk::{
     DEFAULT_DATA_ROOM, Eal, LcoreHandle, LcoreScope, Mempool, Port, PortStats, Socket,
-    TemplatePool, tsc,
+    TemplatePool, TscAnchor, tsc,
 };
 use upfbench_gtpu::{MacAddr, Qfi, Teid};
 use upfbench_pfcp::driver::Release;
 use upfbench_pfcp::node::{NodeError, Stats};
-use upfbench_stats::report::{PortFrames, PortReport, StreamSummary};
+use upfbench_stats::report::{ClockReport, PortFrames, PortReport, StreamSummary};
 use upfbench_stats::{
     IntervalLog, LiveMeter, Report, RunResult, RxConfig, RxHandle, RxStats, StepReport, StreamSpec,
     TxHandle, TxStats,
@@ -32,6 +32,7 @@ use crate::control::Interrupts;
 use crate::control::client_side::{ClientSide, ClientThread, Pending};
 use crate::control::failure::{deletion_failure, establishment_failure};
 use crate::control::progress::{BatchMeter, ControlTimes, control_report};
+use crate::datapath::calibration::{TscCalibration, measure_now, ppm};
 use crate::datapath::classify::RxRules;
 use crate::datapath::clock::Clock;
 use crate::datapath::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
@@ -52,6 +53,9 @@ const TX_POOL_CACHE: u32 = 256;
 const SERVICE_POOL: u32 = 2047;
 /// How long unsent packets are offered to a full queue at the end of a step.
 const FLUSH_NS: u64 = 100_000_000;
+/// How far the TSC's frequency may move between a step's start and end before the report
+/// says so: far above what the calibration itself can tell apart.
+const TSC_DRIFT_PPM: f64 = 10.0;
 /// Lead time given to the workers before a sending phase's first packet is due.
 const EPOCH_LEAD: Duration = Duration::from_millis(1);
 
@@ -63,6 +67,8 @@ pub fn run(args: &RunArgs, sweep: bool) -> Result<()> {
     // First of all: from here on Ctrl-C and SIGTERM are counted, never the default exit that
     // would leave EAL's runtime files, the UPF's sessions and no report behind.
     let interrupts = Interrupts::install().context("installing the signal handlers")?;
+    // The TSC's frequency is measured from here on, against the kernel's clock.
+    let first_anchor = TscAnchor::now();
     let (system, profile) =
         config::load_run(&args.system, &args.profile).map_err(|e| anyhow!("{e}"))?;
     let payloads: Vec<Option<u16>> = if sweep {
@@ -116,6 +122,7 @@ pub fn run(args: &RunArgs, sweep: bool) -> Result<()> {
             .step_hook
             .as_ref()
             .map(|c| StepHook::new(c.clone(), DEFAULT_TIMEOUT)),
+        first_anchor,
     };
     // Dropped after the Eal: removes its runtime files on every way out, panics included.
     let _runtime_dir = RuntimeDirGuard::new(&prefix);
@@ -134,6 +141,8 @@ struct Setup<'a> {
     reports: std::path::PathBuf,
     sweep: bool,
     step_hook: Option<StepHook>,
+    /// The TSC and the kernel's clock when the process started.
+    first_anchor: TscAnchor,
 }
 
 /// One step's workers while they run.
@@ -146,6 +155,8 @@ struct Running<'s, 'p> {
     measure_started: Option<Instant>,
     measure_ended: Option<Instant>,
     ports_before: [PortStats; 2],
+    /// The step's clock: its TSC frequency is the one measured when the step started.
+    clock: Clock,
 }
 
 /// What a step measured.
@@ -223,6 +234,7 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
     let system = setup.system;
     let workers = system.cores.workers.len() as u16;
     let hz = eal.tsc_hz();
+    let mut calibration = TscCalibration::new(setup.first_anchor);
     let mut n3 = Port::from_name(eal, &setup.names[0])
         .with_context(|| format!("N3 port {}", setup.names[0]))?;
     let mut n6 = Port::from_name(eal, &setup.names[1])
@@ -341,7 +353,9 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
         }
     }
     let qfi = first.qfi;
-    let clock = Clock::new(hz, tsc());
+    // Ticks become nanoseconds from here; each step gets the frequency measured when it starts.
+    let clock_start = tsc();
+    let clock = Clock::new(hz, clock_start);
 
     let mut times = ControlTimes::default();
     // A request's whole retransmission time, and one T1 more: a batch with failures and no
@@ -430,7 +444,7 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                             &uplink_teids,
                             &mut idle_queues,
                             service_pool,
-                            clock,
+                            step_clock(&mut calibration, clock_start, hz),
                             &control,
                             [&*s3, &*s6],
                             peers,
@@ -448,6 +462,7 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                         }
                     }
                     Action::SetPhase(phase) => {
+                        let clock = running.as_ref().map_or(clock, |r| r.clock);
                         let epoch = tsc() + clock.ticks(EPOCH_LEAD.as_nanos() as u64);
                         control.set(phase, epoch);
                         if let Some(r) = &mut running {
@@ -466,9 +481,10 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                         let r = running
                             .take()
                             .ok_or_else(|| anyhow!("no workers to collect"))?;
+                        calibration.update(TscAnchor::now());
                         let result = collect(
                             r,
-                            clock,
+                            Clock::new(calibration.hz_or(hz), clock_start),
                             &control,
                             &mut idle_queues,
                             &plans[step],
@@ -490,6 +506,7 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                     }
                     Action::Report => {
                         report.duration_s = run_started.elapsed().as_secs_f64();
+                        report.clock = clock_report(&calibration, hz);
                         report.steps = steps.iter().map(|s| s.report.clone()).collect();
                         if let Some(f) = machine.failure() {
                             report.warnings.push(format!("the run failed: {f}"));
@@ -681,7 +698,7 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                     super::live::collect_intervals(&mut r.live, &mut r.rx);
                     let tx: Vec<_> = r.tx.iter().map(TxHandle::snapshot).collect();
                     let rx: Vec<_> = r.rx.iter().map(RxHandle::snapshot).collect();
-                    let line = r.live.line(clock.ns(tsc()), &tx, &rx);
+                    let line = r.live.line(r.clock.ns(tsc()), &tx, &rx);
                     let phase = control.phase();
                     if phase == Phase::Warmup {
                         // Warm-up packets prime the UPF's flows and are not measured.
@@ -834,6 +851,24 @@ fn resolve_peers<'p>(
     }
 }
 
+/// The clock of a step that starts now: the TSC frequency measured from the process's start to
+/// now, after waiting for the calibration's shortest span if the run got here sooner (EAL's
+/// estimate `dpdk_hz` only if the TSC did not move forward).
+fn step_clock(calibration: &mut TscCalibration, start: u64, dpdk_hz: u64) -> Clock {
+    Clock::new(measure_now(calibration, dpdk_hz), start)
+}
+
+/// The report's clock section: the frequency measured over the run, and EAL's beside it.
+fn clock_report(calibration: &TscCalibration, dpdk_hz: u64) -> Option<ClockReport> {
+    Some(ClockReport {
+        tsc_hz: calibration.hz()?,
+        dpdk_tsc_hz: dpdk_hz,
+        dpdk_error_ppm: ppm(dpdk_hz as f64, calibration.hz()?),
+        calibrated_over_s: calibration.span_ns() as f64 / 1e9,
+        uncertainty_ppm: calibration.uncertainty_ppm()?,
+    })
+}
+
 /// Builds step `step`'s TX shares and statistics and launches the workers, idle.
 #[allow(clippy::too_many_arguments)]
 fn launch<'s, 'p>(
@@ -890,6 +925,7 @@ fn launch<'s, 'p>(
         measure_started: None,
         measure_ended: None,
         ports_before: [ports[0].stats()?, ports[1].stats()?],
+        clock,
     };
     // The live meter's baseline, and the interval log's time zero.
     running.live.line(clock.ns(tsc()), &[], &[]);
@@ -958,10 +994,11 @@ fn launch<'s, 'p>(
     Ok(running)
 }
 
-/// Stops the workers and merges what they measured.
+/// Stops the workers and merges what they measured; `end_clock` has the TSC frequency
+/// measured at the step's end, which its duration (and so its rates) are converted with.
 fn collect<'p>(
     mut r: Running<'_, 'p>,
-    clock: Clock,
+    end_clock: Clock,
     control: &RunControl,
     queues: &mut [Option<[PortQueues<'p>; 2]>],
     plan: &Plan,
@@ -984,7 +1021,7 @@ fn collect<'p>(
     let sent: u64 = merged.directions.iter().map(|d| d.tx.packets).sum();
     let duration = match counters.tx_span {
         Some((first, last)) if last > first && sent > 1 => {
-            let span = clock.ticks_to_ns(last - first) as f64;
+            let span = end_clock.ticks_to_ns(last - first) as f64;
             Duration::from_nanos((span * sent as f64 / (sent - 1) as f64) as u64)
         }
         _ => plan.expected,
@@ -995,6 +1032,16 @@ fn collect<'p>(
         duration.as_nanos() as u64,
         &merged,
     );
+    report.tsc_hz = Some(r.clock.hz() as f64);
+    let drift = ppm(end_clock.hz() as f64, r.clock.hz() as f64);
+    if drift.abs() > TSC_DRIFT_PPM {
+        report.warnings.push(format!(
+            "the TSC's frequency measured at the step's end is {drift:+.1} ppm from the one at \
+             its start ({} Hz): this host's TSC does not keep a steady rate, and the step's \
+             latencies are off by as much",
+            r.clock.hz()
+        ));
+    }
     report.warnings.extend(counter_notes(&counters));
     report.rx_rejected = rejected(&counters);
     report.streams = plan
@@ -1036,7 +1083,7 @@ fn collect<'p>(
     }
     let tx: Vec<_> = r.tx.iter().map(TxHandle::snapshot).collect();
     let rx: Vec<_> = r.rx.iter().map(RxHandle::snapshot).collect();
-    r.live.line(clock.ns(tsc()), &tx, &rx);
+    r.live.line(r.clock.ns(tsc()), &tx, &rx);
     let hlog = r.live.take_interval_log().map(|(log, failures)| {
         if failures > 0 {
             report.warnings.push(format!(

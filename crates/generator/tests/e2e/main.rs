@@ -28,6 +28,7 @@ mod echo;
 mod exits;
 mod harness;
 mod lab;
+mod lab_clock;
 mod memif;
 mod sweep;
 mod tx_slip;

@@ -309,6 +309,28 @@ fn memif_every_session_zero_loss_latency_of_every_packet() {
         num(&step["frames"][0], &["tx_warmup"])
     );
 
+    // The TSC's frequency, measured against the kernel's clock from the process's start to the
+    // step's end, with EAL's estimate beside it (lab_clock checks it against a capture).
+    let clock = &o.report["clock"];
+    let hz = clock["tsc_hz"].as_f64().expect("tsc_hz");
+    let dpdk = num(clock, &["dpdk_tsc_hz"]) as f64;
+    assert!(((hz - dpdk) / hz).abs() < 0.01, "{clock}");
+    assert!(
+        clock["calibrated_over_s"].as_f64().expect("span") >= seconds as f64,
+        "{clock}"
+    );
+    assert!(
+        clock["uncertainty_ppm"].as_f64().expect("bound") < 1.0,
+        "{clock}"
+    );
+    assert!(
+        o.stdout.contains(&format!(
+            "clock: TSC {hz:.0} Hz against CLOCK_MONOTONIC_RAW"
+        )),
+        "{}",
+        o.stdout
+    );
+
     // The control plane's figures: 4 establishments and 4 deletions accepted, nothing lost.
     let c = &o.report["control"];
     assert_eq!(num(c, &["sessions"]), 4, "{c}");

@@ -1,5 +1,6 @@
 //! The report: its model (serde, versioned JSON) and its renderings (table, CSV).
 
+mod clock;
 mod csv;
 mod frames;
 mod model;
@@ -7,6 +8,7 @@ mod slip;
 mod table;
 mod time;
 
+pub use clock::ClockReport;
 pub use csv::{
     CONTROL_CSV_COLUMNS, CSV_COLUMNS, PORTS_CSV_COLUMNS, render_control_csv, render_csv,
     render_ports_csv,

@@ -10,6 +10,7 @@ use crate::latency::LatencyRecorder;
 use crate::merge::{DirectionResult, RunResult, StreamResult};
 use crate::rate::{TrafficCounters, gbps, kpps, percent};
 
+use super::clock::ClockReport;
 use super::frames::PortFrames;
 use super::slip::TxSlip;
 use super::time::rfc3339_utc;
@@ -43,6 +44,9 @@ pub struct Report {
     /// The control plane's own figures (PFCP), when the run programmed the UPF.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub control: Option<ControlReport>,
+    /// The TSC frequency the run's times were converted with, when it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockReport>,
 }
 
 /// What the PFCP client saw: how fast the UPF took the sessions, how often it had to be asked
@@ -154,6 +158,10 @@ pub struct StepReport {
     pub payload_bytes: Option<u32>,
     /// Sending time the rates are computed over (s).
     pub duration_s: f64,
+    /// The TSC frequency (ticks per kernel second, measured at the step's start) that its
+    /// latencies and pacing used; its duration uses the run's at its end ([`ClockReport`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tsc_hz: Option<f64>,
     /// Directions that carried streams, uplink first.
     pub directions: Vec<DirectionReport>,
     /// Received packets without a valid measurement tag.
@@ -405,6 +413,7 @@ impl StepReport {
             label: label.into(),
             payload_bytes,
             duration_s: duration_ns as f64 / 1e9,
+            tsc_hz: None,
             directions: run
                 .directions
                 .iter()
@@ -457,6 +466,7 @@ impl Report {
             steps: Vec::new(),
             warnings: Vec::new(),
             control: None,
+            clock: None,
         }
     }
 

@@ -450,6 +450,9 @@ pub fn render_table(report: &Report) -> String {
             .collect();
         let _ = writeln!(out, "config: {}", cfg.join(", "));
     }
+    if let Some(c) = &report.clock {
+        super::clock::clock_line(&mut out, c);
+    }
     let _ = writeln!(
         out,
         "Gbps at L1 (frame + 24 B of FCS, preamble, IFG); loss from sequence numbers; \
