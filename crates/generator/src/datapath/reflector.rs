@@ -87,7 +87,7 @@ impl<'p> ReflectorWorker<'p> {
             mode,
         } = self;
         let mut c = ReflectorCounters::default();
-        let mut rx = MbufBurst::<RX_BURST>::new();
+        let mut bursts = [MbufBurst::<RX_BURST>::new(), MbufBurst::<RX_BURST>::new()];
         // Per port, what waits for its transmit queue: a full queue holds packets back here
         // (in order) instead of dropping them; only a full backlog drops.
         let mut out: [MbufBurst<'p, BACKLOG>; 2] = [MbufBurst::new(), MbufBurst::new()];
@@ -111,17 +111,20 @@ impl<'p> ReflectorWorker<'p> {
                     gateways,
                 );
             }
+            for side in Side::BOTH {
+                ports[side.index()].rx.rx_burst(&mut bursts[side.index()]);
+            }
+            // Read after both polls: the delay impairment holds each packet from when it came,
+            // and a reading from before a poll would release the packets that came while this
+            // thread was descheduled (after that reading) too early.
             let now = tsc();
             next_hops.poll(now, &mut service);
             for side in Side::BOTH {
-                let n = ports[side.index()].rx.rx_burst(&mut rx);
+                let rx = &mut bursts[side.index()];
+                let n = rx.len();
                 if n == 0 {
                     continue;
                 }
-                // Read after the burst arrived: the delay impairment holds each packet from
-                // when it came, and a reading from before the poll would release packets that
-                // came while this thread was descheduled too early.
-                let now = tsc();
                 c.received[side.index()] += n as u64;
                 let to = match (mode, side) {
                     (Mode::Echo(s), _) if s == side => side,

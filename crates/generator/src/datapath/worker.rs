@@ -119,7 +119,7 @@ impl<'p> Worker<'p> {
             flush_ns,
         } = self;
         let mut counters = WorkerCounters::default();
-        let mut burst = MbufBurst::<RX_BURST>::new();
+        let mut bursts = [MbufBurst::<RX_BURST>::new(), MbufBurst::<RX_BURST>::new()];
         let mut phase = Phase::Idle;
         let mut measured_started = false;
         let mut sending_done = false;
@@ -128,8 +128,6 @@ impl<'p> Worker<'p> {
         let quiescent = Quiescent::online(current_lcore().unwrap_or(u32::from(index)));
         loop {
             quiescent.pass();
-            let now = tsc();
-            let now_ns = clock.ns(now);
             let p = control.phase();
             if p != phase {
                 phase = p;
@@ -161,28 +159,35 @@ impl<'p> Worker<'p> {
             }
             // A drain that follows an interrupted warm-up has nothing of its own to measure.
             let measuring = phase.measures() && measured_started;
-            // Whether anything happened since `now` was read (then TX reads the clock again).
-            let mut worked = false;
+            let mut received = 0;
             for side in Side::BOTH {
-                let q = &mut ports[side.index()];
-                if q.rx.rx_burst(&mut burst) == 0 {
-                    continue;
+                received += ports[side.index()].rx.rx_burst(&mut bursts[side.index()]);
+            }
+            // The clock is read after both polls: a reading from before a poll would date the
+            // packets that came while this thread was descheduled (after that reading) earlier
+            // than they came, and under-report their latency. One reading serves both bursts
+            // and the TX below when nothing was received.
+            let now = tsc();
+            let now_ns = clock.ns(now);
+            // Whether anything happened since `now` was read (then TX reads the clock again).
+            let mut worked = received != 0;
+            if worked {
+                for side in Side::BOTH {
+                    let burst = &mut bursts[side.index()];
+                    if burst.is_empty() {
+                        continue;
+                    }
+                    receive(
+                        side,
+                        burst,
+                        rules,
+                        measuring.then_some(&mut rx),
+                        &mut counters,
+                        &mut service,
+                        now_ns,
+                    );
+                    burst.clear();
                 }
-                worked = true;
-                // The burst's arrival is read after it arrived: a reading from before the
-                // poll would date packets that came while this thread was descheduled (after
-                // that reading) earlier than they came, and under-report their latency.
-                let arrived_ns = clock.ns(tsc());
-                receive(
-                    side,
-                    &burst,
-                    rules,
-                    measuring.then_some(&mut rx),
-                    &mut counters,
-                    &mut service,
-                    arrived_ns,
-                );
-                burst.clear();
             }
             if phase.sends() {
                 for s in &mut shares {
