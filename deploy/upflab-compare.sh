@@ -37,11 +37,12 @@
 #          others load: a UPF that gets half a CPU drops what the tester measures),
 #          --upf-cpus LIST (pin every thread of the UPF to these CPUs, e.g. 0: away from the
 #          system file's worker lcores, which upfbench busy-polls),
-#          --dry-run (print the plan, each mode's directory, and stop)
+#          --dry-run (print the plan: the lab packages it needs, each mode's directory; no run)
 # Env: TG_NS, DUT_NS (tg, dut), UPFBENCH (target/release/upfbench), LAB (../shared/lab),
 #      LAB_DIR (/tmp/upflab: where the UPFs were built)
-# Needs: python3, jq, curl, tshark (--capture); bpftool (Debian package bpftool) for eUPF's
-# per-interface counters, without which its UPF columns stay empty.
+# Needs: python3; for eUPF bpftool (its per-interface eBPF counters, the UPF columns), jq and
+# curl (its REST API); tshark (--capture). What is missing is installed with
+# `deploy/setup.sh --lab` (Debian packages bpftool, jq, curl, tshark) before the lab is made.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -92,8 +93,23 @@ for mode in "${modes[@]}"; do
     if ((seen[$mode] == 1)); then mode_dirs+=("$mode"); else mode_dirs+=("$mode-${seen[$mode]}"); fi
 done
 
+# What the lab's counters need beyond `make setup`, as command:package.
+lab_needs=()
+case $upf in
+eupf | eupf-maps*) lab_needs+=(bpftool:bpftool jq:jq curl:curl) ;;
+esac
+if ((capture > 0)); then lab_needs+=(dumpcap:tshark tshark:tshark); fi
+missing_packages() {
+    local n
+    for n in "${lab_needs[@]}"; do
+        command -v "${n%%:*}" >/dev/null || echo "${n#*:}"
+    done | sort -u
+}
+
 if ((dry_run)); then
     echo "upf: $upf; out: $out"
+    echo "lab packages needed: $(printf '%s\n' "${lab_needs[@]#*:}" | sort -u | xargs)"
+    echo "lab packages missing: $(missing_packages | xargs)"
     for i in "${!modes[@]}"; do
         echo "${modes[$i]}: $out/${mode_dirs[$i]}"
     done
@@ -101,6 +117,15 @@ if ((dry_run)); then
 fi
 
 [ -x "$UPFBENCH" ] || { echo "no $UPFBENCH: cargo build --release -p upfbench-generator" >&2; exit 1; }
+if [ -n "$(missing_packages)" ]; then
+    printf '[upflab-compare] missing: %s; installing them with deploy/setup.sh --lab\n' \
+        "$(missing_packages | xargs)" >&2
+    "$repo/deploy/setup.sh" --lab >&2
+    if [ -n "$(missing_packages)" ]; then
+        echo "[upflab-compare] still missing after deploy/setup.sh --lab: $(missing_packages | xargs)" >&2
+        exit 1
+    fi
+fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 

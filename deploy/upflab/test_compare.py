@@ -1,5 +1,5 @@
-"""upflab-compare.sh's plan, from --dry-run (nothing is started): each mode's directory, and a
-mode given twice kept apart.
+"""upflab-compare.sh's plan, from --dry-run (nothing is started or installed): each mode's
+directory, a mode given twice kept apart, and the lab packages each UPF needs.
 Run: python3 -m unittest discover -s deploy/upflab"""
 
 import subprocess
@@ -32,6 +32,16 @@ class Compare(unittest.TestCase):
         self.assertEqual(lines["run"], "/nonexistent/x/run")
         self.assertEqual(lines["sweep"], "/nonexistent/x/sweep")
         self.assertFalse(Path("/nonexistent/x").exists())
+
+    def test_eupf_needs_bpftool_open5gs_does_not(self):
+        for upf in ("eupf", "eupf-maps32768"):
+            lines = dict(plan("--upf", upf, "--out", "/nonexistent/x", "sweep"))
+            self.assertEqual(lines["lab packages needed"].split(), ["bpftool", "curl", "jq"])
+        lines = dict(plan("--upf", "open5gs", "--out", "/nonexistent/x", "sweep"))
+        self.assertEqual(lines["lab packages needed"], "")
+        lines = dict(plan("--upf", "open5gs", "--capture", "40", "--out", "/nonexistent/x",
+                          "sweep"))
+        self.assertEqual(lines["lab packages needed"], "tshark")
 
 
 if __name__ == "__main__":
