@@ -34,7 +34,8 @@
 #          --capture N (the first N frames each way on tg's n3 and n6 into <mode>/tg-n3.pcapng
 #          and tg-n6.pcapng, with dumpcap, and what deploy/upflab/wire.sh makes of them),
 #          --nice N (run upfbench and the UPF at this niceness, e.g. -10 on a machine that
-#          others load: a UPF that gets half a CPU drops what the tester measures),
+#          others load: a UPF that gets half a CPU drops what the tester measures; whether
+#          it helps Open5GS is what deploy/upflab-pinning.sh measures),
 #          --upf-cpus LIST (pin every thread of the UPF to these CPUs, e.g. 0: away from the
 #          system file's worker lcores, which upfbench busy-polls),
 #          --dry-run (print the plan: the lab packages it needs, each mode's directory; no run)
