@@ -1,10 +1,14 @@
 # The two commands of the README: `make quickstart` and `make test`.
 CARGO ?= cargo
 
-.PHONY: setup build quickstart test lint fmt bench fuzz
+.PHONY: setup setup-lab build quickstart test lint fmt bench fuzz
 
 setup:
 	bash deploy/setup.sh
+
+# What the real-UPF lab (deploy/upflab-compare.sh) needs beyond setup: bpftool, jq, curl.
+setup-lab:
+	bash deploy/setup.sh --lab
 
 # The release binary links DPDK statically (about 15% more TX than the shared libraries).
 build: setup

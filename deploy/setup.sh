@@ -1,7 +1,18 @@
 #!/usr/bin/env bash
 # Installs what upfbench needs to build, test and run on Debian 12 / Ubuntu, idempotently.
 # Run as root (CI does). Packages already present are not touched; nothing is downloaded twice.
+# --lab: also what the kernel lab against real UPFs reads its counters with
+# (deploy/upflab-compare.sh, which calls this when one is missing): bpftool for eUPF's eBPF
+# statistics maps, jq for bpftool's and eUPF's JSON, curl for eUPF's REST API. `make test`
+# needs none of them.
 set -euo pipefail
+
+lab=0
+case ${1:-} in
+--lab) lab=1 ;;
+"") ;;
+*) echo "usage: $0 [--lab]" >&2; exit 2 ;;
+esac
 
 # DPDK 22.11 and the headers bindgen reads; tshark and Scapy decode our packets independently in tests;
 # iproute2 builds the namespace lab; libsystemd-dev is needed only for static DPDK linking.
@@ -10,6 +21,9 @@ packages=(
   dpdk dpdk-dev libdpdk-dev libsystemd-dev
   tshark python3-scapy iproute2 ethtool
 )
+if ((lab)); then
+  packages+=(bpftool jq curl)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -26,7 +40,8 @@ if ((${#missing[@]})); then
   # tshark asks whether non-root users may capture; the answer does not matter to us.
   echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # Others may be installing on the same machine: wait for dpkg's lock rather than fail.
+  apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 if ! command -v cargo >/dev/null 2>&1; then

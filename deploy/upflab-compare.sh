@@ -25,6 +25,8 @@
 #   flock /tmp/upfbench-busy.lock deploy/upflab-compare.sh --upf eupf-maps32768 run sweep
 # Output (--out, default reports/upflab-<upf>-<time>): <mode>/ with upfbench's report folder,
 # counters/<run-before|step<N>-<start|end>|run-after>/, upfbench.log, reconcile.txt; upf.log.
+# A mode given again gets <mode>-2/, <mode>-3/ (`run run`: run/ and run-2/); a directory of that
+# name left by an earlier call with the same --out is replaced.
 # The exit status is upfbench's, or 3 when a count is left unexplained.
 #
 # Options: --upf KIND (attached), --system FILE (deploy/systems/lab.yaml), --profile FILE
@@ -32,13 +34,16 @@
 #          --capture N (the first N frames each way on tg's n3 and n6 into <mode>/tg-n3.pcapng
 #          and tg-n6.pcapng, with dumpcap, and what deploy/upflab/wire.sh makes of them),
 #          --nice N (run upfbench and the UPF at this niceness, e.g. -10 on a machine that
-#          others load: a UPF that gets half a CPU drops what the tester measures),
+#          others load: a UPF that gets half a CPU drops what the tester measures; whether
+#          it helps Open5GS is what deploy/upflab-pinning.sh measures),
 #          --upf-cpus LIST (pin every thread of the UPF to these CPUs, e.g. 0: away from the
-#          system file's worker lcores, which upfbench busy-polls)
+#          system file's worker lcores, which upfbench busy-polls),
+#          --dry-run (print the plan: the lab packages it needs, each mode's directory; no run)
 # Env: TG_NS, DUT_NS (tg, dut), UPFBENCH (target/release/upfbench), LAB (../shared/lab),
 #      LAB_DIR (/tmp/upflab: where the UPFs were built)
-# Needs: python3, jq, curl, tshark (--capture); bpftool (Debian package bpftool) for eUPF's
-# per-interface counters, without which its UPF columns stay empty.
+# Needs: python3; for eUPF bpftool (its per-interface eBPF counters, the UPF columns), jq and
+# curl (its REST API); tshark (--capture). What is missing is installed with
+# `deploy/setup.sh --lab` (Debian packages bpftool, jq, curl, tshark) before the lab is made.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -56,6 +61,7 @@ gap=
 capture=0
 nice=
 upf_cpus=
+dry_run=0
 modes=()
 usage() {
     sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
@@ -71,13 +77,56 @@ while [ $# -gt 0 ]; do
     --capture) capture=$2; shift 2 ;;
     --nice) nice=$2; shift 2 ;;
     --upf-cpus) upf_cpus=$2; shift 2 ;;
+    --dry-run) dry_run=1; shift ;;
     run | sweep) modes+=("$1"); shift ;;
     *) usage ;;
     esac
 done
 [ ${#modes[@]} -gt 0 ] || usage
-[ -x "$UPFBENCH" ] || { echo "no $UPFBENCH: cargo build --release -p upfbench-generator" >&2; exit 1; }
 out=${out:-$repo/reports/upflab-$upf-$(date -u +%Y-%m-%dT%H-%M-%SZ)}
+
+# Each mode's directory under $out: the mode's name, numbered from its second occurrence on, so
+# that `run run` keeps both runs (run/, run-2/).
+declare -A seen=()
+mode_dirs=()
+for mode in "${modes[@]}"; do
+    seen[$mode]=$((${seen[$mode]:-0} + 1))
+    if ((seen[$mode] == 1)); then mode_dirs+=("$mode"); else mode_dirs+=("$mode-${seen[$mode]}"); fi
+done
+
+# What the lab's counters need beyond `make setup`, as command:package.
+lab_needs=()
+case $upf in
+eupf | eupf-maps*) lab_needs+=(bpftool:bpftool jq:jq curl:curl) ;;
+esac
+if ((capture > 0)); then lab_needs+=(dumpcap:tshark tshark:tshark); fi
+missing_packages() {
+    local n
+    for n in "${lab_needs[@]}"; do
+        command -v "${n%%:*}" >/dev/null || echo "${n#*:}"
+    done | sort -u
+}
+
+if ((dry_run)); then
+    echo "upf: $upf; out: $out"
+    echo "lab packages needed: $(printf '%s\n' "${lab_needs[@]#*:}" | sort -u | xargs)"
+    echo "lab packages missing: $(missing_packages | xargs)"
+    for i in "${!modes[@]}"; do
+        echo "${modes[$i]}: $out/${mode_dirs[$i]}"
+    done
+    exit 0
+fi
+
+[ -x "$UPFBENCH" ] || { echo "no $UPFBENCH: cargo build --release -p upfbench-generator" >&2; exit 1; }
+if [ -n "$(missing_packages)" ]; then
+    printf '[upflab-compare] missing: %s; installing them with deploy/setup.sh --lab\n' \
+        "$(missing_packages | xargs)" >&2
+    "$repo/deploy/setup.sh" --lab >&2
+    if [ -n "$(missing_packages)" ]; then
+        echo "[upflab-compare] still missing after deploy/setup.sh --lab: $(missing_packages | xargs)" >&2
+        exit 1
+    fi
+fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
@@ -159,16 +208,17 @@ fi
 
 status=0
 first=1
-for mode in "${modes[@]}"; do
+for i in "${!modes[@]}"; do
+    mode=${modes[$i]}
     if ((!first)); then
         log "waiting ${gap}s before the next run against the same UPF"
         sleep "$gap"
     fi
     first=0
-    dir=$out/$mode
+    dir=$out/${mode_dirs[$i]}
     rm -rf "$dir"
     mkdir -p "$dir/counters"
-    log "$mode: upfbench $mode $(basename "$system") $(basename "$profile")"
+    log "${mode_dirs[$i]}: upfbench $mode $(basename "$system") $(basename "$profile")"
     "$here/upflab/counters.sh" "$dir/counters" run-before
     capturing=()
     if ((capture > 0)); then
@@ -196,7 +246,7 @@ for mode in "${modes[@]}"; do
     [ "$rc" = 0 ] || status=$rc
     report=$(find "$dir" -name report.json -newer "$dir/counters/run-before/time" | head -1)
     if [ -z "$report" ]; then
-        log "$mode: no report (upfbench exit status $rc)"
+        log "${mode_dirs[$i]}: no report (upfbench exit status $rc)"
         continue
     fi
     python3 "$here/upflab/reconcile.py" "$(dirname "$report")" "$dir/counters" |

@@ -1,0 +1,48 @@
+"""upflab-compare.sh's plan, from --dry-run (nothing is started or installed): each mode's
+directory, a mode given twice kept apart, and the lab packages each UPF needs.
+Run: python3 -m unittest discover -s deploy/upflab"""
+
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parent.parent / "upflab-compare.sh"
+
+
+def plan(*args):
+    """upflab-compare.sh --dry-run ARGS: its lines, keyed by what precedes the first ': '."""
+    p = subprocess.run(["bash", str(SCRIPT), "--dry-run", *args], capture_output=True,
+                       text=True, check=True)
+    return [tuple(l.split(": ", 1)) for l in p.stdout.splitlines()]
+
+
+class Compare(unittest.TestCase):
+    def test_a_mode_given_twice_gets_a_directory_of_its_own(self):
+        with tempfile.TemporaryDirectory() as out:
+            lines = plan("--upf", "open5gs", "--out", out, "run", "run", "sweep", "run")
+            modes = [l for l in lines if l[0] in ("run", "sweep")]
+            self.assertEqual(modes, [("run", f"{out}/run"), ("run", f"{out}/run-2"),
+                                     ("sweep", f"{out}/sweep"), ("run", f"{out}/run-3")])
+            # A dry run makes nothing.
+            self.assertEqual(list(Path(out).iterdir()), [])
+
+    def test_one_directory_per_mode_as_before(self):
+        lines = dict(plan("--out", "/nonexistent/x", "run", "sweep"))
+        self.assertEqual(lines["run"], "/nonexistent/x/run")
+        self.assertEqual(lines["sweep"], "/nonexistent/x/sweep")
+        self.assertFalse(Path("/nonexistent/x").exists())
+
+    def test_eupf_needs_bpftool_open5gs_does_not(self):
+        for upf in ("eupf", "eupf-maps32768"):
+            lines = dict(plan("--upf", upf, "--out", "/nonexistent/x", "sweep"))
+            self.assertEqual(lines["lab packages needed"].split(), ["bpftool", "curl", "jq"])
+        lines = dict(plan("--upf", "open5gs", "--out", "/nonexistent/x", "sweep"))
+        self.assertEqual(lines["lab packages needed"], "")
+        lines = dict(plan("--upf", "open5gs", "--capture", "40", "--out", "/nonexistent/x",
+                          "sweep"))
+        self.assertEqual(lines["lab packages needed"], "tshark")
+
+
+if __name__ == "__main__":
+    unittest.main()
