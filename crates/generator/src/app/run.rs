@@ -474,7 +474,7 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                             &plans[step],
                             [&*s3, &*s6],
                         )?;
-                        out::line(&step_summary(&result.report));
+                        out::line(&result.report.summary());
                         steps.push(result);
                         if let Some(w) =
                             run_hook(setup, StepEdge::End, step, plans.len(), &plans[step])
@@ -1177,6 +1177,7 @@ fn port_report(name: &str, before: &PortStats, after: &PortStats) -> PortReport 
         ierrors: after.ierrors.saturating_sub(before.ierrors),
         rx_nombuf: after.rx_nombuf.saturating_sub(before.rx_nombuf),
         oerrors: after.oerrors.saturating_sub(before.oerrors),
+        interface: None,
     }
 }
 
@@ -1185,27 +1186,6 @@ fn step_label(plan: &Plan) -> String {
         Some(p) => format!("{p} B"),
         None => "run".to_owned(),
     }
-}
-
-/// One line per direction when a step ends.
-fn step_summary(s: &StepReport) -> String {
-    s.directions
-        .iter()
-        .map(|d| {
-            format!(
-                "{} {}: sent {} received {} lost {} ({:.3}%) reordered {} duplicates {}",
-                s.label,
-                d.direction.short(),
-                d.loss.sent,
-                d.rx.packets,
-                d.loss.lost,
-                d.loss.loss_pct,
-                d.loss.reordered,
-                d.loss.duplicates
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// Creates the run's folder in `dir` and writes the report's files into it; returns the folder.
