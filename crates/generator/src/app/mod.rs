@@ -5,6 +5,7 @@ pub mod out;
 pub mod peers;
 pub mod ports;
 pub mod reflect;
+pub mod reflect_lines;
 pub mod run;
 pub mod step_hook;
 pub mod tx_slip;

@@ -162,6 +162,8 @@ struct Outcome {
     downlink: Figures,
     /// The reflector's counters at exit.
     reflector: BTreeMap<String, u64>,
+    /// Its standard output: the per-second lines and the totals.
+    reflector_out: String,
     /// Its log (standard error).
     reflector_log: String,
     /// The latency interval log, if the generator wrote one.
@@ -214,6 +216,7 @@ fn finish(
         downlink: try_figures(&report, "downlink").unwrap_or_default(),
         report,
         reflector: reflector_totals(&reflector.stdout()),
+        reflector_out: reflector.stdout(),
         reflector_log: reflector.stderr(),
     }
 }
@@ -477,6 +480,26 @@ fn memif_added_delay_of_100us_moves_the_median_by_100us() {
             (90_000.0..=110_000.0).contains(&moved),
             "{name}: p50 moved by {moved} ns, not 100 us within 10%"
         );
+    }
+    // The delay is an impairment like the others: every packet the reflector forwarded was
+    // held, and its totals and its last per-second line say so; without it, none was.
+    let forwarded = total(&delayed.reflector, "uplink forwarded")
+        + total(&delayed.reflector, "downlink forwarded");
+    let held = total(&delayed.reflector, "impaired: delayed");
+    println!("delay: reflector forwarded {forwarded}, delayed {held}");
+    assert_eq!(forwarded, delayed.uplink.sent + delayed.downlink.sent);
+    assert_eq!(held, forwarded, "{:?}", delayed.reflector);
+    assert_eq!(total(&base.reflector, "impaired: delayed"), 0);
+    for (o, impaired) in [
+        (&delayed, format!("  impaired: delayed {held}  ")),
+        (&base, "  impaired: none  ".to_owned()),
+    ] {
+        let last = o
+            .reflector_out
+            .lines()
+            .rfind(|l| l.contains(" err-ind "))
+            .expect("a per-second line");
+        assert!(last.contains(&impaired), "{impaired:?} not in {last:?}");
     }
 }
 
