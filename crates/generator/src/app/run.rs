@@ -22,6 +22,7 @@ use upfbench_stats::{
     TxHandle, TxStats,
 };
 
+use super::kernel_counters::{KernelCounters, KernelReading};
 use super::out;
 use super::peers::{EarlyStop, wait_for_links, wait_for_memif_servers};
 use super::reflect::make_socket_dir;
@@ -116,6 +117,7 @@ pub fn run(args: &RunArgs, sweep: bool) -> Result<()> {
             .step_hook
             .as_ref()
             .map(|c| StepHook::new(c.clone(), DEFAULT_TIMEOUT)),
+        kernel: KernelCounters::new(&system),
     };
     // Dropped after the Eal: removes its runtime files on every way out, panics included.
     let _runtime_dir = RuntimeDirGuard::new(&prefix);
@@ -134,6 +136,8 @@ struct Setup<'a> {
     reports: std::path::PathBuf,
     sweep: bool,
     step_hook: Option<StepHook>,
+    /// The kernel interfaces under the ports, read at each step's edges.
+    kernel: KernelCounters,
 }
 
 /// One step's workers while they run.
@@ -146,6 +150,7 @@ struct Running<'s, 'p> {
     measure_started: Option<Instant>,
     measure_ended: Option<Instant>,
     ports_before: [PortStats; 2],
+    kernel_before: KernelReading,
 }
 
 /// What a step measured.
@@ -434,6 +439,7 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                             &control,
                             [&*s3, &*s6],
                             peers,
+                            &setup.kernel,
                         ) {
                             Ok(r) => {
                                 if let Some(p) = plan.payload {
@@ -473,6 +479,7 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                             &mut idle_queues,
                             &plans[step],
                             [&*s3, &*s6],
+                            &setup.kernel,
                         )?;
                         out::line(&result.report.summary());
                         steps.push(result);
@@ -851,6 +858,7 @@ fn launch<'s, 'p>(
     control: &'p RunControl,
     ports: [&Port<'_>; 2],
     peers: [Ipv4Addr; 2],
+    kernel: &KernelCounters,
 ) -> Result<Running<'s, 'p>> {
     let specs: Vec<StreamSpec> = plan
         .streams
@@ -890,6 +898,7 @@ fn launch<'s, 'p>(
         measure_started: None,
         measure_ended: None,
         ports_before: [ports[0].stats()?, ports[1].stats()?],
+        kernel_before: kernel.read(),
     };
     // The live meter's baseline, and the interval log's time zero.
     running.live.line(clock.ns(tsc()), &[], &[]);
@@ -966,6 +975,7 @@ fn collect<'p>(
     queues: &mut [Option<[PortQueues<'p>; 2]>],
     plan: &Plan,
     ports: [&Port<'_>; 2],
+    kernel: &KernelCounters,
 ) -> Result<StepResult> {
     control.set(Phase::Stop, 0);
     let mut tx = Vec::new();
@@ -1012,6 +1022,7 @@ fn collect<'p>(
         .collect();
     super::tx_slip::add_slips(&mut report, &plan.streams, &counters.tx_slips);
     let after = [ports[0].stats()?, ports[1].stats()?];
+    let kernel_after = kernel.read();
     for (side, (b, a)) in Side::BOTH.iter().zip(r.ports_before.iter().zip(&after)) {
         let name = side.name();
         let port = port_report(name, b, a);
@@ -1030,6 +1041,7 @@ fn collect<'p>(
         report.ports.push(port);
         report.frames.push(frames);
     }
+    kernel.add_to_step(&mut report, &r.kernel_before, &kernel_after);
     // The last interval: what arrived after the last live line.
     for h in &mut r.rx {
         r.live.collect(h);
