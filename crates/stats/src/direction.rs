@@ -33,6 +33,22 @@ impl Direction {
         }
     }
 
+    /// The tester's port the direction is sent on: "N3" for uplink (G-PDUs), "N6" for downlink.
+    pub const fn sent_on(self) -> &'static str {
+        match self {
+            Direction::Uplink => "N3",
+            Direction::Downlink => "N6",
+        }
+    }
+
+    /// The tester's port the direction comes back on: the other one.
+    pub const fn received_on(self) -> &'static str {
+        match self {
+            Direction::Uplink => "N6",
+            Direction::Downlink => "N3",
+        }
+    }
+
     /// Lower-case name used in JSON and CSV.
     pub const fn name(self) -> &'static str {
         match self {
@@ -63,5 +79,16 @@ mod tests {
         assert_eq!(d, Direction::Downlink);
         assert_eq!(Direction::Downlink.name(), "downlink");
         assert_eq!(Direction::Uplink.short(), "UL");
+        assert_eq!(
+            (Direction::Uplink.sent_on(), Direction::Uplink.received_on()),
+            ("N3", "N6")
+        );
+        assert_eq!(
+            (
+                Direction::Downlink.sent_on(),
+                Direction::Downlink.received_on()
+            ),
+            ("N6", "N3")
+        );
     }
 }

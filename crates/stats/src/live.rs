@@ -15,6 +15,7 @@ use crate::hlog::IntervalLog;
 use crate::latency::{LatencyConfig, LatencyConfigError, LatencyRecorder};
 use crate::publish::{RxCounters, RxHandle, RxSnapshot, TxSnapshot};
 use crate::rate::{TrafficCounters, gbps, kpps, percent};
+use crate::report::loss_text;
 
 /// Figures of one direction over the last interval.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,6 +34,9 @@ pub struct LiveDirection {
     pub lost_total: u64,
     /// `lost_total` against everything sent so far, in percent.
     pub loss_pct_total: f64,
+    /// Packets since the start that arrived after their position left the reorder window:
+    /// they are in `lost_total` too, which a bare loss figure would hide.
+    pub late_total: u64,
     /// Latency mean over the interval's samples (ns).
     pub lat_avg_ns: Option<f64>,
     /// Latency 99th percentile over the interval (ns).
@@ -65,14 +69,13 @@ impl fmt::Display for LiveLine {
             }
             write!(
                 f,
-                " {} tx {:.3} Gbps {:.1} kpps rx {:.3} Gbps {:.1} kpps lost {} ({:.3}%)",
+                " {} tx {:.3} Gbps {:.1} kpps rx {:.3} Gbps {:.1} kpps {}",
                 d.direction.short(),
                 d.tx_gbps_l1,
                 d.tx_kpps,
                 d.rx_gbps_l1,
                 d.rx_kpps,
-                d.lost_total,
-                d.loss_pct_total
+                loss_text(d.lost_total, d.loss_pct_total, d.late_total, None)
             )?;
             match (d.lat_avg_ns, d.lat_p99_ns, d.lat_max_ns) {
                 (Some(a), Some(p), Some(m)) => write!(
@@ -203,6 +206,7 @@ impl LiveMeter {
                 rx_kpps: kpps(drx.packets, dt),
                 lost_total: rx_now.lost_confirmed,
                 loss_pct_total: percent(rx_now.lost_confirmed, tx_now.packets),
+                late_total: rx_now.late,
                 lat_avg_ns: l.mean_ns(),
                 lat_p99_ns: l.quantile_ns(0.99),
                 lat_max_ns: l.max_ns(),
@@ -233,6 +237,7 @@ mod tests {
             rx_kpps: 1_000.0,
             lost_total: 0,
             loss_pct_total: 0.0,
+            late_total: 0,
             lat_avg_ns: Some(1_500.0),
             lat_p99_ns: Some(2_000),
             lat_max_ns: Some(9_000),
@@ -270,6 +275,20 @@ mod tests {
             "{text}"
         );
         assert_eq!(text.matches("tx behind").count(), 1, "{text}");
+    }
+
+    #[test]
+    fn late_packets_are_named_beside_the_loss_they_are_part_of() {
+        let mut d = direction(0);
+        d.lost_total = 9_996;
+        d.loss_pct_total = 9.996;
+        d.late_total = 9_996;
+        assert_eq!(
+            line(vec![d]),
+            "    3.0s DL tx 0.992 Gbps 1000.0 kpps rx 0.992 Gbps 1000.0 kpps lost 9996 (9.996%; \
+             late 9996: arrived after the reorder window, counted lost) lat avg/p99/max \
+             1.5/2.0/9.0 us"
+        );
     }
 
     #[test]

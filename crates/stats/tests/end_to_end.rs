@@ -226,8 +226,9 @@ fn table_has_a_table_per_direction_and_a_comparison_row_per_payload() {
             let l = d.latency.as_ref().unwrap();
             assert_eq!(cells[8], format!("{:.2}", l.min_ns as f64 / 1000.0));
             assert_eq!(cells[15], d.loss.lost.to_string());
-            assert_eq!(cells[16], d.loss.duplicates.to_string());
-            assert_eq!(cells[17], d.loss.reordered.to_string());
+            assert_eq!(cells[16], d.loss.late.to_string());
+            assert_eq!(cells[17], d.loss.duplicates.to_string());
+            assert_eq!(cells[18], d.loss.reordered.to_string());
         }
     }
     let comparison = section("Comparison:");

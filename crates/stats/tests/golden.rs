@@ -7,8 +7,9 @@ use std::path::PathBuf;
 
 use upfbench_stats::Direction;
 use upfbench_stats::report::{
-    ClockReport, ControlReport, DirectionReport, LatencyReport, LossReport, PortFrames, PortReport,
-    ProcedureLatency, Report, StepReport, StreamSummary, ThroughputReport, TxSlip,
+    ClockReport, ControlReport, DirectionReport, KernelInterface, LatencyReport, LossReport,
+    PortFrames, PortReport, ProcedureLatency, Report, StepReport, StreamSummary, ThroughputReport,
+    TxSlip,
 };
 
 fn throughput(packets: u64, frame: u64, secs: f64) -> ThroughputReport {
@@ -48,6 +49,7 @@ fn direction(
         },
         latency,
         tx_slip: None,
+        tester_lost: None,
     }
 }
 
@@ -121,6 +123,17 @@ fn report() -> Report {
     };
     r.steps[0].directions[0].tx_slip = Some(slip);
     r.steps[0].streams[1].tx_slip = Some(slip);
+    // 34 of the uplink's losses arrived after the reorder window, all in one stream.
+    r.steps[0].directions[0].loss.late = 34;
+    r.steps[0].streams[0].late = 34;
+    // N3 rides on a kernel interface that sent 200 frames fewer than the PMD, and received 5
+    // frames the PMD never delivered; N6 has none.
+    let n3 = &r.steps[0].ports[0];
+    let n3_kernel = KernelInterface::beside("n3", n3.ipackets + 5, n3.opackets - 200, n3);
+    let warning = n3_kernel.warning(n3).expect("a loss");
+    r.steps[0].ports[0].interface = Some(n3_kernel);
+    r.steps[0].warnings.push(warning);
+    r.steps[0].attribute_tester_losses();
     r.steps.push(StepReport {
         label: "1400 B, \"paced\"".into(),
         payload_bytes: Some(1400),
@@ -220,6 +233,7 @@ fn port(name: &str, rx: u64, tx: u64, imissed: u64) -> PortReport {
         ierrors: 0,
         rx_nombuf: 0,
         oerrors: 0,
+        interface: None,
     }
 }
 

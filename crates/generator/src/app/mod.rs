@@ -1,10 +1,12 @@
 //! One module per command: each wires the parts together and owns its exits.
 
+pub mod kernel_counters;
 pub mod live;
 pub mod out;
 pub mod peers;
 pub mod ports;
 pub mod reflect;
+pub mod reflect_lines;
 pub mod run;
 pub mod step_hook;
 pub mod tx_slip;

@@ -9,6 +9,7 @@ use upfbench_dpdk::{Eal, Mempool, Port, StopFlag, TscAnchor};
 use upfbench_pfcp::ie::DnsName;
 
 use super::out;
+use super::reflect_lines::{live_line, render_totals, sum};
 use crate::cli::ReflectArgs;
 use crate::config::{self, PortName, ReflectMode, Reflector, ReflectorPort};
 use crate::control::Interrupts;
@@ -307,109 +308,4 @@ fn reflect(
     out::text(&render_totals(&total, &totals));
     drop((s3, s6));
     Ok(())
-}
-
-fn sum(per_core: &[ReflectorCounters]) -> ReflectorCounters {
-    per_core
-        .iter()
-        .fold(ReflectorCounters::default(), |mut a, c| {
-            a.merge(c);
-            a
-        })
-}
-
-/// The per-second line: the rates of the interval, the drops so far, the Error Indications so
-/// far (sent/suppressed), and per worker what it forwarded and dropped in the interval.
-///
-/// ```text
-///     3.0s  UL      50012 pps  DL      50012 pps  echo          0 pps  dropped 0  impaired 0  err-ind 0/0  [w0 fwd 100024 drop 0]
-/// ```
-///
-/// benches/reflector_memif.sh reads the third and sixth fields (UL and DL pps).
-pub fn live_line(
-    elapsed: Duration,
-    interval: Duration,
-    per_core: &[ReflectorCounters],
-    previous: &[ReflectorCounters],
-) -> String {
-    let total = sum(per_core);
-    let before = sum(previous);
-    let s = interval.as_secs_f64().max(1e-9);
-    let rate = |now: u64, before: u64| now.saturating_sub(before) as f64 / s;
-    let cores: Vec<String> = per_core
-        .iter()
-        .zip(
-            previous
-                .iter()
-                .chain(std::iter::repeat(&ReflectorCounters::default())),
-        )
-        .enumerate()
-        .map(|(i, (c, p))| {
-            format!(
-                "w{i} fwd {} drop {}",
-                c.forwarded().saturating_sub(p.forwarded()),
-                c.drops().saturating_sub(p.drops())
-            )
-        })
-        .collect();
-    format!(
-        "{:7.1}s  UL {:>10.0} pps  DL {:>10.0} pps  echo {:>10.0} pps  dropped {}  impaired {}  err-ind {}/{}  [{}]",
-        elapsed.as_secs_f64(),
-        rate(total.uplink, before.uplink),
-        rate(total.downlink, before.downlink),
-        rate(total.echoed, before.echoed),
-        total.drops(),
-        total.impair.dropped + total.impair.rate_dropped,
-        total.service.error_indications,
-        total.service.error_indications_suppressed,
-        cores.join(", "),
-    )
-}
-
-/// The counters at exit, one line per figure, per core when there are several.
-pub fn render_totals(total: &ReflectorCounters, per_core: &[ReflectorCounters]) -> String {
-    use crate::datapath::forward::Drop;
-    let mut out = String::new();
-    let mut line = |name: &str, f: &dyn Fn(&ReflectorCounters) -> u64| {
-        let v = f(total);
-        if v == 0
-            && !matches!(
-                name,
-                "received N3" | "received N6" | "uplink forwarded" | "downlink forwarded"
-            )
-        {
-            return;
-        }
-        out.push_str(&format!("  {name:<30} {v:>14}"));
-        if per_core.len() > 1 {
-            let cores: Vec<String> = per_core.iter().map(|c| f(c).to_string()).collect();
-            out.push_str(&format!("  ({})", cores.join(" + ")));
-        }
-        out.push('\n');
-    };
-    line("received N3", &|c| c.received[0]);
-    line("received N6", &|c| c.received[1]);
-    line("uplink forwarded", &|c| c.uplink);
-    line("downlink forwarded", &|c| c.downlink);
-    line("echoed", &|c| c.echoed);
-    for (i, name) in Drop::NAMES.iter().enumerate() {
-        line(&format!("dropped {name}"), &|c| c.dropped[i]);
-    }
-    line("impaired: dropped", &|c| c.impair.dropped);
-    line("impaired: rate capped", &|c| c.impair.rate_dropped);
-    line("impaired: duplicated", &|c| c.impair.duplicated);
-    line("impaired: reordered", &|c| c.impair.reordered);
-    line("service frames N3", &|c| c.service.frames[0]);
-    line("service frames N6", &|c| c.service.frames[1]);
-    line("service replies", &|c| c.service.replies);
-    line("arp requests", &|c| c.service.arp_requests);
-    line("next hops resolved", &|c| c.service.next_hops_resolved);
-    line("next hops unanswered", &|c| c.service.next_hops_given_up);
-    line("error indications sent", &|c| c.service.error_indications);
-    line("error indications suppressed", &|c| {
-        c.service.error_indications_suppressed
-    });
-    line("service no buffer", &|c| c.service.no_buffer);
-    line("service not taken by the port", &|c| c.service.tx_refused);
-    out
 }

@@ -22,6 +22,7 @@ use upfbench_stats::{
     TxHandle, TxStats,
 };
 
+use super::kernel_counters::{KernelCounters, KernelReading};
 use super::out;
 use super::peers::{EarlyStop, wait_for_links, wait_for_memif_servers};
 use super::reflect::make_socket_dir;
@@ -123,6 +124,7 @@ pub fn run(args: &RunArgs, sweep: bool) -> Result<()> {
             .as_ref()
             .map(|c| StepHook::new(c.clone(), DEFAULT_TIMEOUT)),
         first_anchor,
+        kernel: KernelCounters::new(&system),
     };
     // Dropped after the Eal: removes its runtime files on every way out, panics included.
     let _runtime_dir = RuntimeDirGuard::new(&prefix);
@@ -143,6 +145,8 @@ struct Setup<'a> {
     step_hook: Option<StepHook>,
     /// The TSC and the kernel's clock when the process started.
     first_anchor: TscAnchor,
+    /// The kernel interfaces under the ports, read at each step's edges.
+    kernel: KernelCounters,
 }
 
 /// One step's workers while they run.
@@ -157,6 +161,7 @@ struct Running<'s, 'p> {
     ports_before: [PortStats; 2],
     /// The step's clock: its TSC frequency is the one measured when the step started.
     clock: Clock,
+    kernel_before: KernelReading,
 }
 
 /// What a step measured.
@@ -448,6 +453,7 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                             &control,
                             [&*s3, &*s6],
                             peers,
+                            &setup.kernel,
                         ) {
                             Ok(r) => {
                                 if let Some(p) = plan.payload {
@@ -489,8 +495,9 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                             &mut idle_queues,
                             &plans[step],
                             [&*s3, &*s6],
+                            &setup.kernel,
                         )?;
-                        out::line(&step_summary(&result.report));
+                        out::line(&result.report.summary());
                         steps.push(result);
                         if let Some(w) =
                             run_hook(setup, StepEdge::End, step, plans.len(), &plans[step])
@@ -886,6 +893,7 @@ fn launch<'s, 'p>(
     control: &'p RunControl,
     ports: [&Port<'_>; 2],
     peers: [Ipv4Addr; 2],
+    kernel: &KernelCounters,
 ) -> Result<Running<'s, 'p>> {
     let specs: Vec<StreamSpec> = plan
         .streams
@@ -926,6 +934,7 @@ fn launch<'s, 'p>(
         measure_ended: None,
         ports_before: [ports[0].stats()?, ports[1].stats()?],
         clock,
+        kernel_before: kernel.read(),
     };
     // The live meter's baseline, and the interval log's time zero.
     running.live.line(clock.ns(tsc()), &[], &[]);
@@ -1003,6 +1012,7 @@ fn collect<'p>(
     queues: &mut [Option<[PortQueues<'p>; 2]>],
     plan: &Plan,
     ports: [&Port<'_>; 2],
+    kernel: &KernelCounters,
 ) -> Result<StepResult> {
     control.set(Phase::Stop, 0);
     let mut tx = Vec::new();
@@ -1059,6 +1069,7 @@ fn collect<'p>(
         .collect();
     super::tx_slip::add_slips(&mut report, &plan.streams, &counters.tx_slips);
     let after = [ports[0].stats()?, ports[1].stats()?];
+    let kernel_after = kernel.read();
     for (side, (b, a)) in Side::BOTH.iter().zip(r.ports_before.iter().zip(&after)) {
         let name = side.name();
         let port = port_report(name, b, a);
@@ -1077,6 +1088,7 @@ fn collect<'p>(
         report.ports.push(port);
         report.frames.push(frames);
     }
+    kernel.add_to_step(&mut report, &r.kernel_before, &kernel_after);
     // The last interval: what arrived after the last live line.
     for h in &mut r.rx {
         r.live.collect(h);
@@ -1224,6 +1236,7 @@ fn port_report(name: &str, before: &PortStats, after: &PortStats) -> PortReport 
         ierrors: after.ierrors.saturating_sub(before.ierrors),
         rx_nombuf: after.rx_nombuf.saturating_sub(before.rx_nombuf),
         oerrors: after.oerrors.saturating_sub(before.oerrors),
+        interface: None,
     }
 }
 
@@ -1232,27 +1245,6 @@ fn step_label(plan: &Plan) -> String {
         Some(p) => format!("{p} B"),
         None => "run".to_owned(),
     }
-}
-
-/// One line per direction when a step ends.
-fn step_summary(s: &StepReport) -> String {
-    s.directions
-        .iter()
-        .map(|d| {
-            format!(
-                "{} {}: sent {} received {} lost {} ({:.3}%) reordered {} duplicates {}",
-                s.label,
-                d.direction.short(),
-                d.loss.sent,
-                d.rx.packets,
-                d.loss.lost,
-                d.loss.loss_pct,
-                d.loss.reordered,
-                d.loss.duplicates
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// Creates the run's folder in `dir` and writes the report's files into it; returns the folder.

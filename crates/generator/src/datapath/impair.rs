@@ -47,6 +47,9 @@ pub struct ImpairCounters {
     pub reordered: u64,
     /// Copies that could not be made (no buffer): the packet went once.
     pub duplicate_failed: u64,
+    /// Packets held by the delay (each one that went on, copies and reordered ones included):
+    /// an impairment like the others, so that a delayed run says so in the reflector's lines.
+    pub delayed: u64,
 }
 
 /// Token bucket in TSC ticks: `burst` tokens at most, one more every `ticks_per_token`.
@@ -180,6 +183,7 @@ impl<T> Impairments<T> {
         if self.config.delay_ticks == 0 {
             out(packet);
         } else {
+            self.counters.delayed += 1;
             self.delayed
                 .push_back((now + self.config.delay_ticks, packet));
         }
@@ -236,6 +240,7 @@ mod tests {
         assert_eq!(sent, (0..10).collect::<Vec<_>>());
         assert!(dropped.is_empty());
         assert_eq!(c.seen, 10);
+        assert_eq!(c.delayed, 0);
     }
 
     #[test]
@@ -298,6 +303,27 @@ mod tests {
         assert_eq!(imp.held(), 1);
         imp.poll(800, &mut |p| sent.push(p));
         assert_eq!(sent, ['a', 'b']);
+        assert_eq!(imp.counters().delayed, 2);
+    }
+
+    #[test]
+    fn every_packet_that_goes_on_is_counted_delayed_copies_and_swaps_included() {
+        let (sent, dropped, c) = run(
+            ImpairConfig {
+                drop_one_in: Some(5),
+                duplicate_one_in: Some(4),
+                reorder_one_in: Some(3),
+                delay_ticks: 2_500,
+                ..Default::default()
+            },
+            60,
+        );
+        assert!(
+            c.dropped > 0 && c.duplicated > 0 && c.reordered > 0,
+            "{c:?}"
+        );
+        assert_eq!(c.delayed, sent.len() as u64, "{c:?}");
+        assert_eq!(c.delayed, 60 - dropped.len() as u64 + c.duplicated);
     }
 
     #[test]

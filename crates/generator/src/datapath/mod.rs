@@ -10,6 +10,7 @@ pub mod flat_map;
 pub mod forward;
 pub mod frames;
 pub mod impair;
+pub mod net_dev;
 pub mod next_hops;
 pub mod phase;
 pub mod ports;

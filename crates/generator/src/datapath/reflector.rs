@@ -259,6 +259,7 @@ fn sum_impairments<T>(imp: &[Impairments<T>; 2]) -> ImpairCounters {
         duplicated: a.duplicated + b.duplicated,
         reordered: a.reordered + b.reordered,
         duplicate_failed: a.duplicate_failed + b.duplicate_failed,
+        delayed: a.delayed + b.delayed,
     }
 }
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use upfbench_generator::config;
 
-use crate::harness::{Figures, Process, serial};
+use crate::harness::{Figures, Process, serial, total};
 use crate::memif::{Memif, Outcome, finish, hlog_histograms, profile, run};
 
 /// Asserts that no latency sample of `o` is below `delay_ns`: the report's exact minimum of
@@ -84,6 +84,26 @@ fn memif_added_delay_of_100us_moves_the_median_by_100us() {
         );
     }
     assert_no_sample_below(&delayed, 100_000);
+    // The delay is an impairment like the others: every packet the reflector forwarded was
+    // held, and its totals and its last per-second line say so; without it, none was.
+    let forwarded = total(&delayed.reflector, "uplink forwarded")
+        + total(&delayed.reflector, "downlink forwarded");
+    let held = total(&delayed.reflector, "impaired: delayed");
+    println!("delay: reflector forwarded {forwarded}, delayed {held}");
+    assert_eq!(forwarded, delayed.uplink.sent + delayed.downlink.sent);
+    assert_eq!(held, forwarded, "{:?}", delayed.reflector);
+    assert_eq!(total(&base.reflector, "impaired: delayed"), 0);
+    for (o, impaired) in [
+        (&delayed, format!("  impaired: delayed {held}  ")),
+        (&base, "  impaired: none  ".to_owned()),
+    ] {
+        let last = o
+            .reflector_out
+            .lines()
+            .rfind(|l| l.contains(" err-ind "))
+            .expect("a per-second line");
+        assert!(last.contains(&impaired), "{impaired:?} not in {last:?}");
+    }
 }
 
 /// A busy loop pinned to each worker's core, the generator's and the reflector's: the scheduler

@@ -313,6 +313,25 @@ fn lab_af_packet_over_veths_arp_both_ways_zero_loss() {
         );
     }
     assert_eq!(besides_tx_slips(warnings(&report)), Vec::<String>::new());
+    // Each port's kernel interface sent and received what its PMD did: no tester loss.
+    for (i, ifc) in ["n3", "n6"].iter().enumerate() {
+        let p = &report["steps"][0]["ports"][i];
+        let k = &p["interface"];
+        println!("lab: {ifc}: PMD {p}");
+        assert_eq!(k["name"], *ifc, "{p}");
+        assert_eq!(
+            (num(k, &["rx_packets"]), num(k, &["tx_packets"])),
+            (num(p, &["ipackets"]), num(p, &["opackets"])),
+            "{p}"
+        );
+        assert_eq!((num(k, &["rx_lost"]), num(k, &["tx_lost"])), (0, 0), "{p}");
+    }
+    for d in report["steps"][0]["directions"]
+        .as_array()
+        .expect("directions")
+    {
+        assert_eq!(num(d, &["tester_lost"]), 0, "{d}");
+    }
     // The reflector resolved the generator's MACs itself (the gNB on N3, the N6 peer): it
     // dropped nothing for want of a neighbour, nor for any other reason.
     let totals = reflector_totals(&refl.stdout());

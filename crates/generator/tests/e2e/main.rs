@@ -8,7 +8,10 @@
 //!   for ARP, ARP unanswered (on `net_pcap` ports, the requests counted by tshark), sessions the
 //!   UPF rejects;
 //! - in the kernel lab (`deploy/lab.sh`, namespaces of their own): generator and reflector on
-//!   `net_af_packet` over veths, PFCP over n4, ARP resolved both ways, zero loss;
+//!   `net_af_packet` over veths, PFCP over n4, ARP resolved both ways, zero loss, each port's
+//!   kernel interface counting what its PMD did; a `tbf` shaper below the offered rate on the
+//!   tester's n3 veth, which the PMD's frames bypass (nothing lost) unless `qdisc_bypass=0`,
+//!   and then the whole uplink loss is reported as the tester's, exactly;
 //! - the reflector's echo mode on `net_af_packet` in the lab's UPF namespace, Scapy on the other
 //!   end of the veth: UDP comes back swapped with valid checksums, ARP and ICMP are answered,
 //!   TCP is counted;
@@ -29,6 +32,7 @@ mod exits;
 mod harness;
 mod lab;
 mod lab_clock;
+mod lab_tester_loss;
 mod memif;
 mod sweep;
 mod tx_slip;

@@ -162,6 +162,8 @@ pub(crate) struct Outcome {
     pub(crate) downlink: Figures,
     /// The reflector's counters at exit.
     pub(crate) reflector: BTreeMap<String, u64>,
+    /// Its standard output: the per-second lines and the totals.
+    pub(crate) reflector_out: String,
     /// Its log (standard error).
     pub(crate) reflector_log: String,
     /// The latency interval log, if the generator wrote one.
@@ -214,6 +216,7 @@ pub(crate) fn finish(
         downlink: try_figures(&report, "downlink").unwrap_or_default(),
         report,
         reflector: reflector_totals(&reflector.stdout()),
+        reflector_out: reflector.stdout(),
         reflector_log: reflector.stderr(),
     }
 }

@@ -7,10 +7,12 @@ use std::fmt::Write as _;
 use super::model::{DirectionReport, Report, StepReport};
 use super::slip::TxSlip;
 
-/// The header row's fields, in order. The last three are the direction's TX schedule slips
+/// The header row's fields, in order. `tx_slip_*` are the direction's TX schedule slips
 /// ([`TxSlip`](super::TxSlip)): times its senders fell behind, how late its last packet was
 /// due at the end and the most a sender was ever late (us); 0 when they never fell behind.
-pub const CSV_COLUMNS: [&str; 40] = [
+/// `tester_lost` is the part of the loss the tester's own kernel interfaces account for
+/// ([`DirectionReport::tester_lost`]), empty when its ports have none.
+pub const CSV_COLUMNS: [&str; 41] = [
     "step",
     "payload_bytes",
     "duration_s",
@@ -51,6 +53,7 @@ pub const CSV_COLUMNS: [&str; 40] = [
     "tx_slip_count",
     "tx_slipped_us",
     "tx_max_late_us",
+    "tester_lost",
 ];
 
 fn field(s: &str) -> String {
@@ -114,6 +117,7 @@ fn row(s: &StepReport, d: &DirectionReport) -> Vec<String> {
         slip.count.to_string(),
         format!("{:.3}", slip.slipped_us),
         format!("{:.3}", slip.max_late_us),
+        opt(d.tester_lost),
     ]
 }
 
@@ -129,8 +133,9 @@ pub fn render_csv(report: &Report) -> String {
     out
 }
 
-/// The header of [`render_ports_csv`].
-pub const PORTS_CSV_COLUMNS: [&str; 10] = [
+/// The header of [`render_ports_csv`]. The last five are the kernel interface under the port
+/// ([`KernelInterface`](super::KernelInterface)), empty for a port that has none.
+pub const PORTS_CSV_COLUMNS: [&str; 15] = [
     "step",
     "port",
     "ipackets",
@@ -141,6 +146,11 @@ pub const PORTS_CSV_COLUMNS: [&str; 10] = [
     "ierrors",
     "rx_nombuf",
     "oerrors",
+    "interface",
+    "if_rx_packets",
+    "if_tx_packets",
+    "tester_rx_lost",
+    "tester_tx_lost",
 ];
 
 /// The tester's port counters: a row per step and port.
@@ -149,6 +159,7 @@ pub fn render_ports_csv(report: &Report) -> String {
     let _ = writeln!(out, "{}", PORTS_CSV_COLUMNS.join(","));
     for s in &report.steps {
         for p in &s.ports {
+            let i = p.interface.as_ref();
             let row = [
                 field(&s.label),
                 field(&p.name),
@@ -160,6 +171,11 @@ pub fn render_ports_csv(report: &Report) -> String {
                 p.ierrors.to_string(),
                 p.rx_nombuf.to_string(),
                 p.oerrors.to_string(),
+                i.map_or_else(String::new, |i| field(&i.name)),
+                opt(i.map(|i| i.rx_packets)),
+                opt(i.map(|i| i.tx_packets)),
+                opt(i.map(|i| i.rx_lost)),
+                opt(i.map(|i| i.tx_lost)),
             ];
             let _ = writeln!(out, "{}", row.join(","));
         }

@@ -91,6 +91,7 @@ mod tests {
             ierrors: 0,
             rx_nombuf: 0,
             oerrors,
+            interface: None,
         }
     }
 

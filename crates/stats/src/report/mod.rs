@@ -3,8 +3,10 @@
 mod clock;
 mod csv;
 mod frames;
+mod interface;
 mod model;
 mod slip;
+mod summary;
 mod table;
 mod time;
 
@@ -14,12 +16,14 @@ pub use csv::{
     render_ports_csv,
 };
 pub use frames::PortFrames;
+pub use interface::KernelInterface;
 pub use model::{
     ControlReport, DirectionReport, LatencyReport, LossReport, PortReport, ProcedureLatency,
     Report, ReportError, SCHEMA_VERSION, StepReport, StreamSummary, TOOL_NAME, ThroughputReport,
     ToolInfo,
 };
 pub use slip::TxSlip;
+pub use summary::loss_text;
 pub use table::render_table;
 pub use time::rfc3339_utc;
 

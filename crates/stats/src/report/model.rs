@@ -12,6 +12,7 @@ use crate::rate::{TrafficCounters, gbps, kpps, percent};
 
 use super::clock::ClockReport;
 use super::frames::PortFrames;
+use super::interface::KernelInterface;
 use super::slip::TxSlip;
 use super::time::rfc3339_utc;
 
@@ -131,6 +132,10 @@ pub struct PortReport {
     pub rx_nombuf: u64,
     /// Transmit errors.
     pub oerrors: u64,
+    /// The kernel interface under the port over the same step, for PMDs that ride on one
+    /// (af_packet, af_xdp): what the PMD's counters cannot see.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interface: Option<KernelInterface>,
 }
 
 impl PortReport {
@@ -267,6 +272,11 @@ pub struct DirectionReport {
     /// How far the senders fell behind their schedule, if they did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tx_slip: Option<TxSlip>,
+    /// Frames of this direction the tester's own kernel interfaces lost (see
+    /// [`StepReport::tester_lost`]): part of `loss.lost` that is not the UPF's. `None` when
+    /// its ports have no kernel interface.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tester_lost: Option<u64>,
 }
 
 /// Counters and rates of one side. L1 = L2 + 24 B per frame (see [`crate::rate`]).
@@ -396,6 +406,7 @@ impl DirectionReport {
             },
             latency: LatencyReport::from_recorder(&d.latency, d.jitter_mean_ns, d.jitter_max_ns),
             tx_slip: None,
+            tester_lost: None,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The human report: a table per direction with the columns of the published UPF comparisons
 //! first (Tx/Rx Gbps, Kpps, loss, latency min/avg/max) and percentiles, jitter and sequence
-//! counts after them; for a sweep, the comparison table (a row per payload size, uplink and
+//! counts after them (lost, late, duplicated, reordered), with a line under the table for each
+//! step whose loss is partly late packets or the tester's own interfaces; for a sweep, the comparison table (a row per payload size, uplink and
 //! downlink side by side); then the control plane's figures, the tester's port counters, what
 //! was received but not measured, and the warnings. Tables are aligned Markdown: they read in a
 //! terminal and paste into a README.
@@ -8,6 +9,7 @@
 use std::fmt::Write as _;
 
 use super::model::{ControlReport, DirectionReport, ProcedureLatency, Report, StepReport};
+use super::summary::loss_text;
 use crate::direction::Direction;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -16,7 +18,7 @@ enum Align {
     Right,
 }
 
-const DIRECTION_COLUMNS: [(&str, Align); 17] = [
+const DIRECTION_COLUMNS: [(&str, Align); 18] = [
     ("Step", Align::Left),
     ("Payload B", Align::Right),
     ("Tx Gbps", Align::Right),
@@ -32,6 +34,7 @@ const DIRECTION_COLUMNS: [(&str, Align); 17] = [
     ("p99.9 us", Align::Right),
     ("Jitter us", Align::Right),
     ("Lost", Align::Right),
+    ("Late", Align::Right),
     ("Dup", Align::Right),
     ("Reord", Align::Right),
 ];
@@ -50,6 +53,16 @@ const PORT_COLUMNS: [(&str, Align); 8] = [
     ("ierrors", Align::Right),
     ("rx_nombuf", Align::Right),
     ("oerrors", Align::Right),
+];
+
+/// The kernel interface under a port: its counts, and the tester's losses between it and the
+/// PMD (Rx: it received, the PMD did not deliver; Tx: the PMD sent, it did not).
+const INTERFACE_COLUMNS: [(&str, Align); 5] = [
+    ("Interface", Align::Left),
+    ("If Rx pkts", Align::Right),
+    ("If Tx pkts", Align::Right),
+    ("Tester lost Rx", Align::Right),
+    ("Tester lost Tx", Align::Right),
 ];
 
 const FRAME_COLUMNS: [(&str, Align); 9] = [
@@ -100,10 +113,28 @@ fn direction_row(s: &StepReport, d: &DirectionReport) -> Vec<String> {
     }
     r.extend([
         d.loss.lost.to_string(),
+        d.loss.late.to_string(),
         d.loss.duplicates.to_string(),
         d.loss.reordered.to_string(),
     ]);
     r
+}
+
+/// Under a direction's table, a line for each step whose loss is not all the UPF's doing (late
+/// packets, the tester's own interfaces), in the words of the live line.
+fn loss_notes(out: &mut String, report: &Report, dir: Direction) {
+    for s in &report.steps {
+        for d in s.directions.iter().filter(|d| d.direction == dir) {
+            if d.loss.late > 0 || (d.loss.lost > 0 && d.tester_lost.is_some_and(|t| t > 0)) {
+                let _ = writeln!(
+                    out,
+                    "  {}: {}",
+                    s.label,
+                    loss_text(d.loss.lost, d.loss.loss_pct, d.loss.late, d.tester_lost)
+                );
+            }
+        }
+    }
 }
 
 /// An aligned Markdown table.
@@ -173,6 +204,11 @@ fn direction_tables(out: &mut String, report: &Report) {
         let _ = writeln!(out, "{}\n", direction_title(dir));
         grid(out, &owned(&DIRECTION_COLUMNS), &rows);
         out.push('\n');
+        let before = out.len();
+        loss_notes(out, report, dir);
+        if out.len() > before {
+            out.push('\n');
+        }
     }
 }
 
@@ -284,13 +320,19 @@ fn control_section(out: &mut String, c: &ControlReport) {
     );
 }
 
+/// The port counters; with the kernel interface's columns when some port rides on one
+/// (af_packet, af_xdp): its own counts, and what the tester lost between it and the PMD.
 fn port_table(out: &mut String, report: &Report) {
+    let kernel = report
+        .steps
+        .iter()
+        .any(|s| s.ports.iter().any(|p| p.interface.is_some()));
     let rows: Vec<Vec<String>> = report
         .steps
         .iter()
         .flat_map(|s| {
             s.ports.iter().map(move |p| {
-                vec![
+                let mut row = vec![
                     s.label.clone(),
                     p.name.clone(),
                     p.ipackets.to_string(),
@@ -299,7 +341,20 @@ fn port_table(out: &mut String, report: &Report) {
                     p.ierrors.to_string(),
                     p.rx_nombuf.to_string(),
                     p.oerrors.to_string(),
-                ]
+                ];
+                if kernel {
+                    row.extend(match &p.interface {
+                        Some(i) => [
+                            i.name.clone(),
+                            i.rx_packets.to_string(),
+                            i.tx_packets.to_string(),
+                            i.rx_lost.to_string(),
+                            i.tx_lost.to_string(),
+                        ],
+                        None => std::array::from_fn(|_| dash()),
+                    });
+                }
+                row
             })
         })
         .collect();
@@ -310,7 +365,11 @@ fn port_table(out: &mut String, report: &Report) {
         out,
         "The tester's ports (drops here are the tester's, not the UPF's)\n"
     );
-    grid(out, &owned(&PORT_COLUMNS), &rows);
+    let mut columns = owned(&PORT_COLUMNS);
+    if kernel {
+        columns.extend(owned(&INTERFACE_COLUMNS));
+    }
+    grid(out, &columns, &rows);
     out.push('\n');
 }
 
@@ -346,7 +405,7 @@ fn frame_table(out: &mut String, report: &Report) {
     out.push('\n');
 }
 
-const STREAM_COLUMNS: [(&str, Align); 12] = [
+const STREAM_COLUMNS: [(&str, Align); 13] = [
     ("Step", Align::Left),
     ("Stream", Align::Left),
     ("Dir", Align::Left),
@@ -355,6 +414,7 @@ const STREAM_COLUMNS: [(&str, Align); 12] = [
     ("Sent", Align::Right),
     ("Received", Align::Right),
     ("Lost", Align::Right),
+    ("Late", Align::Right),
     ("Loss %", Align::Right),
     ("Dup", Align::Right),
     ("Reord", Align::Right),
@@ -386,6 +446,7 @@ fn stream_table(out: &mut String, report: &Report) {
                     x.sent.to_string(),
                     x.received.to_string(),
                     x.lost.to_string(),
+                    x.late.to_string(),
                     format!("{:.3}", x.loss_pct),
                     x.duplicates.to_string(),
                     x.reordered.to_string(),

@@ -50,7 +50,7 @@ pub struct ReflectorCounters {
 }
 
 /// Words of [`ReflectorCounters`] as published.
-const WORDS: usize = 2 + 3 + Drop::COUNT + 6 + 10;
+const WORDS: usize = 2 + 3 + Drop::COUNT + 7 + 10;
 
 impl ReflectorCounters {
     /// Packets forwarded or echoed.
@@ -80,6 +80,7 @@ impl ReflectorCounters {
             i.duplicated,
             i.reordered,
             i.duplicate_failed,
+            i.delayed,
             s.frames[0],
             s.frames[1],
             s.replies,
@@ -114,17 +115,18 @@ impl ReflectorCounters {
                 duplicated: t[4],
                 reordered: t[5],
                 duplicate_failed: t[6],
+                delayed: t[7],
             },
             service: ServiceSummary {
-                frames: [t[7], t[8]],
-                replies: t[9],
-                arp_requests: t[10],
-                error_indications: t[11],
-                error_indications_suppressed: t[12],
-                no_buffer: t[13],
-                next_hops_resolved: t[14],
-                next_hops_given_up: t[15],
-                tx_refused: t[16],
+                frames: [t[8], t[9]],
+                replies: t[10],
+                arp_requests: t[11],
+                error_indications: t[12],
+                error_indications_suppressed: t[13],
+                no_buffer: t[14],
+                next_hops_resolved: t[15],
+                next_hops_given_up: t[16],
+                tx_refused: t[17],
             },
         }
     }
@@ -201,6 +203,7 @@ mod tests {
         assert_eq!(m.uplink, a.uplink + b.uplink);
         assert_eq!(m.dropped[3], a.dropped[3] + b.dropped[3]);
         assert_eq!(m.impair.reordered, a.impair.reordered + b.impair.reordered);
+        assert_eq!(m.impair.delayed, a.impair.delayed + b.impair.delayed);
         assert_eq!(
             m.service.error_indications_suppressed,
             a.service.error_indications_suppressed + b.service.error_indications_suppressed
