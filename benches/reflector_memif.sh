@@ -183,6 +183,10 @@ for dir in uplink downlink; do
     if [[ " $PARTS " == *" loop "* ]]; then loop+=" $(run_testpmd_loop)"; else loop+=" nan"; fi
   done
   echo "  $dir rounds: generator rx$rx | generator tx$tx | reflector$fwd | testpmd pair$tp | testpmd loop$loop" >&2
-  awk -v d="$dir" -v rx="$(median <<<"$rx")" -v tx="$(median <<<"$tx")" -v f="$(median <<<"$fwd")" -v tp="$(median <<<"$tp")" -v lp="$(median <<<"$loop")" \
-    'BEGIN { printf "%-8s through the reflector %.3f Mpps (generator sent %.3f), reflector worker %.3f Mpps/core; testpmd pair %.3f Mpps: ratio %.2f (target >= 0.8); testpmd loop %.3f Mpps: ratio %.2f\n", d, rx, tx, f, tp, rx / tp, lp, rx / lp }'
+  # Each round's ratio to the loop measured just after it, on the same cores: the target.
+  ratios=$(paste -d' ' <(tr ' ' '\n' <<<"${rx# }") <(tr ' ' '\n' <<<"${loop# }") |
+    awk '$1 != "nan" && $2 != "nan" && $2 > 0 { printf " %.3f", $1 / $2 }')
+  echo "  $dir rounds: ratio to the loop of the same round${ratios:- nan}" >&2
+  awk -v d="$dir" -v rx="$(median <<<"$rx")" -v tx="$(median <<<"$tx")" -v f="$(median <<<"$fwd")" -v tp="$(median <<<"$tp")" -v lp="$(median <<<"$loop")" -v rr="$(median <<<"$ratios")" \
+    'BEGIN { printf "%-8s through the reflector %.3f Mpps (generator sent %.3f), reflector worker %.3f Mpps/core; testpmd pair %.3f Mpps: ratio %.2f (target >= 0.8 with 4 or more cores); testpmd loop %.3f Mpps: ratio %.2f, median of the rounds ratios %.2f (target >= 0.8)\n", d, rx, tx, f, tp, rx / tp, lp, rx / lp, rr }'
 done
