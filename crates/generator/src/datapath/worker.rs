@@ -14,8 +14,9 @@ use super::tag::transit_ns;
 use super::tx::TxShare;
 use crate::plan::Schedule;
 
-/// How often the TX counters are published for the live view (the end publishes them exactly).
-const TX_PUBLISH_NS: u64 = 100_000;
+/// How often the counters are published for the live view, and the RX side looks whether the
+/// live view asked for its latency interval (the end publishes them exactly).
+const PUBLISH_NS: u64 = 100_000;
 
 /// What a worker counts besides the stats crate's figures.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -230,9 +231,11 @@ impl<'p> Worker<'p> {
                 counters.tx_service[side.index()] +=
                     service.flush(side, &mut ports[side.index()].tx);
             }
-            rx.publish(now_ns);
-            // The TX counters change every burst; the control thread reads them once a second.
-            if now_ns.wrapping_sub(tx_published_ns) >= TX_PUBLISH_NS {
+            // The counters change every burst; the control thread reads them once a second and
+            // asks for the latency interval then: a publication every burst (a seqlock write of
+            // every counter) cost more per packet than the latency's recording.
+            if now_ns.wrapping_sub(tx_published_ns) >= PUBLISH_NS {
+                rx.publish(now_ns);
                 tx.set_late_ns(if phase.sends() {
                     lateness(&shares, clock)
                 } else {
