@@ -32,6 +32,9 @@ MODE=${MODE:-nohuge}
 TESTPMD=${TESTPMD:-dpdk-testpmd}
 BIN=${BIN:-target/release/upfbench}
 PAYLOAD=${PAYLOAD:-22}
+CATCH_UP=${CATCH_UP:-10%} # how far above 40 Mpps a late generator may send (profiles/README)
+# The generator's max_burst and testpmd's --burst (upfbench receives up to 64 a poll).
+BURST=${BURST:-64}
 PARTS=${PARTS:-"upfbench pair loop"} # what to measure (the others print nan)
 
 command -v "$TESTPMD" >/dev/null || { echo "needs $TESTPMD (apt-get install dpdk)" >&2; exit 1; }
@@ -73,6 +76,8 @@ sessions: {count: 64}
 streams:
   - {name: s, direction: $1, rate: 40Mpps, payload: $PAYLOAD, spread: round_robin}
 duration: ${WINDOW}s
+catch_up: $CATCH_UP
+max_burst: $BURST
 warmup: 1s
 drain: 200ms
 YAML
@@ -149,7 +154,7 @@ run_testpmd_loop() {
     --no-telemetry --log-level lib.eal:warning --file-prefix "upfb-rb-la-$$" \
     --vdev "net_memif0,role=server,id=0,socket=$a,socket-abstract=no" \
     --vdev "net_memif1,role=server,id=0,socket=$b,socket-abstract=no" -- \
-    -i --forward-mode=io --nb-cores=1 --burst=32 >"$work/tp-loop-a.out" 2>&1 &
+    -i --forward-mode=io --nb-cores=1 --burst=$BURST >"$work/tp-loop-a.out" 2>&1 &
   local server=$!
   sleep 1.5
   {
@@ -161,7 +166,7 @@ run_testpmd_loop() {
     --no-telemetry --log-level lib.eal:warning --file-prefix "upfb-rb-lb-$$" \
     --vdev "net_memif0,role=client,id=0,socket=$a,socket-abstract=no" \
     --vdev "net_memif1,role=client,id=0,socket=$b,socket-abstract=no" -- \
-    -i --forward-mode=io --nb-cores=1 --burst=32 --txpkts=64 >"$out" 2>&1 || true
+    -i --forward-mode=io --nb-cores=1 --burst=$BURST --txpkts=64 >"$out" 2>&1 || true
   wait "$server" || true
   # Each "show port stats all" prints both ports' Rx-pps since the last one: their sum is what
   # the client's core forwarded in that second.
