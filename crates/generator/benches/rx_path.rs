@@ -12,6 +12,13 @@
 //! L3 cache), whose lines come from DRAM as after a NIC's DMA without DDIO. Before each replay of
 //! the pool its sequence numbers move on by one lap, untimed, as a running flow's would: every
 //! timed packet is a new, in-order packet of its flow.
+//!
+//! Each case runs three ways (criterion's "time" is per packet): `receive_frame` alone at a fixed
+//! receive time, and the worker's per-burst work around it (the TSC read and converted once per
+//! burst, the counters published) the way the worker did it before 2026-11-25
+//! (`worker_32_publish_each`: bursts of 32, published every burst) and after
+//! (`worker_128_publish_100us`: bursts of 128, published every 100 µs): the before and the after
+//! in one run, on one host.
 
 #![allow(missing_docs)] // criterion_group! generates undocumented public functions.
 
@@ -20,7 +27,9 @@ use std::net::Ipv4Addr;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use upfbench_dpdk::tsc;
 use upfbench_generator::datapath::classify::RxRules;
+use upfbench_generator::datapath::clock::Clock;
 use upfbench_generator::datapath::queues::Side;
 use upfbench_generator::datapath::tag::{TAG_LEN, field};
 use upfbench_generator::datapath::test_frames::{gpdu, inner, plain, tag};
@@ -142,11 +151,43 @@ impl Lap {
     }
 }
 
+/// How the timed loop hands the frames over, and what it does per burst.
+#[derive(Clone, Copy)]
+enum Loop {
+    /// Frame by frame at a fixed receive time: the code of `receive_frame` alone.
+    Frames,
+    /// As the worker does it: bursts of `burst` frames, the TSC read and converted once per
+    /// burst, the counters published every burst (`publish_ns` 0: the worker until
+    /// 2026-11-25, with bursts of 32) or every `publish_ns` of the clock (100 µs, bursts of
+    /// 128: the worker after).
+    Worker { burst: usize, publish_ns: u64 },
+}
+
+/// Ticks per ns of the bench's clock: the conversion costs the same at any frequency.
+const BENCH_TSC_HZ: u64 = 2_600_000_000;
+
 fn bench(c: &mut Criterion) {
     let cases = [
         ("n3_container", Shape::N3Container),
         ("n3_no_container", Shape::N3Bare),
         ("n6_plain", Shape::N6Plain),
+    ];
+    let loops = [
+        ("receive_frame", Loop::Frames),
+        (
+            "worker_32_publish_each",
+            Loop::Worker {
+                burst: 32,
+                publish_ns: 0,
+            },
+        ),
+        (
+            "worker_128_publish_100us",
+            Loop::Worker {
+                burst: 128,
+                publish_ns: 100_000,
+            },
+        ),
     ];
     let rules = rules();
     let specs: Vec<StreamSpec> = (0..2 * UES)
@@ -164,56 +205,102 @@ fn bench(c: &mut Criterion) {
         // An iteration is one packet: criterion's "time" is the cost of a packet.
         g.throughput(Throughput::Elements(1));
         for (label, shape) in cases {
-            let mut lap = lap(shape, frames);
-            let per_lap = frames.div_ceil(UES as usize) as u32;
-            let (mut rx, _handle) =
-                RxStats::new(0, &specs, &RxConfig::default()).expect("rx stats");
-            let mut counters = WorkerCounters::default();
-            let now_ns = u64::from(frames as u32 * 671) + 40_000;
-            let mut laps = 0u32;
-            g.bench_function(format!("receive_frame/{label}"), |b| {
-                // `iters` packets, timed a lap of the pool at a time.
-                b.iter_custom(|iters| {
-                    let mut took = Duration::ZERO;
-                    for _ in 0..iters.div_ceil(frames as u64) {
-                        if laps > 0 {
-                            lap.advance(per_lap);
+            for (how, mode) in loops {
+                let mut lap = lap(shape, frames);
+                let per_lap = frames.div_ceil(UES as usize) as u32;
+                let (mut rx, _handle) =
+                    RxStats::new(0, &specs, &RxConfig::default()).expect("rx stats");
+                let mut counters = WorkerCounters::default();
+                // Every transit is positive and below 2^31 ns: the tags' times are i * 671.
+                let base_ns = u64::from(frames as u32 * 671) + 40_000;
+                let mut laps = 0u32;
+                g.bench_function(format!("{how}/{label}"), |b| {
+                    // `iters` packets, timed a lap of the pool at a time.
+                    b.iter_custom(|iters| {
+                        let mut took = Duration::ZERO;
+                        for _ in 0..iters.div_ceil(frames as u64) {
+                            if laps > 0 {
+                                lap.advance(per_lap);
+                            }
+                            laps += 1;
+                            let clock = Clock::new(BENCH_TSC_HZ, tsc());
+                            let start = Instant::now();
+                            run_lap(&lap, mode, &rules, &mut rx, &mut counters, &clock, base_ns);
+                            took += start.elapsed();
                         }
-                        laps += 1;
-                        let start = Instant::now();
-                        for slot in lap.arena.chunks_exact(SLOT) {
-                            let f = &slot[HEADROOM..HEADROOM + lap.frame_len];
-                            black_box(receive_frame(
-                                lap.side,
-                                black_box(f),
-                                &rules,
-                                Some(&mut rx),
-                                &mut counters,
-                                now_ns,
-                            ));
-                        }
-                        rx.publish(now_ns);
-                        took += start.elapsed();
-                    }
-                    // The laps' time, scaled to the packets asked for.
-                    Duration::from_secs_f64(
-                        took.as_secs_f64() / iters.div_ceil(frames as u64) as f64 / frames as f64
-                            * iters as f64,
-                    )
-                })
-            });
-            // Every packet was measured: none rejected, none a duplicate or out of order.
-            assert_eq!(counters.rejects, [[0; _]; 2], "{label}: rejected");
-            let r = rx.finish(now_ns);
-            let d = &r.directions[match shape {
-                Shape::N6Plain => 0,
-                _ => 1,
-            }];
-            assert_eq!(d.duplicates, 0, "{label}: duplicates");
-            assert_eq!(d.late, 0, "{label}: late");
-            assert!(d.traffic.packets > 0, "{label}: nothing measured");
+                        // The laps' time, scaled to the packets asked for.
+                        Duration::from_secs_f64(
+                            took.as_secs_f64() / iters.div_ceil(frames as u64) as f64
+                                / frames as f64
+                                * iters as f64,
+                        )
+                    })
+                });
+                // Every packet was measured: none rejected, none a duplicate or out of order (a
+                // case that a filter left out ran no lap).
+                if laps == 0 {
+                    continue;
+                }
+                assert_eq!(counters.rejects, [[0; _]; 2], "{label}: rejected");
+                let r = rx.finish(base_ns);
+                let d = &r.directions[match shape {
+                    Shape::N6Plain => 0,
+                    _ => 1,
+                }];
+                assert_eq!(d.duplicates, 0, "{label}: duplicates");
+                assert_eq!(d.late, 0, "{label}: late");
+                assert!(d.traffic.packets > 0, "{label}: nothing measured");
+            }
         }
         g.finish();
+    }
+}
+
+/// One lap of the pool through `mode`.
+#[inline(never)]
+fn run_lap(
+    lap: &Lap,
+    mode: Loop,
+    rules: &RxRules,
+    rx: &mut RxStats,
+    counters: &mut WorkerCounters,
+    clock: &Clock,
+    base_ns: u64,
+) {
+    match mode {
+        Loop::Frames => {
+            for slot in lap.arena.chunks_exact(SLOT) {
+                black_box(receive_frame(
+                    lap.side,
+                    black_box(&slot[HEADROOM..HEADROOM + lap.frame_len]),
+                    rules,
+                    Some(&mut *rx),
+                    counters,
+                    base_ns,
+                ));
+            }
+            rx.publish(base_ns);
+        }
+        Loop::Worker { burst, publish_ns } => {
+            let mut published = 0u64;
+            for bursts in lap.arena.chunks(SLOT * burst) {
+                let now_ns = base_ns + clock.ns(tsc());
+                for slot in bursts.chunks_exact(SLOT) {
+                    black_box(receive_frame(
+                        lap.side,
+                        black_box(&slot[HEADROOM..HEADROOM + lap.frame_len]),
+                        rules,
+                        Some(&mut *rx),
+                        counters,
+                        now_ns,
+                    ));
+                }
+                if now_ns.wrapping_sub(published) >= publish_ns {
+                    rx.publish(now_ns);
+                    published = now_ns;
+                }
+            }
+        }
     }
 }
 
