@@ -10,8 +10,13 @@
 #   ROUNDS=5 WINDOW=10 MODE=hugepages benches/reflector_memif.sh
 #
 # Reported per direction: the generator's received rate (what came back through the reflector),
-# the testpmd pair's (rxonly's Rx-pps), their ratio (target >= 0.8), and the reflector's own
+# the testpmd pair's (rxonly's Rx-pps), their ratio (target >= 0.8 on a machine of 4 or more
+# cores, where the generator's worker does not both send and receive), and the reflector's own
 # forwarding rate on its one worker core (the median of its per-second counts while it forwarded).
+# The target on any machine (issue 15): through the reflector at least 0.8 x the testpmd loop
+# below, in both directions, each round against the loop run right after it on the same cores:
+# the median of the rounds' ratios is printed. BURST (32) is the profile's max_burst and
+# testpmd's --burst; CATCH_UP (10%) the profile's catch_up.
 # And a second floor: two testpmd processes in the generator's and the reflector's places, joined
 # by the same two memif links and forwarding frames round between them (run_testpmd_loop): on two
 # cores, each core then does per packet what the generator's and the reflector's do (receive on
