@@ -230,7 +230,8 @@ fn bench(c: &mut Criterion) {
                         }
                         // The laps' time, scaled to the packets asked for.
                         Duration::from_secs_f64(
-                            took.as_secs_f64() / iters.div_ceil(frames as u64) as f64
+                            took.as_secs_f64()
+                                / iters.div_ceil(frames as u64) as f64
                                 / frames as f64
                                 * iters as f64,
                         )
