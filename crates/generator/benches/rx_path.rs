@@ -268,39 +268,31 @@ fn run_lap(
     clock: &Clock,
     base_ns: u64,
 ) {
-    match mode {
-        Loop::Frames => {
-            for slot in lap.arena.chunks_exact(SLOT) {
-                black_box(receive_frame(
-                    lap.side,
-                    black_box(&slot[HEADROOM..HEADROOM + lap.frame_len]),
-                    rules,
-                    Some(&mut *rx),
-                    counters,
-                    base_ns,
-                ));
-            }
-            rx.publish(base_ns);
+    // `Frames` is one burst of the whole lap at a fixed time, published once.
+    let (burst, publish_ns, clocked) = match mode {
+        Loop::Frames => (lap.arena.len() / SLOT, 0, false),
+        Loop::Worker { burst, publish_ns } => (burst, publish_ns, true),
+    };
+    let mut published = 0u64;
+    for bursts in lap.arena.chunks(SLOT * burst) {
+        let now_ns = if clocked {
+            base_ns + clock.ns(tsc())
+        } else {
+            base_ns
+        };
+        for slot in bursts.chunks_exact(SLOT) {
+            black_box(receive_frame(
+                lap.side,
+                black_box(&slot[HEADROOM..HEADROOM + lap.frame_len]),
+                rules,
+                Some(&mut *rx),
+                counters,
+                now_ns,
+            ));
         }
-        Loop::Worker { burst, publish_ns } => {
-            let mut published = 0u64;
-            for bursts in lap.arena.chunks(SLOT * burst) {
-                let now_ns = base_ns + clock.ns(tsc());
-                for slot in bursts.chunks_exact(SLOT) {
-                    black_box(receive_frame(
-                        lap.side,
-                        black_box(&slot[HEADROOM..HEADROOM + lap.frame_len]),
-                        rules,
-                        Some(&mut *rx),
-                        counters,
-                        now_ns,
-                    ));
-                }
-                if now_ns.wrapping_sub(published) >= publish_ns {
-                    rx.publish(now_ns);
-                    published = now_ns;
-                }
-            }
+        if now_ns.wrapping_sub(published) >= publish_ns {
+            rx.publish(now_ns);
+            published = now_ns;
         }
     }
 }

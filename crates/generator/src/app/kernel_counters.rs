@@ -93,13 +93,7 @@ mod tests {
             name: name.into(),
             ipackets,
             opackets,
-            ibytes: 0,
-            obytes: 0,
-            imissed: 0,
-            ierrors: 0,
-            rx_nombuf: 0,
-            oerrors: 0,
-            interface: None,
+            ..PortReport::default()
         }
     }
 

@@ -487,10 +487,9 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
                         let r = running
                             .take()
                             .ok_or_else(|| anyhow!("no workers to collect"))?;
-                        calibration.update(TscAnchor::now());
                         let result = collect(
                             r,
-                            Clock::new(calibration.hz_or(hz), clock_start),
+                            step_clock(&mut calibration, clock_start, hz),
                             &control,
                             &mut idle_queues,
                             &plans[step],
@@ -858,7 +857,7 @@ fn resolve_peers<'p>(
     }
 }
 
-/// The clock of a step that starts now: the TSC frequency measured from the process's start to
+/// The clock of a step's edge, now: the TSC frequency measured from the process's start to
 /// now, after waiting for the calibration's shortest span if the run got here sooner (EAL's
 /// estimate `dpdk_hz` only if the TSC did not move forward).
 fn step_clock(calibration: &mut TscCalibration, start: u64, dpdk_hz: u64) -> Clock {
@@ -867,10 +866,11 @@ fn step_clock(calibration: &mut TscCalibration, start: u64, dpdk_hz: u64) -> Clo
 
 /// The report's clock section: the frequency measured over the run, and EAL's beside it.
 fn clock_report(calibration: &TscCalibration, dpdk_hz: u64) -> Option<ClockReport> {
+    let tsc_hz = calibration.hz()?;
     Some(ClockReport {
-        tsc_hz: calibration.hz()?,
+        tsc_hz,
         dpdk_tsc_hz: dpdk_hz,
-        dpdk_error_ppm: ppm(dpdk_hz as f64, calibration.hz()?),
+        dpdk_error_ppm: ppm(dpdk_hz as f64, tsc_hz),
         calibrated_over_s: calibration.span_ns() as f64 / 1e9,
         uncertainty_ppm: calibration.uncertainty_ppm()?,
     })

@@ -248,15 +248,35 @@ impl Drop for Process {
     }
 }
 
-/// The report of the one run under `reports`.
-pub(crate) fn read_report(reports: &Path) -> Value {
+/// The folder of the one run under `reports`.
+pub(crate) fn report_folder(reports: &Path) -> PathBuf {
     let dirs: Vec<PathBuf> = std::fs::read_dir(reports)
         .unwrap_or_else(|e| panic!("{}: {e}", reports.display()))
         .map(|e| e.expect("entry").path())
         .collect();
     assert_eq!(dirs.len(), 1, "one report folder: {dirs:?}");
-    let text = std::fs::read_to_string(dirs[0].join("report.json")).expect("report.json");
+    dirs.into_iter().next().expect("checked")
+}
+
+/// The report of the one run under `reports`.
+pub(crate) fn read_report(reports: &Path) -> Value {
+    let text =
+        std::fs::read_to_string(report_folder(reports).join("report.json")).expect("report.json");
     serde_json::from_str(&text).expect("report.json is JSON")
+}
+
+/// `direction` (`uplink`, `downlink`) of the report's only step, if it has one.
+pub(crate) fn try_direction<'a>(report: &'a Value, direction: &str) -> Option<&'a Value> {
+    report["steps"][0]["directions"]
+        .as_array()
+        .expect("directions")
+        .iter()
+        .find(|d| d["direction"] == direction)
+}
+
+/// [`try_direction`], which must be there.
+pub(crate) fn direction<'a>(report: &'a Value, direction: &str) -> &'a Value {
+    try_direction(report, direction).unwrap_or_else(|| panic!("no {direction} in the report"))
 }
 
 /// A number of the report (`path` of keys and indices).
@@ -314,11 +334,7 @@ pub(crate) fn try_figures(report: &Value, direction: &str) -> Option<Figures> {
         return Some(Figures::default());
     }
     assert_eq!(steps.len(), 1, "one step");
-    let d = steps[0]["directions"]
-        .as_array()
-        .expect("directions")
-        .iter()
-        .find(|d| d["direction"] == direction)?;
+    let d = try_direction(report, direction)?;
     Some(Figures {
         streams: num(d, &["streams"]),
         sent: num(d, &["loss", "sent"]),

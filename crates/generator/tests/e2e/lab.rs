@@ -19,7 +19,7 @@ use std::time::Duration;
 use upfbench_generator::config;
 
 use crate::harness::{
-    Process, Scratch, UPFBENCH, assert_sessions, besides_tx_slips, figures, num, patch,
+    self, Process, Scratch, UPFBENCH, assert_sessions, besides_tx_slips, figures, num, patch,
     read_report, reflector_drops, reflector_totals, repo, runtime_dir, serial, total,
     tshark_fields, unique, warnings,
 };
@@ -85,14 +85,97 @@ impl Drop for Lab {
     }
 }
 
-/// dumpcap on n3 and n6 of `ns`, keeping every frame but the measured traffic that the local
-/// port (MACs `macs`) sends or receives.
-fn capture(scratch: &Scratch, ns: &str, name: &str, macs: &[String; 2]) -> (Process, PathBuf) {
+/// The shipped deploy/systems/lab.yaml and lab-reflector.yaml with DPDK file prefixes of a
+/// case's own (the generator's file patched further by `system_patches`), checked by the
+/// configuration loader and written into the case's scratch directory as `<name>.yaml` and
+/// `<name>-reflector.yaml`.
+pub(crate) struct LabFiles {
+    pub(crate) system: PathBuf,
+    pub(crate) reflector: PathBuf,
+    pub(crate) gen_prefix: String,
+    pub(crate) refl_prefix: String,
+}
+
+impl LabFiles {
+    pub(crate) fn new(scratch: &Scratch, name: &str, system_patches: &[(&str, &str)]) -> LabFiles {
+        let gen_prefix = unique(&format!("{name}-gen"));
+        let refl_prefix = unique(&format!("{name}-refl"));
+        let shipped = |f: &str| {
+            std::fs::read_to_string(repo().join("deploy/systems").join(f)).expect("shipped")
+        };
+        let mut system = patch(
+            &shipped("lab.yaml"),
+            "file_prefix: upfbench-tg",
+            &format!("file_prefix: {gen_prefix}"),
+        );
+        for (from, to) in system_patches {
+            system = patch(&system, from, to);
+        }
+        let reflector = patch(
+            &shipped("lab-reflector.yaml"),
+            "file_prefix: upfbench-dut",
+            &format!("file_prefix: {refl_prefix}"),
+        );
+        let files = LabFiles {
+            system: scratch.write(&format!("{name}.yaml"), &system),
+            reflector: scratch.write(&format!("{name}-reflector.yaml"), &reflector),
+            gen_prefix,
+            refl_prefix,
+        };
+        config::load_reflector(&files.reflector).unwrap_or_else(|e| panic!("{e}"));
+        files
+    }
+
+    /// `upfbench reflect` in the lab's UPF namespace, serving once it says so.
+    pub(crate) fn reflector(&self, scratch: &Scratch, lab: &Lab, name: &str) -> Process {
+        let mut p = Process::spawn(
+            name,
+            scratch,
+            Some(&lab.dut),
+            &[UPFBENCH, "reflect", self.reflector.to_str().expect("utf-8")],
+            Some(&self.refl_prefix),
+        );
+        p.wait_until(Duration::from_secs(20), |out, _| {
+            out.contains("reflect: upf mode")
+        });
+        p
+    }
+
+    /// `upfbench run` of `profile` in the lab's tester namespace, reports into `reports`.
+    pub(crate) fn generator(
+        &self,
+        scratch: &Scratch,
+        lab: &Lab,
+        name: &str,
+        profile: &Path,
+        reports: &Path,
+    ) -> Process {
+        Process::spawn(
+            name,
+            scratch,
+            Some(&lab.tg),
+            &[
+                UPFBENCH,
+                "run",
+                self.system.to_str().expect("utf-8"),
+                profile.to_str().expect("utf-8"),
+                "--reports",
+                reports.to_str().expect("utf-8"),
+            ],
+            Some(&self.gen_prefix),
+        )
+    }
+}
+
+/// dumpcap on n3 and n6 of `ns` with capture filters `filters` (n3's, n6's), into
+/// `<name>.pcapng`, once it captures.
+pub(crate) fn capture(
+    scratch: &Scratch,
+    ns: &str,
+    name: &str,
+    filters: [&str; 2],
+) -> (Process, PathBuf) {
     let file = scratch.path().join(format!("{name}.pcapng"));
-    let filter = |mac: &str| {
-        format!("not (udp port 2152 or udp port 20000) or not (ether src {mac} or ether dst {mac})")
-    };
-    let (f3, f6) = (filter(&macs[0]), filter(&macs[1]));
     let mut p = Process::spawn(
         name,
         scratch,
@@ -105,11 +188,11 @@ fn capture(scratch: &Scratch, ns: &str, name: &str, macs: &[String; 2]) -> (Proc
             "-i",
             "n3",
             "-f",
-            &f3,
+            filters[0],
             "-i",
             "n6",
             "-f",
-            &f6,
+            filters[1],
         ],
         None,
     );
@@ -117,6 +200,20 @@ fn capture(scratch: &Scratch, ns: &str, name: &str, macs: &[String; 2]) -> (Proc
         err.contains("Capturing on")
     });
     (p, file)
+}
+
+/// dumpcap on n3 and n6 of `ns`, keeping every frame but the measured traffic that the local
+/// port (MACs `macs`) sends or receives.
+fn capture_unmeasured(
+    scratch: &Scratch,
+    ns: &str,
+    name: &str,
+    macs: &[String; 2],
+) -> (Process, PathBuf) {
+    let filter = |mac: &str| {
+        format!("not (udp port 2152 or udp port 20000) or not (ether src {mac} or ether dst {mac})")
+    };
+    capture(scratch, ns, name, [&filter(&macs[0]), &filter(&macs[1])])
 }
 
 /// A frame of a capture, as tshark decodes it.
@@ -189,25 +286,9 @@ fn lab_af_packet_over_veths_arp_both_ways_zero_loss() {
     let tg_macs = [Lab::mac(&lab.tg, "n3"), Lab::mac(&lab.tg, "n6")];
     let dut_macs = [Lab::mac(&lab.dut, "n3"), Lab::mac(&lab.dut, "n6")];
 
-    let gen_prefix = unique("lab-gen");
-    let refl_prefix = unique("lab-refl");
-    let shipped =
-        |f: &str| std::fs::read_to_string(repo().join("deploy/systems").join(f)).expect("shipped");
-    let system = patch(
-        &shipped("lab.yaml"),
-        "file_prefix: upfbench-tg",
-        &format!("file_prefix: {gen_prefix}"),
-    );
-    let reflector = patch(
-        &shipped("lab-reflector.yaml"),
-        "file_prefix: upfbench-dut",
-        &format!("file_prefix: {refl_prefix}"),
-    );
+    let files = LabFiles::new(&scratch, "lab", &[]);
     let profile = repo().join("profiles/lab.yaml");
-    let system = scratch.write("lab.yaml", &system);
-    let reflector = scratch.write("lab-reflector.yaml", &reflector);
-    let (_, p) = config::load_run(&system, &profile).unwrap_or_else(|e| panic!("{e}"));
-    config::load_reflector(&reflector).unwrap_or_else(|e| panic!("{e}"));
+    let (_, p) = config::load_run(&files.system, &profile).unwrap_or_else(|e| panic!("{e}"));
     // What profiles/lab.yaml sends: each direction at one rate, for whole seconds.
     let rates: Vec<u64> = p
         .streams
@@ -222,32 +303,11 @@ fn lab_af_packet_over_veths_arp_both_ways_zero_loss() {
     let ues = p.sessions.count;
     let reports = scratch.path().join("reports");
 
-    let (mut tg_capture, tg_file) = capture(&scratch, &lab.tg, "tg-capture", &tg_macs);
-    let (mut dut_capture, dut_file) = capture(&scratch, &lab.dut, "dut-capture", &dut_macs);
-    let mut refl = Process::spawn(
-        "reflector",
-        &scratch,
-        Some(&lab.dut),
-        &[UPFBENCH, "reflect", reflector.to_str().expect("utf-8")],
-        Some(&refl_prefix),
-    );
-    refl.wait_until(Duration::from_secs(20), |out, _| {
-        out.contains("reflect: upf mode")
-    });
-    let mut generator = Process::spawn(
-        "generator",
-        &scratch,
-        Some(&lab.tg),
-        &[
-            UPFBENCH,
-            "run",
-            system.to_str().expect("utf-8"),
-            profile.to_str().expect("utf-8"),
-            "--reports",
-            reports.to_str().expect("utf-8"),
-        ],
-        Some(&gen_prefix),
-    );
+    let (mut tg_capture, tg_file) = capture_unmeasured(&scratch, &lab.tg, "tg-capture", &tg_macs);
+    let (mut dut_capture, dut_file) =
+        capture_unmeasured(&scratch, &lab.dut, "dut-capture", &dut_macs);
+    let mut refl = files.reflector(&scratch, &lab, "reflector");
+    let mut generator = files.generator(&scratch, &lab, "generator", &profile, &reports);
     let status = generator.wait(Duration::from_secs(60));
     let refl_status = refl.stop(Duration::from_secs(15));
     tg_capture.stop(Duration::from_secs(10));
@@ -263,7 +323,7 @@ fn lab_af_packet_over_veths_arp_both_ways_zero_loss() {
         "reflector: {refl_status}\n{}",
         refl.logs()
     );
-    for p in [&gen_prefix, &refl_prefix] {
+    for p in [&files.gen_prefix, &files.refl_prefix] {
         assert!(
             !runtime_dir(p).exists(),
             "{} left",
@@ -285,10 +345,7 @@ fn lab_af_packet_over_veths_arp_both_ways_zero_loss() {
     let report = read_report(&reports);
     for direction in ["uplink", "downlink"] {
         let f = figures(&report, direction);
-        let d = report["steps"][0]["directions"]
-            .as_array()
-            .and_then(|a| a.iter().find(|d| d["direction"] == direction))
-            .expect("direction");
+        let d = harness::direction(&report, direction);
         println!(
             "lab: {direction} sent {} received {} lost {} tx {:.1} kpps rx {:.1} kpps, \
              latency p50 {:.2} us p99 {:.2} us",

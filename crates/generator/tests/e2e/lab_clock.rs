@@ -12,13 +12,10 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use serde_json::Value;
 use upfbench_generator::config;
 
-use crate::harness::{
-    Process, Scratch, UPFBENCH, num, patch, read_report, repo, serial, tshark_fields, unique,
-};
-use crate::lab::Lab;
+use crate::harness::{Scratch, direction, num, read_report, serial, tshark_fields};
+use crate::lab::{Lab, LabFiles, capture};
 
 /// Packets per second each way, and seconds.
 const RATE: u64 = 10_000;
@@ -123,41 +120,15 @@ fn envelope_slope(points: &[(f64, f64)], nominal: f64) -> f64 {
     nominal + sxy / sxx
 }
 
-fn direction<'a>(report: &'a Value, name: &str) -> &'a Value {
-    report["steps"][0]["directions"]
-        .as_array()
-        .and_then(|a| a.iter().find(|d| d["direction"] == name))
-        .unwrap_or_else(|| panic!("no {name} in the report"))
-}
-
 #[test]
 fn lab_reported_rate_and_duration_agree_with_a_capture_within_100_ppm() {
     let _serial = serial();
     let scratch = Scratch::new("lab-clock");
     let lab = Lab::up("clock");
     let tg_macs = [Lab::mac(&lab.tg, "n3"), Lab::mac(&lab.tg, "n6")];
-    let gen_prefix = unique("clock-gen");
-    let refl_prefix = unique("clock-refl");
-    let shipped =
-        |f: &str| std::fs::read_to_string(repo().join("deploy/systems").join(f)).expect("shipped");
-    let system = scratch.write(
-        "lab.yaml",
-        &patch(
-            &shipped("lab.yaml"),
-            "file_prefix: upfbench-tg",
-            &format!("file_prefix: {gen_prefix}"),
-        ),
-    );
-    let reflector = scratch.write(
-        "lab-reflector.yaml",
-        &patch(
-            &shipped("lab-reflector.yaml"),
-            "file_prefix: upfbench-dut",
-            &format!("file_prefix: {refl_prefix}"),
-        ),
-    );
+    let files = LabFiles::new(&scratch, "clock", &[]);
     let profile = scratch.write(
-        "clock.yaml",
+        "profile.yaml",
         &format!(
             "name: clock\n\
              sessions: {{count: 1}}\n\
@@ -169,60 +140,22 @@ fn lab_reported_rate_and_duration_agree_with_a_capture_within_100_ppm() {
              drain: 300ms\n"
         ),
     );
-    config::load_run(&system, &profile).unwrap_or_else(|e| panic!("{e}"));
-    config::load_reflector(&reflector).unwrap_or_else(|e| panic!("{e}"));
+    config::load_run(&files.system, &profile).unwrap_or_else(|e| panic!("{e}"));
     let reports = scratch.path().join("reports");
 
     // What the generator sends, as dut's ends of the veths receive it.
-    let file = scratch.path().join("sent.pcapng");
-    let mut capture = Process::spawn(
-        "capture",
+    let (mut capture, file) = capture(
         &scratch,
-        Some(&lab.dut),
-        &[
-            "dumpcap",
-            "-q",
-            "-w",
-            file.to_str().expect("utf-8"),
-            "-i",
-            "n3",
-            "-f",
+        &lab.dut,
+        "sent",
+        [
             &format!("udp port 2152 and ether src {}", tg_macs[0]),
-            "-i",
-            "n6",
-            "-f",
             &format!("udp and ether src {}", tg_macs[1]),
         ],
-        None,
     );
-    capture.wait_until(Duration::from_secs(20), |_, err| {
-        err.contains("Capturing on")
-    });
-    let mut refl = Process::spawn(
-        "reflector",
-        &scratch,
-        Some(&lab.dut),
-        &[UPFBENCH, "reflect", reflector.to_str().expect("utf-8")],
-        Some(&refl_prefix),
-    );
-    refl.wait_until(Duration::from_secs(20), |out, _| {
-        out.contains("reflect: upf mode")
-    });
+    let mut refl = files.reflector(&scratch, &lab, "reflector");
     let before = clocks();
-    let mut generator = Process::spawn(
-        "generator",
-        &scratch,
-        Some(&lab.tg),
-        &[
-            UPFBENCH,
-            "run",
-            system.to_str().expect("utf-8"),
-            profile.to_str().expect("utf-8"),
-            "--reports",
-            reports.to_str().expect("utf-8"),
-        ],
-        Some(&gen_prefix),
-    );
+    let mut generator = files.generator(&scratch, &lab, "generator", &profile, &reports);
     let status = generator.wait(Duration::from_secs(60));
     let after = clocks();
     refl.stop(Duration::from_secs(15));

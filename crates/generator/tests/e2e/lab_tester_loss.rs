@@ -20,11 +20,12 @@ use std::time::Duration;
 use serde_json::Value;
 use upfbench_generator::datapath::net_dev::{NetDevCounters, counters};
 
+use crate::harness;
 use crate::harness::{
-    Figures, Process, Scratch, UPFBENCH, besides_tx_slips, figures, num, patch, read_report,
-    reflector_drops, reflector_totals, repo, serial, total, unique, warnings,
+    Figures, Scratch, besides_tx_slips, figures, num, read_report, reflector_drops,
+    reflector_totals, repo, report_folder, serial, total, warnings,
 };
-use crate::lab::Lab;
+use crate::lab::{Lab, LabFiles};
 
 /// Below the uplink's 20 kpps of 390-byte G-PDUs (62 Mbit/s at L2): about a fifth is dropped.
 const SHAPER: [&str; 6] = ["rate", "50mbit", "burst", "16kb", "latency", "2ms"];
@@ -90,27 +91,14 @@ fn qdisc_counts(ns: &str) -> (u64, u64) {
 }
 
 fn run_lab(lab: &Lab, scratch: &Scratch, case: &str, n3_devargs: &str) -> LabRun {
-    let gen_prefix = unique(&format!("{case}-gen"));
-    let refl_prefix = unique(&format!("{case}-refl"));
-    let shipped =
-        |f: &str| std::fs::read_to_string(repo().join("deploy/systems").join(f)).expect("shipped");
-    let system = patch(
-        &shipped("lab.yaml"),
-        "file_prefix: upfbench-tg",
-        &format!("file_prefix: {gen_prefix}"),
+    let files = LabFiles::new(
+        scratch,
+        case,
+        &[(
+            "devargs: iface=n3,qpairs=1",
+            &format!("devargs: {n3_devargs}"),
+        )],
     );
-    let system = patch(
-        &system,
-        "devargs: iface=n3,qpairs=1",
-        &format!("devargs: {n3_devargs}"),
-    );
-    let reflector = patch(
-        &shipped("lab-reflector.yaml"),
-        "file_prefix: upfbench-dut",
-        &format!("file_prefix: {refl_prefix}"),
-    );
-    let system = scratch.write(&format!("{case}.yaml"), &system);
-    let reflector = scratch.write(&format!("{case}-reflector.yaml"), &reflector);
     let profile = repo().join("profiles/lab.yaml");
     let reports: PathBuf = scratch.path().join(format!("reports-{case}"));
     // A fresh shaper: its counters are this run's.
@@ -125,29 +113,13 @@ fn run_lab(lab: &Lab, scratch: &Scratch, case: &str, n3_devargs: &str) -> LabRun
 
     let dut_before = ["n3", "n6"].map(|i| interface_counters(&lab.dut, i));
     let tg_n3_before = interface_counters(&lab.tg, "n3");
-    let mut refl = Process::spawn(
-        &format!("{case}-reflector"),
+    let mut refl = files.reflector(scratch, lab, &format!("{case}-reflector"));
+    let mut generator = files.generator(
         scratch,
-        Some(&lab.dut),
-        &[UPFBENCH, "reflect", reflector.to_str().expect("utf-8")],
-        Some(&refl_prefix),
-    );
-    refl.wait_until(Duration::from_secs(20), |out, _| {
-        out.contains("reflect: upf mode")
-    });
-    let mut generator = Process::spawn(
+        lab,
         &format!("{case}-generator"),
-        scratch,
-        Some(&lab.tg),
-        &[
-            UPFBENCH,
-            "run",
-            system.to_str().expect("utf-8"),
-            profile.to_str().expect("utf-8"),
-            "--reports",
-            reports.to_str().expect("utf-8"),
-        ],
-        Some(&gen_prefix),
+        &profile,
+        &reports,
     );
     let status = generator.wait(Duration::from_secs(60));
     let refl_status = refl.stop(Duration::from_secs(15));
@@ -156,18 +128,13 @@ fn run_lab(lab: &Lab, scratch: &Scratch, case: &str, n3_devargs: &str) -> LabRun
         "reflector: {refl_status}\n{}",
         refl.logs()
     );
-    let dut_received = ["n3", "n6"].map(|i| {
-        interface_counters(&lab.dut, i)
-            .since(&dut_before[0])
+    let dut_received = [0, 1].map(|i| {
+        interface_counters(&lab.dut, ["n3", "n6"][i])
+            .since(&dut_before[i])
             .rx_packets
     });
     let report = read_report(&reports);
-    let folder = std::fs::read_dir(&reports)
-        .expect("reports")
-        .next()
-        .expect("a report folder")
-        .expect("entry")
-        .path();
+    let folder = report_folder(&reports);
     let tg_n3_sent = interface_counters(&lab.tg, "n3")
         .since(&tg_n3_before)
         .tx_packets;
@@ -240,11 +207,10 @@ impl LabRun {
 
     /// The report's share of `direction`'s loss that is the tester's.
     fn tester_lost(&self, direction: &str) -> u64 {
-        let d = self.step()["directions"]
-            .as_array()
-            .and_then(|a| a.iter().find(|d| d["direction"] == direction))
-            .expect("direction");
-        num(d, &["tester_lost"])
+        num(
+            harness::direction(&self.report, direction),
+            &["tester_lost"],
+        )
     }
 
     /// Each direction's loss is the tester's share (the report's: its sending port's Tx loss

@@ -12,8 +12,8 @@ use upfbench_generator::config;
 
 use crate::harness::{
     Figures, Process, Scratch, UPFBENCH, assert_sessions, besides_tx_slips, n4_pair, num, patch,
-    read_report, reflector_drops, reflector_totals, repo, runtime_dir, serial, total, try_figures,
-    unique, warnings,
+    read_report, reflector_drops, reflector_totals, repo, report_folder, runtime_dir, serial,
+    total, try_figures, unique, warnings,
 };
 
 /// Packets per second per direction in every case: modest, so that neither process is ever the
@@ -203,10 +203,7 @@ pub(crate) fn finish(
         runtime_dir(&bed.refl_prefix).display()
     );
     let report = read_report(&bed.reports());
-    let hlog = std::fs::read_dir(bed.reports())
-        .ok()
-        .and_then(|mut d| d.next())
-        .and_then(|e| std::fs::read(e.ok()?.path().join("latency.hlog")).ok());
+    let hlog = std::fs::read(report_folder(&bed.reports()).join("latency.hlog")).ok();
     Outcome {
         hlog,
         status,
@@ -757,10 +754,7 @@ fn memif_unknown_teids_get_rate_limited_error_indications() {
         answered,
         "{rejected}"
     );
-    let text = std::fs::read_dir(bed.reports())
-        .expect("reports")
-        .next()
-        .and_then(|e| std::fs::read_to_string(e.ok()?.path().join("report.txt")).ok())
+    let text = std::fs::read_to_string(report_folder(&bed.reports()).join("report.txt"))
         .expect("report.txt");
     assert!(
         text.contains(&format!("N3 gtpu_error_indication {answered}")),

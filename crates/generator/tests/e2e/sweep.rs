@@ -2,11 +2,11 @@
 //! other, each step measured exactly and reported on its own (a row of the comparison table,
 //! a step of report.json, an interval log), with the system file's initial PFCP window.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::harness::{
-    assert_sessions, besides_tx_slips, num, patch, read_report, runtime_dir, serial, warnings,
+    assert_sessions, besides_tx_slips, num, patch, read_report, report_folder, runtime_dir, serial,
+    warnings,
 };
 use crate::memif::{Memif, hlog_intervals};
 
@@ -89,12 +89,7 @@ fn memif_sweep_measures_every_payload_exactly_and_reports_each_step() {
     assert_eq!(besides_tx_slips(warnings(&report)), Vec::<String>::new());
     let steps = report["steps"].as_array().expect("steps");
     assert_eq!(steps.len(), PAYLOADS.len(), "one step per payload");
-    let folder: PathBuf = std::fs::read_dir(bed.reports())
-        .expect("reports")
-        .next()
-        .expect("a folder")
-        .expect("entry")
-        .path();
+    let folder = report_folder(&bed.reports());
     assert!(
         folder.to_string_lossy().ends_with("-e2e-sweep"),
         "{}",

@@ -5,7 +5,9 @@
 
 use std::time::Duration;
 
-use crate::harness::{Process, Scratch, UPFBENCH, num, read_report, serial, unique, warnings};
+use crate::harness::{
+    Process, Scratch, UPFBENCH, num, read_report, report_folder, serial, unique, warnings,
+};
 
 #[test]
 fn a_tx_that_cannot_keep_up_slips_and_the_report_says_so() {
@@ -75,12 +77,7 @@ fn a_tx_that_cannot_keep_up_slips_and_the_report_says_so() {
             .any(|w| w.contains("uplink TX fell behind its schedule")),
         "{w:?}"
     );
-    let folder = std::fs::read_dir(&reports)
-        .expect("reports")
-        .next()
-        .expect("a report folder")
-        .expect("entry")
-        .path();
+    let folder = report_folder(&reports);
     let text = std::fs::read_to_string(folder.join("report.txt")).expect("report.txt");
     assert!(
         text.contains("TX schedule:") && text.contains("run uplink: fell behind its schedule"),

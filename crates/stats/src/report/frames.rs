@@ -85,13 +85,8 @@ mod tests {
             name: "N3".into(),
             ipackets,
             opackets,
-            ibytes: 0,
-            obytes: 0,
-            imissed: 0,
-            ierrors: 0,
-            rx_nombuf: 0,
             oerrors,
-            interface: None,
+            ..PortReport::default()
         }
     }
 

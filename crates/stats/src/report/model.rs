@@ -112,7 +112,7 @@ pub struct ProcedureLatency {
 
 /// The tester's own port over one step: what the NIC counted, so that the tester's losses are
 /// never blamed on the UPF.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PortReport {
     /// "N3" or "N6".
     pub name: String,
