@@ -15,7 +15,7 @@
 # forwarding rate on its one worker core (the median of its per-second counts while it forwarded).
 # The target on any machine (issue 15): through the reflector at least 0.8 x the testpmd loop
 # below, in both directions, each round against the loop run right after it on the same cores:
-# the median of the rounds' ratios is printed. BURST (32) is the profile's max_burst and
+# the median of the rounds' ratios is printed. BURST (64) is the profile's max_burst and
 # testpmd's --burst; CATCH_UP (10%) the profile's catch_up.
 # And a second floor: two testpmd processes in the generator's and the reflector's places, joined
 # by the same two memif links and forwarding frames round between them (run_testpmd_loop): on two
