@@ -1,11 +1,11 @@
 //! Checks of a profile against the system file it runs on.
 
+use super::field::{join_index, join_key};
 use super::frame::{L1_OVERHEAD, inner_ip_len, n3_frame_len, n3_ip_len, n6_frame_len};
+use super::issues::Issues;
 use super::profile::{Profile, TeidAllocation};
-use super::source::{join_index, join_key};
 use super::system::{Port, System};
 use super::units::Rate;
-use super::validate::Issues;
 
 /// Problems of `profile` on `system`, each on the profile's field (the system's part is named
 /// in the message).

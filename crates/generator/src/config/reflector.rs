@@ -8,19 +8,18 @@ use serde::Deserialize;
 use upfbench_net::{MacAddr, Teid};
 use upfbench_pfcp::Seid;
 
-use super::FileKind;
 use super::error::{NotIpv4, ipv4};
+use super::field::join_index;
 use super::identifiers;
+use super::issues::{Check, Issues};
+use super::kind::FileKind;
 use super::profile::{check_dns_name, check_rate};
-use super::source::join_index;
 use super::system::{
     Arp, Cores, Device, Eal, check_arp, check_kind, check_n4_address, default_descriptors,
     default_heartbeat,
 };
+use super::system::{PortView, check_cores, check_eal, check_port, check_port_pair, check_queues};
 use super::units::{IpPrefix, Ipv4Prefix, PFCP_PORT, Rate, serde_text};
-use super::validate::{
-    Check, Issues, PortView, check_cores, check_eal, check_port, check_port_pair, check_queues,
-};
 
 /// The reflector's machine, ports, PFCP server and impairments.
 ///

@@ -10,11 +10,11 @@ use std::collections::HashMap;
 use std::fmt;
 
 use serde::Deserialize;
-use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::{Location, Spanned};
 
 use super::error::{ConfigError, Diagnostic};
-use super::validate::{Check, Issues};
+use super::field::{join_index, join_key, parent};
 
 /// A YAML node of any shape; only its place and, for scalars, its text matter here.
 #[derive(Debug)]
@@ -216,32 +216,7 @@ impl SourceMap {
     }
 }
 
-/// `parent.key`, or `key` at the root.
-pub(crate) fn join_key(parent: &str, key: &str) -> String {
-    if parent.is_empty() {
-        key.to_owned()
-    } else {
-        format!("{parent}.{key}")
-    }
-}
-
-/// `parent[i]`.
-pub(crate) fn join_index(parent: &str, i: usize) -> String {
-    format!("{parent}[{i}]")
-}
-
-/// The path one level up: `a.b[2]` → `a.b` → `a` → `` → none.
-fn parent(path: &str) -> Option<&str> {
-    if path.is_empty() {
-        return None;
-    }
-    Some(match path.rfind(['.', '[']) {
-        Some(i) => &path[..i],
-        None => "",
-    })
-}
-
-fn options() -> serde_saphyr::Options {
+pub(crate) fn options() -> serde_saphyr::Options {
     serde_saphyr::options! { with_snippet: false }
 }
 
@@ -257,28 +232,13 @@ pub(crate) fn source_map(text: &str, name: &str) -> Result<SourceMap, ConfigErro
     }
 }
 
-/// Reads `text` as a `T`, then checks it completely: every problem that the checks find is
-/// reported, each at its place; a serde error (unknown field, wrong type, bad value) stops at
-/// the first.
-pub(crate) fn load<T: DeserializeOwned + Check>(
-    text: &str,
-    name: &str,
-) -> Result<(T, SourceMap), ConfigError> {
-    let map = source_map(text, name)?;
-    let value: T = serde_saphyr::from_str_with_options(text, options())
-        .map_err(|e| ConfigError::invalid(vec![serde_diagnostic(&e, &map, name)]))?;
-    let mut issues = Issues::default();
-    value.check(&mut issues);
-    if issues.is_empty() {
-        Ok((value, map))
-    } else {
-        Err(ConfigError::invalid(issues.located(&map, name)))
-    }
-}
-
 /// A serde-saphyr error as a diagnostic: its place, the field there, and its message without
 /// the "at line L, column C" that the place already says.
-fn serde_diagnostic(err: &serde_saphyr::Error, map: &SourceMap, name: &str) -> Diagnostic {
+pub(crate) fn serde_diagnostic(
+    err: &serde_saphyr::Error,
+    map: &SourceMap,
+    name: &str,
+) -> Diagnostic {
     let err = err.without_snippet();
     let (line, column) = err.location().map_or((0, 0), |l| place(&l));
     let mut message = err.to_string();

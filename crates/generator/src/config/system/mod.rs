@@ -10,12 +10,15 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer};
 use upfbench_net::MacAddr;
 
-use super::FileKind;
 use super::error::{NotIpv4, ipv4};
+use super::issues::{Check, Issues, nonzero};
+use super::kind::FileKind;
 use super::units::{IpPrefix, Ipv4Prefix, PFCP_PORT, serde_text};
-use super::validate::{
-    Check, Issues, PortView, check_cores, check_eal, check_port, check_port_pair, check_queues,
-    nonzero,
+
+mod checks;
+
+pub(crate) use checks::{
+    PortView, check_cores, check_eal, check_port, check_port_pair, check_queues,
 };
 
 /// The machine running the generator (`upfbench run SYSTEM PROFILE`).

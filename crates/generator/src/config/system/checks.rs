@@ -1,56 +1,14 @@
-//! Checking a typed file completely: every problem is collected with the path of its field, and
-//! placed in the file afterwards by the [`SourceMap`].
+//! The checks of a machine's EAL, cores and ports, shared by the system file and the reflector
+//! file.
 
 use std::net::{IpAddr, Ipv4Addr};
-use std::time::Duration;
 
 use upfbench_net::MacAddr;
 
-use super::error::Diagnostic;
-use super::source::{SourceMap, join_index, join_key};
-use super::system::{Cores, Device, Eal};
-use super::units::{IpPrefix, Ipv4Prefix};
-
-/// Problems found in one file, each with the path of its field.
-#[derive(Debug, Default)]
-pub(crate) struct Issues {
-    list: Vec<(String, String)>,
-}
-
-impl Issues {
-    /// Records a problem with `field` (a path such as `streams[1].rate`).
-    pub(crate) fn add(&mut self, field: impl Into<String>, message: impl Into<String>) {
-        self.list.push((field.into(), message.into()));
-    }
-
-    /// Whether nothing was found.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.list.is_empty()
-    }
-
-    /// The problems placed in the file `name` whose places `map` knows.
-    pub(crate) fn located(self, map: &SourceMap, name: &str) -> Vec<Diagnostic> {
-        self.list
-            .into_iter()
-            .map(|(field, message)| {
-                let (line, column) = map.locate(&field);
-                Diagnostic {
-                    file: name.to_owned(),
-                    line,
-                    column,
-                    field,
-                    message,
-                }
-            })
-            .collect()
-    }
-}
-
-/// A file type's own checks: everything that can be known from the file alone.
-pub(crate) trait Check {
-    /// Adds every problem found to `issues`.
-    fn check(&self, issues: &mut Issues);
-}
+use super::{Cores, Device, Eal};
+use crate::config::field::{join_index, join_key};
+use crate::config::issues::Issues;
+use crate::config::units::{IpPrefix, Ipv4Prefix};
 
 /// Largest lcore id of the DPDK build (`RTE_MAX_LCORE` = 128 in Debian's 22.11).
 pub(crate) const MAX_LCORE: u32 = 128;
@@ -343,12 +301,5 @@ pub(crate) fn check_port_pair(a: &PortView<'_>, b: &PortView<'_>, issues: &mut I
                 b.address, a.name, a.address
             ),
         );
-    }
-}
-
-/// A duration that must not be zero.
-pub(crate) fn nonzero(d: Duration, field: &str, why: &str, issues: &mut Issues) {
-    if d.is_zero() {
-        issues.add(field, format!("must be longer than 0 ({why})"));
     }
 }

@@ -1,0 +1,55 @@
+//! Checking a typed file completely: every problem is collected with the path of its field, and
+//! placed in the file afterwards by the [`SourceMap`].
+
+use std::time::Duration;
+
+use super::error::Diagnostic;
+use super::source::SourceMap;
+
+/// Problems found in one file, each with the path of its field.
+#[derive(Debug, Default)]
+pub(crate) struct Issues {
+    list: Vec<(String, String)>,
+}
+
+impl Issues {
+    /// Records a problem with `field` (a path such as `streams[1].rate`).
+    pub(crate) fn add(&mut self, field: impl Into<String>, message: impl Into<String>) {
+        self.list.push((field.into(), message.into()));
+    }
+
+    /// Whether nothing was found.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// The problems placed in the file `name` whose places `map` knows.
+    pub(crate) fn located(self, map: &SourceMap, name: &str) -> Vec<Diagnostic> {
+        self.list
+            .into_iter()
+            .map(|(field, message)| {
+                let (line, column) = map.locate(&field);
+                Diagnostic {
+                    file: name.to_owned(),
+                    line,
+                    column,
+                    field,
+                    message,
+                }
+            })
+            .collect()
+    }
+}
+
+/// A file type's own checks: everything that can be known from the file alone.
+pub(crate) trait Check {
+    /// Adds every problem found to `issues`.
+    fn check(&self, issues: &mut Issues);
+}
+
+/// A duration that must not be zero.
+pub(crate) fn nonzero(d: Duration, field: &str, why: &str, issues: &mut Issues) {
+    if d.is_zero() {
+        issues.add(field, format!("must be longer than 0 ({why})"));
+    }
+}

@@ -1,0 +1,26 @@
+//! Reading a file as its type, then checking it completely.
+
+use serde::de::DeserializeOwned;
+
+use super::error::ConfigError;
+use super::issues::{Check, Issues};
+use super::source::{SourceMap, options, serde_diagnostic, source_map};
+
+/// Reads `text` as a `T`, then checks it completely: every problem that the checks find is
+/// reported, each at its place; a serde error (unknown field, wrong type, bad value) stops at
+/// the first.
+pub(crate) fn load<T: DeserializeOwned + Check>(
+    text: &str,
+    name: &str,
+) -> Result<(T, SourceMap), ConfigError> {
+    let map = source_map(text, name)?;
+    let value: T = serde_saphyr::from_str_with_options(text, options())
+        .map_err(|e| ConfigError::invalid(vec![serde_diagnostic(&e, &map, name)]))?;
+    let mut issues = Issues::default();
+    value.check(&mut issues);
+    if issues.is_empty() {
+        Ok((value, map))
+    } else {
+        Err(ConfigError::invalid(issues.located(&map, name)))
+    }
+}
