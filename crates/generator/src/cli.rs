@@ -49,7 +49,7 @@ pub enum Command {
     /// on the same sessions, and end with one table shaped like the published UPF comparisons.
     ///
     /// Example: upfbench sweep deploy/systems/memif.yaml profiles/published.yaml
-    Sweep(RunArgs),
+    Sweep(SweepArgs),
 }
 
 /// Arguments of `upfbench ports`.
@@ -80,15 +80,24 @@ pub struct RunArgs {
     /// Write the reports under this directory instead of the system file's.
     #[arg(long, value_name = "DIR")]
     pub reports: Option<std::path::PathBuf>,
-    /// `sweep` only: these payload sizes instead of the profile's (`10,300,1400`).
-    #[arg(long, value_name = "BYTES", value_delimiter = ',')]
-    pub payloads: Option<Vec<u16>>,
     /// Run this shell command (`sh -c`) before each step's first packet and after its drain,
     /// and wait for it (at most 30 s): to read counters outside the tester per step. It finds
     /// UPFBENCH_STEP_EDGE (start or end), UPFBENCH_STEP (1-based), UPFBENCH_STEPS and
     /// UPFBENCH_STEP_LABEL in its environment. A failure is a warning in the report.
     #[arg(long, value_name = "CMD")]
     pub step_hook: Option<String>,
+}
+
+/// Arguments of `upfbench sweep`: those of `run`, and the payloads.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// As for `run`.
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// These payload sizes instead of the profile's `sweep.payloads` (`10,300,1400`), checked
+    /// as the profile's are (the tag must fit, and the packets the ports' MTUs).
+    #[arg(long, value_name = "BYTES", value_delimiter = ',')]
+    pub payloads: Option<Vec<u16>>,
 }
 
 /// Arguments of `upfbench reflect`.

@@ -1,6 +1,7 @@
 //! `upfbench`: a DPDK poll-mode traffic generator and reflector for benchmarking 5G UPFs.
 #![forbid(unsafe_code)]
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -9,8 +10,11 @@ use upfbench_generator::cli::{Cli, Command};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Colour only on a terminal: in a file, a pipe or a CI log the escape codes are noise.
+    let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(colour)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
@@ -20,8 +24,8 @@ fn main() -> ExitCode {
         Command::Ports(args) => app::ports::run(args),
         Command::Validate(args) => app::validate::run(args),
         Command::Reflect(args) => app::reflect::run(args),
-        Command::Run(args) => app::run::run(args, false),
-        Command::Sweep(args) => app::run::run(args, true),
+        Command::Run(args) => app::run::run(args, None),
+        Command::Sweep(args) => app::run::run(&args.run, Some(args.payloads.as_deref())),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

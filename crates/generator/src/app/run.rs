@@ -60,27 +60,24 @@ const TSC_DRIFT_PPM: f64 = 10.0;
 /// Lead time given to the workers before a sending phase's first packet is due.
 const EPOCH_LEAD: Duration = Duration::from_millis(1);
 
-/// Runs the profile once (`run`) or at each of its sweep payloads (`sweep`).
+/// Runs the profile once (`run`, `sweep` `None`) or at each of its sweep payloads (`sweep`:
+/// `Some` of the command line's payloads, if given, else of `None`).
 ///
 /// Exits: `Ok` when the run ended or was interrupted (Ctrl-C, SIGTERM: the report says so),
 /// `Err` when it failed; EAL's runtime files are removed either way.
-pub fn run(args: &RunArgs, sweep: bool) -> Result<()> {
+pub fn run(args: &RunArgs, sweep: Option<Option<&[u16]>>) -> Result<()> {
     // First of all: from here on Ctrl-C and SIGTERM are counted, never the default exit that
     // would leave EAL's runtime files, the UPF's sessions and no report behind.
     let interrupts = Interrupts::install().context("installing the signal handlers")?;
     // The TSC's frequency is measured from here on, against the kernel's clock.
     let first_anchor = TscAnchor::now();
-    let (system, profile) =
-        config::load_run(&args.system, &args.profile).map_err(|e| anyhow!("{e}"))?;
-    let payloads: Vec<Option<u16>> = if sweep {
-        let list = args
-            .payloads
-            .clone()
-            .unwrap_or(profile.sweep.payloads.clone());
-        list.into_iter().map(Some).collect()
-    } else {
-        vec![None]
+    let (system, profile) = config::load_sweep(&args.system, &args.profile, sweep.flatten())
+        .map_err(|e| anyhow!("{e}"))?;
+    let payloads: Vec<Option<u16>> = match sweep {
+        Some(_) => profile.sweep.payloads.iter().copied().map(Some).collect(),
+        None => vec![None],
     };
+    let sweep = sweep.is_some();
     for p in [&system.n3, &system.n6] {
         make_socket_dir(p.devargs.as_deref())?;
     }

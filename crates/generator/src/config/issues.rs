@@ -41,6 +41,41 @@ impl Issues {
     }
 }
 
+impl Issues {
+    /// Splits off the problems with the fields under `path`: (those, the others).
+    pub(crate) fn partition(self, path: &str) -> (Issues, Issues) {
+        let (under, rest) = self
+            .list
+            .into_iter()
+            .partition(|(f, _)| f.starts_with(path));
+        (Issues { list: under }, Issues { list: rest })
+    }
+
+    /// Adds `other`'s problems.
+    pub(crate) fn extend(&mut self, other: Issues) {
+        self.list.extend(other.list);
+    }
+
+    /// The problems with the fields under `path`, which a command line option (`option`) gave in
+    /// place of the file's: reported against the option (`command line: --payloads[1]: ...`).
+    /// The others are dropped: the caller checked the file without the option first.
+    pub(crate) fn on_command_line(self, path: &str, option: &str) -> Vec<Diagnostic> {
+        self.list
+            .into_iter()
+            .filter_map(|(field, message)| {
+                let rest = field.strip_prefix(path)?;
+                Some(Diagnostic {
+                    file: "command line".to_owned(),
+                    line: 0,
+                    column: 0,
+                    field: format!("{option}{rest}"),
+                    message,
+                })
+            })
+            .collect()
+    }
+}
+
 /// A file type's own checks: everything that can be known from the file alone.
 pub(crate) trait Check {
     /// Adds every problem found to `issues`.

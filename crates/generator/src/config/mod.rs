@@ -45,7 +45,7 @@ pub use reflector::{Impairments, PortName, ReflectMode, Reflector, ReflectorPfcp
 pub use system::{Arp, Cores, Device, Eal, Pfcp, Port, System, Window};
 pub use units::{IpPrefix, Ipv4Prefix, PFCP_PORT, Rate, parse_duration};
 
-use issues::Issues;
+use issues::{Check, Issues};
 pub use kind::{FileKind, detect_kind};
 use load::load;
 use source::SourceMap;
@@ -132,6 +132,24 @@ pub fn load_run(
     )
 }
 
+/// [`load_run`] for a sweep whose payloads the command line gives (`--payloads`): they replace
+/// the profile's `sweep.payloads` and pass the same checks (the tag fits, no size twice, the
+/// packets fit the ports' MTUs), reported against the option.
+pub fn load_sweep(
+    system: impl AsRef<Path>,
+    profile: impl AsRef<Path>,
+    payloads: Option<&[u16]>,
+) -> Result<(System, Profile), ConfigError> {
+    let (system, profile) = (system.as_ref(), profile.as_ref());
+    run_from_texts(
+        &read(system)?,
+        &name_of(system),
+        &read(profile)?,
+        &name_of(profile),
+        payloads,
+    )
+}
+
 /// [`load_run`] on texts.
 pub fn run_from_str(
     system_text: &str,
@@ -139,11 +157,38 @@ pub fn run_from_str(
     profile_text: &str,
     profile_name: &str,
 ) -> Result<(System, Profile), ConfigError> {
+    run_from_texts(system_text, system_name, profile_text, profile_name, None)
+}
+
+/// The command line's option for the sweep's payloads, and the profile's field it replaces.
+const PAYLOADS_OPTION: (&str, &str) = ("--payloads", "sweep.payloads");
+
+fn run_from_texts(
+    system_text: &str,
+    system_name: &str,
+    profile_text: &str,
+    profile_name: &str,
+    payloads: Option<&[u16]>,
+) -> Result<(System, Profile), ConfigError> {
     let system = load::<System>(system_text, system_name);
     let profile = load::<Profile>(profile_text, profile_name);
     match (system, profile) {
-        (Ok((system, _)), Ok((profile, profile_map))) => {
-            check_pair(&system, system_name, &profile, &profile_map, profile_name)?;
+        (Ok((system, _)), Ok((mut profile, profile_map))) => {
+            let given = payloads.map(|payloads| {
+                profile.sweep.payloads = payloads.to_vec();
+                // The rest of the profile passed already: only the new payloads can fail.
+                let mut own = Issues::default();
+                profile.check(&mut own);
+                own
+            });
+            check_pair(
+                &system,
+                system_name,
+                &profile,
+                &profile_map,
+                profile_name,
+                given,
+            )?;
             Ok((system, profile))
         }
         (system, profile) => {
@@ -159,21 +204,34 @@ pub fn run_from_str(
     }
 }
 
+/// The profile against the system. `command_line` is `Some` when the command line gave the
+/// sweep's payloads, with what the profile's own checks found in them: those payloads'
+/// problems are reported against the option, the others at their place in the profile.
 fn check_pair(
     system: &System,
     system_name: &str,
     profile: &Profile,
     profile_map: &SourceMap,
     profile_name: &str,
+    command_line: Option<Issues>,
 ) -> Result<(), ConfigError> {
     let mut issues = Issues::default();
     cross::check_profile_on_system(system, system_name, profile, &mut issues);
-    if issues.is_empty() {
+    let diagnostics = match command_line {
+        None => issues.located(profile_map, profile_name),
+        Some(mut given) => {
+            let (option, field) = PAYLOADS_OPTION;
+            let (under, rest) = issues.partition(field);
+            given.extend(under);
+            let mut all = rest.located(profile_map, profile_name);
+            all.extend(given.on_command_line(field, option));
+            all
+        }
+    };
+    if diagnostics.is_empty() {
         Ok(())
     } else {
-        Err(ConfigError::invalid(
-            issues.located(profile_map, profile_name),
-        ))
+        Err(ConfigError::invalid(diagnostics))
     }
 }
 
@@ -186,7 +244,7 @@ pub fn check_profile_on_system(
     profile_name: &str,
 ) -> Result<(), ConfigError> {
     let (profile, map) = load::<Profile>(profile_text, profile_name)?;
-    check_pair(system, system_name, &profile, &map, profile_name)
+    check_pair(system, system_name, &profile, &map, profile_name, None)
 }
 
 /// Reads and checks a file of any kind, telling the kind by [`detect_kind`].
