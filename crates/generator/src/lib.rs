@@ -9,5 +9,6 @@ pub mod cli;
 pub mod config;
 pub mod control;
 pub mod datapath;
+pub mod lifecycle;
 pub mod plan;
-pub mod run;
+pub mod report;

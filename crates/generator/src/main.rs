@@ -24,8 +24,8 @@ fn main() -> ExitCode {
         Command::Ports(args) => app::ports::run(args),
         Command::Validate(args) => app::validate::run(args),
         Command::Reflect(args) => app::reflect::run(args),
-        Command::Run(args) => app::run::run(args, None),
-        Command::Sweep(args) => app::run::run(&args.run, Some(args.payloads.as_deref())),
+        Command::Run(args) => app::generate::run(args, None),
+        Command::Sweep(args) => app::generate::run(&args.run, Some(args.payloads.as_deref())),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

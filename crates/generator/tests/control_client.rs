@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use upfbench_generator::config;
 use upfbench_generator::control::client_side::{ClientSide, ClientThread};
-use upfbench_generator::control::progress::{ControlTimes, control_report};
+use upfbench_generator::report::{ControlTimes, control_report};
 use upfbench_pfcp::MessageType;
 use upfbench_pfcp::driver::{Release, recovery_time_stamp_now};
 use upfbench_pfcp::node::{Upf, UpfConfig};

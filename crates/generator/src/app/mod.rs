@@ -1,5 +1,6 @@
 //! One module per command: each wires the parts together and owns its exits.
 
+pub mod generate;
 pub mod kernel_counters;
 pub mod live;
 pub mod out;
@@ -7,7 +8,5 @@ pub mod peers;
 pub mod ports;
 pub mod reflect;
 pub mod reflect_lines;
-pub mod run;
 pub mod step_hook;
-pub mod tx_slip;
 pub mod validate;

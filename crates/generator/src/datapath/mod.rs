@@ -1,5 +1,6 @@
 //! The DPDK datapath: ports and queues, the worker lcores, TX and RX.
 
+pub mod assembly;
 pub mod calibration;
 pub mod classify;
 pub mod clock;

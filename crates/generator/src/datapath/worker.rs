@@ -53,6 +53,45 @@ pub struct WorkerCounters {
     pub service_seen: [[u64; Seen::COUNT]; 2],
 }
 
+impl WorkerCounters {
+    /// Adds another worker's counters (the step's totals).
+    pub fn add(&mut self, b: &WorkerCounters) {
+        let a = self;
+        for (x, y) in a.rejects.iter_mut().zip(&b.rejects) {
+            for (p, q) in x.iter_mut().zip(y) {
+                *p += q;
+            }
+        }
+        a.no_container += b.no_container;
+        for (x, y) in [
+            (&mut a.rx_measured, &b.rx_measured),
+            (&mut a.unmeasured, &b.unmeasured),
+            (&mut a.tx_measured, &b.tx_measured),
+            (&mut a.tx_warmup, &b.tx_warmup),
+            (&mut a.rx_service, &b.rx_service),
+            (&mut a.tx_service, &b.tx_service),
+        ] {
+            for (p, q) in x.iter_mut().zip(y) {
+                *p += q;
+            }
+        }
+        a.tx_pool_empty += b.tx_pool_empty;
+        a.tx_rewound += b.tx_rewound;
+        a.tx_slips.extend_from_slice(&b.tx_slips);
+        for (x, y) in a.service_seen.iter_mut().zip(&b.service_seen) {
+            for (p, q) in x.iter_mut().zip(y) {
+                *p += q;
+            }
+        }
+        if let Some((first, last)) = b.tx_span {
+            a.tx_span = Some(match a.tx_span {
+                None => (first, last),
+                Some((x, y)) => (x.min(first), y.max(last)),
+            });
+        }
+    }
+}
+
 /// How far one share's schedule slipped in the measured phase (see [`crate::plan::Pacer`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ShareSlip {

@@ -13,7 +13,7 @@ fn timing() -> Timing {
 
 /// Drives a machine, recording every action, answering the untimed ones with `answer`.
 struct Driver {
-    m: RunMachine,
+    m: Lifecycle,
     now: Instant,
     log: Vec<Action>,
 }
@@ -21,7 +21,7 @@ struct Driver {
 impl Driver {
     fn new(timing: Timing, steps: usize, pfcp: bool) -> Driver {
         let now = Instant::now();
-        let mut m = RunMachine::new(timing, steps, pfcp);
+        let mut m = Lifecycle::new(timing, steps, pfcp);
         m.start(now);
         let mut d = Driver {
             m,
@@ -201,7 +201,7 @@ fn an_interruption_during_establishment_cancels_reports_and_deletes_what_was_est
 #[test]
 fn an_interruption_before_the_start_still_reports_and_owes_nothing_else() {
     let now = Instant::now();
-    let mut m = RunMachine::new(timing(), 1, true);
+    let mut m = Lifecycle::new(timing(), 1, true);
     m.handle(now, Event::Interrupt);
     m.start(now);
     assert_eq!(m.poll_action(), Some(Action::Report));

@@ -1,6 +1,6 @@
 //! The phases of a run as a state machine, sans-IO like the PFCP node: the application tells it
-//! what happened ([`RunMachine::handle`]) and what time it is ([`RunMachine::handle_timeout`]),
-//! and carries out what it asks for ([`RunMachine::poll_action`]) — talking to the UPF, resolving
+//! what happened ([`Lifecycle::handle`]) and what time it is ([`Lifecycle::handle_timeout`]),
+//! and carries out what it asks for ([`Lifecycle::poll_action`]) — talking to the UPF, resolving
 //! MAC addresses, setting the workers' phase, collecting results, writing the report.
 //!
 //! ```text
@@ -125,7 +125,7 @@ pub enum State {
 
 /// The run's state machine. See the module documentation.
 #[derive(Debug)]
-pub struct RunMachine {
+pub struct Lifecycle {
     state: State,
     timing: Timing,
     pfcp: bool,
@@ -148,10 +148,10 @@ pub struct RunMachine {
     actions: VecDeque<Action>,
 }
 
-impl RunMachine {
+impl Lifecycle {
     /// A run of `steps` measured steps; `pfcp` false when the UPF is configured by other means.
-    pub fn new(timing: Timing, steps: usize, pfcp: bool) -> RunMachine {
-        RunMachine {
+    pub fn new(timing: Timing, steps: usize, pfcp: bool) -> Lifecycle {
+        Lifecycle {
             state: State::Start,
             timing,
             pfcp,

@@ -1,0 +1,248 @@
+//! The run from EAL on: the ports and pools brought up, the peers waited for, the plans, rules
+//! and sessions made, the control thread started; then the run's phases (the [`Interpreter`]
+//! in the workers' scope); then the control plane's figures and the report's final files.
+
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use upfbench_dpdk::{DEFAULT_DATA_ROOM, Eal, Mempool, Port, Socket, tsc};
+use upfbench_net::Teid;
+
+use super::interpreter::{Interpreter, Record, Testbed};
+use super::n4::N4Work;
+use super::{Setup, end_early};
+use crate::app::out;
+use crate::app::peers::{EarlyStop, wait_for_links, wait_for_memif_servers};
+use crate::config;
+use crate::control::Interrupts;
+use crate::control::client_side::{ClientSide, ClientThread};
+use crate::datapath::calibration::TscCalibration;
+use crate::datapath::classify::RxRules;
+use crate::datapath::phase::{Phase, RunControl};
+use crate::datapath::ports::{port_config, rx_pool, split_queues};
+use crate::datapath::service::Interface;
+use crate::lifecycle::{Lifecycle, Timing};
+use crate::plan::{self, Plan, UplinkTeids};
+use crate::report::{self, ControlTimes};
+
+const SERVICE_POOL: u32 = 2047;
+
+fn interface(port: &Port<'_>, cfg: &config::Port) -> Result<Interface> {
+    let address = cfg.address_v4()?;
+    Ok(Interface {
+        mac: port.mac()?,
+        address: address.addr,
+        prefix_len: address.len,
+    })
+}
+
+/// Sets the workers' phase to [`Phase::Stop`] when dropped.
+struct StopOnDrop<'a>(&'a RunControl);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.set(Phase::Stop, 0);
+    }
+}
+
+#[allow(clippy::too_many_lines)]
+pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> {
+    let system = setup.system;
+    let hz = eal.tsc_hz();
+    let mut n3 = Port::from_name(eal, &setup.names[0])
+        .with_context(|| format!("N3 port {}", setup.names[0]))?;
+    let mut n6 = Port::from_name(eal, &setup.names[1])
+        .with_context(|| format!("N6 port {}", setup.names[1]))?;
+    let interfaces = [interface(&n3, &system.n3)?, interface(&n6, &system.n6)?];
+    let peers = [system.n3.peer_v4()?, system.n6.peer_v4()?];
+    let queues = [
+        system.n3.queue_count(&system.cores),
+        system.n6.queue_count(&system.cores),
+    ];
+    let pools = [
+        rx_pool(eal, "rx-n3", queues[0], system.n3.rx_descriptors)?,
+        rx_pool(eal, "rx-n6", queues[1], system.n6.rx_descriptors)?,
+    ];
+    let service_pool = Mempool::new(
+        eal,
+        "service",
+        SERVICE_POOL,
+        128,
+        DEFAULT_DATA_ROOM,
+        Socket::Any,
+    )?;
+    let run_started = Instant::now();
+    let mut record = Record {
+        report: report::new_report(setup.identity()),
+        steps: Vec::new(),
+        folder: None,
+        run_started,
+        calibration: TscCalibration::new(setup.first_anchor),
+    };
+    let stop = || interrupts.any();
+    if let Err(e) = wait_for_memif_servers(system, &setup.names, &stop) {
+        return end_early(setup, &mut record.report, run_started, e);
+    }
+    let s3 = n3
+        .start(
+            &port_config(
+                &n3,
+                queues[0],
+                system.n3.rx_descriptors,
+                system.n3.tx_descriptors,
+            )?,
+            &pools[0],
+        )
+        .context("starting N3")?;
+    let s6 = n6
+        .start(
+            &port_config(
+                &n6,
+                queues[1],
+                system.n6.rx_descriptors,
+                system.n6.tx_descriptors,
+            )?,
+            &pools[1],
+        )
+        .context("starting N6")?;
+    let links = match wait_for_links([&*s3, &*s6], &setup.names, &stop) {
+        Ok(speeds) => speeds,
+        Err(e) => return end_early(setup, &mut record.report, run_started, e),
+    };
+    let plans = setup
+        .payloads
+        .iter()
+        .map(|&p| plan::build(system, setup.profile, p, links))
+        .collect::<Result<Vec<Plan>, _>>()?;
+    let first = &plans[0];
+    let rules: Vec<RxRules> = plans
+        .iter()
+        .map(|p| RxRules::new(p.ues, p.qfi, &p.streams))
+        .collect();
+    let sessions = if setup.pfcp {
+        plan::sessions::session_plans(system, setup.profile, &first.ues)?
+    } else {
+        Vec::new()
+    };
+    let idle_queues = split_queues(s3.queues()?, s6.queues()?)
+        .into_iter()
+        .map(Some)
+        .collect();
+
+    let client = ClientThread::start(setup.pfcp.then(|| {
+        let p = system.pfcp.as_ref().expect("checked");
+        ClientSide {
+            local: p.local,
+            peer: p.peer,
+            t1: p.t1,
+            n1: p.n1,
+            heartbeat: p.heartbeat,
+            initial_window: p.window.initial as usize,
+            window: p.window.max as usize,
+            release_wait: p.release_wait,
+        }
+    }))?;
+    if interrupts.any() {
+        let doing = "while being set up".to_owned();
+        return end_early(
+            setup,
+            &mut record.report,
+            run_started,
+            EarlyStop::Interrupted(doing),
+        );
+    }
+
+    let timing = Timing {
+        warmup: first.warmup,
+        settle: first.drain.max(Duration::from_millis(100)),
+        measure_limit: first.expected + first.expected / 2 + Duration::from_secs(2),
+        drain: first.drain,
+    };
+    let mut machine = Lifecycle::new(timing, plans.len(), setup.pfcp);
+    let control = RunControl::new();
+    let upf_chooses_teids = matches!(first.ues.uplink_teid, UplinkTeids::ChosenByUpf);
+    let uplink_teids: Vec<Teid> = match first.ues.uplink_teid {
+        UplinkTeids::Sequence(s) => (0..first.ues.count).map(|i| s.get(i)).collect(),
+        UplinkTeids::ChosenByUpf => Vec::new(),
+    };
+    // A request's whole retransmission time, and one T1 more: a batch with failures and no
+    // success for that long talks to a UPF that stopped answering.
+    let give_up = system
+        .pfcp
+        .as_ref()
+        .map_or(Duration::from_secs(15), |p| p.t1 * (p.n1 + 2));
+    let n4 = N4Work::new(&client, &sessions, peers[0], give_up);
+    let bed = Testbed {
+        setup,
+        eal,
+        plans: &plans,
+        rules: &rules,
+        ports: [&*s3, &*s6],
+        interfaces,
+        peers,
+        service_pool,
+        control: &control,
+        interrupts,
+        // Ticks become nanoseconds from here; each step gets the frequency measured when it
+        // starts.
+        clock_start: tsc(),
+        dpdk_hz: hz,
+    };
+    let outcome = eal.scope(|scope| -> Result<ControlTimes> {
+        // However this closure ends (a panic included), the workers leave their loop: the
+        // scope waits for them.
+        let _stop_workers = StopOnDrop(&control);
+        Interpreter::new(
+            &bed,
+            scope,
+            &mut machine,
+            &mut record,
+            n4,
+            idle_queues,
+            uplink_teids,
+            upf_chooses_teids,
+        )
+        .run()
+    });
+    let report = &mut record.report;
+    if setup.pfcp
+        && let Ok(times) = &outcome
+    {
+        let figures = client.figures().wait().ok().flatten();
+        let stats = client.stats().wait().ok().flatten();
+        if let (Some(f), Some(st)) = (figures, stats) {
+            let upf = system
+                .pfcp
+                .as_ref()
+                .map_or(String::new(), |p| p.peer.to_string());
+            let control = report::control_report(upf, sessions.len() as u64, times, &f, &st);
+            if control.lost_sessions > 0 {
+                report.warnings.push(format!(
+                    "the UPF no longer knew {} sessions when they were deleted (Cause 65): it \
+                     removed them during the run (Open5GS does so when it takes the run for a CP \
+                     restart), so their flows' losses may be the UPF's session handling, not its \
+                     forwarding",
+                    control.lost_sessions
+                ));
+            }
+            report.control = Some(control);
+        }
+    }
+    drop(client);
+    outcome?;
+    if let Some(folder) = &record.folder {
+        let hlogs: Vec<_> = record.steps.iter().map(|s| (&s.report, &s.hlog)).collect();
+        report::write_files(report, &hlogs, folder)?;
+        out::text(&report.to_table());
+        out::line(&format!("\nreports: {}", folder.display()));
+    }
+    drop((s3, s6));
+    match machine.failure() {
+        Some(f) => bail!("{f}"),
+        None if machine.stopped_early() => {
+            out::line("interrupted: the report holds what was measured");
+            Ok(())
+        }
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,388 @@
+//! Carries out what the run's state machine asks for, and tells it what happened: one method
+//! per [`Action`], and a loop that waits for the next thing to happen (the UPF's answers, the
+//! workers, an interruption, the machine's timers) between them.
+
+use std::net::Ipv4Addr;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{Result, anyhow};
+use upfbench_dpdk::{Eal, LcoreScope, Mempool, Port, tsc};
+use upfbench_net::{MacAddr, Qfi, Teid};
+use upfbench_stats::report::Report;
+
+use super::n4::{Established, N4Work};
+use super::step::{self, Running, StepResult, step_clock};
+use super::{Setup, run_hook};
+use crate::app::out;
+use crate::app::step_hook::StepEdge;
+use crate::control::Interrupts;
+use crate::datapath::assembly::StepWiring;
+use crate::datapath::calibration::TscCalibration;
+use crate::datapath::classify::RxRules;
+use crate::datapath::clock::Clock;
+use crate::datapath::frames::Endpoints;
+use crate::datapath::phase::{Phase, RunControl};
+use crate::datapath::ports::{WaitError, resolve};
+use crate::datapath::queues::{PortQueues, Side};
+use crate::datapath::service::{Interface, ServicePlane};
+use crate::lifecycle::{Action, Event, Lifecycle, State};
+use crate::plan::Plan;
+use crate::report::{self, ControlTimes};
+
+/// Lead time given to the workers before a sending phase's first packet is due.
+const EPOCH_LEAD: Duration = Duration::from_millis(1);
+
+/// What the run keeps beyond the workers' scope: the report and what goes into it.
+pub(super) struct Record {
+    pub(super) report: Report,
+    pub(super) steps: Vec<StepResult>,
+    /// Where the report was written (before the teardown), once it was.
+    pub(super) folder: Option<PathBuf>,
+    pub(super) run_started: Instant,
+    pub(super) calibration: TscCalibration,
+}
+
+/// The parts of the testbed that the steps use, brought up before the run's phases.
+pub(super) struct Testbed<'a, 'p> {
+    pub(super) setup: &'a Setup<'a>,
+    pub(super) eal: &'p Eal,
+    pub(super) plans: &'p [Plan],
+    pub(super) rules: &'p [RxRules],
+    pub(super) ports: [&'a Port<'a>; 2],
+    pub(super) interfaces: [Interface; 2],
+    pub(super) peers: [Ipv4Addr; 2],
+    pub(super) service_pool: Mempool<'p>,
+    pub(super) control: &'p RunControl,
+    pub(super) interrupts: &'a Interrupts,
+    /// TSC ticks when the run's clock started, and EAL's estimate of the TSC's frequency.
+    pub(super) clock_start: u64,
+    pub(super) dpdk_hz: u64,
+}
+
+/// The run while its phases go on.
+pub(super) struct Interpreter<'a, 's, 'p> {
+    bed: &'a Testbed<'a, 'p>,
+    scope: &'s LcoreScope<'s, 'p>,
+    machine: &'a mut Lifecycle,
+    record: &'a mut Record,
+    n4: N4Work<'a>,
+    idle_queues: Vec<Option<[PortQueues<'p>; 2]>>,
+    running: Option<Running<'s, 'p>>,
+    next_hop: [MacAddr; 2],
+    uplink_teids: Vec<Teid>,
+    upf_chooses_teids: bool,
+    qfi: Option<Qfi>,
+    /// A step hook's failures, by step, until the step's report exists.
+    hook_warnings: Vec<(usize, String)>,
+    seen_interrupts: u32,
+    last_live: Instant,
+}
+
+impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn new(
+        bed: &'a Testbed<'a, 'p>,
+        scope: &'s LcoreScope<'s, 'p>,
+        machine: &'a mut Lifecycle,
+        record: &'a mut Record,
+        n4: N4Work<'a>,
+        idle_queues: Vec<Option<[PortQueues<'p>; 2]>>,
+        uplink_teids: Vec<Teid>,
+        upf_chooses_teids: bool,
+    ) -> Self {
+        let system = bed.setup.system;
+        let mut next_hop = [MacAddr([0; 6]); 2];
+        for (i, p) in [&system.n3, &system.n6].into_iter().enumerate() {
+            if let Some(mac) = p.peer_mac {
+                next_hop[i] = mac;
+            }
+        }
+        Interpreter {
+            qfi: bed.plans[0].qfi,
+            bed,
+            scope,
+            machine,
+            record,
+            n4,
+            idle_queues,
+            running: None,
+            next_hop,
+            uplink_teids,
+            upf_chooses_teids,
+            hook_warnings: Vec::new(),
+            seen_interrupts: 0,
+            last_live: Instant::now(),
+        }
+    }
+
+    /// Runs the machine to its end; returns the control plane's wall times.
+    pub(super) fn run(mut self) -> Result<ControlTimes> {
+        self.machine.start(Instant::now());
+        loop {
+            while let Some(action) = self.machine.poll_action() {
+                self.perform(action, Instant::now())?;
+            }
+            if self.machine.is_done() {
+                return Ok(self.n4.times);
+            }
+            self.wait();
+            let now = Instant::now();
+            let n = self.bed.interrupts.count();
+            if n > self.seen_interrupts {
+                self.seen_interrupts = n;
+                self.machine.handle(now, Event::Interrupt);
+            }
+            if let Established::UplinkTeids(t) =
+                self.n4.poll(now, self.machine, self.upf_chooses_teids)?
+            {
+                self.uplink_teids = t;
+            }
+            self.poll_workers(now);
+            self.machine.handle_timeout(Instant::now());
+        }
+    }
+
+    /// Waits for the next thing to happen: at most 10 ms while the UPF answers (its rates are
+    /// measured by this loop), 50 ms otherwise.
+    fn wait(&self) {
+        let now = Instant::now();
+        let tick = Duration::from_millis(if self.n4.busy() { 10 } else { 50 });
+        let until = self
+            .machine
+            .poll_timeout()
+            .map_or(now + tick, |d| d.min(now + tick));
+        if until > now {
+            std::thread::sleep(until - now);
+        }
+    }
+
+    fn perform(&mut self, action: Action, now: Instant) -> Result<()> {
+        match action {
+            Action::Associate => {
+                let peer = self.bed.setup.system.pfcp.as_ref();
+                self.n4
+                    .associate(&peer.map_or(String::new(), |p| p.peer.to_string()));
+            }
+            Action::Establish => self.n4.establish(now),
+            Action::CancelEstablishment => self.n4.cancel_establishment(),
+            Action::Resolve => self.resolve(),
+            Action::Prepare { step } => self.prepare(step),
+            Action::SetPhase(phase) => self.set_phase(phase, now),
+            Action::Collect { step } => self.collect(step)?,
+            Action::Report => self.report()?,
+            Action::Delete => {
+                if !self.n4.delete(now) {
+                    self.machine.handle(now, Event::Deleted);
+                }
+            }
+            Action::Release => self.n4.release(),
+        }
+        Ok(())
+    }
+
+    /// Resolves the UPF's MACs on both ports (those not given in the system file), until
+    /// interrupted.
+    fn resolve(&mut self) {
+        let bed = self.bed;
+        let system = bed.setup.system;
+        let seen = self.seen_interrupts;
+        let interrupted = || bed.interrupts.count() > seen;
+        let mut held: Vec<[PortQueues<'p>; 2]> = self
+            .idle_queues
+            .iter_mut()
+            .filter_map(Option::take)
+            .collect();
+        let known: Vec<_> = [(Side::N3, &system.n3), (Side::N6, &system.n6)]
+            .into_iter()
+            .filter_map(|(s, p)| Some((s, bed.peers[s.index()], p.peer_mac?)))
+            .collect();
+        let mut service = ServicePlane::new(bed.interfaces, bed.service_pool, bed.dpdk_hz, &known);
+        let targets = [(Side::N3, bed.peers[0]), (Side::N6, bed.peers[1])];
+        let asked: Vec<String> = [(Side::N3, &system.n3), (Side::N6, &system.n6)]
+            .into_iter()
+            .filter(|(_, p)| p.peer_mac.is_none())
+            .map(|(s, p)| format!("{} {}", s.name(), p.peer))
+            .collect();
+        if !asked.is_empty() {
+            out::line(&format!(
+                "ARP: resolving {} (at most {} requests {:?} apart)",
+                asked.join(", "),
+                system.arp.retries + 1,
+                system.arp.timeout
+            ));
+        }
+        let result = resolve(
+            &mut held,
+            &mut service,
+            &targets,
+            system.arp.timeout,
+            system.arp.retries + 1,
+            &interrupted,
+        );
+        for (slot, q) in self.idle_queues.iter_mut().zip(held) {
+            *slot = Some(q);
+        }
+        let event = match result {
+            Ok(macs) => {
+                for ((side, ip), mac) in targets.iter().zip(macs) {
+                    self.next_hop[side.index()] = mac;
+                    out::line(&format!("{}: {ip} is at {mac}", side.name()));
+                }
+                Event::Resolved
+            }
+            Err(WaitError::Interrupted) => {
+                self.seen_interrupts = bed.interrupts.count();
+                Event::Interrupt
+            }
+            Err(e) => Event::Failed(e.to_string()),
+        };
+        self.machine.handle(Instant::now(), event);
+    }
+
+    fn prepare(&mut self, step: usize) {
+        let bed = self.bed;
+        let plan = &bed.plans[step];
+        if let Some(w) = run_hook(bed.setup, StepEdge::Start, step, bed.plans.len(), plan) {
+            self.hook_warnings.push((step, w));
+        }
+        let wiring = StepWiring {
+            eal: bed.eal,
+            plan,
+            rules: &bed.rules[step],
+            step,
+            endpoints: Endpoints {
+                local: bed.interfaces,
+                upf_n3: bed.peers[0],
+                next_hop_mac: self.next_hop,
+            },
+            peers: bed.peers,
+            qfi: self.qfi,
+            uplink_teids: &self.uplink_teids,
+            service_pool: bed.service_pool,
+            clock: step_clock(&mut self.record.calibration, bed.clock_start, bed.dpdk_hz),
+            control: bed.control,
+        };
+        match step::start(
+            self.scope,
+            &wiring,
+            &mut self.idle_queues,
+            bed.ports,
+            &bed.setup.kernel,
+        ) {
+            Ok(r) => {
+                if let Some(p) = plan.payload {
+                    out::line(&format!("step {}: payload {p} B", step + 1));
+                }
+                self.running = Some(r);
+                self.machine.handle(Instant::now(), Event::Prepared);
+            }
+            Err(e) => self
+                .machine
+                .handle(Instant::now(), Event::Failed(format!("{e:#}"))),
+        }
+    }
+
+    fn set_phase(&mut self, phase: Phase, now: Instant) {
+        let clock = self.running.as_ref().map_or_else(
+            || Clock::new(self.bed.dpdk_hz, self.bed.clock_start),
+            |r| r.clock,
+        );
+        let epoch = tsc() + clock.ticks(EPOCH_LEAD.as_nanos() as u64);
+        self.bed.control.set(phase, epoch);
+        if let Some(r) = &mut self.running {
+            match phase {
+                Phase::Measure => r.measure_started = Some(now + EPOCH_LEAD),
+                Phase::Drain if r.measure_started.is_some() && r.measure_ended.is_none() => {
+                    r.measure_ended = Some(now);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn collect(&mut self, step: usize) -> Result<()> {
+        let bed = self.bed;
+        let r = self
+            .running
+            .take()
+            .ok_or_else(|| anyhow!("no workers to collect"))?;
+        let result = step::finish(
+            r,
+            step_clock(&mut self.record.calibration, bed.clock_start, bed.dpdk_hz),
+            bed.control,
+            &mut self.idle_queues,
+            &bed.plans[step],
+            bed.ports,
+            &bed.setup.kernel,
+        )?;
+        out::line(&result.report.summary());
+        let steps = &mut self.record.steps;
+        steps.push(result);
+        if let Some(w) = run_hook(
+            bed.setup,
+            StepEdge::End,
+            step,
+            bed.plans.len(),
+            &bed.plans[step],
+        ) {
+            self.hook_warnings.push((step, w));
+        }
+        for (s, w) in self.hook_warnings.drain(..) {
+            if let Some(r) = steps.get_mut(s) {
+                r.report.warnings.push(w);
+            }
+        }
+        self.machine.handle(Instant::now(), Event::Collected);
+        Ok(())
+    }
+
+    fn report(&mut self) -> Result<()> {
+        let setup = self.bed.setup;
+        let record = &mut *self.record;
+        let report = &mut record.report;
+        report.duration_s = record.run_started.elapsed().as_secs_f64();
+        report.clock = report::clock_report(&record.calibration, self.bed.dpdk_hz);
+        report.steps = record.steps.iter().map(|s| s.report.clone()).collect();
+        if let Some(f) = self.machine.failure() {
+            report.warnings.push(format!("the run failed: {f}"));
+        } else if self.machine.stopped_early() && record.steps.is_empty() {
+            report
+                .warnings
+                .push("the run was interrupted: nothing was measured".into());
+        } else if self.machine.stopped_early() {
+            report
+                .warnings
+                .push("the run was interrupted: steps not collected are missing".into());
+        }
+        // Written now, before the teardown, so that a teardown that hangs or dies leaves the
+        // measurement behind; written again at the end with the deletion's figures.
+        let hlogs: Vec<_> = record.steps.iter().map(|s| (&s.report, &s.hlog)).collect();
+        record.folder = Some(report::write_report(
+            report,
+            &hlogs,
+            &setup.reports,
+            &setup.profile.name,
+            setup.sweep,
+        )?);
+        self.machine.handle(Instant::now(), Event::Reported);
+        Ok(())
+    }
+
+    /// The workers' side: the end of the measured phase, and the live line each second.
+    fn poll_workers(&mut self, now: Instant) {
+        let control = self.bed.control;
+        if let Some(r) = &mut self.running {
+            if self.machine.state() == State::Measure
+                && control.workers_done() as usize == r.workers.handles.len()
+            {
+                r.measure_ended = Some(now);
+                self.machine.handle(now, Event::AllSent);
+            }
+            if self.last_live.elapsed() >= Duration::from_secs(1) {
+                self.last_live = Instant::now();
+                out::progress(&step::live_line(r, control));
+            }
+        }
+    }
+}

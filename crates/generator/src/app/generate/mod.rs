@@ -1,0 +1,184 @@
+//! `upfbench run SYSTEM PROFILE` and `upfbench sweep SYSTEM PROFILE`: the generator.
+//!
+//! [`run`] reads the files and starts EAL; [`bring_up`] makes the ports, pools, plans and the
+//! control thread; the [`interpreter`] carries out what the run's state machine
+//! ([`crate::lifecycle::Lifecycle`]) asks for: PFCP through the control thread ([`n4`]), MAC
+//! resolution, the steps' workers ([`step`]), the live line, the report ([`crate::report`]).
+//! Every exit, interruptions and failures included, goes through the report and the teardown.
+
+mod bring_up;
+mod interpreter;
+mod n4;
+mod step;
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, anyhow, bail};
+use upfbench_dpdk::{Eal, TscAnchor};
+use upfbench_stats::report::Report;
+
+use super::kernel_counters::KernelCounters;
+use super::out;
+use super::peers::EarlyStop;
+use super::reflect::make_socket_dir;
+use super::step_hook::{DEFAULT_TIMEOUT, StepAt, StepEdge, StepHook};
+use crate::cli::RunArgs;
+use crate::config::{self, Profile, System};
+use crate::control::Interrupts;
+use crate::datapath::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
+use crate::plan::Plan;
+use crate::report;
+
+/// Runs the profile once (`run`, `sweep` `None`) or at each of its sweep payloads (`sweep`:
+/// `Some` of the command line's payloads, if given, else of `None`).
+///
+/// Exits: `Ok` when the run ended or was interrupted (Ctrl-C, SIGTERM: the report says so),
+/// `Err` when it failed; EAL's runtime files are removed either way.
+pub fn run(args: &RunArgs, sweep: Option<Option<&[u16]>>) -> Result<()> {
+    // First of all: from here on Ctrl-C and SIGTERM are counted, never the default exit that
+    // would leave EAL's runtime files, the UPF's sessions and no report behind.
+    let interrupts = Interrupts::install().context("installing the signal handlers")?;
+    // The TSC's frequency is measured from here on, against the kernel's clock.
+    let first_anchor = TscAnchor::now();
+    let (system, profile) = config::load_sweep(&args.system, &args.profile, sweep.flatten())
+        .map_err(|e| anyhow!("{e}"))?;
+    let payloads: Vec<Option<u16>> = match sweep {
+        Some(_) => profile.sweep.payloads.iter().copied().map(Some).collect(),
+        None => vec![None],
+    };
+    let sweep = sweep.is_some();
+    for p in [&system.n3, &system.n6] {
+        make_socket_dir(p.devargs.as_deref())?;
+    }
+    let devices = [
+        PortDevice {
+            device: &system.n3.device,
+            args: system.n3.devargs.as_deref(),
+        },
+        PortDevice {
+            device: &system.n6.device,
+            args: system.n6.devargs.as_deref(),
+        },
+    ];
+    let prefix = system
+        .eal
+        .file_prefix
+        .clone()
+        .unwrap_or_else(|| format!("upfbench-{}", std::process::id()));
+    let eal_args = eal_args(
+        &system.eal.args,
+        system.cores.main,
+        &system.cores.workers,
+        &prefix,
+        &devices,
+    );
+    let prefix = file_prefix(&eal_args).unwrap_or(prefix);
+    let names = [devices[0].port_name(), devices[1].port_name()];
+    let setup = Setup {
+        system: &system,
+        profile: &profile,
+        payloads,
+        pfcp: system.pfcp.is_some() && !args.no_pfcp,
+        names,
+        reports: args
+            .reports
+            .clone()
+            .unwrap_or_else(|| system.reports.clone()),
+        sweep,
+        step_hook: args
+            .step_hook
+            .as_ref()
+            .map(|c| StepHook::new(c.clone(), DEFAULT_TIMEOUT)),
+        first_anchor,
+        kernel: KernelCounters::new(&system),
+    };
+    // Dropped after the Eal: removes its runtime files on every way out, panics included.
+    let _runtime_dir = RuntimeDirGuard::new(&prefix);
+    Eal::init(&eal_args)
+        .context("EAL initialisation failed (see EAL's messages above)")
+        .and_then(|eal| bring_up::execute(&eal, &setup, &interrupts))
+}
+
+/// What a run is made of, from the command line and the files.
+struct Setup<'a> {
+    system: &'a System,
+    profile: &'a Profile,
+    payloads: Vec<Option<u16>>,
+    pfcp: bool,
+    names: [String; 2],
+    reports: PathBuf,
+    sweep: bool,
+    step_hook: Option<StepHook>,
+    /// The TSC and the kernel's clock when the process started.
+    first_anchor: TscAnchor,
+    /// The kernel interfaces under the ports, read at each step's edges.
+    kernel: KernelCounters,
+}
+
+impl Setup<'_> {
+    /// What the run is called in the report.
+    fn identity(&self) -> report::RunIdentity<'_> {
+        report::RunIdentity {
+            profile: &self.profile.name,
+            ports: [&self.names[0], &self.names[1]],
+            workers: self.system.cores.workers.len() as u16,
+            ues: self.profile.sessions.count,
+        }
+    }
+}
+
+/// The report of a run that ended before its phases started: what it was doing, and nothing
+/// measured. Returns `Ok` after an interruption, the failure otherwise.
+fn end_early(
+    setup: &Setup<'_>,
+    report: &mut Report,
+    run_started: std::time::Instant,
+    end: EarlyStop,
+) -> Result<()> {
+    report.duration_s = run_started.elapsed().as_secs_f64();
+    report.warnings.push(match &end {
+        EarlyStop::Interrupted(doing) => {
+            format!("the run was interrupted {doing}: nothing was measured")
+        }
+        EarlyStop::Failed(m) => format!("the run failed: {m}"),
+    });
+    let folder = report::write_report(
+        report,
+        &[],
+        &setup.reports,
+        &setup.profile.name,
+        setup.sweep,
+    )?;
+    out::text(&report.to_table());
+    out::line(&format!("\nreports: {}", folder.display()));
+    match end {
+        EarlyStop::Interrupted(_) => {
+            out::line("interrupted: the report holds what was measured");
+            Ok(())
+        }
+        EarlyStop::Failed(m) => bail!("{m}"),
+    }
+}
+
+/// Runs the step hook, if any, at `edge` of `step`; a failure comes back as the step's warning
+/// (and is shown at once).
+fn run_hook(
+    setup: &Setup<'_>,
+    edge: StepEdge,
+    step: usize,
+    steps: usize,
+    plan: &Plan,
+) -> Option<String> {
+    let hook = setup.step_hook.as_ref()?;
+    let label = report::step_label(plan);
+    let e = hook
+        .run(StepAt {
+            edge,
+            step,
+            steps,
+            label: &label,
+        })
+        .err()?;
+    out::line(&format!("warning: {e}"));
+    Some(e.to_string())
+}

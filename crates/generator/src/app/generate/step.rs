@@ -1,0 +1,141 @@
+//! One step from the run's side: its workers launched with the live meter and the counters
+//! read at its start; at its end the workers joined, the report's step section made, and the
+//! kernel's counters and the latency interval log added.
+
+use std::time::{Instant, SystemTime};
+
+use anyhow::Result;
+use upfbench_dpdk::{LcoreScope, Port, PortStats, tsc};
+use upfbench_stats::report::StepReport;
+use upfbench_stats::{IntervalLog, LiveMeter, RxHandle, TxHandle};
+
+use crate::app::kernel_counters::{KernelCounters, KernelReading};
+use crate::app::live::collect_intervals;
+use crate::datapath::assembly::{StepWiring, StepWorkers, join, launch};
+use crate::datapath::calibration::{TscCalibration, measure_now};
+use crate::datapath::clock::Clock;
+use crate::datapath::phase::{Phase, RunControl};
+use crate::datapath::queues::PortQueues;
+use crate::plan::Plan;
+use crate::report::{self, StepMeasurements};
+
+/// One step's workers while they run.
+pub(super) struct Running<'s, 'p> {
+    pub(super) workers: StepWorkers<'s, 'p>,
+    live: LiveMeter,
+    pub(super) measure_started: Option<Instant>,
+    pub(super) measure_ended: Option<Instant>,
+    ports_before: [PortStats; 2],
+    /// The step's clock: its TSC frequency is the one measured when the step started.
+    pub(super) clock: Clock,
+    kernel_before: KernelReading,
+}
+
+/// What a step measured.
+pub(super) struct StepResult {
+    pub(super) report: StepReport,
+    /// The step's HdrHistogram interval log.
+    pub(super) hlog: Option<Vec<u8>>,
+}
+
+/// The clock of a step's edge, now: the TSC frequency measured from the process's start to
+/// now, after waiting for the calibration's shortest span if the run got here sooner (EAL's
+/// estimate `dpdk_hz` only if the TSC did not move forward).
+pub(super) fn step_clock(calibration: &mut TscCalibration, start: u64, dpdk_hz: u64) -> Clock {
+    Clock::new(measure_now(calibration, dpdk_hz), start)
+}
+
+/// Reads the ports' and the kernel's counters and launches the step's workers, idle.
+pub(super) fn start<'s, 'p>(
+    scope: &'s LcoreScope<'s, 'p>,
+    wiring: &StepWiring<'_, 'p>,
+    queues: &mut [Option<[PortQueues<'p>; 2]>],
+    ports: [&Port<'_>; 2],
+    kernel: &KernelCounters,
+) -> Result<Running<'s, 'p>> {
+    let mut live = LiveMeter::new(&wiring.plan.latency)?.with_interval_log(IntervalLog::new(
+        SystemTime::now(),
+        &format!(
+            "upfbench {} latency intervals, step {}",
+            env!("CARGO_PKG_VERSION"),
+            report::step_label(wiring.plan)
+        ),
+    ));
+    let ports_before = [ports[0].stats()?, ports[1].stats()?];
+    let kernel_before = kernel.read();
+    // The live meter's baseline, and the interval log's time zero.
+    live.line(wiring.clock.ns(tsc()), &[], &[]);
+    let workers = launch(scope, wiring, queues)?;
+    Ok(Running {
+        workers,
+        live,
+        measure_started: None,
+        measure_ended: None,
+        ports_before,
+        clock: wiring.clock,
+        kernel_before,
+    })
+}
+
+/// The live line of a running step (the caller shows it once a second).
+pub(super) fn live_line(r: &mut Running<'_, '_>, control: &RunControl) -> String {
+    collect_intervals(&mut r.live, &mut r.workers.rx);
+    let tx: Vec<_> = r.workers.tx.iter().map(TxHandle::snapshot).collect();
+    let rx: Vec<_> = r.workers.rx.iter().map(RxHandle::snapshot).collect();
+    let line = r.live.line(r.clock.ns(tsc()), &tx, &rx);
+    let phase = control.phase();
+    if phase == Phase::Warmup {
+        // Warm-up packets prime the UPF's flows and are not measured.
+        format!(
+            "{:>9} {:7.1}s sending, not measured",
+            "Warmup",
+            line.elapsed_ns as f64 / 1e9
+        )
+    } else {
+        format!("{:>9} {line}", format!("{phase:?}"))
+    }
+}
+
+/// Stops the workers and makes the step's report of what they measured; `end_clock` has the
+/// TSC frequency measured at the step's end, which its duration (and so its rates) are
+/// converted with.
+pub(super) fn finish<'p>(
+    mut r: Running<'_, 'p>,
+    end_clock: Clock,
+    control: &RunControl,
+    queues: &mut [Option<[PortQueues<'p>; 2]>],
+    plan: &Plan,
+    ports: [&Port<'_>; 2],
+    kernel: &KernelCounters,
+) -> Result<StepResult> {
+    let outcome = join(&mut r.workers, control, queues)?;
+    let after = [ports[0].stats()?, ports[1].stats()?];
+    let kernel_after = kernel.read();
+    let mut report = report::step_report(&StepMeasurements {
+        plan,
+        specs: &r.workers.specs,
+        tx: &outcome.tx,
+        rx: &outcome.rx,
+        counters: &outcome.counters,
+        start_clock: r.clock,
+        end_clock,
+        ports: [(r.ports_before[0], after[0]), (r.ports_before[1], after[1])],
+    })?;
+    kernel.add_to_step(&mut report, &r.kernel_before, &kernel_after);
+    // The last interval: what arrived after the last live line.
+    for h in &mut r.workers.rx {
+        r.live.collect(h);
+    }
+    let tx: Vec<_> = r.workers.tx.iter().map(TxHandle::snapshot).collect();
+    let rx: Vec<_> = r.workers.rx.iter().map(RxHandle::snapshot).collect();
+    r.live.line(r.clock.ns(tsc()), &tx, &rx);
+    let hlog = r.live.take_interval_log().map(|(log, failures)| {
+        if failures > 0 {
+            report.warnings.push(format!(
+                "{failures} latency intervals could not be written to the interval log"
+            ));
+        }
+        log.to_bytes()
+    });
+    Ok(StepResult { report, hlog })
+}

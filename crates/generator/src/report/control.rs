@@ -1,0 +1,113 @@
+//! The report's control-plane section: the batches' wall times and rates, and what the PFCP node
+//! counted.
+
+use std::time::Instant;
+
+use upfbench_pfcp::node::{Figures, LatencySummary, Stats};
+use upfbench_stats::report::{ControlReport, ProcedureLatency};
+
+/// When the batches ran and how the release ended.
+#[derive(Debug, Default, Clone)]
+pub struct ControlTimes {
+    /// The establishment batch started.
+    pub establish_started: Option<Instant>,
+    /// It ended (all answered, failed or cancelled).
+    pub establish_ended: Option<Instant>,
+    /// The deletion batch started.
+    pub delete_started: Option<Instant>,
+    /// It ended.
+    pub delete_ended: Option<Instant>,
+    /// How the Association Release ended, if it was sent.
+    pub release: Option<String>,
+}
+
+fn span(from: Option<Instant>, to: Option<Instant>) -> Option<f64> {
+    Some(to?.checked_duration_since(from?)?.as_secs_f64())
+}
+
+fn per_s(n: u64, secs: Option<f64>) -> Option<f64> {
+    secs.filter(|&s| s > 0.0).map(|s| n as f64 / s)
+}
+
+fn latency(s: LatencySummary) -> Option<ProcedureLatency> {
+    (s.count > 0).then_some(ProcedureLatency {
+        count: s.count,
+        min_us: s.min_us,
+        p50_us: s.p50_us,
+        p90_us: s.p90_us,
+        p99_us: s.p99_us,
+        max_us: s.max_us,
+    })
+}
+
+/// The report's control-plane section.
+pub fn control_report(
+    upf: String,
+    sessions: u64,
+    times: &ControlTimes,
+    figures: &Figures,
+    stats: &Stats,
+) -> ControlReport {
+    let establish_s = span(times.establish_started, times.establish_ended);
+    let delete_s = span(times.delete_started, times.delete_ended);
+    ControlReport {
+        upf,
+        sessions,
+        established: stats.sessions_established,
+        deleted: stats.sessions_deleted,
+        establish_s,
+        established_per_s: per_s(stats.sessions_established, establish_s),
+        delete_s,
+        deleted_per_s: per_s(stats.sessions_deleted, delete_s),
+        establishment_latency: latency(Figures::summary(&figures.establishment_us)),
+        deletion_latency: latency(Figures::summary(&figures.deletion_us)),
+        requests_sent: stats.requests_sent,
+        retransmissions: stats.retransmissions,
+        timeouts: stats.timeouts,
+        window_largest: stats.window_largest,
+        heartbeats_answered: stats.heartbeats_answered,
+        causes: figures
+            .named_causes()
+            .into_iter()
+            .map(|(_, name, n)| (name, n))
+            .collect(),
+        lost_sessions: figures.lost_sessions,
+        release: times
+            .release
+            .clone()
+            .unwrap_or_else(|| "not sent".to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn the_report_takes_rates_from_the_times_and_counts_from_the_node() {
+        let t0 = Instant::now();
+        let times = ControlTimes {
+            establish_started: Some(t0),
+            establish_ended: Some(t0 + Duration::from_millis(250)),
+            delete_started: None,
+            delete_ended: None,
+            release: None,
+        };
+        let stats = Stats {
+            sessions_established: 1_000,
+            retransmissions: 3,
+            ..Stats::default()
+        };
+        let r = control_report("upf".into(), 1_000, &times, &Figures::default(), &stats);
+        assert_eq!(r.established, 1_000);
+        assert_eq!(r.establish_s, Some(0.25));
+        assert_eq!(r.established_per_s, Some(4_000.0));
+        assert_eq!(r.delete_s, None);
+        assert_eq!(r.deleted_per_s, None);
+        assert_eq!(r.establishment_latency, None);
+        assert_eq!(r.retransmissions, 3);
+        assert_eq!(r.release, "not sent");
+    }
+}

@@ -1,0 +1,99 @@
+//! What the workers and the ports counted besides the measurement, as the report's lines and
+//! tables.
+
+use std::collections::BTreeMap;
+
+use upfbench_dpdk::PortStats;
+use upfbench_stats::report::{PortFrames, PortReport};
+
+use crate::datapath::classify::Reject;
+use crate::datapath::queues::Side;
+use crate::datapath::service::Seen;
+use crate::datapath::worker::WorkerCounters;
+
+/// What the workers counted besides the measurement, as report lines.
+pub fn counter_notes(c: &WorkerCounters) -> Vec<String> {
+    let mut notes = Vec::new();
+    if c.no_container > 0 {
+        notes.push(format!(
+            "N3: {} downlink G-PDUs came without a PDU Session Container (measured)",
+            c.no_container
+        ));
+    }
+    if c.tx_pool_empty > 0 {
+        notes.push(format!(
+            "TX: a template pool ran dry {} times (the NIC held every mbuf): packets were late",
+            c.tx_pool_empty
+        ));
+    }
+    if c.tx_rewound > 0 {
+        notes.push(format!(
+            "TX: {} packets were never taken by the NIC and are not counted as sent",
+            c.tx_rewound
+        ));
+    }
+    notes
+}
+
+/// Received frames that were not measured, by port and kind: what the classifier rejected, and
+/// what the service plane got that is news from the UPF (Error Indications, End Markers, other
+/// GTP-U signalling, ICMP other than echo requests to us, what it could not read); ARP and the
+/// echo requests it answered are not.
+pub fn rejected(c: &WorkerCounters) -> BTreeMap<String, u64> {
+    const FINDINGS: [Seen; 6] = [
+        Seen::IcmpOther,
+        Seen::GtpuEchoResponse,
+        Seen::GtpuErrorIndication,
+        Seen::GtpuEndMarker,
+        Seen::GtpuOther,
+        Seen::Ignored,
+    ];
+    let mut out = BTreeMap::new();
+    for (side, rejects) in ["N3", "N6"].iter().zip(&c.rejects) {
+        for (k, &n) in rejects.iter().enumerate() {
+            if n > 0 {
+                out.insert(format!("{side} {}", Reject::NAMES[k]), n);
+            }
+        }
+    }
+    for (side, seen) in ["N3", "N6"].iter().zip(&c.service_seen) {
+        for kind in FINDINGS {
+            let n = seen[kind as usize];
+            if n > 0 {
+                out.insert(format!("{side} {}", Seen::NAMES[kind as usize]), n);
+            }
+        }
+    }
+    out
+}
+
+/// What the workers sent and received on `side`'s port, by kind.
+pub fn port_frames(side: Side, c: &WorkerCounters) -> PortFrames {
+    let i = side.index();
+    PortFrames {
+        name: side.name().to_owned(),
+        tx_measured: c.tx_measured[i],
+        tx_warmup: c.tx_warmup[i],
+        tx_service: c.tx_service[i],
+        rx_measured: c.rx_measured[i],
+        rx_unmeasured: c.unmeasured[i],
+        rx_service: c.rx_service[i],
+        rx_rejected: c.rejects[i].iter().sum(),
+    }
+}
+
+/// What the port counted between `before` and `after`.
+pub fn port_report(name: &str, before: &PortStats, after: &PortStats) -> PortReport {
+    PortReport {
+        name: name.to_owned(),
+        ipackets: after.ipackets.saturating_sub(before.ipackets),
+        opackets: after.opackets.saturating_sub(before.opackets),
+        ibytes: after.ibytes.saturating_sub(before.ibytes),
+        obytes: after.obytes.saturating_sub(before.obytes),
+        imissed: after.imissed.saturating_sub(before.imissed),
+        ierrors: after.ierrors.saturating_sub(before.ierrors),
+        rx_nombuf: after.rx_nombuf.saturating_sub(before.rx_nombuf),
+        oerrors: after.oerrors.saturating_sub(before.oerrors),
+        interface: None,
+    }
+}

@@ -1,0 +1,66 @@
+//! Everything that turns measurements into the report: the report's frame, each step's
+//! section from what its workers measured, the control plane's section, the clock's, and the
+//! files written. The report's types and formats are the stats crate's (`upfbench_stats::report`).
+
+mod clock;
+mod control;
+mod counters;
+mod files;
+mod step;
+mod tx_slip;
+
+pub use clock::clock_report;
+pub use control::{ControlTimes, control_report};
+pub use counters::{counter_notes, port_frames, port_report, rejected};
+pub use files::{write_files, write_report};
+pub use step::{StepMeasurements, step_report};
+pub use tx_slip::{add_slips, merge_slips, slip_warning};
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use upfbench_stats::report::Report;
+
+use crate::plan::Plan;
+
+/// What a run is called in the report: its profile, its ports, its workers and UEs.
+#[derive(Debug, Clone, Copy)]
+pub struct RunIdentity<'a> {
+    /// The profile's name.
+    pub profile: &'a str,
+    /// The DPDK names of the N3 and N6 ports.
+    pub ports: [&'a str; 2],
+    /// Worker lcores.
+    pub workers: u16,
+    /// UEs (sessions).
+    pub ues: u32,
+}
+
+/// Now, in milliseconds since the Unix epoch (0 if the clock is before it).
+fn now_unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The report's frame: version, start, the run's configuration; no step yet.
+pub fn new_report(run: RunIdentity<'_>) -> Report {
+    let mut report = Report::new(env!("CARGO_PKG_VERSION"), now_unix_ms());
+    report
+        .config
+        .insert("profile".into(), run.profile.to_owned());
+    report.config.insert("n3".into(), run.ports[0].to_owned());
+    report.config.insert("n6".into(), run.ports[1].to_owned());
+    report
+        .config
+        .insert("workers".into(), run.workers.to_string());
+    report.config.insert("ues".into(), run.ues.to_string());
+    report
+}
+
+/// A step's name in the report and its files: its payload (`300 B`) in a sweep, `run` otherwise.
+pub fn step_label(plan: &Plan) -> String {
+    match plan.payload {
+        Some(p) => format!("{p} B"),
+        None => "run".to_owned(),
+    }
+}

@@ -1,0 +1,112 @@
+//! A step's section of the report, from what its workers measured and its ports counted.
+
+use std::time::Duration;
+
+use anyhow::Result;
+use upfbench_dpdk::PortStats;
+use upfbench_stats::report::{StepReport, StreamSummary};
+use upfbench_stats::{RunResult, RxCoreResult, StreamSpec, TxCoreResult};
+
+use super::counters::{counter_notes, port_frames, port_report, rejected};
+use super::step_label;
+use super::tx_slip::add_slips;
+use crate::datapath::calibration::ppm;
+use crate::datapath::clock::Clock;
+use crate::datapath::queues::Side;
+use crate::datapath::worker::WorkerCounters;
+use crate::plan::Plan;
+
+/// How far the TSC's frequency may move between a step's start and end before the report
+/// says so: far above what the calibration itself can tell apart.
+const TSC_DRIFT_PPM: f64 = 10.0;
+
+/// What a step's workers and ports measured.
+#[derive(Debug)]
+pub struct StepMeasurements<'a> {
+    /// The step's plan.
+    pub plan: &'a Plan,
+    /// The flows, as the statistics were made for them.
+    pub specs: &'a [StreamSpec],
+    /// Each worker's transmit figures.
+    pub tx: &'a [TxCoreResult],
+    /// Each worker's receive figures.
+    pub rx: &'a [RxCoreResult],
+    /// The workers' other counters, added up.
+    pub counters: &'a WorkerCounters,
+    /// The clock the step ran on: the TSC frequency measured when it started.
+    pub start_clock: Clock,
+    /// The frequency measured at the step's end, which its duration (and so its rates) are
+    /// converted with.
+    pub end_clock: Clock,
+    /// The N3 and N6 ports' counters at the step's start and end.
+    pub ports: [(PortStats, PortStats); 2],
+}
+
+/// The step's report: traffic per direction and stream, the sending time, the ports, and the
+/// warnings of what the tester itself did wrong.
+pub fn step_report(m: &StepMeasurements<'_>) -> Result<StepReport> {
+    let plan = m.plan;
+    let counters = m.counters;
+    let merged = RunResult::merge(m.specs, m.tx, m.rx, &plan.latency)?;
+    // The sending time: from when the first packet was due to the last burst, stretched by one
+    // packet's share of it (n packets span n - 1 gaps).
+    let sent: u64 = merged.directions.iter().map(|d| d.tx.packets).sum();
+    let duration = match counters.tx_span {
+        Some((first, last)) if last > first && sent > 1 => {
+            let span = m.end_clock.ticks_to_ns(last - first) as f64;
+            Duration::from_nanos((span * sent as f64 / (sent - 1) as f64) as u64)
+        }
+        _ => plan.expected,
+    };
+    let mut report = StepReport::from_run(
+        step_label(plan),
+        plan.payload.map(u32::from),
+        duration.as_nanos() as u64,
+        &merged,
+    );
+    report.tsc_hz = Some(m.start_clock.hz() as f64);
+    let drift = ppm(m.end_clock.hz() as f64, m.start_clock.hz() as f64);
+    if drift.abs() > TSC_DRIFT_PPM {
+        report.warnings.push(format!(
+            "the TSC's frequency measured at the step's end is {drift:+.1} ppm from the one at \
+             its start ({} Hz): this host's TSC does not keep a steady rate, and the step's \
+             latencies are off by as much",
+            m.start_clock.hz()
+        ));
+    }
+    report.warnings.extend(counter_notes(counters));
+    report.rx_rejected = rejected(counters);
+    report.streams = plan
+        .streams
+        .iter()
+        .map(|st| {
+            let flows = st.flow_base as usize..(st.flow_base + st.ue_count()) as usize;
+            StreamSummary::from_flows(
+                st.name.clone(),
+                st.direction,
+                u32::from(st.payload_len),
+                merged.streams.get(flows).unwrap_or_default(),
+            )
+        })
+        .collect();
+    add_slips(&mut report, &plan.streams, &counters.tx_slips);
+    for (side, (before, after)) in Side::BOTH.iter().zip(&m.ports) {
+        let name = side.name();
+        let port = port_report(name, before, after);
+        if port.own_drops() > 0 {
+            report.warnings.push(format!(
+                "{name}: the tester's own port dropped packets: imissed {}, ierrors {}, rx_nombuf {}, oerrors {}",
+                port.imissed, port.ierrors, port.rx_nombuf, port.oerrors
+            ));
+        }
+        let frames = port_frames(*side, counters);
+        if let Some(m) = frames.mismatch(&port) {
+            report.warnings.push(format!(
+                "frames by kind do not add up to the port's counters: {m}"
+            ));
+        }
+        report.ports.push(port);
+        report.frames.push(frames);
+    }
+    Ok(report)
+}
