@@ -11,7 +11,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use upfbench_generator::config;
-use upfbench_generator::control::client_side::{ClientSide, ClientThread};
+use upfbench_generator::n4::client_side::{ClientSide, ClientThread};
 use upfbench_generator::report::{ControlTimes, control_report};
 use upfbench_pfcp::MessageType;
 use upfbench_pfcp::driver::{Release, recovery_time_stamp_now};

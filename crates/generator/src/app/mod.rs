@@ -8,5 +8,6 @@ pub mod peers;
 pub mod ports;
 pub mod reflect;
 pub mod reflect_lines;
+pub mod signals;
 pub mod step_hook;
 pub mod validate;

@@ -10,10 +10,9 @@ use upfbench_pfcp::ie::DnsName;
 
 use super::out;
 use super::reflect_lines::{live_line, render_totals, sum};
+use crate::app::signals::Interrupts;
 use crate::cli::ReflectArgs;
 use crate::config::{self, PortName, ReflectMode, Reflector, ReflectorPort};
-use crate::control::Interrupts;
-use crate::control::upf_side::{UpfSide, UpfThread};
 use crate::datapath::calibration::{TscCalibration, measure_now, ppm};
 use crate::datapath::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
 use crate::datapath::impair::{ImpairConfig, Impairments};
@@ -23,6 +22,7 @@ use crate::datapath::queues::Side;
 use crate::datapath::reflector::{CounterCell, Mode, ReflectorCounters, ReflectorWorker};
 use crate::datapath::rules::{ForwardingTable, table_channels};
 use crate::datapath::service::{ErrorIndicationLimit, Interface, ServicePlane};
+use crate::n4::upf_side::{UpfSide, UpfThread};
 
 /// Mbufs of the pool that service answers and duplicates come from.
 const SERVICE_POOL: u32 = 8191;

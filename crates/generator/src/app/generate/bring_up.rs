@@ -13,15 +13,15 @@ use super::n4::N4Work;
 use super::{Setup, end_early};
 use crate::app::out;
 use crate::app::peers::{EarlyStop, wait_for_links, wait_for_memif_servers};
+use crate::app::signals::Interrupts;
 use crate::config;
-use crate::control::Interrupts;
-use crate::control::client_side::{ClientSide, ClientThread};
 use crate::datapath::calibration::TscCalibration;
 use crate::datapath::classify::RxRules;
 use crate::datapath::phase::{Phase, RunControl};
 use crate::datapath::ports::{port_config, rx_pool, split_queues};
 use crate::datapath::service::Interface;
 use crate::lifecycle::{Lifecycle, Timing};
+use crate::n4::client_side::{ClientSide, ClientThread};
 use crate::plan::{self, Plan, UplinkTeids};
 use crate::report::{self, ControlTimes};
 

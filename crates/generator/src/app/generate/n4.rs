@@ -11,11 +11,11 @@ use upfbench_pfcp::node::{NodeError, Stats};
 use upfbench_pfcp::plan::UeSessionPlan;
 
 use crate::app::out;
-use crate::control::checks::{chosen_endpoint_mismatch, establishment_hint};
-use crate::control::client_side::{ClientThread, Deletion, Establishment, Pending};
-use crate::control::failure::{deletion_failure, establishment_failure};
-use crate::control::progress::{BatchMeter, stalled_message};
 use crate::lifecycle::{Event, Lifecycle};
+use crate::n4::checks::{chosen_endpoint_mismatch, establishment_hint};
+use crate::n4::client_side::{ClientThread, Deletion, Establishment, Pending};
+use crate::n4::failure::{deletion_failure, establishment_failure};
+use crate::n4::progress::{BatchMeter, stalled_message};
 use crate::report::ControlTimes;
 
 /// What the control thread is doing for the run, and the wall times it took.
