@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The kernel lab of DESIGN.md: namespaces tg (the tester: upfbench run/sweep) and dut (the UPF:
+# The kernel lab (docs/measurement.md): namespaces tg (tester: upfbench run/sweep) and dut (the UPF:
 # upfbench reflect, or a kernel UPF) joined by three veth pairs named n3, n4, n6 on both sides.
 # Nothing leaves the two namespaces.
 #

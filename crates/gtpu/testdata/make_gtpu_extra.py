@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-"""Makes testdata/gtpu_extra.json: vectors beyond ../shared/vectors/gtpu.json, built with Scapy
+"""Makes testdata/gtpu_extra.json: vectors beyond testdata/gtpu.json, built with Scapy
 and checked with tshark (run from crates/gtpu: /usr/bin/python3 testdata/make_gtpu_extra.py).
 
-They cover what the shared set does not: an Error Indication whose GTP-U Peer Address carries
-the address (the shared vector's Peer Address IE is empty, length 0, a Scapy quirk when the IE
+They cover what gtpu.json does not: an Error Indication whose GTP-U Peer Address carries
+the address (gtpu.json's vector has an empty Peer Address IE, length 0, a Scapy quirk when the IE
 length is left unset), the UDP Port extension header, DL PDU Session Containers with PPP/PPI,
 RQI, QMP and SNP, a UL container with every optional field, and sequence/N-PDU numbers."""
 import json

@@ -1,4 +1,4 @@
-//! Reference vectors: `testdata/gtpu.json` (a copy of the project's shared vectors, made by
+//! Reference vectors: `testdata/gtpu.json` (the project's reference set, made by
 //! Scapy and checked by Wireshark) and `testdata/gtpu_extra.json` (made here by
 //! `testdata/make_gtpu_extra.py`, also Scapy and tshark). Every vector must decode to exactly
 //! its listed fields, and emitting from those fields must give the same bytes.

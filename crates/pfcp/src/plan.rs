@@ -1,7 +1,7 @@
 //! One UE's session as the tester programs it, turned into PFCP requests.
 //!
 //! The rules follow the interoperability rules learned from the UPFs users measure
-//! (DESIGN.md, "PFCP interoperability rules"):
+//! (docs/pfcp.md):
 //! - PDR 1, downlink: Source Interface Core, UE IP Address as destination, Network Instance, no
 //!   SDF filter (Open5GS needs exactly this default PDR); FAR 1 forwards to Access with Outer
 //!   Header Creation GTP-U/UDP/IPv4 towards the gNB.

@@ -1,4 +1,4 @@
-//! What real UPFs taught the client (DESIGN.md, "PFCP interoperability rules"), on the sans-IO
+//! What real UPFs taught the client (docs/pfcp.md), on the sans-IO
 //! nodes with a virtual clock: the session window adapts to a UPF whose receive buffer
 //! overflows; one heartbeat exchange comes before the first session request; the Association
 //! Release is sent once; Causes, latencies and lost sessions are counted.

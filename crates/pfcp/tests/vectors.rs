@@ -1,4 +1,4 @@
-//! The reference vectors (testdata/pfcp.json, copied from shared/vectors): every vector decodes to
+//! The reference vectors (testdata/pfcp.json, made by Scapy): every vector decodes to
 //! the listed fields and re-encodes byte for byte.
 
 mod common;

@@ -180,7 +180,7 @@ fn default_first_seid() -> Seid {
 }
 
 impl Default for ReflectorPfcp {
-    /// The design's address plan: listens on 192.168.14.151:8805 for 192.168.14.111.
+    /// The address plan of docs/measurement.md: listens on 192.168.14.151:8805 for 192.168.14.111.
     fn default() -> Self {
         ReflectorPfcp {
             local: default_local(),

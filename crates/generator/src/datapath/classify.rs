@@ -3,7 +3,7 @@
 //!
 //! N3 carries the downlink back from the UPF as G-PDUs: the tunnel must be the UE's downlink
 //! TEID and, when the run sets a QFI, a PDU Session Container must carry that QFI (a G-PDU
-//! without a container is measured and noted: DESIGN.md asks to accept both). N6 carries the
+//! without a container is measured and noted: UPFs differ, see docs/pfcp.md). N6 carries the
 //! uplink decapsulated: the inner source must be the UE. On both, the tag's stream must be one of
 //! the run's, sent in the direction the port receives, with the stream's UDP ports and a UE of
 //! the stream. Everything else is either for the service plane (ARP, ICMP, GTP-U signalling) or

@@ -1,5 +1,5 @@
 //! The measurement tag: the first [`TAG_LEN`] bytes of the inner UDP payload of every generated
-//! packet (DESIGN.md, "The measurement tag").
+//! packet (docs/measurement.md, "The measurement tag").
 //!
 //! It fits the smallest payload a profile allows (10 bytes) and carries what the receiver cannot
 //! learn from the headers: the profile stream, the packet's sequence number within its flow, and

@@ -1,5 +1,5 @@
 //! The PFCP sessions of a run: one per UE, from the profile's session settings and the system
-//! file's addresses, following the interoperability rules (DESIGN.md) that crates/pfcp's plan
+//! file's addresses, by the interoperability rules (docs/pfcp.md) that crates/pfcp's plan
 //! encodes.
 
 use std::net::SocketAddr;

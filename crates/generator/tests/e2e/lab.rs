@@ -24,7 +24,7 @@ use crate::harness::{
     tshark_fields, unique, warnings,
 };
 
-/// The UPF's addresses on N3 and N6 (DESIGN.md's plan, as in lab.yaml).
+/// The UPF's addresses on N3 and N6 (the address plan of docs/measurement.md, as in lab.yaml).
 const UPF: [(&str, &str); 2] = [("n3", "192.168.13.151"), ("n6", "192.168.16.151")];
 /// The tester's: the gNB the downlink tunnels go to, and the data network's next hop.
 const TESTER: [&str; 2] = ["192.168.13.131", "192.168.16.152"];

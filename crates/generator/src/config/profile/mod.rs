@@ -202,7 +202,7 @@ fn default_dnn() -> Option<String> {
 
 impl Default for Sessions {
     /// One UE at 10.45.0.2, TEIDs 1 (uplink) and 2 (downlink), QFI 1, network instance and
-    /// DNN `internet`: the design's address plan.
+    /// DNN `internet`: the address plan of docs/measurement.md.
     fn default() -> Self {
         Sessions {
             count: 1,

@@ -329,7 +329,7 @@ pub(crate) fn default_heartbeat() -> Option<Duration> {
 }
 
 impl Default for Pfcp {
-    /// The design's address plan: 192.168.14.111 → 192.168.14.151, port 8805.
+    /// The address plan of docs/measurement.md: 192.168.14.111 → 192.168.14.151, port 8805.
     fn default() -> Self {
         Pfcp {
             local: default_local(),
