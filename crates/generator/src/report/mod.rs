@@ -7,6 +7,7 @@ mod control;
 mod counters;
 mod files;
 mod step;
+mod timeline;
 mod tx_slip;
 
 pub use clock::clock_report;
@@ -14,6 +15,7 @@ pub use control::{ControlTimes, control_report};
 pub use counters::{counter_notes, port_frames, port_report, rejected};
 pub use files::{write_files, write_report};
 pub use step::{StepMeasurements, step_report};
+pub use timeline::{RunEvent, StepFigures, Timeline};
 pub use tx_slip::{add_slips, merge_slips, slip_warning};
 
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -36,7 +38,7 @@ pub struct RunIdentity<'a> {
 }
 
 /// Now, in milliseconds since the Unix epoch (0 if the clock is before it).
-fn now_unix_ms() -> u64 {
+pub fn now_unix_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)

@@ -35,4 +35,5 @@ mod lab_clock;
 mod lab_tester_loss;
 mod memif;
 mod sweep;
+mod timeline;
 mod tx_slip;

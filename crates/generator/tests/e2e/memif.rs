@@ -168,6 +168,8 @@ pub(crate) struct Outcome {
     pub(crate) reflector_log: String,
     /// The latency interval log, if the generator wrote one.
     pub(crate) hlog: Option<Vec<u8>>,
+    /// The run's timeline (`events.jsonl`), a value per line.
+    pub(crate) events: Vec<Value>,
 }
 
 /// The generator runs the profile to its end against the reflector; then the reflector stops.
@@ -204,8 +206,14 @@ pub(crate) fn finish(
     );
     let report = read_report(&bed.reports());
     let hlog = std::fs::read(report_folder(&bed.reports()).join("latency.hlog")).ok();
+    let events = std::fs::read_to_string(report_folder(&bed.reports()).join("events.jsonl"))
+        .expect("events.jsonl beside the report")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
     Outcome {
         hlog,
+        events,
         status,
         stdout: generator.stdout(),
         // A profile of one direction leaves the other at zero.
@@ -330,6 +338,8 @@ fn memif_every_session_zero_loss_latency_of_every_packet() {
         "{}",
         o.stdout
     );
+
+    crate::timeline::assert_clean_run(&o.events, 4, seconds, RATE);
 
     // The control plane's figures: 4 establishments and 4 deletions accepted, nothing lost.
     let c = &o.report["control"];

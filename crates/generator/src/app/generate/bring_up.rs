@@ -23,7 +23,7 @@ use crate::datapath::service::Interface;
 use crate::lifecycle::{Lifecycle, Timing};
 use crate::n4::client_side::{ClientSide, ClientThread};
 use crate::plan::{self, Plan, UplinkTeids};
-use crate::report::{self, ControlTimes};
+use crate::report::{self, ControlTimes, RunEvent, Timeline};
 
 const SERVICE_POOL: u32 = 2047;
 
@@ -72,8 +72,10 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         Socket::Any,
     )?;
     let run_started = Instant::now();
+    let report = report::new_report(setup.identity());
     let mut record = Record {
-        report: report::new_report(setup.identity()),
+        timeline: Timeline::new(run_started, report::now_unix_ms()),
+        report,
         steps: Vec::new(),
         folder: None,
         run_started,
@@ -81,7 +83,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
     };
     let stop = || interrupts.any();
     if let Err(e) = wait_for_memif_servers(system, &setup.names, &stop) {
-        return end_early(setup, &mut record.report, run_started, e);
+        return end_early(setup, &mut record, e);
     }
     let s3 = n3
         .start(
@@ -107,7 +109,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         .context("starting N6")?;
     let links = match wait_for_links([&*s3, &*s6], &setup.names, &stop) {
         Ok(speeds) => speeds,
-        Err(e) => return end_early(setup, &mut record.report, run_started, e),
+        Err(e) => return end_early(setup, &mut record, e),
     };
     let plans = setup
         .payloads
@@ -144,12 +146,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
     }))?;
     if interrupts.any() {
         let doing = "while being set up".to_owned();
-        return end_early(
-            setup,
-            &mut record.report,
-            run_started,
-            EarlyStop::Interrupted(doing),
-        );
+        return end_early(setup, &mut record, EarlyStop::Interrupted(doing));
     }
 
     let timing = Timing {
@@ -217,13 +214,21 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
                 .map_or(String::new(), |p| p.peer.to_string());
             let control = report::control_report(upf, sessions.len() as u64, times, &f, &st);
             if control.lost_sessions > 0 {
-                report.warnings.push(format!(
+                let message = format!(
                     "the UPF no longer knew {} sessions when they were deleted (Cause 65): it \
                      removed them during the run (Open5GS does so when it takes the run for a CP \
                      restart), so their flows' losses may be the UPF's session handling, not its \
                      forwarding",
                     control.lost_sessions
-                ));
+                );
+                record.timeline.record(
+                    Instant::now(),
+                    RunEvent::Warning {
+                        step: None,
+                        message: message.clone(),
+                    },
+                );
+                report.warnings.push(message);
             }
             report.control = Some(control);
         }
@@ -232,7 +237,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
     outcome?;
     if let Some(folder) = &record.folder {
         let hlogs: Vec<_> = record.steps.iter().map(|s| (&s.report, &s.hlog)).collect();
-        report::write_files(report, &hlogs, folder)?;
+        report::write_files(report, &hlogs, &record.timeline, folder)?;
         out::text(&report.to_table());
         out::line(&format!("\nreports: {}", folder.display()));
     }

@@ -28,7 +28,7 @@ use crate::datapath::queues::{PortQueues, Side};
 use crate::datapath::service::{Interface, ServicePlane};
 use crate::lifecycle::{Action, Event, Lifecycle, State};
 use crate::plan::Plan;
-use crate::report::{self, ControlTimes};
+use crate::report::{self, ControlTimes, RunEvent, StepFigures, Timeline};
 
 /// Lead time given to the workers before a sending phase's first packet is due.
 const EPOCH_LEAD: Duration = Duration::from_millis(1);
@@ -36,6 +36,8 @@ const EPOCH_LEAD: Duration = Duration::from_millis(1);
 /// What the run keeps beyond the workers' scope: the report and what goes into it.
 pub(super) struct Record {
     pub(super) report: Report,
+    /// What happened and when (`events.jsonl`).
+    pub(super) timeline: Timeline,
     pub(super) steps: Vec<StepResult>,
     /// Where the report was written (before the teardown), once it was.
     pub(super) folder: Option<PathBuf>,
@@ -77,6 +79,8 @@ pub(super) struct Interpreter<'a, 's, 'p> {
     hook_warnings: Vec<(usize, String)>,
     seen_interrupts: u32,
     last_live: Instant,
+    /// The machine's state when the timeline last looked.
+    last_state: State,
 }
 
 impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
@@ -113,15 +117,18 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             hook_warnings: Vec::new(),
             seen_interrupts: 0,
             last_live: Instant::now(),
+            last_state: State::Start,
         }
     }
 
     /// Runs the machine to its end; returns the control plane's wall times.
     pub(super) fn run(mut self) -> Result<ControlTimes> {
         self.machine.start(Instant::now());
+        self.note_state();
         loop {
             while let Some(action) = self.machine.poll_action() {
                 self.perform(action, Instant::now())?;
+                self.note_state();
             }
             if self.machine.is_done() {
                 return Ok(self.n4.times);
@@ -131,15 +138,42 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             let n = self.bed.interrupts.count();
             if n > self.seen_interrupts {
                 self.seen_interrupts = n;
+                self.note(now, RunEvent::Interrupt);
                 self.machine.handle(now, Event::Interrupt);
+                self.note_state();
             }
-            if let Established::UplinkTeids(t) =
-                self.n4.poll(now, self.machine, self.upf_chooses_teids)?
-            {
+            let learnt = self.n4.poll(
+                now,
+                self.machine,
+                self.upf_chooses_teids,
+                &mut self.record.timeline,
+            )?;
+            if let Established::UplinkTeids(t) = learnt {
                 self.uplink_teids = t;
             }
+            self.note_state();
             self.poll_workers(now);
+            self.note_state();
             self.machine.handle_timeout(Instant::now());
+            self.note_state();
+        }
+    }
+
+    fn note(&mut self, at: Instant, event: RunEvent) {
+        self.record.timeline.record(at, event);
+    }
+
+    /// Puts the machine's state on the timeline when it changed since the last look.
+    fn note_state(&mut self) {
+        let state = self.machine.state();
+        if state != self.last_state {
+            self.last_state = state;
+            self.note(
+                Instant::now(),
+                RunEvent::State {
+                    state: format!("{state:?}"),
+                },
+            );
         }
     }
 
@@ -161,22 +195,24 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         match action {
             Action::Associate => {
                 let peer = self.bed.setup.system.pfcp.as_ref();
-                self.n4
-                    .associate(&peer.map_or(String::new(), |p| p.peer.to_string()));
+                let peer = peer.map_or(String::new(), |p| p.peer.to_string());
+                self.n4.associate(&peer, now, &mut self.record.timeline);
             }
-            Action::Establish => self.n4.establish(now),
-            Action::CancelEstablishment => self.n4.cancel_establishment(),
+            Action::Establish => self.n4.establish(now, &mut self.record.timeline),
+            Action::CancelEstablishment => {
+                self.n4.cancel_establishment(now, &mut self.record.timeline);
+            }
             Action::Resolve => self.resolve(),
             Action::Prepare { step } => self.prepare(step),
             Action::SetPhase(phase) => self.set_phase(phase, now),
             Action::Collect { step } => self.collect(step)?,
             Action::Report => self.report()?,
             Action::Delete => {
-                if !self.n4.delete(now) {
+                if !self.n4.delete(now, &mut self.record.timeline) {
                     self.machine.handle(now, Event::Deleted);
                 }
             }
-            Action::Release => self.n4.release(),
+            Action::Release => self.n4.release(now, &mut self.record.timeline),
         }
         Ok(())
     }
@@ -223,19 +259,43 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         for (slot, q) in self.idle_queues.iter_mut().zip(held) {
             *slot = Some(q);
         }
+        let now = Instant::now();
         let event = match result {
             Ok(macs) => {
                 for ((side, ip), mac) in targets.iter().zip(macs) {
                     self.next_hop[side.index()] = mac;
                     out::line(&format!("{}: {ip} is at {mac}", side.name()));
+                    self.note(
+                        now,
+                        RunEvent::Arp {
+                            port: side.name(),
+                            ip: ip.to_string(),
+                            mac: Some(mac.to_string()),
+                            detail: None,
+                        },
+                    );
                 }
                 Event::Resolved
             }
             Err(WaitError::Interrupted) => {
                 self.seen_interrupts = bed.interrupts.count();
+                self.note(now, RunEvent::Interrupt);
                 Event::Interrupt
             }
-            Err(e) => Event::Failed(e.to_string()),
+            Err(e) => {
+                for (side, ip) in targets {
+                    self.note(
+                        now,
+                        RunEvent::Arp {
+                            port: side.name(),
+                            ip: ip.to_string(),
+                            mac: None,
+                            detail: Some(e.to_string()),
+                        },
+                    );
+                }
+                Event::Failed(e.to_string())
+            }
         };
         self.machine.handle(Instant::now(), event);
     }
@@ -274,6 +334,15 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 if let Some(p) = plan.payload {
                     out::line(&format!("step {}: payload {p} B", step + 1));
                 }
+                self.note(
+                    Instant::now(),
+                    RunEvent::Step {
+                        step,
+                        label: report::step_label(plan),
+                        what: "started",
+                        figures: Vec::new(),
+                    },
+                );
                 self.running = Some(r);
                 self.machine.handle(Instant::now(), Event::Prepared);
             }
@@ -290,6 +359,15 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         );
         let epoch = tsc() + clock.ticks(EPOCH_LEAD.as_nanos() as u64);
         self.bed.control.set(phase, epoch);
+        let step = self.running.is_some().then(|| self.machine.step());
+        self.note(
+            now,
+            RunEvent::Phase {
+                step,
+                phase: format!("{phase:?}"),
+                epoch_lead_us: EPOCH_LEAD.as_micros() as u64,
+            },
+        );
         if let Some(r) = &mut self.running {
             match phase {
                 Phase::Measure => r.measure_started = Some(now + EPOCH_LEAD),
@@ -317,6 +395,27 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             &bed.setup.kernel,
         )?;
         out::line(&result.report.summary());
+        let now = Instant::now();
+        let figures = result
+            .report
+            .directions
+            .iter()
+            .map(|d| StepFigures {
+                direction: d.direction.name(),
+                sent: d.loss.sent,
+                received: d.loss.unique,
+                lost: d.loss.lost,
+            })
+            .collect();
+        self.note(
+            now,
+            RunEvent::Step {
+                step,
+                label: result.report.label.clone(),
+                what: "collected",
+                figures,
+            },
+        );
         let steps = &mut self.record.steps;
         steps.push(result);
         if let Some(w) = run_hook(
@@ -331,6 +430,17 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         for (s, w) in self.hook_warnings.drain(..) {
             if let Some(r) = steps.get_mut(s) {
                 r.report.warnings.push(w);
+            }
+        }
+        if let Some(r) = steps.get(step) {
+            for w in &r.report.warnings {
+                self.record.timeline.record(
+                    now,
+                    RunEvent::Warning {
+                        step: Some(step),
+                        message: w.clone(),
+                    },
+                );
             }
         }
         self.machine.handle(Instant::now(), Event::Collected);
@@ -355,12 +465,23 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 .warnings
                 .push("the run was interrupted: steps not collected are missing".into());
         }
+        let now = Instant::now();
+        for w in &report.warnings {
+            record.timeline.record(
+                now,
+                RunEvent::Warning {
+                    step: None,
+                    message: w.clone(),
+                },
+            );
+        }
         // Written now, before the teardown, so that a teardown that hangs or dies leaves the
         // measurement behind; written again at the end with the deletion's figures.
         let hlogs: Vec<_> = record.steps.iter().map(|s| (&s.report, &s.hlog)).collect();
         record.folder = Some(report::write_report(
             report,
             &hlogs,
+            &record.timeline,
             &setup.reports,
             &setup.profile.name,
             setup.sweep,

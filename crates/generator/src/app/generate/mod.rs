@@ -15,7 +15,6 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, anyhow, bail};
 use upfbench_dpdk::{Eal, TscAnchor};
-use upfbench_stats::report::Report;
 
 use super::kernel_counters::KernelCounters;
 use super::out;
@@ -27,7 +26,8 @@ use crate::cli::RunArgs;
 use crate::config::{self, Profile, System};
 use crate::datapath::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
 use crate::plan::Plan;
-use crate::report;
+use crate::report::{self, RunEvent};
+use interpreter::Record;
 
 /// Runs the profile once (`run`, `sweep` `None`) or at each of its sweep payloads (`sweep`:
 /// `Some` of the command line's payloads, if given, else of `None`).
@@ -129,22 +129,27 @@ impl Setup<'_> {
 
 /// The report of a run that ended before its phases started: what it was doing, and nothing
 /// measured. Returns `Ok` after an interruption, the failure otherwise.
-fn end_early(
-    setup: &Setup<'_>,
-    report: &mut Report,
-    run_started: std::time::Instant,
-    end: EarlyStop,
-) -> Result<()> {
-    report.duration_s = run_started.elapsed().as_secs_f64();
-    report.warnings.push(match &end {
+fn end_early(setup: &Setup<'_>, record: &mut Record, end: EarlyStop) -> Result<()> {
+    let report = &mut record.report;
+    report.duration_s = record.run_started.elapsed().as_secs_f64();
+    let warning = match &end {
         EarlyStop::Interrupted(doing) => {
             format!("the run was interrupted {doing}: nothing was measured")
         }
         EarlyStop::Failed(m) => format!("the run failed: {m}"),
-    });
+    };
+    record.timeline.record(
+        std::time::Instant::now(),
+        RunEvent::Warning {
+            step: None,
+            message: warning.clone(),
+        },
+    );
+    report.warnings.push(warning);
     let folder = report::write_report(
         report,
         &[],
+        &record.timeline,
         &setup.reports,
         &setup.profile.name,
         setup.sweep,

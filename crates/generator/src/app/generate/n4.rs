@@ -16,7 +16,7 @@ use crate::n4::checks::{chosen_endpoint_mismatch, establishment_hint};
 use crate::n4::client_side::{ClientThread, Deletion, Establishment, Pending};
 use crate::n4::failure::{deletion_failure, establishment_failure};
 use crate::n4::progress::{BatchMeter, stalled_message};
-use crate::report::ControlTimes;
+use crate::report::{ControlTimes, RunEvent, Timeline};
 
 /// What the control thread is doing for the run, and the wall times it took.
 pub(super) struct N4Work<'a> {
@@ -47,6 +47,20 @@ pub(super) enum Established {
 
 fn take<T>(p: &mut Pending<T>) -> Result<Option<T>> {
     p.try_take().map_err(|e| anyhow!("{e}"))
+}
+
+fn pfcp(
+    procedure: &'static str,
+    outcome: &'static str,
+    count: Option<u64>,
+    detail: Option<String>,
+) -> RunEvent {
+    RunEvent::Pfcp {
+        procedure,
+        outcome,
+        count,
+        detail,
+    }
 }
 
 impl<'a> N4Work<'a> {
@@ -80,12 +94,18 @@ impl<'a> N4Work<'a> {
             || self.release.is_some()
     }
 
-    pub(super) fn associate(&mut self, peer: &str) {
+    pub(super) fn associate(&mut self, peer: &str, now: Instant, tl: &mut Timeline) {
         out::line(&format!("PFCP: associating with {peer}"));
+        tl.record(
+            now,
+            pfcp("association", "started", None, Some(peer.to_owned())),
+        );
         self.association = Some(self.client.associate());
     }
 
-    pub(super) fn establish(&mut self, now: Instant) {
+    pub(super) fn establish(&mut self, now: Instant, tl: &mut Timeline) {
+        let count = self.sessions.len() as u64;
+        tl.record(now, pfcp("establishment", "started", Some(count), None));
         out::line(&format!(
             "PFCP: establishing {} sessions",
             self.sessions.len()
@@ -97,16 +117,18 @@ impl<'a> N4Work<'a> {
             .map(|b| (b, BatchMeter::new("established", now)));
     }
 
-    pub(super) fn cancel_establishment(&mut self) {
+    pub(super) fn cancel_establishment(&mut self, now: Instant, tl: &mut Timeline) {
         out::line("interrupted: establishment stops after the requests in flight");
+        tl.record(now, pfcp("establishment", "cancelled", None, None));
         if let Some((b, _)) = &self.establishment {
             b.cancel();
         }
     }
 
     /// Starts the deletion; `false` when there is nothing to delete.
-    pub(super) fn delete(&mut self, now: Instant) -> bool {
+    pub(super) fn delete(&mut self, now: Instant, tl: &mut Timeline) -> bool {
         out::line("PFCP: deleting the sessions");
+        tl.record(now, pfcp("deletion", "started", None, None));
         self.times.delete_started = Some(now);
         self.deletion = self
             .client
@@ -115,7 +137,8 @@ impl<'a> N4Work<'a> {
         self.deletion.is_some()
     }
 
-    pub(super) fn release(&mut self) {
+    pub(super) fn release(&mut self, now: Instant, tl: &mut Timeline) {
+        tl.record(now, pfcp("release", "started", None, None));
         self.release = Some(self.client.release());
     }
 
@@ -126,6 +149,7 @@ impl<'a> N4Work<'a> {
         now: Instant,
         machine: &mut Lifecycle,
         want_upf_teids: bool,
+        tl: &mut Timeline,
     ) -> Result<Established> {
         let mut learnt = Established::Nothing;
         if let Some(p) = &mut self.association
@@ -135,9 +159,19 @@ impl<'a> N4Work<'a> {
             match r {
                 Ok(a) => {
                     out::line(&format!("PFCP: associated with {}", a.peer));
+                    tl.record(
+                        now,
+                        pfcp("association", "done", None, Some(a.peer.to_string())),
+                    );
                     machine.handle(now, Event::Associated);
                 }
-                Err(e) => machine.handle(now, Event::Failed(format!("PFCP association: {e}"))),
+                Err(e) => {
+                    tl.record(
+                        now,
+                        pfcp("association", "failed", None, Some(e.to_string())),
+                    );
+                    machine.handle(now, Event::Failed(format!("PFCP association: {e}")));
+                }
             }
         }
         if let Some((b, meter)) = &mut self.establishment {
@@ -147,6 +181,7 @@ impl<'a> N4Work<'a> {
             }
             if meter.stalled(now, b.progress(), self.give_up) {
                 out::line(&stalled_message("establishment", self.give_up));
+                tl.record(now, pfcp("establishment", "stalled", None, None));
                 b.cancel();
             }
         }
@@ -164,6 +199,10 @@ impl<'a> N4Work<'a> {
             match r {
                 Ok(sessions) => {
                     out::line(&format!("PFCP: {} sessions established", sessions.len()));
+                    tl.record(
+                        now,
+                        pfcp("establishment", "done", Some(sessions.len() as u64), None),
+                    );
                     if want_upf_teids {
                         learnt = Established::UplinkTeids(
                             sessions
@@ -194,14 +233,32 @@ impl<'a> N4Work<'a> {
                         "PFCP: {} of {} sessions established before the interruption",
                         e.established, e.total
                     ));
+                    tl.record(
+                        now,
+                        pfcp(
+                            "establishment",
+                            "cancelled",
+                            Some(e.established as u64),
+                            None,
+                        ),
+                    );
                     machine.handle(now, Event::Established);
                 }
                 Err(e) => {
                     let hint = establishment_hint(&e)
                         .map(|h| format!(": {h}"))
                         .unwrap_or_default();
-                    let failure = establishment_failure(&e, self.sessions);
-                    machine.handle(now, Event::Failed(format!("{failure}{hint}")));
+                    let failure = format!("{}{hint}", establishment_failure(&e, self.sessions));
+                    tl.record(
+                        now,
+                        pfcp(
+                            "establishment",
+                            "failed",
+                            Some(e.established as u64),
+                            Some(failure.clone()),
+                        ),
+                    );
+                    machine.handle(now, Event::Failed(failure));
                 }
             }
         }
@@ -212,6 +269,7 @@ impl<'a> N4Work<'a> {
             }
             if meter.stalled(now, b.progress(), self.give_up) {
                 out::line(&stalled_message("deletion", self.give_up));
+                tl.record(now, pfcp("deletion", "stalled", None, None));
                 b.cancel();
             }
         }
@@ -223,22 +281,30 @@ impl<'a> N4Work<'a> {
             match r {
                 Ok(n) => {
                     out::line(&format!("PFCP: {n} sessions deleted"));
+                    tl.record(now, pfcp("deletion", "done", Some(n as u64), None));
                     machine.handle(now, Event::Deleted);
                 }
-                Err(e) => machine.handle(now, Event::Failed(deletion_failure(&e, self.sessions))),
+                Err(e) => {
+                    let failure = deletion_failure(&e, self.sessions);
+                    tl.record(now, pfcp("deletion", "failed", None, Some(failure.clone())));
+                    machine.handle(now, Event::Failed(failure));
+                }
             }
         }
         if let Some(p) = &mut self.release
             && let Some(r) = take(p)?
         {
             self.release = None;
-            self.times.release = Some(match r {
-                Ok(Release::Answered) => "answered".to_owned(),
-                Ok(Release::Unanswered) => {
-                    "not answered (Open5GS and eUPF never answer it)".to_owned()
-                }
-                Err(e) => format!("failed: {e}"),
-            });
+            let (outcome, said) = match r {
+                Ok(Release::Answered) => ("done", "answered".to_owned()),
+                Ok(Release::Unanswered) => (
+                    "unanswered",
+                    "not answered (Open5GS and eUPF never answer it)".to_owned(),
+                ),
+                Err(e) => ("failed", format!("failed: {e}")),
+            };
+            tl.record(now, pfcp("release", outcome, None, Some(said.clone())));
+            self.times.release = Some(said);
             machine.handle(now, Event::Released);
         }
         Ok(learnt)
