@@ -1,38 +1,51 @@
 //! Byte and packet counters and the rates derived from them.
 //!
-//! Convention: frame lengths are L2 lengths as DPDK reports them (`pkt_len`: Ethernet header up to
-//! the end of the payload, **without** the 4-byte FCS). On the wire each frame also carries the FCS
-//! (4 B), the preamble and start-of-frame delimiter (8 B) and the minimum inter-frame gap (12 B),
-//! so L1 bytes = L2 bytes + [`L1_OVERHEAD_BYTES`] (24) per frame. This is the convention of
-//! RFC 2544 line-rate figures and of TRex's `*_bps_L1` counters.
+//! Convention: the counters take frame lengths as DPDK reports them (`pkt_len`: Ethernet header
+//! up to the end of the payload, without the 4-byte FCS) and count each frame as it is on the
+//! wire: **L2** bytes include the FCS and a frame shorter than the 64-byte minimum counts as 64
+//! (the NIC pads it), so L2 is what a profile's `L2` rates mean; **L1** bytes add the preamble
+//! and start-of-frame delimiter (8 B) and the minimum inter-frame gap (12 B) per frame,
+//! [`L1_OVERHEAD_BYTES`]. This is the convention of RFC 2544's line-rate figures and of TRex,
+//! whose L1 rate is its L2 rate plus 20 bytes a frame.
 
 use serde::{Deserialize, Serialize};
 
-/// Per-frame bytes on the wire that `pkt_len` does not count: FCS 4 + preamble/SFD 8 + IFG 12.
-pub const L1_OVERHEAD_BYTES: u64 = 24;
+/// The frame check sequence, which `pkt_len` does not count.
+pub const FCS_BYTES: u64 = 4;
+/// The smallest Ethernet frame, FCS included: shorter ones are padded to it.
+pub const MIN_FRAME_BYTES: u64 = 64;
+/// Per-frame bytes on the wire beyond the L2 frame: preamble/SFD 8 + IFG 12.
+pub const L1_OVERHEAD_BYTES: u64 = 20;
 
-/// Packets and L2 bytes (frames without FCS).
+/// The L2 bytes on the wire of a frame whose `pkt_len` is `frame_len`: FCS included, padded to
+/// the minimum frame.
+#[inline(always)]
+pub fn wire_l2_len(frame_len: u32) -> u64 {
+    (u64::from(frame_len) + FCS_BYTES).max(MIN_FRAME_BYTES)
+}
+
+/// Packets and their L2 bytes on the wire.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TrafficCounters {
     /// Frames counted.
     pub packets: u64,
-    /// Sum of their L2 lengths (without FCS).
+    /// Their L2 bytes on the wire ([`wire_l2_len`] of each).
     pub bytes_l2: u64,
 }
 
 impl TrafficCounters {
-    /// Counts one frame of `frame_len` L2 bytes.
+    /// Counts one frame whose `pkt_len` is `frame_len` (no FCS).
     #[inline]
     pub fn add_frame(&mut self, frame_len: u32) {
         self.packets += 1;
-        self.bytes_l2 += u64::from(frame_len);
+        self.bytes_l2 += wire_l2_len(frame_len);
     }
 
-    /// Counts `packets` frames of `frame_len` L2 bytes each.
+    /// Counts `packets` frames whose `pkt_len` is `frame_len` each.
     #[inline]
     pub fn add_frames(&mut self, packets: u64, frame_len: u32) {
         self.packets += packets;
-        self.bytes_l2 += packets * u64::from(frame_len);
+        self.bytes_l2 += packets * wire_l2_len(frame_len);
     }
 
     /// Adds another set of counters (merge).
@@ -84,13 +97,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn l1_adds_24_bytes_per_frame() {
+    fn l2_counts_the_fcs_and_l1_adds_20_bytes_per_frame() {
         let mut c = TrafficCounters::default();
         c.add_frame(60);
         c.add_frames(2, 1500);
         assert_eq!(c.packets, 3);
-        assert_eq!(c.bytes_l2, 3060);
-        assert_eq!(c.bytes_l1(), 3060 + 72);
+        assert_eq!(c.bytes_l2, 64 + 2 * 1504);
+        assert_eq!(c.bytes_l1(), 64 + 2 * 1504 + 60);
+    }
+
+    #[test]
+    fn short_frames_count_as_the_minimum_frame() {
+        // A downlink frame of a 10-byte payload: Ethernet 14 + IPv4 20 + UDP 8 + 10 = 52 bytes
+        // of pkt_len, padded on the wire to 60 + FCS: 64 at L2, 84 at L1.
+        assert_eq!(wire_l2_len(52), 64);
+        assert_eq!(wire_l2_len(59), 64);
+        assert_eq!(wire_l2_len(60), 64);
+        assert_eq!(wire_l2_len(61), 65);
+        let mut c = TrafficCounters::default();
+        c.add_frames(1000, 52);
+        assert_eq!((c.bytes_l2, c.bytes_l1()), (64_000, 84_000));
     }
 
     #[test]

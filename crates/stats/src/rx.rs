@@ -415,7 +415,8 @@ mod tests {
         assert_eq!(s.at_ns, 77);
         let ul = s.direction(Direction::Uplink);
         assert_eq!(ul.traffic.packets, 4);
-        assert_eq!(ul.traffic.bytes_l2, 400);
+        // Frames of 100 bytes of pkt_len: 104 on the wire with the FCS.
+        assert_eq!(ul.traffic.bytes_l2, 4 * 104);
         assert_eq!((ul.unique, ul.reordered, ul.duplicates), (3, 1, 1));
         let dl = s.direction(Direction::Downlink);
         assert_eq!((dl.traffic.packets, dl.unique), (2, 2));

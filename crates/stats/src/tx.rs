@@ -183,14 +183,15 @@ mod tests {
             s.directions[Direction::Uplink.index()],
             TrafficCounters {
                 packets: 1,
-                bytes_l2: 100
+                bytes_l2: 104
             }
         );
         assert_eq!(
             s.directions[Direction::Downlink.index()],
             TrafficCounters {
                 packets: 3,
-                bytes_l2: 180
+                // 60 bytes of pkt_len: the 64-byte minimum frame with its FCS.
+                bytes_l2: 3 * 64
             }
         );
         assert_eq!(tx.sent(1), 3);
@@ -237,14 +238,15 @@ mod tests {
             s.directions[0],
             TrafficCounters {
                 packets: 5,
-                bytes_l2: 440
+                bytes_l2: 5 * 92
             }
         );
         assert_eq!(
             s.directions[1],
             TrafficCounters {
                 packets: 2,
-                bytes_l2: 104
+                // 52 bytes of pkt_len: padded to the 64-byte minimum frame.
+                bytes_l2: 2 * 64
             }
         );
         tx.add_sent(0, 2);

@@ -89,12 +89,14 @@ fn report_figures_are_the_simulated_ones() {
                 .filter(|p| sim.specs[p.stream as usize].direction == d.direction)
                 .collect();
             let len = u64::from(sim.frame_len[ids[0]]);
+            // On the wire: the FCS, the frame padded to 64 bytes; 20 more bytes a frame at L1.
+            let wire = (len + 4).max(64);
 
             assert_eq!(d.streams as usize, ids.len());
             assert_eq!(d.tx.packets, sent);
-            assert_eq!(d.tx.bytes_l2, sent * len);
-            assert_eq!(d.tx.bytes_l1, sent * (len + 24));
-            let gbps = (sent * (len + 24)) as f64 * 8.0 / DURATION_NS as f64;
+            assert_eq!(d.tx.bytes_l2, sent * wire);
+            assert_eq!(d.tx.bytes_l1, sent * (wire + 20));
+            let gbps = (sent * (wire + 20)) as f64 * 8.0 / DURATION_NS as f64;
             assert!((d.tx.gbps_l1 - gbps).abs() < 1e-12);
             assert!((d.tx.kpps - sent as f64 / 2.0 / 1e3).abs() < 1e-9);
             assert_eq!(d.rx.packets, arrivals.len() as u64);

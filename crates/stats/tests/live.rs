@@ -64,7 +64,8 @@ fn snapshots_are_consistent_while_the_worker_writes() {
             let c = s.direction(d);
             // A torn snapshot would break this sum at once.
             assert_eq!(c.unique + c.duplicates + c.late, c.traffic.packets, "{c:?}");
-            assert_eq!(c.traffic.bytes_l2, c.traffic.packets * 128);
+            // 128 bytes of pkt_len: 132 on the wire with the FCS.
+            assert_eq!(c.traffic.bytes_l2, c.traffic.packets * 132);
             let p = last.direction(d);
             assert!(c.traffic.packets >= p.traffic.packets && c.lost_confirmed >= p.lost_confirmed);
         }
@@ -192,7 +193,7 @@ fn tx_snapshots_follow_the_worker() {
         s.directions[d.index()],
         TrafficCounters {
             packets: 10,
-            bytes_l2: 1000
+            bytes_l2: 10 * 104
         }
     );
 }
@@ -243,8 +244,8 @@ fn live_line_rates_come_from_differences() {
     let d = &line.directions[0];
     assert_eq!(d.direction, ul);
     assert!((d.tx_kpps - 1_000.0).abs() < 1e-9, "{}", d.tx_kpps);
-    // L1: (100 + 24) B * 8 bit * 1e6 /s = 0.992 Gbit/s.
-    assert!((d.tx_gbps_l1 - 0.992).abs() < 1e-9, "{}", d.tx_gbps_l1);
+    // L1: (100 B at L2 + 20) * 8 bit * 1e6 /s = 0.96 Gbit/s.
+    assert!((d.tx_gbps_l1 - 0.96).abs() < 1e-9, "{}", d.tx_gbps_l1);
     assert!((d.rx_kpps - 1_000.0).abs() < 1e-9);
     assert_eq!(d.lost_total, 2_001);
     assert!(
@@ -255,7 +256,7 @@ fn live_line_rates_come_from_differences() {
     assert_eq!(d.lat_avg_ns, None);
     assert_eq!(
         line.to_string(),
-        "    1.0s UL tx 0.992 Gbps 1000.0 kpps rx 0.992 Gbps 1000.0 kpps lost 2001 (0.200%) lat -"
+        "    1.0s UL tx 0.960 Gbps 1000.0 kpps rx 0.960 Gbps 1000.0 kpps lost 2001 (0.200%) lat -"
     );
 }
 

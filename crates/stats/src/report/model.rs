@@ -279,7 +279,8 @@ pub struct DirectionReport {
     pub tester_lost: Option<u64>,
 }
 
-/// Counters and rates of one side. L1 = L2 + 24 B per frame (see [`crate::rate`]).
+/// Counters and rates of one side. L2 counts each frame with its FCS, padded to 64 B; L1 adds
+/// 20 B per frame (see [`crate::rate`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThroughputReport {
     /// Frames.

@@ -516,7 +516,7 @@ pub fn render_table(report: &Report) -> String {
     }
     let _ = writeln!(
         out,
-        "Gbps at L1 (frame + 24 B of FCS, preamble, IFG); loss from sequence numbers; \
+        "Gbps at L1 (frame with FCS, padded to 64 B, + 20 B of preamble and IFG); loss from sequence numbers; \
          latency one-way in us\n"
     );
     direction_tables(&mut out, report);
