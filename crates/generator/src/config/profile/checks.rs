@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use super::teid::{check_teid_range, ranges_share_a_teid};
 use super::{
-    MAX_PPS, MAX_QOS_BPS, PdnType, Profile, Sessions, Spread, TeidAllocation, TxMode, UeSelection,
+    MAX_LATENCY, MAX_PPS, MAX_QOS_BPS, PdnType, Profile, Sessions, Spread, TeidAllocation, TxMode,
+    UeSelection,
 };
 use crate::config::field::{join_index, join_key};
 use crate::config::frame::{MAX_PAYLOAD, TAG};
@@ -374,6 +375,15 @@ impl Check for Profile {
         }
         if self.latency.max < Duration::from_micros(1) {
             issues.add("latency.max", "at least 1us");
+        } else if self.latency.max > MAX_LATENCY {
+            issues.add(
+                "latency.max",
+                format!(
+                    "{:?} is beyond what the measurement tag tells: its 32-bit transmit time in \
+                     ns measures up to {MAX_LATENCY:?}",
+                    self.latency.max
+                ),
+            );
         }
         if self.sweep.payloads.is_empty() {
             issues.add("sweep.payloads", "give at least one payload size");

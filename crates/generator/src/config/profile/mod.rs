@@ -470,7 +470,8 @@ pub enum TxMode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Latency {
-    /// Highest latency tracked (default `10s`); slower packets are clamped and counted.
+    /// Highest latency tracked (default `2s`, at most [`MAX_LATENCY`]); slower packets are
+    /// clamped and counted.
     #[serde(default = "default_latency_max", with = "serde_text::duration")]
     pub max: Duration,
     /// Significant decimal digits, 3 to 5 (default 3: within 0.1%).
@@ -479,8 +480,13 @@ pub struct Latency {
 }
 
 fn default_latency_max() -> Duration {
-    Duration::from_secs(10)
+    Duration::from_secs(2)
 }
+
+/// The longest latency the measurement tag can tell: its transmit time is the low 32 bits of
+/// the clock in nanoseconds, read back as a signed difference (`datapath` tag's `transit_ns`), so
+/// a transit of 2³¹ ns (2.147 s) or more reads as negative or wraps to a short one.
+pub const MAX_LATENCY: Duration = Duration::from_nanos((1 << 31) - 1);
 
 fn default_digits() -> u8 {
     3
