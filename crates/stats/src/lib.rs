@@ -9,11 +9,12 @@
 //!   worker core [`RxStats::new`] / [`TxStats::new`], which allocate everything and return the
 //!   worker's state and the control thread's [`RxHandle`] / [`TxHandle`].
 //! * RX worker, per packet: [`RxStats::record`] (or [`RxStats::record_transit`] when the tag's
-//!   timestamp is truncated, [`RxStats::record_untagged`] for packets without a tag); per burst,
-//!   also on empty polls: [`RxStats::publish`]; at the end: [`RxStats::finish`] →
+//!   timestamp is truncated, [`RxStats::record_untagged`] for packets without a tag); every
+//!   100 µs or so of its loop (the generator's worker: `PUBLISH_NS`), also on empty polls:
+//!   [`RxStats::publish`]; at the end: [`RxStats::finish`] →
 //!   [`RxCoreResult`].
-//! * TX worker, per burst: [`TxStats::record_n`] / [`TxStats::record`] for what the NIC took, then
-//!   [`TxStats::publish`]; at the end: [`TxStats::finish`] → [`TxCoreResult`].
+//! * TX worker, per burst: [`TxStats::record_n`] / [`TxStats::record`] for what the NIC took; with
+//!   the RX side's publication: [`TxStats::publish`]; at the end: [`TxStats::finish`] → [`TxCoreResult`].
 //! * Control thread, each second: [`LiveMeter::collect`] on every [`RxHandle`], the handles'
 //!   `snapshot()`, [`LiveMeter::line`] → a printable [`LiveLine`]. At the end:
 //!   [`RunResult::merge`] of the core results, [`StepReport::from_run`], pushed into a [`Report`],

@@ -3,8 +3,8 @@
 //!
 //! * **Counters** (packets, bytes, loss classes) are copied by the worker into a sequence lock
 //!   over `AtomicU64`s (`seqlock.rs`: the writer never waits, a reader retries until its copy
-//!   was not overlapped by a write) when it calls `publish` (once per burst, and only if
-//!   something changed): a handful of relaxed stores and two version stores. A reader
+//!   was not overlapped by a write) when it calls `publish` (every 100 µs or so of its loop,
+//!   and only if something changed): a handful of relaxed stores and two version stores. A reader
 //!   ([`RxHandle::snapshot`], [`TxHandle::snapshot`]) gets a consistent copy at any time; it may
 //!   retry, the worker never waits.
 //! * **Latency** travels per interval (1 s by default). The worker stages each packet's latency

@@ -255,7 +255,8 @@ impl RxStats {
         self.streams.get(id as usize)
     }
 
-    /// Call once per burst (also on empty polls) with the worker's clock: publishes the counters
+    /// Call regularly (the generator's worker: every 100 µs of its loop, also on empty polls)
+    /// with the worker's clock: publishes the counters
     /// if they changed and hands the latency interval to the control thread when it is due, or
     /// when the control thread asked for it ([`RxHandle::request_interval`]).
     #[inline]

@@ -67,7 +67,8 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-/// Default reorder window: 1024 positions (128 bytes of bitmap per stream).
+/// The library's default reorder window: 1024 positions (128 bytes of bitmap per stream). The
+/// generator's profiles default to 64 (`reorder_window`), for the memory of a million flows.
 pub const DEFAULT_REORDER_WINDOW: u32 = 1024;
 /// Smallest reorder window accepted (one bitmap word).
 pub const MIN_REORDER_WINDOW: u32 = 64;

@@ -122,7 +122,8 @@ impl TxStats {
         self.live.late_ns = late_ns;
     }
 
-    /// Call once per burst with the worker's clock: publishes the counters if they changed.
+    /// Call regularly (the generator's worker: with the RX side's publication) with the worker's
+    /// clock: publishes the counters if they changed.
     #[inline]
     pub fn publish(&mut self, now_ns: u64) {
         let packets = self.live.directions[0].packets + self.live.directions[1].packets;

@@ -10,8 +10,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClockReport {
     /// TSC ticks per second of the kernel's `CLOCK_MONOTONIC_RAW`, measured from the start of
-    /// the process to the end of the last step: what the report's durations, rates and
-    /// latencies are in.
+    /// the process to the end of the last step. Each step converts its pacing and latencies with
+    /// the frequency measured at its start (its `tsc_hz`), and its duration and rates with the
+    /// one measured at its end.
     pub tsc_hz: f64,
     /// EAL's estimate (`rte_get_tsc_hz`), not used.
     pub dpdk_tsc_hz: u64,

@@ -338,7 +338,7 @@ pub struct LatencyReport {
     pub samples: u64,
     /// Smallest.
     pub min_ns: u64,
-    /// Mean.
+    /// Mean (exact, but samples above the histogram's maximum enter it at the maximum).
     pub avg_ns: f64,
     /// Largest.
     pub max_ns: u64,
