@@ -34,6 +34,7 @@ mod lab;
 mod lab_clock;
 mod lab_tester_loss;
 mod memif;
+mod memif_interrupts;
 mod sweep;
 mod timeline;
 mod tx_slip;
