@@ -1,4 +1,4 @@
-//! The RX worker's per-packet cost, measured on its own code: `datapath::worker::receive_frame`,
+//! The RX worker's per-packet cost, measured on its own code: `datapath::generator::worker::receive_frame`,
 //! which the worker runs for every received frame — parse the frame (outer Ethernet/IPv4/UDP/
 //! GTP-U with its extension headers on N3, plain Ethernet/IPv4/UDP on N6), classify it against
 //! the run's rules (`RxRules`: the UE from the inner address, its downlink TEID, the QFI, the
@@ -28,12 +28,12 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use upfbench_dpdk::tsc;
-use upfbench_generator::datapath::classify::RxRules;
-use upfbench_generator::datapath::clock::Clock;
-use upfbench_generator::datapath::queues::Side;
-use upfbench_generator::datapath::tag::{TAG_LEN, field};
+use upfbench_generator::datapath::common::queues::Side;
+use upfbench_generator::datapath::generator::classify::RxRules;
+use upfbench_generator::datapath::generator::clock::Clock;
+use upfbench_generator::datapath::generator::tag::{TAG_LEN, field};
+use upfbench_generator::datapath::generator::worker::{WorkerCounters, receive_frame};
 use upfbench_generator::datapath::test_frames::{gpdu, inner, plain, tag};
-use upfbench_generator::datapath::worker::{WorkerCounters, receive_frame};
 use upfbench_generator::plan::{Schedule, Spread, StreamPlan, TeidSequence, UeTable, UplinkTeids};
 use upfbench_net::{Qfi, Teid};
 use upfbench_stats::{Direction, RxConfig, RxStats, StreamSpec};

@@ -1,4 +1,4 @@
-//! RX measurement is exact on crafted traffic: a real worker (datapath::worker::Worker) on
+//! RX measurement is exact on crafted traffic: a real worker (datapath::generator::worker::Worker) on
 //! lcore 1 receives on two ring-pair ports (N3 and N6) what the main lcore sends from their
 //! peers — downlink G-PDUs and uplink plain frames with measurement tags, with known drops,
 //! reorders and duplicates, and foreign frames of every kind — and every figure comes out
@@ -17,13 +17,13 @@ use upfbench_dpdk::{
     DEFAULT_DATA_ROOM, Eal, MbufBurst, Mempool, Port, PortConfig, Socket, TxQueue, tsc,
 };
 use upfbench_generator::config;
-use upfbench_generator::datapath::classify::{Reject, RxRules};
-use upfbench_generator::datapath::clock::Clock;
-use upfbench_generator::datapath::phase::{Phase, RunControl};
-use upfbench_generator::datapath::queues::{PortQueues, Side};
-use upfbench_generator::datapath::service::{Interface, ServicePlane};
-use upfbench_generator::datapath::tag::Tag;
-use upfbench_generator::datapath::worker::Worker;
+use upfbench_generator::datapath::common::queues::{PortQueues, Side};
+use upfbench_generator::datapath::common::service::{Interface, ServicePlane};
+use upfbench_generator::datapath::generator::classify::{Reject, RxRules};
+use upfbench_generator::datapath::generator::clock::Clock;
+use upfbench_generator::datapath::generator::phase::{Phase, RunControl};
+use upfbench_generator::datapath::generator::tag::Tag;
+use upfbench_generator::datapath::generator::worker::Worker;
 use upfbench_generator::plan::{self, Plan};
 use upfbench_gtpu::{
     Encapsulator, Ipv4Repr, MacAddr, OuterHeaders, PduSessionContainer, Qfi, Teid, UdpChecksum,

@@ -14,15 +14,16 @@ use crate::cli::ReflectArgs;
 use crate::config::{self, PortName, ReflectMode, Reflector, ReflectorPort};
 use crate::control::Interrupts;
 use crate::control::upf_side::{UpfSide, UpfThread};
-use crate::datapath::calibration::{TscCalibration, measure_now, ppm};
-use crate::datapath::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
-use crate::datapath::impair::{ImpairConfig, Impairments};
-use crate::datapath::next_hops::NextHops;
-use crate::datapath::ports::{port_config, rx_pool, split_queues};
-use crate::datapath::queues::Side;
-use crate::datapath::reflector::{CounterCell, Mode, ReflectorCounters, ReflectorWorker};
-use crate::datapath::rules::{ForwardingTable, table_channels};
-use crate::datapath::service::{ErrorIndicationLimit, Interface, ServicePlane};
+use crate::datapath::common::calibration::{TscCalibration, measure_now, ppm};
+use crate::datapath::common::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
+use crate::datapath::common::next_hops::NextHops;
+use crate::datapath::common::ports::{port_config, rx_pool, split_queues};
+use crate::datapath::common::queues::Side;
+use crate::datapath::common::service::{ErrorIndicationLimit, Interface, ServicePlane};
+use crate::datapath::reflector::counters::{CounterCell, ReflectorCounters};
+use crate::datapath::reflector::impair::{ImpairConfig, Impairments};
+use crate::datapath::reflector::rules::{ForwardingTable, table_channels};
+use crate::datapath::reflector::worker::{Mode, ReflectorWorker};
 
 /// Mbufs of the pool that service answers and duplicates come from.
 const SERVICE_POOL: u32 = 8191;

@@ -33,18 +33,18 @@ use crate::control::Interrupts;
 use crate::control::client_side::{ClientSide, ClientThread, Pending};
 use crate::control::failure::{deletion_failure, establishment_failure};
 use crate::control::progress::{BatchMeter, ControlTimes, control_report};
-use crate::datapath::calibration::{TscCalibration, measure_now, ppm};
-use crate::datapath::classify::RxRules;
-use crate::datapath::clock::Clock;
-use crate::datapath::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
-use crate::datapath::frames::{Endpoints, stream_template};
-use crate::datapath::phase::{Phase, RunControl};
-use crate::datapath::ports::{WaitError, port_config, resolve, rx_pool, split_queues};
-use crate::datapath::queues::{PortQueues, Side};
-use crate::datapath::service::{Interface, ServicePlane};
-use crate::datapath::tag::TAG_LEN;
-use crate::datapath::tx::{ShareSpec, TxShare, share_ues};
-use crate::datapath::worker::{Worker, WorkerCounters, WorkerResult};
+use crate::datapath::common::calibration::{TscCalibration, measure_now, ppm};
+use crate::datapath::common::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
+use crate::datapath::common::ports::{WaitError, port_config, resolve, rx_pool, split_queues};
+use crate::datapath::common::queues::{PortQueues, Side};
+use crate::datapath::common::service::{Interface, ServicePlane};
+use crate::datapath::generator::classify::RxRules;
+use crate::datapath::generator::clock::Clock;
+use crate::datapath::generator::frames::{Endpoints, stream_template};
+use crate::datapath::generator::phase::{Phase, RunControl};
+use crate::datapath::generator::tag::TAG_LEN;
+use crate::datapath::generator::tx::{ShareSpec, TxShare, share_ues};
+use crate::datapath::generator::worker::{Worker, WorkerCounters, WorkerResult};
 use crate::plan::{self, Plan, UplinkTeids};
 use crate::run::{Action, Event, RunMachine, Timing};
 
@@ -1180,8 +1180,8 @@ fn stalled_message(what: &str, give_up: Duration) -> String {
 /// GTP-U signalling, ICMP other than echo requests to us, what it could not read); ARP and the
 /// echo requests it answered are not.
 fn rejected(c: &WorkerCounters) -> std::collections::BTreeMap<String, u64> {
-    use crate::datapath::classify::Reject;
-    use crate::datapath::service::Seen;
+    use crate::datapath::common::service::Seen;
+    use crate::datapath::generator::classify::Reject;
     const FINDINGS: [Seen; 6] = [
         Seen::IcmpOther,
         Seen::GtpuEchoResponse,

@@ -3,7 +3,7 @@
 
 use std::net::Ipv4Addr;
 
-use super::tag::Tag;
+use crate::datapath::generator::tag::Tag;
 
 use upfbench_gtpu::{
     Encapsulator, Ipv4Repr, MacAddr, OuterHeaders, PduSessionContainer, Qfi, Teid, UdpChecksum,

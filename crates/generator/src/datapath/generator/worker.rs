@@ -5,13 +5,14 @@
 use upfbench_dpdk::{MbufBurst, Quiescent, current_lcore, tsc};
 use upfbench_stats::{RxCoreResult, RxStats, TxCoreResult, TxStats};
 
-use super::classify::{Classified, Reject, RxRules, Service};
+use super::classify::{Classified, Reject, RxRules};
 use super::clock::Clock;
 use super::phase::{Phase, RunControl};
-use super::queues::{PortQueues, RX_BURST, Side};
-use super::service::{Seen, ServicePlane};
 use super::tag::transit_ns;
 use super::tx::TxShare;
+use crate::datapath::common::queues::{PortQueues, RX_BURST, Side};
+use crate::datapath::common::service::Service;
+use crate::datapath::common::service::{Seen, ServicePlane};
 use crate::plan::Schedule;
 
 /// How often the counters are published for the live view, and the RX side looks whether the

@@ -14,8 +14,8 @@ use upfbench_net::ethernet::ETHERTYPE_IPV4;
 use upfbench_net::ipv4::PROTOCOL_UDP;
 use upfbench_stats::Direction;
 
-use super::queues::Side;
-use super::service::Interface;
+use crate::datapath::common::queues::Side;
+use crate::datapath::common::service::Interface;
 use crate::plan::StreamPlan;
 
 /// Our interfaces and the UPF's, as the frames need them.

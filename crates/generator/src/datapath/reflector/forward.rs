@@ -13,8 +13,8 @@ use upfbench_net::ethernet::{ETHERTYPE_ARP, ETHERTYPE_IPV4, HEADER_LEN as ETHERN
 use upfbench_net::ipv4::{MIN_HEADER_LEN, PROTOCOL_ICMP, PROTOCOL_UDP};
 use upfbench_net::{ethernet, ipv4, udp};
 
-use super::classify::Service;
 use super::rules::{DownlinkEntry, ForwardingTable};
+use crate::datapath::common::service::Service;
 
 const ETHERTYPE_AT: usize = ethernet::field::ETHERTYPE.start;
 const IPV4_TOTAL_LENGTH_AT: usize = ipv4::field::TOTAL_LENGTH.start;
@@ -181,10 +181,10 @@ mod tests {
     use std::net::Ipv4Addr;
 
     use super::*;
-    use crate::datapath::flat_map::FlatMap;
+    use crate::datapath::reflector::flat_map::FlatMap;
     use upfbench_gtpu::Qfi;
 
-    use crate::datapath::rules::UplinkEntry;
+    use crate::datapath::reflector::rules::UplinkEntry;
     use crate::datapath::test_frames::{gpdu, inner, plain};
 
     const UE: Ipv4Addr = Ipv4Addr::new(10, 45, 0, 2);

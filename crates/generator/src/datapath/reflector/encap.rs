@@ -5,7 +5,7 @@
 
 use upfbench_gtpu::{Encapsulator, MacAddr, OuterHeaders, PduSessionContainer, Qfi, Teid};
 
-use super::service::Interface;
+use crate::datapath::common::service::Interface;
 
 /// Entries kept.
 pub const ENCAP_CACHE: usize = 8;

@@ -16,7 +16,6 @@ use upfbench_net::{MacAddr, Teid};
 pub use limit::ErrorIndicationLimit;
 pub use respond::{Interface, Outcome, Seen, arp_request, error_indication, respond};
 
-use super::classify::Service;
 use super::queues::Side;
 
 /// Neighbours remembered per port.
@@ -28,6 +27,17 @@ const PENDING: usize = 32;
 const DEFAULT_ARP_RETRY: Duration = Duration::from_secs(1);
 /// Error Indications per second at most (and at once), unless set otherwise.
 pub const DEFAULT_ERROR_INDICATIONS_PER_S: u32 = 100;
+
+/// What the service plane may have to answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Service {
+    /// An ARP packet.
+    Arp,
+    /// An ICMP packet.
+    Icmp,
+    /// GTP-U signalling on N3 (Echo, Error Indication, End Marker, ...), with its message type.
+    Gtpu(u8),
+}
 
 /// What the service plane did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -19,6 +19,7 @@ use upfbench_net::udp;
 use upfbench_stats::Direction;
 
 use super::tag::TagView;
+use crate::datapath::common::service::Service;
 use crate::plan::{StreamPlan, UeTable};
 
 const ETHERTYPE_AT: usize = ethernet::field::ETHERTYPE.start;
@@ -72,17 +73,6 @@ impl Reject {
         "wrong_teid",
         "wrong_qfi",
     ];
-}
-
-/// What the service plane may have to answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Service {
-    /// An ARP packet.
-    Arp,
-    /// An ICMP packet.
-    Icmp,
-    /// GTP-U signalling on N3 (Echo, Error Indication, End Marker, ...), with its message type.
-    Gtpu(u8),
 }
 
 /// The verdict on one received frame.
