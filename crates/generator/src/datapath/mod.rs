@@ -6,4 +6,8 @@
 pub mod common;
 pub mod generator;
 pub mod reflector;
-pub mod test_frames;
+
+/// Frames as a UPF sends them back, for the unit tests (the RX benchmark includes the file too).
+#[cfg(test)]
+#[path = "../../tests/support/upf_frames.rs"]
+mod upf_frames;

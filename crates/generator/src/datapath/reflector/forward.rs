@@ -185,7 +185,7 @@ mod tests {
     use upfbench_gtpu::Qfi;
 
     use crate::datapath::reflector::rules::UplinkEntry;
-    use crate::datapath::test_frames::{gpdu, inner, plain};
+    use crate::datapath::upf_frames::{gpdu, inner, plain};
 
     const UE: Ipv4Addr = Ipv4Addr::new(10, 45, 0, 2);
     const DN: Ipv4Addr = Ipv4Addr::new(192, 168, 16, 152);
