@@ -9,6 +9,7 @@
 use upfbench_dpdk::{Mbuf, MbufBurst, Mempool, Quiescent, StopFlag, current_lcore, tsc};
 use upfbench_gtpu::MacAddr;
 use upfbench_net::ethernet::{self, ETHERTYPE_IPV4, HEADER_LEN as ETHERNET_LEN};
+use upfbench_net::ipv4;
 
 use super::counters::{CounterCell, ReflectorCounters, ServiceSummary};
 use super::echo::{self, EchoVerdict};
@@ -53,6 +54,9 @@ pub struct ReflectorWorker<'p> {
     /// UPF or echo.
     pub mode: Mode,
 }
+
+/// The inner IPv4 destination, from the start of the inner packet.
+const IPV4_DESTINATION_AT: usize = ipv4::field::DESTINATION.start;
 
 /// Loops between publications of the counters.
 const PUBLISH_EVERY: u32 = 1024;
@@ -340,12 +344,8 @@ fn uplink(
         } => {
             let n6 = &interfaces[Side::N6.index()];
             let d = m.data();
-            let dst = u32::from_be_bytes([
-                d[inner_offset + 16],
-                d[inner_offset + 17],
-                d[inner_offset + 18],
-                d[inner_offset + 19],
-            ]);
+            let at = inner_offset + IPV4_DESTINATION_AT;
+            let dst = u32::from_be_bytes([d[at], d[at + 1], d[at + 2], d[at + 3]]);
             let hop = if n6.on_link(dst) { dst } else { gateway };
             let mac = match *next_hop {
                 Some((ip, mac)) if ip == hop => mac,
