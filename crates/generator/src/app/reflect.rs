@@ -269,7 +269,7 @@ fn reflect(
                 mode,
             };
             let stop = &stop;
-            handles.push(s.launch(lcore, move || worker.run(stop, cell))?);
+            handles.push(s.launch(lcore, move || worker.poll_until_stopped(stop, cell))?);
         }
         let mut last = Instant::now();
         let mut previous = vec![ReflectorCounters::default(); cells.len()];

@@ -41,7 +41,7 @@ use crate::datapath::common::service::{Interface, ServicePlane};
 use crate::datapath::generator::classify::RxRules;
 use crate::datapath::generator::clock::Clock;
 use crate::datapath::generator::frames::{Endpoints, stream_template};
-use crate::datapath::generator::phase::{Phase, RunControl};
+use crate::datapath::generator::phase::{Phase, PhaseBoard};
 use crate::datapath::generator::tag::TAG_LEN;
 use crate::datapath::generator::tx::{ShareSpec, TxShare, share_ues};
 use crate::datapath::generator::worker::{Worker, WorkerCounters, WorkerResult};
@@ -345,7 +345,7 @@ fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> 
         drain: first.drain,
     };
     let mut machine = RunMachine::new(timing, plans.len(), setup.pfcp);
-    let control = RunControl::new();
+    let control = PhaseBoard::new();
     let mut steps: Vec<StepResult> = Vec::new();
     let mut uplink_teids: Vec<Teid> = match first.ues.uplink_teid {
         UplinkTeids::Sequence(s) => (0..first.ues.count).map(|i| s.get(i)).collect(),
@@ -790,7 +790,7 @@ fn take<T>(p: &mut Pending<T>) -> Result<Option<T>> {
 }
 
 /// Sets the workers' phase to [`Phase::Stop`] when dropped.
-struct StopOnDrop<'a>(&'a RunControl);
+struct StopOnDrop<'a>(&'a PhaseBoard);
 
 impl Drop for StopOnDrop<'_> {
     fn drop(&mut self) {
@@ -890,7 +890,7 @@ fn launch<'s, 'p>(
     queues: &mut [Option<[PortQueues<'p>; 2]>],
     service_pool: Mempool<'p>,
     clock: Clock,
-    control: &'p RunControl,
+    control: &'p PhaseBoard,
     ports: [&Port<'_>; 2],
     peers: [Ipv4Addr; 2],
     kernel: &KernelCounters,
@@ -998,7 +998,7 @@ fn launch<'s, 'p>(
         };
         running
             .handles
-            .push(scope.launch(wp.lcore, move || worker.run(control))?);
+            .push(scope.launch(wp.lcore, move || worker.poll_until_stopped(control))?);
     }
     Ok(running)
 }
@@ -1008,7 +1008,7 @@ fn launch<'s, 'p>(
 fn collect<'p>(
     mut r: Running<'_, 'p>,
     end_clock: Clock,
-    control: &RunControl,
+    control: &PhaseBoard,
     queues: &mut [Option<[PortQueues<'p>; 2]>],
     plan: &Plan,
     ports: [&Port<'_>; 2],

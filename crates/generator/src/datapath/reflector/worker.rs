@@ -76,8 +76,9 @@ impl Arp for ServicePlane<'_> {
 }
 
 impl<'p> ReflectorWorker<'p> {
-    /// Runs until `stop`; publishes its counters into `cell`; returns them.
-    pub fn run(self, stop: &StopFlag, cell: &CounterCell) -> ReflectorCounters {
+    /// Polls both ports, forwarding or echoing what comes, until `stop`; publishes its counters
+    /// into `cell` as it goes; returns them.
+    pub fn poll_until_stopped(self, stop: &StopFlag, cell: &CounterCell) -> ReflectorCounters {
         let ReflectorWorker {
             mut ports,
             mut table,
