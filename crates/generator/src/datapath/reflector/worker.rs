@@ -17,7 +17,7 @@ use super::encap::EncapCache;
 use super::forward::{self, Drop, FromN3, FromN6};
 use super::impair::{ImpairCounters, Impairments};
 use super::rules::TableReader;
-use crate::datapath::common::next_hops::{Arp, NextHops};
+use crate::datapath::common::next_hops::NextHops;
 use crate::datapath::common::queues::{PortQueues, RX_BURST, Side};
 use crate::datapath::common::service::{Interface, ServicePlane};
 
@@ -62,18 +62,6 @@ const IPV4_DESTINATION_AT: usize = ipv4::field::DESTINATION.start;
 const PUBLISH_EVERY: u32 = 1024;
 /// Loops between two readings of the clock when no impairment needs each burst's.
 const CLOCK_EVERY: u32 = 64;
-
-impl Arp for ServicePlane<'_> {
-    fn confirmed(&self, side: Side, ip: u32) -> bool {
-        ServicePlane::confirmed(self, side, ip)
-    }
-
-    fn request(&mut self, side: Side, ip: u32, now: u64) {
-        // The next hops pace their own requests.
-        self.forget_request(side, ip);
-        self.resolve(side, ip, now);
-    }
-}
 
 impl<'p> ReflectorWorker<'p> {
     /// Polls both ports, forwarding or echoing what comes, until `stop`; publishes its counters
