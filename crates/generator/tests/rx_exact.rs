@@ -26,9 +26,9 @@ use upfbench_generator::datapath::generator::tag::Tag;
 use upfbench_generator::datapath::generator::worker::Worker;
 use upfbench_generator::plan::{self, Plan};
 use upfbench_gtpu::{
-    Encapsulator, Ipv4Repr, MacAddr, OuterHeaders, PduSessionContainer, Qfi, Teid, UdpChecksum,
-    UdpRepr, emit_ipv4_udp,
+    Encapsulator, Ipv4Repr, OuterHeaders, PduSessionContainer, UdpChecksum, UdpRepr, emit_ipv4_udp,
 };
+use upfbench_net::{MacAddr, Qfi, Teid};
 use upfbench_stats::{Direction, RunResult, RxConfig, RxStats, StreamSpec, TxCoreResult, TxStats};
 
 const SYSTEM: &str = include_str!("../../../deploy/systems/memif.yaml");

@@ -24,7 +24,7 @@ use upfbench_generator::datapath::generator::frames::{Endpoints, stream_template
 use upfbench_generator::datapath::generator::tag::{TAG_LEN, Tag};
 use upfbench_generator::datapath::generator::tx::{ShareSpec, TxShare, share_ues};
 use upfbench_generator::plan::{self, Plan, ScheduleSlip, UplinkTeids};
-use upfbench_gtpu::{MacAddr, Teid};
+use upfbench_net::{MacAddr, Teid};
 use upfbench_stats::{StreamSpec, TxStats};
 
 const SYSTEM: &str = include_str!("../../../deploy/systems/memif.yaml");

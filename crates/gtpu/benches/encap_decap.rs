@@ -6,9 +6,10 @@ use std::net::Ipv4Addr;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use upfbench_gtpu::{
-    Encapsulator, Ipv4Packet, Ipv4Repr, MacAddr, OuterHeaders, PacketTemplate, PduSessionContainer,
-    Qfi, Teid, UdpChecksum, UdpPacket, UdpRepr, UeAddress, decapsulate, emit_ipv4_udp,
+    Encapsulator, Ipv4Packet, Ipv4Repr, OuterHeaders, PacketTemplate, PduSessionContainer,
+    UdpChecksum, UdpPacket, UdpRepr, UeAddress, decapsulate, emit_ipv4_udp,
 };
+use upfbench_net::{MacAddr, Qfi, Teid};
 
 const PAYLOADS: [usize; 3] = [10, 300, 1400];
 const HEADROOM: usize = 128;

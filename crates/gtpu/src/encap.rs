@@ -10,8 +10,9 @@ use crate::ethernet::{self, EthernetRepr, MacAddr};
 use crate::header::{self, GtpuHeaderRepr};
 use crate::ipv4::{self, Ipv4Repr};
 use crate::pdu_session::PduSessionContainer;
-use crate::types::{GTPU_PORT, MessageType, Teid};
+use crate::types::{GTPU_PORT, MessageType};
 use crate::udp::{self, UdpRepr};
+use upfbench_net::Teid;
 
 /// Offsets of the outer headers in a frame built by an [`Encapsulator`] (the outer IPv4 header
 /// has no options).

@@ -8,9 +8,10 @@ use crate::error::ParseError;
 use crate::ethernet::{self, EthernetFrame};
 use crate::header::{self, GtpuPacket, Layout};
 use crate::ipv4::{self, Ipv4Packet};
-use crate::types::{GTPU_PORT, MessageType, Qfi, Teid};
+use crate::types::{GTPU_PORT, MessageType};
 use crate::udp::{self, UdpPacket};
 use crate::udp_payload::{UdpSpan, check_datagram};
+use upfbench_net::{Qfi, Teid};
 
 mod fast_path;
 

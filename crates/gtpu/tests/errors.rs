@@ -5,8 +5,9 @@ use std::net::Ipv4Addr;
 
 use upfbench_gtpu::{
     EmitError, Encapsulator, ExtensionHeaderType, GtpuDatagram, GtpuFrame, GtpuPacket, GtpuRepr,
-    Ipv4Packet, Ipv4Repr, Layer, MacAddr, OuterHeaders, ParseError, Teid, UdpRepr, decapsulate,
+    Ipv4Packet, Ipv4Repr, Layer, OuterHeaders, ParseError, UdpRepr, decapsulate,
 };
+use upfbench_net::{MacAddr, Teid};
 
 /// The shared vector `ul_gpdu_payload10`: Ether/IPv4/UDP/GTP-U/IPv4/UDP/10 bytes.
 const UL_FRAME: &str = "02000000135102000000133108004500004a000000004011de38c0a80d83c0a80d97086808680036fcb330ff002600000001450000260000000040119f580a2d0002c0a8109827104e20001254d078787878787878787878";

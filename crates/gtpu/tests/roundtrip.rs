@@ -6,10 +6,11 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use proptest::prelude::*;
 use upfbench_gtpu::{
     DlPduSessionInformation, Encapsulator, EthernetRepr, GtpuDatagram, GtpuFrame, GtpuHeaderRepr,
-    GtpuPacket, GtpuRepr, Ipv4Packet, Ipv4Repr, MacAddr, Message, MessageType, OuterHeaders,
-    ParseError, PduSessionContainer, Ppi, Qfi, QfiSequenceNumber, Teid, UdpChecksum, UdpPacket,
-    UdpRepr, UlPduSessionInformation, UlQosMonitoring, decapsulate, emit_ipv4_udp, udp_payload,
+    GtpuPacket, GtpuRepr, Ipv4Packet, Ipv4Repr, Message, MessageType, OuterHeaders, ParseError,
+    PduSessionContainer, Ppi, QfiSequenceNumber, UdpChecksum, UdpPacket, UdpRepr,
+    UlPduSessionInformation, UlQosMonitoring, decapsulate, emit_ipv4_udp, udp_payload,
 };
+use upfbench_net::{MacAddr, Qfi, Teid};
 
 fn qfi() -> impl Strategy<Value = Qfi> {
     (0u8..=63).prop_map(|q| Qfi::new(q).unwrap())

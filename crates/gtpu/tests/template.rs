@@ -5,10 +5,11 @@ use std::net::Ipv4Addr;
 
 use proptest::prelude::*;
 use upfbench_gtpu::{
-    EmitError, Encapsulator, EthernetRepr, Ipv4Repr, MacAddr, OuterHeaders, PacketTemplate,
-    PduSessionContainer, Qfi, Teid, UdpChecksum, UdpRepr, UeAddress, WindowPatcher, checksum,
-    decapsulate, emit_ipv4_udp, ethernet,
+    EmitError, Encapsulator, EthernetRepr, Ipv4Repr, OuterHeaders, PacketTemplate,
+    PduSessionContainer, UdpChecksum, UdpRepr, UeAddress, WindowPatcher, checksum, decapsulate,
+    emit_ipv4_udp, ethernet,
 };
+use upfbench_net::{MacAddr, Qfi, Teid};
 
 fn checksum_mode() -> impl Strategy<Value = UdpChecksum> {
     prop_oneof![Just(UdpChecksum::Zero), Just(UdpChecksum::Compute)]

@@ -9,10 +9,11 @@ use serde_json::{Map, Value, json};
 use upfbench_gtpu::ie::{self, InformationElements};
 use upfbench_gtpu::{
     DlPduSessionInformation, Encapsulator, EthernetFrame, EthernetRepr, GtpuDatagram, GtpuPacket,
-    GtpuRepr, Ipv4Packet, Ipv4Repr, MacAddr, Message, OuterHeaders, ParseError,
-    PduSessionContainer, Ppi, Qfi, QfiSequenceNumber, Teid, UdpChecksum, UdpPacket, UdpRepr,
-    UlPduSessionInformation, UlQosMonitoring, decapsulate, emit_ipv4_udp, ethernet, ipv4,
+    GtpuRepr, Ipv4Packet, Ipv4Repr, Message, OuterHeaders, ParseError, PduSessionContainer, Ppi,
+    QfiSequenceNumber, UdpChecksum, UdpPacket, UdpRepr, UlPduSessionInformation, UlQosMonitoring,
+    decapsulate, emit_ipv4_udp, ethernet, ipv4,
 };
+use upfbench_net::{MacAddr, Qfi, Teid};
 
 const SHARED: &str = include_str!("../testdata/gtpu.json");
 const EXTRA: &str = include_str!("../testdata/gtpu_extra.json");

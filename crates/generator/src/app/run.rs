@@ -13,7 +13,7 @@ use upfbench_dpdk::{
     DEFAULT_DATA_ROOM, Eal, LcoreHandle, LcoreScope, Mempool, Port, PortStats, Socket,
     TemplatePool, TscAnchor, tsc,
 };
-use upfbench_gtpu::{MacAddr, Qfi, Teid};
+use upfbench_net::{MacAddr, Qfi, Teid};
 use upfbench_pfcp::driver::Release;
 use upfbench_pfcp::node::{NodeError, Stats};
 use upfbench_stats::report::{ClockReport, PortFrames, PortReport, StreamSummary};

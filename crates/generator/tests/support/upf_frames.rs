@@ -6,9 +6,9 @@
 use std::net::Ipv4Addr;
 
 use upfbench_gtpu::{
-    Encapsulator, Ipv4Repr, MacAddr, OuterHeaders, PduSessionContainer, Qfi, Teid, UdpChecksum,
-    UdpRepr, emit_ipv4_udp,
+    Encapsulator, Ipv4Repr, OuterHeaders, PduSessionContainer, UdpChecksum, UdpRepr, emit_ipv4_udp,
 };
+use upfbench_net::{MacAddr, Qfi, Teid};
 use upfbench_net::{ipv4, udp};
 
 /// An IPv4/UDP packet.

@@ -12,7 +12,8 @@
 //! The common case is a few fixed-offset reads after the GTP-U and IPv4/UDP shortcuts of
 //! `decapsulate` and `udp_payload`; the rarer shapes go the slow way in [`other`].
 
-use upfbench_gtpu::{GTPU_PORT, MessageType, Qfi, decapsulate, header, udp_payload};
+use upfbench_gtpu::{GTPU_PORT, MessageType, decapsulate, header, udp_payload};
+use upfbench_net::Qfi;
 use upfbench_net::ethernet::{self, ETHERTYPE_ARP, ETHERTYPE_IPV4, HEADER_LEN as ETHERNET_LEN};
 use upfbench_net::ipv4::{self, PROTOCOL_ICMP, PROTOCOL_UDP};
 use upfbench_net::udp;

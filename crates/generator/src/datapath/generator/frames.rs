@@ -7,11 +7,12 @@
 use std::net::Ipv4Addr;
 
 use upfbench_gtpu::{
-    EmitError, Encapsulator, EthernetRepr, Ipv4Repr, MacAddr, OuterHeaders, PacketTemplate,
-    PduSessionContainer, Qfi, Teid, UdpChecksum, UdpRepr, UeAddress,
+    EmitError, Encapsulator, EthernetRepr, Ipv4Repr, OuterHeaders, PacketTemplate,
+    PduSessionContainer, UdpChecksum, UdpRepr, UeAddress,
 };
 use upfbench_net::ethernet::ETHERTYPE_IPV4;
 use upfbench_net::ipv4::PROTOCOL_UDP;
+use upfbench_net::{MacAddr, Qfi, Teid};
 use upfbench_stats::Direction;
 
 use crate::datapath::common::queues::Side;

@@ -8,7 +8,8 @@
 //!   a DL PDU Session Container when the session's QER sets a QFI) and goes out N3.
 //! - Anything else is for the service plane or dropped, counted by kind.
 
-use upfbench_gtpu::{GTPU_PORT, MessageType, Teid, decapsulate, header};
+use upfbench_gtpu::{GTPU_PORT, MessageType, decapsulate, header};
+use upfbench_net::Teid;
 use upfbench_net::ethernet::{ETHERTYPE_ARP, ETHERTYPE_IPV4, HEADER_LEN as ETHERNET_LEN};
 use upfbench_net::ipv4::{MIN_HEADER_LEN, PROTOCOL_ICMP, PROTOCOL_UDP};
 use upfbench_net::{ethernet, ipv4, udp};
@@ -182,7 +183,7 @@ mod tests {
 
     use super::*;
     use crate::datapath::reflector::flat_map::FlatMap;
-    use upfbench_gtpu::Qfi;
+    use upfbench_net::Qfi;
 
     use crate::datapath::reflector::rules::UplinkEntry;
     use crate::datapath::upf_frames::{gpdu, inner, plain};

@@ -7,7 +7,7 @@
 //! what is dropped); with impairments each packet goes through them one by one.
 
 use upfbench_dpdk::{Mbuf, MbufBurst, Mempool, Quiescent, StopFlag, current_lcore, tsc};
-use upfbench_gtpu::MacAddr;
+use upfbench_net::MacAddr;
 use upfbench_net::ethernet::{self, ETHERTYPE_IPV4, HEADER_LEN as ETHERNET_LEN};
 use upfbench_net::ipv4;
 
