@@ -28,7 +28,7 @@ use upfbench_generator::plan::{self, Plan};
 use upfbench_gtpu::{
     Encapsulator, Ipv4Repr, OuterHeaders, PduSessionContainer, UdpChecksum, UdpRepr, emit_ipv4_udp,
 };
-use upfbench_net::{MacAddr, Qfi, Teid};
+use upfbench_net::{MacAddr, Qfi, Teid, ipv4, udp};
 use upfbench_stats::{Direction, RunResult, RxConfig, RxStats, StreamSpec, TxCoreResult, TxStats};
 
 const SYSTEM: &str = include_str!("../../../deploy/systems/memif.yaml");
@@ -49,17 +49,8 @@ fn plan() -> Plan {
 }
 
 fn ip_udp(src: Ipv4Addr, dst: Ipv4Addr, ports: (u16, u16), payload: &[u8]) -> Vec<u8> {
-    let mut buf = vec![0u8; 28 + payload.len()];
-    let ip = Ipv4Repr {
-        source: src,
-        destination: dst,
-        protocol: 17,
-        payload_len: 0,
-        ttl: 64,
-        dscp_ecn: 0,
-        identification: 0,
-        dont_fragment: false,
-    };
+    let mut buf = vec![0u8; ipv4::MIN_HEADER_LEN + udp::HEADER_LEN + payload.len()];
+    let ip = Ipv4Repr::udp(src, dst);
     let udp = UdpRepr {
         source_port: ports.0,
         destination_port: ports.1,

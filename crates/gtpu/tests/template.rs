@@ -16,16 +16,7 @@ fn checksum_mode() -> impl Strategy<Value = UdpChecksum> {
 }
 
 fn inner_ipv4(source: Ipv4Addr, destination: Ipv4Addr) -> Ipv4Repr {
-    Ipv4Repr {
-        source,
-        destination,
-        protocol: 17,
-        payload_len: 0,
-        ttl: 64,
-        dscp_ecn: 0,
-        identification: 0,
-        dont_fragment: false,
-    }
+    Ipv4Repr::udp(source, destination)
 }
 
 fn outer(teid: u32, pdusc: Option<u8>, csum: UdpChecksum) -> OuterHeaders {

@@ -14,16 +14,7 @@ use upfbench_net::{ipv4, udp};
 /// An IPv4/UDP packet.
 pub(crate) fn inner(src: Ipv4Addr, dst: Ipv4Addr, ports: (u16, u16), payload: &[u8]) -> Vec<u8> {
     let mut buf = vec![0u8; ipv4::MIN_HEADER_LEN + udp::HEADER_LEN + payload.len()];
-    let ip = Ipv4Repr {
-        source: src,
-        destination: dst,
-        protocol: ipv4::PROTOCOL_UDP,
-        payload_len: 0,
-        ttl: 64,
-        dscp_ecn: 0,
-        identification: 0,
-        dont_fragment: false,
-    };
+    let ip = Ipv4Repr::udp(src, dst);
     let udp = UdpRepr {
         source_port: ports.0,
         destination_port: ports.1,
