@@ -10,6 +10,7 @@ use upfbench_gtpu::{
     PduSessionContainer, Ppi, QfiSequenceNumber, UdpChecksum, UdpPacket, UdpRepr,
     UlPduSessionInformation, UlQosMonitoring, decapsulate, emit_ipv4_udp, udp_payload,
 };
+use upfbench_net::error as net;
 use upfbench_net::{MacAddr, Qfi, Teid};
 
 fn qfi() -> impl Strategy<Value = Qfi> {
@@ -372,11 +373,11 @@ proptest! {
 fn udp_payload_by_layers(d: &[u8]) -> Result<&[u8], ParseError> {
     let ip = Ipv4Packet::new_checked(d)?;
     if ip.is_fragment() {
-        return Err(ParseError::Fragmented {
+        return Err(ParseError::Net(net::ParseError::Fragmented {
             offset: 0,
             fragment_offset: ip.fragment_offset(),
             more_fragments: ip.more_fragments(),
-        });
+        }));
     }
     if ip.protocol() != 17 {
         return Err(ParseError::UnexpectedProtocol {
