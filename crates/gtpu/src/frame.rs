@@ -173,10 +173,11 @@ impl<'a> GtpuFrame<'a> {
                 available: frame.len(),
             }));
         }
-        let ethertype = u16::from_be_bytes([frame[12], frame[13]]);
+        let at = ethernet::field::ETHERTYPE.start;
+        let ethertype = u16::from_be_bytes([frame[at], frame[at + 1]]);
         if ethertype != ethernet::ETHERTYPE_IPV4 {
             return Err(ParseError::UnexpectedEtherType {
-                offset: ethernet::field::ETHERTYPE.start,
+                offset: at,
                 ethertype,
             });
         }
