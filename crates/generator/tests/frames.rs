@@ -11,12 +11,13 @@ use std::path::Path;
 use std::process::Command;
 
 use upfbench_generator::config;
-use upfbench_generator::datapath::frames::{Endpoints, stream_template};
-use upfbench_generator::datapath::service::Interface;
-use upfbench_generator::datapath::tag::{TAG_LEN, Tag, TagView};
-use upfbench_generator::datapath::tx::TxLayout;
+use upfbench_generator::datapath::common::service::Interface;
+use upfbench_generator::datapath::generator::frames::{Endpoints, stream_template};
+use upfbench_generator::datapath::generator::tag::{TAG_LEN, Tag, TagView};
+use upfbench_generator::datapath::generator::tx::TxLayout;
 use upfbench_generator::plan::{self, Plan, StreamPlan, UplinkTeids};
-use upfbench_gtpu::{Ipv4Packet, MacAddr, Qfi, Teid, UdpPacket, decapsulate, udp_payload};
+use upfbench_gtpu::{Ipv4Packet, UdpPacket, decapsulate, udp_payload};
+use upfbench_net::{MacAddr, Qfi, Teid};
 use upfbench_stats::Direction;
 
 const SYSTEM: &str = include_str!("../../../deploy/systems/memif.yaml");

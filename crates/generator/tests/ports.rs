@@ -4,7 +4,7 @@
 
 use std::process::{Command, Output};
 
-use upfbench_generator::datapath::eal_args::runtime_dir;
+use upfbench_generator::datapath::common::eal_args::runtime_dir;
 
 /// Runs `upfbench ports` with the tests' EAL arguments, `eal`, and a `--file-prefix` of the
 /// test's own; checks that nothing of it is left in the runtime directory.

@@ -1,6 +1,6 @@
-//! RX measurement is exact on crafted traffic: a real worker (datapath::worker::Worker) on
-//! lcore 1 receives on two ring-pair ports (N3 and N6) what the main lcore sends from their
-//! peers — downlink G-PDUs and uplink plain frames with measurement tags, with known drops,
+//! RX measurement is exact on crafted traffic: a real worker
+//! (datapath::generator::worker::Worker) on lcore 1 receives on two ring-pair ports (N3 and N6)
+//! what the main lcore sends from their peers — downlink G-PDUs and uplink plain frames with measurement tags, with known drops,
 //! reorders and duplicates, and foreign frames of every kind — and every figure comes out
 //! exactly: sent, lost, reordered, duplicates per direction, rejects per kind, latency samples
 //! for every measured packet. An ARP request for our N6 address is answered on the wire.
@@ -17,18 +17,18 @@ use upfbench_dpdk::{
     DEFAULT_DATA_ROOM, Eal, MbufBurst, Mempool, Port, PortConfig, Socket, TxQueue, tsc,
 };
 use upfbench_generator::config;
-use upfbench_generator::datapath::classify::{Reject, RxRules};
-use upfbench_generator::datapath::clock::Clock;
-use upfbench_generator::datapath::phase::{Phase, RunControl};
-use upfbench_generator::datapath::queues::{PortQueues, Side};
-use upfbench_generator::datapath::service::{Interface, ServicePlane};
-use upfbench_generator::datapath::tag::Tag;
-use upfbench_generator::datapath::worker::Worker;
+use upfbench_generator::datapath::common::queues::{PortQueues, Side};
+use upfbench_generator::datapath::common::service::{Interface, ServicePlane};
+use upfbench_generator::datapath::generator::classify::{Reject, RxRules};
+use upfbench_generator::datapath::generator::clock::Clock;
+use upfbench_generator::datapath::generator::phase::{Phase, PhaseBoard};
+use upfbench_generator::datapath::generator::tag::Tag;
+use upfbench_generator::datapath::generator::worker::Worker;
 use upfbench_generator::plan::{self, Plan};
 use upfbench_gtpu::{
-    Encapsulator, Ipv4Repr, MacAddr, OuterHeaders, PduSessionContainer, Qfi, Teid, UdpChecksum,
-    UdpRepr, emit_ipv4_udp,
+    Encapsulator, Ipv4Repr, OuterHeaders, PduSessionContainer, UdpChecksum, UdpRepr, emit_ipv4_udp,
 };
+use upfbench_net::{MacAddr, Qfi, Teid, ipv4, udp};
 use upfbench_stats::{Direction, RunResult, RxConfig, RxStats, StreamSpec, TxCoreResult, TxStats};
 
 const SYSTEM: &str = include_str!("../../../deploy/systems/memif.yaml");
@@ -49,17 +49,8 @@ fn plan() -> Plan {
 }
 
 fn ip_udp(src: Ipv4Addr, dst: Ipv4Addr, ports: (u16, u16), payload: &[u8]) -> Vec<u8> {
-    let mut buf = vec![0u8; 28 + payload.len()];
-    let ip = Ipv4Repr {
-        source: src,
-        destination: dst,
-        protocol: 17,
-        payload_len: 0,
-        ttl: 64,
-        dscp_ecn: 0,
-        identification: 0,
-        dont_fragment: false,
-    };
+    let mut buf = vec![0u8; ipv4::MIN_HEADER_LEN + udp::HEADER_LEN + payload.len()];
+    let ip = Ipv4Repr::udp(src, dst);
     let udp = UdpRepr {
         source_port: ports.0,
         destination_port: ports.1,
@@ -220,7 +211,7 @@ fn scenario(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
         clock,
         flush_ns: 0,
     };
-    let control = RunControl::new();
+    let control = PhaseBoard::new();
     control.set(Phase::Measure, tsc());
 
     // Flows: 0 = UL UE0 (10 and 20 dropped), 1 = UL UE1 (30, 31 swapped), 2 = DL UE2 (50 sent
@@ -265,7 +256,7 @@ fn scenario(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
     n6_frames.push(arp_request(N6_US));
 
     let result = eal.scope(|s| -> Result<_, Box<dyn std::error::Error>> {
-        let h = s.launch(1, || worker.run(&control))?;
+        let h = s.launch(1, || worker.poll_until_stopped(&control))?;
         let mut tx3 = q3p.tx.remove(0);
         let mut tx6 = q6p.tx.remove(0);
         send(&mut tx3, &pool, &n3_frames);

@@ -1,5 +1,5 @@
 //! TX burst shape through a real transmit queue: the TX worker's shares
-//! (datapath::tx::TxShare) polled with synthetic ticks on a ring-pair port, everything a poll
+//! (datapath::generator::tx::TxShare) polled with synthetic ticks on a ring-pair port, everything a poll
 //! hands to the queue read back from the peer before the next poll. A stall makes at most the
 //! profile's `max_burst` go out at once (100 here, above the 64 of one DPDK burst), the schedule
 //! slips by exactly the time it was late beyond that, a full queue holds it at the allowance,
@@ -19,12 +19,12 @@ use upfbench_dpdk::{
     TxQueue,
 };
 use upfbench_generator::config;
-use upfbench_generator::datapath::frames::{Endpoints, stream_template};
-use upfbench_generator::datapath::service::Interface;
-use upfbench_generator::datapath::tag::{TAG_LEN, Tag};
-use upfbench_generator::datapath::tx::{ShareSpec, TxShare, share_ues};
+use upfbench_generator::datapath::common::service::Interface;
+use upfbench_generator::datapath::generator::frames::{Endpoints, stream_template};
+use upfbench_generator::datapath::generator::tag::{TAG_LEN, Tag};
+use upfbench_generator::datapath::generator::tx::{ShareSpec, TxShare, share_ues};
 use upfbench_generator::plan::{self, Plan, ScheduleSlip, UplinkTeids};
-use upfbench_gtpu::{MacAddr, Teid};
+use upfbench_net::{MacAddr, Teid};
 use upfbench_stats::{StreamSpec, TxStats};
 
 const SYSTEM: &str = include_str!("../../../deploy/systems/memif.yaml");

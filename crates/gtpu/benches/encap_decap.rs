@@ -6,9 +6,10 @@ use std::net::Ipv4Addr;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use upfbench_gtpu::{
-    Encapsulator, Ipv4Packet, Ipv4Repr, MacAddr, OuterHeaders, PacketTemplate, PduSessionContainer,
-    Qfi, Teid, UdpChecksum, UdpPacket, UdpRepr, UeAddress, decapsulate, emit_ipv4_udp,
+    Encapsulator, Ipv4Packet, Ipv4Repr, OuterHeaders, PacketTemplate, PduSessionContainer,
+    UdpChecksum, UdpPacket, UdpRepr, UeAddress, decapsulate, emit_ipv4_udp,
 };
+use upfbench_net::{MacAddr, Qfi, Teid, ipv4, udp};
 
 const PAYLOADS: [usize; 3] = [10, 300, 1400];
 const HEADROOM: usize = 128;
@@ -30,17 +31,11 @@ fn outer(pdusc: bool, udp_checksum: UdpChecksum) -> OuterHeaders {
 
 /// A buffer with `HEADROOM` octets of room and an inner IPv4/UDP packet with `payload` bytes.
 fn inner_packet(payload: usize) -> (Vec<u8>, usize) {
-    let mut buf = vec![0u8; HEADROOM + 28 + payload];
-    let ip = Ipv4Repr {
-        source: Ipv4Addr::new(10, 45, 0, 2),
-        destination: Ipv4Addr::new(192, 168, 16, 152),
-        protocol: 17,
-        payload_len: 0,
-        ttl: 64,
-        dscp_ecn: 0,
-        identification: 0,
-        dont_fragment: false,
-    };
+    let mut buf = vec![0u8; HEADROOM + ipv4::MIN_HEADER_LEN + udp::HEADER_LEN + payload];
+    let ip = Ipv4Repr::udp(
+        Ipv4Addr::new(10, 45, 0, 2),
+        Ipv4Addr::new(192, 168, 16, 152),
+    );
     let udp = UdpRepr {
         source_port: 10000,
         destination_port: 20000,
@@ -122,16 +117,10 @@ fn decap(c: &mut Criterion) {
 /// incrementally (inner UDP checksum on, outer UDP checksum 0).
 fn template(c: &mut Criterion) {
     let encap = Encapsulator::new(&outer(false, UdpChecksum::Zero)).unwrap();
-    let ip = Ipv4Repr {
-        source: Ipv4Addr::new(10, 45, 0, 2),
-        destination: Ipv4Addr::new(192, 168, 16, 152),
-        protocol: 17,
-        payload_len: 0,
-        ttl: 64,
-        dscp_ecn: 0,
-        identification: 0,
-        dont_fragment: false,
-    };
+    let ip = Ipv4Repr::udp(
+        Ipv4Addr::new(10, 45, 0, 2),
+        Ipv4Addr::new(192, 168, 16, 152),
+    );
     let udp = UdpRepr {
         source_port: 10000,
         destination_port: 20000,

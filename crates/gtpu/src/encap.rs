@@ -5,13 +5,15 @@ use core::ops::Range;
 use std::net::Ipv4Addr;
 
 use crate::checksum;
-use crate::error::{EmitError, Layer};
+use crate::error::EmitError;
 use crate::ethernet::{self, EthernetRepr, MacAddr};
 use crate::header::{self, GtpuHeaderRepr};
 use crate::ipv4::{self, Ipv4Repr};
 use crate::pdu_session::PduSessionContainer;
-use crate::types::{GTPU_PORT, MessageType, Teid};
+use crate::types::{GTPU_PORT, MessageType};
 use crate::udp::{self, UdpRepr};
+use upfbench_net::Teid;
+use upfbench_net::error as net;
 
 /// Offsets of the outer headers in a frame built by an [`Encapsulator`] (the outer IPv4 header
 /// has no options).
@@ -229,11 +231,11 @@ impl Encapsulator {
         let inner_len = end - start;
         let ip_total = self.len - ethernet::HEADER_LEN + inner_len;
         if ip_total > ipv4::MAX_TOTAL_LEN {
-            return Err(EmitError::PayloadTooLong {
-                layer: Layer::Ipv4,
+            return Err(EmitError::Net(net::EmitError::PayloadTooLong {
+                layer: net::Layer::Ipv4,
                 len: inner_len,
                 max: ipv4::MAX_TOTAL_LEN - (self.len - ethernet::HEADER_LEN),
-            });
+            }));
         }
         let frame_start = start - self.len;
         let out = &mut buf[frame_start..end];

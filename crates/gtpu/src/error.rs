@@ -2,22 +2,18 @@
 //!
 //! Every decoding error names the layer or element that failed and the byte offset where it did,
 //! relative to the start of the buffer handed to the decoding function. The layers below GTP-U
-//! are decoded by `upfbench-net`, whose errors convert into these ones (`From`) with the same
-//! layer, offset and message.
+//! are decoded by `upfbench-net`: their errors are carried whole ([`ParseError::Net`],
+//! [`EmitError::Net`]), with net's layer, offset and message; the variants here are GTP-U's own
+//! (and its demands on the layers below: EtherType IPv4, protocol UDP, port 2152).
 
 use core::fmt;
 
 use upfbench_net::error as net;
 
-/// The protocol layer or element in which a decoding error was found.
+/// The GTP-U layer or element in which a decoding error was found (the layers below are
+/// `upfbench-net`'s [`Layer`](net::Layer)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Layer {
-    /// Ethernet II header.
-    Ethernet,
-    /// IPv4 header (RFC 791).
-    Ipv4,
-    /// UDP header (RFC 768).
-    Udp,
     /// GTP-U header (TS 29.281 §5.1).
     Gtpu,
     /// A GTP-U extension header (TS 29.281 §5.2).
@@ -31,26 +27,11 @@ pub enum Layer {
 impl fmt::Display for Layer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Layer::Ethernet => "Ethernet",
-            Layer::Ipv4 => "IPv4",
-            Layer::Udp => "UDP",
             Layer::Gtpu => "GTP-U",
             Layer::ExtensionHeader => "GTP-U extension header",
             Layer::PduSessionContainer => "PDU Session Container",
             Layer::InformationElement => "GTP-U information element",
         })
-    }
-}
-
-impl Layer {
-    /// The layer of `upfbench-net` this is, if any.
-    fn from_net(layer: net::Layer) -> Option<Layer> {
-        match layer {
-            net::Layer::Ethernet => Some(Layer::Ethernet),
-            net::Layer::Ipv4 => Some(Layer::Ipv4),
-            net::Layer::Udp => Some(Layer::Udp),
-            net::Layer::Arp | net::Layer::Icmp => None,
-        }
     }
 }
 
@@ -69,7 +50,7 @@ pub enum ParseError {
         /// Bytes the buffer holds from `offset`.
         available: usize,
     },
-    /// The version field holds a version this crate does not decode (IPv4: 4, GTP-U: 1).
+    /// The version field holds a version this crate does not decode (GTP-U: 1).
     #[error("{layer}: unsupported version {version} at offset {offset}")]
     UnsupportedVersion {
         /// Layer being decoded.
@@ -108,30 +89,6 @@ pub enum ParseError {
         length: usize,
         /// Bytes available to it.
         available: usize,
-    },
-    /// An IPv4 fragment where a whole datagram is needed.
-    #[error(
-        "IPv4: fragment (fragment offset {fragment_offset}, more fragments {more_fragments}) at offset {offset}"
-    )]
-    Fragmented {
-        /// Offset of the IPv4 header.
-        offset: usize,
-        /// Fragment offset in 8-octet units.
-        fragment_offset: u16,
-        /// The MF flag.
-        more_fragments: bool,
-    },
-    /// A checksum does not match the data it covers.
-    #[error("{layer}: checksum {found:#06x} at offset {offset}, computed {computed:#06x}")]
-    BadChecksum {
-        /// Layer being decoded.
-        layer: Layer,
-        /// Offset of the checksum field.
-        offset: usize,
-        /// The checksum in the packet.
-        found: u16,
-        /// The checksum computed over the data.
-        computed: u16,
     },
     /// The EtherType is not the one needed (IPv4, 0x0800).
     #[error("Ethernet: EtherType {ethertype:#06x} at offset {offset} is not IPv4")]
@@ -251,99 +208,10 @@ pub enum ParseError {
         /// The missing IE type.
         ie_type: u8,
     },
-    /// An error of a layer below GTP-U that has no variant of its own here (ARP, ICMP): this
-    /// crate never decodes those, but the conversion from `upfbench-net`'s errors is total.
+    /// A layer below GTP-U (Ethernet, IPv4, UDP) failed to decode: `upfbench-net`'s error,
+    /// with its layer, offset and message.
     #[error(transparent)]
-    Net(net::ParseError),
-}
-
-impl From<net::ParseError> for ParseError {
-    #[inline]
-    fn from(e: net::ParseError) -> Self {
-        use net::ParseError as N;
-        let layer = Layer::from_net(e.layer());
-        match (e, layer) {
-            (
-                N::Truncated {
-                    offset,
-                    needed,
-                    available,
-                    ..
-                },
-                Some(layer),
-            ) => ParseError::Truncated {
-                layer,
-                offset,
-                needed,
-                available,
-            },
-            (
-                N::UnsupportedVersion {
-                    offset, version, ..
-                },
-                Some(layer),
-            ) => ParseError::UnsupportedVersion {
-                layer,
-                offset,
-                version,
-            },
-            (
-                N::LengthTooSmall {
-                    offset,
-                    length,
-                    minimum,
-                    ..
-                },
-                Some(layer),
-            ) => ParseError::LengthTooSmall {
-                layer,
-                offset,
-                length,
-                minimum,
-            },
-            (
-                N::LengthExceedsBuffer {
-                    offset,
-                    length,
-                    available,
-                    ..
-                },
-                Some(layer),
-            ) => ParseError::LengthExceedsBuffer {
-                layer,
-                offset,
-                length,
-                available,
-            },
-            (
-                N::Fragmented {
-                    offset,
-                    fragment_offset,
-                    more_fragments,
-                },
-                _,
-            ) => ParseError::Fragmented {
-                offset,
-                fragment_offset,
-                more_fragments,
-            },
-            (
-                N::BadChecksum {
-                    offset,
-                    found,
-                    computed,
-                    ..
-                },
-                Some(layer),
-            ) => ParseError::BadChecksum {
-                layer,
-                offset,
-                found,
-                computed,
-            },
-            (e, _) => ParseError::Net(e),
-        }
-    }
+    Net(#[from] net::ParseError),
 }
 
 impl ParseError {
@@ -377,8 +245,6 @@ impl ParseError {
             | E::NotGtp { offset }
             | E::LengthTooSmall { offset, .. }
             | E::LengthExceedsBuffer { offset, .. }
-            | E::Fragmented { offset, .. }
-            | E::BadChecksum { offset, .. }
             | E::UnexpectedEtherType { offset, .. }
             | E::UnexpectedProtocol { offset, .. }
             | E::UnexpectedPort { offset, .. }
@@ -427,7 +293,7 @@ pub enum EmitError {
         /// Length of the buffer.
         len: usize,
     },
-    /// A payload too long for a length field of the layer.
+    /// A payload too long for a length field of a GTP-U layer.
     #[error("{layer}: payload of {len} bytes exceeds the maximum {max}")]
     PayloadTooLong {
         /// Layer whose length field overflows.
@@ -437,24 +303,9 @@ pub enum EmitError {
         /// The largest payload the layer can carry.
         max: usize,
     },
-    /// An error of a layer below GTP-U that has no variant of its own here (ARP, ICMP).
+    /// A layer below GTP-U (Ethernet, IPv4, UDP) could not be written: `upfbench-net`'s error.
     #[error(transparent)]
-    Net(net::EmitError),
-}
-
-impl From<net::EmitError> for EmitError {
-    #[inline]
-    fn from(e: net::EmitError) -> Self {
-        match e {
-            net::EmitError::BufferTooSmall { needed, available } => {
-                EmitError::BufferTooSmall { needed, available }
-            }
-            net::EmitError::PayloadTooLong { layer, len, max } => match Layer::from_net(layer) {
-                Some(layer) => EmitError::PayloadTooLong { layer, len, max },
-                None => EmitError::Net(e),
-            },
-        }
-    }
+    Net(#[from] net::EmitError),
 }
 
 #[cfg(test)]
@@ -486,17 +337,14 @@ mod tests {
             length: 55,
             available: 54,
         };
-        let g = ParseError::from(e.offset_by(34));
-        assert_eq!(
-            g,
-            ParseError::LengthExceedsBuffer {
-                layer: Layer::Udp,
-                offset: 38,
-                length: 55,
-                available: 54
-            }
-        );
+        let g = ParseError::from(e).offset_by(34);
+        assert_eq!(g, ParseError::Net(e.offset_by(34)));
+        assert_eq!(g.offset(), Some(38));
         assert_eq!(g.to_string(), e.offset_by(34).to_string());
+        assert_eq!(
+            g.to_string(),
+            "UDP: length 55 at offset 38 exceeds the 54 bytes available"
+        );
         let arp = net::ParseError::UnsupportedOperation {
             offset: 6,
             operation: 3,
@@ -510,13 +358,7 @@ mod tests {
             len: 70_000,
             max: 65_515,
         };
-        assert_eq!(
-            EmitError::from(too_long),
-            EmitError::PayloadTooLong {
-                layer: Layer::Ipv4,
-                len: 70_000,
-                max: 65_515
-            }
-        );
+        assert_eq!(EmitError::from(too_long), EmitError::Net(too_long));
+        assert_eq!(EmitError::from(too_long).to_string(), too_long.to_string());
     }
 }

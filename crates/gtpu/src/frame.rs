@@ -8,9 +8,11 @@ use crate::error::ParseError;
 use crate::ethernet::{self, EthernetFrame};
 use crate::header::{self, GtpuPacket, Layout};
 use crate::ipv4::{self, Ipv4Packet};
-use crate::types::{GTPU_PORT, MessageType, Qfi, Teid};
+use crate::types::{GTPU_PORT, MessageType};
 use crate::udp::{self, UdpPacket};
 use crate::udp_payload::{UdpSpan, check_datagram};
+use upfbench_net::error as net;
+use upfbench_net::{Qfi, Teid};
 
 mod fast_path;
 
@@ -164,17 +166,18 @@ impl<'a> GtpuFrame<'a> {
     #[inline]
     pub fn parse(frame: &'a [u8]) -> Result<Self, ParseError> {
         if frame.len() < ethernet::HEADER_LEN {
-            return Err(ParseError::Truncated {
-                layer: crate::Layer::Ethernet,
+            return Err(ParseError::Net(net::ParseError::Truncated {
+                layer: net::Layer::Ethernet,
                 offset: 0,
                 needed: ethernet::HEADER_LEN,
                 available: frame.len(),
-            });
+            }));
         }
-        let ethertype = u16::from_be_bytes([frame[12], frame[13]]);
+        let at = ethernet::field::ETHERTYPE.start;
+        let ethertype = u16::from_be_bytes([frame[at], frame[at + 1]]);
         if ethertype != ethernet::ETHERTYPE_IPV4 {
             return Err(ParseError::UnexpectedEtherType {
-                offset: ethernet::field::ETHERTYPE.start,
+                offset: at,
                 ethertype,
             });
         }

@@ -2,7 +2,8 @@
 
 use crate::error::{EmitError, Layer, ParseError};
 use crate::pdu_session::PduSessionContainer;
-use crate::types::{Comprehension, ExtensionHeaderType, MessageType, Teid};
+use crate::types::{Comprehension, ExtensionHeaderType, MessageType};
+use upfbench_net::{Qfi, Teid};
 
 /// Field offsets and flag bits of the GTP-U header (TS 29.281 §5.1, Figure 5.1-1).
 pub mod field {
@@ -195,14 +196,14 @@ impl<T: AsRef<[u8]>> GtpuPacket<T> {
     /// The QFI of the PDU Session Container, if the chain has one: cheaper than
     /// [`pdu_session_container`](Self::pdu_session_container) on the receive path.
     #[inline]
-    pub fn qfi(&self) -> Option<crate::types::Qfi> {
+    pub fn qfi(&self) -> Option<Qfi> {
         let at = self.layout.pdu_session_container_at as usize;
         if at == 0 {
             return None;
         }
         self.bytes()
             .get(at + 1 + crate::pdu_session::field::QFI)
-            .map(|&b| crate::types::Qfi::from_bits(b))
+            .map(|&b| Qfi::from_bits(b))
     }
 
     /// The UDP Port extension header's port (TS 29.281 §5.2.2.1), if the chain has one.

@@ -19,9 +19,10 @@
 //! ```
 //! use std::net::Ipv4Addr;
 //! use upfbench_gtpu::{
-//!     decapsulate, emit_ipv4_udp, Encapsulator, Ipv4Repr, MacAddr, OuterHeaders,
-//!     PduSessionContainer, Qfi, Teid, UdpChecksum, UdpRepr,
+//!     decapsulate, emit_ipv4_udp, Encapsulator, Ipv4Repr, OuterHeaders, PduSessionContainer,
+//!     UdpChecksum, UdpRepr,
 //! };
+//! use upfbench_net::{MacAddr, Qfi, Teid};
 //!
 //! // An inner IPv4/UDP packet from the UE, placed after enough headroom.
 //! let mut buf = [0u8; 256];
@@ -74,13 +75,14 @@ pub mod template;
 pub mod types;
 pub mod udp_payload;
 
-// The layers below GTP-U live in `upfbench-net`; they are re-exported under their old paths so
-// that `upfbench_gtpu::ipv4::field` or `upfbench_gtpu::MacAddr` keep working.
+// The layers below GTP-U live in `upfbench-net`; their modules and views are re-exported beside
+// GTP-U's own. The shared field types (`MacAddr`, `Teid`, `Qfi`, `OutOfRange`) are not: they are
+// imported from `upfbench-net`, the one place that defines them.
 pub use upfbench_net::{checksum, ethernet, ipv4, udp};
 
 pub use encap::{Encapsulator, OuterHeaders, UdpChecksum, emit_ipv4_udp};
 pub use error::{EmitError, Layer, ParseError};
-pub use ethernet::{EthernetFrame, EthernetRepr, MacAddr};
+pub use ethernet::{EthernetFrame, EthernetRepr};
 pub use frame::{Decapsulated, GtpuDatagram, GtpuFrame, decapsulate};
 pub use header::{ExtensionHeader, ExtensionHeaders, GtpuHeaderRepr, GtpuPacket};
 pub use ie::{InformationElement, InformationElements};
@@ -91,8 +93,7 @@ pub use pdu_session::{
 };
 pub use template::{PacketTemplate, UeAddress, UePatch, WindowPatcher};
 pub use types::{
-    Comprehension, ExtensionHeaderType, GTPU_PORT, MessageType, OutOfRange, Ppi, Qfi,
-    QfiSequenceNumber, Teid,
+    Comprehension, ExtensionHeaderType, GTPU_PORT, MessageType, Ppi, QfiSequenceNumber,
 };
 pub use udp::{UdpPacket, UdpRepr};
 pub use udp_payload::udp_payload;

@@ -6,7 +6,8 @@ use crate::error::{EmitError, ParseError};
 use crate::header::{GtpuHeaderRepr, GtpuPacket};
 use crate::ie::{self, IeWriter, InformationElements};
 use crate::pdu_session::PduSessionContainer;
-use crate::types::{MessageType, Teid};
+use crate::types::MessageType;
+use upfbench_net::Teid;
 
 /// The body of a GTP-U message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

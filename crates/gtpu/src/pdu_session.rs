@@ -5,7 +5,8 @@
 //! octet: `4n - 2` octets, padded with zeros (TS 38.415 §5.5.3.5).
 
 use crate::error::{EmitError, Layer, ParseError};
-use crate::types::{Ppi, Qfi, QfiSequenceNumber};
+use crate::types::{Ppi, QfiSequenceNumber};
+use upfbench_net::Qfi;
 
 /// Field offsets and bits of the content, from its first octet.
 pub mod field {

@@ -9,8 +9,8 @@ use crate::encap::{self, Encapsulator, UdpChecksum, emit_ipv4_udp};
 use crate::error::EmitError;
 use crate::ethernet::{self, EthernetRepr};
 use crate::ipv4::{self, Ipv4Repr};
-use crate::types::Teid;
 use crate::udp::{self, UdpRepr};
+use upfbench_net::Teid;
 
 /// Which inner address is the UE's: the source of uplink, the destination of downlink.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

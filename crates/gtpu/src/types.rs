@@ -1,9 +1,10 @@
-//! Validated field types of GTP-U and the PDU Session Container. [`Teid`], [`Qfi`] and
-//! [`OutOfRange`] are `upfbench-net`'s, shared with PFCP.
+//! Validated field types of GTP-U and the PDU Session Container. The TEID, the QFI and their
+//! range error are `upfbench-net`'s ([`Teid`](upfbench_net::Teid), [`Qfi`](upfbench_net::Qfi),
+//! [`OutOfRange`]), shared with PFCP: import them from there.
 
 use core::fmt;
 
-pub use upfbench_net::types::{OutOfRange, Qfi, Teid};
+use upfbench_net::types::OutOfRange;
 
 /// UDP port of GTP-U (TS 29.281 §4.4.2.0–§4.4.2.3: all GTP-U messages are sent to 2152).
 pub const GTPU_PORT: u16 = 2152;

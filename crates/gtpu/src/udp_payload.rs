@@ -8,6 +8,7 @@
 use crate::error::ParseError;
 use crate::ipv4::{self, Ipv4Packet};
 use crate::udp;
+use upfbench_net::error as net;
 
 /// Version/IHL, DSCP/ECN, total length, identification, flags/fragment offset of the IPv4
 /// header as one big-endian word: version 4, IHL 5, neither MF nor a fragment offset.
@@ -73,11 +74,11 @@ pub(crate) fn check_datagram(packet: &[u8]) -> Result<UdpSpan, ParseError> {
     let (udp_offset, ipv4_end) = ipv4::check(packet)?;
     let ip = Ipv4Packet::new_unchecked(packet);
     if ip.is_fragment() {
-        return Err(ParseError::Fragmented {
+        return Err(ParseError::Net(net::ParseError::Fragmented {
             offset: 0,
             fragment_offset: ip.fragment_offset(),
             more_fragments: ip.more_fragments(),
-        });
+        }));
     }
     if ip.protocol() != ipv4::PROTOCOL_UDP {
         return Err(ParseError::UnexpectedProtocol {
@@ -121,11 +122,11 @@ mod tests {
                 "a fragment",
                 7,
                 0x01,
-                ParseError::Fragmented {
+                ParseError::Net(net::ParseError::Fragmented {
                     offset: 0,
                     fragment_offset: 1,
                     more_fragments: false,
-                },
+                }),
             ),
             (
                 "TCP",
@@ -140,23 +141,23 @@ mod tests {
                 "a UDP length beyond the IPv4 total length",
                 25,
                 0x0c,
-                ParseError::LengthExceedsBuffer {
-                    layer: crate::Layer::Udp,
+                ParseError::Net(net::ParseError::LengthExceedsBuffer {
+                    layer: net::Layer::Udp,
                     offset: 24,
                     length: 12,
                     available: 11,
-                },
+                }),
             ),
             (
                 "IHL 6 (the UDP header is cut to the 7 octets left)",
                 0,
                 0x46,
-                ParseError::Truncated {
-                    layer: crate::Layer::Udp,
+                ParseError::Net(net::ParseError::Truncated {
+                    layer: net::Layer::Udp,
                     offset: 24,
                     needed: 8,
                     available: 7,
-                },
+                }),
             ),
         ];
         for (what, at, byte, error) in cases {

@@ -5,8 +5,10 @@ use std::net::Ipv4Addr;
 
 use upfbench_gtpu::{
     EmitError, Encapsulator, ExtensionHeaderType, GtpuDatagram, GtpuFrame, GtpuPacket, GtpuRepr,
-    Ipv4Packet, Ipv4Repr, Layer, MacAddr, OuterHeaders, ParseError, Teid, UdpRepr, decapsulate,
+    Ipv4Packet, Ipv4Repr, Layer, OuterHeaders, ParseError, UdpRepr, decapsulate,
 };
+use upfbench_net::error as net;
+use upfbench_net::{MacAddr, Teid};
 
 /// The shared vector `ul_gpdu_payload10`: Ether/IPv4/UDP/GTP-U/IPv4/UDP/10 bytes.
 const UL_FRAME: &str = "02000000135102000000133108004500004a000000004011de38c0a80d83c0a80d97086808680036fcb330ff002600000001450000260000000040119f580a2d0002c0a8109827104e20001254d078787878787878787878";
@@ -38,24 +40,24 @@ fn every_truncation_of_a_frame_is_an_error() {
     for cut in 0..frame.len() {
         let err = decapsulate(&frame[..cut]).unwrap_err();
         let expected = match cut {
-            0..14 => ParseError::Truncated {
-                layer: Layer::Ethernet,
+            0..14 => ParseError::Net(net::ParseError::Truncated {
+                layer: net::Layer::Ethernet,
                 offset: 0,
                 needed: 14,
                 available: cut,
-            },
-            14..34 => ParseError::Truncated {
-                layer: Layer::Ipv4,
+            }),
+            14..34 => ParseError::Net(net::ParseError::Truncated {
+                layer: net::Layer::Ipv4,
                 offset: 14,
                 needed: 20,
                 available: cut - 14,
-            },
-            _ => ParseError::LengthExceedsBuffer {
-                layer: Layer::Ipv4,
+            }),
+            _ => ParseError::Net(net::ParseError::LengthExceedsBuffer {
+                layer: net::Layer::Ipv4,
                 offset: 16,
                 length: 74,
                 available: cut - 14,
-            },
+            }),
         };
         assert_eq!(err, expected, "cut at {cut}");
     }
@@ -81,11 +83,11 @@ fn wrong_versions() {
     frame[14] = 0x65; // IPv6 version nibble with IHL 5
     assert_eq!(
         decapsulate(&frame),
-        Err(ParseError::UnsupportedVersion {
-            layer: Layer::Ipv4,
+        Err(ParseError::Net(net::ParseError::UnsupportedVersion {
+            layer: net::Layer::Ipv4,
             offset: 14,
             version: 6
-        })
+        }))
     );
     let mut frame = hex(UL_FRAME);
     frame[GTPU_AT] = 0x50; // GTP version 2 (GTPv2-C has no place on port 2152)
@@ -112,24 +114,24 @@ fn oversized_lengths() {
     frame[17] += 1;
     assert_eq!(
         decapsulate(&frame),
-        Err(ParseError::LengthExceedsBuffer {
-            layer: Layer::Ipv4,
+        Err(ParseError::Net(net::ParseError::LengthExceedsBuffer {
+            layer: net::Layer::Ipv4,
             offset: 16,
             length: 75,
             available: 74
-        })
+        }))
     );
     // UDP length one more than the IPv4 payload.
     let mut frame = hex(UL_FRAME);
     frame[39] += 1;
     assert_eq!(
         decapsulate(&frame),
-        Err(ParseError::LengthExceedsBuffer {
-            layer: Layer::Udp,
+        Err(ParseError::Net(net::ParseError::LengthExceedsBuffer {
+            layer: net::Layer::Udp,
             offset: 38,
             length: 55,
             available: 54
-        })
+        }))
     );
     // GTP-U length one more than the UDP payload.
     let mut frame = hex(UL_FRAME);
@@ -168,11 +170,11 @@ fn fragments_are_refused() {
     frag[6] = 0x20; // MF
     assert_eq!(
         GtpuDatagram::parse(&frag),
-        Err(ParseError::Fragmented {
+        Err(ParseError::Net(net::ParseError::Fragmented {
             offset: 0,
             fragment_offset: 0,
             more_fragments: true
-        })
+        }))
     );
 }
 
@@ -207,7 +209,7 @@ fn wrong_ethertype_protocol_port() {
     );
 }
 
-/// The reprs are `upfbench-net`'s; their errors convert into this crate's unchanged.
+/// The reprs are `upfbench-net`'s; their errors come through this crate's whole.
 #[test]
 fn bad_checksums_are_reported_by_the_reprs() {
     let mut frame = hex(UL_FRAME);
@@ -215,12 +217,12 @@ fn bad_checksums_are_reported_by_the_reprs() {
     let ip = Ipv4Packet::new_checked(&frame[14..]).unwrap();
     assert!(matches!(
         Ipv4Repr::parse(&ip).map_err(ParseError::from),
-        Err(ParseError::BadChecksum {
-            layer: Layer::Ipv4,
+        Err(ParseError::Net(net::ParseError::BadChecksum {
+            layer: net::Layer::Ipv4,
             offset: 10,
             found: 0x2138,
             computed: 0xde38
-        })
+        }))
     ));
     let mut frame = hex(UL_FRAME);
     frame[40] ^= 0x01;
@@ -228,12 +230,12 @@ fn bad_checksums_are_reported_by_the_reprs() {
     assert!(!d.verify_checksums());
     assert!(matches!(
         UdpRepr::parse(&d.udp(), d.source(), d.destination()).map_err(ParseError::from),
-        Err(ParseError::BadChecksum {
-            layer: Layer::Udp,
+        Err(ParseError::Net(net::ParseError::BadChecksum {
+            layer: net::Layer::Udp,
             offset: 6,
             found: 0xfdb3,
             computed: 0xfcb3
-        })
+        }))
     ));
 }
 
@@ -460,11 +462,11 @@ fn emit_errors() {
     let mut big = vec![0u8; 50 + 65_500];
     assert_eq!(
         e.encapsulate(&mut big, 50..50 + 65_500),
-        Err(EmitError::PayloadTooLong {
-            layer: Layer::Ipv4,
+        Err(EmitError::Net(net::EmitError::PayloadTooLong {
+            layer: net::Layer::Ipv4,
             len: 65_500,
             max: 65_535 - 36
-        })
+        }))
     );
     assert_eq!(e.encapsulate(&mut big, 50..50 + 65_499), Ok(0..50 + 65_499));
     let repr = GtpuRepr {

@@ -6,10 +6,12 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use proptest::prelude::*;
 use upfbench_gtpu::{
     DlPduSessionInformation, Encapsulator, EthernetRepr, GtpuDatagram, GtpuFrame, GtpuHeaderRepr,
-    GtpuPacket, GtpuRepr, Ipv4Packet, Ipv4Repr, MacAddr, Message, MessageType, OuterHeaders,
-    ParseError, PduSessionContainer, Ppi, Qfi, QfiSequenceNumber, Teid, UdpChecksum, UdpPacket,
-    UdpRepr, UlPduSessionInformation, UlQosMonitoring, decapsulate, emit_ipv4_udp, udp_payload,
+    GtpuPacket, GtpuRepr, Ipv4Packet, Ipv4Repr, Message, MessageType, OuterHeaders, ParseError,
+    PduSessionContainer, Ppi, QfiSequenceNumber, UdpChecksum, UdpPacket, UdpRepr,
+    UlPduSessionInformation, UlQosMonitoring, decapsulate, emit_ipv4_udp, udp_payload,
 };
+use upfbench_net::error as net;
+use upfbench_net::{MacAddr, Qfi, Teid};
 
 fn qfi() -> impl Strategy<Value = Qfi> {
     (0u8..=63).prop_map(|q| Qfi::new(q).unwrap())
@@ -371,11 +373,11 @@ proptest! {
 fn udp_payload_by_layers(d: &[u8]) -> Result<&[u8], ParseError> {
     let ip = Ipv4Packet::new_checked(d)?;
     if ip.is_fragment() {
-        return Err(ParseError::Fragmented {
+        return Err(ParseError::Net(net::ParseError::Fragmented {
             offset: 0,
             fragment_offset: ip.fragment_offset(),
             more_fragments: ip.more_fragments(),
-        });
+        }));
     }
     if ip.protocol() != 17 {
         return Err(ParseError::UnexpectedProtocol {

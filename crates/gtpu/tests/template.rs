@@ -5,26 +5,18 @@ use std::net::Ipv4Addr;
 
 use proptest::prelude::*;
 use upfbench_gtpu::{
-    EmitError, Encapsulator, EthernetRepr, Ipv4Repr, MacAddr, OuterHeaders, PacketTemplate,
-    PduSessionContainer, Qfi, Teid, UdpChecksum, UdpRepr, UeAddress, WindowPatcher, checksum,
-    decapsulate, emit_ipv4_udp, ethernet,
+    EmitError, Encapsulator, EthernetRepr, Ipv4Repr, OuterHeaders, PacketTemplate,
+    PduSessionContainer, UdpChecksum, UdpRepr, UeAddress, WindowPatcher, checksum, decapsulate,
+    emit_ipv4_udp, ethernet,
 };
+use upfbench_net::{MacAddr, Qfi, Teid};
 
 fn checksum_mode() -> impl Strategy<Value = UdpChecksum> {
     prop_oneof![Just(UdpChecksum::Zero), Just(UdpChecksum::Compute)]
 }
 
 fn inner_ipv4(source: Ipv4Addr, destination: Ipv4Addr) -> Ipv4Repr {
-    Ipv4Repr {
-        source,
-        destination,
-        protocol: 17,
-        payload_len: 0,
-        ttl: 64,
-        dscp_ecn: 0,
-        identification: 0,
-        dont_fragment: false,
-    }
+    Ipv4Repr::udp(source, destination)
 }
 
 fn outer(teid: u32, pdusc: Option<u8>, csum: UdpChecksum) -> OuterHeaders {

@@ -9,10 +9,11 @@ use serde_json::{Map, Value, json};
 use upfbench_gtpu::ie::{self, InformationElements};
 use upfbench_gtpu::{
     DlPduSessionInformation, Encapsulator, EthernetFrame, EthernetRepr, GtpuDatagram, GtpuPacket,
-    GtpuRepr, Ipv4Packet, Ipv4Repr, MacAddr, Message, OuterHeaders, ParseError,
-    PduSessionContainer, Ppi, Qfi, QfiSequenceNumber, Teid, UdpChecksum, UdpPacket, UdpRepr,
-    UlPduSessionInformation, UlQosMonitoring, decapsulate, emit_ipv4_udp, ethernet, ipv4,
+    GtpuRepr, Ipv4Packet, Ipv4Repr, Message, OuterHeaders, ParseError, PduSessionContainer, Ppi,
+    QfiSequenceNumber, UdpChecksum, UdpPacket, UdpRepr, UlPduSessionInformation, UlQosMonitoring,
+    decapsulate, emit_ipv4_udp, ethernet,
 };
+use upfbench_net::{MacAddr, Qfi, Teid};
 
 const SHARED: &str = include_str!("../testdata/gtpu.json");
 const EXTRA: &str = include_str!("../testdata/gtpu_extra.json");
@@ -329,16 +330,7 @@ fn emit(v: &Vector) -> Vec<u8> {
 }
 
 fn ipv4_repr(source: Ipv4Addr, destination: Ipv4Addr) -> Ipv4Repr {
-    Ipv4Repr {
-        source,
-        destination,
-        protocol: ipv4::PROTOCOL_UDP,
-        payload_len: 0,
-        ttl: 64,
-        dscp_ecn: 0,
-        identification: 0,
-        dont_fragment: false,
-    }
+    Ipv4Repr::udp(source, destination)
 }
 
 fn emit_ethernet(buf: &mut [u8], sender: Ipv4Addr) {

@@ -38,6 +38,8 @@ pub const MAX_TOTAL_LEN: usize = 65_535;
 pub const PROTOCOL_UDP: u8 = 17;
 /// Protocol number of ICMP.
 pub const PROTOCOL_ICMP: u8 = 1;
+/// Time to live of the headers [`Ipv4Repr::udp`] makes (Linux's default).
+pub const DEFAULT_TTL: u8 = 64;
 
 const FLAG_DF: u16 = 0x4000;
 const FLAG_MF: u16 = 0x2000;
@@ -339,6 +341,23 @@ pub struct Ipv4Repr {
 }
 
 impl Ipv4Repr {
+    /// The header of a UDP datagram from `source` to `destination`: TTL [`DEFAULT_TTL`], no
+    /// DSCP/ECN, identification 0, DF clear, and payload length 0 until an emitter that knows
+    /// the payload sets it (as `upfbench_gtpu::emit_ipv4_udp` does).
+    #[inline]
+    pub const fn udp(source: Ipv4Addr, destination: Ipv4Addr) -> Ipv4Repr {
+        Ipv4Repr {
+            source,
+            destination,
+            protocol: PROTOCOL_UDP,
+            payload_len: 0,
+            ttl: DEFAULT_TTL,
+            dscp_ecn: 0,
+            identification: 0,
+            dont_fragment: false,
+        }
+    }
+
     /// Reads a checked datagram's header: verifies the checksum and refuses fragments. Options
     /// are skipped (a re-emitted header has none).
     #[inline]

@@ -7,7 +7,7 @@ use upfbench_stats::StepReport;
 use upfbench_stats::report::KernelInterface;
 
 use crate::config::System;
-use crate::datapath::net_dev::{NetDevCounters, counters, kernel_interface};
+use crate::datapath::common::net_dev::{NetDevCounters, counters, kernel_interface};
 
 /// The file of this process's network namespace, the one its PMDs opened their sockets in.
 const NET_DEV: &str = "/proc/self/net/dev";

@@ -7,7 +7,7 @@ use anyhow::{Context, Result, bail};
 use upfbench_dpdk::{Eal, Link, Port};
 
 use crate::cli::PortsArgs;
-use crate::datapath::eal_args::{RuntimeDirGuard, file_prefix, joins_a_primary};
+use crate::datapath::common::eal_args::{RuntimeDirGuard, file_prefix, joins_a_primary};
 
 /// One line of the listing.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -13,15 +13,16 @@ use super::reflect_lines::{live_line, render_totals, sum};
 use crate::app::signals::Interrupts;
 use crate::cli::ReflectArgs;
 use crate::config::{self, PortName, ReflectMode, Reflector, ReflectorPort};
-use crate::datapath::calibration::{TscCalibration, measure_now, ppm};
-use crate::datapath::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
-use crate::datapath::impair::{ImpairConfig, Impairments};
-use crate::datapath::next_hops::NextHops;
-use crate::datapath::ports::{port_config, rx_pool, split_queues};
-use crate::datapath::queues::Side;
-use crate::datapath::reflector::{CounterCell, Mode, ReflectorCounters, ReflectorWorker};
-use crate::datapath::rules::{ForwardingTable, table_channels};
-use crate::datapath::service::{ErrorIndicationLimit, Interface, ServicePlane};
+use crate::datapath::common::calibration::{TscCalibration, measure_now, ppm};
+use crate::datapath::common::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
+use crate::datapath::common::next_hops::NextHops;
+use crate::datapath::common::ports::{port_config, rx_pool, split_queues};
+use crate::datapath::common::queues::Side;
+use crate::datapath::common::service::{ErrorIndicationLimit, Interface, ServicePlane};
+use crate::datapath::reflector::counters::{CounterCell, ReflectorCounters};
+use crate::datapath::reflector::impair::{ImpairConfig, Impairments};
+use crate::datapath::reflector::rules::{ForwardingTable, table_channels};
+use crate::datapath::reflector::worker::{Mode, ReflectorWorker};
 use crate::n4::upf_side::{UpfSide, UpfThread};
 
 /// Mbufs of the pool that service answers and duplicates come from.
@@ -268,7 +269,7 @@ fn reflect(
                 mode,
             };
             let stop = &stop;
-            handles.push(s.launch(lcore, move || worker.run(stop, cell))?);
+            handles.push(s.launch(lcore, move || worker.poll_until_stopped(stop, cell))?);
         }
         let mut last = Instant::now();
         let mut previous = vec![ReflectorCounters::default(); cells.len()];

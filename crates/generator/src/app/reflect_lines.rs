@@ -2,9 +2,9 @@
 //! named by kind in both, the delay included: a reflector that delays every packet and says
 //! "impaired 0" reads as one that did nothing.
 
-use crate::datapath::forward::Drop;
-use crate::datapath::impair::ImpairCounters;
-use crate::datapath::reflector::ReflectorCounters;
+use crate::datapath::reflector::counters::ReflectorCounters;
+use crate::datapath::reflector::forward::Drop;
+use crate::datapath::reflector::impair::ImpairCounters;
 
 /// The sum of the workers' counters.
 pub fn sum(per_core: &[ReflectorCounters]) -> ReflectorCounters {

@@ -4,7 +4,7 @@
 //! downlink leaves on N6 as Ether/IPv4/UDP/payload and comes back on N3 tunnelled like uplink.
 
 /// Ethernet header (no VLAN).
-pub const ETHERNET: usize = 14;
+pub const ETHERNET: usize = upfbench_net::ethernet::HEADER_LEN;
 /// Ethernet frame check sequence.
 pub const FCS: usize = 4;
 /// Preamble, start delimiter and inter-frame gap: what layer 1 adds to each frame.
@@ -12,16 +12,16 @@ pub const L1_OVERHEAD: usize = 20;
 /// Smallest Ethernet frame, FCS included.
 pub const MIN_FRAME: usize = 64;
 /// IPv4 header without options.
-pub const IPV4: usize = 20;
+pub const IPV4: usize = upfbench_net::ipv4::MIN_HEADER_LEN;
 /// UDP header.
-pub const UDP: usize = 8;
+pub const UDP: usize = upfbench_net::udp::HEADER_LEN;
 /// GTP-U header without optional fields (TS 29.281 §5.1).
-pub const GTPU: usize = 8;
+pub const GTPU: usize = upfbench_gtpu::header::MANDATORY_HEADER_LEN;
 /// The optional fields (sequence, N-PDU, next extension type) and one PDU Session Container
 /// extension header of 4 octets (TS 38.415 §5.5.2).
 pub const PDU_SESSION_CONTAINER: usize = 8;
 /// The measurement tag, the smallest payload: stream, sequence number, timestamp.
-pub const TAG: usize = 10;
+pub const TAG: usize = crate::datapath::generator::tag::TAG_LEN;
 /// The inner MTU: the UE's IP packets are at most this long.
 pub const INNER_MTU: usize = 1500;
 /// The largest payload: an inner IPv4/UDP packet of [`INNER_MTU`].

@@ -1,25 +1,13 @@
-//! The DPDK datapath: ports and queues, the worker lcores, TX and RX.
+//! The DPDK datapath, laid out by role: what both roles share ([`common`]: the ports and their
+//! queues, the service plane, next-hop resolution, EAL arguments, TSC calibration), the traffic
+//! generator's workers ([`generator`]) and the reflector's ([`reflector`]). Each role depends
+//! on `common` only, never on the other role.
 
-pub mod assembly;
-pub mod calibration;
-pub mod classify;
-pub mod clock;
-pub mod eal_args;
-pub mod echo;
-pub mod encap;
-pub mod flat_map;
-pub mod forward;
-pub mod frames;
-pub mod impair;
-pub mod net_dev;
-pub mod next_hops;
-pub mod phase;
-pub mod ports;
-pub mod queues;
+pub mod common;
+pub mod generator;
 pub mod reflector;
-pub mod rules;
-pub mod service;
-pub mod tag;
-pub mod test_frames;
-pub mod tx;
-pub mod worker;
+
+/// Frames as a UPF sends them back, for the unit tests (the RX benchmark includes the file too).
+#[cfg(test)]
+#[path = "../../tests/support/upf_frames.rs"]
+mod upf_frames;

@@ -16,7 +16,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use crate::datapath::phase::Phase;
+use crate::datapath::generator::phase::Phase;
 
 /// How long each timed phase lasts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,7 +12,7 @@ use upfbench_pfcp::ie::DnsName;
 use upfbench_pfcp::node::{Stats, UpfConfig, UpfEvent};
 use upfbench_pfcp::{Seid, Teid};
 
-use crate::datapath::rules::{RulesMirror, TablePublisher};
+use crate::datapath::reflector::rules::{RulesMirror, TablePublisher};
 
 /// How often rule changes are turned into a new table at most: a burst of establishments is
 /// published as one table, not one per session.

@@ -2,7 +2,7 @@
 
 use upfbench_stats::report::ClockReport;
 
-use crate::datapath::calibration::{TscCalibration, ppm};
+use crate::datapath::common::calibration::{TscCalibration, ppm};
 
 /// The report's clock section: the frequency measured over the run, and EAL's beside it.
 pub fn clock_report(calibration: &TscCalibration, dpdk_hz: u64) -> Option<ClockReport> {

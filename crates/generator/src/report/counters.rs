@@ -6,10 +6,10 @@ use std::collections::BTreeMap;
 use upfbench_dpdk::PortStats;
 use upfbench_stats::report::{PortFrames, PortReport};
 
-use crate::datapath::classify::Reject;
-use crate::datapath::queues::Side;
-use crate::datapath::service::Seen;
-use crate::datapath::worker::WorkerCounters;
+use crate::datapath::common::queues::Side;
+use crate::datapath::common::service::Seen;
+use crate::datapath::generator::classify::Reject;
+use crate::datapath::generator::worker::WorkerCounters;
 
 /// What the workers counted besides the measurement, as report lines.
 pub fn counter_notes(c: &WorkerCounters) -> Vec<String> {

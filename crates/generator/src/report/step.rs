@@ -10,10 +10,10 @@ use upfbench_stats::{RunResult, RxCoreResult, StreamSpec, TxCoreResult};
 use super::counters::{counter_notes, port_frames, port_report, rejected};
 use super::step_label;
 use super::tx_slip::add_slips;
-use crate::datapath::calibration::ppm;
-use crate::datapath::clock::Clock;
-use crate::datapath::queues::Side;
-use crate::datapath::worker::WorkerCounters;
+use crate::datapath::common::calibration::ppm;
+use crate::datapath::common::queues::Side;
+use crate::datapath::generator::clock::Clock;
+use crate::datapath::generator::worker::WorkerCounters;
 use crate::plan::Plan;
 
 /// How far the TSC's frequency may move between a step's start and end before the report

@@ -8,7 +8,7 @@
 use upfbench_stats::Direction;
 use upfbench_stats::report::{StepReport, TxSlip};
 
-use crate::datapath::worker::ShareSlip;
+use crate::datapath::generator::worker::ShareSlip;
 use crate::plan::StreamPlan;
 
 /// Slipped time, as a fraction of the sending time, beyond which the achieved rate misses the

@@ -11,8 +11,8 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use upfbench_generator::datapath::eal_args::is_root;
-pub(crate) use upfbench_generator::datapath::eal_args::runtime_dir;
+use upfbench_generator::datapath::common::eal_args::is_root;
+pub(crate) use upfbench_generator::datapath::common::eal_args::runtime_dir;
 
 /// The binary under test.
 pub(crate) const UPFBENCH: &str = env!("CARGO_BIN_EXE_upfbench");

@@ -18,7 +18,7 @@ use std::process::{Command, ExitStatus};
 use std::time::Duration;
 
 use serde_json::Value;
-use upfbench_generator::datapath::net_dev::{NetDevCounters, counters};
+use upfbench_generator::datapath::common::net_dev::{NetDevCounters, counters};
 
 use crate::harness;
 use crate::harness::{

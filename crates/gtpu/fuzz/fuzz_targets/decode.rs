@@ -8,6 +8,7 @@ use upfbench_gtpu::{
     InformationElements, Ipv4Packet, Ipv4Repr, ParseError, PduSessionContainer, UdpPacket, UdpRepr,
     decapsulate, udp_payload,
 };
+use upfbench_net::error as net;
 
 fuzz_target!(|data: &[u8]| {
     // `decapsulate` takes a fixed-offset shortcut for common frames: its answer must be the
@@ -38,11 +39,11 @@ fuzz_target!(|data: &[u8]| {
         .map_err(ParseError::from)
         .and_then(|ip| {
             if ip.is_fragment() {
-                return Err(ParseError::Fragmented {
+                return Err(ParseError::Net(net::ParseError::Fragmented {
                     offset: 0,
                     fragment_offset: ip.fragment_offset(),
                     more_fragments: ip.more_fragments(),
-                });
+                }));
             }
             if ip.protocol() != 17 {
                 return Err(ParseError::UnexpectedProtocol {

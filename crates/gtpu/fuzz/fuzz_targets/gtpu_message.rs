@@ -7,10 +7,8 @@
 use std::net::Ipv4Addr;
 
 use libfuzzer_sys::fuzz_target;
-use upfbench_gtpu::{
-    Encapsulator, GtpuPacket, GtpuRepr, MacAddr, OuterHeaders, PduSessionContainer, Teid,
-    UdpChecksum, decapsulate,
-};
+use upfbench_gtpu::{Encapsulator, GtpuPacket, GtpuRepr, OuterHeaders, PduSessionContainer, UdpChecksum, decapsulate};
+use upfbench_net::{MacAddr, Teid};
 
 const TYPES: [u8; 6] = [1, 2, 26, 254, 255, 253];
 

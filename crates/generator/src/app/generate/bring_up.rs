@@ -15,11 +15,11 @@ use crate::app::out;
 use crate::app::peers::{EarlyStop, wait_for_links, wait_for_memif_servers};
 use crate::app::signals::Interrupts;
 use crate::config;
-use crate::datapath::calibration::TscCalibration;
-use crate::datapath::classify::RxRules;
-use crate::datapath::phase::{Phase, RunControl};
-use crate::datapath::ports::{port_config, rx_pool, split_queues};
-use crate::datapath::service::Interface;
+use crate::datapath::common::calibration::TscCalibration;
+use crate::datapath::common::ports::{port_config, rx_pool, split_queues};
+use crate::datapath::common::service::Interface;
+use crate::datapath::generator::classify::RxRules;
+use crate::datapath::generator::phase::{Phase, PhaseBoard};
 use crate::lifecycle::{Lifecycle, Timing};
 use crate::n4::client_side::{ClientSide, ClientThread};
 use crate::plan::{self, Plan, UplinkTeids};
@@ -37,7 +37,7 @@ fn interface(port: &Port<'_>, cfg: &config::Port) -> Result<Interface> {
 }
 
 /// Sets the workers' phase to [`Phase::Stop`] when dropped.
-struct StopOnDrop<'a>(&'a RunControl);
+struct StopOnDrop<'a>(&'a PhaseBoard);
 
 impl Drop for StopOnDrop<'_> {
     fn drop(&mut self) {
@@ -156,7 +156,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         drain: first.drain,
     };
     let mut machine = Lifecycle::new(timing, plans.len(), setup.pfcp);
-    let control = RunControl::new();
+    let control = PhaseBoard::new();
     let upf_chooses_teids = matches!(first.ues.uplink_teid, UplinkTeids::ChosenByUpf);
     let uplink_teids: Vec<Teid> = match first.ues.uplink_teid {
         UplinkTeids::Sequence(s) => (0..first.ues.count).map(|i| s.get(i)).collect(),

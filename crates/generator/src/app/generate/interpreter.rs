@@ -17,15 +17,15 @@ use super::{Setup, run_hook};
 use crate::app::out;
 use crate::app::signals::Interrupts;
 use crate::app::step_hook::StepEdge;
-use crate::datapath::assembly::StepWiring;
-use crate::datapath::calibration::TscCalibration;
-use crate::datapath::classify::RxRules;
-use crate::datapath::clock::Clock;
-use crate::datapath::frames::Endpoints;
-use crate::datapath::phase::{Phase, RunControl};
-use crate::datapath::ports::{WaitError, resolve};
-use crate::datapath::queues::{PortQueues, Side};
-use crate::datapath::service::{Interface, ServicePlane};
+use crate::datapath::common::calibration::TscCalibration;
+use crate::datapath::common::ports::{WaitError, resolve};
+use crate::datapath::common::queues::{PortQueues, Side};
+use crate::datapath::common::service::{Interface, ServicePlane};
+use crate::datapath::generator::assembly::StepWiring;
+use crate::datapath::generator::classify::RxRules;
+use crate::datapath::generator::clock::Clock;
+use crate::datapath::generator::frames::Endpoints;
+use crate::datapath::generator::phase::{Phase, PhaseBoard};
 use crate::lifecycle::{Action, Event, Lifecycle, State};
 use crate::plan::Plan;
 use crate::report::{self, ControlTimes, RunEvent, StepFigures, Timeline};
@@ -55,7 +55,7 @@ pub(super) struct Testbed<'a, 'p> {
     pub(super) interfaces: [Interface; 2],
     pub(super) peers: [Ipv4Addr; 2],
     pub(super) service_pool: Mempool<'p>,
-    pub(super) control: &'p RunControl,
+    pub(super) control: &'p PhaseBoard,
     pub(super) interrupts: &'a Interrupts,
     /// TSC ticks when the run's clock started, and EAL's estimate of the TSC's frequency.
     pub(super) clock_start: u64,

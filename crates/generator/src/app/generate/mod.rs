@@ -24,7 +24,7 @@ use super::step_hook::{DEFAULT_TIMEOUT, StepAt, StepEdge, StepHook};
 use crate::app::signals::Interrupts;
 use crate::cli::RunArgs;
 use crate::config::{self, Profile, System};
-use crate::datapath::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
+use crate::datapath::common::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
 use crate::plan::Plan;
 use crate::report::{self, RunEvent};
 use interpreter::Record;

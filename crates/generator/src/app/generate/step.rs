@@ -11,11 +11,11 @@ use upfbench_stats::{IntervalLog, LiveMeter, RxHandle, TxHandle};
 
 use crate::app::kernel_counters::{KernelCounters, KernelReading};
 use crate::app::live::collect_intervals;
-use crate::datapath::assembly::{StepWiring, StepWorkers, join, launch};
-use crate::datapath::calibration::{TscCalibration, measure_now};
-use crate::datapath::clock::Clock;
-use crate::datapath::phase::{Phase, RunControl};
-use crate::datapath::queues::PortQueues;
+use crate::datapath::common::calibration::{TscCalibration, measure_now};
+use crate::datapath::common::queues::PortQueues;
+use crate::datapath::generator::assembly::{StepWiring, StepWorkers, join, launch};
+use crate::datapath::generator::clock::Clock;
+use crate::datapath::generator::phase::{Phase, PhaseBoard};
 use crate::plan::Plan;
 use crate::report::{self, StepMeasurements};
 
@@ -78,7 +78,7 @@ pub(super) fn start<'s, 'p>(
 }
 
 /// The live line of a running step (the caller shows it once a second).
-pub(super) fn live_line(r: &mut Running<'_, '_>, control: &RunControl) -> String {
+pub(super) fn live_line(r: &mut Running<'_, '_>, control: &PhaseBoard) -> String {
     collect_intervals(&mut r.live, &mut r.workers.rx);
     let tx: Vec<_> = r.workers.tx.iter().map(TxHandle::snapshot).collect();
     let rx: Vec<_> = r.workers.rx.iter().map(RxHandle::snapshot).collect();
@@ -102,7 +102,7 @@ pub(super) fn live_line(r: &mut Running<'_, '_>, control: &RunControl) -> String
 pub(super) fn finish<'p>(
     mut r: Running<'_, 'p>,
     end_clock: Clock,
-    control: &RunControl,
+    control: &PhaseBoard,
     queues: &mut [Option<[PortQueues<'p>; 2]>],
     plan: &Plan,
     ports: [&Port<'_>; 2],

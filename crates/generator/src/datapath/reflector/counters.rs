@@ -2,8 +2,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::datapath::forward::Drop;
-use crate::datapath::impair::ImpairCounters;
+use crate::datapath::reflector::forward::Drop;
+use crate::datapath::reflector::impair::ImpairCounters;
 
 /// What the service plane of a worker did, as published.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

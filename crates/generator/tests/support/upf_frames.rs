@@ -1,29 +1,20 @@
 //! Frames as a UPF sends them back (G-PDUs on N3, plain IPv4/UDP on N6), built with the gtpu
-//! crate's emitters, for the datapath's tests and the RX benchmark. Not for the data path.
+//! crate's emitters, for the datapath's unit tests and the RX benchmark: both include this file
+//! by its path (`#[cfg(test)]` in the library), so that it is never part of the library that
+//! ships. It depends on the net and gtpu crates only.
 
 use std::net::Ipv4Addr;
 
-use super::tag::Tag;
-
 use upfbench_gtpu::{
-    Encapsulator, Ipv4Repr, MacAddr, OuterHeaders, PduSessionContainer, Qfi, Teid, UdpChecksum,
-    UdpRepr, emit_ipv4_udp,
+    Encapsulator, Ipv4Repr, OuterHeaders, PduSessionContainer, UdpChecksum, UdpRepr, emit_ipv4_udp,
 };
+use upfbench_net::{MacAddr, Qfi, Teid};
 use upfbench_net::{ipv4, udp};
 
 /// An IPv4/UDP packet.
-pub fn inner(src: Ipv4Addr, dst: Ipv4Addr, ports: (u16, u16), payload: &[u8]) -> Vec<u8> {
+pub(crate) fn inner(src: Ipv4Addr, dst: Ipv4Addr, ports: (u16, u16), payload: &[u8]) -> Vec<u8> {
     let mut buf = vec![0u8; ipv4::MIN_HEADER_LEN + udp::HEADER_LEN + payload.len()];
-    let ip = Ipv4Repr {
-        source: src,
-        destination: dst,
-        protocol: ipv4::PROTOCOL_UDP,
-        payload_len: 0,
-        ttl: 64,
-        dscp_ecn: 0,
-        identification: 0,
-        dont_fragment: false,
-    };
+    let ip = Ipv4Repr::udp(src, dst);
     let udp = UdpRepr {
         source_port: ports.0,
         destination_port: ports.1,
@@ -33,20 +24,9 @@ pub fn inner(src: Ipv4Addr, dst: Ipv4Addr, ports: (u16, u16), payload: &[u8]) ->
     buf
 }
 
-/// A measurement tag's bytes.
-pub fn tag(stream: u16, sequence: u32, tx_time: u32) -> Vec<u8> {
-    Tag {
-        stream,
-        sequence,
-        tx_time,
-    }
-    .to_bytes()
-    .to_vec()
-}
-
 /// A G-PDU from 192.168.13.151 to 192.168.13.131 around `inner`, with a downlink PDU Session
 /// Container when `qfi` is given.
-pub fn gpdu(teid: Teid, qfi: Option<Qfi>, inner: &[u8]) -> Vec<u8> {
+pub(crate) fn gpdu(teid: Teid, qfi: Option<Qfi>, inner: &[u8]) -> Vec<u8> {
     let mut outer = OuterHeaders::new(
         MacAddr([2, 0, 0, 0, 0, 1]),
         MacAddr([2, 0, 0, 0, 0, 2]),
@@ -64,7 +44,7 @@ pub fn gpdu(teid: Teid, qfi: Option<Qfi>, inner: &[u8]) -> Vec<u8> {
 }
 
 /// `inner` in an Ethernet II frame.
-pub fn plain(inner: &[u8]) -> Vec<u8> {
+pub(crate) fn plain(inner: &[u8]) -> Vec<u8> {
     let mut f = vec![2, 0, 0, 0, 0, 3, 2, 0, 0, 0, 0, 4, 0x08, 0x00];
     f.extend_from_slice(inner);
     f

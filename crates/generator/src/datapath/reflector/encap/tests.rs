@@ -4,7 +4,7 @@ use upfbench_gtpu::{GTPU_PORT, GtpuFrame, GtpuRepr, Message, PduSessionContainer
 use upfbench_net::ethernet::HEADER_LEN as ETHERNET_LEN;
 
 use super::*;
-use crate::datapath::test_frames::inner;
+use crate::datapath::upf_frames::inner;
 
 const N3: Interface = Interface {
     mac: MacAddr([2, 0, 0, 0, 0x13, 0x51]),

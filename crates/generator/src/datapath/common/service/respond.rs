@@ -304,16 +304,7 @@ fn udp_reply(
     }
     .emit(out)
     .ok()?;
-    let ip = Ipv4Repr {
-        source: iface.address,
-        destination: to_ip,
-        protocol: PROTOCOL_UDP,
-        payload_len: 0,
-        ttl: 64,
-        dscp_ecn: 0,
-        identification: 0,
-        dont_fragment: false,
-    };
+    let ip = Ipv4Repr::udp(iface.address, to_ip);
     let udp = UdpRepr {
         source_port: ports.0,
         destination_port: ports.1,

@@ -3,9 +3,10 @@
 //! sessions go to a handful of gNBs, so a few entries searched linearly are enough; a ninth
 //! combination replaces the oldest.
 
-use upfbench_gtpu::{Encapsulator, MacAddr, OuterHeaders, PduSessionContainer, Qfi, Teid};
+use upfbench_gtpu::{Encapsulator, OuterHeaders, PduSessionContainer};
+use upfbench_net::{MacAddr, Qfi, Teid};
 
-use super::service::Interface;
+use crate::datapath::common::service::Interface;
 
 /// Entries kept.
 pub const ENCAP_CACHE: usize = 8;

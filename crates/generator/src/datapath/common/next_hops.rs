@@ -1,16 +1,21 @@
-//! The reflector's own resolution of its next hops: the N6 peer and any configured N3 peer from
-//! the start, and the gNBs of the sessions' downlink tunnels as the rules arrive. Each is asked
-//! for by ARP every `interval` until it answers, at most `requests` times (the file's
-//! `arp.timeout` and `arp.retries + 1`); then it is given up on (traffic that needs it still asks
-//! again, paced by the service plane, and counts `no_neighbor` drops meanwhile).
+//! The resolution of next hops by ARP, for both roles: each hop is asked for every `interval`
+//! until it is resolved, at most `requests` times (the files' `arp.timeout` and
+//! `arp.retries + 1`); then it is given up on. Sans-IO: the ARP side is a trait ([`Arp`]), which
+//! also says when a hop counts as resolved, and the time a TSC reading.
 //!
-//! A MAC learned in passing from the neighbour's own ARP request is used for forwarding, but it
-//! does not end the resolution: the reflector asks until a reply comes, as a UPF must when its
-//! peer never asks. A new rules table re-arms every hop not yet answered (the peer that was not
-//! up at the start usually is once it has established sessions); the pacing is kept, so a hop is
-//! never asked more often than once per `interval`.
+//! The generator resolves its two peers before traffic ([`resolve`](super::ports::resolve)):
+//! a MAC known either way, from a reply or from the peer's own request, resolves a hop, and one
+//! given up on ends the run.
 //!
-//! Sans-IO: the ARP side is a trait, the time a TSC reading.
+//! The reflector resolves its next hops as it forwards: the N6 peer and any configured N3 peer
+//! from the start, and the gNBs of the sessions' downlink tunnels as the rules arrive. A MAC
+//! learned in passing from the neighbour's own ARP request is used for forwarding, but it does
+//! not end the resolution: the reflector asks until a reply comes, as a UPF must when its peer
+//! never asks. A hop given up on is not fatal (traffic that needs it still asks again, paced by
+//! the service plane, and counts `no_neighbor` drops meanwhile). A new rules table re-arms every
+//! hop not yet answered (the peer that was not up at the start usually is once it has
+//! established sessions); the pacing is kept, so a hop is never asked more often than once per
+//! `interval`.
 
 use super::queues::Side;
 
@@ -19,8 +24,9 @@ pub const MAX_NEXT_HOPS: usize = 16;
 
 /// What resolution needs of the service plane.
 pub trait Arp {
-    /// Whether `ip` on `side` answered an ARP request (or its MAC was configured).
-    fn confirmed(&self, side: Side, ip: u32) -> bool;
+    /// Whether `ip` on `side` is resolved: the caller's rule (a reply to our request, or any
+    /// MAC known), the configured MACs included.
+    fn resolved(&self, side: Side, ip: u32) -> bool;
     /// Sends an ARP request for `ip` on `side` now.
     fn request(&mut self, side: Side, ip: u32, now: u64);
 }
@@ -115,7 +121,7 @@ impl NextHops {
             .iter_mut()
             .filter(|h| h.state == State::Asking)
         {
-            if arp.confirmed(h.side, h.ip) {
+            if arp.resolved(h.side, h.ip) {
                 h.state = State::Resolved;
                 self.asking -= 1;
                 continue;
@@ -151,6 +157,14 @@ impl NextHops {
         self.asking
     }
 
+    /// The first hop given up on, in the order they were wanted.
+    pub fn first_given_up(&self) -> Option<(Side, u32)> {
+        self.hops[..self.len]
+            .iter()
+            .find(|h| h.state == State::GivenUp)
+            .map(|h| (h.side, h.ip))
+    }
+
     fn count(&self, state: State) -> usize {
         self.hops[..self.len]
             .iter()
@@ -173,7 +187,7 @@ mod tests {
     }
 
     impl Arp for FakeArp {
-        fn confirmed(&self, side: Side, ip: u32) -> bool {
+        fn resolved(&self, side: Side, ip: u32) -> bool {
             self.answered.contains(&(side, ip))
         }
 
@@ -216,6 +230,7 @@ mod tests {
         let times: Vec<u64> = arp.requests.iter().map(|r| r.2).collect();
         assert_eq!(times, [0, 100, 200]);
         assert_eq!((hops.given_up(), hops.asking()), (1, 0));
+        assert_eq!(hops.first_given_up(), Some((Side::N3, GNB)));
         // A new table wants it again: a fresh budget, still one interval apart.
         hops.want(Side::N3, GNB);
         hops.poll(1005, &mut arp);

@@ -5,13 +5,14 @@
 use upfbench_dpdk::{MbufBurst, Quiescent, current_lcore, tsc};
 use upfbench_stats::{RxCoreResult, RxStats, TxCoreResult, TxStats};
 
-use super::classify::{Classified, Reject, RxRules, Service};
+use super::classify::{Classified, Reject, RxRules};
 use super::clock::Clock;
-use super::phase::{Phase, RunControl};
-use super::queues::{PortQueues, RX_BURST, Side};
-use super::service::{Seen, ServicePlane};
+use super::phase::{Phase, PhaseBoard};
 use super::tag::transit_ns;
 use super::tx::TxShare;
+use crate::datapath::common::queues::{PortQueues, RX_BURST, Side};
+use crate::datapath::common::service::Service;
+use crate::datapath::common::service::{Seen, ServicePlane};
 use crate::plan::Schedule;
 
 /// How often the counters are published for the live view, and the RX side looks whether the
@@ -144,8 +145,9 @@ pub struct Worker<'p> {
 }
 
 impl<'p> Worker<'p> {
-    /// Runs until the phase is [`Phase::Stop`].
-    pub fn run(self, control: &RunControl) -> WorkerResult<'p> {
+    /// Polls its queues and sends its shares, in the phases the control thread posts on
+    /// `phases`, until the phase is [`Phase::Stop`]; returns what it counted and measured.
+    pub fn poll_until_stopped(self, phases: &PhaseBoard) -> WorkerResult<'p> {
         let Worker {
             index,
             mut ports,
@@ -168,10 +170,10 @@ impl<'p> Worker<'p> {
         let quiescent = Quiescent::online(current_lcore().unwrap_or(u32::from(index)));
         loop {
             quiescent.pass();
-            let p = control.phase();
+            let p = phases.phase();
             if p != phase {
                 phase = p;
-                let epoch = control.epoch();
+                let epoch = phases.epoch();
                 match phase {
                     Phase::Warmup => {
                         for (s, schedule) in shares.iter_mut().zip(&warmup) {
@@ -249,7 +251,7 @@ impl<'p> Worker<'p> {
                 }
                 if !sending_done && shares.iter().all(TxShare::done) {
                     sending_done = true;
-                    control.worker_done();
+                    phases.worker_done();
                 }
             } else {
                 for s in &mut shares {

@@ -1,5 +1,5 @@
 use super::*;
-use upfbench_net::checksum;
+use upfbench_net::{checksum, ethernet, ipv4};
 
 const US: Interface = Interface {
     mac: MacAddr([2, 0, 0, 0, 0x13, 0x31]),
@@ -23,7 +23,9 @@ fn arp_frame(oper: u16, sha: MacAddr, spa: Ipv4Addr, tha: MacAddr, tpa: Ipv4Addr
 }
 
 fn ipv4_frame(src: Ipv4Addr, dst: Ipv4Addr, protocol: u8, payload: &[u8]) -> Vec<u8> {
-    let mut f = vec![0u8; 14 + 20 + payload.len()];
+    let ip_at = ethernet::HEADER_LEN;
+    let payload_at = ip_at + ipv4::MIN_HEADER_LEN;
+    let mut f = vec![0u8; payload_at + payload.len()];
     EthernetRepr {
         source: PEER_MAC,
         destination: US.mac,
@@ -41,9 +43,9 @@ fn ipv4_frame(src: Ipv4Addr, dst: Ipv4Addr, protocol: u8, payload: &[u8]) -> Vec
         identification: 99,
         dont_fragment: false,
     }
-    .emit(&mut f[14..])
+    .emit(&mut f[ip_at..])
     .unwrap();
-    f[34..].copy_from_slice(payload);
+    f[payload_at..].copy_from_slice(payload);
     f
 }
 

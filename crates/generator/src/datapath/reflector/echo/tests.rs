@@ -3,7 +3,7 @@ use std::net::Ipv4Addr;
 use upfbench_net::{Ipv4Packet, UdpPacket, checksum};
 
 use super::*;
-use crate::datapath::test_frames::{inner, plain};
+use crate::datapath::upf_frames::{inner, plain};
 
 const GEN: Ipv4Addr = Ipv4Addr::new(192, 168, 16, 152);
 const US: Ipv4Addr = Ipv4Addr::new(192, 168, 16, 151);

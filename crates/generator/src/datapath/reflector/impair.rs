@@ -217,7 +217,9 @@ impl<T> Impairments<T> {
 mod tests {
     use super::*;
 
-    fn run(config: ImpairConfig, packets: u64) -> (Vec<u64>, Vec<u64>, ImpairCounters) {
+    /// Packets 0, 1, ... one µs apart through impairments `config`: what was sent (in order)
+    /// and dropped, and the counters.
+    fn impair_sequence(config: ImpairConfig, packets: u64) -> (Vec<u64>, Vec<u64>, ImpairCounters) {
         let mut imp = Impairments::new(config, 1_000_000_000, 1024);
         let (mut sent, mut dropped) = (Vec::new(), Vec::new());
         for p in 0..packets {
@@ -236,7 +238,7 @@ mod tests {
 
     #[test]
     fn nothing_configured_passes_everything_in_order() {
-        let (sent, dropped, c) = run(ImpairConfig::default(), 10);
+        let (sent, dropped, c) = impair_sequence(ImpairConfig::default(), 10);
         assert_eq!(sent, (0..10).collect::<Vec<_>>());
         assert!(dropped.is_empty());
         assert_eq!(c.seen, 10);
@@ -245,7 +247,7 @@ mod tests {
 
     #[test]
     fn drop_one_in_n_drops_every_nth() {
-        let (sent, dropped, c) = run(
+        let (sent, dropped, c) = impair_sequence(
             ImpairConfig {
                 drop_one_in: Some(100),
                 ..Default::default()
@@ -259,7 +261,7 @@ mod tests {
 
     #[test]
     fn duplicate_one_in_n_sends_every_nth_twice() {
-        let (sent, _, c) = run(
+        let (sent, _, c) = impair_sequence(
             ImpairConfig {
                 duplicate_one_in: Some(4),
                 ..Default::default()
@@ -272,7 +274,7 @@ mod tests {
 
     #[test]
     fn reorder_one_in_n_swaps_every_nth_with_its_successor() {
-        let (sent, _, c) = run(
+        let (sent, _, c) = impair_sequence(
             ImpairConfig {
                 reorder_one_in: Some(3),
                 ..Default::default()
@@ -308,7 +310,7 @@ mod tests {
 
     #[test]
     fn every_packet_that_goes_on_is_counted_delayed_copies_and_swaps_included() {
-        let (sent, dropped, c) = run(
+        let (sent, dropped, c) = impair_sequence(
             ImpairConfig {
                 drop_one_in: Some(5),
                 duplicate_one_in: Some(4),

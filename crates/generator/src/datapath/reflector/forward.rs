@@ -8,13 +8,14 @@
 //!   a DL PDU Session Container when the session's QER sets a QFI) and goes out N3.
 //! - Anything else is for the service plane or dropped, counted by kind.
 
-use upfbench_gtpu::{GTPU_PORT, MessageType, Teid, decapsulate, header};
+use upfbench_gtpu::{GTPU_PORT, MessageType, decapsulate, header};
+use upfbench_net::Teid;
 use upfbench_net::ethernet::{ETHERTYPE_ARP, ETHERTYPE_IPV4, HEADER_LEN as ETHERNET_LEN};
 use upfbench_net::ipv4::{MIN_HEADER_LEN, PROTOCOL_ICMP, PROTOCOL_UDP};
 use upfbench_net::{ethernet, ipv4, udp};
 
-use super::classify::Service;
 use super::rules::{DownlinkEntry, ForwardingTable};
+use crate::datapath::common::service::Service;
 
 const ETHERTYPE_AT: usize = ethernet::field::ETHERTYPE.start;
 const IPV4_TOTAL_LENGTH_AT: usize = ipv4::field::TOTAL_LENGTH.start;
@@ -181,11 +182,11 @@ mod tests {
     use std::net::Ipv4Addr;
 
     use super::*;
-    use crate::datapath::flat_map::FlatMap;
-    use upfbench_gtpu::Qfi;
+    use crate::datapath::reflector::flat_map::FlatMap;
+    use upfbench_net::Qfi;
 
-    use crate::datapath::rules::UplinkEntry;
-    use crate::datapath::test_frames::{gpdu, inner, plain};
+    use crate::datapath::reflector::rules::UplinkEntry;
+    use crate::datapath::upf_frames::{gpdu, inner, plain};
 
     const UE: Ipv4Addr = Ipv4Addr::new(10, 45, 0, 2);
     const DN: Ipv4Addr = Ipv4Addr::new(192, 168, 16, 152);

@@ -14,12 +14,12 @@ use upfbench_stats::{
 use super::classify::RxRules;
 use super::clock::Clock;
 use super::frames::{Endpoints, stream_template};
-use super::phase::{Phase, RunControl};
-use super::queues::{PortQueues, Side};
-use super::service::ServicePlane;
+use super::phase::{Phase, PhaseBoard};
 use super::tag::TAG_LEN;
 use super::tx::{ShareSpec, TxShare, share_ues};
 use super::worker::{Worker, WorkerCounters, WorkerResult};
+use crate::datapath::common::queues::{PortQueues, Side};
+use crate::datapath::common::service::ServicePlane;
 use crate::plan::Plan;
 
 /// Mbufs per TX template pool: the TX queue's descriptors, a burst and the lcore cache fit.
@@ -52,7 +52,7 @@ pub struct StepWiring<'w, 'p> {
     /// The step's clock.
     pub clock: Clock,
     /// The phase the control thread sets for the workers.
-    pub control: &'p RunControl,
+    pub control: &'p PhaseBoard,
 }
 
 /// A step's workers while they run, and the handles to their statistics.
@@ -181,7 +181,7 @@ pub fn launch<'s, 'p>(
         let control = w.control;
         workers
             .handles
-            .push(scope.launch(wp.lcore, move || worker.run(control))?);
+            .push(scope.launch(wp.lcore, move || worker.poll_until_stopped(control))?);
     }
     Ok(workers)
 }
@@ -189,7 +189,7 @@ pub fn launch<'s, 'p>(
 /// Stops the workers, waits for them, and gives their queues back to `queues`.
 pub fn join<'p>(
     workers: &mut StepWorkers<'_, 'p>,
-    control: &RunControl,
+    control: &PhaseBoard,
     queues: &mut [Option<[PortQueues<'p>; 2]>],
 ) -> Result<StepOutcome> {
     control.set(Phase::Stop, 0);

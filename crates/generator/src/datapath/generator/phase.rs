@@ -44,9 +44,10 @@ impl Phase {
     }
 }
 
-/// The control thread's side of the phases.
+/// Where the control thread posts the phase and its epoch, and where the workers read them and
+/// say when they have sent everything of a sending phase.
 #[derive(Debug)]
-pub struct RunControl {
+pub struct PhaseBoard {
     phase: AtomicU8,
     /// TSC tick at which the sending phase's first packets are due.
     epoch: AtomicU64,
@@ -54,16 +55,16 @@ pub struct RunControl {
     done: AtomicU32,
 }
 
-impl Default for RunControl {
+impl Default for PhaseBoard {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl RunControl {
+impl PhaseBoard {
     /// Idle, no epoch.
-    pub const fn new() -> RunControl {
-        RunControl {
+    pub const fn new() -> PhaseBoard {
+        PhaseBoard {
             phase: AtomicU8::new(Phase::Idle as u8),
             epoch: AtomicU64::new(0),
             done: AtomicU32::new(0),
@@ -107,7 +108,7 @@ mod tests {
 
     #[test]
     fn phases_round_trip_and_say_what_they_do() {
-        let c = RunControl::new();
+        let c = PhaseBoard::new();
         assert_eq!(c.phase(), Phase::Idle);
         for p in [
             Phase::Warmup,

@@ -16,7 +16,7 @@ use upfbench_net::{MacAddr, Teid};
 pub use limit::ErrorIndicationLimit;
 pub use respond::{Interface, Outcome, Seen, arp_request, error_indication, respond};
 
-use super::classify::Service;
+use super::next_hops::Arp;
 use super::queues::Side;
 
 /// Neighbours remembered per port.
@@ -28,6 +28,17 @@ const PENDING: usize = 32;
 const DEFAULT_ARP_RETRY: Duration = Duration::from_secs(1);
 /// Error Indications per second at most (and at once), unless set otherwise.
 pub const DEFAULT_ERROR_INDICATIONS_PER_S: u32 = 100;
+
+/// What the service plane may have to answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Service {
+    /// An ARP packet.
+    Arp,
+    /// An ICMP packet.
+    Icmp,
+    /// GTP-U signalling on N3 (Echo, Error Indication, End Marker, ...), with its message type.
+    Gtpu(u8),
+}
 
 /// What the service plane did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -138,6 +149,12 @@ impl<'e> ServicePlane<'e> {
     pub fn with_arp_retry(mut self, retry: Duration) -> Self {
         self.arp_retry_ns = u64::try_from(retry.as_nanos()).unwrap_or(u64::MAX);
         self
+    }
+
+    /// `interval` in TSC ticks, for pacing by the TSC (as [`resolve`](Self::resolve)'s `now`).
+    pub fn ticks(&self, interval: Duration) -> u64 {
+        u64::try_from(interval.as_nanos() * u128::from(self.tsc_hz) / 1_000_000_000)
+            .unwrap_or(u64::MAX)
     }
 
     /// Our interface on `side`.
@@ -273,5 +290,20 @@ impl<'e> ServicePlane<'e> {
         self.counters.tx_refused += pending.len() as u64;
         pending.clear();
         taken
+    }
+}
+
+/// Next-hop resolution through the service plane, by its strict rule: a hop is resolved once it
+/// answered our ARP request (or was configured), not when its MAC was only learned from its own
+/// request.
+impl Arp for ServicePlane<'_> {
+    fn resolved(&self, side: Side, ip: u32) -> bool {
+        self.confirmed(side, ip)
+    }
+
+    fn request(&mut self, side: Side, ip: u32, now: u64) {
+        // The next hops pace their own requests.
+        self.forget_request(side, ip);
+        self.resolve(side, ip, now);
     }
 }

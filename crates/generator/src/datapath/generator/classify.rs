@@ -12,13 +12,15 @@
 //! The common case is a few fixed-offset reads after the GTP-U and IPv4/UDP shortcuts of
 //! `decapsulate` and `udp_payload`; the rarer shapes go the slow way in [`other`].
 
-use upfbench_gtpu::{GTPU_PORT, MessageType, Qfi, decapsulate, header, udp_payload};
+use upfbench_gtpu::{GTPU_PORT, MessageType, decapsulate, header, udp_payload};
+use upfbench_net::Qfi;
 use upfbench_net::ethernet::{self, ETHERTYPE_ARP, ETHERTYPE_IPV4, HEADER_LEN as ETHERNET_LEN};
 use upfbench_net::ipv4::{self, PROTOCOL_ICMP, PROTOCOL_UDP};
 use upfbench_net::udp;
 use upfbench_stats::Direction;
 
 use super::tag::TagView;
+use crate::datapath::common::service::Service;
 use crate::plan::{StreamPlan, UeTable};
 
 const ETHERTYPE_AT: usize = ethernet::field::ETHERTYPE.start;
@@ -72,17 +74,6 @@ impl Reject {
         "wrong_teid",
         "wrong_qfi",
     ];
-}
-
-/// What the service plane may have to answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Service {
-    /// An ARP packet.
-    Arp,
-    /// An ICMP packet.
-    Icmp,
-    /// GTP-U signalling on N3 (Echo, Error Indication, End Marker, ...), with its message type.
-    Gtpu(u8),
 }
 
 /// The verdict on one received frame.

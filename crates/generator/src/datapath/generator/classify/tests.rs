@@ -4,8 +4,20 @@ use upfbench_net::{Qfi, Teid};
 use upfbench_stats::Direction;
 
 use super::*;
-use crate::datapath::test_frames::{gpdu, inner, plain, tag};
+use crate::datapath::generator::tag::Tag;
+use crate::datapath::upf_frames::{gpdu, inner, plain};
 use crate::plan::{Schedule, Spread, StreamPlan, TeidSequence, UeTable, UplinkTeids};
+
+/// A measurement tag's bytes.
+fn tag(stream: u16, sequence: u32, tx_time: u32) -> Vec<u8> {
+    Tag {
+        stream,
+        sequence,
+        tx_time,
+    }
+    .to_bytes()
+    .to_vec()
+}
 
 const UL: u16 = 0;
 const DL: u16 = 1;

@@ -9,8 +9,9 @@ use upfbench_dpdk::{
     DEFAULT_DATA_ROOM, Eal, Link, MbufBurst, Mempool, Offloads, Port, PortConfig, Queues, Socket,
     tsc,
 };
-use upfbench_gtpu::MacAddr;
+use upfbench_net::MacAddr;
 
+use super::next_hops::{Arp, NextHops};
 use super::queues::{PortQueues, RX_BURST, Side};
 use super::service::ServicePlane;
 
@@ -180,9 +181,11 @@ pub struct Unresolved {
 }
 
 /// Resolves the MAC of each `(side, address)` by ARP before the workers start, from the main
-/// lcore: a request every `interval`, at most `requests` per address, polling every receive
-/// queue meanwhile (answering whatever else asks us, too), until `stop` returns true. Addresses
-/// already known (configured) are not asked for.
+/// lcore: a request every `interval`, at most `requests` per address ([`NextHops`] paces
+/// them), polling every receive queue meanwhile (answering whatever else asks us, too), until
+/// `stop` returns true. Addresses already known (configured) are not asked for; a MAC learned
+/// from the peer's own request resolves it too. At most
+/// [`MAX_NEXT_HOPS`](super::next_hops::MAX_NEXT_HOPS) addresses.
 pub fn resolve<'p>(
     queues: &mut [[PortQueues<'p>; 2]],
     service: &mut ServicePlane<'p>,
@@ -191,48 +194,31 @@ pub fn resolve<'p>(
     requests: u32,
     stop: &dyn Fn() -> bool,
 ) -> Result<Vec<MacAddr>, WaitError> {
-    let mut sent = vec![0u32; targets.len()];
-    let mut last: Vec<Option<Instant>> = vec![None; targets.len()];
+    let unresolved = |(side, ip): (Side, u32)| Unresolved {
+        side: side.name(),
+        address: Ipv4Addr::from(ip),
+        requests,
+        interval,
+    };
+    let mut hops = NextHops::new(service.ticks(interval), requests);
+    for &(side, ip) in targets {
+        hops.want(side, u32::from(ip));
+    }
     let mut burst = MbufBurst::<RX_BURST>::new();
     loop {
-        let mut missing = false;
-        for (i, &(side, ip)) in targets.iter().enumerate() {
-            if service.neighbor(side, u32::from(ip)).is_some() {
-                continue;
-            }
-            missing = true;
-            if last[i].is_none_or(|t| t.elapsed() >= interval) {
-                if sent[i] == requests {
-                    return Err(WaitError::Unresolved(Unresolved {
-                        side: side.name(),
-                        address: ip,
-                        requests,
-                        interval,
-                    }));
-                }
-                service.forget_request(side, u32::from(ip));
-                service.resolve(side, u32::from(ip), tsc());
-                sent[i] += 1;
-                last[i] = Some(Instant::now());
-            }
+        hops.poll(tsc(), &mut AnyMac(service));
+        if let Some(hop) = hops.first_given_up() {
+            return Err(WaitError::Unresolved(unresolved(hop)));
         }
-        if !missing {
+        if hops.asking() == 0 {
             // Answers to the peer's own requests, queued by the last poll, go out too.
-            if let Some(first) = queues.first_mut() {
-                for side in Side::BOTH {
-                    service.flush(side, &mut first[side.index()].tx);
-                }
-            }
+            flush_first(queues, service);
             break;
         }
         if stop() {
             return Err(WaitError::Interrupted);
         }
-        if let Some(first) = queues.first_mut() {
-            for side in Side::BOTH {
-                service.flush(side, &mut first[side.index()].tx);
-            }
-        }
+        flush_first(queues, service);
         for q in queues.iter_mut() {
             for side in Side::BOTH {
                 if q[side.index()].rx.rx_burst(&mut burst) > 0 {
@@ -245,14 +231,39 @@ pub fn resolve<'p>(
         }
         std::thread::sleep(Duration::from_micros(200));
     }
-    Ok(targets
+    targets
         .iter()
         .map(|&(side, ip)| {
+            // Resolved above, unless the neighbour table has since made room for newer ones.
             service
                 .neighbor(side, u32::from(ip))
-                .expect("resolved above")
+                .ok_or_else(|| WaitError::Unresolved(unresolved((side, u32::from(ip)))))
         })
-        .collect())
+        .collect()
+}
+
+/// Sends what the service plane queued on the first worker's transmit queues.
+fn flush_first<'p>(queues: &mut [[PortQueues<'p>; 2]], service: &mut ServicePlane<'p>) {
+    if let Some(first) = queues.first_mut() {
+        for side in Side::BOTH {
+            service.flush(side, &mut first[side.index()].tx);
+        }
+    }
+}
+
+/// The service plane as the resolution before traffic sees it: a peer is resolved once its MAC
+/// is known, from a reply to our request or from its own request; requests go out as the
+/// service plane's own (see its [`Arp`] implementation).
+struct AnyMac<'s, 'p>(&'s mut ServicePlane<'p>);
+
+impl Arp for AnyMac<'_, '_> {
+    fn resolved(&self, side: Side, ip: u32) -> bool {
+        self.0.neighbor(side, ip).is_some()
+    }
+
+    fn request(&mut self, side: Side, ip: u32, now: u64) {
+        self.0.request(side, ip, now);
+    }
 }
 
 #[cfg(test)]

@@ -14,7 +14,8 @@
 
 use upfbench_dpdk::{MbufBurst, TemplatePool, TxQueue};
 use upfbench_gtpu::header::{MANDATORY_HEADER_LEN, OPTIONAL_FIELDS_LEN};
-use upfbench_gtpu::{PacketTemplate, Teid, UeAddress, UePatch, WindowPatcher};
+use upfbench_gtpu::{PacketTemplate, UeAddress, UePatch, WindowPatcher};
+use upfbench_net::Teid;
 use upfbench_stats::{Direction, TxStats};
 
 use super::tag::{TAG_LEN, Tag};

@@ -7,15 +7,15 @@
 use std::net::Ipv4Addr;
 
 use upfbench_gtpu::{
-    EmitError, Encapsulator, EthernetRepr, Ipv4Repr, MacAddr, OuterHeaders, PacketTemplate,
-    PduSessionContainer, Qfi, Teid, UdpChecksum, UdpRepr, UeAddress,
+    EmitError, Encapsulator, EthernetRepr, Ipv4Repr, OuterHeaders, PacketTemplate,
+    PduSessionContainer, UdpChecksum, UdpRepr, UeAddress,
 };
 use upfbench_net::ethernet::ETHERTYPE_IPV4;
-use upfbench_net::ipv4::PROTOCOL_UDP;
+use upfbench_net::{MacAddr, Qfi, Teid};
 use upfbench_stats::Direction;
 
-use super::queues::Side;
-use super::service::Interface;
+use crate::datapath::common::queues::Side;
+use crate::datapath::common::service::Interface;
 use crate::plan::StreamPlan;
 
 /// Our interfaces and the UPF's, as the frames need them.
@@ -50,16 +50,7 @@ pub fn stream_template(
         source_port: stream.source_port,
         destination_port: stream.destination_port,
     };
-    let inner = |source, destination| Ipv4Repr {
-        source,
-        destination,
-        protocol: PROTOCOL_UDP,
-        payload_len: 0,
-        ttl: 64,
-        dscp_ecn: 0,
-        identification: 0,
-        dont_fragment: false,
-    };
+    let inner = |source, destination| Ipv4Repr::udp(source, destination);
     match stream.direction {
         Direction::Uplink => {
             let n3 = &e.local[Side::N3.index()];

@@ -1,0 +1,11 @@
+//! What the generator and the reflector share: EAL arguments and TSC calibration, the two ports
+//! and a worker's queues on them, the service plane that answers ARP, ICMP and GTP-U echo on
+//! them, the resolution of next hops by ARP, and the kernel's counters of a port's interface.
+
+pub mod calibration;
+pub mod eal_args;
+pub mod net_dev;
+pub mod next_hops;
+pub mod ports;
+pub mod queues;
+pub mod service;
