@@ -31,9 +31,9 @@ use upfbench_dpdk::tsc;
 use upfbench_generator::datapath::common::queues::Side;
 use upfbench_generator::datapath::generator::classify::RxRules;
 use upfbench_generator::datapath::generator::clock::Clock;
-use upfbench_generator::datapath::generator::tag::{TAG_LEN, Tag, field};
 use upfbench_generator::datapath::generator::worker::{WorkerCounters, receive_frame};
 use upfbench_generator::plan::{Schedule, Spread, StreamPlan, TeidSequence, UeTable, UplinkTeids};
+use upfbench_generator::tag::{TAG_LEN, Tag, field};
 use upfbench_net::{Qfi, Teid};
 use upfbench_stats::{Direction, RxConfig, RxStats, StreamSpec};
 

@@ -14,3 +14,4 @@ pub mod lifecycle;
 pub mod n4;
 pub mod plan;
 pub mod report;
+pub mod tag;

@@ -22,9 +22,9 @@ use upfbench_generator::datapath::common::service::{Interface, ServicePlane};
 use upfbench_generator::datapath::generator::classify::{Reject, RxRules};
 use upfbench_generator::datapath::generator::clock::Clock;
 use upfbench_generator::datapath::generator::phase::{Phase, PhaseBoard};
-use upfbench_generator::datapath::generator::tag::Tag;
 use upfbench_generator::datapath::generator::worker::Worker;
 use upfbench_generator::plan::{self, Plan};
+use upfbench_generator::tag::Tag;
 use upfbench_gtpu::{
     Encapsulator, Ipv4Repr, OuterHeaders, PduSessionContainer, UdpChecksum, UdpRepr, emit_ipv4_udp,
 };

@@ -21,9 +21,9 @@ use upfbench_dpdk::{
 use upfbench_generator::config;
 use upfbench_generator::datapath::common::service::Interface;
 use upfbench_generator::datapath::generator::frames::{Endpoints, stream_template};
-use upfbench_generator::datapath::generator::tag::{TAG_LEN, Tag};
 use upfbench_generator::datapath::generator::tx::{ShareSpec, TxShare, share_ues};
 use upfbench_generator::plan::{self, Plan, ScheduleSlip, UplinkTeids};
+use upfbench_generator::tag::{TAG_LEN, Tag};
 use upfbench_net::{MacAddr, Teid};
 use upfbench_stats::{StreamSpec, TxStats};
 

@@ -21,7 +21,7 @@ pub const GTPU: usize = upfbench_gtpu::header::MANDATORY_HEADER_LEN;
 /// extension header of 4 octets (TS 38.415 §5.5.2).
 pub const PDU_SESSION_CONTAINER: usize = 8;
 /// The measurement tag, the smallest payload: stream, sequence number, timestamp.
-pub const TAG: usize = crate::datapath::generator::tag::TAG_LEN;
+pub const TAG: usize = crate::tag::TAG_LEN;
 /// The inner MTU: the UE's IP packets are at most this long.
 pub const INNER_MTU: usize = 1500;
 /// The largest payload: an inner IPv4/UDP packet of [`INNER_MTU`].

@@ -1,7 +1,7 @@
 //! The traffic generator's datapath: a worker lcore per queue pair, put together for each step
 //! ([`assembly`]), that sends its shares of the
 //! streams ([`tx`]) from the frames built once per stream ([`frames`]) stamped with the
-//! measurement [`tag`], and measures what comes back ([`classify`]) on the run [`clock`], in the
+//! measurement [`tag`](crate::tag), and measures what comes back ([`classify`]) on the run [`clock`], in the
 //! [`phase`] the control thread sets.
 
 pub mod assembly;
@@ -9,6 +9,5 @@ pub mod classify;
 pub mod clock;
 pub mod frames;
 pub mod phase;
-pub mod tag;
 pub mod tx;
 pub mod worker;

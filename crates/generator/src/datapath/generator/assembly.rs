@@ -15,12 +15,12 @@ use super::classify::RxRules;
 use super::clock::Clock;
 use super::frames::{Endpoints, stream_template};
 use super::phase::{Phase, PhaseBoard};
-use super::tag::TAG_LEN;
 use super::tx::{ShareSpec, TxShare, share_ues};
 use super::worker::{Worker, WorkerCounters, WorkerResult};
 use crate::datapath::common::queues::{PortQueues, Side};
 use crate::datapath::common::service::ServicePlane;
 use crate::plan::Plan;
+use crate::tag::TAG_LEN;
 
 /// Mbufs per TX template pool: the TX queue's descriptors, a burst and the lcore cache fit.
 const TX_POOL: u32 = 4095;

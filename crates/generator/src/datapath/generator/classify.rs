@@ -19,9 +19,9 @@ use upfbench_net::ipv4::{self, PROTOCOL_ICMP, PROTOCOL_UDP};
 use upfbench_net::udp;
 use upfbench_stats::Direction;
 
-use super::tag::TagView;
 use crate::datapath::common::service::Service;
 use crate::plan::{StreamPlan, UeTable};
+use crate::tag::TagView;
 
 const ETHERTYPE_AT: usize = ethernet::field::ETHERTYPE.start;
 const IPV4_SOURCE_AT: usize = ipv4::field::SOURCE.start;

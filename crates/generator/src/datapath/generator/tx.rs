@@ -18,8 +18,8 @@ use upfbench_gtpu::{PacketTemplate, UeAddress, UePatch, WindowPatcher};
 use upfbench_net::Teid;
 use upfbench_stats::{Direction, TxStats};
 
-use super::tag::{TAG_LEN, Tag};
 use crate::plan::{Pacer, Schedule, ScheduleSlip, Share, Spread, StreamPlan, UeTable};
+use crate::tag::{TAG_LEN, Tag};
 
 /// Largest number of packets filled and handed to the NIC in one call; a larger allowance is
 /// sent in several calls within one poll.

@@ -8,12 +8,12 @@ use upfbench_stats::{RxCoreResult, RxStats, TxCoreResult, TxStats};
 use super::classify::{Classified, Reject, RxRules};
 use super::clock::Clock;
 use super::phase::{Phase, PhaseBoard};
-use super::tag::transit_ns;
 use super::tx::TxShare;
 use crate::datapath::common::queues::{PortQueues, RX_BURST, Side};
 use crate::datapath::common::service::Service;
 use crate::datapath::common::service::{Seen, ServicePlane};
 use crate::plan::Schedule;
+use crate::tag::transit_ns;
 
 /// How often the counters are published for the live view, and the RX side looks whether the
 /// live view asked for its latency interval (the end publishes them exactly).

@@ -4,9 +4,9 @@ use upfbench_net::{Qfi, Teid};
 use upfbench_stats::Direction;
 
 use super::*;
-use crate::datapath::generator::tag::Tag;
 use crate::datapath::upf_frames::{gpdu, inner, plain};
 use crate::plan::{Schedule, Spread, StreamPlan, TeidSequence, UeTable, UplinkTeids};
+use crate::tag::Tag;
 
 /// A measurement tag's bytes.
 fn tag(stream: u16, sequence: u32, tx_time: u32) -> Vec<u8> {
