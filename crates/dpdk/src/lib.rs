@@ -77,7 +77,7 @@ pub use error::{Error, Result};
 pub use lcore::{LcoreHandle, LcoreScope, StopFlag};
 pub use mbuf::{Mbuf, NoRoom, RxChecksum};
 pub use mempool::{DEFAULT_DATA_ROOM, HEADROOM, Mempool, Socket};
-pub use port::{Capabilities, DescLimits, Link, MacAddr, Port, PortInfo};
+pub use port::{Capabilities, DescLimits, Link, Port, PortInfo};
 pub use queue::{Queues, RxQueue, StartedPort, TxQueue};
 pub use quiescence::{Quiescent, grace_period};
 pub use ring_pair::RING_PAIR_SIZE;

@@ -13,7 +13,7 @@ use crate::mempool::Mempool;
 use crate::queue::StartedPort;
 use crate::sys;
 
-pub use upfbench_net::MacAddr;
+use upfbench_net::MacAddr;
 
 /// An Ethernet port (a probed NIC or vdev), held exclusively by this handle.
 ///
