@@ -10,7 +10,7 @@
 //! rejected and counted by kind; nothing here can fail on any input.
 //!
 //! The common case is a few fixed-offset reads after the GTP-U and IPv4/UDP shortcuts of
-//! `decapsulate` and `udp_payload`; the rarer shapes go the slow way in [`other`].
+//! `decapsulate` and `udp_payload`; the rarer shapes go the slow way in `other`.
 
 use upfbench_gtpu::{GTPU_PORT, MessageType, decapsulate, header, udp_payload};
 use upfbench_net::Qfi;
