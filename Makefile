@@ -21,6 +21,7 @@ quickstart: build
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --locked
 
 test: setup lint
 	$(CARGO) test --workspace --locked

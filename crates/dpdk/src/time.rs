@@ -39,7 +39,7 @@ pub struct TscAnchor {
 const TRIES: usize = 32;
 
 impl TscAnchor {
-    /// Reads both clocks [`TRIES`] times and keeps the narrowest bracket (a few hundred
+    /// Reads both clocks `TRIES` (32) times and keeps the narrowest bracket (a few hundred
     /// nanoseconds of work in all).
     pub fn now() -> TscAnchor {
         let mut best = TscAnchor {

@@ -10,11 +10,11 @@ use super::source;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FileKind {
-    /// A [`System`] file.
+    /// A [`System`](super::System) file.
     System,
-    /// A [`Profile`].
+    /// A [`Profile`](super::Profile).
     Profile,
-    /// A [`Reflector`] file.
+    /// A [`Reflector`](super::Reflector) file.
     Reflector,
 }
 

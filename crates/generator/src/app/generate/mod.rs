@@ -1,9 +1,9 @@
 //! `upfbench run SYSTEM PROFILE` and `upfbench sweep SYSTEM PROFILE`: the generator.
 //!
-//! [`run`] reads the files and starts EAL; [`bring_up`] makes the ports, pools, plans and the
-//! control thread; the [`interpreter`] carries out what the run's state machine
-//! ([`crate::lifecycle::Lifecycle`]) asks for: PFCP through the control thread ([`n4`]), MAC
-//! resolution, the steps' workers ([`step`]), the live line, the report ([`crate::report`]).
+//! [`run`] reads the files and starts EAL; `bring_up` makes the ports, pools, plans and the
+//! control thread; the `interpreter` carries out what the run's state machine
+//! ([`crate::lifecycle::Lifecycle`]) asks for: PFCP through the control thread (`n4`), MAC
+//! resolution, the steps' workers (`step`), the live line, the report ([`crate::report`]).
 //! Every exit, interruptions and failures included, goes through the report and the teardown.
 
 mod bring_up;
