@@ -11,6 +11,7 @@
 #   deploy/upflab-compare.sh --upf open5gs run sweep     # lab up, Open5GS in dut, run, 30 s, sweep, down
 #   deploy/upflab-compare.sh --upf eupf-maps32768 sweep  # eUPF built with maps of 32,768
 #   deploy/upflab-compare.sh --upf upg-vpp run sweep     # UPG-VPP (VPP owns dut's n3/n4/n6)
+#   deploy/upflab-compare.sh --upf upg-vpp-memif --profile P run   # N3/N6 over memif to VPP
 #   deploy/upflab-compare.sh --upf attached sweep        # a UPF already running in $DUT_NS
 #
 # --upf open5gs|eupf|eupf-maps<N> makes the namespaces (deploy/lab.sh up --kernel-dut), starts
@@ -19,11 +20,14 @@
 # The UPFs are built by deploy/upflab/build-upfs.sh into LAB_DIR. --upf upg-vpp does the same
 # with deploy/lab.sh up (dut's kernel holds no UPF address) and deploy/upflab/run-upg-vpp.sh:
 # VPP takes n3, n4 and n6 through af_packet; its counters are `show interface` and `show errors`.
+# --upf upg-vpp-memif: VPP's N3 and N6 are memif servers and upfbench's memif ports their
+# clients (system file deploy/systems/upg-vpp-memif.yaml), PFCP still over n4.
 # --upf reflect does the same with `upfbench reflect deploy/systems/lab-reflector.yaml` in dut
 # (deploy/lab.sh up: DPDK owns dut's n3 and n6), the stand-in to set the real UPFs beside.
 # Several modes run against the same UPF process, GAP seconds apart (30 for Open5GS: it keeps
-# the association after a run and drops it when its heartbeats go unanswered; see the lab's
-# README). --upf attached uses what runs in $DUT_NS and leaves it running.
+# the association after a run and drops it when its heartbeats go unanswered; see
+# docs/upfs.md), except UPG-VPP, which is restarted before each mode. --upf attached uses what
+# runs in $DUT_NS and leaves it running.
 #
 # Every run busy-polls a core: on a shared machine run the whole script under the lock, e.g.
 #   flock /tmp/upfbench-busy.lock deploy/upflab-compare.sh --upf eupf-maps32768 run sweep
@@ -58,6 +62,8 @@ LAB=${LAB:-$here/upflab}
 LAB_DIR=${LAB_DIR:-/tmp/upflab}
 
 upf=attached
+restart=0
+system_given=
 system=$repo/deploy/systems/lab.yaml
 profile=$repo/profiles/upflab-1000.yaml
 out=
@@ -74,7 +80,7 @@ usage() {
 while [ $# -gt 0 ]; do
     case $1 in
     --upf) upf=$2; shift 2 ;;
-    --system) system=$2; shift 2 ;;
+    --system) system=$2; system_given=1; shift 2 ;;
     --profile) profile=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --gap) gap=$2; shift 2 ;;
@@ -124,8 +130,17 @@ eupf | eupf-maps*)
     export RUN_DIR=$out/upf UPF_PIDFILE=$out/upf/eupf.pid EUPF_BIN=$LAB_DIR/eupf/bin/$upf
     gap=${gap:-5}
     ;;
-upg-vpp)
+upg-vpp | upg-vpp-memif)
     runner=$LAB/run-upg-vpp.sh
+    if [ "$upf" = upg-vpp-memif ]; then
+        # N3 and N6 over memif to VPP; PFCP still over the veth n4.
+        export UPG_VPP_LINKS=memif
+        [ -n "$system_given" ] || system=$repo/deploy/systems/upg-vpp-memif.yaml
+    fi
+    # A fresh VPP for each mode: VPP does not implement the Association Release, and the
+    # sessions of a second association from the same node, 5 s after a run, were accepted and
+    # then gone (no tunnel for any G-PDU, Cause 65 at deletion; 2026-11-26).
+    restart=1
     # counters.sh reads VPP's counters through its CLI socket.
     export RUN_DIR=$out/upf UPF_PIDFILE=$out/upf/vpp.pid VPP_CLI_SOCK=$out/upf/cli.sock \
         VPPCTL=$LAB_DIR/upg-vpp/bin/vppctl
@@ -147,6 +162,7 @@ esac
 if ((dry_run)); then
     echo "upf: $upf; out: $out"
     echo "upf runner: ${runner:-none (attached)}"
+    echo "system: $system"
     echo "lab packages needed: $(printf '%s\n' "${lab_needs[@]#*:}" | sort -u | xargs)"
     echo "lab packages missing: $(missing_packages | xargs)"
     for i in "${!modes[@]}"; do
@@ -170,6 +186,21 @@ out=$(cd "$out" && pwd)
 
 log() { printf '[upflab-compare] %s\n' "$*" >&2; }
 
+# In a session of its own: a Ctrl-C at the terminal reaches upfbench, which stops, reports and
+# deletes its sessions, but not the UPF (eUPF, Open5GS and VPP all exit on SIGINT), which the
+# teardown stops afterwards.
+start_upf() {
+    setsid -w "$runner" start
+    upf_pid=$(cat "$UPF_PIDFILE")
+    if [ -n "$nice" ]; then
+        # Every thread of the UPF (renice takes thread ids too).
+        renice -n "$nice" -p $(ls "/proc/$upf_pid/task") >/dev/null
+    fi
+    if [ -n "$upf_cpus" ]; then
+        taskset -a -p -c "$upf_cpus" "$upf_pid" >/dev/null
+    fi
+}
+
 made_lab=0
 capturing=()
 teardown() {
@@ -188,24 +219,13 @@ trap teardown EXIT
 trap 'exit 130' INT TERM
 
 if [ -n "$runner" ]; then
-    if [ "$upf" = reflect ] || [ "$upf" = upg-vpp ]; then
+    if [ "$upf" = reflect ] || [ "${upf#upg-vpp}" != "$upf" ]; then
         "$repo/deploy/lab.sh" up >/dev/null
     else
         "$repo/deploy/lab.sh" up --kernel-dut >/dev/null
     fi
     made_lab=1
-    # In a session of its own: a Ctrl-C at the terminal reaches upfbench, which stops, reports
-    # and deletes its sessions, but not the UPF (eUPF, Open5GS and VPP all exit on SIGINT), which
-    # the teardown stops afterwards.
-    setsid -w "$runner" start
-    upf_pid=$(cat "$UPF_PIDFILE")
-    if [ -n "$nice" ]; then
-        # Every thread of the UPF (renice takes thread ids too).
-        renice -n "$nice" -p $(ls "/proc/$upf_pid/task") >/dev/null
-    fi
-    if [ -n "$upf_cpus" ]; then
-        taskset -a -p -c "$upf_cpus" "$upf_pid" >/dev/null
-    fi
+    start_upf
 fi
 {
     echo "upf: $upf"
@@ -224,7 +244,11 @@ status=0
 first=1
 for i in "${!modes[@]}"; do
     mode=${modes[$i]}
-    if ((!first)); then
+    if ((!first)) && ((restart)); then
+        log "restarting the UPF for ${mode_dirs[$i]}"
+        "$runner" stop >&2
+        start_upf >&2
+    elif ((!first)); then
         log "waiting ${gap}s before the next run against the same UPF"
         sleep "$gap"
     fi

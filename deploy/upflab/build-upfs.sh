@@ -58,7 +58,9 @@ PINS=(
 SWAG_VERSION=${SWAG_VERSION:-v1.8.12} # what eUPF's Dockerfile installs
 # VPP's version string, as `git describe` gives it at the pinned commit (the tree has no .git).
 VPP_VERSION_STRING=v24.02-8-g80e9503819a
-UPG_VERSION_STRING=v2.0.0
+# The plugin's version, as `git describe --long` gives it (its cmake/Packager.cmake parses
+# v<tag>-<commits>-g<hash>).
+UPG_VERSION_STRING=v2.0.0-0-g76f574e
 
 log() { printf '[build-upfs] %s\n' "$*" >&2; }
 

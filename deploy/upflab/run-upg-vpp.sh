@@ -8,6 +8,12 @@
 #     with UPG_VPP_LINKS=memif, as memif servers on $MEMIF_DIR/n3.sock and n6.sock (memif1/0 and
 #     memif2/0) for upfbench's net_memif (deploy/systems/upg-vpp-memif.yaml); then the veths n3
 #     and n6 stay idle.
+# VPP runs one thread (no worker) on CPU VPP_MAIN_CORE, and that thread polls: with the session
+# layer enabled (PFCP) and no worker, VPP polls its session queue on the main thread
+# (session_node_enable_disable), so it takes a whole CPU even with every interface in interrupt
+# mode; with a worker the worker polls instead. n3 and n6 are polled too (af_packet or memif).
+# `poll-sleep-usec N` (VPP_POLL_SLEEP_USEC) would give CPU back but sleeps N µs after every loop,
+# which adds up to N µs to each packet's latency.
 # N3 and N6 are both in FIB 200, the network instance `internet` (`upf nwi name internet vrf
 # 200`), which holds the GTP-U endpoint 192.168.13.151 too: upfbench names one network instance
 # (sessions.network_instance, default internet, sent as DNS labels \x08internet) in both PDRs and
@@ -17,9 +23,10 @@
 # Usage: run-upg-vpp.sh start|stop|status|log|cli COMMAND...
 #   cli: a VPP CLI command (e.g. `run-upg-vpp.sh cli show upf session`).
 # Env: LAB_DIR (/tmp/upflab), RUN_DIR ($LAB_DIR/run/upg-vpp), UPG_VPP_LINKS (af_packet | memif),
-#      MEMIF_DIR (/tmp/upfbench), VPP_MAIN_CORE (0), VPP_WORKERS (CPU list of VPP workers; none
-#      by default: on 2 vCPUs upfbench busy-polls CPU 1), VPP_HEAP (1G), UPF_LOG_LEVEL (notice),
-#      DUT_NS (dut), UPF_PIDFILE
+#      MEMIF_DIR (/tmp/upfbench/upg-vpp), VPP_MAIN_CORE (0), VPP_WORKERS (CPU list of VPP
+#      workers; none by default: on 2 vCPUs upfbench busy-polls CPU 1), VPP_RX_MODE (of n3 and n6:
+#      polling), VPP_AF_PACKET (v2, or v3: VPP's default), VPP_POLL_SLEEP_USEC (none), VPP_HEAP (1G),
+#      UPF_LOG_LEVEL (notice), DUT_NS (dut), UPF_PIDFILE
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,7 +36,14 @@ PREFIX=$LAB_DIR/upg-vpp
 VPP=$PREFIX/bin/vpp
 PLUGINS=$PREFIX/lib/x86_64-linux-gnu/vpp_plugins
 LINKS=${UPG_VPP_LINKS:-af_packet}
-MEMIF_DIR=${MEMIF_DIR:-/tmp/upfbench}
+MEMIF_DIR=${MEMIF_DIR:-/tmp/upfbench/upg-vpp}
+RX_MODE=${VPP_RX_MODE:-polling}
+# TPACKET_V2: each frame is VPP's as soon as the kernel put it in the ring. VPP's default, V3,
+# hands frames over in blocks that are retired when full or after 1 ms (tp_retire_blk_tov): at
+# the lab's rates every block times out and each packet waits about 0.5 ms per af_packet hop
+# (p50 562 µs each way on 2026-11-26, against 20 µs or less with v2).
+AF_PACKET=${VPP_AF_PACKET:-v2}
+[ "$AF_PACKET" = v3 ] && AF_PACKET=""
 PIDFILE=${UPF_PIDFILE:-$RUN_DIR/vpp.pid}
 SOCK=$RUN_DIR/cli.sock
 NAME=upg-vpp
@@ -45,15 +59,16 @@ pfcp_ready() {
 }
 
 config() {
-    local workers=""
+    local workers="" poll_sleep="" rx_mode=$RX_MODE
     [ -z "${VPP_WORKERS:-}" ] || workers="corelist-workers $VPP_WORKERS"
+    [ -z "${VPP_POLL_SLEEP_USEC:-}" ] || poll_sleep="poll-sleep-usec $VPP_POLL_SLEEP_USEC"
     cat >"$RUN_DIR/startup.conf" <<CONF
 unix {
   nodaemon
   cli-listen $SOCK
   log $RUN_DIR/vpp.log
   startup-config $RUN_DIR/upf.cli
-  poll-sleep-usec 100
+  $poll_sleep
 }
 api-segment { prefix upflab-vpp }
 socksvr { socket-name $RUN_DIR/api.sock }
@@ -69,7 +84,7 @@ session { enable }
 logging { default-log-level notice class upf { level ${UPF_LOG_LEVEL:-notice} } }
 CONF
     {
-        echo "create host-interface name n4 hw-addr $(mac n4)"
+        echo "create host-interface $AF_PACKET name n4 hw-addr $(mac n4)"
         if [ "$LINKS" = memif ]; then
             echo "create memif socket id 1 filename $MEMIF_DIR/n3.sock"
             echo "create memif socket id 2 filename $MEMIF_DIR/n6.sock"
@@ -77,8 +92,8 @@ CONF
             echo "create interface memif id 0 socket-id 2 master"
             n3=memif1/0 n6=memif2/0
         else
-            echo "create host-interface name n3 hw-addr $(mac n3)"
-            echo "create host-interface name n6 hw-addr $(mac n6)"
+            echo "create host-interface $AF_PACKET name n3 hw-addr $(mac n3)"
+            echo "create host-interface $AF_PACKET name n6 hw-addr $(mac n6)"
             n3=host-n3 n6=host-n6
         fi
         cat <<CLI
@@ -91,6 +106,9 @@ set interface ip address $n6 192.168.16.151/24
 set interface state host-n4 up
 set interface state $n3 up
 set interface state $n6 up
+set interface rx-mode host-n4 interrupt
+set interface rx-mode $n3 $rx_mode
+set interface rx-mode $n6 $rx_mode
 upf specification release 16
 upf node-id ip4 192.168.14.151
 upf nwi name internet vrf 200

@@ -55,6 +55,16 @@ class Compare(unittest.TestCase):
         self.assertEqual(dict(plan("--out", "/nonexistent/x", "run"))["upf runner"],
                          "none (attached)")
 
+    def test_upg_vpp_memif_takes_its_system_file_unless_given_one(self):
+        repo = SCRIPT.parent.parent
+        lines = dict(plan("--upf", "upg-vpp-memif", "--out", "/nonexistent/x", "run"))
+        self.assertEqual(lines["system"], str(repo / "deploy/systems/upg-vpp-memif.yaml"))
+        self.assertEqual(Path(lines["upf runner"]).name, "run-upg-vpp.sh")
+        lines = dict(plan("--upf", "upg-vpp-memif", "--system", "/x.yaml", "--out", "/n/x", "run"))
+        self.assertEqual(lines["system"], "/x.yaml")
+        lines = dict(plan("--upf", "upg-vpp", "--out", "/nonexistent/x", "run"))
+        self.assertEqual(lines["system"], str(repo / "deploy/systems/lab.yaml"))
+
     def test_upg_vpp_needs_no_lab_package(self):
         lines = dict(plan("--upf", "upg-vpp", "--out", "/nonexistent/x", "run", "sweep"))
         self.assertEqual(lines["lab packages needed"], "")
