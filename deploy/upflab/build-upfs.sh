@@ -6,18 +6,20 @@
 #            meson configures the whole project (it has no per-NF option) and wants two wraps,
 #            put in place here so that meson never clones: freeDiameter r1.5.0 (20196a265aec)
 #            and prometheus-client-c branch open5gs (a58ba25bf87a). libtins and lksctp are
-#            Debian's. About 6 minutes on 2 vCPUs.
+#            Debian's. 20 s on this project's 2 vCPUs.
 #   eupf     eUPF v0.7.1 (faf939678d0c): `go generate` (bpf2go with clang for the XDP programs,
 #            swag for the API docs) and `go build`, as its Dockerfile does; Go modules come from
-#            the Go module proxy. EUPF_BPF_MAP_SIZE=N (not 1024) builds eupf-maps$N, whose eBPF
-#            maps hold N entries (v0.7.1's hold 1024: 512 sessions of the lab's plan).
+#            the Go module proxy (25 s with them cached). EUPF_BPF_MAP_SIZE=N (not 1024) builds
+#            eupf-maps$N, whose eBPF maps hold N entries (v0.7.1's: 1024, 512 sessions of the
+#            lab's plan).
 #   upg-vpp  UPG-VPP, travelping's UPF plugin for VPP: upg-vpp v2.0.0 (76f574e6c434), whose
 #            vpp-base submodule pins travelping/fpp-vpp 36639c3e602c, whose vpp.spec pins FDio/vpp
 #            80e9503819a6 on branch stable/2402 (v24.02-8); fpp-vpp's 34 vpp-patches are applied
 #            to VPP. Upstream builds in Docker and downloads DPDK, ipsec-mb, rdma-core, xdp-tools
 #            and quicly; here every VPP plugin but af_packet, memif and ping is left out, so the
-#            build downloads nothing (the lab reaches VPP through af_packet or memif). About 14
-#            minutes on 2 vCPUs with clang 14 (10 for VPP, 4 for the plugin).
+#            build downloads nothing (the lab reaches VPP through af_packet or memif). 10 to 20
+#            minutes on 2 vCPUs with clang 14 (19 for VPP and under 1 for the plugin while two
+#            others built Rust on them).
 #
 # Sources: each *_GIT is a git URL (default: the project's public GitHub repository) or a local
 # git directory, bare mirrors included: on a machine without GitHub access, mirror the
