@@ -324,6 +324,12 @@ def explain(d, a, b, step, upf):
             found.append((f"VPP {rx_vpp} drops", ifs.get(rx_vpp, {}).get("drops", 0)))
         if (a.name, b.name) in (("UPF out", "veth dut tx"), ("UPF out", "port rx")):
             found.append((f"VPP {tx_vpp} tx-error", ifs.get(tx_vpp, {}).get("tx-error", 0)))
+            # What its output node could not hand over (memif: "no free tx slots", the
+            # receiver's ring full): counted in "tx packets" and dropped.
+            errs = step["vpp"]["errors"]
+            for key, n in sorted(errs.items()):
+                if key.startswith(f"{tx_vpp}-tx: ") and n:
+                    found.append((f"VPP {key.rsplit(' (', 1)[0]}", n))
     total = sum(n for _, n in found)
     return lost, found, total
 
