@@ -179,7 +179,6 @@ build_open5gs() {
 #   takes 2 FARs, 1 QER and one entry in each PDR map: 1024 entries hold 512 sessions.
 build_eupf() {
     apt_install clang llvm gcc-multilib libbpf-dev
-    command -v go >/dev/null || { log "eUPF needs Go (its go.mod: go 1.22.3)"; exit 1; }
     local src ref commit
     pin eupf
     local size=${EUPF_BPF_MAP_SIZE:-1024} suffix="" tree_dir bin
@@ -192,6 +191,7 @@ build_eupf() {
     fi
     rm -rf "$tree_dir" # the local changes below are made in place
     tree eupf "$tree_dir"
+    command -v go >/dev/null || { log "eUPF needs Go (its go.mod: go 1.22.3)"; exit 1; }
     local patches=() memlock=${EUPF_MEMLOCK_PATCH:-auto}
     if [ "$memlock" = 1 ] || { [ "$memlock" = auto ] && ! (ulimit -Hl unlimited) 2>/dev/null; }; then
         sed -i 's/log\.Fatal()\(\.Msgf("Can.t increase resource limits\)/log.Warn()\1/' \

@@ -5,6 +5,7 @@ Run: python3 -m unittest discover -s deploy/upflab"""
 import os
 import re
 import subprocess
+import tempfile
 import unittest
 from pathlib import Path
 
@@ -44,6 +45,23 @@ class Build(unittest.TestCase):
         self.assertEqual(p["vpp"][3], "VPP_GIT")
         self.assertEqual(p["open5gs"][0], "/srv/git/open5gs.git")
         self.assertTrue(p["eupf"][0].startswith("https://github.com/"))
+
+    def test_a_tag_that_names_another_commit_stops_the_build(self):
+        # A repository whose v0.7.1 is not eUPF's pinned commit: nothing is fetched or built.
+        with tempfile.TemporaryDirectory() as d:
+            repo, lab = Path(d) / "eupf", Path(d) / "lab"
+            git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(repo)]
+            subprocess.run(["git", "init", "-q", str(repo)], check=True)
+            subprocess.run(git + ["commit", "-q", "--allow-empty", "-m", "x"], check=True)
+            subprocess.run(git + ["tag", "v0.7.1"], check=True)
+            for src in (str(repo / ".git"), f"file://{repo}"):
+                env = dict(os.environ, EUPF_GIT=src, LAB_DIR=str(lab), SKIP_APT="1",
+                           PATH=os.environ["PATH"])
+                p = subprocess.run(["bash", str(SCRIPT), "eupf"], capture_output=True,
+                                   text=True, env=env)
+                self.assertEqual(p.returncode, 1, p.stderr)
+                self.assertIn("not the pinned faf939678d0c043dc9cb036bca8fa8b8e28cc7c3", p.stderr)
+                self.assertFalse((lab / "src" / "eupf-v0.7.1" / ".upflab-commit").exists())
 
     def test_an_unknown_target_is_refused(self):
         p = subprocess.run(["bash", str(SCRIPT), "free5gc"], capture_output=True, text=True)
