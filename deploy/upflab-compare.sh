@@ -10,16 +10,24 @@
 #
 #   deploy/upflab-compare.sh --upf open5gs run sweep     # lab up, Open5GS in dut, run, 30 s, sweep, down
 #   deploy/upflab-compare.sh --upf eupf-maps32768 sweep  # eUPF built with maps of 32,768
+#   deploy/upflab-compare.sh --upf upg-vpp run sweep     # UPG-VPP (VPP owns dut's n3/n4/n6)
+#   deploy/upflab-compare.sh --upf upg-vpp-memif --profile P run   # N3/N6 over memif to VPP
 #   deploy/upflab-compare.sh --upf attached sweep        # a UPF already running in $DUT_NS
 #
 # --upf open5gs|eupf|eupf-maps<N> makes the namespaces (deploy/lab.sh up --kernel-dut), starts
-# the UPF with ../shared/lab/run-open5gs.sh or run-eupf.sh (its run directory under the output
+# the UPF with deploy/upflab/run-open5gs.sh or run-eupf.sh (its run directory under the output
 # directory), and stops it and removes the namespaces at the end, also on failure or Ctrl-C.
+# The UPFs are built by deploy/upflab/build-upfs.sh into LAB_DIR. --upf upg-vpp does the same
+# with deploy/lab.sh up (dut's kernel holds no UPF address) and deploy/upflab/run-upg-vpp.sh:
+# VPP takes n3, n4 and n6 through af_packet; its counters are `show interface` and `show errors`.
+# --upf upg-vpp-memif: VPP's N3 and N6 are memif servers and upfbench's memif ports their
+# clients (system file deploy/systems/upg-vpp-memif.yaml), PFCP still over n4.
 # --upf reflect does the same with `upfbench reflect deploy/systems/lab-reflector.yaml` in dut
 # (deploy/lab.sh up: DPDK owns dut's n3 and n6), the stand-in to set the real UPFs beside.
 # Several modes run against the same UPF process, GAP seconds apart (30 for Open5GS: it keeps
-# the association after a run and drops it when its heartbeats go unanswered; see the lab's
-# README). --upf attached uses what runs in $DUT_NS and leaves it running.
+# the association after a run and drops it when its heartbeats go unanswered; see
+# docs/upfs.md), except UPG-VPP, which is restarted before each mode. --upf attached uses what
+# runs in $DUT_NS and leaves it running.
 #
 # Every run busy-polls a core: on a shared machine run the whole script under the lock, e.g.
 #   flock /tmp/upfbench-busy.lock deploy/upflab-compare.sh --upf eupf-maps32768 run sweep
@@ -39,8 +47,8 @@
 #          --upf-cpus LIST (pin every thread of the UPF to these CPUs, e.g. 0: away from the
 #          system file's worker lcores, which upfbench busy-polls),
 #          --dry-run (print the plan: the lab packages it needs, each mode's directory; no run)
-# Env: TG_NS, DUT_NS (tg, dut), UPFBENCH (target/release/upfbench), LAB (../shared/lab),
-#      LAB_DIR (/tmp/upflab: where the UPFs were built)
+# Env: TG_NS, DUT_NS (tg, dut), UPFBENCH (target/release/upfbench), LAB (deploy/upflab: the
+#      run-*.sh scripts), LAB_DIR (/tmp/upflab: where build-upfs.sh built the UPFs)
 # Needs: python3; for eUPF bpftool (its per-interface eBPF counters, the UPF columns), jq and
 # curl (its REST API); tshark (--capture). What is missing is installed with
 # `deploy/setup.sh --lab` (Debian packages bpftool, jq, curl, tshark) before the lab is made.
@@ -50,10 +58,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 export TG_NS=${TG_NS:-tg} DUT_NS=${DUT_NS:-dut}
 UPFBENCH=${UPFBENCH:-$repo/target/release/upfbench}
-LAB=${LAB:-$repo/../shared/lab}
+LAB=${LAB:-$here/upflab}
 LAB_DIR=${LAB_DIR:-/tmp/upflab}
 
 upf=attached
+restart=0
+system_given=
 system=$repo/deploy/systems/lab.yaml
 profile=$repo/profiles/upflab-1000.yaml
 out=
@@ -70,7 +80,7 @@ usage() {
 while [ $# -gt 0 ]; do
     case $1 in
     --upf) upf=$2; shift 2 ;;
-    --system) system=$2; shift 2 ;;
+    --system) system=$2; system_given=1; shift 2 ;;
     --profile) profile=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --gap) gap=$2; shift 2 ;;
@@ -84,6 +94,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#modes[@]} -gt 0 ] || usage
 out=${out:-$repo/reports/upflab-$upf-$(date -u +%Y-%m-%dT%H-%M-%SZ)}
+out=$(realpath -m "$out")
 
 # Each mode's directory under $out: the mode's name, numbered from its second occurrence on, so
 # that `run run` keeps both runs (run/, run-2/).
@@ -107,8 +118,51 @@ missing_packages() {
     done | sort -u
 }
 
+# How the UPF is started and stopped (nothing runs yet).
+case $upf in
+open5gs)
+    runner=$LAB/run-open5gs.sh
+    export RUN_DIR=$out/upf UPF_PIDFILE=$out/upf/upfd.pid
+    gap=${gap:-30}
+    ;;
+eupf | eupf-maps*)
+    runner=$LAB/run-eupf.sh
+    export RUN_DIR=$out/upf UPF_PIDFILE=$out/upf/eupf.pid EUPF_BIN=$LAB_DIR/eupf/bin/$upf
+    gap=${gap:-5}
+    ;;
+upg-vpp | upg-vpp-memif)
+    runner=$LAB/run-upg-vpp.sh
+    if [ "$upf" = upg-vpp-memif ]; then
+        # N3 and N6 over memif to VPP; PFCP still over the veth n4.
+        export UPG_VPP_LINKS=memif
+        [ -n "$system_given" ] || system=$repo/deploy/systems/upg-vpp-memif.yaml
+    fi
+    # A fresh VPP for each mode: VPP does not implement the Association Release, and the
+    # sessions of a second association from the same node, 5 s after a run, were accepted and
+    # then gone (no tunnel for any G-PDU, Cause 65 at deletion; 2026-11-26).
+    restart=1
+    # counters.sh reads VPP's counters through its CLI socket.
+    export RUN_DIR=$out/upf UPF_PIDFILE=$out/upf/vpp.pid VPP_CLI_SOCK=$out/upf/cli.sock \
+        VPPCTL=$LAB_DIR/upg-vpp/bin/vppctl
+    gap=${gap:-5}
+    ;;
+reflect)
+    # upfbench's own stand-in, for comparison: it owns n3/n6 in dut through DPDK.
+    runner=$here/upflab/reflector.sh
+    export RUN_DIR=$out/upf UPF_PIDFILE=$out/upf/reflector.pid UPFBENCH
+    gap=${gap:-5}
+    ;;
+attached)
+    runner=
+    gap=${gap:-5}
+    ;;
+*) usage ;;
+esac
+
 if ((dry_run)); then
     echo "upf: $upf; out: $out"
+    echo "upf runner: ${runner:-none (attached)}"
+    echo "system: $system"
     echo "lab packages needed: $(printf '%s\n' "${lab_needs[@]#*:}" | sort -u | xargs)"
     echo "lab packages missing: $(missing_packages | xargs)"
     for i in "${!modes[@]}"; do
@@ -130,31 +184,22 @@ fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-case $upf in
-open5gs)
-    runner=$LAB/run-open5gs.sh
-    export RUN_DIR=$out/upf UPF_PIDFILE=$out/upf/upfd.pid
-    gap=${gap:-30}
-    ;;
-eupf | eupf-maps*)
-    runner=$LAB/run-eupf.sh
-    export RUN_DIR=$out/upf UPF_PIDFILE=$out/upf/eupf.pid EUPF_BIN=$LAB_DIR/eupf/bin/$upf
-    gap=${gap:-5}
-    ;;
-reflect)
-    # upfbench's own stand-in, for comparison: it owns n3/n6 in dut through DPDK.
-    runner=$here/upflab/reflector.sh
-    export RUN_DIR=$out/upf UPF_PIDFILE=$out/upf/reflector.pid UPFBENCH
-    gap=${gap:-5}
-    ;;
-attached)
-    runner=
-    gap=${gap:-5}
-    ;;
-*) usage ;;
-esac
-
 log() { printf '[upflab-compare] %s\n' "$*" >&2; }
+
+# In a session of its own: a Ctrl-C at the terminal reaches upfbench, which stops, reports and
+# deletes its sessions, but not the UPF (eUPF, Open5GS and VPP all exit on SIGINT), which the
+# teardown stops afterwards.
+start_upf() {
+    setsid -w "$runner" start
+    upf_pid=$(cat "$UPF_PIDFILE")
+    if [ -n "$nice" ]; then
+        # Every thread of the UPF (renice takes thread ids too).
+        renice -n "$nice" -p $(ls "/proc/$upf_pid/task") >/dev/null
+    fi
+    if [ -n "$upf_cpus" ]; then
+        taskset -a -p -c "$upf_cpus" "$upf_pid" >/dev/null
+    fi
+}
 
 made_lab=0
 capturing=()
@@ -174,24 +219,13 @@ trap teardown EXIT
 trap 'exit 130' INT TERM
 
 if [ -n "$runner" ]; then
-    if [ "$upf" = reflect ]; then
+    if [ "$upf" = reflect ] || [ "${upf#upg-vpp}" != "$upf" ]; then
         "$repo/deploy/lab.sh" up >/dev/null
     else
         "$repo/deploy/lab.sh" up --kernel-dut >/dev/null
     fi
     made_lab=1
-    # In a session of its own: a Ctrl-C at the terminal reaches upfbench, which stops, reports
-    # and deletes its sessions, but not the UPF (eUPF and Open5GS both exit on SIGINT), which
-    # the teardown stops afterwards.
-    setsid -w "$runner" start
-    upf_pid=$(cat "$UPF_PIDFILE")
-    if [ -n "$nice" ]; then
-        # Every thread of the UPF (renice takes thread ids too).
-        renice -n "$nice" -p $(ls "/proc/$upf_pid/task") >/dev/null
-    fi
-    if [ -n "$upf_cpus" ]; then
-        taskset -a -p -c "$upf_cpus" "$upf_pid" >/dev/null
-    fi
+    start_upf
 fi
 {
     echo "upf: $upf"
@@ -210,7 +244,11 @@ status=0
 first=1
 for i in "${!modes[@]}"; do
     mode=${modes[$i]}
-    if ((!first)); then
+    if ((!first)) && ((restart)); then
+        log "restarting the UPF for ${mode_dirs[$i]}"
+        "$runner" stop >&2
+        start_upf >&2
+    elif ((!first)); then
         log "waiting ${gap}s before the next run against the same UPF"
         sleep "$gap"
     fi

@@ -2,14 +2,16 @@
 # Reads every counter of the kernel lab that upfbench's report can be compared with, into
 # DIR/NAME/: the veths (and ogstun) of both namespaces, dut's IP/UDP statistics and UDP socket
 # drops, and what the UPF in dut exposes: eUPF's REST API (XDP actions, packets by kind) and its
-# eBPF statistics maps (per-interface N3/N6 counters, routing) through bpftool; Open5GS 2.7.7
+# eBPF statistics maps (per-interface N3/N6 counters, routing) through bpftool; UPG-VPP's
+# `show interface` and `show errors` through its CLI socket; Open5GS 2.7.7
 # compiles its data-plane metrics out (src/upf/gtp-path.c, "#if 0"), so its counters are its TUN
 # device's (ogstun) and its GTP-U socket's drops.
 #
 # As upfbench's step hook (upfbench sweep ... --step-hook "deploy/upflab/counters.sh DIR") NAME
 # is step<N>-<start|end> from UPFBENCH_STEP and UPFBENCH_STEP_EDGE. Each read takes tens of ms;
 # nothing of the step is on the wire meanwhile.
-# Usage: counters.sh DIR [NAME]    Env: TG_NS (tg), DUT_NS (dut), EUPF_API (127.0.0.1:8080)
+# Usage: counters.sh DIR [NAME]    Env: TG_NS (tg), DUT_NS (dut), EUPF_API (127.0.0.1:8080),
+#        VPP_CLI_SOCK and VPPCTL (UPG-VPP's CLI socket and vppctl), UPF_PIDFILE
 set -euo pipefail
 
 dir=$1
@@ -49,6 +51,13 @@ if ip netns exec "$DUT" curl -sf --max-time 1 "http://$API/api/v1/xdp_stats" \
     fi
 else
     rm -f "$out/eupf-xdp-stats.json"
+fi
+# UPG-VPP: its interface counters (rx/tx packets, drops, rx-miss, tx-error per interface) and
+# its error counters by node and reason, through its CLI socket (VPP_CLI_SOCK, set by
+# deploy/upflab-compare.sh --upf upg-vpp; VPPCTL is the vppctl binary).
+if [ -n "${VPP_CLI_SOCK:-}" ] && [ -S "$VPP_CLI_SOCK" ]; then
+    "${VPPCTL:-vppctl}" -s "$VPP_CLI_SOCK" show interface >"$out/vpp-interfaces.txt" 2>/dev/null || true
+    "${VPPCTL:-vppctl}" -s "$VPP_CLI_SOCK" show errors >"$out/vpp-errors.txt" 2>/dev/null || true
 fi
 # The UPF's CPU time (utime + stime, in clock ticks) when a PID file names it.
 if [ -n "${UPF_PIDFILE:-}" ] && [ -s "$UPF_PIDFILE" ]; then

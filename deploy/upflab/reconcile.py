@@ -50,7 +50,71 @@ def load_snapshot(path):
             "ext": sum_cpus(path / "eupf-upf_ext_stat.json"),
             "route": sum_cpus(path / "eupf-upf_route_stat.json"),
         }
+    vpp = path / "vpp-interfaces.txt"
+    if vpp.exists() and vpp.read_text().strip():
+        snap["vpp"] = {
+            "interfaces": parse_vpp_interfaces(vpp.read_text()),
+            "errors": parse_vpp_errors(path / "vpp-errors.txt"),
+        }
     return snap
+
+
+VPP_HEADER = re.compile(r"^(\S+)\s+(\d+)\s+(up|down)\s+(\d+/\d+/\d+/\d+)\s*(.*)$")
+VPP_COUNTER = re.compile(r"^(\S.*?)\s+(\d+)\s*$")
+
+
+def parse_vpp_interfaces(text):
+    """VPP's `show interface`: {interface: {counter: value}} ("rx packets", "tx packets",
+    "drops", "rx-miss", "tx-error", ...); an interface with no traffic has no counters."""
+    out = {}
+    name = None
+    for line in text.splitlines():
+        m = VPP_HEADER.match(line)
+        if m:
+            name = m.group(1)
+            out[name] = {}
+            rest = m.group(5).strip()
+        elif name is not None and line[:1].isspace():
+            rest = line.strip()
+        else:
+            continue
+        c = VPP_COUNTER.match(rest)
+        if c:
+            out[name][c.group(1)] = int(c.group(2))
+    return out
+
+
+VPP_ERROR = re.compile(r"^\s*(\d+)\s+(\S+)\s+(.+?)\s+(error|warn|info|unknown)\s*$")
+
+
+def parse_vpp_errors(path):
+    """VPP's `show errors`: {"node: reason": count} (summed over threads), with the severity."""
+    if not path.exists():
+        return {}
+    out = {}
+    for line in path.read_text().splitlines():
+        m = VPP_ERROR.match(line)
+        if m:
+            key = f"{m.group(2)}: {m.group(3)} ({m.group(4)})"
+            out[key] = out.get(key, 0) + int(m.group(1))
+    return out
+
+
+def vpp_links(interfaces):
+    """VPP's N3 and N6 interfaces: af_packet host-n3/host-n6 or memif1/0, memif2/0."""
+    if "host-n3" in interfaces:
+        return "host-n3", "host-n6"
+    return "memif1/0", "memif2/0"
+
+
+def vpp_delta(a, b):
+    """b - a of VPP's counters; a counter VPP did not show at `a` (no traffic yet) was 0."""
+    return {
+        "interfaces": {i: {k: v - a["interfaces"].get(i, {}).get(k, 0) for k, v in c.items()}
+                       for i, c in b["interfaces"].items()},
+        "errors": {k: v - a["errors"].get(k, 0) for k, v in b["errors"].items()
+                   if v != a["errors"].get(k, 0)},
+    }
 
 
 def parse_snmp(text):
@@ -143,8 +207,9 @@ class Point:
         self.name, self.count, self.note = name, count, note
 
 
-def direction_path(d, step, ports, frames, upf):
-    """The points of direction `d` ("uplink" or "downlink") in one step's counter deltas `d`."""
+def direction_path(d, step, ports, frames, upf, veths=True):
+    """The points of direction `d` ("uplink" or "downlink") in one step's counter deltas `d`;
+    without `veths` (memif ports: the veths carry none of the traffic) no veth point."""
     tx_port, rx_port = ("N3", "N6") if d == "uplink" else ("N6", "N3")
     tx_if, rx_if = tx_port.lower(), rx_port.lower()
     ftx, frx = frames[tx_port], frames[rx_port]
@@ -159,17 +224,23 @@ def direction_path(d, step, ports, frames, upf):
               f"{ftx['tx_measured']} measured + {ftx['tx_warmup']} warm-up"),
         Point("port tx", ptx["opackets"] + ptx["oerrors"] - tx_other,
               f"DPDK {tx_port} opackets {ptx['opackets']} - {tx_other} service"),
-        Point("veth tg tx", tg[tx_if]["tx"] - tx_other,
-              f"tg {tx_if} tx {tg[tx_if]['tx']} - {tx_other} service"),
-        Point("veth dut rx", dut[tx_if]["rx"] - tx_other,
-              f"dut {tx_if} rx {dut[tx_if]['rx']} - {tx_other} service"),
     ]
-    pts += upf_points(d, step, upf)
+    if veths:
+        pts += [
+            Point("veth tg tx", tg[tx_if]["tx"] - tx_other,
+                  f"tg {tx_if} tx {tg[tx_if]['tx']} - {tx_other} service"),
+            Point("veth dut rx", dut[tx_if]["rx"] - tx_other,
+                  f"dut {tx_if} rx {dut[tx_if]['rx']} - {tx_other} service"),
+        ]
+    pts += upf_points(d, step, upf, frames)
+    if veths:
+        pts += [
+            Point("veth dut tx", dut[rx_if]["tx"] - rx_other,
+                  f"dut {rx_if} tx {dut[rx_if]['tx']} - {rx_other} not {d} (ARP, ICMP, ...)"),
+            Point("veth tg rx", tg[rx_if]["rx"] - rx_other,
+                  f"tg {rx_if} rx {tg[rx_if]['rx']} - {rx_other} not {d}"),
+        ]
     pts += [
-        Point("veth dut tx", dut[rx_if]["tx"] - rx_other,
-              f"dut {rx_if} tx {dut[rx_if]['tx']} - {rx_other} not {d} (ARP, ICMP, ...)"),
-        Point("veth tg rx", tg[rx_if]["rx"] - rx_other,
-              f"tg {rx_if} rx {tg[rx_if]['rx']} - {rx_other} not {d}"),
         Point("port rx", prx["ipackets"] - rx_other,
               f"DPDK {rx_port} ipackets {prx['ipackets']} - {rx_other} not {d}"),
         Point("upfbench received", frx["rx_measured"] + frx["rx_unmeasured"],
@@ -178,7 +249,7 @@ def direction_path(d, step, ports, frames, upf):
     return pts
 
 
-def upf_points(d, step, upf):
+def upf_points(d, step, upf, frames=None):
     """The UPF's own counts of direction `d`: what it took in and what it put out."""
     if upf == "eupf":
         ext = step["eupf"]["ext"]
@@ -191,6 +262,21 @@ def upf_points(d, step, upf):
                     Point("UPF out", ext[c + "tx_n6"], "eUPF tx_n6 (decapsulated, routed)")]
         return [Point("UPF in", ext[c + "rx_n6"], "eUPF rx_n6 (IPv4 not GTP-U)"),
                 Point("UPF out", ext[c + "tx_n3"], "eUPF tx_n3 (encapsulated, routed)")]
+    if upf == "upg-vpp":
+        ifs = step["vpp"]["interfaces"]
+        n3, n6 = vpp_links(ifs)
+        rx_if, tx_if = (n3, n6) if d == "uplink" else (n6, n3)
+        rx_port, tx_port = ("N3", "N6") if d == "uplink" else ("N6", "N3")
+        # What VPP took in on the receiving interface, net of upfbench's own frames there
+        # (ARP); what it put out, net of what upfbench got there that was not this direction's
+        # (VPP's ARP).
+        other_in = frames[rx_port]["tx_service"]
+        other_out = frames[tx_port]["rx_service"] + frames[tx_port]["rx_rejected"]
+        rx = ifs.get(rx_if, {}).get("rx packets", 0)
+        tx = ifs.get(tx_if, {}).get("tx packets", 0)
+        return [Point("UPF in", rx - other_in, f"VPP {rx_if} rx packets {rx} - {other_in} service"),
+                Point("UPF out", tx - other_out,
+                      f"VPP {tx_if} tx packets {tx} - {other_out} not {d} (its ARP)")]
     tun = step["links"]["dut"].get("ogstun")
     if upf == "open5gs" and tun:
         if d == "uplink":
@@ -227,6 +313,23 @@ def explain(d, a, b, step, upf):
     if upf == "eupf" and (a.name, b.name) == ("UPF in", "UPF out"):
         xdp = step["eupf"]["xdp"]
         found.append(("eUPF XDP drop + aborted", xdp["drop"] + xdp["aborted"]))
+    if upf == "upg-vpp":
+        ifs = step["vpp"]["interfaces"]
+        n3, n6 = vpp_links(ifs)
+        rx_vpp, tx_vpp = (n3, n6) if d == "uplink" else (n6, n3)
+        if (a.name, b.name) in (("veth dut rx", "UPF in"), ("port tx", "UPF in")):
+            found.append((f"VPP {rx_vpp} rx-miss (its receive ring full)",
+                          ifs.get(rx_vpp, {}).get("rx-miss", 0)))
+        if (a.name, b.name) == ("UPF in", "UPF out"):
+            found.append((f"VPP {rx_vpp} drops", ifs.get(rx_vpp, {}).get("drops", 0)))
+        if (a.name, b.name) in (("UPF out", "veth dut tx"), ("UPF out", "port rx")):
+            found.append((f"VPP {tx_vpp} tx-error", ifs.get(tx_vpp, {}).get("tx-error", 0)))
+            # What its output node could not hand over (memif: "no free tx slots", the
+            # receiver's ring full): counted in "tx packets" and dropped.
+            errs = step["vpp"]["errors"]
+            for key, n in sorted(errs.items()):
+                if key.startswith(f"{tx_vpp}-tx: ") and n:
+                    found.append((f"VPP {key.rsplit(' (', 1)[0]}", n))
     total = sum(n for _, n in found)
     return lost, found, total
 
@@ -239,8 +342,17 @@ def main():
     report_dir, counters_dir = Path(sys.argv[1]), Path(sys.argv[2])
     report = json.loads((report_dir / "report.json").read_text())
     snaps = {p.name: load_snapshot(p) for p in counters_dir.iterdir() if (p / "time").exists()}
-    upf = "eupf" if "eupf" in snaps.get("run-before", {}) else (
-        "open5gs" if "ogstun" in snaps["run-before"]["links"]["dut"] else "unknown")
+    before = snaps.get("run-before", {})
+    if "eupf" in before:
+        upf = "eupf"
+    elif "vpp" in before:
+        upf = "upg-vpp"
+    elif "ogstun" in before.get("links", {}).get("dut", {}):
+        upf = "open5gs"
+    else:
+        upf = "unknown"
+    # memif ports (UPG-VPP's memif): nothing of the steps crosses the veths.
+    veths = not any("memif" in str(report.get("config", {}).get(p, "")) for p in ("n3", "n6"))
     out = []
     unexplained = 0
     rows = []
@@ -261,6 +373,12 @@ def main():
             "ogstun_own": end["ogstun_own"] - start["ogstun_own"],
         }
         step_upf = upf
+        if upf == "upg-vpp":
+            if "vpp" in start and "vpp" in end:
+                dlt["vpp"] = vpp_delta(start["vpp"], end["vpp"])
+            else:
+                notes.append(f"{step['label']}: VPP's counters missing at the step's edges")
+                step_upf = "unknown"
         if upf == "eupf":
             if "eupf" in start and "eupf" in end:
                 dlt["eupf"] = delta(start["eupf"], end["eupf"])
@@ -280,7 +398,7 @@ def main():
             others.append([step["label"], p, f["tx_service"], f["rx_service"], f["rx_rejected"],
                            kinds or "-", f["tx_warmup"], f["rx_unmeasured"]])
         for d in ("uplink", "downlink"):
-            pts = direction_path(d, dlt, ports, frames, step_upf)
+            pts = direction_path(d, dlt, ports, frames, step_upf, veths)
             by = {p.name: p for p in pts}
             rep = next(x for x in step["directions"] if x["direction"] == d)
             rows.append([step["label"], "UL" if d == "uplink" else "DL"] + [
@@ -319,6 +437,13 @@ def main():
                 f"{k} {fmt(e['xdp'][k])}" for k in XDP_ACTIONS) + "; packets " + ", ".join(
                 f"{k} {fmt(v)}" for k, v in e["packets"].items() if v) + "; routing " + ", ".join(
                 f"{k} {fmt(v)}" for k, v in e["route"].items() if v))
+        if step_upf == "upg-vpp":
+            v = dlt["vpp"]
+            raw.append(f"{step['label']}: VPP interfaces " + "; ".join(
+                f"{i} " + ", ".join(f"{k} {fmt(n)}" for k, n in c.items() if n and "bytes" not in k)
+                for i, c in sorted(v["interfaces"].items()) if any(c.values())))
+            raw.append(f"{step['label']}: VPP errors " + (", ".join(
+                f"{k} {fmt(n)}" for k, n in sorted(v["errors"].items())) or "none"))
         if upf == "open5gs":
             s = dlt["snmp"]
             raw.append(f"{step['label']}: dut UDP InDatagrams {fmt(s['Udp.InDatagrams'])}, "

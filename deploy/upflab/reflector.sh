@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `upfbench reflect deploy/systems/lab-reflector.yaml` in namespace dut, started and stopped
-# like ../shared/lab's run-open5gs.sh and run-eupf.sh, for deploy/upflab-compare.sh --upf reflect.
+# like run-open5gs.sh, run-eupf.sh and run-upg-vpp.sh beside it, for
+# deploy/upflab-compare.sh --upf reflect.
 # Usage: reflector.sh start|stop|status|log
 # Env: RUN_DIR (where its PID file and log go), UPFBENCH (the binary), DUT_NS (dut)
 set -euo pipefail

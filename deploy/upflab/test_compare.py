@@ -43,6 +43,38 @@ class Compare(unittest.TestCase):
                           "sweep"))
         self.assertEqual(lines["lab packages needed"], "tshark")
 
+    def test_every_upf_runs_from_the_repository_alone(self):
+        repo = SCRIPT.parent.parent
+        for upf, runner in (("open5gs", "run-open5gs.sh"), ("eupf", "run-eupf.sh"),
+                            ("eupf-maps32768", "run-eupf.sh"), ("upg-vpp", "run-upg-vpp.sh"),
+                            ("reflect", "reflector.sh")):
+            lines = dict(plan("--upf", upf, "--out", "/nonexistent/x", "run"))
+            path = Path(lines["upf runner"])
+            self.assertEqual(path, repo / "deploy" / "upflab" / runner, upf)
+            self.assertTrue(path.is_file() and path.stat().st_mode & 0o111, path)
+        self.assertEqual(dict(plan("--out", "/nonexistent/x", "run"))["upf runner"],
+                         "none (attached)")
+
+    def test_upg_vpp_memif_takes_its_system_file_unless_given_one(self):
+        repo = SCRIPT.parent.parent
+        lines = dict(plan("--upf", "upg-vpp-memif", "--out", "/nonexistent/x", "run"))
+        self.assertEqual(lines["system"], str(repo / "deploy/systems/upg-vpp-memif.yaml"))
+        self.assertEqual(Path(lines["upf runner"]).name, "run-upg-vpp.sh")
+        lines = dict(plan("--upf", "upg-vpp-memif", "--system", "/x.yaml", "--out", "/n/x", "run"))
+        self.assertEqual(lines["system"], "/x.yaml")
+        lines = dict(plan("--upf", "upg-vpp", "--out", "/nonexistent/x", "run"))
+        self.assertEqual(lines["system"], str(repo / "deploy/systems/lab.yaml"))
+
+    def test_upg_vpp_needs_no_lab_package(self):
+        lines = dict(plan("--upf", "upg-vpp", "--out", "/nonexistent/x", "run", "sweep"))
+        self.assertEqual(lines["lab packages needed"], "")
+        self.assertEqual(lines["sweep"], "/nonexistent/x/sweep")
+
+    def test_an_unknown_upf_is_refused(self):
+        p = subprocess.run(["bash", str(SCRIPT), "--dry-run", "--upf", "free5gc", "run"],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 2)
+
 
 if __name__ == "__main__":
     unittest.main()

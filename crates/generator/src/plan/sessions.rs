@@ -110,3 +110,122 @@ pub fn session_plans(
         })
         .collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use upfbench_pfcp::ie::IeType;
+    use upfbench_pfcp::message::{MessageBody, SessionEstablishmentRequest};
+    use upfbench_pfcp::{Message, SequenceNumber};
+
+    use super::*;
+
+    const SYSTEM: &str = "n3: {device: net_null0, address: 192.168.13.131/24, peer: 192.168.13.151}\n\
+                          n6: {device: net_null1, address: 192.168.16.152/24, peer: 192.168.16.151}\n\
+                          pfcp: {local: 192.168.14.111, peer: 192.168.14.151}\n";
+
+    /// The Session Establishment Requests upfbench sends for `sessions` (the profile's
+    /// `sessions:` mapping), as they come back from the wire.
+    fn requests(sessions: &str) -> Vec<SessionEstablishmentRequest> {
+        let system = crate::config::system_from_str(SYSTEM, "s.yaml").unwrap();
+        let profile = crate::config::profile_from_str(
+            &format!(
+                "name: p\nsessions: {sessions}\nstreams: [{{name: ul, direction: uplink, rate: \
+                 1kpps, payload: 100}}]\nduration: 1s\n"
+            ),
+            "p.yaml",
+        )
+        .unwrap();
+        let plan = crate::plan::build(&system, &profile, None, [None, None]).unwrap();
+        session_plans(&system, &profile, &plan.ues)
+            .unwrap()
+            .iter()
+            .map(|p| {
+                let m = Message::session(
+                    Seid(0),
+                    SequenceNumber::new(1).unwrap(),
+                    p.establishment_request(),
+                );
+                let bytes = m.to_vec().unwrap();
+                let MessageBody::SessionEstablishmentRequest(r) =
+                    Message::parse(&bytes).unwrap().body
+                else {
+                    panic!("not a Session Establishment Request")
+                };
+                r
+            })
+            .collect()
+    }
+
+    /// A Create PDR without a Network Instance crashes UPG-VPP v2.0.0 (SIGSEGV in
+    /// upf_sxu_stage_4_before_rpc, seen twice in the lab), and UPG-VPP refuses a name that is
+    /// not DNS labels of a configured `upf nwi`: every PDR upfbench builds carries the profile's
+    /// network instance as DNS labels, whatever the other session settings.
+    #[test]
+    fn every_create_pdr_carries_the_network_instance_as_dns_labels() {
+        for (sessions, labels) in [
+            ("{count: 3}", &b"\x08internet"[..]),
+            (
+                "{count: 2, network_instance: access.mnc001.mcc001}",
+                &b"\x06access\x06mnc001\x06mcc001"[..],
+            ),
+            (
+                "{count: 2, uplink_teid: upf, dnn: null}",
+                &b"\x08internet"[..],
+            ),
+            (
+                "{count: 2, qer: {enabled: false}, interface_types: false}",
+                &b"\x08internet"[..],
+            ),
+            (
+                "{count: 2, qfi: null, pdu_session_container: false, uplink_pdr_qfi: false, \
+                 uplink_sdf_filter: 'permit out ip from any to assigned'}",
+                &b"\x08internet"[..],
+            ),
+            (
+                "{count: 2, urr: {period: 10s}, network_instance: ims}",
+                &b"\x03ims"[..],
+            ),
+        ] {
+            let requests = requests(sessions);
+            assert!(!requests.is_empty(), "{sessions}");
+            for r in &requests {
+                assert_eq!(r.create_pdrs.len(), 2, "{sessions}");
+                for pdr in &r.create_pdrs {
+                    let ni = pdr.pdi.network_instance.as_ref().unwrap_or_else(|| {
+                        panic!(
+                            "{sessions}: PDR {:?} without a Network Instance",
+                            pdr.pdr_id
+                        )
+                    });
+                    assert_eq!(ni.0, labels, "{sessions}: PDR {:?}", pdr.pdr_id);
+                }
+                // And the FARs' forwarding parameters name it too.
+                for far in &r.create_fars {
+                    let fp = far.forwarding_parameters.as_ref().unwrap();
+                    assert_eq!(fp.network_instance.as_ref().map(|n| &n.0[..]), Some(labels));
+                }
+            }
+        }
+        assert_eq!(IeType::NETWORK_INSTANCE.0, 22);
+    }
+
+    #[test]
+    fn an_empty_network_instance_is_refused_at_config_time() {
+        for bad in ["''", "'.'", "'internet..x'"] {
+            let e = crate::config::profile_from_str(
+                &format!(
+                    "name: p\nsessions: {{count: 1, network_instance: {bad}}}\nstreams: [{{name: \
+                     ul, direction: uplink, rate: 1kpps, payload: 100}}]\nduration: 1s\n"
+                ),
+                "p.yaml",
+            )
+            .unwrap_err();
+            assert!(
+                e.to_string().contains("sessions.network_instance"),
+                "{bad}: {e}"
+            );
+        }
+        // And the plan would not encode one either.
+        assert!(dns("sessions.network_instance", "").is_err());
+    }
+}

@@ -98,6 +98,28 @@ fn downlink_g_pdus_are_measured_by_ue_and_tag() {
     );
 }
 
+/// UPG-VPP sends its downlink G-PDUs from an ephemeral UDP source port (33670 in the lab), not
+/// 2152 (TS 29.281 §4.4.2.0 allows any): only the destination port makes a G-PDU.
+#[test]
+fn a_downlink_g_pdu_from_an_ephemeral_source_port_is_measured() {
+    let r = rules(qfi(9));
+    let want = r.classify_n3(&downlink(12, Teid(2 + 12 * 2), qfi(9), 41));
+    assert!(matches!(want, Classified::Measured { flow: 102, .. }));
+    // The outer UDP source port, after Ethernet (14) and the outer IPv4 header (20); the outer
+    // UDP checksum is zero, so nothing else changes.
+    const OUTER_SOURCE_PORT: core::ops::Range<usize> = 34..36;
+    for port in [33_670u16, 49_152, 1, 65_535] {
+        let mut f = downlink(12, Teid(2 + 12 * 2), qfi(9), 41);
+        assert_eq!(f[OUTER_SOURCE_PORT], 2152u16.to_be_bytes());
+        f[OUTER_SOURCE_PORT].copy_from_slice(&port.to_be_bytes());
+        assert_eq!(r.classify_n3(&f), want, "outer source port {port}");
+    }
+    // A G-PDU to another destination port is not GTP-U.
+    let mut f = downlink(12, Teid(2 + 12 * 2), qfi(9), 41);
+    f[36..38].copy_from_slice(&33_670u16.to_be_bytes());
+    assert_eq!(r.classify_n3(&f), Classified::Rejected(Reject::NotGtpu));
+}
+
 #[test]
 fn a_downlink_g_pdu_without_container_is_measured_and_noted() {
     let r = rules(qfi(9));
