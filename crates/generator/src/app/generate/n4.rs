@@ -299,7 +299,7 @@ impl<'a> N4Work<'a> {
                 Ok(Release::Answered) => ("done", "answered".to_owned()),
                 Ok(Release::Unanswered) => (
                     "unanswered",
-                    "not answered (Open5GS and eUPF never answer it)".to_owned(),
+                    "not answered (Open5GS, eUPF and UPG-VPP never answer it)".to_owned(),
                 ),
                 Err(e) => ("failed", format!("failed: {e}")),
             };
