@@ -7,7 +7,7 @@ use upfbench_dpdk::Port;
 
 use super::out;
 use crate::config::System;
-use crate::datapath::common::ports::{WaitError, memif_client_socket, wait_link, wait_socket};
+use crate::datapath::common::port_setup::{WaitError, memif_client_socket, wait_link, wait_socket};
 
 /// How long a peer may take to come up (a memif peer to connect).
 pub const PEER_TIMEOUT: Duration = Duration::from_secs(10);

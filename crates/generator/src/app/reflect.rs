@@ -16,7 +16,7 @@ use crate::config::{self, PortName, ReflectMode, Reflector, ReflectorPort};
 use crate::datapath::common::calibration::{TscCalibration, measure_now, ppm};
 use crate::datapath::common::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
 use crate::datapath::common::next_hops::NextHops;
-use crate::datapath::common::ports::{port_config, rx_pool, split_queues};
+use crate::datapath::common::port_setup::{port_config, rx_pool, split_queues};
 use crate::datapath::common::queues::Side;
 use crate::datapath::common::service::{ErrorIndicationLimit, Interface, ServicePlane};
 use crate::datapath::reflector::counters::{CounterCell, ReflectorCounters};

@@ -6,6 +6,6 @@ pub mod calibration;
 pub mod eal_args;
 pub mod net_dev;
 pub mod next_hops;
-pub mod ports;
+pub mod port_setup;
 pub mod queues;
 pub mod service;

@@ -16,7 +16,7 @@ use crate::app::peers::{EarlyStop, wait_for_links, wait_for_memif_servers};
 use crate::app::signals::Interrupts;
 use crate::config;
 use crate::datapath::common::calibration::TscCalibration;
-use crate::datapath::common::ports::{port_config, rx_pool, split_queues};
+use crate::datapath::common::port_setup::{port_config, rx_pool, split_queues};
 use crate::datapath::common::service::Interface;
 use crate::datapath::generator::classify::RxRules;
 use crate::datapath::generator::phase::{Phase, PhaseBoard};

@@ -18,7 +18,7 @@ use crate::app::out;
 use crate::app::signals::Interrupts;
 use crate::app::step_hook::StepEdge;
 use crate::datapath::common::calibration::TscCalibration;
-use crate::datapath::common::ports::{WaitError, resolve};
+use crate::datapath::common::port_setup::{WaitError, resolve};
 use crate::datapath::common::queues::{PortQueues, Side};
 use crate::datapath::common::service::{Interface, ServicePlane};
 use crate::datapath::generator::assembly::StepWiring;

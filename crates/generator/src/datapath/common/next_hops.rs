@@ -3,7 +3,7 @@
 //! `arp.retries + 1`); then it is given up on. Sans-IO: the ARP side is a trait ([`Arp`]), which
 //! also says when a hop counts as resolved, and the time a TSC reading.
 //!
-//! The generator resolves its two peers before traffic ([`resolve`](super::ports::resolve)):
+//! The generator resolves its two peers before traffic ([`resolve`](super::port_setup::resolve)):
 //! a MAC known either way, from a reply or from the peer's own request, resolves a hop, and one
 //! given up on ends the run.
 //!
