@@ -5,4 +5,5 @@ pub mod net;
 pub mod pcap;
 pub mod plans;
 pub mod strategies;
+pub mod upf;
 pub mod vectors;
