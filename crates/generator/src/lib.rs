@@ -14,4 +14,5 @@ pub mod lifecycle;
 pub mod n4;
 pub mod plan;
 pub mod report;
+pub mod search;
 pub mod tag;
