@@ -52,12 +52,16 @@ pub struct ImpairCounters {
     pub delayed: u64,
 }
 
-/// Token bucket in TSC ticks: `burst` tokens at most, one more every `ticks_per_token`.
+/// Token bucket in TSC ticks: `burst` tokens at most, `per_tick` more each tick. After a pause
+/// of `idle_ticks` without packets it starts again from [`RATE_CAP_MIN_BURST`], not full: a
+/// bucket that refilled in the pause between two trials of a search let its whole burst
+/// through at the start of the next one (1 % over the cap in a 1 s trial).
 #[derive(Debug, Clone, Copy)]
 struct Bucket {
     tokens: f64,
     burst: f64,
     per_tick: f64,
+    idle_ticks: u64,
     last: u64,
 }
 
@@ -65,7 +69,11 @@ impl Bucket {
     fn take(&mut self, now: u64) -> bool {
         let elapsed = now.saturating_sub(self.last);
         self.last = now.max(self.last);
-        self.tokens = (self.tokens + elapsed as f64 * self.per_tick).min(self.burst);
+        self.tokens = if elapsed >= self.idle_ticks {
+            RATE_CAP_MIN_BURST.min(self.burst)
+        } else {
+            (self.tokens + elapsed as f64 * self.per_tick).min(self.burst)
+        };
         if self.tokens >= 1.0 {
             self.tokens -= 1.0;
             true
@@ -90,6 +98,9 @@ pub struct Impairments<T> {
 /// bucket of one burst would police those ms away and let through less than the cap.
 const RATE_CAP_MIN_BURST: f64 = 32.0;
 const RATE_CAP_BURST_S: f64 = 0.01;
+/// A pause this long without packets starts the rate cap's bucket again from its minimum: far
+/// longer than a sender's stall, shorter than the settle time between two measured trials.
+const RATE_CAP_IDLE_S: f64 = 0.05;
 
 impl<T> Impairments<T> {
     /// Impairments with `config` on a TSC of `tsc_hz`; `delay_capacity` packets can be held by
@@ -99,9 +110,10 @@ impl<T> Impairments<T> {
             bucket: config.rate_cap_pps.map(|pps| {
                 let burst = (pps * RATE_CAP_BURST_S).max(RATE_CAP_MIN_BURST);
                 Bucket {
-                    tokens: burst,
+                    tokens: RATE_CAP_MIN_BURST.min(burst),
                     burst,
                     per_tick: pps / tsc_hz.max(1) as f64,
+                    idle_ticks: (tsc_hz as f64 * RATE_CAP_IDLE_S) as u64,
                     last: 0,
                 }
             }),
@@ -343,6 +355,36 @@ mod tests {
         // 1000 per second plus the initial burst of 32 (10 ms of 1000 pps is less).
         assert!((1000..=1033).contains(&passed), "{passed}");
         assert_eq!(imp.counters().rate_dropped, 10_000 - passed);
+    }
+
+    #[test]
+    fn the_rate_cap_holds_over_each_1_s_trial_after_a_pause() {
+        // 38,000 pps (a bucket of 10 ms: 380 packets), offered twice that for 1 s, then 1 s of
+        // nothing (a search's settle time), then 1 s again: each trial passes the cap and the
+        // minimum burst of 32, not the 380 a bucket refilled in the pause would add.
+        let hz = 1_000_000_000u64;
+        let config = ImpairConfig {
+            rate_cap_pps: Some(38_000.0),
+            ..Default::default()
+        };
+        let mut imp = Impairments::new(config, hz, 0);
+        let gap = hz / 76_000;
+        let mut trial = |start: u64| {
+            let mut passed = 0u64;
+            for i in 0..76_000u64 {
+                imp.push(start + i * gap, i, |_| None, &mut |_| {}, &mut |_| {
+                    passed += 1
+                });
+            }
+            passed
+        };
+        for start in [0, 2 * hz, 4 * hz] {
+            let passed = trial(start);
+            assert!(
+                (38_000..=38_033).contains(&passed),
+                "trial at {start}: {passed}"
+            );
+        }
     }
 
     #[test]
