@@ -123,13 +123,7 @@ pub fn load_run(
     system: impl AsRef<Path>,
     profile: impl AsRef<Path>,
 ) -> Result<(System, Profile), ConfigError> {
-    let (system, profile) = (system.as_ref(), profile.as_ref());
-    run_from_str(
-        &read(system)?,
-        &name_of(system),
-        &read(profile)?,
-        &name_of(profile),
-    )
+    load_sweep(system, profile, None)
 }
 
 /// [`load_run`] for a sweep whose payloads the command line gives (`--payloads`): they replace

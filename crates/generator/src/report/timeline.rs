@@ -136,11 +136,6 @@ impl Timeline {
         self.events.push((t, event));
     }
 
-    /// The events so far, with their times since the start.
-    pub fn events(&self) -> &[(Duration, RunEvent)] {
-        &self.events
-    }
-
     /// The events as JSON Lines.
     pub fn to_jsonl(&self) -> String {
         let mut out = String::new();

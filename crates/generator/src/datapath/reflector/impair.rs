@@ -70,7 +70,7 @@ impl Bucket {
         let elapsed = now.saturating_sub(self.last);
         self.last = now.max(self.last);
         self.tokens = if elapsed >= self.idle_ticks {
-            RATE_CAP_MIN_BURST.min(self.burst)
+            RATE_CAP_MIN_BURST
         } else {
             (self.tokens + elapsed as f64 * self.per_tick).min(self.burst)
         };
@@ -110,7 +110,7 @@ impl<T> Impairments<T> {
             bucket: config.rate_cap_pps.map(|pps| {
                 let burst = (pps * RATE_CAP_BURST_S).max(RATE_CAP_MIN_BURST);
                 Bucket {
-                    tokens: RATE_CAP_MIN_BURST.min(burst),
+                    tokens: RATE_CAP_MIN_BURST,
                     burst,
                     per_tick: pps / tsc_hz.max(1) as f64,
                     idle_ticks: (tsc_hz as f64 * RATE_CAP_IDLE_S) as u64,
