@@ -5,6 +5,7 @@ mod csv;
 mod frames;
 mod interface;
 mod model;
+mod search;
 mod slip;
 mod summary;
 mod table;
@@ -21,6 +22,10 @@ pub use model::{
     ControlReport, DirectionReport, LatencyReport, LossReport, PortReport, ProcedureLatency,
     Report, ReportError, SCHEMA_VERSION, StepReport, StreamSummary, TOOL_NAME, ThroughputReport,
     ToolInfo,
+};
+pub use search::{
+    GoalResult, GoalSpec, GoalStatus, LatencyBoundSpec, LoadLatency, SearchCase, SearchReport,
+    TrialLatency, TrialRecord,
 };
 pub use slip::TxSlip;
 pub use summary::loss_text;

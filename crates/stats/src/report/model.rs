@@ -13,6 +13,7 @@ use crate::rate::{TrafficCounters, gbps, kpps, percent};
 use super::clock::ClockReport;
 use super::frames::PortFrames;
 use super::interface::KernelInterface;
+use super::search::SearchReport;
 use super::slip::TxSlip;
 use super::time::rfc3339_utc;
 
@@ -48,6 +49,9 @@ pub struct Report {
     /// The TSC frequency the run's times were converted with, when it was measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<ClockReport>,
+    /// The throughput search's findings, when the run was a search (`upfbench search`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchReport>,
 }
 
 /// What the PFCP client saw: how fast the UPF took the sessions, how often it had to be asked
@@ -479,6 +483,7 @@ impl Report {
             warnings: Vec::new(),
             control: None,
             clock: None,
+            search: None,
         }
     }
 

@@ -1,0 +1,188 @@
+//! A throughput search's part of the report (RFC 9971, MLRsearch): per case (a payload size and
+//! the directions loaded together), each goal's relevant bounds and conditional throughput, and
+//! every trial measured. The trials' full figures are the report's steps
+//! ([`TrialRecord::step`]); this section is what the search made of them.
+
+use serde::{Deserialize, Serialize};
+
+/// The search of a run: its goals, and what it found per case.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchReport {
+    /// The goals, as configured.
+    pub goals: Vec<GoalSpec>,
+    /// One per payload size and direction set searched, in the order searched.
+    pub cases: Vec<SearchCase>,
+    /// False when the search was interrupted or ran out of time: some bounds are not final.
+    pub complete: bool,
+}
+
+/// One search goal (RFC 9971 §4.6.2 Search Goal), as the search used it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GoalSpec {
+    /// Its name ("NDR", "PDR", or the profile's).
+    pub name: String,
+    /// Goal Loss Ratio.
+    pub loss_ratio: f64,
+    /// Goal Exceed Ratio.
+    pub exceed_ratio: f64,
+    /// Goal Width, relative to the upper bound.
+    pub relative_width: f64,
+    /// Goal Initial Trial Duration (s).
+    pub initial_trial_duration_s: f64,
+    /// Goal Final Trial Duration (s).
+    pub final_trial_duration_s: f64,
+    /// Goal Duration Sum (s).
+    pub duration_sum_s: f64,
+    /// A latency bound a low-loss trial must also meet, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<LatencyBoundSpec>,
+}
+
+/// A percentile of one-way latency that must not exceed a bound.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LatencyBoundSpec {
+    /// The percentile (50, 90, 99, 99.9, 99.99, or 100 for the maximum).
+    pub percentile: f64,
+    /// The bound (ns).
+    pub max_ns: u64,
+}
+
+/// The search at one payload size and direction set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchCase {
+    /// Its name ("300 B both", "1400 B uplink").
+    pub label: String,
+    /// The inner payload of every stream (bytes), when the sweep set it.
+    pub payload_bytes: Option<u32>,
+    /// The directions loaded together: "uplink", "downlink" or "both".
+    pub directions: String,
+    /// Min Load and Max Load (packets per second, the directions together).
+    pub min_load_pps: f64,
+    /// See [`Self::min_load_pps`].
+    pub max_load_pps: f64,
+    /// What the ports carry at this mix of frames (pps), when their line rates are known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_rate_pps: Option<f64>,
+    /// Mean bytes per packet on the wire at layer 2 (frame with FCS, padded to 64 B) over the
+    /// mix: pps times this is the L2 bit rate / 8; add 20 for L1.
+    pub frame_bytes_l2: f64,
+    /// Each goal's result, in the order of [`SearchReport::goals`].
+    pub results: Vec<GoalResult>,
+    /// Every trial, in the order measured.
+    pub trials: Vec<TrialRecord>,
+    /// Trials after the search at fractions of the PDR's conditional throughput.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency_under_load: Vec<LoadLatency>,
+}
+
+/// How a goal's search ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GoalStatus {
+    /// Both relevant bounds found, within the goal's width.
+    Regular,
+    /// Max Load is a lower bound: the UPF carried all the search could offer.
+    MaxLoadLowerBound,
+    /// Min Load is an upper bound: no lower bound exists above it.
+    MinLoadUpperBound,
+    /// The tester could not send more than this: the lower bound is as close to it as the
+    /// width allows, and the UPF's own limit is higher or unknown.
+    TesterLimited,
+    /// The search ended (interrupted, out of time) before the width was reached.
+    Incomplete,
+}
+
+impl GoalStatus {
+    /// The word for tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            GoalStatus::Regular => "regular",
+            GoalStatus::MaxLoadLowerBound => "max load",
+            GoalStatus::MinLoadUpperBound => "below min load",
+            GoalStatus::TesterLimited => "tester-limited",
+            GoalStatus::Incomplete => "incomplete",
+        }
+    }
+}
+
+/// One goal's result (RFC 9971 §4.8 Goal Results).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GoalResult {
+    /// The goal's name.
+    pub goal: String,
+    /// How the search ended for this goal.
+    pub status: GoalStatus,
+    /// The Relevant Lower Bound (pps), if any.
+    pub lower_bound_pps: Option<f64>,
+    /// The Relevant Upper Bound (pps), if any.
+    pub upper_bound_pps: Option<f64>,
+    /// The Conditional Throughput at the relevant lower bound (pps), if any.
+    pub conditional_throughput_pps: Option<f64>,
+    /// The conditional throughput at layer 1 (Gbit/s).
+    pub gbps_l1: Option<f64>,
+    /// The conditional throughput at layer 2 (Gbit/s).
+    pub gbps_l2: Option<f64>,
+    /// The conditional throughput as a per cent of [`SearchCase::line_rate_pps`].
+    pub line_rate_pct: Option<f64>,
+    /// With [`GoalStatus::TesterLimited`], the smallest load the tester could not send (pps).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tester_limited_at_pps: Option<f64>,
+}
+
+/// Latency percentiles of one direction of a trial (ns).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrialLatency {
+    /// "UL" or "DL".
+    pub direction: String,
+    /// Median.
+    pub p50_ns: u64,
+    /// 90th percentile.
+    pub p90_ns: u64,
+    /// 99th percentile.
+    pub p99_ns: u64,
+    /// 99.9th percentile.
+    pub p99_9_ns: u64,
+    /// 99.99th percentile.
+    pub p99_99_ns: u64,
+    /// Largest.
+    pub max_ns: u64,
+}
+
+/// One trial of a search.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrialRecord {
+    /// The index of the trial's step in the report's steps.
+    pub step: usize,
+    /// Intended Load (pps, the directions together).
+    pub intended_load_pps: f64,
+    /// Offered Load: packets sent over the measured sending time (pps).
+    pub offered_load_pps: f64,
+    /// Forwarding rate: packets received over the same time (pps).
+    pub forwarding_rate_pps: f64,
+    /// Packets sent.
+    pub sent: u64,
+    /// Packets received once each.
+    pub received: u64,
+    /// Trial Loss Ratio: `(sent − received) / sent`.
+    pub loss_ratio: f64,
+    /// Trial Duration asked for (s).
+    pub intended_duration_s: f64,
+    /// Trial Effective Duration: the trial's wall time, its overheads included (s).
+    pub duration_s: f64,
+    /// Latency per direction that had samples.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub latency: Vec<TrialLatency>,
+    /// Why the tester could not send the intended load, when it could not: such a trial is no
+    /// evidence about the UPF.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tester_limited: Option<String>,
+}
+
+/// A trial at a fraction of the PDR's conditional throughput, for latency.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadLatency {
+    /// The fraction (0.1, 0.5, 0.9).
+    pub fraction: f64,
+    /// The trial (its figures, its step and so its `.hlog`).
+    pub trial: TrialRecord,
+}
