@@ -20,6 +20,63 @@ pub struct SearchGoal {
     pub final_trial_duration_s: f64,
     /// The time of trials a load needs before it is decided (s).
     pub duration_sum_s: f64,
+    /// A latency percentile a low-loss trial must also keep under, if any (TRex's ndr_bench
+    /// has it): a trial above it counts as if it had lost everything.
+    pub latency: Option<LatencyBound>,
+}
+
+/// A bound on one percentile of a trial's one-way latency (the worst direction's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LatencyBound {
+    /// Which percentile.
+    pub percentile: Percentile,
+    /// Its largest value (ns).
+    pub max_ns: u64,
+}
+
+/// The latency percentiles a trial reports and a bound may name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Percentile {
+    /// 50 %.
+    P50,
+    /// 90 %.
+    P90,
+    /// 99 %.
+    P99,
+    /// 99.9 %.
+    P99_9,
+    /// 99.99 %.
+    P99_99,
+    /// The largest.
+    Max,
+}
+
+impl Percentile {
+    /// The percentile as a number (100 for the maximum).
+    pub fn value(self) -> f64 {
+        match self {
+            Percentile::P50 => 50.0,
+            Percentile::P90 => 90.0,
+            Percentile::P99 => 99.0,
+            Percentile::P99_9 => 99.9,
+            Percentile::P99_99 => 99.99,
+            Percentile::Max => 100.0,
+        }
+    }
+
+    /// The percentile given as a number, if it is one of those a trial reports.
+    pub fn from_value(v: f64) -> Option<Percentile> {
+        [
+            Percentile::P50,
+            Percentile::P90,
+            Percentile::P99,
+            Percentile::P99_9,
+            Percentile::P99_99,
+            Percentile::Max,
+        ]
+        .into_iter()
+        .find(|p| (p.value() - v).abs() < 1e-9)
+    }
 }
 
 impl SearchGoal {
@@ -31,6 +88,7 @@ impl SearchGoal {
         initial_trial_duration_s: 1.0,
         final_trial_duration_s: 1.0,
         duration_sum_s: 21.0,
+        latency: None,
     };
 
     /// The partial drop rate: at most 0.5 % lost.

@@ -19,19 +19,94 @@
 //! `(1 − ER)` of the full-length duration sum (at least the goal's duration sum) is used up.
 //! Too little full-length time to reach that point counts as total loss.
 
-use super::goal::SearchGoal;
+use super::goal::{Percentile, SearchGoal};
 
 /// One trial's result, as the search sees it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TrialResult {
     /// The load asked for (packets per second, both directions together when both run).
     pub intended_load: f64,
+    /// The load the tester sent (pps): below the intended load when it could not keep up.
+    pub offered_load: f64,
     /// The trial duration asked for (s): it decides full-length or short.
     pub intended_duration_s: f64,
     /// The time the trial took, overheads included (s): what the duration sums add.
     pub duration_s: f64,
     /// Packets lost over packets sent, 0 to 1.
     pub loss_ratio: f64,
+    /// The worst direction's latency percentiles, when any packet came back.
+    pub latency: Option<LatencyPoints>,
+    /// The tester could not send the intended load (TX slip, TX errors, its own receive
+    /// drops): the trial says nothing about the UPF, and no goal counts it.
+    pub tester_limited: bool,
+}
+
+/// A trial's latency percentiles (ns).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LatencyPoints {
+    /// 50 %.
+    pub p50_ns: u64,
+    /// 90 %.
+    pub p90_ns: u64,
+    /// 99 %.
+    pub p99_ns: u64,
+    /// 99.9 %.
+    pub p99_9_ns: u64,
+    /// 99.99 %.
+    pub p99_99_ns: u64,
+    /// The largest.
+    pub max_ns: u64,
+}
+
+impl LatencyPoints {
+    /// The value of `p`.
+    pub fn get(&self, p: Percentile) -> u64 {
+        match p {
+            Percentile::P50 => self.p50_ns,
+            Percentile::P90 => self.p90_ns,
+            Percentile::P99 => self.p99_ns,
+            Percentile::P99_9 => self.p99_9_ns,
+            Percentile::P99_99 => self.p99_99_ns,
+            Percentile::Max => self.max_ns,
+        }
+    }
+
+    /// The larger of each percentile of `self` and `other` (the worse direction's).
+    pub fn worst(self, other: LatencyPoints) -> LatencyPoints {
+        LatencyPoints {
+            p50_ns: self.p50_ns.max(other.p50_ns),
+            p90_ns: self.p90_ns.max(other.p90_ns),
+            p99_ns: self.p99_ns.max(other.p99_ns),
+            p99_9_ns: self.p99_9_ns.max(other.p99_9_ns),
+            p99_99_ns: self.p99_99_ns.max(other.p99_99_ns),
+            max_ns: self.max_ns.max(other.max_ns),
+        }
+    }
+}
+
+impl TrialResult {
+    /// A trial that sent what it was asked to, without latency figures.
+    pub fn lossy(intended_load: f64, duration_s: f64, loss_ratio: f64) -> TrialResult {
+        TrialResult {
+            intended_load,
+            offered_load: intended_load,
+            intended_duration_s: duration_s,
+            duration_s,
+            loss_ratio,
+            latency: None,
+            tester_limited: false,
+        }
+    }
+
+    /// The loss ratio `goal` sees: the trial's, or total loss when the goal bounds latency and
+    /// the trial's percentile is over the bound (or it has no latency at all).
+    pub fn goal_loss_ratio(&self, goal: &SearchGoal) -> f64 {
+        match (goal.latency, self.latency) {
+            (None, _) => self.loss_ratio,
+            (Some(b), Some(l)) if l.get(b.percentile) <= b.max_ns => self.loss_ratio,
+            (Some(_), _) => 1.0,
+        }
+    }
 }
 
 /// How a load stands for a goal.
@@ -68,10 +143,13 @@ impl LoadSums {
         s
     }
 
-    /// Adds one trial.
+    /// Adds one trial (none if the tester limited it).
     pub fn add(&mut self, goal: &SearchGoal, t: &TrialResult) {
+        if t.tester_limited {
+            return;
+        }
         let long = t.intended_duration_s >= goal.final_trial_duration_s;
-        let good = t.loss_ratio <= goal.loss_ratio;
+        let good = t.goal_loss_ratio(goal) <= goal.loss_ratio;
         let sum = match (long, good) {
             (true, true) => &mut self.good_long,
             (true, false) => &mut self.bad_long,
@@ -99,23 +177,28 @@ impl LoadSums {
 }
 
 /// The conditional throughput (pps) of the trials at one load for `goal`, or `None` without any
-/// full-length trial. `trials` are that load's trials, short ones included (they are skipped).
+/// full-length trial. `trials` are that load's trials, short ones included (they are skipped,
+/// as are those the tester limited). A trial over the goal's latency bound counts as total loss.
 pub fn conditional_throughput(goal: &SearchGoal, trials: &[TrialResult]) -> Option<f64> {
-    let mut long: Vec<&TrialResult> = trials
+    let mut long: Vec<(f64, f64)> = trials
         .iter()
-        .filter(|t| t.intended_duration_s >= goal.final_trial_duration_s)
+        .filter(|t| !t.tester_limited && t.intended_duration_s >= goal.final_trial_duration_s)
+        .map(|t| (t.goal_loss_ratio(goal), t.duration_s))
         .collect();
-    let load = long.first()?.intended_load;
-    long.sort_by(|a, b| a.loss_ratio.total_cmp(&b.loss_ratio));
-    let long_sum: f64 = long.iter().map(|t| t.duration_s).sum();
+    let load = trials
+        .iter()
+        .find(|t| !t.tester_limited && t.intended_duration_s >= goal.final_trial_duration_s)?
+        .intended_load;
+    long.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let long_sum: f64 = long.iter().map(|t| t.1).sum();
     let mut remaining = long_sum.max(goal.duration_sum_s) * (1.0 - goal.exceed_ratio);
     let mut quantile = None;
-    for t in &long {
+    for &(loss, duration) in &long {
         if quantile.is_some() && remaining <= 0.0 {
             break;
         }
-        quantile = Some(t.loss_ratio);
-        remaining -= t.duration_s;
+        quantile = Some(loss);
+        remaining -= duration;
     }
     // Not enough full-length time to reach the quantile: the missing time counts as lost.
     let quantile = if remaining > 0.0 {

@@ -1,13 +1,16 @@
-//! The throughput search of RFC 9971 (MLRsearch), sans-IO. This part holds its arithmetic: the
-//! goals, what the trials at a load say for a goal ([`load_stats`]), and the relevant bounds
-//! over all loads measured ([`relevant_bounds`]). The controller that chooses the next trial
-//! and the `upfbench search` command are to come (issue 17).
+//! The throughput search of RFC 9971 (MLRsearch), sans-IO: the goals, what the trials at a
+//! load say for a goal ([`load_stats`]), the relevant bounds over all loads measured
+//! ([`relevant_bounds`]), and the controller that chooses the next trial ([`controller`]).
+//! `upfbench search` drives it with trials over the lifecycle (`app::search`).
 
+pub mod controller;
 pub mod goal;
 pub mod load_stats;
+pub mod target;
 
-pub use goal::{GoalError, SearchGoal};
-pub use load_stats::{LoadClass, LoadSums, TrialResult, conditional_throughput};
+pub use controller::{ConfigError, Ending, GoalOutcome, Search, SearchConfig, TrialRequest};
+pub use goal::{GoalError, LatencyBound, Percentile, SearchGoal};
+pub use load_stats::{LatencyPoints, LoadClass, LoadSums, TrialResult, conditional_throughput};
 
 /// A goal's relevant bounds among the loads measured (pps).
 #[derive(Debug, Clone, Copy, PartialEq)]

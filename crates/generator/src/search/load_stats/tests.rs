@@ -5,12 +5,7 @@ use super::*;
 const LOAD: f64 = 1_000_000.0;
 
 fn trial(duration_s: f64, loss_ratio: f64) -> TrialResult {
-    TrialResult {
-        intended_load: LOAD,
-        intended_duration_s: duration_s,
-        duration_s,
-        loss_ratio,
-    }
+    TrialResult::lossy(LOAD, duration_s, loss_ratio)
 }
 
 fn class(goal: &SearchGoal, trials: &[TrialResult]) -> LoadClass {
@@ -124,10 +119,8 @@ fn arb_trial() -> impl Strategy<Value = TrialResult> {
         prop::sample::select(vec![0.0, 0.001, 0.005, 0.01, 0.5]),
     )
         .prop_map(|(intended, extra, loss)| TrialResult {
-            intended_load: LOAD,
-            intended_duration_s: intended,
             duration_s: intended + extra * 0.1,
-            loss_ratio: loss,
+            ..TrialResult::lossy(LOAD, intended, loss)
         })
 }
 
