@@ -50,6 +50,12 @@ pub enum Command {
     ///
     /// Example: upfbench sweep deploy/systems/memif.yaml profiles/published.yaml
     Sweep(SweepArgs),
+    /// Search the highest load the UPF forwards within each goal (RFC 9971, MLRsearch: NDR and
+    /// PDR by default), per payload of the profile's sweep and direction set of its `search`
+    /// section, on the same sessions; then measure latency at 10, 50 and 90 % of the PDR.
+    ///
+    /// Example: upfbench search deploy/systems/memif.yaml profiles/search.yaml
+    Search(SweepArgs),
 }
 
 /// Arguments of `upfbench ports`.

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use upfbench_generator::app;
+use upfbench_generator::app::generate::Mode;
 use upfbench_generator::cli::{Cli, Command};
 
 fn main() -> ExitCode {
@@ -24,8 +25,13 @@ fn main() -> ExitCode {
         Command::Ports(args) => app::ports::run(args),
         Command::Validate(args) => app::validate::run(args),
         Command::Reflect(args) => app::reflect::run(args),
-        Command::Run(args) => app::generate::run(args, None),
-        Command::Sweep(args) => app::generate::run(&args.run, Some(args.payloads.as_deref())),
+        Command::Run(args) => app::generate::run(args, Mode::Run),
+        Command::Sweep(args) => {
+            app::generate::run(&args.run, Mode::Sweep(args.payloads.as_deref()))
+        }
+        Command::Search(args) => {
+            app::generate::run(&args.run, Mode::Search(args.payloads.as_deref()))
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

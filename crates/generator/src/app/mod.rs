@@ -8,6 +8,7 @@ pub mod peers;
 pub mod ports;
 pub mod reflect;
 pub mod reflect_lines;
+pub mod search;
 pub mod signals;
 pub mod step_hook;
 pub mod validate;

@@ -46,3 +46,8 @@ pub fn progress(text: &str) {
     }
     let _ = out.flush();
 }
+
+/// Whether standard output is a terminal (progress is rewritten in place there).
+pub fn is_terminal() -> bool {
+    std::io::stdout().is_terminal()
+}

@@ -105,7 +105,7 @@ impl StepHook {
 
     /// Runs the command for `at` and waits for it. It inherits standard output and error and
     /// finds `UPFBENCH_STEP_EDGE` (`start`/`end`), `UPFBENCH_STEP` (1-based),
-    /// `UPFBENCH_STEPS` and `UPFBENCH_STEP_LABEL` in its environment.
+    /// `UPFBENCH_STEPS` (0 in a search, whose trials are not known in advance) and `UPFBENCH_STEP_LABEL` in its environment.
     pub fn run(&self, at: StepAt<'_>) -> Result<(), StepHookError> {
         let (edge, step) = (at.edge.name(), at.step + 1);
         let mut child = Command::new("sh")

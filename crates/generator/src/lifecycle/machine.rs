@@ -4,10 +4,17 @@
 //! MAC addresses, setting the workers' phase, collecting results, writing the report.
 //!
 //! ```text
-//! associate → establish → resolve → per step: prepare → warm-up → settle → measure → drain → collect
-//!                                                                                      ↓ (last step)
-//!                                                       report → delete → release → done
+//! associate → establish → resolve → per step: prepare → warm-up → settle → measure → drain → (quiet) → collect
+//!                                                                                               ↓ (no more)
+//!                                                                report → delete → release → done
 //! ```
+//!
+//! The application says, as it hands over a step's results, whether another step follows: a
+//! run or a sweep knows its steps in advance, a search chooses each trial from the last one's
+//! results. It may also change the timing before a step ([`Lifecycle::set_timing`]). A step
+//! without warm-up still settles first when its timing has a settle time (the trials of a
+//! search are separated so); with `quiet_limit`, a step is collected only when the application
+//! saw nothing more arrive ([`Event::Quiet`]), or when that limit passed.
 //!
 //! An interruption (Ctrl-C, SIGTERM) or a failure takes the shortest way to the same end: stop
 //! sending, drain what is in flight, collect and report what was measured, delete the sessions
@@ -30,6 +37,8 @@ pub struct Timing {
     pub measure_limit: Duration,
     /// Receiving after the last packet was sent.
     pub drain: Duration,
+    /// After the drain, wait for [`Event::Quiet`] at most this long (`None`: collect at once).
+    pub quiet_limit: Option<Duration>,
 }
 
 /// What the machine asks the application to do.
@@ -50,6 +59,8 @@ pub enum Action {
     },
     /// Put the workers in this phase (a sending phase starts at once).
     SetPhase(Phase),
+    /// Watch the receive counters; answer [`Event::Quiet`] when nothing arrives any more.
+    AwaitQuiet,
     /// Stop the workers and collect step `step`'s results.
     Collect {
         /// The step.
@@ -76,8 +87,13 @@ pub enum Event {
     Prepared,
     /// Every worker sent all of the measured phase.
     AllSent,
+    /// Nothing of the step arrives any more.
+    Quiet,
     /// The step's results are collected.
-    Collected,
+    Collected {
+        /// Another step follows.
+        more: bool,
+    },
     /// The report is written.
     Reported,
     /// Sessions deleted (as many as could be).
@@ -111,6 +127,8 @@ pub enum State {
     Measure,
     /// Receiving what is still in flight.
     Drain,
+    /// Waiting until nothing arrives any more.
+    Quiet,
     /// Waiting for a step's results.
     Collecting,
     /// Writing the report.
@@ -129,7 +147,6 @@ pub struct Lifecycle {
     state: State,
     timing: Timing,
     pfcp: bool,
-    steps: usize,
     step: usize,
     /// Steps whose results were collected.
     collected: usize,
@@ -149,13 +166,12 @@ pub struct Lifecycle {
 }
 
 impl Lifecycle {
-    /// A run of `steps` measured steps; `pfcp` false when the UPF is configured by other means.
-    pub fn new(timing: Timing, steps: usize, pfcp: bool) -> Lifecycle {
+    /// A run with this timing; `pfcp` false when the UPF is configured by other means.
+    pub fn new(timing: Timing, pfcp: bool) -> Lifecycle {
         Lifecycle {
             state: State::Start,
             timing,
             pfcp,
-            steps,
             step: 0,
             collected: 0,
             deadline: None,
@@ -172,6 +188,11 @@ impl Lifecycle {
     /// Where the run is.
     pub fn state(&self) -> State {
         self.state
+    }
+
+    /// The timing of the steps from the next one prepared on.
+    pub fn set_timing(&mut self, timing: Timing) {
+        self.timing = timing;
     }
 
     /// The step being run (0-based).
@@ -233,7 +254,15 @@ impl Lifecycle {
             State::Settle => self.measure(now),
             // Sending was cut short: the shortfall shows in the report's sent counts.
             State::Measure => self.drain(now),
-            State::Drain => self.go(State::Collecting, Action::Collect { step: self.step }),
+            State::Drain => match self.timing.quiet_limit {
+                Some(limit) if !self.hurry => {
+                    self.go(State::Quiet, Action::AwaitQuiet);
+                    self.deadline = Some(now + limit);
+                }
+                _ => self.go(State::Collecting, Action::Collect { step: self.step }),
+            },
+            // Still arriving at the limit: collected anyway (the application says so).
+            State::Quiet => self.go(State::Collecting, Action::Collect { step: self.step }),
             _ => {}
         }
     }
@@ -275,16 +304,22 @@ impl Lifecycle {
                 self.go(State::Preparing, Action::Prepare { step: self.step });
             }
             Event::Prepared if self.state == State::Preparing => {
-                if self.timing.warmup.is_zero() {
-                    self.measure(now);
-                } else {
+                if !self.timing.warmup.is_zero() {
                     self.timed(now, State::Warmup, Phase::Warmup, self.timing.warmup);
+                } else if !self.timing.settle.is_zero() {
+                    self.timed(now, State::Settle, Phase::Settle, self.timing.settle);
+                } else {
+                    self.measure(now);
                 }
             }
             Event::AllSent if self.state == State::Measure => self.drain(now),
-            Event::Collected if self.state == State::Collecting => {
+            Event::Quiet if self.state == State::Quiet => {
+                self.deadline = None;
+                self.go(State::Collecting, Action::Collect { step: self.step });
+            }
+            Event::Collected { more } if self.state == State::Collecting => {
                 self.collected += 1;
-                if self.stopping || self.step + 1 == self.steps {
+                if self.stopping || !more {
                     self.teardown();
                 } else {
                     self.step += 1;
@@ -323,6 +358,7 @@ impl Lifecycle {
             State::Preparing => {}
             State::Warmup | State::Settle | State::Measure => self.drain(now),
             State::Drain
+            | State::Quiet
             | State::Collecting
             | State::Reporting
             | State::Deleting

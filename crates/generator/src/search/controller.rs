@@ -416,13 +416,13 @@ impl Search {
                 let Some(c) = ceiling else {
                     return Need::Measure(max);
                 };
+                // Below what the tester managed to send at its limit.
                 let sent = self
                     .trials
                     .iter()
-                    .filter(|t| t.tester_limited)
-                    .map(|t| t.offered_load)
-                    .fold(0.0, f64::max);
-                let next = (c * (1.0 - w)).min(sent * (1.0 - w)).max(min);
+                    .find(|t| t.tester_limited && t.intended_load == c)
+                    .map_or(c, |t| t.offered_load.min(c));
+                let next = (sent * (1.0 - w)).max(min);
                 if next >= c {
                     // Not even Min Load could be sent.
                     return Need::Done(Ending::TesterLimited);
@@ -439,6 +439,21 @@ impl Search {
             .rev()
             .find(|t| t.intended_load == load && !t.tester_limited)
             .map(|t| load * (1.0 - t.loss_ratio))
+    }
+
+    /// The bounds of `goal` so far: its own target's, or while it has none, those of the
+    /// finest coarse target that has any (for progress lines).
+    pub fn bounds_so_far(&self, goal: usize) -> RelevantBounds {
+        let levels = &self.targets[goal];
+        levels
+            .iter()
+            .rev()
+            .map(|t| relevant_bounds(&t.goal, &self.trials))
+            .find(|b| b.lower.is_some() || b.upper.is_some())
+            .unwrap_or(RelevantBounds {
+                lower: None,
+                upper: None,
+            })
     }
 
     /// A rough estimate of the time the search still needs (s), each trial costing

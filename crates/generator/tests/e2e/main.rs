@@ -17,6 +17,8 @@
 //!   TCP is counted;
 //! - unknown TEIDs (the generator with `--no-pfcp`): rate-limited Error Indications, each one
 //!   received by the generator;
+//! - `upfbench search` against the reflector's rate cap (the NDR within the goal's width of
+//!   it) and against a loss at every load (no NDR, the PDR at the cap);
 //! - on `net_null`, no peer: a TX asked for more than it can send slips, and the report says so.
 //!
 //! They need root. Each process busy-polls one core and the machine may have two, so the cases
@@ -35,6 +37,7 @@ mod lab_clock;
 mod lab_tester_loss;
 mod memif;
 mod memif_interrupts;
+mod search;
 mod sweep;
 mod timeline;
 mod tx_slip;

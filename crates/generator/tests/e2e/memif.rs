@@ -216,9 +216,16 @@ pub(crate) fn finish(
         events,
         status,
         stdout: generator.stdout(),
-        // A profile of one direction leaves the other at zero.
-        uplink: try_figures(&report, "uplink").unwrap_or_default(),
-        downlink: try_figures(&report, "downlink").unwrap_or_default(),
+        // A profile of one direction leaves the other at zero; a search has a step a trial, and
+        // its own figures.
+        uplink: (report["search"].is_null())
+            .then(|| try_figures(&report, "uplink"))
+            .flatten()
+            .unwrap_or_default(),
+        downlink: (report["search"].is_null())
+            .then(|| try_figures(&report, "downlink"))
+            .flatten()
+            .unwrap_or_default(),
         report,
         reflector: reflector_totals(&reflector.stdout()),
         reflector_out: reflector.stdout(),

@@ -6,6 +6,7 @@ mod frames;
 mod interface;
 mod model;
 mod search;
+mod search_table;
 mod slip;
 mod summary;
 mod table;

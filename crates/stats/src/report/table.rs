@@ -519,27 +519,47 @@ pub fn render_table(report: &Report) -> String {
         "Gbps at L1 (frame with FCS, padded to 64 B, + 20 B of preamble and IFG); loss from sequence numbers; \
          latency one-way in us\n"
     );
-    direction_tables(&mut out, report);
-    stream_table(&mut out, report);
-    super::slip::slip_section(&mut out, report);
-    comparison_table(&mut out, report);
+    if let Some(s) = &report.search {
+        // A search's steps are its trials: they are in the search's tables, one a line.
+        super::search_table::search_section(&mut out, s);
+    } else {
+        direction_tables(&mut out, report);
+        stream_table(&mut out, report);
+        super::slip::slip_section(&mut out, report);
+        comparison_table(&mut out, report);
+    }
     if let Some(c) = &report.control {
         control_section(&mut out, c);
     }
-    port_table(&mut out, report);
-    frame_table(&mut out, report);
-    rejected_section(&mut out, report);
+    if report.search.is_none() {
+        port_table(&mut out, report);
+        frame_table(&mut out, report);
+        rejected_section(&mut out, report);
+    }
 
+    // A search's trials are many: their warnings stay in report.json, their flags in the table.
+    let step_warnings = if report.search.is_some() {
+        let n = report
+            .steps
+            .iter()
+            .filter(|s| !s.warnings.is_empty())
+            .count();
+        (n > 0)
+            .then(|| format!("{n} trials have warnings of their own: see report.json"))
+            .into_iter()
+            .collect()
+    } else {
+        report
+            .steps
+            .iter()
+            .flat_map(|s| s.warnings.iter().map(move |w| format!("{}: {w}", s.label)))
+            .collect::<Vec<_>>()
+    };
     let warnings: Vec<String> = report
         .warnings
         .iter()
         .cloned()
-        .chain(
-            report
-                .steps
-                .iter()
-                .flat_map(|s| s.warnings.iter().map(move |w| format!("{}: {w}", s.label))),
-        )
+        .chain(step_warnings)
         .collect();
     for w in warnings {
         let _ = writeln!(out, "warning: {w}");

@@ -10,9 +10,11 @@ use upfbench_net::Teid;
 
 use super::interpreter::{Interpreter, Record, Testbed};
 use super::n4::N4Work;
+use super::program::{FixedSteps, Program};
 use super::{Setup, end_early};
 use crate::app::out;
 use crate::app::peers::{EarlyStop, wait_for_links, wait_for_memif_servers};
+use crate::app::search::{self, program::SearchProgram};
 use crate::app::signals::Interrupts;
 use crate::config;
 use crate::datapath::common::calibration::TscCalibration;
@@ -111,11 +113,22 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         Ok(speeds) => speeds,
         Err(e) => return end_early(setup, &mut record, e),
     };
-    let plans = setup
-        .payloads
-        .iter()
-        .map(|&p| plan::build(system, setup.profile, p, links))
-        .collect::<Result<Vec<Plan>, _>>()?;
+    // A search's plans are its cases' (a payload and direction set each), the trials' loads
+    // aside.
+    let search_cases = setup
+        .search
+        .then(|| search::cases::cases(setup.profile, &setup.payloads));
+    let plans = match &search_cases {
+        None => setup
+            .payloads
+            .iter()
+            .map(|&p| plan::build(system, setup.profile, p, links))
+            .collect::<Result<Vec<Plan>, _>>()?,
+        Some(cases) => cases
+            .iter()
+            .map(|c| plan::build(system, &c.profile, c.payload, links))
+            .collect::<Result<Vec<Plan>, _>>()?,
+    };
     let first = &plans[0];
     let rules: Vec<RxRules> = plans
         .iter()
@@ -151,12 +164,33 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
 
     let timing = Timing {
         warmup: first.warmup,
-        settle: first.drain.max(Duration::from_millis(100)),
+        // The warm-up's packets drain before the measured ones go.
+        settle: if first.warmup.is_zero() {
+            Duration::ZERO
+        } else {
+            first.drain.max(Duration::from_millis(100))
+        },
         measure_limit: first.expected + first.expected / 2 + Duration::from_secs(2),
         drain: first.drain,
+        quiet_limit: None,
     };
-    let mut machine = Lifecycle::new(timing, plans.len(), setup.pfcp);
     let control = PhaseBoard::new();
+    let mut program: Box<dyn Program<'_> + '_> = match search_cases {
+        None => Box::new(FixedSteps {
+            plans: &plans,
+            rules: &rules,
+            timing,
+        }),
+        Some(cases) => Box::new(SearchProgram::new(
+            system,
+            &setup.profile.search,
+            cases,
+            &plans,
+            &rules,
+            links,
+        )?),
+    };
+    let mut machine = Lifecycle::new(program.first_timing(), setup.pfcp);
     let upf_chooses_teids = matches!(first.ues.uplink_teid, UplinkTeids::ChosenByUpf);
     let uplink_teids: Vec<Teid> = match first.ues.uplink_teid {
         UplinkTeids::Sequence(s) => (0..first.ues.count).map(|i| s.get(i)).collect(),
@@ -172,8 +206,6 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
     let bed = Testbed {
         setup,
         eal,
-        plans: &plans,
-        rules: &rules,
         ports: [&*s3, &*s6],
         interfaces,
         peers,
@@ -194,6 +226,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
             scope,
             &mut machine,
             &mut record,
+            &mut *program,
             n4,
             idle_queues,
             uplink_teids,
@@ -241,6 +274,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         out::text(&report.to_table());
         out::line(&format!("\nreports: {}", folder.display()));
     }
+    drop(program);
     drop((s3, s6));
     match machine.failure() {
         Some(f) => bail!("{f}"),

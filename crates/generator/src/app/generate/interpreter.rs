@@ -12,6 +12,7 @@ use upfbench_net::{MacAddr, Qfi, Teid};
 use upfbench_stats::report::Report;
 
 use super::n4::{Established, N4Work};
+use super::program::Program;
 use super::step::{self, Running, StepResult, step_clock};
 use super::{Setup, run_hook};
 use crate::app::out;
@@ -22,12 +23,10 @@ use crate::datapath::common::port_setup::{WaitError, resolve};
 use crate::datapath::common::queues::{PortQueues, Side};
 use crate::datapath::common::service::{Interface, ServicePlane};
 use crate::datapath::generator::assembly::StepWiring;
-use crate::datapath::generator::classify::RxRules;
 use crate::datapath::generator::clock::Clock;
 use crate::datapath::generator::frames::Endpoints;
 use crate::datapath::generator::phase::{Phase, PhaseBoard};
 use crate::lifecycle::{Action, Event, Lifecycle, State};
-use crate::plan::Plan;
 use crate::report::{self, ControlTimes, RunEvent, StepFigures, Timeline};
 
 /// Lead time given to the workers before a sending phase's first packet is due.
@@ -49,8 +48,6 @@ pub(super) struct Record {
 pub(super) struct Testbed<'a, 'p> {
     pub(super) setup: &'a Setup<'a>,
     pub(super) eal: &'p Eal,
-    pub(super) plans: &'p [Plan],
-    pub(super) rules: &'p [RxRules],
     pub(super) ports: [&'a Port<'a>; 2],
     pub(super) interfaces: [Interface; 2],
     pub(super) peers: [Ipv4Addr; 2],
@@ -68,6 +65,7 @@ pub(super) struct Interpreter<'a, 's, 'p> {
     scope: &'s LcoreScope<'s, 'p>,
     machine: &'a mut Lifecycle,
     record: &'a mut Record,
+    program: &'a mut dyn Program<'p>,
     n4: N4Work<'a>,
     idle_queues: Vec<Option<[PortQueues<'p>; 2]>>,
     running: Option<Running<'s, 'p>>,
@@ -81,6 +79,10 @@ pub(super) struct Interpreter<'a, 's, 'p> {
     last_live: Instant,
     /// The machine's state when the timeline last looked.
     last_state: State,
+    /// When the running step was prepared.
+    step_prepared: Instant,
+    /// Packets received so far while waiting for quiet, and when that count last moved.
+    quiet: Option<(u64, Instant)>,
 }
 
 impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
@@ -90,6 +92,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         scope: &'s LcoreScope<'s, 'p>,
         machine: &'a mut Lifecycle,
         record: &'a mut Record,
+        program: &'a mut dyn Program<'p>,
         n4: N4Work<'a>,
         idle_queues: Vec<Option<[PortQueues<'p>; 2]>>,
         uplink_teids: Vec<Teid>,
@@ -102,12 +105,14 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 next_hop[i] = mac;
             }
         }
+        let qfi = program.plan(0).0.qfi;
         Interpreter {
-            qfi: bed.plans[0].qfi,
+            qfi,
             bed,
             scope,
             machine,
             record,
+            program,
             n4,
             idle_queues,
             running: None,
@@ -118,6 +123,8 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             seen_interrupts: 0,
             last_live: Instant::now(),
             last_state: State::Start,
+            step_prepared: Instant::now(),
+            quiet: None,
         }
     }
 
@@ -205,6 +212,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             Action::Resolve => self.resolve(),
             Action::Prepare { step } => self.prepare(step),
             Action::SetPhase(phase) => self.set_phase(phase, now),
+            Action::AwaitQuiet => self.quiet = None,
             Action::Collect { step } => self.collect(step)?,
             Action::Report => self.report()?,
             Action::Delete => {
@@ -302,14 +310,17 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
 
     fn prepare(&mut self, step: usize) {
         let bed = self.bed;
-        let plan = &bed.plans[step];
-        if let Some(w) = run_hook(bed.setup, StepEdge::Start, step, bed.plans.len(), plan) {
+        self.step_prepared = Instant::now();
+        let steps = self.program.steps();
+        let show = self.program.show_steps();
+        let (plan, rules) = self.program.plan(step);
+        if let Some(w) = run_hook(bed.setup, StepEdge::Start, step, steps, plan) {
             self.hook_warnings.push((step, w));
         }
         let wiring = StepWiring {
             eal: bed.eal,
             plan,
-            rules: &bed.rules[step],
+            rules,
             step,
             endpoints: Endpoints {
                 local: bed.interfaces,
@@ -323,6 +334,8 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             clock: step_clock(&mut self.record.calibration, bed.clock_start, bed.dpdk_hz),
             control: bed.control,
         };
+        let label = report::step_label(plan);
+        let payload = plan.payload;
         match step::start(
             self.scope,
             &wiring,
@@ -331,14 +344,16 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             &bed.setup.kernel,
         ) {
             Ok(r) => {
-                if let Some(p) = plan.payload {
+                if let Some(p) = payload
+                    && show
+                {
                     out::line(&format!("step {}: payload {p} B", step + 1));
                 }
                 self.note(
                     Instant::now(),
                     RunEvent::Step {
                         step,
-                        label: report::step_label(plan),
+                        label,
                         what: "started",
                         figures: Vec::new(),
                     },
@@ -385,16 +400,35 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             .running
             .take()
             .ok_or_else(|| anyhow!("no workers to collect"))?;
-        let result = step::finish(
+        let steps = self.program.steps();
+        let (plan, _) = self.program.plan(step);
+        let mut result = step::finish(
             r,
             step_clock(&mut self.record.calibration, bed.clock_start, bed.dpdk_hz),
             bed.control,
             &mut self.idle_queues,
-            &bed.plans[step],
+            plan,
             bed.ports,
             &bed.setup.kernel,
         )?;
-        out::line(&result.report.summary());
+        if self.machine.state() == State::Collecting && self.quiet.is_some() {
+            // The quiet wait ran to its limit: the trial's packets kept coming.
+            result.report.warnings.push(
+                "packets were still arriving when the step was collected: the next step may \
+                 receive some of them"
+                    .into(),
+            );
+        }
+        let hook_end = run_hook(bed.setup, StepEdge::End, step, steps, plan);
+        if self.program.show_steps() {
+            out::line(&result.report.summary());
+        }
+        let next = self.program.collected(
+            step,
+            &mut result,
+            self.step_prepared.elapsed(),
+            self.machine.stopped_early(),
+        );
         let now = Instant::now();
         let figures = result
             .report
@@ -418,13 +452,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         );
         let steps = &mut self.record.steps;
         steps.push(result);
-        if let Some(w) = run_hook(
-            bed.setup,
-            StepEdge::End,
-            step,
-            bed.plans.len(),
-            &bed.plans[step],
-        ) {
+        if let Some(w) = hook_end {
             self.hook_warnings.push((step, w));
         }
         for (s, w) in self.hook_warnings.drain(..) {
@@ -443,7 +471,16 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 );
             }
         }
-        self.machine.handle(Instant::now(), Event::Collected);
+        if let Some(timing) = next {
+            self.machine.set_timing(timing);
+        }
+        self.machine.handle(
+            Instant::now(),
+            Event::Collected {
+                more: next.is_some(),
+            },
+        );
+        self.quiet = None;
         Ok(())
     }
 
@@ -454,6 +491,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         report.duration_s = record.run_started.elapsed().as_secs_f64();
         report.clock = report::clock_report(&record.calibration, self.bed.dpdk_hz);
         report.steps = record.steps.iter().map(|s| s.report.clone()).collect();
+        self.program.finish(report);
         if let Some(f) = self.machine.failure() {
             report.warnings.push(format!("the run failed: {f}"));
         } else if self.machine.stopped_early() && record.steps.is_empty() {
@@ -484,23 +522,38 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             &record.timeline,
             &setup.reports,
             &setup.profile.name,
-            setup.sweep,
+            setup.command(),
         )?);
         self.machine.handle(Instant::now(), Event::Reported);
         Ok(())
     }
 
-    /// The workers' side: the end of the measured phase, and the live line each second.
+    /// The workers' side: the end of the measured phase, the quiet after a step, and the live
+    /// line each second.
     fn poll_workers(&mut self, now: Instant) {
         let control = self.bed.control;
         if let Some(r) = &mut self.running {
+            if self.machine.state() == State::Quiet {
+                let received = step::received(r);
+                match self.quiet {
+                    Some((seen, since)) if seen == received => {
+                        if now.duration_since(since) >= self.program.quiet_window() {
+                            self.machine.handle(now, Event::Quiet);
+                            self.quiet = None;
+                        }
+                    }
+                    _ => self.quiet = Some((received, now)),
+                }
+            }
             if self.machine.state() == State::Measure
                 && control.workers_done() as usize == r.workers.handles.len()
             {
                 r.measure_ended = Some(now);
                 self.machine.handle(now, Event::AllSent);
             }
-            if self.last_live.elapsed() >= Duration::from_secs(1) {
+            // A search says a line per trial; its steps' live lines only on a terminal.
+            let live = self.program.show_steps() || out::is_terminal();
+            if live && self.last_live.elapsed() >= Duration::from_secs(1) {
                 self.last_live = Instant::now();
                 out::progress(&step::live_line(r, control));
             }

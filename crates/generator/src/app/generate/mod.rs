@@ -9,7 +9,11 @@
 mod bring_up;
 mod interpreter;
 mod n4;
+mod program;
 mod step;
+
+pub(crate) use program::Program;
+pub(crate) use step::StepResult;
 
 use std::path::PathBuf;
 
@@ -29,12 +33,26 @@ use crate::plan::Plan;
 use crate::report::{self, RunEvent};
 use interpreter::Record;
 
-/// Runs the profile once (`run`, `sweep` `None`) or at each of its sweep payloads (`sweep`:
-/// `Some` of the command line's payloads, if given, else of `None`).
+/// What the generator measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode<'a> {
+    /// The profile once (`upfbench run`).
+    Run,
+    /// The profile at each payload of its sweep, or of these (`upfbench sweep`).
+    Sweep(Option<&'a [u16]>),
+    /// A throughput search at each payload of its sweep, or of these (`upfbench search`).
+    Search(Option<&'a [u16]>),
+}
+
+/// Runs the profile as `mode` asks.
 ///
 /// Exits: `Ok` when the run ended or was interrupted (Ctrl-C, SIGTERM: the report says so),
 /// `Err` when it failed; EAL's runtime files are removed either way.
-pub fn run(args: &RunArgs, sweep: Option<Option<&[u16]>>) -> Result<()> {
+pub fn run(args: &RunArgs, mode: Mode<'_>) -> Result<()> {
+    let sweep = match mode {
+        Mode::Run => None,
+        Mode::Sweep(p) | Mode::Search(p) => Some(p),
+    };
     // First of all: from here on Ctrl-C and SIGTERM are counted, never the default exit that
     // would leave EAL's runtime files, the UPF's sessions and no report behind.
     let interrupts = Interrupts::install().context("installing the signal handlers")?;
@@ -46,6 +64,10 @@ pub fn run(args: &RunArgs, sweep: Option<Option<&[u16]>>) -> Result<()> {
         Some(_) => profile.sweep.payloads.iter().copied().map(Some).collect(),
         None => vec![None],
     };
+    let search = matches!(mode, Mode::Search(_));
+    if search && !matches!(profile.tx_mode, config::TxMode::Continuous) {
+        bail!("a search sends continuously: remove the profile's tx_mode");
+    }
     let sweep = sweep.is_some();
     for p in [&system.n3, &system.n6] {
         make_socket_dir(p.devargs.as_deref())?;
@@ -85,6 +107,7 @@ pub fn run(args: &RunArgs, sweep: Option<Option<&[u16]>>) -> Result<()> {
             .clone()
             .unwrap_or_else(|| system.reports.clone()),
         sweep,
+        search,
         step_hook: args
             .step_hook
             .as_ref()
@@ -108,6 +131,8 @@ struct Setup<'a> {
     names: [String; 2],
     reports: PathBuf,
     sweep: bool,
+    /// A throughput search (`upfbench search`).
+    search: bool,
     step_hook: Option<StepHook>,
     /// The TSC and the kernel's clock when the process started.
     first_anchor: TscAnchor,
@@ -116,6 +141,15 @@ struct Setup<'a> {
 }
 
 impl Setup<'_> {
+    /// The command, as the report's folder is named after it.
+    fn command(&self) -> &'static str {
+        match (self.search, self.sweep) {
+            (true, _) => "search",
+            (false, true) => "sweep",
+            (false, false) => "run",
+        }
+    }
+
     /// What the run is called in the report.
     fn identity(&self) -> report::RunIdentity<'_> {
         report::RunIdentity {
@@ -152,7 +186,7 @@ fn end_early(setup: &Setup<'_>, record: &mut Record, end: EarlyStop) -> Result<(
         &record.timeline,
         &setup.reports,
         &setup.profile.name,
-        setup.sweep,
+        setup.command(),
     )?;
     out::text(&report.to_table());
     out::line(&format!("\nreports: {}", folder.display()));

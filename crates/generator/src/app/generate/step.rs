@@ -32,10 +32,24 @@ pub(super) struct Running<'s, 'p> {
 }
 
 /// What a step measured.
-pub(super) struct StepResult {
-    pub(super) report: StepReport,
+pub(crate) struct StepResult {
+    pub(crate) report: StepReport,
     /// The step's HdrHistogram interval log.
-    pub(super) hlog: Option<Vec<u8>>,
+    pub(crate) hlog: Option<Vec<u8>>,
+}
+
+/// Packets the step's workers received so far (any, measured or not), as last published.
+pub(super) fn received(r: &Running<'_, '_>) -> u64 {
+    r.workers
+        .rx
+        .iter()
+        .map(|h| {
+            let s = h.snapshot();
+            s.directions.iter().map(|d| d.traffic.packets).sum::<u64>()
+                + s.untagged
+                + s.unknown_stream
+        })
+        .sum()
 }
 
 /// The clock of a step's edge, now: the TSC frequency measured from the process's start to

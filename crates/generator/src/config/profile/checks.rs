@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use super::teid::{check_teid_range, ranges_share_a_teid};
 use super::{
-    MAX_LATENCY, MAX_PPS, MAX_QOS_BPS, PdnType, Profile, Sessions, Spread, TeidAllocation, TxMode,
-    UeSelection,
+    Direction, DirectionSet, MAX_LATENCY, MAX_PPS, MAX_QOS_BPS, PdnType, Profile, Sessions, Spread,
+    TeidAllocation, TxMode, UeSelection,
 };
 use crate::config::field::{join_index, join_key};
 use crate::config::frame::{MAX_PAYLOAD, TAG};
@@ -393,6 +393,25 @@ impl Check for Profile {
             check_payload(p, &field, issues);
             if self.sweep.payloads[..i].contains(&p) {
                 issues.add(field, format!("{p} is listed twice"));
+            }
+        }
+        self.search.check(issues);
+        for (i, d) in self.search.directions.iter().enumerate() {
+            let has = |want: Direction| {
+                self.streams
+                    .iter()
+                    .any(|s| s.direction == want || s.direction == Direction::Both)
+            };
+            let missing = match d {
+                DirectionSet::Uplink => !has(Direction::Uplink),
+                DirectionSet::Downlink => !has(Direction::Downlink),
+                DirectionSet::Both => false,
+            };
+            if missing {
+                issues.add(
+                    join_index("search.directions", i),
+                    format!("no stream sends {}", d.name()),
+                );
             }
         }
     }

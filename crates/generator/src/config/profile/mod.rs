@@ -13,10 +13,12 @@ use super::serde_forms::keyword_or_map;
 use super::units::{IpPrefix, Rate, serde_text};
 
 mod checks;
+mod search;
 mod teid;
 
 pub(crate) use checks::{check_dns_name, check_rate};
 
+pub use search::{DirectionSet, GoalSection, LatencyBoundSection, PercentText, SearchSection};
 pub use teid::{TeidAllocation, TeidRange};
 
 /// Highest packet rate accepted: 10⁹ packets per second.
@@ -86,6 +88,9 @@ pub struct Profile {
     /// `upfbench sweep`: the payload sizes it runs the profile at.
     #[serde(default)]
     pub sweep: Sweep,
+    /// `upfbench search`: the goals and how the trials run.
+    #[serde(default)]
+    pub search: SearchSection,
 }
 
 fn default_duration() -> Duration {

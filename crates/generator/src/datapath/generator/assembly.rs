@@ -33,8 +33,8 @@ const FLUSH_NS: u64 = 100_000_000;
 pub struct StepWiring<'w, 'p> {
     /// The EAL the pools come from.
     pub eal: &'p Eal,
-    /// The step's plan.
-    pub plan: &'p Plan,
+    /// The step's plan (read while the workers are made).
+    pub plan: &'w Plan,
     /// Its receive rules.
     pub rules: &'p RxRules,
     /// The step's index (names its pools).

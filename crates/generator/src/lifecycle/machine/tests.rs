@@ -8,6 +8,7 @@ fn timing() -> Timing {
         settle: 50 * MS,
         measure_limit: 1000 * MS,
         drain: 200 * MS,
+        quiet_limit: None,
     }
 }
 
@@ -16,17 +17,19 @@ struct Driver {
     m: Lifecycle,
     now: Instant,
     log: Vec<Action>,
+    steps: usize,
 }
 
 impl Driver {
     fn new(timing: Timing, steps: usize, pfcp: bool) -> Driver {
         let now = Instant::now();
-        let mut m = Lifecycle::new(timing, steps, pfcp);
+        let mut m = Lifecycle::new(timing, pfcp);
         m.start(now);
         let mut d = Driver {
             m,
             now,
             log: Vec::new(),
+            steps,
         };
         d.drain_actions();
         d
@@ -51,6 +54,12 @@ impl Driver {
         self.m.handle_timeout(d);
         self.drain_actions();
         waited
+    }
+
+    /// The step's results, with another step to follow while the run has more.
+    fn collected(&mut self) {
+        let more = self.m.collected() + 1 < self.steps;
+        self.event(Event::Collected { more });
     }
 
     fn take(&mut self) -> Vec<Action> {
@@ -83,7 +92,7 @@ fn a_whole_run_goes_through_every_phase_in_order() {
     assert_eq!(d.take(), [set(Phase::Drain)]);
     assert_eq!(d.tick(), 200 * MS);
     assert_eq!(d.take(), [Action::Collect { step: 0 }]);
-    d.event(Event::Collected);
+    d.collected();
     assert_eq!(d.take(), [Action::Report]);
     d.event(Event::Reported);
     assert_eq!(d.take(), [Action::Delete]);
@@ -99,6 +108,7 @@ fn a_whole_run_goes_through_every_phase_in_order() {
 fn a_sweep_prepares_and_measures_each_step_then_reports_once() {
     let t = Timing {
         warmup: Duration::ZERO,
+        settle: Duration::ZERO,
         ..timing()
     };
     let mut d = Driver::new(t, 3, false);
@@ -112,7 +122,7 @@ fn a_sweep_prepares_and_measures_each_step_then_reports_once() {
         d.event(Event::AllSent);
         d.tick();
         assert_eq!(d.take(), [set(Phase::Drain), Action::Collect { step }]);
-        d.event(Event::Collected);
+        d.collected();
     }
     assert_eq!(d.take(), [Action::Report]);
     d.event(Event::Reported);
@@ -150,7 +160,7 @@ fn an_interruption_while_measuring_drains_reports_and_tears_down() {
     assert_eq!(d.take(), [set(Phase::Drain)]);
     d.tick();
     assert_eq!(d.take(), [Action::Collect { step: 0 }]);
-    d.event(Event::Collected);
+    d.collected();
     // The other steps are skipped.
     assert_eq!(d.take(), [Action::Report]);
     d.event(Event::Reported);
@@ -171,7 +181,7 @@ fn an_interruption_during_warmup_measures_nothing_but_still_reports() {
     d.event(Event::Interrupt);
     assert_eq!(d.take(), [set(Phase::Drain)]);
     d.tick();
-    d.event(Event::Collected);
+    d.collected();
     d.event(Event::Reported);
     assert_eq!(
         d.take(),
@@ -201,7 +211,7 @@ fn an_interruption_during_establishment_cancels_reports_and_deletes_what_was_est
 #[test]
 fn an_interruption_before_the_start_still_reports_and_owes_nothing_else() {
     let now = Instant::now();
-    let mut m = Lifecycle::new(timing(), 1, true);
+    let mut m = Lifecycle::new(timing(), true);
     m.handle(now, Event::Interrupt);
     m.start(now);
     assert_eq!(m.poll_action(), Some(Action::Report));
@@ -282,4 +292,78 @@ fn failures_end_the_run_the_short_way_and_are_kept() {
     d.event(Event::Failed("no ARP reply".into()));
     d.event(Event::Reported);
     assert_eq!(d.take(), [Action::Report, Action::Delete]);
+}
+
+#[test]
+fn trials_settle_wait_for_quiet_and_go_on_while_the_application_says_more() {
+    let t = Timing {
+        warmup: Duration::ZERO,
+        settle: 500 * MS,
+        quiet_limit: Some(5000 * MS),
+        ..timing()
+    };
+    let mut d = Driver::new(t, 1, false);
+    d.event(Event::Resolved);
+    assert_eq!(d.take(), [Action::Prepare { step: 0 }]);
+    d.event(Event::Prepared);
+    // No warm-up, but a settle time: silence first.
+    assert_eq!(d.take(), [set(Phase::Settle)]);
+    assert_eq!(d.tick(), 500 * MS);
+    assert_eq!(d.take(), [set(Phase::Measure)]);
+    d.event(Event::AllSent);
+    assert_eq!(d.tick(), 200 * MS);
+    // After the drain: collected only once the application saw nothing more arrive.
+    assert_eq!(d.take(), [set(Phase::Drain), Action::AwaitQuiet]);
+    d.now += 120 * MS;
+    d.event(Event::Quiet);
+    assert_eq!(d.take(), [Action::Collect { step: 0 }]);
+    // The application chooses another trial, and a new timing for it.
+    d.m.set_timing(Timing {
+        settle: 100 * MS,
+        ..t
+    });
+    d.event(Event::Collected { more: true });
+    assert_eq!(d.take(), [Action::Prepare { step: 1 }]);
+    d.event(Event::Prepared);
+    assert_eq!(d.tick(), 100 * MS);
+    d.event(Event::AllSent);
+    d.tick();
+    assert_eq!(
+        d.take(),
+        [
+            set(Phase::Settle),
+            set(Phase::Measure),
+            set(Phase::Drain),
+            Action::AwaitQuiet
+        ]
+    );
+    // Still arriving at the limit: collected anyway.
+    assert_eq!(d.tick(), 5000 * MS);
+    assert_eq!(d.take(), [Action::Collect { step: 1 }]);
+    d.event(Event::Collected { more: false });
+    assert_eq!(d.take(), [Action::Report]);
+    assert_eq!(d.m.collected(), 2);
+}
+
+#[test]
+fn an_interruption_while_waiting_for_quiet_still_collects_the_trial() {
+    let t = Timing {
+        warmup: Duration::ZERO,
+        settle: Duration::ZERO,
+        quiet_limit: Some(5000 * MS),
+        ..timing()
+    };
+    let mut d = Driver::new(t, 5, false);
+    d.event(Event::Resolved);
+    d.event(Event::Prepared);
+    d.event(Event::AllSent);
+    d.tick();
+    d.take();
+    d.event(Event::Interrupt);
+    assert_eq!(d.take(), []);
+    d.event(Event::Quiet);
+    assert_eq!(d.take(), [Action::Collect { step: 0 }]);
+    // More was asked for, but the run stops: report what was measured.
+    d.event(Event::Collected { more: true });
+    assert_eq!(d.take(), [Action::Report]);
 }

@@ -1,0 +1,83 @@
+//! The steps a run measures: known in advance (a run, a sweep: [`FixedSteps`]), or chosen one
+//! at a time from the results so far (a search's trials: `app::search`). The interpreter asks
+//! the program for each step's plan when the lifecycle prepares it, and tells it each step's
+//! results; the program says whether another step follows.
+
+use std::time::Duration;
+
+use upfbench_stats::report::Report;
+
+use super::step::StepResult;
+use crate::datapath::generator::classify::RxRules;
+use crate::lifecycle::Timing;
+use crate::plan::Plan;
+
+/// What the run measures, step by step.
+pub(crate) trait Program<'p> {
+    /// The timing of the first step.
+    fn first_timing(&self) -> Timing;
+
+    /// Step `step`'s plan and receive rules.
+    fn plan(&mut self, step: usize) -> (&Plan, &'p RxRules);
+
+    /// Step `step` was collected, `wall` after it was prepared (cut short when `stopping`: the
+    /// run was interrupted or failed); the program may take its interval log. Returns the
+    /// timing of the next step, `None` when no step follows.
+    fn collected(
+        &mut self,
+        step: usize,
+        result: &mut StepResult,
+        wall: Duration,
+        stopping: bool,
+    ) -> Option<Timing>;
+
+    /// How many steps there are, 0 when they are not known in advance (the step hook's
+    /// `UPFBENCH_STEPS`).
+    fn steps(&self) -> usize {
+        0
+    }
+
+    /// Whether each step's summary line is shown as it is collected.
+    fn show_steps(&self) -> bool {
+        true
+    }
+
+    /// How long nothing must arrive before a step waiting for quiet is collected.
+    fn quiet_window(&self) -> Duration {
+        Duration::from_millis(50)
+    }
+
+    /// Adds the program's own findings to the report, before it is written.
+    fn finish(&mut self, _report: &mut Report) {}
+}
+
+/// The steps of a run or a sweep: one plan each, in order.
+pub(crate) struct FixedSteps<'p> {
+    pub(crate) plans: &'p [Plan],
+    pub(crate) rules: &'p [RxRules],
+    pub(crate) timing: Timing,
+}
+
+impl<'p> Program<'p> for FixedSteps<'p> {
+    fn steps(&self) -> usize {
+        self.plans.len()
+    }
+
+    fn first_timing(&self) -> Timing {
+        self.timing
+    }
+
+    fn plan(&mut self, step: usize) -> (&Plan, &'p RxRules) {
+        (&self.plans[step], &self.rules[step])
+    }
+
+    fn collected(
+        &mut self,
+        step: usize,
+        _: &mut StepResult,
+        _: Duration,
+        _: bool,
+    ) -> Option<Timing> {
+        (step + 1 < self.plans.len()).then_some(self.timing)
+    }
+}

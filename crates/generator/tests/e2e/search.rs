@@ -1,0 +1,150 @@
+//! `upfbench search` over memif against the reflector, whose impairments make a UPF of known
+//! capacity: a rate cap (the NDR must land within the goal's width of it) and a loss of 1 in
+//! 1,000 at any load (no NDR above Min Load; the PDR at the cap, or tester-limited, said so).
+//! Short goals (1 s trials, 3 s sums) keep each case near a minute, and low rates (a cap of 5
+//! kpps a direction) keep the debug build's tester well under its limits.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::harness::serial;
+use crate::memif::{Memif, finish};
+
+/// The reflector's cap, per direction.
+const CAP: f64 = 5_000.0;
+
+/// Both directions at once, shared evenly, searched between 2 and 20 kpps.
+fn profile(latency_loads: &str) -> String {
+    format!(
+        "name: e2e-search\n\
+         sessions: {{count: 1}}\n\
+         streams:\n  \
+           - {{name: ul, direction: uplink, rate: 10kpps, payload: 100}}\n  \
+           - {{name: dl, direction: downlink, rate: 10kpps, payload: 100}}\n\
+         warmup: 0s\n\
+         drain: 200ms\n\
+         sweep: {{payloads: [100]}}\n\
+         search:\n  \
+           min_load: 2kpps\n  \
+           max_load: 20kpps\n  \
+           settle: 300ms\n  \
+           latency_loads: {latency_loads}\n  \
+           latency_duration: 1s\n  \
+           goals:\n    \
+             - {{name: NDR, loss_ratio: 0%, duration_sum: 3s}}\n    \
+             - {{name: PDR, loss_ratio: 0.5%, duration_sum: 3s}}\n"
+    )
+}
+
+fn search(case: &str, impairments: &str, latency_loads: &str) -> (Value, String) {
+    let bed = Memif::new(case, impairments, &profile(latency_loads));
+    let mut reflector = bed.reflector();
+    let mut generator = bed.command("search");
+    let status = generator.wait(Duration::from_secs(400));
+    let o = finish(&bed, &mut reflector, &generator, status);
+    println!("{}", o.stdout);
+    assert!(o.status.success(), "generator: {}\n{}", o.status, o.stdout);
+    let case = o.report["search"]["cases"][0].clone();
+    assert_eq!(case["label"], "100 B both");
+    (case, o.stdout)
+}
+
+fn result<'a>(case: &'a Value, goal: &str) -> &'a Value {
+    case["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| r["goal"] == goal)
+        .unwrap_or_else(|| panic!("no {goal} in {case}"))
+}
+
+fn pps(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// Every trial is in the report, with its step, and the search's lines name each one.
+fn assert_trials_recorded(case: &Value, stdout: &str) {
+    let trials = case["trials"].as_array().expect("trials");
+    assert!(trials.len() >= 5, "{} trials", trials.len());
+    for (i, t) in trials.iter().enumerate() {
+        assert!(
+            pps(&t["intended_load_pps"]) >= 2_000.0 && pps(&t["intended_load_pps"]) <= 20_000.0
+        );
+        assert!(t["sent"].as_u64().unwrap() > 0);
+        assert!(
+            pps(&t["duration_s"]) >= 1.0,
+            "trial {i}: its wall time holds its 1 s"
+        );
+        assert!(
+            stdout.contains(&format!("100 B both trial {:>3}:", i + 1)),
+            "no line for trial {}",
+            i + 1
+        );
+    }
+}
+
+#[test]
+fn memif_search_finds_the_rate_cap_within_the_width() {
+    let _serial = serial();
+    let (case, stdout) = search("search-cap", "{rate_cap: 5kpps}", "[50%]");
+    assert_trials_recorded(&case, &stdout);
+    let ndr = result(&case, "NDR");
+    let cap = 2.0 * CAP;
+    match ndr["status"].as_str() {
+        Some("regular") => {
+            // The cap passes 32 packets of its bucket beyond its rate in a trial: 0.64 % of
+            // 5,000 in 1 s.
+            let lower = pps(&ndr["lower_bound_pps"]);
+            let upper = pps(&ndr["upper_bound_pps"]);
+            assert!((upper - lower) / upper <= 0.005, "[{lower}, {upper}]");
+            assert!(
+                lower >= cap * (1.0 - 0.005) && lower <= cap * 1.0064,
+                "NDR {lower} against a cap of {cap}"
+            );
+        }
+        // A busy host may keep the debug build from sending this much; then it must say so.
+        Some("tester_limited") => {
+            assert!(pps(&ndr["tester_limited_at_pps"]) <= cap * 1.01);
+            assert!(stdout.contains("tester-limited at"), "{stdout}");
+        }
+        other => panic!("NDR ended {other:?}: {ndr}"),
+    }
+    // Latency under load: one trial at 50 % of the PDR, with its interval log's step.
+    let lul = case["latency_under_load"]
+        .as_array()
+        .expect("latency trials");
+    assert_eq!(lul.len(), 1);
+    assert_eq!(lul[0]["fraction"], 0.5);
+    let pdr = pps(&result(&case, "PDR")["conditional_throughput_pps"]);
+    assert!((pps(&lul[0]["trial"]["intended_load_pps"]) - pdr / 2.0).abs() < 1.0);
+    assert_eq!(lul[0]["trial"]["latency"].as_array().unwrap().len(), 2);
+    assert!(stdout.contains("100 B both latency at 50 %"), "{stdout}");
+}
+
+#[test]
+fn memif_search_with_loss_at_every_load_has_no_ndr() {
+    let _serial = serial();
+    let (case, stdout) = search("search-drop", "{drop_one_in: 1000, rate_cap: 5kpps}", "[]");
+    assert_trials_recorded(&case, &stdout);
+    let ndr = result(&case, "NDR");
+    assert_eq!(ndr["status"], "min_load_upper_bound", "{ndr}");
+    assert!(ndr["lower_bound_pps"].is_null());
+    assert!(pps(&ndr["upper_bound_pps"]) <= 2_000.0);
+    assert!(stdout.contains("NDR: none above the min load"), "{stdout}");
+    let pdr = result(&case, "PDR");
+    match pdr["status"].as_str() {
+        // 0.1 % dropped everywhere, and the cap beyond 2 x 5 kpps: at most 0.5 % lost up to
+        // about 0.4 % above the cap (and its bucket's 0.64 %).
+        Some("regular") => {
+            let lower = pps(&pdr["lower_bound_pps"]);
+            let cap = 2.0 * CAP;
+            assert!(
+                lower >= cap * (1.0 - 0.005) && lower <= cap * 1.011,
+                "PDR {lower} against a cap of {cap}"
+            );
+        }
+        Some("tester_limited") => assert!(stdout.contains("tester-limited at"), "{stdout}"),
+        other => panic!("PDR ended {other:?}: {pdr}"),
+    }
+}
