@@ -40,6 +40,19 @@ pub struct SearchConfig {
     pub expansion: f64,
     /// Most trials before the search stops, incomplete.
     pub max_trials: usize,
+    /// How loads are chosen.
+    pub strategy: Strategy,
+}
+
+/// How the controller chooses loads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Strategy {
+    /// MLRsearch's way (see the module documentation).
+    #[default]
+    MlrSearch,
+    /// RFC 2544's binary search, for comparison: no coarse targets, no hints, no steps; from
+    /// Max Load, always the middle of the bounds (Min Load the lowest).
+    Bisection,
 }
 
 impl SearchConfig {
@@ -53,6 +66,7 @@ impl SearchConfig {
             preceding_targets: 2,
             expansion: 2.0,
             max_trials: 10_000,
+            strategy: Strategy::MlrSearch,
         }
     }
 }
@@ -175,11 +189,15 @@ impl Search {
         if config.expansion.partial_cmp(&1.0) != Some(std::cmp::Ordering::Greater) {
             return Err(ConfigError::Expansion(config.expansion));
         }
+        let preceding = match config.strategy {
+            Strategy::MlrSearch => config.preceding_targets,
+            Strategy::Bisection => 0,
+        };
         let targets = config
             .goals
             .iter()
             .map(|g| {
-                targets(g, config.preceding_targets)
+                targets(g, preceding)
                     .into_iter()
                     .map(|goal| Target {
                         goal,
@@ -353,6 +371,36 @@ impl Search {
         {
             return Need::Measure(l);
         }
+        let (min, max) = (self.config.min_load, self.config.max_load);
+        let w = g.relative_width;
+        if self.config.strategy == Strategy::Bisection {
+            return match (lower, upper) {
+                (Some(l), Some(u)) if (u - l) / u <= w => Need::Done(Ending::Regular),
+                (Some(l), Some(u)) => Need::Measure((l + u) / 2.0),
+                (Some(l), None) if l >= max => Need::Done(Ending::MaxLoad),
+                (None, Some(u)) if u <= min => Need::Done(Ending::MinLoad),
+                // Min Load itself once the middle would be within the width of it.
+                (None, Some(u)) if (u - min) / u <= 2.0 * w => Need::Measure(min),
+                (None, Some(u)) => Need::Measure((min + u) / 2.0),
+                (None, None) if ceiling.is_none() => Need::Measure(max),
+                // The tester's limit: as MLRsearch does.
+                _ => self.need_mlr(goal, level, lower, upper, ceiling),
+            };
+        }
+        self.need_mlr(goal, level, lower, upper, ceiling)
+    }
+
+    /// What a target needs next, MLRsearch's way, once nothing needs measuring again.
+    fn need_mlr(
+        &self,
+        goal: usize,
+        level: usize,
+        lower: Option<f64>,
+        upper: Option<f64>,
+        ceiling: Option<f64>,
+    ) -> Need {
+        let target = &self.targets[goal][level];
+        let g = &target.goal;
         let (min, max) = (self.config.min_load, self.config.max_load);
         let w = g.relative_width;
         let step = |n: u32| w * self.config.expansion.powi(n as i32);

@@ -8,7 +8,9 @@ pub mod goal;
 pub mod load_stats;
 pub mod target;
 
-pub use controller::{ConfigError, Ending, GoalOutcome, Search, SearchConfig, TrialRequest};
+pub use controller::{
+    ConfigError, Ending, GoalOutcome, Search, SearchConfig, Strategy, TrialRequest,
+};
 pub use goal::{GoalError, LatencyBound, Percentile, SearchGoal};
 pub use load_stats::{LatencyPoints, LoadClass, LoadSums, TrialResult, conditional_throughput};
 

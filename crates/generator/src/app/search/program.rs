@@ -8,7 +8,7 @@ use upfbench_stats::report::{LoadLatency, Report, SearchCase, SearchReport};
 
 use super::cases::{Case, Mix, trial_profile};
 use super::progress::{case_results, trial_line};
-use super::trial::trial_of;
+use super::trial::{Tolerance, trial_of};
 use crate::app::generate::{Program, StepResult};
 use crate::app::out;
 use crate::config::{SearchSection, System};
@@ -94,8 +94,10 @@ impl<'a, 'p> SearchProgram<'a, 'p> {
                 )
             })?;
             let min_load = section.min_load.unwrap_or(DEFAULT_MIN_LOAD).min(max_load);
-            let search = Search::new(SearchConfig::new(goals.clone(), min_load, max_load))
-                .map_err(|e| anyhow::anyhow!("search {}: {e}", case.label))?;
+            let mut config = SearchConfig::new(goals.clone(), min_load, max_load);
+            config.strategy = section.strategy.strategy();
+            let search =
+                Search::new(config).map_err(|e| anyhow::anyhow!("search {}: {e}", case.label))?;
             let report = SearchCase {
                 label: case.label.clone(),
                 payload_bytes: case.payload.map(u32::from),
@@ -303,7 +305,10 @@ impl<'p> Program<'p> for SearchProgram<'_, 'p> {
             p.request,
             p.plan.packets(),
             wall,
-            self.section.tx_tolerance / 100.0,
+            Tolerance {
+                load: self.section.tx_tolerance / 100.0,
+                late_us: self.section.max_tx_late.as_secs_f64() * 1e6,
+            },
         );
         let run = &mut self.cases[p.case];
         match p.purpose {
@@ -363,5 +368,9 @@ impl<'p> Program<'p> for SearchProgram<'_, 'p> {
                 .push("the search did not finish: bounds marked incomplete are not final".into());
         }
         report.search = Some(search);
+        report.config.insert(
+            "search.strategy".into(),
+            self.section.strategy.name().into(),
+        );
     }
 }

@@ -8,16 +8,25 @@ use upfbench_stats::report::{StepReport, TrialLatency, TrialRecord};
 
 use crate::search::{LatencyPoints, TrialRequest, TrialResult};
 
+/// What makes a trial tester-limited.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Tolerance {
+    /// Sending this much (a ratio) under the intended load.
+    pub(crate) load: f64,
+    /// A sender this late on its schedule at any time (us).
+    pub(crate) late_us: f64,
+}
+
 /// The search's view of `step`, a trial asked as `request` that sent `planned` packets in its
-/// measured phase and took `wall` from its preparation to its collection; a trial that sent
-/// more than `tolerance` (a ratio) under the intended load is tester-limited.
+/// measured phase and took `wall` from its preparation to its collection; a trial beyond
+/// `tolerance` is tester-limited.
 pub(crate) fn trial_of(
     step: &StepReport,
     index: usize,
     request: TrialRequest,
     planned: u64,
     wall: Duration,
-    tolerance: f64,
+    tolerance: Tolerance,
 ) -> (TrialResult, TrialRecord) {
     let sent: u64 = step.directions.iter().map(|d| d.loss.sent).sum();
     let received: u64 = step.directions.iter().map(|d| d.loss.unique).sum();
@@ -91,16 +100,27 @@ fn tester_limits(
     offered: f64,
     sent: u64,
     planned: u64,
-    tolerance: f64,
+    tolerance: Tolerance,
 ) -> Option<String> {
     let mut why = Vec::new();
-    if (sent as f64) < planned as f64 * (1.0 - tolerance) {
+    if (sent as f64) < planned as f64 * (1.0 - tolerance.load) {
         why.push(format!("sent {sent} of {planned} packets in time"));
-    } else if offered < intended * (1.0 - tolerance) {
+    } else if offered < intended * (1.0 - tolerance.load) {
         why.push(format!(
             "sent at {:.0} pps, {:.2} % under the intended load (its schedule slipped)",
             offered,
             (1.0 - offered / intended) * 100.0
+        ));
+    }
+    let late = step
+        .directions
+        .iter()
+        .filter_map(|d| d.tx_slip)
+        .map(|s| s.max_late_us)
+        .fold(0.0, f64::max);
+    if late > tolerance.late_us {
+        why.push(format!(
+            "a sender fell {late:.0} us behind its schedule (a burst when it caught up)"
         ));
     }
     for p in &step.ports {

@@ -18,7 +18,9 @@ mod teid;
 
 pub(crate) use checks::{check_dns_name, check_rate};
 
-pub use search::{DirectionSet, GoalSection, LatencyBoundSection, PercentText, SearchSection};
+pub use search::{
+    DirectionSet, GoalSection, LatencyBoundSection, PercentText, SearchSection, StrategyName,
+};
 pub use teid::{TeidAllocation, TeidRange};
 
 /// Highest packet rate accepted: 10⁹ packets per second.

@@ -17,7 +17,7 @@ use serde::Deserialize;
 use super::super::field::join_index;
 use super::super::issues::Issues;
 use super::super::units::serde_text;
-use crate::search::{LatencyBound, Percentile, SearchGoal};
+use crate::search::{LatencyBound, Percentile, SearchGoal, Strategy};
 
 /// `upfbench search`: the goals and the trials.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -48,6 +48,10 @@ pub struct SearchSection {
     /// or sending was cut short) is tester-limited (default `1%`).
     #[serde(default = "default_tolerance", with = "serde_text::percent")]
     pub tx_tolerance: f64,
+    /// A trial whose sender was ever this late on its schedule is tester-limited too, even if
+    /// it caught up: the UPF got a burst the load did not ask for (default `5ms`).
+    #[serde(default = "default_max_tx_late", with = "serde_text::duration")]
+    pub max_tx_late: Duration,
     /// Latency under load: trials at these per cents of `latency_goal`'s conditional
     /// throughput after the search (default `[10%, 50%, 90%]`; `[]`: none).
     #[serde(default = "default_latency_loads")]
@@ -61,6 +65,39 @@ pub struct SearchSection {
     /// The search of one case stops, incomplete, after this long (default `30min`).
     #[serde(default = "default_max_duration", with = "serde_text::duration")]
     pub max_duration: Duration,
+    /// How loads are chosen: `mlrsearch` (default) or `rfc2544` (plain binary search, to
+    /// compare the two).
+    #[serde(default)]
+    pub strategy: StrategyName,
+}
+
+/// `search.strategy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StrategyName {
+    /// RFC 9971's MLRsearch.
+    #[default]
+    Mlrsearch,
+    /// RFC 2544's binary search.
+    Rfc2544,
+}
+
+impl StrategyName {
+    /// The controller's strategy.
+    pub fn strategy(self) -> Strategy {
+        match self {
+            StrategyName::Mlrsearch => Strategy::MlrSearch,
+            StrategyName::Rfc2544 => Strategy::Bisection,
+        }
+    }
+
+    /// Its name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            StrategyName::Mlrsearch => "mlrsearch",
+            StrategyName::Rfc2544 => "rfc2544",
+        }
+    }
 }
 
 impl Default for SearchSection {
@@ -73,10 +110,12 @@ impl Default for SearchSection {
             settle: default_settle(),
             quiet: default_quiet(),
             tx_tolerance: default_tolerance(),
+            max_tx_late: default_max_tx_late(),
             latency_loads: default_latency_loads(),
             latency_goal: None,
             latency_duration: default_latency_duration(),
             max_duration: default_max_duration(),
+            strategy: StrategyName::default(),
         }
     }
 }
@@ -199,6 +238,9 @@ fn default_quiet() -> Duration {
 }
 fn default_tolerance() -> f64 {
     1.0
+}
+fn default_max_tx_late() -> Duration {
+    Duration::from_millis(5)
 }
 fn default_latency_loads() -> Vec<PercentText> {
     vec![PercentText(10.0), PercentText(50.0), PercentText(90.0)]

@@ -338,3 +338,28 @@ proptest! {
         prop_assert_eq!(a.outcomes(), b.outcomes());
     }
 }
+
+#[test]
+fn rfc_2544_bisection_halves_from_max_load_to_the_width() {
+    let rfc2544 = SearchGoal {
+        exceed_ratio: 0.0,
+        initial_trial_duration_s: 60.0,
+        final_trial_duration_s: 60.0,
+        duration_sum_s: 60.0,
+        ..SearchGoal::NDR
+    };
+    let mut config = SearchConfig::new(vec![rfc2544], MIN, MAX);
+    config.strategy = super::Strategy::Bisection;
+    let mut s = Search::new(config).unwrap();
+    let capacity = 3_456_789.0;
+    let asked = run(&mut s, sharp(capacity));
+    check_definitions(&s);
+    assert_brackets(&s.outcomes()[0], capacity);
+    // Max Load, then the middle of [Min Load, Max Load], then of each new interval.
+    assert_eq!(asked[0].load, MAX);
+    assert_eq!(asked[1].load, (MIN + MAX) / 2.0);
+    assert!(asked.iter().all(|r| r.duration_s == 60.0));
+    // Each trial halves the interval, from 9.99 Mpps to 0.5 % of 3.46 Mpps: log2(578) ≈ 9.2
+    // halvings, and the first trial.
+    assert!((10..=12).contains(&asked.len()), "{} trials", asked.len());
+}

@@ -31,6 +31,11 @@ fn step(duration_s: f64, ul: (u64, u64), dl: (u64, u64), imissed: u64) -> StepRe
     .expect("a step report")
 }
 
+const TOLERANCE: Tolerance = Tolerance {
+    load: 0.01,
+    late_us: 5_000.0,
+};
+
 const ASKED: TrialRequest = TrialRequest {
     load: 20_000.0,
     duration_s: 1.0,
@@ -40,7 +45,7 @@ const ASKED: TrialRequest = TrialRequest {
 fn a_trial_adds_both_directions_and_keeps_the_worse_latency() {
     let s = step(1.0, (10_000, 9_990), (10_000, 10_000), 0);
     let wall = Duration::from_millis(1_900);
-    let (t, r) = trial_of(&s, 7, ASKED, 20_000, wall, 0.01);
+    let (t, r) = trial_of(&s, 7, ASKED, 20_000, wall, TOLERANCE);
     assert_eq!(t.loss_ratio, 10.0 / 20_000.0);
     assert_eq!(
         (t.offered_load, r.forwarding_rate_pps),
@@ -63,7 +68,7 @@ fn the_testers_own_shortfalls_mark_the_trial() {
         ASKED,
         20_000,
         wall,
-        0.01,
+        TOLERANCE,
     );
     assert!(t.tester_limited);
     assert!(r.tester_limited.unwrap().contains("schedule slipped"));
@@ -74,7 +79,7 @@ fn the_testers_own_shortfalls_mark_the_trial() {
         ASKED,
         20_000,
         wall,
-        0.01,
+        TOLERANCE,
     );
     assert!(!t.tester_limited);
     // Its own receive missed frames: the loss is not the UPF's.
@@ -84,7 +89,7 @@ fn the_testers_own_shortfalls_mark_the_trial() {
         ASKED,
         20_000,
         wall,
-        0.01,
+        TOLERANCE,
     );
     assert!(t.tester_limited);
     assert_eq!(
@@ -98,7 +103,7 @@ fn the_testers_own_shortfalls_mark_the_trial() {
         ASKED,
         20_000,
         wall,
-        0.01,
+        TOLERANCE,
     );
     assert!(t.tester_limited);
     assert!(
@@ -106,4 +111,20 @@ fn the_testers_own_shortfalls_mark_the_trial() {
             .unwrap()
             .starts_with("sent 10000 of 20000 packets")
     );
+}
+
+#[test]
+fn a_sender_that_fell_far_behind_marks_the_trial_even_if_it_caught_up() {
+    let mut s = step(1.0, (10_000, 10_000), (10_000, 10_000), 0);
+    s.directions[1].tx_slip = Some(upfbench_stats::report::TxSlip {
+        count: 1,
+        slipped_us: 0.0,
+        max_late_us: 12_000.0,
+    });
+    let (t, r) = trial_of(&s, 0, ASKED, 20_000, Duration::from_secs(2), TOLERANCE);
+    assert!(t.tester_limited);
+    assert!(r.tester_limited.unwrap().contains("12000 us behind"));
+    s.directions[1].tx_slip.as_mut().unwrap().max_late_us = 4_000.0;
+    let (t, _) = trial_of(&s, 0, ASKED, 20_000, Duration::from_secs(2), TOLERANCE);
+    assert!(!t.tester_limited);
 }
