@@ -24,6 +24,7 @@ lint:
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --locked
 
 test: setup lint
+	bash deploy/mlrsearch-venv.sh
 	$(CARGO) test --workspace --locked
 	python3 -m unittest discover -s deploy/upflab
 	bash deploy/fuzz-smoke.sh

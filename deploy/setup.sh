@@ -15,11 +15,12 @@ case ${1:-} in
 esac
 
 # DPDK 22.11 and the headers bindgen reads; tshark and Scapy decode our packets independently in tests;
-# iproute2 builds the namespace lab; libsystemd-dev is needed only for static DPDK linking.
+# iproute2 builds the namespace lab; libsystemd-dev is needed only for static DPDK linking;
+# python3-venv lets deploy/mlrsearch-venv.sh make the search's differential test its environment.
 packages=(
   build-essential pkg-config libclang-dev clang
   dpdk dpdk-dev libdpdk-dev libsystemd-dev
-  tshark python3-scapy iproute2 ethtool
+  tshark python3-scapy python3-venv iproute2 ethtool
 )
 if ((lab)); then
   packages+=(bpftool jq curl)
