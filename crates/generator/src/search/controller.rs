@@ -14,11 +14,13 @@
 //! * Otherwise it moves away from the bound it has: down from an upper bound towards the
 //!   forwarding rate measured there, or by the target's width, doubled at each further step
 //!   the same way; up from a lower bound likewise; with both bounds, by the same steps from
-//!   the newer one, or to the middle of the two when that is closer.
-//! * A trial the tester could not send (its load marked `tester_limited`) counts for no goal,
-//!   and no load at or above it is asked for again: the search does not climb past the
-//!   tester's limit, and a goal whose lower bound reaches it within the width ends as
-//!   tester-limited, not with the UPF's throughput.
+//!   the newer one, or to their middle on a log scale (their geometric mean) when that is
+//!   closer.
+//! * A trial the tester could not send (its load marked `tester_limited`) counts for no goal.
+//!   Its load is measured again; once the tester fell short there twice, no load at or above
+//!   it is asked for again: the search does not climb past the tester's limit, and a goal
+//!   whose lower bound reaches it within the width ends as tester-limited, not with the UPF's
+//!   throughput.
 
 use super::goal::SearchGoal;
 use super::load_stats::{LoadClass, LoadSums, TrialResult, conditional_throughput};
@@ -97,6 +99,9 @@ pub enum ConfigError {
     #[error("expansion {0}: must be above 1")]
     Expansion(f64),
 }
+
+/// Shortfalls of the tester at one load that make it the tester's limit.
+const TESTER_SHORTFALLS: usize = 2;
 
 /// One trial to measure.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -334,10 +339,19 @@ impl Search {
     }
 
     /// The smallest load the tester could not send.
+    ///
+    /// A load is the tester's limit once it fell short there twice: one shortfall may be a
+    /// stall of its host (the load is measured again: nothing decided it), two are a limit.
     fn ceiling(&self) -> Option<f64> {
+        let limited = |load: f64| {
+            self.trials
+                .iter()
+                .filter(|t| t.tester_limited && t.intended_load == load)
+                .count()
+        };
         self.trials
             .iter()
-            .filter(|t| t.tester_limited)
+            .filter(|t| t.tester_limited && limited(t.intended_load) >= TESTER_SHORTFALLS)
             .map(|t| t.intended_load)
             .min_by(f64::total_cmp)
     }
@@ -352,9 +366,21 @@ impl Search {
         let g = &target.goal;
         let ceiling = self.ceiling();
         let below = |l: f64| ceiling.is_none_or(|c| l < c);
-        let b = relevant_bounds(g, &self.trials);
-        let lower = b.lower.filter(|&l| below(l));
-        let upper = b.upper.filter(|&u| below(u));
+        // The bounds among the loads the tester can send: a bound at or above its limit is out
+        // of reach, and the next one below it is what the search can still refine.
+        let b = match ceiling {
+            None => relevant_bounds(g, &self.trials),
+            Some(_) => {
+                let reachable: Vec<TrialResult> = self
+                    .trials
+                    .iter()
+                    .filter(|t| below(t.intended_load))
+                    .copied()
+                    .collect();
+                relevant_bounds(g, &reachable)
+            }
+        };
+        let (lower, upper) = (b.lower, b.upper);
         let inside =
             |l: f64| below(l) && lower.is_none_or(|lo| l > lo) && upper.is_none_or(|up| l < up);
         // Loads that matter and are not decided yet: measured again, the smallest first.
@@ -413,7 +439,9 @@ impl Search {
                 if (u - l) / u <= w {
                     return Need::Done(Ending::Regular);
                 }
-                let middle = (l + u) / 2.0;
+                // The middle on a log scale: the width is relative, and the bounds may be
+                // decades apart after a trial at Max Load lost nearly everything.
+                let middle = (l * u).sqrt();
                 let next = match target.streak {
                     Some((Side::Lower, n)) if step(n) < 1.0 => (l / (1.0 - step(n))).min(middle),
                     Some((Side::Upper, n)) => (u * (1.0 - step(n))).max(middle),
@@ -427,19 +455,17 @@ impl Search {
                     _ if l >= max => return Need::Done(Ending::MaxLoad),
                     _ => {}
                 }
+                if let Some(c) = ceiling {
+                    // Straight under the tester's limit, as close as the width asks: a lower
+                    // bound there ends the goal, an upper bound makes two to bisect.
+                    return Need::Measure(c * (1.0 - w / 2.0));
+                }
                 let n = streak(Side::Lower);
-                let mut next = if step(n) < 1.0 {
+                let next = if step(n) < 1.0 {
                     (l / (1.0 - step(n))).min(max)
                 } else {
                     max
                 };
-                if let Some(c) = ceiling
-                    && next >= c * (1.0 - w)
-                {
-                    // As close under the tester's limit as the width asks: a lower bound there
-                    // ends the goal.
-                    next = c * (1.0 - w / 2.0);
-                }
                 Need::Measure(next)
             }
             (None, Some(u)) => {
@@ -464,13 +490,12 @@ impl Search {
                 let Some(c) = ceiling else {
                     return Need::Measure(max);
                 };
-                // Below what the tester managed to send at its limit.
-                let sent = self
-                    .trials
-                    .iter()
-                    .find(|t| t.tester_limited && t.intended_load == c)
-                    .map_or(c, |t| t.offered_load.min(c));
-                let next = (sent * (1.0 - w)).max(min);
+                // Under the tester's limit, further each time the tester falls short again (a
+                // host that stalls it now and then does not make the search crawl down).
+                let limits =
+                    self.trials.iter().filter(|t| t.tester_limited).count() / TESTER_SHORTFALLS;
+                let step = step(limits.saturating_sub(1).min(30) as u32);
+                let next = if step < 1.0 { c * (1.0 - step) } else { min }.max(min);
                 if next >= c {
                     // Not even Min Load could be sent.
                     return Need::Done(Ending::TesterLimited);
