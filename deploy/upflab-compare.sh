@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # upfbench against a real UPF in the kernel lab, with the evidence to check it: for each MODE
-# (run, sweep) it runs `upfbench MODE SYSTEM PROFILE` in namespace tg, reads the veth counters
+# (run, sweep, search) it runs `upfbench MODE SYSTEM PROFILE` in namespace tg, reads the veth counters
 # of both namespaces, dut's IP/UDP statistics and the UPF's own counters before and after the
 # run and at the edges of every step (upfbench's --step-hook), and reconciles them with the
 # report, step by step and direction by direction (deploy/upflab/reconcile.py): upfbench sent /
@@ -13,6 +13,9 @@
 #   deploy/upflab-compare.sh --upf upg-vpp run sweep     # UPG-VPP (VPP owns dut's n3/n4/n6)
 #   deploy/upflab-compare.sh --upf upg-vpp-memif --profile P run   # N3/N6 over memif to VPP
 #   deploy/upflab-compare.sh --upf attached sweep        # a UPF already running in $DUT_NS
+#   deploy/upflab-compare.sh --upf eupf --profile profiles/upflab-search.yaml search
+#                                                        # NDR and PDR (RFC 9971), each trial
+#                                                        # reconciled as a step
 #
 # --upf open5gs|eupf|eupf-maps<N> makes the namespaces (deploy/lab.sh up --kernel-dut), starts
 # the UPF with deploy/upflab/run-open5gs.sh or run-eupf.sh (its run directory under the output
@@ -88,7 +91,7 @@ while [ $# -gt 0 ]; do
     --nice) nice=$2; shift 2 ;;
     --upf-cpus) upf_cpus=$2; shift 2 ;;
     --dry-run) dry_run=1; shift ;;
-    run | sweep) modes+=("$1"); shift ;;
+    run | sweep | search) modes+=("$1"); shift ;;
     *) usage ;;
     esac
 done

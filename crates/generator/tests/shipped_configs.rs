@@ -52,6 +52,7 @@ fn every_profile_loads_and_runs_on_the_embedded_default() {
         "imix.yaml",
         "upflab-1000.yaml",
         "search.yaml",
+        "upflab-search.yaml",
     ] {
         assert!(names.iter().any(|n| n == wanted), "{wanted} missing");
     }
