@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::harness::serial;
+use crate::harness::{assert_sessions, serial, warnings};
 use crate::memif::{Memif, finish};
 
 /// The reflector's cap, per direction.
@@ -147,4 +147,42 @@ fn memif_search_with_loss_at_every_load_has_no_ndr() {
         Some("tester_limited") => assert!(stdout.contains("tester-limited at"), "{stdout}"),
         other => panic!("PDR ended {other:?}: {pdr}"),
     }
+}
+
+/// Ctrl-C in the third trial: the search ends with the bounds found so far, marked incomplete,
+/// the trial cut short is not counted, and the session is deleted.
+#[test]
+fn memif_ctrl_c_ends_a_search_incomplete_with_its_bounds_so_far() {
+    let _serial = serial();
+    let bed = Memif::new("search-ctrlc", "{rate_cap: 5kpps}", &profile("[]"));
+    let mut reflector = bed.reflector();
+    let mut generator = bed.command("search");
+    generator.wait_until(Duration::from_secs(60), |out, _| out.contains("trial   2:"));
+    std::thread::sleep(Duration::from_millis(1500));
+    generator.interrupt();
+    let status = generator.wait(Duration::from_secs(30));
+    let o = finish(&bed, &mut reflector, &generator, status);
+    println!("{}", o.stdout);
+    assert!(o.status.success(), "exit status {}", o.status);
+    assert_sessions(&o.stdout, &o.reflector_log, 1);
+    let search = &o.report["search"];
+    assert_eq!(search["complete"], false);
+    let case = &search["cases"][0];
+    // The two trials before the interruption, and not the one it cut short.
+    assert_eq!(
+        case["trials"].as_array().expect("trials").len(),
+        2,
+        "{case}"
+    );
+    for r in case["results"].as_array().expect("results") {
+        assert_eq!(r["status"], "incomplete", "{r}");
+    }
+    assert!(
+        warnings(&o.report)
+            .iter()
+            .any(|w| w.contains("did not finish")),
+        "{:?}",
+        warnings(&o.report)
+    );
+    assert!(o.stdout.contains("INCOMPLETE"), "{}", o.stdout);
 }
