@@ -22,7 +22,7 @@ use crate::datapath::common::calibration::TscCalibration;
 use crate::datapath::common::port_setup::{WaitError, resolve};
 use crate::datapath::common::queues::{PortQueues, Side};
 use crate::datapath::common::service::{Interface, ServicePlane};
-use crate::datapath::generator::assembly::StepWiring;
+use crate::datapath::generator::assembly::{PoolShelf, StepWiring};
 use crate::datapath::generator::clock::Clock;
 use crate::datapath::generator::frames::Endpoints;
 use crate::datapath::generator::phase::{Phase, PhaseBoard};
@@ -68,6 +68,8 @@ pub(super) struct Interpreter<'a, 's, 'p> {
     program: &'a mut dyn Program<'p>,
     n4: N4Work<'a>,
     idle_queues: Vec<Option<[PortQueues<'p>; 2]>>,
+    /// The TX template pools of earlier steps.
+    shelf: PoolShelf<'p>,
     running: Option<Running<'s, 'p>>,
     next_hop: [MacAddr; 2],
     uplink_teids: Vec<Teid>,
@@ -115,6 +117,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             program,
             n4,
             idle_queues,
+            shelf: PoolShelf::default(),
             running: None,
             next_hop,
             uplink_teids,
@@ -340,6 +343,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             self.scope,
             &wiring,
             &mut self.idle_queues,
+            &mut self.shelf,
             bed.ports,
             &bed.setup.kernel,
         ) {
@@ -407,6 +411,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             step_clock(&mut self.record.calibration, bed.clock_start, bed.dpdk_hz),
             bed.control,
             &mut self.idle_queues,
+            &mut self.shelf,
             plan,
             bed.ports,
             &bed.setup.kernel,

@@ -13,7 +13,7 @@ use crate::app::kernel_counters::{KernelCounters, KernelReading};
 use crate::app::live::collect_intervals;
 use crate::datapath::common::calibration::{TscCalibration, measure_now};
 use crate::datapath::common::queues::PortQueues;
-use crate::datapath::generator::assembly::{StepWiring, StepWorkers, join, launch};
+use crate::datapath::generator::assembly::{PoolShelf, StepWiring, StepWorkers, join, launch};
 use crate::datapath::generator::clock::Clock;
 use crate::datapath::generator::phase::{Phase, PhaseBoard};
 use crate::plan::Plan;
@@ -64,6 +64,7 @@ pub(super) fn start<'s, 'p>(
     scope: &'s LcoreScope<'s, 'p>,
     wiring: &StepWiring<'_, 'p>,
     queues: &mut [Option<[PortQueues<'p>; 2]>],
+    shelf: &mut PoolShelf<'p>,
     ports: [&Port<'_>; 2],
     kernel: &KernelCounters,
 ) -> Result<Running<'s, 'p>> {
@@ -79,7 +80,7 @@ pub(super) fn start<'s, 'p>(
     let kernel_before = kernel.read();
     // The live meter's baseline, and the interval log's time zero.
     live.line(wiring.clock.ns(tsc()), &[], &[]);
-    let workers = launch(scope, wiring, queues)?;
+    let workers = launch(scope, wiring, queues, shelf)?;
     Ok(Running {
         workers,
         live,
@@ -118,11 +119,12 @@ pub(super) fn finish<'p>(
     end_clock: Clock,
     control: &PhaseBoard,
     queues: &mut [Option<[PortQueues<'p>; 2]>],
+    shelf: &mut PoolShelf<'p>,
     plan: &Plan,
     ports: [&Port<'_>; 2],
     kernel: &KernelCounters,
 ) -> Result<StepResult> {
-    let outcome = join(&mut r.workers, control, queues)?;
+    let outcome = join(&mut r.workers, control, queues, shelf)?;
     let after = [ports[0].stats()?, ports[1].stats()?];
     let kernel_after = kernel.read();
     let mut report = report::step_report(&StepMeasurements {

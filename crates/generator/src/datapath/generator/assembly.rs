@@ -28,6 +28,43 @@ const TX_POOL_CACHE: u32 = 256;
 /// How long unsent packets are offered to a full queue at the end of a step.
 const FLUSH_NS: u64 = 100_000_000;
 
+/// Template pools of earlier steps, by worker, for later steps that send the same frames: DPDK
+/// frees no pool before EAL ends, and a search runs hundreds of steps.
+#[derive(Default)]
+pub struct PoolShelf<'p> {
+    pools: Vec<(usize, TemplatePool<'p>)>,
+    made: usize,
+}
+
+impl<'p> PoolShelf<'p> {
+    /// A pool of worker `worker` that holds `frame` with `patch`, made if none is on the shelf.
+    fn take(
+        &mut self,
+        eal: &'p Eal,
+        worker: usize,
+        frame: &[u8],
+        patch: std::ops::Range<usize>,
+    ) -> upfbench_dpdk::Result<TemplatePool<'p>> {
+        if let Some(i) = self
+            .pools
+            .iter()
+            .position(|(w, p)| *w == worker && p.frame() == frame && p.patch_range() == patch)
+        {
+            return Ok(self.pools.swap_remove(i).1);
+        }
+        self.made += 1;
+        TemplatePool::new(
+            eal,
+            &format!("tx{}w{worker}", self.made),
+            TX_POOL,
+            TX_POOL_CACHE,
+            frame,
+            patch,
+            Socket::Any,
+        )
+    }
+}
+
 /// What a step's workers are made of besides their queues.
 #[derive(Debug, Clone, Copy)]
 pub struct StepWiring<'w, 'p> {
@@ -84,6 +121,7 @@ pub fn launch<'s, 'p>(
     scope: &'s LcoreScope<'s, 'p>,
     w: &StepWiring<'_, 'p>,
     queues: &mut [Option<[PortQueues<'p>; 2]>],
+    shelf: &mut PoolShelf<'p>,
 ) -> Result<StepWorkers<'s, 'p>> {
     let plan = w.plan;
     let specs: Vec<StreamSpec> = plan
@@ -134,21 +172,15 @@ pub fn launch<'s, 'p>(
                 &w.endpoints,
             )
             .with_context(|| format!("building the frame of stream {}", stream.name))?;
-            let pool = TemplatePool::new(
-                w.eal,
-                &format!("tx{}w{i}s{}", w.step, share.stream),
-                TX_POOL,
-                TX_POOL_CACHE,
-                template.bytes(),
-                template.patch_range(TAG_LEN).ok_or_else(|| {
-                    anyhow!(
-                        "stream {}: the frame cannot be patched in place",
-                        stream.name
-                    )
-                })?,
-                Socket::Any,
-            )
-            .with_context(|| format!("the TX pool of stream {}", stream.name))?;
+            let patch = template.patch_range(TAG_LEN).ok_or_else(|| {
+                anyhow!(
+                    "stream {}: the frame cannot be patched in place",
+                    stream.name
+                )
+            })?;
+            let pool = shelf
+                .take(w.eal, i, template.bytes(), patch)
+                .with_context(|| format!("the TX pool of stream {}", stream.name))?;
             let teids = |ue: u32| uplink_teids.get(ue as usize).copied().unwrap_or(Teid::ZERO);
             let ues = share_ues(stream, share, &plan.ues, &template, &teids);
             warmup.push(plan.warmup_schedule(share));
@@ -191,6 +223,7 @@ pub fn join<'p>(
     workers: &mut StepWorkers<'_, 'p>,
     control: &PhaseBoard,
     queues: &mut [Option<[PortQueues<'p>; 2]>],
+    shelf: &mut PoolShelf<'p>,
 ) -> Result<StepOutcome> {
     control.set(Phase::Stop, 0);
     let mut outcome = StepOutcome {
@@ -201,6 +234,7 @@ pub fn join<'p>(
     for (w, h) in std::mem::take(&mut workers.handles).into_iter().enumerate() {
         let res = h.join().map_err(|_| anyhow!("worker {w} panicked"))?;
         queues[w] = Some(res.ports);
+        shelf.pools.extend(res.pools.into_iter().map(|p| (w, p)));
         outcome.tx.push(res.tx);
         outcome.rx.push(res.rx);
         outcome.counters.add(&res.counters);

@@ -215,6 +215,11 @@ impl<'e> TxShare<'e> {
         }
     }
 
+    /// Gives its template pool back, for a later step sending the same frames.
+    pub fn into_pool(self) -> TemplatePool<'e> {
+        self.pool
+    }
+
     /// The stream's id.
     pub fn stream(&self) -> u16 {
         self.spec.stream

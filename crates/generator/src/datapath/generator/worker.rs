@@ -2,7 +2,7 @@
 //! transmit queue of each port, answers the service plane, and publishes its counters. Nothing
 //! is shared with the other workers but the read-only rules and the phase.
 
-use upfbench_dpdk::{MbufBurst, Quiescent, current_lcore, tsc};
+use upfbench_dpdk::{MbufBurst, Quiescent, TemplatePool, current_lcore, tsc};
 use upfbench_stats::{RxCoreResult, RxStats, TxCoreResult, TxStats};
 
 use super::classify::{Classified, Reject, RxRules};
@@ -118,6 +118,9 @@ pub struct WorkerResult<'p> {
     pub tx: TxCoreResult,
     /// Other counters.
     pub counters: WorkerCounters,
+    /// Its shares' template pools, back for a later step (DPDK frees no pool before EAL ends,
+    /// so a search of many trials reuses them).
+    pub pools: Vec<TemplatePool<'p>>,
 }
 
 /// A worker and everything it owns.
@@ -327,6 +330,7 @@ impl<'p> Worker<'p> {
             rx: rx.finish(end),
             tx: tx.finish(end),
             counters,
+            pools: shares.into_iter().map(TxShare::into_pool).collect(),
         }
     }
 }
