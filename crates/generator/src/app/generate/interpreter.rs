@@ -22,7 +22,7 @@ use crate::datapath::common::calibration::TscCalibration;
 use crate::datapath::common::port_setup::{WaitError, resolve};
 use crate::datapath::common::queues::{PortQueues, Side};
 use crate::datapath::common::service::{Interface, ServicePlane};
-use crate::datapath::generator::assembly::{PoolShelf, StepWiring};
+use crate::datapath::generator::assembly::{Idle, PoolShelf, StepWiring};
 use crate::datapath::generator::clock::Clock;
 use crate::datapath::generator::frames::Endpoints;
 use crate::datapath::generator::phase::{Phase, PhaseBoard};
@@ -67,9 +67,8 @@ pub(super) struct Interpreter<'a, 's, 'p> {
     record: &'a mut Record,
     program: &'a mut dyn Program<'p>,
     n4: N4Work<'a>,
-    idle_queues: Vec<Option<[PortQueues<'p>; 2]>>,
-    /// The TX template pools of earlier steps.
-    shelf: PoolShelf<'p>,
+    /// The queues and pools between steps.
+    idle: Idle<'p>,
     running: Option<Running<'s, 'p>>,
     next_hop: [MacAddr; 2],
     uplink_teids: Vec<Teid>,
@@ -116,8 +115,10 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             record,
             program,
             n4,
-            idle_queues,
-            shelf: PoolShelf::default(),
+            idle: Idle {
+                queues: idle_queues,
+                shelf: PoolShelf::default(),
+            },
             running: None,
             next_hop,
             uplink_teids,
@@ -236,7 +237,8 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         let seen = self.seen_interrupts;
         let interrupted = || bed.interrupts.count() > seen;
         let mut held: Vec<[PortQueues<'p>; 2]> = self
-            .idle_queues
+            .idle
+            .queues
             .iter_mut()
             .filter_map(Option::take)
             .collect();
@@ -267,7 +269,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             system.arp.retries + 1,
             &interrupted,
         );
-        for (slot, q) in self.idle_queues.iter_mut().zip(held) {
+        for (slot, q) in self.idle.queues.iter_mut().zip(held) {
             *slot = Some(q);
         }
         let now = Instant::now();
@@ -342,8 +344,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         match step::start(
             self.scope,
             &wiring,
-            &mut self.idle_queues,
-            &mut self.shelf,
+            &mut self.idle,
             bed.ports,
             &bed.setup.kernel,
         ) {
@@ -410,8 +411,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             r,
             step_clock(&mut self.record.calibration, bed.clock_start, bed.dpdk_hz),
             bed.control,
-            &mut self.idle_queues,
-            &mut self.shelf,
+            &mut self.idle,
             plan,
             bed.ports,
             &bed.setup.kernel,

@@ -12,8 +12,7 @@ use upfbench_stats::{IntervalLog, LiveMeter, RxHandle, TxHandle};
 use crate::app::kernel_counters::{KernelCounters, KernelReading};
 use crate::app::live::collect_intervals;
 use crate::datapath::common::calibration::{TscCalibration, measure_now};
-use crate::datapath::common::queues::PortQueues;
-use crate::datapath::generator::assembly::{PoolShelf, StepWiring, StepWorkers, join, launch};
+use crate::datapath::generator::assembly::{Idle, StepWiring, StepWorkers, join, launch};
 use crate::datapath::generator::clock::Clock;
 use crate::datapath::generator::phase::{Phase, PhaseBoard};
 use crate::plan::Plan;
@@ -63,8 +62,7 @@ pub(super) fn step_clock(calibration: &mut TscCalibration, start: u64, dpdk_hz: 
 pub(super) fn start<'s, 'p>(
     scope: &'s LcoreScope<'s, 'p>,
     wiring: &StepWiring<'_, 'p>,
-    queues: &mut [Option<[PortQueues<'p>; 2]>],
-    shelf: &mut PoolShelf<'p>,
+    idle: &mut Idle<'p>,
     ports: [&Port<'_>; 2],
     kernel: &KernelCounters,
 ) -> Result<Running<'s, 'p>> {
@@ -80,7 +78,7 @@ pub(super) fn start<'s, 'p>(
     let kernel_before = kernel.read();
     // The live meter's baseline, and the interval log's time zero.
     live.line(wiring.clock.ns(tsc()), &[], &[]);
-    let workers = launch(scope, wiring, queues, shelf)?;
+    let workers = launch(scope, wiring, idle)?;
     Ok(Running {
         workers,
         live,
@@ -118,13 +116,12 @@ pub(super) fn finish<'p>(
     mut r: Running<'_, 'p>,
     end_clock: Clock,
     control: &PhaseBoard,
-    queues: &mut [Option<[PortQueues<'p>; 2]>],
-    shelf: &mut PoolShelf<'p>,
+    idle: &mut Idle<'p>,
     plan: &Plan,
     ports: [&Port<'_>; 2],
     kernel: &KernelCounters,
 ) -> Result<StepResult> {
-    let outcome = join(&mut r.workers, control, queues, shelf)?;
+    let outcome = join(&mut r.workers, control, idle)?;
     let after = [ports[0].stats()?, ports[1].stats()?];
     let kernel_after = kernel.read();
     let mut report = report::step_report(&StepMeasurements {

@@ -65,6 +65,15 @@ impl<'p> PoolShelf<'p> {
     }
 }
 
+/// What the workers of one step leave to the next: each worker's queues, and the template
+/// pools.
+pub struct Idle<'p> {
+    /// Each worker's queues (N3, N6), while no step runs.
+    pub queues: Vec<Option<[PortQueues<'p>; 2]>>,
+    /// The template pools of earlier steps.
+    pub shelf: PoolShelf<'p>,
+}
+
 /// What a step's workers are made of besides their queues.
 #[derive(Debug, Clone, Copy)]
 pub struct StepWiring<'w, 'p> {
@@ -120,9 +129,9 @@ pub struct StepOutcome {
 pub fn launch<'s, 'p>(
     scope: &'s LcoreScope<'s, 'p>,
     w: &StepWiring<'_, 'p>,
-    queues: &mut [Option<[PortQueues<'p>; 2]>],
-    shelf: &mut PoolShelf<'p>,
+    idle: &mut Idle<'p>,
 ) -> Result<StepWorkers<'s, 'p>> {
+    let Idle { queues, shelf } = idle;
     let plan = w.plan;
     let specs: Vec<StreamSpec> = plan
         .streams
@@ -222,9 +231,9 @@ pub fn launch<'s, 'p>(
 pub fn join<'p>(
     workers: &mut StepWorkers<'_, 'p>,
     control: &PhaseBoard,
-    queues: &mut [Option<[PortQueues<'p>; 2]>],
-    shelf: &mut PoolShelf<'p>,
+    idle: &mut Idle<'p>,
 ) -> Result<StepOutcome> {
+    let Idle { queues, shelf } = idle;
     control.set(Phase::Stop, 0);
     let mut outcome = StepOutcome {
         tx: Vec::new(),
