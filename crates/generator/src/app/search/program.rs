@@ -307,7 +307,10 @@ impl<'p> Program<'p> for SearchProgram<'_, 'p> {
             wall,
             Tolerance {
                 load: self.section.tx_tolerance / 100.0,
-                late_us: self.section.max_tx_late.as_secs_f64() * 1e6,
+                late_us: self
+                    .section
+                    .max_tx_late
+                    .map_or(f64::INFINITY, |d| d.as_secs_f64() * 1e6),
             },
         );
         let run = &mut self.cases[p.case];

@@ -93,11 +93,14 @@ pub struct Impairments<T> {
     delayed: VecDeque<(u64, T)>,
 }
 
-/// The rate cap's bucket: 10 ms of the rate, and at least 32 packets. Senders and the hosts
-/// they run on are bursty (a sender descheduled for a few ms sends what fell due at once); a
-/// bucket of one burst would police those ms away and let through less than the cap.
+/// The rate cap's bucket: 50 ms of the rate, and at least 32 packets. Senders and the hosts
+/// they run on are bursty (a sender descheduled for a few ms sends what fell due at once, and
+/// so does this worker when it gets its core back: a 2-vCPU VM with two busy-polling processes
+/// stalls one for up to 15 ms about once a second); a bucket of one burst would police those
+/// ms away and let through less than the cap. Under a load above the cap the bucket never
+/// fills, so its size lets no more through than the cap and the first `RATE_CAP_MIN_BURST`.
 const RATE_CAP_MIN_BURST: f64 = 32.0;
-const RATE_CAP_BURST_S: f64 = 0.01;
+const RATE_CAP_BURST_S: f64 = 0.05;
 /// A pause this long without packets starts the rate cap's bucket again from its minimum: far
 /// longer than a sender's stall, shorter than the settle time between two measured trials.
 const RATE_CAP_IDLE_S: f64 = 0.05;

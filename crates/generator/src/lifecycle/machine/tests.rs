@@ -303,6 +303,7 @@ fn trials_settle_wait_for_quiet_and_go_on_while_the_application_says_more() {
         ..timing()
     };
     let mut d = Driver::new(t, 1, false);
+    assert_eq!(d.take(), [Action::Resolve]);
     d.event(Event::Resolved);
     assert_eq!(d.take(), [Action::Prepare { step: 0 }]);
     d.event(Event::Prepared);
