@@ -456,9 +456,17 @@ impl Search {
                     _ => {}
                 }
                 if let Some(c) = ceiling {
-                    // Straight under the tester's limit, as close as the width asks: a lower
-                    // bound there ends the goal, an upper bound makes two to bisect.
-                    return Need::Measure(c * (1.0 - w / 2.0));
+                    // Towards the tester's limit: halfway on a log scale; no further than the
+                    // tester did send there when that is above the bound (else it was a stall,
+                    // not a limit), or one width above the bound to find out; and as close
+                    // under the limit as the width asks at most: a lower bound there ends the
+                    // goal.
+                    let sent = self.best_sent_at(c);
+                    let mut next = (l * c).sqrt();
+                    if sent > l {
+                        next = next.min(sent.max(l / (1.0 - w)));
+                    }
+                    return Need::Measure(next.min(c * (1.0 - w / 2.0)));
                 }
                 let n = streak(Side::Lower);
                 let next = if step(n) < 1.0 {
@@ -495,7 +503,11 @@ impl Search {
                 let limits =
                     self.trials.iter().filter(|t| t.tester_limited).count() / TESTER_SHORTFALLS;
                 let step = step(limits.saturating_sub(1).min(30) as u32);
-                let next = if step < 1.0 { c * (1.0 - step) } else { min }.max(min);
+                // And no higher than the best the tester did send at its limit.
+                let sent = self.best_sent_at(c);
+                let next = if step < 1.0 { c * (1.0 - step) } else { min }
+                    .min(sent * (1.0 - w))
+                    .max(min);
                 if next >= c {
                     // Not even Min Load could be sent.
                     return Need::Done(Ending::TesterLimited);
@@ -503,6 +515,15 @@ impl Search {
                 Need::Measure(next)
             }
         }
+    }
+
+    /// The most the tester sent in the trials it fell short in at `load` (pps).
+    fn best_sent_at(&self, load: f64) -> f64 {
+        self.trials
+            .iter()
+            .filter(|t| t.tester_limited && t.intended_load == load)
+            .map(|t| t.offered_load)
+            .fold(0.0, f64::max)
     }
 
     /// The forwarding rate of the newest trial at `load` (pps): the load less its loss.
