@@ -56,7 +56,15 @@ pub struct System {
     /// Directory the reports are written to (default `reports`).
     #[serde(default = "default_reports")]
     pub reports: PathBuf,
+    /// What the reports of runs on this system are called in a comparison (`upfbench
+    /// compare`): the UPF and its set-up, `open5gs 2.7 2 cores`. Absent: the report's folder
+    /// name.
+    #[serde(default)]
+    pub label: Option<String>,
 }
+
+/// The longest label: a column group's name in a comparison table.
+const LABEL_MAX_CHARS: usize = 40;
 
 fn default_reports() -> PathBuf {
     PathBuf::from("reports")
@@ -480,6 +488,25 @@ impl Check for System {
         if self.reports.as_os_str().is_empty() {
             issues.add("reports", "give a directory");
         }
+        if let Some(label) = &self.label {
+            check_label(label, issues);
+        }
+    }
+}
+
+fn check_label(label: &str, issues: &mut Issues) {
+    if label.trim().is_empty() {
+        issues.add("label", "give a name, or leave `label` out");
+    } else if label.chars().any(char::is_control) {
+        issues.add("label", "one line of text, no control characters");
+    } else if label.chars().count() > LABEL_MAX_CHARS {
+        issues.add(
+            "label",
+            format!(
+                "{} characters: at most {LABEL_MAX_CHARS} (it heads a comparison's columns)",
+                label.chars().count()
+            ),
+        );
     }
 }
 
