@@ -14,13 +14,26 @@ pub const REPORT_JSON: &str = "report.json";
 /// The page of a report folder, or of a comparison.
 pub const REPORT_HTML: &str = "report.html";
 
-/// The name of a step's latency interval log in its folder: `latency-<payload>B.hlog` for a
-/// step with a payload size, `latency.hlog` otherwise.
+/// The file of a step's latency interval log in its folder: `latency.hlog` for a run,
+/// `latency-300B.hlog` for a sweep's step, and the label made a file name for others (a
+/// search's latency trials: `latency-300B-both-latency-at-50pct-of-PDR.hlog`).
 pub fn hlog_file_name(step: &StepReport) -> String {
-    match step.payload_bytes {
-        Some(p) => format!("latency-{p}B.hlog"),
-        None => "latency.hlog".to_owned(),
+    if !step.label.contains(':') {
+        return match step.payload_bytes {
+            Some(p) => format!("latency-{p}B.hlog"),
+            None => "latency.hlog".to_owned(),
+        };
     }
+    let text = step.label.replace(" B", "B").replace('%', "pct");
+    let mut slug = String::new();
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c);
+        } else if !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    format!("latency-{}.hlog", slug.trim_matches('-'))
 }
 
 /// A report read from its folder, with what a page or a comparison needs beside it.
@@ -123,6 +136,21 @@ mod tests {
         std::fs::write(dir.join(REPORT_JSON), report.to_json()).unwrap();
         assert_eq!(load(&dir).unwrap().label(), "open5gs");
         std::fs::remove_dir_all(dir.parent().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn an_interval_logs_name_says_whose_it_is() {
+        let mut step = crate::samples::step(300, 100, 0, 2_000);
+        assert_eq!(hlog_file_name(&step), "latency-300B.hlog");
+        step.payload_bytes = None;
+        step.label = "run".into();
+        assert_eq!(hlog_file_name(&step), "latency.hlog");
+        step.payload_bytes = Some(300);
+        step.label = "300 B both: latency at 50% of PDR".into();
+        assert_eq!(
+            hlog_file_name(&step),
+            "latency-300B-both-latency-at-50pct-of-PDR.hlog"
+        );
     }
 
     #[test]

@@ -13,10 +13,11 @@ mod tx_slip;
 pub use clock::clock_report;
 pub use control::{ControlTimes, control_report};
 pub use counters::{counter_notes, port_frames, port_report, rejected};
-pub use files::{hlog_name, write_files, write_report};
+pub use files::{write_files, write_report};
 pub use step::{StepMeasurements, step_report};
 pub use timeline::{RunEvent, StepFigures, Timeline};
 pub use tx_slip::{add_slips, merge_slips, slip_warning};
+pub use upfbench_present::folder::hlog_file_name as hlog_name;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
