@@ -139,4 +139,13 @@ fn what_is_not_a_report_is_named_and_refused() {
         "{err}"
     );
     assert!(!err.contains("EAL"));
+    // A report's own folder is not a comparison's: its report.html would be replaced.
+    let out = upfbench(&["compare", "open5gs-run", "--out", "eupf-run"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("--out eupf-run: that folder holds a report"),
+        "{err}"
+    );
+    assert!(!fixtures().join("eupf-run/report.html").exists());
 }

@@ -4,10 +4,10 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use upfbench_present::compare::{self, Comparison, Labelled, distinct_labels};
 use upfbench_present::figures::compare_figures;
-use upfbench_present::folder::{LoadedReport, REPORT_HTML, load};
+use upfbench_present::folder::{LoadedReport, REPORT_HTML, REPORT_JSON, load};
 use upfbench_present::html::compare_page;
 
 use super::out;
@@ -15,6 +15,15 @@ use crate::cli::CompareArgs;
 
 /// Runs `upfbench compare`.
 pub fn run(args: &CompareArgs) -> Result<()> {
+    if let Some(dir) = &args.out
+        && dir.join(REPORT_JSON).exists()
+    {
+        bail!(
+            "--out {}: that folder holds a report, whose report.html the comparison's would \
+             replace: give another folder",
+            dir.display()
+        );
+    }
     let loaded: Vec<LoadedReport> = args
         .reports
         .iter()

@@ -18,7 +18,7 @@ use super::units::{IpPrefix, Ipv4Prefix, PFCP_PORT, serde_text};
 mod checks;
 
 pub(crate) use checks::{
-    PortView, check_cores, check_eal, check_port, check_port_pair, check_queues,
+    PortView, check_cores, check_eal, check_label, check_port, check_port_pair, check_queues,
 };
 
 /// The machine running the generator (`upfbench run SYSTEM PROFILE`).
@@ -62,9 +62,6 @@ pub struct System {
     #[serde(default)]
     pub label: Option<String>,
 }
-
-/// The longest label: a column group's name in a comparison table.
-const LABEL_MAX_CHARS: usize = 40;
 
 fn default_reports() -> PathBuf {
     PathBuf::from("reports")
@@ -491,22 +488,6 @@ impl Check for System {
         if let Some(label) = &self.label {
             check_label(label, issues);
         }
-    }
-}
-
-fn check_label(label: &str, issues: &mut Issues) {
-    if label.trim().is_empty() {
-        issues.add("label", "give a name, or leave `label` out");
-    } else if label.chars().any(char::is_control) {
-        issues.add("label", "one line of text, no control characters");
-    } else if label.chars().count() > LABEL_MAX_CHARS {
-        issues.add(
-            "label",
-            format!(
-                "{} characters: at most {LABEL_MAX_CHARS} (it heads a comparison's columns)",
-                label.chars().count()
-            ),
-        );
     }
 }
 
