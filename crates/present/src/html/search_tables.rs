@@ -7,8 +7,44 @@ use upfbench_stats::report::{GoalResult, SearchReport, TrialRecord};
 
 use super::table;
 
-fn mpps(pps: Option<f64>) -> String {
-    pps.map_or_else(|| "-".to_owned(), |p| format!("{:.4}", p / 1e6))
+/// The unit a search's loads are shown in: Mpps, or kpps when its largest load is under a
+/// million a second (a capped reflector, a lab's veths), where Mpps would show `0.0051`.
+#[derive(Clone, Copy)]
+struct Unit {
+    divisor: f64,
+    name: &'static str,
+    decimals: usize,
+}
+
+impl Unit {
+    fn of(s: &SearchReport) -> Unit {
+        let largest = s.cases.iter().map(|c| c.max_load_pps).fold(0.0, f64::max);
+        if largest < 1e6 {
+            Unit {
+                divisor: 1e3,
+                name: "kpps",
+                decimals: 3,
+            }
+        } else {
+            Unit {
+                divisor: 1e6,
+                name: "Mpps",
+                decimals: 4,
+            }
+        }
+    }
+
+    fn show(self, pps: Option<f64>) -> String {
+        pps.map_or_else(
+            || "-".to_owned(),
+            |p| format!("{:.*}", self.decimals, p / self.divisor),
+        )
+    }
+
+    /// `what` with the unit: `Offered kpps`.
+    fn head(self, what: &str) -> String {
+        format!("{what} {}", self.name)
+    }
 }
 
 fn opt(v: Option<f64>, decimals: usize) -> String {
@@ -53,28 +89,28 @@ fn goals(out: &mut String, s: &SearchReport) {
     table(out, None, &h, &rows);
 }
 
-fn result_row(case: &str, r: &GoalResult) -> Vec<String> {
+fn result_row(u: Unit, case: &str, r: &GoalResult) -> Vec<String> {
     vec![
         case.to_owned(),
         r.goal.clone(),
         r.status.name().to_owned(),
-        mpps(r.lower_bound_pps),
-        mpps(r.upper_bound_pps),
-        mpps(r.conditional_throughput_pps),
+        u.show(r.lower_bound_pps),
+        u.show(r.upper_bound_pps),
+        u.show(r.conditional_throughput_pps),
         opt(r.gbps_l1, 3),
         opt(r.gbps_l2, 3),
         opt(r.line_rate_pct, 2),
-        mpps(r.tester_limited_at_pps),
+        u.show(r.tester_limited_at_pps),
     ]
 }
 
-fn trial_row(case: &str, i: usize, t: &TrialRecord) -> Vec<String> {
+fn trial_row(u: Unit, case: &str, i: usize, t: &TrialRecord) -> Vec<String> {
     vec![
         case.to_owned(),
         (i + 1).to_string(),
-        mpps(Some(t.intended_load_pps)),
-        mpps(Some(t.offered_load_pps)),
-        mpps(Some(t.forwarding_rate_pps)),
+        u.show(Some(t.intended_load_pps)),
+        u.show(Some(t.offered_load_pps)),
+        u.show(Some(t.forwarding_rate_pps)),
         format!("{:.6}", t.loss_ratio),
         format!("{:.2}", t.duration_s),
         t.tester_limited.clone().unwrap_or_else(|| "-".to_owned()),
@@ -83,6 +119,7 @@ fn trial_row(case: &str, i: usize, t: &TrialRecord) -> Vec<String> {
 
 /// The tables of a search.
 pub(crate) fn search_tables(out: &mut String, s: &SearchReport) {
+    let u = Unit::of(s);
     if !s.complete {
         out.push_str(
             "<p class=\"warning\">The search did not finish (interrupted or out of time): some \
@@ -93,20 +130,20 @@ pub(crate) fn search_tables(out: &mut String, s: &SearchReport) {
     let rows: Vec<Vec<String>> = s
         .cases
         .iter()
-        .flat_map(|c| c.results.iter().map(|r| result_row(&c.label, r)))
+        .flat_map(|c| c.results.iter().map(|r| result_row(u, &c.label, r)))
         .collect();
-    let h = header(&[
-        "Case",
-        "Goal",
-        "Status",
-        "Lower bound Mpps",
-        "Upper bound Mpps",
-        "Throughput Mpps",
-        "Gbps L1",
-        "Gbps L2",
-        "% line rate",
-        "Tester-limited at Mpps",
-    ]);
+    let h = vec![
+        "Case".to_owned(),
+        "Goal".to_owned(),
+        "Status".to_owned(),
+        u.head("Lower bound"),
+        u.head("Upper bound"),
+        u.head("Throughput"),
+        "Gbps L1".to_owned(),
+        "Gbps L2".to_owned(),
+        "% line rate".to_owned(),
+        u.head("Tester-limited at"),
+    ];
     table(out, None, &h, &rows);
     out.push_str(
         "<p class=\"note\">Per RFC 9971: the relevant lower and upper bounds of each goal's \
@@ -123,7 +160,7 @@ pub(crate) fn search_tables(out: &mut String, s: &SearchReport) {
                     vec![
                         c.label.clone(),
                         format!("{:.0} %", l.fraction * 100.0),
-                        mpps(Some(l.trial.offered_load_pps)),
+                        u.show(Some(l.trial.offered_load_pps)),
                         format!("{:.6}", l.trial.loss_ratio),
                         d.direction.clone(),
                         us(d.p50_ns),
@@ -138,10 +175,9 @@ pub(crate) fn search_tables(out: &mut String, s: &SearchReport) {
         .collect();
     if !under_load.is_empty() {
         out.push_str("<h3>Latency under load (fractions of the PDR's throughput)</h3>\n");
-        let h = header(&[
-            "Case",
-            "Load",
-            "Offered Mpps",
+        let mut h = header(&["Case", "Load"]);
+        h.push(u.head("Offered"));
+        h.extend(header(&[
             "Loss ratio",
             "Dir",
             "p50 us",
@@ -149,7 +185,7 @@ pub(crate) fn search_tables(out: &mut String, s: &SearchReport) {
             "p99 us",
             "p99.9 us",
             "Max us",
-        ]);
+        ]));
         table(out, None, &h, &under_load);
     }
     goals(out, s);
@@ -160,7 +196,7 @@ pub(crate) fn search_tables(out: &mut String, s: &SearchReport) {
             c.trials
                 .iter()
                 .enumerate()
-                .map(|(i, t)| trial_row(&c.label, i, t))
+                .map(|(i, t)| trial_row(u, &c.label, i, t))
         })
         .collect();
     let _ = writeln!(
@@ -168,16 +204,9 @@ pub(crate) fn search_tables(out: &mut String, s: &SearchReport) {
         "<details>\n<summary>Every trial ({})</summary>",
         trials.len()
     );
-    let h = header(&[
-        "Case",
-        "Trial",
-        "Intended Mpps",
-        "Offered Mpps",
-        "Forwarded Mpps",
-        "Loss ratio",
-        "Duration s",
-        "Tester-limited",
-    ]);
+    let mut h = header(&["Case", "Trial"]);
+    h.extend(["Intended", "Offered", "Forwarded"].map(|w| u.head(w)));
+    h.extend(header(&["Loss ratio", "Duration s", "Tester-limited"]));
     table(out, None, &h, &trials);
     out.push_str("</details>\n");
 }
@@ -200,5 +229,22 @@ mod tests {
         assert!(out.contains("<td>TX schedule slipped 3 %</td>"), "{out}");
         assert!(out.contains("<td class=\"num\">90 %</td>"), "{out}");
         assert!(!out.contains("did not finish"));
+        assert!(out.contains("<th>Lower bound Mpps</th>"), "{out}");
+    }
+
+    #[test]
+    fn loads_under_a_million_a_second_are_in_kpps() {
+        let mut s = search("x").search.unwrap();
+        for c in &mut s.cases {
+            c.max_load_pps = 20_000.0;
+            for r in &mut c.results {
+                r.lower_bound_pps = Some(5_120.0);
+            }
+        }
+        let mut out = String::new();
+        search_tables(&mut out, &s);
+        assert!(out.contains("<th>Lower bound kpps</th>"), "{out}");
+        assert!(out.contains("<th>Offered kpps</th>"), "{out}");
+        assert!(out.contains("<td class=\"num\">5.120</td>"), "{out}");
     }
 }
