@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use upfbench_stats::Direction;
-use upfbench_stats::report::{Report, SearchReport};
+use upfbench_stats::report::{Report, SearchReport, TrialLatency};
 
 use super::{Labelled, RowKey, case_row, step_row};
 
@@ -158,12 +158,10 @@ pub fn latency(reports: &[Labelled<'_>]) -> Vec<Series<Spread>> {
                     else {
                         continue;
                     };
-                    if let Some(l) = under_load
-                        .trial
-                        .latency
-                        .iter()
-                        .find(|l| l.direction == d.short())
-                    {
+                    // The model says "UL"; `upfbench search` writes "uplink": either names it.
+                    let named =
+                        |l: &&TrialLatency| l.direction == d.short() || l.direction == d.name();
+                    if let Some(l) = under_load.trial.latency.iter().find(named) {
                         fraction = Some(under_load.fraction);
                         values.entry(case_row(c)).or_insert(Spread {
                             p50_us: us(l.p50_ns),
@@ -224,5 +222,15 @@ mod tests {
                 p99_us: 12.0
             }
         );
+        // As `upfbench search` names the direction.
+        let mut s = search("upg");
+        let case = &mut s.search.as_mut().unwrap().cases[0];
+        case.latency_under_load[0].trial.latency[0].direction = "uplink".into();
+        let l = latency(&[Labelled {
+            label: "upg",
+            report: &s,
+        }]);
+        assert_eq!(l.len(), 1);
+        assert_eq!(l[0].name, "upg UL @90% PDR");
     }
 }
