@@ -1,10 +1,14 @@
 # The two commands of the README: `make quickstart` and `make test`.
 CARGO ?= cargo
 
-.PHONY: setup setup-lab build quickstart test lint fmt bench fuzz
+.PHONY: setup setup-lab setup-test build quickstart test lint fmt bench fuzz
 
 setup:
 	bash deploy/setup.sh
+
+# What the tests need beyond setup: chromium, for the report page's browser test.
+setup-test:
+	bash deploy/setup.sh --test
 
 # What the real-UPF lab (deploy/upflab-compare.sh) needs beyond setup: bpftool, jq, curl.
 setup-lab:
@@ -23,7 +27,7 @@ lint:
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --locked
 
-test: setup lint
+test: setup-test lint
 	bash deploy/mlrsearch-venv.sh
 	$(CARGO) test --workspace --locked
 	python3 -m unittest discover -s deploy/upflab

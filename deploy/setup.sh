@@ -5,14 +5,19 @@
 # (deploy/upflab-compare.sh, which calls this when one is missing): bpftool for eUPF's eBPF
 # statistics maps, jq for bpftool's and eUPF's JSON, curl for eUPF's REST API. `make test`
 # needs none of them.
+# --test: also what `make test` needs beyond building: Debian's chromium, the real browser the
+# report page's test (crates/present/tests/browser.rs) loads report.html in.
 set -euo pipefail
 
 lab=0
-case ${1:-} in
---lab) lab=1 ;;
-"") ;;
-*) echo "usage: $0 [--lab]" >&2; exit 2 ;;
-esac
+test=0
+for arg in "$@"; do
+  case $arg in
+  --lab) lab=1 ;;
+  --test) test=1 ;;
+  *) echo "usage: $0 [--lab] [--test]" >&2; exit 2 ;;
+  esac
+done
 
 # DPDK 22.11 and the headers bindgen reads; tshark and Scapy decode our packets independently in tests;
 # iproute2 builds the namespace lab; libsystemd-dev is needed only for static DPDK linking;
@@ -24,6 +29,9 @@ packages=(
 )
 if ((lab)); then
   packages+=(bpftool jq curl)
+fi
+if ((test)); then
+  packages+=(chromium)
 fi
 
 missing=()

@@ -56,6 +56,32 @@ pub enum Command {
     ///
     /// Example: upfbench search deploy/systems/memif.yaml profiles/search.yaml
     Search(SweepArgs),
+    /// Compare reports side by side, as the published UPF comparisons do: a row per payload
+    /// size, a column group per report (runs, sweeps and searches in any mix), each named by
+    /// its system file's `label` or else its folder's name.
+    ///
+    /// Runs and sweeps give Tx/Rx Gbps, Rx Kpps, loss and p50/p99 latency per direction;
+    /// searches their goals' (NDR, PDR) conditional throughput in Mpps and Gbps L1. Prints
+    /// Markdown (or CSV); `--out` also writes the tables, the plots and a page.
+    ///
+    /// Example: upfbench compare reports/*-open5gs-sweep reports/*-eupf-sweep --out compare
+    Compare(CompareArgs),
+}
+
+/// Arguments of `upfbench compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Reports: their report.json, or the folders holding one, in the order of the column
+    /// groups.
+    #[arg(value_name = "REPORT", required = true)]
+    pub reports: Vec<std::path::PathBuf>,
+    /// Print CSV (one wide table, plain numbers) instead of Markdown.
+    #[arg(long)]
+    pub csv: bool,
+    /// Also write compare.md, compare.csv, the plots (SVG) and report.html (all of it in one
+    /// page) into this directory, made if missing.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<std::path::PathBuf>,
 }
 
 /// Arguments of `upfbench ports`.
@@ -187,6 +213,27 @@ mod tests {
             [std::path::Path::new("a.yaml"), "b.yaml".as_ref()]
         );
         assert!(Cli::try_parse_from(["upfbench", "validate"]).is_err());
+    }
+
+    #[test]
+    fn compare_takes_reports_and_its_options() {
+        let cli = Cli::try_parse_from(["upfbench", "compare", "a", "b/report.json", "--csv"])
+            .expect("parses");
+        let Command::Compare(args) = cli.command else {
+            panic!("compare expected");
+        };
+        assert_eq!(
+            args.reports,
+            [std::path::Path::new("a"), "b/report.json".as_ref()]
+        );
+        assert!(args.csv && args.out.is_none());
+        let cli =
+            Cli::try_parse_from(["upfbench", "compare", "a", "--out", "dir"]).expect("parses");
+        let Command::Compare(args) = cli.command else {
+            panic!("compare expected");
+        };
+        assert_eq!(args.out.as_deref(), Some(std::path::Path::new("dir")));
+        assert!(Cli::try_parse_from(["upfbench", "compare"]).is_err());
     }
 
     #[test]

@@ -32,6 +32,7 @@ fn main() -> ExitCode {
         Command::Search(args) => {
             app::generate::run(&args.run, Mode::Search(args.payloads.as_deref()))
         }
+        Command::Compare(args) => app::compare::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

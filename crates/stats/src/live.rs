@@ -30,6 +30,13 @@ pub struct LiveDirection {
     pub rx_gbps_l1: f64,
     /// Received packet rate.
     pub rx_kpps: f64,
+    /// Packets sent over the interval.
+    pub tx_packets: u64,
+    /// Packets received over the interval (duplicates and late ones included).
+    pub rx_packets: u64,
+    /// Losses confirmed over the interval: positions that left their flow's reorder window
+    /// unreceived, so a loss shows up to a reorder window after the packet was due.
+    pub lost: u64,
     /// Losses confirmed since the start (positions that left the reorder window).
     pub lost_total: u64,
     /// `lost_total` against everything sent so far, in percent.
@@ -39,6 +46,8 @@ pub struct LiveDirection {
     pub late_total: u64,
     /// Latency mean over the interval's samples (ns).
     pub lat_avg_ns: Option<f64>,
+    /// Latency median over the interval (ns).
+    pub lat_p50_ns: Option<u64>,
     /// Latency 99th percentile over the interval (ns).
     pub lat_p99_ns: Option<u64>,
     /// Largest latency of the interval (ns).
@@ -53,6 +62,9 @@ pub struct LiveDirection {
 pub struct LiveLine {
     /// Time since the first call (ns).
     pub elapsed_ns: u64,
+    /// Time since the previous call (ns): the interval the rates and the latency are of (0
+    /// for the first call, which only sets the baseline).
+    pub interval_ns: u64,
     /// Active directions, uplink first.
     pub directions: Vec<LiveDirection>,
 }
@@ -115,6 +127,7 @@ pub struct LiveMeter {
     last_ns: u64,
     last_tx: [TrafficCounters; 2],
     last_rx: [TrafficCounters; 2],
+    last_lost: [u64; 2],
     latency: [LatencyRecorder; 2],
     log: Option<IntervalLog>,
     log_failures: u64,
@@ -129,6 +142,7 @@ impl LiveMeter {
             last_ns: 0,
             last_tx: [TrafficCounters::default(); 2],
             last_rx: [TrafficCounters::default(); 2],
+            last_lost: [0; 2],
             latency: [r.clone(), r],
             log: None,
             log_failures: 0,
@@ -181,6 +195,8 @@ impl LiveMeter {
             let drx = rx_now.traffic.since(&self.last_rx[i]);
             self.last_tx[i] = tx_now;
             self.last_rx[i] = rx_now.traffic;
+            let lost = rx_now.lost_confirmed.saturating_sub(self.last_lost[i]);
+            self.last_lost[i] = rx_now.lost_confirmed;
             if tx_now.packets == 0 && rx_now.traffic.packets == 0 {
                 continue;
             }
@@ -204,10 +220,14 @@ impl LiveMeter {
                 tx_kpps: kpps(dtx.packets, dt),
                 rx_gbps_l1: gbps(drx.bytes_l1(), dt),
                 rx_kpps: kpps(drx.packets, dt),
+                tx_packets: dtx.packets,
+                rx_packets: drx.packets,
+                lost,
                 lost_total: rx_now.lost_confirmed,
                 loss_pct_total: percent(rx_now.lost_confirmed, tx_now.packets),
                 late_total: rx_now.late,
                 lat_avg_ns: l.mean_ns(),
+                lat_p50_ns: l.quantile_ns(0.5),
                 lat_p99_ns: l.quantile_ns(0.99),
                 lat_max_ns: l.max_ns(),
                 tx_late_ns,
@@ -219,6 +239,7 @@ impl LiveMeter {
         self.last_ns = now_ns;
         LiveLine {
             elapsed_ns: now_ns.saturating_sub(start),
+            interval_ns: dt,
             directions,
         }
     }
@@ -235,10 +256,14 @@ mod tests {
             tx_kpps: 1_000.0,
             rx_gbps_l1: 0.992,
             rx_kpps: 1_000.0,
+            tx_packets: 1_000_000,
+            rx_packets: 1_000_000,
+            lost: 0,
             lost_total: 0,
             loss_pct_total: 0.0,
             late_total: 0,
             lat_avg_ns: Some(1_500.0),
+            lat_p50_ns: Some(1_400),
             lat_p99_ns: Some(2_000),
             lat_max_ns: Some(9_000),
             tx_late_ns,
@@ -248,6 +273,7 @@ mod tests {
     fn line(directions: Vec<LiveDirection>) -> String {
         LiveLine {
             elapsed_ns: 3_000_000_000,
+            interval_ns: 1_000_000_000,
             directions,
         }
         .to_string()

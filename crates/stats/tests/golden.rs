@@ -114,6 +114,7 @@ fn report() -> Report {
             frames("N3", [14_879_718, 0, 0], [14_880_949, 0, 1, 2]),
             frames("N6", [14_880_950, 0, 2], [14_880_952, 0, 0, 0]),
         ],
+        seconds: vec![],
     });
     // The uplink senders fell behind: one of its two streams slipped twice.
     let slip = TxSlip {
@@ -147,6 +148,7 @@ fn report() -> Report {
         rx_rejected: Default::default(),
         streams: vec![],
         frames: vec![],
+        seconds: vec![],
     });
     r.control = Some(ControlReport {
         upf: "192.168.14.151:8805".into(),

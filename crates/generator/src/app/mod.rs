@@ -1,5 +1,6 @@
 //! One module per command: each wires the parts together and owns its exits.
 
+pub mod compare;
 pub mod generate;
 pub mod kernel_counters;
 pub mod live;

@@ -3,6 +3,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use upfbench_present::figures::report_figures;
+use upfbench_present::folder::{REPORT_HTML, REPORT_JSON, hlog_file_name};
+use upfbench_present::html::report_page;
 use upfbench_stats::report::{Report, StepReport};
 
 use super::timeline::Timeline;
@@ -31,8 +34,10 @@ pub fn write_report(
 }
 
 /// report.json, report.csv (a row per step and direction), ports.csv, control.csv (with PFCP),
-/// report.txt, events.jsonl (the run's timeline) and a latency interval log per step that
-/// kept one ([`hlog_name`]).
+/// report.txt, events.jsonl (the run's timeline), a latency interval log per step that kept
+/// one ([`hlog_file_name`]), the plots as SVG files and report.html, the page that shows the
+/// tables and the plots. `hlogs` are the steps' interval logs, in the order of the report's
+/// steps.
 pub fn write_files(
     report: &Report,
     hlogs: &[(&StepReport, &Option<Vec<u8>>)],
@@ -43,7 +48,7 @@ pub fn write_files(
         std::fs::write(folder.join(name), bytes)
             .with_context(|| format!("writing {}", folder.join(name).display()))
     };
-    write("report.json", report.to_json().as_bytes())?;
+    write(REPORT_JSON, report.to_json().as_bytes())?;
     write("report.csv", report.to_csv().as_bytes())?;
     write("ports.csv", report.ports_csv().as_bytes())?;
     if report.control.is_some() {
@@ -53,30 +58,17 @@ pub fn write_files(
     write("events.jsonl", timeline.to_jsonl().as_bytes())?;
     for (step, log) in hlogs {
         if let Some(bytes) = log {
-            write(&hlog_name(step), bytes)?;
+            write(&hlog_file_name(step), bytes)?;
         }
     }
+    let logs: Vec<Option<&[u8]>> = hlogs.iter().map(|(_, log)| log.as_deref()).collect();
+    // A plot that cannot be drawn says so on the page; it does not fail the run's report.
+    let figures = report_figures(report, &logs);
+    for f in &figures {
+        if let Ok(svg) = &f.svg {
+            write(&f.file_name, svg.as_bytes())?;
+        }
+    }
+    write(REPORT_HTML, report_page(report, &figures).as_bytes())?;
     Ok(())
-}
-
-/// The file of a step's latency interval log: `latency.hlog` for a run, `latency-300B.hlog`
-/// for a sweep's step, and the label made a file name for others (a search's latency trials:
-/// `latency-300B-both-latency-at-50pct-of-PDR.hlog`).
-pub fn hlog_name(step: &StepReport) -> String {
-    if !step.label.contains(':') {
-        return match step.payload_bytes {
-            Some(p) => format!("latency-{p}B.hlog"),
-            None => "latency.hlog".to_owned(),
-        };
-    }
-    let text = step.label.replace(" B", "B").replace('%', "pct");
-    let mut slug = String::new();
-    for c in text.chars() {
-        if c.is_ascii_alphanumeric() {
-            slug.push(c);
-        } else if !slug.ends_with('-') {
-            slug.push('-');
-        }
-    }
-    format!("latency-{}.hlog", slug.trim_matches('-'))
 }

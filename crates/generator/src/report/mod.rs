@@ -13,10 +13,11 @@ mod tx_slip;
 pub use clock::clock_report;
 pub use control::{ControlTimes, control_report};
 pub use counters::{counter_notes, port_frames, port_report, rejected};
-pub use files::{hlog_name, write_files, write_report};
+pub use files::{write_files, write_report};
 pub use step::{StepMeasurements, step_report};
 pub use timeline::{RunEvent, StepFigures, Timeline};
 pub use tx_slip::{add_slips, merge_slips, slip_warning};
+pub use upfbench_present::folder::hlog_file_name as hlog_name;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -24,7 +25,7 @@ use upfbench_stats::report::Report;
 
 use crate::plan::Plan;
 
-/// What a run is called in the report: its profile, its ports, its workers and UEs.
+/// What a run is called in the report: its profile, its ports, its workers and UEs, its label.
 #[derive(Debug, Clone, Copy)]
 pub struct RunIdentity<'a> {
     /// The profile's name.
@@ -35,6 +36,8 @@ pub struct RunIdentity<'a> {
     pub workers: u16,
     /// UEs (sessions).
     pub ues: u32,
+    /// The system file's `label`, if it has one.
+    pub label: Option<&'a str>,
 }
 
 /// Now, in milliseconds since the Unix epoch (0 if the clock is before it).
@@ -56,6 +59,9 @@ pub fn new_report(run: RunIdentity<'_>) -> Report {
         .config
         .insert("workers".into(), run.workers.to_string());
     report.config.insert("ues".into(), run.ues.to_string());
+    if let Some(label) = run.label {
+        report.config.insert("label".into(), label.to_owned());
+    }
     report
 }
 
@@ -64,5 +70,29 @@ pub fn step_label(plan: &Plan) -> String {
     match plan.payload {
         Some(p) => format!("{p} B"),
         None => "run".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn identity(label: Option<&str>) -> RunIdentity<'_> {
+        RunIdentity {
+            profile: "quickstart",
+            ports: ["net_memif0", "net_memif1"],
+            workers: 1,
+            ues: 4,
+            label,
+        }
+    }
+
+    #[test]
+    fn the_system_files_label_is_carried_into_the_reports_config() {
+        let report = new_report(identity(Some("eupf 0.6 xdp")));
+        assert_eq!(report.config["label"], "eupf 0.6 xdp");
+        assert_eq!(report.config["profile"], "quickstart");
+        // No label: none in the report, and a comparison falls back on the folder's name.
+        assert!(!new_report(identity(None)).config.contains_key("label"));
     }
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::harness::{assert_sessions, serial, warnings};
+use crate::harness::{assert_sessions, report_folder, serial, warnings};
 use crate::memif::{Memif, finish};
 
 /// The reflector's cap, per direction.
@@ -65,6 +65,18 @@ fn search(case: &str, impairments: &str, latency_loads: &str) -> (Value, String)
     assert!(o.status.success(), "generator: {}\n{}", o.status, o.stdout);
     let case = o.report["search"]["cases"][0].clone();
     assert_eq!(case["label"], "100 B both");
+    // The page beside the report: the case's loss against load, and a latency distribution
+    // per latency trial, each also an SVG file.
+    let folder = report_folder(&bed.reports());
+    let page = std::fs::read_to_string(folder.join("report.html")).expect("report.html");
+    let under_load = case["latency_under_load"].as_array().map_or(0, Vec::len);
+    assert_eq!(
+        page.matches("<svg ").count(),
+        1 + under_load,
+        "plots in report.html"
+    );
+    assert!(page.contains("100 B both: loss ratio against offered load"));
+    assert!(folder.join("search-100B-both.svg").is_file());
     (case, o.stdout)
 }
 

@@ -1,6 +1,7 @@
 //! `upfbench sweep` against the reflector over memif: the profile's payloads one after the
 //! other, each step measured exactly and reported on its own (a row of the comparison table,
-//! a step of report.json, an interval log), with the system file's initial PFCP window.
+//! a step of report.json with its timeline, an interval log, two plots on report.html), with
+//! the system file's initial PFCP window.
 
 use std::time::Duration;
 
@@ -123,6 +124,35 @@ fn memif_sweep_measures_every_payload_exactly_and_reports_each_step() {
                 logged, samples,
                 "{p} B {name}: the interval log holds every sample"
             );
+            // The step's timeline: the live lines' packets add up to what it sent.
+            let seconds = step["seconds"].as_array().expect("the step's seconds");
+            let timeline_sent: u64 = seconds
+                .iter()
+                .flat_map(|s| s["directions"].as_array().expect("directions"))
+                .filter(|d| d["direction"] == name)
+                .map(|d| num(d, &["tx_packets"]))
+                .sum();
+            assert_eq!(timeline_sent, sent, "{p} B {name}: the seconds' packets");
+        }
+        assert_eq!(
+            step["seconds"].as_array().unwrap().last().unwrap()["phase"],
+            "end"
+        );
+    }
+    // The page beside the report: its tables and a latency distribution and a timeline per
+    // step, each also an SVG file.
+    let html = std::fs::read_to_string(folder.join("report.html")).expect("report.html");
+    assert_eq!(
+        html.matches("<svg ").count(),
+        2 * PAYLOADS.len(),
+        "plots in report.html"
+    );
+    assert!(html.contains("<h1>upfbench sweep: e2e</h1>"), "{html}");
+    assert!(!html.contains("http"), "a URL in report.html");
+    for p in PAYLOADS {
+        for kind in ["latency", "timeline"] {
+            let svg = folder.join(format!("{kind}-{p}B.svg"));
+            assert!(svg.is_file(), "{}", svg.display());
         }
     }
     let table = std::fs::read_to_string(folder.join("report.txt")).expect("report.txt");

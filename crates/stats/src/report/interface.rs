@@ -158,6 +158,7 @@ mod tests {
             rx_rejected: Default::default(),
             streams: Vec::new(),
             frames: Vec::new(),
+            seconds: Vec::new(),
         }
     }
 

@@ -7,6 +7,7 @@ mod interface;
 mod model;
 mod search;
 mod search_table;
+mod seconds;
 mod slip;
 mod summary;
 mod table;
@@ -28,6 +29,7 @@ pub use search::{
     GoalResult, GoalSpec, GoalStatus, LatencyBoundSpec, LoadLatency, SearchCase, SearchReport,
     TrialLatency, TrialRecord,
 };
+pub use seconds::{SecondDirection, StepSecond};
 pub use slip::TxSlip;
 pub use summary::loss_text;
 pub use table::render_table;

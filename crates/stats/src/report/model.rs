@@ -14,6 +14,7 @@ use super::clock::ClockReport;
 use super::frames::PortFrames;
 use super::interface::KernelInterface;
 use super::search::SearchReport;
+use super::seconds::StepSecond;
 use super::slip::TxSlip;
 use super::time::rfc3339_utc;
 
@@ -193,6 +194,11 @@ pub struct StepReport {
     /// first): with [`Self::ports`], what lets counters outside the tester be reconciled.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub frames: Vec<PortFrames>,
+    /// What the live line showed each second of the step, warm-up and drain included: the
+    /// step's timeline (rates, losses and latency per second). Empty in reports written before
+    /// it existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seconds: Vec<StepSecond>,
 }
 
 /// One stream of the profile (e.g. "ul", or one size of an IMIX), summed over its flows.
@@ -443,6 +449,7 @@ impl StepReport {
             rx_rejected: BTreeMap::new(),
             streams: Vec::new(),
             frames: Vec::new(),
+            seconds: Vec::new(),
         }
     }
 }

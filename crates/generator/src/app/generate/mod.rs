@@ -157,6 +157,7 @@ impl Setup<'_> {
             ports: [&self.names[0], &self.names[1]],
             workers: self.system.cores.workers.len() as u16,
             ues: self.profile.sessions.count,
+            label: self.system.label.as_deref(),
         }
     }
 }

@@ -1,12 +1,12 @@
 //! One step from the run's side: its workers launched with the live meter and the counters
 //! read at its start; at its end the workers joined, the report's step section made, and the
-//! kernel's counters and the latency interval log added.
+//! kernel's counters, the latency interval log and the live lines (the step's timeline) added.
 
 use std::time::{Instant, SystemTime};
 
 use anyhow::Result;
 use upfbench_dpdk::{LcoreScope, Port, PortStats, tsc};
-use upfbench_stats::report::StepReport;
+use upfbench_stats::report::{StepReport, StepSecond};
 use upfbench_stats::{IntervalLog, LiveMeter, RxHandle, TxHandle};
 
 use crate::app::kernel_counters::{KernelCounters, KernelReading};
@@ -28,6 +28,8 @@ pub(super) struct Running<'s, 'p> {
     /// The step's clock: its TSC frequency is the one measured when the step started.
     pub(super) clock: Clock,
     kernel_before: KernelReading,
+    /// The live lines so far, for the step's timeline in the report.
+    seconds: Vec<StepSecond>,
 }
 
 /// What a step measured.
@@ -87,6 +89,7 @@ pub(super) fn start<'s, 'p>(
         ports_before,
         clock: wiring.clock,
         kernel_before,
+        seconds: Vec::new(),
     })
 }
 
@@ -97,6 +100,10 @@ pub(super) fn live_line(r: &mut Running<'_, '_>, control: &PhaseBoard) -> String
     let rx: Vec<_> = r.workers.rx.iter().map(RxHandle::snapshot).collect();
     let line = r.live.line(r.clock.ns(tsc()), &tx, &rx);
     let phase = control.phase();
+    r.seconds.extend(StepSecond::from_live(
+        &line,
+        format!("{phase:?}").to_lowercase(),
+    ));
     if phase == Phase::Warmup {
         // Warm-up packets prime the UPF's flows and are not measured.
         format!(
@@ -141,7 +148,9 @@ pub(super) fn finish<'p>(
     }
     let tx: Vec<_> = r.workers.tx.iter().map(TxHandle::snapshot).collect();
     let rx: Vec<_> = r.workers.rx.iter().map(RxHandle::snapshot).collect();
-    r.live.line(r.clock.ns(tsc()), &tx, &rx);
+    let last = r.live.line(r.clock.ns(tsc()), &tx, &rx);
+    r.seconds.extend(StepSecond::from_live(&last, "end"));
+    report.seconds = r.seconds;
     let hlog = r.live.take_interval_log().map(|(log, failures)| {
         if failures > 0 {
             report.warnings.push(format!(

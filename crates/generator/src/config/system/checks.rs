@@ -303,3 +303,23 @@ pub(crate) fn check_port_pair(a: &PortView<'_>, b: &PortView<'_>, issues: &mut I
         );
     }
 }
+
+/// The longest label: a column group's name in a comparison table.
+const LABEL_MAX_CHARS: usize = 40;
+
+/// The system file's `label`: a name for a comparison's column group, one line, short.
+pub(crate) fn check_label(label: &str, issues: &mut Issues) {
+    if label.trim().is_empty() {
+        issues.add("label", "give a name, or leave `label` out");
+    } else if label.chars().any(char::is_control) {
+        issues.add("label", "one line of text, no control characters");
+    } else if label.chars().count() > LABEL_MAX_CHARS {
+        issues.add(
+            "label",
+            format!(
+                "{} characters: at most {LABEL_MAX_CHARS} (it heads a comparison's columns)",
+                label.chars().count()
+            ),
+        );
+    }
+}

@@ -18,7 +18,7 @@ use super::units::{IpPrefix, Ipv4Prefix, PFCP_PORT, serde_text};
 mod checks;
 
 pub(crate) use checks::{
-    PortView, check_cores, check_eal, check_port, check_port_pair, check_queues,
+    PortView, check_cores, check_eal, check_label, check_port, check_port_pair, check_queues,
 };
 
 /// The machine running the generator (`upfbench run SYSTEM PROFILE`).
@@ -56,6 +56,11 @@ pub struct System {
     /// Directory the reports are written to (default `reports`).
     #[serde(default = "default_reports")]
     pub reports: PathBuf,
+    /// What the reports of runs on this system are called in a comparison (`upfbench
+    /// compare`): the UPF and its set-up, `open5gs 2.7 2 cores`. Absent: the report's folder
+    /// name.
+    #[serde(default)]
+    pub label: Option<String>,
 }
 
 fn default_reports() -> PathBuf {
@@ -479,6 +484,9 @@ impl Check for System {
         }
         if self.reports.as_os_str().is_empty() {
             issues.add("reports", "give a directory");
+        }
+        if let Some(label) = &self.label {
+            check_label(label, issues);
         }
     }
 }

@@ -1,0 +1,344 @@
+//! The comparison's model: sections (a direction of the runs and sweeps, a direction set of
+//! the searches), each with a column group per report that has figures there and a row per
+//! payload; each cell as the table shows it and as CSV holds it.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use upfbench_stats::Direction;
+use upfbench_stats::report::{DirectionReport, GoalResult, GoalStatus};
+
+use super::{Labelled, RowKey, case_row, step_row};
+
+/// One column of a group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Column {
+    /// Its heading within the group (`Tx Gbps`, `NDR Mpps`).
+    pub name: String,
+    /// Only in CSV (a search's status, which the table writes into the figure's cell).
+    pub csv_only: bool,
+}
+
+/// A report's columns in a section.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    /// The report's label.
+    pub label: String,
+    /// Its columns.
+    pub columns: Vec<Column>,
+}
+
+/// One cell: as the table shows it (`1.234`, `≥ 0.840`, `-`) and as CSV holds it (the plain
+/// number, or empty).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    /// The table's text.
+    pub text: String,
+    /// The CSV field.
+    pub csv: String,
+}
+
+impl Cell {
+    fn missing() -> Cell {
+        Cell {
+            text: "-".to_owned(),
+            csv: String::new(),
+        }
+    }
+
+    fn number(v: f64, decimals: usize) -> Cell {
+        let s = format!("{v:.decimals$}");
+        Cell {
+            text: s.clone(),
+            csv: s,
+        }
+    }
+}
+
+/// A row: its payload, and its cells, the groups' columns one after the other.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// What the row stands for.
+    pub key: RowKey,
+    /// The cells, one per column of every group in order.
+    pub cells: Vec<Cell>,
+}
+
+/// One table of the comparison.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Section {
+    /// Its heading (`Uplink`, `Throughput search, both directions at once`).
+    pub title: String,
+    /// Its short name, which CSV puts before each column's (`UL`, `both`).
+    pub short: String,
+    /// The column groups, one per report with figures here.
+    pub groups: Vec<Group>,
+    /// The rows, by payload.
+    pub rows: Vec<Row>,
+}
+
+/// A report compared: what the comparison's heading says of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compared {
+    /// Its label.
+    pub label: String,
+    /// `run`, `sweep` or `search`.
+    pub kind: &'static str,
+    /// Its profile.
+    pub profile: String,
+    /// When it started (RFC 3339).
+    pub started: String,
+}
+
+impl Compared {
+    fn of(r: &Labelled<'_>) -> Compared {
+        let report = r.report;
+        let kind = if report.search.is_some() {
+            "search"
+        } else if report.steps.iter().any(|s| s.payload_bytes.is_some()) {
+            "sweep"
+        } else {
+            "run"
+        };
+        Compared {
+            label: r.label.to_owned(),
+            kind,
+            profile: report.config.get("profile").cloned().unwrap_or_default(),
+            started: report.started.clone(),
+        }
+    }
+}
+
+/// The whole comparison.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    /// The reports, in the order given.
+    pub reports: Vec<Compared>,
+    /// The sections: the runs' uplink and downlink, then the searches by direction set.
+    pub sections: Vec<Section>,
+    /// What the reader should know (a report with nothing to compare, a row given twice).
+    pub notes: Vec<String>,
+}
+
+/// The figures of a run's direction, in µs for latency.
+const RUN_COLUMNS: [(&str, usize); 6] = [
+    ("Tx Gbps", 3),
+    ("Rx Gbps", 3),
+    ("Rx Kpps", 1),
+    ("Loss %", 3),
+    ("p50 us", 2),
+    ("p99 us", 2),
+];
+
+fn run_cells(d: &DirectionReport) -> Vec<Cell> {
+    let l = d.latency.as_ref();
+    let us = |ns: Option<u64>| ns.map_or_else(Cell::missing, |n| Cell::number(n as f64 / 1e3, 2));
+    vec![
+        Cell::number(d.tx.gbps_l1, 3),
+        Cell::number(d.rx.gbps_l1, 3),
+        Cell::number(d.rx.kpps, 1),
+        Cell::number(d.loss.loss_pct, 3),
+        us(l.map(|l| l.p50_ns)),
+        us(l.map(|l| l.p99_ns)),
+    ]
+}
+
+/// A goal's throughput as the table shows it: the figure, marked when it is not a plain
+/// measurement (`≥` for a lower bound only, `<` under Min Load, the tester's limit named).
+fn goal_cells(r: Option<&GoalResult>) -> [Cell; 3] {
+    let Some(r) = r else {
+        return [Cell::missing(), Cell::missing(), Cell::missing()];
+    };
+    let figure = |v: Option<f64>, decimals: usize| {
+        let Some(v) = v else {
+            return Cell::missing();
+        };
+        let n = format!("{v:.decimals$}");
+        let text = match r.status {
+            GoalStatus::Regular => n.clone(),
+            GoalStatus::MaxLoadLowerBound => format!("≥ {n}"),
+            GoalStatus::TesterLimited => format!("≥ {n} (tester-limited)"),
+            GoalStatus::MinLoadUpperBound => format!("< {n}"),
+            GoalStatus::Incomplete => format!("{n} (incomplete)"),
+        };
+        Cell { text, csv: n }
+    };
+    // Under Min Load there is no lower bound: the upper bound is the figure.
+    let pps = r.conditional_throughput_pps.or(match r.status {
+        GoalStatus::MinLoadUpperBound => r.upper_bound_pps,
+        _ => None,
+    });
+    let status = Cell {
+        text: r.status.name().to_owned(),
+        csv: r.status.name().to_owned(),
+    };
+    [
+        figure(pps.map(|p| p / 1e6), 3),
+        figure(r.gbps_l1, 3),
+        status,
+    ]
+}
+
+/// Rows of `groups`' cells by key, each group's cells `width` wide, missing ones filled in.
+fn rows(groups: &[(usize, BTreeMap<RowKey, Vec<Cell>>)]) -> Vec<Row> {
+    let keys: BTreeSet<&RowKey> = groups.iter().flat_map(|(_, m)| m.keys()).collect();
+    keys.into_iter()
+        .map(|k| Row {
+            key: k.clone(),
+            cells: groups
+                .iter()
+                .flat_map(|(width, m)| {
+                    m.get(k)
+                        .cloned()
+                        .unwrap_or_else(|| vec![Cell::missing(); *width])
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+fn direction_section(reports: &[Labelled<'_>], d: Direction, notes: &mut Vec<String>) -> Section {
+    let mut groups = Vec::new();
+    let mut cells = Vec::new();
+    for r in reports.iter().filter(|r| r.report.search.is_none()) {
+        let mut by_row: BTreeMap<RowKey, Vec<Cell>> = BTreeMap::new();
+        for step in &r.report.steps {
+            for dir in step.directions.iter().filter(|x| x.direction == d) {
+                let key = step_row(step, d);
+                if by_row.contains_key(&key) {
+                    notes.push(format!(
+                        "{}: more than one {} step at {key}; the first is shown",
+                        r.label,
+                        d.name()
+                    ));
+                    continue;
+                }
+                by_row.insert(key, run_cells(dir));
+            }
+        }
+        if by_row.is_empty() {
+            continue;
+        }
+        groups.push(Group {
+            label: r.label.to_owned(),
+            columns: RUN_COLUMNS
+                .iter()
+                .map(|(name, _)| Column {
+                    name: (*name).to_owned(),
+                    csv_only: false,
+                })
+                .collect(),
+        });
+        cells.push((RUN_COLUMNS.len(), by_row));
+    }
+    Section {
+        title: match d {
+            Direction::Uplink => "Uplink (GTP-U on N3 → N6)".to_owned(),
+            Direction::Downlink => "Downlink (N6 → GTP-U on N3)".to_owned(),
+        },
+        short: d.short().to_owned(),
+        groups,
+        rows: rows(&cells),
+    }
+}
+
+fn search_section(reports: &[Labelled<'_>], set: &str, notes: &mut Vec<String>) -> Section {
+    let mut groups = Vec::new();
+    let mut cells = Vec::new();
+    for r in reports {
+        let Some(search) = &r.report.search else {
+            continue;
+        };
+        let mut by_row: BTreeMap<RowKey, Vec<Cell>> = BTreeMap::new();
+        for case in search.cases.iter().filter(|c| c.directions == set) {
+            let key = case_row(case);
+            if by_row.contains_key(&key) {
+                notes.push(format!(
+                    "{}: more than one case at {key} {set}; the first is shown",
+                    r.label
+                ));
+                continue;
+            }
+            let row = search
+                .goals
+                .iter()
+                .flat_map(|g| goal_cells(case.results.iter().find(|x| x.goal == g.name)))
+                .collect();
+            by_row.insert(key, row);
+        }
+        if by_row.is_empty() {
+            continue;
+        }
+        if !search.complete {
+            notes.push(format!(
+                "{}: the search did not finish; its bounds are not final",
+                r.label
+            ));
+        }
+        groups.push(Group {
+            label: r.label.to_owned(),
+            columns: search
+                .goals
+                .iter()
+                .flat_map(|g| {
+                    [("Mpps", false), ("Gbps", false), ("status", true)].map(|(what, csv_only)| {
+                        Column {
+                            name: format!("{} {what}", g.name),
+                            csv_only,
+                        }
+                    })
+                })
+                .collect(),
+        });
+        cells.push((3 * search.goals.len(), by_row));
+    }
+    let title = match set {
+        "both" => {
+            "Throughput search, both directions at once (their Mpps and Gbps L1 added)".to_owned()
+        }
+        other => format!("Throughput search, {other}"),
+    };
+    Section {
+        title,
+        short: set.to_owned(),
+        groups,
+        rows: rows(&cells),
+    }
+}
+
+impl Comparison {
+    /// The comparison of `reports`, in their order (labels as given: see
+    /// [`super::distinct_labels`]).
+    pub fn new(reports: &[Labelled<'_>]) -> Comparison {
+        let mut notes = Vec::new();
+        let mut sections: Vec<Section> = Direction::ALL
+            .into_iter()
+            .map(|d| direction_section(reports, d, &mut notes))
+            .collect();
+        let mut sets: Vec<&str> = Vec::new();
+        for r in reports {
+            for c in r.report.search.iter().flat_map(|s| &s.cases) {
+                if !sets.contains(&c.directions.as_str()) {
+                    sets.push(&c.directions);
+                }
+            }
+        }
+        sections.extend(
+            sets.into_iter()
+                .map(|set| search_section(reports, set, &mut notes)),
+        );
+        sections.retain(|s| !s.groups.is_empty());
+        for r in reports {
+            if !sections
+                .iter()
+                .any(|s| s.groups.iter().any(|g| g.label == r.label))
+            {
+                notes.push(format!("{}: nothing measured to compare", r.label));
+            }
+        }
+        Comparison {
+            reports: reports.iter().map(Compared::of).collect(),
+            sections,
+            notes,
+        }
+    }
+}

@@ -1,0 +1,152 @@
+//! A report folder's page: what ran, against which UPF, when and with which tool; the summary
+//! tables; the plots; the warnings.
+
+use std::fmt::Write as _;
+
+use upfbench_stats::report::Report;
+
+use super::run_tables::direction_tables;
+use super::search_tables::search_tables;
+use super::{escape, facts, figures, page, warnings};
+use crate::figures::Figure;
+
+/// `run`, `sweep` or `search`: what wrote the report.
+fn kind(report: &Report) -> &'static str {
+    if report.search.is_some() {
+        "search"
+    } else if report.steps.iter().any(|s| s.payload_bytes.is_some()) {
+        "sweep"
+    } else {
+        "run"
+    }
+}
+
+/// The UPF as the report knows it: its N4 address when the run programmed it.
+fn upf(report: &Report) -> String {
+    match (&report.control, report.config.get("upf")) {
+        (_, Some(upf)) => upf.clone(),
+        (Some(c), None) => format!("N4 peer {}", c.upf),
+        (None, None) => "not programmed over PFCP".to_owned(),
+    }
+}
+
+/// The page of `report` with its `figures` (see [`crate::figures::report_figures`]).
+pub fn report_page(report: &Report, plots: &[Figure]) -> String {
+    let c = &report.config;
+    let profile = c.get("profile").cloned().unwrap_or_else(|| "-".to_owned());
+    let name = c.get("label").cloned().unwrap_or_else(|| profile.clone());
+    let kind = kind(report);
+    let mut body = String::new();
+    let _ = writeln!(
+        body,
+        "<header>\n<h1>upfbench {kind}: {}</h1>",
+        escape(&name)
+    );
+    let mut list = vec![
+        ("Profile", profile),
+        ("UPF", upf(report)),
+        ("Started", report.started.clone()),
+        ("Duration", format!("{:.1} s", report.duration_s)),
+        (
+            "Tool",
+            format!("{} {}", report.tool.name, report.tool.version),
+        ),
+    ];
+    if let Some(label) = c.get("label") {
+        list.push(("Label", label.clone()));
+    }
+    for (key, name) in [
+        ("ues", "UEs"),
+        ("workers", "Workers"),
+        ("n3", "N3 port"),
+        ("n6", "N6 port"),
+    ] {
+        if let Some(v) = c.get(key) {
+            list.push((name, v.clone()));
+        }
+    }
+    facts(&mut body, &list);
+    body.push_str("</header>\n");
+
+    body.push_str("<section>\n<h2>Summary</h2>\n");
+    match &report.search {
+        Some(s) => search_tables(&mut body, s),
+        None if report.steps.is_empty() => body.push_str("<p>Nothing was measured.</p>\n"),
+        None => direction_tables(&mut body, report),
+    }
+    body.push_str("</section>\n");
+
+    if !plots.is_empty() {
+        body.push_str("<section>\n<h2>Plots</h2>\n");
+        figures(&mut body, plots);
+        body.push_str("</section>\n");
+    }
+
+    body.push_str("<section>\n<h2>Warnings</h2>\n");
+    let all: Vec<String> = report
+        .warnings
+        .iter()
+        .cloned()
+        .chain(
+            report
+                .steps
+                .iter()
+                .flat_map(|s| s.warnings.iter().map(move |w| format!("{}: {w}", s.label))),
+        )
+        .collect();
+    warnings(&mut body, &all);
+    body.push_str("</section>\n");
+    let _ = writeln!(
+        body,
+        "<footer>Written by {} {} beside report.json, whose figures it shows (report.txt has \
+         every table, report.csv every figure; the plots are also SVG files in this \
+         folder).</footer>",
+        escape(&report.tool.name),
+        escape(&report.tool.version)
+    );
+    page(
+        &format!("upfbench {kind}: {name}, {}", report.started),
+        &body,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::figures::report_figures;
+    use crate::samples::{search, sweep};
+
+    #[test]
+    fn a_sweeps_page_has_its_header_tables_plots_and_warnings() {
+        let mut report = sweep("open5gs 2.7.7", 100);
+        report.steps[1].warnings.push("TX fell behind".into());
+        let plots = report_figures(&report, &[]);
+        let html = report_page(&report, &plots);
+        assert!(
+            html.contains("<h1>upfbench sweep: open5gs 2.7.7</h1>"),
+            "{html}"
+        );
+        assert!(html.contains("<dt>Profile</dt><dd>published</dd>"));
+        assert!(html.contains("<dt>UPF</dt><dd>not programmed over PFCP</dd>"));
+        assert!(html.contains("<dt>Tool</dt><dd>upfbench 0.1.0</dd>"));
+        assert_eq!(html.matches("<svg ").count(), plots.len());
+        assert_eq!(html.matches("<figcaption>").count(), 6);
+        assert!(html.contains(
+            "<li class=\"warning\">a &lt;run-wide&gt; warning &amp; its &quot;quotes&quot;</li>"
+        ));
+        assert!(html.contains("<li class=\"warning\">300 B: TX fell behind</li>"));
+        for never in ["http:", "https:", "<script", "<link", "<img", "url("] {
+            assert!(!html.contains(never), "{never}");
+        }
+    }
+
+    #[test]
+    fn a_searchs_page_has_its_results_and_plots() {
+        let report = search("upg-vpp");
+        let html = report_page(&report, &report_figures(&report, &[]));
+        assert!(html.contains("<h1>upfbench search: upg-vpp</h1>"));
+        assert!(html.contains("<h3>Results</h3>"));
+        assert_eq!(html.matches("<svg ").count(), 3);
+        assert!(html.contains("<p>None.</p>"));
+    }
+}
