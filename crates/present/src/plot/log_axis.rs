@@ -1,4 +1,5 @@
-//! A log axis for latencies, ticked at 1, 2 and 5 times each power of ten. Plotters' own log
+//! A log axis, ticked at 1, 2 and 5 times each power of ten (at every whole multiple when that
+//! leaves fewer than three ticks, at its ends when even that does). Plotters' own log
 //! coordinate ticks a range that starts between powers of ten only from the first power on,
 //! and marks some values twice; this one is the few lines it takes to do it as log paper does.
 
@@ -6,7 +7,7 @@ use std::ops::Range;
 
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 
-/// A log axis over whole decades (see [`super::log_range`]).
+/// A log axis (latencies over whole decades, see [`super::log_range`]; loads over theirs).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct LogAxis {
     lo: f64,
@@ -14,11 +15,11 @@ pub(crate) struct LogAxis {
 }
 
 impl LogAxis {
-    /// The axis over `range` (both ends positive).
+    /// The axis over `range` (both ends positive; an empty range is widened by 1 %).
     pub(crate) fn new(range: Range<f64>) -> LogAxis {
         LogAxis {
             lo: range.start,
-            hi: range.end.max(range.start * 10.0),
+            hi: range.end.max(range.start * 1.01),
         }
     }
 
@@ -47,11 +48,20 @@ impl Ranged for LogAxis {
     }
 
     fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        let max = hint.max_num_points();
         let one_two_five = self.ticks(&[1.0, 2.0, 5.0]);
-        if one_two_five.len() <= hint.max_num_points() {
-            one_two_five
+        if one_two_five.len() > max {
+            return self.ticks(&[1.0]);
+        }
+        if one_two_five.len() >= 3 {
+            return one_two_five;
+        }
+        // A range narrower than a decade: every whole multiple, else its two ends.
+        let whole = self.ticks(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+        if whole.len() >= 2 && whole.len() <= max {
+            whole
         } else {
-            self.ticks(&[1.0])
+            vec![self.lo, self.hi]
         }
     }
 
@@ -78,5 +88,12 @@ mod tests {
         assert_eq!(axis.map(&100.0, (400, 0)), 0);
         let small = LogAxis::new(0.1..1.0);
         assert_eq!(small.key_points(10).len(), 4);
+        // Loads: 1-2-5 over 40 to 990 kpps; under a decade, whole multiples; else the ends.
+        assert_eq!(
+            LogAxis::new(40.0..990.0).key_points(10),
+            [50.0, 100.0, 200.0, 500.0]
+        );
+        assert_eq!(LogAxis::new(1.8..4.4).key_points(10), [2.0, 3.0, 4.0]);
+        assert_eq!(LogAxis::new(100.0..105.0).key_points(10), [100.0, 105.0]);
     }
 }

@@ -143,6 +143,21 @@ pub(crate) fn us_label(us: f64) -> String {
     }
 }
 
+/// A figure as an axis label: three significant digits at most, no trailing zeros (`50`,
+/// `2.5`, `0.25`).
+pub(crate) fn short_number(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return "0".to_owned();
+    }
+    let decimals = (2 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
+    let s = format!("{v:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        s
+    }
+}
+
 /// The range of a log axis over `values`: whole decades (plotters ticks a log axis from its
 /// first power of ten on, so a range starting at 1.5 would have no tick under 10), at least
 /// one. Non-positive values are left out.
@@ -205,6 +220,15 @@ mod tests {
             .map(us_label)
             .collect();
         assert_eq!(labels, ["0.25", "1", "2.5", "12", "150", "1,500", "68,020"]);
+    }
+
+    #[test]
+    fn short_numbers_drop_what_they_do_not_need() {
+        let labels: Vec<String> = [50.0, 2.5, 0.25, 1234.0, 4.4, 0.0]
+            .into_iter()
+            .map(short_number)
+            .collect();
+        assert_eq!(labels, ["50", "2.5", "0.25", "1234", "4.4", "0"]);
     }
 
     #[test]

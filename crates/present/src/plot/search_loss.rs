@@ -3,12 +3,16 @@
 //! vertical ones: what RFC 9971's search found, and how tightly the trials pin it.
 //!
 //! Loss ratios span zero to one and the goals sit at 0 and 0.5 %: the y axis is logarithmic
-//! with a floor a decade under the smallest loss ratio, where the zero losses are drawn.
+//! with a floor a decade under the smallest loss ratio, where the zero losses are drawn. Loads
+//! span decades too (Min Load to Max Load, which the search visits on its way to the bounds):
+//! the x axis is logarithmic, so that the trials near the bounds are not crushed together.
 
 use plotters::prelude::*;
 use upfbench_stats::report::{GoalSpec, SearchCase};
 
-use super::{Mark, caption_font, colour, label_font, side_legend, svg_document};
+use super::{
+    LogAxis, Mark, caption_font, colour, label_font, short_number, side_legend, svg_document,
+};
 use crate::error::PlotError;
 
 /// The plot's height (px).
@@ -21,6 +25,12 @@ const TESTER_LIMITED: RGBColor = RGBColor(0x00, 0x00, 0x00);
 /// The `i`th goal's colour: after the trials' blue.
 fn goal_colour(i: usize) -> RGBColor {
     colour(i + 2)
+}
+
+/// The width of the `i`th of `n` goals' bound lines: the first goal's the widest, drawn first,
+/// so that goals with the same bound (a tester-limited NDR and PDR) show each its colour.
+fn bound_width(i: usize, n: usize) -> u32 {
+    2 + 2 * n.saturating_sub(i + 1) as u32
 }
 
 /// The loss ratio axis: log10 of the ratio, with zero drawn at the floor.
@@ -110,7 +120,10 @@ pub fn search_loss(goals: &[GoalSpec], case: &SearchCase) -> Result<String, Plot
             format!("{} loss ratio {}", g.name, g.loss_ratio),
             Mark::Dashed(goal_colour(i)),
         ));
-        legend.push((format!("{} bounds", g.name), Mark::Line(goal_colour(i), 2)));
+        legend.push((
+            format!("{} bounds", g.name),
+            Mark::Line(goal_colour(i), bound_width(i, goals.len())),
+        ));
     }
     svg_document(HEIGHT, |root| {
         let area = side_legend(root, &legend)?;
@@ -123,7 +136,7 @@ pub fn search_loss(goals: &[GoalSpec], case: &SearchCase) -> Result<String, Plot
             .margin(16)
             .x_label_area_size(50)
             .y_label_area_size(70)
-            .build_cartesian_2d(x0..x1, y0..0.3)?;
+            .build_cartesian_2d(LogAxis::new(x0..x1), y0..0.3)?;
         chart
             .configure_mesh()
             .x_desc(format!("offered load ({unit}, the directions together)"))
@@ -132,6 +145,7 @@ pub fn search_loss(goals: &[GoalSpec], case: &SearchCase) -> Result<String, Plot
             .label_style(label_font())
             // A tick per decade of loss ratio.
             .y_labels((-axis.floor_exp) as usize + 1)
+            .x_label_formatter(&|x| short_number(*x))
             .y_label_formatter(&|y| axis.label(*y))
             .light_line_style(TRANSPARENT)
             .draw()?;
@@ -141,7 +155,7 @@ pub fn search_loss(goals: &[GoalSpec], case: &SearchCase) -> Result<String, Plot
             chart.draw_series(DashedLineSeries::new([(x0, y), (x1, y)], 8, 6, style))?;
         }
         for (i, r) in case.results.iter().enumerate() {
-            let style = goal_colour(i).stroke_width(2);
+            let style = goal_colour(i).stroke_width(bound_width(i, case.results.len()));
             for x in [r.lower_bound_pps, r.upper_bound_pps].into_iter().flatten() {
                 chart.draw_series(LineSeries::new([(x / div, y0), (x / div, 0.3)], style))?;
             }
@@ -226,6 +240,10 @@ mod tests {
             "0",
             "0.001",
             "1",
+            // The load axis: 1.8 to 4.4 Mpps, a tick per whole Mpps.
+            "2",
+            "3",
+            "4",
         ] {
             assert!(sum.has_text(text), "no {text:?} in {:?}", sum.texts);
         }
