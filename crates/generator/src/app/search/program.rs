@@ -330,7 +330,7 @@ impl<'p> Program<'p> for SearchProgram<'_, 'p> {
             }
             Purpose::Latency(fraction) => {
                 result.report.label = format!(
-                    "{}: latency at {:.0} % of {}",
+                    "{}: latency at {:.0}% of {}",
                     run.case.label,
                     fraction * 100.0,
                     self.section

@@ -89,12 +89,22 @@ pub(crate) fn result_lines(case: &SearchCase) -> Vec<String> {
         .iter()
         .map(|r| {
             let what = match r.status {
-                GoalStatus::TesterLimited => format!(
-                    "tester-limited at {}: the tester sent no more, and the UPF carried all of \
-                     {} within the goal; its own limit is higher or unknown",
-                    bound(r.tester_limited_at_pps),
-                    bound(r.lower_bound_pps)
-                ),
+                GoalStatus::TesterLimited => match (r.tester_limited_at_pps, r.lower_bound_pps) {
+                    // The bound was measured before the tester fell short twice lower down.
+                    (Some(at), Some(lower)) if lower >= at => format!(
+                        "tester-limited at {} (it fell short there twice), after the UPF had \
+                         carried {} within the goal in trials the tester did send; its own \
+                         limit is higher or unknown",
+                        pps(at),
+                        pps(lower)
+                    ),
+                    (at, lower) => format!(
+                        "tester-limited at {}: the tester sent no more, and the UPF carried all \
+                         of {} within the goal; its own limit is higher or unknown",
+                        bound(at),
+                        bound(lower)
+                    ),
+                },
                 GoalStatus::MinLoadUpperBound => format!(
                     "none above the min load {} (upper bound {})",
                     pps(case.min_load_pps),
