@@ -160,7 +160,8 @@ pub fn compare_figures(reports: &[Labelled<'_>]) -> Vec<Figure> {
             },
             caption: format!(
                 "Throughput forwarded per payload ({}): runs and sweeps per direction, \
-                 searches per goal (the conditional throughput, directions together).",
+                 searches per goal (the conditional throughput, directions together); ≥ on a \
+                 bar: a lower bound only (the tester's limit or Max Load), not the UPF's.",
                 unit.unit()
             ),
             svg: compare_throughput(&series::throughput(reports, unit), unit),

@@ -1,10 +1,10 @@
 //! The figures a comparison's plots draw, by series (a report's direction, or a search's goal)
 //! and row (payload), unrounded.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use upfbench_stats::Direction;
-use upfbench_stats::report::{Report, SearchReport, TrialLatency};
+use upfbench_stats::report::{GoalStatus, Report, SearchReport, TrialLatency};
 
 use super::{Labelled, RowKey, case_row, step_row};
 
@@ -34,6 +34,9 @@ pub struct Series<T> {
     pub name: String,
     /// Its values by row.
     pub values: BTreeMap<RowKey, T>,
+    /// The rows whose value is a lower bound only (a search that reached Max Load or the
+    /// tester's limit): drawn marked, never as the UPF's limit.
+    pub lower_only: BTreeSet<RowKey>,
 }
 
 /// A latency's median and 99th percentile (µs).
@@ -87,6 +90,7 @@ fn run_series<T>(
             Series {
                 name: format!("{label} {}", d.short()),
                 values,
+                lower_only: BTreeSet::new(),
             }
         })
         .filter(|s| !s.values.is_empty())
@@ -110,19 +114,27 @@ pub fn throughput(reports: &[Labelled<'_>], unit: Throughput) -> Vec<Series<f64>
         for (set, suffix) in sets(search) {
             for g in &search.goals {
                 let mut values = BTreeMap::new();
+                let mut lower_only = BTreeSet::new();
                 for c in search.cases.iter().filter(|c| c.directions == set) {
                     let result = c.results.iter().find(|x| x.goal == g.name);
                     let v = result.and_then(|x| match unit {
                         Throughput::GbpsL1 => x.gbps_l1,
                         Throughput::Mpps => x.conditional_throughput_pps.map(|p| p / 1e6),
                     });
-                    if let Some(v) = v {
+                    if let (Some(v), Some(x)) = (v, result) {
                         values.entry(case_row(c)).or_insert(v);
+                        if matches!(
+                            x.status,
+                            GoalStatus::TesterLimited | GoalStatus::MaxLoadLowerBound
+                        ) {
+                            lower_only.insert(case_row(c));
+                        }
                     }
                 }
                 out.push(Series {
                     name: format!("{} {}{suffix}", r.label, g.name),
                     values,
+                    lower_only,
                 });
             }
         }
@@ -173,6 +185,7 @@ pub fn latency(reports: &[Labelled<'_>]) -> Vec<Series<Spread>> {
                     out.push(Series {
                         name: format!("{} {}{suffix} @{:.0}% PDR", r.label, d.short(), f * 100.0),
                         values,
+                        lower_only: BTreeSet::new(),
                     });
                 }
             }

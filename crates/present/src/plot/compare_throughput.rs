@@ -2,6 +2,7 @@
 //! direction or goal, so that the UPFs stand side by side at each size.
 
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{Categories, Mark, caption_font, colour, label_font, side_legend, svg_document};
 use crate::compare::RowKey;
@@ -62,6 +63,18 @@ pub fn compare_throughput(series: &[Series<f64>], unit: Throughput) -> Result<St
                 let (x, w) = Categories::slot(i, j, series.len());
                 Some(Rectangle::new([(x - w / 2.0, 0.0), (x + w / 2.0, v)], fill))
             }))?;
+            // A lower bound only (tester-limited, Max Load): "≥" on the bar, as in the table.
+            chart.draw_series(rows.iter().enumerate().filter_map(|(i, k)| {
+                let v = *s.values.get(*k)?;
+                s.lower_only.contains(*k).then(|| {
+                    let (x, _) = Categories::slot(i, j, series.len());
+                    Text::new(
+                        "≥",
+                        (x, v),
+                        label_font().pos(Pos::new(HPos::Center, VPos::Bottom)),
+                    )
+                })
+            }))?;
         }
         Ok(())
     })
@@ -112,5 +125,8 @@ mod tests {
         ] {
             assert!(svg.has_text(text), "no {text:?} in {:?}", svg.texts);
         }
+        // upg's 1400 B: NDR tester-limited, PDR at Max Load: each bar a lower bound only.
+        let marks = svg.texts.iter().filter(|t| t.as_str() == "≥").count();
+        assert_eq!(marks, 2, "{:?}", svg.texts);
     }
 }
