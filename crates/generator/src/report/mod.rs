@@ -17,7 +17,6 @@ pub use files::{write_files, write_report};
 pub use step::{StepMeasurements, step_report};
 pub use timeline::{RunEvent, StepFigures, Timeline};
 pub use tx_slip::{add_slips, merge_slips, slip_warning};
-pub use upfbench_present::folder::hlog_file_name as hlog_name;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 

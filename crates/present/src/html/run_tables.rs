@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use upfbench_stats::Direction;
-use upfbench_stats::report::{DirectionReport, Report, StepReport};
+use upfbench_stats::report::{DirectionReport, Report, StepReport, direction_title};
 
 use super::{escape, table};
 
@@ -76,11 +76,7 @@ pub(crate) fn direction_tables(out: &mut String, report: &Report) {
         if rows.is_empty() {
             continue;
         }
-        let title = match dir {
-            Direction::Uplink => "Uplink: GTP-U sent on N3, received plain on N6",
-            Direction::Downlink => "Downlink: plain sent on N6, received as GTP-U on N3",
-        };
-        let _ = writeln!(out, "<h3>{}</h3>", escape(title));
+        let _ = writeln!(out, "<h3>{}</h3>", escape(direction_title(dir)));
         table(out, None, &header, &rows);
     }
     out.push_str(

@@ -8,7 +8,6 @@ use super::{
     Categories, LogAxis, Mark, caption_font, colour, label_font, log_range, side_legend,
     svg_document, us_label,
 };
-use crate::compare::RowKey;
 use crate::compare::series::{Series, Spread};
 use crate::error::PlotError;
 
@@ -17,17 +16,7 @@ const HEIGHT: u32 = 460;
 
 /// The marks of `series`, as an SVG document.
 pub fn compare_latency(series: &[Series<Spread>]) -> Result<String, PlotError> {
-    let rows: Vec<&RowKey> = {
-        let mut keys: Vec<&RowKey> = series.iter().flat_map(|s| s.values.keys()).collect();
-        keys.sort();
-        keys.dedup();
-        keys
-    };
-    let categories = Categories(
-        rows.iter()
-            .map(|k| format!("{k} B").replace("B B", "B"))
-            .collect(),
-    );
+    let (rows, categories) = Categories::of_rows(series);
     let y = log_range(
         series
             .iter()

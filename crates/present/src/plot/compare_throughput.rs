@@ -5,7 +5,6 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{Categories, Mark, caption_font, colour, label_font, side_legend, svg_document};
-use crate::compare::RowKey;
 use crate::compare::series::{Series, Throughput};
 use crate::error::PlotError;
 
@@ -14,17 +13,7 @@ const HEIGHT: u32 = 460;
 
 /// The bars of `series` in `unit` (the same unit their values are in), as an SVG document.
 pub fn compare_throughput(series: &[Series<f64>], unit: Throughput) -> Result<String, PlotError> {
-    let rows: Vec<&RowKey> = {
-        let mut keys: Vec<&RowKey> = series.iter().flat_map(|s| s.values.keys()).collect();
-        keys.sort();
-        keys.dedup();
-        keys
-    };
-    let categories = Categories(
-        rows.iter()
-            .map(|k| format!("{k} B").replace("B B", "B"))
-            .collect(),
-    );
+    let (rows, categories) = Categories::of_rows(series);
     let top = series
         .iter()
         .flat_map(|s| s.values.values())

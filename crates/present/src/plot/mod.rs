@@ -19,6 +19,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use crate::compare::RowKey;
+use crate::compare::series::Series;
+
 pub(crate) use log_axis::LogAxis;
 
 use crate::error::PlotError;
@@ -181,6 +184,19 @@ pub(crate) fn log_range(values: impl IntoIterator<Item = f64>) -> std::ops::Rang
 pub(crate) struct Categories(pub(crate) Vec<String>);
 
 impl Categories {
+    /// The payload rows that any of `series` has, in order, and their categories ("300 B").
+    pub(crate) fn of_rows<T>(series: &[Series<T>]) -> (Vec<&RowKey>, Categories) {
+        let mut rows: Vec<&RowKey> = series.iter().flat_map(|s| s.values.keys()).collect();
+        rows.sort();
+        rows.dedup();
+        let categories = Categories(
+            rows.iter()
+                .map(|k| format!("{k} B").replace("B B", "B"))
+                .collect(),
+        );
+        (rows, categories)
+    }
+
     /// The x axis's range.
     pub(crate) fn range(&self) -> std::ops::Range<f64> {
         -0.5..self.0.len().max(1) as f64 - 0.5

@@ -32,7 +32,7 @@ pub use search::{
 pub use seconds::{SecondDirection, StepSecond};
 pub use slip::TxSlip;
 pub use summary::loss_text;
-pub use table::render_table;
+pub use table::{direction_title, render_table};
 pub use time::rfc3339_utc;
 
 impl Report {

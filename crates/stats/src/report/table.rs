@@ -179,7 +179,8 @@ fn owned(columns: &[(&str, Align)]) -> Vec<(String, Align)> {
     columns.iter().map(|(h, a)| ((*h).to_owned(), *a)).collect()
 }
 
-fn direction_title(d: Direction) -> &'static str {
+/// The title of a direction's table: what is sent where, and how it comes back.
+pub fn direction_title(d: Direction) -> &'static str {
     match d {
         Direction::Uplink => "Uplink: GTP-U sent on N3, received plain on N6",
         Direction::Downlink => "Downlink: plain sent on N6, received as GTP-U on N3",
