@@ -118,6 +118,9 @@ pub struct RunArgs {
     /// UPFBENCH_STEP_LABEL in its environment. A failure is a warning in the report.
     #[arg(long, value_name = "CMD")]
     pub step_hook: Option<String>,
+    /// Prometheus metrics and the run's phase over HTTP.
+    #[command(flatten)]
+    pub metrics: crate::app::metrics::MetricsArgs,
 }
 
 /// Arguments of `upfbench sweep`: those of `run`, and the payloads.
@@ -145,6 +148,9 @@ pub struct ReflectArgs {
     /// Stop after this long (`30s`, `2m`); default: run until interrupted.
     #[arg(long, value_parser = parse_duration)]
     pub duration: Option<std::time::Duration>,
+    /// Prometheus metrics and the reflector's phase over HTTP.
+    #[command(flatten)]
+    pub metrics: crate::app::metrics::MetricsArgs,
 }
 
 fn parse_port_name(s: &str) -> Result<crate::config::PortName, String> {

@@ -201,6 +201,12 @@ impl LatencyRecorder {
         (self.count > 0).then(|| self.sum as f64 / self.count as f64)
     }
 
+    /// Exact sum of the recorded samples (ns; clamped ones at the bound), if any: what the
+    /// mean is of.
+    pub fn sum_ns(&self) -> u128 {
+        self.sum
+    }
+
     /// Samples with a negative transit time (not recorded).
     pub fn negative(&self) -> u64 {
         self.negative
@@ -283,6 +289,7 @@ mod tests {
         );
         // The histogram's own max would round up; ours is clamped to the exact max.
         assert_eq!(r.quantile_ns(1.0), Some(999_999));
+        assert_eq!(r.sum_ns(), 1234 + 999_999 + 5 + 70_001);
     }
 
     #[test]

@@ -47,7 +47,9 @@ pub use jitter::Jitter;
 pub use latency::{LatencyConfig, LatencyConfigError, LatencyRecorder};
 pub use live::{LiveDirection, LiveLine, LiveMeter};
 pub use merge::{DirectionResult, MergeError, RunResult, StreamResult};
-pub use publish::{LatencyInterval, RxCounters, RxHandle, RxSnapshot, TxHandle, TxSnapshot};
+pub use publish::{
+    LatencyInterval, RxCounters, RxCountersReader, RxHandle, RxSnapshot, TxHandle, TxSnapshot,
+};
 pub use rate::{FCS_BYTES, L1_OVERHEAD_BYTES, MIN_FRAME_BYTES, TrafficCounters, wire_l2_len};
 pub use report::{Report, ReportError, StepReport};
 pub use rx::{RxConfig, RxConfigError, RxCoreResult, RxStats, RxStream, StreamSpec};

@@ -161,6 +161,12 @@ impl LiveMeter {
         self.log.take().map(|l| (l, self.log_failures))
     }
 
+    /// The latency collected since the last [`line`](Self::line), per direction (indexed by
+    /// [`Direction::index`]): what the next line will summarise and then forget.
+    pub fn interval_latency(&self) -> &[LatencyRecorder; 2] {
+        &self.latency
+    }
+
     /// Takes the latency intervals waiting on `rx`; returns how many.
     pub fn collect(&mut self, rx: &mut RxHandle) -> usize {
         rx.collect_latency(&mut self.latency)

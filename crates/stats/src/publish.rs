@@ -235,6 +235,15 @@ impl RxHandle {
         rx_from_words(self.core, &self.cell.read())
     }
 
+    /// A reader of the same counters for another thread (a metrics endpoint reading them at
+    /// scrape time): it shares the worker's cell and takes nothing from this handle.
+    pub fn counters(&self) -> RxCountersReader {
+        RxCountersReader {
+            core: self.core,
+            cell: Arc::clone(&self.cell),
+        }
+    }
+
     /// Asks the worker to hand over the interval it is recording at its next `publish`,
     /// whether or not its period has ended.
     pub fn request_interval(&mut self) {
@@ -286,6 +295,22 @@ impl RxHandle {
         self.answered = self.answered.max(staged.answers);
         // A full queue or a finished worker: the buffer is simply dropped.
         let _ = self.recycle.try_send(staged);
+    }
+}
+
+/// A shareable reader of one RX worker's published counters (see [`RxHandle::counters`]):
+/// [`snapshot`](Self::snapshot) as the handle's, from any thread, without its latency
+/// intervals.
+#[derive(Debug, Clone)]
+pub struct RxCountersReader {
+    core: u32,
+    cell: Arc<SeqlockCell<RX_WORDS>>,
+}
+
+impl RxCountersReader {
+    /// The counters as last published by the worker.
+    pub fn snapshot(&self) -> RxSnapshot {
+        rx_from_words(self.core, &self.cell.read())
     }
 }
 
@@ -429,5 +454,25 @@ mod tests {
             untagged: 22,
         };
         assert_eq!(rx_from_words(3, &rx_to_words(&s)), s);
+    }
+
+    #[test]
+    fn a_counters_reader_sees_what_the_worker_publishes() {
+        let (publisher, handle) = RxPublisher::new(2, LatencyConfig::default());
+        let reader = handle.counters();
+        assert_eq!(reader.snapshot(), handle.snapshot());
+        let mut s = RxSnapshot {
+            core: 2,
+            ..RxSnapshot::default()
+        };
+        s.directions[1].traffic.packets = 42;
+        s.untagged = 7;
+        publisher.cell.write(&rx_to_words(&s));
+        // From another thread, after the handle that made it is gone.
+        drop(handle);
+        let read = std::thread::spawn(move || reader.snapshot())
+            .join()
+            .expect("reader thread");
+        assert_eq!(read, s);
     }
 }

@@ -4,6 +4,7 @@ pub mod compare;
 pub mod generate;
 pub mod kernel_counters;
 pub mod live;
+pub mod metrics;
 pub mod out;
 pub mod peers;
 pub mod ports;

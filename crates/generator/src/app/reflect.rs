@@ -2,12 +2,16 @@
 //! encapsulation N6 → N3) or an echo on one port, until Ctrl-C, SIGTERM or `--duration`.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use upfbench_dpdk::{Eal, Mempool, Port, StopFlag, TscAnchor};
 use upfbench_pfcp::ie::DnsName;
 
+use super::metrics::Metrics;
+use super::metrics::families::Role;
+use super::metrics::health::Phase;
 use super::out;
 use super::reflect_lines::{live_line, render_totals, sum};
 use crate::app::signals::Interrupts;
@@ -39,6 +43,7 @@ pub fn run(args: &ReflectArgs) -> Result<()> {
     // start: the delay impairment holds packets for the kernel's seconds, not EAL's estimate.
     let mut calibration = TscCalibration::new(TscAnchor::now());
     let mut cfg = config::load_reflector(&args.file).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let metrics = Metrics::start(&args.metrics, Role::Reflector)?;
     if let Some(port) = args.echo {
         cfg.mode = ReflectMode::Echo(port);
     }
@@ -76,8 +81,8 @@ pub fn run(args: &ReflectArgs) -> Result<()> {
     );
     let prefix = file_prefix(&eal_args).unwrap_or(prefix);
     // Dropped after the Eal: removes its runtime files on every way out, panics included.
-    let _runtime_dir = RuntimeDirGuard::new(&prefix);
-    Eal::init(&eal_args)
+    let runtime_dir = RuntimeDirGuard::new(&prefix);
+    let outcome = Eal::init(&eal_args)
         .context("EAL initialisation failed (see EAL's messages above)")
         .and_then(|eal| {
             reflect(
@@ -88,8 +93,14 @@ pub fn run(args: &ReflectArgs) -> Result<()> {
                 args.duration,
                 &interrupts,
                 &mut calibration,
+                metrics.as_ref(),
             )
-        })
+        });
+    drop(runtime_dir);
+    if let Some(m) = &metrics {
+        m.finish(&outcome, &interrupts);
+    }
+    outcome
 }
 
 /// Creates the directory of a memif socket file (`socket=/tmp/upfbench/n3.sock`).
@@ -120,6 +131,7 @@ fn interface(port: &Port<'_>, cfg: &ReflectorPort) -> Result<Interface> {
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn reflect(
     eal: &Eal,
     cfg: &Reflector,
@@ -128,6 +140,7 @@ fn reflect(
     duration: Option<Duration>,
     interrupts: &Interrupts,
     calibration: &mut TscCalibration,
+    metrics: Option<&Metrics>,
 ) -> Result<()> {
     let workers = cfg.cores.workers.len() as u16;
     let queues = [
@@ -218,7 +231,9 @@ fn reflect(
         }),
         rate_cap_pps: imp.rate_cap,
     };
-    let cells: Vec<CounterCell> = (0..workers).map(|_| CounterCell::default()).collect();
+    // Shared with the metrics endpoint, which reads them at scrape time.
+    let cells: Arc<Vec<CounterCell>> =
+        Arc::new((0..workers).map(|_| CounterCell::default()).collect());
     let stop = StopFlag::new();
     let started = Instant::now();
     out::line(&format!(
@@ -245,7 +260,7 @@ fn reflect(
             .workers
             .iter()
             .zip(queues.into_iter().zip(readers))
-            .zip(&cells)
+            .zip(cells.iter())
         {
             let worker = ReflectorWorker {
                 ports,
@@ -271,6 +286,9 @@ fn reflect(
             let stop = &stop;
             handles.push(s.launch(lcore, move || worker.poll_until_stopped(stop, cell))?);
         }
+        if let Some(m) = metrics {
+            m.reflector_running(Arc::clone(&cells));
+        }
         let mut last = Instant::now();
         let mut previous = vec![ReflectorCounters::default(); cells.len()];
         loop {
@@ -291,6 +309,9 @@ fn reflect(
                 break;
             }
         }
+        if let Some(m) = metrics {
+            m.set_phase(Phase::Stopping, None);
+        }
         stop.stop();
         handles
             .into_iter()
@@ -302,6 +323,9 @@ fn reflect(
     })?;
     control.stop()?;
     let total = sum(&totals);
+    if let Some(m) = metrics {
+        m.reflector_stopped(total);
+    }
     out::line(&format!(
         "reflect: totals after {:.1} s",
         started.elapsed().as_secs_f64()

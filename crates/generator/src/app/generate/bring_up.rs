@@ -240,6 +240,14 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
     {
         let figures = client.figures().wait().ok().flatten();
         let stats = client.stats().wait().ok().flatten();
+        if let Some(m) = setup.metrics {
+            if let Some(s) = stats {
+                m.pfcp_stats(s);
+            }
+            if let Some(f) = &figures {
+                m.pfcp_figures(f);
+            }
+        }
         if let (Some(f), Some(st)) = (figures, stats) {
             let upf = system
                 .pfcp

@@ -15,6 +15,8 @@ use super::n4::{Established, N4Work};
 use super::program::Program;
 use super::step::{self, Running, StepResult, step_clock};
 use super::{Setup, run_hook};
+use crate::app::metrics::PfcpSampler;
+use crate::app::metrics::health::Phase as HealthPhase;
 use crate::app::out;
 use crate::app::signals::Interrupts;
 use crate::app::step_hook::StepEdge;
@@ -84,6 +86,8 @@ pub(super) struct Interpreter<'a, 's, 'p> {
     step_prepared: Instant,
     /// Packets received so far while waiting for quiet, and when that count last moved.
     quiet: Option<(u64, Instant)>,
+    /// Asks the PFCP client's counters for the metrics, if any.
+    pfcp_sampler: PfcpSampler,
 }
 
 impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
@@ -129,6 +133,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             last_state: State::Start,
             step_prepared: Instant::now(),
             quiet: None,
+            pfcp_sampler: PfcpSampler::default(),
         }
     }
 
@@ -165,6 +170,11 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             self.note_state();
             self.poll_workers(now);
             self.note_state();
+            if let Some(m) = self.bed.setup.metrics
+                && self.bed.setup.pfcp
+            {
+                self.pfcp_sampler.poll(now, self.n4.client(), m);
+            }
             self.machine.handle_timeout(Instant::now());
             self.note_state();
         }
@@ -179,6 +189,9 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         let state = self.machine.state();
         if state != self.last_state {
             self.last_state = state;
+            if let Some(m) = self.bed.setup.metrics {
+                m.set_phase(HealthPhase::of_state(state), self.machine.failure());
+            }
             self.note(
                 Instant::now(),
                 RunEvent::State {
@@ -349,6 +362,9 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             &bed.setup.kernel,
         ) {
             Ok(r) => {
+                if let Some(m) = bed.setup.metrics {
+                    m.step_started(step, label.clone(), &r.workers.rx, &r.workers.tx);
+                }
                 if let Some(p) = payload
                     && show
                 {
@@ -434,6 +450,9 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             self.step_prepared.elapsed(),
             self.machine.stopped_early(),
         );
+        if let Some(m) = bed.setup.metrics {
+            m.step_collected(step, &result.report, &result.latency);
+        }
         let now = Instant::now();
         let figures = result
             .report
@@ -556,11 +575,16 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 r.measure_ended = Some(now);
                 self.machine.handle(now, Event::AllSent);
             }
-            // A search says a line per trial; its steps' live lines only on a terminal.
-            let live = self.program.show_steps() || out::is_terminal();
-            if live && self.last_live.elapsed() >= Duration::from_secs(1) {
+            // A search says a line per trial; its steps' live lines only on a terminal. The
+            // metrics take each line's latency, shown or not.
+            let shown = self.program.show_steps() || out::is_terminal();
+            let metrics = self.bed.setup.metrics;
+            if (shown || metrics.is_some()) && self.last_live.elapsed() >= Duration::from_secs(1) {
                 self.last_live = Instant::now();
-                out::progress(&step::live_line(r, control));
+                let line = step::live_line(r, control, metrics);
+                if shown {
+                    out::progress(&line);
+                }
             }
         }
     }

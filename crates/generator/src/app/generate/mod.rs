@@ -21,6 +21,8 @@ use anyhow::{Context, Result, anyhow, bail};
 use upfbench_dpdk::{Eal, TscAnchor};
 
 use super::kernel_counters::KernelCounters;
+use super::metrics::Metrics;
+use super::metrics::families::Role;
 use super::out;
 use super::peers::EarlyStop;
 use super::reflect::make_socket_dir;
@@ -60,6 +62,7 @@ pub fn run(args: &RunArgs, mode: Mode<'_>) -> Result<()> {
     let first_anchor = TscAnchor::now();
     let (system, profile) = config::load_sweep(&args.system, &args.profile, sweep.flatten())
         .map_err(|e| anyhow!("{e}"))?;
+    let metrics = Metrics::start(&args.metrics, Role::Generator)?;
     let payloads: Vec<Option<u16>> = match sweep {
         Some(_) => profile.sweep.payloads.iter().copied().map(Some).collect(),
         None => vec![None],
@@ -114,12 +117,18 @@ pub fn run(args: &RunArgs, mode: Mode<'_>) -> Result<()> {
             .map(|c| StepHook::new(c.clone(), DEFAULT_TIMEOUT)),
         first_anchor,
         kernel: KernelCounters::new(&system),
+        metrics: metrics.as_ref(),
     };
     // Dropped after the Eal: removes its runtime files on every way out, panics included.
-    let _runtime_dir = RuntimeDirGuard::new(&prefix);
-    Eal::init(&eal_args)
+    let runtime_dir = RuntimeDirGuard::new(&prefix);
+    let outcome = Eal::init(&eal_args)
         .context("EAL initialisation failed (see EAL's messages above)")
-        .and_then(|eal| bring_up::execute(&eal, &setup, &interrupts))
+        .and_then(|eal| bring_up::execute(&eal, &setup, &interrupts));
+    drop(runtime_dir);
+    if let Some(m) = &metrics {
+        m.finish(&outcome, &interrupts);
+    }
+    outcome
 }
 
 /// What a run is made of, from the command line and the files.
@@ -138,6 +147,8 @@ struct Setup<'a> {
     first_anchor: TscAnchor,
     /// The kernel interfaces under the ports, read at each step's edges.
     kernel: KernelCounters,
+    /// The metrics endpoint, if `--metrics` asked for one.
+    metrics: Option<&'a Metrics>,
 }
 
 impl Setup<'_> {

@@ -85,6 +85,11 @@ impl<'a> N4Work<'a> {
         }
     }
 
+    /// The control thread.
+    pub(super) fn client(&self) -> &'a ClientThread {
+        self.client
+    }
+
     /// Whether a procedure is waiting for the UPF (the loop then polls more often: the
     /// batches' rates are measured by it).
     pub(super) fn busy(&self) -> bool {

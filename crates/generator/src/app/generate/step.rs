@@ -11,6 +11,8 @@ use upfbench_stats::{IntervalLog, LiveMeter, RxHandle, TxHandle};
 
 use crate::app::kernel_counters::{KernelCounters, KernelReading};
 use crate::app::live::collect_intervals;
+use crate::app::metrics::Metrics;
+use crate::app::metrics::histogram::LatencyBuckets;
 use crate::datapath::common::calibration::{TscCalibration, measure_now};
 use crate::datapath::generator::assembly::{Idle, StepWiring, StepWorkers, join, launch};
 use crate::datapath::generator::clock::Clock;
@@ -37,6 +39,8 @@ pub(crate) struct StepResult {
     pub(crate) report: StepReport,
     /// The step's HdrHistogram interval log.
     pub(crate) hlog: Option<Vec<u8>>,
+    /// Every latency sample per direction, in the metrics' buckets.
+    pub(crate) latency: [LatencyBuckets; 2],
 }
 
 /// Packets the step's workers received so far (any, measured or not), as last published.
@@ -93,9 +97,17 @@ pub(super) fn start<'s, 'p>(
     })
 }
 
-/// The live line of a running step (the caller shows it once a second).
-pub(super) fn live_line(r: &mut Running<'_, '_>, control: &PhaseBoard) -> String {
+/// The live line of a running step (the caller shows it once a second); its latency interval
+/// also goes to the metrics, if any.
+pub(super) fn live_line(
+    r: &mut Running<'_, '_>,
+    control: &PhaseBoard,
+    metrics: Option<&Metrics>,
+) -> String {
     collect_intervals(&mut r.live, &mut r.workers.rx);
+    if let Some(m) = metrics {
+        m.add_latency(r.live.interval_latency());
+    }
     let tx: Vec<_> = r.workers.tx.iter().map(TxHandle::snapshot).collect();
     let rx: Vec<_> = r.workers.rx.iter().map(RxHandle::snapshot).collect();
     let line = r.live.line(r.clock.ns(tsc()), &tx, &rx);
@@ -129,6 +141,12 @@ pub(super) fn finish<'p>(
     kernel: &KernelCounters,
 ) -> Result<StepResult> {
     let outcome = join(&mut r.workers, control, idle)?;
+    let mut latency = [LatencyBuckets::default(), LatencyBuckets::default()];
+    for core in &outcome.rx {
+        for (b, l) in latency.iter_mut().zip(&core.latency) {
+            b.add_recorder(l);
+        }
+    }
     let after = [ports[0].stats()?, ports[1].stats()?];
     let kernel_after = kernel.read();
     let mut report = report::step_report(&StepMeasurements {
@@ -159,5 +177,9 @@ pub(super) fn finish<'p>(
         }
         log.to_bytes()
     });
-    Ok(StepResult { report, hlog })
+    Ok(StepResult {
+        report,
+        hlog,
+        latency,
+    })
 }
