@@ -73,15 +73,6 @@ impl Exposition {
             None => self.families.push((family, vec![sample])),
         }
     }
-
-    /// The samples of `family`.
-    #[cfg(test)]
-    pub(super) fn samples(&self, family: &Family) -> &[Sample] {
-        self.families
-            .iter()
-            .find(|(f, _)| *f == family)
-            .map_or(&[], |(_, s)| s.as_slice())
-    }
 }
 
 /// The exposition of `state` for `role`.

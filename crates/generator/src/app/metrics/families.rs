@@ -124,7 +124,7 @@ pub const SENT_PACKETS: Family = family(
 pub const SENT_BYTES: Family = family(
     "upfbench_sent_bytes",
     Counter,
-    "L2 bytes (frames without FCS) of the measured packets sent.",
+    "L2 bytes on the wire (FCS included, padded to 64 B) of the measured packets sent.",
     STEP,
 );
 /// Measured packets received.
@@ -138,7 +138,7 @@ pub const RECEIVED_PACKETS: Family = family(
 pub const RECEIVED_BYTES: Family = family(
     "upfbench_received_bytes",
     Counter,
-    "L2 bytes (frames without FCS) of the packets received.",
+    "L2 bytes on the wire (FCS included, padded to 64 B) of the packets received.",
     STEP,
 );
 /// Lost.
@@ -439,11 +439,11 @@ mod tests {
                     assert!(n.ends_with("_seconds"), "{n}: a time is in seconds");
                 }
             }
-            if matches!(f.kind, Kind::Histogram) {
+            if f.kind == Histogram {
                 assert!(n.ends_with("_seconds"), "{n}: this histogram is of times");
             }
             if n.ends_with("_info") {
-                assert_eq!(f.kind, Kind::Gauge, "{n}");
+                assert_eq!(f.kind, Gauge, "{n}");
             }
             assert!(f.help.ends_with('.'), "{n}: help is a sentence");
             for l in f.labels {
