@@ -19,7 +19,9 @@
 //!   received by the generator;
 //! - `upfbench search` against the reflector's rate cap (the NDR within the goal's width of
 //!   it) and against a loss at every load (no NDR, the PDR at the cap);
-//! - on `net_null`, no peer: a TX asked for more than it can send slips, and the report says so.
+//! - on `net_null`, no peer: a TX asked for more than it can send slips, and the report says so;
+//! - `--metrics` on a sweep and the reflector, scraped by a real Prometheus: what its HTTP API
+//!   holds is the report's counts and the reflector's, exactly.
 //!
 //! They need root. Each process busy-polls one core and the machine may have two, so the cases
 //! run one at a time ([`harness::serial`]), the generator's worker on lcore 1 and the
@@ -37,6 +39,7 @@ mod lab_clock;
 mod lab_tester_loss;
 mod memif;
 mod memif_interrupts;
+mod metrics;
 mod search;
 mod sweep;
 mod timeline;

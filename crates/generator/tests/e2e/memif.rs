@@ -103,11 +103,18 @@ impl Memif {
 
     /// The reflector, running and serving N4 (the memif server: it starts first).
     pub(crate) fn reflector(&self) -> Process {
+        self.reflector_with(&[])
+    }
+
+    /// [`reflector`](Self::reflector) with `extra` arguments.
+    pub(crate) fn reflector_with(&self, extra: &[&str]) -> Process {
+        let mut args = vec![UPFBENCH, "reflect", self.reflector.to_str().expect("utf-8")];
+        args.extend_from_slice(extra);
         let mut p = Process::spawn(
             "reflector",
             &self.scratch,
             None,
-            &[UPFBENCH, "reflect", self.reflector.to_str().expect("utf-8")],
+            &args,
             Some(&self.refl_prefix),
         );
         p.wait_until(Duration::from_secs(20), |out, _| {
@@ -132,7 +139,7 @@ impl Memif {
     }
 
     /// `upfbench <command>` with the case's files and `extra` arguments, started.
-    fn command_with(&self, command: &str, extra: &[&str]) -> Process {
+    pub(crate) fn command_with(&self, command: &str, extra: &[&str]) -> Process {
         let reports = self.reports();
         let mut args = vec![
             UPFBENCH,
