@@ -6,7 +6,9 @@
 # statistics maps, jq for bpftool's and eUPF's JSON, curl for eUPF's REST API. `make test`
 # needs none of them.
 # --test: also what `make test` needs beyond building: Debian's chromium, the real browser the
-# report page's test (crates/present/tests/browser.rs) loads report.html in.
+# report page's test (crates/present/tests/browser.rs) loads report.html in; Debian's prometheus,
+# the real Prometheus that scrapes --metrics in the end-to-end test (crates/generator/tests/e2e/
+# metrics.rs) and whose promtool checks the exposition and the Grafana dashboard's queries.
 set -euo pipefail
 
 lab=0
@@ -31,7 +33,7 @@ if ((lab)); then
   packages+=(bpftool jq curl)
 fi
 if ((test)); then
-  packages+=(chromium)
+  packages+=(chromium prometheus)
 fi
 
 missing=()

@@ -20,7 +20,7 @@ pub(super) enum Value {
     /// A gauge's.
     Gauge(f64),
     /// A histogram's buckets, sum and count.
-    Histogram(LatencyBuckets),
+    Histogram(Box<LatencyBuckets>),
 }
 
 /// One series: its labels (in the family's order) and value.

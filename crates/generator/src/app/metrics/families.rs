@@ -434,10 +434,9 @@ mod tests {
             ] {
                 assert!(!n.contains(unit), "{n}: not a base unit");
             }
-            if n.contains("latency") || n.contains("behind") || n.contains("late") {
-                if !n.contains("late_packets") {
-                    assert!(n.ends_with("_seconds"), "{n}: a time is in seconds");
-                }
+            let a_time = ["latency", "behind", "late_seconds", "slipped"];
+            if a_time.iter().any(|t| n.contains(t)) {
+                assert!(n.ends_with("_seconds"), "{n}: a time is in seconds");
             }
             if f.kind == Histogram {
                 assert!(n.ends_with("_seconds"), "{n}: this histogram is of times");
@@ -449,6 +448,22 @@ mod tests {
             for l in f.labels {
                 assert!(BOUNDED.contains(l), "{n}: label {l} is not a bounded one");
             }
+        }
+    }
+
+    #[test]
+    fn docs_operations_lists_every_family() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/operations.md");
+        let docs = std::fs::read_to_string(path).expect("docs/operations.md");
+        for f in GENERATOR.iter().chain(REFLECTOR) {
+            let shown = match f.kind {
+                Counter => format!("| `{}_total` |", f.name),
+                Gauge | Histogram => format!("| `{}` |", f.name),
+            };
+            assert!(
+                docs.contains(&shown),
+                "docs/operations.md does not list {shown}"
+            );
         }
     }
 

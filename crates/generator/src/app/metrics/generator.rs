@@ -158,7 +158,11 @@ impl StepFigures {
             for (family, v) in counters {
                 e.add(family, &labels, Value::Counter(v));
             }
-            e.add(&f::LATENCY, &labels, Value::Histogram(d.latency.clone()));
+            e.add(
+                &f::LATENCY,
+                &labels,
+                Value::Histogram(Box::new(d.latency.clone())),
+            );
             if let Some(ns) = d.behind_ns {
                 e.add(&f::TX_BEHIND, &labels, Value::Gauge(ns as f64 / 1e9));
             }
