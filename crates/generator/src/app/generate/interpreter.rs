@@ -581,7 +581,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             let metrics = self.bed.setup.metrics;
             if (shown || metrics.is_some()) && self.last_live.elapsed() >= Duration::from_secs(1) {
                 self.last_live = Instant::now();
-                let line = step::live_line(r, control, metrics);
+                let line = step::live_line(r, control, metrics, shown);
                 if shown {
                     out::progress(&line);
                 }

@@ -98,13 +98,22 @@ pub(super) fn start<'s, 'p>(
 }
 
 /// The live line of a running step (the caller shows it once a second); its latency interval
-/// also goes to the metrics, if any.
+/// also goes to the metrics, if any. `shown`: the line is printed, and so asks the workers for
+/// the latency up to now and waits for it (at most 200 ms); a line made only for the metrics
+/// takes the intervals the workers handed over by themselves, and never waits.
 pub(super) fn live_line(
     r: &mut Running<'_, '_>,
     control: &PhaseBoard,
     metrics: Option<&Metrics>,
+    shown: bool,
 ) -> String {
-    collect_intervals(&mut r.live, &mut r.workers.rx);
+    if shown {
+        collect_intervals(&mut r.live, &mut r.workers.rx);
+    } else {
+        for h in &mut r.workers.rx {
+            r.live.collect(h);
+        }
+    }
     if let Some(m) = metrics {
         m.add_latency(r.live.interval_latency());
     }
