@@ -41,6 +41,9 @@ pub enum Phase {
     Deleting,
     /// The association is released.
     Releasing,
+    /// The run's phases are over: the report's files are written, EAL stops; `done` follows
+    /// once the final counts are in.
+    Finishing,
     /// The reflector forwards (or echoes).
     Running,
     /// The reflector stops its workers.
@@ -53,7 +56,7 @@ pub enum Phase {
 
 impl Phase {
     /// The generator's phases, in their order.
-    pub const GENERATOR: [Phase; 16] = [
+    pub const GENERATOR: [Phase; 17] = [
         Phase::Starting,
         Phase::Associating,
         Phase::Establishing,
@@ -68,6 +71,7 @@ impl Phase {
         Phase::Reporting,
         Phase::Deleting,
         Phase::Releasing,
+        Phase::Finishing,
         Phase::Done,
         Phase::Failed,
     ];
@@ -106,6 +110,7 @@ impl Phase {
             Phase::Reporting => "reporting",
             Phase::Deleting => "deleting",
             Phase::Releasing => "releasing",
+            Phase::Finishing => "finishing",
             Phase::Running => "running",
             Phase::Stopping => "stopping",
             Phase::Done => "done",
@@ -130,7 +135,8 @@ impl Phase {
             State::Reporting => Phase::Reporting,
             State::Deleting => Phase::Deleting,
             State::Releasing => Phase::Releasing,
-            State::Done => Phase::Done,
+            // `done` only once the final counts are in (`Metrics::finish`).
+            State::Done => Phase::Finishing,
         }
     }
 }
