@@ -95,6 +95,7 @@ const OPAQUE: &[&str] = &[
     "rte_eth_rxseg_capa",
     "rte_eth_rxseg_split",
     "rte_eth_thresh",
+    "rte_flow",
 ];
 
 fn main() {
