@@ -119,12 +119,13 @@ fn a_nic_on_node_1_with_workers_on_node_0_warns_and_its_node_needs_hugepages() {
     assert_eq!(numa.status, Status::Warn, "{numa}");
     assert!(
         numa.detail
-            .contains("0000:81:00.0 is on node 1, workers 1-2 on node 0"),
+            .contains("0000:81:00.0 is on node 1, lcores 0-2 on node 0"),
         "{numa}"
     );
-    assert!(
-        fix(numa).contains("node 1's CPUs (8,9,10,11,12,13,14,15)"),
-        "{numa}"
+    assert_eq!(
+        fix(numa),
+        "put cores.main and cores.workers on node 1's CPUs (8,9,10,11,12,13,14,15), or the NIC \
+         in a slot of the lcores' node"
     );
     assert_eq!(line(&lines, "n6 NUMA").status, Status::Warn);
     let driver = line(&lines, "n3 driver");
@@ -155,13 +156,14 @@ fn a_nic_on_node_1_with_workers_on_node_0_warns_and_its_node_needs_hugepages() {
     );
     assert_eq!(line(&lines, "hugepages node 0").status, Status::Ok);
 
-    // Workers on node 1 with the NIC: no warning.
-    let near = setup_from(&INTEL_PAIR.replace("workers: [1, 2]", "workers: [9, 10]"));
+    // The lcores on node 1 with the NIC: no warning.
+    let near =
+        setup_from(&INTEL_PAIR.replace("main: 0, workers: [1, 2]", "main: 8, workers: [9, 10]"));
     let lines = doctor(&m, &sw, Some(&near));
     let numa = line(&lines, "n3 NUMA");
     assert_eq!(
         (numa.status, numa.detail.as_str()),
-        (Status::Ok, "0000:81:00.0 and the workers on node 1")
+        (Status::Ok, "0000:81:00.0 and the lcores on node 1")
     );
 }
 
@@ -174,7 +176,8 @@ fn connectx5(case: &str) -> FakeMachine {
     ] {
         m.pci(a, 0x020000, (0x15b3, 0x1017), Some("mlx5_core"), 0)
             .rdma(a, ib, "16.35.2000", uverbs)
-            .netdev(iface, Some(a), 1500, true);
+            .netdev(iface, Some(a), 1500, true)
+            .pcie_link(a, ("8.0 GT/s", 16), ("8.0 GT/s", 16));
     }
     m
 }
@@ -222,8 +225,16 @@ fn a_connectx5_on_mlx5_core_without_rdma_core_misses_rdma_core_only() {
         "ens1f0np0 1500, the profile's largest packet 1472 bytes"
     );
     assert_eq!(line(&lines, "PMD net_mlx5").status, Status::Ok);
-    // The file's workers 2-9 are node 0's, as the NIC is.
+    // The file's lcores 0 and 2-9 are node 0's, as the NIC is.
     assert_eq!(line(&lines, "n3 NUMA").status, Status::Ok);
+    let link = line(&lines, "n3 PCIe link");
+    assert_eq!(
+        (link.status, link.detail.as_str()),
+        (
+            Status::Ok,
+            "8.0 GT/s PCIe x16 (the NIC can 8.0 GT/s PCIe x16)"
+        )
+    );
     let missing: Vec<&str> = lines
         .iter()
         .filter(|l| l.status == Status::Missing)
@@ -248,7 +259,7 @@ fn a_connectx5_on_mlx5_core_without_rdma_core_misses_rdma_core_only() {
 }
 
 #[test]
-fn a_connectx5_on_vfio_pci_goes_back_to_mlx5_core() {
+fn a_connectx5_on_vfio_pci_goes_back_to_mlx5_core_and_a_narrow_slot_warns() {
     let m = connectx5("cx5-vfio");
     m.pci(
         "0000:3b:00.0",
@@ -256,12 +267,19 @@ fn a_connectx5_on_vfio_pci_goes_back_to_mlx5_core() {
         (0x15b3, 0x1017),
         Some("vfio-pci"),
         0,
-    );
+    )
+    .pcie_link("0000:3b:00.1", ("8.0 GT/s", 8), ("8.0 GT/s", 16));
     let setup = system_setup("connectx5.yaml", None);
     let lines = doctor(&m, &software(&m, &["net_mlx5"]), Some(&setup));
     let driver = line(&lines, "n3 driver");
     assert_eq!(driver.status, Status::Missing, "{driver}");
     assert_eq!(fix(driver), "upfbench bind 0000:3b:00.0 --kernel");
+    let link = line(&lines, "n6 PCIe link");
+    assert_eq!(link.status, Status::Warn, "{link}");
+    assert_eq!(
+        link.detail,
+        "8.0 GT/s PCIe x8 (the NIC can 8.0 GT/s PCIe x16): the slot caps what the NIC carries"
+    );
 }
 
 /// Two virtio-net NICs at the addresses of deploy/systems/virtio-vm.yaml, on virtio-pci.

@@ -201,6 +201,24 @@ impl FakeMachine {
         self
     }
 
+    /// The PCIe link of the PCI function: as it runs and as it could.
+    pub(crate) fn pcie_link(&self, address: &str, now: (&str, u32), max: (&str, u32)) -> &Self {
+        let dev = format!("/sys/devices/pci0000:00/{address}");
+        self.file(
+            &format!("{dev}/current_link_speed"),
+            &format!("{} PCIe\n", now.0),
+        );
+        self.file(
+            &format!("{dev}/current_link_width"),
+            &format!("{}\n", now.1),
+        );
+        self.file(
+            &format!("{dev}/max_link_speed"),
+            &format!("{} PCIe\n", max.0),
+        );
+        self.file(&format!("{dev}/max_link_width"), &format!("{}\n", max.1))
+    }
+
     /// IOMMU groups.
     pub(crate) fn iommu_groups(&self, n: usize) -> &Self {
         for g in 0..n {

@@ -66,9 +66,8 @@ pub(super) fn findings(
                         lines.push(mtu_finding(machine, port, iface));
                     }
                 }
-                if let Some(f) = numa_finding(machine, setup, name, dev) {
-                    lines.push(f);
-                }
+                lines.extend(numa_finding(machine, setup, name, dev));
+                lines.extend(pcie_finding(name, dev));
             }
         },
     }
@@ -185,25 +184,22 @@ fn rdma_finding(name: &str, dev: &PciDevice) -> Finding {
 
 fn numa_finding(machine: &Machine, setup: &Setup, name: &str, dev: &PciDevice) -> Option<Finding> {
     let node = dev.numa_node?;
-    let workers_nodes: BTreeSet<u32> = setup
-        .workers
-        .iter()
-        .filter_map(|c| machine.cpus.node_of.get(c).copied())
-        .collect();
-    if workers_nodes.is_empty() {
+    let node_of = &machine.cpus.node_of;
+    // The main lcore counts too: it makes the pools, and DPDK puts them on its node first.
+    let lcores = setup.lcores();
+    if lcores.iter().all(|c| !node_of.contains_key(c)) {
         return None;
     }
     let need = format!("{name} NUMA");
-    let far: Vec<u32> = setup
-        .workers
+    let far: Vec<u32> = lcores
         .iter()
         .copied()
-        .filter(|c| machine.cpus.node_of.get(c).is_some_and(|n| *n != node))
+        .filter(|c| node_of.get(c).is_some_and(|n| *n != node))
         .collect();
     if far.is_empty() {
         return Some(Finding::ok(
             need,
-            format!("{} and the workers on node {node}", dev.address),
+            format!("{} and the lcores on node {node}", dev.address),
         ));
     }
     let near = machine
@@ -212,24 +208,50 @@ fn numa_finding(machine: &Machine, setup: &Setup, name: &str, dev: &PciDevice) -
         .get(&node)
         .cloned()
         .unwrap_or_else(|| "?".to_owned());
-    let far_nodes: BTreeSet<u32> = far
-        .iter()
-        .filter_map(|c| machine.cpus.node_of.get(c).copied())
-        .collect();
+    let far_nodes: BTreeSet<u32> = far.iter().filter_map(|c| node_of.get(c).copied()).collect();
     Some(Finding::warn(
         need,
         format!(
-            "{} is on node {node}, workers {} on node {}: every packet crosses the \
-             interconnect",
+            "{} is on node {node}, lcores {} on node {}: every packet (and the pools the main \
+             lcore makes) crosses the interconnect",
             dev.address,
             format_cpulist(&far),
             format_cpulist(&far_nodes)
         ),
         format!(
-            "put the workers on node {node}'s CPUs ({near}) in cores.workers, or the NIC in a \
-             slot of the workers' node"
+            "put cores.main and cores.workers on node {node}'s CPUs ({near}), or the NIC in a \
+             slot of the lcores' node"
         ),
     ))
+}
+
+/// The PCIe link runs at the width and speed the NIC can (not in a narrower or slower slot).
+fn pcie_finding(name: &str, dev: &PciDevice) -> Option<Finding> {
+    let link = dev.link.as_ref()?;
+    let need = format!("{name} PCIe link");
+    let detail = format!(
+        "{} x{} (the NIC can {} x{})",
+        link.speed, link.width, link.max_speed, link.max_width
+    );
+    let gts = |s: &str| -> f64 {
+        s.split_whitespace()
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0.0)
+    };
+    if link.width < link.max_width || gts(&link.speed) < gts(&link.max_speed) {
+        Some(Finding::warn(
+            need,
+            format!("{detail}: the slot caps what the NIC carries"),
+            format!(
+                "put the NIC in a slot of its full width and speed (lspci -vv -s {}: LnkCap \
+                 against LnkSta)",
+                dev.address
+            ),
+        ))
+    } else {
+        Some(Finding::ok(need, detail))
+    }
 }
 
 fn mtu_finding(machine: &Machine, port: &ResolvedPort<'_, '_>, iface: &str) -> Finding {

@@ -17,7 +17,7 @@ pub use hugepages::{HugeMount, Hugepages, NodePages, PagePool, size_name};
 pub use iommu::{Iommu, USER_SPACE_DRIVERS};
 pub use libs::{find_library, library_dirs};
 pub use net::Interface;
-pub use pci::{PciDevice, full_address, is_full_address};
+pub use pci::{PciDevice, PcieLink, full_address, is_full_address};
 pub use root::Root;
 
 /// What the checks need to know of the machine.

@@ -26,6 +26,21 @@ pub struct PciDevice {
     pub rdma: Vec<(String, Option<String>)>,
     /// Its verbs character devices (`infiniband_verbs/uverbs0`: ib_uverbs).
     pub uverbs: Vec<String>,
+    /// Its PCIe link, when the platform tells (physical functions; not virtio in most VMs).
+    pub link: Option<PcieLink>,
+}
+
+/// A PCIe link as it runs and as the device could run it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PcieLink {
+    /// `8.0 GT/s PCIe` (`current_link_speed`).
+    pub speed: String,
+    /// Lanes (`current_link_width`).
+    pub width: u32,
+    /// `max_link_speed`.
+    pub max_speed: String,
+    /// `max_link_width`.
+    pub max_width: u32,
 }
 
 impl PciDevice {
@@ -61,6 +76,15 @@ impl PciDevice {
                 .and_then(|n| n.parse().ok()),
             rdma,
             uverbs: root.list(&format!("{dir}/infiniband_verbs")),
+            link: (|| {
+                let read = |f: &str| root.read(&format!("{dir}/{f}"));
+                Some(PcieLink {
+                    speed: read("current_link_speed")?,
+                    width: read("current_link_width")?.parse().ok()?,
+                    max_speed: read("max_link_speed")?,
+                    max_width: read("max_link_width")?.parse().ok()?,
+                })
+            })(),
         })
     }
 

@@ -149,6 +149,7 @@ mod tests {
             numa_node: None,
             rdma: Vec::new(),
             uverbs: Vec::new(),
+            link: None,
         }
     }
 
