@@ -10,9 +10,11 @@ use crate::sys;
 /// (`DPDK 22.11.11`): the library loaded at run time, which may differ from the headers the
 /// crate was built against ([`crate::Eal::dpdk_version`]).
 pub fn runtime_version() -> &'static str {
-    // SAFETY: rte_version() needs no initialisation and returns a pointer to a static,
-    // NUL-terminated string that lives as long as the library, that is the process.
-    let version = unsafe { CStr::from_ptr(sys::rte_version()) };
+    // SAFETY: rte_version() needs no initialisation and only returns a pointer.
+    let text = unsafe { sys::rte_version() };
+    // SAFETY: that pointer is to a static, NUL-terminated string that lives as long as the
+    // library, that is the process.
+    let version = unsafe { CStr::from_ptr(text) };
     version.to_str().unwrap_or("DPDK (version not UTF-8)")
 }
 
@@ -38,9 +40,11 @@ pub fn pmds() -> Pmds {
                 .collect(),
         )
     } else {
-        // SAFETY: the shim returns a string literal of the DPDK headers (or ""): static and
+        // SAFETY: the shim's function takes nothing and only returns a pointer.
+        let text = unsafe { sys::upfb_eal_pmd_path() };
+        // SAFETY: that pointer is to a string literal of the DPDK headers (or ""): static and
         // NUL-terminated.
-        let dir = unsafe { CStr::from_ptr(sys::upfb_eal_pmd_path()) };
+        let dir = unsafe { CStr::from_ptr(text) };
         Pmds::Plugins(dir.to_str().ok().filter(|d| !d.is_empty()))
     }
 }
@@ -62,14 +66,18 @@ mod tests {
 
     #[test]
     fn the_pmds_come_from_where_the_build_put_them() {
-        match pmds() {
+        let pmds = pmds();
+        assert_eq!(
+            matches!(pmds, Pmds::Linked(_)),
+            cfg!(feature = "static"),
+            "{pmds:?}"
+        );
+        match pmds {
             Pmds::Plugins(dir) => {
                 let dir = dir.expect("Debian's DPDK has a plugin directory");
                 assert!(std::path::Path::new(dir).is_dir(), "{dir}");
-                assert!(!cfg!(feature = "static"));
             }
             Pmds::Linked(list) => {
-                assert!(cfg!(feature = "static"));
                 assert!(
                     list.contains(&"net_memif") && list.contains(&"net_ring"),
                     "{list:?}"

@@ -74,7 +74,7 @@ fn default_pages(text: &str, size: &str) -> (u64, u64) {
 fn doctor_says_what_this_machine_has() {
     let _serial = serial();
     let size_kb = meminfo("Hugepagesize:");
-    let size = if size_kb % (1024 * 1024) == 0 {
+    let size = if size_kb.is_multiple_of(1024 * 1024) {
         format!("{} GB", size_kb / (1024 * 1024))
     } else {
         format!("{} MB", size_kb / 1024)

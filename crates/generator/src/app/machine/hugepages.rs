@@ -164,9 +164,9 @@ fn parse_size_kb(text: &str) -> Option<u64> {
 
 /// A page size for people: `2 MB`, `1 GB`.
 pub fn size_name(kb: u64) -> String {
-    if kb >= 1024 * 1024 && kb % (1024 * 1024) == 0 {
+    if kb >= 1024 * 1024 && kb.is_multiple_of(1024 * 1024) {
         format!("{} GB", kb / (1024 * 1024))
-    } else if kb >= 1024 && kb % 1024 == 0 {
+    } else if kb >= 1024 && kb.is_multiple_of(1024) {
         format!("{} MB", kb / 1024)
     } else {
         format!("{kb} kB")

@@ -44,9 +44,9 @@ impl Interface {
                 // on it is the function (a virtio NIC's interface sits below `virtioN`).
                 let pci = root.link_target(&dir).and_then(|t| {
                     t.iter()
+                        .rev()
                         .filter_map(|c| c.to_str())
-                        .filter(|c| is_full_address(c))
-                        .last()
+                        .find(|c| is_full_address(c))
                         .map(str::to_owned)
                 });
                 Interface {
