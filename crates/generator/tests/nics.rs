@@ -209,6 +209,23 @@ fn what_must_not_be_bound_is_refused() {
         refused(VIRTIO_N3, &Target::UserSpace("virtio-pci".into()), false),
         Refusal::NotUserSpace("virtio-pci".into())
     );
+    // A virtio NIC on its kernel driver whose interface this namespace does not see (the
+    // host's eth0 seen from a lab's namespace) is left alone.
+    m.pci(
+        "0000:00:06.0",
+        0x020000,
+        (0x1af4, 0x1041),
+        Some("virtio-pci"),
+        -1,
+    );
+    assert_eq!(
+        bind::plan(&read(&m), "0000:00:06.0", &vfio(), false),
+        Err(Refusal::Unseen {
+            address: "0000:00:06.0".into(),
+            driver: "virtio-pci".into()
+        })
+    );
+    assert!(bind::plan(&read(&m), "0000:00:06.0", &vfio(), true).is_ok());
     // --force takes eth0 all the same.
     assert!(matches!(
         bind::plan(&machine, ETH0, &vfio(), true),

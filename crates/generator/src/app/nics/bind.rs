@@ -84,6 +84,18 @@ pub enum Refusal {
         /// Routes through it.
         routes: usize,
     },
+    /// On a kernel driver, with no interface in this network namespace: another namespace
+    /// (the host's, seen from a lab's) may be using it.
+    #[error(
+        "{address} is on {driver} but has no interface in this network namespace: another \
+         namespace may be using it; run upfbench from the host's namespace, or --force"
+    )]
+    Unseen {
+        /// The device.
+        address: String,
+        /// Its kernel driver.
+        driver: String,
+    },
     /// A vendor upfbench knows nothing of.
     #[error(
         "{address}: no DPDK PMD known to upfbench for vendor 0x{vendor:04x}; --force to bind anyway"
@@ -185,6 +197,16 @@ pub fn plan(
                     address,
                     interface: i.name.clone(),
                     routes: i.routes,
+                });
+            }
+            if let Some(d) = on
+                && !USER_SPACE_DRIVERS.contains(&d)
+                && machine.interface_of(&address).is_none()
+                && !force
+            {
+                return Err(Refusal::Unseen {
+                    address,
+                    driver: d.to_owned(),
                 });
             }
             if !machine.iommu.has_driver(driver) {

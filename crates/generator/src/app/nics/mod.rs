@@ -39,19 +39,31 @@ pub fn rows(machine: &Machine) -> Vec<NicRow> {
                 address: dev.address.clone(),
                 model: format!("{} {}", vendor_name(dev.vendor), dev.ids()),
                 driver: dev.driver.clone().unwrap_or_else(|| "-".to_owned()),
-                interface: iface.map_or("-".to_owned(), |i| {
-                    format!(
-                        "{} ({}, {} routes)",
-                        i.name,
-                        if i.up { "up" } else { "down" },
-                        i.routes
-                    )
-                }),
+                interface: iface.map_or_else(
+                    || no_interface(dev),
+                    |i| {
+                        format!(
+                            "{} ({}, {} routes)",
+                            i.name,
+                            if i.up { "up" } else { "down" },
+                            i.routes
+                        )
+                    },
+                ),
                 numa: dev.numa_node.map_or("-".to_owned(), |n| n.to_string()),
                 dpdk: how_dpdk_takes(dev, machine, &machine.iommu),
             }
         })
         .collect()
+}
+
+/// What stands for a NIC's interface when this network namespace has none of it.
+fn no_interface(dev: &PciDevice) -> String {
+    match dev.driver.as_deref() {
+        // A kernel network driver makes an interface: it is in another namespace.
+        Some(d) if !USER_SPACE_DRIVERS.contains(&d) => "(another netns?)".to_owned(),
+        _ => "-".to_owned(),
+    }
 }
 
 fn how_dpdk_takes(dev: &PciDevice, machine: &Machine, iommu: &Iommu) -> String {
