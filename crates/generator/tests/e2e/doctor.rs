@@ -193,14 +193,13 @@ fn doctor_finds_no_connectx5_here_and_says_why() {
     let (status, _) = line(&text, "PMD net_mlx5");
     assert_eq!(status, "ok", "{text}");
     let (status, detail) = line(&text, "rdma-core");
-    let libibverbs = ["/usr/lib", "/lib"].iter().any(|d| {
-        Path::new(&format!(
-            "{d}/{}-linux-gnu/libibverbs.so.1",
-            std::env::consts::ARCH
-        ))
-        .exists()
-    });
-    assert_eq!(status == "ok", libibverbs, "{detail}");
+    let found = |lib: &str| {
+        ["/usr/lib", "/lib"]
+            .iter()
+            .any(|d| Path::new(&format!("{d}/{}-linux-gnu/{lib}", std::env::consts::ARCH)).exists())
+    };
+    let rdma_core = found("libibverbs.so.1") && found("libmlx5.so.1");
+    assert_eq!(status == "ok", rdma_core, "{detail}");
 }
 
 #[test]
