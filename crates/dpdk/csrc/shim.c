@@ -11,6 +11,15 @@ unsigned int upfb_lcore_id(void) { return rte_lcore_id(); }
 
 uint64_t upfb_rdtsc(void) { return rte_rdtsc(); }
 
+const char *upfb_eal_pmd_path(void)
+{
+#ifdef RTE_EAL_PMD_PATH
+	return RTE_EAL_PMD_PATH;
+#else
+	return "";
+#endif
+}
+
 uint16_t upfb_rx_burst(uint16_t port_id, uint16_t queue_id, struct rte_mbuf **pkts, uint16_t n)
 {
 	return rte_eth_rx_burst(port_id, queue_id, pkts, n);

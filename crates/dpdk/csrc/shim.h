@@ -23,6 +23,8 @@ int upfb_errno(void);
 unsigned int upfb_lcore_id(void);
 /* rte_rdtsc() for targets where Rust does not read the counter itself. */
 uint64_t upfb_rdtsc(void);
+/* The directory EAL loads the PMD plugins from (RTE_EAL_PMD_PATH), "" if it has none. */
+const char *upfb_eal_pmd_path(void);
 
 uint16_t upfb_rx_burst(uint16_t port_id, uint16_t queue_id, struct rte_mbuf **pkts, uint16_t n);
 uint16_t upfb_tx_burst(uint16_t port_id, uint16_t queue_id, struct rte_mbuf **pkts, uint16_t n);

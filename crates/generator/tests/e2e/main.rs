@@ -19,7 +19,9 @@
 //!   received by the generator;
 //! - `upfbench search` against the reflector's rate cap (the NDR within the goal's width of
 //!   it) and against a loss at every load (no NDR, the PDR at the cap);
-//! - on `net_null`, no peer: a TX asked for more than it can send slips, and the report says so.
+//! - on `net_null`, no peer: a TX asked for more than it can send slips, and the report says so;
+//! - `upfbench doctor` and `upfbench nics` on this machine, what they print checked against
+//!   /proc and /sys as the test reads them (read only: nothing is bound).
 //!
 //! They need root. Each process busy-polls one core and the machine may have two, so the cases
 //! run one at a time ([`harness::serial`]), the generator's worker on lcore 1 and the
@@ -29,6 +31,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod delay;
+mod doctor;
 mod echo;
 mod exits;
 mod harness;
