@@ -286,6 +286,9 @@ fn generate_bindings(cflags: &[String]) {
         .allowlist_var("RTE_ETH_TX_OFFLOAD_.*")
         .allowlist_var("RTE_ETH_RSS_(IP|UDP|TCP)")
         .clang_macro_fallback()
+        // Its scratch files (a precompiled header, a C file) go to OUT_DIR, not the crate's
+        // source directory, where an interrupted build would leave them.
+        .clang_macro_fallback_build_dir(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"))
         .allowlist_type("rte_eth_rx_mq_mode")
         .allowlist_type("rte_eth_tx_mq_mode");
 
