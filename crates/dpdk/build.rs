@@ -95,6 +95,7 @@ const OPAQUE: &[&str] = &[
     "rte_eth_rxseg_capa",
     "rte_eth_rxseg_split",
     "rte_eth_thresh",
+    "rte_flow",
 ];
 
 fn main() {
@@ -170,6 +171,9 @@ fn emit_link_flags(statik: bool) {
     };
     let libs = pkg_config_output(args);
     let mut whole_archive = false;
+    // The network PMDs linked into a static binary: fixed here, at build time, and what
+    // `upfbench doctor` reports (it cannot look for plugins in a directory then).
+    let mut static_pmds: Vec<&str> = Vec::new();
     for token in libs.split_whitespace() {
         match token {
             "-Wl,--whole-archive" => whole_archive = true,
@@ -179,6 +183,14 @@ fn emit_link_flags(statik: bool) {
                 if let Some(dir) = token.strip_prefix("-L") {
                     println!("cargo:rustc-link-search=native={dir}");
                 } else if let Some(archive) = token.strip_prefix("-l:") {
+                    if whole_archive
+                        && let Some(pmd) = archive
+                            .strip_prefix("librte_")
+                            .and_then(|a| a.strip_suffix(".a"))
+                            .filter(|a| a.starts_with("net_"))
+                    {
+                        static_pmds.push(pmd);
+                    }
                     let modifiers = if whole_archive {
                         "-bundle,+whole-archive,+verbatim"
                     } else {
@@ -197,6 +209,10 @@ fn emit_link_flags(statik: bool) {
             }
         }
     }
+    println!(
+        "cargo:rustc-env=UPFBENCH_DPDK_STATIC_PMDS={}",
+        static_pmds.join(",")
+    );
     if !statik {
         // rte_eth_from_rings (ring pairs) lives in the net_ring PMD, which pkg-config does not list
         // for shared linking. It is the same file as EAL's plugin, so the loader maps it once.
@@ -270,6 +286,9 @@ fn generate_bindings(cflags: &[String]) {
         .allowlist_var("RTE_ETH_TX_OFFLOAD_.*")
         .allowlist_var("RTE_ETH_RSS_(IP|UDP|TCP)")
         .clang_macro_fallback()
+        // Its scratch files (a precompiled header, a C file) go to OUT_DIR, not the crate's
+        // source directory, where an interrupted build would leave them.
+        .clang_macro_fallback_build_dir(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"))
         .allowlist_type("rte_eth_rx_mq_mode")
         .allowlist_type("rte_eth_tx_mq_mode");
 

@@ -1,6 +1,7 @@
 /* Real functions around DPDK's static inline functions and macros; see shim.h. */
 #include "shim.h"
 
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -9,6 +10,15 @@ int upfb_errno(void) { return rte_errno; }
 unsigned int upfb_lcore_id(void) { return rte_lcore_id(); }
 
 uint64_t upfb_rdtsc(void) { return rte_rdtsc(); }
+
+const char *upfb_eal_pmd_path(void)
+{
+#ifdef RTE_EAL_PMD_PATH
+	return RTE_EAL_PMD_PATH;
+#else
+	return "";
+#endif
+}
 
 uint16_t upfb_rx_burst(uint16_t port_id, uint16_t queue_id, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -53,4 +63,76 @@ int munmap(void *addr, size_t len)
 {
 	upfb_datapath_grace();
 	return (int)syscall(SYS_munmap, addr, len);
+}
+
+/* The outer headers of a G-PDU: Ethernet, IPv4, UDP (the PMD fills in port 2152 for GTPU), GTP-U;
+ * `gtp` NULL matches every TEID. */
+static void gtpu_pattern(struct rte_flow_item pattern[5], const struct rte_flow_item_gtp *spec,
+			 const struct rte_flow_item_gtp *mask)
+{
+	memset(pattern, 0, 5 * sizeof(pattern[0]));
+	pattern[0].type = RTE_FLOW_ITEM_TYPE_ETH;
+	pattern[1].type = RTE_FLOW_ITEM_TYPE_IPV4;
+	pattern[2].type = RTE_FLOW_ITEM_TYPE_UDP;
+	pattern[3].type = RTE_FLOW_ITEM_TYPE_GTPU;
+	pattern[3].spec = spec;
+	pattern[3].mask = mask;
+	pattern[4].type = RTE_FLOW_ITEM_TYPE_END;
+}
+
+static int validate_or_create(uint16_t port, const struct rte_flow_item *pattern,
+			      const struct rte_flow_action *actions, int create,
+			      struct rte_flow **flow, const char **message)
+{
+	struct rte_flow_attr attr = {.ingress = 1};
+	struct rte_flow_error error = {0};
+	int ret = rte_flow_validate(port, &attr, pattern, actions, &error);
+	if (ret == 0 && create) {
+		*flow = rte_flow_create(port, &attr, pattern, actions, &error);
+		ret = *flow ? 0 : -rte_errno;
+	}
+	*message = error.message;
+	return ret;
+}
+
+int upfb_flow_gtpu_rss(uint16_t port, const uint16_t *queues, uint16_t n, int create,
+		       struct rte_flow **flow, const char **message)
+{
+	struct rte_flow_item pattern[5];
+	gtpu_pattern(pattern, NULL, NULL);
+	struct rte_flow_action_rss rss = {
+		.func = RTE_ETH_HASH_FUNCTION_DEFAULT,
+		.level = 0,
+		.types = RTE_ETH_RSS_GTPU,
+		.queue_num = n,
+		.queue = queues,
+	};
+	struct rte_flow_action actions[2] = {
+		{.type = RTE_FLOW_ACTION_TYPE_RSS, .conf = &rss},
+		{.type = RTE_FLOW_ACTION_TYPE_END},
+	};
+	return validate_or_create(port, pattern, actions, create, flow, message);
+}
+
+int upfb_flow_gtpu_teid_queue(uint16_t port, uint32_t teid, uint32_t mask, uint16_t queue,
+			      int create, struct rte_flow **flow, const char **message)
+{
+	struct rte_flow_item_gtp spec = {.teid = rte_cpu_to_be_32(teid)};
+	struct rte_flow_item_gtp spec_mask = {.teid = rte_cpu_to_be_32(mask)};
+	struct rte_flow_item pattern[5];
+	gtpu_pattern(pattern, &spec, &spec_mask);
+	struct rte_flow_action_queue to = {.index = queue};
+	struct rte_flow_action actions[2] = {
+		{.type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &to},
+		{.type = RTE_FLOW_ACTION_TYPE_END},
+	};
+	return validate_or_create(port, pattern, actions, create, flow, message);
+}
+
+int upfb_flow_flush(uint16_t port, const char **message)
+{
+	struct rte_flow_error error = {0};
+	int ret = rte_flow_flush(port, &error);
+	*message = error.message;
+	return ret;
 }

@@ -9,6 +9,7 @@
 #include <rte_errno.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
+#include <rte_flow.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
@@ -22,6 +23,8 @@ int upfb_errno(void);
 unsigned int upfb_lcore_id(void);
 /* rte_rdtsc() for targets where Rust does not read the counter itself. */
 uint64_t upfb_rdtsc(void);
+/* The directory EAL loads the PMD plugins from (RTE_EAL_PMD_PATH), "" if it has none. */
+const char *upfb_eal_pmd_path(void);
 
 uint16_t upfb_rx_burst(uint16_t port_id, uint16_t queue_id, struct rte_mbuf **pkts, uint16_t n);
 uint16_t upfb_tx_burst(uint16_t port_id, uint16_t queue_id, struct rte_mbuf **pkts, uint16_t n);
@@ -32,5 +35,15 @@ int upfb_pktmbuf_alloc_bulk(struct rte_mempool *pool, struct rte_mbuf **mbufs, u
 struct rte_mbuf *upfb_pktmbuf_alloc(struct rte_mempool *pool);
 void upfb_pktmbuf_free(struct rte_mbuf *m);
 uint16_t upfb_pktmbuf_data_room_size(struct rte_mempool *pool);
+
+/* rte_flow rules that spread received GTP-U across the receive queues by TEID (see flow.rs): the
+ * pattern and action arrays are built here, where DPDK's structures are plain C. With `create` 0 a
+ * rule is only validated. Each returns 0 or a negative errno, with DPDK's reason in *message (a
+ * static string, or NULL). */
+int upfb_flow_gtpu_rss(uint16_t port, const uint16_t *queues, uint16_t n, int create,
+		       struct rte_flow **flow, const char **message);
+int upfb_flow_gtpu_teid_queue(uint16_t port, uint32_t teid, uint32_t mask, uint16_t queue,
+			      int create, struct rte_flow **flow, const char **message);
+int upfb_flow_flush(uint16_t port, const char **message);
 
 #endif

@@ -19,6 +19,8 @@ pub struct StartedPort<'p, 'e> {
     rx_desc: u16,
     tx_desc: u16,
     queues_taken: Cell<bool>,
+    /// Whether rte_flow rules were installed ([`StartedPort::steer_gtpu_by_teid`]).
+    pub(crate) flows_installed: Cell<bool>,
 }
 
 /// A receive queue of a started port. `Send` (give it to the lcore that polls it) but not `Sync`:
@@ -65,7 +67,13 @@ impl<'p, 'e> StartedPort<'p, 'e> {
             rx_desc,
             tx_desc,
             queues_taken: Cell::new(false),
+            flows_installed: Cell::new(false),
         }
+    }
+
+    /// Receive queues.
+    pub fn rx_queue_count(&self) -> u16 {
+        self.rx_queues
     }
 
     /// Descriptors per receive queue, after adjustment to the port's limits.
@@ -131,6 +139,7 @@ impl<'e> Deref for StartedPort<'_, 'e> {
 
 impl Drop for StartedPort<'_, '_> {
     fn drop(&mut self) {
+        self.flush_flows();
         // SAFETY: the port is started; its queue handles borrowed self and are gone.
         unsafe {
             sys::rte_eth_dev_stop(self.port.id());

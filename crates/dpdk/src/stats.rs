@@ -6,6 +6,10 @@ use crate::error::{Error, Result};
 use crate::port::Port;
 use crate::sys;
 
+/// Receive queues whose packets the basic counters count one by one
+/// (`RTE_ETHDEV_QUEUE_STAT_CNTRS` of DPDK's build).
+pub const QUEUE_STATS: usize = 16;
+
 /// The basic counters of a port (`rte_eth_stats`), since start or the last reset.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PortStats {
@@ -25,6 +29,9 @@ pub struct PortStats {
     pub oerrors: u64,
     /// Receive failures for want of an mbuf.
     pub rx_nombuf: u64,
+    /// Packets received by each of the first [`QUEUE_STATS`] receive queues, as far as the
+    /// driver counts them per queue (zeros where it does not).
+    pub rx_queues: [u64; QUEUE_STATS],
 }
 
 impl Port<'_> {
@@ -43,6 +50,7 @@ impl Port<'_> {
             ierrors: s.ierrors,
             oerrors: s.oerrors,
             rx_nombuf: s.rx_nombuf,
+            rx_queues: s.q_ipackets,
         })
     }
 

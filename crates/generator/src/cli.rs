@@ -66,6 +66,82 @@ pub enum Command {
     ///
     /// Example: upfbench compare reports/*-open5gs-sweep reports/*-eupf-sweep --out compare
     Compare(CompareArgs),
+    /// Check what a run needs of this machine, a line per need, each `ok`, `warn` or
+    /// `missing` with its fix: hugepages per NUMA node and hugetlbfs, IOMMU and vfio-pci,
+    /// each port's device, driver, NUMA node and MTU, isolated cores, the CPU governor, DPDK
+    /// and the PMDs the ports need (with rdma-core for Mellanox NICs).
+    ///
+    /// Without SYSTEM, the machine in general. Exits nonzero if something needed is missing.
+    ///
+    /// Example: upfbench doctor deploy/systems/connectx5.yaml profiles/published.yaml
+    Doctor(DoctorArgs),
+    /// List the NICs (PCI network controllers): vendor and device, driver, kernel interface,
+    /// NUMA node, and whether DPDK can take each and how.
+    Nics(NicsArgs),
+    /// Bind a NIC to vfio-pci for DPDK (virtio, Intel), or give it back to its kernel driver
+    /// with `--kernel`, as dpdk-devbind does. Mellanox NICs stay on mlx5_core (DPDK drives them
+    /// beside it) and are refused; so is a NIC whose interface is up with routes, unless
+    /// `--force`.
+    ///
+    /// Example: upfbench bind 0000:00:04.0
+    Bind(BindArgs),
+}
+
+/// The directory sysfs and procfs are read under (for tests on made-up trees).
+#[derive(Debug, Args)]
+pub struct RootArg {
+    /// Read (and, for bind, write) /sys and /proc under this directory instead of `/`: for
+    /// tests on made-up trees.
+    #[arg(long, value_name = "DIR", default_value = "/", hide = true)]
+    pub root: std::path::PathBuf,
+}
+
+/// Arguments of `upfbench doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// A system file (or a reflector file): check what it needs. Without it: the machine in
+    /// general.
+    #[arg(value_name = "SYSTEM")]
+    pub system: Option<std::path::PathBuf>,
+    /// A profile to run on SYSTEM: its largest packets are checked against the ports' kernel
+    /// MTUs.
+    #[arg(value_name = "PROFILE", requires = "system")]
+    pub profile: Option<std::path::PathBuf>,
+    /// The root.
+    #[command(flatten)]
+    pub root: RootArg,
+}
+
+/// Arguments of `upfbench nics`.
+#[derive(Debug, Args)]
+pub struct NicsArgs {
+    /// The root.
+    #[command(flatten)]
+    pub root: RootArg,
+}
+
+/// Arguments of `upfbench bind`.
+#[derive(Debug, Args)]
+pub struct BindArgs {
+    /// The NIC's PCI address (`0000:00:04.0`; the domain may be left out).
+    #[arg(value_name = "ADDR")]
+    pub address: String,
+    /// The driver to bind it to: vfio-pci, uio_pci_generic or igb_uio.
+    #[arg(long, value_name = "DRIVER", default_value = "vfio-pci")]
+    pub driver: String,
+    /// Give it back to its kernel driver instead.
+    #[arg(long, conflicts_with = "driver")]
+    pub kernel: bool,
+    /// Bind even a NIC whose interface is up with routes, or of a vendor upfbench does not
+    /// know.
+    #[arg(long)]
+    pub force: bool,
+    /// Print the writes without making them.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The root.
+    #[command(flatten)]
+    pub root: RootArg,
 }
 
 /// Arguments of `upfbench compare`.
@@ -240,6 +316,41 @@ mod tests {
         };
         assert_eq!(args.out.as_deref(), Some(std::path::Path::new("dir")));
         assert!(Cli::try_parse_from(["upfbench", "compare"]).is_err());
+    }
+
+    #[test]
+    fn doctor_nics_and_bind_take_their_arguments() {
+        let cli = Cli::try_parse_from(["upfbench", "doctor"]).expect("parses");
+        let Command::Doctor(args) = cli.command else {
+            panic!("doctor expected");
+        };
+        assert!(args.system.is_none() && args.profile.is_none());
+        assert_eq!(args.root.root, std::path::Path::new("/"));
+        let cli = Cli::try_parse_from(["upfbench", "doctor", "s.yaml", "p.yaml", "--root", "t"])
+            .expect("parses");
+        let Command::Doctor(args) = cli.command else {
+            panic!("doctor expected");
+        };
+        assert_eq!(
+            args.profile.as_deref(),
+            Some(std::path::Path::new("p.yaml"))
+        );
+        assert_eq!(args.root.root, std::path::Path::new("t"));
+        let cli = Cli::try_parse_from(["upfbench", "bind", "00:04.0"]).expect("parses");
+        let Command::Bind(args) = cli.command else {
+            panic!("bind expected");
+        };
+        assert_eq!((args.driver.as_str(), args.kernel), ("vfio-pci", false));
+        let cli = Cli::try_parse_from(["upfbench", "bind", "00:04.0", "--kernel"]).expect("parses");
+        let Command::Bind(args) = cli.command else {
+            panic!("bind expected");
+        };
+        assert!(args.kernel);
+        assert!(
+            Cli::try_parse_from(["upfbench", "bind", "a", "--kernel", "--driver", "igb_uio"])
+                .is_err()
+        );
+        assert!(Cli::try_parse_from(["upfbench", "nics"]).is_ok());
     }
 
     #[test]

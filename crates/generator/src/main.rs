@@ -33,6 +33,9 @@ fn main() -> ExitCode {
             app::generate::run(&args.run, Mode::Search(args.payloads.as_deref()))
         }
         Command::Compare(args) => app::compare::run(args),
+        Command::Doctor(args) => app::doctor::run(args),
+        Command::Nics(args) => app::nics::run(args),
+        Command::Bind(args) => app::nics::bind::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

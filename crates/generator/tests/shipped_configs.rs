@@ -254,3 +254,74 @@ fn bare_metal_and_vm_examples_use_pci_devices() {
         assert_eq!(port.queues, Some(8));
     }
 }
+
+#[test]
+fn the_connectx5_example_validates_and_plans_without_a_nic() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_upfbench"))
+        .current_dir(repo())
+        .args([
+            "validate",
+            "deploy/systems/connectx5.yaml",
+            "profiles/ues-10k.yaml",
+            "profiles/published.yaml",
+        ])
+        .output()
+        .expect("run upfbench");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        stdout.lines().next(),
+        Some(
+            "ok: deploy/systems/connectx5.yaml (system: n3 0000:3b:00.0 192.168.13.131/24, n6 \
+             0000:3b:00.1 192.168.16.152/24, PFCP 192.168.14.111:8805 -> 192.168.14.151:8805)"
+        )
+    );
+
+    // 10,000 UEs dealt over the eight workers, each sending 1/8 of each stream on its queue.
+    let cx5 = repo().join("deploy/systems/connectx5.yaml");
+    let (s, p) = config::load_run(&cx5, repo().join("profiles/ues-10k.yaml"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let plan = upfbench_generator::plan::build(&s, &p, None, [None, None]).expect("plan");
+    let lcores: Vec<u32> = plan.workers.iter().map(|w| w.lcore).collect();
+    assert_eq!(lcores, [2, 3, 4, 5, 6, 7, 8, 9]);
+    for w in &plan.workers {
+        assert_eq!(w.shares.len(), 2, "worker {}", w.lcore);
+        for share in &w.shares {
+            assert_eq!(share.count, 1250);
+            assert!(
+                (share.rate_pps - 125_000.0).abs() < 1e-6,
+                "{}",
+                share.rate_pps
+            );
+        }
+    }
+    assert_eq!(plan.packets(), 2 * 30_000_000);
+
+    // A rate in percent of the line: the file's 100 Gbps stands for what the NIC would report.
+    let pct = config::profile_from_str(
+        "name: pct\nsessions: {count: 8}\n\
+         streams: [{name: a, direction: both, rate: 10%, payload: 1400}]\n",
+        "pct.yaml",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let plan = upfbench_generator::plan::build(&s, &pct, None, [None, None])
+        .expect("the line rate comes from the file");
+    let container = pct.sessions.pdu_session_container;
+    for (stream, frame) in plan.streams.iter().zip([
+        frame::n3_frame_len(1400, container),
+        frame::n6_frame_len(1400),
+    ]) {
+        let want = 10e9 / ((frame + frame::L1_OVERHEAD) * 8) as f64;
+        assert!(
+            (stream.rate_pps - want).abs() < 1e-3,
+            "{}: {} pps, want {want}",
+            stream.name,
+            stream.rate_pps
+        );
+    }
+    assert_eq!(plan.workers.len(), 8);
+}

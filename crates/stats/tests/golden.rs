@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use upfbench_stats::Direction;
 use upfbench_stats::report::{
     ClockReport, ControlReport, DirectionReport, KernelInterface, LatencyReport, LossReport,
-    PortFrames, PortReport, ProcedureLatency, Report, StepReport, StreamSummary, ThroughputReport,
-    TxSlip,
+    PortFrames, PortReport, ProcedureLatency, Report, RxQueues, StepReport, StreamSummary,
+    ThroughputReport, TxSlip,
 };
 
 fn throughput(packets: u64, frame: u64, secs: f64) -> ThroughputReport {
@@ -115,6 +115,7 @@ fn report() -> Report {
             frames("N6", [14_880_950, 0, 2], [14_880_952, 0, 0, 0]),
         ],
         seconds: vec![],
+        rx_queues: vec![],
     });
     // The uplink senders fell behind: one of its two streams slipped twice.
     let slip = TxSlip {
@@ -135,6 +136,21 @@ fn report() -> Report {
     r.steps[0].ports[0].interface = Some(n3_kernel);
     r.steps[0].warnings.push(warning);
     r.steps[0].attribute_tester_losses();
+    // Two workers: the NIC put nearly all of N3's frames on queue 0, N6's evenly.
+    let n3_queues = RxQueues {
+        port: "N3".into(),
+        spread: "2 queues: RSS on the outer IP/UDP header".into(),
+        frames: vec![998_000, 2_000],
+        packets: vec![998_000, 2_000],
+    };
+    r.steps[0].warnings.extend(n3_queues.lopsided());
+    r.steps[0].rx_queues.push(n3_queues);
+    r.steps[0].rx_queues.push(RxQueues {
+        port: "N6".into(),
+        spread: "2 queues: RSS on the IP/UDP header (the UEs' addresses)".into(),
+        frames: vec![500_112, 499_888],
+        packets: vec![],
+    });
     r.steps.push(StepReport {
         label: "1400 B, \"paced\"".into(),
         payload_bytes: Some(1400),
@@ -149,6 +165,7 @@ fn report() -> Report {
         streams: vec![],
         frames: vec![],
         seconds: vec![],
+        rx_queues: vec![],
     });
     r.control = Some(ControlReport {
         upf: "192.168.14.151:8805".into(),

@@ -80,6 +80,10 @@ const CASES: &[(&str, Case)] = &[
         "ports::rss_across_rx_queues_on_net_null",
         ports::rss_across_rx_queues_on_net_null,
     ),
+    (
+        "ports::teid_steering_refused_without_rte_flow",
+        ports::teid_steering_refused_without_rte_flow,
+    ),
     ("ports::promiscuous_mode", ports::promiscuous_mode),
     (
         "traffic::ring_pair_delivers_byte_for_byte",

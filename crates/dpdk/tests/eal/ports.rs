@@ -170,6 +170,41 @@ pub(crate) fn rss_across_rx_queues_on_net_null(fx: &Fixture<'_>) -> TestResult {
     }
     let stats = started.stats()?;
     assert_eq!(stats.ipackets, 32);
+    assert_eq!(&stats.rx_queues[..3], &[16, 16, 0], "per queue");
+    Ok(())
+}
+
+/// net_null has no rte_flow: both ways of spreading GTP-U by TEID are refused, each with the
+/// driver's reason, and the port goes on receiving on both queues.
+pub(crate) fn teid_steering_refused_without_rte_flow(fx: &Fixture<'_>) -> TestResult {
+    let mut null = Port::from_name(fx.eal, "net_null1")?;
+    let config = PortConfig {
+        rx_queues: 2,
+        tx_queues: 2,
+        rx_desc: 256,
+        tx_desc: 256,
+        rss: true,
+        offloads: Offloads::NONE,
+    };
+    let started = null.start(&config, &fx.pool)?;
+    assert_eq!(started.rx_queue_count(), 2);
+    let refused = started
+        .steer_gtpu_by_teid(0)
+        .expect_err("net_null has no flow rules");
+    assert_eq!(refused.driver, "net_null");
+    for reason in [&refused.hash, &refused.low_bits] {
+        assert!(reason.contains("errno"), "{reason}");
+    }
+    let text = refused.to_string();
+    assert!(
+        text.contains("RSS rule on the TEID") && text.contains("low bits"),
+        "{text}"
+    );
+    let mut queues = started.queues()?;
+    for rxq in &mut queues.rx {
+        let mut burst = MbufBurst::<8>::new();
+        assert_eq!(rxq.rx_burst(&mut burst), 8, "queue {}", rxq.id());
+    }
     Ok(())
 }
 

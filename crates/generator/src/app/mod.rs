@@ -1,10 +1,13 @@
 //! One module per command: each wires the parts together and owns its exits.
 
 pub mod compare;
+pub mod doctor;
 pub mod generate;
 pub mod kernel_counters;
 pub mod live;
+pub mod machine;
 pub mod metrics;
+pub mod nics;
 pub mod out;
 pub mod peers;
 pub mod ports;

@@ -22,6 +22,7 @@ use crate::datapath::common::eal_args::{PortDevice, RuntimeDirGuard, eal_args, f
 use crate::datapath::common::next_hops::NextHops;
 use crate::datapath::common::port_setup::{port_config, rx_pool, split_queues};
 use crate::datapath::common::queues::Side;
+use crate::datapath::common::rx_spread::rx_spread;
 use crate::datapath::common::service::{ErrorIndicationLimit, Interface, ServicePlane};
 use crate::datapath::reflector::counters::{CounterCell, ReflectorCounters};
 use crate::datapath::reflector::impair::{ImpairConfig, Impairments};
@@ -178,6 +179,17 @@ fn reflect(
     )?;
     let s3 = n3.start(&c3, &pools[0]).context("starting N3")?;
     let s6 = n6.start(&c6, &pools[1]).context("starting N6")?;
+    for (side, config, port) in [(Side::N3, &c3, &s3), (Side::N6, &c6, &s6)] {
+        let spread = rx_spread(side, config.rx_queues, config.rss, || {
+            port.steer_gtpu_by_teid(0)
+        });
+        if config.rx_queues > 1 {
+            out::line(&format!("{} rx: {}", side.name(), spread.description));
+        }
+        if let Some(w) = spread.warning {
+            out::line(&format!("warning: {w}"));
+        }
+    }
     let queues = split_queues(s3.queues()?, s6.queues()?);
 
     let (publisher, readers) = table_channels(usize::from(workers), ForwardingTable::empty());

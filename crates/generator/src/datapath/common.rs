@@ -8,4 +8,5 @@ pub mod net_dev;
 pub mod next_hops;
 pub mod port_setup;
 pub mod queues;
+pub mod rx_spread;
 pub mod service;

@@ -4,7 +4,8 @@ use std::time::Duration;
 
 use anyhow::Result;
 use upfbench_dpdk::PortStats;
-use upfbench_stats::report::{StepReport, StreamSummary};
+use upfbench_dpdk::QUEUE_STATS;
+use upfbench_stats::report::{RxQueues, StepReport, StreamSummary};
 use upfbench_stats::{RunResult, RxCoreResult, StreamSpec, TxCoreResult};
 
 use super::counters::{counter_notes, port_frames, port_report, rejected};
@@ -40,6 +41,10 @@ pub struct StepMeasurements<'a> {
     pub end_clock: Clock,
     /// The N3 and N6 ports' counters at the step's start and end.
     pub ports: [(PortStats, PortStats); 2],
+    /// The frames each worker received on N3 and N6 (its queue of each).
+    pub rx_by_worker: &'a [[u64; 2]],
+    /// How each port spreads its frames over the queues.
+    pub rx_spread: [&'a str; 2],
 }
 
 /// The step's report: traffic per direction and stream, the sending time, the ports, and the
@@ -105,8 +110,37 @@ pub fn step_report(m: &StepMeasurements<'_>) -> Result<StepReport> {
                 "frames by kind do not add up to the port's counters: {m}"
             ));
         }
+        if m.rx_by_worker.len() >= 2 {
+            let queues = rx_queues(*side, m, before, after);
+            report.warnings.extend(queues.lopsided());
+            report.rx_queues.push(queues);
+        }
         report.ports.push(port);
         report.frames.push(frames);
     }
     Ok(report)
+}
+
+/// How `side`'s port received over its queues: each worker's frames, and the port's own
+/// per-queue counts where its driver keeps them (none counted while packets came: it does not).
+fn rx_queues(
+    side: Side,
+    m: &StepMeasurements<'_>,
+    before: &PortStats,
+    after: &PortStats,
+) -> RxQueues {
+    let i = side.index();
+    let frames: Vec<u64> = m.rx_by_worker.iter().map(|w| w[i]).collect();
+    let counted = frames.len().min(QUEUE_STATS);
+    let packets: Vec<u64> = (0..counted)
+        .map(|q| after.rx_queues[q].saturating_sub(before.rx_queues[q]))
+        .collect();
+    let driver_counts =
+        packets.iter().any(|&n| n > 0) || after.ipackets.saturating_sub(before.ipackets) == 0;
+    RxQueues {
+        port: side.name().to_owned(),
+        spread: m.rx_spread[i].to_owned(),
+        frames,
+        packets: if driver_counts { packets } else { Vec::new() },
+    }
 }

@@ -20,6 +20,8 @@
 //! - `upfbench search` against the reflector's rate cap (the NDR within the goal's width of
 //!   it) and against a loss at every load (no NDR, the PDR at the cap);
 //! - on `net_null`, no peer: a TX asked for more than it can send slips, and the report says so;
+//! - `upfbench doctor` and `upfbench nics` on this machine, what they print checked against
+//!   /proc and /sys as the test reads them (read only: nothing is bound);
 //! - `--metrics` on a sweep and the reflector, scraped by a real Prometheus: what its HTTP API
 //!   holds is the report's counts and the reflector's, exactly.
 //!
@@ -31,6 +33,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod delay;
+mod doctor;
 mod echo;
 mod exits;
 mod harness;

@@ -159,6 +159,7 @@ mod tests {
             streams: Vec::new(),
             frames: Vec::new(),
             seconds: Vec::new(),
+            rx_queues: Vec::new(),
         }
     }
 

@@ -5,6 +5,7 @@ mod csv;
 mod frames;
 mod interface;
 mod model;
+mod queues;
 mod search;
 mod search_table;
 mod seconds;
@@ -25,6 +26,7 @@ pub use model::{
     Report, ReportError, SCHEMA_VERSION, StepReport, StreamSummary, TOOL_NAME, ThroughputReport,
     ToolInfo,
 };
+pub use queues::{LOPSIDED_SHARE, RxQueues};
 pub use search::{
     GoalResult, GoalSpec, GoalStatus, LatencyBoundSpec, LoadLatency, SearchCase, SearchReport,
     TrialLatency, TrialRecord,

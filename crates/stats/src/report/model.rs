@@ -13,6 +13,7 @@ use crate::rate::{TrafficCounters, gbps, kpps, percent};
 use super::clock::ClockReport;
 use super::frames::PortFrames;
 use super::interface::KernelInterface;
+use super::queues::RxQueues;
 use super::search::SearchReport;
 use super::seconds::StepSecond;
 use super::slip::TxSlip;
@@ -199,6 +200,10 @@ pub struct StepReport {
     /// it existed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub seconds: Vec<StepSecond>,
+    /// How each port's receive was spread over its queues (N3 first); empty with one queue
+    /// per port.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rx_queues: Vec<RxQueues>,
 }
 
 /// One stream of the profile (e.g. "ul", or one size of an IMIX), summed over its flows.
@@ -450,6 +455,7 @@ impl StepReport {
             streams: Vec::new(),
             frames: Vec::new(),
             seconds: Vec::new(),
+            rx_queues: Vec::new(),
         }
     }
 }

@@ -13,7 +13,7 @@ use super::summary::loss_text;
 use crate::direction::Direction;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Align {
+pub(super) enum Align {
     Left,
     Right,
 }
@@ -138,7 +138,7 @@ fn loss_notes(out: &mut String, report: &Report, dir: Direction) {
 }
 
 /// An aligned Markdown table.
-fn grid(out: &mut String, columns: &[(String, Align)], rows: &[Vec<String>]) {
+pub(super) fn grid(out: &mut String, columns: &[(String, Align)], rows: &[Vec<String>]) {
     let widths: Vec<usize> = columns
         .iter()
         .enumerate()
@@ -535,6 +535,7 @@ pub fn render_table(report: &Report) -> String {
     if report.search.is_none() {
         port_table(&mut out, report);
         frame_table(&mut out, report);
+        super::queues::queue_table(&mut out, report);
         rejected_section(&mut out, report);
     }
 

@@ -19,6 +19,8 @@ use crate::app::signals::Interrupts;
 use crate::config;
 use crate::datapath::common::calibration::TscCalibration;
 use crate::datapath::common::port_setup::{port_config, rx_pool, split_queues};
+use crate::datapath::common::queues::Side;
+use crate::datapath::common::rx_spread::rx_spread;
 use crate::datapath::common::service::Interface;
 use crate::datapath::generator::classify::RxRules;
 use crate::datapath::generator::phase::{Phase, PhaseBoard};
@@ -87,28 +89,37 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
     if let Err(e) = wait_for_memif_servers(system, &setup.names, &stop) {
         return end_early(setup, &mut record, e);
     }
-    let s3 = n3
-        .start(
-            &port_config(
-                &n3,
-                queues[0],
-                system.n3.rx_descriptors,
-                system.n3.tx_descriptors,
-            )?,
-            &pools[0],
-        )
-        .context("starting N3")?;
-    let s6 = n6
-        .start(
-            &port_config(
-                &n6,
-                queues[1],
-                system.n6.rx_descriptors,
-                system.n6.tx_descriptors,
-            )?,
-            &pools[1],
-        )
-        .context("starting N6")?;
+    let configs = [
+        port_config(
+            &n3,
+            queues[0],
+            system.n3.rx_descriptors,
+            system.n3.tx_descriptors,
+        )?,
+        port_config(
+            &n6,
+            queues[1],
+            system.n6.rx_descriptors,
+            system.n6.tx_descriptors,
+        )?,
+    ];
+    let s3 = n3.start(&configs[0], &pools[0]).context("starting N3")?;
+    let s6 = n6.start(&configs[1], &pools[1]).context("starting N6")?;
+    // Our downlink TEIDs are given out `step` apart: they differ first in the step's lowest
+    // set bit.
+    let teid_shift = setup.profile.sessions.downlink_teid.step.trailing_zeros();
+    let rx_spread = [(Side::N3, &s3), (Side::N6, &s6)].map(|(side, port)| {
+        let c = &configs[side.index()];
+        let spread = rx_spread(side, c.rx_queues, c.rss, || {
+            port.steer_gtpu_by_teid(teid_shift)
+        });
+        record.report.config.insert(
+            format!("{} rx", side.name().to_lowercase()),
+            spread.description.clone(),
+        );
+        record.report.warnings.extend(spread.warning);
+        spread.description
+    });
     let links = match wait_for_links([&*s3, &*s6], &setup.names, &stop) {
         Ok(speeds) => speeds,
         Err(e) => return end_early(setup, &mut record, e),
@@ -207,6 +218,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         setup,
         eal,
         ports: [&*s3, &*s6],
+        rx_spread,
         interfaces,
         peers,
         service_pool,

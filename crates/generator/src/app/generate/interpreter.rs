@@ -51,6 +51,8 @@ pub(super) struct Testbed<'a, 'p> {
     pub(super) setup: &'a Setup<'a>,
     pub(super) eal: &'p Eal,
     pub(super) ports: [&'a Port<'a>; 2],
+    /// How each port spreads its frames over the workers' queues.
+    pub(super) rx_spread: [String; 2],
     pub(super) interfaces: [Interface; 2],
     pub(super) peers: [Ipv4Addr; 2],
     pub(super) service_pool: Mempool<'p>,
@@ -429,7 +431,10 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             bed.control,
             &mut self.idle,
             plan,
-            bed.ports,
+            [
+                (bed.ports[0], bed.rx_spread[0].as_str()),
+                (bed.ports[1], bed.rx_spread[1].as_str()),
+            ],
             &bed.setup.kernel,
         )?;
         if self.machine.state() == State::Collecting && self.quiet.is_some() {

@@ -146,7 +146,7 @@ pub(super) fn finish<'p>(
     control: &PhaseBoard,
     idle: &mut Idle<'p>,
     plan: &Plan,
-    ports: [&Port<'_>; 2],
+    ports: [(&Port<'_>, &str); 2],
     kernel: &KernelCounters,
 ) -> Result<StepResult> {
     let outcome = join(&mut r.workers, control, idle)?;
@@ -156,7 +156,7 @@ pub(super) fn finish<'p>(
             b.add_recorder(l);
         }
     }
-    let after = [ports[0].stats()?, ports[1].stats()?];
+    let after = [ports[0].0.stats()?, ports[1].0.stats()?];
     let kernel_after = kernel.read();
     let mut report = report::step_report(&StepMeasurements {
         plan,
@@ -167,6 +167,8 @@ pub(super) fn finish<'p>(
         start_clock: r.clock,
         end_clock,
         ports: [(r.ports_before[0], after[0]), (r.ports_before[1], after[1])],
+        rx_by_worker: &outcome.rx_by_worker,
+        rx_spread: ports.map(|(_, spread)| spread),
     })?;
     kernel.add_to_step(&mut report, &r.kernel_before, &kernel_after);
     // The last interval: what arrived after the last live line.

@@ -122,6 +122,8 @@ pub struct StepOutcome {
     pub rx: Vec<RxCoreResult>,
     /// Their other counters, added up.
     pub counters: WorkerCounters,
+    /// The frames each worker received on each port (N3, N6): what its queues received.
+    pub rx_by_worker: Vec<[u64; 2]>,
 }
 
 /// Builds the step's TX shares and statistics and launches one worker per lcore of the plan,
@@ -239,6 +241,7 @@ pub fn join<'p>(
         tx: Vec::new(),
         rx: Vec::new(),
         counters: WorkerCounters::default(),
+        rx_by_worker: Vec::new(),
     };
     for (w, h) in std::mem::take(&mut workers.handles).into_iter().enumerate() {
         let res = h.join().map_err(|_| anyhow!("worker {w} panicked"))?;
@@ -246,6 +249,9 @@ pub fn join<'p>(
         shelf.pools.extend(res.pools.into_iter().map(|p| (w, p)));
         outcome.tx.push(res.tx);
         outcome.rx.push(res.rx);
+        outcome
+            .rx_by_worker
+            .push(Side::BOTH.map(|side| res.counters.rx_frames(side)));
         outcome.counters.add(&res.counters);
     }
     Ok(outcome)

@@ -55,6 +55,15 @@ pub struct WorkerCounters {
 }
 
 impl WorkerCounters {
+    /// Every frame received on `side`'s port: measured or not, the service plane's, rejected.
+    pub fn rx_frames(&self, side: Side) -> u64 {
+        let i = side.index();
+        self.rx_measured[i]
+            + self.unmeasured[i]
+            + self.rx_service[i]
+            + self.rejects[i].iter().sum::<u64>()
+    }
+
     /// Adds another worker's counters (the step's totals).
     pub fn add(&mut self, b: &WorkerCounters) {
         let a = self;
