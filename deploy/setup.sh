@@ -6,7 +6,9 @@
 # statistics maps, jq for bpftool's and eUPF's JSON, curl for eUPF's REST API. `make test`
 # needs none of them.
 # --test: also what `make test` needs beyond building: Debian's chromium, the real browser the
-# report page's test (crates/present/tests/browser.rs) loads report.html in.
+# report page's test (crates/present/tests/browser.rs) loads report.html in; debootstrap, podman
+# and runc for the package's test (deploy/package/test.sh: a Debian 12 chroot to install the .deb
+# in, the container image, the systemd unit; runc where crun cannot take a host's cgroups).
 set -euo pipefail
 
 lab=0
@@ -31,7 +33,7 @@ if ((lab)); then
   packages+=(bpftool jq curl)
 fi
 if ((test)); then
-  packages+=(chromium)
+  packages+=(chromium debootstrap podman runc)
 fi
 
 missing=()
