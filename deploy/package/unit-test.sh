@@ -30,7 +30,12 @@ podman build "${opts[@]}" --network host -t "$unit_image" "$context" \
 podman run -d --name "$name" "${opts[@]}" --privileged --systemd=always --network none \
   -v "$reports:/root/reports" "$unit_image" > /dev/null
 in_c() { podman exec "$name" "$@"; }
-in_c systemctl is-system-running --wait > /dev/null || true
+# systemd is up when its bus answers and its boot has ended (degraded: some unit that has no
+# use in a container failed, which does not matter here).
+for _ in $(seq 100); do
+  case $(in_c systemctl is-system-running 2> /dev/null) in running | degraded) break ;; esac
+  sleep 0.1
+done
 in_c systemd-analyze verify "$unit"
 in_c cp "$share/systems/memif-reflector.yaml" /etc/upfbench/quickstart.yaml
 in_c systemctl start "$unit"
@@ -67,6 +72,10 @@ in_c systemctl stop "$unit"
 result=$(in_c systemctl show -P Result "$unit")
 status=$(in_c systemctl show -P ExecMainStatus "$unit")
 in_c journalctl -u "$unit" --no-pager > "$reports/journal.txt"
+# The restarted reflector found the killed one's memif sockets and removed them (else it could not
+# have bound them: "Address already in use").
+grep -q 'removed /tmp/upfbench/n3.sock: a memif socket no server listened on' "$reports/journal.txt" \
+  || { cat "$reports/journal.txt" >&2; echo "unit: the stale memif socket was not removed" >&2; exit 1; }
 [[ $result == success && $status == 0 ]] && grep -q 'reflect: totals' "$reports/journal.txt" \
   || { cat "$reports/journal.txt" >&2; echo "unit: Result=$result, status $status" >&2; exit 1; }
 echo "unit: $unit verified, started, sandboxed (CapBnd $caps, /usr and /etc read-only)," \

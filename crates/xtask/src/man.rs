@@ -98,7 +98,7 @@ mod tests {
             let page = std::fs::read_to_string(dir.join(format!("upfbench-{}.1", sub.get_name())))
                 .expect("the subcommand's page");
             assert!(
-                page.starts_with(&format!(".TH upfbench-{} 1", sub.get_name())),
+                page.contains(&format!("\n.TH upfbench-{} 1 ", sub.get_name())),
                 "{page}"
             );
             for arg in sub.get_arguments().filter_map(|a| a.get_long()) {
