@@ -21,7 +21,7 @@ id=upfbench-test-$$
 base_image=localhost/$id-base:bookworm
 image=localhost/$id:latest
 unit_image=localhost/$id-systemd:latest
-scratch=$(mktemp -d "$(dirname "$base")/container.XXXXXX")
+scratch=$(mktemp -d "$(dirname "$(realpath "$base")")/container.XXXXXX")
 cleanup() {
   podman rm -f -t 0 "$id-reflector" "$id-systemd" > /dev/null 2>&1 || true
   podman volume rm -f "$id-memif" > /dev/null 2>&1 || true
@@ -35,9 +35,11 @@ trap cleanup EXIT
 # v2 hierarchy too (a hybrid host); runc takes them.
 opts=(--ulimit nofile=4096:4096 --ulimit nproc=4096:4096)
 podman import -q "$base" "$base_image" > /dev/null
-if ! error=$(podman run --rm "${opts[@]}" "$base_image" true 2>&1); then
+# --network none wherever no network is needed: a CNI bridge needs iptables, which podman's
+# package does not bring.
+if ! error=$(podman run --rm --network none "${opts[@]}" "$base_image" true 2>&1); then
   command -v runc > /dev/null || skip "podman cannot run a container here: $error (and runc is not installed)"
-  runc_error=$(podman run --rm --runtime runc "${opts[@]}" "$base_image" true 2>&1) \
+  runc_error=$(podman run --rm --network none --runtime runc "${opts[@]}" "$base_image" true 2>&1) \
     || skip "podman cannot run a container here: $error; with runc: $runc_error"
   echo "container test: podman's default runtime cannot run here ($error); runc can"
   opts+=(--runtime runc)
@@ -51,7 +53,7 @@ podman build "${opts[@]}" --network host --build-arg "BASE=$base_image" \
   -f deploy/container/Containerfile -t "$image" "$context" > "$scratch/build.log" 2>&1 \
   || { tail -20 "$scratch/build.log" >&2; exit 1; }
 share=/usr/share/upfbench
-podman run --rm "${opts[@]}" "$image" validate "$share/systems/memif.yaml" \
+podman run --rm --network none "${opts[@]}" "$image" validate "$share/systems/memif.yaml" \
   "$share/systems/memif-reflector.yaml" "$share/profiles/quickstart.yaml" > /dev/null
 echo "container test: image built from $(basename "$deb"); upfbench validate ok in it"
 

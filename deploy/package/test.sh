@@ -26,13 +26,17 @@ mkdir -p "$work"
 if [[ ! -f $base ]]; then
   echo "package test: debootstrap bookworm (minbase) from $mirror"
   fresh=$(mktemp -d "$work/debootstrap.XXXXXX")
+  # mktemp's 0700 would be the chroot's / (tar keeps it): apt's _apt user could not enter it.
+  chmod 755 "$fresh"
   debootstrap --variant=minbase bookworm "$fresh" "$mirror" > "$work/debootstrap.log" 2>&1 \
     || { tail -20 "$work/debootstrap.log" >&2; exit 1; }
   tar -C "$fresh" -cf "$base.part" . && mv "$base.part" "$base"
   rm -rf "$fresh"
+  echo "package test: debootstrap took $((SECONDS - started)) s"
 fi
 
 root=$(mktemp -d "$work/chroot.XXXXXX")
+chmod 755 "$root"
 remove_root() {
   # Never remove a tree something is still mounted in (its /dev would be this machine's).
   if grep -q " $root/" /proc/self/mountinfo; then
