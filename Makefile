@@ -1,7 +1,7 @@
 # The two commands of the README: `make quickstart` and `make test`.
 CARGO ?= cargo
 
-.PHONY: setup setup-lab setup-test build quickstart test lint fmt bench fuzz
+.PHONY: setup setup-lab setup-test build quickstart package test lint fmt bench fuzz
 
 setup:
 	bash deploy/setup.sh
@@ -22,6 +22,10 @@ build: setup
 quickstart: build
 	bash deploy/quickstart.sh
 
+# The Debian package, target/package/upfbench_VERSION_ARCH.deb (docs/install.md).
+package: build
+	bash deploy/package/build.sh
+
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
@@ -32,6 +36,7 @@ test: setup-test lint
 	$(CARGO) test --workspace --locked
 	python3 -m unittest discover -s deploy/upflab
 	bash deploy/fuzz-smoke.sh
+	bash deploy/package/test.sh
 
 # Every cargo-fuzz target for FUZZ_SECONDS each (make test runs them for 20 s).
 fuzz: setup

@@ -11,15 +11,33 @@
 # generator (which takes its own way out) and this script, which waits for the generator to
 # finish and only then stops the reflector. A SIGTERM sent to this script is passed on to the
 # generator the same way.
+#
+# Two homes: in the repository (deploy/quickstart.sh) it runs from the repository's root with
+# the binary `make build` made; installed by the package (/usr/share/upfbench/quickstart.sh,
+# beside systems/ and profiles/) it runs the installed upfbench from the caller's directory,
+# which receives reports/ (or REPORTS=DIR). UPFBENCH=PATH runs another binary.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-bin=./target/release/upfbench
-system=deploy/systems/memif.yaml
-reflector=deploy/systems/memif-reflector.yaml
-profile=${PROFILE:-profiles/quickstart.yaml}
+here=$(cd "$(dirname "$0")" && pwd)
+if [[ -f $here/../Cargo.toml ]]; then
+  cd "$here/.."
+  bin=${UPFBENCH:-./target/release/upfbench}
+  systems=deploy/systems
+  profiles=profiles
+else
+  bin=${UPFBENCH:-upfbench}
+  systems=$here/systems
+  profiles=$here/profiles
+fi
+system=$systems/memif.yaml
+reflector=$systems/memif-reflector.yaml
+profile=${PROFILE:-$profiles/quickstart.yaml}
 reports=${REPORTS:-reports}
+if ! mkdir -p "$reports" 2>/dev/null || [[ ! -w $reports ]]; then
+  echo "quickstart: cannot write $reports in $PWD: run it from a directory of yours, or set REPORTS=DIR" >&2
+  exit 1
+fi
 work=$(mktemp -d /tmp/upfbench-quickstart.XXXXXX)
-mkdir -p /tmp/upfbench "$reports"
+mkdir -p /tmp/upfbench
 
 reflector_pid=
 generator_pid=

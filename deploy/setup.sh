@@ -8,7 +8,10 @@
 # --test: also what `make test` needs beyond building: Debian's chromium, the real browser the
 # report page's test (crates/present/tests/browser.rs) loads report.html in; Debian's prometheus,
 # the real Prometheus that scrapes --metrics in the end-to-end test (crates/generator/tests/e2e/
-# metrics.rs) and whose promtool checks the exposition and the Grafana dashboard's queries.
+# metrics.rs) and whose promtool checks the exposition and the Grafana dashboard's queries;
+# debootstrap, podman and runc for the package's test (deploy/package/test.sh: a Debian 12 chroot
+# to install the .deb in, the container image, the systemd unit; runc where crun cannot take a
+# host's cgroups).
 set -euo pipefail
 
 lab=0
@@ -33,7 +36,7 @@ if ((lab)); then
   packages+=(bpftool jq curl)
 fi
 if ((test)); then
-  packages+=(chromium prometheus)
+  packages+=(chromium prometheus debootstrap podman runc)
 fi
 
 missing=()

@@ -4,7 +4,7 @@ use clap::{Args, Parser, Subcommand};
 
 /// DPDK traffic generator and reflector for benchmarking 5G User Plane Functions.
 #[derive(Debug, Parser)]
-#[command(name = "upfbench", version, about)]
+#[command(name = "upfbench", version)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]

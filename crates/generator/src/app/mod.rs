@@ -15,5 +15,6 @@ pub mod reflect;
 pub mod reflect_lines;
 pub mod search;
 pub mod signals;
+pub mod stale_socket;
 pub mod step_hook;
 pub mod validate;

@@ -14,13 +14,16 @@ use super::metrics::families::Role;
 use super::metrics::health::Phase;
 use super::out;
 use super::reflect_lines::{live_line, render_totals, sum};
+use super::stale_socket::remove_stale_socket;
 use crate::app::signals::Interrupts;
 use crate::cli::ReflectArgs;
 use crate::config::{self, PortName, ReflectMode, Reflector, ReflectorPort};
 use crate::datapath::common::calibration::{TscCalibration, measure_now, ppm};
 use crate::datapath::common::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
 use crate::datapath::common::next_hops::NextHops;
-use crate::datapath::common::port_setup::{port_config, rx_pool, split_queues};
+use crate::datapath::common::port_setup::{
+    memif_server_socket, port_config, rx_pool, split_queues,
+};
 use crate::datapath::common::queues::Side;
 use crate::datapath::common::rx_spread::rx_spread;
 use crate::datapath::common::service::{ErrorIndicationLimit, Interface, ServicePlane};
@@ -57,6 +60,15 @@ pub fn run(args: &ReflectArgs) -> Result<()> {
     };
     for p in [&n3, &n6] {
         make_socket_dir(p.devargs.as_deref())?;
+        if let Some(socket) = memif_server_socket(p.device.name(), p.devargs.as_deref())
+            && remove_stale_socket(&socket)?
+        {
+            tracing::warn!(
+                "removed {}: a memif socket no server listened on (a reflector before this one \
+                 did not end cleanly)",
+                socket.display()
+            );
+        }
     }
     let devices = [
         PortDevice {

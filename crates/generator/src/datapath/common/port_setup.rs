@@ -107,6 +107,23 @@ pub fn wait_link(
 /// `socket-abstract=no`), `None` for any other port. DPDK refuses to start a memif client whose
 /// server's socket file is not there yet; an abstract socket cannot be looked for.
 pub fn memif_client_socket(device: &str, devargs: Option<&str>) -> Option<PathBuf> {
+    memif_socket_file(device, devargs)
+        .filter(|(server, _)| !server)
+        .map(|(_, socket)| socket)
+}
+
+/// The socket file of a memif server port (`net_memif*`, `role=server`, with
+/// `socket-abstract=no`), `None` for any other port: the file the server binds, which one that
+/// was killed leaves behind.
+pub fn memif_server_socket(device: &str, devargs: Option<&str>) -> Option<PathBuf> {
+    memif_socket_file(device, devargs)
+        .filter(|(server, _)| *server)
+        .map(|(_, socket)| socket)
+}
+
+/// Whether a memif port is the server, and its socket file; `None` for an abstract socket or
+/// another device.
+fn memif_socket_file(device: &str, devargs: Option<&str>) -> Option<(bool, PathBuf)> {
     if !device.starts_with("net_memif") {
         return None;
     }
@@ -120,7 +137,7 @@ pub fn memif_client_socket(device: &str, devargs: Option<&str>) -> Option<PathBu
             _ => {}
         }
     }
-    (!server && !is_abstract).then(|| PathBuf::from(socket))
+    (!is_abstract).then(|| (server, PathBuf::from(socket)))
 }
 
 /// Waits until `socket` exists (a memif server made it), at most `timeout`, and no longer than
@@ -291,6 +308,22 @@ mod tests {
         );
         assert_eq!(memif_client_socket("net_memif0", None), None);
         assert_eq!(memif_client_socket("net_af_packet0", Some(file)), None);
+    }
+
+    #[test]
+    fn only_a_memif_server_on_a_socket_file_has_a_socket_it_binds() {
+        let server = "role=server,id=0,socket=/tmp/upfbench/n3.sock,socket-abstract=no";
+        assert_eq!(
+            memif_server_socket("net_memif0", Some(server)),
+            Some(PathBuf::from("/tmp/upfbench/n3.sock"))
+        );
+        let client = "role=client,socket=/tmp/upfbench/n3.sock,socket-abstract=no";
+        assert_eq!(memif_server_socket("net_memif0", Some(client)), None);
+        assert_eq!(
+            memif_server_socket("net_memif0", Some("role=server,socket=/tmp/s.sock")),
+            None
+        );
+        assert_eq!(memif_server_socket("net_af_packet0", Some(server)), None);
     }
 
     #[test]

@@ -1,0 +1,49 @@
+//! Packaging helpers for upfbench, run at packaging time (deploy/package/build.sh): the man
+//! pages and the shell completions, made from the same `Cli` the binary parses, so that a
+//! subcommand or an option added there shows up in both with no change here.
+#![forbid(unsafe_code)]
+
+mod completions;
+mod man;
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{CommandFactory, Parser, Subcommand};
+use upfbench_generator::cli::Cli;
+
+/// upfbench's packaging helpers.
+#[derive(Debug, Parser)]
+#[command(name = "xtask")]
+struct Args {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Debug, Subcommand)]
+enum Task {
+    /// Write upfbench.1 and a page per subcommand (upfbench-run.1, ...) into DIR.
+    Man {
+        /// The directory to write into, made if missing.
+        dir: PathBuf,
+    },
+    /// Write the bash, zsh and fish completions (upfbench.bash, _upfbench, upfbench.fish)
+    /// into DIR.
+    Completions {
+        /// The directory to write into, made if missing.
+        dir: PathBuf,
+    },
+}
+
+fn main() -> anyhow::Result<()> {
+    let (dir, write): (
+        PathBuf,
+        fn(clap::Command, &std::path::Path) -> std::io::Result<_>,
+    ) = match Args::parse().task {
+        Task::Man { dir } => (dir, man::write_pages),
+        Task::Completions { dir } => (dir, completions::write_all),
+    };
+    std::fs::create_dir_all(&dir).with_context(|| format!("making {}", dir.display()))?;
+    write(Cli::command(), &dir).with_context(|| format!("writing into {}", dir.display()))?;
+    Ok(())
+}
