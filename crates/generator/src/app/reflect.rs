@@ -1,7 +1,6 @@
 //! `upfbench reflect FILE`: a minimal UPF (PFCP server on N4, GTP-U decapsulation N3 → N6 and
 //! encapsulation N6 → N3) or an echo on one port, until Ctrl-C, SIGTERM or `--duration`.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -12,7 +11,8 @@ use super::out;
 use super::reflect_lines::{live_line, render_totals, sum};
 use crate::app::signals::Interrupts;
 use crate::cli::ReflectArgs;
-use crate::config::{self, PortName, ReflectMode, Reflector, ReflectorPort};
+use crate::config::devargs::socket_file;
+use crate::config::{self, Device, PortName, ReflectMode, Reflector, ReflectorPort};
 use crate::datapath::common::calibration::{TscCalibration, measure_now, ppm};
 use crate::datapath::common::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
 use crate::datapath::common::next_hops::NextHops;
@@ -50,7 +50,7 @@ pub fn run(args: &ReflectArgs) -> Result<()> {
         ),
     };
     for p in [&n3, &n6] {
-        make_socket_dir(p.devargs.as_deref())?;
+        make_socket_dir(&p.device, p.devargs.as_deref())?;
     }
     let devices = [
         PortDevice {
@@ -67,13 +67,7 @@ pub fn run(args: &ReflectArgs) -> Result<()> {
         .file_prefix
         .clone()
         .unwrap_or_else(|| format!("upfbench-reflect-{}", std::process::id()));
-    let eal_args = eal_args(
-        &cfg.eal.args,
-        cfg.cores.main,
-        &cfg.cores.workers,
-        &prefix,
-        &devices,
-    );
+    let eal_args = eal_args(&cfg.eal.args, &cfg.cores, &prefix, &devices);
     let prefix = file_prefix(&eal_args).unwrap_or(prefix);
     // Dropped after the Eal: removes its runtime files on every way out, panics included.
     let _runtime_dir = RuntimeDirGuard::new(&prefix);
@@ -92,21 +86,20 @@ pub fn run(args: &ReflectArgs) -> Result<()> {
         })
 }
 
-/// Creates the directory of a memif socket file (`socket=/tmp/upfbench/n3.sock`).
-pub fn make_socket_dir(devargs: Option<&str>) -> Result<()> {
-    let Some(path) = devargs
-        .into_iter()
-        .flat_map(|a| a.split(','))
-        .find_map(|kv| kv.strip_prefix("socket="))
-    else {
+/// Creates the directory of a port's socket file (a memif or vhost-user port's
+/// `/tmp/upfbench/n3.sock`): its server makes the file there.
+pub fn make_socket_dir(device: &Device, devargs: Option<&str>) -> Result<()> {
+    let Some(socket) = socket_file(device.name(), devargs) else {
         return Ok(());
     };
-    if let Some(dir) = Path::new(path)
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-    {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("creating {} for the memif socket", dir.display()))?;
+    if let Some(dir) = socket.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| {
+            format!(
+                "creating {} for the {} socket",
+                dir.display(),
+                socket.protocol
+            )
+        })?;
     }
     Ok(())
 }

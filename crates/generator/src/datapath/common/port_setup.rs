@@ -60,8 +60,8 @@ pub enum WaitError {
     /// The link stayed down this long.
     #[error("link still down after {0:?}")]
     LinkDown(Duration),
-    /// No memif server made its socket file in this long.
-    #[error("no memif server socket {} after {waited:?}", socket.display())]
+    /// No server (memif, vhost-user) made its socket file in this long.
+    #[error("no server socket {} after {waited:?}", socket.display())]
     NoServer {
         /// The socket file.
         socket: PathBuf,
@@ -103,27 +103,7 @@ pub fn wait_link(
     }
 }
 
-/// The socket file of a memif client port (`net_memif*`, not `role=server`, with
-/// `socket-abstract=no`), `None` for any other port. DPDK refuses to start a memif client whose
-/// server's socket file is not there yet; an abstract socket cannot be looked for.
-pub fn memif_client_socket(device: &str, devargs: Option<&str>) -> Option<PathBuf> {
-    if !device.starts_with("net_memif") {
-        return None;
-    }
-    // The memif PMD's defaults: client, abstract socket, /run/memif.sock.
-    let (mut server, mut is_abstract, mut socket) = (false, true, "/run/memif.sock");
-    for kv in devargs.unwrap_or_default().split(',') {
-        match kv.split_once('=') {
-            Some(("role", v)) => server = v == "server",
-            Some(("socket-abstract", v)) => is_abstract = v != "no",
-            Some(("socket", v)) => socket = v,
-            _ => {}
-        }
-    }
-    (!server && !is_abstract).then(|| PathBuf::from(socket))
-}
-
-/// Waits until `socket` exists (a memif server made it), at most `timeout`, and no longer than
+/// Waits until `socket` exists (a memif or vhost-user server made it), at most `timeout`, and no longer than
 /// `stop` returns false (looked at every 20 ms).
 pub fn wait_socket(
     socket: &Path,
@@ -269,29 +249,6 @@ impl Arp for AnyMac<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_a_memif_client_on_a_socket_file_has_a_socket_to_wait_for() {
-        let file = "role=client,id=0,socket=/tmp/upfbench/n3.sock,socket-abstract=no";
-        assert_eq!(
-            memif_client_socket("net_memif0", Some(file)),
-            Some(PathBuf::from("/tmp/upfbench/n3.sock"))
-        );
-        // The PMD's defaults: a client, on /run/memif.sock when not abstract.
-        assert_eq!(
-            memif_client_socket("net_memif1", Some("socket-abstract=no")),
-            Some(PathBuf::from("/run/memif.sock"))
-        );
-        let server = "role=server,socket=/tmp/upfbench/n3.sock,socket-abstract=no";
-        assert_eq!(memif_client_socket("net_memif0", Some(server)), None);
-        let abstract_socket = "role=client,socket=/tmp/upfbench/n3.sock";
-        assert_eq!(
-            memif_client_socket("net_memif0", Some(abstract_socket)),
-            None
-        );
-        assert_eq!(memif_client_socket("net_memif0", None), None);
-        assert_eq!(memif_client_socket("net_af_packet0", Some(file)), None);
-    }
 
     #[test]
     fn the_socket_wait_ends_at_the_socket_the_timeout_or_the_stop() {
