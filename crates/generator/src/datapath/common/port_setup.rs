@@ -161,11 +161,11 @@ pub struct Unresolved {
 }
 
 /// Resolves the MAC of each `(side, address)` by ARP before the workers start, from the main
-/// lcore: a request every `interval`, at most `requests` per address ([`NextHops`] paces
-/// them), polling every receive queue meanwhile (answering whatever else asks us, too), until
-/// `stop` returns true. Addresses already known (configured) are not asked for; a MAC learned
-/// from the peer's own request resolves it too. At most
-/// [`MAX_NEXT_HOPS`](super::next_hops::MAX_NEXT_HOPS) addresses.
+/// lcore: a request every `interval` on every worker's queue, at most `requests` per
+/// address ([`NextHops`] paces them), polling every receive queue meanwhile (answering whatever
+/// else asks us, too, on the queue it came in on), until `stop` returns true. Addresses
+/// already known (configured) are not asked for; a MAC learned from the peer's own request
+/// resolves it too. At most [`MAX_NEXT_HOPS`](super::next_hops::MAX_NEXT_HOPS) addresses.
 pub fn resolve<'p>(
     queues: &mut [[PortQueues<'p>; 2]],
     service: &mut ServicePlane<'p>,
@@ -192,20 +192,24 @@ pub fn resolve<'p>(
         }
         if hops.asking() == 0 {
             // Answers to the peer's own requests, queued by the last poll, go out too.
-            flush_first(queues, service);
+            flush_everywhere(queues, service);
             break;
         }
         if stop() {
             return Err(WaitError::Interrupted);
         }
-        flush_first(queues, service);
+        flush_everywhere(queues, service);
         for q in queues.iter_mut() {
             for side in Side::BOTH {
-                if q[side.index()].rx.rx_burst(&mut burst) > 0 {
+                let PortQueues { rx, tx } = &mut q[side.index()];
+                if rx.rx_burst(&mut burst) > 0 {
                     for m in burst.iter() {
                         service.handle_any(side, m.data());
                     }
                     burst.clear();
+                    // The answers go back on the queue the requests came in on: a peer with a
+                    // worker per queue (the reflector over memif or vhost) hears them there.
+                    service.flush(side, tx);
                 }
             }
         }
@@ -222,10 +226,16 @@ pub fn resolve<'p>(
         .collect()
 }
 
-/// Sends what the service plane queued on the first worker's transmit queues.
-fn flush_first<'p>(queues: &mut [[PortQueues<'p>; 2]], service: &mut ServicePlane<'p>) {
-    if let Some(first) = queues.first_mut() {
+/// Sends what the service plane queued (our requests) on every worker's transmit queues, a
+/// copy on each but the first: a peer with a worker per queue (the reflector over memif or
+/// vhost, each worker with a neighbour table of its own) learns our MACs on every queue from
+/// our requests, before traffic comes.
+fn flush_everywhere<'p>(queues: &mut [[PortQueues<'p>; 2]], service: &mut ServicePlane<'p>) {
+    if let Some((first, others)) = queues.split_first_mut() {
         for side in Side::BOTH {
+            for q in others.iter_mut() {
+                service.copy_pending(side, &mut q[side.index()].tx);
+            }
             service.flush(side, &mut first[side.index()].tx);
         }
     }
