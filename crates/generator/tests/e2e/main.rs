@@ -19,7 +19,10 @@
 //!   received by the generator;
 //! - `upfbench search` against the reflector's rate cap (the NDR within the goal's width of
 //!   it) and against a loss at every load (no NDR, the PDR at the cap);
-//! - on `net_null`, no peer: a TX asked for more than it can send slips, and the report says so.
+//! - on `net_null`, no peer: a TX asked for more than it can send slips, and the report says so;
+//! - on DPDK's virtio driver, virtio-user ports against the reflector's vhost-user ports: every
+//!   session over PFCP, zero loss, a latency sample per packet; with two workers on each side
+//!   and a queue pair each, every flow received whole by one worker.
 //!
 //! They need root. Each process busy-polls one core and the machine may have two, so the cases
 //! run one at a time ([`harness::serial`]), the generator's worker on lcore 1 and the
@@ -41,3 +44,4 @@ mod search;
 mod sweep;
 mod timeline;
 mod tx_slip;
+mod virtio;
