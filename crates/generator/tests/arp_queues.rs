@@ -30,6 +30,8 @@ const PEER_N3: Ipv4Addr = Ipv4Addr::new(192, 168, 13, 151);
 const PEER_MAC: MacAddr = MacAddr([2, 0, 0, 0, 0, 0x51]);
 
 type Outcome = Result<(), String>;
+/// A case: its outcome on the process's EAL.
+type Case = fn(&Eal) -> Outcome;
 
 fn check(ok: bool, what: impl FnOnce() -> String) -> Outcome {
     if ok { Ok(()) } else { Err(what()) }
@@ -212,7 +214,7 @@ fn a_refused_request_is_asked_again_at_once(eal: &Eal) -> Outcome {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let cases: [(&str, fn(&Eal) -> Outcome); 2] = [
+    let cases: [(&str, Case); 2] = [
         (
             "on_two_queues_we_ask_on_both_and_answer_on_the_requests_queue",
             on_two_queues_we_ask_on_both_and_answer_on_the_requests_queue,
