@@ -4,6 +4,7 @@
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};
 
+use upfbench_generator::config::devargs::{SocketRole, socket_file, virtio_queue_pairs};
 use upfbench_generator::config::{
     self, Direction, FileKind, ReflectMode, Reflector, System, TeidAllocation, TeidRange, frame,
 };
@@ -211,6 +212,41 @@ fn the_embedded_default_joins_generator_and_reflector_by_memif() {
             "{ga} / {ra}"
         );
         assert!(ga.contains(&format!("socket={sock}")) && ra.contains(&format!("socket={sock}")));
+    }
+}
+
+/// virtio-user ports against vhost-user ports: each generator port is the client of the socket
+/// its reflector port serves, with a queue pair per worker on both ends.
+#[test]
+fn the_virtio_pair_joins_virtio_user_to_vhost_by_socket() {
+    assert_pair("virtio-user.yaml", "vhost-reflector.yaml");
+    let g = system("virtio-user.yaml");
+    let r = reflector("vhost-reflector.yaml");
+    for (gen_port, refl_port, sock) in [
+        (&g.n3, r.n3.as_ref().unwrap(), "/tmp/upfbench/vhost-n3.sock"),
+        (&g.n6, r.n6.as_ref().unwrap(), "/tmp/upfbench/vhost-n6.sock"),
+    ] {
+        let (ga, ra) = (gen_port.devargs.as_deref(), refl_port.devargs.as_deref());
+        let gs = socket_file(gen_port.device.name(), ga).expect("a socket file");
+        let rs = socket_file(refl_port.device.name(), ra).expect("a socket file");
+        assert!(gen_port.device.name().starts_with("net_virtio_user"));
+        assert!(refl_port.device.name().starts_with("net_vhost"));
+        assert_eq!(
+            (gs.path.to_str(), gs.role),
+            (Some(sock), SocketRole::Client)
+        );
+        assert_eq!(
+            (rs.path.to_str(), rs.role),
+            (Some(sock), SocketRole::Server)
+        );
+        assert_eq!(
+            virtio_queue_pairs(gen_port.device.name(), ga),
+            Some(Ok(g.cores.workers.len() as u16))
+        );
+        assert_eq!(
+            virtio_queue_pairs(refl_port.device.name(), ra),
+            Some(Ok(r.cores.workers.len() as u16))
+        );
     }
 }
 

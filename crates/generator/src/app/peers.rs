@@ -1,5 +1,6 @@
-//! Before a run's phases start: waiting for the ports' peers (a memif server's socket file, then
-//! the links), each wait saying so on the way in and ending at once on an interruption.
+//! Before a run's phases start: waiting for the ports' peers (a memif or vhost-user server's
+//! socket file, then the links), each wait saying so on the way in and ending at once on an
+//! interruption.
 
 use std::time::Duration;
 
@@ -7,9 +8,10 @@ use upfbench_dpdk::Port;
 
 use super::out;
 use crate::config::System;
-use crate::datapath::common::port_setup::{WaitError, memif_client_socket, wait_link, wait_socket};
+use crate::config::devargs::{SocketRole, socket_file};
+use crate::datapath::common::port_setup::{WaitError, wait_link, wait_socket};
 
-/// How long a peer may take to come up (a memif peer to connect).
+/// How long a peer may take to come up (a memif or vhost-user peer to connect).
 pub const PEER_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Why a run stopped before its phases started (a wait for the peers among them).
@@ -30,9 +32,10 @@ fn stopped(side: &str, name: &str, waiting_for: &str, e: WaitError) -> EarlyStop
     }
 }
 
-/// Waits for the socket file of every memif client port's server: DPDK refuses to start the
-/// port without it. `names` are the ports' DPDK names.
-pub fn wait_for_memif_servers(
+/// Waits for the socket file of every port that is its link's client (a memif client, a
+/// virtio-user port of a vhost-user server): DPDK cannot probe a virtio-user client, nor start
+/// a memif client, without it. `names` are the ports' DPDK names.
+pub fn wait_for_socket_servers(
     system: &System,
     names: &[String; 2],
     stop: &dyn Fn() -> bool,
@@ -41,18 +44,21 @@ pub fn wait_for_memif_servers(
         .into_iter()
         .zip(names)
     {
-        let Some(socket) = memif_client_socket(port.device.name(), port.devargs.as_deref()) else {
+        let Some(socket) = socket_file(port.device.name(), port.devargs.as_deref())
+            .filter(|s| s.role == SocketRole::Client)
+        else {
             continue;
         };
-        if !socket.exists() {
+        let server = format!("{} server", socket.protocol);
+        if !socket.path.exists() {
             out::line(&format!(
-                "{side} ({name}): waiting for the memif server's socket {} (at most \
+                "{side} ({name}): waiting for the {server}'s socket {} (at most \
                  {PEER_TIMEOUT:?})",
-                socket.display()
+                socket.path.display()
             ));
         }
-        wait_socket(&socket, PEER_TIMEOUT, stop)
-            .map_err(|e| stopped(side, name, "memif server", e))?;
+        wait_socket(&socket.path, PEER_TIMEOUT, stop)
+            .map_err(|e| stopped(side, name, &server, e))?;
     }
     Ok(())
 }

@@ -1,7 +1,6 @@
 //! `upfbench reflect FILE`: a minimal UPF (PFCP server on N4, GTP-U decapsulation N3 → N6 and
 //! encapsulation N6 → N3) or an echo on one port, until Ctrl-C, SIGTERM or `--duration`.
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -17,13 +16,12 @@ use super::reflect_lines::{live_line, render_totals, sum};
 use super::stale_socket::remove_stale_socket;
 use crate::app::signals::Interrupts;
 use crate::cli::ReflectArgs;
-use crate::config::{self, PortName, ReflectMode, Reflector, ReflectorPort};
+use crate::config::devargs::{SocketRole, socket_file};
+use crate::config::{self, Device, PortName, ReflectMode, Reflector, ReflectorPort};
 use crate::datapath::common::calibration::{TscCalibration, measure_now, ppm};
 use crate::datapath::common::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
 use crate::datapath::common::next_hops::NextHops;
-use crate::datapath::common::port_setup::{
-    memif_server_socket, port_config, rx_pool, split_queues,
-};
+use crate::datapath::common::port_setup::{port_config, rx_pool, split_queues};
 use crate::datapath::common::queues::Side;
 use crate::datapath::common::rx_spread::rx_spread;
 use crate::datapath::common::service::{ErrorIndicationLimit, Interface, ServicePlane};
@@ -59,14 +57,16 @@ pub fn run(args: &ReflectArgs) -> Result<()> {
         ),
     };
     for p in [&n3, &n6] {
-        make_socket_dir(p.devargs.as_deref())?;
-        if let Some(socket) = memif_server_socket(p.device.name(), p.devargs.as_deref())
-            && remove_stale_socket(&socket)?
+        make_socket_dir(&p.device, p.devargs.as_deref())?;
+        if let Some(socket) = socket_file(p.device.name(), p.devargs.as_deref())
+            && socket.role == SocketRole::Server
+            && remove_stale_socket(&socket.path)?
         {
             tracing::warn!(
-                "removed {}: a memif socket no server listened on (a reflector before this one \
+                "removed {}: a {} socket no server listened on (a reflector before this one \
                  did not end cleanly)",
-                socket.display()
+                socket.path.display(),
+                socket.protocol
             );
         }
     }
@@ -85,13 +85,7 @@ pub fn run(args: &ReflectArgs) -> Result<()> {
         .file_prefix
         .clone()
         .unwrap_or_else(|| format!("upfbench-reflect-{}", std::process::id()));
-    let eal_args = eal_args(
-        &cfg.eal.args,
-        cfg.cores.main,
-        &cfg.cores.workers,
-        &prefix,
-        &devices,
-    );
+    let eal_args = eal_args(&cfg.eal.args, &cfg.cores, &prefix, &devices);
     let prefix = file_prefix(&eal_args).unwrap_or(prefix);
     // Dropped after the Eal: removes its runtime files on every way out, panics included.
     let runtime_dir = RuntimeDirGuard::new(&prefix);
@@ -116,21 +110,20 @@ pub fn run(args: &ReflectArgs) -> Result<()> {
     outcome
 }
 
-/// Creates the directory of a memif socket file (`socket=/tmp/upfbench/n3.sock`).
-pub fn make_socket_dir(devargs: Option<&str>) -> Result<()> {
-    let Some(path) = devargs
-        .into_iter()
-        .flat_map(|a| a.split(','))
-        .find_map(|kv| kv.strip_prefix("socket="))
-    else {
+/// Creates the directory of a port's socket file (a memif or vhost-user port's
+/// `/tmp/upfbench/n3.sock`): its server makes the file there.
+pub fn make_socket_dir(device: &Device, devargs: Option<&str>) -> Result<()> {
+    let Some(socket) = socket_file(device.name(), devargs) else {
         return Ok(());
     };
-    if let Some(dir) = Path::new(path)
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-    {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("creating {} for the memif socket", dir.display()))?;
+    if let Some(dir) = socket.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| {
+            format!(
+                "creating {} for the {} socket",
+                dir.display(),
+                socket.protocol
+            )
+        })?;
     }
     Ok(())
 }

@@ -1,7 +1,7 @@
-//! A memif server's socket file left behind by a reflector that did not end cleanly (killed,
-//! crashed): DPDK's memif PMD cannot bind over it ("Address already in use"), so a reflector
-//! restarted after a crash (`Restart=on-failure` of upfbench-reflector@.service) would fail
-//! until someone removed the file by hand.
+//! A memif or vhost-user server's socket file left behind by a reflector that did not end
+//! cleanly (killed, crashed): DPDK's memif PMD cannot bind over it ("Address already in use"),
+//! so a reflector restarted after a crash (`Restart=on-failure` of
+//! upfbench-reflector@.service) would fail until someone removed the file by hand.
 
 use std::io::ErrorKind;
 use std::os::unix::fs::FileTypeExt;
@@ -22,12 +22,12 @@ pub fn remove_stale_socket(socket: &Path) -> Result<bool> {
     }
     match UnixStream::connect(socket) {
         Ok(_) => bail!(
-            "{}: a memif server already listens on this socket (is another reflector running?)",
+            "{}: a server already listens on this socket (is another reflector running?)",
             socket.display()
         ),
         Err(e) if e.kind() == ErrorKind::ConnectionRefused => {
             std::fs::remove_file(socket)
-                .with_context(|| format!("removing the stale memif socket {}", socket.display()))?;
+                .with_context(|| format!("removing the stale socket {}", socket.display()))?;
             Ok(true)
         }
         Err(_) => Ok(false),

@@ -20,6 +20,7 @@
 //! ```
 
 mod cross;
+pub mod devargs;
 mod error;
 mod field;
 pub mod frame;

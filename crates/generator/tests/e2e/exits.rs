@@ -247,20 +247,39 @@ fn assert_interrupted(status: ExitStatus, took: Duration, generator: &Process, p
     assert_no_runtime_files(prefix);
 }
 
+/// A profile of one second, for a run that never gets to send.
+pub(crate) const ONE_SECOND: &str = "name: e2e\n\
+    streams: [{name: ul, direction: uplink, rate: 1kpps, payload: 100}]\n\
+    duration: 1s\n";
+
 /// SIGINT while the generator waits for its memif peer, which was never started: the run ends
 /// promptly (not after the 10 s timeout) with exit status 0, a report that says where it was
 /// interrupted, no PFCP exchanged and no runtime files. `server`: the generator is the memif
 /// server (it waits for the link) instead of the client (it waits for the server's socket).
-fn interrupt_while_waiting_for_the_peer(case: &str, server: bool, waiting: &str, warning: &str) {
-    let profile = "name: e2e\n\
-                   streams: [{name: ul, direction: uplink, rate: 1kpps, payload: 100}]\n\
-                   duration: 1s\n";
-    let bed = Memif::new(case, "{}", profile);
+fn interrupt_while_waiting_for_the_memif_peer(
+    case: &str,
+    server: bool,
+    waiting: &str,
+    warning: &str,
+) {
+    let bed = Memif::new(case, "{}", ONE_SECOND);
     if server {
         let system = std::fs::read_to_string(&bed.system).expect("system file");
         let system = patch(&system, "role=client", "role=server");
         std::fs::write(&bed.system, system).expect("write the system file");
     }
+    interrupt_while_waiting_for_the_peer(case, &bed, waiting, warning);
+}
+
+/// SIGINT while `bed`'s generator waits for its peer, which was never started: the run ends
+/// promptly with exit status 0, a report that says where it was interrupted (`warning`), no
+/// PFCP exchanged and no runtime files. `waiting` begins the line that says it waits.
+pub(crate) fn interrupt_while_waiting_for_the_peer(
+    case: &str,
+    bed: &Memif,
+    waiting: &str,
+    warning: &str,
+) {
     let mut generator = bed.command("run");
     generator.wait_until(Duration::from_secs(30), |out, _| {
         out.lines().any(|l| l.starts_with(waiting))
@@ -292,7 +311,7 @@ fn interrupt_while_waiting_for_the_peer(case: &str, server: bool, waiting: &str,
 #[test]
 fn memif_sigint_while_waiting_for_the_memif_server_ends_promptly_with_a_report() {
     let _serial = serial();
-    interrupt_while_waiting_for_the_peer(
+    interrupt_while_waiting_for_the_memif_peer(
         "server-sigint",
         false,
         "N3 (net_memif0): waiting for the memif server's socket ",
@@ -304,7 +323,7 @@ fn memif_sigint_while_waiting_for_the_memif_server_ends_promptly_with_a_report()
 #[test]
 fn memif_sigint_while_waiting_for_the_link_ends_promptly_with_a_report() {
     let _serial = serial();
-    interrupt_while_waiting_for_the_peer(
+    interrupt_while_waiting_for_the_memif_peer(
         "link-sigint",
         true,
         "N3 (net_memif0): waiting for the link (at most 10s)",

@@ -24,6 +24,9 @@
 //!   /proc and /sys as the test reads them (read only: nothing is bound);
 //! - `--metrics` on a sweep and the reflector, scraped by a real Prometheus: what its HTTP API
 //!   holds is the report's counts and the reflector's, exactly.
+//! - on DPDK's virtio driver, virtio-user ports against the reflector's vhost-user ports: every
+//!   session over PFCP, zero loss, a latency sample per packet; with two workers on each side
+//!   and a queue pair each, every flow received whole by one worker.
 //!
 //! They need root. Each process busy-polls one core and the machine may have two, so the cases
 //! run one at a time ([`harness::serial`]), the generator's worker on lcore 1 and the
@@ -47,3 +50,4 @@ mod search;
 mod sweep;
 mod timeline;
 mod tx_slip;
+mod virtio;

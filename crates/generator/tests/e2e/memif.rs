@@ -622,7 +622,7 @@ fn memif_unknown_teids_get_rate_limited_error_indications() {
 }
 
 /// The frames by kind of `step` add up to its ports' counters, port by port.
-fn assert_frames_add_up(step: &Value) {
+pub(crate) fn assert_frames_add_up(step: &Value) {
     let ports = step["ports"].as_array().expect("ports");
     let frames = step["frames"].as_array().expect("frames");
     assert_eq!(frames.len(), 2, "{step}");

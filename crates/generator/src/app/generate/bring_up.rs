@@ -13,7 +13,7 @@ use super::n4::N4Work;
 use super::program::{FixedSteps, Program};
 use super::{Setup, end_early};
 use crate::app::out;
-use crate::app::peers::{EarlyStop, wait_for_links, wait_for_memif_servers};
+use crate::app::peers::{EarlyStop, wait_for_links};
 use crate::app::search::{self, program::SearchProgram};
 use crate::app::signals::Interrupts;
 use crate::config;
@@ -49,6 +49,19 @@ impl Drop for StopOnDrop<'_> {
     }
 }
 
+/// The record of a run starting now: its report and timeline, nothing measured yet.
+pub(super) fn new_record(setup: &Setup<'_>) -> Record {
+    let run_started = Instant::now();
+    Record {
+        timeline: Timeline::new(run_started, report::now_unix_ms()),
+        report: report::new_report(setup.identity()),
+        steps: Vec::new(),
+        folder: None,
+        run_started,
+        calibration: TscCalibration::new(setup.first_anchor),
+    }
+}
+
 #[allow(clippy::too_many_lines)]
 pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> {
     let system = setup.system;
@@ -75,20 +88,8 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         DEFAULT_DATA_ROOM,
         Socket::Any,
     )?;
-    let run_started = Instant::now();
-    let report = report::new_report(setup.identity());
-    let mut record = Record {
-        timeline: Timeline::new(run_started, report::now_unix_ms()),
-        report,
-        steps: Vec::new(),
-        folder: None,
-        run_started,
-        calibration: TscCalibration::new(setup.first_anchor),
-    };
+    let mut record = new_record(setup);
     let stop = || interrupts.any();
-    if let Err(e) = wait_for_memif_servers(system, &setup.names, &stop) {
-        return end_early(setup, &mut record, e);
-    }
     let configs = [
         port_config(
             &n3,

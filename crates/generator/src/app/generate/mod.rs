@@ -24,7 +24,7 @@ use super::kernel_counters::KernelCounters;
 use super::metrics::Metrics;
 use super::metrics::families::Role;
 use super::out;
-use super::peers::EarlyStop;
+use super::peers::{EarlyStop, wait_for_socket_servers};
 use super::reflect::make_socket_dir;
 use super::step_hook::{DEFAULT_TIMEOUT, StepAt, StepEdge, StepHook};
 use crate::app::signals::Interrupts;
@@ -73,7 +73,7 @@ pub fn run(args: &RunArgs, mode: Mode<'_>) -> Result<()> {
     }
     let sweep = sweep.is_some();
     for p in [&system.n3, &system.n6] {
-        make_socket_dir(p.devargs.as_deref())?;
+        make_socket_dir(&p.device, p.devargs.as_deref())?;
     }
     let devices = [
         PortDevice {
@@ -90,13 +90,7 @@ pub fn run(args: &RunArgs, mode: Mode<'_>) -> Result<()> {
         .file_prefix
         .clone()
         .unwrap_or_else(|| format!("upfbench-{}", std::process::id()));
-    let eal_args = eal_args(
-        &system.eal.args,
-        system.cores.main,
-        &system.cores.workers,
-        &prefix,
-        &devices,
-    );
+    let eal_args = eal_args(&system.eal.args, &system.cores, &prefix, &devices);
     let prefix = file_prefix(&eal_args).unwrap_or(prefix);
     let names = [devices[0].port_name(), devices[1].port_name()];
     let setup = Setup {
@@ -121,9 +115,14 @@ pub fn run(args: &RunArgs, mode: Mode<'_>) -> Result<()> {
     };
     // Dropped after the Eal: removes its runtime files on every way out, panics included.
     let runtime_dir = RuntimeDirGuard::new(&prefix);
-    let outcome = Eal::init(&eal_args)
-        .context("EAL initialisation failed (see EAL's messages above)")
-        .and_then(|eal| bring_up::execute(&eal, &setup, &interrupts));
+    // Before EAL: a virtio-user client connects to its vhost-user server as EAL probes it, and
+    // a memif client's port does not start without its server's socket.
+    let outcome = match wait_for_socket_servers(&system, &setup.names, &|| interrupts.any()) {
+        Err(e) => end_early(&setup, &mut bring_up::new_record(&setup), e),
+        Ok(()) => Eal::init(&eal_args)
+            .context("EAL initialisation failed (see EAL's messages above)")
+            .and_then(|eal| bring_up::execute(&eal, &setup, &interrupts)),
+    };
     drop(runtime_dir);
     if let Some(m) = &metrics {
         m.finish(&outcome, &interrupts);

@@ -6,12 +6,16 @@ use std::net::{IpAddr, Ipv4Addr};
 use upfbench_net::MacAddr;
 
 use super::{Cores, Device, Eal};
+use crate::config::devargs::{devarg, virtio_queue_pairs};
 use crate::config::field::{join_index, join_key};
 use crate::config::issues::Issues;
 use crate::config::units::{IpPrefix, Ipv4Prefix};
 
 /// Largest lcore id of the DPDK build (`RTE_MAX_LCORE` = 128 in Debian's 22.11).
 pub(crate) const MAX_LCORE: u32 = 128;
+
+/// CPUs a CPU set holds (the kernel's `CPU_SETSIZE`, which EAL's `--lcores` uses).
+const MAX_CPU: u32 = 1024;
 
 /// EAL options that other fields of the file set: giving them twice would disagree.
 const EAL_OPTIONS_SET_ELSEWHERE: &[(&str, &str)] = &[
@@ -100,6 +104,23 @@ pub(crate) fn check_cores(cores: &Cores, issues: &mut Issues) {
             );
         } else if cores.workers[..i].contains(&w) {
             issues.add(field, format!("lcore {w} is listed twice"));
+        }
+    }
+    for (&lcore, &cpu) in &cores.cpus {
+        let field = join_key("cores.cpus", &lcore.to_string());
+        if lcore != cores.main && !cores.workers.contains(&lcore) {
+            issues.add(
+                field,
+                format!(
+                    "lcore {lcore} is neither cores.main nor one of cores.workers: map the \
+                     lcores the file uses"
+                ),
+            );
+        } else if cpu >= MAX_CPU {
+            issues.add(
+                field,
+                format!("CPU {cpu} is beyond the kernel's CPU sets ({MAX_CPU} CPUs)"),
+            );
         }
     }
 }
@@ -278,6 +299,26 @@ pub(crate) fn check_queues(cores: &Cores, p: &PortView<'_>, issues: &mut Issues)
                 if workers == 1 { "" } else { "s" }
             ),
         );
+    }
+    // A virtio-user or vhost port has only the queue pairs its arguments give it (one by
+    // default), whatever the port's configuration asks for.
+    match virtio_queue_pairs(p.device.name(), p.devargs) {
+        Some(Err(m)) => issues.add(join_key(p.name, "devargs"), m),
+        Some(Ok(pairs)) if workers > usize::from(pairs) => issues.add(
+            join_key(p.name, "devargs"),
+            format!(
+                "{} has {pairs} queue pair{} ({}) and each of the {workers} workers needs one \
+                 of its own: give queues={workers} in the devargs",
+                p.device.name(),
+                if pairs == 1 { "" } else { "s" },
+                if devarg(p.devargs, "queues").is_some() {
+                    format!("queues={pairs}")
+                } else {
+                    "the PMD's default without queues=".to_owned()
+                },
+            ),
+        ),
+        _ => {}
     }
 }
 

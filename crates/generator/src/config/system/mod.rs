@@ -1,5 +1,6 @@
 //! The system file: the machine that runs the generator, its ports and its N4 peer.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
@@ -93,6 +94,11 @@ pub struct Cores {
     /// (default `[1]`).
     #[serde(default = "default_workers")]
     pub workers: Vec<u32>,
+    /// The CPU an lcore runs on when it is not the CPU of its own number (EAL's `--lcores
+    /// lcore@cpu`): `{2: 1}` runs lcore 2 on CPU 1, for more lcores than the machine has CPUs
+    /// (two workers and the main lcore on 2 vCPUs). Empty (the default): lcore `n` is CPU `n`.
+    #[serde(default)]
+    pub cpus: BTreeMap<u32, u32>,
 }
 
 fn default_workers() -> Vec<u32> {
@@ -104,6 +110,7 @@ impl Default for Cores {
         Cores {
             main: 0,
             workers: default_workers(),
+            cpus: BTreeMap::new(),
         }
     }
 }

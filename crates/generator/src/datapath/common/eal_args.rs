@@ -2,7 +2,7 @@
 //! prefix of the process's own, and one `-a` (PCI) or `--vdev` argument per port; and the guard
 //! that removes EAL's runtime directory of that prefix however the command ends.
 
-use crate::config::Device;
+use crate::config::{Cores, Device};
 
 /// A port as the system file names it: the device and its arguments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,25 +35,33 @@ impl PortDevice<'_> {
     }
 }
 
-/// The EAL arguments: `user` first, then `-l main,workers --main-lcore main`, `--file-prefix`
-/// unless the user gave one, and the devices.
+/// The EAL arguments: `user` first, then `-l main,workers --main-lcore main` (`--lcores` with
+/// `lcore@cpu` for the lcores `cores.cpus` maps), `--file-prefix` unless the user gave one, and
+/// the devices.
 pub fn eal_args(
     user: &[String],
-    main_lcore: u32,
-    workers: &[u32],
+    cores: &Cores,
     file_prefix: &str,
     devices: &[PortDevice<'_>],
 ) -> Vec<String> {
     let mut args: Vec<String> = user.to_vec();
-    let lcores: Vec<String> = std::iter::once(main_lcore)
-        .chain(workers.iter().copied())
-        .map(|l| l.to_string())
+    let lcores: Vec<String> = std::iter::once(cores.main)
+        .chain(cores.workers.iter().copied())
+        .map(|l| match cores.cpus.get(&l) {
+            Some(cpu) => format!("{l}@{cpu}"),
+            None => l.to_string(),
+        })
         .collect();
+    let option = if cores.cpus.is_empty() {
+        "-l"
+    } else {
+        "--lcores"
+    };
     args.extend([
-        "-l".into(),
+        option.into(),
         lcores.join(","),
         "--main-lcore".into(),
-        main_lcore.to_string(),
+        cores.main.to_string(),
     ]);
     if !user
         .iter()
@@ -180,10 +188,14 @@ mod tests {
     fn the_command_line_has_lcores_prefix_and_devices() {
         let memif = Device::Vdev("net_memif0".into());
         let nic = Device::Pci("0000:01:00.0".into());
+        let cores = Cores {
+            main: 0,
+            workers: vec![1, 2],
+            ..Cores::default()
+        };
         let args = eal_args(
             &["--no-huge".into(), "-m".into(), "512".into()],
-            0,
-            &[1, 2],
+            &cores,
             "upfbench-gen",
             &[
                 PortDevice {
@@ -244,8 +256,35 @@ mod tests {
 
     #[test]
     fn a_users_file_prefix_is_kept() {
-        let args = eal_args(&["--file-prefix=mine".into()], 3, &[], "ours", &[]);
+        let cores = Cores {
+            main: 3,
+            workers: vec![],
+            ..Cores::default()
+        };
+        let args = eal_args(&["--file-prefix=mine".into()], &cores, "ours", &[]);
         assert_eq!(args, ["--file-prefix=mine", "-l", "3", "--main-lcore", "3"]);
         assert_eq!(file_prefix(&args).as_deref(), Some("mine"));
+    }
+
+    /// More lcores than CPUs: lcore 2 on CPU 1, beside worker 1; the others on their own.
+    #[test]
+    fn mapped_lcores_go_to_their_cpus_with_lcores() {
+        let cores = Cores {
+            main: 0,
+            workers: vec![1, 2],
+            cpus: [(2, 1)].into(),
+        };
+        let args = eal_args(&[], &cores, "gen", &[]);
+        assert_eq!(
+            args,
+            [
+                "--lcores",
+                "0,1,2@1",
+                "--main-lcore",
+                "0",
+                "--file-prefix",
+                "gen"
+            ]
+        );
     }
 }

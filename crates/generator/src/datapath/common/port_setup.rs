@@ -60,8 +60,8 @@ pub enum WaitError {
     /// The link stayed down this long.
     #[error("link still down after {0:?}")]
     LinkDown(Duration),
-    /// No memif server made its socket file in this long.
-    #[error("no memif server socket {} after {waited:?}", socket.display())]
+    /// No server (memif, vhost-user) made its socket file in this long.
+    #[error("no server socket {} after {waited:?}", socket.display())]
     NoServer {
         /// The socket file.
         socket: PathBuf,
@@ -103,44 +103,7 @@ pub fn wait_link(
     }
 }
 
-/// The socket file of a memif client port (`net_memif*`, not `role=server`, with
-/// `socket-abstract=no`), `None` for any other port. DPDK refuses to start a memif client whose
-/// server's socket file is not there yet; an abstract socket cannot be looked for.
-pub fn memif_client_socket(device: &str, devargs: Option<&str>) -> Option<PathBuf> {
-    memif_socket_file(device, devargs)
-        .filter(|(server, _)| !server)
-        .map(|(_, socket)| socket)
-}
-
-/// The socket file of a memif server port (`net_memif*`, `role=server`, with
-/// `socket-abstract=no`), `None` for any other port: the file the server binds, which one that
-/// was killed leaves behind.
-pub fn memif_server_socket(device: &str, devargs: Option<&str>) -> Option<PathBuf> {
-    memif_socket_file(device, devargs)
-        .filter(|(server, _)| *server)
-        .map(|(_, socket)| socket)
-}
-
-/// Whether a memif port is the server, and its socket file; `None` for an abstract socket or
-/// another device.
-fn memif_socket_file(device: &str, devargs: Option<&str>) -> Option<(bool, PathBuf)> {
-    if !device.starts_with("net_memif") {
-        return None;
-    }
-    // The memif PMD's defaults: client, abstract socket, /run/memif.sock.
-    let (mut server, mut is_abstract, mut socket) = (false, true, "/run/memif.sock");
-    for kv in devargs.unwrap_or_default().split(',') {
-        match kv.split_once('=') {
-            Some(("role", v)) => server = v == "server",
-            Some(("socket-abstract", v)) => is_abstract = v != "no",
-            Some(("socket", v)) => socket = v,
-            _ => {}
-        }
-    }
-    (!is_abstract).then(|| (server, PathBuf::from(socket)))
-}
-
-/// Waits until `socket` exists (a memif server made it), at most `timeout`, and no longer than
+/// Waits until `socket` exists (a memif or vhost-user server made it), at most `timeout`, and no longer than
 /// `stop` returns false (looked at every 20 ms).
 pub fn wait_socket(
     socket: &Path,
@@ -198,11 +161,11 @@ pub struct Unresolved {
 }
 
 /// Resolves the MAC of each `(side, address)` by ARP before the workers start, from the main
-/// lcore: a request every `interval`, at most `requests` per address ([`NextHops`] paces
-/// them), polling every receive queue meanwhile (answering whatever else asks us, too), until
-/// `stop` returns true. Addresses already known (configured) are not asked for; a MAC learned
-/// from the peer's own request resolves it too. At most
-/// [`MAX_NEXT_HOPS`](super::next_hops::MAX_NEXT_HOPS) addresses.
+/// lcore: a request every `interval` on every worker's queue, at most `requests` per
+/// address ([`NextHops`] paces them), polling every receive queue meanwhile (answering whatever
+/// else asks us, too, on the queue it came in on), until `stop` returns true. Addresses
+/// already known (configured) are not asked for; a MAC learned from the peer's own request
+/// resolves it too. At most [`MAX_NEXT_HOPS`](super::next_hops::MAX_NEXT_HOPS) addresses.
 pub fn resolve<'p>(
     queues: &mut [[PortQueues<'p>; 2]],
     service: &mut ServicePlane<'p>,
@@ -229,20 +192,24 @@ pub fn resolve<'p>(
         }
         if hops.asking() == 0 {
             // Answers to the peer's own requests, queued by the last poll, go out too.
-            flush_first(queues, service);
+            flush_everywhere(queues, service);
             break;
         }
         if stop() {
             return Err(WaitError::Interrupted);
         }
-        flush_first(queues, service);
+        flush_everywhere(queues, service);
         for q in queues.iter_mut() {
             for side in Side::BOTH {
-                if q[side.index()].rx.rx_burst(&mut burst) > 0 {
+                let PortQueues { rx, tx } = &mut q[side.index()];
+                if rx.rx_burst(&mut burst) > 0 {
                     for m in burst.iter() {
                         service.handle_any(side, m.data());
                     }
                     burst.clear();
+                    // The answers go back on the queue the requests came in on: a peer with a
+                    // worker per queue (the reflector over memif or vhost) hears them there.
+                    service.flush(side, tx);
                 }
             }
         }
@@ -259,10 +226,16 @@ pub fn resolve<'p>(
         .collect()
 }
 
-/// Sends what the service plane queued on the first worker's transmit queues.
-fn flush_first<'p>(queues: &mut [[PortQueues<'p>; 2]], service: &mut ServicePlane<'p>) {
-    if let Some(first) = queues.first_mut() {
+/// Sends what the service plane queued (our requests) on every worker's transmit queues, a
+/// copy on each but the first: a peer with a worker per queue (the reflector over memif or
+/// vhost, each worker with a neighbour table of its own) learns our MACs on every queue from
+/// our requests, before traffic comes.
+fn flush_everywhere<'p>(queues: &mut [[PortQueues<'p>; 2]], service: &mut ServicePlane<'p>) {
+    if let Some((first, others)) = queues.split_first_mut() {
         for side in Side::BOTH {
+            for q in others.iter_mut() {
+                service.copy_pending(side, &mut q[side.index()].tx);
+            }
             service.flush(side, &mut first[side.index()].tx);
         }
     }
@@ -286,45 +259,6 @@ impl Arp for AnyMac<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_a_memif_client_on_a_socket_file_has_a_socket_to_wait_for() {
-        let file = "role=client,id=0,socket=/tmp/upfbench/n3.sock,socket-abstract=no";
-        assert_eq!(
-            memif_client_socket("net_memif0", Some(file)),
-            Some(PathBuf::from("/tmp/upfbench/n3.sock"))
-        );
-        // The PMD's defaults: a client, on /run/memif.sock when not abstract.
-        assert_eq!(
-            memif_client_socket("net_memif1", Some("socket-abstract=no")),
-            Some(PathBuf::from("/run/memif.sock"))
-        );
-        let server = "role=server,socket=/tmp/upfbench/n3.sock,socket-abstract=no";
-        assert_eq!(memif_client_socket("net_memif0", Some(server)), None);
-        let abstract_socket = "role=client,socket=/tmp/upfbench/n3.sock";
-        assert_eq!(
-            memif_client_socket("net_memif0", Some(abstract_socket)),
-            None
-        );
-        assert_eq!(memif_client_socket("net_memif0", None), None);
-        assert_eq!(memif_client_socket("net_af_packet0", Some(file)), None);
-    }
-
-    #[test]
-    fn only_a_memif_server_on_a_socket_file_has_a_socket_it_binds() {
-        let server = "role=server,id=0,socket=/tmp/upfbench/n3.sock,socket-abstract=no";
-        assert_eq!(
-            memif_server_socket("net_memif0", Some(server)),
-            Some(PathBuf::from("/tmp/upfbench/n3.sock"))
-        );
-        let client = "role=client,socket=/tmp/upfbench/n3.sock,socket-abstract=no";
-        assert_eq!(memif_server_socket("net_memif0", Some(client)), None);
-        assert_eq!(
-            memif_server_socket("net_memif0", Some("role=server,socket=/tmp/s.sock")),
-            None
-        );
-        assert_eq!(memif_server_socket("net_af_packet0", Some(server)), None);
-    }
 
     #[test]
     fn the_socket_wait_ends_at_the_socket_the_timeout_or_the_stop() {

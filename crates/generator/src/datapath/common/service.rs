@@ -278,8 +278,31 @@ impl<'e> ServicePlane<'e> {
         true
     }
 
+    /// Hands a copy of each frame queued for `side` to `txq` (in mbufs of the service pool),
+    /// leaving the frames queued for [`flush`](Self::flush): the same requests on several
+    /// queues. Returns how many copies it took; a copy it does not take is dropped.
+    pub fn copy_pending(&mut self, side: Side, txq: &mut TxQueue<'e>) -> u64 {
+        let mut copies = MbufBurst::<PENDING>::new();
+        for m in self.pending[side.index()].iter() {
+            let Ok(mut copy) = self.pool.alloc() else {
+                self.counters.no_buffer += 1;
+                continue;
+            };
+            if copy.extend_from_slice(m.data()).is_err() || copies.push(copy).is_err() {
+                self.counters.no_buffer += 1;
+            }
+        }
+        let taken = txq.tx_burst(&mut copies) as u64;
+        self.counters.tx_refused += copies.len() as u64;
+        copies.clear();
+        taken
+    }
+
     /// Hands what is queued for `side` to its transmit queue; what it does not take is dropped.
-    /// Returns how many frames it took.
+    /// Returns how many frames it took. When it refused some, the ARP requests of `side` count
+    /// as never asked: the next [`resolve`](Self::resolve) asks at once instead of an ARP retry
+    /// interval later (a vhost or memif port refuses everything until its peer connects, and
+    /// traffic that comes then would wait out the interval).
     #[inline]
     pub fn flush(&mut self, side: Side, txq: &mut TxQueue<'e>) -> u64 {
         let pending = &mut self.pending[side.index()];
@@ -287,8 +310,11 @@ impl<'e> ServicePlane<'e> {
             return 0;
         }
         let taken = txq.tx_burst(pending) as u64;
-        self.counters.tx_refused += pending.len() as u64;
-        pending.clear();
+        if !pending.is_empty() {
+            self.counters.tx_refused += pending.len() as u64;
+            pending.clear();
+            self.asked[side.index()] = [(0, 0); 4];
+        }
         taken
     }
 }
