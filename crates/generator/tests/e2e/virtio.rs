@@ -200,6 +200,37 @@ fn virtio_two_queues_keep_every_flow_on_one_worker() {
     }
     let step = &o.report["steps"][0];
     assert_frames_add_up(step);
+    // vhost has no RSS: each queue gets what its peer's queue sent, and the report says so and
+    // shows each worker's share, which adds up to what the workers received on the port.
+    for (key, port) in [("n3 rx", 0), ("n6 rx", 1)] {
+        assert_eq!(
+            o.report["config"][key], "2 queues: queue i is its peer's queue i (no RSS)",
+            "{key}"
+        );
+        let queues = &step["rx_queues"][port];
+        let frames: Vec<u64> = queues["frames"]
+            .as_array()
+            .expect("frames per queue")
+            .iter()
+            .map(|n| n.as_u64().unwrap())
+            .collect();
+        println!("virtio-2q: {key} frames per queue {frames:?}");
+        assert_eq!(frames.len(), 2, "{key}: a count per queue");
+        assert!(
+            frames.iter().all(|&n| n > 0),
+            "{key}: a queue idle: {frames:?}"
+        );
+        let f = &step["frames"][port];
+        let received: u64 = ["rx_measured", "rx_unmeasured", "rx_service", "rx_rejected"]
+            .iter()
+            .map(|k| f[*k].as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            frames.iter().sum::<u64>(),
+            received,
+            "{key}: the queues add up"
+        );
+    }
 }
 
 /// No reflector: the generator, a virtio-user client, waits for the vhost-user server's socket
