@@ -467,3 +467,52 @@ fn delete_all_through_a_stopped_driver_says_nothing_was_deleted() {
         "{e}"
     );
 }
+
+/// With `serve_applying`, a request's answer leaves only once the datapath took its rules: a
+/// datapath that takes 50 ms has every established session applied by the time the client has
+/// the answer, one request or a window of them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_wait_until_the_rules_are_applied() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let (cp, up) = (Ipv4Addr::new(127, 0, 0, 5), Ipv4Addr::new(127, 0, 0, 6));
+    let applied = Arc::new(AtomicUsize::new(0));
+    let batches = Arc::new(AtomicUsize::new(0));
+    let (a, b) = (Arc::clone(&applied), Arc::clone(&batches));
+    let apply: driver::ApplyRules = Box::new(move |changes: &[RuleChange]| {
+        std::thread::sleep(Duration::from_millis(50));
+        a.fetch_add(
+            changes
+                .iter()
+                .filter(|c| matches!(c, RuleChange::Installed(_)))
+                .count(),
+            Ordering::SeqCst,
+        );
+        b.fetch_add(1, Ordering::SeqCst);
+    });
+    let config = UpfConfig::new(up, UPF_N3, NtpTimestamp(2_000), cp.into());
+    let (_server, mut ch) = driver::serve_applying(driver::n4(up), config, apply)
+        .await
+        .expect("bind the UPF side");
+    let (client, _events) = client(cp, up, |_| {}).await;
+    client.associate().await.unwrap();
+
+    let started = std::time::Instant::now();
+    let one = client.establish_all(vec![plan_for(0, cp)]).await.unwrap();
+    assert_eq!(one.len(), 1);
+    assert_eq!(
+        applied.load(Ordering::SeqCst),
+        1,
+        "applied before the answer"
+    );
+    assert!(started.elapsed() >= Duration::from_millis(50));
+
+    let plans: Vec<_> = (1..65).map(|i| plan_for(i, cp)).collect();
+    let more = client.establish_all(plans).await.unwrap();
+    assert_eq!(more.len(), 64);
+    assert_eq!(applied.load(Ordering::SeqCst), 65);
+    // Requests that arrive together are applied together: far fewer batches than requests.
+    let n = batches.load(Ordering::SeqCst);
+    assert!(n < 65, "{n} batches for 65 sessions");
+    // The changes went to `apply`, not to the channel.
+    assert!(ch.changes.try_recv().is_err());
+}

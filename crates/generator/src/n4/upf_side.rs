@@ -2,21 +2,20 @@
 //! into the workers' forwarding table.
 
 use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use tokio::sync::oneshot;
+use upfbench_dpdk::grace_period;
 use upfbench_pfcp::driver;
 use upfbench_pfcp::ie::DnsName;
 use upfbench_pfcp::node::{Stats, UpfConfig, UpfEvent};
 use upfbench_pfcp::{Seid, Teid};
 
 use crate::datapath::reflector::rules::{RulesMirror, TablePublisher};
-
-/// How often rule changes are turned into a new table at most: a burst of establishments is
-/// published as one table, not one per session.
-const PUBLISH_PERIOD: Duration = Duration::from_millis(5);
 
 /// What the UPF side needs.
 #[derive(Debug, Clone)]
@@ -124,7 +123,25 @@ async fn serve(
     config.first_seid = side.first_seid;
     config.node.heartbeat_interval = side.heartbeat;
     config.network_instances = side.network_instances;
-    let (server, mut channels) = match driver::serve(side.local, config).await {
+    // A rule is in effect in every worker before its request is answered: the changes a burst
+    // of requests made become one table, which every worker has taken (a grace period: each
+    // passed a quiescent point after it was published, and takes a new table right there)
+    // before the answers go out. Publishing on a timer instead left up to 5 ms between
+    // "Request accepted" and the rule, and a peer's first packets met an unknown TEID.
+    let sessions = Arc::new(AtomicUsize::new(0));
+    let mirrored = Arc::clone(&sessions);
+    let mut mirror = RulesMirror::default();
+    let apply: driver::ApplyRules = Box::new(move |changes| {
+        for c in changes {
+            mirror.apply(c);
+        }
+        mirrored.store(mirror.sessions(), Ordering::Relaxed);
+        if let Some(t) = mirror.snapshot() {
+            publisher.publish(t);
+            grace_period();
+        }
+    });
+    let (server, mut channels) = match driver::serve_applying(side.local, config, apply).await {
         Ok(s) => s,
         Err(e) => {
             let _ = ready.send(Err(e).with_context(|| {
@@ -142,24 +159,13 @@ async fn serve(
         server.local_addr(),
         side.peer
     );
-    let mut mirror = RulesMirror::default();
-    let mut tick = tokio::time::interval(PUBLISH_PERIOD);
     loop {
         tokio::select! {
             _ = &mut stop => break,
-            change = channels.changes.recv() => match change {
-                Some(c) => mirror.apply(&c),
-                None => break,
-            },
             event = channels.events.recv() => match event {
-                Some(e) => log_event(&e, mirror.sessions()),
+                Some(e) => log_event(&e, sessions.load(Ordering::Relaxed)),
                 None => break,
             },
-            _ = tick.tick() => {
-                if let Some(t) = mirror.snapshot() {
-                    publisher.publish(t);
-                }
-            }
         }
     }
     if let Ok(stats) = server.stats().await {

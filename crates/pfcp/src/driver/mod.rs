@@ -40,7 +40,7 @@ mod upf;
 
 pub use batch::BatchProgress;
 pub use client::{Association, Batch, DeleteAllError, EstablishAllError, PfcpClient, Release};
-pub use upf::{UpfChannels, UpfServer, serve};
+pub use upf::{ApplyRules, UpfChannels, UpfServer, serve, serve_applying};
 
 use std::net::{IpAddr, SocketAddr};
 use std::time::{SystemTime, UNIX_EPOCH};

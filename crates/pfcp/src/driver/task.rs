@@ -53,6 +53,9 @@ pub(crate) trait Task {
     fn on_command(&mut self, command: Self::Command);
     /// Hands the node more work before each flush (the client's batch backlog).
     fn feed(&mut self) {}
+    /// Does, after the node's events and before its datagrams go out, what must be done before
+    /// its answers are sent (the UPF side's rule changes put in effect).
+    fn settle(&mut self) {}
 }
 
 /// Runs a task until its socket fails or every handle is dropped: due timers, events, new
@@ -68,6 +71,7 @@ pub(crate) async fn run<T: Task>(
             task.on_event(e);
         }
         task.feed();
+        task.settle();
         io.flush(task.node()).await;
         let deadline = task.node().poll_timeout();
         tokio::select! {

@@ -32,8 +32,35 @@ pub struct UpfChannels {
     pub changes: mpsc::UnboundedReceiver<RuleChange>,
 }
 
-/// Binds `local` and serves PFCP as a UPF on the current tokio runtime.
+/// Puts a batch of rule changes (in the order the requests were applied) in effect in a
+/// datapath, and returns once they are: the answers to those requests wait for it. It runs on
+/// the driver's task, which it blocks meanwhile: a datapath takes microseconds.
+pub type ApplyRules = Box<dyn FnMut(&[RuleChange]) + Send>;
+
+/// Binds `local` and serves PFCP as a UPF on the current tokio runtime; the rule changes go to
+/// [`UpfChannels::changes`], and the answers go out without waiting for anything to apply them.
 pub async fn serve(local: SocketAddr, config: UpfConfig) -> io::Result<(UpfServer, UpfChannels)> {
+    start(local, config, None).await
+}
+
+/// Binds `local` and serves PFCP as a UPF whose rules take effect before it answers, as an
+/// SMF may assume of a real one: the changes that a burst of requests made are handed to
+/// `apply` in one batch, after the requests were handled and before any answer is sent, so a
+/// peer that sends traffic on an answer finds the rules in place. [`UpfChannels::changes`]
+/// stays empty.
+pub async fn serve_applying(
+    local: SocketAddr,
+    config: UpfConfig,
+    apply: ApplyRules,
+) -> io::Result<(UpfServer, UpfChannels)> {
+    start(local, config, Some(apply)).await
+}
+
+async fn start(
+    local: SocketAddr,
+    config: UpfConfig,
+    apply: Option<ApplyRules>,
+) -> io::Result<(UpfServer, UpfChannels)> {
     let io = Io::bind(local).await?;
     let local = io.socket.local_addr()?;
     let (commands, rx) = mpsc::unbounded_channel();
@@ -43,6 +70,8 @@ pub async fn serve(local: SocketAddr, config: UpfConfig) -> io::Result<(UpfServe
         node: Upf::new(config),
         events,
         changes,
+        apply,
+        batch: Vec::new(),
     };
     tokio::spawn(task::run(task, io, rx));
     Ok((
@@ -89,6 +118,9 @@ struct UpfTask {
     node: Upf,
     events: mpsc::UnboundedSender<UpfEvent>,
     changes: mpsc::UnboundedSender<RuleChange>,
+    apply: Option<ApplyRules>,
+    /// The changes since the last flush, for `apply`.
+    batch: Vec<RuleChange>,
 }
 
 impl Task for UpfTask {
@@ -102,9 +134,22 @@ impl Task for UpfTask {
     fn on_event(&mut self, e: UpfEvent) {
         // A receiver that was dropped wants nothing more: not an error.
         let _ = match e {
+            UpfEvent::Rules(c) if self.apply.is_some() => {
+                self.batch.push(c);
+                Ok(())
+            }
             UpfEvent::Rules(c) => self.changes.send(c).map_err(|_| ()),
             e => self.events.send(e).map_err(|_| ()),
         };
+    }
+
+    fn settle(&mut self) {
+        if let Some(apply) = &mut self.apply
+            && !self.batch.is_empty()
+        {
+            apply(&self.batch);
+            self.batch.clear();
+        }
     }
 
     fn on_command(&mut self, c: Command) {
