@@ -129,9 +129,8 @@ run_upfbench() { # mode size write
     sed -n 's/.* mpps=\([0-9.]*\).*/\1/p' | grep . || { cat "$work/tx_null.err" >&2; echo nan; }
 }
 
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-best() { tr ' ' '\n' | grep -v '^$' | sort -g | tail -1; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+# shellcheck source=benches/stats.sh
+source benches/stats.sh
 
 printf "TX only, net_null0, one lcore, %s rounds of %s s, priority %s, upfbench %s, %s\n" \
   "$ROUNDS" "$WINDOW" "$PRIORITY" "$LINK" \

@@ -87,8 +87,8 @@ esac
 eal=(--no-pci --no-telemetry --log-level lib.eal:warning)
 virtio="net_virtio_user0,path=$sock,$VIRTIO_ARGS"
 
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-best() { tr ' ' '\n' | grep -v '^$' | sort -g | tail -1; }
+# shellcheck source=benches/stats.sh
+source benches/stats.sh
 
 # The sink: testpmd rxonly on the vhost side, its receiving lcore on CPU 0; returns once its
 # socket is there.
@@ -184,7 +184,6 @@ run_upfbench() {
   echo "$tx $(sink_rate)"
 }
 
-ratios() { paste <(tr ' ' '\n' <<<"${1# }") <(tr ' ' '\n' <<<"${2# }") | awk '{ printf " %.2f", $1 / $2 }'; }
 
 linkage=shared
 ldd "$BIN" | grep -q librte_eal || linkage="static"

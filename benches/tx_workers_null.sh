@@ -107,9 +107,8 @@ run_testpmd() { # cores frame
     END { if (k) printf "%.2f\n", sum / k / 1e6; else print "nan" }' "$work/testpmd.out"
 }
 
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-best() { tr ' ' '\n' | grep -v '^$' | sort -g | tail -1; }
-ratios() { paste <(tr ' ' '\n' <<<"${1# }") <(tr ' ' '\n' <<<"${2# }") | awk '{ printf " %.2f", $1 / $2 }'; }
+# shellcheck source=benches/stats.sh
+source benches/stats.sh
 
 linkage=shared
 ldd "$BIN" | grep -q librte_eal || linkage="static"

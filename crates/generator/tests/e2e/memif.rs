@@ -49,6 +49,29 @@ impl Memif {
     /// The files of `case`, the reflector with `impairments` (YAML flow mapping), checked by
     /// the configuration loader before anything starts.
     pub(crate) fn new(case: &str, impairments: &str, profile: &str) -> Memif {
+        let files = ["memif.yaml", "memif-reflector.yaml"];
+        let prefixes = ["upfbench-gen", "upfbench-reflect"];
+        Memif::shipped(case, files, prefixes, profile, |system, reflector| {
+            let reflector = patch(
+                &reflector,
+                "impairments: {}",
+                &format!("impairments: {impairments}"),
+            );
+            (system, reflector)
+        })
+    }
+
+    /// The shipped pair `files` (a system and a reflector file of `deploy/systems`) for `case`:
+    /// their sockets in its scratch directory, its own DPDK file prefixes (in place of the
+    /// files' `prefixes`) and N4 addresses, then changed by `adapt`; written and checked by the
+    /// configuration loader before anything starts.
+    pub(crate) fn shipped(
+        case: &str,
+        files: [&str; 2],
+        prefixes: [&str; 2],
+        profile: &str,
+        adapt: impl FnOnce(String, String) -> (String, String),
+    ) -> Memif {
         let scratch = Scratch::new(case);
         let sockets = format!("{}/", scratch.path().display());
         let (gen_n4, refl_n4) = n4_pair();
@@ -57,20 +80,20 @@ impl Memif {
         let shipped = |f: &str| {
             std::fs::read_to_string(repo().join("deploy/systems").join(f)).expect("shipped file")
         };
-        let system = shipped("memif.yaml");
+        let system = shipped(files[0]);
         let system = patch(&system, "/tmp/upfbench/", &sockets);
         let system = patch(
             &system,
-            "file_prefix: upfbench-gen",
+            &format!("file_prefix: {}", prefixes[0]),
             &format!("file_prefix: {gen_prefix}"),
         );
         let system = patch(&system, "127.0.0.1:8805", &format!("{gen_n4}:8805"));
         let system = patch(&system, "127.0.0.2:8805", &format!("{refl_n4}:8805"));
-        let reflector = shipped("memif-reflector.yaml");
+        let reflector = shipped(files[1]);
         let reflector = patch(&reflector, "/tmp/upfbench/", &sockets);
         let reflector = patch(
             &reflector,
-            "file_prefix: upfbench-reflect",
+            &format!("file_prefix: {}", prefixes[1]),
             &format!("file_prefix: {refl_prefix}"),
         );
         let reflector = patch(
@@ -79,11 +102,7 @@ impl Memif {
             &format!("local: {refl_n4}:8805"),
         );
         let reflector = patch(&reflector, "peer: 127.0.0.1", &format!("peer: {gen_n4}"));
-        let reflector = patch(
-            &reflector,
-            "impairments: {}",
-            &format!("impairments: {impairments}"),
-        );
+        let (system, reflector) = adapt(system, reflector);
         let m = Memif {
             system: scratch.write("system.yaml", &system),
             reflector: scratch.write("reflector.yaml", &reflector),

@@ -10,80 +10,43 @@
 use std::time::Duration;
 
 use crate::exits::{ONE_SECOND, interrupt_while_waiting_for_the_peer};
-use crate::harness::{Scratch, n4_pair, num, patch, repo, serial, total, unique, warnings};
+use crate::harness::{num, patch, serial, total, warnings};
 use crate::memif::{Memif, Outcome, RATE, assert_frames_add_up, finish, profile};
 
 /// The case's files: the shipped virtio pair with `workers` workers on each side (1 or 2), as a
 /// bed of two processes like the memif cases'.
 pub(crate) fn bed(case: &str, workers: u16, profile: &str) -> Memif {
-    let scratch = Scratch::new(case);
-    let sockets = format!("{}/", scratch.path().display());
-    let (gen_n4, refl_n4) = n4_pair();
-    let gen_prefix = unique(&format!("{case}-gen"));
-    let refl_prefix = unique(&format!("{case}-refl"));
-    let shipped = |f: &str| {
-        std::fs::read_to_string(repo().join("deploy/systems").join(f)).expect("shipped file")
-    };
-    let system = shipped("virtio-user.yaml");
-    let system = patch(&system, "/tmp/upfbench/", &sockets);
-    let system = patch(
-        &system,
-        "file_prefix: upfbench-virtio",
-        &format!("file_prefix: {gen_prefix}"),
-    );
-    let system = patch(&system, "127.0.0.1:8805", &format!("{gen_n4}:8805"));
-    let system = patch(&system, "127.0.0.2:8805", &format!("{refl_n4}:8805"));
-    let reflector = shipped("vhost-reflector.yaml");
-    let reflector = patch(&reflector, "/tmp/upfbench/", &sockets);
-    let reflector = patch(
-        &reflector,
-        "file_prefix: upfbench-vhost",
-        &format!("file_prefix: {refl_prefix}"),
-    );
-    let reflector = patch(
-        &reflector,
-        "local: 127.0.0.2:8805",
-        &format!("local: {refl_n4}:8805"),
-    );
-    let reflector = patch(&reflector, "peer: 127.0.0.1", &format!("peer: {gen_n4}"));
-    let (system, reflector) = match workers {
-        1 => (system, reflector),
-        // The generator's workers on CPU 1, the reflector's on CPU 0 (as with one worker), each
-        // with queue pair i of both ports: the generator's queue i is the reflector's queue i.
-        2 => (
-            patch(
-                &patch(
-                    &system,
-                    "  workers: [1]\n",
-                    "  workers: [1, 2]\n  cpus: {2: 1}\n",
+    let files = ["virtio-user.yaml", "vhost-reflector.yaml"];
+    let prefixes = ["upfbench-virtio", "upfbench-vhost"];
+    Memif::shipped(case, files, prefixes, profile, |system, reflector| {
+        match workers {
+            1 => (system, reflector),
+            // The generator's workers on CPU 1, the reflector's on CPU 0 (as with one worker),
+            // each with queue pair i of both ports: the generator's queue i is the reflector's
+            // queue i.
+            2 => (
+                patch(
+                    &patch(
+                        &system,
+                        "  workers: [1]\n",
+                        "  workers: [1, 2]\n  cpus: {2: 1}\n",
+                    ),
+                    "queues=1,",
+                    "queues=2,",
                 ),
-                "queues=1,",
-                "queues=2,",
-            ),
-            patch(
-                &patch(
-                    &reflector,
-                    "  workers: [0]\n",
-                    "  workers: [0, 2]\n  cpus: {2: 0}\n",
+                patch(
+                    &patch(
+                        &reflector,
+                        "  workers: [0]\n",
+                        "  workers: [0, 2]\n  cpus: {2: 0}\n",
+                    ),
+                    "queues=1",
+                    "queues=2",
                 ),
-                "queues=1",
-                "queues=2",
             ),
-        ),
-        n => panic!("{n} workers: 1 or 2"),
-    };
-    let bed = Memif {
-        system: scratch.write("system.yaml", &system),
-        reflector: scratch.write("reflector.yaml", &reflector),
-        profile: scratch.write("profile.yaml", profile),
-        scratch,
-        gen_prefix,
-        refl_prefix,
-    };
-    upfbench_generator::config::load_run(&bed.system, &bed.profile)
-        .unwrap_or_else(|e| panic!("{e}"));
-    upfbench_generator::config::load_reflector(&bed.reflector).unwrap_or_else(|e| panic!("{e}"));
-    bed
+            n => panic!("{n} workers: 1 or 2"),
+        }
+    })
 }
 
 /// The generator's run to its end against the reflector. Either starts first: the reflector
