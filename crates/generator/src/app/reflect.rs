@@ -211,6 +211,7 @@ fn reflect(
                 .iter()
                 .map(|n| DnsName::from_dotted(n))
                 .collect::<Result<_, _>>()?,
+            faults: cfg.impairments.n4.faults(),
         }),
         _ => None,
     };

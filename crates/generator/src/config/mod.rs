@@ -28,6 +28,7 @@ mod identifiers;
 mod issues;
 mod kind;
 mod load;
+mod n4_impairments;
 mod profile;
 mod reflector;
 mod serde_forms;
@@ -38,6 +39,7 @@ mod units;
 use std::path::Path;
 
 pub use error::{ConfigError, Diagnostic, NotIpv4, ipv4};
+pub use n4_impairments::N4Impairments;
 pub use profile::{
     Direction, DirectionSet, GoalSection, Latency, LatencyBoundSection, MAX_LATENCY, MAX_PPS,
     MAX_QOS_BPS, PdnType, PercentText, Profile, Qer, SearchSection, Sessions, Spread, StrategyName,

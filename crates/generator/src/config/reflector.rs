@@ -13,6 +13,7 @@ use super::field::join_index;
 use super::identifiers;
 use super::issues::{Check, Issues};
 use super::kind::FileKind;
+use super::n4_impairments::N4Impairments;
 use super::profile::{check_dns_name, check_rate};
 use super::system::{
     Arp, Cores, Device, Eal, check_arp, check_kind, check_n4_address, default_descriptors,
@@ -244,6 +245,9 @@ pub struct Impairments {
     /// dropped.
     #[serde(default, with = "serde_text::opt_pps")]
     pub rate_cap: Option<f64>,
+    /// Faults of the PFCP server on N4 (loss, delay, reordering, silence, a restart).
+    #[serde(default)]
+    pub n4: N4Impairments,
 }
 
 impl Check for Impairments {
@@ -283,6 +287,7 @@ impl Check for Impairments {
         if let Some(pps) = self.rate_cap {
             check_rate(Rate::Pps(pps), "impairments.rate_cap", issues);
         }
+        self.n4.check(issues);
     }
 }
 

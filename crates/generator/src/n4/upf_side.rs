@@ -8,11 +8,12 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
+use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::oneshot;
 use upfbench_dpdk::grace_period;
 use upfbench_pfcp::driver;
 use upfbench_pfcp::ie::DnsName;
-use upfbench_pfcp::node::{Stats, UpfConfig, UpfEvent};
+use upfbench_pfcp::node::{FaultCounters, N4Faults, Stats, UpfConfig, UpfEvent};
 use upfbench_pfcp::{Seid, Teid};
 
 use crate::datapath::reflector::rules::{RulesMirror, TablePublisher};
@@ -34,6 +35,8 @@ pub struct UpfSide {
     pub heartbeat: Option<Duration>,
     /// The network instances served (any when empty).
     pub network_instances: Vec<DnsName>,
+    /// Faults on N4 put in on purpose (none by default).
+    pub faults: N4Faults,
 }
 
 /// The running control thread.
@@ -141,27 +144,46 @@ async fn serve(
             grace_period();
         }
     });
-    let (server, mut channels) = match driver::serve_applying(side.local, config, apply).await {
+    let faults = side.faults;
+    let (server, mut channels) =
+        match driver::serve_faulty(side.local, config, Some(apply), faults).await {
+            Ok(s) => s,
+            Err(e) => {
+                let _ = ready.send(Err(e).with_context(|| {
+                    format!(
+                        "binding the PFCP server to {} (is another one running?)",
+                        side.local
+                    )
+                }));
+                return Ok(());
+            }
+        };
+    // SIGUSR1 restarts the UPF side, as a UPF that crashed and came back.
+    let mut usr1 = match signal(SignalKind::user_defined1()) {
         Ok(s) => s,
         Err(e) => {
-            let _ = ready.send(Err(e).with_context(|| {
-                format!(
-                    "binding the PFCP server to {} (is another one running?)",
-                    side.local
-                )
-            }));
+            let _ = ready.send(Err(e).context("installing the SIGUSR1 handler"));
             return Ok(());
         }
     };
     let _ = ready.send(Ok(()));
     tracing::info!(
-        "PFCP: serving N4 on {} for {}",
+        "PFCP: serving N4 on {} for {}{}",
         server.local_addr(),
-        side.peer
+        side.peer,
+        if faults.is_active() {
+            format!(", N4 faults {faults:?}")
+        } else {
+            String::new()
+        }
     );
     loop {
         tokio::select! {
             _ = &mut stop => break,
+            _ = usr1.recv() => {
+                // The Restarted event logs it.
+                let _ = server.restart().await;
+            }
             event = channels.events.recv() => match event {
                 Some(e) => log_event(&e, sessions.load(Ordering::Relaxed)),
                 None => break,
@@ -171,7 +193,27 @@ async fn serve(
     if let Ok(stats) = server.stats().await {
         tracing::info!("{}", totals_line(&stats));
     }
+    if faults.is_active()
+        && let Ok(f) = server.fault_counters().await
+    {
+        tracing::info!("{}", faults_line(&f));
+    }
     Ok(())
+}
+
+/// What the N4 faults did over the run.
+fn faults_line(f: &FaultCounters) -> String {
+    format!(
+        "PFCP: N4 faults: datagrams dropped in {}, out {}; reordered {}; silenced {}; restarts {}",
+        f.dropped_in, f.dropped_out, f.reordered, f.silenced, f.restarts
+    )
+}
+
+/// Now, in milliseconds since the Unix epoch, for the log lines a test compares with a report.
+fn unix_ms() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis())
 }
 
 /// What the UPF side did over the run, for the log at exit: a tester (or a test) learns from it
@@ -205,6 +247,15 @@ fn log_event(e: &UpfEvent, sessions: usize) {
             ..
         } => tracing::warn!(
             "PFCP: {peer} restarted (new Recovery Time Stamp): {sessions_removed} sessions removed"
+        ),
+        UpfEvent::Restarted {
+            recovery_time_stamp,
+            sessions_removed,
+        } => tracing::warn!(
+            "PFCP: restarted at unix_ms {}: {sessions_removed} sessions dropped, new Recovery Time \
+             Stamp {}",
+            unix_ms(),
+            recovery_time_stamp.0
         ),
         other => tracing::info!("PFCP: {other:?} ({sessions} sessions)"),
     }

@@ -40,7 +40,7 @@ mod upf;
 
 pub use batch::BatchProgress;
 pub use client::{Association, Batch, DeleteAllError, EstablishAllError, PfcpClient, Release};
-pub use upf::{ApplyRules, UpfChannels, UpfServer, serve, serve_applying};
+pub use upf::{ApplyRules, UpfChannels, UpfServer, serve, serve_applying, serve_faulty};
 
 use std::net::{IpAddr, SocketAddr};
 use std::time::{SystemTime, UNIX_EPOCH};

@@ -6,7 +6,7 @@ use std::time::Instant;
 use tokio::sync::mpsc;
 
 use super::io::Io;
-use crate::node::{Client, Event, Transmit, Upf, UpfEvent};
+use crate::node::{Client, Event, FaultyUpf, Transmit, Upf, UpfEvent};
 
 /// What the driver loop needs of a node (both roles have these as inherent methods).
 pub(crate) trait SansIo {
@@ -42,6 +42,7 @@ macro_rules! sans_io {
 }
 sans_io!(Client, Event);
 sans_io!(Upf, UpfEvent);
+sans_io!(FaultyUpf, UpfEvent);
 
 /// A driver's task: its node, and what it makes of the node's events and of its handles'
 /// commands.

@@ -8,11 +8,16 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::io::Io;
 use super::task::{self, Task};
-use crate::node::{RuleChange, RulesTable, Stats, Upf, UpfConfig, UpfEvent};
+use crate::ie::NtpTimestamp;
+use crate::node::{
+    FaultCounters, FaultyUpf, N4Faults, RuleChange, RulesTable, Stats, Upf, UpfConfig, UpfEvent,
+};
 
 enum Command {
     Rules(oneshot::Sender<RulesTable>),
     Stats(oneshot::Sender<Stats>),
+    Faults(oneshot::Sender<FaultCounters>),
+    Restart(oneshot::Sender<usize>),
 }
 
 /// A handle to the UPF-side task; the task ends when every handle is dropped.
@@ -40,7 +45,7 @@ pub type ApplyRules = Box<dyn FnMut(&[RuleChange]) + Send>;
 /// Binds `local` and serves PFCP as a UPF on the current tokio runtime; the rule changes go to
 /// [`UpfChannels::changes`], and the answers go out without waiting for anything to apply them.
 pub async fn serve(local: SocketAddr, config: UpfConfig) -> io::Result<(UpfServer, UpfChannels)> {
-    start(local, config, None).await
+    start(local, config, None, N4Faults::default()).await
 }
 
 /// Binds `local` and serves PFCP as a UPF whose rules take effect before it answers, as an
@@ -53,13 +58,25 @@ pub async fn serve_applying(
     config: UpfConfig,
     apply: ApplyRules,
 ) -> io::Result<(UpfServer, UpfChannels)> {
-    start(local, config, Some(apply)).await
+    start(local, config, Some(apply), N4Faults::default()).await
+}
+
+/// Like [`serve_applying`] (or [`serve`] without `apply`), behind N4 faults put in on purpose
+/// (see [`N4Faults`]; their times count from now).
+pub async fn serve_faulty(
+    local: SocketAddr,
+    config: UpfConfig,
+    apply: Option<ApplyRules>,
+    faults: N4Faults,
+) -> io::Result<(UpfServer, UpfChannels)> {
+    start(local, config, apply, faults).await
 }
 
 async fn start(
     local: SocketAddr,
     config: UpfConfig,
     apply: Option<ApplyRules>,
+    faults: N4Faults,
 ) -> io::Result<(UpfServer, UpfChannels)> {
     let io = Io::bind(local).await?;
     let local = io.socket.local_addr()?;
@@ -67,7 +84,7 @@ async fn start(
     let (events, events_rx) = mpsc::unbounded_channel();
     let (changes, changes_rx) = mpsc::unbounded_channel();
     let task = UpfTask {
-        node: Upf::new(config),
+        node: FaultyUpf::new(Upf::new(config), faults, std::time::Instant::now()),
         events,
         changes,
         apply,
@@ -104,6 +121,18 @@ impl UpfServer {
         self.ask(Command::Stats).await
     }
 
+    /// What the N4 faults did so far.
+    pub async fn fault_counters(&self) -> Result<FaultCounters, Stopped> {
+        self.ask(Command::Faults).await
+    }
+
+    /// Restarts the UPF now, as a real one that crashed and came back: every session and the
+    /// association dropped, a new Recovery Time Stamp (`recovery_time_stamp_now`, or one second
+    /// after the old one). Returns the sessions dropped.
+    pub async fn restart(&self) -> Result<usize, Stopped> {
+        self.ask(Command::Restart).await
+    }
+
     async fn ask<R>(
         &self,
         command: impl FnOnce(oneshot::Sender<R>) -> Command,
@@ -115,7 +144,7 @@ impl UpfServer {
 }
 
 struct UpfTask {
-    node: Upf,
+    node: FaultyUpf,
     events: mpsc::UnboundedSender<UpfEvent>,
     changes: mpsc::UnboundedSender<RuleChange>,
     apply: Option<ApplyRules>,
@@ -124,10 +153,10 @@ struct UpfTask {
 }
 
 impl Task for UpfTask {
-    type Node = Upf;
+    type Node = FaultyUpf;
     type Command = Command;
 
-    fn node(&mut self) -> &mut Upf {
+    fn node(&mut self) -> &mut FaultyUpf {
         &mut self.node
     }
 
@@ -156,10 +185,17 @@ impl Task for UpfTask {
         // A caller that stopped waiting is not an error.
         match c {
             Command::Rules(tx) => {
-                let _ = tx.send(self.node.rules().clone());
+                let _ = tx.send(self.node.upf().rules().clone());
             }
             Command::Stats(tx) => {
-                let _ = tx.send(self.node.stats());
+                let _ = tx.send(self.node.upf().stats());
+            }
+            Command::Faults(tx) => {
+                let _ = tx.send(self.node.counters());
+            }
+            Command::Restart(tx) => {
+                let now: NtpTimestamp = super::recovery_time_stamp_now();
+                let _ = tx.send(self.node.restart(now));
             }
         }
     }

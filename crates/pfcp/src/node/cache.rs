@@ -49,6 +49,12 @@ impl ResponseCache {
         h.finish()
     }
 
+    /// Forgets every response held, as a node that restarted has.
+    pub(crate) fn clear(&mut self) {
+        self.entries.clear();
+        self.expiry.clear();
+    }
+
     /// Entries held.
     pub(crate) fn len(&self) -> usize {
         self.entries.len()

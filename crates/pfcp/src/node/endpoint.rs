@@ -163,6 +163,17 @@ impl<P> Endpoint<P> {
         Some(restart)
     }
 
+    /// Starts over as a node that restarted: a new Recovery Time Stamp of ours, nothing known
+    /// of the peer, no request in flight, no response held, no heartbeat scheduled.
+    pub(crate) fn restart(&mut self, recovery_time_stamp: NtpTimestamp) {
+        self.recovery_time_stamp = recovery_time_stamp;
+        self.recovery = PeerRecovery::default();
+        self.transactions.clear();
+        self.cache.clear();
+        self.heartbeat.stop();
+        self.transmits.clear();
+    }
+
     /// Answers a Heartbeat Request: always, with the same sequence number and our fixed
     /// Recovery Time Stamp; never cached (answering twice is harmless).
     fn answer_heartbeat(&mut self, remote: SocketAddr, seq: SequenceNumber) {

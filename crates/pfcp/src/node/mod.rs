@@ -48,6 +48,7 @@ mod client;
 mod config;
 mod endpoint;
 mod error;
+mod faults;
 mod heartbeat;
 mod stats;
 mod transactions;
@@ -59,6 +60,7 @@ pub use config::{
     DEFAULT_RELEASE_WAIT, DEFAULT_T1, DEFAULT_WINDOW, UpfConfig,
 };
 pub use error::{NodeError, Procedure};
+pub use faults::{FaultCounters, FaultyUpf, N4Faults};
 pub use stats::Stats;
 pub use upf::{
     DownlinkRule, RuleChange, RulesTable, SessionRules, Tunnel, Upf, UpfEvent, UplinkRule,

@@ -80,6 +80,12 @@ impl<P> Transactions<P> {
         self.pending.len()
     }
 
+    /// Forgets every request in flight, as a node that restarted has.
+    pub(crate) fn clear(&mut self) {
+        self.pending.clear();
+        self.timers.clear();
+    }
+
     fn allocate(&mut self) -> SequenceNumber {
         loop {
             let s = self.next;

@@ -87,6 +87,14 @@ pub enum UpfEvent {
     HeartbeatFailed(NodeError),
     /// The rules table changed.
     Rules(RuleChange),
+    /// We restarted ([`Upf::restart`]): the association and every session are gone, and our
+    /// Recovery Time Stamp is new.
+    Restarted {
+        /// Our new Recovery Time Stamp.
+        recovery_time_stamp: NtpTimestamp,
+        /// Sessions removed.
+        sessions_removed: usize,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -148,6 +156,30 @@ impl Upf {
     /// Feeds a datagram received from `remote`.
     pub fn handle_datagram(&mut self, now: Instant, remote: SocketAddr, bytes: &[u8]) {
         endpoint::handle_datagram(self, now, remote, bytes);
+    }
+
+    /// Behaves as a UPF that restarted (TS 29.244 §19A): the association and every session
+    /// are dropped (each removal reported as a rule change), nothing is in flight or held for
+    /// retransmissions, and `recovery_time_stamp` becomes ours; a peer learns of the restart
+    /// from it in our next Heartbeat Request or Response. A value not later than the current
+    /// one is raised to one second after it, so the peer always sees a change. The allocators
+    /// go on where they were: the re-established sessions get new TEIDs and SEIDs, as they may
+    /// from a real UPF. Returns the sessions removed.
+    pub fn restart(&mut self, recovery_time_stamp: NtpTimestamp) -> usize {
+        let old = self.config.node.recovery_time_stamp;
+        let ts = if recovery_time_stamp > old {
+            recovery_time_stamp
+        } else {
+            NtpTimestamp(old.0.wrapping_add(1))
+        };
+        let sessions_removed = self.disassociate();
+        self.config.node.recovery_time_stamp = ts;
+        self.endpoint.restart(ts);
+        self.events.push_back(UpfEvent::Restarted {
+            recovery_time_stamp: ts,
+            sessions_removed,
+        });
+        sessions_removed
     }
 
     /// Runs the timers that are due: our heartbeats and their retransmissions.
