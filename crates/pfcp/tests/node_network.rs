@@ -252,14 +252,21 @@ fn upf_restart_is_detected_by_the_client() {
     let mut u = upf_config();
     u.node.recovery_time_stamp = NtpTimestamp(UP_TS.0 + 100);
     net.upf = Upf::new(u);
+    let restarted = net.now;
     assert!(net.run_until(Duration::from_secs(30), |n| !n.client_events.is_empty()));
     let (at, e) = net.client_events[0].clone();
+    let Event::PeerRestarted { previous_seen, .. } = e else {
+        panic!("{e:?}")
+    };
+    // The old value was last seen before the restart: the restart lies between the two.
+    assert!(previous_seen <= restarted && previous_seen >= net.start);
     assert_eq!(
         e,
         Event::PeerRestarted {
             peer: up_addr(),
             previous: UP_TS,
             current: NtpTimestamp(UP_TS.0 + 100),
+            previous_seen,
             sessions_lost: 10,
         }
     );

@@ -116,6 +116,7 @@ fn report() -> Report {
         ],
         seconds: vec![],
         rx_queues: vec![],
+        upf_faults: Vec::new(),
     });
     // The uplink senders fell behind: one of its two streams slipped twice.
     let slip = TxSlip {
@@ -166,6 +167,7 @@ fn report() -> Report {
         frames: vec![],
         seconds: vec![],
         rx_queues: vec![],
+        upf_faults: Vec::new(),
     });
     r.control = Some(ControlReport {
         upf: "192.168.14.151:8805".into(),
@@ -197,6 +199,7 @@ fn report() -> Report {
         .into(),
         lost_sessions: 2,
         release: "not answered".into(),
+        upf_faults: Vec::new(),
     });
     // The host of the finding: EAL rounded 2,793.436 MHz to 2,790 MHz.
     r.clock = Some(ClockReport {

@@ -46,7 +46,7 @@ pub use profile::{
     Stream, Sweep, TeidAllocation, TeidRange, TxMode, UeSelection, Urr,
 };
 pub use reflector::{Impairments, PortName, ReflectMode, Reflector, ReflectorPfcp, ReflectorPort};
-pub use system::{Arp, Cores, Device, Eal, Pfcp, Port, System, Window};
+pub use system::{Arp, Cores, Device, Eal, OnUpfLoss, OnUpfRestart, Pfcp, Port, System, Window};
 pub use units::{IpPrefix, Ipv4Prefix, PFCP_PORT, Rate, parse_duration};
 
 use issues::{Check, Issues};

@@ -19,6 +19,13 @@
 //! An interruption (Ctrl-C, SIGTERM) or a failure takes the shortest way to the same end: stop
 //! sending, drain what is in flight, collect and report what was measured, delete the sessions
 //! that were established, release. A second interruption skips what is left of the teardown.
+//!
+//! A UPF that fails mid-run: one that restarted lost every session and the association, so the
+//! teardown neither deletes nor releases; the run stops the short way, or, told to re-establish,
+//! asks for the association and the sessions again while the step goes on
+//! ([`Action::Reestablish`], answered by [`Event::Reestablished`] however it ended), and waits
+//! for that to end before deleting anything. One that stopped answering is not asked anything
+//! more: the run stops the short way and skips the deletion and the release.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -72,6 +79,9 @@ pub enum Action {
     Delete,
     /// Release the association (best effort).
     Release,
+    /// The UPF restarted: set up the association and establish every session again, while the
+    /// step goes on; answer [`Event::Reestablished`] when that ends, whichever way.
+    Reestablish,
 }
 
 /// What happened.
@@ -104,6 +114,21 @@ pub enum Event {
     Interrupt,
     /// Something failed; the run ends the short way with this message.
     Failed(String),
+    /// The UPF restarted (a new Recovery Time Stamp): its sessions and the association are
+    /// gone. `reestablish`: set them up again and go on; otherwise the run ends the short way
+    /// with `message`.
+    UpfRestarted {
+        /// Set them up again.
+        reestablish: bool,
+        /// The failure, for a run that stops.
+        message: String,
+    },
+    /// The re-establishment asked by [`Action::Reestablish`] ended (a failure is told first,
+    /// as [`Event::Failed`]).
+    Reestablished,
+    /// The UPF stopped answering and the run is to stop: it ends the short way with this
+    /// message, without asking the UPF to delete or release anything.
+    UpfLost(String),
 }
 
 /// Where the run is.
@@ -161,6 +186,8 @@ pub struct Lifecycle {
     stopping: bool,
     /// Skip what is left of the teardown.
     hurry: bool,
+    /// A re-establishment is under way.
+    reestablishing: bool,
     failure: Option<String>,
     actions: VecDeque<Action>,
 }
@@ -180,6 +207,7 @@ impl Lifecycle {
             reported: false,
             stopping: false,
             hurry: false,
+            reestablishing: false,
             failure: None,
             actions: VecDeque::new(),
         }
@@ -271,6 +299,45 @@ impl Lifecycle {
     pub fn handle(&mut self, now: Instant, event: Event) {
         match event {
             Event::Interrupt => self.interrupt(now),
+            Event::UpfRestarted {
+                reestablish,
+                message,
+            } if !self.reestablishing => {
+                // Nothing of the run is left on the UPF.
+                self.sessions = false;
+                self.associated = false;
+                let stepping = matches!(
+                    self.state,
+                    State::Resolving
+                        | State::Preparing
+                        | State::Warmup
+                        | State::Settle
+                        | State::Measure
+                        | State::Drain
+                        | State::Quiet
+                        | State::Collecting
+                );
+                if reestablish && stepping && !self.stopping && !self.reestablishing {
+                    self.reestablishing = true;
+                    self.sessions = true;
+                    self.associated = true;
+                    self.actions.push_back(Action::Reestablish);
+                } else {
+                    self.handle(now, Event::Failed(message));
+                }
+            }
+            Event::Reestablished => {
+                self.reestablishing = false;
+                // The teardown waits for it (the report is written by then).
+                if self.state == State::Establishing && self.reported {
+                    self.teardown();
+                }
+            }
+            Event::UpfLost(message) => {
+                self.sessions = false;
+                self.associated = false;
+                self.handle(now, Event::Failed(message));
+            }
             Event::Failed(message) => {
                 if self.failure.is_none() {
                     self.failure = Some(message);
@@ -395,6 +462,9 @@ impl Lifecycle {
         self.deadline = None;
         if !self.reported {
             self.go(State::Reporting, Action::Report);
+        } else if self.reestablishing && !self.hurry {
+            // Deleting now would miss the sessions still being established: stop them and wait.
+            self.go(State::Establishing, Action::CancelEstablishment);
         } else if self.sessions && !self.hurry {
             self.go(State::Deleting, Action::Delete);
         } else if self.associated && !self.hurry {
@@ -412,3 +482,5 @@ impl Lifecycle {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod upf_faults;

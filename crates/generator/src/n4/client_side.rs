@@ -3,7 +3,9 @@
 //! main lcore keeps printing progress and noticing interruptions while the UPF works.
 
 use std::net::SocketAddr;
+use std::sync::Mutex;
 use std::thread::JoinHandle;
+use std::time::Instant;
 
 use anyhow::{Context, Result};
 use tokio::sync::{mpsc, oneshot};
@@ -11,7 +13,7 @@ use upfbench_pfcp::driver::{
     self, Association, Batch, DeleteAllError, EstablishAllError, PfcpClient, Release,
 };
 use upfbench_pfcp::ie::NtpTimestamp;
-use upfbench_pfcp::node::{ClientConfig, Figures, Session, Stats};
+use upfbench_pfcp::node::{ClientConfig, Event, Figures, Session, Stats};
 use upfbench_pfcp::plan::UeSessionPlan;
 
 /// The client's settings from the system file.
@@ -90,9 +92,15 @@ enum Command {
     Figures(oneshot::Sender<Option<Figures>>),
 }
 
+/// What the PFCP client saw unasked (a UPF restart, a heartbeat lost, the UPF's release), and
+/// when the control thread took it.
+pub type UpfNews = (Instant, Event);
+
 /// The running control thread.
 pub struct ClientThread {
     commands: mpsc::UnboundedSender<Command>,
+    /// The client's unasked events, for the run to act upon.
+    news: Mutex<std::sync::mpsc::Receiver<UpfNews>>,
     /// The driver's handle: batches are started from the caller's thread (the driver takes
     /// them over a channel) so that their progress can be read without asking.
     pfcp: Option<PfcpClient>,
@@ -105,6 +113,7 @@ impl ClientThread {
     pub fn start(pfcp: Option<ClientSide>) -> Result<ClientThread> {
         let (commands, rx) = mpsc::unbounded_channel();
         let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<Option<PfcpClient>>>();
+        let (news_tx, news) = std::sync::mpsc::channel::<UpfNews>();
         let thread = std::thread::Builder::new()
             .name("upfbench-n4".into())
             .spawn(move || {
@@ -118,12 +127,13 @@ impl ClientThread {
                         return;
                     }
                 };
-                rt.block_on(serve(pfcp, rx, ready_tx));
+                rt.block_on(serve(pfcp, rx, ready_tx, news_tx));
             })
             .context("starting the control thread")?;
         match ready_rx.recv() {
             Ok(Ok(pfcp)) => Ok(ClientThread {
                 commands,
+                news: Mutex::new(news),
                 pfcp,
                 thread: Some(thread),
             }),
@@ -142,6 +152,14 @@ impl ClientThread {
         let (tx, rx) = oneshot::channel();
         let _ = self.commands.send(make(tx));
         Pending(rx)
+    }
+
+    /// What the client saw unasked since the last call, in order.
+    pub fn news(&self) -> Vec<UpfNews> {
+        match self.news.lock() {
+            Ok(rx) => rx.try_iter().collect(),
+            Err(_) => Vec::new(),
+        }
     }
 
     /// Associates (Association Setup) with the UPF.
@@ -190,6 +208,7 @@ async fn serve(
     pfcp: Option<ClientSide>,
     mut commands: mpsc::UnboundedReceiver<Command>,
     ready: std::sync::mpsc::Sender<Result<Option<PfcpClient>>>,
+    news: std::sync::mpsc::Sender<UpfNews>,
 ) {
     let client = match pfcp {
         None => None,
@@ -204,7 +223,9 @@ async fn serve(
                 Ok((client, mut events)) => {
                     tokio::spawn(async move {
                         while let Some(e) = events.recv().await {
-                            tracing::warn!("PFCP: {e:?}");
+                            tracing::debug!("PFCP: {e:?}");
+                            // A run that stopped listening wants nothing more.
+                            let _ = news.send((Instant::now(), e));
                         }
                     });
                     Some(client)

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use upfbench_pfcp::node::{Figures, LatencySummary, Stats};
-use upfbench_stats::report::{ControlReport, ProcedureLatency};
+use upfbench_stats::report::{ControlReport, ProcedureLatency, UpfFault};
 
 /// When the batches ran and how the release ended.
 #[derive(Debug, Default, Clone)]
@@ -19,6 +19,8 @@ pub struct ControlTimes {
     pub delete_ended: Option<Instant>,
     /// How the Association Release ended, if it was sent.
     pub release: Option<String>,
+    /// The UPF's failures seen during the run.
+    pub upf_faults: Vec<UpfFault>,
 }
 
 fn span(from: Option<Instant>, to: Option<Instant>) -> Option<f64> {
@@ -76,6 +78,7 @@ pub fn control_report(
             .release
             .clone()
             .unwrap_or_else(|| "not sent".to_owned()),
+        upf_faults: times.upf_faults.clone(),
     }
 }
 
@@ -94,6 +97,7 @@ mod tests {
             delete_started: None,
             delete_ended: None,
             release: None,
+            upf_faults: Vec::new(),
         };
         let stats = Stats {
             sessions_established: 1_000,

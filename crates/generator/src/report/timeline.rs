@@ -84,6 +84,16 @@ pub enum RunEvent {
     },
     /// Ctrl-C or SIGTERM.
     Interrupt,
+    /// A failure of the UPF, or the run's recovery from it.
+    Upf {
+        /// `restart`, `heartbeat lost`, `released`, `reestablished`, `traffic again`.
+        what: &'static str,
+        /// Sessions concerned, where it applies.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        sessions: Option<u64>,
+        /// What was seen, and what the run does.
+        detail: String,
+    },
 }
 
 /// One direction's figures of a collected step.

@@ -151,13 +151,14 @@ impl<P> Endpoint<P> {
     /// the restart is returned for the role to drop what the peer lost.
     pub(crate) fn observe_recovery(
         &mut self,
+        now: Instant,
         remote: SocketAddr,
         ts: NtpTimestamp,
     ) -> Option<Restart> {
         if remote.ip() != self.peer {
             return None;
         }
-        let restart = self.recovery.observe(ts)?;
+        let restart = self.recovery.observe(now, ts)?;
         self.cache.forget(remote.ip());
         self.heartbeat.stop();
         Some(restart)
@@ -239,7 +240,7 @@ pub(crate) trait Role {
     fn procedure(tag: &Self::Tag) -> Procedure;
 
     /// The peer's Recovery Time Stamp, from a Heartbeat Request or Response, to compare.
-    fn on_recovery(&mut self, remote: SocketAddr, ts: NtpTimestamp);
+    fn on_recovery(&mut self, now: Instant, remote: SocketAddr, ts: NtpTimestamp);
 
     /// A request of the peer to answer (with [`Endpoint::respond`]); heartbeats and
     /// retransmissions of answered requests do not come here.
@@ -284,7 +285,7 @@ fn handle_message<R: Role>(role: &mut R, now: Instant, remote: SocketAddr, msg: 
                 ..
             }) = Message::parse(msg)
             {
-                role.on_recovery(remote, r.recovery_time_stamp);
+                role.on_recovery(now, remote, r.recovery_time_stamp);
             }
         } else if !e.replay(now, remote, seq, msg) {
             role.on_request(
@@ -315,7 +316,7 @@ fn handle_message<R: Role>(role: &mut R, now: Instant, remote: SocketAddr, msg: 
             body: MessageBody::HeartbeatResponse(r),
             ..
         }) => {
-            role.on_recovery(remote, r.recovery_time_stamp);
+            role.on_recovery(now, remote, r.recovery_time_stamp);
             role.on_heartbeat_answered();
         }
         _ => role.endpoint().stats.invalid += 1,

@@ -71,25 +71,28 @@ impl HeartbeatSchedule {
 pub(crate) struct Restart {
     pub(crate) previous: NtpTimestamp,
     pub(crate) current: NtpTimestamp,
+    /// When `previous` was last seen.
+    pub(crate) previous_seen: Instant,
 }
 
-/// The peer's Recovery Time Stamp as last seen (TS 29.244 §19A: a new value means the peer
-/// restarted and lost its state).
+/// The peer's Recovery Time Stamp as last seen, and when (TS 29.244 §19A: a new value means
+/// the peer restarted and lost its state).
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct PeerRecovery(Option<NtpTimestamp>);
+pub(crate) struct PeerRecovery(Option<(NtpTimestamp, Instant)>);
 
 impl PeerRecovery {
-    /// Records `ts`; returns the restart it reveals.
-    pub(crate) fn observe(&mut self, ts: NtpTimestamp) -> Option<Restart> {
-        let previous = self.0.replace(ts)?;
+    /// Records `ts`, seen at `now`; returns the restart it reveals.
+    pub(crate) fn observe(&mut self, now: Instant, ts: NtpTimestamp) -> Option<Restart> {
+        let (previous, previous_seen) = self.0.replace((ts, now))?;
         (previous != ts).then_some(Restart {
             previous,
             current: ts,
+            previous_seen,
         })
     }
 
     /// The last value seen.
     pub(crate) fn get(self) -> Option<NtpTimestamp> {
-        self.0
+        self.0.map(|(ts, _)| ts)
     }
 }

@@ -13,6 +13,7 @@ mod slip;
 mod summary;
 mod table;
 mod time;
+mod upf_faults;
 
 pub use clock::ClockReport;
 pub use csv::{
@@ -36,6 +37,7 @@ pub use slip::TxSlip;
 pub use summary::loss_text;
 pub use table::{direction_title, render_table};
 pub use time::rfc3339_utc;
+pub use upf_faults::{FaultLoss, UpfFault};
 
 impl Report {
     /// The human table (see [`render_table`]).

@@ -18,6 +18,7 @@ use super::search::SearchReport;
 use super::seconds::StepSecond;
 use super::slip::TxSlip;
 use super::time::rfc3339_utc;
+use super::upf_faults::{FaultLoss, UpfFault};
 
 /// The JSON schema version this crate writes and reads. Raised on any change that renames,
 /// removes or changes the meaning of a field (adding a field keeps the version).
@@ -97,6 +98,9 @@ pub struct ControlReport {
     /// How the Association Release ended: "answered", "not answered" (what Open5GS and eUPF
     /// do; not a failure) or "not sent".
     pub release: String,
+    /// The UPF's failures seen during the run (restarts, heartbeats lost), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub upf_faults: Vec<UpfFault>,
 }
 
 /// Latency of one kind of PFCP procedure (µs).
@@ -204,6 +208,9 @@ pub struct StepReport {
     /// per port.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rx_queues: Vec<RxQueues>,
+    /// The step's loss split at each failure of the UPF during it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub upf_faults: Vec<FaultLoss>,
 }
 
 /// One stream of the profile (e.g. "ul", or one size of an IMIX), summed over its flows.
@@ -456,6 +463,7 @@ impl StepReport {
             frames: Vec::new(),
             seconds: Vec::new(),
             rx_queues: Vec::new(),
+            upf_faults: Vec::new(),
         }
     }
 }

@@ -319,6 +319,13 @@ fn control_section(out: &mut String, c: &ControlReport) {
         "  sessions lost behind our back (Cause 65): {}; association release: {}\n",
         c.lost_sessions, c.release
     );
+    if !c.upf_faults.is_empty() {
+        let _ = writeln!(out, "UPF failures seen (times since the run started)\n");
+        for f in &c.upf_faults {
+            let _ = writeln!(out, "{}", f.line());
+        }
+        let _ = writeln!(out);
+    }
 }
 
 /// The port counters; with the kernel interface's columns when some port rides on one
@@ -528,6 +535,20 @@ pub fn render_table(report: &Report) -> String {
         stream_table(&mut out, report);
         super::slip::slip_section(&mut out, report);
         comparison_table(&mut out, report);
+        for (i, step) in report.steps.iter().enumerate() {
+            if !step.upf_faults.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "Step {} ({}): loss split at the UPF's failures",
+                    i + 1,
+                    step.label
+                );
+                for f in &step.upf_faults {
+                    let _ = writeln!(out, "{}", f.line());
+                }
+                out.push('\n');
+            }
+        }
     }
     if let Some(c) = &report.control {
         control_section(&mut out, c);

@@ -14,6 +14,7 @@ use upfbench_stats::report::Report;
 use super::n4::{Established, N4Work};
 use super::program::Program;
 use super::step::{self, Running, StepResult, step_clock};
+use super::upf_watch::UpfWatch;
 use super::{Setup, run_hook};
 use crate::app::metrics::PfcpSampler;
 use crate::app::metrics::health::Phase as HealthPhase;
@@ -90,6 +91,8 @@ pub(super) struct Interpreter<'a, 's, 'p> {
     quiet: Option<(u64, Instant)>,
     /// Asks the PFCP client's counters for the metrics, if any.
     pfcp_sampler: PfcpSampler,
+    /// The UPF's failures.
+    watch: UpfWatch,
 }
 
 impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
@@ -113,7 +116,9 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             }
         }
         let qfi = program.plan(0).0.qfi;
+        let watch = UpfWatch::new(system.pfcp.as_ref(), record.run_started);
         Interpreter {
+            watch,
             qfi,
             bed,
             scope,
@@ -149,6 +154,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 self.note_state();
             }
             if self.machine.is_done() {
+                self.n4.times.upf_faults = self.watch.faults().to_vec();
                 return Ok(self.n4.times);
             }
             self.wait();
@@ -167,8 +173,20 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 &mut self.record.timeline,
             )?;
             if let Established::UplinkTeids(t) = learnt {
+                if self.running.is_some() && !self.uplink_teids.is_empty() && t != self.uplink_teids
+                {
+                    // The running step's frames keep the old TEIDs; the next steps take these.
+                    self.hook_warnings.push((
+                        self.machine.step(),
+                        "the UPF chose new uplink TEIDs when the sessions were established \
+                         again: this step's uplink kept the old ones to its end"
+                            .into(),
+                    ));
+                }
                 self.uplink_teids = t;
             }
+            self.note_state();
+            self.watch_upf(now);
             self.note_state();
             self.poll_workers(now);
             self.note_state();
@@ -180,6 +198,28 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             self.machine.handle_timeout(Instant::now());
             self.note_state();
         }
+    }
+
+    /// The UPF's failures: the client's news, a re-establishment's end, the traffic flowing
+    /// again.
+    fn watch_upf(&mut self, now: Instant) {
+        let totals = self.running.as_ref().map(step::totals);
+        if let Some(t) = totals {
+            self.watch.sample(now, t);
+        }
+        if !self.bed.setup.pfcp {
+            return;
+        }
+        let news = self.n4.client().news();
+        let step = self.running.is_some().then(|| self.machine.step());
+        self.watch.poll(
+            news,
+            self.machine,
+            &mut self.n4,
+            step,
+            totals,
+            &mut self.record.timeline,
+        );
     }
 
     fn note(&mut self, at: Instant, event: RunEvent) {
@@ -207,7 +247,8 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
     /// measured by this loop), 50 ms otherwise.
     fn wait(&self) {
         let now = Instant::now();
-        let tick = Duration::from_millis(if self.n4.busy() { 10 } else { 50 });
+        let busy = self.n4.busy() || self.watch.busy();
+        let tick = Duration::from_millis(if busy { 10 } else { 50 });
         let until = self
             .machine
             .poll_timeout()
@@ -240,6 +281,11 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 }
             }
             Action::Release => self.n4.release(now, &mut self.record.timeline),
+            Action::Reestablish => {
+                let peer = self.bed.setup.system.pfcp.as_ref();
+                let peer = peer.map_or(String::new(), |p| p.peer.to_string());
+                self.n4.reestablish(&peer, now, &mut self.record.timeline);
+            }
         }
         Ok(())
     }
@@ -382,6 +428,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                     },
                 );
                 self.running = Some(r);
+                self.watch.step_started(Instant::now());
                 self.machine.handle(Instant::now(), Event::Prepared);
             }
             Err(e) => self
@@ -425,6 +472,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             .ok_or_else(|| anyhow!("no workers to collect"))?;
         let steps = self.program.steps();
         let (plan, _) = self.program.plan(step);
+        let end = step::totals(&r);
         let mut result = step::finish(
             r,
             step_clock(&mut self.record.calibration, bed.clock_start, bed.dpdk_hz),
@@ -437,6 +485,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             ],
             &bed.setup.kernel,
         )?;
+        result.report.upf_faults = self.watch.step_collected(end);
         if self.machine.state() == State::Collecting && self.quiet.is_some() {
             // The quiet wait ran to its limit: the trial's packets kept coming.
             result.report.warnings.push(

@@ -11,6 +11,7 @@ mod interpreter;
 mod n4;
 mod program;
 mod step;
+mod upf_watch;
 
 pub(crate) use program::Program;
 pub(crate) use step::StepResult;

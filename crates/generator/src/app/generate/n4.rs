@@ -33,8 +33,19 @@ pub(super) struct N4Work<'a> {
     release: Option<Pending<Result<Release, NodeError>>>,
     stats: Option<Pending<Option<Stats>>>,
     last_stats: Option<Stats>,
+    /// A re-establishment after the UPF restarted: association, then every session again.
+    again: Option<Again>,
     /// When the batches ran and how the release ended (the report's control section).
     pub times: ControlTimes,
+}
+
+/// A re-establishment: under way, or how it ended (sessions established again, and when).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Again {
+    /// Association or establishment in flight.
+    Running,
+    /// Ended with this many sessions established, at this time.
+    Ended(usize, Instant),
 }
 
 /// What an established batch changed for the run.
@@ -81,6 +92,7 @@ impl<'a> N4Work<'a> {
             release: None,
             stats: None,
             last_stats: None,
+            again: None,
             times: ControlTimes::default(),
         }
     }
@@ -108,6 +120,34 @@ impl<'a> N4Work<'a> {
         self.association = Some(self.client.associate());
     }
 
+    /// Sets up the association and every session again, after the UPF restarted; the
+    /// outcome is told as [`Event::Reestablished`] (a failure first as [`Event::Failed`]).
+    pub(super) fn reestablish(&mut self, peer: &str, now: Instant, tl: &mut Timeline) {
+        self.again = Some(Again::Running);
+        self.associate(peer, now, tl);
+    }
+
+    /// How the last re-establishment ended, once (`None` while it runs, or if there was none).
+    pub(super) fn take_reestablished(&mut self) -> Option<(usize, Instant)> {
+        match self.again {
+            Some(Again::Ended(n, at)) => {
+                self.again = None;
+                Some((n, at))
+            }
+            _ => None,
+        }
+    }
+
+    /// The end of an establishment, for the run: the first one's, or a re-establishment's.
+    fn established(&mut self, now: Instant, machine: &mut Lifecycle, count: usize) {
+        if self.again == Some(Again::Running) {
+            self.again = Some(Again::Ended(count, now));
+            machine.handle(now, Event::Reestablished);
+        } else {
+            machine.handle(now, Event::Established);
+        }
+    }
+
     pub(super) fn establish(&mut self, now: Instant, tl: &mut Timeline) {
         let count = self.sessions.len() as u64;
         tl.record(now, pfcp("establishment", "started", Some(count), None));
@@ -115,7 +155,9 @@ impl<'a> N4Work<'a> {
             "PFCP: establishing {} sessions",
             self.sessions.len()
         ));
-        self.times.establish_started = Some(now);
+        if self.again.is_none() {
+            self.times.establish_started = Some(now);
+        }
         self.establishment = self
             .client
             .establish(self.sessions.to_vec())
@@ -168,7 +210,11 @@ impl<'a> N4Work<'a> {
                         now,
                         pfcp("association", "done", None, Some(a.peer.to_string())),
                     );
-                    machine.handle(now, Event::Associated);
+                    if self.again.is_some() {
+                        self.establish(now, tl);
+                    } else {
+                        machine.handle(now, Event::Associated);
+                    }
                 }
                 Err(e) => {
                     tl.record(
@@ -176,6 +222,9 @@ impl<'a> N4Work<'a> {
                         pfcp("association", "failed", None, Some(e.to_string())),
                     );
                     machine.handle(now, Event::Failed(format!("PFCP association: {e}")));
+                    if self.again.is_some() {
+                        self.established(now, machine, 0);
+                    }
                 }
             }
         }
@@ -200,7 +249,9 @@ impl<'a> N4Work<'a> {
             && let Some(r) = b.try_result()
         {
             self.establishment = None;
-            self.times.establish_ended = Some(now);
+            if self.again.is_none() {
+                self.times.establish_ended = Some(now);
+            }
             match r {
                 Ok(sessions) => {
                     out::line(&format!("PFCP: {} sessions established", sessions.len()));
@@ -216,10 +267,10 @@ impl<'a> N4Work<'a> {
                                 .collect(),
                         );
                     }
-                    match chosen_endpoint_mismatch(&sessions, self.upf_n3) {
-                        Some(m) => machine.handle(now, Event::Failed(m)),
-                        None => machine.handle(now, Event::Established),
+                    if let Some(m) = chosen_endpoint_mismatch(&sessions, self.upf_n3) {
+                        machine.handle(now, Event::Failed(m));
                     }
+                    self.established(now, machine, sessions.len());
                 }
                 // Cancelled because the user interrupted: not a failure; the teardown
                 // deletes what was established.
@@ -247,7 +298,7 @@ impl<'a> N4Work<'a> {
                             None,
                         ),
                     );
-                    machine.handle(now, Event::Established);
+                    self.established(now, machine, e.established);
                 }
                 Err(e) => {
                     let hint = establishment_hint(&e)
@@ -264,6 +315,9 @@ impl<'a> N4Work<'a> {
                         ),
                     );
                     machine.handle(now, Event::Failed(failure));
+                    if self.again.is_some() {
+                        self.established(now, machine, e.established);
+                    }
                 }
             }
         }

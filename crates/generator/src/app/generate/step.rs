@@ -9,6 +9,7 @@ use upfbench_dpdk::{LcoreScope, Port, PortStats, tsc};
 use upfbench_stats::report::{StepReport, StepSecond};
 use upfbench_stats::{IntervalLog, LiveMeter, RxHandle, TxHandle};
 
+use super::upf_watch::Totals;
 use crate::app::kernel_counters::{KernelCounters, KernelReading};
 use crate::app::live::collect_intervals;
 use crate::app::metrics::Metrics;
@@ -55,6 +56,32 @@ pub(super) fn received(r: &Running<'_, '_>) -> u64 {
                 + s.unknown_stream
         })
         .sum()
+}
+
+/// The step's packets sent and received (measured traffic, every phase), as last published.
+pub(super) fn totals(r: &Running<'_, '_>) -> Totals {
+    let sent = r
+        .workers
+        .tx
+        .iter()
+        .map(|h| {
+            h.snapshot()
+                .directions
+                .iter()
+                .map(|d| d.packets)
+                .sum::<u64>()
+        })
+        .sum();
+    let received = r
+        .workers
+        .rx
+        .iter()
+        .map(|h| {
+            let s = h.snapshot();
+            s.directions.iter().map(|d| d.traffic.packets).sum::<u64>()
+        })
+        .sum();
+    Totals { sent, received }
 }
 
 /// The clock of a step's edge, now: the TSC frequency measured from the process's start to

@@ -322,6 +322,38 @@ pub struct Pfcp {
     /// for an answer (default `1s`; `0s`: do not wait).
     #[serde(default = "one_second", with = "serde_text::duration")]
     pub release_wait: Duration,
+    /// What the run does when the UPF restarts (a new Recovery Time Stamp): `stop` (default)
+    /// ends the run the short way with its report; `reestablish` sets up the association and
+    /// every session again while the traffic goes on, and reports the outage.
+    #[serde(default)]
+    pub on_upf_restart: OnUpfRestart,
+    /// What the run does when the UPF stops answering (a Heartbeat Request unanswered after N1
+    /// retransmissions): `stop` (default) ends the run the short way with its report;
+    /// `continue` goes on and reports it.
+    #[serde(default)]
+    pub on_upf_loss: OnUpfLoss,
+}
+
+/// `pfcp.on_upf_restart`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnUpfRestart {
+    /// End the run the short way.
+    #[default]
+    Stop,
+    /// Set up the association and the sessions again and go on.
+    Reestablish,
+}
+
+/// `pfcp.on_upf_loss`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnUpfLoss {
+    /// End the run the short way.
+    #[default]
+    Stop,
+    /// Go on, and report it.
+    Continue,
 }
 
 fn default_local() -> SocketAddr {
@@ -351,6 +383,8 @@ impl Default for Pfcp {
             heartbeat: default_heartbeat(),
             window: Window::default(),
             release_wait: one_second(),
+            on_upf_restart: OnUpfRestart::default(),
+            on_upf_loss: OnUpfLoss::default(),
         }
     }
 }

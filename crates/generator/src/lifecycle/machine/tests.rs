@@ -1,8 +1,8 @@
 use super::*;
 
-const MS: Duration = Duration::from_millis(1);
+pub(super) const MS: Duration = Duration::from_millis(1);
 
-fn timing() -> Timing {
+pub(super) fn timing() -> Timing {
     Timing {
         warmup: 100 * MS,
         settle: 50 * MS,
@@ -13,15 +13,15 @@ fn timing() -> Timing {
 }
 
 /// Drives a machine, recording every action, answering the untimed ones with `answer`.
-struct Driver {
-    m: Lifecycle,
-    now: Instant,
+pub(super) struct Driver {
+    pub(super) m: Lifecycle,
+    pub(super) now: Instant,
     log: Vec<Action>,
     steps: usize,
 }
 
 impl Driver {
-    fn new(timing: Timing, steps: usize, pfcp: bool) -> Driver {
+    pub(super) fn new(timing: Timing, steps: usize, pfcp: bool) -> Driver {
         let now = Instant::now();
         let mut m = Lifecycle::new(timing, pfcp);
         m.start(now);
@@ -35,19 +35,19 @@ impl Driver {
         d
     }
 
-    fn drain_actions(&mut self) {
+    pub(super) fn drain_actions(&mut self) {
         while let Some(a) = self.m.poll_action() {
             self.log.push(a);
         }
     }
 
-    fn event(&mut self, e: Event) {
+    pub(super) fn event(&mut self, e: Event) {
         self.m.handle(self.now, e);
         self.drain_actions();
     }
 
     /// Moves time to the next deadline and fires it.
-    fn tick(&mut self) -> Duration {
+    pub(super) fn tick(&mut self) -> Duration {
         let d = self.m.poll_timeout().expect("a deadline");
         let waited = d - self.now;
         self.now = d;
@@ -57,17 +57,17 @@ impl Driver {
     }
 
     /// The step's results, with another step to follow while the run has more.
-    fn collected(&mut self) {
+    pub(super) fn collected(&mut self) {
         let more = self.m.collected() + 1 < self.steps;
         self.event(Event::Collected { more });
     }
 
-    fn take(&mut self) -> Vec<Action> {
+    pub(super) fn take(&mut self) -> Vec<Action> {
         std::mem::take(&mut self.log)
     }
 }
 
-fn set(p: Phase) -> Action {
+pub(super) fn set(p: Phase) -> Action {
     Action::SetPhase(p)
 }
 

@@ -166,7 +166,7 @@ impl Client {
         if !r.cause.is_accepted() {
             return self.fail(a.rejected(r.cause, None, None));
         }
-        self.on_recovery(a.peer, r.recovery_time_stamp);
+        self.on_recovery(now, a.peer, r.recovery_time_stamp);
         self.associated(now, a.peer, r.recovery_time_stamp, r.up_function_features);
     }
 

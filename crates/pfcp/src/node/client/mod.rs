@@ -74,6 +74,9 @@ pub enum Event {
         previous: NtpTimestamp,
         /// The new value.
         current: NtpTimestamp,
+        /// When the previous value was last seen (in a heartbeat or an association message):
+        /// the UPF restarted after that and before now.
+        previous_seen: Instant,
         /// Sessions dropped from the table.
         sessions_lost: usize,
     },
@@ -499,8 +502,13 @@ impl Role for Client {
         op.procedure
     }
 
-    fn on_recovery(&mut self, remote: SocketAddr, ts: NtpTimestamp) {
-        if let Some(Restart { previous, current }) = self.endpoint.observe_recovery(remote, ts) {
+    fn on_recovery(&mut self, now: Instant, remote: SocketAddr, ts: NtpTimestamp) {
+        if let Some(Restart {
+            previous,
+            current,
+            previous_seen,
+        }) = self.endpoint.observe_recovery(now, remote, ts)
+        {
             let sessions_lost = self.forget_sessions("the UPF restarted");
             if self.state == AssociationState::Associated {
                 self.state = AssociationState::Idle;
@@ -509,6 +517,7 @@ impl Role for Client {
                 peer: self.config.upf,
                 previous,
                 current,
+                previous_seen,
                 sessions_lost,
             });
         }

@@ -44,7 +44,7 @@ impl Client {
                 }),
             ) if from_upf => {
                 // A UPF-initiated association (eUPF can be configured so): accepted.
-                self.on_recovery(remote, r.recovery_time_stamp);
+                self.on_recovery(now, remote, r.recovery_time_stamp);
                 let n = &self.config.node;
                 let rsp = AssociationSetupResponse::new(
                     n.node_id.clone(),

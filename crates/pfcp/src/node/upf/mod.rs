@@ -256,7 +256,7 @@ impl Upf {
         {
             return reject(Cause::REQUEST_REJECTED);
         }
-        self.on_recovery(remote, r.recovery_time_stamp);
+        self.on_recovery(now, remote, r.recovery_time_stamp);
         self.association = Some(Association { peer: remote });
         self.endpoint.heartbeat.start(now);
         self.events.push_back(UpfEvent::Associated {
@@ -529,8 +529,11 @@ impl Role for Upf {
         Procedure::Heartbeat
     }
 
-    fn on_recovery(&mut self, remote: SocketAddr, ts: NtpTimestamp) {
-        if let Some(Restart { previous, current }) = self.endpoint.observe_recovery(remote, ts) {
+    fn on_recovery(&mut self, now: Instant, remote: SocketAddr, ts: NtpTimestamp) {
+        if let Some(Restart {
+            previous, current, ..
+        }) = self.endpoint.observe_recovery(now, remote, ts)
+        {
             let sessions_removed = self.disassociate();
             self.events.push_back(UpfEvent::PeerRestarted {
                 peer: remote,
