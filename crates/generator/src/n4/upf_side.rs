@@ -167,10 +167,12 @@ async fn serve(
         }
     };
     let _ = ready.send(Ok(()));
+    // The faults' times count from here: a test reads this time.
     tracing::info!(
-        "PFCP: serving N4 on {} for {}{}",
+        "PFCP: serving N4 on {} for {} from unix_ms {}{}",
         server.local_addr(),
         side.peer,
+        unix_ms(),
         if faults.is_active() {
             format!(", N4 faults {faults:?}")
         } else {

@@ -196,6 +196,13 @@ impl Process {
             .status();
     }
 
+    /// Sends the signal `name` (`USR1`).
+    pub(crate) fn signal(&self, name: &str) {
+        let _ = Command::new("kill")
+            .args([&format!("-{name}"), &self.child.id().to_string()])
+            .status();
+    }
+
     /// Sends SIGTERM (what a service manager or `kill` does).
     pub(crate) fn terminate(&self) {
         let _ = Command::new("kill")

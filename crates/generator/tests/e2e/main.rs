@@ -24,6 +24,11 @@
 //!   /proc and /sys as the test reads them (read only: nothing is bound);
 //! - `--metrics` on a sweep and the reflector, scraped by a real Prometheus: what its HTTP API
 //!   holds is the report's counts and the reflector's, exactly.
+//! - a UPF that fails mid-run (the reflector's N4 impairments and SIGUSR1): a restart seen
+//!   within a heartbeat interval, the run stopped with its report or every session
+//!   re-established and the outage measured against the reflector's own restart time; a UPF
+//!   silent on N4 reported after N1 tries, the run stopped or going on; 30 % of N4 lost and
+//!   every session established exactly once;
 //! - on DPDK's virtio driver, virtio-user ports against the reflector's vhost-user ports: every
 //!   session over PFCP, zero loss, a latency sample per packet; with two workers on each side
 //!   and a queue pair each, every flow received whole by one worker.
@@ -50,4 +55,5 @@ mod search;
 mod sweep;
 mod timeline;
 mod tx_slip;
+mod upf_failure;
 mod virtio;

@@ -138,7 +138,8 @@ impl UpfWatch {
             .drain(..)
             .map(|(kind, at, before)| {
                 let lost = end.sent.saturating_sub(end.received);
-                let lost_before = before.sent.saturating_sub(before.received);
+                // Those in flight at the split were not lost if the step lost nothing.
+                let lost_before = before.sent.saturating_sub(before.received).min(lost);
                 FaultLoss {
                     kind: kind.to_owned(),
                     split_s: started.map_or(0.0, |s| secs(s, at)),
