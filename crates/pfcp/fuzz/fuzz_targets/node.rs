@@ -1,6 +1,8 @@
 //! Drive an associated client and UPF side (a few sessions established) with arbitrary
-//! datagrams, mutated copies of real requests and responses, and timer jumps: nothing may
-//! panic, and the UPF side's lookups must stay consistent with its sessions.
+//! datagrams, mutated copies of real requests and responses (every session request of the run
+//! is among them, so mutations start past the header and the association), timer jumps and UPF
+//! restarts: nothing may panic, and the UPF side's lookups must stay consistent with its
+//! sessions.
 #![no_main]
 
 use std::collections::HashSet;
@@ -176,6 +178,10 @@ fuzz_target!(|data: &[u8]| {
             }
             9 => {
                 let _ = w.client.associate(w.now);
+            }
+            // The UPF restarts: everything it held is gone, its Recovery Time Stamp is new.
+            10 => {
+                w.upf.restart(NtpTimestamp(3 + u32::from(a)));
             }
             // Timers.
             _ => {

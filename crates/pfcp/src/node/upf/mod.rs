@@ -545,6 +545,19 @@ impl Role for Upf {
     }
 
     fn on_request(&mut self, now: Instant, req: Request<'_>) {
+        // A session message must carry an SEID (S=1) and a node message none: with the other
+        // header it is no message of its type, and is dropped like a header that does not
+        // parse (TS 29.244 §7.2.1, §7.2.2.2).
+        let session = matches!(
+            req.t,
+            MessageType::SESSION_ESTABLISHMENT_REQUEST
+                | MessageType::SESSION_MODIFICATION_REQUEST
+                | MessageType::SESSION_DELETION_REQUEST
+        );
+        if session != Header::new_unchecked(req.msg).seid().is_some() {
+            self.endpoint.stats.invalid += 1;
+            return;
+        }
         let response = match req.t {
             MessageType::ASSOCIATION_SETUP_REQUEST => Some(self.on_setup(now, req)),
             MessageType::ASSOCIATION_RELEASE_REQUEST => Some(self.on_release(req)),
