@@ -51,6 +51,13 @@ pub fn control_report(
     stats: &Stats,
 ) -> ControlReport {
     let establish_s = span(times.establish_started, times.establish_ended);
+    // Sessions established again after a UPF restart are counted, but not in the first batch's
+    // rate (its time is the first batch's).
+    let again: u64 = times
+        .upf_faults
+        .iter()
+        .filter_map(|f| f.reestablished)
+        .sum();
     let delete_s = span(times.delete_started, times.delete_ended);
     ControlReport {
         upf,
@@ -58,7 +65,10 @@ pub fn control_report(
         established: stats.sessions_established,
         deleted: stats.sessions_deleted,
         establish_s,
-        established_per_s: per_s(stats.sessions_established, establish_s),
+        established_per_s: per_s(
+            stats.sessions_established.saturating_sub(again),
+            establish_s,
+        ),
         delete_s,
         deleted_per_s: per_s(stats.sessions_deleted, delete_s),
         establishment_latency: latency(Figures::summary(&figures.establishment_us)),
