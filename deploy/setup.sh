@@ -33,7 +33,8 @@ packages=(
   tshark python3-scapy python3-venv iproute2 ethtool
 )
 if ((lab)); then
-  packages+=(bpftool jq curl)
+  # nftables: deploy/upflab/n4-loss.sh drops a share of n4's datagrams (the kernel has no netem).
+  packages+=(bpftool jq curl nftables)
 fi
 if ((test)); then
   packages+=(chromium prometheus debootstrap podman runc)
