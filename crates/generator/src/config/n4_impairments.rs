@@ -36,6 +36,9 @@ pub struct N4Impairments {
     /// heartbeats included: a UPF that stopped answering (`20s`).
     #[serde(default, with = "serde_text::opt_duration")]
     pub silent_after: Option<Duration>,
+    /// The silence ends after this long (`3s`); absent, it lasts.
+    #[serde(default, with = "serde_text::opt_duration")]
+    pub silent_for: Option<Duration>,
     /// This long after the reflector started, it restarts as a UPF would: every session and
     /// the association dropped, a new Recovery Time Stamp (`8s`). SIGUSR1 does the same at any
     /// time.
@@ -62,6 +65,7 @@ impl Default for N4Impairments {
             reorder: 0.0,
             reorder_by: default_reorder_by(),
             silent_after: None,
+            silent_for: None,
             restart_at: None,
             seed: default_seed(),
         }
@@ -77,6 +81,7 @@ impl N4Impairments {
             reorder: self.reorder / 100.0,
             reorder_by: self.reorder_by,
             silent_after: self.silent_after,
+            silent_for: self.silent_for,
             restart_at: self.restart_at,
             seed: self.seed,
         }
@@ -102,6 +107,12 @@ impl N4Impairments {
             issues.add(
                 "impairments.n4.delay",
                 "at most 10s (datagrams are held in memory)",
+            );
+        }
+        if self.silent_for.is_some() && self.silent_after.is_none() {
+            issues.add(
+                "impairments.n4.silent_for",
+                "a silence needs its start: give silent_after",
             );
         }
         if self.reorder > 0.0 && self.reorder_by.is_zero() {

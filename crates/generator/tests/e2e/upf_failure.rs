@@ -278,6 +278,63 @@ fn a_silent_upf_with_continue_is_reported_and_the_step_runs_to_its_end() {
 }
 
 #[test]
+fn a_restart_that_answers_no_heartbeat_is_found_by_reassociating_and_recovered() {
+    // As Open5GS does: restarted, it answers no Heartbeat Request of a CP it has no association
+    // with. Played by a reflector silent for a while from its restart: the heartbeat sent first
+    // after it is lost; the Association Setup Request sent then is answered once the silence
+    // ends (T1 0.5 s, N1 4: the silence ends between the heartbeat's last transmission and the
+    // association's), with the new Recovery Time Stamp.
+    let _guard = serial();
+    let bed = bed(
+        "reassociate",
+        "  heartbeat: 1s\n  t1: 500ms\n  n1: 4\n  on_upf_loss: reassociate\n  \
+         on_upf_restart: reestablish\n",
+        "{restart_at: 5s, silent_after: 5s, silent_for: 3750ms}",
+        10,
+    );
+    let mut reflector = bed.reflector();
+    let mut generator = bed.generator();
+    let status = generator.wait(Duration::from_secs(60));
+    let o = finish(&bed, &mut reflector, &generator, status);
+    println!("{}", o.stdout);
+    assert!(o.status.success(), "{}", o.stdout);
+    let faults = o.report["control"]["upf_faults"]
+        .as_array()
+        .expect("faults");
+    println!("faults: {faults:?}");
+    assert_eq!(faults.len(), 2, "{faults:?}");
+    assert_eq!(faults[0]["kind"], "heartbeat lost");
+    assert_eq!(faults[0]["action"], "reassociated");
+    assert_eq!(faults[1]["kind"], "restart");
+    assert_eq!(faults[1]["action"], "reestablished");
+    assert_eq!(num(&faults[1], &["reestablished"]), u64::from(SESSIONS));
+    assert_eq!(
+        logged(&o.reflector_log, "sessions established "),
+        Some(2 * u64::from(SESSIONS))
+    );
+    let restarted = logged(&o.reflector_log, "restarted at unix_ms ").expect("restart") as f64;
+    let seen = unix_ms(&o, secs(&faults[1], "at_s"));
+    let again = unix_ms(&o, secs(&faults[1], "traffic_again_at_s"));
+    println!(
+        "restart {restarted}, seen +{:.0} ms, traffic again +{:.0} ms",
+        seen - restarted,
+        again - restarted
+    );
+    // Seen once the silence ended (3.75 s), before the association's last try.
+    assert!(seen - restarted >= 3_700.0 && seen - restarted <= 6_000.0);
+    assert!(again > seen);
+    // The restart's split: everything lost from it on is what the reflector dropped.
+    let split = &o.report["steps"][0]["upf_faults"][1];
+    let dropped =
+        total(&o.reflector, "dropped unknown_teid") + total(&o.reflector, "dropped unknown_ue");
+    assert_eq!(
+        num(split, &["lost_before"]) + num(split, &["lost_after"]),
+        dropped,
+        "{split}"
+    );
+}
+
+#[test]
 fn n4_losing_30_percent_still_establishes_every_session_exactly_once() {
     let _guard = serial();
     const MANY: u32 = 50;

@@ -26,6 +26,8 @@ pub struct N4Faults {
     pub reorder_by: Duration,
     /// From this long after the start on, nothing is read and nothing is sent.
     pub silent_after: Option<Duration>,
+    /// The silence ends after this long (`None`: it lasts).
+    pub silent_for: Option<Duration>,
     /// This long after the start, the UPF restarts ([`Upf::restart`]).
     pub restart_at: Option<Duration>,
     /// The seed of the losses and reorderings: the same seed, the same choices.
@@ -109,9 +111,10 @@ impl FaultyUpf {
 
     fn silent(&mut self, now: Instant) -> bool {
         self.now = self.now.max(now);
+        let elapsed = now.saturating_duration_since(self.started);
         self.faults
             .silent_after
-            .is_some_and(|t| now.saturating_duration_since(self.started) >= t)
+            .is_some_and(|t| elapsed >= t && self.faults.silent_for.is_none_or(|d| elapsed < t + d))
     }
 
     /// A uniform draw in [0, 1) (SplitMix64).

@@ -45,6 +45,10 @@ pub(super) struct UpfWatch {
     on_loss: OnUpfLoss,
     /// A request's whole retransmission time: a heartbeat given up was sent this long before.
     retransmission_span: Duration,
+    /// Our heartbeats' interval: the one before a heartbeat given up was answered.
+    heartbeat: Duration,
+    /// The UPF's N4 address, to associate with again.
+    peer: String,
     run_started: Instant,
     faults: Vec<UpfFault>,
     recovery: Option<Recovery>,
@@ -66,6 +70,8 @@ impl UpfWatch {
             on_restart: pfcp.map_or(OnUpfRestart::Stop, |p| p.on_upf_restart),
             on_loss: pfcp.map_or(OnUpfLoss::Stop, |p| p.on_upf_loss),
             retransmission_span: pfcp.map_or(Duration::ZERO, |p| p.t1 * (p.n1 + 1)),
+            heartbeat: pfcp.and_then(|p| p.heartbeat).unwrap_or_default(),
+            peer: pfcp.map_or(String::new(), |p| p.peer.to_string()),
             run_started,
             faults: Vec::new(),
             recovery: None,
@@ -164,7 +170,7 @@ impl UpfWatch {
         tl: &mut Timeline,
     ) {
         for (at, e) in news {
-            self.news(at, e, machine, step, tl);
+            self.news(at, e, machine, n4, step, tl);
         }
         if let Some((n, at)) = n4.take_reestablished()
             && let Some(r) = &mut self.recovery
@@ -198,6 +204,7 @@ impl UpfWatch {
         at: Instant,
         e: PfcpEvent,
         machine: &mut Lifecycle,
+        n4: &mut N4Work<'_>,
         step: Option<usize>,
         tl: &mut Timeline,
     ) {
@@ -228,7 +235,7 @@ impl UpfWatch {
                 self.restart(at, at, step, sessions_lost as u64, detail, machine, tl);
             }
             PfcpEvent::HeartbeatLost { seq, .. } => {
-                self.heartbeat_lost(at, seq.get(), step, machine, tl)
+                self.heartbeat_lost(at, seq.get(), step, machine, n4, tl)
             }
             other => tracing::warn!("PFCP: {other:?}"),
         }
@@ -246,6 +253,8 @@ impl UpfWatch {
         tl: &mut Timeline,
     ) {
         let t = secs(self.run_started, at);
+        // The UPF answers again: a later silence is a fault of its own.
+        self.silence = None;
         let message = format!(
             "the UPF restarted ({detail}), seen at {t:.3} s: the {sessions_lost} sessions it held \
              are lost"
@@ -305,6 +314,7 @@ impl UpfWatch {
         seq: u32,
         step: Option<usize>,
         machine: &mut Lifecycle,
+        n4: &mut N4Work<'_>,
         tl: &mut Timeline,
     ) {
         if let Some(i) = self.silence {
@@ -313,18 +323,22 @@ impl UpfWatch {
             return;
         }
         let t = secs(self.run_started, at);
-        let sent = at.checked_sub(self.retransmission_span).unwrap_or(at);
+        // The heartbeat before the one given up was answered: the UPF was well when it was sent.
+        let sent = at
+            .checked_sub(self.retransmission_span + self.heartbeat)
+            .unwrap_or(at);
         let detail = format!(
             "Heartbeat Request {seq} unanswered, given up {:.3} s after it was first sent",
             self.retransmission_span.as_secs_f64()
         );
         let stop = self.on_loss == OnUpfLoss::Stop;
+        let reassociate = self.on_loss == OnUpfLoss::Reassociate;
         out::line(&format!(
             "PFCP: the UPF stopped answering: {detail} (seen at {t:.3} s); {}",
-            if stop {
-                "the run stops"
-            } else {
-                "the run goes on"
+            match self.on_loss {
+                OnUpfLoss::Stop => "the run stops",
+                OnUpfLoss::Continue => "the run goes on",
+                OnUpfLoss::Reassociate => "setting up the association again",
             }
         ));
         if step.is_some() {
@@ -338,7 +352,12 @@ impl UpfWatch {
             step,
             sessions_lost: 0,
             detail: detail.clone(),
-            action: if stop { "stopped" } else { "continued" }.into(),
+            action: match self.on_loss {
+                OnUpfLoss::Stop => "stopped",
+                OnUpfLoss::Continue => "continued",
+                OnUpfLoss::Reassociate => "reassociated",
+            }
+            .into(),
             reestablished: None,
             reestablished_at_s: None,
             traffic_again_at_s: None,
@@ -354,6 +373,13 @@ impl UpfWatch {
                 detail: detail.clone(),
             },
         );
+        if reassociate && !machine.stopped_early() {
+            // A UPF that restarted may answer nothing but an Association Setup (Open5GS drops
+            // a heartbeat of a CP it has no association with): its response tells a restart
+            // (a new Recovery Time Stamp) from a UPF that was only out of reach. One that does
+            // not answer that either stops the run (the association's failure).
+            n4.associate(&self.peer, at, tl);
+        }
         if stop {
             machine.handle(
                 at,

@@ -329,7 +329,9 @@ pub struct Pfcp {
     pub on_upf_restart: OnUpfRestart,
     /// What the run does when the UPF stops answering (a Heartbeat Request unanswered after N1
     /// retransmissions): `stop` (default) ends the run the short way with its report;
-    /// `continue` goes on and reports it.
+    /// `continue` goes on and reports it; `reassociate` sends an Association Setup Request: a
+    /// UPF that restarted and answers only that (Open5GS) shows its new Recovery Time Stamp
+    /// (then `on_upf_restart` applies), one that answers nothing stops the run.
     #[serde(default)]
     pub on_upf_loss: OnUpfLoss,
 }
@@ -354,6 +356,8 @@ pub enum OnUpfLoss {
     Stop,
     /// Go on, and report it.
     Continue,
+    /// Set up the association again: a restart shows in its answer.
+    Reassociate,
 }
 
 fn default_local() -> SocketAddr {

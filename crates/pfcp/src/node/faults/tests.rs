@@ -145,6 +145,23 @@ fn a_silent_upf_answers_nothing_from_its_time_on() {
 }
 
 #[test]
+fn a_silence_of_a_given_length_ends() {
+    let t0 = Instant::now();
+    let faults = N4Faults {
+        silent_after: Some(Duration::from_secs(2)),
+        silent_for: Some(Duration::from_secs(3)),
+        ..N4Faults::default()
+    };
+    let mut f = faulty(faults, t0);
+    for (s, at) in [(1, 1), (2, 2), (3, 4), (4, 5), (5, 6)] {
+        f.handle_datagram(t0 + Duration::from_secs(at), CP, &heartbeat(s));
+    }
+    let answered: Vec<u32> = answers(&mut f).into_iter().map(|(s, _)| s).collect();
+    assert_eq!(answered, [1, 4, 5]);
+    assert_eq!(f.counters().silenced, 2);
+}
+
+#[test]
 fn a_restart_at_its_time_drops_everything_and_takes_a_new_recovery_time_stamp() {
     let t0 = Instant::now();
     let faults = N4Faults {
