@@ -70,6 +70,7 @@ fn an_answered_establishment_is_already_in_the_workers_table() {
             first_seid: Seid(1),
             heartbeat: None,
             network_instances: Vec::new(),
+            max_sessions: None,
         }),
         publisher,
     )

@@ -211,6 +211,7 @@ fn reflect(
                 .iter()
                 .map(|n| DnsName::from_dotted(n))
                 .collect::<Result<_, _>>()?,
+            max_sessions: p.max_sessions,
         }),
         _ => None,
     };

@@ -39,9 +39,9 @@ use std::path::Path;
 
 pub use error::{ConfigError, Diagnostic, NotIpv4, ipv4};
 pub use profile::{
-    Direction, DirectionSet, GoalSection, Latency, LatencyBoundSection, MAX_LATENCY, MAX_PPS,
-    MAX_QOS_BPS, PdnType, PercentText, Profile, Qer, SearchSection, Sessions, Spread, StrategyName,
-    Stream, Sweep, TeidAllocation, TeidRange, TxMode, UeSelection, Urr,
+    CapacitySection, Direction, DirectionSet, GoalSection, Latency, LatencyBoundSection,
+    MAX_LATENCY, MAX_PPS, MAX_QOS_BPS, PdnType, PercentText, Profile, Qer, SearchSection, Sessions,
+    Spread, StrategyName, Stream, Sweep, TeidAllocation, TeidRange, TxMode, UeSelection, Urr,
 };
 pub use reflector::{Impairments, PortName, ReflectMode, Reflector, ReflectorPfcp, ReflectorPort};
 pub use system::{Arp, Cores, Device, Eal, Pfcp, Port, System, Window};

@@ -34,6 +34,8 @@ pub struct UpfSide {
     pub heartbeat: Option<Duration>,
     /// The network instances served (any when empty).
     pub network_instances: Vec<DnsName>,
+    /// The most sessions held at once (`None`: no limit).
+    pub max_sessions: Option<usize>,
 }
 
 /// The running control thread.
@@ -100,7 +102,7 @@ impl Drop for UpfThread {
 
 async fn serve(
     pfcp: Option<UpfSide>,
-    publisher: TablePublisher,
+    mut publisher: TablePublisher,
     mut stop: oneshot::Receiver<()>,
     ready: std::sync::mpsc::Sender<Result<()>>,
 ) -> Result<()> {
@@ -123,6 +125,7 @@ async fn serve(
     config.first_seid = side.first_seid;
     config.node.heartbeat_interval = side.heartbeat;
     config.network_instances = side.network_instances;
+    config.max_sessions = side.max_sessions;
     // A rule is in effect in every worker before its request is answered: the changes a burst
     // of requests made become one table, which every worker has taken (a grace period: each
     // passed a quiescent point after it was published, and takes a new table right there)
@@ -139,6 +142,7 @@ async fn serve(
         if let Some(t) = mirror.snapshot() {
             publisher.publish(t);
             grace_period();
+            publisher.retire();
         }
     });
     let (server, mut channels) = match driver::serve_applying(side.local, config, apply).await {

@@ -112,7 +112,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 next_hop[i] = mac;
             }
         }
-        let qfi = program.plan(0).0.qfi;
+        let qfi = program.qfi();
         Interpreter {
             qfi,
             bed,
@@ -166,8 +166,12 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 self.upf_chooses_teids,
                 &mut self.record.timeline,
             )?;
-            if let Established::UplinkTeids(t) = learnt {
-                self.uplink_teids = t;
+            if let Established::UplinkTeids { start, teids } = learnt {
+                self.uplink_teids.truncate(start);
+                self.uplink_teids.extend(teids);
+            }
+            if let Some(end) = self.n4.batch_end.take() {
+                self.program.batch_ended(end);
             }
             self.note_state();
             self.poll_workers(now);
@@ -224,7 +228,12 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 let peer = peer.map_or(String::new(), |p| p.peer.to_string());
                 self.n4.associate(&peer, now, &mut self.record.timeline);
             }
-            Action::Establish => self.n4.establish(now, &mut self.record.timeline),
+            Action::Establish => {
+                let batch = self.program.next_batch();
+                let climb = self.program.climbs();
+                self.n4
+                    .establish(now, &mut self.record.timeline, batch, climb);
+            }
             Action::CancelEstablishment => {
                 self.n4.cancel_establishment(now, &mut self.record.timeline);
             }
@@ -502,6 +511,9 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         }
         if let Some(timing) = next {
             self.machine.set_timing(timing);
+            if self.program.grows() {
+                self.machine.grow_before_next_step();
+            }
         }
         self.machine.handle(
             Instant::now(),
