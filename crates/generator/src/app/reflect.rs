@@ -349,6 +349,9 @@ fn reflect(
         started.elapsed().as_secs_f64()
     ));
     out::text(&render_totals(&total, &totals));
+    // What a session table of this size cost (`upfbench capacity` reports the tester's own).
+    let (_, peak) = crate::app::capacity::memory::resident();
+    out::line(&format!("  peak resident memory kB {:>18}", peak / 1024));
     drop((s3, s6));
     Ok(())
 }
