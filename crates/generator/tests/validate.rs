@@ -157,6 +157,5 @@ fn a_million_ues_are_planned_within_150_mb() {
                 .ok()
         })
         .unwrap_or_else(|| panic!("no peak memory in {stdout}"));
-    println!("1,000,000 UEs planned, peak memory {peak_mb} MB");
     assert!(peak_mb > 1.0 && peak_mb < 150.0, "{peak_mb} MB");
 }
