@@ -19,6 +19,9 @@ pub struct ControlTimes {
     pub delete_ended: Option<Instant>,
     /// How the Association Release ended, if it was sent.
     pub release: Option<String>,
+    /// The time spent establishing, when it came in batches with traffic between them (a
+    /// capacity climb): the sum of the batches, not the span from the first to the last.
+    pub establish_busy: Option<std::time::Duration>,
 }
 
 fn span(from: Option<Instant>, to: Option<Instant>) -> Option<f64> {
@@ -48,7 +51,10 @@ pub fn control_report(
     figures: &Figures,
     stats: &Stats,
 ) -> ControlReport {
-    let establish_s = span(times.establish_started, times.establish_ended);
+    let establish_s = times
+        .establish_busy
+        .map(|d| d.as_secs_f64())
+        .or_else(|| span(times.establish_started, times.establish_ended));
     let delete_s = span(times.delete_started, times.delete_ended);
     ControlReport {
         upf,
@@ -94,6 +100,7 @@ mod tests {
             delete_started: None,
             delete_ended: None,
             release: None,
+            establish_busy: None,
         };
         let stats = Stats {
             sessions_established: 1_000,

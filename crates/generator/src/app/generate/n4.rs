@@ -297,6 +297,7 @@ impl<'a> N4Work<'a> {
                         };
                     }
                     if climb {
+                        *self.times.establish_busy.get_or_insert_default() += now - began;
                         self.batch_end = Some(BatchEnd {
                             established: range.len(),
                             range: range.clone(),
@@ -351,6 +352,7 @@ impl<'a> N4Work<'a> {
                         ),
                     );
                     let refusal = Refusal::of(&e, text);
+                    *self.times.establish_busy.get_or_insert_default() += now - began;
                     // With the UPF's own TEIDs, only whole batches are known (the partial
                     // batch's TEIDs are not returned): traffic stays on those.
                     let established = if want_upf_teids {

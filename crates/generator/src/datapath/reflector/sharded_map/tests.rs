@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use super::*;
 
 fn shard_lens<V: Copy>(m: &ShardedMap<V>) -> Vec<usize> {
-    m.shards.iter().map(|s| s.len()).collect()
+    m.all_shards().map(|s| s.len()).collect()
 }
 
 #[test]
@@ -16,6 +16,8 @@ fn a_change_after_a_publication_copies_one_shard() {
     assert_eq!(m.shared_with(&published), 128);
     m.insert(2, 7);
     assert_eq!(m.shared_with(&published), 127);
+    // 128 shards in 8 pages of 16: one page copied (its pointers), the other 7 shared.
+    assert_eq!(m.pages_shared_with(&published), 7);
     m.insert(4, 7);
     m.remove(1);
     let copied = 128 - m.shared_with(&published);
