@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # upfbench against a real UPF in the kernel lab, with the evidence to check it: for each MODE
-# (run, sweep, search) it runs `upfbench MODE SYSTEM PROFILE` in namespace tg, reads the veth counters
+# (run, sweep, search, capacity) it runs `upfbench MODE SYSTEM PROFILE` in namespace tg, reads the veth counters
 # of both namespaces, dut's IP/UDP statistics and the UPF's own counters before and after the
 # run and at the edges of every step (upfbench's --step-hook), and reconciles them with the
 # report, step by step and direction by direction (deploy/upflab/reconcile.py): upfbench sent /
@@ -91,7 +91,7 @@ while [ $# -gt 0 ]; do
     --nice) nice=$2; shift 2 ;;
     --upf-cpus) upf_cpus=$2; shift 2 ;;
     --dry-run) dry_run=1; shift ;;
-    run | sweep | search) modes+=("$1"); shift ;;
+    run | sweep | search | capacity) modes+=("$1"); shift ;;
     *) usage ;;
     esac
 done

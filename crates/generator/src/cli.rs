@@ -56,6 +56,15 @@ pub enum Command {
     ///
     /// Example: upfbench search deploy/systems/memif.yaml profiles/search.yaml
     Search(SweepArgs),
+    /// Measure how many sessions the UPF holds: establish them in batches (the profile's
+    /// `capacity` section) until the UPF refuses one (its Cause and Offending IE named) or
+    /// `sessions.count` is reached, and after each batch run the profile's streams over every
+    /// session established so far, to check that the old ones keep forwarding as the table
+    /// grows. Reports the count at the first refusal, the establishment rate along the climb,
+    /// loss and latency per batch, and the tester's memory.
+    ///
+    /// Example: upfbench capacity deploy/systems/memif.yaml profiles/capacity.yaml
+    Capacity(RunArgs),
     /// Compare reports side by side, as the published UPF comparisons do: a row per payload
     /// size, a column group per report (runs, sweeps and searches in any mix), each named by
     /// its system file's `label` or else its folder's name.

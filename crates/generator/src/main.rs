@@ -32,6 +32,7 @@ fn main() -> ExitCode {
         Command::Search(args) => {
             app::generate::run(&args.run, Mode::Search(args.payloads.as_deref()))
         }
+        Command::Capacity(args) => app::generate::run(args, Mode::Capacity),
         Command::Compare(args) => app::compare::run(args),
         Command::Doctor(args) => app::doctor::run(args),
         Command::Nics(args) => app::nics::run(args),

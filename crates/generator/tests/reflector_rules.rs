@@ -71,6 +71,7 @@ fn an_answered_establishment_is_already_in_the_workers_table() {
             heartbeat: None,
             network_instances: Vec::new(),
             faults: Default::default(),
+            max_sessions: None,
         }),
         publisher,
     )

@@ -331,6 +331,43 @@ fn a_network_instance_the_upf_does_not_serve_is_refused_naming_the_pdr() {
     assert_eq!(r.cause, Cause::REQUEST_ACCEPTED);
 }
 
+/// A UPF with a session limit holds exactly that many: the next is refused with Cause 75 "No
+/// resources available" and no Offending IE (nothing in the request is at fault), and a
+/// deletion makes room for one more.
+#[test]
+fn past_the_session_limit_an_establishment_gets_cause_75() {
+    let mut config = upf_config();
+    config.max_sessions = Some(3);
+    let (mut u, now) = associated_with(config);
+    for i in 0..3 {
+        let (_, r) = establish(&mut u, now, plan(i).establishment_request(), 2 + i);
+        assert_eq!(r.cause, Cause::REQUEST_ACCEPTED, "session {i}");
+    }
+    let (seid, r) = establish(&mut u, now, plan(3).establishment_request(), 5);
+    assert_eq!(
+        (r.cause, r.offending_ie, r.up_f_seid),
+        (Cause::NO_RESOURCES_AVAILABLE, None, None)
+    );
+    assert_eq!(seid, plan(3).cp_seid(), "the header names the CP SEID");
+    assert_eq!((u.rules().len(), u.stats().rejected), (3, 1));
+    let up = u.rules().sessions().next().map(|s| s.up_seid).unwrap();
+    let del = Message::session(up, seq(6), SessionDeletionRequest::default())
+        .to_vec()
+        .unwrap();
+    let (m, _) = exchange(&mut u, now, cp_addr(), &del);
+    let MessageBody::SessionDeletionResponse(d) = m.body else {
+        panic!("{m:?}")
+    };
+    assert_eq!(d.cause, Cause::REQUEST_ACCEPTED);
+    let (_, r) = establish(&mut u, now, plan(3).establishment_request(), 7);
+    assert_eq!(
+        r.cause,
+        Cause::REQUEST_ACCEPTED,
+        "room again after a deletion"
+    );
+    assert_eq!(u.rules().len(), 3);
+}
+
 #[test]
 fn teid_and_ue_address_belong_to_one_session() {
     let (mut u, now) = associated();

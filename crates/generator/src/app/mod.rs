@@ -1,5 +1,6 @@
 //! One module per command: each wires the parts together and owns its exits.
 
+pub mod capacity;
 pub mod compare;
 pub mod doctor;
 pub mod generate;

@@ -212,6 +212,7 @@ fn reflect(
                 .map(|n| DnsName::from_dotted(n))
                 .collect::<Result<_, _>>()?,
             faults: cfg.impairments.n4.faults(),
+            max_sessions: p.max_sessions,
         }),
         _ => None,
     };
@@ -349,6 +350,9 @@ fn reflect(
         started.elapsed().as_secs_f64()
     ));
     out::text(&render_totals(&total, &totals));
+    // What a session table of this size cost (`upfbench capacity` reports the tester's own).
+    let (_, peak) = crate::app::capacity::memory::resident();
+    out::line(&format!("  peak resident memory kB {:>18}", peak / 1024));
     drop((s3, s6));
     Ok(())
 }

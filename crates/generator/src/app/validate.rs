@@ -1,7 +1,13 @@
 //! `upfbench validate FILE...`: check configuration files of any kind, touching nothing.
+//!
+//! A profile given with a system file is also planned on it, as a run would plan it before
+//! its ports start: the UEs, the streams and their flows, each worker's share, the PFCP
+//! session plans and the receive rules. The plan's size and the process's peak memory are
+//! printed: what a million UEs cost the tester before a packet is sent.
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::time::Instant;
 
 use anyhow::{Result, bail};
 
@@ -15,6 +21,8 @@ struct Checked {
     result: Result<Config, ConfigError>,
     /// Problems found against the other files (a profile against the system files).
     against: Vec<ConfigError>,
+    /// The plans made of a profile on each system file it passed on.
+    planned: Vec<String>,
 }
 
 /// Checks every file, then every profile against every system file; prints `ok: FILE (...)`
@@ -42,6 +50,7 @@ pub fn run(args: &ValidateArgs) -> Result<()> {
                 text,
                 result,
                 against: Vec::new(),
+                planned: Vec::new(),
             }
         })
         .collect();
@@ -53,12 +62,12 @@ pub fn run(args: &ValidateArgs) -> Result<()> {
         })
         .collect();
     for c in &mut checked {
-        if let Ok(Config::Profile(_)) = c.result {
+        if let Ok(Config::Profile(profile)) = &c.result {
             let name = c.path.display().to_string();
             for (system_name, system) in &systems {
-                if let Err(e) = config::check_profile_on_system(system, system_name, &c.text, &name)
-                {
-                    c.against.push(e);
+                match config::check_profile_on_system(system, system_name, &c.text, &name) {
+                    Err(e) => c.against.push(e),
+                    Ok(()) => c.planned.push(plan_line(system, system_name, profile)?),
                 }
             }
         }
@@ -69,7 +78,12 @@ pub fn run(args: &ValidateArgs) -> Result<()> {
     let mut bad = 0;
     for c in &checked {
         match (&c.result, c.against.is_empty()) {
-            (Ok(cfg), true) => writeln!(out, "ok: {} ({})", c.path.display(), summary(cfg))?,
+            (Ok(cfg), true) => {
+                writeln!(out, "ok: {} ({})", c.path.display(), summary(cfg))?;
+                for p in &c.planned {
+                    writeln!(out, "  {p}")?;
+                }
+            }
             (Ok(_), false) => {
                 bad += 1;
                 for e in &c.against {
@@ -87,7 +101,33 @@ pub fn run(args: &ValidateArgs) -> Result<()> {
     if bad > 0 {
         bail!("{bad} of {} files did not validate", checked.len());
     }
+    if checked.iter().any(|c| !c.planned.is_empty()) {
+        let (_, peak) = crate::app::capacity::memory::resident();
+        writeln!(out, "peak memory {:.1} MB", peak as f64 / 1e6)?;
+    }
     Ok(())
+}
+
+/// `profile` planned on `system` as a run plans it (the line rates unknown: no port is
+/// touched), in a line: what was made and how long it took.
+fn plan_line(system: &System, system_name: &str, profile: &Profile) -> Result<String> {
+    let started = Instant::now();
+    let plan = crate::plan::build(system, profile, None, [None, None])?;
+    let sessions = match system.pfcp {
+        Some(_) => crate::plan::sessions::session_plans(system, profile, &plan.ues)?.len(),
+        None => 0,
+    };
+    let rules =
+        crate::datapath::generator::classify::RxRules::new(plan.ues, plan.qfi, &plan.streams);
+    drop(rules);
+    Ok(format!(
+        "planned on {system_name}: {}, {} over {}, {}, in {:.2} s",
+        plural(u64::from(plan.ues.count), "UE"),
+        plural(u64::from(plan.flows), "flow"),
+        plural(plan.workers.len() as u64, "worker"),
+        plural(sessions as u64, "session plan"),
+        started.elapsed().as_secs_f64()
+    ))
 }
 
 fn plural(n: u64, one: &str) -> String {

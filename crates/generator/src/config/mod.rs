@@ -41,9 +41,9 @@ use std::path::Path;
 pub use error::{ConfigError, Diagnostic, NotIpv4, ipv4};
 pub use n4_impairments::N4Impairments;
 pub use profile::{
-    Direction, DirectionSet, GoalSection, Latency, LatencyBoundSection, MAX_LATENCY, MAX_PPS,
-    MAX_QOS_BPS, PdnType, PercentText, Profile, Qer, SearchSection, Sessions, Spread, StrategyName,
-    Stream, Sweep, TeidAllocation, TeidRange, TxMode, UeSelection, Urr,
+    CapacitySection, Direction, DirectionSet, GoalSection, Latency, LatencyBoundSection,
+    MAX_LATENCY, MAX_PPS, MAX_QOS_BPS, PdnType, PercentText, Profile, Qer, SearchSection, Sessions,
+    Spread, StrategyName, Stream, Sweep, TeidAllocation, TeidRange, TxMode, UeSelection, Urr,
 };
 pub use reflector::{Impairments, PortName, ReflectMode, Reflector, ReflectorPfcp, ReflectorPort};
 pub use system::{Arp, Cores, Device, Eal, OnUpfLoss, OnUpfRestart, Pfcp, Port, System, Window};

@@ -162,6 +162,11 @@ pub struct ReflectorPfcp {
     /// configuration refuses it. Default: none listed, any accepted.
     #[serde(default)]
     pub network_instances: Vec<String>,
+    /// The most sessions it holds at once (default `~`: no limit but memory); the next is
+    /// refused with Cause 75 "No resources available", as a UPF whose session table is full
+    /// refuses it (`upfbench capacity` finds this number).
+    #[serde(default)]
+    pub max_sessions: Option<usize>,
 }
 
 fn default_local() -> SocketAddr {
@@ -190,6 +195,7 @@ impl Default for ReflectorPfcp {
             first_seid: default_first_seid(),
             heartbeat: default_heartbeat(),
             network_instances: Vec::new(),
+            max_sessions: None,
         }
     }
 }
@@ -368,6 +374,12 @@ impl Check for Reflector {
             }
             if pfcp.first_seid == Seid(0) {
                 issues.add("pfcp.first_seid", "SEID 0 addresses no session: start at 1");
+            }
+            if pfcp.max_sessions == Some(0) {
+                issues.add(
+                    "pfcp.max_sessions",
+                    "0 refuses every session; write `max_sessions: ~` for no limit",
+                );
             }
             if pfcp.heartbeat == Some(Duration::ZERO) {
                 issues.add(

@@ -10,4 +10,5 @@ pub mod flat_map;
 pub mod forward;
 pub mod impair;
 pub mod rules;
+pub mod sharded_map;
 pub mod worker;

@@ -11,7 +11,8 @@
 //!
 //! The application says, as it hands over a step's results, whether another step follows: a
 //! run or a sweep knows its steps in advance, a search chooses each trial from the last one's
-//! results. It may also change the timing before a step ([`Lifecycle::set_timing`]). A step
+//! results. A capacity climb establishes a batch of sessions before each step
+//! ([`Lifecycle::grow_before_next_step`]): collect → establish → prepare, resolving only once. It may also change the timing before a step ([`Lifecycle::set_timing`]). A step
 //! without warm-up still settles first when its timing has a settle time (the trials of a
 //! search are separated so); with `quiet_limit`, a step is collected only when the application
 //! saw nothing more arrive ([`Event::Quiet`]), or when that limit passed.
@@ -182,6 +183,10 @@ pub struct Lifecycle {
     sessions: bool,
     /// The report was written.
     reported: bool,
+    /// The next hops were resolved (a later establishment goes straight to the next step).
+    resolved: bool,
+    /// The next step comes after an establishment.
+    grow: bool,
     /// Stop after the current step and take the teardown.
     stopping: bool,
     /// Skip what is left of the teardown.
@@ -205,6 +210,8 @@ impl Lifecycle {
             associated: false,
             sessions: false,
             reported: false,
+            resolved: false,
+            grow: false,
             stopping: false,
             hurry: false,
             reestablishing: false,
@@ -216,6 +223,12 @@ impl Lifecycle {
     /// Where the run is.
     pub fn state(&self) -> State {
         self.state
+    }
+
+    /// Establish more sessions (the next batch) before the next step: asks for
+    /// [`Action::Establish`] when the current step is collected with another to follow.
+    pub fn grow_before_next_step(&mut self) {
+        self.grow = true;
     }
 
     /// The timing of the steps from the next one prepared on.
@@ -363,11 +376,14 @@ impl Lifecycle {
             Event::Established if self.state == State::Establishing => {
                 if self.stopping {
                     self.teardown();
+                } else if self.resolved {
+                    self.go(State::Preparing, Action::Prepare { step: self.step });
                 } else {
                     self.go(State::Resolving, Action::Resolve);
                 }
             }
             Event::Resolved if self.state == State::Resolving => {
+                self.resolved = true;
                 self.go(State::Preparing, Action::Prepare { step: self.step });
             }
             Event::Prepared if self.state == State::Preparing => {
@@ -388,6 +404,9 @@ impl Lifecycle {
                 self.collected += 1;
                 if self.stopping || !more {
                     self.teardown();
+                } else if std::mem::take(&mut self.grow) {
+                    self.step += 1;
+                    self.go(State::Establishing, Action::Establish);
                 } else {
                     self.step += 1;
                     self.go(State::Preparing, Action::Prepare { step: self.step });

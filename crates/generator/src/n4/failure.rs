@@ -8,12 +8,17 @@ use upfbench_pfcp::plan::UeSessionPlan;
 /// `PFCP: session 0 (UE 10.45.0.2) was not established (0 of 4 were): Session Establishment (CP
 /// SEID 0x1) rejected by 127.0.0.2:8805 (sequence number 3): Rule creation/modification Failure
 /// (73), offending IE Network Instance (22), failed rule PDR 1`. `plans` are the plans the
-/// batch was given.
-pub fn establishment_failure(e: &EstablishAllError, plans: &[UeSessionPlan]) -> String {
+/// batch was given, the run's sessions from `first` on.
+pub fn establishment_failure(
+    e: &EstablishAllError,
+    plans: &[UeSessionPlan],
+    first: usize,
+) -> String {
     let counts = format!("{} of {} were", e.established, e.total);
     match e.plan.and_then(|i| Some((i, plans.get(i)?))) {
         Some((i, plan)) => format!(
-            "PFCP: session {i} (UE {}) was not established ({counts}): {}",
+            "PFCP: session {} (UE {}) was not established ({counts}): {}",
+            first + i,
             plan.ue_address(),
             e.error
         ),
@@ -87,7 +92,7 @@ mod tests {
         };
         assert_eq!(plans[2].ue_address(), Ipv4Addr::new(10, 45, 0, 4));
         assert_eq!(
-            establishment_failure(&e, &plans),
+            establishment_failure(&e, &plans, 0),
             format!(
                 "PFCP: session 2 (UE 10.45.0.4) was not established (1 of 3 were): Session \
                  Establishment (CP SEID {:#x}) rejected by 127.0.0.2:8805 (sequence number 5): \
@@ -170,7 +175,7 @@ mod tests {
             },
         };
         assert_eq!(
-            establishment_failure(&e, &plans()),
+            establishment_failure(&e, &plans(), 0),
             "PFCP: not every session was established (0 of 3 were): Session Establishment \
              (CP SEID 0x0) aborted: the PFCP driver stopped"
         );

@@ -23,6 +23,11 @@ pub struct BatchMeter {
 }
 
 impl BatchMeter {
+    /// When the batch started.
+    pub fn started(&self) -> Instant {
+        self.started
+    }
+
     /// A meter for a batch that started at `started`; `verb` says what a finished item is
     /// ("established", "deleted").
     pub fn new(verb: &'static str, started: Instant) -> BatchMeter {

@@ -37,6 +37,8 @@ pub struct UpfSide {
     pub network_instances: Vec<DnsName>,
     /// Faults on N4 put in on purpose (none by default).
     pub faults: N4Faults,
+    /// The most sessions held at once (`None`: no limit).
+    pub max_sessions: Option<usize>,
 }
 
 /// The running control thread.
@@ -103,7 +105,7 @@ impl Drop for UpfThread {
 
 async fn serve(
     pfcp: Option<UpfSide>,
-    publisher: TablePublisher,
+    mut publisher: TablePublisher,
     mut stop: oneshot::Receiver<()>,
     ready: std::sync::mpsc::Sender<Result<()>>,
 ) -> Result<()> {
@@ -126,6 +128,7 @@ async fn serve(
     config.first_seid = side.first_seid;
     config.node.heartbeat_interval = side.heartbeat;
     config.network_instances = side.network_instances;
+    config.max_sessions = side.max_sessions;
     // A rule is in effect in every worker before its request is answered: the changes a burst
     // of requests made become one table, which every worker has taken (a grace period: each
     // passed a quiescent point after it was published, and takes a new table right there)
@@ -142,6 +145,7 @@ async fn serve(
         if let Some(t) = mirror.snapshot() {
             publisher.publish(t);
             grace_period();
+            publisher.retire();
         }
     });
     let faults = side.faults;

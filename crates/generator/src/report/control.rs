@@ -21,6 +21,9 @@ pub struct ControlTimes {
     pub release: Option<String>,
     /// The UPF's failures seen during the run.
     pub upf_faults: Vec<UpfFault>,
+    /// The time spent establishing, when it came in batches with traffic between them (a
+    /// capacity climb): the sum of the batches, not the span from the first to the last.
+    pub establish_busy: Option<std::time::Duration>,
 }
 
 fn span(from: Option<Instant>, to: Option<Instant>) -> Option<f64> {
@@ -50,7 +53,10 @@ pub fn control_report(
     figures: &Figures,
     stats: &Stats,
 ) -> ControlReport {
-    let establish_s = span(times.establish_started, times.establish_ended);
+    let establish_s = times
+        .establish_busy
+        .map(|d| d.as_secs_f64())
+        .or_else(|| span(times.establish_started, times.establish_ended));
     // Sessions established again after a UPF restart are counted, but not in the first batch's
     // rate (its time is the first batch's).
     let again: u64 = times
@@ -108,6 +114,7 @@ mod tests {
             delete_ended: None,
             release: None,
             upf_faults: Vec::new(),
+            establish_busy: None,
         };
         let stats = Stats {
             sessions_established: 1_000,

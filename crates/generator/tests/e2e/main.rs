@@ -40,6 +40,7 @@
 //! case started is stopped and removed, also when it fails.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod capacity;
 mod delay;
 mod doctor;
 mod echo;

@@ -242,13 +242,13 @@ pub(crate) fn finish(
         events,
         status,
         stdout: generator.stdout(),
-        // A profile of one direction leaves the other at zero; a search has a step a trial, and
-        // its own figures.
-        uplink: (report["search"].is_null())
+        // A profile of one direction leaves the other at zero; a search has a step a trial, a
+        // capacity climb a step a batch, and their own figures.
+        uplink: (report["search"].is_null() && report["capacity"].is_null())
             .then(|| try_figures(&report, "uplink"))
             .flatten()
             .unwrap_or_default(),
-        downlink: (report["search"].is_null())
+        downlink: (report["search"].is_null() && report["capacity"].is_null())
             .then(|| try_figures(&report, "downlink"))
             .flatten()
             .unwrap_or_default(),

@@ -110,6 +110,10 @@ pub struct UpfConfig {
     /// with Cause 73, Offending IE Network Instance and its Failed Rule ID, as UPG-VPP refuses
     /// a network instance it has no configuration for.
     pub network_instances: Vec<DnsName>,
+    /// The most sessions held at once; one more is refused with Cause 75 "No resources
+    /// available" (TS 29.244 §8.2.1), as a UPF whose session table is full refuses it. `None`:
+    /// no limit but memory.
+    pub max_sessions: Option<usize>,
 }
 
 impl UpfConfig {
@@ -128,6 +132,7 @@ impl UpfConfig {
             first_teid: Teid(0x1000_0000),
             first_seid: Seid(1),
             network_instances: Vec::new(),
+            max_sessions: None,
         }
     }
 }

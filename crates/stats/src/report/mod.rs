@@ -1,5 +1,6 @@
 //! The report: its model (serde, versioned JSON) and its renderings (table, CSV).
 
+mod capacity;
 mod clock;
 mod csv;
 mod frames;
@@ -15,6 +16,7 @@ mod table;
 mod time;
 mod upf_faults;
 
+pub use capacity::{CapacityBatch, CapacityRefusal, CapacityReport};
 pub use clock::ClockReport;
 pub use csv::{
     CONTROL_CSV_COLUMNS, CSV_COLUMNS, PORTS_CSV_COLUMNS, render_control_csv, render_csv,

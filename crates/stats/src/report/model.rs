@@ -55,6 +55,9 @@ pub struct Report {
     /// The throughput search's findings, when the run was a search (`upfbench search`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<SearchReport>,
+    /// The climb to the UPF's session limit, when the run was one (`upfbench capacity`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<super::CapacityReport>,
 }
 
 /// What the PFCP client saw: how fast the UPF took the sessions, how often it had to be asked
@@ -505,6 +508,7 @@ impl Report {
             control: None,
             clock: None,
             search: None,
+            capacity: None,
         }
     }
 

@@ -527,6 +527,9 @@ pub fn render_table(report: &Report) -> String {
         "Gbps at L1 (frame with FCS, padded to 64 B, + 20 B of preamble and IFG); loss from sequence numbers; \
          latency one-way in us\n"
     );
+    if let Some(c) = &report.capacity {
+        super::capacity::capacity_section(&mut out, c);
+    }
     if let Some(s) = &report.search {
         // A search's steps are its trials: they are in the search's tables, one a line.
         super::search_table::search_section(&mut out, s);

@@ -2,6 +2,7 @@
 //! and sessions made, the control thread started; then the run's phases (the [`Interpreter`]
 //! in the workers' scope); then the control plane's figures and the report's final files.
 
+use std::cell::OnceCell;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -12,6 +13,7 @@ use super::interpreter::{Interpreter, Record, Testbed};
 use super::n4::N4Work;
 use super::program::{FixedSteps, Program};
 use super::{Setup, end_early};
+use crate::app::capacity::CapacityProgram;
 use crate::app::out;
 use crate::app::peers::{EarlyStop, wait_for_links};
 use crate::app::search::{self, program::SearchProgram};
@@ -187,7 +189,31 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         quiet_limit: None,
     };
     let control = PhaseBoard::new();
+    // A climb's steps each have receive rules of their own (fewer or more UEs), made as each
+    // step is prepared; their cells live as long as the workers that read them.
+    let climb_rules: Vec<OnceCell<RxRules>> = if setup.capacity {
+        (0..CapacityProgram::steps_at_most(setup.profile))
+            .map(|_| OnceCell::new())
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut program: Box<dyn Program<'_> + '_> = match search_cases {
+        None if setup.capacity => {
+            let step = setup.profile.capacity.step();
+            let timing = Timing {
+                measure_limit: step + step / 2 + Duration::from_secs(2),
+                ..timing
+            };
+            Box::new(CapacityProgram::new(
+                system,
+                setup.profile,
+                links,
+                &climb_rules,
+                timing,
+                first.qfi,
+            ))
+        }
         None => Box::new(FixedSteps {
             plans: &plans,
             rules: &rules,

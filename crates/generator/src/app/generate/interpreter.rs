@@ -115,7 +115,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 next_hop[i] = mac;
             }
         }
-        let qfi = program.plan(0).0.qfi;
+        let qfi = program.qfi();
         let watch = UpfWatch::new(system.pfcp.as_ref(), record.run_started);
         Interpreter {
             watch,
@@ -172,8 +172,11 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 self.upf_chooses_teids,
                 &mut self.record.timeline,
             )?;
-            if let Established::UplinkTeids(t) = learnt {
-                if self.running.is_some() && !self.uplink_teids.is_empty() && t != self.uplink_teids
+            if let Established::UplinkTeids { start, teids } = learnt {
+                if start == 0
+                    && self.running.is_some()
+                    && !self.uplink_teids.is_empty()
+                    && teids != self.uplink_teids
                 {
                     // The running step's frames keep the old TEIDs; the next steps take these.
                     self.hook_warnings.push((
@@ -183,7 +186,11 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                             .into(),
                     ));
                 }
-                self.uplink_teids = t;
+                self.uplink_teids.truncate(start);
+                self.uplink_teids.extend(teids);
+            }
+            if let Some(end) = self.n4.batch_end.take() {
+                self.program.batch_ended(end);
             }
             self.note_state();
             self.watch_upf(now);
@@ -265,7 +272,12 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 let peer = peer.map_or(String::new(), |p| p.peer.to_string());
                 self.n4.associate(&peer, now, &mut self.record.timeline);
             }
-            Action::Establish => self.n4.establish(now, &mut self.record.timeline),
+            Action::Establish => {
+                let batch = self.program.next_batch();
+                let climb = self.program.climbs();
+                self.n4
+                    .establish(now, &mut self.record.timeline, batch, climb);
+            }
             Action::CancelEstablishment => {
                 self.n4.cancel_establishment(now, &mut self.record.timeline);
             }
@@ -551,6 +563,9 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         }
         if let Some(timing) = next {
             self.machine.set_timing(timing);
+            if self.program.grows() {
+                self.machine.grow_before_next_step();
+            }
         }
         self.machine.handle(
             Instant::now(),

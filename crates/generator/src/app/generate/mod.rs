@@ -13,6 +13,7 @@ mod program;
 mod step;
 mod upf_watch;
 
+pub(crate) use n4::BatchEnd;
 pub(crate) use program::Program;
 pub(crate) use step::StepResult;
 
@@ -45,6 +46,8 @@ pub enum Mode<'a> {
     Sweep(Option<&'a [u16]>),
     /// A throughput search at each payload of its sweep, or of these (`upfbench search`).
     Search(Option<&'a [u16]>),
+    /// A climb to the UPF's session limit (`upfbench capacity`).
+    Capacity,
 }
 
 /// Runs the profile as `mode` asks.
@@ -53,7 +56,7 @@ pub enum Mode<'a> {
 /// `Err` when it failed; EAL's runtime files are removed either way.
 pub fn run(args: &RunArgs, mode: Mode<'_>) -> Result<()> {
     let sweep = match mode {
-        Mode::Run => None,
+        Mode::Run | Mode::Capacity => None,
         Mode::Sweep(p) | Mode::Search(p) => Some(p),
     };
     // First of all: from here on Ctrl-C and SIGTERM are counted, never the default exit that
@@ -73,6 +76,12 @@ pub fn run(args: &RunArgs, mode: Mode<'_>) -> Result<()> {
         bail!("a search sends continuously: remove the profile's tx_mode");
     }
     let sweep = sweep.is_some();
+    let capacity = matches!(mode, Mode::Capacity);
+    if capacity && (system.pfcp.is_none() || args.no_pfcp) {
+        bail!(
+            "a capacity climb establishes sessions over PFCP: the system file needs its pfcp section"
+        );
+    }
     for p in [&system.n3, &system.n6] {
         make_socket_dir(&p.device, p.devargs.as_deref())?;
     }
@@ -106,6 +115,7 @@ pub fn run(args: &RunArgs, mode: Mode<'_>) -> Result<()> {
             .unwrap_or_else(|| system.reports.clone()),
         sweep,
         search,
+        capacity,
         step_hook: args
             .step_hook
             .as_ref()
@@ -142,6 +152,8 @@ struct Setup<'a> {
     sweep: bool,
     /// A throughput search (`upfbench search`).
     search: bool,
+    /// A climb to the UPF's session limit (`upfbench capacity`).
+    capacity: bool,
     step_hook: Option<StepHook>,
     /// The TSC and the kernel's clock when the process started.
     first_anchor: TscAnchor,
@@ -154,10 +166,11 @@ struct Setup<'a> {
 impl Setup<'_> {
     /// The command, as the report's folder is named after it.
     fn command(&self) -> &'static str {
-        match (self.search, self.sweep) {
-            (true, _) => "search",
-            (false, true) => "sweep",
-            (false, false) => "run",
+        match (self.search, self.sweep, self.capacity) {
+            (true, _, _) => "search",
+            (false, true, _) => "sweep",
+            (false, false, true) => "capacity",
+            (false, false, false) => "run",
         }
     }
 

@@ -2,11 +2,13 @@
 //! machine asks, polled between its actions, each outcome handed back to it as an event.
 
 use std::net::Ipv4Addr;
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow};
 use upfbench_net::Teid;
-use upfbench_pfcp::driver::Release;
+use upfbench_pfcp::driver::{EstablishAllError, Release};
+use upfbench_pfcp::ie::{Cause, IeType};
 use upfbench_pfcp::node::{NodeError, Stats};
 use upfbench_pfcp::plan::UeSessionPlan;
 
@@ -29,6 +31,11 @@ pub(super) struct N4Work<'a> {
     give_up: Duration,
     association: Option<Pending<Result<upfbench_pfcp::driver::Association, NodeError>>>,
     establishment: Option<(Establishment, BatchMeter)>,
+    /// The sessions the establishment in flight asks for, and whether a refusal ends a climb
+    /// (`upfbench capacity`) rather than the run.
+    batch: Option<(Range<usize>, bool)>,
+    /// How the last batch of a climb ended, until the interpreter takes it.
+    pub batch_end: Option<BatchEnd>,
     deletion: Option<(Deletion, BatchMeter)>,
     release: Option<Pending<Result<Release, NodeError>>>,
     stats: Option<Pending<Option<Stats>>>,
@@ -52,8 +59,60 @@ pub(super) enum Again {
 pub(super) enum Established {
     /// Nothing to learn (or nothing established).
     Nothing,
-    /// The UPF chose the uplink TEIDs: one per UE, in order.
-    UplinkTeids(Vec<Teid>),
+    /// The UPF chose the uplink TEIDs of the sessions from `start` on: one per UE, in order.
+    UplinkTeids {
+        /// The first session's index.
+        start: usize,
+        /// Their TEIDs.
+        teids: Vec<Teid>,
+    },
+}
+
+/// How a batch of a climb ended.
+#[derive(Debug, Clone)]
+pub(crate) struct BatchEnd {
+    /// The sessions it asked for.
+    pub range: Range<usize>,
+    /// Of those, how many from the first on were established before the first refusal (all
+    /// of them when there was none).
+    pub established: usize,
+    /// How long it took.
+    pub wall: Duration,
+    /// The UPF's first refusal, if any.
+    pub refusal: Option<Refusal>,
+}
+
+/// The UPF refused a session of a climb.
+#[derive(Debug, Clone)]
+pub(crate) struct Refusal {
+    /// What the run says of it (the session, the Cause, the Offending IE, ...).
+    pub text: String,
+    /// The Cause, when the UPF answered with one.
+    pub cause: Option<Cause>,
+    /// The Offending IE, when it named one.
+    pub offending_ie: Option<IeType>,
+    /// Sessions of the batch established all the same, past the first refusal (in flight).
+    pub accepted_after: usize,
+}
+
+impl Refusal {
+    fn of(e: &EstablishAllError, text: String) -> Refusal {
+        let (cause, offending_ie) = match &e.error {
+            NodeError::Rejected {
+                cause,
+                offending_ie,
+                ..
+            } => (Some(*cause), *offending_ie),
+            _ => (None, None),
+        };
+        let before = e.plan.unwrap_or(e.established).min(e.established);
+        Refusal {
+            text,
+            cause,
+            offending_ie,
+            accepted_after: e.established - before,
+        }
+    }
 }
 
 fn take<T>(p: &mut Pending<T>) -> Result<Option<T>> {
@@ -88,6 +147,8 @@ impl<'a> N4Work<'a> {
             give_up,
             association: None,
             establishment: None,
+            batch: None,
+            batch_end: None,
             deletion: None,
             release: None,
             stats: None,
@@ -148,20 +209,35 @@ impl<'a> N4Work<'a> {
         }
     }
 
-    pub(super) fn establish(&mut self, now: Instant, tl: &mut Timeline) {
-        let count = self.sessions.len() as u64;
+    /// Establishes the sessions of `batch` (all when `None`); `climb`: a refusal ends a climb
+    /// ([`Self::batch_end`]) instead of the run.
+    pub(super) fn establish(
+        &mut self,
+        now: Instant,
+        tl: &mut Timeline,
+        batch: Option<Range<usize>>,
+        climb: bool,
+    ) {
+        let range = batch.unwrap_or(0..self.sessions.len());
+        let count = range.len() as u64;
         tl.record(now, pfcp("establishment", "started", Some(count), None));
-        out::line(&format!(
-            "PFCP: establishing {} sessions",
-            self.sessions.len()
-        ));
-        if self.again.is_none() {
-            self.times.establish_started = Some(now);
+        if range.start == 0 {
+            out::line(&format!("PFCP: establishing {count} sessions"));
+            if self.again.is_none() {
+                self.times.establish_started = Some(now);
+            }
+        } else {
+            out::line(&format!(
+                "PFCP: establishing {count} more sessions ({} to {})",
+                range.start,
+                range.end - 1
+            ));
         }
         self.establishment = self
             .client
-            .establish(self.sessions.to_vec())
+            .establish(self.sessions[range.clone()].to_vec())
             .map(|b| (b, BatchMeter::new("established", now)));
+        self.batch = Some((range, climb));
     }
 
     pub(super) fn cancel_establishment(&mut self, now: Instant, tl: &mut Timeline) {
@@ -211,7 +287,7 @@ impl<'a> N4Work<'a> {
                         pfcp("association", "done", None, Some(a.peer.to_string())),
                     );
                     if self.again.is_some() {
-                        self.establish(now, tl);
+                        self.establish(now, tl, None, false);
                     } else {
                         machine.handle(now, Event::Associated);
                     }
@@ -245,13 +321,16 @@ impl<'a> N4Work<'a> {
             self.stats = None;
             self.last_stats = r;
         }
-        if let Some((b, _)) = &mut self.establishment
+        if let Some((b, meter)) = &mut self.establishment
             && let Some(r) = b.try_result()
         {
+            let began = meter.started();
             self.establishment = None;
             if self.again.is_none() {
                 self.times.establish_ended = Some(now);
             }
+            let (range, climb) = self.batch.take().unwrap_or((0..self.sessions.len(), false));
+            let plans = &self.sessions[range.clone()];
             match r {
                 Ok(sessions) => {
                     out::line(&format!("PFCP: {} sessions established", sessions.len()));
@@ -260,12 +339,22 @@ impl<'a> N4Work<'a> {
                         pfcp("establishment", "done", Some(sessions.len() as u64), None),
                     );
                     if want_upf_teids {
-                        learnt = Established::UplinkTeids(
-                            sessions
+                        learnt = Established::UplinkTeids {
+                            start: range.start,
+                            teids: sessions
                                 .iter()
                                 .map(|s| s.uplink_endpoint().map_or(Teid::ZERO, |(t, _)| t))
                                 .collect(),
-                        );
+                        };
+                    }
+                    if climb {
+                        *self.times.establish_busy.get_or_insert_default() += now - began;
+                        self.batch_end = Some(BatchEnd {
+                            established: range.len(),
+                            range: range.clone(),
+                            wall: now - began,
+                            refusal: None,
+                        });
                     }
                     if let Some(m) = chosen_endpoint_mismatch(&sessions, self.upf_n3) {
                         machine.handle(now, Event::Failed(m));
@@ -300,11 +389,42 @@ impl<'a> N4Work<'a> {
                     );
                     self.established(now, machine, e.established);
                 }
+                // A climb ends at the UPF's first refusal: the capacity found.
+                Err(e) if climb && !machine.stopped_early() => {
+                    let text = establishment_failure(&e, plans, range.start);
+                    out::line(&format!("capacity: {text}"));
+                    tl.record(
+                        now,
+                        pfcp(
+                            "establishment",
+                            "refused",
+                            Some(e.established as u64),
+                            Some(text.clone()),
+                        ),
+                    );
+                    let refusal = Refusal::of(&e, text);
+                    *self.times.establish_busy.get_or_insert_default() += now - began;
+                    // With the UPF's own TEIDs, only whole batches are known (the partial
+                    // batch's TEIDs are not returned): traffic stays on those.
+                    let established = if want_upf_teids {
+                        0
+                    } else {
+                        e.established - refusal.accepted_after
+                    };
+                    self.batch_end = Some(BatchEnd {
+                        range: range.clone(),
+                        established,
+                        wall: now - began,
+                        refusal: Some(refusal),
+                    });
+                    machine.handle(now, Event::Established);
+                }
                 Err(e) => {
                     let hint = establishment_hint(&e)
                         .map(|h| format!(": {h}"))
                         .unwrap_or_default();
-                    let failure = format!("{}{hint}", establishment_failure(&e, self.sessions));
+                    let failure =
+                        format!("{}{hint}", establishment_failure(&e, plans, range.start));
                     tl.record(
                         now,
                         pfcp(

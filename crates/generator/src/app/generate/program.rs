@@ -3,10 +3,12 @@
 //! the program for each step's plan when the lifecycle prepares it, and tells it each step's
 //! results; the program says whether another step follows.
 
+use std::ops::Range;
 use std::time::Duration;
 
 use upfbench_stats::report::Report;
 
+use super::n4::BatchEnd;
 use super::step::StepResult;
 use crate::datapath::generator::classify::RxRules;
 use crate::lifecycle::Timing;
@@ -47,8 +49,34 @@ pub(crate) trait Program<'p> {
         Duration::from_millis(50)
     }
 
+    /// The QFI the steps mark their G-PDUs with (the same for every step).
+    fn qfi(&mut self) -> Option<upfbench_net::Qfi> {
+        self.plan(0).0.qfi
+    }
+
     /// Adds the program's own findings to the report, before it is written.
     fn finish(&mut self, _report: &mut Report) {}
+
+    /// The sessions (indices into the run's session plans) the next establishment asks for;
+    /// `None`: every one.
+    fn next_batch(&mut self) -> Option<Range<usize>> {
+        None
+    }
+
+    /// Whether the UPF's refusal of a session ends a climb ([`Self::batch_ended`]) rather
+    /// than failing the run.
+    fn climbs(&self) -> bool {
+        false
+    }
+
+    /// A batch of a climb ended, established in whole or up to the UPF's refusal.
+    fn batch_ended(&mut self, _end: BatchEnd) {}
+
+    /// Whether the next step comes after another batch (asked when a step was collected and
+    /// another follows).
+    fn grows(&self) -> bool {
+        false
+    }
 }
 
 /// The steps of a run or a sweep: one plan each, in order.

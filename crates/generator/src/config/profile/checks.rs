@@ -396,6 +396,7 @@ impl Check for Profile {
             }
         }
         self.search.check(issues);
+        self.capacity.check(self.sessions.count, issues);
         for (i, d) in self.search.directions.iter().enumerate() {
             let has = |want: Direction| {
                 self.streams

@@ -12,12 +12,14 @@ use super::kind::FileKind;
 use super::serde_forms::keyword_or_map;
 use super::units::{IpPrefix, Rate, serde_text};
 
+mod capacity;
 mod checks;
 mod search;
 mod teid;
 
 pub(crate) use checks::{check_dns_name, check_rate};
 
+pub use capacity::CapacitySection;
 pub use search::{
     DirectionSet, GoalSection, LatencyBoundSection, PercentText, SearchSection, StrategyName,
 };
@@ -93,6 +95,9 @@ pub struct Profile {
     /// `upfbench search`: the goals and how the trials run.
     #[serde(default)]
     pub search: SearchSection,
+    /// `upfbench capacity`: the batches of the climb and the traffic after each.
+    #[serde(default)]
+    pub capacity: CapacitySection,
 }
 
 fn default_duration() -> Duration {

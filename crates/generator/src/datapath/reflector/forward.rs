@@ -182,7 +182,7 @@ mod tests {
     use std::net::Ipv4Addr;
 
     use super::*;
-    use crate::datapath::reflector::flat_map::FlatMap;
+    use crate::datapath::reflector::sharded_map::ShardedMap;
     use upfbench_net::Qfi;
 
     use crate::datapath::reflector::rules::UplinkEntry;
@@ -201,37 +201,31 @@ mod tests {
             qfi: Some(QFI),
         };
         ForwardingTable {
-            uplink: FlatMap::build(
-                [
-                    (
-                        1,
-                        UplinkEntry {
-                            forward: true,
-                            qfi: None,
-                        },
-                    ),
-                    (
-                        3,
-                        UplinkEntry {
-                            forward: false,
-                            qfi: None,
-                        },
-                    ),
-                ]
-                .into_iter(),
-            ),
-            downlink: FlatMap::build(
-                [
-                    (u32::from(UE), dl),
-                    (
-                        u32::from(Ipv4Addr::new(10, 45, 0, 3)),
-                        DownlinkEntry::default(),
-                    ),
-                ]
-                .into_iter(),
-            ),
+            uplink: ShardedMap::build([
+                (
+                    1,
+                    UplinkEntry {
+                        forward: true,
+                        qfi: None,
+                    },
+                ),
+                (
+                    3,
+                    UplinkEntry {
+                        forward: false,
+                        qfi: None,
+                    },
+                ),
+            ]),
+            downlink: ShardedMap::build([
+                (u32::from(UE), dl),
+                (
+                    u32::from(Ipv4Addr::new(10, 45, 0, 3)),
+                    DownlinkEntry::default(),
+                ),
+            ]),
             sessions: 2,
-            gnbs: Box::new([u32::from(GNB)]),
+            gnbs: std::sync::Arc::new([u32::from(GNB)]),
         }
     }
 

@@ -2,16 +2,21 @@
 //! with no lock, replaced whole when the PFCP side changed something.
 //!
 //! The control thread mirrors the PFCP UPF side's rules table from its change events
-//! ([`RulesMirror::apply`]) and, at most once per publication period, builds a new
-//! [`ForwardingTable`] and hands it to every worker ([`TablePublisher`]); a worker looks for a
-//! new table once per loop ([`TableReader::refresh`]: one plain load of a counter that changes
-//! only on publication when there is none; the channel's own `try_recv` costs a full fence,
-//! which was a quarter of the reflector's own time per packet over memif) and drops the old one. Lookups are one probe into a flat map per packet.
+//! ([`RulesMirror::apply`]) and, after each burst of requests, hands a new [`ForwardingTable`]
+//! to every worker ([`TablePublisher`]); a worker looks for a new table once per loop
+//! ([`TableReader::refresh`]: one plain load of a counter that changes only on publication when
+//! there is none; the channel's own `try_recv` costs a full fence, which was a quarter of the
+//! reflector's own time per packet over memif) and lets go of the old one. Lookups are one
+//! probe into a flat map per packet, behind one shard pointer.
 //!
 //! A table is built whole before it is published and never changes after: a worker sees the
-//! old table or the new one, never a mix. The last worker to let go of a table frees it.
+//! old table or the new one, never a mix. Building one costs the same at any size: the maps are
+//! sharded and a table shares every shard a change did not touch with the one before
+//! ([`ShardedMap`]). The publisher keeps the newest table, so that a worker letting go of an
+//! old one never frees it (freeing every shard a burst replaced is the control thread's work,
+//! [`TablePublisher::retire`], once the workers took the new one).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
@@ -19,7 +24,7 @@ use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use upfbench_pfcp::node::{RuleChange, RulesTable, SessionRules};
 use upfbench_pfcp::{Qfi, Teid};
 
-use super::flat_map::FlatMap;
+use super::sharded_map::ShardedMap;
 
 /// What an uplink G-PDU to a known TEID gets.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -43,39 +48,60 @@ pub struct DownlinkEntry {
     pub qfi: Option<Qfi>,
 }
 
+impl DownlinkEntry {
+    /// The gNB it tunnels to, when it forwards.
+    fn tunnel_gnb(&self) -> Option<u32> {
+        self.forward.then_some(self.gnb)
+    }
+}
+
 /// One immutable snapshot of the rules.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ForwardingTable {
     /// Uplink by TEID (its number: the map's keys are 32-bit).
-    pub uplink: FlatMap<UplinkEntry>,
+    pub uplink: ShardedMap<UplinkEntry>,
     /// Downlink by UE address.
-    pub downlink: FlatMap<DownlinkEntry>,
+    pub downlink: ShardedMap<DownlinkEntry>,
     /// Sessions it was built from.
     pub sessions: usize,
     /// The gNBs the forwarding downlink rules tunnel to (big-endian integers), each once, in
     /// ascending order: the N3 next hops the reflector resolves before traffic needs them.
-    pub gnbs: Box<[u32]>,
+    pub gnbs: Arc<[u32]>,
 }
 
 impl ForwardingTable {
     /// A table with no rule.
     pub fn empty() -> ForwardingTable {
         ForwardingTable {
-            uplink: FlatMap::build(std::iter::empty()),
-            downlink: FlatMap::build(std::iter::empty()),
+            uplink: ShardedMap::default(),
+            downlink: ShardedMap::default(),
             sessions: 0,
-            gnbs: Box::new([]),
+            gnbs: Arc::new([]),
         }
     }
 }
 
-/// The control thread's copy of the rules, kept in step with the PFCP side's changes.
-#[derive(Debug, Default)]
+/// The control thread's copy of the rules, kept in step with the PFCP side's changes: the
+/// next table itself, changed in place (each change costs the same at any size).
+#[derive(Debug)]
 pub struct RulesMirror {
-    uplink: HashMap<Teid, UplinkEntry>,
-    downlink: HashMap<u32, DownlinkEntry>,
-    sessions: usize,
+    table: ForwardingTable,
+    /// Forwarding downlink entries per gNB: the table's gNB list changes only when one of
+    /// these appears or reaches zero.
+    tunnels_to: HashMap<u32, usize>,
+    gnbs_changed: bool,
     dirty: bool,
+}
+
+impl Default for RulesMirror {
+    fn default() -> Self {
+        RulesMirror {
+            table: ForwardingTable::empty(),
+            tunnels_to: HashMap::new(),
+            gnbs_changed: false,
+            dirty: false,
+        }
+    }
 }
 
 impl RulesMirror {
@@ -103,13 +129,13 @@ impl RulesMirror {
     }
 
     fn add(&mut self, s: &SessionRules) {
-        self.sessions += 1;
+        self.table.sessions += 1;
         for u in &s.uplink {
             let entry = UplinkEntry {
                 forward: u.forward && u.remove_outer_header,
                 qfi: u.qfi,
             };
-            self.uplink.insert(u.teid, entry);
+            self.table.uplink.insert(u.teid.get(), entry);
         }
         for d in &s.downlink {
             let entry = match d.tunnel {
@@ -121,43 +147,58 @@ impl RulesMirror {
                 },
                 _ => DownlinkEntry::default(),
             };
-            self.downlink.insert(u32::from(d.ue_address), entry);
+            let replaced = self.table.downlink.insert(u32::from(d.ue_address), entry);
+            self.count_tunnel(replaced, Some(entry));
         }
     }
 
     fn remove(&mut self, s: &SessionRules) {
-        self.sessions = self.sessions.saturating_sub(1);
+        self.table.sessions = self.table.sessions.saturating_sub(1);
         for u in &s.uplink {
-            self.uplink.remove(&u.teid);
+            self.table.uplink.remove(u.teid.get());
         }
         for d in &s.downlink {
-            self.downlink.remove(&u32::from(d.ue_address));
+            let removed = self.table.downlink.remove(u32::from(d.ue_address));
+            self.count_tunnel(removed, None);
+        }
+    }
+
+    /// Keeps the tunnels per gNB counted as a downlink entry goes from `before` to `after`.
+    fn count_tunnel(&mut self, before: Option<DownlinkEntry>, after: Option<DownlinkEntry>) {
+        if let Some(gnb) = before.and_then(|d| d.tunnel_gnb())
+            && let Some(n) = self.tunnels_to.get_mut(&gnb)
+        {
+            *n -= 1;
+            if *n == 0 {
+                self.tunnels_to.remove(&gnb);
+                self.gnbs_changed = true;
+            }
+        }
+        if let Some(gnb) = after.and_then(|d| d.tunnel_gnb()) {
+            let n = self.tunnels_to.entry(gnb).or_insert(0);
+            *n += 1;
+            self.gnbs_changed |= *n == 1;
         }
     }
 
     /// Sessions mirrored.
     pub fn sessions(&self) -> usize {
-        self.sessions
+        self.table.sessions
     }
 
-    /// A new snapshot if anything changed since the last one.
+    /// A new snapshot if anything changed since the last one: it shares every shard that did
+    /// not change with the one before.
     pub fn snapshot(&mut self) -> Option<ForwardingTable> {
         if !self.dirty {
             return None;
         }
         self.dirty = false;
-        let gnbs: BTreeSet<u32> = self
-            .downlink
-            .values()
-            .filter(|d| d.forward)
-            .map(|d| d.gnb)
-            .collect();
-        Some(ForwardingTable {
-            uplink: FlatMap::build(self.uplink.iter().map(|(&k, &v)| (k.get(), v))),
-            downlink: FlatMap::build(self.downlink.iter().map(|(&k, &v)| (k, v))),
-            sessions: self.sessions,
-            gnbs: gnbs.into_iter().collect(),
-        })
+        if std::mem::take(&mut self.gnbs_changed) {
+            let mut gnbs: Vec<u32> = self.tunnels_to.keys().copied().collect();
+            gnbs.sort_unstable();
+            self.table.gnbs = gnbs.into();
+        }
+        Some(self.table.clone())
     }
 }
 
@@ -167,6 +208,9 @@ pub struct TablePublisher {
     workers: Vec<Sender<Arc<ForwardingTable>>>,
     /// Publications so far, counted after each one's sends.
     published: Arc<AtomicU64>,
+    /// The newest table, and the ones before it not yet retired: the last reference to each
+    /// is dropped here, not in a worker.
+    held: Vec<Arc<ForwardingTable>>,
 }
 
 /// A worker's current snapshot.
@@ -185,6 +229,7 @@ pub fn table_channels(
     initial: ForwardingTable,
 ) -> (TablePublisher, Vec<TableReader>) {
     let initial = Arc::new(initial);
+    let held = Arc::clone(&initial);
     let published = Arc::new(AtomicU64::new(0));
     let (senders, readers) = (0..workers)
         .map(|_| {
@@ -204,6 +249,7 @@ pub fn table_channels(
         TablePublisher {
             workers: senders,
             published,
+            held: vec![held],
         },
         readers,
     )
@@ -211,7 +257,7 @@ pub fn table_channels(
 
 impl TablePublisher {
     /// Gives `table` to every worker; returns how many still listen.
-    pub fn publish(&self, table: ForwardingTable) -> usize {
+    pub fn publish(&mut self, table: ForwardingTable) -> usize {
         let table = Arc::new(table);
         let listening = self
             .workers
@@ -220,7 +266,15 @@ impl TablePublisher {
             .count();
         // After the sends: a reader that sees the new count finds the table in its channel.
         self.published.fetch_add(1, Ordering::Release);
+        self.held.push(table);
         listening
+    }
+
+    /// Drops the tables before the newest: call it once every worker took the newest (after a
+    /// grace period), so that what they replaced is freed here rather than in a worker.
+    pub fn retire(&mut self) {
+        let newest = self.held.len().saturating_sub(1);
+        self.held.drain(..newest);
     }
 }
 

@@ -368,3 +368,78 @@ fn an_interruption_while_waiting_for_quiet_still_collects_the_trial() {
     d.event(Event::Collected { more: true });
     assert_eq!(d.take(), [Action::Report]);
 }
+
+/// A capacity climb: each step after the first comes after a batch of sessions; the next hops
+/// are resolved once; an interruption during a batch cancels it and takes the teardown.
+#[test]
+fn a_climb_establishes_a_batch_before_each_later_step_and_resolves_once() {
+    let t = Timing {
+        warmup: Duration::ZERO,
+        settle: Duration::ZERO,
+        ..timing()
+    };
+    let mut d = Driver::new(t, 3, true);
+    d.event(Event::Associated);
+    assert_eq!(d.take(), [Action::Associate, Action::Establish]);
+    d.event(Event::Established);
+    assert_eq!(d.take(), [Action::Resolve]);
+    d.event(Event::Resolved);
+    for step in 0..2 {
+        assert_eq!(d.take(), [Action::Prepare { step }]);
+        d.event(Event::Prepared);
+        d.event(Event::AllSent);
+        d.tick();
+        assert_eq!(
+            d.take(),
+            [
+                set(Phase::Measure),
+                set(Phase::Drain),
+                Action::Collect { step }
+            ]
+        );
+        d.m.grow_before_next_step();
+        d.collected();
+        assert_eq!(
+            d.take(),
+            [Action::Establish],
+            "a batch before step {}",
+            step + 1
+        );
+        assert_eq!(d.m.state(), State::Establishing);
+        d.event(Event::Established);
+    }
+    assert_eq!(
+        d.take(),
+        [Action::Prepare { step: 2 }],
+        "no second resolution"
+    );
+    d.event(Event::Prepared);
+    d.event(Event::AllSent);
+    d.tick();
+    d.take();
+    // The last step: no batch asked for, none started.
+    d.collected();
+    assert_eq!(d.take(), [Action::Report]);
+
+    let mut d = Driver::new(t, 3, true);
+    d.event(Event::Associated);
+    d.event(Event::Established);
+    d.event(Event::Resolved);
+    d.event(Event::Prepared);
+    d.event(Event::AllSent);
+    d.tick();
+    d.m.grow_before_next_step();
+    d.collected();
+    d.take();
+    d.event(Event::Interrupt);
+    assert_eq!(d.take(), [Action::CancelEstablishment]);
+    d.event(Event::Established);
+    assert_eq!(d.take(), [Action::Report]);
+    d.event(Event::Reported);
+    assert_eq!(
+        d.take(),
+        [Action::Delete],
+        "the batches' sessions are deleted"
+    );
+    assert_eq!(d.m.collected(), 1);
+}

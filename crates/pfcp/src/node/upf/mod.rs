@@ -14,6 +14,8 @@
 //! - A PDR naming a network instance outside the configured list (when there is one) is refused
 //!   with Cause 73, Offending IE Network Instance and the PDR's Failed Rule ID (UPG-VPP refuses
 //!   a network instance it has no configuration for with Cause 73 and the PDR).
+//! - With a session limit (`max_sessions`), the session past it is refused with Cause 75 "No
+//!   resources available" and no Offending IE: nothing in the request is at fault.
 //! - A changed CP Recovery Time Stamp (in an Association Setup or Heartbeat Request or Response)
 //!   means the CP function restarted: its sessions are deleted.
 
@@ -352,6 +354,14 @@ impl Upf {
         }
         if req.cp_f_seid.ipv4.is_none() {
             let r = Rejection::new(Cause::MANDATORY_IE_MISSING, Some(IeType::F_SEID));
+            return Some(self.establishment_rejected(cp, seq, r));
+        }
+        if self
+            .config
+            .max_sessions
+            .is_some_and(|max| self.rules.len() >= max)
+        {
+            let r = Rejection::new(Cause::NO_RESOURCES_AVAILABLE, None);
             return Some(self.establishment_rejected(cp, seq, r));
         }
         match self.install(remote, &req) {

@@ -212,8 +212,8 @@ fn table_of(sessions: u32) -> ForwardingTable {
 }
 
 #[test]
-fn a_reader_sees_the_newest_table_after_refresh_and_the_old_ones_are_freed() {
-    let (publisher, mut readers) = table_channels(2, ForwardingTable::empty());
+fn a_reader_sees_the_newest_table_after_refresh_and_the_publisher_frees_the_old_ones() {
+    let (mut publisher, mut readers) = table_channels(2, ForwardingTable::empty());
     let initial = Arc::downgrade(&readers[0].current);
     assert!(!readers[0].refresh(), "nothing published yet");
     assert_eq!(readers[0].table().sessions, 0);
@@ -229,19 +229,22 @@ fn a_reader_sees_the_newest_table_after_refresh_and_the_old_ones_are_freed() {
     );
     assert!(readers[0].table().uplink.get(5).is_some());
     assert!(!readers[0].refresh());
-    // The second reader still holds the initial table; once it moves on, the table is freed.
-    assert!(initial.upgrade().is_some());
     assert!(readers[1].refresh());
     assert_eq!(readers[1].table().sessions, 3);
+    // Both readers moved on, but a worker never drops the last reference: the publisher does.
+    assert!(initial.upgrade().is_some(), "freed by a reader");
+    publisher.retire();
     assert!(
         initial.upgrade().is_none(),
         "the initial table was not freed"
     );
-    // The table between was dropped unread; the current one is shared by the two readers only.
-    assert_eq!(Arc::strong_count(&readers[0].current), 2);
+    // The newest is shared by the two readers and the publisher.
+    assert_eq!(Arc::strong_count(&readers[0].current), 3);
     let current = Arc::downgrade(&readers[0].current);
     publisher.publish(table_of(0));
     readers.iter_mut().for_each(|r| assert!(r.refresh()));
+    assert!(current.upgrade().is_some(), "freed by a reader");
+    publisher.retire();
     assert!(
         current.upgrade().is_none(),
         "the replaced table was not freed"
@@ -252,9 +255,40 @@ fn a_reader_sees_the_newest_table_after_refresh_and_the_old_ones_are_freed() {
 }
 
 #[test]
+fn a_table_after_one_change_shares_every_other_shard_with_the_one_before() {
+    let mut m = RulesMirror::default();
+    for i in 0..100_000 {
+        m.apply(&RuleChange::Installed(session(
+            i,
+            Teid(2 * i + 1),
+            Teid(2 * i + 2),
+            GNB_A,
+            None,
+        )));
+    }
+    let before = m.snapshot().unwrap();
+    let s = session(100_000, Teid(200_001), Teid(200_002), GNB_B, None);
+    m.apply(&RuleChange::Installed(s.clone()));
+    let after = m.snapshot().unwrap();
+    let shards = after.uplink.shards() + after.downlink.shards();
+    let shared =
+        after.uplink.shared_with(&before.uplink) + after.downlink.shared_with(&before.downlink);
+    assert_eq!((shards, shared), (256, 254), "one shard copied in each map");
+    assert_eq!(&*after.gnbs, &[u32::from(GNB_A), u32::from(GNB_B)]);
+    assert!(Arc::ptr_eq(
+        &before.gnbs,
+        &m.snapshot().map_or(before.gnbs.clone(), |t| t.gnbs)
+    ));
+    m.apply(&RuleChange::Removed(s));
+    let removed = m.snapshot().unwrap();
+    assert_eq!(removed, before, "back to the same rules");
+    assert_eq!(&*removed.gnbs, &[u32::from(GNB_A)]);
+}
+
+#[test]
 fn a_reader_never_sees_a_table_in_the_making() {
     const TABLES: u32 = 200;
-    let (publisher, mut readers) = table_channels(1, ForwardingTable::empty());
+    let (mut publisher, mut readers) = table_channels(1, ForwardingTable::empty());
     let mut reader = readers.pop().unwrap();
     let writer = std::thread::spawn(move || {
         let mut m = RulesMirror::default();
