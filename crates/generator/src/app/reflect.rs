@@ -26,6 +26,7 @@ use crate::datapath::common::queues::Side;
 use crate::datapath::common::rx_spread::rx_spread;
 use crate::datapath::common::service::{ErrorIndicationLimit, Interface, ServicePlane};
 use crate::datapath::reflector::counters::{CounterCell, ReflectorCounters};
+use crate::datapath::reflector::end_marker::end_marker_channel;
 use crate::datapath::reflector::impair::{ImpairConfig, Impairments};
 use crate::datapath::reflector::rules::{ForwardingTable, table_channels};
 use crate::datapath::reflector::worker::{Mode, ReflectorWorker};
@@ -134,6 +135,7 @@ fn interface(port: &Port<'_>, cfg: &ReflectorPort) -> Result<Interface> {
         mac: port.mac()?,
         address: address.addr,
         prefix_len: address.len,
+        secondary: None,
     })
 }
 
@@ -206,6 +208,7 @@ fn reflect(
             first_teid: p.first_teid,
             first_seid: p.first_seid,
             heartbeat: p.heartbeat,
+            far_update_delay: cfg.impairments.far_update_delay,
             network_instances: p
                 .network_instances
                 .iter()
@@ -214,7 +217,9 @@ fn reflect(
         }),
         _ => None,
     };
-    let control = UpfThread::start(pfcp, publisher)?;
+    let (end_marker_poster, end_marker_inbox) = end_marker_channel();
+    let mut end_marker_inbox = Some(end_marker_inbox);
+    let control = UpfThread::start(pfcp, publisher, end_marker_poster)?;
     let peers = [ports_cfg[0].peer_v4()?, ports_cfg[1].peer_v4()?];
     let known: Vec<_> = [
         (Side::N3, peers[0], ports_cfg[0]),
@@ -299,6 +304,7 @@ fn reflect(
                 }),
                 pool: service_pool,
                 mode,
+                end_markers: end_marker_inbox.take(),
             };
             let stop = &stop;
             handles.push(s.launch(lcore, move || worker.poll_until_stopped(stop, cell))?);

@@ -37,6 +37,7 @@ fn interface(port: &Port<'_>, cfg: &config::Port) -> Result<Interface> {
         mac: port.mac()?,
         address: address.addr,
         prefix_len: address.len,
+        secondary: None,
     })
 }
 

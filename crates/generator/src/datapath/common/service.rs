@@ -14,7 +14,7 @@ use upfbench_dpdk::{MbufBurst, Mempool, TxQueue};
 use upfbench_net::{MacAddr, Teid};
 
 pub use limit::ErrorIndicationLimit;
-pub use respond::{Interface, Outcome, Seen, arp_request, error_indication, respond};
+pub use respond::{Interface, Outcome, Seen, arp_request, end_marker, error_indication, respond};
 
 use super::next_hops::Arp;
 use super::queues::Side;
@@ -53,6 +53,8 @@ pub struct ServiceCounters {
     pub error_indications: u64,
     /// Error Indications not sent (over the rate limit).
     pub error_indications_suppressed: u64,
+    /// End Markers queued (the reflector's, after a path switch with SNDEM).
+    pub end_markers: u64,
     /// Frames not queued: no mbuf, or no room in the pending burst.
     pub no_buffer: u64,
     /// Frames the transmit queue did not take (its link down, or the queue full).
@@ -259,6 +261,17 @@ impl<'e> ServicePlane<'e> {
         {
             self.counters.error_indications += 1;
         }
+    }
+
+    /// Queues an End Marker on N3 for the tunnel (`teid`, `gnb`) through the next hop whose
+    /// MAC is `to_mac`; false when there was no room.
+    pub fn end_marker(&mut self, to_mac: MacAddr, gnb: Ipv4Addr, teid: Teid) -> bool {
+        let iface = self.interfaces[Side::N3.index()];
+        let mut out = [0u8; 64];
+        let queued = end_marker(&iface, to_mac, gnb, teid, &mut out)
+            .is_some_and(|n| self.queue(Side::N3, &out[..n]));
+        self.counters.end_markers += u64::from(queued);
+        queued
     }
 
     /// Queues `frame` for `side`; false (counted in `no_buffer`) when there was no room.

@@ -44,11 +44,13 @@ pub enum Drop {
     TxFull,
     /// No mbuf or no headroom for the new headers.
     NoRoom,
+    /// A downlink rule whose update the impairment `far_update_delay` holds back.
+    FarUpdateHeld,
 }
 
 impl Drop {
     /// Number of kinds.
-    pub const COUNT: usize = 8;
+    pub const COUNT: usize = 9;
     /// Names by discriminant.
     pub const NAMES: [&'static str; Self::COUNT] = [
         "unknown_teid",
@@ -59,6 +61,7 @@ impl Drop {
         "no_neighbor",
         "tx_full",
         "no_room",
+        "far_update_held",
     ];
 }
 
@@ -149,6 +152,7 @@ pub fn from_n6(table: &ForwardingTable, frame: &[u8]) -> FromN6 {
     }
     match table.downlink.get(dst) {
         Some(e) if e.forward => FromN6::Encapsulate(*e, total),
+        Some(e) if e.held => FromN6::Drop(Drop::FarUpdateHeld),
         Some(_) => FromN6::Drop(Drop::NotForwarded),
         None => match service_kind(frame, false) {
             Some(s) => FromN6::Service(s),
@@ -192,6 +196,7 @@ mod tests {
     const DN: Ipv4Addr = Ipv4Addr::new(192, 168, 16, 152);
     const GNB: Ipv4Addr = Ipv4Addr::new(192, 168, 13, 131);
     const QFI: Qfi = Qfi::from_bits(9);
+    const HELD_UE: Ipv4Addr = Ipv4Addr::new(10, 45, 0, 4);
 
     fn table() -> ForwardingTable {
         let dl = DownlinkEntry {
@@ -199,6 +204,7 @@ mod tests {
             teid: Teid(2),
             gnb: u32::from(GNB),
             qfi: Some(QFI),
+            held: false,
         };
         ForwardingTable {
             uplink: FlatMap::build(
@@ -226,6 +232,13 @@ mod tests {
                     (
                         u32::from(Ipv4Addr::new(10, 45, 0, 3)),
                         DownlinkEntry::default(),
+                    ),
+                    (
+                        u32::from(HELD_UE),
+                        DownlinkEntry {
+                            held: true,
+                            ..DownlinkEntry::default()
+                        },
                     ),
                 ]
                 .into_iter(),
@@ -281,6 +294,8 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+        let held = plain(&inner(DN, HELD_UE, (2, 1), &[0; 10]));
+        assert_eq!(from_n6(&table(), &held), FromN6::Drop(Drop::FarUpdateHeld));
         let other_ue = plain(&inner(DN, Ipv4Addr::new(10, 45, 0, 9), (2, 1), &[0; 10]));
         assert_eq!(from_n6(&table(), &other_ue), FromN6::Drop(Drop::UnknownUe));
         let no_tunnel = plain(&inner(DN, Ipv4Addr::new(10, 45, 0, 3), (2, 1), &[0; 10]));

@@ -41,6 +41,9 @@ pub struct DownlinkEntry {
     pub gnb: u32,
     /// The QFI for the DL PDU Session Container (from the session's QER); none: no container.
     pub qfi: Option<Qfi>,
+    /// The impairment `far_update_delay` holds the rule's update back: its packets are dropped
+    /// and counted (the old path ended, the new one has not started).
+    pub held: bool,
 }
 
 /// One immutable snapshot of the rules.
@@ -98,8 +101,36 @@ impl RulesMirror {
                 self.add(current);
             }
             RuleChange::Removed(s) => self.remove(s),
+            // No rule changes: the control thread sends the End Marker.
+            RuleChange::EndMarker { .. } => return,
         }
         self.dirty = true;
+    }
+
+    /// Holds the downlink rule of `ue` (a big-endian address) back: its packets are dropped
+    /// until [`release_downlink`](Self::release_downlink). Returns the rule held back.
+    pub fn hold_downlink(&mut self, ue: u32) -> Option<DownlinkEntry> {
+        let e = self.downlink.get_mut(&ue)?;
+        let held = *e;
+        *e = DownlinkEntry {
+            forward: false,
+            held: true,
+            ..held
+        };
+        self.dirty = true;
+        Some(held)
+    }
+
+    /// Puts `entry` in place for `ue` if its rule is still the one held back; true if it did.
+    pub fn release_downlink(&mut self, ue: u32, entry: DownlinkEntry) -> bool {
+        match self.downlink.get_mut(&ue) {
+            Some(e) if e.held => {
+                *e = entry;
+                self.dirty = true;
+                true
+            }
+            _ => false,
+        }
     }
 
     fn add(&mut self, s: &SessionRules) {
@@ -118,6 +149,7 @@ impl RulesMirror {
                     teid: t.teid,
                     gnb: u32::from(t.address),
                     qfi: d.qfi,
+                    held: false,
                 },
                 _ => DownlinkEntry::default(),
             };

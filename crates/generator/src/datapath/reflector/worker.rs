@@ -14,6 +14,7 @@ use upfbench_net::ipv4;
 use super::counters::{CounterCell, ReflectorCounters, ServiceSummary};
 use super::echo::{self, EchoVerdict};
 use super::encap::EncapCache;
+use super::end_marker::EndMarkerInbox;
 use super::forward::{self, Drop, FromN3, FromN6};
 use super::impair::{ImpairCounters, Impairments};
 use super::rules::TableReader;
@@ -53,6 +54,8 @@ pub struct ReflectorWorker<'p> {
     pub pool: Mempool<'p>,
     /// UPF or echo.
     pub mode: Mode,
+    /// The End Markers to send (the first worker's only).
+    pub end_markers: Option<EndMarkerInbox>,
 }
 
 /// The inner IPv4 destination, from the start of the inner packet.
@@ -77,6 +80,7 @@ impl<'p> ReflectorWorker<'p> {
             mut impair,
             pool,
             mode,
+            mut end_markers,
         } = self;
         let mut c = ReflectorCounters::default();
         let mut bursts = [MbufBurst::<RX_BURST>::new(), MbufBurst::<RX_BURST>::new()];
@@ -192,6 +196,13 @@ impl<'p> ReflectorWorker<'p> {
                     ports[side.index()].tx.tx_burst(o);
                 }
             }
+            // Behind every G-PDU this worker handed to N3 before: none waits in its backlog.
+            if let Some(inbox) = &mut end_markers
+                && inbox.pending()
+                && out[Side::N3.index()].is_empty()
+            {
+                send_end_markers(inbox, &mut service, &interfaces, gateways);
+            }
             for side in Side::BOTH {
                 service.flush(side, &mut ports[side.index()].tx);
             }
@@ -211,6 +222,31 @@ impl<'p> ReflectorWorker<'p> {
         cell.publish(&c);
         c
     }
+}
+
+/// Queues the End Markers ordered on the service plane's N3 queue, each to its gNB's next hop
+/// (resolved already: the old path carried traffic).
+#[cold]
+fn send_end_markers(
+    inbox: &mut EndMarkerInbox,
+    service: &mut ServicePlane<'_>,
+    interfaces: &[Interface; 2],
+    gateways: [u32; 2],
+) {
+    inbox.take(|o| {
+        let gnb = u32::from(o.gnb);
+        let hop = if interfaces[Side::N3.index()].on_link(gnb) {
+            gnb
+        } else {
+            gateways[Side::N3.index()]
+        };
+        match service.neighbor(Side::N3, hop) {
+            Some(mac) => {
+                service.end_marker(mac, o.gnb, o.teid);
+            }
+            None => tracing::warn!("no next hop for the End Marker to {}", o.gnb),
+        }
+    });
 }
 
 /// The N3 next hops toward `gnbs` (each on the link, or through the N3 gateway), and the N6
@@ -241,6 +277,7 @@ fn summary(service: &ServicePlane<'_>, hops: &NextHops) -> ServiceSummary {
         arp_requests: s.arp_requests,
         error_indications: s.error_indications,
         error_indications_suppressed: s.error_indications_suppressed,
+        end_markers: s.end_markers,
         no_buffer: s.no_buffer,
         tx_refused: s.tx_refused,
         next_hops_resolved: hops.resolved() as u64,
