@@ -13,11 +13,13 @@ use super::serde_forms::keyword_or_map;
 use super::units::{IpPrefix, Rate, serde_text};
 
 mod checks;
+mod mobility;
 mod search;
 mod teid;
 
 pub(crate) use checks::{check_dns_name, check_rate};
 
+pub use mobility::{Arrivals, Handovers, MAX_HANDOVER_RATE, Mobility, MovingUes, TargetGnb};
 pub use search::{
     DirectionSet, GoalSection, LatencyBoundSection, PercentText, SearchSection, StrategyName,
 };
@@ -93,6 +95,9 @@ pub struct Profile {
     /// `upfbench search`: the goals and how the trials run.
     #[serde(default)]
     pub search: SearchSection,
+    /// Handovers under traffic (default none).
+    #[serde(default)]
+    pub mobility: Option<Mobility>,
 }
 
 fn default_duration() -> Duration {
