@@ -145,7 +145,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
     let first = &plans[0];
     let rules: Vec<RxRules> = plans
         .iter()
-        .map(|p| RxRules::new(p.ues, p.qfi, &p.streams))
+        .map(|p| RxRules::new(p.ues, p.qfi, &p.streams).with_handovers(p.handovers.clone()))
         .collect();
     let sessions = if setup.pfcp {
         plan::sessions::session_plans(system, setup.profile, &first.ues)?
