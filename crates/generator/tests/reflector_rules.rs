@@ -72,6 +72,7 @@ fn an_answered_establishment_is_already_in_the_workers_table() {
             heartbeat: None,
             network_instances: Vec::new(),
             far_update_delay: None,
+            tsc_hz: 1_000_000_000,
         }),
         publisher,
         end_marker_channel().0,

@@ -116,6 +116,7 @@ pub(crate) fn step(payload: u32, kpps: u64, lost: u64, p50_ns: u64) -> StepRepor
         frames: Vec::new(),
         seconds: seconds(kpps as f64),
         rx_queues: Vec::new(),
+        handover: None,
     }
 }
 

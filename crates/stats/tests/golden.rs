@@ -116,6 +116,7 @@ fn report() -> Report {
         ],
         seconds: vec![],
         rx_queues: vec![],
+        handover: None,
     });
     // The uplink senders fell behind: one of its two streams slipped twice.
     let slip = TxSlip {
@@ -166,6 +167,7 @@ fn report() -> Report {
         frames: vec![],
         seconds: vec![],
         rx_queues: vec![],
+        handover: None,
     });
     r.control = Some(ControlReport {
         upf: "192.168.14.151:8805".into(),

@@ -199,6 +199,8 @@ fn reflect(
     }
     let queues = split_queues(s3.queues()?, s6.queues()?);
 
+    // Measured before the PFCP side starts: a held-back rule's release tick depends on it.
+    let hz = measure_now(calibration, eal.tsc_hz());
     let (publisher, readers) = table_channels(usize::from(workers), ForwardingTable::empty());
     let pfcp = match (cfg.mode, &cfg.pfcp) {
         (ReflectMode::Upf, Some(p)) => Some(UpfSide {
@@ -209,6 +211,7 @@ fn reflect(
             first_seid: p.first_seid,
             heartbeat: p.heartbeat,
             far_update_delay: cfg.impairments.far_update_delay,
+            tsc_hz: hz,
             network_instances: p
                 .network_instances
                 .iter()
@@ -234,7 +237,6 @@ fn reflect(
         ReflectMode::Echo(PortName::N3) => Mode::Echo(Side::N3),
         ReflectMode::Echo(PortName::N6) => Mode::Echo(Side::N6),
     };
-    let hz = measure_now(calibration, eal.tsc_hz());
     out::line(&format!(
         "reflect: TSC {hz} Hz against CLOCK_MONOTONIC_RAW over {:.2} s; DPDK's estimate {} Hz \
          ({:+.1} ppm), not used",
@@ -305,6 +307,7 @@ fn reflect(
                 pool: service_pool,
                 mode,
                 end_markers: end_marker_inbox.take(),
+                precise_clock: cfg.impairments.far_update_delay.is_some(),
             };
             let stop = &stop;
             handles.push(s.launch(lcore, move || worker.poll_until_stopped(stop, cell))?);

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use tokio::sync::oneshot;
-use upfbench_dpdk::grace_period;
+use upfbench_dpdk::{grace_period, tsc};
 use upfbench_pfcp::driver;
 use upfbench_pfcp::ie::DnsName;
 use upfbench_pfcp::node::{RuleChange, Stats, UpfConfig, UpfEvent};
@@ -38,6 +38,9 @@ pub struct UpfSide {
     /// The impairment `far_update_delay`: a modification that moves a downlink tunnel stops
     /// the old path at once and starts the new one this much later (break-before-make).
     pub far_update_delay: Option<Duration>,
+    /// The TSC's frequency: a held-back rule's release tick is `far_update_delay` after its
+    /// hold on the workers' clock.
+    pub tsc_hz: u64,
 }
 
 /// The running control thread.
@@ -145,8 +148,10 @@ async fn serve(
     });
     let far_update_delay = side.far_update_delay;
     let maker = far_update_delay.map(|d| Maker::start(Arc::clone(&rules), d));
+    let delay_ticks =
+        far_update_delay.map(|d| (d.as_nanos() * u128::from(side.tsc_hz) / 1_000_000_000) as u64);
     let apply: driver::ApplyRules = Box::new(move |changes| {
-        let (switched, broke_at) = switch_paths(&rules, changes, far_update_delay, &end_markers);
+        let (switched, broke_at) = switch_paths(&rules, changes, delay_ticks, &end_markers);
         if let Some(m) = &maker
             && !switched.is_empty()
         {
@@ -256,7 +261,7 @@ impl Maker {
 fn switch_paths(
     rules: &MirrorAndPublisher,
     changes: &[RuleChange],
-    far_update_delay: Option<Duration>,
+    delay_ticks: Option<u64>,
     end_markers: &EndMarkerPoster,
 ) -> (Vec<(u32, DownlinkEntry)>, Instant) {
     let mut orders = Vec::new();
@@ -265,12 +270,15 @@ fn switch_paths(
         for c in changes {
             m.apply(c);
             match c {
-                RuleChange::Modified { previous, current } if far_update_delay.is_some() => {
+                RuleChange::Modified { previous, current } if let Some(ticks) = delay_ticks => {
+                    // The workers start the new path at this tick themselves; the maker's
+                    // table later only makes it plain.
+                    let release_at = tsc() + ticks;
                     for d in &previous.downlink {
                         let now = current.downlink.iter().find(|n| n.pdr_id == d.pdr_id);
                         let moved = now.is_some_and(|n| n.tunnel != d.tunnel && n.forward);
                         let ue = u32::from(d.ue_address);
-                        if moved && let Some(entry) = m.hold_downlink(ue) {
+                        if moved && let Some(entry) = m.hold_downlink(ue, release_at) {
                             held.push((ue, entry));
                         }
                     }

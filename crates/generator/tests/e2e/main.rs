@@ -39,6 +39,7 @@ mod delay;
 mod doctor;
 mod echo;
 mod exits;
+mod handover;
 mod harness;
 mod lab;
 mod lab_clock;

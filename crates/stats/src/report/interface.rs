@@ -160,6 +160,7 @@ mod tests {
             frames: Vec::new(),
             seconds: Vec::new(),
             rx_queues: Vec::new(),
+            handover: None,
         }
     }
 

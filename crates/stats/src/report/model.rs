@@ -204,6 +204,9 @@ pub struct StepReport {
     /// per port.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rx_queues: Vec<RxQueues>,
+    /// The step's handovers (profile `mobility`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handover: Option<super::handover::HandoverReport>,
 }
 
 /// One stream of the profile (e.g. "ul", or one size of an IMIX), summed over its flows.
@@ -456,6 +459,7 @@ impl StepReport {
             frames: Vec::new(),
             seconds: Vec::new(),
             rx_queues: Vec::new(),
+            handover: None,
         }
     }
 }

@@ -527,6 +527,7 @@ pub fn render_table(report: &Report) -> String {
         direction_tables(&mut out, report);
         stream_table(&mut out, report);
         super::slip::slip_section(&mut out, report);
+        super::handover::handover_section(&mut out, report);
         comparison_table(&mut out, report);
     }
     if let Some(c) = &report.control {

@@ -71,7 +71,9 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         .with_context(|| format!("N3 port {}", setup.names[0]))?;
     let mut n6 = Port::from_name(eal, &setup.names[1])
         .with_context(|| format!("N6 port {}", setup.names[1]))?;
-    let interfaces = [interface(&n3, &system.n3)?, interface(&n6, &system.n6)?];
+    let mut interfaces = [interface(&n3, &system.n3)?, interface(&n6, &system.n6)?];
+    // The handovers' target gNB is ours too: the UPF finds it by ARP on N3.
+    interfaces[0].secondary = setup.profile.mobility.as_ref().map(|m| m.target.address);
     let peers = [system.n3.peer_v4()?, system.n6.peer_v4()?];
     let queues = [
         system.n3.queue_count(&system.cores),

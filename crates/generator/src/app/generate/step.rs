@@ -17,6 +17,7 @@ use crate::datapath::common::calibration::{TscCalibration, measure_now};
 use crate::datapath::generator::assembly::{Idle, StepWiring, StepWorkers, join, launch};
 use crate::datapath::generator::clock::Clock;
 use crate::datapath::generator::phase::{Phase, PhaseBoard};
+use crate::n4::client_side::{HandoverOutcome, Pending};
 use crate::plan::Plan;
 use crate::report::{self, StepMeasurements};
 
@@ -32,6 +33,8 @@ pub(super) struct Running<'s, 'p> {
     kernel_before: KernelReading,
     /// The live lines so far, for the step's timeline in the report.
     seconds: Vec<StepSecond>,
+    /// The step's handovers in the PFCP thread, once the measured phase started them.
+    pub(super) handovers: Option<Pending<Vec<HandoverOutcome>>>,
 }
 
 /// What a step measured.
@@ -94,6 +97,7 @@ pub(super) fn start<'s, 'p>(
         clock: wiring.clock,
         kernel_before,
         seconds: Vec::new(),
+        handovers: None,
     })
 }
 
@@ -171,6 +175,19 @@ pub(super) fn finish<'p>(
         rx_spread: ports.map(|(_, spread)| spread),
     })?;
     kernel.add_to_step(&mut report, &r.kernel_before, &kernel_after);
+    if let Some(h) = &plan.handovers {
+        // Every modification was answered, or timed out, long before the drain ended.
+        let outcomes = r
+            .handovers
+            .take()
+            .and_then(|p| p.wait().ok())
+            .unwrap_or_default();
+        report.handover = Some(report::handover_report(
+            h,
+            &outcome.counters.handover,
+            &outcomes,
+        ));
+    }
     // The last interval: what arrived after the last live line.
     for h in &mut r.workers.rx {
         r.live.collect(h);

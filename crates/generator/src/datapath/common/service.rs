@@ -235,6 +235,19 @@ impl<'e> ServicePlane<'e> {
         {
             self.counters.arp_requests += 1;
         }
+        // The second address (a handover's target gNB) asks too: the peer learns it in passing,
+        // as a UPF knows a gNB it already serves, and its first packets there find it.
+        if let Some(also) = iface.secondary {
+            let from = Interface {
+                address: also,
+                ..iface
+            };
+            if let Some(n) = arp_request(&from, Ipv4Addr::from(ip), &mut out)
+                && self.queue(side, &out[..n])
+            {
+                self.counters.arp_requests += 1;
+            }
+        }
     }
 
     /// Forgets when `ip` was last asked for on `side`, so that the next

@@ -42,7 +42,8 @@ pub struct DownlinkEntry {
     /// The QFI for the DL PDU Session Container (from the session's QER); none: no container.
     pub qfi: Option<Qfi>,
     /// The impairment `far_update_delay` holds the rule's update back: its packets are dropped
-    /// and counted (the old path ended, the new one has not started).
+    /// and counted (the old path ended, the new one has not started) until its release tick
+    /// ([`ForwardingTable::release_at`]); it carries the new tunnel.
     pub held: bool,
 }
 
@@ -58,6 +59,18 @@ pub struct ForwardingTable {
     /// The gNBs the forwarding downlink rules tunnel to (big-endian integers), each once, in
     /// ascending order: the N3 next hops the reflector resolves before traffic needs them.
     pub gnbs: Box<[u32]>,
+    /// The held downlink rules' release ticks by UE, in ascending order of UE: read only for
+    /// a packet that meets a held rule, so that the entries stay small.
+    pub releases: Box<[(u32, u64)]>,
+}
+
+impl ForwardingTable {
+    /// The TSC tick from which the held rule of `ue` forwards (never, if it has none).
+    pub fn release_at(&self, ue: u32) -> u64 {
+        self.releases
+            .binary_search_by_key(&ue, |r| r.0)
+            .map_or(u64::MAX, |i| self.releases[i].1)
+    }
 }
 
 impl ForwardingTable {
@@ -68,6 +81,7 @@ impl ForwardingTable {
             downlink: FlatMap::build(std::iter::empty()),
             sessions: 0,
             gnbs: Box::new([]),
+            releases: Box::new([]),
         }
     }
 }
@@ -77,6 +91,8 @@ impl ForwardingTable {
 pub struct RulesMirror {
     uplink: HashMap<Teid, UplinkEntry>,
     downlink: HashMap<u32, DownlinkEntry>,
+    /// Release ticks of the held downlink rules, by UE.
+    releases: HashMap<u32, u64>,
     sessions: usize,
     dirty: bool,
 }
@@ -108,8 +124,9 @@ impl RulesMirror {
     }
 
     /// Holds the downlink rule of `ue` (a big-endian address) back: its packets are dropped
-    /// until [`release_downlink`](Self::release_downlink). Returns the rule held back.
-    pub fn hold_downlink(&mut self, ue: u32) -> Option<DownlinkEntry> {
+    /// until TSC tick `release_at` (the workers then forward them) or
+    /// [`release_downlink`](Self::release_downlink). Returns the rule held back.
+    pub fn hold_downlink(&mut self, ue: u32, release_at: u64) -> Option<DownlinkEntry> {
         let e = self.downlink.get_mut(&ue)?;
         let held = *e;
         *e = DownlinkEntry {
@@ -117,6 +134,7 @@ impl RulesMirror {
             held: true,
             ..held
         };
+        self.releases.insert(ue, release_at);
         self.dirty = true;
         Some(held)
     }
@@ -126,6 +144,7 @@ impl RulesMirror {
         match self.downlink.get_mut(&ue) {
             Some(e) if e.held => {
                 *e = entry;
+                self.releases.remove(&ue);
                 self.dirty = true;
                 true
             }
@@ -164,6 +183,7 @@ impl RulesMirror {
         }
         for d in &s.downlink {
             self.downlink.remove(&u32::from(d.ue_address));
+            self.releases.remove(&u32::from(d.ue_address));
         }
     }
 
@@ -181,14 +201,17 @@ impl RulesMirror {
         let gnbs: BTreeSet<u32> = self
             .downlink
             .values()
-            .filter(|d| d.forward)
+            .filter(|d| d.forward || d.held)
             .map(|d| d.gnb)
             .collect();
+        let mut releases: Vec<(u32, u64)> = self.releases.iter().map(|(&u, &t)| (u, t)).collect();
+        releases.sort_unstable();
         Some(ForwardingTable {
             uplink: FlatMap::build(self.uplink.iter().map(|(&k, &v)| (k.get(), v))),
             downlink: FlatMap::build(self.downlink.iter().map(|(&k, &v)| (k, v))),
             sessions: self.sessions,
             gnbs: gnbs.into_iter().collect(),
+            releases: releases.into_boxed_slice(),
         })
     }
 }

@@ -56,6 +56,9 @@ pub struct ReflectorWorker<'p> {
     pub mode: Mode,
     /// The End Markers to send (the first worker's only).
     pub end_markers: Option<EndMarkerInbox>,
+    /// Read the clock every loop: held-back downlink rules start at their tick (the impairment
+    /// `far_update_delay`).
+    pub precise_clock: bool,
 }
 
 /// The inner IPv4 destination, from the start of the inner packet.
@@ -81,6 +84,7 @@ impl<'p> ReflectorWorker<'p> {
             pool,
             mode,
             mut end_markers,
+            precise_clock,
         } = self;
         let mut c = ReflectorCounters::default();
         let mut bursts = [MbufBurst::<RX_BURST>::new(), MbufBurst::<RX_BURST>::new()];
@@ -117,7 +121,7 @@ impl<'p> ReflectorWorker<'p> {
             // the next hops' and the service plane's timers (ARP, Error Indications a second)
             // use it, which a reading CLOCK_EVERY loops old serves: the read was a sixth of the
             // reflector's own time per packet over memif.
-            if impair.is_some() || loops.is_multiple_of(CLOCK_EVERY) {
+            if impair.is_some() || precise_clock || loops.is_multiple_of(CLOCK_EVERY) {
                 now = tsc();
             }
             next_hops.poll(now, &mut service);
@@ -159,7 +163,7 @@ impl<'p> ReflectorWorker<'p> {
                     ),
                     (Mode::Upf, Side::N6) => downlink(
                         m,
-                        forward::from_n6(t, m.data()),
+                        forward::from_n6(t, m.data(), now),
                         &interfaces,
                         gateways[Side::N3.index()],
                         &mut encaps,

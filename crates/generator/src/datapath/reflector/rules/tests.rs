@@ -124,12 +124,19 @@ fn a_held_downlink_rule_drops_until_released_and_an_end_marker_changes_nothing()
         previous: before.clone(),
         current: after,
     });
-    let target = m.hold_downlink(u32::from(ue(0))).unwrap();
+    let target = m.hold_downlink(u32::from(ue(0)), 77).unwrap();
     assert_eq!((target.teid, target.gnb), (Teid(6), u32::from(GNB_B)));
     let t = m.snapshot().unwrap();
     let held = dl(&t, 0).unwrap();
     assert!(held.held && !held.forward, "{held:?}");
-    assert_eq!(m.hold_downlink(u32::from(ue(5))), None, "no such UE");
+    // The held rule carries the new tunnel and its release tick; its gNB is resolved ahead.
+    assert_eq!((held.teid, held.gnb), (Teid(6), u32::from(GNB_B)));
+    assert_eq!(
+        (t.release_at(u32::from(ue(0))), t.release_at(1)),
+        (77, u64::MAX)
+    );
+    assert_eq!(&*t.gnbs, &[u32::from(GNB_B)]);
+    assert_eq!(m.hold_downlink(u32::from(ue(5)), 77), None, "no such UE");
     // The End Marker's event leaves the table as it is.
     m.apply(&RuleChange::EndMarker {
         ue_address: ue(0),
@@ -137,7 +144,9 @@ fn a_held_downlink_rule_drops_until_released_and_an_end_marker_changes_nothing()
     });
     assert!(m.snapshot().is_none());
     assert!(m.release_downlink(u32::from(ue(0)), target));
-    assert_eq!(dl(&m.snapshot().unwrap(), 0), Some(target));
+    let t = m.snapshot().unwrap();
+    assert_eq!(dl(&t, 0), Some(target));
+    assert!(t.releases.is_empty());
     assert!(
         !m.release_downlink(u32::from(ue(0)), target),
         "released already: a later rule is not overwritten"
