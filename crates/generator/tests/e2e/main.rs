@@ -43,6 +43,7 @@ mod handover;
 mod harness;
 mod lab;
 mod lab_clock;
+mod lab_handover;
 mod lab_tester_loss;
 mod memif;
 mod memif_interrupts;

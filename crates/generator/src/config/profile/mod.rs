@@ -97,7 +97,7 @@ pub struct Profile {
     pub search: SearchSection,
     /// Handovers under traffic (default none).
     #[serde(default)]
-    pub mobility: Option<Mobility>,
+    pub mobility: Option<Box<Mobility>>,
 }
 
 fn default_duration() -> Duration {

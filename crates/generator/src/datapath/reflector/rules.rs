@@ -71,9 +71,7 @@ impl ForwardingTable {
             .binary_search_by_key(&ue, |r| r.0)
             .map_or(u64::MAX, |i| self.releases[i].1)
     }
-}
 
-impl ForwardingTable {
     /// A table with no rule.
     pub fn empty() -> ForwardingTable {
         ForwardingTable {
