@@ -10,7 +10,7 @@ mod respond;
 use std::net::Ipv4Addr;
 use std::time::Duration;
 
-use upfbench_dpdk::{MbufBurst, Mempool, TxQueue};
+use upfbench_dpdk::{Mbuf, MbufBurst, Mempool, TxQueue};
 use upfbench_net::{MacAddr, Teid};
 
 pub use limit::ErrorIndicationLimit;
@@ -276,15 +276,23 @@ impl<'e> ServicePlane<'e> {
         }
     }
 
-    /// Queues an End Marker on N3 for the tunnel (`teid`, `gnb`) through the next hop whose
-    /// MAC is `to_mac`; false when there was no room.
-    pub fn end_marker(&mut self, to_mac: MacAddr, gnb: Ipv4Addr, teid: Teid) -> bool {
+    /// An End Marker on N3 for the tunnel (`teid`, `gnb`) through the next hop whose MAC is
+    /// `to_mac`, in an mbuf of the service pool, for the caller to send behind the G-PDUs it
+    /// queued; counted here. `None` (counted in `no_buffer`) without an mbuf.
+    pub fn end_marker(&mut self, to_mac: MacAddr, gnb: Ipv4Addr, teid: Teid) -> Option<Mbuf<'e>> {
         let iface = self.interfaces[Side::N3.index()];
         let mut out = [0u8; 64];
-        let queued = end_marker(&iface, to_mac, gnb, teid, &mut out)
-            .is_some_and(|n| self.queue(Side::N3, &out[..n]));
-        self.counters.end_markers += u64::from(queued);
-        queued
+        let n = end_marker(&iface, to_mac, gnb, teid, &mut out)?;
+        let m = self
+            .pool
+            .alloc()
+            .ok()
+            .and_then(|mut m| m.extend_from_slice(&out[..n]).is_ok().then_some(m));
+        match &m {
+            Some(_) => self.counters.end_markers += 1,
+            None => self.counters.no_buffer += 1,
+        }
+        m
     }
 
     /// Queues `frame` for `side`; false (counted in `no_buffer`) when there was no room.

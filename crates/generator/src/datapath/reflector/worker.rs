@@ -194,18 +194,18 @@ impl<'p> ReflectorWorker<'p> {
                 }
                 c.impair = sum_impairments(imp);
             }
+            // In N3's backlog, behind every G-PDU this worker forwarded before.
+            if let Some(inbox) = &mut end_markers
+                && inbox.pending()
+            {
+                let o = &mut out[Side::N3.index()];
+                send_end_markers(inbox, &mut service, &interfaces, gateways, o, &mut c);
+            }
             for side in Side::BOTH {
                 let o = &mut out[side.index()];
                 if !o.is_empty() {
                     ports[side.index()].tx.tx_burst(o);
                 }
-            }
-            // Behind every G-PDU this worker handed to N3 before: none waits in its backlog.
-            if let Some(inbox) = &mut end_markers
-                && inbox.pending()
-                && out[Side::N3.index()].is_empty()
-            {
-                send_end_markers(inbox, &mut service, &interfaces, gateways);
             }
             for side in Side::BOTH {
                 service.flush(side, &mut ports[side.index()].tx);
@@ -228,14 +228,16 @@ impl<'p> ReflectorWorker<'p> {
     }
 }
 
-/// Queues the End Markers ordered on the service plane's N3 queue, each to its gNB's next hop
-/// (resolved already: the old path carried traffic).
+/// Queues the End Markers ordered in N3's backlog `out` (behind the G-PDUs there), each to its
+/// gNB's next hop (resolved already: the old path carried traffic).
 #[cold]
-fn send_end_markers(
+fn send_end_markers<'p, const N: usize>(
     inbox: &mut EndMarkerInbox,
-    service: &mut ServicePlane<'_>,
+    service: &mut ServicePlane<'p>,
     interfaces: &[Interface; 2],
     gateways: [u32; 2],
+    out: &mut MbufBurst<'p, N>,
+    c: &mut ReflectorCounters,
 ) {
     inbox.take(|o| {
         let gnb = u32::from(o.gnb);
@@ -244,11 +246,14 @@ fn send_end_markers(
         } else {
             gateways[Side::N3.index()]
         };
-        match service.neighbor(Side::N3, hop) {
-            Some(mac) => {
-                service.end_marker(mac, o.gnb, o.teid);
-            }
-            None => tracing::warn!("no next hop for the End Marker to {}", o.gnb),
+        let Some(mac) = service.neighbor(Side::N3, hop) else {
+            tracing::warn!("no next hop for the End Marker to {}", o.gnb);
+            return;
+        };
+        if let Some(m) = service.end_marker(mac, o.gnb, o.teid)
+            && out.push(m).is_err()
+        {
+            c.dropped[Drop::TxFull as usize] += 1;
         }
     });
 }
