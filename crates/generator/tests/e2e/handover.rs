@@ -13,15 +13,15 @@ use crate::memif::{Outcome, run};
 
 const UES: u64 = 20;
 
-/// 20 UEs, 50 kpps each way (2,500 pps per UE: one downlink packet every 0.4 ms), 3 s; one
-/// handover every 50 ms from 0.5 s.
+/// 20 UEs, 20 kpps each way (1,000 pps per UE: one downlink packet every ms), 3 s; one handover
+/// every 50 ms from 0.5 s.
 fn profile() -> String {
     format!(
         "name: handover\n\
          sessions: {{count: {UES}}}\n\
          streams:\n  \
-           - {{name: ul, direction: uplink, rate: 50kpps, payload: 100}}\n  \
-           - {{name: dl, direction: downlink, rate: 50kpps, payload: 100}}\n\
+           - {{name: ul, direction: uplink, rate: 20kpps, payload: 100}}\n  \
+           - {{name: dl, direction: downlink, rate: 20kpps, payload: 100}}\n\
          duration: 3s\n\
          warmup: 500ms\n\
          drain: 300ms\n\
@@ -51,6 +51,17 @@ fn ms(v: &Value) -> f64 {
 fn common(o: &Outcome) -> &Value {
     assert!(o.status.success(), "generator: {}\n{}", o.status, o.stdout);
     let h = handovers(o);
+    let lost: Vec<u64> = h["ues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| num(u, &["lost"]))
+        .collect();
+    println!(
+        "handover: interruption ms {}; modification ms {}; lost per UE {lost:?}; End Markers \
+         {} in order of {}",
+        h["interruption_ms"], h["modification_ms"], h["end_markers_in_order"], h["handovers"]
+    );
     for k in [
         "handovers",
         "modified",
@@ -96,10 +107,10 @@ fn a_delayed_far_update_interrupts_each_ue_for_the_delay() {
     assert_eq!(num(h, &["lost"]), held, "{h}");
     assert_eq!(o.downlink.lost, held);
     assert_eq!(num(h, &["duplicates"]), 0);
-    // 50 ms at 2,500 pps per UE: about 125 packets each.
+    // 50 ms at 1,000 pps per UE: 50 packets each, give or take one.
     for u in h["ues"].as_array().unwrap() {
         let lost = num(u, &["lost"]);
-        assert!((110..=140).contains(&lost), "{u}");
+        assert!((49..=51).contains(&lost), "{u}");
     }
 }
 
@@ -115,7 +126,8 @@ fn an_immediate_switch_loses_nothing() {
     assert_eq!(o.downlink.received, o.downlink.sent);
     assert!(!o.reflector.contains_key("dropped far_update_held"));
     // The paths meet: the first packet through the new tunnel follows the last through the
-    // old one by about a packet's spacing (0.4 ms per UE), never by a gap.
+    // old one by about a packet's spacing (1 ms per UE), never by a gap (a busy machine's
+    // stalls aside).
     let max = ms(&h["interruption_ms"]["max"]);
     assert!(max < 25.0, "{}", h["interruption_ms"]);
 }
