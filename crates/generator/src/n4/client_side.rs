@@ -298,24 +298,30 @@ async fn serve(
                 Command::Figures(tx) => {
                     let _ = tx.send(client.figures().await.ok());
                 }
-                Command::Handovers(start, orders, tx) => {
-                    let _ = tx.send(handovers(&client, start, orders).await);
+                Command::Handovers(start, orders, mut tx) => {
+                    let outcomes = handovers(&client, start, orders, &mut tx).await;
+                    let _ = tx.send(outcomes);
                 }
             }
         });
     }
 }
 
-/// Sends the orders at their times, each answer awaited in its own task.
+/// Sends the orders at their times, each answer awaited in its own task; sends no more once
+/// the caller stopped waiting (`answer` closed: the step ended early).
 async fn handovers(
     client: &PfcpClient,
     start: Instant,
     mut orders: Vec<HandoverOrder>,
+    answer: &mut oneshot::Sender<Vec<HandoverOutcome>>,
 ) -> Vec<HandoverOutcome> {
     orders.sort_by_key(|o| o.at);
     let mut tasks = Vec::with_capacity(orders.len());
     for o in orders {
-        tokio::time::sleep_until(tokio::time::Instant::from_std(start + o.at)).await;
+        tokio::select! {
+            () = tokio::time::sleep_until(tokio::time::Instant::from_std(start + o.at)) => {}
+            () = answer.closed() => break,
+        }
         let client = client.clone();
         tasks.push(tokio::spawn(async move {
             let sent = Instant::now();

@@ -176,11 +176,12 @@ pub(super) fn finish<'p>(
     })?;
     kernel.add_to_step(&mut report, &r.kernel_before, &kernel_after);
     if let Some(h) = &plan.handovers {
-        // Every modification was answered, or timed out, long before the drain ended.
+        // Every modification was answered, or timed out, long before the drain ended; a step
+        // that ended early leaves the rest unsent (dropping the answer stops them).
         let outcomes = r
             .handovers
             .take()
-            .and_then(|p| p.wait().ok())
+            .and_then(handover_outcomes)
             .unwrap_or_default();
         report.handover = Some(report::handover_report(
             h,
@@ -210,4 +211,17 @@ pub(super) fn finish<'p>(
         hlog,
         latency,
     })
+}
+
+/// The handovers' outcomes, if they all come within a few seconds.
+fn handover_outcomes(mut p: Pending<Vec<HandoverOutcome>>) -> Option<Vec<HandoverOutcome>> {
+    let until = Instant::now() + std::time::Duration::from_secs(5);
+    while Instant::now() < until {
+        match p.try_take() {
+            Ok(Some(o)) => return Some(o),
+            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(10)),
+            Err(_) => return None,
+        }
+    }
+    None
 }
