@@ -1,7 +1,7 @@
 //! Handovers under traffic against the reflector over memif: each of 20 UEs moves to the
 //! target gNB during the measured phase (a Session Modification with Update FAR and SNDEM, at
 //! 20 per second), its downlink through the new tunnel, its uplink from the target's address.
-//! With the reflector's `far_update_delay` of 50 ms every UE's interruption is 50 ms within
+//! With the reflector's `far_update_delay` of 200 ms every UE's interruption is 200 ms within
 //! 10 % and the packets in between are lost (exactly the reflector's held-back drops); with an
 //! immediate switch nothing is lost or duplicated. Either way each UE's End Marker comes, after
 //! the last G-PDU of its old tunnel.
@@ -92,14 +92,16 @@ fn common(o: &Outcome) -> &Value {
 #[test]
 fn a_delayed_far_update_interrupts_each_ue_for_the_delay() {
     let _serial = serial();
-    let o = run("handover-delay", "{far_update_delay: 50ms}", &profile());
+    // 200 ms: 10 % of it (20 ms) is more than the stalls a shared 2-vCPU machine gives a
+    // debug build's cores now and then (5 to 15 ms, seen at 50 ms in 2 of 3 runs).
+    let o = run("handover-delay", "{far_update_delay: 200ms}", &profile());
     let h = common(&o);
     // Every UE's interruption is the delay within 10 %, not only the median.
     let i = &h["interruption_ms"];
     assert_eq!(num(i, &["count"]), UES);
     for p in ["min", "p50", "p90", "p99", "max"] {
         let v = ms(&i[p]);
-        assert!((45.0..=55.0).contains(&v), "interruption {p} {v} ms: {i}");
+        assert!((180.0..=220.0).contains(&v), "interruption {p} {v} ms: {i}");
     }
     // Lost across the switches: the packets the reflector held back, and nothing else.
     let held = o.reflector["dropped far_update_held"];
@@ -107,10 +109,11 @@ fn a_delayed_far_update_interrupts_each_ue_for_the_delay() {
     assert_eq!(num(h, &["lost"]), held, "{h}");
     assert_eq!(o.downlink.lost, held);
     assert_eq!(num(h, &["duplicates"]), 0);
-    // 50 ms at 1,000 pps per UE: 50 packets each, give or take one.
+    // 200 ms at 1,000 pps per UE: 200 packets each at the planned rate (a sender that slipped
+    // and catches up at `catch_up` sends a few more or fewer in the window).
     for u in h["ues"].as_array().unwrap() {
         let lost = num(u, &["lost"]);
-        assert!((49..=51).contains(&lost), "{u}");
+        assert!((180..=220).contains(&lost), "{u}");
     }
 }
 
