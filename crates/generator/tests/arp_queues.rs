@@ -43,11 +43,13 @@ fn interfaces(macs: [MacAddr; 2]) -> [Interface; 2] {
             mac: macs[0],
             address: N3_US,
             prefix_len: 24,
+            secondary: None,
         },
         Interface {
             mac: macs[1],
             address: N6_US,
             prefix_len: 24,
+            secondary: None,
         },
     ]
 }

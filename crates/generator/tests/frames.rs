@@ -34,11 +34,13 @@ const US_N3: Interface = Interface {
     mac: MacAddr([2, 0, 0, 0, 0x13, 0x31]),
     address: Ipv4Addr::new(192, 168, 13, 131),
     prefix_len: 24,
+    secondary: None,
 };
 const US_N6: Interface = Interface {
     mac: MacAddr([2, 0, 0, 0, 0x16, 0x52]),
     address: Ipv4Addr::new(192, 168, 16, 152),
     prefix_len: 24,
+    secondary: None,
 };
 const UPF_N3: Ipv4Addr = Ipv4Addr::new(192, 168, 13, 151);
 

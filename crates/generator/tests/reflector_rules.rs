@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use upfbench_dpdk::Quiescent;
 use upfbench_generator::config;
+use upfbench_generator::datapath::reflector::end_marker::end_marker_channel;
 use upfbench_generator::datapath::reflector::rules::{ForwardingTable, table_channels};
 use upfbench_generator::n4::client_side::{ClientSide, ClientThread};
 use upfbench_generator::n4::upf_side::{UpfSide, UpfThread};
@@ -72,8 +73,11 @@ fn an_answered_establishment_is_already_in_the_workers_table() {
             network_instances: Vec::new(),
             faults: Default::default(),
             max_sessions: None,
+            far_update_delay: None,
+            tsc_hz: 1_000_000_000,
         }),
         publisher,
+        end_marker_channel().0,
     )
     .expect("the reflector's PFCP side");
     let client = ClientThread::start(Some(ClientSide {

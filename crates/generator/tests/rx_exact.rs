@@ -171,11 +171,13 @@ fn scenario(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
             mac: us[0],
             address: N3_US,
             prefix_len: 24,
+            secondary: None,
         },
         Interface {
             mac: us[1],
             address: N6_US,
             prefix_len: 24,
+            secondary: None,
         },
     ];
     let specs: Vec<StreamSpec> = plan

@@ -54,6 +54,7 @@ fn every_profile_loads_and_runs_on_the_embedded_default() {
         "upflab-1000.yaml",
         "search.yaml",
         "upflab-search.yaml",
+        "handover.yaml",
     ] {
         assert!(names.iter().any(|n| n == wanted), "{wanted} missing");
     }

@@ -50,6 +50,7 @@ fn endpoints(us: MacAddr) -> Endpoints {
         mac: us,
         address,
         prefix_len: 24,
+        secondary: None,
     };
     Endpoints {
         local: [

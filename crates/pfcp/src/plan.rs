@@ -22,8 +22,8 @@ use std::sync::Arc;
 use crate::ie::{
     BitRate, CreateFar, CreatePdr, CreateQer, CreateUrr, DestinationInterface, DnsName,
     ForwardingParameters, Fseid, Fteid, InterfaceType, MeasurementMethod, NodeId,
-    OuterHeaderCreation, OuterHeaderRemoval, Pdi, PdnType, ReportingTriggers, SdfFilter,
-    SourceInterface, UeIpAddress, UpdateFar, UpdateForwardingParameters, Volume,
+    OuterHeaderCreation, OuterHeaderRemoval, Pdi, PdnType, PfcpsmReqFlags, ReportingTriggers,
+    SdfFilter, SourceInterface, UeIpAddress, UpdateFar, UpdateForwardingParameters, Volume,
 };
 use crate::message::{SessionEstablishmentRequest, SessionModificationRequest};
 use crate::types::{FarId, PdrId, Precedence, QerId, Qfi, Seid, Teid, UrrId};
@@ -280,12 +280,21 @@ impl UeSessionPlan {
         r
     }
 
-    /// A Session Modification Request that moves the downlink tunnel to another gNB endpoint
-    /// (a handover-like path switch): Update FAR 1 with new Outer Header Creation.
-    pub fn path_switch_request(&self, teid: Teid, gnb: IpAddr) -> SessionModificationRequest {
+    /// A Session Modification Request that moves the downlink tunnel to another gNB endpoint,
+    /// as an SMF sends it in a handover (TS 23.502 §4.9.1.2.2, step 6): Update FAR 1 with
+    /// Update Forwarding Parameters carrying the new Outer Header Creation and, with
+    /// `end_marker`, PFCPSMReq-Flags SNDEM (TS 29.244 §8.2.69): the UPF then sends an End
+    /// Marker on the old path after its last G-PDU there.
+    pub fn path_switch_request(
+        &self,
+        teid: Teid,
+        gnb: IpAddr,
+        end_marker: bool,
+    ) -> SessionModificationRequest {
         let ufp = UpdateForwardingParameters {
             destination_interface: Some(DestinationInterface::ACCESS),
             outer_header_creation: Some(OuterHeaderCreation::gtpu_udp(teid, gnb)),
+            pfcpsm_req_flags: end_marker.then(|| PfcpsmReqFlags::new(PfcpsmReqFlags::SNDEM)),
             ..Default::default()
         };
         let far = UpdateFar {

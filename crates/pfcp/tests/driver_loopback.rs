@@ -128,7 +128,7 @@ async fn modify_and_rejections_through_the_driver() {
     let m = client
         .modify(
             s[0].cp_seid,
-            plan_for(0, cp).path_switch_request(Teid(4242), gnb2.into()),
+            plan_for(0, cp).path_switch_request(Teid(4242), gnb2.into(), true),
         )
         .await
         .unwrap();

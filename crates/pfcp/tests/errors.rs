@@ -426,3 +426,27 @@ fn failed_rule_id_errors() {
     let ok = FailedRuleId::from_ie_bytes(&[0, 114, 0, 3, 0xe0, 0, 9]).unwrap();
     assert_eq!(ok, FailedRuleId::Pdr(upfbench_pfcp::PdrId(9)));
 }
+
+#[test]
+fn empty_pfcpsm_req_flags_in_update_forwarding_parameters() {
+    // The handover's Update FAR with a PFCPSMReq-Flags of length 0 (its last IE): the error
+    // names the IE and the offset of its length field, inside two grouped IEs.
+    let good = hex(
+        "21340039 0000000000000001 00000700 000a 0029 006c 0004 00000001 002c 0001 02 000b 0018 \
+         002a 0001 00 0054 000a 01 00 20000002 c0a80d84 0031 0001 02",
+    );
+    Message::parse(&good).unwrap();
+    let mut b = good.clone();
+    let at = find(&b, &hex("0031 0001 02"));
+    b.truncate(at);
+    b.extend_from_slice(&hex("0031 0000"));
+    // Every enclosing length shrinks by the lost octet.
+    for len_at in [2usize, 18, 35] {
+        let n = u16::from_be_bytes([b[len_at], b[len_at + 1]]) - 1;
+        b[len_at..len_at + 2].copy_from_slice(&n.to_be_bytes());
+    }
+    let e = Message::parse(&b).unwrap_err();
+    assert_eq!(e.ie_type, Some(IeType::PFCPSMREQ_FLAGS));
+    assert_eq!(e.kind, ErrorKind::InvalidLength { length: 0 });
+    assert_eq!(e.offset, at + 2);
+}

@@ -93,7 +93,11 @@ fn establish_modify_delete_release() {
 
     let gnb2 = Ipv4Addr::new(192, 168, 13, 132);
     net.client
-        .modify(net.now, cp, p.path_switch_request(Teid(99), gnb2.into()))
+        .modify(
+            net.now,
+            cp,
+            p.path_switch_request(Teid(99), gnb2.into(), true),
+        )
         .unwrap();
     assert_eq!(
         net.client.session(cp).unwrap().state,

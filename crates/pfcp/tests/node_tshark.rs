@@ -34,7 +34,7 @@ fn a_whole_exchange_dissects_cleanly() {
         .modify(
             net.now,
             p.cp_seid(),
-            p.path_switch_request(Teid(70), GNB_N3.into()),
+            p.path_switch_request(Teid(70), GNB_N3.into(), true),
         )
         .unwrap();
     net.client.delete(net.now, chosen.cp_seid()).unwrap();
@@ -65,6 +65,7 @@ fn a_whole_exchange_dissects_cleanly() {
             "pfcp.cause",
             "pfcp.failed_rule_id_type",
             "pfcp.recovery_time_stamp",
+            "pfcp.smreq_flags.sndem",
         ],
     );
     assert_eq!(rows.len(), ours.len());
@@ -89,6 +90,14 @@ fn a_whole_exchange_dissects_cleanly() {
         if !row[4].is_empty() {
             stamps.insert(row[4].clone());
         }
+        // The path switch asks for an End Marker (SNDEM), and only it carries the flags.
+        let sndem = if m.message_type().0 == 52 { "1" } else { "" };
+        assert_eq!(
+            row[5],
+            sndem,
+            "SNDEM of message type {}",
+            m.message_type().0
+        );
     }
     // Each side's Recovery Time Stamp never changed: two values in the whole capture.
     assert_eq!(stamps.len(), 2, "{stamps:?}");

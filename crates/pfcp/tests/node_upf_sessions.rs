@@ -17,6 +17,14 @@ use upfbench_pfcp::{FarId, Message, MessageBody, MessageType, PdrId, QerId, Qfi,
 
 #[test]
 fn path_switch_moves_the_downlink_tunnel_and_reports_both_sides() {
+    for end_marker in [false, true] {
+        path_switch(end_marker);
+    }
+}
+
+/// A path switch, with or without SNDEM: an End Marker event for the old tunnel follows the
+/// modification's only when it was asked for.
+fn path_switch(end_marker: bool) {
     let (mut u, now) = associated();
     let p = plan(0);
     let (_, r) = establish(&mut u, now, p.establishment_request(), 2);
@@ -28,7 +36,7 @@ fn path_switch_moves_the_downlink_tunnel_and_reports_both_sides() {
         &mut u,
         now,
         up,
-        p.path_switch_request(Teid(77), gnb2.into()),
+        p.path_switch_request(Teid(77), gnb2.into(), end_marker),
         3,
     );
     assert_eq!(seid, p.cp_seid());
@@ -46,10 +54,17 @@ fn path_switch_moves_the_downlink_tunnel_and_reports_both_sides() {
     assert_eq!(
         u.poll_event(),
         Some(UpfEvent::Rules(RuleChange::Modified {
-            previous: before,
+            previous: before.clone(),
             current: after
         }))
     );
+    let old_tunnel = before.downlink[0].tunnel.unwrap();
+    assert_ne!(old_tunnel.address, gnb2);
+    let expected = end_marker.then_some(UpfEvent::Rules(RuleChange::EndMarker {
+        ue_address: ue_v4(&p),
+        previous: old_tunnel,
+    }));
+    assert_eq!(u.poll_event(), expected);
     assert_eq!(u.stats().sessions_modified, 1);
 }
 
@@ -131,7 +146,7 @@ fn modification_failures_leave_the_session_as_it_was() {
         )
     );
     // Updating a FAR that does not exist.
-    let req = plan(1).path_switch_request(Teid(5), GNB_N3.into());
+    let req = plan(1).path_switch_request(Teid(5), GNB_N3.into(), true);
     let mut req2 = req.clone();
     req2.update_fars[0].far_id = FarId(8);
     let (_, r) = modify(&mut u, now, up1, req2, 6);

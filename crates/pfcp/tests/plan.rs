@@ -74,8 +74,11 @@ fn path_switch_is_the_reference_modification() {
     };
     let aa = &mut want.update_fars[0].apply_action;
     *aa = Some(ApplyAction::new(aa.unwrap().bits()));
-    let got =
-        reference_plan().path_switch_request(Teid(3), Ipv4Addr::new(192, 168, 13, 131).into());
+    let got = reference_plan().path_switch_request(
+        Teid(3),
+        Ipv4Addr::new(192, 168, 13, 131).into(),
+        false,
+    );
     assert_eq!(got, want);
 }
 

@@ -128,6 +128,7 @@ ie_roundtrips! {
     measurement_method => s::measurement_method(),
     report_type => s::report_type(),
     usage_information => s::usage_information(),
+    pfcpsm_req_flags => s::pfcpsm_req_flags(),
     qfi => s::qfi(),
     dns_name => s::dns_name(),
     pdi => s::pdi(),

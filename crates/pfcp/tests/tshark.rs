@@ -54,6 +54,7 @@ const FIELDS: &[&str] = &[
     "pfcp.bar_id",
     "pfcp.srr_id_value",
     "pfcp.mar_id",
+    "pfcp.smreq_flags.sndem",
 ];
 
 /// Values we put into a message, per tshark field, in wire order.
@@ -229,6 +230,10 @@ impl Expect {
                 p.outer_header_creation.as_ref(),
                 p.destination_interface_type,
             );
+            if let Some(flags) = p.pfcpsm_req_flags {
+                let sndem = flags.contains(PfcpsmReqFlags::SNDEM);
+                self.put("pfcp.smreq_flags.sndem", u8::from(sndem));
+            }
         }
     }
 
@@ -552,7 +557,7 @@ fn built_messages() -> Vec<Message> {
         Message::session(
             Seid(1),
             seq(5),
-            p.path_switch_request(Teid(3), Ipv4Addr::new(192, 168, 13, 132).into()),
+            p.path_switch_request(Teid(3), Ipv4Addr::new(192, 168, 13, 132).into(), true),
         ),
         Message::session(p.cp_seid(), seq(5), mod_rsp),
         Message::session(Seid(1), seq(6), SessionDeletionRequest::default()),
@@ -640,7 +645,7 @@ fn an_ipv6_session_plan_dissects_cleanly_and_matches() {
             Message::session(
                 Seid(1),
                 seq(5),
-                p.path_switch_request(Teid(3), "2001:db8:13::132".parse().unwrap()),
+                p.path_switch_request(Teid(3), "2001:db8:13::132".parse().unwrap(), true),
             ),
         ],
     );

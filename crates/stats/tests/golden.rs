@@ -117,6 +117,7 @@ fn report() -> Report {
         seconds: vec![],
         rx_queues: vec![],
         upf_faults: Vec::new(),
+        handover: None,
     });
     // The uplink senders fell behind: one of its two streams slipped twice.
     let slip = TxSlip {
@@ -168,6 +169,7 @@ fn report() -> Report {
         seconds: vec![],
         rx_queues: vec![],
         upf_faults: Vec::new(),
+        handover: None,
     });
     r.control = Some(ControlReport {
         upf: "192.168.14.151:8805".into(),

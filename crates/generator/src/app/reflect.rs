@@ -26,6 +26,7 @@ use crate::datapath::common::queues::Side;
 use crate::datapath::common::rx_spread::rx_spread;
 use crate::datapath::common::service::{ErrorIndicationLimit, Interface, ServicePlane};
 use crate::datapath::reflector::counters::{CounterCell, ReflectorCounters};
+use crate::datapath::reflector::end_marker::end_marker_channel;
 use crate::datapath::reflector::impair::{ImpairConfig, Impairments};
 use crate::datapath::reflector::rules::{ForwardingTable, table_channels};
 use crate::datapath::reflector::worker::{Mode, ReflectorWorker};
@@ -134,6 +135,7 @@ fn interface(port: &Port<'_>, cfg: &ReflectorPort) -> Result<Interface> {
         mac: port.mac()?,
         address: address.addr,
         prefix_len: address.len,
+        secondary: None,
     })
 }
 
@@ -197,6 +199,8 @@ fn reflect(
     }
     let queues = split_queues(s3.queues()?, s6.queues()?);
 
+    // Measured before the PFCP side starts: a held-back rule's release tick depends on it.
+    let hz = measure_now(calibration, eal.tsc_hz());
     let (publisher, readers) = table_channels(usize::from(workers), ForwardingTable::empty());
     let pfcp = match (cfg.mode, &cfg.pfcp) {
         (ReflectMode::Upf, Some(p)) => Some(UpfSide {
@@ -206,6 +210,8 @@ fn reflect(
             first_teid: p.first_teid,
             first_seid: p.first_seid,
             heartbeat: p.heartbeat,
+            far_update_delay: cfg.impairments.far_update_delay,
+            tsc_hz: hz,
             network_instances: p
                 .network_instances
                 .iter()
@@ -216,7 +222,9 @@ fn reflect(
         }),
         _ => None,
     };
-    let control = UpfThread::start(pfcp, publisher)?;
+    let (end_marker_poster, end_marker_inbox) = end_marker_channel();
+    let mut end_marker_inbox = Some(end_marker_inbox);
+    let control = UpfThread::start(pfcp, publisher, end_marker_poster)?;
     let peers = [ports_cfg[0].peer_v4()?, ports_cfg[1].peer_v4()?];
     let known: Vec<_> = [
         (Side::N3, peers[0], ports_cfg[0]),
@@ -231,7 +239,6 @@ fn reflect(
         ReflectMode::Echo(PortName::N3) => Mode::Echo(Side::N3),
         ReflectMode::Echo(PortName::N6) => Mode::Echo(Side::N6),
     };
-    let hz = measure_now(calibration, eal.tsc_hz());
     out::line(&format!(
         "reflect: TSC {hz} Hz against CLOCK_MONOTONIC_RAW over {:.2} s; DPDK's estimate {} Hz \
          ({:+.1} ppm), not used",
@@ -301,6 +308,8 @@ fn reflect(
                 }),
                 pool: service_pool,
                 mode,
+                end_markers: end_marker_inbox.take(),
+                precise_clock: cfg.impairments.far_update_delay.is_some(),
             };
             let stop = &stop;
             handles.push(s.launch(lcore, move || worker.poll_until_stopped(stop, cell))?);

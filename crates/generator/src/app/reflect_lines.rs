@@ -129,6 +129,7 @@ pub fn render_totals(total: &ReflectorCounters, per_core: &[ReflectorCounters]) 
     line("error indications suppressed", &|c| {
         c.service.error_indications_suppressed
     });
+    line("end markers sent", &|c| c.service.end_markers);
     line("service no buffer", &|c| c.service.no_buffer);
     line("service not taken by the port", &|c| c.service.tx_refused);
     out

@@ -30,6 +30,34 @@ pub(crate) fn check_profile_on_system(
             );
         }
     }
+    if let Some(m) = &profile.mobility {
+        let target = std::net::IpAddr::V4(m.target.address);
+        let n3 = &system.n3;
+        if target == n3.address.addr || n3.peer == target {
+            issues.add(
+                "mobility.target.address",
+                format!("{target} is the source gNB or the UPF on n3 of {system_name}"),
+            );
+        } else if !n3.address.contains(target) {
+            issues.add(
+                "mobility.target.address",
+                format!(
+                    "{target} is not on the n3 subnet {}/{} of {system_name}: the UPF finds the \
+                     target gNB by ARP there",
+                    n3.address.network(),
+                    n3.address.len
+                ),
+            );
+        }
+        if system.pfcp.is_none() {
+            issues.add(
+                "mobility",
+                format!(
+                    "handovers are PFCP modifications, and {system_name} has no `pfcp` section"
+                ),
+            );
+        }
+    }
     if s.uplink_teid == TeidAllocation::ChosenByUpf && system.pfcp.is_none() {
         issues.add(
             "sessions.uplink_teid",

@@ -40,6 +40,7 @@ use std::path::Path;
 
 pub use error::{ConfigError, Diagnostic, NotIpv4, ipv4};
 pub use n4_impairments::N4Impairments;
+pub use profile::{Arrivals, Handovers, MAX_HANDOVER_RATE, Mobility, MovingUes, TargetGnb};
 pub use profile::{
     CapacitySection, Direction, DirectionSet, GoalSection, Latency, LatencyBoundSection,
     MAX_LATENCY, MAX_PPS, MAX_QOS_BPS, PdnType, PercentText, Profile, Qer, SearchSection, Sessions,

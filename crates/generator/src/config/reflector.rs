@@ -254,6 +254,12 @@ pub struct Impairments {
     /// Faults of the PFCP server on N4 (loss, delay, reordering, silence, a restart).
     #[serde(default)]
     pub n4: N4Impairments,
+    /// Put a modification's new downlink tunnel in effect this long after the old one stopped
+    /// (`50ms`; at most `10s`): break-before-make, as a UPF slow to program its datapath. The
+    /// packets in between are dropped and counted (`far_update_held`); the request is
+    /// answered once the old path stopped.
+    #[serde(default, with = "serde_text::opt_duration")]
+    pub far_update_delay: Option<Duration>,
 }
 
 impl Check for Impairments {
@@ -288,6 +294,16 @@ impl Check for Impairments {
                     "impairments.delay",
                     "at most 1s (packets are held in memory)",
                 );
+            }
+        }
+        if let Some(delay) = self.far_update_delay {
+            if delay.is_zero() {
+                issues.add(
+                    "impairments.far_update_delay",
+                    "0 adds nothing: leave the field out to turn it off",
+                );
+            } else if delay > Duration::from_secs(10) {
+                issues.add("impairments.far_update_delay", "at most 10s");
             }
         }
         if let Some(pps) = self.rate_cap {

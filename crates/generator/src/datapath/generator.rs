@@ -8,6 +8,8 @@ pub mod assembly;
 pub mod classify;
 pub mod clock;
 pub mod frames;
+pub mod handover;
+pub mod outer_switch;
 pub mod phase;
 pub mod tx;
 pub mod worker;

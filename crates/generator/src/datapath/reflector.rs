@@ -6,6 +6,7 @@
 pub mod counters;
 pub mod echo;
 pub mod encap;
+pub mod end_marker;
 pub mod flat_map;
 pub mod forward;
 pub mod impair;

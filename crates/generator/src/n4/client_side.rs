@@ -5,14 +5,16 @@
 use std::net::SocketAddr;
 use std::sync::Mutex;
 use std::thread::JoinHandle;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use tokio::sync::{mpsc, oneshot};
+use upfbench_pfcp::Seid;
 use upfbench_pfcp::driver::{
     self, Association, Batch, DeleteAllError, EstablishAllError, PfcpClient, Release,
 };
 use upfbench_pfcp::ie::NtpTimestamp;
+use upfbench_pfcp::message::SessionModificationRequest;
 use upfbench_pfcp::node::{ClientConfig, Event, Figures, Session, Stats};
 use upfbench_pfcp::plan::UeSessionPlan;
 
@@ -24,17 +26,17 @@ pub struct ClientSide {
     /// The UPF's.
     pub peer: SocketAddr,
     /// T1.
-    pub t1: std::time::Duration,
+    pub t1: Duration,
     /// N1.
     pub n1: u32,
     /// Our heartbeat interval.
-    pub heartbeat: Option<std::time::Duration>,
+    pub heartbeat: Option<Duration>,
     /// The request window at the start.
     pub initial_window: usize,
     /// The largest request window.
     pub window: usize,
     /// How long the Association Release Request's answer is awaited.
-    pub release_wait: std::time::Duration,
+    pub release_wait: Duration,
 }
 
 impl ClientSide {
@@ -85,8 +87,39 @@ pub type Deletion = Batch<usize, DeleteAllError>;
 #[error("the control thread ended")]
 pub struct Gone;
 
+/// One handover as the control thread sends it: a Session Modification Request at a time.
+#[derive(Debug, Clone)]
+pub struct HandoverOrder {
+    /// The moving UE (index), echoed in the outcome.
+    pub ue: u32,
+    /// When, from the start the handovers are given.
+    pub at: Duration,
+    /// The session.
+    pub cp_seid: Seid,
+    /// The modification (a path switch).
+    pub request: SessionModificationRequest,
+}
+
+/// What came of one handover's modification.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HandoverOutcome {
+    /// The moving UE.
+    pub ue: u32,
+    /// When the request went to the driver, from the start.
+    pub sent_at: Duration,
+    /// From the request to its answer: the modification's latency.
+    pub latency: Duration,
+    /// The UPF refused it, or it timed out: why.
+    pub error: Option<String>,
+}
+
 enum Command {
     Associate(oneshot::Sender<Result<Association, upfbench_pfcp::node::NodeError>>),
+    Handovers(
+        Instant,
+        Vec<HandoverOrder>,
+        oneshot::Sender<Vec<HandoverOutcome>>,
+    ),
     Release(oneshot::Sender<Result<Release, upfbench_pfcp::node::NodeError>>),
     Stats(oneshot::Sender<Option<Stats>>),
     Figures(oneshot::Sender<Option<Figures>>),
@@ -177,6 +210,17 @@ impl ClientThread {
         self.pfcp.as_ref().map(PfcpClient::start_delete)
     }
 
+    /// Sends each order's modification at `start + order.at` (its own timer; the answers
+    /// are awaited concurrently, so that a slow one holds up none of the later ones); answers
+    /// with every outcome once all came. Empty without a PFCP client.
+    pub fn handovers(
+        &self,
+        start: Instant,
+        orders: Vec<HandoverOrder>,
+    ) -> Pending<Vec<HandoverOutcome>> {
+        self.ask(|tx| Command::Handovers(start, orders, tx))
+    }
+
     /// Releases the association.
     pub fn release(&self) -> Pending<Result<Release, upfbench_pfcp::node::NodeError>> {
         self.ask(Command::Release)
@@ -252,6 +296,9 @@ async fn serve(
                 Command::Figures(tx) => {
                     let _ = tx.send(None);
                 }
+                Command::Handovers(_, _, tx) => {
+                    let _ = tx.send(Vec::new());
+                }
                 _ => {}
             }
             continue;
@@ -271,7 +318,47 @@ async fn serve(
                 Command::Figures(tx) => {
                     let _ = tx.send(client.figures().await.ok());
                 }
+                Command::Handovers(start, orders, mut tx) => {
+                    let outcomes = handovers(&client, start, orders, &mut tx).await;
+                    let _ = tx.send(outcomes);
+                }
             }
         });
     }
+}
+
+/// Sends the orders at their times, each answer awaited in its own task; sends no more once
+/// the caller stopped waiting (`answer` closed: the step ended early).
+async fn handovers(
+    client: &PfcpClient,
+    start: Instant,
+    mut orders: Vec<HandoverOrder>,
+    answer: &mut oneshot::Sender<Vec<HandoverOutcome>>,
+) -> Vec<HandoverOutcome> {
+    orders.sort_by_key(|o| o.at);
+    let mut tasks = Vec::with_capacity(orders.len());
+    for o in orders {
+        tokio::select! {
+            () = tokio::time::sleep_until(tokio::time::Instant::from_std(start + o.at)) => {}
+            () = answer.closed() => break,
+        }
+        let client = client.clone();
+        tasks.push(tokio::spawn(async move {
+            let sent = Instant::now();
+            let r = client.modify(o.cp_seid, o.request).await;
+            HandoverOutcome {
+                ue: o.ue,
+                sent_at: sent.saturating_duration_since(start),
+                latency: sent.elapsed(),
+                error: r.err().map(|e| e.to_string()),
+            }
+        }));
+    }
+    let mut out = Vec::with_capacity(tasks.len());
+    for t in tasks {
+        if let Ok(o) = t.await {
+            out.push(o);
+        }
+    }
+    out
 }

@@ -2,21 +2,22 @@
 //! into the workers' forwarding table.
 
 use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::oneshot;
-use upfbench_dpdk::grace_period;
+use upfbench_dpdk::{grace_period, tsc};
 use upfbench_pfcp::driver;
 use upfbench_pfcp::ie::DnsName;
-use upfbench_pfcp::node::{FaultCounters, N4Faults, Stats, UpfConfig, UpfEvent};
+use upfbench_pfcp::node::{FaultCounters, N4Faults, RuleChange, Stats, UpfConfig, UpfEvent};
 use upfbench_pfcp::{Seid, Teid};
 
-use crate::datapath::reflector::rules::{RulesMirror, TablePublisher};
+use crate::datapath::reflector::end_marker::{EndMarkerOrder, EndMarkerPoster};
+use crate::datapath::reflector::rules::{DownlinkEntry, RulesMirror, TablePublisher};
 
 /// What the UPF side needs.
 #[derive(Debug, Clone)]
@@ -39,6 +40,12 @@ pub struct UpfSide {
     pub faults: N4Faults,
     /// The most sessions held at once (`None`: no limit).
     pub max_sessions: Option<usize>,
+    /// The impairment `far_update_delay`: a modification that moves a downlink tunnel stops
+    /// the old path at once and starts the new one this much later (break-before-make).
+    pub far_update_delay: Option<Duration>,
+    /// The TSC's frequency: a held-back rule's release tick is `far_update_delay` after its
+    /// hold on the workers' clock.
+    pub tsc_hz: u64,
 }
 
 /// The running control thread.
@@ -50,7 +57,11 @@ pub struct UpfThread {
 impl UpfThread {
     /// Starts the thread: the PFCP UPF side when `pfcp` is given, whose rule changes go to
     /// `publisher`. Returns once the N4 socket is bound (or failed to bind).
-    pub fn start(pfcp: Option<UpfSide>, publisher: TablePublisher) -> Result<UpfThread> {
+    pub fn start(
+        pfcp: Option<UpfSide>,
+        publisher: TablePublisher,
+        end_markers: EndMarkerPoster,
+    ) -> Result<UpfThread> {
         let (stop_tx, stop_rx) = oneshot::channel();
         let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<()>>();
         let thread = std::thread::Builder::new()
@@ -60,7 +71,7 @@ impl UpfThread {
                     .enable_all()
                     .build()
                     .context("starting the control thread's runtime")?;
-                rt.block_on(serve(pfcp, publisher, stop_rx, ready_tx))
+                rt.block_on(serve(pfcp, publisher, end_markers, stop_rx, ready_tx))
             })
             .context("starting the control thread")?;
         match ready_rx.recv() {
@@ -105,7 +116,8 @@ impl Drop for UpfThread {
 
 async fn serve(
     pfcp: Option<UpfSide>,
-    mut publisher: TablePublisher,
+    publisher: TablePublisher,
+    end_markers: EndMarkerPoster,
     mut stop: oneshot::Receiver<()>,
     ready: std::sync::mpsc::Sender<Result<()>>,
 ) -> Result<()> {
@@ -135,17 +147,20 @@ async fn serve(
     // before the answers go out. Publishing on a timer instead left up to 5 ms between
     // "Request accepted" and the rule, and a peer's first packets met an unknown TEID.
     let sessions = Arc::new(AtomicUsize::new(0));
-    let mirrored = Arc::clone(&sessions);
-    let mut mirror = RulesMirror::default();
+    let rules = Arc::new(MirrorAndPublisher {
+        both: Mutex::new((RulesMirror::default(), publisher)),
+        sessions: Arc::clone(&sessions),
+    });
+    let far_update_delay = side.far_update_delay;
+    let maker = far_update_delay.map(|d| Maker::start(Arc::clone(&rules), d));
+    let delay_ticks =
+        far_update_delay.map(|d| (d.as_nanos() * u128::from(side.tsc_hz) / 1_000_000_000) as u64);
     let apply: driver::ApplyRules = Box::new(move |changes| {
-        for c in changes {
-            mirror.apply(c);
-        }
-        mirrored.store(mirror.sessions(), Ordering::Relaxed);
-        if let Some(t) = mirror.snapshot() {
-            publisher.publish(t);
-            grace_period();
-            publisher.retire();
+        let (switched, broke_at) = switch_paths(&rules, changes, delay_ticks, &end_markers);
+        if let Some(m) = &maker
+            && !switched.is_empty()
+        {
+            m.make(broke_at, switched);
         }
     });
     let faults = side.faults;
@@ -220,6 +235,115 @@ fn unix_ms() -> u128 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis())
+}
+
+/// The control thread's copy of the rules and the workers' tables made from it.
+struct MirrorAndPublisher {
+    both: Mutex<(RulesMirror, TablePublisher)>,
+    sessions: Arc<AtomicUsize>,
+}
+
+impl MirrorAndPublisher {
+    /// Changes the mirror with `f` and, if that changed anything, publishes the new table and
+    /// returns once every worker has taken it (a grace period).
+    /// Also returns when the new table was published (the workers take it at their next
+    /// loop).
+    fn change<T>(&self, f: impl FnOnce(&mut RulesMirror) -> T) -> (T, Instant) {
+        let mut both = self.both.lock().unwrap_or_else(|e| e.into_inner());
+        let (m, publisher) = &mut *both;
+        let out = f(m);
+        self.sessions.store(m.sessions(), Ordering::Relaxed);
+        let mut published = Instant::now();
+        if let Some(t) = m.snapshot() {
+            publisher.publish(t);
+            published = Instant::now();
+            grace_period();
+            // Every worker took the new table: what it replaced is freed here.
+            publisher.retire();
+        }
+        (out, published)
+    }
+}
+
+/// The thread that puts held-back downlink rules in place `far_update_delay` after their old
+/// path stopped: its own thread, so that the make is timed to the sleep's precision (tokio's
+/// timers tick in milliseconds) and no N4 request waits for it.
+struct Maker {
+    orders: std::sync::mpsc::Sender<(Instant, Vec<(u32, DownlinkEntry)>)>,
+}
+
+impl Maker {
+    fn start(rules: Arc<MirrorAndPublisher>, delay: Duration) -> Maker {
+        let (tx, rx) = std::sync::mpsc::channel::<(Instant, Vec<(u32, DownlinkEntry)>)>();
+        // Ends when the sender goes with the PFCP side.
+        let spawned = std::thread::Builder::new()
+            .name("upfbench-far-delay".into())
+            .spawn(move || {
+                // The deadlines come in order: the delay is the same for all.
+                while let Ok((broke_at, entries)) = rx.recv() {
+                    let due = broke_at + delay;
+                    std::thread::sleep(due.saturating_duration_since(Instant::now()));
+                    rules.change(|m| {
+                        for (ue, entry) in entries {
+                            m.release_downlink(ue, entry);
+                        }
+                    });
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!("far_update_delay: no thread for the delayed updates: {e}");
+        }
+        Maker { orders: tx }
+    }
+
+    /// Puts `entries` in place `delay` after `broke_at`.
+    fn make(&self, broke_at: Instant, entries: Vec<(u32, DownlinkEntry)>) {
+        let _ = self.orders.send((broke_at, entries));
+    }
+}
+
+/// Applies a burst of rule changes to the datapath; returns, with a `far_update_delay`, the
+/// downlink rules it held back (UE address, the new rule) for the caller to put in place
+/// later, and when the table that stopped their old paths was published. End Markers asked for go to the sending worker once the old path is out of every
+/// worker's table: after the grace period, no G-PDU follows them on the old tunnel.
+fn switch_paths(
+    rules: &MirrorAndPublisher,
+    changes: &[RuleChange],
+    delay_ticks: Option<u64>,
+    end_markers: &EndMarkerPoster,
+) -> (Vec<(u32, DownlinkEntry)>, Instant) {
+    let mut orders = Vec::new();
+    let (held, published) = rules.change(|m| {
+        let mut held = Vec::new();
+        for c in changes {
+            m.apply(c);
+            match c {
+                RuleChange::Modified { previous, current } if let Some(ticks) = delay_ticks => {
+                    // The workers start the new path at this tick themselves; the maker's
+                    // table later only makes it plain.
+                    let release_at = tsc() + ticks;
+                    for d in &previous.downlink {
+                        let now = current.downlink.iter().find(|n| n.pdr_id == d.pdr_id);
+                        let moved = now.is_some_and(|n| n.tunnel != d.tunnel && n.forward);
+                        let ue = u32::from(d.ue_address);
+                        if moved && let Some(entry) = m.hold_downlink(ue, release_at) {
+                            held.push((ue, entry));
+                        }
+                    }
+                }
+                RuleChange::EndMarker { previous, .. } => orders.push(EndMarkerOrder {
+                    teid: previous.teid,
+                    gnb: previous.address,
+                }),
+                _ => {}
+            }
+        }
+        held
+    });
+    if !orders.is_empty() {
+        end_markers.post(orders);
+    }
+    (held, published)
 }
 
 /// What the UPF side did over the run, for the log at exit: a tester (or a test) learns from it

@@ -44,6 +44,8 @@ pub struct Plan {
     pub latency: LatencyConfig,
     /// The payload size every stream has in this step, when a sweep set it.
     pub payload: Option<u16>,
+    /// The step's handovers, when the profile has a `mobility` section.
+    pub handovers: Option<std::sync::Arc<super::HandoverPlan>>,
 }
 
 impl Plan {
@@ -229,6 +231,10 @@ pub fn build(
             significant_digits: profile.latency.digits,
         },
         payload,
+        handovers: profile
+            .mobility
+            .as_ref()
+            .map(|m| std::sync::Arc::new(super::HandoverPlan::new(m, s.count))),
     })
 }
 

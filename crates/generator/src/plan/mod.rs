@@ -3,6 +3,7 @@
 
 pub mod allowance;
 pub mod build;
+pub mod mobility;
 pub mod pacing;
 pub mod placement;
 pub mod sessions;
@@ -10,6 +11,7 @@ pub mod stream;
 pub mod ue;
 
 pub use build::{Plan, PlanError, build, rate_frame_len};
+pub use mobility::{HandoverPlan, Move};
 pub use pacing::{Pacer, ScheduleSlip};
 pub use placement::{Share, WorkerPlan, place};
 pub use stream::{Schedule, Spread, StreamPlan, tx_frame_len};

@@ -168,7 +168,7 @@ fuzz_target!(|data: &[u8]| {
             }
             6 => {
                 let p = plan(u32::from(a % 8));
-                let _ = w.client.modify(w.now, p.cp_seid(), p.path_switch_request(Teid(u32::from(b)), Ipv4Addr::new(10, 0, 0, b).into()));
+                let _ = w.client.modify(w.now, p.cp_seid(), p.path_switch_request(Teid(u32::from(b)), Ipv4Addr::new(10, 0, 0, b).into(), a % 2 == 0));
             }
             7 => {
                 let _ = w.client.delete(w.now, Seid(u64::from(a % 8) + 1));

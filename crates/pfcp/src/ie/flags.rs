@@ -1,7 +1,7 @@
 //! IEs that are sets of flag bits over one or more octets, whose length grew across releases:
 //! Apply Action (§8.2.26), UP and CP Function Features (§8.2.25, §8.2.58), Reporting Triggers
 //! (§8.2.19), Usage Report Trigger (§8.2.41), Measurement Method (§8.2.40), Report Type
-//! (§8.2.21), Usage Information (§8.2.59).
+//! (§8.2.21), Usage Information (§8.2.59), PFCPSMReq-Flags (§8.2.69).
 //!
 //! Bit `k` of the set is bit `k % 8 + 1` of octet `5 + k / 8` in the spec's numbering, so
 //! `1 << 1` is "octet 5, bit 2". The number of octets is kept: a received 1-octet Apply Action is
@@ -357,5 +357,27 @@ flag_set!(
         UAE = 2,
         /// Usage before monitoring time.
         UBE = 3,
+    }
+);
+
+flag_set!(
+    /// PFCPSMReq-Flags (TS 29.244 §8.2.69): what a Session Modification Request asks besides
+    /// its rules, e.g. an End Marker on the old path of an updated FAR (SNDEM, in Update
+    /// Forwarding Parameters).
+    PfcpsmReqFlags, PFCPSMREQ_FLAGS, default_octets 1, {
+        /// Drop buffered packets.
+        DROBU = 0,
+        /// Send End Marker packets (on the path the FAR forwarded to before).
+        SNDEM = 1,
+        /// Query all URRs.
+        QAURR = 2,
+        /// Send Usage Reports of the PDRs removed.
+        SUMPC = 3,
+        /// Report the usage of the modified URRs.
+        RUMUC = 4,
+        /// Delete the F-TEIDs allocated by the UP function for the PDRs.
+        DETEID = 5,
+        /// Handle MBS sessions in the request.
+        HRSBOM = 6,
     }
 );

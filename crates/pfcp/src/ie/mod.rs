@@ -34,8 +34,8 @@ pub use cause::{Cause, OffendingIe};
 pub use dns::{DnsName, InvalidDnsName};
 pub use failed_rule_id::FailedRuleId;
 pub use flags::{
-    ApplyAction, CpFunctionFeatures, MeasurementMethod, ReportType, ReportingTriggers,
-    UpFunctionFeatures, UsageInformation, UsageReportTrigger,
+    ApplyAction, CpFunctionFeatures, MeasurementMethod, PfcpsmReqFlags, ReportType,
+    ReportingTriggers, UpFunctionFeatures, UsageInformation, UsageReportTrigger,
 };
 pub use fseid::Fseid;
 pub use fteid::Fteid;

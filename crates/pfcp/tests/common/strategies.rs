@@ -217,6 +217,7 @@ flag_sets! {
     measurement_method: MeasurementMethod(3, 1..=1);
     report_type: ReportType(7, 1..=1);
     usage_information: UsageInformation(4, 1..=1);
+    pfcpsm_req_flags: PfcpsmReqFlags(7, 1..=2);
 }
 
 /// IEs no codec layer types: unassigned types and vendor-specific IEs (with at least one data
@@ -348,14 +349,19 @@ pub fn forwarding_parameters() -> BoxedStrategy<ForwardingParameters> {
 }
 
 /// Update Forwarding Parameters: Forwarding Parameters whose Destination Interface may be
-/// left out.
+/// left out, with or without PFCPSMReq-Flags.
 pub fn update_forwarding_parameters() -> BoxedStrategy<UpdateForwardingParameters> {
-    (forwarding_parameters(), any::<bool>())
-        .prop_map(|(f, di)| UpdateForwardingParameters {
+    (
+        forwarding_parameters(),
+        any::<bool>(),
+        option::of(pfcpsm_req_flags()),
+    )
+        .prop_map(|(f, di, flags)| UpdateForwardingParameters {
             destination_interface: di.then_some(f.destination_interface),
             network_instance: f.network_instance,
             outer_header_creation: f.outer_header_creation,
             destination_interface_type: f.destination_interface_type,
+            pfcpsm_req_flags: flags,
             other_ies: f.other_ies,
         })
         .boxed()

@@ -161,6 +161,7 @@ mod tests {
             seconds: Vec::new(),
             rx_queues: Vec::new(),
             upf_faults: Vec::new(),
+            handover: None,
         }
     }
 

@@ -4,6 +4,7 @@ mod capacity;
 mod clock;
 mod csv;
 mod frames;
+mod handover;
 mod interface;
 mod model;
 mod queues;
@@ -23,6 +24,7 @@ pub use csv::{
     render_ports_csv,
 };
 pub use frames::PortFrames;
+pub use handover::{EndMarkerVerdict, HandoverReport, Percentiles, UeHandover};
 pub use interface::KernelInterface;
 pub use model::{
     ControlReport, DirectionReport, LatencyReport, LossReport, PortReport, ProcedureLatency,

@@ -214,6 +214,9 @@ pub struct StepReport {
     /// The step's loss split at each failure of the UPF during it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub upf_faults: Vec<FaultLoss>,
+    /// The step's handovers (profile `mobility`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handover: Option<super::handover::HandoverReport>,
 }
 
 /// One stream of the profile (e.g. "ul", or one size of an IMIX), summed over its flows.
@@ -467,6 +470,7 @@ impl StepReport {
             seconds: Vec::new(),
             rx_queues: Vec::new(),
             upf_faults: Vec::new(),
+            handover: None,
         }
     }
 }

@@ -537,6 +537,7 @@ pub fn render_table(report: &Report) -> String {
         direction_tables(&mut out, report);
         stream_table(&mut out, report);
         super::slip::slip_section(&mut out, report);
+        super::handover::handover_section(&mut out, report);
         comparison_table(&mut out, report);
         for (i, step) in report.steps.iter().enumerate() {
             if !step.upf_faults.is_empty() {

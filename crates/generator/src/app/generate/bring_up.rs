@@ -39,6 +39,7 @@ fn interface(port: &Port<'_>, cfg: &config::Port) -> Result<Interface> {
         mac: port.mac()?,
         address: address.addr,
         prefix_len: address.len,
+        secondary: None,
     })
 }
 
@@ -72,7 +73,9 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         .with_context(|| format!("N3 port {}", setup.names[0]))?;
     let mut n6 = Port::from_name(eal, &setup.names[1])
         .with_context(|| format!("N6 port {}", setup.names[1]))?;
-    let interfaces = [interface(&n3, &system.n3)?, interface(&n6, &system.n6)?];
+    let mut interfaces = [interface(&n3, &system.n3)?, interface(&n6, &system.n6)?];
+    // The handovers' target gNB is ours too: the UPF finds it by ARP on N3.
+    interfaces[0].secondary = setup.profile.mobility.as_ref().map(|m| m.target.address);
     let peers = [system.n3.peer_v4()?, system.n6.peer_v4()?];
     let queues = [
         system.n3.queue_count(&system.cores),
@@ -146,7 +149,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
     let first = &plans[0];
     let rules: Vec<RxRules> = plans
         .iter()
-        .map(|p| RxRules::new(p.ues, p.qfi, &p.streams))
+        .map(|p| RxRules::new(p.ues, p.qfi, &p.streams).with_handovers(p.handovers.clone()))
         .collect();
     let sessions = if setup.pfcp {
         plan::sessions::session_plans(system, setup.profile, &first.ues)?

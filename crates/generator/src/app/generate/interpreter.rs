@@ -454,8 +454,22 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             || Clock::new(self.bed.dpdk_hz, self.bed.clock_start),
             |r| r.clock,
         );
-        let epoch = tsc() + clock.ticks(EPOCH_LEAD.as_nanos() as u64);
+        let (epoch, at) = (
+            tsc() + clock.ticks(EPOCH_LEAD.as_nanos() as u64),
+            Instant::now() + EPOCH_LEAD,
+        );
         self.bed.control.set(phase, epoch);
+        if phase == Phase::Measure
+            && let Some(r) = &mut self.running
+        {
+            // The measured phase starts at `epoch` on the workers' TSC and at `at` on the PFCP
+            // thread's clock (read together): each handover's modification goes at its time
+            // after `at`, its uplink switches at the same time after `epoch`.
+            let step = self.machine.step();
+            if let Some(h) = &self.program.plan(step).0.handovers {
+                r.handovers = Some(self.n4.handovers(at, h));
+            }
+        }
         let step = self.running.is_some().then(|| self.machine.step());
         self.note(
             now,

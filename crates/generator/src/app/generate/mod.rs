@@ -71,6 +71,12 @@ pub fn run(args: &RunArgs, mode: Mode<'_>) -> Result<()> {
         Some(_) => profile.sweep.payloads.iter().copied().map(Some).collect(),
         None => vec![None],
     };
+    if profile.mobility.is_some() && !matches!(mode, Mode::Run) {
+        bail!(
+            "a profile with `mobility` runs one step (`upfbench run`): after its handovers the \
+             sessions are at the target gNB"
+        );
+    }
     let search = matches!(mode, Mode::Search(_));
     if search && !matches!(profile.tx_mode, config::TxMode::Continuous) {
         bail!("a search sends continuously: remove the profile's tx_mode");

@@ -15,9 +15,12 @@ use upfbench_pfcp::plan::UeSessionPlan;
 use crate::app::out;
 use crate::lifecycle::{Event, Lifecycle};
 use crate::n4::checks::{chosen_endpoint_mismatch, establishment_hint};
-use crate::n4::client_side::{ClientThread, Deletion, Establishment, Pending};
+use crate::n4::client_side::{
+    ClientThread, Deletion, Establishment, HandoverOrder, HandoverOutcome, Pending,
+};
 use crate::n4::failure::{deletion_failure, establishment_failure};
 use crate::n4::progress::{BatchMeter, stalled_message};
+use crate::plan::HandoverPlan;
 use crate::report::{ControlTimes, RunEvent, Timeline};
 
 /// What the control thread is doing for the run, and the wall times it took.
@@ -159,6 +162,33 @@ impl<'a> N4Work<'a> {
     }
 
     /// The control thread.
+    /// Starts the step's handovers: each moving UE's path switch (Update FAR, SNDEM as
+    /// planned) at its time after `start`.
+    pub(super) fn handovers(
+        &self,
+        start: Instant,
+        plan: &HandoverPlan,
+    ) -> Pending<Vec<HandoverOutcome>> {
+        let orders = plan
+            .moves
+            .iter()
+            .filter_map(|m| {
+                let session = self.sessions.get(m.ue as usize)?;
+                Some(HandoverOrder {
+                    ue: m.ue,
+                    at: Duration::from_nanos(m.at_ns),
+                    cp_seid: session.cp_seid(),
+                    request: session.path_switch_request(
+                        plan.target_teid(m.ue),
+                        plan.target_address.into(),
+                        plan.end_marker,
+                    ),
+                })
+            })
+            .collect();
+        self.client.handovers(start, orders)
+    }
+
     pub(super) fn client(&self) -> &'a ClientThread {
         self.client
     }

@@ -18,6 +18,7 @@ use crate::datapath::common::calibration::{TscCalibration, measure_now};
 use crate::datapath::generator::assembly::{Idle, StepWiring, StepWorkers, join, launch};
 use crate::datapath::generator::clock::Clock;
 use crate::datapath::generator::phase::{Phase, PhaseBoard};
+use crate::n4::client_side::{HandoverOutcome, Pending};
 use crate::plan::Plan;
 use crate::report::{self, StepMeasurements};
 
@@ -33,6 +34,8 @@ pub(super) struct Running<'s, 'p> {
     kernel_before: KernelReading,
     /// The live lines so far, for the step's timeline in the report.
     seconds: Vec<StepSecond>,
+    /// The step's handovers in the PFCP thread, once the measured phase started them.
+    pub(super) handovers: Option<Pending<Vec<HandoverOutcome>>>,
 }
 
 /// What a step measured.
@@ -121,6 +124,7 @@ pub(super) fn start<'s, 'p>(
         clock: wiring.clock,
         kernel_before,
         seconds: Vec::new(),
+        handovers: None,
     })
 }
 
@@ -198,6 +202,20 @@ pub(super) fn finish<'p>(
         rx_spread: ports.map(|(_, spread)| spread),
     })?;
     kernel.add_to_step(&mut report, &r.kernel_before, &kernel_after);
+    if let Some(h) = &plan.handovers {
+        // Every modification was answered, or timed out, long before the drain ended; a step
+        // that ended early leaves the rest unsent (dropping the answer stops them).
+        let outcomes = r
+            .handovers
+            .take()
+            .and_then(handover_outcomes)
+            .unwrap_or_default();
+        report.handover = Some(report::handover_report(
+            h,
+            &outcome.counters.handover,
+            &outcomes,
+        ));
+    }
     // The last interval: what arrived after the last live line.
     for h in &mut r.workers.rx {
         r.live.collect(h);
@@ -220,4 +238,17 @@ pub(super) fn finish<'p>(
         hlog,
         latency,
     })
+}
+
+/// The handovers' outcomes, if they all come within a few seconds.
+fn handover_outcomes(mut p: Pending<Vec<HandoverOutcome>>) -> Option<Vec<HandoverOutcome>> {
+    let until = Instant::now() + std::time::Duration::from_secs(5);
+    while Instant::now() < until {
+        match p.try_take() {
+            Ok(Some(o)) => return Some(o),
+            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(10)),
+            Err(_) => return None,
+        }
+    }
+    None
 }

@@ -395,6 +395,9 @@ impl Check for Profile {
                 issues.add(field, format!("{p} is listed twice"));
             }
         }
+        if let Some(m) = &self.mobility {
+            super::mobility::check(self, m, issues);
+        }
         self.search.check(issues);
         self.capacity.check(self.sessions.count, issues);
         for (i, d) in self.search.directions.iter().enumerate() {

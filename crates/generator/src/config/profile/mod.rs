@@ -14,12 +14,14 @@ use super::units::{IpPrefix, Rate, serde_text};
 
 mod capacity;
 mod checks;
+mod mobility;
 mod search;
 mod teid;
 
 pub(crate) use checks::{check_dns_name, check_rate};
 
 pub use capacity::CapacitySection;
+pub use mobility::{Arrivals, Handovers, MAX_HANDOVER_RATE, Mobility, MovingUes, TargetGnb};
 pub use search::{
     DirectionSet, GoalSection, LatencyBoundSection, PercentText, SearchSection, StrategyName,
 };
@@ -98,6 +100,9 @@ pub struct Profile {
     /// `upfbench capacity`: the batches of the climb and the traffic after each.
     #[serde(default)]
     pub capacity: CapacitySection,
+    /// Handovers under traffic (default none).
+    #[serde(default)]
+    pub mobility: Option<Box<Mobility>>,
 }
 
 fn default_duration() -> Duration {

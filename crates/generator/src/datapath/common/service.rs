@@ -10,11 +10,11 @@ mod respond;
 use std::net::Ipv4Addr;
 use std::time::Duration;
 
-use upfbench_dpdk::{MbufBurst, Mempool, TxQueue};
+use upfbench_dpdk::{Mbuf, MbufBurst, Mempool, TxQueue};
 use upfbench_net::{MacAddr, Teid};
 
 pub use limit::ErrorIndicationLimit;
-pub use respond::{Interface, Outcome, Seen, arp_request, error_indication, respond};
+pub use respond::{Interface, Outcome, Seen, arp_request, end_marker, error_indication, respond};
 
 use super::next_hops::Arp;
 use super::queues::Side;
@@ -53,6 +53,8 @@ pub struct ServiceCounters {
     pub error_indications: u64,
     /// Error Indications not sent (over the rate limit).
     pub error_indications_suppressed: u64,
+    /// End Markers queued (the reflector's, after a path switch with SNDEM).
+    pub end_markers: u64,
     /// Frames not queued: no mbuf, or no room in the pending burst.
     pub no_buffer: u64,
     /// Frames the transmit queue did not take (its link down, or the queue full).
@@ -233,6 +235,19 @@ impl<'e> ServicePlane<'e> {
         {
             self.counters.arp_requests += 1;
         }
+        // The second address (a handover's target gNB) asks too: the peer learns it in passing,
+        // as a UPF knows a gNB it already serves, and its first packets there find it.
+        if let Some(also) = iface.secondary {
+            let from = Interface {
+                address: also,
+                ..iface
+            };
+            if let Some(n) = arp_request(&from, Ipv4Addr::from(ip), &mut out)
+                && self.queue(side, &out[..n])
+            {
+                self.counters.arp_requests += 1;
+            }
+        }
     }
 
     /// Forgets when `ip` was last asked for on `side`, so that the next
@@ -259,6 +274,25 @@ impl<'e> ServicePlane<'e> {
         {
             self.counters.error_indications += 1;
         }
+    }
+
+    /// An End Marker on N3 for the tunnel (`teid`, `gnb`) through the next hop whose MAC is
+    /// `to_mac`, in an mbuf of the service pool, for the caller to send behind the G-PDUs it
+    /// queued; counted here. `None` (counted in `no_buffer`) without an mbuf.
+    pub fn end_marker(&mut self, to_mac: MacAddr, gnb: Ipv4Addr, teid: Teid) -> Option<Mbuf<'e>> {
+        let iface = self.interfaces[Side::N3.index()];
+        let mut out = [0u8; 64];
+        let n = end_marker(&iface, to_mac, gnb, teid, &mut out)?;
+        let m = self
+            .pool
+            .alloc()
+            .ok()
+            .and_then(|mut m| m.extend_from_slice(&out[..n]).is_ok().then_some(m));
+        match &m {
+            Some(_) => self.counters.end_markers += 1,
+            None => self.counters.no_buffer += 1,
+        }
+        m
     }
 
     /// Queues `frame` for `side`; false (counted in `no_buffer`) when there was no room.

@@ -6,20 +6,23 @@ use std::net::Ipv4Addr;
 
 use anyhow::{Context, Result, anyhow};
 use upfbench_dpdk::{Eal, LcoreHandle, LcoreScope, Mempool, Socket, TemplatePool};
+use upfbench_gtpu::PacketTemplate;
 use upfbench_net::{Qfi, Teid};
 use upfbench_stats::{
-    RxConfig, RxCoreResult, RxHandle, RxStats, StreamSpec, TxCoreResult, TxHandle, TxStats,
+    Direction, RxConfig, RxCoreResult, RxHandle, RxStats, StreamSpec, TxCoreResult, TxHandle,
+    TxStats,
 };
 
 use super::classify::RxRules;
 use super::clock::Clock;
 use super::frames::{Endpoints, stream_template};
+use super::outer_switch::{OUTER_CHECKSUM_AT, OuterSwitch};
 use super::phase::{Phase, PhaseBoard};
 use super::tx::{ShareSpec, TxShare, share_ues};
 use super::worker::{Worker, WorkerCounters, WorkerResult};
 use crate::datapath::common::queues::{PortQueues, Side};
 use crate::datapath::common::service::ServicePlane;
-use crate::plan::Plan;
+use crate::plan::{Plan, Share, StreamPlan};
 use crate::tag::TAG_LEN;
 
 /// Mbufs per TX template pool: the TX queue's descriptors, a burst and the lcore cache fit.
@@ -183,23 +186,28 @@ pub fn launch<'s, 'p>(
                 &w.endpoints,
             )
             .with_context(|| format!("building the frame of stream {}", stream.name))?;
-            let patch = template.patch_range(TAG_LEN).ok_or_else(|| {
+            let mut patch = template.patch_range(TAG_LEN).ok_or_else(|| {
                 anyhow!(
                     "stream {}: the frame cannot be patched in place",
                     stream.name
                 )
             })?;
+            let moving = uplink_moves(plan, stream, share, &template);
+            if moving.is_some() {
+                patch.start = OUTER_CHECKSUM_AT;
+            }
             let pool = shelf
                 .take(w.eal, i, template.bytes(), patch)
                 .with_context(|| format!("the TX pool of stream {}", stream.name))?;
             let teids = |ue: u32| uplink_teids.get(ue as usize).copied().unwrap_or(Teid::ZERO);
             let ues = share_ues(stream, share, &plan.ues, &template, &teids);
             warmup.push(plan.warmup_schedule(share));
-            shares.push(TxShare::new(
+            shares.push(TxShare::with_moving_ues(
                 ShareSpec::new(stream, share, plan.catch_up),
                 pool,
                 template,
                 ues,
+                moving,
             ));
         }
         let (rx, rx_handle) = RxStats::new(i as u32, &specs, &rx_config)?;
@@ -227,6 +235,30 @@ pub fn launch<'s, 'p>(
             .push(scope.launch(wp.lcore, move || worker.poll_until_stopped(control))?);
     }
     Ok(workers)
+}
+
+/// The outer source of each UE of an uplink `share` whose UEs include moving ones: switched
+/// at its handover's time; `None` for a share with no moving UE (or a downlink one).
+fn uplink_moves(
+    plan: &Plan,
+    stream: &StreamPlan,
+    share: &Share,
+    template: &PacketTemplate,
+) -> Option<Box<[OuterSwitch]>> {
+    let h = plan.handovers.as_ref()?;
+    if stream.direction != Direction::Uplink {
+        return None;
+    }
+    let at = |j: u32| {
+        let ue = stream.ues.start + j;
+        h.slot(ue).map(|s| h.moves[s as usize].at_ns)
+    };
+    share.local_ues().any(|j| at(j).is_some()).then(|| {
+        share
+            .local_ues()
+            .map(|j| OuterSwitch::new(template, h.target_address, at(j)))
+            .collect()
+    })
 }
 
 /// Stops the workers, waits for them, and gives their queues back to `queues`.

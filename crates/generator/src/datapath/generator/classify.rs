@@ -19,8 +19,11 @@ use upfbench_net::ipv4::{self, PROTOCOL_ICMP, PROTOCOL_UDP};
 use upfbench_net::udp;
 use upfbench_stats::Direction;
 
+use std::sync::Arc;
+
+use super::handover::{HandoverRx, Leg};
 use crate::datapath::common::service::Service;
-use crate::plan::{StreamPlan, UeTable};
+use crate::plan::{HandoverPlan, StreamPlan, UeTable};
 use crate::tag::TagView;
 
 const ETHERTYPE_AT: usize = ethernet::field::ETHERTYPE.start;
@@ -89,6 +92,8 @@ pub enum Classified {
         tx_time: u32,
         /// A downlink G-PDU without a PDU Session Container while the run sets a QFI.
         no_container: bool,
+        /// The tunnel a moving UE's downlink came through.
+        leg: Leg,
     },
     /// For the service plane.
     Service(Service),
@@ -105,6 +110,8 @@ struct RxStream {
     ue_start: u32,
     ue_count: u32,
     flow_base: u32,
+    /// Its index among the downlink streams (a moving flow's slot).
+    downlink_ordinal: u32,
 }
 
 /// The run's receive rules, shared read-only by every worker.
@@ -113,6 +120,8 @@ pub struct RxRules {
     ues: UeTable,
     qfi: Option<Qfi>,
     streams: Box<[RxStream]>,
+    handovers: Option<Arc<HandoverPlan>>,
+    downlink_streams: u32,
 }
 
 impl RxRules {
@@ -127,6 +136,7 @@ impl RxRules {
                 ue_start: 0,
                 ue_count: 0,
                 flow_base: 0,
+                downlink_ordinal: 0,
             };
             streams
                 .iter()
@@ -134,6 +144,7 @@ impl RxRules {
                 .max()
                 .unwrap_or(0)
         ];
+        let mut downlink_streams = 0;
         for s in streams {
             table[usize::from(s.id)] = RxStream {
                 direction: s.direction,
@@ -142,13 +153,47 @@ impl RxRules {
                 ue_start: s.ues.start,
                 ue_count: s.ue_count(),
                 flow_base: s.flow_base,
+                downlink_ordinal: downlink_streams,
             };
+            downlink_streams += u32::from(s.direction == Direction::Downlink);
         }
         RxRules {
             ues,
             qfi,
             streams: table.into_boxed_slice(),
+            handovers: None,
+            downlink_streams,
         }
+    }
+
+    /// With the step's handovers: a moving UE's downlink is accepted through the source's
+    /// tunnel and the target's, each packet told by its [`Leg`].
+    pub fn with_handovers(mut self, handovers: Option<Arc<HandoverPlan>>) -> RxRules {
+        self.handovers = handovers;
+        self
+    }
+
+    /// The handovers' receive record a worker starts with (empty without handovers).
+    pub fn handover_record(&self) -> HandoverRx {
+        self.handovers
+            .as_ref()
+            .map_or_else(HandoverRx::default, |h| {
+                HandoverRx::new(h.moves.len(), self.downlink_streams as usize)
+            })
+    }
+
+    /// The moving UE's slot whose old tunnel an End Marker `frame` (received on N3) names.
+    pub fn end_marker_slot(&self, frame: &[u8]) -> Option<u32> {
+        let h = self.handovers.as_ref()?;
+        let ihl = usize::from(frame.get(ETHERNET_LEN)? & 0x0f) * 4;
+        let teid = read_u32_at(frame, ETHERNET_LEN + ihl + udp::HEADER_LEN + 4)?;
+        let dl = self.ues.downlink_teid;
+        let offset = teid.wrapping_sub(dl.first.get());
+        let ue = match dl.step {
+            0 => (offset == 0).then_some(0)?,
+            step => (offset % step == 0).then_some(offset / step)?,
+        };
+        (ue < self.ues.count).then(|| h.slot(ue)).flatten()
     }
 
     /// Classifies a frame received on N3 (downlink G-PDUs from the UPF).
@@ -166,9 +211,14 @@ impl RxRules {
             Ok(hit) => hit,
             Err(r) => return Classified::Rejected(r),
         };
-        if d.teid() != self.ues.downlink_teid.get(hit.ue) {
-            return Classified::Rejected(Reject::WrongTeid);
-        }
+        let leg = match &self.handovers {
+            None if d.teid() == self.ues.downlink_teid.get(hit.ue) => Leg::Fixed,
+            None => return Classified::Rejected(Reject::WrongTeid),
+            Some(h) => match self.leg(h, &hit, d.teid()) {
+                Some(leg) => leg,
+                None => return Classified::Rejected(Reject::WrongTeid),
+            },
+        };
         let mut no_container = false;
         if let Some(want) = self.qfi {
             match d.qfi() {
@@ -182,6 +232,25 @@ impl RxRules {
             sequence: hit.sequence,
             tx_time: hit.tx_time,
             no_container,
+            leg,
+        }
+    }
+
+    /// The tunnel `teid` of a downlink packet of `hit` in a step with handovers: a moving UE's
+    /// source or target tunnel, another UE's own; `None` for a wrong TEID.
+    #[inline(always)]
+    fn leg(&self, h: &HandoverPlan, hit: &Hit, teid: upfbench_net::Teid) -> Option<Leg> {
+        let old = teid == self.ues.downlink_teid.get(hit.ue);
+        let Some(slot) = h.slot(hit.ue) else {
+            return old.then_some(Leg::Fixed);
+        };
+        let flow_slot = slot * self.downlink_streams + hit.downlink_ordinal;
+        if old {
+            Some(Leg::Old(flow_slot))
+        } else if teid == h.target_teid(hit.ue) {
+            Some(Leg::New(flow_slot))
+        } else {
+            None
         }
     }
 
@@ -202,6 +271,7 @@ impl RxRules {
                 sequence: hit.sequence,
                 tx_time: hit.tx_time,
                 no_container: false,
+                leg: Leg::Fixed,
             },
             Err(r) => Classified::Rejected(r),
         }
@@ -232,6 +302,7 @@ impl RxRules {
             ue,
             sequence: tag.sequence(),
             tx_time: tag.tx_time(),
+            downlink_ordinal: s.downlink_ordinal,
         })
     }
 }
@@ -242,6 +313,7 @@ struct Hit {
     ue: u32,
     sequence: u32,
     tx_time: u32,
+    downlink_ordinal: u32,
 }
 
 /// The UDP ports and payload of an IPv4/UDP packet.
@@ -274,6 +346,11 @@ fn read_u16(b: &[u8], at: usize) -> u16 {
 #[inline(always)]
 fn read_u32(b: &[u8], at: usize) -> u32 {
     u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+fn read_u32_at(b: &[u8], at: usize) -> Option<u32> {
+    let s = b.get(at..at + 4)?;
+    Some(u32::from_be_bytes([s[0], s[1], s[2], s[3]]))
 }
 
 #[inline(always)]

@@ -18,6 +18,7 @@ use upfbench_gtpu::{PacketTemplate, UeAddress, UePatch, WindowPatcher};
 use upfbench_net::Teid;
 use upfbench_stats::{Direction, TxStats};
 
+use super::outer_switch::{OUTER_CHECKSUM_AT, OUTER_LEN, OuterSwitch};
 use crate::plan::{Pacer, Schedule, ScheduleSlip, Share, Spread, StreamPlan, UeTable};
 use crate::tag::{TAG_LEN, Tag};
 
@@ -185,6 +186,9 @@ pub struct TxShare<'e> {
     burst: MbufBurst<'e, BURST_CAPACITY>,
     /// The pool had no free mbuf when packets were due (they stay due).
     pub pool_empty: u64,
+    /// Each UE's outer source when the share has moving UEs (its pool then patches from
+    /// [`OUTER_CHECKSUM_AT`]).
+    moving: Option<Box<[OuterSwitch]>>,
 }
 
 impl<'e> TxShare<'e> {
@@ -197,6 +201,19 @@ impl<'e> TxShare<'e> {
         ues: Box<[TxUe]>,
     ) -> TxShare<'e> {
         debug_assert_eq!(Some(pool.patch_range()), template.patch_range(TAG_LEN));
+        Self::with_moving_ues(spec, pool, template, ues, None)
+    }
+
+    /// A share of `ues`, some of which move (`moving`, one per UE): `pool`'s patch range starts
+    /// at [`OUTER_CHECKSUM_AT`] and ends with the template's.
+    pub fn with_moving_ues(
+        spec: ShareSpec,
+        pool: TemplatePool<'e>,
+        template: PacketTemplate,
+        ues: Box<[TxUe]>,
+        moving: Option<Box<[OuterSwitch]>>,
+    ) -> TxShare<'e> {
+        debug_assert!(moving.as_ref().is_none_or(|m| m.len() == ues.len()));
         let left_on_ue = spec.per_ue;
         TxShare {
             frame_len: template.len() as u32,
@@ -212,6 +229,7 @@ impl<'e> TxShare<'e> {
             sent: 0,
             burst: MbufBurst::new(),
             pool_empty: 0,
+            moving,
         }
     }
 
@@ -239,6 +257,10 @@ impl<'e> TxShare<'e> {
         for ue in self.ues.iter_mut() {
             ue.sent = 0;
         }
+        // Warm-up: every UE at its source gNB.
+        for m in self.moving.iter_mut().flat_map(|m| m.iter_mut()) {
+            m.at_tick = u64::MAX;
+        }
         self.cursor = 0;
         self.left_on_ue = self.spec.per_ue;
         self.filled = 0;
@@ -249,6 +271,11 @@ impl<'e> TxShare<'e> {
     pub fn start_measured(&mut self, tsc_hz: u64, start: u64) {
         let schedule = self.spec.schedule;
         self.start(&schedule, tsc_hz, start);
+        for m in self.moving.iter_mut().flat_map(|m| m.iter_mut()) {
+            if let Some(ns) = m.at_ns {
+                m.at_tick = start + (u128::from(ns) * u128::from(tsc_hz) / 1_000_000_000) as u64;
+            }
+        }
     }
 
     /// Whether every packet of the phase has been handed to the NIC.
@@ -282,7 +309,7 @@ impl<'e> TxShare<'e> {
         let mut left = due.min(u64::from(self.spec.allowance).saturating_sub(sent));
         while left != 0 {
             let n = left.min(BURST_CAPACITY as u64) as usize;
-            if !self.fill(n, now_ns as u32) {
+            if !self.fill(n, now_ns as u32, now) {
                 self.pool_empty += 1;
                 break;
             }
@@ -296,10 +323,13 @@ impl<'e> TxShare<'e> {
         sent
     }
 
-    /// Fills `n` packets (at most [`BURST_CAPACITY`]) into the empty burst, stamped `stamp`;
-    /// false when the pool has not that many free mbufs.
+    /// Fills `n` packets (at most [`BURST_CAPACITY`]) into the empty burst, stamped `stamp`
+    /// (at tick `now`); false when the pool has not that many free mbufs.
     #[inline(always)]
-    fn fill(&mut self, n: usize, stamp: u32) -> bool {
+    fn fill(&mut self, n: usize, stamp: u32, now: u64) -> bool {
+        if self.moving.is_some() {
+            return self.fill_moving(n, stamp, now);
+        }
         match self.layout {
             TxLayout::Uplink => self.fill_as(n, stamp, UPLINK),
             TxLayout::UplinkContainer => self.fill_as(n, stamp, UPLINK_CONTAINER),
@@ -342,6 +372,44 @@ impl<'e> TxShare<'e> {
                 }
             },
         );
+        self.cursor = cursor;
+        self.left_on_ue = left;
+        let ok = filled.is_ok();
+        self.filled += if ok { n as u64 } else { 0 };
+        ok
+    }
+
+    /// [`fill_as`](Self::fill_as) for a share of moving UEs: each packet also gets its UE's
+    /// outer checksum and source as of `now` (the template's offsets read at run time).
+    #[cold]
+    fn fill_moving(&mut self, n: usize, stamp: u32, now: u64) -> bool {
+        let stream = self.spec.stream;
+        let per_ue = self.spec.per_ue;
+        let patcher = self.template.window_patcher();
+        let skip = self.template.patch_range(TAG_LEN).map_or(0, |r| r.start) - OUTER_CHECKSUM_AT;
+        let (ues, moving) = (&mut self.ues, self.moving.as_deref().unwrap_or(&[]));
+        let (mut cursor, mut left) = (self.cursor, self.left_on_ue);
+        let filled = self.pool.alloc_overwriting(&mut self.burst, n, |window| {
+            let ue = &mut ues[cursor];
+            if let Some(m) = moving.get(cursor) {
+                window[..OUTER_LEN].copy_from_slice(m.outer(now));
+            }
+            let tag = Tag {
+                stream,
+                sequence: ue.sent as u32,
+                tx_time: stamp,
+            };
+            patch_packet(patcher, &mut window[skip..], &ue.patch, &tag);
+            ue.sent += 1;
+            left -= 1;
+            if left == 0 {
+                left = per_ue;
+                cursor += 1;
+                if cursor == ues.len() {
+                    cursor = 0;
+                }
+            }
+        });
         self.cursor = cursor;
         self.left_on_ue = left;
         let ok = filled.is_ok();

@@ -3,10 +3,12 @@
 //! is shared with the other workers but the read-only rules and the phase.
 
 use upfbench_dpdk::{MbufBurst, Quiescent, TemplatePool, current_lcore, tsc};
+use upfbench_gtpu::MessageType;
 use upfbench_stats::{RxCoreResult, RxStats, TxCoreResult, TxStats};
 
 use super::classify::{Classified, Reject, RxRules};
 use super::clock::Clock;
+use super::handover::{HandoverRx, Leg};
 use super::phase::{Phase, PhaseBoard};
 use super::tx::TxShare;
 use crate::datapath::common::queues::{PortQueues, RX_BURST, Side};
@@ -52,6 +54,8 @@ pub struct WorkerCounters {
     /// Frames the service plane looked at, per port, by kind (GTP-U Error Indications from
     /// the UPF among them).
     pub service_seen: [[u64; Seen::COUNT]; 2],
+    /// The handovers as the receive side saw them (empty without handovers).
+    pub handover: HandoverRx,
 }
 
 impl WorkerCounters {
@@ -93,6 +97,7 @@ impl WorkerCounters {
                 *p += q;
             }
         }
+        a.handover.merge(&b.handover);
         if let Some((first, last)) = b.tx_span {
             a.tx_span = Some(match a.tx_span {
                 None => (first, last),
@@ -172,7 +177,10 @@ impl<'p> Worker<'p> {
             clock,
             flush_ns,
         } = self;
-        let mut counters = WorkerCounters::default();
+        let mut counters = WorkerCounters {
+            handover: rules.handover_record(),
+            ..WorkerCounters::default()
+        };
         let mut bursts = [MbufBurst::<RX_BURST>::new(), MbufBurst::<RX_BURST>::new()];
         let mut phase = Phase::Idle;
         let mut measured_started = false;
@@ -418,20 +426,32 @@ pub fn receive_frame(
             sequence,
             tx_time,
             no_container,
+            leg,
         } => match stats {
             Some(rx) => {
-                rx.record_transit(
+                let arrival = rx.record_transit(
                     flow,
                     sequence,
                     transit_ns(tx_time, now_ns),
                     frame.len() as u32,
                 );
+                if leg != Leg::Fixed {
+                    counters.handover.record(leg, sequence, now_ns, arrival);
+                }
                 counters.rx_measured[side.index()] += 1;
                 counters.no_container += u64::from(no_container);
             }
             None => counters.unmeasured[side.index()] += 1,
         },
-        Classified::Service(kind) => return Some(kind),
+        Classified::Service(kind) => {
+            if kind == Service::Gtpu(MessageType::END_MARKER.0)
+                && stats.is_some()
+                && let Some(slot) = rules.end_marker_slot(frame)
+            {
+                counters.handover.end_marker(slot, now_ns);
+            }
+            return Some(kind);
+        }
         Classified::Rejected(r) => counters.rejects[side.index()][r as usize] += 1,
     }
     None

@@ -27,6 +27,8 @@ pub struct ServiceSummary {
     pub next_hops_resolved: u64,
     /// Next hops that answered none of them.
     pub next_hops_given_up: u64,
+    /// GTP-U End Markers queued on old tunnels after path switches with SNDEM.
+    pub end_markers: u64,
 }
 
 /// Counters of one reflector worker, published for the control thread.
@@ -50,7 +52,7 @@ pub struct ReflectorCounters {
 }
 
 /// Words of [`ReflectorCounters`] as published.
-const WORDS: usize = 2 + 3 + Drop::COUNT + 7 + 10;
+const WORDS: usize = 2 + 3 + Drop::COUNT + 7 + 11;
 
 impl ReflectorCounters {
     /// Packets forwarded or echoed.
@@ -91,6 +93,7 @@ impl ReflectorCounters {
             s.next_hops_resolved,
             s.next_hops_given_up,
             s.tx_refused,
+            s.end_markers,
         ];
         w[..4].copy_from_slice(&head);
         w[4..4 + Drop::COUNT].copy_from_slice(&self.dropped);
@@ -127,6 +130,7 @@ impl ReflectorCounters {
                 next_hops_resolved: t[15],
                 next_hops_given_up: t[16],
                 tx_refused: t[17],
+                end_markers: t[18],
             },
         }
     }
@@ -192,7 +196,7 @@ mod tests {
         // Every word has a field of its own: none is lost or read into two fields.
         assert_eq!(c.to_words(), words(3));
         assert_eq!((c.received, c.uplink, c.downlink), ([1, 4], 7, 10));
-        assert_eq!(c.service.tx_refused, (WORDS as u64 - 1) * 3 + 1);
+        assert_eq!(c.service.end_markers, (WORDS as u64 - 1) * 3 + 1);
     }
 
     #[test]

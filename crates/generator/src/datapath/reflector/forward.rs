@@ -44,11 +44,13 @@ pub enum Drop {
     TxFull,
     /// No mbuf or no headroom for the new headers.
     NoRoom,
+    /// A downlink rule whose update the impairment `far_update_delay` holds back.
+    FarUpdateHeld,
 }
 
 impl Drop {
     /// Number of kinds.
-    pub const COUNT: usize = 8;
+    pub const COUNT: usize = 9;
     /// Names by discriminant.
     pub const NAMES: [&'static str; Self::COUNT] = [
         "unknown_teid",
@@ -59,6 +61,7 @@ impl Drop {
         "no_neighbor",
         "tx_full",
         "no_room",
+        "far_update_held",
     ];
 }
 
@@ -122,9 +125,10 @@ pub fn from_n3(table: &ForwardingTable, frame: &[u8]) -> FromN3 {
     }
 }
 
-/// The decision for a frame received on N6.
+/// The decision for a frame received on N6 at TSC tick `now` (a held-back rule forwards from
+/// its release tick on).
 #[inline]
-pub fn from_n6(table: &ForwardingTable, frame: &[u8]) -> FromN6 {
+pub fn from_n6(table: &ForwardingTable, frame: &[u8], now: u64) -> FromN6 {
     if read_u16(frame, ETHERTYPE_AT) != Some(ETHERTYPE_IPV4) {
         return match service_kind(frame, false) {
             Some(s) => FromN6::Service(s),
@@ -149,6 +153,15 @@ pub fn from_n6(table: &ForwardingTable, frame: &[u8]) -> FromN6 {
     }
     match table.downlink.get(dst) {
         Some(e) if e.forward => FromN6::Encapsulate(*e, total),
+        Some(e) if e.held && now >= table.release_at(dst) => FromN6::Encapsulate(
+            DownlinkEntry {
+                forward: true,
+                held: false,
+                ..*e
+            },
+            total,
+        ),
+        Some(e) if e.held => FromN6::Drop(Drop::FarUpdateHeld),
         Some(_) => FromN6::Drop(Drop::NotForwarded),
         None => match service_kind(frame, false) {
             Some(s) => FromN6::Service(s),
@@ -192,6 +205,7 @@ mod tests {
     const DN: Ipv4Addr = Ipv4Addr::new(192, 168, 16, 152);
     const GNB: Ipv4Addr = Ipv4Addr::new(192, 168, 13, 131);
     const QFI: Qfi = Qfi::from_bits(9);
+    const HELD_UE: Ipv4Addr = Ipv4Addr::new(10, 45, 0, 4);
 
     fn table() -> ForwardingTable {
         let dl = DownlinkEntry {
@@ -199,6 +213,7 @@ mod tests {
             teid: Teid(2),
             gnb: u32::from(GNB),
             qfi: Some(QFI),
+            held: false,
         };
         ForwardingTable {
             uplink: ShardedMap::build([
@@ -223,9 +238,19 @@ mod tests {
                     u32::from(Ipv4Addr::new(10, 45, 0, 3)),
                     DownlinkEntry::default(),
                 ),
+                (
+                    u32::from(HELD_UE),
+                    DownlinkEntry {
+                        held: true,
+                        teid: Teid(0x2000_0002),
+                        gnb: u32::from(GNB),
+                        ..DownlinkEntry::default()
+                    },
+                ),
             ]),
             sessions: 2,
             gnbs: std::sync::Arc::new([u32::from(GNB)]),
+            releases: std::sync::Arc::new([(u32::from(HELD_UE), 1_000)]),
         }
     }
 
@@ -266,7 +291,7 @@ mod tests {
         let ip = inner(DN, UE, (2, 1), &[7; 10]);
         let mut f = plain(&ip);
         f.extend_from_slice(&[0; 6]); // Ethernet padding is not part of the packet.
-        match from_n6(&table(), &f) {
+        match from_n6(&table(), &f, 0) {
             FromN6::Encapsulate(e, len) => {
                 assert_eq!(
                     (e.teid, e.gnb, e.qfi, len),
@@ -275,11 +300,28 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+        let held = plain(&inner(DN, HELD_UE, (2, 1), &[0; 10]));
+        assert_eq!(
+            from_n6(&table(), &held, 999),
+            FromN6::Drop(Drop::FarUpdateHeld)
+        );
+        match from_n6(&table(), &held, 1_000) {
+            FromN6::Encapsulate(e, _) => {
+                assert_eq!(
+                    (e.teid, e.forward, e.held),
+                    (Teid(0x2000_0002), true, false)
+                );
+            }
+            other => panic!("released at its tick: {other:?}"),
+        }
         let other_ue = plain(&inner(DN, Ipv4Addr::new(10, 45, 0, 9), (2, 1), &[0; 10]));
-        assert_eq!(from_n6(&table(), &other_ue), FromN6::Drop(Drop::UnknownUe));
+        assert_eq!(
+            from_n6(&table(), &other_ue, 0),
+            FromN6::Drop(Drop::UnknownUe)
+        );
         let no_tunnel = plain(&inner(DN, Ipv4Addr::new(10, 45, 0, 3), (2, 1), &[0; 10]));
         assert_eq!(
-            from_n6(&table(), &no_tunnel),
+            from_n6(&table(), &no_tunnel, 0),
             FromN6::Drop(Drop::NotForwarded)
         );
     }
@@ -290,11 +332,11 @@ mod tests {
         arp.extend_from_slice(&[0x08, 0x06]);
         arp.extend_from_slice(&[0; 28]);
         assert_eq!(from_n3(&table(), &arp), FromN3::Service(Service::Arp));
-        assert_eq!(from_n6(&table(), &arp), FromN6::Service(Service::Arp));
+        assert_eq!(from_n6(&table(), &arp, 0), FromN6::Service(Service::Arp));
         let mut icmp = inner(DN, Ipv4Addr::new(192, 168, 16, 151), (0, 0), &[0; 8]);
         icmp[9] = 1;
         assert_eq!(
-            from_n6(&table(), &plain(&icmp)),
+            from_n6(&table(), &plain(&icmp), 0),
             FromN6::Service(Service::Icmp)
         );
         let echo = inner(
@@ -314,7 +356,7 @@ mod tests {
         fn any_bytes_decide_without_panic(frame in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..160)) {
             let t = table();
             let _ = from_n3(&t, &frame);
-            let _ = from_n6(&t, &frame);
+            let _ = from_n6(&t, &frame, 0);
         }
     }
 }

@@ -46,12 +46,17 @@ pub struct DownlinkEntry {
     pub gnb: u32,
     /// The QFI for the DL PDU Session Container (from the session's QER); none: no container.
     pub qfi: Option<Qfi>,
+    /// The impairment `far_update_delay` holds the rule's update back: its packets are dropped
+    /// and counted (the old path ended, the new one has not started) until its release tick
+    /// ([`ForwardingTable::release_at`]); it carries the new tunnel.
+    pub held: bool,
 }
 
 impl DownlinkEntry {
-    /// The gNB it tunnels to, when it forwards.
+    /// The gNB it tunnels to, when it forwards or is held (so that the new gNB is resolved
+    /// before its release).
     fn tunnel_gnb(&self) -> Option<u32> {
-        self.forward.then_some(self.gnb)
+        (self.forward || self.held).then_some(self.gnb)
     }
 }
 
@@ -67,9 +72,19 @@ pub struct ForwardingTable {
     /// The gNBs the forwarding downlink rules tunnel to (big-endian integers), each once, in
     /// ascending order: the N3 next hops the reflector resolves before traffic needs them.
     pub gnbs: Arc<[u32]>,
+    /// The held downlink rules' release ticks by UE, in ascending order of UE: read only for
+    /// a packet that meets a held rule, so that the entries stay small.
+    pub releases: Arc<[(u32, u64)]>,
 }
 
 impl ForwardingTable {
+    /// The TSC tick from which the held rule of `ue` forwards (never, if it has none).
+    pub fn release_at(&self, ue: u32) -> u64 {
+        self.releases
+            .binary_search_by_key(&ue, |r| r.0)
+            .map_or(u64::MAX, |i| self.releases[i].1)
+    }
+
     /// A table with no rule.
     pub fn empty() -> ForwardingTable {
         ForwardingTable {
@@ -77,6 +92,7 @@ impl ForwardingTable {
             downlink: ShardedMap::default(),
             sessions: 0,
             gnbs: Arc::new([]),
+            releases: Arc::new([]),
         }
     }
 }
@@ -86,10 +102,13 @@ impl ForwardingTable {
 #[derive(Debug)]
 pub struct RulesMirror {
     table: ForwardingTable,
-    /// Forwarding downlink entries per gNB: the table's gNB list changes only when one of
-    /// these appears or reaches zero.
+    /// Forwarding (or held) downlink entries per gNB: the table's gNB list changes only when
+    /// one of these appears or reaches zero.
     tunnels_to: HashMap<u32, usize>,
     gnbs_changed: bool,
+    /// Release ticks of the held downlink rules, by UE (a few: the UEs in a handover).
+    releases: HashMap<u32, u64>,
+    releases_changed: bool,
     dirty: bool,
 }
 
@@ -99,6 +118,8 @@ impl Default for RulesMirror {
             table: ForwardingTable::empty(),
             tunnels_to: HashMap::new(),
             gnbs_changed: false,
+            releases: HashMap::new(),
+            releases_changed: false,
             dirty: false,
         }
     }
@@ -124,6 +145,8 @@ impl RulesMirror {
                 self.add(current);
             }
             RuleChange::Removed(s) => self.remove(s),
+            // No rule changes: the control thread sends the End Marker.
+            RuleChange::EndMarker { .. } => return,
         }
         self.dirty = true;
     }
@@ -144,6 +167,7 @@ impl RulesMirror {
                     teid: t.teid,
                     gnb: u32::from(t.address),
                     qfi: d.qfi,
+                    held: false,
                 },
                 _ => DownlinkEntry::default(),
             };
@@ -158,8 +182,43 @@ impl RulesMirror {
             self.table.uplink.remove(u.teid.get());
         }
         for d in &s.downlink {
-            let removed = self.table.downlink.remove(u32::from(d.ue_address));
+            let ue = u32::from(d.ue_address);
+            let removed = self.table.downlink.remove(ue);
             self.count_tunnel(removed, None);
+            self.releases_changed |= self.releases.remove(&ue).is_some();
+        }
+    }
+
+    /// Holds the downlink rule of `ue` (a big-endian address) back: its packets are dropped
+    /// until TSC tick `release_at` (the workers then forward them) or
+    /// [`release_downlink`](Self::release_downlink). Returns the rule held back.
+    pub fn hold_downlink(&mut self, ue: u32, release_at: u64) -> Option<DownlinkEntry> {
+        let held = *self.table.downlink.get(ue)?;
+        let entry = DownlinkEntry {
+            forward: false,
+            held: true,
+            ..held
+        };
+        self.table.downlink.insert(ue, entry);
+        self.count_tunnel(Some(held), Some(entry));
+        self.releases.insert(ue, release_at);
+        self.releases_changed = true;
+        self.dirty = true;
+        Some(held)
+    }
+
+    /// Puts `entry` in place for `ue` if its rule is still the one held back; true if it did.
+    pub fn release_downlink(&mut self, ue: u32, entry: DownlinkEntry) -> bool {
+        match self.table.downlink.get(ue).copied() {
+            Some(e) if e.held => {
+                self.table.downlink.insert(ue, entry);
+                self.count_tunnel(Some(e), Some(entry));
+                self.releases.remove(&ue);
+                self.releases_changed = true;
+                self.dirty = true;
+                true
+            }
+            _ => false,
         }
     }
 
@@ -197,6 +256,12 @@ impl RulesMirror {
             let mut gnbs: Vec<u32> = self.tunnels_to.keys().copied().collect();
             gnbs.sort_unstable();
             self.table.gnbs = gnbs.into();
+        }
+        if std::mem::take(&mut self.releases_changed) {
+            let mut releases: Vec<(u32, u64)> =
+                self.releases.iter().map(|(&u, &t)| (u, t)).collect();
+            releases.sort_unstable();
+            self.table.releases = releases.into();
         }
         Some(self.table.clone())
     }

@@ -14,6 +14,7 @@ use upfbench_net::ipv4;
 use super::counters::{CounterCell, ReflectorCounters, ServiceSummary};
 use super::echo::{self, EchoVerdict};
 use super::encap::EncapCache;
+use super::end_marker::EndMarkerInbox;
 use super::forward::{self, Drop, FromN3, FromN6};
 use super::impair::{ImpairCounters, Impairments};
 use super::rules::TableReader;
@@ -53,6 +54,11 @@ pub struct ReflectorWorker<'p> {
     pub pool: Mempool<'p>,
     /// UPF or echo.
     pub mode: Mode,
+    /// The End Markers to send (the first worker's only).
+    pub end_markers: Option<EndMarkerInbox>,
+    /// Read the clock every loop: held-back downlink rules start at their tick (the impairment
+    /// `far_update_delay`).
+    pub precise_clock: bool,
 }
 
 /// The inner IPv4 destination, from the start of the inner packet.
@@ -77,6 +83,8 @@ impl<'p> ReflectorWorker<'p> {
             mut impair,
             pool,
             mode,
+            mut end_markers,
+            precise_clock,
         } = self;
         let mut c = ReflectorCounters::default();
         let mut bursts = [MbufBurst::<RX_BURST>::new(), MbufBurst::<RX_BURST>::new()];
@@ -113,7 +121,7 @@ impl<'p> ReflectorWorker<'p> {
             // the next hops' and the service plane's timers (ARP, Error Indications a second)
             // use it, which a reading CLOCK_EVERY loops old serves: the read was a sixth of the
             // reflector's own time per packet over memif.
-            if impair.is_some() || loops.is_multiple_of(CLOCK_EVERY) {
+            if impair.is_some() || precise_clock || loops.is_multiple_of(CLOCK_EVERY) {
                 now = tsc();
             }
             next_hops.poll(now, &mut service);
@@ -155,7 +163,7 @@ impl<'p> ReflectorWorker<'p> {
                     ),
                     (Mode::Upf, Side::N6) => downlink(
                         m,
-                        forward::from_n6(t, m.data()),
+                        forward::from_n6(t, m.data(), now),
                         &interfaces,
                         gateways[Side::N3.index()],
                         &mut encaps,
@@ -186,6 +194,13 @@ impl<'p> ReflectorWorker<'p> {
                 }
                 c.impair = sum_impairments(imp);
             }
+            // In N3's backlog, behind every G-PDU this worker forwarded before.
+            if let Some(inbox) = &mut end_markers
+                && inbox.pending()
+            {
+                let o = &mut out[Side::N3.index()];
+                send_end_markers(inbox, &mut service, &interfaces, gateways, o, &mut c);
+            }
             for side in Side::BOTH {
                 let o = &mut out[side.index()];
                 if !o.is_empty() {
@@ -211,6 +226,36 @@ impl<'p> ReflectorWorker<'p> {
         cell.publish(&c);
         c
     }
+}
+
+/// Queues the End Markers ordered in N3's backlog `out` (behind the G-PDUs there), each to its
+/// gNB's next hop (resolved already: the old path carried traffic).
+#[cold]
+fn send_end_markers<'p, const N: usize>(
+    inbox: &mut EndMarkerInbox,
+    service: &mut ServicePlane<'p>,
+    interfaces: &[Interface; 2],
+    gateways: [u32; 2],
+    out: &mut MbufBurst<'p, N>,
+    c: &mut ReflectorCounters,
+) {
+    inbox.take(|o| {
+        let gnb = u32::from(o.gnb);
+        let hop = if interfaces[Side::N3.index()].on_link(gnb) {
+            gnb
+        } else {
+            gateways[Side::N3.index()]
+        };
+        let Some(mac) = service.neighbor(Side::N3, hop) else {
+            tracing::warn!("no next hop for the End Marker to {}", o.gnb);
+            return;
+        };
+        if let Some(m) = service.end_marker(mac, o.gnb, o.teid)
+            && out.push(m).is_err()
+        {
+            c.dropped[Drop::TxFull as usize] += 1;
+        }
+    });
 }
 
 /// The N3 next hops toward `gnbs` (each on the link, or through the N3 gateway), and the N6
@@ -241,6 +286,7 @@ fn summary(service: &ServicePlane<'_>, hops: &NextHops) -> ServiceSummary {
         arp_requests: s.arp_requests,
         error_indications: s.error_indications,
         error_indications_suppressed: s.error_indications_suppressed,
+        end_markers: s.end_markers,
         no_buffer: s.no_buffer,
         tx_refused: s.tx_refused,
         next_hops_resolved: hops.resolved() as u64,

@@ -1,7 +1,9 @@
 //! The FAR IEs: Create FAR (§7.5.2.3), Forwarding Parameters, Update FAR (§7.5.4.3), Update
 //! Forwarding Parameters, Remove FAR (§7.5.4.7).
 
-use crate::ie::{ApplyAction, DestinationInterface, DnsName, InterfaceType, OuterHeaderCreation};
+use crate::ie::{
+    ApplyAction, DestinationInterface, DnsName, InterfaceType, OuterHeaderCreation, PfcpsmReqFlags,
+};
 use crate::types::FarId;
 
 ie_group! {
@@ -69,6 +71,8 @@ ie_group! {
         outer_header_creation: optional(OuterHeaderCreation) = OUTER_HEADER_CREATION,
         /// Destination Interface Type (3GPP Interface Type).
         destination_interface_type: optional(InterfaceType) = INTERFACE_TYPE,
+        /// PFCPSMReq-Flags: SNDEM asks for an End Marker on the previous path.
+        pfcpsm_req_flags: optional(PfcpsmReqFlags) = PFCPSMREQ_FLAGS,
     }
 }
 grouped_ie!(UpdateForwardingParameters, UPDATE_FORWARDING_PARAMETERS);

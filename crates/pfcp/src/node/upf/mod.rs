@@ -24,7 +24,7 @@ mod ruleset;
 
 pub use rules::{DownlinkRule, RuleChange, RulesTable, SessionRules, Tunnel, UplinkRule};
 
-use core::net::{IpAddr, SocketAddr};
+use core::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::collections::VecDeque;
 use std::time::Instant;
 
@@ -491,10 +491,22 @@ impl Upf {
         });
         self.endpoint.stats.sessions_modified += 1;
         if let Some(previous) = previous {
+            let end_markers = if asks_end_marker(req) {
+                moved_tunnels(&previous, &view)
+            } else {
+                Vec::new()
+            };
             self.events.push_back(UpfEvent::Rules(RuleChange::Modified {
                 previous,
                 current: view,
             }));
+            self.events
+                .extend(end_markers.into_iter().map(|(ue_address, previous)| {
+                    UpfEvent::Rules(RuleChange::EndMarker {
+                        ue_address,
+                        previous,
+                    })
+                }));
         }
         Ok(created)
     }
@@ -608,4 +620,29 @@ fn cp_seid_of(msg: &[u8]) -> Seid {
         .find(|ie| ie.ie_type() == IeType::F_SEID)
         .and_then(|ie| <Fseid as crate::ie::IeValue>::decode(&ie).ok())
         .map_or(Seid(0), |f| f.seid)
+}
+
+/// Whether a modification asks for End Markers: SNDEM in an Update FAR's Update Forwarding
+/// Parameters.
+fn asks_end_marker(req: &crate::message::SessionModificationRequest) -> bool {
+    req.update_fars.iter().any(|f| {
+        f.update_forwarding_parameters
+            .as_ref()
+            .and_then(|p| p.pfcpsm_req_flags)
+            .is_some_and(|flags| flags.contains(crate::ie::PfcpsmReqFlags::SNDEM))
+    })
+}
+
+/// The downlink tunnels a modification moved: (UE, the tunnel before) for each downlink PDR
+/// whose tunnel changed.
+fn moved_tunnels(previous: &SessionRules, current: &SessionRules) -> Vec<(Ipv4Addr, Tunnel)> {
+    previous
+        .downlink
+        .iter()
+        .filter_map(|p| {
+            let before = p.tunnel?;
+            let now = current.downlink.iter().find(|c| c.pdr_id == p.pdr_id);
+            (now.and_then(|c| c.tunnel) != Some(before)).then_some((p.ue_address, before))
+        })
+        .collect()
 }

@@ -83,6 +83,16 @@ pub enum RuleChange {
     },
     /// A session was deleted (by request, association release, or peer restart).
     Removed(SessionRules),
+    /// A modification moved a downlink tunnel and asked for End Markers (PFCPSMReq-Flags
+    /// SNDEM in its Update Forwarding Parameters, TS 29.244 §5.2.2.3.1): one goes on the
+    /// `previous` tunnel once no G-PDU follows it there. Follows the [`RuleChange::Modified`]
+    /// that moved the tunnel.
+    EndMarker {
+        /// The UE whose downlink moved.
+        ue_address: Ipv4Addr,
+        /// The tunnel it left.
+        previous: Tunnel,
+    },
 }
 
 #[derive(Debug, Clone)]

@@ -29,6 +29,9 @@ pub struct Interface {
     pub address: Ipv4Addr,
     /// The link's prefix length.
     pub prefix_len: u8,
+    /// A second address on the link that ARP answers for (the generator's handover target
+    /// gNB on N3), if any.
+    pub secondary: Option<Ipv4Addr>,
 }
 
 impl Interface {
@@ -127,9 +130,13 @@ fn respond_arp(iface: &Interface, p: &[u8], out: &mut [u8]) -> Outcome {
         return Outcome::seen(Seen::Ignored);
     };
     let (sha, spa) = (arp.sender_mac, arp.sender_ip);
-    let learned = (iface.on_link(u32::from(spa)) && spa != iface.address && !spa.is_unspecified())
-        .then_some((spa, sha));
-    if arp.operation == ArpOperation::Request && arp.target_ip == iface.address {
+    let learned = (iface.on_link(u32::from(spa))
+        && spa != iface.address
+        && Some(spa) != iface.secondary
+        && !spa.is_unspecified())
+    .then_some((spa, sha));
+    let ours = arp.target_ip == iface.address || Some(arp.target_ip) == iface.secondary;
+    if arp.operation == ArpOperation::Request && ours {
         let reply = arp_frame(sha, &arp.reply(iface.mac), out);
         return Outcome {
             seen: Seen::ArpRequest,
@@ -351,6 +358,26 @@ pub fn error_indication(
         &message,
         out,
     )
+}
+
+/// A GTP-U End Marker (TS 29.281 §7.3.2) on the tunnel (`teid`, `to_ip`): the last packet a
+/// UPF sends on a downlink path it switched away from. No sequence number, no IE.
+pub fn end_marker(
+    iface: &Interface,
+    to_mac: MacAddr,
+    to_ip: Ipv4Addr,
+    teid: Teid,
+    out: &mut [u8],
+) -> Option<usize> {
+    let message = GtpuRepr {
+        teid,
+        sequence_number: None,
+        npdu_number: None,
+        pdu_session_container: None,
+        udp_port: None,
+        message: Message::EndMarker,
+    };
+    udp_reply(iface, to_mac, to_ip, (GTPU_PORT, GTPU_PORT), &message, out)
 }
 
 #[cfg(test)]

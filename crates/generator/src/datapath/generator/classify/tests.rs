@@ -94,6 +94,7 @@ fn downlink_g_pdus_are_measured_by_ue_and_tag() {
             sequence: 41,
             tx_time: 77,
             no_container: false,
+            leg: Leg::Fixed,
         }
     );
 }
@@ -130,6 +131,7 @@ fn a_downlink_g_pdu_without_container_is_measured_and_noted() {
             sequence: 5,
             tx_time: 77,
             no_container: true,
+            leg: Leg::Fixed,
         }
     );
     // Without a QFI in the run, nothing is noted.
@@ -137,6 +139,7 @@ fn a_downlink_g_pdu_without_container_is_measured_and_noted() {
         rules(None).classify_n3(&downlink(10, Teid(22), None, 5)),
         Classified::Measured {
             no_container: false,
+            leg: Leg::Fixed,
             ..
         }
     ));
@@ -213,6 +216,7 @@ fn uplink_on_n6_is_measured_by_its_source() {
             sequence: 3,
             tx_time: 4,
             no_container: false,
+            leg: Leg::Fixed,
         }
     );
     let f = plain(&inner(DN, ue(5), (10_000, 20_000), &tag(UL, 3, 4)));
@@ -303,4 +307,75 @@ proptest::proptest! {
         f.truncate(cut.max(1));
         let _ = r.classify_n6(&f);
     }
+}
+
+/// UEs 12 and 15 move (slots in the plan's order), to TEIDs 0x2000_0002 + 2i.
+fn with_handovers() -> RxRules {
+    use crate::config::{Arrivals, Handovers, Mobility, MovingUes, TargetGnb, TeidRange};
+    let m = Mobility {
+        ues: MovingUes::All,
+        handovers: Handovers {
+            at: Some(std::time::Duration::from_secs(1)),
+            rate: None,
+            arrivals: Arrivals::Uniform,
+            start: std::time::Duration::ZERO,
+        },
+        target: TargetGnb {
+            address: Ipv4Addr::new(192, 168, 13, 132),
+            downlink_teid: TeidRange {
+                first: Teid(0x2000_0002),
+                step: 2,
+            },
+        },
+        end_marker: true,
+        seed: 1,
+    };
+    let plan = HandoverPlan::new(&m, 100);
+    rules(qfi(9)).with_handovers(Some(Arc::new(plan)))
+}
+
+#[test]
+fn a_moving_ue_is_measured_through_both_tunnels_and_told_apart() {
+    let r = with_handovers();
+    let h = r.handovers.clone().unwrap();
+    let slot = h.slot(12).unwrap();
+    let leg = |teid| match r.classify_n3(&downlink(12, teid, qfi(9), 5)) {
+        Classified::Measured { flow, leg, .. } => {
+            assert_eq!(flow, 102, "one flow, whichever tunnel");
+            Some(leg)
+        }
+        Classified::Rejected(Reject::WrongTeid) => None,
+        other => panic!("{other:?}"),
+    };
+    // One downlink stream: the flow slot is the UE's.
+    assert_eq!(leg(Teid(2 + 12 * 2)), Some(Leg::Old(slot)));
+    assert_eq!(leg(Teid(0x2000_0002 + 12 * 2)), Some(Leg::New(slot)));
+    assert_eq!(
+        leg(Teid(0x2000_0002 + 13 * 2)),
+        None,
+        "another UE's target TEID"
+    );
+    assert_eq!(leg(Teid(99)), None);
+    // The End Marker on UE 12's old tunnel names its slot; on an unknown TEID, none.
+    let em = |teid: Teid| {
+        let repr = upfbench_gtpu::GtpuRepr {
+            teid,
+            sequence_number: None,
+            npdu_number: None,
+            pdu_session_container: None,
+            udp_port: None,
+            message: upfbench_gtpu::Message::EndMarker,
+        };
+        let mut g = vec![0u8; repr.buffer_len()];
+        repr.emit(&mut g).unwrap();
+        let mut f = gpdu(teid, None, &inner(DN, ue(0), (1, 2), &[0; 10]));
+        // The G-PDU's outer headers around the End Marker's GTP-U message.
+        f.truncate(14 + 20 + 8);
+        f.extend_from_slice(&g);
+        f
+    };
+    assert_eq!(r.end_marker_slot(&em(Teid(2 + 12 * 2))), Some(slot));
+    assert_eq!(r.end_marker_slot(&em(Teid(3))), None);
+    assert_eq!(rules(qfi(9)).end_marker_slot(&em(Teid(26))), None);
+    assert_eq!(r.handover_record().flows.len(), 100);
 }

@@ -10,6 +10,7 @@ const N3: Interface = Interface {
     mac: MacAddr([2, 0, 0, 0, 0x13, 0x51]),
     address: Ipv4Addr::new(192, 168, 13, 151),
     prefix_len: 24,
+    secondary: None,
 };
 const GNB: Ipv4Addr = Ipv4Addr::new(192, 168, 13, 131);
 const GNB_MAC: MacAddr = MacAddr([2, 0, 0, 0, 0x13, 0x31]);

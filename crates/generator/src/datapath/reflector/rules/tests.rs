@@ -82,7 +82,8 @@ fn an_establishment_installs_both_directions() {
             forward: true,
             teid: Teid(2),
             gnb: u32::from(GNB_A),
-            qfi: qfi(9)
+            qfi: qfi(9),
+            held: false,
         })
     );
     assert_eq!(t.uplink.get(2), None, "the downlink TEID is the gNB's");
@@ -110,6 +111,46 @@ fn rules_that_do_not_forward_are_kept_as_drops_without_qfi() {
     let dropped = DownlinkEntry::default();
     assert_eq!((dl(&t, 0), dl(&t, 1)), (Some(dropped), Some(dropped)));
     assert!(t.gnbs.is_empty(), "no forwarding tunnel: {:?}", t.gnbs);
+}
+
+#[test]
+fn a_held_downlink_rule_drops_until_released_and_an_end_marker_changes_nothing() {
+    let before = session(0, Teid(1), Teid(2), GNB_A, qfi(9));
+    let after = session(0, Teid(1), Teid(6), GNB_B, qfi(9));
+    let mut m = RulesMirror::default();
+    m.apply(&RuleChange::Installed(before.clone()));
+    m.snapshot().unwrap();
+    m.apply(&RuleChange::Modified {
+        previous: before.clone(),
+        current: after,
+    });
+    let target = m.hold_downlink(u32::from(ue(0)), 77).unwrap();
+    assert_eq!((target.teid, target.gnb), (Teid(6), u32::from(GNB_B)));
+    let t = m.snapshot().unwrap();
+    let held = dl(&t, 0).unwrap();
+    assert!(held.held && !held.forward, "{held:?}");
+    // The held rule carries the new tunnel and its release tick; its gNB is resolved ahead.
+    assert_eq!((held.teid, held.gnb), (Teid(6), u32::from(GNB_B)));
+    assert_eq!(
+        (t.release_at(u32::from(ue(0))), t.release_at(1)),
+        (77, u64::MAX)
+    );
+    assert_eq!(&*t.gnbs, &[u32::from(GNB_B)]);
+    assert_eq!(m.hold_downlink(u32::from(ue(5)), 77), None, "no such UE");
+    // The End Marker's event leaves the table as it is.
+    m.apply(&RuleChange::EndMarker {
+        ue_address: ue(0),
+        previous: before.downlink[0].tunnel.unwrap(),
+    });
+    assert!(m.snapshot().is_none());
+    assert!(m.release_downlink(u32::from(ue(0)), target));
+    let t = m.snapshot().unwrap();
+    assert_eq!(dl(&t, 0), Some(target));
+    assert!(t.releases.is_empty());
+    assert!(
+        !m.release_downlink(u32::from(ue(0)), target),
+        "released already: a later rule is not overwritten"
+    );
 }
 
 #[test]
@@ -145,7 +186,8 @@ fn a_modification_replaces_the_previous_rules() {
             forward: true,
             teid: Teid(6),
             gnb: u32::from(GNB_B),
-            qfi: None
+            qfi: None,
+            held: false,
         })
     );
     assert_eq!(

@@ -5,6 +5,7 @@ const US: Interface = Interface {
     mac: MacAddr([2, 0, 0, 0, 0x13, 0x31]),
     address: Ipv4Addr::new(192, 168, 13, 131),
     prefix_len: 24,
+    secondary: None,
 };
 const PEER_MAC: MacAddr = MacAddr([2, 0, 0, 0, 0x13, 0x51]);
 const PEER: Ipv4Addr = Ipv4Addr::new(192, 168, 13, 151);
@@ -282,4 +283,60 @@ proptest::proptest! {
             proptest::prop_assert!(n <= out.len());
         }
     }
+}
+
+#[test]
+fn an_end_marker_goes_on_the_old_tunnel_without_payload() {
+    let mut out = [0u8; 128];
+    let n = end_marker(&US, PEER_MAC, PEER, Teid(0x2000_0002), &mut out).unwrap();
+    let eth = EthernetFrame::new_checked(&out[..n]).unwrap();
+    assert_eq!((eth.source(), eth.destination()), (US.mac, PEER_MAC));
+    let ip = Ipv4Packet::new_checked(eth.payload()).unwrap();
+    assert_eq!((ip.source(), ip.destination()), (US.address, PEER));
+    assert!(ip.verify_checksum());
+    let udp = UdpPacket::new_checked(ip.payload()).unwrap();
+    assert_eq!((udp.source_port(), udp.destination_port()), (2152, 2152));
+    // The 8-octet mandatory header only: type 254, length 0, the old TEID.
+    assert_eq!(
+        udp.payload(),
+        &[0x30, 254, 0, 0, 0x20, 0, 0, 2],
+        "{:02x?}",
+        udp.payload()
+    );
+    let em = GtpuRepr::parse_bytes(udp.payload()).unwrap();
+    assert_eq!(
+        (em.message, em.teid),
+        (Message::EndMarker, Teid(0x2000_0002))
+    );
+    // What the old gNB's service plane makes of it.
+    let gnb = Interface {
+        mac: PEER_MAC,
+        address: PEER,
+        ..US
+    };
+    assert_eq!(
+        respond(&gnb, &out[..n], &mut [0u8; 256]).seen,
+        Seen::GtpuEndMarker
+    );
+}
+
+#[test]
+fn arp_answers_for_the_secondary_address_too() {
+    let target = Ipv4Addr::new(192, 168, 13, 132);
+    let us = Interface {
+        secondary: Some(target),
+        ..US
+    };
+    let mut out = [0u8; 128];
+    let req = arp_frame(1, PEER_MAC, PEER, MacAddr([0; 6]), target);
+    let o = respond(&us, &req, &mut out);
+    assert_eq!(o.seen, Seen::ArpRequest);
+    let n = o.reply.unwrap();
+    let reply = ArpRepr::parse(&ArpPacket::new_checked(&out[ethernet::HEADER_LEN..n]).unwrap());
+    let reply = reply.unwrap();
+    assert_eq!((reply.sender_ip, reply.sender_mac), (target, US.mac));
+    assert!(
+        respond(&US, &req, &mut out).reply.is_none(),
+        "not ours without it"
+    );
 }
