@@ -102,6 +102,8 @@ fn switch(port: u16, slot: u32, delay: Option<Duration>) -> (Seen, Instant, Inst
             first_seid: Seid(1),
             heartbeat: None,
             network_instances: Vec::new(),
+            faults: Default::default(),
+            max_sessions: None,
             far_update_delay: delay,
             tsc_hz: 1_000_000_000,
         }),
