@@ -570,3 +570,43 @@ fn a_version_not_supported_response_to_the_upf_sides_heartbeat_is_reported() {
     assert_ne!(sequence_of(&hb2), seq);
     assert_eq!(net.upf.stats().retransmissions, 0);
 }
+
+/// A response that does not decode whole still says why when its Cause can be read: Open5GS
+/// 2.7.7 refuses a session past its pool with Cause 66 and SEID 0 in an Establishment Response
+/// without its mandatory Node ID. The error is an invalid response that carries the Cause.
+#[test]
+fn an_invalid_response_keeps_the_cause_it_carried() {
+    let mut net = associated_net(13);
+    let cp = net.client.establish(net.now, &plan(0)).unwrap();
+    let req = net.client.poll_transmit().unwrap();
+    let seq = sequence_of(&req);
+    // Header: version 1 with S, Session Establishment Response, SEID 0, then Cause 66 alone.
+    let mut open5gs = vec![0x21, MessageType::SESSION_ESTABLISHMENT_RESPONSE.0, 0, 17];
+    open5gs.extend_from_slice(&[0; 8]);
+    open5gs.extend_from_slice(&seq.get().to_be_bytes()[1..]);
+    open5gs.extend_from_slice(&[0, 0, 19, 0, 1, 66]);
+    net.client.handle_datagram(net.now, up_addr(), &open5gs);
+    let Some(Event::Failed(e)) = net.client.poll_event() else {
+        panic!("the request did not fail")
+    };
+    let NodeError::InvalidResponse {
+        procedure, cause, ..
+    } = &e
+    else {
+        panic!("{e:?}")
+    };
+    assert_eq!(
+        (*procedure, *cause),
+        (
+            Procedure::SessionEstablishment(cp),
+            Some(Cause::MANDATORY_IE_MISSING)
+        )
+    );
+    let said = e.to_string();
+    assert!(said.contains("IE Node ID (60)"), "{said}");
+    assert!(
+        said.ends_with(", which says Mandatory IE missing (66)"),
+        "{said}"
+    );
+    assert!(net.client.session(cp).is_none());
+}

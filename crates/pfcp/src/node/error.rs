@@ -108,7 +108,10 @@ pub enum NodeError {
         failed_rule: Option<FailedRuleId>,
     },
     /// The response could not be decoded or lacks what the procedure needs.
-    #[error("{procedure}: invalid response from {peer} (sequence number {seq}): {error}")]
+    #[error(
+        "{procedure}: invalid response from {peer} (sequence number {seq}): {error}{}",
+        said_cause(*cause)
+    )]
     InvalidResponse {
         /// The procedure.
         procedure: Procedure,
@@ -118,6 +121,10 @@ pub enum NodeError {
         seq: SequenceNumber,
         /// What is wrong with it.
         error: DecodeError,
+        /// The Cause it carried all the same, when one could be read from it: a malformed
+        /// response may still say why (Open5GS 2.7.7 refuses a session past its pool with
+        /// Cause 66 in a response without its mandatory Node ID).
+        cause: Option<crate::ie::Cause>,
     },
     /// The procedure needs an association that is not (or no longer) established.
     #[error("{procedure}: no PFCP association with {peer}")]
@@ -190,4 +197,9 @@ impl NodeError {
             | NodeError::Aborted { procedure, .. } => *procedure,
         }
     }
+}
+
+/// ", which says Cause NAME (N)" for an invalid response that carried a Cause.
+fn said_cause(cause: Option<crate::ie::Cause>) -> String {
+    cause.map_or(String::new(), |c| format!(", which says {c}"))
 }

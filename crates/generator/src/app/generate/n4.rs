@@ -106,6 +106,8 @@ impl Refusal {
                 offending_ie,
                 ..
             } => (Some(*cause), *offending_ie),
+            // A malformed refusal that still says why (Open5GS past its session pool).
+            NodeError::InvalidResponse { cause, .. } => (*cause, None),
             _ => (None, None),
         };
         let before = e.plan.unwrap_or(e.established).min(e.established);

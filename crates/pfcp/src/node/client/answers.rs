@@ -21,6 +21,8 @@ struct Answered {
     procedure: Procedure,
     peer: SocketAddr,
     seq: SequenceNumber,
+    /// The response's Cause, read on its own (for a response that does not decode whole).
+    cause: Option<Cause>,
 }
 
 impl Answered {
@@ -30,6 +32,7 @@ impl Answered {
             peer: self.peer,
             seq: self.seq,
             error,
+            cause: self.cause,
         }
     }
 
@@ -59,6 +62,16 @@ fn invalid_body(r: Result<MessageBody, DecodeError>) -> DecodeError {
     }
 }
 
+/// The Cause IE of a message that did not decode whole, read on its own.
+fn cause_alone(msg: &[u8]) -> Option<Cause> {
+    let header = crate::header::Header::new_checked(msg).ok()?;
+    header
+        .ies()
+        .map_while(Result::ok)
+        .find(|ie| ie.ie_type() == crate::ie::IeType::CAUSE)
+        .and_then(|ie| <Cause as crate::ie::IeValue>::decode(&ie).ok())
+}
+
 /// The F-TEID the UPF chose for a PDR, from its Created PDR.
 fn chosen_f_teid(created: &[CreatedPdr], pdr: PdrId) -> Option<Fteid> {
     created
@@ -76,12 +89,13 @@ impl Client {
         msg: &[u8],
     ) {
         let op = p.procedure;
+        let parsed = Message::parse(msg).map(|m| m.body);
         let a = Answered {
             procedure: op.procedure,
             peer: p.peer,
             seq,
+            cause: parsed.is_err().then(|| cause_alone(msg)).flatten(),
         };
-        let parsed = Message::parse(msg).map(|m| m.body);
         match op.procedure {
             Procedure::AssociationSetup => self.on_setup_response(now, a, parsed),
             Procedure::AssociationRelease => self.on_release_response(a, parsed),
