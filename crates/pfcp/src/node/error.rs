@@ -124,7 +124,7 @@ pub enum NodeError {
         /// The Cause it carried all the same, when one could be read from it: a malformed
         /// response may still say why (Open5GS 2.7.7 refuses a session past its pool with
         /// Cause 66 in a response without its mandatory Node ID).
-        cause: Option<crate::ie::Cause>,
+        cause: Option<Cause>,
     },
     /// The procedure needs an association that is not (or no longer) established.
     #[error("{procedure}: no PFCP association with {peer}")]
@@ -200,6 +200,6 @@ impl NodeError {
 }
 
 /// ", which says Cause NAME (N)" for an invalid response that carried a Cause.
-fn said_cause(cause: Option<crate::ie::Cause>) -> String {
+fn said_cause(cause: Option<Cause>) -> String {
     cause.map_or(String::new(), |c| format!(", which says {c}"))
 }

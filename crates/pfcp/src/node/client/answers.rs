@@ -68,7 +68,7 @@ fn cause_alone(msg: &[u8]) -> Option<Cause> {
     header
         .ies()
         .map_while(Result::ok)
-        .find(|ie| ie.ie_type() == crate::ie::IeType::CAUSE)
+        .find(|ie| ie.ie_type() == IeType::CAUSE)
         .and_then(|ie| <Cause as crate::ie::IeValue>::decode(&ie).ok())
 }
 
