@@ -348,8 +348,7 @@ pub fn forwarding_parameters() -> BoxedStrategy<ForwardingParameters> {
         .boxed()
 }
 
-/// Update Forwarding Parameters: Forwarding Parameters whose Destination Interface may be
-/// left out, with or without PFCPSMReq-Flags.
+/// Update Forwarding Parameters: a Destination Interface or none, PFCPSMReq-Flags or none.
 pub fn update_forwarding_parameters() -> BoxedStrategy<UpdateForwardingParameters> {
     (
         forwarding_parameters(),
