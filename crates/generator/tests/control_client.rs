@@ -10,13 +10,16 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use upfbench_generator::config;
 use upfbench_generator::n4::client_side::{ClientSide, ClientThread};
 use upfbench_generator::report::{ControlTimes, control_report};
 use upfbench_pfcp::MessageType;
 use upfbench_pfcp::driver::{Release, recovery_time_stamp_now};
 use upfbench_pfcp::node::{Upf, UpfConfig};
-use upfbench_pfcp::plan::UeSessionPlan;
+
+#[path = "support/pfcp_pair.rs"]
+mod pfcp_pair;
+
+use pfcp_pair::session_plans;
 
 const LOOPBACK: Ipv4Addr = Ipv4Addr::LOCALHOST;
 
@@ -82,25 +85,6 @@ impl Drop for SilentOnRelease {
     }
 }
 
-/// Three UEs' session plans, our CP address 127.0.0.1 as in the F-SEID.
-fn plans() -> Vec<UeSessionPlan> {
-    let system = config::system_from_str(
-        "n3: {device: net_null0, address: 192.168.13.131/24, peer: 192.168.13.151}\n\
-         n6: {device: net_null1, address: 192.168.16.152/24, peer: 192.168.16.151}\n\
-         pfcp: {local: 127.0.0.1, peer: 127.0.0.2}\n",
-        "system.yaml",
-    )
-    .expect("system");
-    let profile = config::profile_from_str(
-        "name: p\nsessions: {count: 3}\n\
-         streams: [{name: ul, direction: uplink, rate: 1kpps, payload: 100}]\nduration: 1s\n",
-        "profile.yaml",
-    )
-    .expect("profile");
-    let plan = upfbench_generator::plan::build(&system, &profile, None, [None, None]).unwrap();
-    upfbench_generator::plan::sessions::session_plans(&system, &profile, &plan.ues).unwrap()
-}
-
 #[test]
 fn the_initial_window_and_the_release_wait_of_the_system_file_take_effect() {
     let upf = SilentOnRelease::start();
@@ -123,7 +107,14 @@ fn the_initial_window_and_the_release_wait_of_the_system_file_take_effect() {
         establish_started: Some(Instant::now()),
         ..ControlTimes::default()
     };
-    let mut batch = client.establish(plans()).expect("a PFCP client");
+    let mut batch = client
+        .establish(session_plans(
+            LOOPBACK,
+            Ipv4Addr::new(127, 0, 0, 2),
+            3,
+            "uplink",
+        ))
+        .expect("a PFCP client");
     let until = Instant::now() + Duration::from_secs(10);
     let sessions = loop {
         if let Some(r) = batch.try_result() {

@@ -4,21 +4,24 @@
 //! Marker on the old one only once every worker left it; with `far_update_delay` the old path
 //! stops before the answer and the new one starts that much later.
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::Ipv4Addr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use upfbench_dpdk::Quiescent;
-use upfbench_generator::config;
 use upfbench_generator::datapath::reflector::end_marker::{EndMarkerOrder, end_marker_channel};
 use upfbench_generator::datapath::reflector::rules::{
     DownlinkEntry, ForwardingTable, table_channels,
 };
-use upfbench_generator::n4::client_side::{ClientSide, ClientThread, HandoverOrder};
+use upfbench_generator::n4::client_side::{ClientThread, HandoverOrder};
 use upfbench_generator::n4::upf_side::{UpfSide, UpfThread};
-use upfbench_pfcp::plan::UeSessionPlan;
-use upfbench_pfcp::{Seid, Teid};
+use upfbench_pfcp::Teid;
+
+#[path = "support/pfcp_pair.rs"]
+mod pfcp_pair;
+
+use pfcp_pair::{client_side, session_plans, upf_side};
 
 const CP: Ipv4Addr = Ipv4Addr::new(127, 0, 5, 1);
 const UP: Ipv4Addr = Ipv4Addr::new(127, 0, 5, 2);
@@ -26,27 +29,6 @@ const UE: Ipv4Addr = Ipv4Addr::new(10, 45, 0, 2);
 const SOURCE_GNB: Ipv4Addr = Ipv4Addr::new(192, 168, 13, 131);
 const TARGET_GNB: Ipv4Addr = Ipv4Addr::new(192, 168, 13, 132);
 const TARGET_TEID: Teid = Teid(0x2000_0002);
-
-/// One UE's session plan, our CP address in the F-SEID.
-fn plan() -> UeSessionPlan {
-    let system = config::system_from_str(
-        "n3: {device: net_null0, address: 192.168.13.131/24, peer: 192.168.13.151}\n\
-         n6: {device: net_null1, address: 192.168.16.152/24, peer: 192.168.16.151}\n\
-         pfcp: {local: 127.0.5.1, peer: 127.0.5.2}\n",
-        "system.yaml",
-    )
-    .expect("system");
-    let profile = config::profile_from_str(
-        "name: p\nsessions: {count: 1}\n\
-         streams: [{name: dl, direction: downlink, rate: 1kpps, payload: 100}]\nduration: 1s\n",
-        "profile.yaml",
-    )
-    .expect("profile");
-    let plan = upfbench_generator::plan::build(&system, &profile, None, [None, None]).unwrap();
-    upfbench_generator::plan::sessions::session_plans(&system, &profile, &plan.ues)
-        .unwrap()
-        .remove(0)
-}
 
 /// What the worker saw: each new table's entry for the UE, and each End Marker order with the
 /// entry in effect when it came, timed.
@@ -95,35 +77,17 @@ fn switch(port: u16, slot: u32, delay: Option<Duration>) -> (Seen, Instant, Inst
     });
     let upf = UpfThread::start(
         Some(UpfSide {
-            local: SocketAddr::new(UP.into(), port),
-            peer: IpAddr::V4(CP),
-            n3: Ipv4Addr::new(192, 168, 13, 151),
-            first_teid: Teid(0x1000_0000),
-            first_seid: Seid(1),
-            heartbeat: None,
-            network_instances: Vec::new(),
-            faults: Default::default(),
-            max_sessions: None,
             far_update_delay: delay,
-            tsc_hz: 1_000_000_000,
+            ..upf_side(UP, port, CP)
         }),
         publisher,
         poster,
     )
     .expect("the reflector's PFCP side");
-    let client = ClientThread::start(Some(ClientSide {
-        local: SocketAddr::new(CP.into(), 0),
-        peer: SocketAddr::new(UP.into(), port),
-        t1: Duration::from_secs(1),
-        n1: 3,
-        heartbeat: None,
-        initial_window: 16,
-        window: 64,
-        release_wait: Duration::ZERO,
-    }))
-    .expect("the generator's PFCP side");
+    let client =
+        ClientThread::start(Some(client_side(CP, UP, port))).expect("the generator's PFCP side");
     client.associate().wait().unwrap().expect("associated");
-    let p = plan();
+    let p = session_plans(CP, UP, 1, "downlink").remove(0);
     let mut e = client.establish(vec![p.clone()]).expect("a PFCP client");
     let sessions = loop {
         if let Some(r) = e.try_result() {

@@ -3,45 +3,26 @@
 //! each loop) holds every session the moment the generator's PFCP client has the Session
 //! Establishment Response, so traffic started on the answer never meets an unknown TEID.
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::Ipv4Addr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use upfbench_dpdk::Quiescent;
-use upfbench_generator::config;
 use upfbench_generator::datapath::reflector::end_marker::end_marker_channel;
 use upfbench_generator::datapath::reflector::rules::{ForwardingTable, table_channels};
-use upfbench_generator::n4::client_side::{ClientSide, ClientThread};
-use upfbench_generator::n4::upf_side::{UpfSide, UpfThread};
-use upfbench_pfcp::plan::UeSessionPlan;
-use upfbench_pfcp::{Seid, Teid};
+use upfbench_generator::n4::client_side::ClientThread;
+use upfbench_generator::n4::upf_side::UpfThread;
+
+#[path = "support/pfcp_pair.rs"]
+mod pfcp_pair;
+
+use pfcp_pair::{client_side, session_plans, upf_side};
 
 const CP: Ipv4Addr = Ipv4Addr::new(127, 0, 4, 1);
 const UP: Ipv4Addr = Ipv4Addr::new(127, 0, 4, 2);
 /// A quiescence slot no DPDK worker uses in this process.
 const SLOT: u32 = 100;
-
-/// `count` UEs' session plans, our CP address in the F-SEID.
-fn plans(count: u32) -> Vec<UeSessionPlan> {
-    let system = config::system_from_str(
-        "n3: {device: net_null0, address: 192.168.13.131/24, peer: 192.168.13.151}\n\
-         n6: {device: net_null1, address: 192.168.16.152/24, peer: 192.168.16.151}\n\
-         pfcp: {local: 127.0.4.1, peer: 127.0.4.2}\n",
-        "system.yaml",
-    )
-    .expect("system");
-    let profile = config::profile_from_str(
-        &format!(
-            "name: p\nsessions: {{count: {count}}}\n\
-             streams: [{{name: ul, direction: uplink, rate: 1kpps, payload: 100}}]\nduration: 1s\n"
-        ),
-        "profile.yaml",
-    )
-    .expect("profile");
-    let plan = upfbench_generator::plan::build(&system, &profile, None, [None, None]).unwrap();
-    upfbench_generator::plan::sessions::session_plans(&system, &profile, &plan.ues).unwrap()
-}
 
 #[test]
 fn an_answered_establishment_is_already_in_the_workers_table() {
@@ -63,38 +44,17 @@ fn an_answered_establishment_is_already_in_the_workers_table() {
         }
     });
     let upf = UpfThread::start(
-        Some(UpfSide {
-            local: SocketAddr::new(UP.into(), 18805),
-            peer: IpAddr::V4(CP),
-            n3: Ipv4Addr::new(192, 168, 13, 151),
-            first_teid: Teid(0x1000_0000),
-            first_seid: Seid(1),
-            heartbeat: None,
-            network_instances: Vec::new(),
-            faults: Default::default(),
-            max_sessions: None,
-            far_update_delay: None,
-            tsc_hz: 1_000_000_000,
-        }),
+        Some(upf_side(UP, 18805, CP)),
         publisher,
         end_marker_channel().0,
     )
     .expect("the reflector's PFCP side");
-    let client = ClientThread::start(Some(ClientSide {
-        local: SocketAddr::new(CP.into(), 0),
-        peer: SocketAddr::new(UP.into(), 18805),
-        t1: Duration::from_secs(1),
-        n1: 3,
-        heartbeat: None,
-        initial_window: 16,
-        window: 64,
-        release_wait: Duration::ZERO,
-    }))
-    .expect("the generator's PFCP side");
+    let client =
+        ClientThread::start(Some(client_side(CP, UP, 18805))).expect("the generator's PFCP side");
     client.associate().wait().unwrap().expect("associated");
 
     // One session at a time, then a window of them: each answer finds its rules taken.
-    let all = plans(41);
+    let all = session_plans(CP, UP, 41, "uplink");
     let batches = all
         .iter()
         .take(10)

@@ -34,7 +34,8 @@ pub(crate) struct CapacityProgram<'p> {
     done: bool,
     /// The last batch's end, until its step is collected.
     pending: Option<BatchEnd>,
-    plan: Option<Plan>,
+    /// The step whose plan this is: the interpreter asks for a step's plan more than once.
+    plan: Option<(usize, Plan)>,
     batches: Vec<CapacityBatch>,
     refusal: Option<CapacityRefusal>,
 }
@@ -90,15 +91,19 @@ impl<'p> Program<'p> for CapacityProgram<'p> {
     }
 
     fn plan(&mut self, step: usize) -> (&Plan, &'p RxRules) {
-        let mut profile = self.profile.clone();
-        profile.sessions.count = self.established.max(1) as u32;
-        // The same UEs, addresses and TEIDs as the first sessions of the whole profile, which
-        // its checks passed: building fewer cannot fail where the whole did not.
-        let plan = plan::build(self.system, &profile, None, self.links)
-            .expect("a prefix of a plan that was built");
+        if self.plan.as_ref().is_none_or(|(s, _)| *s != step) {
+            let mut profile = self.profile.clone();
+            profile.sessions.count = self.established.max(1) as u32;
+            // The same UEs, addresses and TEIDs as the first sessions of the whole profile,
+            // which its checks passed: building fewer cannot fail where the whole did not.
+            let plan = plan::build(self.system, &profile, None, self.links)
+                .expect("a prefix of a plan that was built");
+            self.plan = Some((step, plan));
+        }
+        let (_, plan) = self.plan.as_ref().expect("made above");
         let rules =
             self.rules[step].get_or_init(|| RxRules::new(plan.ues, plan.qfi, &plan.streams));
-        (self.plan.insert(plan), rules)
+        (plan, rules)
     }
 
     fn collected(

@@ -362,14 +362,7 @@ impl<'e> TxShare<'e> {
                 };
                 patch_packet(patcher, window, &ue.patch, &tag);
                 ue.sent += 1;
-                left -= 1;
-                if left == 0 {
-                    left = per_ue;
-                    cursor += 1;
-                    if cursor == ues.len() {
-                        cursor = 0;
-                    }
-                }
+                next_packet(&mut cursor, &mut left, per_ue, ues.len());
             },
         );
         self.cursor = cursor;
@@ -401,14 +394,7 @@ impl<'e> TxShare<'e> {
             };
             patch_packet(patcher, &mut window[skip..], &ue.patch, &tag);
             ue.sent += 1;
-            left -= 1;
-            if left == 0 {
-                left = per_ue;
-                cursor += 1;
-                if cursor == ues.len() {
-                    cursor = 0;
-                }
-            }
+            next_packet(&mut cursor, &mut left, per_ue, ues.len());
         });
         self.cursor = cursor;
         self.left_on_ue = left;
@@ -479,6 +465,19 @@ impl<'e> TxShare<'e> {
         for (k, ue) in self.ues.iter().enumerate() {
             let local = self.spec.first + k as u32 * self.spec.stride;
             stats.add_sent(self.spec.flow_base + local, ue.sent);
+        }
+    }
+}
+
+/// After a packet of the UE at `cursor`: `per_ue` packets a UE, then the next of `ues`, round.
+#[inline(always)]
+fn next_packet(cursor: &mut usize, left: &mut u32, per_ue: u32, ues: usize) {
+    *left -= 1;
+    if *left == 0 {
+        *left = per_ue;
+        *cursor += 1;
+        if *cursor == ues {
+            *cursor = 0;
         }
     }
 }

@@ -176,13 +176,6 @@ impl<V: Copy> ShardedMap<V> {
         self.all_shards().flat_map(|s| s.iter())
     }
 
-    /// Bytes of the slots and the page and shard pointers (what a full copy would take).
-    pub fn bytes(&self) -> usize {
-        let slot = size_of::<(u32, V)>();
-        self.all_shards().map(|s| s.slots() * slot).sum::<usize>()
-            + (self.shards() + self.pages.len()) * size_of::<usize>()
-    }
-
     /// Shards this map shares with `other` (the same allocation): what a publication did not
     /// copy.
     pub fn shared_with(&self, other: &ShardedMap<V>) -> usize {
