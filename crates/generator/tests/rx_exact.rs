@@ -206,6 +206,7 @@ fn scenario(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
         ports,
         shares: Vec::new(),
         warmup: Vec::new(),
+        probes: None,
         rules: &rules,
         rx,
         tx,

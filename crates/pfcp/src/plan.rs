@@ -308,4 +308,11 @@ impl UeSessionPlan {
             ..Default::default()
         }
     }
+
+    /// A Session Modification Request that re-sends the downlink FAR's forwarding parameters
+    /// unchanged (Update FAR 1 to the session's own gNB endpoint, no End Marker): a change an
+    /// SMF may send at any time, which must not disturb the session's forwarding.
+    pub fn refresh_request(&self) -> SessionModificationRequest {
+        self.path_switch_request(self.ue.downlink_teid, self.template.gnb_n3_address, false)
+    }
 }

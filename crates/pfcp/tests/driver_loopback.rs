@@ -172,6 +172,52 @@ async fn modify_and_rejections_through_the_driver() {
     client.release().await.unwrap();
 }
 
+/// One session at a time, as a churn runs them: established, refreshed, deleted, each answered
+/// on its own while a batch's sessions stay.
+#[tokio::test]
+async fn one_session_established_refreshed_and_deleted_alone() {
+    let (cp, up) = (Ipv4Addr::new(127, 0, 0, 23), Ipv4Addr::new(127, 0, 0, 24));
+    let (server, _ch) = upf(up, cp, NtpTimestamp(6)).await;
+    let (client, _events) = client(cp, up, |_| {}).await;
+    client.associate().await.unwrap();
+    client
+        .establish_all((0..2).map(|i| plan_for(i, cp)).collect())
+        .await
+        .unwrap();
+    let churn = plan_for(7, cp);
+    let s = client.establish(churn.clone()).await.unwrap();
+    assert_eq!(
+        (s.cp_seid, s.state),
+        (churn.cp_seid(), SessionState::Established)
+    );
+    let table = server.rules().await.unwrap();
+    assert_eq!(table.len(), 3);
+    let want = Some(Tunnel {
+        teid: churn.ue.downlink_teid,
+        address: GNB_N3,
+    });
+    assert_eq!(table.downlink(ue_v4(&churn)).unwrap().tunnel, want);
+    // The same session again: refused by the client before any request.
+    let e = client.establish(churn.clone()).await.unwrap_err();
+    assert!(matches!(e, NodeError::DuplicateSession { .. }), "{e}");
+    // A refresh changes nothing the datapath sees.
+    client
+        .modify(churn.cp_seid(), churn.refresh_request())
+        .await
+        .unwrap();
+    let table = server.rules().await.unwrap();
+    assert_eq!(table.downlink(ue_v4(&churn)).unwrap().tunnel, want);
+    let d = client.delete(churn.cp_seid()).await.unwrap();
+    assert_eq!(d.cp_seid, churn.cp_seid());
+    let table = server.rules().await.unwrap();
+    assert_eq!(table.len(), 2);
+    assert!(table.downlink(ue_v4(&churn)).is_none());
+    // Deleted: another deletion is refused without a request.
+    let e = client.delete(churn.cp_seid()).await.unwrap_err();
+    assert!(matches!(e, NodeError::UnknownSession { .. }), "{e}");
+    assert_eq!(client.delete_all().await.unwrap(), 2);
+}
+
 #[tokio::test]
 async fn a_failing_batch_says_how_many_were_established_and_which_plan_failed() {
     let (cp, up) = (Ipv4Addr::new(127, 0, 0, 61), Ipv4Addr::new(127, 0, 0, 62));

@@ -118,6 +118,7 @@ pub(crate) fn step(payload: u32, kpps: u64, lost: u64, p50_ns: u64) -> StepRepor
         rx_queues: Vec::new(),
         upf_faults: Vec::new(),
         handover: None,
+        churn: None,
     }
 }
 

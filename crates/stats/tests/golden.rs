@@ -118,6 +118,7 @@ fn report() -> Report {
         rx_queues: vec![],
         upf_faults: Vec::new(),
         handover: None,
+        churn: None,
     });
     // The uplink senders fell behind: one of its two streams slipped twice.
     let slip = TxSlip {
@@ -170,6 +171,7 @@ fn report() -> Report {
         rx_queues: vec![],
         upf_faults: Vec::new(),
         handover: None,
+        churn: None,
     });
     r.control = Some(ControlReport {
         upf: "192.168.14.151:8805".into(),
@@ -180,6 +182,8 @@ fn report() -> Report {
         established_per_s: Some(8_000.0),
         delete_s: Some(0.25),
         deleted_per_s: Some(3_992.0),
+        churn_established: 0,
+        churn_deleted: 0,
         establishment_latency: Some(ProcedureLatency {
             count: 1_000,
             min_us: 180,
@@ -243,6 +247,7 @@ fn frames(name: &str, tx: [u64; 3], rx: [u64; 4]) -> PortFrames {
         rx_unmeasured: rx[1],
         rx_service: rx[2],
         rx_rejected: rx[3],
+        ..PortFrames::default()
     }
 }
 

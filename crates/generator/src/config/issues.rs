@@ -18,6 +18,11 @@ impl Issues {
         self.list.push((field.into(), message.into()));
     }
 
+    /// The problems' messages, in order.
+    pub(crate) fn messages(&self) -> impl Iterator<Item = &str> {
+        self.list.iter().map(|(_, m)| m.as_str())
+    }
+
     /// Whether nothing was found.
     pub(crate) fn is_empty(&self) -> bool {
         self.list.is_empty()

@@ -46,6 +46,7 @@ pub use profile::{
     MAX_LATENCY, MAX_PPS, MAX_QOS_BPS, PdnType, PercentText, Profile, Qer, SearchSection, Sessions,
     Spread, StrategyName, Stream, Sweep, TeidAllocation, TeidRange, TxMode, UeSelection, Urr,
 };
+pub use profile::{Churn, MAX_CHURN_RATE, MIN_PROBE_INTERVAL};
 pub use reflector::{Impairments, PortName, ReflectMode, Reflector, ReflectorPfcp, ReflectorPort};
 pub use system::{Arp, Cores, Device, Eal, OnUpfLoss, OnUpfRestart, Pfcp, Port, System, Window};
 pub use units::{IpPrefix, Ipv4Prefix, PFCP_PORT, Rate, parse_duration};

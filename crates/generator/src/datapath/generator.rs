@@ -5,11 +5,13 @@
 //! [`phase`] the control thread sets.
 
 pub mod assembly;
+pub mod churn_rx;
 pub mod classify;
 pub mod clock;
 pub mod frames;
 pub mod handover;
 pub mod outer_switch;
 pub mod phase;
+pub mod probes;
 pub mod tx;
 pub mod worker;

@@ -113,6 +113,55 @@ pub struct HandoverOutcome {
     pub error: Option<String>,
 }
 
+/// One churn session as the control thread runs it: established at its time, deleted at its
+/// own if it was.
+#[derive(Debug, Clone)]
+pub struct ChurnSessionOrder {
+    /// Its slot among the step's churn sessions, echoed in the outcomes.
+    pub slot: u32,
+    /// When its establishment is asked for, from the start the orders are given.
+    pub establish_at: Duration,
+    /// When its deletion is.
+    pub delete_at: Duration,
+    /// The session.
+    pub plan: UeSessionPlan,
+}
+
+/// A step's churn: sessions that come and go, modifications of the traffic's sessions.
+#[derive(Debug, Clone, Default)]
+pub struct ChurnOrders {
+    /// The churn sessions, in time order.
+    pub sessions: Vec<ChurnSessionOrder>,
+    /// The modifications (an [`HandoverOrder`] each, its `ue` the traffic's UE), in time order.
+    pub modifications: Vec<HandoverOrder>,
+}
+
+/// Which session procedure a churn outcome is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ProcedureKind {
+    /// A Session Establishment.
+    Establishment,
+    /// A Session Modification.
+    Modification,
+    /// A Session Deletion.
+    Deletion,
+}
+
+/// What came of one procedure of a step's churn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChurnOutcome {
+    /// Which procedure.
+    pub kind: ProcedureKind,
+    /// The churn session's slot, or the modified traffic UE.
+    pub index: u32,
+    /// When the request went to the driver, from the start.
+    pub sent_at: Duration,
+    /// From the request to its answer.
+    pub latency: Duration,
+    /// The UPF refused it, or it timed out: why.
+    pub error: Option<String>,
+}
+
 enum Command {
     Associate(oneshot::Sender<Result<Association, upfbench_pfcp::node::NodeError>>),
     Handovers(
@@ -120,6 +169,7 @@ enum Command {
         Vec<HandoverOrder>,
         oneshot::Sender<Vec<HandoverOutcome>>,
     ),
+    Churn(Instant, ChurnOrders, oneshot::Sender<Vec<ChurnOutcome>>),
     Release(oneshot::Sender<Result<Release, upfbench_pfcp::node::NodeError>>),
     Stats(oneshot::Sender<Option<Stats>>),
     Figures(oneshot::Sender<Option<Figures>>),
@@ -221,6 +271,13 @@ impl ClientThread {
         self.ask(|tx| Command::Handovers(start, orders, tx))
     }
 
+    /// Runs a step's churn from `start`: each churn session established at its time and
+    /// deleted at its own, each modification sent at its time, every answer awaited in a task
+    /// of its own; answers with every outcome once all came. Empty without a PFCP client.
+    pub fn churn(&self, start: Instant, orders: ChurnOrders) -> Pending<Vec<ChurnOutcome>> {
+        self.ask(|tx| Command::Churn(start, orders, tx))
+    }
+
     /// Releases the association.
     pub fn release(&self) -> Pending<Result<Release, upfbench_pfcp::node::NodeError>> {
         self.ask(Command::Release)
@@ -299,6 +356,9 @@ async fn serve(
                 Command::Handovers(_, _, tx) => {
                     let _ = tx.send(Vec::new());
                 }
+                Command::Churn(_, _, tx) => {
+                    let _ = tx.send(Vec::new());
+                }
                 _ => {}
             }
             continue;
@@ -320,6 +380,10 @@ async fn serve(
                 }
                 Command::Handovers(start, orders, mut tx) => {
                     let outcomes = handovers(&client, start, orders, &mut tx).await;
+                    let _ = tx.send(outcomes);
+                }
+                Command::Churn(start, orders, mut tx) => {
+                    let outcomes = churn(&client, start, orders, &mut tx).await;
                     let _ = tx.send(outcomes);
                 }
             }
@@ -358,6 +422,102 @@ async fn handovers(
     for t in tasks {
         if let Ok(o) = t.await {
             out.push(o);
+        }
+    }
+    out
+}
+
+/// What one procedure of a churn came to, timed from `start`.
+async fn timed<T>(
+    kind: ProcedureKind,
+    index: u32,
+    start: Instant,
+    procedure: impl Future<Output = Result<T, upfbench_pfcp::node::NodeError>>,
+) -> (ChurnOutcome, bool) {
+    let sent = Instant::now();
+    let r = procedure.await;
+    let ok = r.is_ok();
+    (
+        ChurnOutcome {
+            kind,
+            index,
+            sent_at: sent.saturating_duration_since(start),
+            latency: sent.elapsed(),
+            error: r.err().map(|e| e.to_string()),
+        },
+        ok,
+    )
+}
+
+/// Runs the churn's orders at their times (see [`ClientThread::churn`]); starts no more once
+/// the caller stopped waiting (the step ended early: the run's deletion then removes what is
+/// left).
+async fn churn(
+    client: &PfcpClient,
+    start: Instant,
+    orders: ChurnOrders,
+    answer: &mut oneshot::Sender<Vec<ChurnOutcome>>,
+) -> Vec<ChurnOutcome> {
+    enum Next {
+        Session(ChurnSessionOrder),
+        Modify(Box<HandoverOrder>),
+    }
+    let at = |n: &Next| match n {
+        Next::Session(s) => s.establish_at,
+        Next::Modify(m) => m.at,
+    };
+    let mut next: Vec<Next> = orders
+        .sessions
+        .into_iter()
+        .map(Next::Session)
+        .chain(
+            orders
+                .modifications
+                .into_iter()
+                .map(|m| Next::Modify(Box::new(m))),
+        )
+        .collect();
+    next.sort_by_key(at);
+    let mut tasks = Vec::with_capacity(next.len());
+    for n in next {
+        tokio::select! {
+            () = tokio::time::sleep_until(tokio::time::Instant::from_std(start + at(&n))) => {}
+            () = answer.closed() => break,
+        }
+        let client = client.clone();
+        tasks.push(tokio::spawn(async move {
+            match n {
+                Next::Modify(o) => {
+                    let modify = client.modify(o.cp_seid, o.request);
+                    vec![
+                        timed(ProcedureKind::Modification, o.ue, start, modify)
+                            .await
+                            .0,
+                    ]
+                }
+                Next::Session(o) => {
+                    let cp_seid = o.plan.cp_seid();
+                    let establish = client.establish(o.plan);
+                    let (est, ok) =
+                        timed(ProcedureKind::Establishment, o.slot, start, establish).await;
+                    if !ok {
+                        return vec![est];
+                    }
+                    tokio::time::sleep_until(tokio::time::Instant::from_std(start + o.delete_at))
+                        .await;
+                    let delete = client.delete(cp_seid);
+                    let del = timed(ProcedureKind::Deletion, o.slot, start, delete)
+                        .await
+                        .0;
+                    vec![est, del]
+                }
+            }
+        }));
+    }
+    let mut out = Vec::with_capacity(tasks.len() * 2);
+    for t in tasks {
+        if let Ok(o) = t.await {
+            out.extend(o);
         }
     }
     out

@@ -46,6 +46,8 @@ pub struct Plan {
     pub payload: Option<u16>,
     /// The step's handovers, when the profile has a `mobility` section.
     pub handovers: Option<std::sync::Arc<super::HandoverPlan>>,
+    /// The step's session churn, when the profile has a `churn` section.
+    pub churn: Option<super::ChurnStep>,
 }
 
 impl Plan {
@@ -214,6 +216,23 @@ pub fn build(
         }
     }
     let workers = place(&streams, &system.cores.workers, profile.max_burst);
+    let churn = match &profile.churn {
+        Some(c) => {
+            let id = u16::try_from(streams.len())
+                .map_err(|_| PlanError::TooManyStreams(streams.len() + 1))?;
+            let payload = streams.iter().map(|s| s.payload_len).min().unwrap_or(0);
+            let plan =
+                super::ChurnPlan::new(c, profile.duration, s.count, id, flow_base as u32, payload);
+            if flow_base + u64::from(plan.count) > u64::from(u32::MAX) {
+                return Err(PlanError::TooManyFlows(flow_base + u64::from(plan.count)));
+            }
+            Some(super::ChurnStep {
+                plan: std::sync::Arc::new(plan),
+                on: true,
+            })
+        }
+        None => None,
+    };
     Ok(Plan {
         ues,
         qfi: s.qfi,
@@ -235,6 +254,7 @@ pub fn build(
             .mobility
             .as_ref()
             .map(|m| std::sync::Arc::new(super::HandoverPlan::new(m, s.count))),
+        churn,
     })
 }
 

@@ -3,6 +3,7 @@
 
 pub mod allowance;
 pub mod build;
+pub mod churn;
 pub mod mobility;
 pub mod pacing;
 pub mod placement;
@@ -11,6 +12,7 @@ pub mod stream;
 pub mod ue;
 
 pub use build::{Plan, PlanError, build, rate_frame_len};
+pub use churn::{ChurnPlan, ChurnStep};
 pub use mobility::{HandoverPlan, Move};
 pub use pacing::{Pacer, ScheduleSlip};
 pub use placement::{Share, WorkerPlan, place};

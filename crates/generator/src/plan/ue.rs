@@ -98,6 +98,13 @@ impl UeTable {
         Ipv4Addr::from(self.first_v4.wrapping_add(i))
     }
 
+    /// How far IPv4 address `address` is from UE 0's (wrapping): UE `i`'s is `i`, which the
+    /// receive side checks against a stream's UEs (the churn's come after the table's).
+    #[inline(always)]
+    pub fn offset_of(&self, address: u32) -> u32 {
+        address.wrapping_sub(self.first_v4)
+    }
+
     /// The UE whose IPv4 address is `address` (as a big-endian integer), if any.
     #[inline(always)]
     pub fn index_of(&self, address: u32) -> Option<u32> {

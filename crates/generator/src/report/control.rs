@@ -24,6 +24,9 @@ pub struct ControlTimes {
     /// The time spent establishing, when it came in batches with traffic between them (a
     /// capacity climb): the sum of the batches, not the span from the first to the last.
     pub establish_busy: Option<std::time::Duration>,
+    /// Sessions established and deleted by the steps' churn (in the node's counts, not in the
+    /// batches' rates).
+    pub churn: (u64, u64),
 }
 
 fn span(from: Option<Instant>, to: Option<Instant>) -> Option<f64> {
@@ -72,11 +75,19 @@ pub fn control_report(
         deleted: stats.sessions_deleted,
         establish_s,
         established_per_s: per_s(
-            stats.sessions_established.saturating_sub(again),
+            stats
+                .sessions_established
+                .saturating_sub(again)
+                .saturating_sub(times.churn.0),
             establish_s,
         ),
         delete_s,
-        deleted_per_s: per_s(stats.sessions_deleted, delete_s),
+        deleted_per_s: per_s(
+            stats.sessions_deleted.saturating_sub(times.churn.1),
+            delete_s,
+        ),
+        churn_established: times.churn.0,
+        churn_deleted: times.churn.1,
         establishment_latency: latency(Figures::summary(&figures.establishment_us)),
         deletion_latency: latency(Figures::summary(&figures.deletion_us)),
         requests_sent: stats.requests_sent,
@@ -115,14 +126,17 @@ mod tests {
             release: None,
             upf_faults: Vec::new(),
             establish_busy: None,
+            // 200 more came and went during the steps: in the count, not in the batch's rate.
+            churn: (200, 200),
         };
         let stats = Stats {
-            sessions_established: 1_000,
+            sessions_established: 1_200,
             retransmissions: 3,
             ..Stats::default()
         };
         let r = control_report("upf".into(), 1_000, &times, &Figures::default(), &stats);
-        assert_eq!(r.established, 1_000);
+        assert_eq!(r.established, 1_200);
+        assert_eq!((r.churn_established, r.churn_deleted), (200, 200));
         assert_eq!(r.establish_s, Some(0.25));
         assert_eq!(r.established_per_s, Some(4_000.0));
         assert_eq!(r.delete_s, None);

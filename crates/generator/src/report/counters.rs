@@ -79,6 +79,8 @@ pub fn port_frames(side: Side, c: &WorkerCounters) -> PortFrames {
         rx_unmeasured: c.unmeasured[i],
         rx_service: c.rx_service[i],
         rx_rejected: c.rejects[i].iter().sum(),
+        tx_probes: c.tx_probes[i],
+        rx_probes: c.rx_probes[i],
     }
 }
 

@@ -2,6 +2,7 @@
 //! section from what its workers measured, the control plane's section, the clock's, and the
 //! files written. The report's types and formats are the stats crate's (`upfbench_stats::report`).
 
+mod churn;
 mod clock;
 mod control;
 mod counters;
@@ -11,6 +12,7 @@ mod step;
 mod timeline;
 mod tx_slip;
 
+pub use churn::{ChurnInputs, churn_report, direction_loss};
 pub use clock::clock_report;
 pub use control::{ControlTimes, control_report};
 pub use counters::{counter_notes, port_frames, port_report, rejected};
@@ -68,9 +70,14 @@ pub fn new_report(run: RunIdentity<'_>) -> Report {
 
 /// A step's name in the report and its files: its payload (`300 B`) in a sweep, `run` otherwise.
 pub fn step_label(plan: &Plan) -> String {
-    match plan.payload {
+    let size = match plan.payload {
         Some(p) => format!("{p} B"),
         None => "run".to_owned(),
+    };
+    match &plan.churn {
+        Some(c) if c.on => format!("{size}, churn"),
+        Some(_) => format!("{size}, no churn"),
+        None => size,
     }
 }
 

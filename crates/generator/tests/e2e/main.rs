@@ -41,6 +41,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod capacity;
+mod churn;
 mod delay;
 mod doctor;
 mod echo;

@@ -208,6 +208,13 @@ pub(crate) fn run(case: &str, impairments: &str, profile: &str) -> Outcome {
     finish(&bed, &mut reflector, &generator, status)
 }
 
+/// Whether the report is a run's of one step, whose figures [`Outcome`] carries.
+fn one_step(report: &Value) -> bool {
+    report["search"].is_null()
+        && report["capacity"].is_null()
+        && report["steps"][0]["churn"].is_null()
+}
+
 pub(crate) fn finish(
     bed: &Memif,
     reflector: &mut Process,
@@ -243,12 +250,13 @@ pub(crate) fn finish(
         status,
         stdout: generator.stdout(),
         // A profile of one direction leaves the other at zero; a search has a step a trial, a
-        // capacity climb a step a batch, and their own figures.
-        uplink: (report["search"].is_null() && report["capacity"].is_null())
+        // capacity climb a step a batch, a churn its baseline step first, and their own
+        // figures.
+        uplink: one_step(&report)
             .then(|| try_figures(&report, "uplink"))
             .flatten()
             .unwrap_or_default(),
-        downlink: (report["search"].is_null() && report["capacity"].is_null())
+        downlink: one_step(&report)
             .then(|| try_figures(&report, "downlink"))
             .flatten()
             .unwrap_or_default(),

@@ -120,7 +120,7 @@ impl Batch {
 
 enum Waiter {
     Batch { id: u64, index: usize },
-    Modify(Reply<Session>),
+    Single(Reply<Session>),
 }
 
 /// A batch's items not yet handed to the node. The node gets no more than its window can take,
@@ -226,15 +226,15 @@ impl Waiters {
         }
     }
 
-    pub(crate) fn wait_modify(&mut self, cp_seid: Seid, reply: Reply<Session>) {
-        self.sessions.insert(cp_seid, Waiter::Modify(reply));
+    pub(crate) fn wait_session(&mut self, cp_seid: Seid, reply: Reply<Session>) {
+        self.sessions.insert(cp_seid, Waiter::Single(reply));
     }
 
     /// A session's procedure ended.
     pub(crate) fn session_done(&mut self, cp_seid: Seid, result: Result<Session, NodeError>) {
         match self.sessions.remove(&cp_seid) {
             Some(Waiter::Batch { id, index }) => self.settle(id, index, cp_seid, result),
-            Some(Waiter::Modify(tx)) => {
+            Some(Waiter::Single(tx)) => {
                 let _ = tx.send(result);
             }
             None => {}

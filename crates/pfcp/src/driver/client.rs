@@ -98,7 +98,9 @@ enum Command {
         oneshot::Sender<Result<Vec<Session>, EstablishAllError>>,
         watch::Sender<BatchProgress>,
     ),
+    Establish(Box<UeSessionPlan>, Reply<Session>),
     Modify(Seid, Box<SessionModificationRequest>, Reply<Session>),
+    Delete(Seid, Reply<Session>),
     DeleteAll(
         u64,
         oneshot::Sender<Result<usize, DeleteAllError>>,
@@ -305,6 +307,24 @@ impl PfcpClient {
         }
     }
 
+    /// Establishes one session, through the window like a batch's; answers with the session
+    /// as established, or why not.
+    pub async fn establish(&self, plan: UeSessionPlan) -> Result<Session, NodeError> {
+        let cp_seid = plan.cp_seid();
+        self.call(Procedure::SessionEstablishment(cp_seid), |tx| {
+            Command::Establish(Box::new(plan), tx)
+        })
+        .await
+    }
+
+    /// Deletes one established session; answers with it as it was, or why not.
+    pub async fn delete(&self, cp_seid: Seid) -> Result<Session, NodeError> {
+        self.call(Procedure::SessionDeletion(cp_seid), |tx| {
+            Command::Delete(cp_seid, tx)
+        })
+        .await
+    }
+
     /// Modifies an established session (e.g. [`UeSessionPlan::path_switch_request`]).
     pub async fn modify(
         &self,
@@ -408,8 +428,20 @@ impl Task for ClientTask {
                 BatchReply::Establish(tx),
                 progress,
             ),
+            Command::Establish(plan, tx) => match self.node.establish(now, &plan) {
+                Ok(cp) => self.waiters.wait_session(cp, tx),
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                }
+            },
             Command::Modify(cp, req, tx) => match self.node.modify(now, cp, *req) {
-                Ok(()) => self.waiters.wait_modify(cp, tx),
+                Ok(()) => self.waiters.wait_session(cp, tx),
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                }
+            },
+            Command::Delete(cp, tx) => match self.node.delete(now, cp) {
+                Ok(()) => self.waiters.wait_session(cp, tx),
                 Err(e) => {
                     let _ = tx.send(Err(e));
                 }

@@ -29,17 +29,36 @@ pub struct PortFrames {
     pub rx_service: u64,
     /// Frames counted and dropped as not ours (the report's `rx_rejected`).
     pub rx_rejected: u64,
+    /// Probes of churn sessions sent (downlink, on N6).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tx_probes: u64,
+    /// Probes of churn sessions received.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rx_probes: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// The churn probes among the kinds, when there were some.
+fn probes(n: u64) -> String {
+    if n == 0 {
+        String::new()
+    } else {
+        format!(", {n} churn probes")
+    }
 }
 
 impl PortFrames {
     /// Frames handed to the port for sending.
     pub fn tx_total(&self) -> u64 {
-        self.tx_measured + self.tx_warmup + self.tx_service
+        self.tx_measured + self.tx_warmup + self.tx_service + self.tx_probes
     }
 
     /// Frames received from the port.
     pub fn rx_total(&self) -> u64 {
-        self.rx_measured + self.rx_unmeasured + self.rx_service + self.rx_rejected
+        self.rx_measured + self.rx_unmeasured + self.rx_service + self.rx_rejected + self.rx_probes
     }
 
     /// A sentence naming what does not add up when the kinds' sums differ from the port's own
@@ -50,12 +69,13 @@ impl PortFrames {
         let mut parts = Vec::new();
         if self.tx_total() != port_tx {
             parts.push(format!(
-                "the workers handed it {} frames to send ({} measured, {} warm-up, {} service), \
+                "the workers handed it {} frames to send ({} measured, {} warm-up, {} service{}), \
                  the port counted {port_tx} (opackets {} + oerrors {})",
                 self.tx_total(),
                 self.tx_measured,
                 self.tx_warmup,
                 self.tx_service,
+                probes(self.tx_probes),
                 port.opackets,
                 port.oerrors
             ));
@@ -63,12 +83,13 @@ impl PortFrames {
         if self.rx_total() != port.ipackets {
             parts.push(format!(
                 "the workers counted {} frames received ({} measured, {} unmeasured, {} service, \
-                 {} rejected), the port {}",
+                 {} rejected{}), the port {}",
                 self.rx_total(),
                 self.rx_measured,
                 self.rx_unmeasured,
                 self.rx_service,
                 self.rx_rejected,
+                probes(self.rx_probes),
                 port.ipackets
             ));
         }
@@ -100,6 +121,7 @@ mod tests {
             rx_unmeasured: 19_944,
             rx_service: 2,
             rx_rejected: 3,
+            ..PortFrames::default()
         }
     }
 
@@ -127,6 +149,20 @@ mod tests {
             rx,
             "N3: the workers counted 119939 frames received (99990 measured, 19944 unmeasured, \
              2 service, 3 rejected), the port 119940"
+        );
+        // A churn's probes are among the frames, and named.
+        let with_probes = PortFrames {
+            tx_probes: 5,
+            rx_probes: 4,
+            ..frames()
+        };
+        assert_eq!(with_probes.mismatch(&port(119_943, 119_949, 0)), None);
+        let rx = with_probes
+            .mismatch(&port(119_939, 119_949, 0))
+            .expect("rx differs");
+        assert!(
+            rx.contains("3 rejected, 4 churn probes), the port 119939"),
+            "{rx}"
         );
         let both = f.mismatch(&port(0, 0, 0)).expect("both differ");
         assert!(

@@ -162,6 +162,7 @@ mod tests {
             rx_queues: Vec::new(),
             upf_faults: Vec::new(),
             handover: None,
+            churn: None,
         }
     }
 

@@ -1,6 +1,7 @@
 //! The report: its model (serde, versioned JSON) and its renderings (table, CSV).
 
 mod capacity;
+mod churn;
 mod clock;
 mod csv;
 mod frames;
@@ -18,6 +19,9 @@ mod time;
 mod upf_faults;
 
 pub use capacity::{CapacityBatch, CapacityRefusal, CapacityReport};
+pub use churn::{
+    Activation, Baseline, ChurnReport, ChurnSecond, ChurnSession, DirectionLoss, ProcedureFigures,
+};
 pub use clock::ClockReport;
 pub use csv::{
     CONTROL_CSV_COLUMNS, CSV_COLUMNS, PORTS_CSV_COLUMNS, render_control_csv, render_csv,

@@ -74,12 +74,19 @@ pub struct ControlReport {
     pub deleted: u64,
     /// Wall time from the first establishment request to the last answer (s).
     pub establish_s: Option<f64>,
-    /// `established / establish_s`.
+    /// `established / establish_s` (the churn's left out).
     pub established_per_s: Option<f64>,
     /// Wall time of the deletions (s).
     pub delete_s: Option<f64>,
-    /// `deleted / delete_s`.
+    /// `deleted / delete_s` (the churn's left out).
     pub deleted_per_s: Option<f64>,
+    /// Of the sessions established, those the steps' churn established (their procedures are
+    /// in the latencies, not in the batches' rates).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub churn_established: u64,
+    /// Of the sessions deleted, those the churn deleted.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub churn_deleted: u64,
     /// Latency of one establishment, request to answer, retransmissions included.
     pub establishment_latency: Option<ProcedureLatency>,
     /// Latency of one deletion.
@@ -217,6 +224,9 @@ pub struct StepReport {
     /// The step's handovers (profile `mobility`), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub handover: Option<super::handover::HandoverReport>,
+    /// The step's session churn (profile `churn`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub churn: Option<super::churn::ChurnReport>,
 }
 
 /// One stream of the profile (e.g. "ul", or one size of an IMIX), summed over its flows.
@@ -471,6 +481,7 @@ impl StepReport {
             rx_queues: Vec::new(),
             upf_faults: Vec::new(),
             handover: None,
+            churn: None,
         }
     }
 }
@@ -537,4 +548,8 @@ impl Report {
         }
         Ok(serde_json::from_value(value)?)
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

@@ -286,9 +286,25 @@ fn control_section(out: &mut String, c: &ControlReport) {
         out,
         "  sessions: {} asked, established {}, deleted {}",
         c.sessions,
-        rate(c.established, c.establish_s, c.established_per_s),
-        rate(c.deleted, c.delete_s, c.deleted_per_s)
+        rate(
+            c.established - c.churn_established.min(c.established),
+            c.establish_s,
+            c.established_per_s
+        ),
+        rate(
+            c.deleted - c.churn_deleted.min(c.deleted),
+            c.delete_s,
+            c.deleted_per_s
+        )
     );
+    if c.churn_established + c.churn_deleted > 0 {
+        let _ = writeln!(
+            out,
+            "  churn: {} more established and {} deleted during the steps (their procedures \
+             are in the latencies below)",
+            c.churn_established, c.churn_deleted
+        );
+    }
     let _ = writeln!(
         out,
         "  {}",
@@ -383,12 +399,18 @@ fn port_table(out: &mut String, report: &Report) {
 
 /// The frames on each port by kind: each row adds up to the port table's counts.
 fn frame_table(out: &mut String, report: &Report) {
+    // Churn probes get their columns only in a run that sent some.
+    let probes = report
+        .steps
+        .iter()
+        .flat_map(|s| &s.frames)
+        .any(|f| f.tx_probes + f.rx_probes > 0);
     let rows: Vec<Vec<String>> = report
         .steps
         .iter()
         .flat_map(|s| {
             s.frames.iter().map(move |f| {
-                vec![
+                let mut row = vec![
                     s.label.clone(),
                     f.name.clone(),
                     f.tx_measured.to_string(),
@@ -398,7 +420,11 @@ fn frame_table(out: &mut String, report: &Report) {
                     f.rx_unmeasured.to_string(),
                     f.rx_service.to_string(),
                     f.rx_rejected.to_string(),
-                ]
+                ];
+                if probes {
+                    row.extend([f.tx_probes.to_string(), f.rx_probes.to_string()]);
+                }
+                row
             })
         })
         .collect();
@@ -409,7 +435,14 @@ fn frame_table(out: &mut String, report: &Report) {
         out,
         "Frames on the tester's ports by kind (each row adds up to the port's Tx and Rx pkts)\n"
     );
-    grid(out, &owned(&FRAME_COLUMNS), &rows);
+    let mut columns = owned(&FRAME_COLUMNS);
+    if probes {
+        columns.extend(owned(&[
+            ("Tx probes", Align::Right),
+            ("Rx probes", Align::Right),
+        ]));
+    }
+    grid(out, &columns, &rows);
     out.push('\n');
 }
 
@@ -538,6 +571,7 @@ pub fn render_table(report: &Report) -> String {
         stream_table(&mut out, report);
         super::slip::slip_section(&mut out, report);
         super::handover::handover_section(&mut out, report);
+        super::churn::churn_section(&mut out, report);
         comparison_table(&mut out, report);
         for (i, step) in report.steps.iter().enumerate() {
             if !step.upf_faults.is_empty() {

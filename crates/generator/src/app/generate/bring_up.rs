@@ -146,15 +146,45 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
             .map(|c| plan::build(system, &c.profile, c.payload, links))
             .collect::<Result<Vec<Plan>, _>>()?,
     };
+    // A step with churn runs first without it, for its loss, when the profile asks.
+    let plans = if setup.profile.churn.is_some_and(|c| c.baseline) {
+        plans
+            .into_iter()
+            .flat_map(|p| {
+                let mut off = p.clone();
+                if let Some(c) = &mut off.churn {
+                    c.on = false;
+                }
+                [off, p]
+            })
+            .collect()
+    } else {
+        plans
+    };
     let first = &plans[0];
     let rules: Vec<RxRules> = plans
         .iter()
-        .map(|p| RxRules::new(p.ues, p.qfi, &p.streams).with_handovers(p.handovers.clone()))
+        .map(|p| {
+            RxRules::new(p.ues, p.qfi, &p.streams)
+                .with_handovers(p.handovers.clone())
+                .with_churn(p.churn.as_ref())
+        })
         .collect();
-    let sessions = if setup.pfcp {
-        plan::sessions::session_plans(system, setup.profile, &first.ues)?
+    // The churn sessions are UEs after the traffic's: one table of plans, split.
+    let churn_count = plans
+        .iter()
+        .filter_map(|p| p.churn.as_ref())
+        .map(|c| c.plan.count)
+        .max()
+        .unwrap_or(0);
+    let (sessions, churn_sessions) = if setup.pfcp {
+        let mut ues = first.ues;
+        ues.count += churn_count;
+        let mut all = plan::sessions::session_plans(system, setup.profile, &ues)?;
+        let churn = all.split_off(first.ues.count as usize);
+        (all, churn)
     } else {
-        Vec::new()
+        (Vec::new(), Vec::new())
     };
     let idle_queues = split_queues(s3.queues()?, s6.queues()?)
         .into_iter()
@@ -221,6 +251,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
             plans: &plans,
             rules: &rules,
             timing,
+            baseline: None,
         }),
         Some(cases) => Box::new(SearchProgram::new(
             system,
@@ -243,7 +274,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         .pfcp
         .as_ref()
         .map_or(Duration::from_secs(15), |p| p.t1 * (p.n1 + 2));
-    let n4 = N4Work::new(&client, &sessions, peers[0], give_up);
+    let n4 = N4Work::new(&client, &sessions, peers[0], give_up).with_churn(&churn_sessions);
     let bed = Testbed {
         setup,
         eal,
@@ -290,6 +321,14 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
                 m.pfcp_figures(f);
             }
         }
+        let mut times = times.clone();
+        for s in &record.steps {
+            if let Some(c) = &s.report.churn {
+                times.churn.0 += c.establishments.succeeded;
+                times.churn.1 += c.deletions.succeeded;
+            }
+        }
+        let times = &times;
         if let (Some(f), Some(st)) = (figures, stats) {
             let upf = system
                 .pfcp

@@ -466,8 +466,12 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             // thread's clock (read together): each handover's modification goes at its time
             // after `at`, its uplink switches at the same time after `epoch`.
             let step = self.machine.step();
-            if let Some(h) = &self.program.plan(step).0.handovers {
+            let plan = self.program.plan(step).0;
+            if let Some(h) = &plan.handovers {
                 r.handovers = Some(self.n4.handovers(at, h));
+            }
+            if let Some(c) = plan.churn.as_ref().filter(|c| c.on) {
+                r.churn = Some(self.n4.churn(at, &c.plan));
             }
         }
         let step = self.running.is_some().then(|| self.machine.step());

@@ -77,6 +77,17 @@ pub fn run(args: &RunArgs, mode: Mode<'_>) -> Result<()> {
              sessions are at the target gNB"
         );
     }
+    if profile.churn.is_some() {
+        if matches!(mode, Mode::Search(_) | Mode::Capacity) {
+            bail!(
+                "a profile with `churn` runs with `upfbench run` or `sweep`: a search's trials \
+                 and a climb's steps measure without it"
+            );
+        }
+        if system.pfcp.is_none() || args.no_pfcp {
+            bail!("churn establishes sessions over PFCP: the system file needs its pfcp section");
+        }
+    }
     let search = matches!(mode, Mode::Search(_));
     if search && !matches!(profile.tx_mode, config::TxMode::Continuous) {
         bail!("a search sends continuously: remove the profile's tx_mode");

@@ -16,17 +16,20 @@ use crate::app::out;
 use crate::lifecycle::{Event, Lifecycle};
 use crate::n4::checks::{chosen_endpoint_mismatch, establishment_hint};
 use crate::n4::client_side::{
-    ClientThread, Deletion, Establishment, HandoverOrder, HandoverOutcome, Pending,
+    ChurnOrders, ChurnOutcome, ChurnSessionOrder, ClientThread, Deletion, Establishment,
+    HandoverOrder, HandoverOutcome, Pending,
 };
 use crate::n4::failure::{deletion_failure, establishment_failure};
 use crate::n4::progress::{BatchMeter, stalled_message};
-use crate::plan::HandoverPlan;
+use crate::plan::{ChurnPlan, HandoverPlan};
 use crate::report::{ControlTimes, RunEvent, Timeline};
 
 /// What the control thread is doing for the run, and the wall times it took.
 pub(super) struct N4Work<'a> {
     client: &'a ClientThread,
     sessions: &'a [UeSessionPlan],
+    /// The churn sessions' plans (UEs after the traffic's), for steps with churn.
+    churn_sessions: &'a [UeSessionPlan],
     /// The UPF's N3 address, which the F-TEIDs it chooses must carry.
     upf_n3: Ipv4Addr,
     /// A batch with failures and no success for this long talks to a UPF that stopped
@@ -148,6 +151,7 @@ impl<'a> N4Work<'a> {
         N4Work {
             client,
             sessions,
+            churn_sessions: &[],
             upf_n3,
             give_up,
             association: None,
@@ -163,7 +167,48 @@ impl<'a> N4Work<'a> {
         }
     }
 
-    /// The control thread.
+    /// With the churn sessions' plans (churn session `k` is `churn[k]`).
+    pub(super) fn with_churn(mut self, churn: &'a [UeSessionPlan]) -> N4Work<'a> {
+        self.churn_sessions = churn;
+        self
+    }
+
+    /// Starts the step's churn: each churn session established at its time after `start` and
+    /// deleted at its own, each modification of a traffic session (its downlink FAR re-sent
+    /// unchanged) at its time.
+    pub(super) fn churn(&self, start: Instant, plan: &ChurnPlan) -> Pending<Vec<ChurnOutcome>> {
+        let sessions = (0..plan.count)
+            .filter_map(|k| {
+                Some(ChurnSessionOrder {
+                    slot: k,
+                    establish_at: Duration::from_nanos(plan.establish_at(k)),
+                    delete_at: Duration::from_nanos(plan.delete_at(k)),
+                    plan: self.churn_sessions.get(k as usize)?.clone(),
+                })
+            })
+            .collect();
+        let modifications = plan
+            .modifications
+            .iter()
+            .filter_map(|&(ue, at)| {
+                let session = self.sessions.get(ue as usize)?;
+                Some(HandoverOrder {
+                    ue,
+                    at: Duration::from_nanos(at),
+                    cp_seid: session.cp_seid(),
+                    request: session.refresh_request(),
+                })
+            })
+            .collect();
+        self.client.churn(
+            start,
+            ChurnOrders {
+                sessions,
+                modifications,
+            },
+        )
+    }
+
     /// Starts the step's handovers: each moving UE's path switch (Update FAR, SNDEM as
     /// planned) at its time after `start`.
     pub(super) fn handovers(

@@ -6,7 +6,7 @@
 use std::ops::Range;
 use std::time::Duration;
 
-use upfbench_stats::report::Report;
+use upfbench_stats::report::{Baseline, Report};
 
 use super::n4::BatchEnd;
 use super::step::StepResult;
@@ -84,6 +84,8 @@ pub(crate) struct FixedSteps<'p> {
     pub(crate) plans: &'p [Plan],
     pub(crate) rules: &'p [RxRules],
     pub(crate) timing: Timing,
+    /// The loss of the last step run without its churn, for the next.
+    pub(crate) baseline: Option<Baseline>,
 }
 
 impl<'p> Program<'p> for FixedSteps<'p> {
@@ -102,10 +104,27 @@ impl<'p> Program<'p> for FixedSteps<'p> {
     fn collected(
         &mut self,
         step: usize,
-        _: &mut StepResult,
+        result: &mut StepResult,
         _: Duration,
         _: bool,
     ) -> Option<Timing> {
+        // A step with churn follows its baseline (the same step without it): its loss goes
+        // beside the churn's.
+        let report = &mut result.report;
+        match report.churn.as_ref().map(|c| c.on) {
+            Some(false) => {
+                self.baseline = Some(Baseline {
+                    label: report.label.clone(),
+                    loss: crate::report::direction_loss(report),
+                });
+            }
+            Some(true) => {
+                if let Some(c) = &mut report.churn {
+                    c.baseline = self.baseline.take();
+                }
+            }
+            None => {}
+        }
         (step + 1 < self.plans.len()).then_some(self.timing)
     }
 }

@@ -18,7 +18,7 @@ use crate::datapath::common::calibration::{TscCalibration, measure_now};
 use crate::datapath::generator::assembly::{Idle, StepWiring, StepWorkers, join, launch};
 use crate::datapath::generator::clock::Clock;
 use crate::datapath::generator::phase::{Phase, PhaseBoard};
-use crate::n4::client_side::{HandoverOutcome, Pending};
+use crate::n4::client_side::{ChurnOutcome, HandoverOutcome, Pending};
 use crate::plan::Plan;
 use crate::report::{self, StepMeasurements};
 
@@ -36,6 +36,10 @@ pub(super) struct Running<'s, 'p> {
     seconds: Vec<StepSecond>,
     /// The step's handovers in the PFCP thread, once the measured phase started them.
     pub(super) handovers: Option<Pending<Vec<HandoverOutcome>>>,
+    /// The step's churn in the PFCP thread, once the measured phase started it.
+    pub(super) churn: Option<Pending<Vec<ChurnOutcome>>>,
+    /// The run clock at the live meter's baseline: the timeline's zero (ns).
+    live_start_ns: u64,
 }
 
 /// What a step measured.
@@ -113,7 +117,8 @@ pub(super) fn start<'s, 'p>(
     let ports_before = [ports[0].stats()?, ports[1].stats()?];
     let kernel_before = kernel.read();
     // The live meter's baseline, and the interval log's time zero.
-    live.line(wiring.clock.ns(tsc()), &[], &[]);
+    let live_start_ns = wiring.clock.ns(tsc());
+    live.line(live_start_ns, &[], &[]);
     let workers = launch(scope, wiring, idle)?;
     Ok(Running {
         workers,
@@ -125,6 +130,8 @@ pub(super) fn start<'s, 'p>(
         kernel_before,
         seconds: Vec::new(),
         handovers: None,
+        churn: None,
+        live_start_ns,
     })
 }
 
@@ -208,7 +215,7 @@ pub(super) fn finish<'p>(
         let outcomes = r
             .handovers
             .take()
-            .and_then(handover_outcomes)
+            .and_then(|p| wait_for(p, std::time::Duration::from_secs(5)))
             .unwrap_or_default();
         report.handover = Some(report::handover_report(
             h,
@@ -225,6 +232,27 @@ pub(super) fn finish<'p>(
     let last = r.live.line(r.clock.ns(tsc()), &tx, &rx);
     r.seconds.extend(StepSecond::from_live(&last, "end"));
     report.seconds = r.seconds;
+    if let Some(c) = &plan.churn {
+        // Each churn session's deletion was due within the measured phase; what is still out
+        // is awaited for a few seconds (a step that ended early leaves the rest unsent).
+        let outcomes = r
+            .churn
+            .take()
+            .and_then(|p| wait_for(p, std::time::Duration::from_secs(10)))
+            .unwrap_or_default();
+        let loss = report::direction_loss(&report);
+        report.churn = Some(report::churn_report(
+            &report::ChurnInputs {
+                step: c,
+                outcomes: &outcomes,
+                probes: &outcome.counters.churn,
+                seconds: &report.seconds,
+                live_start_ns: r.live_start_ns,
+                measured_s: report.duration_s,
+            },
+            loss,
+        ));
+    }
     let hlog = r.live.take_interval_log().map(|(log, failures)| {
         if failures > 0 {
             report.warnings.push(format!(
@@ -240,9 +268,9 @@ pub(super) fn finish<'p>(
     })
 }
 
-/// The handovers' outcomes, if they all come within a few seconds.
-fn handover_outcomes(mut p: Pending<Vec<HandoverOutcome>>) -> Option<Vec<HandoverOutcome>> {
-    let until = Instant::now() + std::time::Duration::from_secs(5);
+/// What the PFCP thread answers, if it comes within `limit`.
+fn wait_for<T>(mut p: Pending<T>, limit: std::time::Duration) -> Option<T> {
+    let until = Instant::now() + limit;
     while Instant::now() < until {
         match p.try_take() {
             Ok(Some(o)) => return Some(o),

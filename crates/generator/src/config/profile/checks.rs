@@ -398,6 +398,15 @@ impl Check for Profile {
         if let Some(m) = &self.mobility {
             super::mobility::check(self, m, issues);
         }
+        if let Some(c) = &self.churn {
+            super::churn::check(self, c, issues);
+            if self.mobility.is_some() {
+                issues.add(
+                    "churn",
+                    "churn and mobility in one profile are not supported yet: measure them apart",
+                );
+            }
+        }
         self.search.check(issues);
         self.capacity.check(self.sessions.count, issues);
         for (i, d) in self.search.directions.iter().enumerate() {

@@ -14,6 +14,7 @@ use super::units::{IpPrefix, Rate, serde_text};
 
 mod capacity;
 mod checks;
+mod churn;
 mod mobility;
 mod search;
 mod teid;
@@ -21,6 +22,7 @@ mod teid;
 pub(crate) use checks::{check_dns_name, check_rate};
 
 pub use capacity::CapacitySection;
+pub use churn::{Churn, MAX_CHURN_RATE, MIN_PROBE_INTERVAL};
 pub use mobility::{Arrivals, Handovers, MAX_HANDOVER_RATE, Mobility, MovingUes, TargetGnb};
 pub use search::{
     DirectionSet, GoalSection, LatencyBoundSection, PercentText, SearchSection, StrategyName,
@@ -103,6 +105,9 @@ pub struct Profile {
     /// Handovers under traffic (default none).
     #[serde(default)]
     pub mobility: Option<Box<Mobility>>,
+    /// Session churn during the measured phase (default none).
+    #[serde(default)]
+    pub churn: Option<Churn>,
 }
 
 fn default_duration() -> Duration {

@@ -18,7 +18,8 @@ use super::clock::Clock;
 use super::frames::{Endpoints, stream_template};
 use super::outer_switch::{OUTER_CHECKSUM_AT, OuterSwitch};
 use super::phase::{Phase, PhaseBoard};
-use super::tx::{ShareSpec, TxShare, share_ues};
+use super::probes::{ProbeSchedule, ProbeShare};
+use super::tx::{ShareSpec, TxShare, TxUe, share_ues};
 use super::worker::{Worker, WorkerCounters, WorkerResult};
 use crate::datapath::common::queues::{PortQueues, Side};
 use crate::datapath::common::service::ServicePlane;
@@ -210,6 +211,7 @@ pub fn launch<'s, 'p>(
                 moving,
             ));
         }
+        let probes = probe_share(w, shelf, i)?;
         let (rx, rx_handle) = RxStats::new(i as u32, &specs, &rx_config)?;
         let (tx, tx_handle) = TxStats::new(i as u32, &specs);
         workers.rx.push(rx_handle);
@@ -222,6 +224,7 @@ pub fn launch<'s, 'p>(
             ports,
             shares,
             warmup,
+            probes,
             rules: w.rules,
             rx,
             tx,
@@ -235,6 +238,45 @@ pub fn launch<'s, 'p>(
             .push(scope.launch(wp.lcore, move || worker.poll_until_stopped(control))?);
     }
     Ok(workers)
+}
+
+/// Worker `worker`'s part of the churn sessions' probes, in a step whose churn runs.
+fn probe_share<'p>(
+    w: &StepWiring<'_, 'p>,
+    shelf: &mut PoolShelf<'p>,
+    worker: usize,
+) -> Result<Option<ProbeShare<'p>>> {
+    let Some(c) = w.plan.churn.as_ref().filter(|c| c.on) else {
+        return Ok(None);
+    };
+    let plan = &c.plan;
+    let schedule = ProbeSchedule::new(plan, worker, w.plan.workers.len());
+    let probe = &plan.probe;
+    let template = stream_template(
+        probe,
+        w.plan.ues.address_v4(plan.first_ue),
+        Teid::ZERO,
+        w.qfi,
+        &w.endpoints,
+    )
+    .context("building the churn probes' frame")?;
+    let patch = template
+        .patch_range(TAG_LEN)
+        .ok_or_else(|| anyhow!("the churn probes' frame cannot be patched in place"))?;
+    let pool = shelf
+        .take(w.eal, worker, template.bytes(), patch)
+        .context("the churn probes' TX pool")?;
+    let ues = schedule
+        .slots()
+        .map(|k| TxUe {
+            patch: template
+                .ue_patch::<TAG_LEN>(Teid::ZERO, w.plan.ues.address_v4(plan.first_ue + k)),
+            sent: 0,
+        })
+        .collect();
+    Ok(Some(ProbeShare::new(
+        schedule, probe.id, pool, &template, ues,
+    )))
 }
 
 /// The outer source of each UE of an uplink `share` whose UEs include moving ones: switched

@@ -21,9 +21,10 @@ use upfbench_stats::Direction;
 
 use std::sync::Arc;
 
+use super::churn_rx::ChurnRx;
 use super::handover::{HandoverRx, Leg};
 use crate::datapath::common::service::Service;
-use crate::plan::{HandoverPlan, StreamPlan, UeTable};
+use crate::plan::{ChurnStep, HandoverPlan, StreamPlan, UeTable};
 use crate::tag::TagView;
 
 const ETHERTYPE_AT: usize = ethernet::field::ETHERTYPE.start;
@@ -95,6 +96,15 @@ pub enum Classified {
         /// The tunnel a moving UE's downlink came through.
         leg: Leg,
     },
+    /// A probe of a churn session ([`crate::plan::churn`]): not one of the step's flows.
+    Probe {
+        /// The churn session's slot.
+        slot: u32,
+        /// Its sequence number.
+        sequence: u32,
+        /// Low 32 bits of its transmit time (ns).
+        tx_time: u32,
+    },
     /// For the service plane.
     Service(Service),
     /// Not measured.
@@ -112,6 +122,8 @@ struct RxStream {
     flow_base: u32,
     /// Its index among the downlink streams (a moving flow's slot).
     downlink_ordinal: u32,
+    /// The churn's probe stream: its packets are probes, not flows.
+    probe: bool,
 }
 
 /// The run's receive rules, shared read-only by every worker.
@@ -122,6 +134,8 @@ pub struct RxRules {
     streams: Box<[RxStream]>,
     handovers: Option<Arc<HandoverPlan>>,
     downlink_streams: u32,
+    /// Churn sessions whose probes the step receives (0: no churn).
+    churn_sessions: u32,
 }
 
 impl RxRules {
@@ -137,6 +151,7 @@ impl RxRules {
                 ue_count: 0,
                 flow_base: 0,
                 downlink_ordinal: 0,
+                probe: false,
             };
             streams
                 .iter()
@@ -154,6 +169,7 @@ impl RxRules {
                 ue_count: s.ue_count(),
                 flow_base: s.flow_base,
                 downlink_ordinal: downlink_streams,
+                probe: false,
             };
             downlink_streams += u32::from(s.direction == Direction::Downlink);
         }
@@ -163,6 +179,7 @@ impl RxRules {
             streams: table.into_boxed_slice(),
             handovers: None,
             downlink_streams,
+            churn_sessions: 0,
         }
     }
 
@@ -171,6 +188,50 @@ impl RxRules {
     pub fn with_handovers(mut self, handovers: Option<Arc<HandoverPlan>>) -> RxRules {
         self.handovers = handovers;
         self
+    }
+
+    /// With the step's churn: the probes of its sessions (UEs after the traffic's) are told
+    /// apart as [`Classified::Probe`].
+    pub fn with_churn(mut self, churn: Option<&ChurnStep>) -> RxRules {
+        let Some(c) = churn else {
+            return self;
+        };
+        let p = &c.plan.probe;
+        let id = usize::from(p.id);
+        let mut table = self.streams.into_vec();
+        if table.len() <= id {
+            table.resize(
+                id + 1,
+                RxStream {
+                    direction: Direction::Uplink,
+                    source_port: 0,
+                    destination_port: 0,
+                    ue_start: 0,
+                    ue_count: 0,
+                    flow_base: 0,
+                    downlink_ordinal: 0,
+                    probe: false,
+                },
+            );
+        }
+        table[id] = RxStream {
+            direction: p.direction,
+            source_port: p.source_port,
+            destination_port: p.destination_port,
+            ue_start: p.ues.start,
+            ue_count: p.ue_count(),
+            flow_base: p.flow_base,
+            downlink_ordinal: u32::MAX,
+            probe: true,
+        };
+        self.streams = table.into_boxed_slice();
+        self.churn_sessions = p.ue_count();
+        self
+    }
+
+    /// The churn's receive record a worker starts with (empty without churn).
+    pub fn churn_record(&self) -> ChurnRx {
+        ChurnRx::new(self.churn_sessions as usize)
     }
 
     /// The handovers' receive record a worker starts with (empty without handovers).
@@ -211,6 +272,17 @@ impl RxRules {
             Ok(hit) => hit,
             Err(r) => return Classified::Rejected(r),
         };
+        if hit.probe {
+            return if d.teid() == self.ues.downlink_teid.get(hit.ue) {
+                Classified::Probe {
+                    slot: hit.flow,
+                    sequence: hit.sequence,
+                    tx_time: hit.tx_time,
+                }
+            } else {
+                Classified::Rejected(Reject::WrongTeid)
+            };
+        }
         let leg = match &self.handovers {
             None if d.teid() == self.ues.downlink_teid.get(hit.ue) => Leg::Fixed,
             None => return Classified::Rejected(Reject::WrongTeid),
@@ -266,6 +338,11 @@ impl RxRules {
         };
         let ue_address = read_u32(packet, IPV4_SOURCE_AT);
         match self.flow(&v, Direction::Uplink, ue_address) {
+            Ok(hit) if hit.probe => Classified::Probe {
+                slot: hit.flow,
+                sequence: hit.sequence,
+                tx_time: hit.tx_time,
+            },
             Ok(hit) => Classified::Measured {
                 flow: hit.flow,
                 sequence: hit.sequence,
@@ -292,13 +369,16 @@ impl RxRules {
         if v.ports != (s.source_port, s.destination_port) {
             return Err(Reject::WrongUdpPorts);
         }
-        let ue = self.ues.index_of(ue_address).ok_or(Reject::UnknownUe)?;
+        // The stream's UEs are within the table's, the churn's probes' just after them.
+        let ue = self.ues.offset_of(ue_address);
         let local = ue.wrapping_sub(s.ue_start);
         if local >= s.ue_count {
             return Err(Reject::UnknownUe);
         }
         Ok(Hit {
-            flow: s.flow_base + local,
+            // A probe's slot, a flow's id.
+            flow: if s.probe { local } else { s.flow_base + local },
+            probe: s.probe,
             ue,
             sequence: tag.sequence(),
             tx_time: tag.tx_time(),
@@ -310,6 +390,7 @@ impl RxRules {
 /// A packet of a known flow.
 struct Hit {
     flow: u32,
+    probe: bool,
     ue: u32,
     sequence: u32,
     tx_time: u32,

@@ -6,10 +6,12 @@ use upfbench_dpdk::{MbufBurst, Quiescent, TemplatePool, current_lcore, tsc};
 use upfbench_gtpu::MessageType;
 use upfbench_stats::{RxCoreResult, RxStats, TxCoreResult, TxStats};
 
+use super::churn_rx::ChurnRx;
 use super::classify::{Classified, Reject, RxRules};
 use super::clock::Clock;
 use super::handover::{HandoverRx, Leg};
 use super::phase::{Phase, PhaseBoard};
+use super::probes::ProbeShare;
 use super::tx::TxShare;
 use crate::datapath::common::queues::{PortQueues, RX_BURST, Side};
 use crate::datapath::common::service::Service;
@@ -56,6 +58,12 @@ pub struct WorkerCounters {
     pub service_seen: [[u64; Seen::COUNT]; 2],
     /// The handovers as the receive side saw them (empty without handovers).
     pub handover: HandoverRx,
+    /// The churn sessions' probes (empty without churn).
+    pub churn: ChurnRx,
+    /// Churn probes the ports took, per port.
+    pub tx_probes: [u64; 2],
+    /// Churn probes received, per port (any phase).
+    pub rx_probes: [u64; 2],
 }
 
 impl WorkerCounters {
@@ -65,6 +73,7 @@ impl WorkerCounters {
         self.rx_measured[i]
             + self.unmeasured[i]
             + self.rx_service[i]
+            + self.rx_probes[i]
             + self.rejects[i].iter().sum::<u64>()
     }
 
@@ -84,6 +93,8 @@ impl WorkerCounters {
             (&mut a.tx_warmup, &b.tx_warmup),
             (&mut a.rx_service, &b.rx_service),
             (&mut a.tx_service, &b.tx_service),
+            (&mut a.tx_probes, &b.tx_probes),
+            (&mut a.rx_probes, &b.rx_probes),
         ] {
             for (p, q) in x.iter_mut().zip(y) {
                 *p += q;
@@ -98,6 +109,7 @@ impl WorkerCounters {
             }
         }
         a.handover.merge(&b.handover);
+        a.churn.merge(&b.churn);
         if let Some((first, last)) = b.tx_span {
             a.tx_span = Some(match a.tx_span {
                 None => (first, last),
@@ -147,6 +159,8 @@ pub struct Worker<'p> {
     pub shares: Vec<TxShare<'p>>,
     /// The warm-up schedule of each share (same order).
     pub warmup: Vec<Schedule>,
+    /// Its part of the churn sessions' probes, in a step with churn.
+    pub probes: Option<ProbeShare<'p>>,
     /// The run's receive rules.
     pub rules: &'p RxRules,
     /// Its receive statistics.
@@ -170,6 +184,7 @@ impl<'p> Worker<'p> {
             mut ports,
             mut shares,
             warmup,
+            mut probes,
             rules,
             mut rx,
             mut tx,
@@ -179,6 +194,7 @@ impl<'p> Worker<'p> {
         } = self;
         let mut counters = WorkerCounters {
             handover: rules.handover_record(),
+            churn: rules.churn_record(),
             ..WorkerCounters::default()
         };
         let mut bursts = [MbufBurst::<RX_BURST>::new(), MbufBurst::<RX_BURST>::new()];
@@ -209,6 +225,10 @@ impl<'p> Worker<'p> {
                         // first burst left: a late start that was caught up is in the rate.
                         if !shares.is_empty() {
                             widen(&mut counters.tx_span, epoch);
+                        }
+                        if let Some(p) = &mut probes {
+                            p.start(clock.hz(), epoch);
+                            counters.churn.measure_start_ns = Some(clock.ns(epoch));
                         }
                         measured_started = true;
                         sending_done = false;
@@ -269,11 +289,22 @@ impl<'p> Worker<'p> {
                         }
                     }
                 }
+                if phase == Phase::Measure
+                    && let Some(p) = &mut probes
+                {
+                    let now = if worked { tsc() } else { now };
+                    counters.tx_probes[Side::N6.index()] +=
+                        p.poll(now, clock.ns(now), &mut ports[Side::N6.index()].tx);
+                }
                 if !sending_done && shares.iter().all(TxShare::done) {
                     sending_done = true;
                     phases.worker_done();
                 }
             } else {
+                if let Some(p) = &mut probes {
+                    counters.tx_probes[Side::N6.index()] +=
+                        p.flush(&mut ports[Side::N6.index()].tx);
+                }
                 for s in &mut shares {
                     let side = side_of(s);
                     let sent = s.flush(&mut ports[side.index()].tx);
@@ -342,12 +373,16 @@ impl<'p> Worker<'p> {
         }
         counters.service_seen = service.counters().seen;
         let end = clock.ns(tsc());
+        let mut pools: Vec<TemplatePool<'p>> = shares.into_iter().map(TxShare::into_pool).collect();
+        if let Some(p) = probes {
+            pools.push(p.finish(&mut counters.churn));
+        }
         WorkerResult {
             ports,
             rx: rx.finish(end),
             tx: tx.finish(end),
             counters,
-            pools: shares.into_iter().map(TxShare::into_pool).collect(),
+            pools,
         }
     }
 }
@@ -443,6 +478,17 @@ pub fn receive_frame(
             }
             None => counters.unmeasured[side.index()] += 1,
         },
+        Classified::Probe {
+            slot,
+            sequence,
+            tx_time,
+        } => {
+            counters.rx_probes[side.index()] += 1;
+            if stats.is_some() {
+                let tx_ns = now_ns.wrapping_sub(transit_ns(tx_time, now_ns) as u64);
+                counters.churn.record(slot, sequence, tx_ns, now_ns);
+            }
+        }
         Classified::Service(kind) => {
             if kind == Service::Gtpu(MessageType::END_MARKER.0)
                 && stats.is_some()
