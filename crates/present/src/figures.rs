@@ -11,6 +11,7 @@ use crate::hlog::direction_histograms;
 use crate::plot::compare_latency::compare_latency;
 use crate::plot::compare_throughput::compare_throughput;
 use crate::plot::latency_distribution::{DistributionCurve, latency_distribution};
+use crate::plot::n4_timeline::n4_timeline;
 use crate::plot::search_loss::search_loss;
 use crate::plot::timeline::timeline;
 
@@ -134,7 +135,27 @@ pub fn report_figures(report: &Report, hlogs: &[Option<&[u8]>]) -> Vec<Figure> {
             f.file_name = named("latency");
             out.push(f);
         }
-        if !step.seconds.is_empty() {
+        if let Some(c) = step
+            .churn
+            .as_ref()
+            .filter(|c| c.on && !step.seconds.is_empty())
+        {
+            out.push(Figure {
+                file_name: named("timeline"),
+                caption: format!(
+                    "{}: each second, the control plane between the data plane's panels: the \
+                     rates; the session procedures asked (dashed) and answered with success \
+                     (solid) in the second; their latency; the losses confirmed in the second; \
+                     the packets' latency.",
+                    step.label
+                ),
+                svg: n4_timeline(
+                    &format!("{}: each second", step.label),
+                    &step.seconds,
+                    &c.seconds,
+                ),
+            });
+        } else if !step.seconds.is_empty() {
             out.push(Figure {
                 file_name: named("timeline"),
                 caption: format!(

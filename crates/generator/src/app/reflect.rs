@@ -362,6 +362,20 @@ fn reflect(
     // What a session table of this size cost (`upfbench capacity` reports the tester's own).
     let (_, peak) = crate::app::capacity::memory::resident();
     out::line(&format!("  peak resident memory kB {:>18}", peak / 1024));
+    // The ports' own counts: what they dropped before a worker saw it (an af_packet ring that
+    // overflowed while its worker was off the CPU) is no counter of the workers'.
+    // (A memif port whose peer left reports zeros: nothing to say then.)
+    for (name, port) in [("N3", &s3), ("N6", &s6)] {
+        if let Ok(st) = port.stats()
+            && st.ipackets + st.opackets > 0
+        {
+            out::line(&format!(
+                "  port {name}: ipackets {} opackets {} imissed {} ierrors {} rx_nombuf {} \
+                 oerrors {}",
+                st.ipackets, st.opackets, st.imissed, st.ierrors, st.rx_nombuf, st.oerrors
+            ));
+        }
+    }
     drop((s3, s6));
     Ok(())
 }

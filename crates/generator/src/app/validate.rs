@@ -113,15 +113,30 @@ pub fn run(args: &ValidateArgs) -> Result<()> {
 fn plan_line(system: &System, system_name: &str, profile: &Profile) -> Result<String> {
     let started = Instant::now();
     let plan = crate::plan::build(system, profile, None, [None, None])?;
+    // The churn's sessions are planned with the traffic's, as a run plans them.
+    let churn = plan.churn.as_ref().map_or(0, |c| c.plan.count);
     let sessions = match system.pfcp {
-        Some(_) => crate::plan::sessions::session_plans(system, profile, &plan.ues)?.len(),
+        Some(_) => {
+            let mut ues = plan.ues;
+            ues.count += churn;
+            crate::plan::sessions::session_plans(system, profile, &ues)?.len()
+        }
         None => 0,
     };
     let rules =
-        crate::datapath::generator::classify::RxRules::new(plan.ues, plan.qfi, &plan.streams);
+        crate::datapath::generator::classify::RxRules::new(plan.ues, plan.qfi, &plan.streams)
+            .with_churn(plan.churn.as_ref());
     drop(rules);
+    let churn = match &plan.churn {
+        Some(c) => format!(
+            " ({} of them churn sessions, with {} modifications)",
+            c.plan.count,
+            c.plan.modifications.len()
+        ),
+        None => String::new(),
+    };
     Ok(format!(
-        "planned on {system_name}: {}, {} over {}, {}, in {:.2} s",
+        "planned on {system_name}: {}, {} over {}, {}{churn}, in {:.2} s",
         plural(u64::from(plan.ues.count), "UE"),
         plural(u64::from(plan.flows), "flow"),
         plural(plan.workers.len() as u64, "worker"),

@@ -82,12 +82,13 @@ pub fn churn_report(i: &ChurnInputs<'_>, loss: Vec<DirectionLoss>) -> ChurnRepor
     let interval = plan.probe_interval_ns.max(1);
     let start_ns = i.probes.measure_start_ns;
     let mut sessions = Vec::with_capacity(plan.count as usize);
-    let mut lags = Vec::new();
+    let (mut lags, mut floors) = (Vec::new(), Vec::new());
     let mut activation = Activation {
         established: 0,
         never_forwarded: 0,
         before_answer: 0,
         lag_ms: None,
+        lag_floor_ms: None,
         lost_after_answer: 0,
         probes_sent: 0,
         probes_received: 0,
@@ -109,6 +110,8 @@ pub fn churn_report(i: &ChurnInputs<'_>, loss: Vec<DirectionLoss>) -> ChurnRepor
                 sent_ms: e.map(|o| o.sent_at.as_secs_f64() * 1e3),
                 establishment_ms: e.map(|o| o.latency.as_secs_f64() * 1e3),
                 lag_ms: None,
+                lag_floor_ms: None,
+                probe_late_ms: None,
                 lost_after_answer: 0,
                 probes_sent: p.sent,
                 probes_received: p.received,
@@ -128,10 +131,19 @@ pub fn churn_report(i: &ChurnInputs<'_>, loss: Vec<DirectionLoss>) -> ChurnRepor
                 match start_ns.filter(|_| p.first_seq != u32::MAX) {
                     Some(start) => {
                         let first_tx = p.first_tx_ns.saturating_sub(start);
+                        let due = |seq: u32| plan.establish_at(k) + u64::from(seq) * interval;
                         let lag = first_tx.saturating_sub(answered);
+                        // The probe before it was dropped: the rules came after it was due.
+                        let floor = match p.first_seq {
+                            0 => 0,
+                            f => due(f - 1).saturating_sub(answered),
+                        };
                         activation.before_answer += u64::from(first_tx < answered);
                         s.lag_ms = Some(ms(lag));
+                        s.lag_floor_ms = Some(ms(floor));
+                        s.probe_late_ms = Some(ms(first_tx.saturating_sub(due(p.first_seq))));
                         lags.push(ms(lag));
+                        floors.push(ms(floor));
                         s.lost_after_answer = p.first_seq.saturating_sub(first_after);
                     }
                     None => {
@@ -145,6 +157,7 @@ pub fn churn_report(i: &ChurnInputs<'_>, loss: Vec<DirectionLoss>) -> ChurnRepor
         }
     }
     activation.lag_ms = Percentiles::of(lags);
+    activation.lag_floor_ms = Percentiles::of(floors);
     // Over the span from the first request to the last answer of the kind (the measured
     // phase for one alone).
     let achieved = |v: &[&ChurnOutcome]| {

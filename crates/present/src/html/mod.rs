@@ -3,6 +3,7 @@
 //! no script, no font, no image and no URL, so that it reads offline, from a mail or an
 //! archive, as it did the day it was written.
 
+mod churn_tables;
 mod compare_page;
 mod report_page;
 mod run_tables;

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use upfbench_stats::report::Report;
 
+use super::churn_tables::churn_tables;
 use super::run_tables::direction_tables;
 use super::search_tables::search_tables;
 use super::{escape, facts, figures, page, warnings};
@@ -72,7 +73,10 @@ pub fn report_page(report: &Report, plots: &[Figure]) -> String {
     match &report.search {
         Some(s) => search_tables(&mut body, s),
         None if report.steps.is_empty() => body.push_str("<p>Nothing was measured.</p>\n"),
-        None => direction_tables(&mut body, report),
+        None => {
+            direction_tables(&mut body, report);
+            churn_tables(&mut body, report);
+        }
     }
     body.push_str("</section>\n");
 

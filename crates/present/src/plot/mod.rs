@@ -10,6 +10,7 @@ pub mod compare_latency;
 pub mod compare_throughput;
 pub mod latency_distribution;
 mod log_axis;
+pub mod n4_timeline;
 pub mod search_loss;
 #[cfg(test)]
 pub(crate) mod svg_check;
@@ -97,12 +98,27 @@ pub(crate) fn side_legend<'a>(
     area: &DrawingArea<SVGBackend<'a>, Shift>,
     entries: &[(String, Mark)],
 ) -> Result<DrawingArea<SVGBackend<'a>, Shift>, PlotError> {
-    let longest = entries
-        .iter()
-        .map(|(n, _)| n.chars().count())
+    let width = legend_width(entries.iter().map(|(n, _)| n.as_str()));
+    side_legend_sized(area, entries, width)
+}
+
+/// The width of a legend column for `labels` (px): panels that share a time axis take the
+/// widest of theirs, so that their plots line up.
+pub(crate) fn legend_width<'s>(labels: impl IntoIterator<Item = &'s str>) -> u32 {
+    let longest = labels
+        .into_iter()
+        .map(|n| n.chars().count())
         .max()
         .unwrap_or(0) as u32;
-    let width = (LEGEND_PADDING_PX + LEGEND_PX_PER_CHAR * longest).clamp(110, WIDTH / 3);
+    (LEGEND_PADDING_PX + LEGEND_PX_PER_CHAR * longest).clamp(110, WIDTH / 3)
+}
+
+/// [`side_legend`] in a column `width` px wide.
+pub(crate) fn side_legend_sized<'a>(
+    area: &DrawingArea<SVGBackend<'a>, Shift>,
+    entries: &[(String, Mark)],
+    width: u32,
+) -> Result<DrawingArea<SVGBackend<'a>, Shift>, PlotError> {
     let (plot, legend) = area.split_horizontally(area.dim_in_pixel().0.saturating_sub(width));
     let font = label_font().pos(Pos::new(HPos::Left, VPos::Center));
     for (i, (name, mark)) in entries.iter().enumerate() {

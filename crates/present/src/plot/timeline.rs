@@ -8,12 +8,16 @@ use upfbench_stats::Direction;
 use upfbench_stats::report::{SecondDirection, StepSecond};
 
 use super::{
-    LogAxis, Mark, caption_font, label_font, log_range, side_legend, svg_document, us_label,
+    LogAxis, Mark, caption_font, label_font, legend_width, log_range, side_legend_sized,
+    svg_document, us_label,
 };
 use crate::error::PlotError;
 
 /// The plot's height (px): three panels.
 const HEIGHT: u32 = 760;
+
+/// The longest legend labels of the three panels: their plots line up.
+pub(super) const DATA_LABELS: [&str; 4] = ["UL TX", "UL loss", "UL p50", "UL max"];
 
 /// Above this many kpps the rates are in Mpps.
 const MPPS_ABOVE_KPPS: f64 = 10_000.0;
@@ -53,14 +57,14 @@ fn series<T>(
 
 /// The measured part of the step (from the first measured second's start to the last one's
 /// end), for the time axis's label.
-fn measured_span(seconds: &[StepSecond]) -> Option<(f64, f64)> {
+pub(super) fn measured_span(seconds: &[StepSecond]) -> Option<(f64, f64)> {
     let measured = || seconds.iter().filter(|s| s.phase == "measure");
     let start = measured().next().map(|s| s.t_s - s.interval_s)?;
     let end = measured().next_back().map(|s| s.t_s)?;
     Some((start, end))
 }
 
-type Panel<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+pub(super) type Panel<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
 /// A line per `(direction, points)` in `colour(direction)`.
 fn lines<'a, DB, CT>(
@@ -94,7 +98,12 @@ fn entries<T>(
         .collect()
 }
 
-fn rates(area: &Panel<'_>, seconds: &[StepSecond], x_end: f64) -> Result<(), PlotError> {
+pub(super) fn rates(
+    area: &Panel<'_>,
+    seconds: &[StepSecond],
+    x_end: f64,
+    legend_px: u32,
+) -> Result<(), PlotError> {
     let tx = series(seconds, |d| Some(d.tx_kpps));
     let rx = series(seconds, |d| Some(d.rx_kpps));
     let top = tx
@@ -115,7 +124,7 @@ fn rates(area: &Panel<'_>, seconds: &[StepSecond], x_end: f64) -> Result<(), Plo
     };
     let mut legend = entries(&tx, "TX", |d| Mark::Line(shades(d).0, 2));
     legend.extend(entries(&rx, "RX", |d| Mark::Line(shades(d).1, 2)));
-    let area = side_legend(area, &legend)?;
+    let area = side_legend_sized(area, &legend, legend_px)?;
     let mut chart = ChartBuilder::on(&area)
         .margin(10)
         .x_label_area_size(30)
@@ -132,16 +141,22 @@ fn rates(area: &Panel<'_>, seconds: &[StepSecond], x_end: f64) -> Result<(), Plo
     lines(&mut chart, &scale(rx), |d| shades(d).1, 2)
 }
 
-fn losses(area: &Panel<'_>, seconds: &[StepSecond], x_end: f64) -> Result<(), PlotError> {
+pub(super) fn losses(
+    area: &Panel<'_>,
+    seconds: &[StepSecond],
+    x_end: f64,
+    legend_px: u32,
+) -> Result<(), PlotError> {
     let loss = series(seconds, SecondDirection::loss_pct);
     let top = loss
         .iter()
         .flat_map(|(_, p)| p)
         .map(|p| p.1)
         .fold(0.0, f64::max);
-    let area = side_legend(
+    let area = side_legend_sized(
         area,
         &entries(&loss, "loss", |d| Mark::Line(shades(d).0, 2)),
+        legend_px,
     )?;
     let mut chart = ChartBuilder::on(&area)
         .margin(10)
@@ -158,11 +173,12 @@ fn losses(area: &Panel<'_>, seconds: &[StepSecond], x_end: f64) -> Result<(), Pl
     lines(&mut chart, &loss, |d| shades(d).0, 2)
 }
 
-fn latency(
+pub(super) fn latency(
     area: &Panel<'_>,
     seconds: &[StepSecond],
     x_end: f64,
     x_desc: &str,
+    legend_px: u32,
 ) -> Result<(), PlotError> {
     let us = |ns: Option<u64>| ns.map(|n| n as f64 / 1e3);
     let p50 = series(seconds, |d| us(d.lat_p50_ns));
@@ -178,7 +194,7 @@ fn latency(
     let mut legend = entries(&p50, "p50", |d| Mark::Line(shades(d).0, 2));
     legend.extend(entries(&p99, "p99", |d| Mark::Line(shades(d).1, 1)));
     legend.extend(entries(&max, "max", |d| Mark::Dot(shades(d).1)));
-    let area = side_legend(area, &legend)?;
+    let area = side_legend_sized(area, &legend, legend_px)?;
     let mut chart = ChartBuilder::on(&area)
         .margin(10)
         .x_label_area_size(50)
@@ -215,9 +231,10 @@ pub fn timeline(title: &str, seconds: &[StepSecond]) -> Result<String, PlotError
     svg_document(HEIGHT, |root| {
         let body = root.titled(title, caption_font())?;
         let panels = body.split_evenly((3, 1));
-        rates(&panels[0], seconds, x_end)?;
-        losses(&panels[1], seconds, x_end)?;
-        latency(&panels[2], seconds, x_end, &x_desc)
+        let legend_px = legend_width(DATA_LABELS);
+        rates(&panels[0], seconds, x_end, legend_px)?;
+        losses(&panels[1], seconds, x_end, legend_px)?;
+        latency(&panels[2], seconds, x_end, &x_desc, legend_px)
     })
 }
 

@@ -41,10 +41,15 @@ pub struct Activation {
     /// Sessions whose first forwarded probe was sent before the response came (the rules were
     /// in effect before the answer reached us).
     pub before_answer: u64,
-    /// From the response to the first forwarded probe's sending, 0 for those before it (ms);
-    /// resolution: the probe interval.
+    /// At most: from the response to the first forwarded probe's sending, 0 for those sent
+    /// before it (ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lag_ms: Option<Percentiles>,
+    /// At least: from the response to when the probe before it, which the UPF dropped, was due
+    /// (ms, 0 when that was before the response). A session's lag lies between the two: a
+    /// probe interval apart, more when the tester sent late.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lag_floor_ms: Option<Percentiles>,
     /// Probes sent after their session's response and before its first forwarded one: traffic
     /// started on the answer that met no rule.
     pub lost_after_answer: u64,
@@ -65,9 +70,17 @@ pub struct ChurnSession {
     /// From request to response (ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub establishment_ms: Option<f64>,
-    /// Activation lag (ms, 0 when the first forwarded probe left before the response).
+    /// Activation lag at most (ms, 0 when the first forwarded probe left before the
+    /// response).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lag_ms: Option<f64>,
+    /// Activation lag at least (ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lag_floor_ms: Option<f64>,
+    /// How much later than due the first forwarded probe left (ms): the tester's part of
+    /// `lag_ms`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe_late_ms: Option<f64>,
     /// Probes sent after the response that were not forwarded before the first one that was.
     pub lost_after_answer: u32,
     /// Probes sent.
@@ -239,14 +252,19 @@ pub(super) fn churn_section(out: &mut String, report: &Report) {
         let a = &c.activation;
         let _ = writeln!(
             out,
-            "\n  activation lag (response to first forwarded probe, resolution {} ms): p50 {} \
-             p90 {} p99 {} max {} ms; {} of {} sessions forwarded before the response came, {} \
-             never; {} probes sent after a response met no rule",
+            "\n  activation lag, response to the first forwarded probe (probes every {} ms):\n    \
+             at most  p50 {} p90 {} p99 {} max {} ms\n    at least p50 {} p90 {} p99 {} max {} \
+             ms\n  {} of {} sessions forwarded before the response came, {} never; {} probes \
+             sent after a response met no rule",
             c.probe_interval_ms,
             pct(&a.lag_ms, |p| p.p50),
             pct(&a.lag_ms, |p| p.p90),
             pct(&a.lag_ms, |p| p.p99),
             pct(&a.lag_ms, |p| p.max),
+            pct(&a.lag_floor_ms, |p| p.p50),
+            pct(&a.lag_floor_ms, |p| p.p90),
+            pct(&a.lag_floor_ms, |p| p.p99),
+            pct(&a.lag_floor_ms, |p| p.max),
             a.before_answer,
             a.established,
             a.never_forwarded,

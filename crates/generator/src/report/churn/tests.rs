@@ -66,14 +66,15 @@ fn activation_lag_runs_from_the_answer_to_the_first_forwarded_probe() {
     let mut probes = ChurnRx::new(4);
     probes.measure_start_ns = Some(start);
     let at = |k: u32, seq: u32| start + p.establish_at(k) + u64::from(seq) * 1_000_000;
-    // Session 0: answered after 2.5 ms; probes 0..2 dropped, probe 3 (sent at 3 ms) the first
-    // forwarded: lag 0.5 ms, no probe after the answer lost.
+    // Session 0: answered after 2.5 ms; probes 0..2 dropped, probe 3 (due at 3 ms, sent 0.4 ms
+    // late) the first forwarded: lag at most 0.9 ms, at least 0, no probe after the answer
+    // lost.
     probes.sessions[0] = ProbeRecord {
         sent: 200,
         received: 197,
         first_seq: 3,
-        first_tx_ns: at(0, 3),
-        first_rx_ns: at(0, 3) + 20_000,
+        first_tx_ns: at(0, 3) + 400_000,
+        first_rx_ns: at(0, 3) + 420_000,
     };
     // Session 1: answered after 2.5 ms, but the first forwarded is probe 6: probes 3, 4 and 5
     // were sent after the answer and met no rule; lag 3.5 ms.
@@ -132,8 +133,16 @@ fn activation_lag_runs_from_the_answer_to_the_first_forwarded_probe() {
     assert_eq!(r.sessions[3].lost_after_answer, 197);
     assert_eq!(a.lost_after_answer, 200);
     let lag = |k: usize| r.sessions[k].lag_ms.unwrap();
-    assert!((lag(0) - 0.5).abs() < 1e-9 && (lag(1) - 3.5).abs() < 1e-9 && lag(2) == 0.0);
+    assert!((lag(0) - 0.9).abs() < 1e-9 && (lag(1) - 3.5).abs() < 1e-9 && lag(2) == 0.0);
     assert_eq!(r.sessions[3].lag_ms, None);
+    // At least: when the dropped probe before the first forwarded was due, after the answer:
+    // session 0's probe 2 (2 ms, before the 2.5 ms answer): 0; session 1's probe 5: 2.5 ms.
+    let floor = |k: usize| r.sessions[k].lag_floor_ms.unwrap();
+    assert!(floor(0) == 0.0 && (floor(1) - 2.5).abs() < 1e-9 && floor(2) == 0.0);
+    assert!((r.sessions[0].probe_late_ms.unwrap() - 0.4).abs() < 1e-9);
+    assert_eq!(r.sessions[1].probe_late_ms, Some(0.0));
+    let f = a.lag_floor_ms.unwrap();
+    assert_eq!((f.count, f.max), (3, 2.5));
     let l = a.lag_ms.unwrap();
     assert_eq!((l.count, l.min, l.max), (3, 0.0, 3.5));
     assert_eq!((a.probes_sent, a.probes_received), (800, 591));
