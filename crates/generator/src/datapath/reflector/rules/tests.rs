@@ -315,7 +315,11 @@ fn a_table_after_one_change_shares_every_other_shard_with_the_one_before() {
     let shards = after.uplink.shards() + after.downlink.shards();
     let shared =
         after.uplink.shared_with(&before.uplink) + after.downlink.shared_with(&before.downlink);
-    assert_eq!((shards, shared), (256, 254), "one shard copied in each map");
+    assert_eq!(
+        (shards, shared),
+        (2048, 2046),
+        "one shard copied in each map"
+    );
     assert_eq!(&*after.gnbs, &[u32::from(GNB_A), u32::from(GNB_B)]);
     assert!(Arc::ptr_eq(
         &before.gnbs,

@@ -5,26 +5,47 @@ use proptest::prelude::*;
 use super::*;
 
 fn shard_lens<V: Copy>(m: &ShardedMap<V>) -> Vec<usize> {
-    m.all_shards().map(|s| s.len()).collect()
+    m.all_shards().into_iter().map(|s| s.len()).collect()
 }
 
 #[test]
 fn a_change_after_a_publication_copies_one_shard() {
     let mut m = ShardedMap::build((0..100_000u32).map(|k| (2 * k + 1, k)));
-    assert_eq!(m.shards(), 128, "100,000 keys at most 1024 a shard");
+    assert_eq!(m.shards(), 1024, "100,000 keys at most 128 a shard");
     let published = m.clone();
-    assert_eq!(m.shared_with(&published), 128);
+    assert_eq!(m.shared_with(&published), 1024);
     m.insert(2, 7);
-    assert_eq!(m.shared_with(&published), 127);
-    // 128 shards in 8 pages of 16: one page copied (its pointers), the other 7 shared.
-    assert_eq!(m.pages_shared_with(&published), 7);
+    assert_eq!(m.shared_with(&published), 1023);
+    // 1024 shards under a root of 32 nodes of 32: the root and one node copied (their
+    // pointers), the other 31 nodes shared.
+    assert_eq!(m.nodes_shared_with(&published), 31);
     m.insert(4, 7);
     m.remove(1);
-    let copied = 128 - m.shared_with(&published);
+    let copied = 1024 - m.shared_with(&published);
     assert!((1..=3).contains(&copied), "{copied} shards copied");
     assert_eq!(published.get(2), None, "the published map did not change");
     assert_eq!(published.get(1), Some(&0));
     assert_eq!((m.get(2), m.get(1), m.len()), (Some(&7), None, 100_001));
+}
+
+#[test]
+fn a_million_keys_are_three_levels_deep_and_a_change_copies_one_path() {
+    let mut m = ShardedMap::build((0..1_000_000u32).map(|k| (2 * k + 1, 0u8)));
+    // 8,192 shards: a root of 8 nodes of 32 nodes of 32 shards, 264 inner nodes below it.
+    assert_eq!(m.shards(), 8192);
+    let published = m.clone();
+    assert_eq!(m.nodes_shared_with(&published), 264);
+    m.insert(2, 1);
+    assert_eq!(
+        m.nodes_shared_with(&published),
+        262,
+        "one node a level copied"
+    );
+    assert_eq!(m.shared_with(&published), 8191);
+    assert_eq!(
+        (published.get(2), m.get(2), m.get(3)),
+        (None, Some(&1), Some(&0))
+    );
 }
 
 #[test]
@@ -48,7 +69,7 @@ fn sequential_addresses_and_stepped_teids_spread_evenly() {
         let lens = shard_lens(&m);
         let mean = m.len() / m.shards();
         let (least, most) = (lens.iter().min().unwrap(), lens.iter().max().unwrap());
-        assert_eq!(m.shards(), 1024, "{what}");
+        assert_eq!(m.shards(), 8192, "{what}");
         assert!(
             *most <= mean * 3 / 2 && *least >= mean / 2,
             "{what}: shards of {least} to {most}, mean {mean}"
@@ -62,11 +83,11 @@ fn it_grows_and_shrinks_its_shards_with_its_entries() {
     for k in 0..40_000u32 {
         m.insert(k, k);
     }
-    assert_eq!(m.shards(), 64);
+    assert_eq!(m.shards(), 512);
     for k in 0..9_990u32 {
         assert_eq!(m.remove(k), Some(k));
     }
-    assert_eq!(m.shards(), 64, "30,010 left: between the bounds");
+    assert_eq!(m.shards(), 512, "30,010 left: between the bounds");
     for k in 9_990..39_990u32 {
         assert_eq!(m.remove(k), Some(k));
     }
@@ -80,7 +101,7 @@ fn equal_entries_are_equal_however_they_are_cut() {
     let mut a = ShardedMap::build((0..2_000u32).map(|k| (k, k)));
     a.extend_and_trim();
     let b = ShardedMap::build((0..1_000u32).map(|k| (k, k)));
-    assert_eq!((a.shards(), b.shards()), (4, 1));
+    assert_eq!((a.shards(), b.shards()), (32, 8));
     assert_ne!(a.shards(), b.shards());
     assert_eq!(a, b);
     assert_ne!(a, ShardedMap::build((0..1_000u32).map(|k| (k, k + 1))));
