@@ -114,12 +114,9 @@ fn plan_line(system: &System, system_name: &str, profile: &Profile) -> Result<St
     let started = Instant::now();
     let plan = crate::plan::build(system, profile, None, [None, None])?;
     // The churn's sessions are planned with the traffic's, as a run plans them.
-    let churn = plan.churn.as_ref().map_or(0, |c| c.plan.count);
     let sessions = match system.pfcp {
         Some(_) => {
-            let mut ues = plan.ues;
-            ues.count += churn;
-            crate::plan::sessions::session_plans(system, profile, &ues)?.len()
+            crate::plan::sessions::session_plans(system, profile, &plan.session_ues())?.len()
         }
         None => 0,
     };

@@ -63,6 +63,13 @@ impl Plan {
         }
     }
 
+    /// The UEs whose sessions the step establishes: the traffic's, and its churn's after them.
+    pub fn session_ues(&self) -> UeTable {
+        let mut ues = self.ues;
+        ues.count += self.churn.as_ref().map_or(0, |c| c.plan.count);
+        ues
+    }
+
     /// Packets the step sends in all.
     pub fn packets(&self) -> u64 {
         self.streams.iter().map(|s| s.schedule.total()).sum()

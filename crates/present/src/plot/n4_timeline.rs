@@ -6,7 +6,7 @@
 use plotters::prelude::*;
 use upfbench_stats::report::{ChurnSecond, StepSecond};
 
-use super::timeline::{DATA_LABELS, Panel, latency, losses, measured_span, rates};
+use super::timeline::{DATA_LABELS, Panel, latency, losses, rates, time_axis};
 use super::{
     LogAxis, Mark, caption_font, colour, label_font, legend_width, log_range, side_legend_sized,
     svg_document,
@@ -118,13 +118,7 @@ pub fn n4_timeline(
     seconds: &[StepSecond],
     n4: &[ChurnSecond],
 ) -> Result<String, PlotError> {
-    let x_end = seconds.iter().map(|s| s.t_s).fold(1.0, f64::max) * 1.02;
-    let x_desc = match measured_span(seconds) {
-        Some((a, b)) => {
-            format!("seconds since the step started (measured from {a:.1} to {b:.1} s)")
-        }
-        None => "seconds since the step started".to_owned(),
-    };
+    let (x_end, x_desc) = time_axis(seconds);
     svg_document(HEIGHT, |root| {
         let body = root.titled(title, caption_font())?;
         let panels = body.split_evenly((5, 1));

@@ -55,9 +55,21 @@ fn series<T>(
         .collect()
 }
 
+/// The time axis of `seconds`: where it ends, and its label (with the measured part).
+pub(super) fn time_axis(seconds: &[StepSecond]) -> (f64, String) {
+    let x_end = seconds.iter().map(|s| s.t_s).fold(1.0, f64::max) * 1.02;
+    let x_desc = match measured_span(seconds) {
+        Some((a, b)) => {
+            format!("seconds since the step started (measured from {a:.1} to {b:.1} s)")
+        }
+        None => "seconds since the step started".to_owned(),
+    };
+    (x_end, x_desc)
+}
+
 /// The measured part of the step (from the first measured second's start to the last one's
 /// end), for the time axis's label.
-pub(super) fn measured_span(seconds: &[StepSecond]) -> Option<(f64, f64)> {
+fn measured_span(seconds: &[StepSecond]) -> Option<(f64, f64)> {
     let measured = || seconds.iter().filter(|s| s.phase == "measure");
     let start = measured().next().map(|s| s.t_s - s.interval_s)?;
     let end = measured().next_back().map(|s| s.t_s)?;
@@ -221,13 +233,7 @@ pub(super) fn latency(
 
 /// The timeline of `seconds` under `title`, as an SVG document.
 pub fn timeline(title: &str, seconds: &[StepSecond]) -> Result<String, PlotError> {
-    let x_end = seconds.iter().map(|s| s.t_s).fold(1.0, f64::max) * 1.02;
-    let x_desc = match measured_span(seconds) {
-        Some((a, b)) => {
-            format!("seconds since the step started (measured from {a:.1} to {b:.1} s)")
-        }
-        None => "seconds since the step started".to_owned(),
-    };
+    let (x_end, x_desc) = time_axis(seconds);
     svg_document(HEIGHT, |root| {
         let body = root.titled(title, caption_font())?;
         let panels = body.split_evenly((3, 1));

@@ -171,15 +171,12 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         })
         .collect();
     // The churn sessions are UEs after the traffic's: one table of plans, split.
-    let churn_count = plans
-        .iter()
-        .filter_map(|p| p.churn.as_ref())
-        .map(|c| c.plan.count)
-        .max()
-        .unwrap_or(0);
     let (sessions, churn_sessions) = if setup.pfcp {
-        let mut ues = first.ues;
-        ues.count += churn_count;
+        let ues = plans
+            .iter()
+            .map(Plan::session_ues)
+            .max_by_key(|u| u.count)
+            .unwrap_or(first.ues);
         let mut all = plan::sessions::session_plans(system, setup.profile, &ues)?;
         let churn = all.split_off(first.ues.count as usize);
         (all, churn)

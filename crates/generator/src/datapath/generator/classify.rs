@@ -126,6 +126,34 @@ struct RxStream {
     probe: bool,
 }
 
+impl RxStream {
+    /// A stream id no stream has: no UE, so nothing is measured for it.
+    const UNUSED: RxStream = RxStream {
+        direction: Direction::Uplink,
+        source_port: 0,
+        destination_port: 0,
+        ue_start: 0,
+        ue_count: 0,
+        flow_base: 0,
+        downlink_ordinal: 0,
+        probe: false,
+    };
+
+    /// What the receive side checks of `s`'s packets.
+    fn of(s: &StreamPlan, downlink_ordinal: u32, probe: bool) -> RxStream {
+        RxStream {
+            direction: s.direction,
+            source_port: s.source_port,
+            destination_port: s.destination_port,
+            ue_start: s.ues.start,
+            ue_count: s.ue_count(),
+            flow_base: s.flow_base,
+            downlink_ordinal,
+            probe,
+        }
+    }
+}
+
 /// The run's receive rules, shared read-only by every worker.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RxRules {
@@ -143,16 +171,7 @@ impl RxRules {
     /// G-PDUs must carry when they carry a PDU Session Container.
     pub fn new(ues: UeTable, qfi: Option<Qfi>, streams: &[StreamPlan]) -> RxRules {
         let mut table = vec![
-            RxStream {
-                direction: Direction::Uplink,
-                source_port: 0,
-                destination_port: 0,
-                ue_start: 0,
-                ue_count: 0,
-                flow_base: 0,
-                downlink_ordinal: 0,
-                probe: false,
-            };
+            RxStream::UNUSED;
             streams
                 .iter()
                 .map(|s| usize::from(s.id) + 1)
@@ -161,16 +180,7 @@ impl RxRules {
         ];
         let mut downlink_streams = 0;
         for s in streams {
-            table[usize::from(s.id)] = RxStream {
-                direction: s.direction,
-                source_port: s.source_port,
-                destination_port: s.destination_port,
-                ue_start: s.ues.start,
-                ue_count: s.ue_count(),
-                flow_base: s.flow_base,
-                downlink_ordinal: downlink_streams,
-                probe: false,
-            };
+            table[usize::from(s.id)] = RxStream::of(s, downlink_streams, false);
             downlink_streams += u32::from(s.direction == Direction::Downlink);
         }
         RxRules {
@@ -200,30 +210,9 @@ impl RxRules {
         let id = usize::from(p.id);
         let mut table = self.streams.into_vec();
         if table.len() <= id {
-            table.resize(
-                id + 1,
-                RxStream {
-                    direction: Direction::Uplink,
-                    source_port: 0,
-                    destination_port: 0,
-                    ue_start: 0,
-                    ue_count: 0,
-                    flow_base: 0,
-                    downlink_ordinal: 0,
-                    probe: false,
-                },
-            );
+            table.resize(id + 1, RxStream::UNUSED);
         }
-        table[id] = RxStream {
-            direction: p.direction,
-            source_port: p.source_port,
-            destination_port: p.destination_port,
-            ue_start: p.ues.start,
-            ue_count: p.ue_count(),
-            flow_base: p.flow_base,
-            downlink_ordinal: u32::MAX,
-            probe: true,
-        };
+        table[id] = RxStream::of(p, u32::MAX, true);
         self.streams = table.into_boxed_slice();
         self.churn_sessions = p.ue_count();
         self

@@ -134,8 +134,6 @@ pub struct ProbeShare<'e> {
     layout: TxLayout,
     ues: Box<[TxUe]>,
     burst: MbufBurst<'e, BURST_CAPACITY>,
-    /// Probes handed to the NIC.
-    pub sent: u64,
 }
 
 impl<'e> ProbeShare<'e> {
@@ -155,7 +153,6 @@ impl<'e> ProbeShare<'e> {
             layout: TxLayout::of(template),
             ues,
             burst: MbufBurst::new(),
-            sent: 0,
         }
     }
 
@@ -206,9 +203,7 @@ impl<'e> ProbeShare<'e> {
         if self.burst.is_empty() {
             return 0;
         }
-        let n = txq.tx_burst(&mut self.burst) as u64;
-        self.sent += n;
-        n
+        txq.tx_burst(&mut self.burst) as u64
     }
 
     /// Writes each session's probes sent into `record`; gives the pool back.
