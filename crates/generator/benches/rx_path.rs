@@ -6,7 +6,7 @@
 //! (`RxStats`). The budget is 15 ns per packet, with and without the PDU Session Container.
 //!
 //! 1,024 UEs with an uplink and a downlink stream each (2,048 flows). Frames are built as a UPF
-//! sends them back (`tests/support/upf_frames.rs`), laid out as a mempool lays out mbufs (one frame per
+//! sends them back (the testkit's `upf_frames`), laid out as a mempool lays out mbufs (one frame per
 //! 2,176-byte slot, 128 bytes of headroom), frame i of UE i mod 1024. Two pool sizes: 256 frames,
 //! whose lines stay in the L2 cache (the cost of the code), and 32,768 frames (71 MB, beyond the
 //! L3 cache), whose lines come from DRAM as after a NIC's DMA without DDIO. Before each replay of
@@ -27,19 +27,17 @@ use std::net::Ipv4Addr;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use upfbench_datapath::queues::Side;
 use upfbench_dpdk::tsc;
-use upfbench_generator::datapath::common::queues::Side;
-use upfbench_generator::datapath::generator::classify::RxRules;
-use upfbench_generator::datapath::generator::clock::Clock;
-use upfbench_generator::datapath::generator::worker::{WorkerCounters, receive_frame};
-use upfbench_generator::plan::{Schedule, Spread, StreamPlan, TeidSequence, UeTable, UplinkTeids};
-use upfbench_generator::tag::{TAG_LEN, Tag, field};
+use upfbench_generator::datapath::classify::RxRules;
+use upfbench_generator::datapath::clock::Clock;
+use upfbench_generator::datapath::worker::{WorkerCounters, receive_frame};
+use upfbench_net::tag::{TAG_LEN, Tag, field};
 use upfbench_net::{Qfi, Teid};
+use upfbench_run::plan::{Schedule, Spread, StreamPlan, TeidSequence, UeTable, UplinkTeids};
 use upfbench_stats::{Direction, RxConfig, RxStats, StreamSpec};
 
-#[path = "../tests/support/upf_frames.rs"]
-mod upf_frames;
-use upf_frames::{gpdu, inner, plain};
+use upfbench_testkit::upf_frames::{gpdu, inner, plain};
 
 /// A measurement tag's bytes.
 fn tag(stream: u16, sequence: u32, tx_time: u32) -> Vec<u8> {

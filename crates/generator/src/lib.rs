@@ -1,18 +1,14 @@
-//! upfbench, the appliance: a DPDK traffic generator and reflector for benchmarking 5G UPFs.
+//! The traffic generator: `upfbench run`, `sweep`, `search`, `capacity` and `validate`.
 //!
-//! The binary (`src/main.rs`) only parses the command line and calls [`app`]. Data flows one way:
-//! configuration ([`config`]) → plan ([`plan`]) → the run's life cycle ([`lifecycle`]) driving
-//! the control plane on N4 ([`n4`]) and the datapath ([`datapath`]) → measurements (the stats
-//! crate) → report ([`report`]). `docs/architecture.md` draws it.
+//! Data flows one way: the files (the config crate) → the plan and the run's life cycle (the run
+//! crate) → the commands ([`commands`]) driving the control plane on N4 ([`n4`]) and the
+//! generator's datapath ([`datapath`]) → measurements (the stats crate) → the report
+//! ([`report`] assembles the report crate's model from what the run measured) → its files.
+//! `docs/architecture.md` draws it.
 #![forbid(unsafe_code)]
 
-pub mod app;
-pub mod cli;
-pub mod config;
+pub mod commands;
 pub mod datapath;
-pub mod lifecycle;
+mod metrics;
 pub mod n4;
-pub mod plan;
 pub mod report;
-pub mod search;
-pub mod tag;

@@ -10,14 +10,14 @@ use std::net::Ipv4Addr;
 use std::path::Path;
 use std::process::Command;
 
-use upfbench_generator::config;
-use upfbench_generator::datapath::common::service::Interface;
-use upfbench_generator::datapath::generator::frames::{Endpoints, stream_template};
-use upfbench_generator::datapath::generator::tx::TxLayout;
-use upfbench_generator::plan::{self, Plan, StreamPlan, UplinkTeids};
-use upfbench_generator::tag::{TAG_LEN, Tag, TagView};
+use upfbench_config as config;
+use upfbench_datapath::service::Interface;
+use upfbench_generator::datapath::frames::{Endpoints, stream_template};
+use upfbench_generator::datapath::tx::TxLayout;
 use upfbench_gtpu::{Ipv4Packet, UdpPacket, decapsulate, udp_payload};
+use upfbench_net::tag::{TAG_LEN, Tag, TagView};
 use upfbench_net::{MacAddr, Qfi, Teid};
+use upfbench_run::plan::{self, Plan, StreamPlan, UplinkTeids};
 use upfbench_stats::Direction;
 
 const SYSTEM: &str = include_str!("../../../deploy/systems/memif.yaml");

@@ -13,22 +13,22 @@ use std::net::Ipv4Addr;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use upfbench_config as config;
+use upfbench_datapath::queues::{PortQueues, Side};
+use upfbench_datapath::service::{Interface, ServicePlane};
 use upfbench_dpdk::{
     DEFAULT_DATA_ROOM, Eal, MbufBurst, Mempool, Port, PortConfig, Socket, TxQueue, tsc,
 };
-use upfbench_generator::config;
-use upfbench_generator::datapath::common::queues::{PortQueues, Side};
-use upfbench_generator::datapath::common::service::{Interface, ServicePlane};
-use upfbench_generator::datapath::generator::classify::{Reject, RxRules};
-use upfbench_generator::datapath::generator::clock::Clock;
-use upfbench_generator::datapath::generator::phase::{Phase, PhaseBoard};
-use upfbench_generator::datapath::generator::worker::Worker;
-use upfbench_generator::plan::{self, Plan};
-use upfbench_generator::tag::Tag;
+use upfbench_generator::datapath::classify::{Reject, RxRules};
+use upfbench_generator::datapath::clock::Clock;
+use upfbench_generator::datapath::worker::Worker;
 use upfbench_gtpu::{
     Encapsulator, Ipv4Repr, OuterHeaders, PduSessionContainer, UdpChecksum, UdpRepr, emit_ipv4_udp,
 };
+use upfbench_net::tag::Tag;
 use upfbench_net::{MacAddr, Qfi, Teid, ipv4, udp};
+use upfbench_run::phase::{Phase, PhaseBoard};
+use upfbench_run::plan::{self, Plan};
 use upfbench_stats::{Direction, RunResult, RxConfig, RxStats, StreamSpec, TxCoreResult, TxStats};
 
 const SYSTEM: &str = include_str!("../../../deploy/systems/memif.yaml");

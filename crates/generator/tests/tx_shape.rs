@@ -14,17 +14,17 @@ use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 use std::process::ExitCode;
 
+use upfbench_config as config;
+use upfbench_datapath::service::Interface;
 use upfbench_dpdk::{
     DEFAULT_DATA_ROOM, Eal, MbufBurst, Mempool, Port, PortConfig, RxQueue, Socket, TemplatePool,
     TxQueue,
 };
-use upfbench_generator::config;
-use upfbench_generator::datapath::common::service::Interface;
-use upfbench_generator::datapath::generator::frames::{Endpoints, stream_template};
-use upfbench_generator::datapath::generator::tx::{ShareSpec, TxShare, share_ues};
-use upfbench_generator::plan::{self, Plan, ScheduleSlip, UplinkTeids};
-use upfbench_generator::tag::{TAG_LEN, Tag};
+use upfbench_generator::datapath::frames::{Endpoints, stream_template};
+use upfbench_generator::datapath::tx::{ShareSpec, TxShare, share_ues};
+use upfbench_net::tag::{TAG_LEN, Tag};
 use upfbench_net::{MacAddr, Teid};
+use upfbench_run::plan::{self, Plan, ScheduleSlip, UplinkTeids};
 use upfbench_stats::{StreamSpec, TxStats};
 
 const SYSTEM: &str = include_str!("../../../deploy/systems/memif.yaml");

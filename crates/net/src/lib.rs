@@ -45,6 +45,7 @@ pub mod error;
 pub mod ethernet;
 pub mod icmpv4;
 pub mod ipv4;
+pub mod tag;
 pub mod types;
 pub mod udp;
 

@@ -3,7 +3,7 @@
 //! gets as much room as the median.
 
 use hdrhistogram::Histogram;
-use upfbench_stats::report::LatencyReport;
+use upfbench_report::LatencyReport;
 
 /// Points per decade of 1/(1−q) when sampling a histogram: a smooth curve, a few hundred
 /// points at most.

@@ -27,7 +27,7 @@ pub enum ReadError {
         /// The file.
         path: PathBuf,
         /// Why it is not a report.
-        source: upfbench_stats::ReportError,
+        source: upfbench_report::ReportError,
     },
     /// An interval log whose histograms cannot be decoded.
     #[error("latency interval log: {0}")]

@@ -1,7 +1,7 @@
 //! Which plots a report folder and a comparison get, under which file names and captions:
 //! one list that the page embeds and the writer saves beside it.
 
-use upfbench_stats::report::{Report, StepReport};
+use upfbench_report::{Report, StepReport};
 
 use crate::compare::Labelled;
 use crate::compare::series::{self, Throughput};

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use upfbench_stats::report::{Report, StepReport};
+use upfbench_report::{Report, StepReport};
 
 use crate::error::ReadError;
 

@@ -1,12 +1,12 @@
 //! Reports made by hand for the tests: a sweep with both directions and a timeline, and a
 //! search with two goals, its trials and its latency under load.
 
-use upfbench_stats::Direction;
-use upfbench_stats::report::{
+use upfbench_report::{
     DirectionReport, GoalResult, GoalSpec, GoalStatus, LatencyReport, LoadLatency, LossReport,
     Report, SearchCase, SearchReport, SecondDirection, StepReport, StepSecond, ThroughputReport,
     TrialLatency, TrialRecord,
 };
+use upfbench_stats::Direction;
 
 fn throughput(packets: u64, frame: u64, secs: f64) -> ThroughputReport {
     let l1 = packets * (frame + 24);

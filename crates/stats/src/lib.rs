@@ -1,5 +1,5 @@
 //! Traffic measurement for upfbench: counters, per-stream sequence tracking, latency histograms,
-//! per-core snapshots, their merge, and the report model with its renderings.
+//! per-core snapshots and their merge. The report made of them is the report crate's.
 //!
 //! Nothing here knows DPDK; timestamps are plain nanoseconds on whatever clock the workers share.
 //!
@@ -32,10 +32,10 @@ mod hot_latency;
 pub mod jitter;
 pub mod latency;
 pub mod live;
+mod loss_text;
 pub mod merge;
 pub mod publish;
 pub mod rate;
-pub mod report;
 pub mod rx;
 pub mod seq;
 mod seqlock;
@@ -46,12 +46,12 @@ pub use hlog::{IntervalLog, IntervalLogError};
 pub use jitter::Jitter;
 pub use latency::{LatencyConfig, LatencyConfigError, LatencyRecorder};
 pub use live::{LiveDirection, LiveLine, LiveMeter};
+pub use loss_text::loss_text;
 pub use merge::{DirectionResult, MergeError, RunResult, StreamResult};
 pub use publish::{
     LatencyInterval, RxCounters, RxCountersReader, RxHandle, RxSnapshot, TxHandle, TxSnapshot,
 };
 pub use rate::{FCS_BYTES, L1_OVERHEAD_BYTES, MIN_FRAME_BYTES, TrafficCounters, wire_l2_len};
-pub use report::{Report, ReportError, StepReport};
 pub use rx::{RxConfig, RxConfigError, RxCoreResult, RxStats, RxStream, StreamSpec};
 pub use seq::{Arrival, SeqCounters, SeqTracker, WindowError};
 pub use tx::{TxCoreResult, TxStats};

@@ -13,9 +13,9 @@ use std::time::Duration;
 use crate::direction::Direction;
 use crate::hlog::IntervalLog;
 use crate::latency::{LatencyConfig, LatencyConfigError, LatencyRecorder};
+use crate::loss_text;
 use crate::publish::{RxCounters, RxHandle, RxSnapshot, TxSnapshot};
 use crate::rate::{TrafficCounters, gbps, kpps, percent};
-use crate::report::loss_text;
 
 /// Figures of one direction over the last interval.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,16 +1,14 @@
 //! The control thread's view while workers run: consistent snapshots with no lock on the worker,
 //! latency intervals handed over and recycled, and the live line's rates.
 
-mod common;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use common::{Impairment, simulate};
 use upfbench_stats::{
     Direction, LatencyRecorder, LiveMeter, RxConfig, RxCounters, RxSnapshot, RxStats,
     TrafficCounters, TxSnapshot, TxStats,
 };
+use upfbench_testkit::sim::{Impairment, simulate};
 
 /// One empty latency recorder per direction.
 fn recorders(config: &RxConfig) -> [LatencyRecorder; 2] {

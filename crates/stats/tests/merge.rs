@@ -1,13 +1,11 @@
 //! Merging per-core results equals a single core that saw the same packets; streams split over
 //! cores still keep the identities exact.
 
-mod common;
-
-use common::{Impairment, Simulation, simulate};
 use proptest::prelude::*;
 use upfbench_stats::{
     Direction, LatencyRecorder, RunResult, RxConfig, RxCoreResult, RxStats, TxCoreResult, TxStats,
 };
+use upfbench_testkit::sim::{Impairment, Simulation, simulate};
 
 fn config() -> RxConfig {
     RxConfig {
@@ -36,7 +34,7 @@ fn rx_cores(
     sim: &Simulation,
     cores: u32,
     drain: bool,
-    pick: impl Fn(usize, &common::Packet) -> u32,
+    pick: impl Fn(usize, &upfbench_testkit::sim::Packet) -> u32,
 ) -> Vec<RxCoreResult> {
     let (mut rx, mut handles): (Vec<_>, Vec<_>) = (0..cores)
         .map(|c| RxStats::new(c, &sim.specs, &config()).unwrap())
@@ -144,7 +142,7 @@ proptest! {
         let tx = tx_cores(&sim, 1);
         let single = merge(&sim, &tx, &rx_cores(&sim, 1, true, |_, _| 0));
         let spread =
-            |i: usize, _: &common::Packet| ((i as u64).wrapping_mul(0x9E37_79B9) >> 7) as u32 % cores;
+            |i: usize, _: &upfbench_testkit::sim::Packet| ((i as u64).wrapping_mul(0x9E37_79B9) >> 7) as u32 % cores;
         let rx = rx_cores(&sim, cores, true, spread);
         let split = merge(&sim, &tx, &rx);
         check_identities(&split)?;

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{CommandFactory, Parser, Subcommand};
-use upfbench_generator::cli::Cli;
+use upfbench_cli::Cli;
 
 /// upfbench's packaging helpers.
 #[derive(Debug, Parser)]

@@ -82,7 +82,7 @@ fn files_section() -> Roff {
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory;
-    use upfbench_generator::cli::Cli;
+    use upfbench_cli::Cli;
 
     use super::*;
 

@@ -61,16 +61,16 @@ mod tests {
     use super::*;
 
     fn plans() -> Vec<UeSessionPlan> {
-        let system: crate::config::System =
-            crate::config::system_from_str("n3: {device: net_null0, address: 192.168.13.131/24, peer: 192.168.13.151}\nn6: {device: net_null1, address: 192.168.16.152/24, peer: 192.168.16.151}\npfcp: {local: 127.0.0.1, peer: 127.0.0.2}\n", "s.yaml")
+        let system: upfbench_config::System =
+            upfbench_config::system_from_str("n3: {device: net_null0, address: 192.168.13.131/24, peer: 192.168.13.151}\nn6: {device: net_null1, address: 192.168.16.152/24, peer: 192.168.16.151}\npfcp: {local: 127.0.0.1, peer: 127.0.0.2}\n", "s.yaml")
                 .unwrap();
-        let profile = crate::config::profile_from_str(
+        let profile = upfbench_config::profile_from_str(
             "name: p\nsessions: {count: 3}\nstreams: [{name: ul, direction: uplink, rate: 1kpps, payload: 100}]\nduration: 1s\n",
             "p.yaml",
         )
         .unwrap();
-        let plan = crate::plan::build(&system, &profile, None, [None, None]).unwrap();
-        crate::plan::sessions::session_plans(&system, &profile, &plan.ues).unwrap()
+        let plan = upfbench_run::plan::build(&system, &profile, None, [None, None]).unwrap();
+        upfbench_run::plan::sessions::session_plans(&system, &profile, &plan.ues).unwrap()
     }
 
     #[test]

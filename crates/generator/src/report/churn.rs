@@ -6,14 +6,14 @@
 //! start the record carries; the step's timeline ([`StepSecond`]) counts from its live meter's
 //! baseline, `live_start_ns` on the run clock.
 
-use upfbench_stats::report::{
+use upfbench_report::{
     Activation, ChurnReport, ChurnSecond, ChurnSession, DirectionLoss, Percentiles,
     ProcedureFigures, StepReport, StepSecond,
 };
 
-use crate::datapath::generator::churn_rx::ChurnRx;
+use crate::datapath::churn_rx::ChurnRx;
 use crate::n4::client_side::{ChurnOutcome, ProcedureKind};
-use crate::plan::ChurnStep;
+use upfbench_run::plan::ChurnStep;
 
 /// What the churn section is made from.
 pub struct ChurnInputs<'a> {

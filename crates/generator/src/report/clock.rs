@@ -1,8 +1,8 @@
 //! The report's clock section.
 
-use upfbench_stats::report::ClockReport;
+use upfbench_report::ClockReport;
 
-use crate::datapath::common::calibration::{TscCalibration, ppm};
+use upfbench_datapath::calibration::{TscCalibration, ppm};
 
 /// The report's clock section: the frequency measured over the run, and EAL's beside it.
 pub fn clock_report(calibration: &TscCalibration, dpdk_hz: u64) -> Option<ClockReport> {

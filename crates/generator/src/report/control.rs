@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use upfbench_pfcp::node::{Figures, LatencySummary, Stats};
-use upfbench_stats::report::{ControlReport, ProcedureLatency, UpfFault};
+use upfbench_report::{ControlReport, ProcedureLatency, UpfFault};
 
 /// When the batches ran and how the release ended.
 #[derive(Debug, Default, Clone)]

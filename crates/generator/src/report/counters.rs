@@ -4,12 +4,12 @@
 use std::collections::BTreeMap;
 
 use upfbench_dpdk::PortStats;
-use upfbench_stats::report::{PortFrames, PortReport};
+use upfbench_report::{PortFrames, PortReport};
 
-use crate::datapath::common::queues::Side;
-use crate::datapath::common::service::Seen;
-use crate::datapath::generator::classify::Reject;
-use crate::datapath::generator::worker::WorkerCounters;
+use crate::datapath::classify::Reject;
+use crate::datapath::worker::WorkerCounters;
+use upfbench_datapath::queues::Side;
+use upfbench_datapath::service::Seen;
 
 /// What the workers counted besides the measurement, as report lines.
 pub fn counter_notes(c: &WorkerCounters) -> Vec<String> {

@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use upfbench_present::figures::report_figures;
 use upfbench_present::folder::{REPORT_HTML, REPORT_JSON, hlog_file_name};
 use upfbench_present::html::report_page;
-use upfbench_stats::report::{Report, StepReport};
+use upfbench_report::{Report, StepReport};
 
 use super::timeline::Timeline;
 

@@ -1,11 +1,11 @@
 //! A step's handovers in its report: the plan's moves, the PFCP thread's outcome of each
 //! modification and what the receivers saw of each moving UE's two tunnels, joined per UE.
 
-use upfbench_stats::report::{EndMarkerVerdict, HandoverReport, UeHandover};
+use upfbench_report::{EndMarkerVerdict, HandoverReport, UeHandover};
 
-use crate::datapath::generator::handover::HandoverRx;
+use crate::datapath::handover::HandoverRx;
 use crate::n4::client_side::HandoverOutcome;
-use crate::plan::HandoverPlan;
+use upfbench_run::plan::HandoverPlan;
 
 /// The step's handover section: `rx` merged over the workers, `outcomes` from the PFCP thread
 /// (any order).
@@ -90,8 +90,8 @@ mod tests {
     use upfbench_net::Teid;
 
     use super::*;
-    use crate::config::{Arrivals, Handovers, Mobility, MovingUes, TargetGnb, TeidRange};
-    use crate::datapath::generator::handover::Leg;
+    use crate::datapath::handover::Leg;
+    use upfbench_config::{Arrivals, Handovers, Mobility, MovingUes, TargetGnb, TeidRange};
 
     fn plan() -> HandoverPlan {
         HandoverPlan::new(

@@ -5,17 +5,17 @@ use std::time::Duration;
 use anyhow::Result;
 use upfbench_dpdk::PortStats;
 use upfbench_dpdk::QUEUE_STATS;
-use upfbench_stats::report::{RxQueues, StepReport, StreamSummary};
+use upfbench_report::{RxQueues, StepReport, StreamSummary};
 use upfbench_stats::{RunResult, RxCoreResult, StreamSpec, TxCoreResult};
 
 use super::counters::{counter_notes, port_frames, port_report, rejected};
 use super::step_label;
 use super::tx_slip::add_slips;
-use crate::datapath::common::calibration::ppm;
-use crate::datapath::common::queues::Side;
-use crate::datapath::generator::clock::Clock;
-use crate::datapath::generator::worker::WorkerCounters;
-use crate::plan::Plan;
+use crate::datapath::clock::Clock;
+use crate::datapath::worker::WorkerCounters;
+use upfbench_datapath::calibration::ppm;
+use upfbench_datapath::queues::Side;
+use upfbench_run::plan::Plan;
 
 /// How far the TSC's frequency may move between a step's start and end before the report
 /// says so: far above what the calibration itself can tell apart.

@@ -5,11 +5,11 @@
 //! stream (one per worker) and the streams of a direction send side by side, so their slips
 //! are merged as the longest, and their counts added.
 
+use upfbench_report::{StepReport, TxSlip};
 use upfbench_stats::Direction;
-use upfbench_stats::report::{StepReport, TxSlip};
 
-use crate::datapath::generator::worker::ShareSlip;
-use crate::plan::StreamPlan;
+use crate::datapath::worker::ShareSlip;
+use upfbench_run::plan::StreamPlan;
 
 /// Slipped time, as a fraction of the sending time, beyond which the achieved rate misses the
 /// requested one by more than the pacing target (0.5 %).
@@ -77,7 +77,7 @@ mod tests {
     use upfbench_stats::Direction;
 
     use super::*;
-    use crate::plan::{Schedule, Spread};
+    use upfbench_run::plan::{Schedule, Spread};
 
     fn stream(id: u16, direction: Direction) -> StreamPlan {
         StreamPlan {

@@ -12,8 +12,8 @@ mod table;
 
 use std::fmt;
 
+use upfbench_report::{Report, SearchCase, StepReport};
 use upfbench_stats::Direction;
-use upfbench_stats::report::{Report, SearchCase, StepReport};
 
 pub use table::{Cell, Column, Compared, Comparison, Group, Row, Section};
 
@@ -87,7 +87,7 @@ pub fn distinct_labels(labels: &[String]) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::samples::step;
-    use upfbench_stats::report::StreamSummary;
+    use upfbench_report::StreamSummary;
 
     fn stream(direction: Direction, payload_bytes: u32) -> StreamSummary {
         StreamSummary {

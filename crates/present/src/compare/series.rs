@@ -3,8 +3,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use upfbench_report::{GoalStatus, Report, SearchReport, TrialLatency};
 use upfbench_stats::Direction;
-use upfbench_stats::report::{GoalStatus, Report, SearchReport, TrialLatency};
 
 use super::{Labelled, RowKey, case_row, step_row};
 
@@ -74,7 +74,7 @@ fn sets(search: &SearchReport) -> Vec<(&str, String)> {
 fn run_series<T>(
     label: &str,
     report: &Report,
-    value: impl Fn(&upfbench_stats::report::DirectionReport) -> Option<T>,
+    value: impl Fn(&upfbench_report::DirectionReport) -> Option<T>,
 ) -> Vec<Series<T>> {
     Direction::ALL
         .into_iter()

@@ -4,8 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use upfbench_report::{DirectionReport, GoalResult, GoalStatus};
 use upfbench_stats::Direction;
-use upfbench_stats::report::{DirectionReport, GoalResult, GoalStatus};
 
 use super::{Labelled, RowKey, case_row, step_row};
 

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use upfbench_stats::report::{ChurnReport, DirectionLoss, Percentiles, Report};
+use upfbench_report::{ChurnReport, DirectionLoss, Percentiles, Report};
 
 use super::{escape, table};
 
@@ -109,8 +109,8 @@ pub(crate) fn churn_tables(out: &mut String, report: &Report) {
 
 #[cfg(test)]
 mod tests {
+    use upfbench_report::{Activation, Baseline, ProcedureFigures};
     use upfbench_stats::Direction;
-    use upfbench_stats::report::{Activation, Baseline, ProcedureFigures};
 
     use super::*;
     use crate::samples::sweep;

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use upfbench_stats::report::Report;
+use upfbench_report::Report;
 
 use super::churn_tables::churn_tables;
 use super::run_tables::direction_tables;

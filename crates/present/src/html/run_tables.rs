@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
+use upfbench_report::{DirectionReport, Report, StepReport, direction_title};
 use upfbench_stats::Direction;
-use upfbench_stats::report::{DirectionReport, Report, StepReport, direction_title};
 
 use super::{escape, table};
 

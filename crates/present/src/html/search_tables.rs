@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use upfbench_stats::report::{GoalResult, SearchReport, TrialRecord};
+use upfbench_report::{GoalResult, SearchReport, TrialRecord};
 
 use super::table;
 

@@ -4,7 +4,7 @@
 //! packets or answered late shows beside what N4 asked of it then.
 
 use plotters::prelude::*;
-use upfbench_stats::report::{ChurnSecond, StepSecond};
+use upfbench_report::{ChurnSecond, StepSecond};
 
 use super::timeline::{DATA_LABELS, Panel, latency, losses, rates, time_axis};
 use super::{
@@ -78,7 +78,7 @@ fn n4_latency(
     legend_px: u32,
 ) -> Result<(), PlotError> {
     // Microseconds, like the data plane's latency below.
-    let us = |f: fn(&upfbench_stats::report::Percentiles) -> f64| -> Vec<(f64, f64)> {
+    let us = |f: fn(&upfbench_report::Percentiles) -> f64| -> Vec<(f64, f64)> {
         n4.iter()
             .filter_map(|s| Some((s.t_s, f(s.latency_ms.as_ref()?) * 1e3)))
             .collect()
@@ -134,7 +134,7 @@ pub fn n4_timeline(
 
 #[cfg(test)]
 mod tests {
-    use upfbench_stats::report::Percentiles;
+    use upfbench_report::Percentiles;
 
     use super::*;
     use crate::plot::svg_check::summary;

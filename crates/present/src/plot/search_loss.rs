@@ -8,7 +8,7 @@
 //! the x axis is logarithmic, so that the trials near the bounds are not crushed together.
 
 use plotters::prelude::*;
-use upfbench_stats::report::{GoalSpec, SearchCase};
+use upfbench_report::{GoalSpec, SearchCase};
 
 use super::{
     LogAxis, Mark, caption_font, colour, label_font, short_number, side_legend, svg_document,
@@ -160,9 +160,8 @@ pub fn search_loss(goals: &[GoalSpec], case: &SearchCase) -> Result<String, Plot
                 chart.draw_series(LineSeries::new([(x / div, y0), (x / div, 0.3)], style))?;
             }
         }
-        let point = |t: &upfbench_stats::report::TrialRecord| {
-            (t.offered_load_pps / div, axis.y(t.loss_ratio))
-        };
+        let point =
+            |t: &upfbench_report::TrialRecord| (t.offered_load_pps / div, axis.y(t.loss_ratio));
         let (limited, measured): (Vec<_>, Vec<_>) =
             case.trials.iter().partition(|t| t.tester_limited.is_some());
         chart.draw_series(

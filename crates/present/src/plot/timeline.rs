@@ -4,8 +4,8 @@
 
 use plotters::coord::{CoordTranslate, Shift};
 use plotters::prelude::*;
+use upfbench_report::{SecondDirection, StepSecond};
 use upfbench_stats::Direction;
-use upfbench_stats::report::{SecondDirection, StepSecond};
 
 use super::{
     LogAxis, Mark, caption_font, label_font, legend_width, log_range, side_legend_sized,

@@ -1,13 +1,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use upfbench_report::{SecondDirection, StepSecond};
 use upfbench_stats::Direction;
-use upfbench_stats::report::{SecondDirection, StepSecond};
 
 use super::*;
-use crate::config::Churn;
-use crate::datapath::generator::churn_rx::ProbeRecord;
-use crate::plan::ChurnPlan;
+use crate::datapath::churn_rx::ProbeRecord;
+use upfbench_config::Churn;
+use upfbench_run::plan::ChurnPlan;
 
 /// 4 churn sessions at 10/s from 0 (100 ms apart), 200 ms lives, probes every 1 ms; 3
 /// modifications at 5/s over a 0.6 s phase.

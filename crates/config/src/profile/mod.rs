@@ -1,0 +1,546 @@
+//! The profile: what to send, to how many UEs, for how long.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde::de::Deserializer;
+use upfbench_net::{Qfi, Teid};
+
+use super::identifiers;
+use super::kind::FileKind;
+use super::serde_forms::keyword_or_map;
+use super::units::{IpPrefix, Rate, serde_text};
+
+mod capacity;
+mod checks;
+mod churn;
+mod mobility;
+mod search;
+mod teid;
+
+pub(crate) use checks::{check_dns_name, check_rate};
+
+pub use capacity::CapacitySection;
+pub use churn::{Churn, MAX_CHURN_RATE, MIN_PROBE_INTERVAL};
+pub use mobility::{Arrivals, Handovers, MAX_HANDOVER_RATE, Mobility, MovingUes, TargetGnb};
+pub use search::{
+    DirectionSet, GoalSection, LatencyBoundSection, PercentText, SearchSection, StrategyName,
+};
+pub use teid::{TeidAllocation, TeidRange};
+
+/// Highest packet rate accepted: 10⁹ packets per second.
+pub const MAX_PPS: f64 = 1e9;
+/// Highest QoS bit rate a QER carries: 2⁴⁰ − 1 kbit/s (TS 29.244 §8.2.8).
+pub const MAX_QOS_BPS: u64 = ((1 << 40) - 1) * 1000;
+
+/// What to send (`upfbench run SYSTEM PROFILE`).
+///
+/// ```yaml
+/// name: quickstart
+/// sessions: {count: 1}
+/// streams:
+///   - {name: ul, direction: uplink, rate: 10kpps, payload: 300}
+///   - {name: dl, direction: downlink, rate: 10kpps, payload: 300}
+/// duration: 10s
+/// ```
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// `kind: profile`, optional.
+    #[serde(default)]
+    pub kind: Option<FileKind>,
+    /// A short name, used in reports.
+    pub name: String,
+    /// What the profile is for.
+    #[serde(default)]
+    pub description: String,
+    /// The sessions (one per UE) programmed on the UPF.
+    #[serde(default)]
+    pub sessions: Sessions,
+    /// The traffic, one or more streams.
+    pub streams: Vec<Stream>,
+    /// How long a continuous run sends, warm-up excluded (default `10s`).
+    #[serde(default = "default_duration", with = "serde_text::duration")]
+    pub duration: Duration,
+    /// Sent before the measurement starts and not counted (default `0s`).
+    #[serde(default, with = "serde_text::duration")]
+    pub warmup: Duration,
+    /// After the last packet is sent, wait this long for the stragglers (default `500ms`).
+    #[serde(default = "default_drain", with = "serde_text::duration")]
+    pub drain: Duration,
+    /// How the packets are spread in time (default `continuous`).
+    #[serde(default)]
+    pub tx_mode: TxMode,
+    /// The longest train a worker puts back to back on one transmit queue, 1 to 1024 (default
+    /// 32): split over the worker's streams there; a worker later than that slips its schedule
+    /// instead of catching up (see the run crate's `plan::Pacer`).
+    #[serde(default = "default_max_burst")]
+    pub max_burst: u32,
+    /// How much faster than its rate a sender that fell behind may send until it is back on
+    /// its schedule, in percent, 0 to 100 (default `10%`): the UPF never sees more than the
+    /// rate plus this, and a sender that lost its core for a moment keeps its average rate.
+    /// `0%`: the schedule slips for good (the step lasts longer, its rate is lower).
+    #[serde(default = "default_catch_up", with = "serde_text::percent")]
+    pub catch_up: f64,
+    /// Sequence positions tracked behind the newest per flow (stream × UE): a power of two
+    /// from 64 to 65536 (default 64). A packet displaced further counts as late. Memory per
+    /// flow and worker, measured by `examples/flow_memory.rs`: 144 bytes at 64, 272 at 1024
+    /// (about 136 + window / 8), plus 24 bytes of TX state; 2,000,000 flows (a million UEs both
+    /// ways) take about 340 MB with one worker.
+    #[serde(default = "default_reorder_window")]
+    pub reorder_window: u32,
+    /// The latency histograms.
+    #[serde(default)]
+    pub latency: Latency,
+    /// `upfbench sweep`: the payload sizes it runs the profile at.
+    #[serde(default)]
+    pub sweep: Sweep,
+    /// `upfbench search`: the goals and how the trials run.
+    #[serde(default)]
+    pub search: SearchSection,
+    /// `upfbench capacity`: the batches of the climb and the traffic after each.
+    #[serde(default)]
+    pub capacity: CapacitySection,
+    /// Handovers under traffic (default none).
+    #[serde(default)]
+    pub mobility: Option<Box<Mobility>>,
+    /// Session churn during the measured phase (default none).
+    #[serde(default)]
+    pub churn: Option<Churn>,
+}
+
+fn default_duration() -> Duration {
+    Duration::from_secs(10)
+}
+
+fn default_drain() -> Duration {
+    Duration::from_millis(500)
+}
+
+fn default_max_burst() -> u32 {
+    32
+}
+
+fn default_catch_up() -> f64 {
+    10.0
+}
+
+fn default_reorder_window() -> u32 {
+    64
+}
+
+/// The sessions: one per UE.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sessions {
+    /// Number of UEs, each with its session (default 1).
+    #[serde(default = "one_u32")]
+    pub count: u32,
+    /// The UE address pool, a network (default `10.45.0.0/16`).
+    #[serde(default = "default_ue_pool")]
+    pub ue_pool: IpPrefix,
+    /// The first UE's address; UE i has `first_ue + i` (default: the pool's .2, `10.45.0.2`).
+    /// See [`Sessions::first_ue_address`].
+    #[serde(default)]
+    pub first_ue: Option<IpAddr>,
+    /// Uplink TEIDs (the UPF's F-TEIDs on N3): `{first, step}` chosen by us, or `upf`: chosen
+    /// by the UPF (CH=1) and read back (default `{first: 1, step: 2}`).
+    #[serde(default = "default_uplink_teid")]
+    pub uplink_teid: TeidAllocation,
+    /// Downlink TEIDs (ours, at the gNB side), `{first, step}` (default `{first: 2, step: 2}`).
+    #[serde(default = "default_downlink_teid")]
+    pub downlink_teid: TeidRange,
+    /// The QoS flow: 0 to 63 (default 1; `~`: none, which needs `pdu_session_container`,
+    /// `uplink_pdr_qfi` and the QER's QFI off).
+    #[serde(
+        default = "default_qfi",
+        deserialize_with = "identifiers::opt_qfi::deserialize"
+    )]
+    pub qfi: Option<Qfi>,
+    /// Uplink G-PDUs carry a PDU Session Container with the QFI (default true).
+    #[serde(default = "yes")]
+    pub pdu_session_container: bool,
+    /// The uplink PDR matches the QFI (default true, as the reference client). Open5GS then
+    /// drops uplink G-PDUs without a PDU Session Container.
+    #[serde(default = "yes")]
+    pub uplink_pdr_qfi: bool,
+    /// The uplink PDR's SDF filter, e.g. `permit out ip from any to assigned` (default none).
+    #[serde(default)]
+    pub uplink_sdf_filter: Option<String>,
+    /// The QER (default on, with the QFI, no bit rates).
+    #[serde(default)]
+    pub qer: Qer,
+    /// The DNN (APN) sent with each session (default `internet`; `~`: not sent).
+    #[serde(default = "default_dnn")]
+    pub dnn: Option<String>,
+    /// The Network Instance of both PDRs (default `internet`), sent as DNS labels.
+    #[serde(default = "internet")]
+    pub network_instance: String,
+    /// The PDN type (default `ipv4`; `ipv6` and `ipv4v6` are not supported yet).
+    #[serde(default)]
+    pub pdn_type: PdnType,
+    /// Send the 3GPP Interface Types (N3, N6) in the PDRs (default true).
+    #[serde(default = "yes")]
+    pub interface_types: bool,
+    /// A usage reporting rule (default none).
+    #[serde(default)]
+    pub urr: Option<Urr>,
+}
+
+pub(super) fn one_u32() -> u32 {
+    1
+}
+fn yes() -> bool {
+    true
+}
+fn default_ue_pool() -> IpPrefix {
+    IpPrefix {
+        addr: IpAddr::V4(Ipv4Addr::new(10, 45, 0, 0)),
+        len: 16,
+    }
+}
+fn default_uplink_teid() -> TeidAllocation {
+    TeidAllocation::Range(TeidRange {
+        first: Teid(1),
+        step: 2,
+    })
+}
+fn default_downlink_teid() -> TeidRange {
+    TeidRange {
+        first: Teid(2),
+        step: 2,
+    }
+}
+fn default_qfi() -> Option<Qfi> {
+    Some(Qfi::from_bits(1))
+}
+fn internet() -> String {
+    "internet".to_owned()
+}
+fn default_dnn() -> Option<String> {
+    Some(internet())
+}
+
+impl Default for Sessions {
+    /// One UE at 10.45.0.2, TEIDs 1 (uplink) and 2 (downlink), QFI 1, network instance and
+    /// DNN `internet`: the address plan of docs/measurement.md.
+    fn default() -> Self {
+        Sessions {
+            count: 1,
+            ue_pool: default_ue_pool(),
+            first_ue: None,
+            uplink_teid: default_uplink_teid(),
+            downlink_teid: default_downlink_teid(),
+            qfi: default_qfi(),
+            pdu_session_container: true,
+            uplink_pdr_qfi: true,
+            uplink_sdf_filter: None,
+            qer: Qer::default(),
+            dnn: default_dnn(),
+            network_instance: internet(),
+            pdn_type: PdnType::Ipv4,
+            interface_types: true,
+            urr: None,
+        }
+    }
+}
+
+impl Sessions {
+    /// The first UE's address: `first_ue`, or the pool's network address + 2.
+    pub fn first_ue_address(&self) -> IpAddr {
+        self.first_ue
+            .unwrap_or_else(|| address_plus(self.ue_pool.network(), 2))
+    }
+
+    /// UE `i`'s address (`i < count`).
+    pub fn ue_address(&self, i: u32) -> IpAddr {
+        address_plus(self.first_ue_address(), i)
+    }
+}
+
+/// `addr + n`, within its family (wrapping).
+pub(crate) fn address_plus(addr: IpAddr, n: u32) -> IpAddr {
+    match addr {
+        IpAddr::V4(a) => IpAddr::V4(Ipv4Addr::from(u32::from(a).wrapping_add(n))),
+        IpAddr::V6(a) => IpAddr::V6(Ipv6Addr::from(u128::from(a).wrapping_add(u128::from(n)))),
+    }
+}
+
+/// The QoS Enforcement Rule, which carries the QFI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Qer {
+    /// Send a QER (default true: eUPF takes the downlink QFI from it).
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Maximum bit rate uplink, bit/s (`1Gbps`; default none).
+    #[serde(default, with = "serde_text::opt_bit_rate")]
+    pub mbr_uplink: Option<u64>,
+    /// Maximum bit rate downlink, bit/s.
+    #[serde(default, with = "serde_text::opt_bit_rate")]
+    pub mbr_downlink: Option<u64>,
+    /// Guaranteed bit rate uplink, bit/s.
+    #[serde(default, with = "serde_text::opt_bit_rate")]
+    pub gbr_uplink: Option<u64>,
+    /// Guaranteed bit rate downlink, bit/s.
+    #[serde(default, with = "serde_text::opt_bit_rate")]
+    pub gbr_downlink: Option<u64>,
+}
+
+impl Default for Qer {
+    fn default() -> Self {
+        Qer {
+            enabled: true,
+            mbr_uplink: None,
+            mbr_downlink: None,
+            gbr_uplink: None,
+            gbr_downlink: None,
+        }
+    }
+}
+
+/// PDN Type (TS 29.244 §8.2.79).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PdnType {
+    /// IPv4 UEs.
+    #[default]
+    Ipv4,
+    /// IPv6 UEs (not supported yet).
+    Ipv6,
+    /// Dual-stack UEs (not supported yet).
+    Ipv4v6,
+}
+
+/// A Usage Reporting Rule: volume and duration measurement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Urr {
+    /// Periodic reports this often, whole seconds (`10s`).
+    #[serde(default, with = "serde_text::opt_duration")]
+    pub period: Option<Duration>,
+    /// A report when this many octets have passed.
+    #[serde(default)]
+    pub volume_threshold: Option<u64>,
+}
+
+/// One stream of packets.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Stream {
+    /// Unique within the profile; reports use it.
+    pub name: String,
+    /// `uplink` (N3 to N6), `downlink` (N6 to N3), or `both`: one stream each way, each at
+    /// `rate`.
+    pub direction: Direction,
+    /// Packets per second, or bit/s at L1 or L2, or a percentage of the sending port's line
+    /// rate; per direction.
+    pub rate: Rate,
+    /// Inner UDP payload, bytes: 10 (the measurement tag) to 1472 (a 1500-byte inner packet).
+    pub payload: u16,
+    /// Inner UDP source port (default 10000).
+    #[serde(default = "default_src_port")]
+    pub src_port: u16,
+    /// Inner UDP destination port (default 20000).
+    #[serde(default = "default_dst_port")]
+    pub dst_port: u16,
+    /// Which UEs send or receive: `all` (default) or `{first, count}` (UE indices).
+    #[serde(default)]
+    pub ues: UeSelection,
+    /// How the packets go round the UEs: `round_robin` (default: UE 0, 1, 2, ..., 0, ...) or
+    /// `{consecutive: N}` (N packets to a UE, then the next).
+    #[serde(default)]
+    pub spread: Spread,
+}
+
+fn default_src_port() -> u16 {
+    10000
+}
+
+fn default_dst_port() -> u16 {
+    20000
+}
+
+/// Which way a stream goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// GTP-U on N3, out of the UPF on N6.
+    Uplink,
+    /// Plain IP on N6, out of the UPF tunnelled on N3.
+    Downlink,
+    /// One stream each way.
+    Both,
+}
+
+impl Direction {
+    /// Whether it sends uplink.
+    pub fn uplink(self) -> bool {
+        matches!(self, Direction::Uplink | Direction::Both)
+    }
+
+    /// Whether it sends downlink.
+    pub fn downlink(self) -> bool {
+        matches!(self, Direction::Downlink | Direction::Both)
+    }
+}
+
+/// The UEs a stream uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UeSelection {
+    /// Every UE: `ues: all`.
+    #[default]
+    All,
+    /// UEs `first .. first + count`: `ues: {first: 0, count: 100}`.
+    Range {
+        /// First UE index.
+        first: u32,
+        /// How many.
+        count: u32,
+    },
+}
+
+impl UeSelection {
+    /// The first index and the count, for `sessions` UEs.
+    pub fn bounds(&self, sessions: u32) -> (u32, u32) {
+        match *self {
+            UeSelection::All => (0, sessions),
+            UeSelection::Range { first, count } => (first, count),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UeRange {
+    #[serde(default)]
+    first: u32,
+    count: u32,
+}
+
+impl<'de> Deserialize<'de> for UeSelection {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        keyword_or_map(
+            deserializer,
+            "a range {first: 0, count: 100}",
+            "all",
+            || UeSelection::All,
+            |r: UeRange| UeSelection::Range {
+                first: r.first,
+                count: r.count,
+            },
+        )
+    }
+}
+
+/// The order packets go to the UEs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Spread {
+    /// One packet per UE in turn: `spread: round_robin`.
+    #[default]
+    RoundRobin,
+    /// N packets to a UE, then the next: `spread: {consecutive: 8}`.
+    Consecutive(u32),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConsecutiveSpread {
+    consecutive: u32,
+}
+
+impl<'de> Deserialize<'de> for Spread {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        keyword_or_map(
+            deserializer,
+            "{consecutive: N}",
+            "round_robin",
+            || Spread::RoundRobin,
+            |c: ConsecutiveSpread| Spread::Consecutive(c.consecutive),
+        )
+    }
+}
+
+/// How the packets are spread in time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum TxMode {
+    /// At the streams' rates for `duration`: `tx_mode: continuous`.
+    #[default]
+    Continuous,
+    /// `packets` per stream and direction at the stream's rate, once:
+    /// `tx_mode: {single_burst: {packets: 1000}}`.
+    SingleBurst {
+        /// Packets per stream and direction.
+        packets: u64,
+    },
+    /// `bursts` bursts of `packets`, each at the stream's rate, `gap` apart:
+    /// `tx_mode: {multi_burst: {packets: 100, bursts: 10, gap: 10ms}}`.
+    MultiBurst {
+        /// Packets per burst, per stream and direction.
+        packets: u64,
+        /// Number of bursts.
+        bursts: u32,
+        /// Idle time between two bursts.
+        #[serde(with = "serde_text::duration")]
+        gap: Duration,
+    },
+}
+
+/// Latency histogram bounds (HDR histograms, nanoseconds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Latency {
+    /// Highest latency tracked (default `2s`, at most [`MAX_LATENCY`]); slower packets are
+    /// clamped and counted.
+    #[serde(default = "default_latency_max", with = "serde_text::duration")]
+    pub max: Duration,
+    /// Significant decimal digits, 3 to 5 (default 3: within 0.1%).
+    #[serde(default = "default_digits")]
+    pub digits: u8,
+}
+
+fn default_latency_max() -> Duration {
+    Duration::from_secs(2)
+}
+
+/// The longest latency the measurement tag can tell: its transmit time is the low 32 bits of
+/// the clock in nanoseconds, read back as a signed difference (`datapath` tag's `transit_ns`), so
+/// a transit of 2³¹ ns (2.147 s) or more reads as negative or wraps to a short one.
+pub const MAX_LATENCY: Duration = Duration::from_nanos((1 << 31) - 1);
+
+fn default_digits() -> u8 {
+    3
+}
+
+impl Default for Latency {
+    fn default() -> Self {
+        Latency {
+            max: default_latency_max(),
+            digits: default_digits(),
+        }
+    }
+}
+
+/// `upfbench sweep`: the same profile at several payload sizes.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sweep {
+    /// Payload sizes, bytes, each replacing every stream's `payload` in turn (default
+    /// `[10, 300, 1400]`, the published measurements' sizes).
+    #[serde(default = "default_sweep_payloads")]
+    pub payloads: Vec<u16>,
+}
+
+fn default_sweep_payloads() -> Vec<u16> {
+    vec![10, 300, 1400]
+}
+
+impl Default for Sweep {
+    fn default() -> Self {
+        Sweep {
+            payloads: default_sweep_payloads(),
+        }
+    }
+}

@@ -1,0 +1,264 @@
+//! `upfbench run SYSTEM PROFILE` and `upfbench sweep SYSTEM PROFILE`: the generator.
+//!
+//! [`run`] reads the files and starts EAL; `bring_up` makes the ports, pools, plans and the
+//! control thread; the `interpreter` carries out what the run's state machine
+//! ([`upfbench_run::lifecycle::Lifecycle`]) asks for: PFCP through the control thread (`n4`), MAC
+//! resolution, the steps' workers (`step`), the live line, the report ([`crate::report`]).
+//! Every exit, interruptions and failures included, goes through the report and the teardown.
+
+mod bring_up;
+mod interpreter;
+mod n4;
+mod program;
+mod step;
+mod upf_watch;
+
+pub(crate) use n4::BatchEnd;
+pub(crate) use program::Program;
+pub(crate) use step::StepResult;
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, anyhow, bail};
+use upfbench_dpdk::{Eal, TscAnchor};
+
+use super::kernel_counters::KernelCounters;
+use super::peers::{EarlyStop, wait_for_socket_servers};
+use super::step_hook::{DEFAULT_TIMEOUT, StepAt, StepEdge, StepHook};
+use crate::metrics::GeneratorMetrics;
+use crate::report::{self, RunEvent};
+use interpreter::Record;
+use upfbench_cli::RunArgs;
+use upfbench_cli::out;
+use upfbench_cli::signals::Interrupts;
+use upfbench_config::{self as config, Profile, System};
+use upfbench_datapath::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
+use upfbench_datapath::socket_files::make_socket_dir;
+use upfbench_run::plan::Plan;
+
+/// What the generator measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode<'a> {
+    /// The profile once (`upfbench run`).
+    Run,
+    /// The profile at each payload of its sweep, or of these (`upfbench sweep`).
+    Sweep(Option<&'a [u16]>),
+    /// A throughput search at each payload of its sweep, or of these (`upfbench search`).
+    Search(Option<&'a [u16]>),
+    /// A climb to the UPF's session limit (`upfbench capacity`).
+    Capacity,
+}
+
+/// Runs the profile as `mode` asks.
+///
+/// Exits: `Ok` when the run ended or was interrupted (Ctrl-C, SIGTERM: the report says so),
+/// `Err` when it failed; EAL's runtime files are removed either way.
+pub fn run(args: &RunArgs, mode: Mode<'_>) -> Result<()> {
+    let sweep = match mode {
+        Mode::Run | Mode::Capacity => None,
+        Mode::Sweep(p) | Mode::Search(p) => Some(p),
+    };
+    // First of all: from here on Ctrl-C and SIGTERM are counted, never the default exit that
+    // would leave EAL's runtime files, the UPF's sessions and no report behind.
+    let interrupts = Interrupts::install().context("installing the signal handlers")?;
+    // The TSC's frequency is measured from here on, against the kernel's clock.
+    let first_anchor = TscAnchor::now();
+    let (system, profile) = config::load_sweep(&args.system, &args.profile, sweep.flatten())
+        .map_err(|e| anyhow!("{e}"))?;
+    let metrics = GeneratorMetrics::start(&args.metrics)?;
+    let payloads: Vec<Option<u16>> = match sweep {
+        Some(_) => profile.sweep.payloads.iter().copied().map(Some).collect(),
+        None => vec![None],
+    };
+    if profile.mobility.is_some() && !matches!(mode, Mode::Run) {
+        bail!(
+            "a profile with `mobility` runs one step (`upfbench run`): after its handovers the \
+             sessions are at the target gNB"
+        );
+    }
+    if profile.churn.is_some() {
+        if matches!(mode, Mode::Search(_) | Mode::Capacity) {
+            bail!(
+                "a profile with `churn` runs with `upfbench run` or `sweep`: a search's trials \
+                 and a climb's steps measure without it"
+            );
+        }
+        if system.pfcp.is_none() || args.no_pfcp {
+            bail!("churn establishes sessions over PFCP: the system file needs its pfcp section");
+        }
+    }
+    let search = matches!(mode, Mode::Search(_));
+    if search && !matches!(profile.tx_mode, config::TxMode::Continuous) {
+        bail!("a search sends continuously: remove the profile's tx_mode");
+    }
+    let sweep = sweep.is_some();
+    let capacity = matches!(mode, Mode::Capacity);
+    if capacity && (system.pfcp.is_none() || args.no_pfcp) {
+        bail!(
+            "a capacity climb establishes sessions over PFCP: the system file needs its pfcp section"
+        );
+    }
+    for p in [&system.n3, &system.n6] {
+        make_socket_dir(&p.device, p.devargs.as_deref())?;
+    }
+    let devices = [
+        PortDevice {
+            device: &system.n3.device,
+            args: system.n3.devargs.as_deref(),
+        },
+        PortDevice {
+            device: &system.n6.device,
+            args: system.n6.devargs.as_deref(),
+        },
+    ];
+    let prefix = system
+        .eal
+        .file_prefix
+        .clone()
+        .unwrap_or_else(|| format!("upfbench-{}", std::process::id()));
+    let eal_args = eal_args(&system.eal.args, &system.cores, &prefix, &devices);
+    let prefix = file_prefix(&eal_args).unwrap_or(prefix);
+    let names = [devices[0].port_name(), devices[1].port_name()];
+    let setup = Setup {
+        system: &system,
+        profile: &profile,
+        payloads,
+        pfcp: system.pfcp.is_some() && !args.no_pfcp,
+        names,
+        reports: args
+            .reports
+            .clone()
+            .unwrap_or_else(|| system.reports.clone()),
+        sweep,
+        search,
+        capacity,
+        step_hook: args
+            .step_hook
+            .as_ref()
+            .map(|c| StepHook::new(c.clone(), DEFAULT_TIMEOUT)),
+        first_anchor,
+        kernel: KernelCounters::new(&system),
+        metrics: metrics.as_ref(),
+    };
+    // Dropped after the Eal: removes its runtime files on every way out, panics included.
+    let runtime_dir = RuntimeDirGuard::new(&prefix);
+    // Before EAL: a virtio-user client connects to its vhost-user server as EAL probes it, and
+    // a memif client's port does not start without its server's socket.
+    let outcome = match wait_for_socket_servers(&system, &setup.names, &|| interrupts.any()) {
+        Err(e) => end_early(&setup, &mut bring_up::new_record(&setup), e),
+        Ok(()) => Eal::init(&eal_args)
+            .context("EAL initialisation failed (see EAL's messages above)")
+            .and_then(|eal| bring_up::execute(&eal, &setup, &interrupts)),
+    };
+    drop(runtime_dir);
+    if let Some(m) = &metrics {
+        m.finish(&outcome, &interrupts);
+    }
+    outcome
+}
+
+/// What a run is made of, from the command line and the files.
+struct Setup<'a> {
+    system: &'a System,
+    profile: &'a Profile,
+    payloads: Vec<Option<u16>>,
+    pfcp: bool,
+    names: [String; 2],
+    reports: PathBuf,
+    sweep: bool,
+    /// A throughput search (`upfbench search`).
+    search: bool,
+    /// A climb to the UPF's session limit (`upfbench capacity`).
+    capacity: bool,
+    step_hook: Option<StepHook>,
+    /// The TSC and the kernel's clock when the process started.
+    first_anchor: TscAnchor,
+    /// The kernel interfaces under the ports, read at each step's edges.
+    kernel: KernelCounters,
+    /// The metrics endpoint, if `--metrics` asked for one.
+    metrics: Option<&'a GeneratorMetrics>,
+}
+
+impl Setup<'_> {
+    /// The command, as the report's folder is named after it.
+    fn command(&self) -> &'static str {
+        match (self.search, self.sweep, self.capacity) {
+            (true, _, _) => "search",
+            (false, true, _) => "sweep",
+            (false, false, true) => "capacity",
+            (false, false, false) => "run",
+        }
+    }
+
+    /// What the run is called in the report.
+    fn identity(&self) -> report::RunIdentity<'_> {
+        report::RunIdentity {
+            profile: &self.profile.name,
+            ports: [&self.names[0], &self.names[1]],
+            workers: self.system.cores.workers.len() as u16,
+            ues: self.profile.sessions.count,
+            label: self.system.label.as_deref(),
+        }
+    }
+}
+
+/// The report of a run that ended before its phases started: what it was doing, and nothing
+/// measured. Returns `Ok` after an interruption, the failure otherwise.
+fn end_early(setup: &Setup<'_>, record: &mut Record, end: EarlyStop) -> Result<()> {
+    let report = &mut record.report;
+    report.duration_s = record.run_started.elapsed().as_secs_f64();
+    let warning = match &end {
+        EarlyStop::Interrupted(doing) => {
+            format!("the run was interrupted {doing}: nothing was measured")
+        }
+        EarlyStop::Failed(m) => format!("the run failed: {m}"),
+    };
+    record.timeline.record(
+        std::time::Instant::now(),
+        RunEvent::Warning {
+            step: None,
+            message: warning.clone(),
+        },
+    );
+    report.warnings.push(warning);
+    let folder = report::write_report(
+        report,
+        &[],
+        &record.timeline,
+        &setup.reports,
+        &setup.profile.name,
+        setup.command(),
+    )?;
+    out::text(&report.to_table());
+    out::line(&format!("\nreports: {}", folder.display()));
+    match end {
+        EarlyStop::Interrupted(_) => {
+            out::line("interrupted: the report holds what was measured");
+            Ok(())
+        }
+        EarlyStop::Failed(m) => bail!("{m}"),
+    }
+}
+
+/// Runs the step hook, if any, at `edge` of `step`; a failure comes back as the step's warning
+/// (and is shown at once).
+fn run_hook(
+    setup: &Setup<'_>,
+    edge: StepEdge,
+    step: usize,
+    steps: usize,
+    plan: &Plan,
+) -> Option<String> {
+    let hook = setup.step_hook.as_ref()?;
+    let label = report::step_label(plan);
+    let e = hook
+        .run(StepAt {
+            edge,
+            step,
+            steps,
+            label: &label,
+        })
+        .err()?;
+    out::line(&format!("warning: {e}"));
+    Some(e.to_string())
+}

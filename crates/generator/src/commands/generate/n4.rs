@@ -1,0 +1,568 @@
+//! The run's PFCP procedures in flight on the control thread: started when the run's state
+//! machine asks, polled between its actions, each outcome handed back to it as an event.
+
+use std::net::Ipv4Addr;
+use std::ops::Range;
+use std::time::{Duration, Instant};
+
+use anyhow::{Result, anyhow};
+use upfbench_net::Teid;
+use upfbench_pfcp::driver::{EstablishAllError, Release};
+use upfbench_pfcp::ie::{Cause, IeType};
+use upfbench_pfcp::node::{NodeError, Stats};
+use upfbench_pfcp::plan::UeSessionPlan;
+
+use crate::n4::checks::{chosen_endpoint_mismatch, establishment_hint};
+use crate::n4::client_side::{
+    ChurnOrders, ChurnOutcome, ChurnSessionOrder, ClientThread, Deletion, Establishment,
+    HandoverOrder, HandoverOutcome, Pending,
+};
+use crate::n4::failure::{deletion_failure, establishment_failure};
+use crate::n4::progress::{BatchMeter, stalled_message};
+use crate::report::{ControlTimes, RunEvent, Timeline};
+use upfbench_cli::out;
+use upfbench_run::lifecycle::{Event, Lifecycle};
+use upfbench_run::plan::{ChurnPlan, HandoverPlan};
+
+/// What the control thread is doing for the run, and the wall times it took.
+pub(super) struct N4Work<'a> {
+    client: &'a ClientThread,
+    sessions: &'a [UeSessionPlan],
+    /// The churn sessions' plans (UEs after the traffic's), for steps with churn.
+    churn_sessions: &'a [UeSessionPlan],
+    /// The UPF's N3 address, which the F-TEIDs it chooses must carry.
+    upf_n3: Ipv4Addr,
+    /// A batch with failures and no success for this long talks to a UPF that stopped
+    /// answering.
+    give_up: Duration,
+    association: Option<Pending<Result<upfbench_pfcp::driver::Association, NodeError>>>,
+    establishment: Option<(Establishment, BatchMeter)>,
+    /// The sessions the establishment in flight asks for, and whether a refusal ends a climb
+    /// (`upfbench capacity`) rather than the run.
+    batch: Option<(Range<usize>, bool)>,
+    /// How the last batch of a climb ended, until the interpreter takes it.
+    pub batch_end: Option<BatchEnd>,
+    deletion: Option<(Deletion, BatchMeter)>,
+    release: Option<Pending<Result<Release, NodeError>>>,
+    stats: Option<Pending<Option<Stats>>>,
+    last_stats: Option<Stats>,
+    /// A re-establishment after the UPF restarted: association, then every session again.
+    again: Option<Again>,
+    /// When the batches ran and how the release ended (the report's control section).
+    pub times: ControlTimes,
+}
+
+/// A re-establishment: under way, or how it ended (sessions established again, and when).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Again {
+    /// Association or establishment in flight.
+    Running,
+    /// Ended with this many sessions established, at this time.
+    Ended(usize, Instant),
+}
+
+/// What an established batch changed for the run.
+pub(super) enum Established {
+    /// Nothing to learn (or nothing established).
+    Nothing,
+    /// The UPF chose the uplink TEIDs of the sessions from `start` on: one per UE, in order.
+    UplinkTeids {
+        /// The first session's index.
+        start: usize,
+        /// Their TEIDs.
+        teids: Vec<Teid>,
+    },
+}
+
+/// How a batch of a climb ended.
+#[derive(Debug, Clone)]
+pub(crate) struct BatchEnd {
+    /// The sessions it asked for.
+    pub range: Range<usize>,
+    /// Of those, how many from the first on were established before the first refusal (all
+    /// of them when there was none).
+    pub established: usize,
+    /// How long it took.
+    pub wall: Duration,
+    /// The UPF's first refusal, if any.
+    pub refusal: Option<Refusal>,
+}
+
+/// The UPF refused a session of a climb.
+#[derive(Debug, Clone)]
+pub(crate) struct Refusal {
+    /// What the run says of it (the session, the Cause, the Offending IE, ...).
+    pub text: String,
+    /// The Cause, when the UPF answered with one.
+    pub cause: Option<Cause>,
+    /// The Offending IE, when it named one.
+    pub offending_ie: Option<IeType>,
+    /// Sessions of the batch established all the same, past the first refusal (in flight).
+    pub accepted_after: usize,
+}
+
+impl Refusal {
+    fn of(e: &EstablishAllError, text: String) -> Refusal {
+        let (cause, offending_ie) = match &e.error {
+            NodeError::Rejected {
+                cause,
+                offending_ie,
+                ..
+            } => (Some(*cause), *offending_ie),
+            // A malformed refusal that still says why (Open5GS past its session pool).
+            NodeError::InvalidResponse { cause, .. } => (*cause, None),
+            _ => (None, None),
+        };
+        let before = e.plan.unwrap_or(e.established).min(e.established);
+        Refusal {
+            text,
+            cause,
+            offending_ie,
+            accepted_after: e.established - before,
+        }
+    }
+}
+
+fn take<T>(p: &mut Pending<T>) -> Result<Option<T>> {
+    p.try_take().map_err(|e| anyhow!("{e}"))
+}
+
+fn pfcp(
+    procedure: &'static str,
+    outcome: &'static str,
+    count: Option<u64>,
+    detail: Option<String>,
+) -> RunEvent {
+    RunEvent::Pfcp {
+        procedure,
+        outcome,
+        count,
+        detail,
+    }
+}
+
+impl<'a> N4Work<'a> {
+    pub(super) fn new(
+        client: &'a ClientThread,
+        sessions: &'a [UeSessionPlan],
+        upf_n3: Ipv4Addr,
+        give_up: Duration,
+    ) -> N4Work<'a> {
+        N4Work {
+            client,
+            sessions,
+            churn_sessions: &[],
+            upf_n3,
+            give_up,
+            association: None,
+            establishment: None,
+            batch: None,
+            batch_end: None,
+            deletion: None,
+            release: None,
+            stats: None,
+            last_stats: None,
+            again: None,
+            times: ControlTimes::default(),
+        }
+    }
+
+    /// With the churn sessions' plans (churn session `k` is `churn[k]`).
+    pub(super) fn with_churn(mut self, churn: &'a [UeSessionPlan]) -> N4Work<'a> {
+        self.churn_sessions = churn;
+        self
+    }
+
+    /// Starts the step's churn: each churn session established at its time after `start` and
+    /// deleted at its own, each modification of a traffic session (its downlink FAR re-sent
+    /// unchanged) at its time.
+    pub(super) fn churn(&self, start: Instant, plan: &ChurnPlan) -> Pending<Vec<ChurnOutcome>> {
+        let sessions = (0..plan.count)
+            .filter_map(|k| {
+                Some(ChurnSessionOrder {
+                    slot: k,
+                    establish_at: Duration::from_nanos(plan.establish_at(k)),
+                    delete_at: Duration::from_nanos(plan.delete_at(k)),
+                    plan: self.churn_sessions.get(k as usize)?.clone(),
+                })
+            })
+            .collect();
+        let modifications = plan
+            .modifications
+            .iter()
+            .filter_map(|&(ue, at)| {
+                let session = self.sessions.get(ue as usize)?;
+                Some(HandoverOrder {
+                    ue,
+                    at: Duration::from_nanos(at),
+                    cp_seid: session.cp_seid(),
+                    request: session.refresh_request(),
+                })
+            })
+            .collect();
+        self.client.churn(
+            start,
+            ChurnOrders {
+                sessions,
+                modifications,
+            },
+        )
+    }
+
+    /// Starts the step's handovers: each moving UE's path switch (Update FAR, SNDEM as
+    /// planned) at its time after `start`.
+    pub(super) fn handovers(
+        &self,
+        start: Instant,
+        plan: &HandoverPlan,
+    ) -> Pending<Vec<HandoverOutcome>> {
+        let orders = plan
+            .moves
+            .iter()
+            .filter_map(|m| {
+                let session = self.sessions.get(m.ue as usize)?;
+                Some(HandoverOrder {
+                    ue: m.ue,
+                    at: Duration::from_nanos(m.at_ns),
+                    cp_seid: session.cp_seid(),
+                    request: session.path_switch_request(
+                        plan.target_teid(m.ue),
+                        plan.target_address.into(),
+                        plan.end_marker,
+                    ),
+                })
+            })
+            .collect();
+        self.client.handovers(start, orders)
+    }
+
+    pub(super) fn client(&self) -> &'a ClientThread {
+        self.client
+    }
+
+    /// Whether a procedure is waiting for the UPF (the loop then polls more often: the
+    /// batches' rates are measured by it).
+    pub(super) fn busy(&self) -> bool {
+        self.association.is_some()
+            || self.establishment.is_some()
+            || self.deletion.is_some()
+            || self.release.is_some()
+    }
+
+    pub(super) fn associate(&mut self, peer: &str, now: Instant, tl: &mut Timeline) {
+        out::line(&format!("PFCP: associating with {peer}"));
+        tl.record(
+            now,
+            pfcp("association", "started", None, Some(peer.to_owned())),
+        );
+        self.association = Some(self.client.associate());
+    }
+
+    /// Sets up the association and every session again, after the UPF restarted; the
+    /// outcome is told as [`Event::Reestablished`] (a failure first as [`Event::Failed`]).
+    pub(super) fn reestablish(&mut self, peer: &str, now: Instant, tl: &mut Timeline) {
+        self.again = Some(Again::Running);
+        self.associate(peer, now, tl);
+    }
+
+    /// How the last re-establishment ended, once (`None` while it runs, or if there was none).
+    pub(super) fn take_reestablished(&mut self) -> Option<(usize, Instant)> {
+        match self.again {
+            Some(Again::Ended(n, at)) => {
+                self.again = None;
+                Some((n, at))
+            }
+            _ => None,
+        }
+    }
+
+    /// The end of an establishment, for the run: the first one's, or a re-establishment's.
+    fn established(&mut self, now: Instant, machine: &mut Lifecycle, count: usize) {
+        if self.again == Some(Again::Running) {
+            self.again = Some(Again::Ended(count, now));
+            machine.handle(now, Event::Reestablished);
+        } else {
+            machine.handle(now, Event::Established);
+        }
+    }
+
+    /// Establishes the sessions of `batch` (all when `None`); `climb`: a refusal ends a climb
+    /// ([`Self::batch_end`]) instead of the run.
+    pub(super) fn establish(
+        &mut self,
+        now: Instant,
+        tl: &mut Timeline,
+        batch: Option<Range<usize>>,
+        climb: bool,
+    ) {
+        let range = batch.unwrap_or(0..self.sessions.len());
+        let count = range.len() as u64;
+        tl.record(now, pfcp("establishment", "started", Some(count), None));
+        if range.start == 0 {
+            out::line(&format!("PFCP: establishing {count} sessions"));
+            if self.again.is_none() {
+                self.times.establish_started = Some(now);
+            }
+        } else {
+            out::line(&format!(
+                "PFCP: establishing {count} more sessions ({} to {})",
+                range.start,
+                range.end - 1
+            ));
+        }
+        self.establishment = self
+            .client
+            .establish(self.sessions[range.clone()].to_vec())
+            .map(|b| (b, BatchMeter::new("established", now)));
+        self.batch = Some((range, climb));
+    }
+
+    pub(super) fn cancel_establishment(&mut self, now: Instant, tl: &mut Timeline) {
+        out::line("interrupted: establishment stops after the requests in flight");
+        tl.record(now, pfcp("establishment", "cancelled", None, None));
+        if let Some((b, _)) = &self.establishment {
+            b.cancel();
+        }
+    }
+
+    /// Starts the deletion; `false` when there is nothing to delete.
+    pub(super) fn delete(&mut self, now: Instant, tl: &mut Timeline) -> bool {
+        out::line("PFCP: deleting the sessions");
+        tl.record(now, pfcp("deletion", "started", None, None));
+        self.times.delete_started = Some(now);
+        self.deletion = self
+            .client
+            .delete()
+            .map(|b| (b, BatchMeter::new("deleted", now)));
+        self.deletion.is_some()
+    }
+
+    pub(super) fn release(&mut self, now: Instant, tl: &mut Timeline) {
+        tl.record(now, pfcp("release", "started", None, None));
+        self.release = Some(self.client.release());
+    }
+
+    /// Polls every procedure in flight; tells `machine` what ended. `want_upf_teids`: the UPF
+    /// chooses the uplink TEIDs, which an established batch then returns.
+    pub(super) fn poll(
+        &mut self,
+        now: Instant,
+        machine: &mut Lifecycle,
+        want_upf_teids: bool,
+        tl: &mut Timeline,
+    ) -> Result<Established> {
+        let mut learnt = Established::Nothing;
+        if let Some(p) = &mut self.association
+            && let Some(r) = take(p)?
+        {
+            self.association = None;
+            match r {
+                Ok(a) => {
+                    out::line(&format!("PFCP: associated with {}", a.peer));
+                    tl.record(
+                        now,
+                        pfcp("association", "done", None, Some(a.peer.to_string())),
+                    );
+                    if self.again.is_some() {
+                        self.establish(now, tl, None, false);
+                    } else {
+                        machine.handle(now, Event::Associated);
+                    }
+                }
+                Err(e) => {
+                    tl.record(
+                        now,
+                        pfcp("association", "failed", None, Some(e.to_string())),
+                    );
+                    machine.handle(now, Event::Failed(format!("PFCP association: {e}")));
+                    if self.again.is_some() {
+                        self.established(now, machine, 0);
+                    }
+                }
+            }
+        }
+        if let Some((b, meter)) = &mut self.establishment {
+            if let Some(line) = meter.line(now, b.progress(), self.last_stats.as_ref()) {
+                out::progress(&line);
+                self.stats.get_or_insert_with(|| self.client.stats());
+            }
+            if meter.stalled(now, b.progress(), self.give_up) {
+                out::line(&stalled_message("establishment", self.give_up));
+                tl.record(now, pfcp("establishment", "stalled", None, None));
+                b.cancel();
+            }
+        }
+        if let Some(p) = &mut self.stats
+            && let Some(r) = take(p)?
+        {
+            self.stats = None;
+            self.last_stats = r;
+        }
+        if let Some((b, meter)) = &mut self.establishment
+            && let Some(r) = b.try_result()
+        {
+            let began = meter.started();
+            self.establishment = None;
+            if self.again.is_none() {
+                self.times.establish_ended = Some(now);
+            }
+            let (range, climb) = self.batch.take().unwrap_or((0..self.sessions.len(), false));
+            let plans = &self.sessions[range.clone()];
+            match r {
+                Ok(sessions) => {
+                    out::line(&format!("PFCP: {} sessions established", sessions.len()));
+                    tl.record(
+                        now,
+                        pfcp("establishment", "done", Some(sessions.len() as u64), None),
+                    );
+                    if want_upf_teids {
+                        learnt = Established::UplinkTeids {
+                            start: range.start,
+                            teids: sessions
+                                .iter()
+                                .map(|s| s.uplink_endpoint().map_or(Teid::ZERO, |(t, _)| t))
+                                .collect(),
+                        };
+                    }
+                    if climb {
+                        *self.times.establish_busy.get_or_insert_default() += now - began;
+                        self.batch_end = Some(BatchEnd {
+                            established: range.len(),
+                            range: range.clone(),
+                            wall: now - began,
+                            refusal: None,
+                        });
+                    }
+                    if let Some(m) = chosen_endpoint_mismatch(&sessions, self.upf_n3) {
+                        machine.handle(now, Event::Failed(m));
+                    }
+                    self.established(now, machine, sessions.len());
+                }
+                // Cancelled because the user interrupted: not a failure; the teardown
+                // deletes what was established.
+                Err(e)
+                    if machine.stopped_early()
+                        && machine.failure().is_none()
+                        && matches!(
+                            e.error,
+                            NodeError::Aborted {
+                                reason: "cancelled",
+                                ..
+                            }
+                        ) =>
+                {
+                    out::line(&format!(
+                        "PFCP: {} of {} sessions established before the interruption",
+                        e.established, e.total
+                    ));
+                    tl.record(
+                        now,
+                        pfcp(
+                            "establishment",
+                            "cancelled",
+                            Some(e.established as u64),
+                            None,
+                        ),
+                    );
+                    self.established(now, machine, e.established);
+                }
+                // A climb ends at the UPF's first refusal: the capacity found.
+                Err(e) if climb && !machine.stopped_early() => {
+                    let text = establishment_failure(&e, plans, range.start);
+                    out::line(&format!("capacity: {text}"));
+                    tl.record(
+                        now,
+                        pfcp(
+                            "establishment",
+                            "refused",
+                            Some(e.established as u64),
+                            Some(text.clone()),
+                        ),
+                    );
+                    let refusal = Refusal::of(&e, text);
+                    *self.times.establish_busy.get_or_insert_default() += now - began;
+                    // With the UPF's own TEIDs, only whole batches are known (the partial
+                    // batch's TEIDs are not returned): traffic stays on those.
+                    let established = if want_upf_teids {
+                        0
+                    } else {
+                        e.established - refusal.accepted_after
+                    };
+                    self.batch_end = Some(BatchEnd {
+                        range: range.clone(),
+                        established,
+                        wall: now - began,
+                        refusal: Some(refusal),
+                    });
+                    machine.handle(now, Event::Established);
+                }
+                Err(e) => {
+                    let hint = establishment_hint(&e)
+                        .map(|h| format!(": {h}"))
+                        .unwrap_or_default();
+                    let failure =
+                        format!("{}{hint}", establishment_failure(&e, plans, range.start));
+                    tl.record(
+                        now,
+                        pfcp(
+                            "establishment",
+                            "failed",
+                            Some(e.established as u64),
+                            Some(failure.clone()),
+                        ),
+                    );
+                    machine.handle(now, Event::Failed(failure));
+                    if self.again.is_some() {
+                        self.established(now, machine, e.established);
+                    }
+                }
+            }
+        }
+        if let Some((b, meter)) = &mut self.deletion {
+            if let Some(line) = meter.line(now, b.progress(), self.last_stats.as_ref()) {
+                out::progress(&line);
+                self.stats.get_or_insert_with(|| self.client.stats());
+            }
+            if meter.stalled(now, b.progress(), self.give_up) {
+                out::line(&stalled_message("deletion", self.give_up));
+                tl.record(now, pfcp("deletion", "stalled", None, None));
+                b.cancel();
+            }
+        }
+        if let Some((b, _)) = &mut self.deletion
+            && let Some(r) = b.try_result()
+        {
+            self.deletion = None;
+            self.times.delete_ended = Some(now);
+            match r {
+                Ok(n) => {
+                    out::line(&format!("PFCP: {n} sessions deleted"));
+                    tl.record(now, pfcp("deletion", "done", Some(n as u64), None));
+                    machine.handle(now, Event::Deleted);
+                }
+                Err(e) => {
+                    let failure = deletion_failure(&e, self.sessions);
+                    tl.record(now, pfcp("deletion", "failed", None, Some(failure.clone())));
+                    machine.handle(now, Event::Failed(failure));
+                }
+            }
+        }
+        if let Some(p) = &mut self.release
+            && let Some(r) = take(p)?
+        {
+            self.release = None;
+            let (outcome, said) = match r {
+                Ok(Release::Answered) => ("done", "answered".to_owned()),
+                Ok(Release::Unanswered) => (
+                    "unanswered",
+                    "not answered (Open5GS, eUPF and UPG-VPP never answer it)".to_owned(),
+                ),
+                Err(e) => ("failed", format!("failed: {e}")),
+            };
+            tl.record(now, pfcp("release", outcome, None, Some(said.clone())));
+            self.times.release = Some(said);
+            machine.handle(now, Event::Released);
+        }
+        Ok(learnt)
+    }
+}

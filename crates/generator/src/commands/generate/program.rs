@@ -1,0 +1,130 @@
+//! The steps a run measures: known in advance (a run, a sweep: [`FixedSteps`]), or chosen one
+//! at a time from the results so far (a search's trials: `app::search`). The interpreter asks
+//! the program for each step's plan when the lifecycle prepares it, and tells it each step's
+//! results; the program says whether another step follows.
+
+use std::ops::Range;
+use std::time::Duration;
+
+use upfbench_report::{Baseline, Report};
+
+use super::n4::BatchEnd;
+use super::step::StepResult;
+use crate::datapath::classify::RxRules;
+use upfbench_run::lifecycle::Timing;
+use upfbench_run::plan::Plan;
+
+/// What the run measures, step by step.
+pub(crate) trait Program<'p> {
+    /// The timing of the first step.
+    fn first_timing(&self) -> Timing;
+
+    /// Step `step`'s plan and receive rules.
+    fn plan(&mut self, step: usize) -> (&Plan, &'p RxRules);
+
+    /// Step `step` was collected, `wall` after it was prepared (cut short when `stopping`: the
+    /// run was interrupted or failed); the program may take its interval log. Returns the
+    /// timing of the next step, `None` when no step follows.
+    fn collected(
+        &mut self,
+        step: usize,
+        result: &mut StepResult,
+        wall: Duration,
+        stopping: bool,
+    ) -> Option<Timing>;
+
+    /// How many steps there are, 0 when they are not known in advance (the step hook's
+    /// `UPFBENCH_STEPS`).
+    fn steps(&self) -> usize {
+        0
+    }
+
+    /// Whether each step's summary line is shown as it is collected.
+    fn show_steps(&self) -> bool {
+        true
+    }
+
+    /// How long nothing must arrive before a step waiting for quiet is collected.
+    fn quiet_window(&self) -> Duration {
+        Duration::from_millis(50)
+    }
+
+    /// The QFI the steps mark their G-PDUs with (the same for every step).
+    fn qfi(&mut self) -> Option<upfbench_net::Qfi> {
+        self.plan(0).0.qfi
+    }
+
+    /// Adds the program's own findings to the report, before it is written.
+    fn finish(&mut self, _report: &mut Report) {}
+
+    /// The sessions (indices into the run's session plans) the next establishment asks for;
+    /// `None`: every one.
+    fn next_batch(&mut self) -> Option<Range<usize>> {
+        None
+    }
+
+    /// Whether the UPF's refusal of a session ends a climb ([`Self::batch_ended`]) rather
+    /// than failing the run.
+    fn climbs(&self) -> bool {
+        false
+    }
+
+    /// A batch of a climb ended, established in whole or up to the UPF's refusal.
+    fn batch_ended(&mut self, _end: BatchEnd) {}
+
+    /// Whether the next step comes after another batch (asked when a step was collected and
+    /// another follows).
+    fn grows(&self) -> bool {
+        false
+    }
+}
+
+/// The steps of a run or a sweep: one plan each, in order.
+pub(crate) struct FixedSteps<'p> {
+    pub(crate) plans: &'p [Plan],
+    pub(crate) rules: &'p [RxRules],
+    pub(crate) timing: Timing,
+    /// The loss of the last step run without its churn, for the next.
+    pub(crate) baseline: Option<Baseline>,
+}
+
+impl<'p> Program<'p> for FixedSteps<'p> {
+    fn steps(&self) -> usize {
+        self.plans.len()
+    }
+
+    fn first_timing(&self) -> Timing {
+        self.timing
+    }
+
+    fn plan(&mut self, step: usize) -> (&Plan, &'p RxRules) {
+        (&self.plans[step], &self.rules[step])
+    }
+
+    fn collected(
+        &mut self,
+        step: usize,
+        result: &mut StepResult,
+        _: Duration,
+        _: bool,
+    ) -> Option<Timing> {
+        // A step with churn follows its baseline (the same step without it): its loss goes
+        // beside the churn's.
+        let report = &mut result.report;
+        match report.churn.as_ref().map(|c| c.on) {
+            Some(false) => {
+                self.baseline = Some(Baseline {
+                    label: report.label.clone(),
+                    loss: crate::report::direction_loss(report),
+                });
+            }
+            Some(true) => {
+                if let Some(c) = &mut report.churn {
+                    c.baseline = self.baseline.take();
+                }
+            }
+            None => {}
+        }
+        (step + 1 < self.plans.len()).then_some(self.timing)
+    }
+}

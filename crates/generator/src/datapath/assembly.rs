@@ -1,0 +1,332 @@
+//! A step's datapath put together: each worker's TX shares (a template pool per share), its
+//! receive and transmit statistics and its service plane, launched idle on its lcore; and taken
+//! apart again at the step's end, the queues given back for the next step.
+
+use std::net::Ipv4Addr;
+
+use anyhow::{Context, Result, anyhow};
+use upfbench_dpdk::{Eal, LcoreHandle, LcoreScope, Mempool, Socket, TemplatePool};
+use upfbench_gtpu::PacketTemplate;
+use upfbench_net::{Qfi, Teid};
+use upfbench_stats::{
+    Direction, RxConfig, RxCoreResult, RxHandle, RxStats, StreamSpec, TxCoreResult, TxHandle,
+    TxStats,
+};
+
+use super::classify::RxRules;
+use super::clock::Clock;
+use super::frames::{Endpoints, stream_template};
+use super::outer_switch::{OUTER_CHECKSUM_AT, OuterSwitch};
+use super::probes::{ProbeSchedule, ProbeShare};
+use super::tx::{ShareSpec, TxShare, TxUe, share_ues};
+use super::worker::{Worker, WorkerCounters, WorkerResult};
+use upfbench_datapath::queues::{PortQueues, Side};
+use upfbench_datapath::service::ServicePlane;
+use upfbench_net::tag::TAG_LEN;
+use upfbench_run::phase::{Phase, PhaseBoard};
+use upfbench_run::plan::{Plan, Share, StreamPlan};
+
+/// Mbufs per TX template pool: the TX queue's descriptors, a burst and the lcore cache fit.
+const TX_POOL: u32 = 4095;
+const TX_POOL_CACHE: u32 = 256;
+/// How long unsent packets are offered to a full queue at the end of a step.
+const FLUSH_NS: u64 = 100_000_000;
+
+/// Template pools of earlier steps, by worker, for later steps that send the same frames: DPDK
+/// frees no pool before EAL ends, and a search runs hundreds of steps.
+#[derive(Default)]
+pub struct PoolShelf<'p> {
+    pools: Vec<(usize, TemplatePool<'p>)>,
+    made: usize,
+}
+
+impl<'p> PoolShelf<'p> {
+    /// A pool of worker `worker` that holds `frame` with `patch`, made if none is on the shelf.
+    fn take(
+        &mut self,
+        eal: &'p Eal,
+        worker: usize,
+        frame: &[u8],
+        patch: std::ops::Range<usize>,
+    ) -> upfbench_dpdk::Result<TemplatePool<'p>> {
+        if let Some(i) = self
+            .pools
+            .iter()
+            .position(|(w, p)| *w == worker && p.frame() == frame && p.patch_range() == patch)
+        {
+            return Ok(self.pools.swap_remove(i).1);
+        }
+        self.made += 1;
+        TemplatePool::new(
+            eal,
+            &format!("tx{}w{worker}", self.made),
+            TX_POOL,
+            TX_POOL_CACHE,
+            frame,
+            patch,
+            Socket::Any,
+        )
+    }
+}
+
+/// What the workers of one step leave to the next: each worker's queues, and the template
+/// pools.
+pub struct Idle<'p> {
+    /// Each worker's queues (N3, N6), while no step runs.
+    pub queues: Vec<Option<[PortQueues<'p>; 2]>>,
+    /// The template pools of earlier steps.
+    pub shelf: PoolShelf<'p>,
+}
+
+/// What a step's workers are made of besides their queues.
+#[derive(Debug, Clone, Copy)]
+pub struct StepWiring<'w, 'p> {
+    /// The EAL the pools come from.
+    pub eal: &'p Eal,
+    /// The step's plan (read while the workers are made).
+    pub plan: &'w Plan,
+    /// Its receive rules.
+    pub rules: &'p RxRules,
+    /// The step's index (names its pools).
+    pub step: usize,
+    /// Our interfaces, the UPF's N3 address and the next hops' MACs.
+    pub endpoints: Endpoints,
+    /// The UPF's N3 and N6 neighbours (the ARP entries the service plane starts with).
+    pub peers: [Ipv4Addr; 2],
+    /// The QFI that uplink G-PDUs carry, if any.
+    pub qfi: Option<Qfi>,
+    /// Each UE's uplink TEID (the profile's range, or those the UPF chose).
+    pub uplink_teids: &'w [Teid],
+    /// The pool of the service plane's replies.
+    pub service_pool: Mempool<'p>,
+    /// The step's clock.
+    pub clock: Clock,
+    /// The phase the control thread sets for the workers.
+    pub control: &'p PhaseBoard,
+}
+
+/// A step's workers while they run, and the handles to their statistics.
+pub struct StepWorkers<'s, 'p> {
+    /// One per worker lcore.
+    pub handles: Vec<LcoreHandle<'s, WorkerResult<'p>>>,
+    /// Each worker's receive statistics, as the control thread reads them.
+    pub rx: Vec<RxHandle>,
+    /// Each worker's transmit statistics.
+    pub tx: Vec<TxHandle>,
+    /// The flows the statistics were made for.
+    pub specs: Vec<StreamSpec>,
+}
+
+/// What a step's workers handed back.
+#[derive(Debug)]
+pub struct StepOutcome {
+    /// Each worker's transmit figures.
+    pub tx: Vec<TxCoreResult>,
+    /// Each worker's receive figures.
+    pub rx: Vec<RxCoreResult>,
+    /// Their other counters, added up.
+    pub counters: WorkerCounters,
+    /// The frames each worker received on each port (N3, N6): what its queues received.
+    pub rx_by_worker: Vec<[u64; 2]>,
+}
+
+/// Builds the step's TX shares and statistics and launches one worker per lcore of the plan,
+/// idle, each on the queues `queues[w]` (taken, and given back by [`join`]).
+pub fn launch<'s, 'p>(
+    scope: &'s LcoreScope<'s, 'p>,
+    w: &StepWiring<'_, 'p>,
+    idle: &mut Idle<'p>,
+) -> Result<StepWorkers<'s, 'p>> {
+    let Idle { queues, shelf } = idle;
+    let plan = w.plan;
+    let specs: Vec<StreamSpec> = plan
+        .streams
+        .iter()
+        .flat_map(|s| {
+            std::iter::repeat_n(
+                StreamSpec {
+                    direction: s.direction,
+                    first_seq: 0,
+                },
+                s.ue_count() as usize,
+            )
+        })
+        .collect();
+    let rx_config = RxConfig {
+        reorder_window: plan.reorder_window,
+        latency: plan.latency,
+        ..RxConfig::default()
+    };
+    let known: Vec<_> = [Side::N3, Side::N6]
+        .into_iter()
+        .map(|s| (s, w.peers[s.index()], w.endpoints.next_hop_mac[s.index()]))
+        .collect();
+    let mut workers = StepWorkers {
+        handles: Vec::new(),
+        rx: Vec::new(),
+        tx: Vec::new(),
+        specs: specs.clone(),
+    };
+    w.control.set(Phase::Idle, 0);
+    let uplink_teids = w.uplink_teids;
+    for (i, wp) in plan.workers.iter().enumerate() {
+        let mut shares = Vec::new();
+        let mut warmup = Vec::new();
+        for share in &wp.shares {
+            let stream = plan.stream(share.stream);
+            let first_ue = stream.ues.start + share.first;
+            let teid = uplink_teids
+                .get(first_ue as usize)
+                .copied()
+                .unwrap_or(Teid::ZERO);
+            let template = stream_template(
+                stream,
+                plan.ues.address_v4(first_ue),
+                teid,
+                w.qfi,
+                &w.endpoints,
+            )
+            .with_context(|| format!("building the frame of stream {}", stream.name))?;
+            let mut patch = template.patch_range(TAG_LEN).ok_or_else(|| {
+                anyhow!(
+                    "stream {}: the frame cannot be patched in place",
+                    stream.name
+                )
+            })?;
+            let moving = uplink_moves(plan, stream, share, &template);
+            if moving.is_some() {
+                patch.start = OUTER_CHECKSUM_AT;
+            }
+            let pool = shelf
+                .take(w.eal, i, template.bytes(), patch)
+                .with_context(|| format!("the TX pool of stream {}", stream.name))?;
+            let teids = |ue: u32| uplink_teids.get(ue as usize).copied().unwrap_or(Teid::ZERO);
+            let ues = share_ues(stream, share, &plan.ues, &template, &teids);
+            warmup.push(plan.warmup_schedule(share));
+            shares.push(TxShare::with_moving_ues(
+                ShareSpec::new(stream, share, plan.catch_up),
+                pool,
+                template,
+                ues,
+                moving,
+            ));
+        }
+        let probes = probe_share(w, shelf, i)?;
+        let (rx, rx_handle) = RxStats::new(i as u32, &specs, &rx_config)?;
+        let (tx, tx_handle) = TxStats::new(i as u32, &specs);
+        workers.rx.push(rx_handle);
+        workers.tx.push(tx_handle);
+        let ports = queues[i]
+            .take()
+            .ok_or_else(|| anyhow!("worker {i}'s queues are in use"))?;
+        let worker = Worker {
+            index: i as u16,
+            ports,
+            shares,
+            warmup,
+            probes,
+            rules: w.rules,
+            rx,
+            tx,
+            service: ServicePlane::new(w.endpoints.local, w.service_pool, w.clock.hz(), &known),
+            clock: w.clock,
+            flush_ns: FLUSH_NS,
+        };
+        let control = w.control;
+        workers
+            .handles
+            .push(scope.launch(wp.lcore, move || worker.poll_until_stopped(control))?);
+    }
+    Ok(workers)
+}
+
+/// Worker `worker`'s part of the churn sessions' probes, in a step whose churn runs.
+fn probe_share<'p>(
+    w: &StepWiring<'_, 'p>,
+    shelf: &mut PoolShelf<'p>,
+    worker: usize,
+) -> Result<Option<ProbeShare<'p>>> {
+    let Some(c) = w.plan.churn.as_ref().filter(|c| c.on) else {
+        return Ok(None);
+    };
+    let plan = &c.plan;
+    let schedule = ProbeSchedule::new(plan, worker, w.plan.workers.len());
+    let probe = &plan.probe;
+    let template = stream_template(
+        probe,
+        w.plan.ues.address_v4(plan.first_ue),
+        Teid::ZERO,
+        w.qfi,
+        &w.endpoints,
+    )
+    .context("building the churn probes' frame")?;
+    let patch = template
+        .patch_range(TAG_LEN)
+        .ok_or_else(|| anyhow!("the churn probes' frame cannot be patched in place"))?;
+    let pool = shelf
+        .take(w.eal, worker, template.bytes(), patch)
+        .context("the churn probes' TX pool")?;
+    let ues = schedule
+        .slots()
+        .map(|k| TxUe {
+            patch: template
+                .ue_patch::<TAG_LEN>(Teid::ZERO, w.plan.ues.address_v4(plan.first_ue + k)),
+            sent: 0,
+        })
+        .collect();
+    Ok(Some(ProbeShare::new(
+        schedule, probe.id, pool, &template, ues,
+    )))
+}
+
+/// The outer source of each UE of an uplink `share` whose UEs include moving ones: switched
+/// at its handover's time; `None` for a share with no moving UE (or a downlink one).
+fn uplink_moves(
+    plan: &Plan,
+    stream: &StreamPlan,
+    share: &Share,
+    template: &PacketTemplate,
+) -> Option<Box<[OuterSwitch]>> {
+    let h = plan.handovers.as_ref()?;
+    if stream.direction != Direction::Uplink {
+        return None;
+    }
+    let at = |j: u32| {
+        let ue = stream.ues.start + j;
+        h.slot(ue).map(|s| h.moves[s as usize].at_ns)
+    };
+    share.local_ues().any(|j| at(j).is_some()).then(|| {
+        share
+            .local_ues()
+            .map(|j| OuterSwitch::new(template, h.target_address, at(j)))
+            .collect()
+    })
+}
+
+/// Stops the workers, waits for them, and gives their queues back to `queues`.
+pub fn join<'p>(
+    workers: &mut StepWorkers<'_, 'p>,
+    control: &PhaseBoard,
+    idle: &mut Idle<'p>,
+) -> Result<StepOutcome> {
+    let Idle { queues, shelf } = idle;
+    control.set(Phase::Stop, 0);
+    let mut outcome = StepOutcome {
+        tx: Vec::new(),
+        rx: Vec::new(),
+        counters: WorkerCounters::default(),
+        rx_by_worker: Vec::new(),
+    };
+    for (w, h) in std::mem::take(&mut workers.handles).into_iter().enumerate() {
+        let res = h.join().map_err(|_| anyhow!("worker {w} panicked"))?;
+        queues[w] = Some(res.ports);
+        shelf.pools.extend(res.pools.into_iter().map(|p| (w, p)));
+        outcome.tx.push(res.tx);
+        outcome.rx.push(res.rx);
+        outcome
+            .rx_by_worker
+            .push(Side::BOTH.map(|side| res.counters.rx_frames(side)));
+        outcome.counters.add(&res.counters);
+    }
+    Ok(outcome)
+}

@@ -1,0 +1,471 @@
+//! Receive classification: which flow a received frame belongs to, read from the inner headers
+//! and the measurement tag only (the UPF rewrites the outer headers).
+//!
+//! N3 carries the downlink back from the UPF as G-PDUs: the tunnel must be the UE's downlink
+//! TEID and, when the run sets a QFI, a PDU Session Container must carry that QFI (a G-PDU
+//! without a container is measured and noted: UPFs differ, see docs/pfcp.md). N6 carries the
+//! uplink decapsulated: the inner source must be the UE. On both, the tag's stream must be one of
+//! the run's, sent in the direction the port receives, with the stream's UDP ports and a UE of
+//! the stream. Everything else is either for the service plane (ARP, ICMP, GTP-U signalling) or
+//! rejected and counted by kind; nothing here can fail on any input.
+//!
+//! The common case is a few fixed-offset reads after the GTP-U and IPv4/UDP shortcuts of
+//! `decapsulate` and `udp_payload`; the rarer shapes go the slow way in `other`.
+
+use upfbench_gtpu::{GTPU_PORT, MessageType, decapsulate, header, udp_payload};
+use upfbench_net::Qfi;
+use upfbench_net::ethernet::{self, ETHERTYPE_ARP, ETHERTYPE_IPV4, HEADER_LEN as ETHERNET_LEN};
+use upfbench_net::ipv4::{self, PROTOCOL_ICMP, PROTOCOL_UDP};
+use upfbench_net::udp;
+use upfbench_stats::Direction;
+
+use std::sync::Arc;
+
+use super::churn_rx::ChurnRx;
+use super::handover::{HandoverRx, Leg};
+use upfbench_datapath::service::Service;
+use upfbench_net::tag::TagView;
+use upfbench_run::plan::{ChurnStep, HandoverPlan, StreamPlan, UeTable};
+
+const ETHERTYPE_AT: usize = ethernet::field::ETHERTYPE.start;
+const IPV4_SOURCE_AT: usize = ipv4::field::SOURCE.start;
+const IPV4_DESTINATION_AT: usize = ipv4::field::DESTINATION.start;
+const UDP_SOURCE_PORT_AT: usize = udp::field::SOURCE_PORT.start;
+const UDP_DESTINATION_PORT_AT: usize = udp::field::DESTINATION_PORT.start;
+
+/// Why a received frame is not measured. Counted per kind; see [`Reject::NAMES`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Reject {
+    /// Not IPv4 (another EtherType or IP version), and not for the service plane.
+    NotIpv4 = 0,
+    /// IPv4 but malformed, fragmented, or neither UDP nor ICMP.
+    Malformed,
+    /// On N3: IPv4/UDP that is not GTP-U on 2152, or a malformed G-PDU.
+    NotGtpu,
+    /// A G-PDU or N6 datagram whose inner packet is not IPv4/UDP.
+    InnerNotIpv4Udp,
+    /// A UDP payload shorter than the tag.
+    Untagged,
+    /// A tag whose stream id is not one of the run's.
+    UnknownStream,
+    /// A stream received on the port of its sending side (uplink on N3, downlink on N6).
+    WrongPort,
+    /// Inner UDP ports that are not the stream's.
+    WrongUdpPorts,
+    /// An inner UE address outside the stream's UEs.
+    UnknownUe,
+    /// A G-PDU whose TEID is not the UE's downlink TEID.
+    WrongTeid,
+    /// A PDU Session Container whose QFI is not the run's.
+    WrongQfi,
+}
+
+impl Reject {
+    /// Number of kinds.
+    pub const COUNT: usize = 11;
+    /// Names of the kinds, by discriminant (reports use them).
+    pub const NAMES: [&'static str; Self::COUNT] = [
+        "not_ipv4",
+        "malformed",
+        "not_gtpu",
+        "inner_not_ipv4_udp",
+        "untagged",
+        "unknown_stream",
+        "wrong_port",
+        "wrong_udp_ports",
+        "unknown_ue",
+        "wrong_teid",
+        "wrong_qfi",
+    ];
+}
+
+/// The verdict on one received frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Classified {
+    /// A packet of one of the run's flows.
+    Measured {
+        /// The flow (stats stream id).
+        flow: u32,
+        /// Its sequence number.
+        sequence: u32,
+        /// Low 32 bits of its transmit time (ns).
+        tx_time: u32,
+        /// A downlink G-PDU without a PDU Session Container while the run sets a QFI.
+        no_container: bool,
+        /// The tunnel a moving UE's downlink came through.
+        leg: Leg,
+    },
+    /// A probe of a churn session ([`upfbench_run::plan::churn`]): not one of the step's flows.
+    Probe {
+        /// The churn session's slot.
+        slot: u32,
+        /// Its sequence number.
+        sequence: u32,
+        /// Low 32 bits of its transmit time (ns).
+        tx_time: u32,
+    },
+    /// For the service plane.
+    Service(Service),
+    /// Not measured.
+    Rejected(Reject),
+}
+
+/// What the receive side checks a stream's packets against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct RxStream {
+    direction: Direction,
+    source_port: u16,
+    destination_port: u16,
+    ue_start: u32,
+    ue_count: u32,
+    flow_base: u32,
+    /// Its index among the downlink streams (a moving flow's slot).
+    downlink_ordinal: u32,
+    /// The churn's probe stream: its packets are probes, not flows.
+    probe: bool,
+}
+
+impl RxStream {
+    /// A stream id no stream has: no UE, so nothing is measured for it.
+    const UNUSED: RxStream = RxStream {
+        direction: Direction::Uplink,
+        source_port: 0,
+        destination_port: 0,
+        ue_start: 0,
+        ue_count: 0,
+        flow_base: 0,
+        downlink_ordinal: 0,
+        probe: false,
+    };
+
+    /// What the receive side checks of `s`'s packets.
+    fn of(s: &StreamPlan, downlink_ordinal: u32, probe: bool) -> RxStream {
+        RxStream {
+            direction: s.direction,
+            source_port: s.source_port,
+            destination_port: s.destination_port,
+            ue_start: s.ues.start,
+            ue_count: s.ue_count(),
+            flow_base: s.flow_base,
+            downlink_ordinal,
+            probe,
+        }
+    }
+}
+
+/// The run's receive rules, shared read-only by every worker.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RxRules {
+    ues: UeTable,
+    qfi: Option<Qfi>,
+    streams: Box<[RxStream]>,
+    handovers: Option<Arc<HandoverPlan>>,
+    downlink_streams: u32,
+    /// Churn sessions whose probes the step receives (0: no churn).
+    churn_sessions: u32,
+}
+
+impl RxRules {
+    /// The rules for `streams` (indexed by their id) over `ues`; `qfi` is the QFI downlink
+    /// G-PDUs must carry when they carry a PDU Session Container.
+    pub fn new(ues: UeTable, qfi: Option<Qfi>, streams: &[StreamPlan]) -> RxRules {
+        let mut table = vec![
+            RxStream::UNUSED;
+            streams
+                .iter()
+                .map(|s| usize::from(s.id) + 1)
+                .max()
+                .unwrap_or(0)
+        ];
+        let mut downlink_streams = 0;
+        for s in streams {
+            table[usize::from(s.id)] = RxStream::of(s, downlink_streams, false);
+            downlink_streams += u32::from(s.direction == Direction::Downlink);
+        }
+        RxRules {
+            ues,
+            qfi,
+            streams: table.into_boxed_slice(),
+            handovers: None,
+            downlink_streams,
+            churn_sessions: 0,
+        }
+    }
+
+    /// With the step's handovers: a moving UE's downlink is accepted through the source's
+    /// tunnel and the target's, each packet told by its [`Leg`].
+    pub fn with_handovers(mut self, handovers: Option<Arc<HandoverPlan>>) -> RxRules {
+        self.handovers = handovers;
+        self
+    }
+
+    /// With the step's churn: the probes of its sessions (UEs after the traffic's) are told
+    /// apart as [`Classified::Probe`].
+    pub fn with_churn(mut self, churn: Option<&ChurnStep>) -> RxRules {
+        let Some(c) = churn else {
+            return self;
+        };
+        let p = &c.plan.probe;
+        let id = usize::from(p.id);
+        let mut table = self.streams.into_vec();
+        if table.len() <= id {
+            table.resize(id + 1, RxStream::UNUSED);
+        }
+        table[id] = RxStream::of(p, u32::MAX, true);
+        self.streams = table.into_boxed_slice();
+        self.churn_sessions = p.ue_count();
+        self
+    }
+
+    /// The churn's receive record a worker starts with (empty without churn).
+    pub fn churn_record(&self) -> ChurnRx {
+        ChurnRx::new(self.churn_sessions as usize)
+    }
+
+    /// The handovers' receive record a worker starts with (empty without handovers).
+    pub fn handover_record(&self) -> HandoverRx {
+        self.handovers
+            .as_ref()
+            .map_or_else(HandoverRx::default, |h| {
+                HandoverRx::new(h.moves.len(), self.downlink_streams as usize)
+            })
+    }
+
+    /// The moving UE's slot whose old tunnel an End Marker `frame` (received on N3) names.
+    pub fn end_marker_slot(&self, frame: &[u8]) -> Option<u32> {
+        let h = self.handovers.as_ref()?;
+        let ihl = usize::from(frame.get(ETHERNET_LEN)? & 0x0f) * 4;
+        let teid = read_u32_at(frame, ETHERNET_LEN + ihl + udp::HEADER_LEN + 4)?;
+        let dl = self.ues.downlink_teid;
+        let offset = teid.wrapping_sub(dl.first.get());
+        let ue = match dl.step {
+            0 => (offset == 0).then_some(0)?,
+            step => (offset % step == 0).then_some(offset / step)?,
+        };
+        (ue < self.ues.count).then(|| h.slot(ue)).flatten()
+    }
+
+    /// Classifies a frame received on N3 (downlink G-PDUs from the UPF).
+    #[inline(always)]
+    pub fn classify_n3(&self, frame: &[u8]) -> Classified {
+        let Ok(d) = decapsulate(frame) else {
+            return other(frame, true);
+        };
+        let inner = d.inner();
+        let Some(v) = Inner::read(inner) else {
+            return Classified::Rejected(Reject::InnerNotIpv4Udp);
+        };
+        let ue_address = read_u32(inner, IPV4_DESTINATION_AT);
+        let hit = match self.flow(&v, Direction::Downlink, ue_address) {
+            Ok(hit) => hit,
+            Err(r) => return Classified::Rejected(r),
+        };
+        if hit.probe {
+            return if d.teid() == self.ues.downlink_teid.get(hit.ue) {
+                Classified::Probe {
+                    slot: hit.flow,
+                    sequence: hit.sequence,
+                    tx_time: hit.tx_time,
+                }
+            } else {
+                Classified::Rejected(Reject::WrongTeid)
+            };
+        }
+        let leg = match &self.handovers {
+            None if d.teid() == self.ues.downlink_teid.get(hit.ue) => Leg::Fixed,
+            None => return Classified::Rejected(Reject::WrongTeid),
+            Some(h) => match self.leg(h, &hit, d.teid()) {
+                Some(leg) => leg,
+                None => return Classified::Rejected(Reject::WrongTeid),
+            },
+        };
+        let mut no_container = false;
+        if let Some(want) = self.qfi {
+            match d.qfi() {
+                Some(q) if q == want => {}
+                Some(_) => return Classified::Rejected(Reject::WrongQfi),
+                None => no_container = true,
+            }
+        }
+        Classified::Measured {
+            flow: hit.flow,
+            sequence: hit.sequence,
+            tx_time: hit.tx_time,
+            no_container,
+            leg,
+        }
+    }
+
+    /// The tunnel `teid` of a downlink packet of `hit` in a step with handovers: a moving UE's
+    /// source or target tunnel, another UE's own; `None` for a wrong TEID.
+    #[inline(always)]
+    fn leg(&self, h: &HandoverPlan, hit: &Hit, teid: upfbench_net::Teid) -> Option<Leg> {
+        let old = teid == self.ues.downlink_teid.get(hit.ue);
+        let Some(slot) = h.slot(hit.ue) else {
+            return old.then_some(Leg::Fixed);
+        };
+        let flow_slot = slot * self.downlink_streams + hit.downlink_ordinal;
+        if old {
+            Some(Leg::Old(flow_slot))
+        } else if teid == h.target_teid(hit.ue) {
+            Some(Leg::New(flow_slot))
+        } else {
+            None
+        }
+    }
+
+    /// Classifies a frame received on N6 (uplink decapsulated by the UPF).
+    #[inline(always)]
+    pub fn classify_n6(&self, frame: &[u8]) -> Classified {
+        if ethertype(frame) != Some(ETHERTYPE_IPV4) {
+            return other(frame, false);
+        }
+        let packet = &frame[ETHERNET_LEN..];
+        let Some(v) = Inner::read(packet) else {
+            return other(frame, false);
+        };
+        let ue_address = read_u32(packet, IPV4_SOURCE_AT);
+        match self.flow(&v, Direction::Uplink, ue_address) {
+            Ok(hit) if hit.probe => Classified::Probe {
+                slot: hit.flow,
+                sequence: hit.sequence,
+                tx_time: hit.tx_time,
+            },
+            Ok(hit) => Classified::Measured {
+                flow: hit.flow,
+                sequence: hit.sequence,
+                tx_time: hit.tx_time,
+                no_container: false,
+                leg: Leg::Fixed,
+            },
+            Err(r) => Classified::Rejected(r),
+        }
+    }
+
+    /// The flow and tag of a packet received in `direction` whose UE address is `ue_address`.
+    #[inline(always)]
+    fn flow(&self, v: &Inner<'_>, direction: Direction, ue_address: u32) -> Result<Hit, Reject> {
+        let tag = TagView::new_checked(v.payload).map_err(|_| Reject::Untagged)?;
+        let s = self
+            .streams
+            .get(usize::from(tag.stream()))
+            .filter(|s| s.ue_count != 0)
+            .ok_or(Reject::UnknownStream)?;
+        if s.direction != direction {
+            return Err(Reject::WrongPort);
+        }
+        if v.ports != (s.source_port, s.destination_port) {
+            return Err(Reject::WrongUdpPorts);
+        }
+        // The stream's UEs are within the table's, the churn's probes' just after them.
+        let ue = self.ues.offset_of(ue_address);
+        let local = ue.wrapping_sub(s.ue_start);
+        if local >= s.ue_count {
+            return Err(Reject::UnknownUe);
+        }
+        Ok(Hit {
+            // A probe's slot, a flow's id.
+            flow: if s.probe { local } else { s.flow_base + local },
+            probe: s.probe,
+            ue,
+            sequence: tag.sequence(),
+            tx_time: tag.tx_time(),
+            downlink_ordinal: s.downlink_ordinal,
+        })
+    }
+}
+
+/// A packet of a known flow.
+struct Hit {
+    flow: u32,
+    probe: bool,
+    ue: u32,
+    sequence: u32,
+    tx_time: u32,
+    downlink_ordinal: u32,
+}
+
+/// The UDP ports and payload of an IPv4/UDP packet.
+struct Inner<'a> {
+    ports: (u16, u16),
+    payload: &'a [u8],
+}
+
+impl<'a> Inner<'a> {
+    #[inline(always)]
+    fn read(packet: &'a [u8]) -> Option<Inner<'a>> {
+        let payload = udp_payload(packet).ok()?;
+        // udp_payload checked the header length and the UDP header behind it.
+        let ihl = usize::from(packet[0] & 0x0f) * 4;
+        Some(Inner {
+            ports: (
+                read_u16(packet, ihl + UDP_SOURCE_PORT_AT),
+                read_u16(packet, ihl + UDP_DESTINATION_PORT_AT),
+            ),
+            payload,
+        })
+    }
+}
+
+#[inline(always)]
+fn read_u16(b: &[u8], at: usize) -> u16 {
+    u16::from_be_bytes([b[at], b[at + 1]])
+}
+
+#[inline(always)]
+fn read_u32(b: &[u8], at: usize) -> u32 {
+    u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+fn read_u32_at(b: &[u8], at: usize) -> Option<u32> {
+    let s = b.get(at..at + 4)?;
+    Some(u32::from_be_bytes([s[0], s[1], s[2], s[3]]))
+}
+
+#[inline(always)]
+fn ethertype(frame: &[u8]) -> Option<u16> {
+    let b = frame.get(ETHERTYPE_AT..ETHERTYPE_AT + 2)?;
+    Some(u16::from_be_bytes([b[0], b[1]]))
+}
+
+/// Frames the fast path did not take: service-plane traffic or rejects.
+#[cold]
+#[inline(never)]
+fn other(frame: &[u8], n3: bool) -> Classified {
+    match ethertype(frame) {
+        Some(ETHERTYPE_ARP) => return Classified::Service(Service::Arp),
+        Some(ETHERTYPE_IPV4) => {}
+        _ => return Classified::Rejected(Reject::NotIpv4),
+    }
+    let ip = &frame[ETHERNET_LEN..];
+    let Some(&vihl) = ip.first() else {
+        return Classified::Rejected(Reject::Malformed);
+    };
+    if vihl >> 4 != 4 {
+        return Classified::Rejected(Reject::NotIpv4);
+    }
+    match ip.get(ipv4::field::PROTOCOL) {
+        Some(&PROTOCOL_ICMP) => return Classified::Service(Service::Icmp),
+        Some(&PROTOCOL_UDP) => {}
+        _ => return Classified::Rejected(Reject::Malformed),
+    }
+    let Ok(payload) = udp_payload(ip) else {
+        return Classified::Rejected(Reject::Malformed);
+    };
+    if !n3 {
+        // N6 took the fast path for well-formed UDP; what reaches here has no tag room or so.
+        return Classified::Rejected(Reject::InnerNotIpv4Udp);
+    }
+    let ihl = usize::from(vihl & 0x0f) * 4;
+    let destination_port = read_u16(ip, ihl + UDP_DESTINATION_PORT_AT);
+    match payload.get(header::field::MESSAGE_TYPE) {
+        Some(&t) if destination_port == GTPU_PORT && t != MessageType::G_PDU.0 => {
+            Classified::Service(Service::Gtpu(t))
+        }
+        _ => Classified::Rejected(Reject::NotGtpu),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,106 @@
+//! Everything that turns measurements into the report: the report's frame, each step's
+//! section from what its workers measured, the control plane's section, the clock's, and the
+//! files written. The report's types and formats are the stats crate's (`upfbench_report`).
+
+mod churn;
+mod clock;
+mod control;
+mod counters;
+mod files;
+mod handover;
+mod step;
+mod timeline;
+mod tx_slip;
+
+pub use churn::{ChurnInputs, churn_report, direction_loss};
+pub use clock::clock_report;
+pub use control::{ControlTimes, control_report};
+pub use counters::{counter_notes, port_frames, port_report, rejected};
+pub use files::{write_files, write_report};
+pub use handover::handover_report;
+pub use step::{StepMeasurements, step_report};
+pub use timeline::{RunEvent, StepFigures, Timeline};
+pub use tx_slip::{add_slips, merge_slips, slip_warning};
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use upfbench_report::Report;
+
+use upfbench_run::plan::Plan;
+
+/// What a run is called in the report: its profile, its ports, its workers and UEs, its label.
+#[derive(Debug, Clone, Copy)]
+pub struct RunIdentity<'a> {
+    /// The profile's name.
+    pub profile: &'a str,
+    /// The DPDK names of the N3 and N6 ports.
+    pub ports: [&'a str; 2],
+    /// Worker lcores.
+    pub workers: u16,
+    /// UEs (sessions).
+    pub ues: u32,
+    /// The system file's `label`, if it has one.
+    pub label: Option<&'a str>,
+}
+
+/// Now, in milliseconds since the Unix epoch (0 if the clock is before it).
+pub fn now_unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The report's frame: version, start, the run's configuration; no step yet.
+pub fn new_report(run: RunIdentity<'_>) -> Report {
+    let mut report = Report::new(env!("CARGO_PKG_VERSION"), now_unix_ms());
+    report
+        .config
+        .insert("profile".into(), run.profile.to_owned());
+    report.config.insert("n3".into(), run.ports[0].to_owned());
+    report.config.insert("n6".into(), run.ports[1].to_owned());
+    report
+        .config
+        .insert("workers".into(), run.workers.to_string());
+    report.config.insert("ues".into(), run.ues.to_string());
+    if let Some(label) = run.label {
+        report.config.insert("label".into(), label.to_owned());
+    }
+    report
+}
+
+/// A step's name in the report and its files: its payload (`300 B`) in a sweep, `run` otherwise.
+pub fn step_label(plan: &Plan) -> String {
+    let size = match plan.payload {
+        Some(p) => format!("{p} B"),
+        None => "run".to_owned(),
+    };
+    match &plan.churn {
+        Some(c) if c.on => format!("{size}, churn"),
+        Some(_) => format!("{size}, no churn"),
+        None => size,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn identity(label: Option<&str>) -> RunIdentity<'_> {
+        RunIdentity {
+            profile: "quickstart",
+            ports: ["net_memif0", "net_memif1"],
+            workers: 1,
+            ues: 4,
+            label,
+        }
+    }
+
+    #[test]
+    fn the_system_files_label_is_carried_into_the_reports_config() {
+        let report = new_report(identity(Some("eupf 0.6 xdp")));
+        assert_eq!(report.config["label"], "eupf 0.6 xdp");
+        assert_eq!(report.config["profile"], "quickstart");
+        // No label: none in the report, and a comparison falls back on the folder's name.
+        assert!(!new_report(identity(None)).config.contains_key("label"));
+    }
+}

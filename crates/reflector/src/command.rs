@@ -1,0 +1,363 @@
+//! `upfbench reflect FILE`: a minimal UPF (PFCP server on N4, GTP-U decapsulation N3 → N6 and
+//! encapsulation N6 → N3) or an echo on one port, until Ctrl-C, SIGTERM or `--duration`.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use upfbench_dpdk::{Eal, Mempool, Port, StopFlag, TscAnchor};
+use upfbench_pfcp::ie::DnsName;
+
+use upfbench_metrics::health::Phase;
+
+use crate::datapath::counters::{CounterCell, ReflectorCounters};
+use crate::datapath::end_marker::end_marker_channel;
+use crate::datapath::impair::{ImpairConfig, Impairments};
+use crate::datapath::rules::{ForwardingTable, table_channels};
+use crate::datapath::worker::{Mode, ReflectorWorker};
+use crate::lines::{live_line, render_totals, sum};
+use crate::metrics::{ReflectorEvents, ReflectorMetrics};
+use crate::upf_side::{UpfSide, UpfThread};
+use upfbench_cli::ReflectArgs;
+use upfbench_cli::out;
+use upfbench_cli::signals::Interrupts;
+use upfbench_config::devargs::{SocketRole, socket_file};
+use upfbench_config::{self as config, PortName, ReflectMode, Reflector, ReflectorPort};
+use upfbench_datapath::calibration::{TscCalibration, measure_now, ppm};
+use upfbench_datapath::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
+use upfbench_datapath::next_hops::NextHops;
+use upfbench_datapath::port_setup::{port_config, rx_pool, split_queues};
+use upfbench_datapath::queues::Side;
+use upfbench_datapath::rx_spread::rx_spread;
+use upfbench_datapath::service::{ErrorIndicationLimit, Interface, ServicePlane};
+use upfbench_datapath::socket_files::{make_socket_dir, remove_stale_socket};
+
+/// Mbufs of the pool that service answers and duplicates come from.
+const SERVICE_POOL: u32 = 8191;
+/// Packets the delay impairment can hold per worker without allocating.
+const DELAY_CAPACITY: usize = 1 << 16;
+
+/// Runs the reflector.
+pub fn run(args: &ReflectArgs) -> Result<()> {
+    // First of all: a Ctrl-C from now on is counted, not the default exit that would leave
+    // EAL's runtime files behind.
+    let interrupts = Interrupts::install().context("installing the signal handlers")?;
+    // The TSC's frequency is measured against the kernel's clock from here to the workers'
+    // start: the delay impairment holds packets for the kernel's seconds, not EAL's estimate.
+    let mut calibration = TscCalibration::new(TscAnchor::now());
+    let mut cfg = config::load_reflector(&args.file).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let metrics = ReflectorMetrics::start(&args.metrics)?;
+    if let Some(port) = args.echo {
+        cfg.mode = ReflectMode::Echo(port);
+    }
+    let (n3, n6) = match (&cfg.n3, &cfg.n6) {
+        (Some(n3), Some(n6)) => (n3.clone(), n6.clone()),
+        _ => bail!(
+            "{}: the reflector needs both n3 and n6 ports",
+            args.file.display()
+        ),
+    };
+    for p in [&n3, &n6] {
+        make_socket_dir(&p.device, p.devargs.as_deref())?;
+        if let Some(socket) = socket_file(p.device.name(), p.devargs.as_deref())
+            && socket.role == SocketRole::Server
+            && remove_stale_socket(&socket.path)?
+        {
+            tracing::warn!(
+                "removed {}: a {} socket no server listened on (a reflector before this one \
+                 did not end cleanly)",
+                socket.path.display(),
+                socket.protocol
+            );
+        }
+    }
+    let devices = [
+        PortDevice {
+            device: &n3.device,
+            args: n3.devargs.as_deref(),
+        },
+        PortDevice {
+            device: &n6.device,
+            args: n6.devargs.as_deref(),
+        },
+    ];
+    let prefix = cfg
+        .eal
+        .file_prefix
+        .clone()
+        .unwrap_or_else(|| format!("upfbench-reflect-{}", std::process::id()));
+    let eal_args = eal_args(&cfg.eal.args, &cfg.cores, &prefix, &devices);
+    let prefix = file_prefix(&eal_args).unwrap_or(prefix);
+    // Dropped after the Eal: removes its runtime files on every way out, panics included.
+    let runtime_dir = RuntimeDirGuard::new(&prefix);
+    let outcome = Eal::init(&eal_args)
+        .context("EAL initialisation failed (see EAL's messages above)")
+        .and_then(|eal| {
+            reflect(
+                &eal,
+                &cfg,
+                [&n3, &n6],
+                [devices[0].port_name(), devices[1].port_name()],
+                args.duration,
+                &interrupts,
+                &mut calibration,
+                metrics.as_ref(),
+            )
+        });
+    drop(runtime_dir);
+    if let Some(m) = &metrics {
+        m.finish(&outcome, &interrupts);
+    }
+    outcome
+}
+
+fn interface(port: &Port<'_>, cfg: &ReflectorPort) -> Result<Interface> {
+    let address = cfg.address_v4()?;
+    Ok(Interface {
+        mac: port.mac()?,
+        address: address.addr,
+        prefix_len: address.len,
+        secondary: None,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn reflect(
+    eal: &Eal,
+    cfg: &Reflector,
+    ports_cfg: [&ReflectorPort; 2],
+    names: [String; 2],
+    duration: Option<Duration>,
+    interrupts: &Interrupts,
+    calibration: &mut TscCalibration,
+    metrics: Option<&ReflectorMetrics>,
+) -> Result<()> {
+    let workers = cfg.cores.workers.len() as u16;
+    let queues = [
+        ports_cfg[0].queue_count(&cfg.cores),
+        ports_cfg[1].queue_count(&cfg.cores),
+    ];
+    let mut n3 =
+        Port::from_name(eal, &names[0]).with_context(|| format!("N3 port {}", names[0]))?;
+    let mut n6 =
+        Port::from_name(eal, &names[1]).with_context(|| format!("N6 port {}", names[1]))?;
+    let interfaces = [interface(&n3, ports_cfg[0])?, interface(&n6, ports_cfg[1])?];
+    let pools = [
+        rx_pool(eal, "rx-n3", queues[0], ports_cfg[0].rx_descriptors)?,
+        rx_pool(eal, "rx-n6", queues[1], ports_cfg[1].rx_descriptors)?,
+    ];
+    let service_pool = Mempool::new(
+        eal,
+        "service",
+        SERVICE_POOL,
+        256,
+        upfbench_dpdk::DEFAULT_DATA_ROOM,
+        upfbench_dpdk::Socket::Any,
+    )?;
+    let c3 = port_config(
+        &n3,
+        queues[0],
+        ports_cfg[0].rx_descriptors,
+        ports_cfg[0].tx_descriptors,
+    )?;
+    let c6 = port_config(
+        &n6,
+        queues[1],
+        ports_cfg[1].rx_descriptors,
+        ports_cfg[1].tx_descriptors,
+    )?;
+    let s3 = n3.start(&c3, &pools[0]).context("starting N3")?;
+    let s6 = n6.start(&c6, &pools[1]).context("starting N6")?;
+    for (side, config, port) in [(Side::N3, &c3, &s3), (Side::N6, &c6, &s6)] {
+        let spread = rx_spread(side, config.rx_queues, config.rss, || {
+            port.steer_gtpu_by_teid(0)
+        });
+        if config.rx_queues > 1 {
+            out::line(&format!("{} rx: {}", side.name(), spread.description));
+        }
+        if let Some(w) = spread.warning {
+            out::line(&format!("warning: {w}"));
+        }
+    }
+    let queues = split_queues(s3.queues()?, s6.queues()?);
+
+    // Measured before the PFCP side starts: a held-back rule's release tick depends on it.
+    let hz = measure_now(calibration, eal.tsc_hz());
+    let (publisher, readers) = table_channels(usize::from(workers), ForwardingTable::empty());
+    let pfcp = match (cfg.mode, &cfg.pfcp) {
+        (ReflectMode::Upf, Some(p)) => Some(UpfSide {
+            local: p.local,
+            peer: p.peer,
+            n3: interfaces[0].address,
+            first_teid: p.first_teid,
+            first_seid: p.first_seid,
+            heartbeat: p.heartbeat,
+            far_update_delay: cfg.impairments.far_update_delay,
+            tsc_hz: hz,
+            network_instances: p
+                .network_instances
+                .iter()
+                .map(|n| DnsName::from_dotted(n))
+                .collect::<Result<_, _>>()?,
+            faults: cfg.impairments.n4.faults(),
+            max_sessions: p.max_sessions,
+        }),
+        _ => None,
+    };
+    let (end_marker_poster, end_marker_inbox) = end_marker_channel();
+    let mut end_marker_inbox = Some(end_marker_inbox);
+    let control = UpfThread::start(pfcp, publisher, end_marker_poster)?;
+    let peers = [ports_cfg[0].peer_v4()?, ports_cfg[1].peer_v4()?];
+    let known: Vec<_> = [
+        (Side::N3, peers[0], ports_cfg[0]),
+        (Side::N6, peers[1], ports_cfg[1]),
+    ]
+    .into_iter()
+    .filter_map(|(side, peer, p)| Some((side, peer?, p.peer_mac?)))
+    .collect();
+    let gateways = peers.map(|p| p.map_or(0, u32::from));
+    let mode = match cfg.mode {
+        ReflectMode::Upf => Mode::Upf,
+        ReflectMode::Echo(PortName::N3) => Mode::Echo(Side::N3),
+        ReflectMode::Echo(PortName::N6) => Mode::Echo(Side::N6),
+    };
+    out::line(&format!(
+        "reflect: TSC {hz} Hz against CLOCK_MONOTONIC_RAW over {:.2} s; DPDK's estimate {} Hz \
+         ({:+.1} ppm), not used",
+        calibration.span_ns() as f64 / 1e9,
+        eal.tsc_hz(),
+        ppm(eal.tsc_hz() as f64, hz as f64)
+    ));
+    let arp_interval = (cfg.arp.timeout.as_nanos() * u128::from(hz) / 1_000_000_000) as u64;
+    let imp = &cfg.impairments;
+    let impair = ImpairConfig {
+        drop_one_in: imp.drop_one_in.map(u64::from),
+        duplicate_one_in: imp.duplicate_one_in.map(u64::from),
+        reorder_one_in: imp.reorder_one_in.map(u64::from),
+        delay_ticks: imp.delay.map_or(0, |d| {
+            (d.as_nanos() * u128::from(hz) / 1_000_000_000) as u64
+        }),
+        rate_cap_pps: imp.rate_cap,
+    };
+    // Shared with the metrics endpoint, which reads them at scrape time.
+    let cells: Arc<Vec<CounterCell>> =
+        Arc::new((0..workers).map(|_| CounterCell::default()).collect());
+    let stop = StopFlag::new();
+    let started = Instant::now();
+    out::line(&format!(
+        "reflect: {} mode, N3 {} ({}), N6 {} ({}), {} worker(s){}",
+        match mode {
+            Mode::Upf => "upf".to_owned(),
+            Mode::Echo(s) => format!("echo on {}", s.name()),
+        },
+        interfaces[0].address,
+        names[0],
+        interfaces[1].address,
+        names[1],
+        workers,
+        if impair.is_active() {
+            format!(", impairments {impair:?}")
+        } else {
+            String::new()
+        }
+    ));
+    let totals = eal.scope(|s| -> Result<Vec<ReflectorCounters>> {
+        let mut handles = Vec::new();
+        for ((&lcore, (ports, table)), cell) in cfg
+            .cores
+            .workers
+            .iter()
+            .zip(queues.into_iter().zip(readers))
+            .zip(cells.iter())
+        {
+            let worker = ReflectorWorker {
+                ports,
+                table,
+                interfaces,
+                gateways,
+                service: ServicePlane::new(interfaces, service_pool, hz, &known)
+                    .with_arp_retry(cfg.arp.timeout)
+                    .with_error_indication_limit(ErrorIndicationLimit::new(
+                        cfg.error_indications_per_s,
+                        workers,
+                    )),
+                next_hops: NextHops::new(arp_interval, cfg.arp.retries + 1),
+                impair: impair.is_active().then(|| {
+                    [
+                        Impairments::new(impair, hz, DELAY_CAPACITY),
+                        Impairments::new(impair, hz, DELAY_CAPACITY),
+                    ]
+                }),
+                pool: service_pool,
+                mode,
+                end_markers: end_marker_inbox.take(),
+                precise_clock: cfg.impairments.far_update_delay.is_some(),
+            };
+            let stop = &stop;
+            handles.push(s.launch(lcore, move || worker.poll_until_stopped(stop, cell))?);
+        }
+        if let Some(m) = metrics {
+            m.reflector_running(Arc::clone(&cells));
+        }
+        let mut last = Instant::now();
+        let mut previous = vec![ReflectorCounters::default(); cells.len()];
+        loop {
+            std::thread::sleep(Duration::from_millis(50));
+            let done = interrupts.count() > 0 || duration.is_some_and(|d| started.elapsed() >= d);
+            if done || last.elapsed() >= Duration::from_secs(1) {
+                let now: Vec<ReflectorCounters> = cells.iter().map(CounterCell::read).collect();
+                out::line(&live_line(
+                    started.elapsed(),
+                    last.elapsed(),
+                    &now,
+                    &previous,
+                ));
+                previous = now;
+                last = Instant::now();
+            }
+            if done {
+                break;
+            }
+        }
+        if let Some(m) = metrics {
+            m.set_phase(Phase::Stopping, None);
+        }
+        stop.stop();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .map_err(|_| anyhow::anyhow!("a reflector worker panicked"))
+            })
+            .collect()
+    })?;
+    control.stop()?;
+    let total = sum(&totals);
+    if let Some(m) = metrics {
+        m.reflector_stopped(total);
+    }
+    out::line(&format!(
+        "reflect: totals after {:.1} s",
+        started.elapsed().as_secs_f64()
+    ));
+    out::text(&render_totals(&total, &totals));
+    // What a session table of this size cost (`upfbench capacity` reports the tester's own).
+    let (_, peak) = upfbench_cli::memory::resident();
+    out::line(&format!("  peak resident memory kB {:>18}", peak / 1024));
+    // The ports' own counts: what they dropped before a worker saw it (an af_packet ring that
+    // overflowed while its worker was off the CPU) is no counter of the workers'.
+    // (A memif port whose peer left reports zeros: nothing to say then.)
+    for (name, port) in [("N3", &s3), ("N6", &s6)] {
+        if let Ok(st) = port.stats()
+            && st.ipackets + st.opackets > 0
+        {
+            out::line(&format!(
+                "  port {name}: ipackets {} opackets {} imissed {} ierrors {} rx_nombuf {} \
+                 oerrors {}",
+                st.ipackets, st.opackets, st.imissed, st.ierrors, st.rx_nombuf, st.oerrors
+            ));
+        }
+    }
+    drop((s3, s6));
+    Ok(())
+}

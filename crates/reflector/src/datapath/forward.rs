@@ -1,0 +1,362 @@
+//! The reflector's forwarding decisions, on frame bytes: what a minimal UPF does with a frame
+//! received on N3 or N6, before the worker moves the mbuf.
+//!
+//! - N3: a G-PDU whose TEID has an uplink rule is decapsulated: its inner packet goes out N6
+//!   behind a new Ethernet header. A G-PDU to an unknown TEID is dropped and answered with an
+//!   Error Indication (rate-limited by the worker).
+//! - N6: an IPv4 packet to a UE with a downlink rule is encapsulated with the rule's tunnel (and
+//!   a DL PDU Session Container when the session's QER sets a QFI) and goes out N3.
+//! - Anything else is for the service plane or dropped, counted by kind.
+
+use upfbench_gtpu::{GTPU_PORT, MessageType, decapsulate, header};
+use upfbench_net::Teid;
+use upfbench_net::ethernet::{ETHERTYPE_ARP, ETHERTYPE_IPV4, HEADER_LEN as ETHERNET_LEN};
+use upfbench_net::ipv4::{MIN_HEADER_LEN, PROTOCOL_ICMP, PROTOCOL_UDP};
+use upfbench_net::{ethernet, ipv4, udp};
+
+use super::rules::{DownlinkEntry, ForwardingTable};
+use upfbench_datapath::service::Service;
+
+const ETHERTYPE_AT: usize = ethernet::field::ETHERTYPE.start;
+const IPV4_TOTAL_LENGTH_AT: usize = ipv4::field::TOTAL_LENGTH.start;
+const IPV4_DESTINATION_AT: usize = ipv4::field::DESTINATION.start;
+const UDP_DESTINATION_PORT_AT: usize = udp::field::DESTINATION_PORT.start;
+/// The GTP-U message type, counted from the UDP header.
+const GTPU_MESSAGE_TYPE_AT: usize = udp::HEADER_LEN + header::field::MESSAGE_TYPE;
+
+/// Why a frame was not forwarded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Drop {
+    /// A G-PDU to a TEID with no uplink rule (answered with an Error Indication).
+    UnknownTeid = 0,
+    /// A packet to an address with no downlink rule.
+    UnknownUe,
+    /// A rule whose FAR does not forward.
+    NotForwarded,
+    /// Neither a G-PDU on N3 nor IPv4 on N6, and not for the service plane.
+    NotUserTraffic,
+    /// Malformed.
+    Malformed,
+    /// The next hop's MAC address is not known yet (an ARP request went out).
+    NoNeighbor,
+    /// The transmit queue and the backlog behind it were full.
+    TxFull,
+    /// No mbuf or no headroom for the new headers.
+    NoRoom,
+    /// A downlink rule whose update the impairment `far_update_delay` holds back.
+    FarUpdateHeld,
+}
+
+impl Drop {
+    /// Number of kinds.
+    pub const COUNT: usize = 9;
+    /// Names by discriminant.
+    pub const NAMES: [&'static str; Self::COUNT] = [
+        "unknown_teid",
+        "unknown_ue",
+        "not_forwarded",
+        "not_user_traffic",
+        "malformed",
+        "no_neighbor",
+        "tx_full",
+        "no_room",
+        "far_update_held",
+    ];
+}
+
+/// What to do with a frame received on N3.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FromN3 {
+    /// Strip `inner_offset` bytes (the outer headers through GTP-U); the inner packet is
+    /// `inner_len` bytes; send it out N6.
+    Decapsulate {
+        /// Offset of the inner packet in the frame.
+        inner_offset: usize,
+        /// Length of the inner packet.
+        inner_len: usize,
+    },
+    /// Drop; for [`Drop::UnknownTeid`] also the TEID (for the Error Indication).
+    Drop(Drop, Teid),
+    /// For the service plane.
+    Service(Service),
+}
+
+/// What to do with a frame received on N6.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FromN6 {
+    /// Strip the Ethernet header and encapsulate the `len`-byte IPv4 packet into this tunnel.
+    Encapsulate(DownlinkEntry, usize),
+    /// Drop.
+    Drop(Drop),
+    /// For the service plane.
+    Service(Service),
+}
+
+#[inline(always)]
+fn read_u16(b: &[u8], at: usize) -> Option<u16> {
+    let s = b.get(at..at + 2)?;
+    Some(u16::from_be_bytes([s[0], s[1]]))
+}
+
+#[inline(always)]
+fn read_u32(b: &[u8], at: usize) -> Option<u32> {
+    let s = b.get(at..at + 4)?;
+    Some(u32::from_be_bytes([s[0], s[1], s[2], s[3]]))
+}
+
+/// The decision for a frame received on N3.
+#[inline]
+pub fn from_n3(table: &ForwardingTable, frame: &[u8]) -> FromN3 {
+    let Ok(d) = decapsulate(frame) else {
+        return match service_kind(frame, true) {
+            Some(s) => FromN3::Service(s),
+            None => FromN3::Drop(Drop::NotUserTraffic, Teid::ZERO),
+        };
+    };
+    let teid = d.teid();
+    match table.uplink.get(teid.get()) {
+        None => FromN3::Drop(Drop::UnknownTeid, teid),
+        Some(u) if !u.forward => FromN3::Drop(Drop::NotForwarded, teid),
+        Some(_) => FromN3::Decapsulate {
+            inner_offset: d.inner_offset(),
+            inner_len: d.inner().len(),
+        },
+    }
+}
+
+/// The decision for a frame received on N6 at TSC tick `now` (a held-back rule forwards from
+/// its release tick on).
+#[inline]
+pub fn from_n6(table: &ForwardingTable, frame: &[u8], now: u64) -> FromN6 {
+    if read_u16(frame, ETHERTYPE_AT) != Some(ETHERTYPE_IPV4) {
+        return match service_kind(frame, false) {
+            Some(s) => FromN6::Service(s),
+            None => FromN6::Drop(Drop::NotUserTraffic),
+        };
+    }
+    let ip = &frame[ETHERNET_LEN..];
+    let (Some(&vihl), Some(total), Some(dst)) = (
+        ip.first(),
+        read_u16(ip, IPV4_TOTAL_LENGTH_AT),
+        read_u32(ip, IPV4_DESTINATION_AT),
+    ) else {
+        return FromN6::Drop(Drop::Malformed);
+    };
+    let total = usize::from(total);
+    if vihl >> 4 != 4
+        || usize::from(vihl & 0x0f) * 4 < MIN_HEADER_LEN
+        || total > ip.len()
+        || total < MIN_HEADER_LEN
+    {
+        return FromN6::Drop(Drop::Malformed);
+    }
+    match table.downlink.get(dst) {
+        Some(e) if e.forward => FromN6::Encapsulate(*e, total),
+        Some(e) if e.held && now >= table.release_at(dst) => FromN6::Encapsulate(
+            DownlinkEntry {
+                forward: true,
+                held: false,
+                ..*e
+            },
+            total,
+        ),
+        Some(e) if e.held => FromN6::Drop(Drop::FarUpdateHeld),
+        Some(_) => FromN6::Drop(Drop::NotForwarded),
+        None => match service_kind(frame, false) {
+            Some(s) => FromN6::Service(s),
+            None => FromN6::Drop(Drop::UnknownUe),
+        },
+    }
+}
+
+/// ARP, ICMP, and on N3 GTP-U signalling: what the service plane looks at.
+fn service_kind(frame: &[u8], n3: bool) -> Option<Service> {
+    match read_u16(frame, ETHERTYPE_AT)? {
+        ETHERTYPE_ARP => Some(Service::Arp),
+        ETHERTYPE_IPV4 => {
+            let ip = frame.get(ETHERNET_LEN..)?;
+            let ihl = usize::from(ip.first()? & 0x0f) * 4;
+            match *ip.get(ipv4::field::PROTOCOL)? {
+                PROTOCOL_ICMP => Some(Service::Icmp),
+                PROTOCOL_UDP if n3 && read_u16(ip, ihl + UDP_DESTINATION_PORT_AT)? == GTPU_PORT => {
+                    let t = *ip.get(ihl + GTPU_MESSAGE_TYPE_AT)?;
+                    (t != MessageType::G_PDU.0).then_some(Service::Gtpu(t))
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::Ipv4Addr;
+
+    use super::*;
+    use crate::datapath::sharded_map::ShardedMap;
+    use upfbench_net::Qfi;
+
+    use crate::datapath::rules::UplinkEntry;
+    use upfbench_testkit::upf_frames::{gpdu, inner, plain};
+
+    const UE: Ipv4Addr = Ipv4Addr::new(10, 45, 0, 2);
+    const DN: Ipv4Addr = Ipv4Addr::new(192, 168, 16, 152);
+    const GNB: Ipv4Addr = Ipv4Addr::new(192, 168, 13, 131);
+    const QFI: Qfi = Qfi::from_bits(9);
+    const HELD_UE: Ipv4Addr = Ipv4Addr::new(10, 45, 0, 4);
+
+    fn table() -> ForwardingTable {
+        let dl = DownlinkEntry {
+            forward: true,
+            teid: Teid(2),
+            gnb: u32::from(GNB),
+            qfi: Some(QFI),
+            held: false,
+        };
+        ForwardingTable {
+            uplink: ShardedMap::build([
+                (
+                    1,
+                    UplinkEntry {
+                        forward: true,
+                        qfi: None,
+                    },
+                ),
+                (
+                    3,
+                    UplinkEntry {
+                        forward: false,
+                        qfi: None,
+                    },
+                ),
+            ]),
+            downlink: ShardedMap::build([
+                (u32::from(UE), dl),
+                (
+                    u32::from(Ipv4Addr::new(10, 45, 0, 3)),
+                    DownlinkEntry::default(),
+                ),
+                (
+                    u32::from(HELD_UE),
+                    DownlinkEntry {
+                        held: true,
+                        teid: Teid(0x2000_0002),
+                        gnb: u32::from(GNB),
+                        ..DownlinkEntry::default()
+                    },
+                ),
+            ]),
+            sessions: 2,
+            gnbs: std::sync::Arc::new([u32::from(GNB)]),
+            releases: std::sync::Arc::new([(u32::from(HELD_UE), 1_000)]),
+        }
+    }
+
+    #[test]
+    fn uplink_to_a_known_teid_is_decapsulated() {
+        let ip = inner(UE, DN, (1, 2), &[7; 10]);
+        let f = gpdu(Teid(1), Some(QFI), &ip);
+        match from_n3(&table(), &f) {
+            FromN3::Decapsulate {
+                inner_offset,
+                inner_len,
+            } => {
+                assert_eq!(&f[inner_offset..inner_offset + inner_len], &ip[..]);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn uplink_to_an_unknown_or_dropping_teid_is_dropped() {
+        let ip = inner(UE, DN, (1, 2), &[7; 10]);
+        assert_eq!(
+            from_n3(&table(), &gpdu(Teid(5), None, &ip)),
+            FromN3::Drop(Drop::UnknownTeid, Teid(5))
+        );
+        assert_eq!(
+            from_n3(&table(), &gpdu(Teid(3), None, &ip)),
+            FromN3::Drop(Drop::NotForwarded, Teid(3))
+        );
+        assert_eq!(
+            from_n3(&table(), &plain(&ip)),
+            FromN3::Drop(Drop::NotUserTraffic, Teid::ZERO)
+        );
+    }
+
+    #[test]
+    fn downlink_to_a_known_ue_is_encapsulated_with_its_tunnel() {
+        let ip = inner(DN, UE, (2, 1), &[7; 10]);
+        let mut f = plain(&ip);
+        f.extend_from_slice(&[0; 6]); // Ethernet padding is not part of the packet.
+        match from_n6(&table(), &f, 0) {
+            FromN6::Encapsulate(e, len) => {
+                assert_eq!(
+                    (e.teid, e.gnb, e.qfi, len),
+                    (Teid(2), u32::from(GNB), Some(QFI), ip.len())
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        let held = plain(&inner(DN, HELD_UE, (2, 1), &[0; 10]));
+        assert_eq!(
+            from_n6(&table(), &held, 999),
+            FromN6::Drop(Drop::FarUpdateHeld)
+        );
+        match from_n6(&table(), &held, 1_000) {
+            FromN6::Encapsulate(e, _) => {
+                assert_eq!(
+                    (e.teid, e.forward, e.held),
+                    (Teid(0x2000_0002), true, false)
+                );
+            }
+            other => panic!("released at its tick: {other:?}"),
+        }
+        let other_ue = plain(&inner(DN, Ipv4Addr::new(10, 45, 0, 9), (2, 1), &[0; 10]));
+        assert_eq!(
+            from_n6(&table(), &other_ue, 0),
+            FromN6::Drop(Drop::UnknownUe)
+        );
+        let no_tunnel = plain(&inner(DN, Ipv4Addr::new(10, 45, 0, 3), (2, 1), &[0; 10]));
+        assert_eq!(
+            from_n6(&table(), &no_tunnel, 0),
+            FromN6::Drop(Drop::NotForwarded)
+        );
+    }
+
+    #[test]
+    fn service_traffic_is_recognised_on_both_ports() {
+        let mut arp = vec![0xff; 12];
+        arp.extend_from_slice(&[0x08, 0x06]);
+        arp.extend_from_slice(&[0; 28]);
+        assert_eq!(from_n3(&table(), &arp), FromN3::Service(Service::Arp));
+        assert_eq!(from_n6(&table(), &arp, 0), FromN6::Service(Service::Arp));
+        let mut icmp = inner(DN, Ipv4Addr::new(192, 168, 16, 151), (0, 0), &[0; 8]);
+        icmp[9] = 1;
+        assert_eq!(
+            from_n6(&table(), &plain(&icmp), 0),
+            FromN6::Service(Service::Icmp)
+        );
+        let echo = inner(
+            GNB,
+            Ipv4Addr::new(192, 168, 13, 151),
+            (2152, 2152),
+            &[0x32, 1, 0, 4, 0, 0, 0, 0, 0, 1, 0, 0],
+        );
+        assert_eq!(
+            from_n3(&table(), &plain(&echo)),
+            FromN3::Service(Service::Gtpu(1))
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_bytes_decide_without_panic(frame in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..160)) {
+            let t = table();
+            let _ = from_n3(&t, &frame);
+            let _ = from_n6(&t, &frame, 0);
+        }
+    }
+}

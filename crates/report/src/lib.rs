@@ -1,0 +1,70 @@
+//! The report: its model (serde, versioned JSON) and its renderings (table, CSV).
+
+mod capacity;
+mod churn;
+mod clock;
+mod csv;
+mod frames;
+mod handover;
+mod interface;
+mod model;
+mod queues;
+mod search;
+mod search_table;
+mod seconds;
+mod slip;
+mod summary;
+mod table;
+mod time;
+mod upf_faults;
+
+pub use capacity::{CapacityBatch, CapacityRefusal, CapacityReport};
+pub use churn::{
+    Activation, Baseline, ChurnReport, ChurnSecond, ChurnSession, DirectionLoss, ProcedureFigures,
+};
+pub use clock::ClockReport;
+pub use csv::{
+    CONTROL_CSV_COLUMNS, CSV_COLUMNS, PORTS_CSV_COLUMNS, render_control_csv, render_csv,
+    render_ports_csv,
+};
+pub use frames::PortFrames;
+pub use handover::{EndMarkerVerdict, HandoverReport, Percentiles, UeHandover};
+pub use interface::KernelInterface;
+pub use model::{
+    ControlReport, DirectionReport, LatencyReport, LossReport, PortReport, ProcedureLatency,
+    Report, ReportError, SCHEMA_VERSION, StepReport, StreamSummary, TOOL_NAME, ThroughputReport,
+    ToolInfo,
+};
+pub use queues::{LOPSIDED_SHARE, RxQueues};
+pub use search::{
+    GoalResult, GoalSpec, GoalStatus, LatencyBoundSpec, LoadLatency, SearchCase, SearchReport,
+    TrialLatency, TrialRecord,
+};
+pub use seconds::{SecondDirection, StepSecond};
+pub use slip::TxSlip;
+
+pub use table::{direction_title, render_table};
+pub use time::rfc3339_utc;
+pub use upf_faults::{FaultLoss, UpfFault};
+
+impl Report {
+    /// The human table (see [`render_table`]).
+    pub fn to_table(&self) -> String {
+        render_table(self)
+    }
+
+    /// CSV with a header row (see [`render_csv`]).
+    pub fn to_csv(&self) -> String {
+        render_csv(self)
+    }
+
+    /// The port counters as CSV (see [`render_ports_csv`]).
+    pub fn ports_csv(&self) -> String {
+        render_ports_csv(self)
+    }
+
+    /// The control plane's figures as CSV (see [`render_control_csv`]).
+    pub fn control_csv(&self) -> String {
+        render_control_csv(self)
+    }
+}

@@ -1,0 +1,632 @@
+//! The human report: a table per direction with the columns of the published UPF comparisons
+//! first (Tx/Rx Gbps, Kpps, loss, latency min/avg/max) and percentiles, jitter and sequence
+//! counts after them (lost, late, duplicated, reordered), with a line under the table for each
+//! step whose loss is partly late packets or the tester's own interfaces; for a sweep, the comparison table (a row per payload size, uplink and
+//! downlink side by side); then the control plane's figures, the tester's port counters, what
+//! was received but not measured, and the warnings. Tables are aligned Markdown: they read in a
+//! terminal and paste into a README.
+
+use std::fmt::Write as _;
+
+use super::model::{ControlReport, DirectionReport, ProcedureLatency, Report, StepReport};
+use upfbench_stats::direction::Direction;
+use upfbench_stats::loss_text;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Align {
+    Left,
+    Right,
+}
+
+const DIRECTION_COLUMNS: [(&str, Align); 18] = [
+    ("Step", Align::Left),
+    ("Payload B", Align::Right),
+    ("Tx Gbps", Align::Right),
+    ("Rx Gbps", Align::Right),
+    ("Tx Kpps", Align::Right),
+    ("Rx Kpps", Align::Right),
+    ("Loss %", Align::Right),
+    ("Min us", Align::Right),
+    ("Avg us", Align::Right),
+    ("Max us", Align::Right),
+    ("p50 us", Align::Right),
+    ("p99 us", Align::Right),
+    ("p99.9 us", Align::Right),
+    ("Jitter us", Align::Right),
+    ("Lost", Align::Right),
+    ("Late", Align::Right),
+    ("Dup", Align::Right),
+    ("Reord", Align::Right),
+];
+
+/// Per direction in the comparison table.
+const COMPARISON_FIGURES: [&str; 6] = [
+    "Tx Gbps", "Rx Gbps", "Tx Kpps", "Rx Kpps", "Loss %", "Avg us",
+];
+
+const PORT_COLUMNS: [(&str, Align); 8] = [
+    ("Step", Align::Left),
+    ("Port", Align::Left),
+    ("Rx pkts", Align::Right),
+    ("Tx pkts", Align::Right),
+    ("imissed", Align::Right),
+    ("ierrors", Align::Right),
+    ("rx_nombuf", Align::Right),
+    ("oerrors", Align::Right),
+];
+
+/// The kernel interface under a port: its counts, and the tester's losses between it and the
+/// PMD (Rx: it received, the PMD did not deliver; Tx: the PMD sent, it did not).
+const INTERFACE_COLUMNS: [(&str, Align); 5] = [
+    ("Interface", Align::Left),
+    ("If Rx pkts", Align::Right),
+    ("If Tx pkts", Align::Right),
+    ("Tester lost Rx", Align::Right),
+    ("Tester lost Tx", Align::Right),
+];
+
+const FRAME_COLUMNS: [(&str, Align); 9] = [
+    ("Step", Align::Left),
+    ("Port", Align::Left),
+    ("Tx measured", Align::Right),
+    ("Tx warm-up", Align::Right),
+    ("Tx service", Align::Right),
+    ("Rx measured", Align::Right),
+    ("Rx unmeasured", Align::Right),
+    ("Rx service", Align::Right),
+    ("Rx rejected", Align::Right),
+];
+
+fn us(ns: f64) -> String {
+    format!("{:.2}", ns / 1000.0)
+}
+
+fn dash() -> String {
+    "-".to_owned()
+}
+
+fn payload(s: &StepReport) -> String {
+    s.payload_bytes.map_or_else(dash, |p| p.to_string())
+}
+
+fn direction_row(s: &StepReport, d: &DirectionReport) -> Vec<String> {
+    let mut r = vec![
+        s.label.clone(),
+        payload(s),
+        format!("{:.3}", d.tx.gbps_l1),
+        format!("{:.3}", d.rx.gbps_l1),
+        format!("{:.1}", d.tx.kpps),
+        format!("{:.1}", d.rx.kpps),
+        format!("{:.3}", d.loss.loss_pct),
+    ];
+    match &d.latency {
+        Some(l) => r.extend([
+            us(l.min_ns as f64),
+            us(l.avg_ns),
+            us(l.max_ns as f64),
+            us(l.p50_ns as f64),
+            us(l.p99_ns as f64),
+            us(l.p99_9_ns as f64),
+            l.jitter_ns.map_or_else(dash, us),
+        ]),
+        None => r.extend(std::iter::repeat_n(dash(), 7)),
+    }
+    r.extend([
+        d.loss.lost.to_string(),
+        d.loss.late.to_string(),
+        d.loss.duplicates.to_string(),
+        d.loss.reordered.to_string(),
+    ]);
+    r
+}
+
+/// Under a direction's table, a line for each step whose loss is not all the UPF's doing (late
+/// packets, the tester's own interfaces), in the words of the live line.
+fn loss_notes(out: &mut String, report: &Report, dir: Direction) {
+    for s in &report.steps {
+        for d in s.directions.iter().filter(|d| d.direction == dir) {
+            if d.loss.late > 0 || (d.loss.lost > 0 && d.tester_lost.is_some_and(|t| t > 0)) {
+                let _ = writeln!(
+                    out,
+                    "  {}: {}",
+                    s.label,
+                    loss_text(d.loss.lost, d.loss.loss_pct, d.loss.late, d.tester_lost)
+                );
+            }
+        }
+    }
+}
+
+/// An aligned Markdown table.
+pub(super) fn grid(out: &mut String, columns: &[(String, Align)], rows: &[Vec<String>]) {
+    let widths: Vec<usize> = columns
+        .iter()
+        .enumerate()
+        .map(|(i, (h, _))| {
+            rows.iter()
+                .map(|r| r[i].chars().count())
+                .fold(h.chars().count(), usize::max)
+        })
+        .collect();
+    let line = |cells: &[String]| {
+        let mut l = String::from("|");
+        for (i, c) in cells.iter().enumerate() {
+            let w = widths[i];
+            let _ = match columns[i].1 {
+                Align::Left => write!(l, " {c:<w$} |"),
+                Align::Right => write!(l, " {c:>w$} |"),
+            };
+        }
+        l
+    };
+    let header: Vec<String> = columns.iter().map(|(h, _)| h.clone()).collect();
+    let _ = writeln!(out, "{}", line(&header));
+    let mut rule = String::from("|");
+    for (i, (_, a)) in columns.iter().enumerate() {
+        let dashes = "-".repeat(widths[i]);
+        let _ = match a {
+            Align::Left => write!(rule, ":{dashes}-|"),
+            Align::Right => write!(rule, "-{dashes}:|"),
+        };
+    }
+    let _ = writeln!(out, "{rule}");
+    for r in rows {
+        let _ = writeln!(out, "{}", line(r));
+    }
+}
+
+fn owned(columns: &[(&str, Align)]) -> Vec<(String, Align)> {
+    columns.iter().map(|(h, a)| ((*h).to_owned(), *a)).collect()
+}
+
+/// The title of a direction's table: what is sent where, and how it comes back.
+pub fn direction_title(d: Direction) -> &'static str {
+    match d {
+        Direction::Uplink => "Uplink: GTP-U sent on N3, received plain on N6",
+        Direction::Downlink => "Downlink: plain sent on N6, received as GTP-U on N3",
+    }
+}
+
+fn direction_tables(out: &mut String, report: &Report) {
+    for dir in Direction::ALL {
+        let rows: Vec<Vec<String>> = report
+            .steps
+            .iter()
+            .flat_map(|s| {
+                s.directions
+                    .iter()
+                    .filter(move |d| d.direction == dir)
+                    .map(move |d| direction_row(s, d))
+            })
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "{}\n", direction_title(dir));
+        grid(out, &owned(&DIRECTION_COLUMNS), &rows);
+        out.push('\n');
+        let before = out.len();
+        loss_notes(out, report, dir);
+        if out.len() > before {
+            out.push('\n');
+        }
+    }
+}
+
+/// A row per payload size, uplink and downlink side by side: the shape of the published
+/// comparisons. Only for runs of more than one step.
+fn comparison_table(out: &mut String, report: &Report) {
+    if report.steps.len() < 2 {
+        return;
+    }
+    let present: Vec<Direction> = Direction::ALL
+        .into_iter()
+        .filter(|d| {
+            report
+                .steps
+                .iter()
+                .any(|s| s.directions.iter().any(|x| x.direction == *d))
+        })
+        .collect();
+    let mut columns = vec![("Payload B".to_owned(), Align::Right)];
+    for d in &present {
+        for f in COMPARISON_FIGURES {
+            columns.push((format!("{} {f}", d.short()), Align::Right));
+        }
+    }
+    let rows: Vec<Vec<String>> = report
+        .steps
+        .iter()
+        .map(|s| {
+            let mut r = vec![
+                s.payload_bytes
+                    .map_or_else(|| s.label.clone(), |p| p.to_string()),
+            ];
+            for dir in &present {
+                match s.directions.iter().find(|x| x.direction == *dir) {
+                    Some(d) => r.extend([
+                        format!("{:.3}", d.tx.gbps_l1),
+                        format!("{:.3}", d.rx.gbps_l1),
+                        format!("{:.1}", d.tx.kpps),
+                        format!("{:.1}", d.rx.kpps),
+                        format!("{:.3}", d.loss.loss_pct),
+                        d.latency.as_ref().map_or_else(dash, |l| us(l.avg_ns)),
+                    ]),
+                    None => r.extend(std::iter::repeat_n(dash(), COMPARISON_FIGURES.len())),
+                }
+            }
+            r
+        })
+        .collect();
+    let _ = writeln!(out, "Comparison: a row per step\n");
+    grid(out, &columns, &rows);
+    out.push('\n');
+}
+
+fn latency_line(name: &str, l: Option<&ProcedureLatency>) -> String {
+    match l {
+        Some(l) if l.count > 0 => format!(
+            "{name} latency us: min {} p50 {} p90 {} p99 {} max {} ({} procedures)",
+            l.min_us, l.p50_us, l.p90_us, l.p99_us, l.max_us, l.count
+        ),
+        _ => format!("{name} latency: -"),
+    }
+}
+
+fn rate(n: u64, secs: Option<f64>, per_s: Option<f64>) -> String {
+    match (secs, per_s) {
+        (Some(s), Some(r)) => format!("{n} in {s:.3} s ({r:.0}/s)"),
+        _ => n.to_string(),
+    }
+}
+
+fn control_section(out: &mut String, c: &ControlReport) {
+    let _ = writeln!(out, "Control plane: PFCP with {}\n", c.upf);
+    let _ = writeln!(
+        out,
+        "  sessions: {} asked, established {}, deleted {}",
+        c.sessions,
+        rate(
+            c.established - c.churn_established.min(c.established),
+            c.establish_s,
+            c.established_per_s
+        ),
+        rate(
+            c.deleted - c.churn_deleted.min(c.deleted),
+            c.delete_s,
+            c.deleted_per_s
+        )
+    );
+    if c.churn_established + c.churn_deleted > 0 {
+        let _ = writeln!(
+            out,
+            "  churn: {} more established and {} deleted during the steps (their procedures \
+             are in the latencies below)",
+            c.churn_established, c.churn_deleted
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  {}",
+        latency_line("establishment", c.establishment_latency.as_ref())
+    );
+    let _ = writeln!(
+        out,
+        "  {}",
+        latency_line("deletion", c.deletion_latency.as_ref())
+    );
+    let _ = writeln!(
+        out,
+        "  requests {}, retransmissions {}, timeouts {}, largest window {}, UPF heartbeats answered {}",
+        c.requests_sent, c.retransmissions, c.timeouts, c.window_largest, c.heartbeats_answered
+    );
+    let causes: Vec<String> = c.causes.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+    let _ = writeln!(
+        out,
+        "  causes: {}",
+        if causes.is_empty() {
+            "-".to_owned()
+        } else {
+            causes.join(", ")
+        }
+    );
+    let _ = writeln!(
+        out,
+        "  sessions lost behind our back (Cause 65): {}; association release: {}\n",
+        c.lost_sessions, c.release
+    );
+    if !c.upf_faults.is_empty() {
+        let _ = writeln!(out, "UPF failures seen (times since the run started)\n");
+        for f in &c.upf_faults {
+            let _ = writeln!(out, "{}", f.line());
+        }
+        let _ = writeln!(out);
+    }
+}
+
+/// The port counters; with the kernel interface's columns when some port rides on one
+/// (af_packet, af_xdp): its own counts, and what the tester lost between it and the PMD.
+fn port_table(out: &mut String, report: &Report) {
+    let kernel = report
+        .steps
+        .iter()
+        .any(|s| s.ports.iter().any(|p| p.interface.is_some()));
+    let rows: Vec<Vec<String>> = report
+        .steps
+        .iter()
+        .flat_map(|s| {
+            s.ports.iter().map(move |p| {
+                let mut row = vec![
+                    s.label.clone(),
+                    p.name.clone(),
+                    p.ipackets.to_string(),
+                    p.opackets.to_string(),
+                    p.imissed.to_string(),
+                    p.ierrors.to_string(),
+                    p.rx_nombuf.to_string(),
+                    p.oerrors.to_string(),
+                ];
+                if kernel {
+                    row.extend(match &p.interface {
+                        Some(i) => [
+                            i.name.clone(),
+                            i.rx_packets.to_string(),
+                            i.tx_packets.to_string(),
+                            i.rx_lost.to_string(),
+                            i.tx_lost.to_string(),
+                        ],
+                        None => std::array::from_fn(|_| dash()),
+                    });
+                }
+                row
+            })
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "The tester's ports (drops here are the tester's, not the UPF's)\n"
+    );
+    let mut columns = owned(&PORT_COLUMNS);
+    if kernel {
+        columns.extend(owned(&INTERFACE_COLUMNS));
+    }
+    grid(out, &columns, &rows);
+    out.push('\n');
+}
+
+/// The frames on each port by kind: each row adds up to the port table's counts.
+fn frame_table(out: &mut String, report: &Report) {
+    // Churn probes get their columns only in a run that sent some.
+    let probes = report
+        .steps
+        .iter()
+        .flat_map(|s| &s.frames)
+        .any(|f| f.tx_probes + f.rx_probes > 0);
+    let rows: Vec<Vec<String>> = report
+        .steps
+        .iter()
+        .flat_map(|s| {
+            s.frames.iter().map(move |f| {
+                let mut row = vec![
+                    s.label.clone(),
+                    f.name.clone(),
+                    f.tx_measured.to_string(),
+                    f.tx_warmup.to_string(),
+                    f.tx_service.to_string(),
+                    f.rx_measured.to_string(),
+                    f.rx_unmeasured.to_string(),
+                    f.rx_service.to_string(),
+                    f.rx_rejected.to_string(),
+                ];
+                if probes {
+                    row.extend([f.tx_probes.to_string(), f.rx_probes.to_string()]);
+                }
+                row
+            })
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "Frames on the tester's ports by kind (each row adds up to the port's Tx and Rx pkts)\n"
+    );
+    let mut columns = owned(&FRAME_COLUMNS);
+    if probes {
+        columns.extend(owned(&[
+            ("Tx probes", Align::Right),
+            ("Rx probes", Align::Right),
+        ]));
+    }
+    grid(out, &columns, &rows);
+    out.push('\n');
+}
+
+const STREAM_COLUMNS: [(&str, Align); 13] = [
+    ("Step", Align::Left),
+    ("Stream", Align::Left),
+    ("Dir", Align::Left),
+    ("Payload B", Align::Right),
+    ("Flows", Align::Right),
+    ("Sent", Align::Right),
+    ("Received", Align::Right),
+    ("Lost", Align::Right),
+    ("Late", Align::Right),
+    ("Loss %", Align::Right),
+    ("Dup", Align::Right),
+    ("Reord", Align::Right),
+    ("Jitter us", Align::Right),
+];
+
+/// A row per profile stream, when some direction has more than one (the direction tables
+/// already show a lone stream).
+fn stream_table(out: &mut String, report: &Report) {
+    let several = report.steps.iter().any(|s| {
+        Direction::ALL
+            .iter()
+            .any(|d| s.streams.iter().filter(|x| x.direction == *d).count() > 1)
+    });
+    if !several {
+        return;
+    }
+    let rows: Vec<Vec<String>> = report
+        .steps
+        .iter()
+        .flat_map(|s| {
+            s.streams.iter().map(move |x| {
+                vec![
+                    s.label.clone(),
+                    x.name.clone(),
+                    x.direction.short().to_owned(),
+                    x.payload_bytes.to_string(),
+                    x.flows.to_string(),
+                    x.sent.to_string(),
+                    x.received.to_string(),
+                    x.lost.to_string(),
+                    x.late.to_string(),
+                    format!("{:.3}", x.loss_pct),
+                    x.duplicates.to_string(),
+                    x.reordered.to_string(),
+                    x.jitter_ns.map_or_else(dash, us),
+                ]
+            })
+        })
+        .collect();
+    let _ = writeln!(out, "Streams of the profile\n");
+    grid(out, &owned(&STREAM_COLUMNS), &rows);
+    out.push('\n');
+}
+
+fn rejected_section(out: &mut String, report: &Report) {
+    let lines: Vec<String> = report
+        .steps
+        .iter()
+        .filter(|s| !s.rx_rejected.is_empty() || s.rx_untagged + s.rx_unknown_stream > 0)
+        .map(|s| {
+            let mut kinds: Vec<String> = s
+                .rx_rejected
+                .iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect();
+            if s.rx_untagged > 0 {
+                kinds.push(format!("untagged {}", s.rx_untagged));
+            }
+            if s.rx_unknown_stream > 0 {
+                kinds.push(format!("unknown stream {}", s.rx_unknown_stream));
+            }
+            format!("  {}: {}", s.label, kinds.join(", "))
+        })
+        .collect();
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "Received, not measured (counted and dropped)\n");
+    for l in lines {
+        let _ = writeln!(out, "{l}");
+    }
+    out.push('\n');
+}
+
+/// Renders `report`: header, direction tables, streams, TX schedule slips, comparison, control
+/// plane, ports, rejects, warnings.
+pub fn render_table(report: &Report) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} {} report (schema {}), started {}, {:.3} s",
+        report.tool.name,
+        report.tool.version,
+        report.schema_version,
+        report.started,
+        report.duration_s
+    );
+    if !report.config.is_empty() {
+        let cfg: Vec<String> = report
+            .config
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let _ = writeln!(out, "config: {}", cfg.join(", "));
+    }
+    if let Some(c) = &report.clock {
+        super::clock::clock_line(&mut out, c);
+    }
+    let _ = writeln!(
+        out,
+        "Gbps at L1 (frame with FCS, padded to 64 B, + 20 B of preamble and IFG); loss from sequence numbers; \
+         latency one-way in us\n"
+    );
+    if let Some(c) = &report.capacity {
+        super::capacity::capacity_section(&mut out, c);
+    }
+    if let Some(s) = &report.search {
+        // A search's steps are its trials: they are in the search's tables, one a line.
+        super::search_table::search_section(&mut out, s);
+    } else {
+        direction_tables(&mut out, report);
+        stream_table(&mut out, report);
+        super::slip::slip_section(&mut out, report);
+        super::handover::handover_section(&mut out, report);
+        super::churn::churn_section(&mut out, report);
+        comparison_table(&mut out, report);
+        for (i, step) in report.steps.iter().enumerate() {
+            if !step.upf_faults.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "Step {} ({}): loss split at the UPF's failures",
+                    i + 1,
+                    step.label
+                );
+                for f in &step.upf_faults {
+                    let _ = writeln!(out, "{}", f.line());
+                }
+                out.push('\n');
+            }
+        }
+    }
+    if let Some(c) = &report.control {
+        control_section(&mut out, c);
+    }
+    if report.search.is_none() {
+        port_table(&mut out, report);
+        frame_table(&mut out, report);
+        super::queues::queue_table(&mut out, report);
+        rejected_section(&mut out, report);
+    }
+
+    // A search's trials are many: their warnings stay in report.json, their flags in the table.
+    let step_warnings = if report.search.is_some() {
+        let n = report
+            .steps
+            .iter()
+            .filter(|s| !s.warnings.is_empty())
+            .count();
+        (n > 0)
+            .then(|| format!("{n} trials have warnings of their own: see report.json"))
+            .into_iter()
+            .collect()
+    } else {
+        report
+            .steps
+            .iter()
+            .flat_map(|s| s.warnings.iter().map(move |w| format!("{}: {w}", s.label)))
+            .collect::<Vec<_>>()
+    };
+    let warnings: Vec<String> = report
+        .warnings
+        .iter()
+        .cloned()
+        .chain(step_warnings)
+        .collect();
+    for w in warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}

@@ -1,0 +1,269 @@
+//! From a validated system file and profile to the plan of one measured step.
+//!
+//! Everything here is arithmetic on the configuration; the only outside facts are the ports'
+//! line rates (for rates given as a percentage, when the system file does not state them).
+
+use std::time::Duration;
+
+use upfbench_net::Qfi;
+use upfbench_stats::{Direction, LatencyConfig};
+
+use super::placement::{Share, WorkerPlan, place};
+use super::stream::{Schedule, Spread, StreamPlan};
+use super::ue::{TeidSequence, UeTable, UplinkTeids};
+use upfbench_config::{self as config, Profile, System, TeidAllocation, TxMode, frame};
+
+/// One measured step: a payload size of a sweep, or the profile as written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// The UEs.
+    pub ues: UeTable,
+    /// The QFI the run sets (PDU Session Containers, QER, uplink PDR), if any.
+    pub qfi: Option<Qfi>,
+    /// The streams, directions resolved, by id.
+    pub streams: Vec<StreamPlan>,
+    /// Flows in all (the stats' stream ids `0..flows`).
+    pub flows: u32,
+    /// What each worker sends.
+    pub workers: Vec<WorkerPlan>,
+    /// Warm-up traffic, sent before the measured phase.
+    pub warmup: Duration,
+    /// How long the measured phase should take at the planned rates.
+    pub expected: Duration,
+    /// After the last packet, how long to keep receiving.
+    pub drain: Duration,
+    /// Most packets a worker puts back to back on one transmit queue (split over its shares
+    /// there: [`Share::allowance`]).
+    pub max_burst: u32,
+    /// How much faster than its rate a late share may send to get back on schedule (a
+    /// fraction: 0.1 is 10%).
+    pub catch_up: f64,
+    /// Reorder window per flow.
+    pub reorder_window: u32,
+    /// Latency histograms.
+    pub latency: LatencyConfig,
+    /// The payload size every stream has in this step, when a sweep set it.
+    pub payload: Option<u16>,
+    /// The step's handovers, when the profile has a `mobility` section.
+    pub handovers: Option<std::sync::Arc<super::HandoverPlan>>,
+    /// The step's session churn, when the profile has a `churn` section.
+    pub churn: Option<super::ChurnStep>,
+}
+
+impl Plan {
+    /// The stream `id`.
+    pub fn stream(&self, id: u16) -> &StreamPlan {
+        &self.streams[usize::from(id)]
+    }
+
+    /// The warm-up schedule of `share`: its rate for the warm-up's length.
+    pub fn warmup_schedule(&self, share: &Share) -> Schedule {
+        Schedule::Continuous {
+            packets: (share.rate_pps * self.warmup.as_secs_f64()).round() as u64,
+        }
+    }
+
+    /// The UEs whose sessions the step establishes: the traffic's, and its churn's after them.
+    pub fn session_ues(&self) -> UeTable {
+        let mut ues = self.ues;
+        ues.count += self.churn.as_ref().map_or(0, |c| c.plan.count);
+        ues
+    }
+
+    /// Packets the step sends in all.
+    pub fn packets(&self) -> u64 {
+        self.streams.iter().map(|s| s.schedule.total()).sum()
+    }
+}
+
+/// A plan that cannot be made.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PlanError {
+    /// A rate given as a percentage of a line rate nobody knows.
+    #[error(
+        "stream {stream}: {rate} needs the {port} port's line rate: give `speed` in the system \
+         file (the port reports none)"
+    )]
+    NoLineRate {
+        /// The stream.
+        stream: String,
+        /// The rate as written.
+        rate: String,
+        /// "N3" or "N6".
+        port: &'static str,
+    },
+    /// More streams (directions counted apart) than the tag's 16-bit stream id holds.
+    #[error("{0} streams: the measurement tag holds at most 65536")]
+    TooManyStreams(usize),
+    /// More flows than 32-bit flow ids hold.
+    #[error("{0} flows (streams × UEs): at most 2^32")]
+    TooManyFlows(u64),
+}
+
+/// The frame length a rate is counted on (layer 2 with FCS, padded to the minimum frame), for
+/// a stream of `direction` with `payload` bytes on the wire of its sending port.
+pub fn rate_frame_len(direction: Direction, payload: u16, container: bool) -> usize {
+    match direction {
+        Direction::Uplink => frame::n3_frame_len(usize::from(payload), container),
+        Direction::Downlink => frame::n6_frame_len(usize::from(payload)),
+    }
+}
+
+/// The plan of `profile` on `system`, with every stream's payload set to `payload` when a sweep
+/// asks; `line_rate_bps` is each port's line rate (N3, N6) as read from the ports, used when the
+/// system file gives none.
+pub fn build(
+    system: &System,
+    profile: &Profile,
+    payload: Option<u16>,
+    line_rate_bps: [Option<f64>; 2],
+) -> Result<Plan, PlanError> {
+    let s = &profile.sessions;
+    let ues = UeTable::new(
+        s.count,
+        s.first_ue_address(),
+        match s.uplink_teid {
+            TeidAllocation::Range(r) => UplinkTeids::Sequence(TeidSequence {
+                first: r.first,
+                step: r.step,
+            }),
+            TeidAllocation::ChosenByUpf => UplinkTeids::ChosenByUpf,
+        },
+        TeidSequence {
+            first: s.downlink_teid.first,
+            step: s.downlink_teid.step,
+        },
+    );
+    let line = [
+        system.n3.speed.map(|b| b as f64).or(line_rate_bps[0]),
+        system.n6.speed.map(|b| b as f64).or(line_rate_bps[1]),
+    ];
+    let mut streams = Vec::new();
+    let mut flow_base: u64 = 0;
+    let mut longest = Duration::ZERO;
+    for st in &profile.streams {
+        let directions: &[Direction] = match st.direction {
+            config::Direction::Uplink => &[Direction::Uplink],
+            config::Direction::Downlink => &[Direction::Downlink],
+            config::Direction::Both => &[Direction::Uplink, Direction::Downlink],
+        };
+        for &direction in directions {
+            let id = u16::try_from(streams.len())
+                .map_err(|_| PlanError::TooManyStreams(streams.len() + 1))?;
+            let payload_len = payload.unwrap_or(st.payload);
+            let container = direction == Direction::Uplink && s.pdu_session_container;
+            let (port, port_name) = match direction {
+                Direction::Uplink => (0, "N3"),
+                Direction::Downlink => (1, "N6"),
+            };
+            let rate_pps = st
+                .rate
+                .pps(
+                    rate_frame_len(direction, payload_len, container),
+                    line[port],
+                )
+                .ok_or_else(|| PlanError::NoLineRate {
+                    stream: st.name.clone(),
+                    rate: st.rate.to_string(),
+                    port: port_name,
+                })?;
+            let (first, count) = st.ues.bounds(s.count);
+            let (schedule, length) = match profile.tx_mode {
+                TxMode::Continuous => {
+                    let packets = (rate_pps * profile.duration.as_secs_f64()).round() as u64;
+                    (Schedule::Continuous { packets }, profile.duration)
+                }
+                TxMode::SingleBurst { packets } => (
+                    Schedule::Bursts {
+                        packets,
+                        bursts: 1,
+                        gap_ns: 0,
+                    },
+                    Duration::from_secs_f64(packets as f64 / rate_pps),
+                ),
+                TxMode::MultiBurst {
+                    packets,
+                    bursts,
+                    gap,
+                } => (
+                    Schedule::Bursts {
+                        packets,
+                        bursts,
+                        gap_ns: gap.as_nanos() as u64,
+                    },
+                    (Duration::from_secs_f64(packets as f64 / rate_pps) + gap) * bursts,
+                ),
+            };
+            longest = longest.max(length);
+            let name = match st.direction {
+                config::Direction::Both => format!("{}/{}", st.name, direction.name()),
+                _ => st.name.clone(),
+            };
+            streams.push(StreamPlan {
+                id,
+                name,
+                direction,
+                payload_len,
+                pdu_session_container: container,
+                source_port: st.src_port,
+                destination_port: st.dst_port,
+                ues: first..first + count,
+                flow_base: flow_base as u32,
+                rate_pps,
+                schedule,
+                spread: match st.spread {
+                    config::Spread::RoundRobin => Spread::RoundRobin,
+                    config::Spread::Consecutive(n) => Spread::PerUe(n),
+                },
+            });
+            flow_base += u64::from(count);
+            if flow_base > u64::from(u32::MAX) {
+                return Err(PlanError::TooManyFlows(flow_base));
+            }
+        }
+    }
+    let workers = place(&streams, &system.cores.workers, profile.max_burst);
+    let churn = match &profile.churn {
+        Some(c) => {
+            let id = u16::try_from(streams.len())
+                .map_err(|_| PlanError::TooManyStreams(streams.len() + 1))?;
+            let payload = streams.iter().map(|s| s.payload_len).min().unwrap_or(0);
+            let plan =
+                super::ChurnPlan::new(c, profile.duration, s.count, id, flow_base as u32, payload);
+            if flow_base + u64::from(plan.count) > u64::from(u32::MAX) {
+                return Err(PlanError::TooManyFlows(flow_base + u64::from(plan.count)));
+            }
+            Some(super::ChurnStep {
+                plan: std::sync::Arc::new(plan),
+                on: true,
+            })
+        }
+        None => None,
+    };
+    Ok(Plan {
+        ues,
+        qfi: s.qfi,
+        streams,
+        flows: flow_base as u32,
+        workers,
+        warmup: profile.warmup,
+        expected: longest,
+        drain: profile.drain,
+        max_burst: profile.max_burst,
+        catch_up: profile.catch_up / 100.0,
+        reorder_window: profile.reorder_window,
+        latency: LatencyConfig {
+            max_ns: profile.latency.max.as_nanos() as u64,
+            significant_digits: profile.latency.digits,
+        },
+        payload,
+        handovers: profile
+            .mobility
+            .as_ref()
+            .map(|m| std::sync::Arc::new(super::HandoverPlan::new(m, s.count))),
+        churn,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,231 @@
+//! The PFCP sessions of a run: one per UE, from the profile's session settings and the system
+//! file's addresses, by the interoperability rules (docs/pfcp.md) that crates/pfcp's plan
+//! encodes.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use upfbench_pfcp::Seid;
+use upfbench_pfcp::ie::{BitRate, DnsName, NodeId, SdfFilter};
+use upfbench_pfcp::plan::{
+    QerPlan, SessionTemplate, UeSession, UeSessionPlan, UplinkTeid, UrrPlan,
+};
+
+use super::ue::{UeTable, UplinkTeids};
+use upfbench_config::{Profile, System};
+
+/// A session setting that cannot be encoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SessionError {
+    /// Not a DNS name.
+    #[error("{field}: {value:?} is not a DNS name")]
+    DnsName {
+        /// The field.
+        field: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// The PFCP section or its IPv4 address is missing.
+    #[error("the system file's pfcp section needs an IPv4 local address")]
+    NoLocalAddress,
+}
+
+fn dns(field: &'static str, value: &str) -> Result<DnsName, SessionError> {
+    DnsName::from_dotted(value).map_err(|_| SessionError::DnsName {
+        field,
+        value: value.to_owned(),
+    })
+}
+
+fn kbps(bps: Option<u64>) -> u64 {
+    bps.map_or(0, |b| b.div_ceil(1000))
+}
+
+/// The session of each UE, in UE order, sharing one template; CP SEID `i + 1` for UE `i`.
+pub fn session_plans(
+    system: &System,
+    profile: &Profile,
+    ues: &UeTable,
+) -> Result<Vec<UeSessionPlan>, SessionError> {
+    let s = &profile.sessions;
+    let cp = match system.pfcp.as_ref().map(|p| p.local) {
+        Some(SocketAddr::V4(a)) => *a.ip(),
+        _ => return Err(SessionError::NoLocalAddress),
+    };
+    let network_instance = dns("sessions.network_instance", &s.network_instance)?;
+    let dnn = s
+        .dnn
+        .as_deref()
+        .map(|d| dns("sessions.dnn", d))
+        .transpose()?;
+    let qer = s.qfi.filter(|_| s.qer.enabled).map(|qfi| QerPlan {
+        qfi,
+        mbr: (s.qer.mbr_uplink.is_some() || s.qer.mbr_downlink.is_some()).then(|| BitRate {
+            ul_kbps: kbps(s.qer.mbr_uplink),
+            dl_kbps: kbps(s.qer.mbr_downlink),
+        }),
+        gbr: (s.qer.gbr_uplink.is_some() || s.qer.gbr_downlink.is_some()).then(|| BitRate {
+            ul_kbps: kbps(s.qer.gbr_uplink),
+            dl_kbps: kbps(s.qer.gbr_downlink),
+        }),
+    });
+    let urr = s.urr.map(|u| UrrPlan {
+        measurement_period_s: u.period.map(|p| p.as_secs() as u32),
+        volume_threshold_octets: u.volume_threshold,
+    });
+    let sdf = s.uplink_sdf_filter.as_ref().map(|f| SdfFilter {
+        flow_description: Some(f.as_bytes().to_vec()),
+        tos_traffic_class: None,
+        security_parameter_index: None,
+        flow_label: None,
+        sdf_filter_id: None,
+    });
+    let template = Arc::new(SessionTemplate {
+        node_id: NodeId::Ipv4(cp),
+        cp_address: cp.into(),
+        upf_n3_address: system.n3.peer,
+        gnb_n3_address: system.n3.address.addr,
+        network_instance,
+        dnn,
+        uplink_qfi: s.qfi.filter(|_| s.uplink_pdr_qfi),
+        uplink_sdf_filter: sdf,
+        interface_types: s.interface_types,
+        qer,
+        urr,
+    });
+    Ok((0..ues.count)
+        .map(|i| {
+            UeSessionPlan::new(
+                Arc::clone(&template),
+                UeSession {
+                    cp_seid: Seid(u64::from(i) + 1),
+                    ue_address: ues.address(i),
+                    uplink_teid: match ues.uplink_teid {
+                        UplinkTeids::Sequence(seq) => UplinkTeid::Assigned(seq.get(i)),
+                        UplinkTeids::ChosenByUpf => UplinkTeid::ChosenByUpf,
+                    },
+                    downlink_teid: ues.downlink_teid.get(i),
+                },
+            )
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use upfbench_pfcp::ie::IeType;
+    use upfbench_pfcp::message::{MessageBody, SessionEstablishmentRequest};
+    use upfbench_pfcp::{Message, SequenceNumber};
+
+    use super::*;
+
+    const SYSTEM: &str = "n3: {device: net_null0, address: 192.168.13.131/24, peer: 192.168.13.151}\n\
+                          n6: {device: net_null1, address: 192.168.16.152/24, peer: 192.168.16.151}\n\
+                          pfcp: {local: 192.168.14.111, peer: 192.168.14.151}\n";
+
+    /// The Session Establishment Requests upfbench sends for `sessions` (the profile's
+    /// `sessions:` mapping), as they come back from the wire.
+    fn requests(sessions: &str) -> Vec<SessionEstablishmentRequest> {
+        let system = upfbench_config::system_from_str(SYSTEM, "s.yaml").unwrap();
+        let profile = upfbench_config::profile_from_str(
+            &format!(
+                "name: p\nsessions: {sessions}\nstreams: [{{name: ul, direction: uplink, rate: \
+                 1kpps, payload: 100}}]\nduration: 1s\n"
+            ),
+            "p.yaml",
+        )
+        .unwrap();
+        let plan = crate::plan::build(&system, &profile, None, [None, None]).unwrap();
+        session_plans(&system, &profile, &plan.ues)
+            .unwrap()
+            .iter()
+            .map(|p| {
+                let m = Message::session(
+                    Seid(0),
+                    SequenceNumber::new(1).unwrap(),
+                    p.establishment_request(),
+                );
+                let bytes = m.to_vec().unwrap();
+                let MessageBody::SessionEstablishmentRequest(r) =
+                    Message::parse(&bytes).unwrap().body
+                else {
+                    panic!("not a Session Establishment Request")
+                };
+                r
+            })
+            .collect()
+    }
+
+    /// A Create PDR without a Network Instance crashes UPG-VPP v2.0.0 (SIGSEGV in
+    /// upf_sxu_stage_4_before_rpc, seen twice in the lab), and UPG-VPP refuses a name that is
+    /// not DNS labels of a configured `upf nwi`: every PDR upfbench builds carries the profile's
+    /// network instance as DNS labels, whatever the other session settings.
+    #[test]
+    fn every_create_pdr_carries_the_network_instance_as_dns_labels() {
+        for (sessions, labels) in [
+            ("{count: 3}", &b"\x08internet"[..]),
+            (
+                "{count: 2, network_instance: access.mnc001.mcc001}",
+                &b"\x06access\x06mnc001\x06mcc001"[..],
+            ),
+            (
+                "{count: 2, uplink_teid: upf, dnn: null}",
+                &b"\x08internet"[..],
+            ),
+            (
+                "{count: 2, qer: {enabled: false}, interface_types: false}",
+                &b"\x08internet"[..],
+            ),
+            (
+                "{count: 2, qfi: null, pdu_session_container: false, uplink_pdr_qfi: false, \
+                 uplink_sdf_filter: 'permit out ip from any to assigned'}",
+                &b"\x08internet"[..],
+            ),
+            (
+                "{count: 2, urr: {period: 10s}, network_instance: ims}",
+                &b"\x03ims"[..],
+            ),
+        ] {
+            let requests = requests(sessions);
+            assert!(!requests.is_empty(), "{sessions}");
+            for r in &requests {
+                assert_eq!(r.create_pdrs.len(), 2, "{sessions}");
+                for pdr in &r.create_pdrs {
+                    let ni = pdr.pdi.network_instance.as_ref().unwrap_or_else(|| {
+                        panic!(
+                            "{sessions}: PDR {:?} without a Network Instance",
+                            pdr.pdr_id
+                        )
+                    });
+                    assert_eq!(ni.0, labels, "{sessions}: PDR {:?}", pdr.pdr_id);
+                }
+                // And the FARs' forwarding parameters name it too.
+                for far in &r.create_fars {
+                    let fp = far.forwarding_parameters.as_ref().unwrap();
+                    assert_eq!(fp.network_instance.as_ref().map(|n| &n.0[..]), Some(labels));
+                }
+            }
+        }
+        assert_eq!(IeType::NETWORK_INSTANCE.0, 22);
+    }
+
+    #[test]
+    fn an_empty_network_instance_is_refused_at_config_time() {
+        for bad in ["''", "'.'", "'internet..x'"] {
+            let e = upfbench_config::profile_from_str(
+                &format!(
+                    "name: p\nsessions: {{count: 1, network_instance: {bad}}}\nstreams: [{{name: \
+                     ul, direction: uplink, rate: 1kpps, payload: 100}}]\nduration: 1s\n"
+                ),
+                "p.yaml",
+            )
+            .unwrap_err();
+            assert!(
+                e.to_string().contains("sessions.network_instance"),
+                "{bad}: {e}"
+            );
+        }
+        // And the plan would not encode one either.
+        assert!(dns("sessions.network_instance", "").is_err());
+    }
+}

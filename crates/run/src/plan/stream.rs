@@ -1,0 +1,136 @@
+//! The streams of a run: what each one sends, to which UEs, and the flows it is measured in.
+//!
+//! A flow is one stream's traffic to or from one UE. Order is owed only within a flow (a UPF
+//! spreads UEs over its cores), so each flow has its own sequence numbers and its own receive
+//! tracker. Flows are numbered densely: stream `s`'s flow for its `j`-th UE is
+//! `s.flow_base + j`.
+
+use core::ops::Range;
+
+use upfbench_stats::Direction;
+
+use upfbench_config::frame;
+
+/// How a stream's packets spread over its UEs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spread {
+    /// One packet per UE in turn.
+    RoundRobin,
+    /// This many consecutive packets per UE, then the next UE.
+    PerUe(u32),
+}
+
+/// When a stream's packets are due, relative to the start of the measured phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Schedule {
+    /// `packets` in all, paced at the stream's rate from the start (continuous mode).
+    Continuous {
+        /// Packets to send.
+        packets: u64,
+    },
+    /// `bursts` bursts of `packets` each, paced at the stream's rate, `gap_ns` of silence after
+    /// each (single burst: `bursts == 1`).
+    Bursts {
+        /// Packets per burst.
+        packets: u64,
+        /// Number of bursts.
+        bursts: u32,
+        /// Silence between bursts (ns).
+        gap_ns: u64,
+    },
+}
+
+impl Schedule {
+    /// Packets in all.
+    pub fn total(&self) -> u64 {
+        match *self {
+            Schedule::Continuous { packets } => packets,
+            Schedule::Bursts {
+                packets, bursts, ..
+            } => packets * u64::from(bursts),
+        }
+    }
+}
+
+/// One stream, direction resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamPlan {
+    /// Dense id, carried in the measurement tag.
+    pub id: u16,
+    /// The profile's name for it (with "/uplink" or "/downlink" for a stream sent both ways).
+    pub name: String,
+    /// Direction.
+    pub direction: Direction,
+    /// Inner UDP payload bytes (the tag included).
+    pub payload_len: u16,
+    /// Whether uplink G-PDUs carry a PDU Session Container.
+    pub pdu_session_container: bool,
+    /// Inner UDP source port.
+    pub source_port: u16,
+    /// Inner UDP destination port.
+    pub destination_port: u16,
+    /// The UEs it sends to or from (indices into the UE table).
+    pub ues: Range<u32>,
+    /// Flow id of its first UE.
+    pub flow_base: u32,
+    /// Packets per second over the whole stream.
+    pub rate_pps: f64,
+    /// When the packets are due.
+    pub schedule: Schedule,
+    /// How packets spread over the UEs.
+    pub spread: Spread,
+}
+
+impl StreamPlan {
+    /// Number of UEs, which is also the number of flows.
+    pub fn ue_count(&self) -> u32 {
+        self.ues.end - self.ues.start
+    }
+
+    /// The flows of this stream.
+    pub fn flows(&self) -> Range<u32> {
+        self.flow_base..self.flow_base + self.ue_count()
+    }
+
+    /// Length of the frames this stream sends (without FCS): a G-PDU on N3 for uplink, a plain
+    /// Ethernet/IPv4/UDP frame on N6 for downlink.
+    pub fn tx_frame_len(&self) -> u16 {
+        tx_frame_len(self.direction, self.payload_len, self.pdu_session_container)
+    }
+}
+
+/// Length of a generated frame as built (without FCS or padding).
+pub fn tx_frame_len(direction: Direction, payload_len: u16, container: bool) -> u16 {
+    let payload = usize::from(payload_len);
+    let len = frame::ETHERNET
+        + match direction {
+            Direction::Uplink => frame::n3_ip_len(payload, container),
+            Direction::Downlink => frame::inner_ip_len(payload),
+        };
+    len as u16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_lengths_of_the_published_payloads() {
+        // 10-byte payload: 60-byte G-PDU (68 with a container), 52-byte plain frame.
+        assert_eq!(tx_frame_len(Direction::Uplink, 10, false), 88);
+        assert_eq!(tx_frame_len(Direction::Uplink, 10, true), 96);
+        assert_eq!(tx_frame_len(Direction::Downlink, 10, false), 52);
+        assert_eq!(tx_frame_len(Direction::Downlink, 1400, false), 1442);
+    }
+
+    #[test]
+    fn schedules_count_their_packets() {
+        assert_eq!(Schedule::Continuous { packets: 7 }.total(), 7);
+        let b = Schedule::Bursts {
+            packets: 5,
+            bursts: 3,
+            gap_ns: 10,
+        };
+        assert_eq!(b.total(), 15);
+    }
+}

@@ -1,0 +1,365 @@
+//! Every file users start from loads and validates: the profiles in `profiles/`, the system and
+//! reflector files in `deploy/systems/`, and each profile on the embedded default's system.
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::{Path, PathBuf};
+
+use upfbench_config::devargs::{SocketRole, socket_file, virtio_queue_pairs};
+use upfbench_config::{
+    self as config, Direction, FileKind, ReflectMode, Reflector, System, TeidAllocation, TeidRange,
+    frame,
+};
+use upfbench_net::{Qfi, Teid};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn yaml_files(dir: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(repo().join(dir))
+        .expect("directory")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn profile(name: &str) -> config::Profile {
+    config::load_profile(repo().join("profiles").join(name)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn system(name: &str) -> System {
+    config::load_system(repo().join("deploy/systems").join(name)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn reflector(name: &str) -> Reflector {
+    config::load_reflector(repo().join("deploy/systems").join(name))
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn every_profile_loads_and_runs_on_the_embedded_default() {
+    let profiles = yaml_files("profiles");
+    let names: Vec<String> = profiles
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    for wanted in [
+        "quickstart.yaml",
+        "published.yaml",
+        "ues-10k.yaml",
+        "uplink-only.yaml",
+        "downlink-only.yaml",
+        "imix.yaml",
+        "upflab-1000.yaml",
+        "search.yaml",
+        "upflab-search.yaml",
+        "handover.yaml",
+    ] {
+        assert!(names.iter().any(|n| n == wanted), "{wanted} missing");
+    }
+    let memif = repo().join("deploy/systems/memif.yaml");
+    for p in &profiles {
+        let text = std::fs::read_to_string(p).expect("read");
+        assert_eq!(
+            config::detect_kind(&text),
+            Some(FileKind::Profile),
+            "{}",
+            p.display()
+        );
+        config::load_run(&memif, p).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+#[test]
+fn the_quickstart_is_one_ue_both_ways_for_five_seconds_per_payload() {
+    let p = profile("quickstart.yaml");
+    assert_eq!(p.sessions.count, 1);
+    assert_eq!(p.sessions.first_ue_address(), Ipv4Addr::new(10, 45, 0, 2));
+    assert_eq!(
+        p.sessions.uplink_teid,
+        TeidAllocation::Range(TeidRange {
+            first: Teid(1),
+            step: 2
+        })
+    );
+    assert_eq!(p.sessions.downlink_teid.teid(0), Teid(2));
+    let dirs: Vec<Direction> = p.streams.iter().map(|s| s.direction).collect();
+    assert_eq!(dirs, [Direction::Uplink, Direction::Downlink]);
+    assert_eq!(p.duration.as_secs(), 5);
+    assert_eq!(p.sweep.payloads, [10, 300, 1400]);
+}
+
+#[test]
+fn the_published_shape_sweeps_10_300_and_1400_bytes() {
+    let p = profile("published.yaml");
+    assert_eq!(p.sweep.payloads, [10, 300, 1400]);
+    assert_eq!(p.sessions.count, 1);
+    assert_eq!(p.sessions.qfi.map(Qfi::get), Some(1));
+    assert!(p.sessions.pdu_session_container && p.sessions.uplink_pdr_qfi);
+    assert_eq!(p.sessions.dnn.as_deref(), Some("internet"));
+    assert!(p.streams.iter().any(|s| s.direction.uplink()));
+    assert!(p.streams.iter().any(|s| s.direction.downlink()));
+}
+
+#[test]
+fn ten_thousand_ues_fit_the_pool_with_disjoint_teids() {
+    let p = profile("ues-10k.yaml");
+    assert_eq!(p.sessions.count, 10_000);
+    assert_eq!(p.sessions.ue_address(9_999), Ipv4Addr::new(10, 45, 39, 17));
+    let TeidAllocation::Range(ul) = p.sessions.uplink_teid else {
+        panic!("uplink TEIDs are ours");
+    };
+    assert_eq!(
+        (ul.teid(9_999), p.sessions.downlink_teid.teid(9_999)),
+        (Teid(19_999), Teid(20_000))
+    );
+}
+
+#[test]
+fn one_way_profiles_go_one_way() {
+    let up = profile("uplink-only.yaml");
+    assert!(up.streams.iter().all(|s| s.direction == Direction::Uplink));
+    let down = profile("downlink-only.yaml");
+    assert!(
+        down.streams
+            .iter()
+            .all(|s| s.direction == Direction::Downlink)
+    );
+}
+
+#[test]
+fn imix_is_seven_four_one_of_64_594_1518_byte_frames() {
+    let p = profile("imix.yaml");
+    let frames: Vec<usize> = p
+        .streams
+        .iter()
+        .map(|s| frame::n6_frame_len(usize::from(s.payload)))
+        .collect();
+    assert_eq!(frames, [64, 594, 1518]);
+    let pps: Vec<f64> = p
+        .streams
+        .iter()
+        .map(|s| s.rate.pps(64, None).expect("a packet rate"))
+        .collect();
+    assert_eq!([pps[0] / pps[2], pps[1] / pps[2]], [7.0, 4.0]);
+    assert!(p.streams.iter().all(|s| s.direction == Direction::Both));
+    // Its largest packets do not fit the kernel lab's 1500-byte veths once tunnelled.
+    let err = config::load_run(
+        repo().join("deploy/systems/lab.yaml"),
+        repo().join("profiles/imix.yaml"),
+    )
+    .expect_err("1544-byte N3 packets on a 1500-byte MTU");
+    let d = &err.diagnostics()[0];
+    assert_eq!(d.field, "streams[2].payload");
+    assert!(d.message.contains("1544-byte uplink packets on n3"), "{d}");
+}
+
+#[test]
+fn every_system_file_loads_as_its_kind() {
+    let files = yaml_files("deploy/systems");
+    assert!(files.len() >= 6, "{files:?}");
+    for f in &files {
+        let text = std::fs::read_to_string(f).expect("read");
+        let kind = config::detect_kind(&text).unwrap_or_else(|| panic!("{}", f.display()));
+        let loaded = config::load_any(f).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(loaded.kind(), kind, "{}", f.display());
+        assert_ne!(kind, FileKind::Profile, "{}", f.display());
+    }
+}
+
+/// The generator's and the reflector's files of one testbed agree with each other.
+fn assert_pair(gen_file: &str, refl_file: &str) {
+    let g = system(gen_file);
+    let r = reflector(refl_file);
+    let (rn3, rn6) = (r.n3.as_ref().expect("n3"), r.n6.as_ref().expect("n6"));
+    assert_eq!(r.mode, ReflectMode::Upf);
+    assert_eq!(g.n3.peer, rn3.address.addr);
+    assert_eq!(g.n6.peer, rn6.address.addr);
+    assert_eq!(rn6.peer, Some(g.n6.address.addr));
+    assert_eq!(g.n3.address.network(), rn3.address.network());
+    assert_eq!(g.n6.address.network(), rn6.address.network());
+    let (gp, rp) = (
+        g.pfcp.as_ref().expect("pfcp"),
+        r.pfcp.as_ref().expect("pfcp"),
+    );
+    assert_eq!(gp.peer, rp.local);
+    assert_eq!(rp.peer, gp.local.ip());
+    assert_ne!(g.eal.file_prefix, r.eal.file_prefix);
+    assert!(g.eal.file_prefix.is_some() && r.eal.file_prefix.is_some());
+    // The two processes' busy workers sit on different lcores.
+    assert!(g.cores.workers.iter().all(|w| !r.cores.workers.contains(w)));
+}
+
+#[test]
+fn the_embedded_default_joins_generator_and_reflector_by_memif() {
+    assert_pair("memif.yaml", "memif-reflector.yaml");
+    let g = system("memif.yaml");
+    let r = reflector("memif-reflector.yaml");
+    let gp = g.pfcp.as_ref().expect("pfcp");
+    assert_eq!(gp.local, "127.0.0.1:8805".parse().unwrap());
+    assert_eq!(gp.peer, "127.0.0.2:8805".parse().unwrap());
+    for (gen_port, refl_port, sock) in [
+        (&g.n3, r.n3.as_ref().unwrap(), "/tmp/upfbench/n3.sock"),
+        (&g.n6, r.n6.as_ref().unwrap(), "/tmp/upfbench/n6.sock"),
+    ] {
+        assert_eq!(gen_port.device, refl_port.device);
+        let (ga, ra) = (
+            gen_port.devargs.as_deref().unwrap(),
+            refl_port.devargs.as_deref().unwrap(),
+        );
+        assert!(
+            ga.contains("role=client") && ra.contains("role=server"),
+            "{ga} / {ra}"
+        );
+        assert!(ga.contains(&format!("socket={sock}")) && ra.contains(&format!("socket={sock}")));
+    }
+}
+
+/// virtio-user ports against vhost-user ports: each generator port is the client of the socket
+/// its reflector port serves, with a queue pair per worker on both ends.
+#[test]
+fn the_virtio_pair_joins_virtio_user_to_vhost_by_socket() {
+    assert_pair("virtio-user.yaml", "vhost-reflector.yaml");
+    let g = system("virtio-user.yaml");
+    let r = reflector("vhost-reflector.yaml");
+    for (gen_port, refl_port, sock) in [
+        (&g.n3, r.n3.as_ref().unwrap(), "/tmp/upfbench/vhost-n3.sock"),
+        (&g.n6, r.n6.as_ref().unwrap(), "/tmp/upfbench/vhost-n6.sock"),
+    ] {
+        let (ga, ra) = (gen_port.devargs.as_deref(), refl_port.devargs.as_deref());
+        let gs = socket_file(gen_port.device.name(), ga).expect("a socket file");
+        let rs = socket_file(refl_port.device.name(), ra).expect("a socket file");
+        assert!(gen_port.device.name().starts_with("net_virtio_user"));
+        assert!(refl_port.device.name().starts_with("net_vhost"));
+        assert_eq!(
+            (gs.path.to_str(), gs.role),
+            (Some(sock), SocketRole::Client)
+        );
+        assert_eq!(
+            (rs.path.to_str(), rs.role),
+            (Some(sock), SocketRole::Server)
+        );
+        assert_eq!(
+            virtio_queue_pairs(gen_port.device.name(), ga),
+            Some(Ok(g.cores.workers.len() as u16))
+        );
+        assert_eq!(
+            virtio_queue_pairs(refl_port.device.name(), ra),
+            Some(Ok(r.cores.workers.len() as u16))
+        );
+    }
+}
+
+#[test]
+fn the_kernel_lab_pair_uses_the_design_address_plan() {
+    assert_pair("lab.yaml", "lab-reflector.yaml");
+    let g = system("lab.yaml");
+    assert_eq!(g.n3.address.to_string(), "192.168.13.131/24");
+    assert_eq!(g.n6.address.to_string(), "192.168.16.152/24");
+    let gp = g.pfcp.expect("pfcp");
+    assert_eq!(gp.local.ip(), IpAddr::V4(Ipv4Addr::new(192, 168, 14, 111)));
+    assert_eq!(gp.peer.ip(), IpAddr::V4(Ipv4Addr::new(192, 168, 14, 151)));
+    assert!(
+        g.n3.peer_mac.is_none() && g.n6.peer_mac.is_none(),
+        "ARP resolves them"
+    );
+    let r = reflector("lab-reflector.yaml");
+    let ports = [r.n3.as_ref().expect("n3"), r.n6.as_ref().expect("n6")];
+    assert!(
+        ports.iter().all(|p| p.peer_mac.is_none()),
+        "the reflector learns or resolves them"
+    );
+}
+
+#[test]
+fn bare_metal_and_vm_examples_use_pci_devices() {
+    for f in ["connectx5.yaml", "virtio-vm.yaml"] {
+        let s = system(f);
+        for port in [&s.n3, &s.n6] {
+            assert!(matches!(port.device, config::Device::Pci(_)), "{f}");
+        }
+    }
+    let cx5 = system("connectx5.yaml");
+    assert_eq!(cx5.n3.speed, Some(100_000_000_000));
+    // A queue per worker on each port.
+    for port in [&cx5.n3, &cx5.n6] {
+        assert_eq!(
+            usize::from(port.queue_count(&cx5.cores)),
+            cx5.cores.workers.len()
+        );
+        assert_eq!(port.queues, Some(8));
+    }
+}
+
+#[test]
+fn the_connectx5_example_validates_and_plans_without_a_nic() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_upfbench"))
+        .current_dir(repo())
+        .args([
+            "validate",
+            "deploy/systems/connectx5.yaml",
+            "profiles/ues-10k.yaml",
+            "profiles/published.yaml",
+        ])
+        .output()
+        .expect("run upfbench");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        stdout.lines().next(),
+        Some(
+            "ok: deploy/systems/connectx5.yaml (system: n3 0000:3b:00.0 192.168.13.131/24, n6 \
+             0000:3b:00.1 192.168.16.152/24, PFCP 192.168.14.111:8805 -> 192.168.14.151:8805)"
+        )
+    );
+
+    // 10,000 UEs dealt over the eight workers, each sending 1/8 of each stream on its queue.
+    let cx5 = repo().join("deploy/systems/connectx5.yaml");
+    let (s, p) = config::load_run(&cx5, repo().join("profiles/ues-10k.yaml"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let plan = upfbench_run::plan::build(&s, &p, None, [None, None]).expect("plan");
+    let lcores: Vec<u32> = plan.workers.iter().map(|w| w.lcore).collect();
+    assert_eq!(lcores, [2, 3, 4, 5, 6, 7, 8, 9]);
+    for w in &plan.workers {
+        assert_eq!(w.shares.len(), 2, "worker {}", w.lcore);
+        for share in &w.shares {
+            assert_eq!(share.count, 1250);
+            assert!(
+                (share.rate_pps - 125_000.0).abs() < 1e-6,
+                "{}",
+                share.rate_pps
+            );
+        }
+    }
+    assert_eq!(plan.packets(), 2 * 30_000_000);
+
+    // A rate in percent of the line: the file's 100 Gbps stands for what the NIC would report.
+    let pct = config::profile_from_str(
+        "name: pct\nsessions: {count: 8}\n\
+         streams: [{name: a, direction: both, rate: 10%, payload: 1400}]\n",
+        "pct.yaml",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let plan = upfbench_run::plan::build(&s, &pct, None, [None, None])
+        .expect("the line rate comes from the file");
+    let container = pct.sessions.pdu_session_container;
+    for (stream, frame) in plan.streams.iter().zip([
+        frame::n3_frame_len(1400, container),
+        frame::n6_frame_len(1400),
+    ]) {
+        let want = 10e9 / ((frame + frame::L1_OVERHEAD) * 8) as f64;
+        assert!(
+            (stream.rate_pps - want).abs() < 1e-3,
+            "{}: {} pps, want {want}",
+            stream.name,
+            stream.rate_pps
+        );
+    }
+    assert_eq!(plan.workers.len(), 8);
+}
