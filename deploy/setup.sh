@@ -7,7 +7,7 @@
 # needs none of them.
 # --test: also what `make test` needs beyond building: Debian's chromium, the real browser the
 # report page's test (crates/present/tests/browser.rs) loads report.html in; Debian's prometheus,
-# the real Prometheus that scrapes --metrics in the end-to-end test (crates/generator/tests/e2e/
+# the real Prometheus that scrapes --metrics in the end-to-end test (crates/upfbench/tests/e2e/
 # metrics.rs) and whose promtool checks the exposition and the Grafana dashboard's queries;
 # debootstrap, podman and runc for the package's test (deploy/package/test.sh: a Debian 12 chroot
 # to install the .deb in, the container image, the systemd unit; runc where crun cannot take a

@@ -69,7 +69,7 @@ fn shipped_files_validate_and_say_what_they_are() {
 
 #[test]
 fn bad_files_print_their_diagnostics_and_fail() {
-    let bad = "crates/generator/tests/config_errors/profile-rates.yaml";
+    let bad = "crates/config/tests/config_errors/profile-rates.yaml";
     let out = validate(&["profiles/quickstart.yaml", bad]);
     assert!(!out.status.success());
     assert_eq!(out.status.code(), Some(1));
@@ -116,7 +116,7 @@ fn a_profile_is_checked_against_the_system_files_given_with_it() {
 fn a_file_that_cannot_be_read_or_told_apart_is_an_error() {
     let out = validate(&[
         "no/such/file.yaml",
-        "crates/generator/tests/config_errors/any-unknown-kind.yaml",
+        "crates/config/tests/config_errors/any-unknown-kind.yaml",
     ]);
     assert!(!out.status.success());
     assert!(out.stdout.is_empty());

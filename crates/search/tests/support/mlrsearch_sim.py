@@ -19,7 +19,7 @@ throughput (pps, null where there is none).
 
 The simulated UPF is a deterministic function of the intended load and duration, in integer
 packet counts (MLRsearch computes a trial's loss ratio from counts);
-crates/generator/tests/mlrsearch_differential.rs computes the same function in Rust:
+crates/search/tests/mlrsearch_differential.rs computes the same function in Rust:
 
     sent = floor(load * duration + 0.5)
     sharp:          lost = max(0, sent - floor(capacity * duration))

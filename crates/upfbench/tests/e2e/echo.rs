@@ -56,7 +56,7 @@ fn echo_mode_swaps_udp_answers_arp_and_icmp_and_counts_the_rest() {
     reflector.wait_until(Duration::from_secs(20), |out, _| {
         out.contains("reflect: echo on N6 mode")
     });
-    let script = repo().join("crates/generator/tests/e2e/echo_scapy.py");
+    let script = repo().join("crates/upfbench/tests/e2e/echo_scapy.py");
     let (udp, tcp) = (UDP.to_string(), TCP.to_string());
     // Debian's python3-scapy is for the system's interpreter.
     let out = Command::new("ip")
