@@ -55,8 +55,8 @@ pub use units::{IpPrefix, Ipv4Prefix, PFCP_PORT, Rate, parse_duration};
 
 use issues::{Check, Issues};
 pub use kind::{FileKind, detect_kind};
-pub use multiplier::{Multiplier, MultiplierKind};
 use load::load;
+pub use multiplier::{Multiplier, MultiplierKind};
 use source::SourceMap;
 
 /// A file of any kind, checked.
