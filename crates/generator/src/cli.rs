@@ -67,7 +67,9 @@ pub enum Command {
     Capacity(RunArgs),
     /// Compare reports side by side, as the published UPF comparisons do: a row per payload
     /// size, a column group per report (runs, sweeps and searches in any mix), each named by
-    /// its system file's `label` or else its folder's name.
+    /// its label (`--label`, or the system file's `label`) or else by the part of its folder's
+    /// path that differs from the others' (`open5gs-1/sweep` and `eupf-1/sweep`: `open5gs-1`
+    /// and `eupf-1`).
     ///
     /// Runs and sweeps give Tx/Rx Gbps, Rx Kpps, loss and p50/p99 latency per direction;
     /// searches their goals' (NDR, PDR) conditional throughput in Mpps and Gbps L1. Prints
