@@ -192,8 +192,14 @@ fn memif_multiplier_duration_and_label_change_the_run_and_its_report() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(md.contains("- **half rate**: run of profile `e2e`"), "{md}");
-    assert!(md.contains("- **50 Mbps**: sweep of profile `e2e`"), "{md}");
+    assert!(
+        md.contains("- **half rate**: run of profile `e2e` at -m 50%, started "),
+        "{md}"
+    );
+    assert!(
+        md.contains("- **50 Mbps**: sweep of profile `e2e` at -m 50Mbps, started "),
+        "{md}"
+    );
     assert!(md.contains("| half rate Tx Gbps |"), "{md}");
     assert!(md.contains("| 50 Mbps Tx Gbps |"), "{md}");
 }
