@@ -67,7 +67,9 @@ pub enum Command {
     Capacity(RunArgs),
     /// Compare reports side by side, as the published UPF comparisons do: a row per payload
     /// size, a column group per report (runs, sweeps and searches in any mix), each named by
-    /// its system file's `label` or else its folder's name.
+    /// its label (`--label`, or the system file's `label`) or else by the part of its folder's
+    /// path that differs from the others' (`open5gs-1/sweep` and `eupf-1/sweep`: `open5gs-1`
+    /// and `eupf-1`).
     ///
     /// Runs and sweeps give Tx/Rx Gbps, Rx Kpps, loss and p50/p99 latency per direction;
     /// searches their goals' (NDR, PDR) conditional throughput in Mpps and Gbps L1. Prints
@@ -203,6 +205,36 @@ pub struct RunArgs {
     /// UPFBENCH_STEP_LABEL in its environment. A failure is a warning in the report.
     #[arg(long, value_name = "CMD")]
     pub step_hook: Option<String>,
+    /// Scale the profile's rates (run, sweep, capacity; not search, which chooses its loads).
+    /// A factor of every stream's rate: `50%`, `2x`, `0.5` (a bare number). Or a total: `3Mpps`,
+    /// `500kpps`, `10Gbps` (layer 1, as the report counts; `10Gbps L2` for layer 2), the
+    /// streams scaled by one factor so that all of them, both directions, add up to it at every
+    /// step (each payload of a sweep, each batch of a climb), their proportions kept. Unlike
+    /// TRex, `%` is of the profile's rates, not of the line rate. The report records it and the
+    /// rates each step came to.
+    #[arg(
+        short = 'm',
+        long,
+        value_name = "MULT",
+        allow_hyphen_values = true,
+        value_parser = parse_multiplier
+    )]
+    pub multiplier: Option<upfbench_config::Multiplier>,
+    /// Send for this long instead of the profile's `duration` (`30s`, `500ms`, `2min`): each
+    /// step's measured phase, or for `capacity` the traffic after each batch (`capacity.step`).
+    /// Not for search, whose trials have their own durations.
+    #[arg(
+        short = 'd',
+        long,
+        value_name = "DURATION",
+        allow_hyphen_values = true,
+        value_parser = parse_run_duration
+    )]
+    pub duration: Option<std::time::Duration>,
+    /// Name the run in its report, report.html and `upfbench compare` (instead of the system
+    /// file's `label`): the UPF and its set-up, `eupf-maps32768`.
+    #[arg(long, value_name = "NAME", value_parser = parse_label)]
+    pub label: Option<String>,
     /// Prometheus metrics and the run's phase over HTTP.
     #[command(flatten)]
     pub metrics: MetricsArgs,
@@ -249,6 +281,24 @@ fn parse_port_name(s: &str) -> Result<upfbench_config::PortName, String> {
 /// A duration as the files write it (`500ms`, `10s`, `2m`).
 pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     upfbench_config::parse_duration(s)
+}
+
+/// A rate multiplier (`-m`): `50%`, `2x`, `3Mpps`, `10Gbps`.
+pub fn parse_multiplier(s: &str) -> Result<upfbench_config::Multiplier, String> {
+    s.parse()
+}
+
+/// A run's duration (`-d`): as the files write it, and longer than 0.
+pub fn parse_run_duration(s: &str) -> Result<std::time::Duration, String> {
+    match upfbench_config::parse_duration(s)? {
+        d if d.is_zero() => Err(format!("{s:?} sends nothing: give a duration above 0")),
+        d => Ok(d),
+    }
+}
+
+/// A run's name (`--label`), checked as the system file's `label` is.
+pub fn parse_label(s: &str) -> Result<String, String> {
+    upfbench_config::overrides::check_command_line_label(s).map(|()| s.to_owned())
 }
 
 /// Arguments of `upfbench validate`.
@@ -360,6 +410,65 @@ mod tests {
                 .is_err()
         );
         assert!(Cli::try_parse_from(["upfbench", "nics"]).is_ok());
+    }
+
+    fn run_args(args: &[&str]) -> Result<RunArgs, String> {
+        let mut all = vec!["upfbench", "run", "s.yaml", "p.yaml"];
+        all.extend_from_slice(args);
+        match Cli::try_parse_from(all).map_err(|e| e.to_string())?.command {
+            Command::Run(args) => Ok(args),
+            _ => panic!("run expected"),
+        }
+    }
+
+    #[test]
+    fn run_takes_a_multiplier_a_duration_and_a_label() {
+        use upfbench_config::MultiplierKind;
+        let args = run_args(&["-m", "50%", "-d", "2s", "--label", "eupf 0.6"]).unwrap();
+        let m = args.multiplier.expect("-m");
+        assert_eq!((m.given(), m.kind()), ("50%", MultiplierKind::Factor(0.5)));
+        assert_eq!(args.duration, Some(std::time::Duration::from_secs(2)));
+        assert_eq!(args.label.as_deref(), Some("eupf 0.6"));
+        let args = run_args(&["--multiplier", "3Mpps", "--duration", "500ms"]).unwrap();
+        assert_eq!(
+            args.multiplier.map(|m| m.kind()),
+            Some(MultiplierKind::TotalPps(3e6))
+        );
+        assert_eq!(args.duration, Some(std::time::Duration::from_millis(500)));
+        let args = run_args(&[]).unwrap();
+        assert!(args.multiplier.is_none() && args.duration.is_none() && args.label.is_none());
+        // Sweep and capacity take them too (search refuses -m and -d when it runs).
+        for command in ["sweep", "capacity", "search"] {
+            let cli = Cli::try_parse_from(["upfbench", command, "s", "p", "-m", "2x", "-d", "1s"]);
+            assert!(cli.is_ok(), "{command}");
+        }
+    }
+
+    #[test]
+    fn meaningless_overrides_are_refused_naming_the_option() {
+        for (args, says) in [
+            (["-m", "0"], "sends nothing"),
+            (["-m", "-50%"], "cannot be negative"),
+            (["-m", "5 furlongs"], "unknown unit \"furlongs\""),
+            (["-d", "0s"], "sends nothing"),
+            (["-d", "10"], "has no unit"),
+            (["-d", "-1s"], "cannot be negative"),
+            (["--label", " "], "give a name"),
+        ] {
+            let e = run_args(&args).unwrap_err();
+            let option = if args[0] == "-m" {
+                "'--multiplier <MULT>'"
+            } else if args[0] == "-d" {
+                "'--duration <DURATION>'"
+            } else {
+                "'--label <NAME>'"
+            };
+            assert!(
+                e.contains(&format!("invalid value '{}' for {option}", args[1])),
+                "{args:?}: {e}"
+            );
+            assert!(e.contains(says), "{args:?}: {e}");
+        }
     }
 
     #[test]

@@ -111,7 +111,7 @@ pub(crate) fn check_profile_on_system(
 }
 
 /// The streams leaving one port must fit its line rate, when the system file gives it.
-fn check_line_rate(
+pub(crate) fn check_line_rate(
     system: &System,
     system_name: &str,
     profile: &Profile,

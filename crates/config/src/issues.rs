@@ -81,6 +81,23 @@ impl Issues {
     }
 }
 
+impl Issues {
+    /// Every problem, reported against a command line option (`option`) that caused it:
+    /// `command line: --duration: churn.start: ...`, the field named after `context`.
+    pub(crate) fn caused_by(self, option: &str, context: &str) -> Vec<Diagnostic> {
+        self.list
+            .into_iter()
+            .map(|(field, message)| Diagnostic {
+                file: "command line".to_owned(),
+                line: 0,
+                column: 0,
+                field: option.to_owned(),
+                message: format!("{context}{field}: {message}"),
+            })
+            .collect()
+    }
+}
+
 /// A file type's own checks: everything that can be known from the file alone.
 pub(crate) trait Check {
     /// Adds every problem found to `issues`.

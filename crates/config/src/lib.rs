@@ -29,7 +29,9 @@ mod identifiers;
 mod issues;
 mod kind;
 mod load;
+pub mod multiplier;
 mod n4_impairments;
+pub mod overrides;
 mod profile;
 mod reflector;
 mod serde_forms;
@@ -55,6 +57,7 @@ pub use units::{IpPrefix, Ipv4Prefix, PFCP_PORT, Rate, parse_duration};
 use issues::{Check, Issues};
 pub use kind::{FileKind, detect_kind};
 use load::load;
+pub use multiplier::{Multiplier, MultiplierKind};
 use source::SourceMap;
 
 /// A file of any kind, checked.

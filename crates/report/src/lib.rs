@@ -8,6 +8,7 @@ mod frames;
 mod handover;
 mod interface;
 mod model;
+mod multiplier;
 mod queues;
 mod search;
 mod search_table;
@@ -35,6 +36,7 @@ pub use model::{
     Report, ReportError, SCHEMA_VERSION, StepReport, StreamSummary, TOOL_NAME, ThroughputReport,
     ToolInfo,
 };
+pub use multiplier::{MultipliedStep, MultiplierReport};
 pub use queues::{LOPSIDED_SHARE, RxQueues};
 pub use search::{
     GoalResult, GoalSpec, GoalStatus, LatencyBoundSpec, LoadLatency, SearchCase, SearchReport,

@@ -58,6 +58,9 @@ pub struct Report {
     /// The climb to the UPF's session limit, when the run was one (`upfbench capacity`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity: Option<super::CapacityReport>,
+    /// The command line's `-m/--multiplier` and the rates it came to, when it had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multiplier: Option<super::MultiplierReport>,
 }
 
 /// What the PFCP client saw: how fast the UPF took the sessions, how often it had to be asked
@@ -524,6 +527,7 @@ impl Report {
             clock: None,
             search: None,
             capacity: None,
+            multiplier: None,
         }
     }
 

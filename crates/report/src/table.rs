@@ -544,6 +544,9 @@ pub fn render_table(report: &Report) -> String {
         report.started,
         report.duration_s
     );
+    if let Some(label) = report.config.get("label") {
+        let _ = writeln!(out, "label: {label}");
+    }
     if !report.config.is_empty() {
         let cfg: Vec<String> = report
             .config
@@ -560,6 +563,9 @@ pub fn render_table(report: &Report) -> String {
         "Gbps at L1 (frame with FCS, padded to 64 B, + 20 B of preamble and IFG); loss from sequence numbers; \
          latency one-way in us\n"
     );
+    if let Some(m) = &report.multiplier {
+        super::multiplier::multiplier_section(&mut out, m);
+    }
     if let Some(c) = &report.capacity {
         super::capacity::capacity_section(&mut out, c);
     }

@@ -1,11 +1,12 @@
 //! `upfbench compare REPORT...`: reports side by side. Reads each report (its report.json or
-//! its folder), names it by its system file's label or its folder, and prints the comparison
-//! (Markdown, or CSV); with `--out`, writes the tables, the plots and the page into a folder.
+//! its folder), names it by its label or the part of its folder's path that differs from the
+//! others' ([`report_names`]), and prints the comparison (Markdown, or CSV); with `--out`,
+//! writes the tables, the plots and the page into a folder.
 
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use upfbench_present::compare::{self, Comparison, Labelled, distinct_labels};
+use upfbench_present::compare::{self, Comparison, Labelled, Named, report_names};
 use upfbench_present::figures::compare_figures;
 use upfbench_present::folder::{LoadedReport, REPORT_HTML, REPORT_JSON, load};
 use upfbench_present::html::compare_page;
@@ -30,7 +31,15 @@ pub(crate) fn run(args: &CompareArgs) -> Result<()> {
         .map(|p| load(p))
         .collect::<Result<_, _>>()
         .context("reading the reports to compare")?;
-    let labels = distinct_labels(&loaded.iter().map(LoadedReport::label).collect::<Vec<_>>());
+    let labels = report_names(
+        &loaded
+            .iter()
+            .map(|r| Named {
+                label: r.report.config.get("label").map(String::as_str),
+                folder: &r.folder,
+            })
+            .collect::<Vec<_>>(),
+    );
     let reports: Vec<Labelled<'_>> = loaded
         .iter()
         .zip(&labels)

@@ -106,3 +106,89 @@ fn log_lines_have_no_colour_codes_in_a_pipe() {
     assert!(err.contains("no/such/profile.yaml: cannot read"), "{err}");
     assert!(!err.contains('\u{1b}'), "escape codes in a pipe: {err:?}");
 }
+
+#[test]
+fn a_multiplier_is_checked_at_every_step_before_eal() {
+    let quickstart = ["deploy/systems/memif.yaml", "profiles/quickstart.yaml"];
+    // 100 kpps each way times 20000: 2 Gpps a stream.
+    let out = upfbench(&[&["run"][..], &quickstart, &["-m", "20000x"]].concat());
+    assert_eq!(
+        refused_up_front(&out),
+        [
+            "--multiplier: 20000x: streams[0].rate: 2Gpps is above 1Gpps, more than any port \
+             carries",
+            "--multiplier: 20000x: streams[1].rate: 2Gpps is above 1Gpps, more than any port \
+             carries",
+        ]
+    );
+    // What means nothing is refused by the option's parser, which names it.
+    for (m, says) in [
+        ("0", "\"0\" sends nothing"),
+        ("-50%", "cannot be negative"),
+        ("3 parsecs", "unknown unit \"parsecs\""),
+    ] {
+        let out = upfbench(&[&["sweep"][..], &quickstart, &["-m", m]].concat());
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!("invalid value '{m}' for '--multiplier <MULT>': ")),
+            "{err}"
+        );
+        assert!(err.contains(says), "{err}");
+    }
+    // A search chooses its loads and its trials' durations.
+    for option in [["-m", "2x"], ["-d", "2s"]] {
+        let out = upfbench(&[&["search"][..], &quickstart, &option].concat());
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(!err.contains("EAL"), "EAL was started: {err}");
+        assert!(
+            err.contains("-m/--multiplier and -d/--duration are for run, sweep and capacity"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn a_duration_gets_the_profiles_checks_before_eal() {
+    let dir = std::env::temp_dir().join(format!("upfbench-cli-d-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let profile = dir.join("churn.yaml");
+    std::fs::write(
+        &profile,
+        "name: churn\nstreams: [{name: dl, direction: downlink, rate: 1kpps, payload: 100}]\n\
+         duration: 10s\nchurn: {rate: 10, lifetime: 1s, start: 3s}\n",
+    )
+    .unwrap();
+    let out = upfbench(&[
+        "run",
+        "deploy/systems/memif.yaml",
+        profile.to_str().unwrap(),
+        "-d",
+        "2s",
+    ]);
+    let found = refused_up_front(&out);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        found,
+        [
+            "--duration: 2s: churn.lifetime: 1s from 3s leaves no room in the measured phase \
+             of 2s (`duration`): a churn session is deleted within it",
+            "--duration: 2s: churn.start: 3s is not within the measured phase of 2s (`duration`)",
+        ]
+    );
+    let out = upfbench(&[
+        "run",
+        "deploy/systems/memif.yaml",
+        "profiles/quickstart.yaml",
+        "-d",
+        "0s",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out)
+            .contains("invalid value '0s' for '--duration <DURATION>': \"0s\" sends nothing"),
+        "{}",
+        stderr(&out)
+    );
+}

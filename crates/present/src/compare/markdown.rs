@@ -50,8 +50,14 @@ pub fn render(c: &Comparison) -> String {
     for r in &c.reports {
         let _ = writeln!(
             out,
-            "- **{}**: {} of profile `{}`, started {}",
-            r.label, r.kind, r.profile, r.started
+            "- **{}**: {} of profile `{}`{}, started {}",
+            r.label,
+            r.kind,
+            r.profile,
+            r.multiplier
+                .as_ref()
+                .map_or_else(String::new, |m| format!(" at -m {m}")),
+            r.started
         );
     }
     for s in &c.sections {

@@ -7,6 +7,7 @@
 
 pub mod csv;
 pub mod markdown;
+mod naming;
 pub mod series;
 mod table;
 
@@ -15,6 +16,7 @@ use std::fmt;
 use upfbench_report::{Report, SearchCase, StepReport};
 use upfbench_stats::Direction;
 
+pub use naming::{Named, report_names};
 pub use table::{Cell, Column, Compared, Comparison, Group, Row, Section};
 
 /// A report and the name of its column group.

@@ -143,3 +143,35 @@ fn a_label_with_a_comma_is_quoted_and_an_empty_report_noted() {
     );
     assert!(markdown::render(&c).contains("\nNotes:\n\n- crashed: nothing measured to compare\n"));
 }
+
+#[test]
+fn a_multiplied_report_says_so_beside_its_profile() {
+    use upfbench_report::MultiplierReport;
+    let mut a = sweep("eupf", 200);
+    a.multiplier = Some(MultiplierReport {
+        given: "10Gbps".into(),
+        steps: Vec::new(),
+    });
+    let b = sweep("open5gs", 100);
+    let c = Comparison::new(&[
+        Labelled {
+            label: "eupf",
+            report: &a,
+        },
+        Labelled {
+            label: "open5gs",
+            report: &b,
+        },
+    ]);
+    let md = markdown::render(&c);
+    assert!(
+        md.contains("- **eupf**: sweep of profile `published` at -m 10Gbps, started "),
+        "{md}"
+    );
+    assert!(
+        md.contains("- **open5gs**: sweep of profile `published`, started "),
+        "{md}"
+    );
+    let html = crate::html::compare_page(&c, &[], "0.1.0");
+    assert!(html.contains("published at -m 10Gbps"), "{html}");
+}

@@ -87,6 +87,8 @@ pub struct Compared {
     pub profile: String,
     /// When it started (RFC 3339).
     pub started: String,
+    /// The `-m` multiplier its rates were scaled by, as given.
+    pub multiplier: Option<String>,
 }
 
 impl Compared {
@@ -104,6 +106,7 @@ impl Compared {
             kind,
             profile: report.config.get("profile").cloned().unwrap_or_default(),
             started: report.started.clone(),
+            multiplier: report.multiplier.as_ref().map(|m| m.given.clone()),
         }
     }
 }

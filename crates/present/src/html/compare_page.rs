@@ -60,7 +60,10 @@ pub fn compare_page(c: &Comparison, plots: &[Figure], tool_version: &str) -> Str
             vec![
                 r.label.clone(),
                 r.kind.to_owned(),
-                r.profile.clone(),
+                match &r.multiplier {
+                    Some(m) => format!("{} at -m {m}", r.profile),
+                    None => r.profile.clone(),
+                },
                 r.started.clone(),
             ]
         })

@@ -56,6 +56,9 @@ pub fn report_page(report: &Report, plots: &[Figure]) -> String {
     if let Some(label) = c.get("label") {
         list.push(("Label", label.clone()));
     }
+    if let Some(m) = &report.multiplier {
+        list.push(("Rates", m.summary()));
+    }
     for (key, name) in [
         ("ues", "UEs"),
         ("workers", "Workers"),
@@ -142,6 +145,32 @@ mod tests {
         for never in ["http:", "https:", "<script", "<link", "<img", "url("] {
             assert!(!html.contains(never), "{never}");
         }
+    }
+
+    #[test]
+    fn the_label_names_the_page_and_the_multiplier_shows_its_rates() {
+        use upfbench_report::{MultipliedStep, MultiplierReport};
+        let mut report = sweep("eupf-maps32768-1", 100);
+        report.multiplier = Some(MultiplierReport {
+            given: "50%".into(),
+            steps: vec![MultipliedStep {
+                step: "10 B".into(),
+                factor: 0.5,
+                pps: 100e3,
+                gbps_l1: 0.067,
+                gbps_l2: 0.051,
+            }],
+        });
+        let html = report_page(&report, &[]);
+        assert!(
+            html.contains("<title>upfbench sweep: eupf-maps32768-1, 2026-"),
+            "{html}"
+        );
+        assert!(html.contains("<h1>upfbench sweep: eupf-maps32768-1</h1>"));
+        assert!(html.contains("<dt>Label</dt><dd>eupf-maps32768-1</dd>"));
+        assert!(
+            html.contains("<dt>Rates</dt><dd>-m 50%: 10 B x0.5 (100.0 Kpps, 0.067 Gbps L1)</dd>")
+        );
     }
 
     #[test]

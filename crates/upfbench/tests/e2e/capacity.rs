@@ -166,3 +166,55 @@ fn capacity_establishes_and_deletes_100k_sessions_within_a_memory_bound() {
         "reflector {reflector_mb} MB for 100,000 sessions"
     );
 }
+
+/// `capacity -m 10kpps -d 700ms`: every batch's traffic at 10 kpps in all (the profile's 20
+/// kpps each way times 0.25) for 700 ms instead of the profile's `capacity.step`.
+#[test]
+fn capacity_takes_a_multiplier_and_a_duration_for_every_batch() {
+    let _serial = serial();
+    let profile = "name: e2e-capacity-m\n\
+         sessions: {count: 20}\n\
+         capacity: {batch: 10, step: 300ms}\n\
+         streams:\n  \
+           - {name: ul, direction: uplink, rate: 20kpps, payload: 100}\n  \
+           - {name: dl, direction: downlink, rate: 20kpps, payload: 100}\n\
+         warmup: 0s\n\
+         drain: 200ms\n";
+    let bed = Memif::shipped(
+        "capacity-m",
+        ["memif.yaml", "memif-reflector.yaml"],
+        ["upfbench-gen", "upfbench-reflect"],
+        profile,
+        |system, reflector| (system, reflector),
+    );
+    let mut reflector = bed.reflector();
+    let mut generator = bed.command_with("capacity", &["-m", "10kpps", "-d", "700ms"]);
+    let status = generator.wait(Duration::from_secs(120));
+    let o = finish(&bed, &mut reflector, &generator, status);
+    assert!(o.status.success(), "{}\n{}", o.status, o.stdout);
+    let m = &o.report["multiplier"];
+    assert_eq!(m["given"], "10kpps", "{m}");
+    let planned = m["steps"].as_array().expect("steps");
+    assert_eq!(planned.len(), 1, "one row for every batch: {m}");
+    assert_eq!(planned[0]["step"], "every batch");
+    assert_eq!(planned[0]["factor"].as_f64(), Some(0.25), "{m}");
+    assert_eq!(planned[0]["pps"].as_f64(), Some(10_000.0), "{m}");
+    let steps = o.report["steps"].as_array().expect("steps");
+    assert_eq!(steps.len(), 2, "two batches of 10");
+    for step in steps {
+        for d in step["directions"].as_array().expect("directions") {
+            let sent = num(d, &["loss", "sent"]);
+            println!(
+                "capacity -m 10kpps -d 700ms: {} {}: sent {sent} over {:.4} s",
+                step["label"], d["direction"], step["duration_s"]
+            );
+            // 5 kpps a direction for 700 ms.
+            assert_eq!(sent, 3_500, "{}: {d}", step["label"]);
+            assert_eq!(num(d, &["rx", "packets"]), sent, "{d}");
+        }
+        assert!(
+            step["duration_s"].as_f64().expect("duration") > 0.68,
+            "{step}"
+        );
+    }
+}

@@ -19,6 +19,9 @@
 //!   received by the generator;
 //! - `upfbench search` against the reflector's rate cap (the NDR within the goal's width of
 //!   it) and against a loss at every load (no NDR, the PDR at the cap);
+//! - the command line's overrides over memif: `-m 50%` halves the packets a run sends, `-m
+//!   50Mbps` gives each step of a sweep that total at L1, `-d` sets how long each step sends,
+//!   `--label` names the run in report.json, report.txt, report.html and `upfbench compare`;
 //! - on `net_null`, no peer: a TX asked for more than it can send slips, and the report says so;
 //! - `upfbench doctor` and `upfbench nics` on this machine, what they print checked against
 //!   /proc and /sys as the test reads them (read only: nothing is bound);
@@ -55,6 +58,7 @@ mod lab_tester_loss;
 mod memif;
 mod memif_interrupts;
 mod metrics;
+mod overrides;
 mod search;
 mod sweep;
 mod timeline;

@@ -136,11 +136,16 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
     let search_cases = setup
         .search
         .then(|| search::cases::cases(setup.profile, &setup.payloads));
+    // `-m`: each step's profile with its streams' rates scaled.
+    let (multiplied, multiplier) = super::multiply::steps(setup, links)?;
+    record.report.multiplier = multiplier;
+    let profile_at = |i: usize| multiplied.get(i).map_or(setup.profile, |m| &m.profile);
     let plans = match &search_cases {
         None => setup
             .payloads
             .iter()
-            .map(|&p| plan::build(system, setup.profile, p, links))
+            .enumerate()
+            .map(|(i, &p)| plan::build(system, profile_at(i), p, links))
             .collect::<Result<Vec<Plan>, _>>()?,
         Some(cases) => cases
             .iter()
@@ -238,7 +243,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
             };
             Box::new(CapacityProgram::new(
                 system,
-                setup.profile,
+                profile_at(0),
                 links,
                 &climb_rules,
                 timing,

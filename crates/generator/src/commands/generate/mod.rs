@@ -8,6 +8,7 @@
 
 mod bring_up;
 mod interpreter;
+mod multiply;
 mod n4;
 mod program;
 mod step;
@@ -63,13 +64,30 @@ pub fn run(args: &RunArgs, mode: Mode<'_>) -> Result<()> {
     let interrupts = Interrupts::install().context("installing the signal handlers")?;
     // The TSC's frequency is measured from here on, against the kernel's clock.
     let first_anchor = TscAnchor::now();
-    let (system, profile) = config::load_sweep(&args.system, &args.profile, sweep.flatten())
+    if matches!(mode, Mode::Search(_)) && (args.multiplier.is_some() || args.duration.is_some()) {
+        bail!(
+            "-m/--multiplier and -d/--duration are for run, sweep and capacity: a search \
+             chooses its loads, and its trials' durations are its `search` section's"
+        );
+    }
+    let (mut system, profile) = config::load_sweep(&args.system, &args.profile, sweep.flatten())
         .map_err(|e| anyhow!("{e}"))?;
-    let metrics = GeneratorMetrics::start(&args.metrics)?;
+    // The command line's name for the run replaces the system file's.
+    if let Some(label) = &args.label {
+        system.label = Some(label.clone());
+    }
+    let profile = match args.duration {
+        Some(d) => config::overrides::with_duration(&profile, d).map_err(|e| anyhow!("{e}"))?,
+        None => profile,
+    };
     let payloads: Vec<Option<u16>> = match sweep {
         Some(_) => profile.sweep.payloads.iter().copied().map(Some).collect(),
         None => vec![None],
     };
+    if let Some(m) = &args.multiplier {
+        multiply::check(&system, &profile, m, &payloads)?;
+    }
+    let metrics = GeneratorMetrics::start(&args.metrics)?;
     if profile.mobility.is_some() && !matches!(mode, Mode::Run) {
         bail!(
             "a profile with `mobility` runs one step (`upfbench run`): after its handovers the \
@@ -139,6 +157,7 @@ pub fn run(args: &RunArgs, mode: Mode<'_>) -> Result<()> {
         first_anchor,
         kernel: KernelCounters::new(&system),
         metrics: metrics.as_ref(),
+        multiplier: args.multiplier.as_ref(),
     };
     // Dropped after the Eal: removes its runtime files on every way out, panics included.
     let runtime_dir = RuntimeDirGuard::new(&prefix);
@@ -177,6 +196,8 @@ struct Setup<'a> {
     kernel: KernelCounters,
     /// The metrics endpoint, if `--metrics` asked for one.
     metrics: Option<&'a GeneratorMetrics>,
+    /// `-m`: the profile's rates scaled at each step.
+    multiplier: Option<&'a config::Multiplier>,
 }
 
 impl Setup<'_> {
