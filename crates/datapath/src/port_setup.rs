@@ -150,8 +150,8 @@ pub fn split_queues<'p>(n3: Queues<'p>, n6: Queues<'p>) -> Vec<[PortQueues<'p>; 
      link and the peer's address, or give its MAC (peer_mac) in the system file"
 )]
 pub struct Unresolved {
-    /// "N3" or "N6".
-    pub side: &'static str,
+    /// The port.
+    pub side: Side,
     /// The address asked for.
     pub address: Ipv4Addr,
     /// Requests sent.
@@ -175,7 +175,7 @@ pub fn resolve<'p>(
     stop: &dyn Fn() -> bool,
 ) -> Result<Vec<MacAddr>, WaitError> {
     let unresolved = |(side, ip): (Side, u32)| Unresolved {
-        side: side.name(),
+        side,
         address: Ipv4Addr::from(ip),
         requests,
         interval,

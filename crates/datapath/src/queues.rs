@@ -7,33 +7,10 @@ use upfbench_dpdk::{RxQueue, TxQueue};
 /// 10.8 on two vCPUs; 256 gave no more (`benches/reflector_memif.sh`).
 pub const RX_BURST: usize = 128;
 
-/// The two ports, as indices into per-port arrays.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(u8)]
-pub enum Side {
-    /// The gNB side: GTP-U.
-    N3 = 0,
-    /// The data network side: plain IP.
-    N6 = 1,
-}
-
-impl Side {
-    /// Both, N3 first.
-    pub const BOTH: [Side; 2] = [Side::N3, Side::N6];
-
-    /// Index into per-port arrays.
-    pub const fn index(self) -> usize {
-        self as usize
-    }
-
-    /// "N3" or "N6".
-    pub const fn name(self) -> &'static str {
-        match self {
-            Side::N3 => "N3",
-            Side::N6 => "N6",
-        }
-    }
-}
+/// The two ports, as indices into per-port arrays: the one port enum that reports, the
+/// generator and the reflector share ([`upfbench_stats::PortName`]: `index()`, `BOTH`,
+/// `name()`), under the name the data path has always used.
+pub use upfbench_stats::PortName as Side;
 
 /// A worker's queues on one port.
 #[derive(Debug)]

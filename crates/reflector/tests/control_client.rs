@@ -137,7 +137,7 @@ fn the_initial_window_and_the_release_wait_of_the_system_file_take_effect() {
     );
     assert_eq!(upf.releases_seen.load(Ordering::Relaxed), 1, "sent once");
 
-    times.release = Some("not answered".into());
+    times.release = Some(upfbench_report::Release::NotAnswered);
     let figures = client.figures().wait().unwrap().expect("figures");
     let stats = client.stats().wait().unwrap().expect("stats");
     let report = control_report(upf.address.to_string(), 3, &times, &figures, &stats);

@@ -162,7 +162,7 @@ pub fn render_ports_csv(report: &Report) -> String {
             let i = p.interface.as_ref();
             let row = [
                 field(&s.label),
-                field(&p.name),
+                p.name.to_string(),
                 p.ipackets.to_string(),
                 p.opackets.to_string(),
                 p.ibytes.to_string(),
@@ -243,7 +243,7 @@ pub fn render_control_csv(report: &Report) -> String {
         c.window_largest.to_string(),
         c.heartbeats_answered.to_string(),
         c.lost_sessions.to_string(),
-        field(&c.release),
+        c.release.name().to_owned(),
     ];
     let _ = writeln!(out, "{}", row.join(","));
     out

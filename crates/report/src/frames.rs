@@ -5,13 +5,15 @@
 
 use serde::{Deserialize, Serialize};
 
+use upfbench_stats::PortName;
+
 use super::model::PortReport;
 
 /// What the workers sent and received on one port over one step, by kind.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PortFrames {
-    /// "N3" or "N6".
-    pub name: String,
+    /// Which port.
+    pub name: PortName,
     /// Measured packets the port took for sending (the report's sent packets of the direction
     /// that leaves here: uplink on N3, downlink on N6).
     pub tx_measured: u64,
@@ -51,6 +53,22 @@ fn probes(n: u64) -> String {
 }
 
 impl PortFrames {
+    /// A port that saw no frame.
+    pub fn zero(name: PortName) -> PortFrames {
+        PortFrames {
+            name,
+            tx_measured: 0,
+            tx_warmup: 0,
+            tx_service: 0,
+            rx_measured: 0,
+            rx_unmeasured: 0,
+            rx_service: 0,
+            rx_rejected: 0,
+            tx_probes: 0,
+            rx_probes: 0,
+        }
+    }
+
     /// Frames handed to the port for sending.
     pub fn tx_total(&self) -> u64 {
         self.tx_measured + self.tx_warmup + self.tx_service + self.tx_probes
@@ -103,17 +121,15 @@ mod tests {
 
     fn port(ipackets: u64, opackets: u64, oerrors: u64) -> PortReport {
         PortReport {
-            name: "N3".into(),
             ipackets,
             opackets,
             oerrors,
-            ..PortReport::default()
+            ..PortReport::zero(PortName::N3)
         }
     }
 
     fn frames() -> PortFrames {
         PortFrames {
-            name: "N3".into(),
             tx_measured: 100_000,
             tx_warmup: 19_943,
             tx_service: 1,
@@ -121,7 +137,7 @@ mod tests {
             rx_unmeasured: 19_944,
             rx_service: 2,
             rx_rejected: 3,
-            ..PortFrames::default()
+            ..PortFrames::zero(PortName::N3)
         }
     }
 

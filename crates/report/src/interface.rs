@@ -12,6 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::model::{PortReport, StepReport};
+use upfbench_stats::PortName;
 use upfbench_stats::direction::Direction;
 
 /// What the kernel interface under a port counted over a step, beside the PMD's counts.
@@ -83,7 +84,7 @@ impl StepReport {
     /// N6's RX). Warm-up and service frames on those ports are included, so it can exceed the
     /// measured loss. `None` when neither port has a kernel interface.
     pub fn tester_lost(&self, direction: Direction) -> Option<u64> {
-        let port = |name: &str| {
+        let port = |name: PortName| {
             self.ports
                 .iter()
                 .find(|p| p.name == name)
@@ -166,18 +167,17 @@ mod tests {
         }
     }
 
-    fn port(name: &str, ipackets: u64, opackets: u64) -> PortReport {
+    fn port(name: PortName, ipackets: u64, opackets: u64) -> PortReport {
         PortReport {
-            name: name.into(),
             ipackets,
             opackets,
-            ..PortReport::default()
+            ..PortReport::zero(name)
         }
     }
 
     #[test]
     fn only_a_shortfall_of_the_interface_is_a_loss() {
-        let p = port("N3", 100_000, 100_000);
+        let p = port(PortName::N3, 100_000, 100_000);
         // The run: 100,000 sent by the PMD, 99,684 left the interface.
         let i = KernelInterface::beside("n3", 100_000, 99_684, &p);
         assert_eq!((i.tx_lost, i.rx_lost), (316, 0));
@@ -191,7 +191,7 @@ mod tests {
 
     #[test]
     fn the_warning_names_the_port_the_interface_and_both_counts() {
-        let p = port("N3", 100_000, 100_000);
+        let p = port(PortName::N3, 100_000, 100_000);
         assert_eq!(
             KernelInterface::beside("n3", 100_000, 99_684, &p).warning(&p),
             Some(
@@ -228,9 +228,9 @@ mod tests {
             step.directions[0].tester_lost, None,
             "no interface: unknown"
         );
-        let mut n3 = port("N3", 50_000, 100_000);
+        let mut n3 = port(PortName::N3, 50_000, 100_000);
         n3.interface = Some(KernelInterface::beside("n3", 50_007, 99_684, &n3));
-        let mut n6 = port("N6", 99_000, 50_000);
+        let mut n6 = port(PortName::N6, 99_000, 50_000);
         n6.interface = Some(KernelInterface::beside("n6", 99_020, 50_000, &n6));
         step.ports = vec![n3, n6];
         // Uplink leaves by N3 (316 never sent) and comes back on N6 (20 never delivered).

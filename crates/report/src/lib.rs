@@ -10,6 +10,7 @@ mod interface;
 mod model;
 mod multiplier;
 mod queues;
+mod rejected;
 mod search;
 mod search_table;
 mod seconds;
@@ -33,17 +34,19 @@ pub use handover::{EndMarkerVerdict, HandoverReport, Percentiles, UeHandover};
 pub use interface::KernelInterface;
 pub use model::{
     ControlReport, DirectionReport, LatencyReport, LossReport, PortReport, ProcedureLatency,
-    Report, ReportError, SCHEMA_VERSION, StepReport, StreamSummary, TOOL_NAME, ThroughputReport,
-    ToolInfo,
+    Release, Report, ReportError, SCHEMA_VERSION, StepReport, StreamSummary, TOOL_NAME,
+    ThroughputReport, ToolInfo,
 };
 pub use multiplier::{MultipliedStep, MultiplierReport};
 pub use queues::{LOPSIDED_SHARE, RxQueues};
+pub use rejected::{RejectKind, Rejected};
 pub use search::{
     GoalResult, GoalSpec, GoalStatus, LatencyBoundSpec, LoadLatency, SearchCase, SearchReport,
     TrialLatency, TrialRecord,
 };
 pub use seconds::{SecondDirection, StepSecond};
 pub use slip::TxSlip;
+pub use upfbench_pfcp::ie::Cause;
 
 pub use table::{direction_title, render_table};
 pub use time::rfc3339_utc;

@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use upfbench_pfcp::ie::Cause;
+use upfbench_stats::PortName;
 use upfbench_stats::direction::Direction;
 use upfbench_stats::latency::LatencyRecorder;
 use upfbench_stats::merge::{DirectionResult, RunResult, StreamResult};
@@ -104,16 +106,98 @@ pub struct ControlReport {
     pub window_largest: u64,
     /// The UPF's Heartbeat Requests answered.
     pub heartbeats_answered: u64,
-    /// The UPF's answers to session requests by Cause ("Request accepted (1)" → count).
-    pub causes: BTreeMap<String, u64>,
+    /// The UPF's answers to session requests by Cause (in JSON by its name and value:
+    /// `"Request accepted (1)": 8`).
+    pub causes: BTreeMap<Cause, u64>,
     /// Sessions the UPF no longer knew when asked (Cause 65): deleted behind the run's back.
     pub lost_sessions: u64,
-    /// How the Association Release ended: "answered", "not answered" (what Open5GS and eUPF
-    /// do; not a failure) or "not sent".
-    pub release: String,
+    /// How the Association Release ended.
+    pub release: Release,
     /// The UPF's failures seen during the run (restarts, heartbeats lost), in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub upf_faults: Vec<UpfFault>,
+}
+
+/// How the run's Association Release ended. In JSON by the words of the table:
+/// `"answered"`, `"not answered"`, `"failed"`, `"not sent"` (reports of schema 1 wrote more
+/// after some of them, `"not answered (Open5GS, ...)"`, `"failed: <why>"`: read as the same).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Release {
+    /// The UPF answered it.
+    Answered,
+    /// The UPF did not answer it within the wait: what Open5GS, eUPF and UPG-VPP do; not a
+    /// failure.
+    NotAnswered,
+    /// It could not be sent, or failed otherwise (the timeline says why).
+    Failed,
+    /// The run did not send one (no association, or it stopped short).
+    NotSent,
+}
+
+impl Release {
+    /// Every value, in the order above.
+    pub const ALL: [Release; 4] = [
+        Release::Answered,
+        Release::NotAnswered,
+        Release::Failed,
+        Release::NotSent,
+    ];
+
+    /// Its JSON and CSV word.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Release::Answered => "answered",
+            Release::NotAnswered => "not answered",
+            Release::Failed => "failed",
+            Release::NotSent => "not sent",
+        }
+    }
+
+    /// What the human table says of it.
+    pub const fn describe(self) -> &'static str {
+        match self {
+            Release::NotAnswered => {
+                "not answered (not a failure: Open5GS, eUPF and UPG-VPP never answer it)"
+            }
+            other => other.name(),
+        }
+    }
+
+    /// The value a word names, the words of schema 1 included (`not answered (...)`,
+    /// `failed: ...`).
+    pub fn from_name(text: &str) -> Option<Release> {
+        Release::ALL
+            .into_iter()
+            .find(|r| text == r.name())
+            .or_else(|| {
+                [Release::NotAnswered, Release::Failed]
+                    .into_iter()
+                    .find(|r| text.starts_with(r.name()))
+            })
+    }
+}
+
+impl std::fmt::Display for Release {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for Release {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for Release {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        Release::from_name(&text).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "unknown release {text:?}: expected answered, not answered, failed or not sent"
+            ))
+        })
+    }
 }
 
 /// Latency of one kind of PFCP procedure (µs).
@@ -135,10 +219,10 @@ pub struct ProcedureLatency {
 
 /// The tester's own port over one step: what the NIC counted, so that the tester's losses are
 /// never blamed on the UPF.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PortReport {
-    /// "N3" or "N6".
-    pub name: String,
+    /// Which port.
+    pub name: PortName,
     /// Packets received.
     pub ipackets: u64,
     /// Packets sent.
@@ -162,6 +246,22 @@ pub struct PortReport {
 }
 
 impl PortReport {
+    /// A port that counted nothing.
+    pub fn zero(name: PortName) -> PortReport {
+        PortReport {
+            name,
+            ipackets: 0,
+            opackets: 0,
+            ibytes: 0,
+            obytes: 0,
+            imissed: 0,
+            ierrors: 0,
+            rx_nombuf: 0,
+            oerrors: 0,
+            interface: None,
+        }
+    }
+
     /// Packets the tester itself lost on this port.
     pub fn own_drops(&self) -> u64 {
         self.imissed + self.ierrors + self.rx_nombuf + self.oerrors
@@ -201,10 +301,10 @@ pub struct StepReport {
     /// The tester's ports over the step (counter differences), N3 first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ports: Vec<PortReport>,
-    /// Packets received that were not measured traffic, by port and kind ("N3 not GTP-U" →
-    /// count): counted and dropped.
+    /// Packets received that were not measured traffic, by port and kind (`"N3 not_gtpu": 2`):
+    /// counted and dropped.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub rx_rejected: BTreeMap<String, u64>,
+    pub rx_rejected: BTreeMap<super::Rejected, u64>,
     /// The profile's streams, each summed over its flows (one per UE).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub streams: Vec<StreamSummary>,
@@ -556,4 +656,39 @@ impl Report {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_release_is_a_word_and_schema_1_words_read_back() {
+        for r in Release::ALL {
+            let json = serde_json::to_string(&r).unwrap();
+            assert_eq!(json, format!("\"{}\"", r.name()));
+            assert_eq!(serde_json::from_str::<Release>(&json).unwrap(), r);
+        }
+        let old = |s: &str| serde_json::from_str::<Release>(&format!("{s:?}")).ok();
+        assert_eq!(
+            old("not answered (Open5GS, eUPF and UPG-VPP never answer it)"),
+            Some(Release::NotAnswered)
+        );
+        assert_eq!(old("failed: timed out"), Some(Release::Failed));
+        assert_eq!(old("maybe"), None);
+    }
+
+    #[test]
+    fn causes_are_keyed_by_their_name_and_value() {
+        let causes: BTreeMap<Cause, u64> = [(Cause::REQUEST_ACCEPTED, 8), (Cause(73), 1)].into();
+        let json = serde_json::to_string(&causes).unwrap();
+        assert_eq!(
+            json,
+            r#"{"Request accepted (1)":8,"Rule creation/modification Failure (73)":1}"#
+        );
+        assert_eq!(
+            serde_json::from_str::<BTreeMap<Cause, u64>>(&json).unwrap(),
+            causes
+        );
+    }
 }

@@ -5,6 +5,8 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+use upfbench_stats::PortName;
+
 use super::model::Report;
 use super::table::{Align, grid};
 
@@ -16,10 +18,10 @@ pub const LOPSIDED_SHARE: f64 = 0.9;
 const LOPSIDED_MIN_FRAMES: u64 = 1000;
 
 /// One port's receive queues over a step.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RxQueues {
-    /// "N3" or "N6".
-    pub port: String,
+    /// Which port.
+    pub port: PortName,
     /// How the port spreads what it receives over its queues (RSS on the outer header, a
     /// TEID rule, its peer's queue pairs, ...).
     pub spread: String,
@@ -75,7 +77,7 @@ pub(crate) fn queue_table(out: &mut String, report: &Report) {
             q.frames.iter().enumerate().map(move |(i, &n)| {
                 [
                     s.label.clone(),
-                    q.port.clone(),
+                    q.port.to_string(),
                     i.to_string(),
                     n.to_string(),
                     q.packets
@@ -128,7 +130,7 @@ mod tests {
 
     fn queues(frames: &[u64]) -> RxQueues {
         RxQueues {
-            port: "N3".into(),
+            port: PortName::N3,
             spread: "RSS on the outer IP/UDP header".into(),
             frames: frames.to_vec(),
             packets: Vec::new(),

@@ -333,7 +333,8 @@ fn control_section(out: &mut String, c: &ControlReport) {
     let _ = writeln!(
         out,
         "  sessions lost behind our back (Cause 65): {}; association release: {}\n",
-        c.lost_sessions, c.release
+        c.lost_sessions,
+        c.release.describe()
     );
     if !c.upf_faults.is_empty() {
         let _ = writeln!(out, "UPF failures seen (times since the run started)\n");
@@ -358,7 +359,7 @@ fn port_table(out: &mut String, report: &Report) {
             s.ports.iter().map(move |p| {
                 let mut row = vec![
                     s.label.clone(),
-                    p.name.clone(),
+                    p.name.to_string(),
                     p.ipackets.to_string(),
                     p.opackets.to_string(),
                     p.imissed.to_string(),
@@ -412,7 +413,7 @@ fn frame_table(out: &mut String, report: &Report) {
             s.frames.iter().map(move |f| {
                 let mut row = vec![
                     s.label.clone(),
-                    f.name.clone(),
+                    f.name.to_string(),
                     f.tx_measured.to_string(),
                     f.tx_warmup.to_string(),
                     f.tx_service.to_string(),

@@ -6,11 +6,11 @@
 use std::path::PathBuf;
 
 use upfbench_report::{
-    ClockReport, ControlReport, DirectionReport, KernelInterface, LatencyReport, LossReport,
-    PortFrames, PortReport, ProcedureLatency, Report, RxQueues, StepReport, StreamSummary,
-    ThroughputReport, TxSlip,
+    Cause, ClockReport, ControlReport, DirectionReport, KernelInterface, LatencyReport, LossReport,
+    PortFrames, PortReport, ProcedureLatency, RejectKind, Rejected, Release, Report, RxQueues,
+    StepReport, StreamSummary, ThroughputReport, TxSlip,
 };
-use upfbench_stats::Direction;
+use upfbench_stats::{Direction, PortName};
 
 fn throughput(packets: u64, frame: u64, secs: f64) -> ThroughputReport {
     let l2 = packets * frame;
@@ -104,7 +104,11 @@ fn report() -> Report {
             port("N3", 14_880_952, 14_879_718, 0),
             port("N6", 14_880_952, 14_880_952, 17),
         ],
-        rx_rejected: [("N3 not GTP-U".to_owned(), 2), ("N6 ARP".to_owned(), 1)].into(),
+        rx_rejected: [
+            (Rejected::new(PortName::N3, RejectKind::NotGtpu), 2),
+            (Rejected::new(PortName::N6, RejectKind::IcmpOther), 1),
+        ]
+        .into(),
         streams: vec![
             stream("ul-small", Direction::Uplink, 10, 7_440_476, 1_000),
             stream("ul-large", Direction::Uplink, 10, 7_440_476, 234),
@@ -141,7 +145,7 @@ fn report() -> Report {
     r.steps[0].attribute_tester_losses();
     // Two workers: the NIC put nearly all of N3's frames on queue 0, N6's evenly.
     let n3_queues = RxQueues {
-        port: "N3".into(),
+        port: PortName::N3,
         spread: "2 queues: RSS on the outer IP/UDP header".into(),
         frames: vec![998_000, 2_000],
         packets: vec![998_000, 2_000],
@@ -149,7 +153,7 @@ fn report() -> Report {
     r.steps[0].warnings.extend(n3_queues.lopsided());
     r.steps[0].rx_queues.push(n3_queues);
     r.steps[0].rx_queues.push(RxQueues {
-        port: "N6".into(),
+        port: PortName::N6,
         spread: "2 queues: RSS on the IP/UDP header (the UEs' addresses)".into(),
         frames: vec![500_112, 499_888],
         packets: vec![],
@@ -199,12 +203,12 @@ fn report() -> Report {
         window_largest: 64,
         heartbeats_answered: 2,
         causes: [
-            ("Request accepted (1)".to_owned(), 1_998),
-            ("Session context not found (65)".to_owned(), 2),
+            (Cause::REQUEST_ACCEPTED, 1_998),
+            (Cause::SESSION_CONTEXT_NOT_FOUND, 2),
         ]
         .into(),
         lost_sessions: 2,
-        release: "not answered".into(),
+        release: Release::NotAnswered,
         upf_faults: Vec::new(),
     });
     // The host of the finding: EAL rounded 2,793.436 MHz to 2,790 MHz.
@@ -239,7 +243,6 @@ fn stream(name: &str, direction: Direction, payload: u32, sent: u64, lost: u64) 
 /// Frames by kind: `tx` measured, warm-up, service; `rx` measured, unmeasured, service, rejected.
 fn frames(name: &str, tx: [u64; 3], rx: [u64; 4]) -> PortFrames {
     PortFrames {
-        name: name.into(),
         tx_measured: tx[0],
         tx_warmup: tx[1],
         tx_service: tx[2],
@@ -247,13 +250,13 @@ fn frames(name: &str, tx: [u64; 3], rx: [u64; 4]) -> PortFrames {
         rx_unmeasured: rx[1],
         rx_service: rx[2],
         rx_rejected: rx[3],
-        ..PortFrames::default()
+        ..PortFrames::zero(PortName::from_name(name).expect("N3 or N6"))
     }
 }
 
 fn port(name: &str, rx: u64, tx: u64, imissed: u64) -> PortReport {
     PortReport {
-        name: name.into(),
+        name: PortName::from_name(name).expect("N3 or N6"),
         ipackets: rx,
         opackets: tx,
         ibytes: rx * 60,

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::port::PortName;
+
 /// Direction of a measured stream, as seen from the UE.
 ///
 /// Uplink is sent on N3 as GTP-U and received decapsulated on N6; downlink is sent on N6 as plain
@@ -33,19 +35,19 @@ impl Direction {
         }
     }
 
-    /// The tester's port the direction is sent on: "N3" for uplink (G-PDUs), "N6" for downlink.
-    pub const fn sent_on(self) -> &'static str {
+    /// The tester's port the direction is sent on: N3 for uplink (G-PDUs), N6 for downlink.
+    pub const fn sent_on(self) -> PortName {
         match self {
-            Direction::Uplink => "N3",
-            Direction::Downlink => "N6",
+            Direction::Uplink => PortName::N3,
+            Direction::Downlink => PortName::N6,
         }
     }
 
     /// The tester's port the direction comes back on: the other one.
-    pub const fn received_on(self) -> &'static str {
+    pub const fn received_on(self) -> PortName {
         match self {
-            Direction::Uplink => "N6",
-            Direction::Downlink => "N3",
+            Direction::Uplink => PortName::N6,
+            Direction::Downlink => PortName::N3,
         }
     }
 
@@ -81,14 +83,14 @@ mod tests {
         assert_eq!(Direction::Uplink.short(), "UL");
         assert_eq!(
             (Direction::Uplink.sent_on(), Direction::Uplink.received_on()),
-            ("N3", "N6")
+            (PortName::N3, PortName::N6)
         );
         assert_eq!(
             (
                 Direction::Downlink.sent_on(),
                 Direction::Downlink.received_on()
             ),
-            ("N6", "N3")
+            (PortName::N6, PortName::N3)
         );
     }
 }

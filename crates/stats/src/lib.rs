@@ -34,6 +34,7 @@ pub mod latency;
 pub mod live;
 mod loss_text;
 pub mod merge;
+pub mod port;
 pub mod publish;
 pub mod rate;
 pub mod rx;
@@ -48,6 +49,7 @@ pub use latency::{LatencyConfig, LatencyConfigError, LatencyRecorder};
 pub use live::{LiveDirection, LiveLine, LiveMeter};
 pub use loss_text::loss_text;
 pub use merge::{DirectionResult, MergeError, RunResult, StreamResult};
+pub use port::PortName;
 pub use publish::{
     LatencyInterval, RxCounters, RxCountersReader, RxHandle, RxSnapshot, TxHandle, TxSnapshot,
 };

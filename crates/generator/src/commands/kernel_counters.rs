@@ -85,15 +85,15 @@ impl KernelCounters {
 #[cfg(test)]
 mod tests {
     use upfbench_report::PortReport;
+    use upfbench_stats::PortName;
 
     use super::*;
 
-    fn port(name: &str, ipackets: u64, opackets: u64) -> PortReport {
+    fn port(name: PortName, ipackets: u64, opackets: u64) -> PortReport {
         PortReport {
-            name: name.into(),
             ipackets,
             opackets,
-            ..PortReport::default()
+            ..PortReport::zero(name)
         }
     }
 
@@ -120,7 +120,10 @@ mod tests {
         let kernel = KernelCounters {
             names: [Some("n3".into()), None],
         };
-        let mut s = step(vec![port("N3", 500, 100_000), port("N6", 100_000, 500)]);
+        let mut s = step(vec![
+            port(PortName::N3, 500, 100_000),
+            port(PortName::N6, 100_000, 500),
+        ]);
         let before = KernelReading([at(1_000, 2_000), None]);
         let after = KernelReading([at(1_500, 101_684), None]);
         kernel.add_to_step(&mut s, &before, &after);
@@ -145,7 +148,7 @@ mod tests {
         let kernel = KernelCounters {
             names: [Some("n3".into()), Some("n6".into())],
         };
-        let mut s = step(vec![port("N3", 0, 10), port("N6", 10, 0)]);
+        let mut s = step(vec![port(PortName::N3, 0, 10), port(PortName::N6, 10, 0)]);
         let before = KernelReading([at(0, 0), at(0, 0)]);
         let after = KernelReading([
             Some(Err(

@@ -10,6 +10,7 @@ use upfbench_cli::out;
 use upfbench_config::System;
 use upfbench_config::devargs::{SocketRole, socket_file};
 use upfbench_datapath::port_setup::{WaitError, wait_link, wait_socket};
+use upfbench_datapath::queues::Side;
 
 /// How long a peer may take to come up (a memif or vhost-user peer to connect).
 pub const PEER_TIMEOUT: Duration = Duration::from_secs(10);
@@ -23,7 +24,7 @@ pub enum EarlyStop {
     Failed(String),
 }
 
-fn stopped(side: &str, name: &str, waiting_for: &str, e: WaitError) -> EarlyStop {
+fn stopped(side: Side, name: &str, waiting_for: &str, e: WaitError) -> EarlyStop {
     match e {
         WaitError::Interrupted => {
             EarlyStop::Interrupted(format!("waiting for {side}'s {waiting_for}"))
@@ -40,7 +41,7 @@ pub fn wait_for_socket_servers(
     names: &[String; 2],
     stop: &dyn Fn() -> bool,
 ) -> Result<(), EarlyStop> {
-    for ((side, port), name) in [("N3", &system.n3), ("N6", &system.n6)]
+    for ((side, port), name) in [(Side::N3, &system.n3), (Side::N6, &system.n6)]
         .into_iter()
         .zip(names)
     {
@@ -70,7 +71,7 @@ pub fn wait_for_links(
     stop: &dyn Fn() -> bool,
 ) -> Result<[Option<f64>; 2], EarlyStop> {
     let mut speeds = [None, None];
-    for (i, (port, side)) in ports.into_iter().zip(["N3", "N6"]).enumerate() {
+    for (i, (port, side)) in ports.into_iter().zip(Side::BOTH).enumerate() {
         if !port.link().is_ok_and(|l| l.up) {
             out::line(&format!(
                 "{side} ({}): waiting for the link (at most {PEER_TIMEOUT:?})",

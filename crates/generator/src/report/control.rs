@@ -3,8 +3,9 @@
 
 use std::time::Instant;
 
+use upfbench_pfcp::ie::Cause;
 use upfbench_pfcp::node::{Figures, LatencySummary, Stats};
-use upfbench_report::{ControlReport, ProcedureLatency, UpfFault};
+use upfbench_report::{ControlReport, ProcedureLatency, Release, UpfFault};
 
 /// When the batches ran and how the release ended.
 #[derive(Debug, Default, Clone)]
@@ -18,7 +19,7 @@ pub struct ControlTimes {
     /// It ended.
     pub delete_ended: Option<Instant>,
     /// How the Association Release ended, if it was sent.
-    pub release: Option<String>,
+    pub release: Option<Release>,
     /// The UPF's failures seen during the run.
     pub upf_faults: Vec<UpfFault>,
     /// The time spent establishing, when it came in batches with traffic between them (a
@@ -96,15 +97,12 @@ pub fn control_report(
         window_largest: stats.window_largest,
         heartbeats_answered: stats.heartbeats_answered,
         causes: figures
-            .named_causes()
-            .into_iter()
-            .map(|(_, name, n)| (name, n))
+            .causes
+            .iter()
+            .map(|(&c, &n)| (Cause(c), n))
             .collect(),
         lost_sessions: figures.lost_sessions,
-        release: times
-            .release
-            .clone()
-            .unwrap_or_else(|| "not sent".to_owned()),
+        release: times.release.unwrap_or(Release::NotSent),
         upf_faults: times.upf_faults.clone(),
     }
 }
@@ -143,6 +141,6 @@ mod tests {
         assert_eq!(r.deleted_per_s, None);
         assert_eq!(r.establishment_latency, None);
         assert_eq!(r.retransmissions, 3);
-        assert_eq!(r.release, "not sent");
+        assert_eq!(r.release, Release::NotSent);
     }
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use upfbench_dpdk::PortStats;
-use upfbench_report::{PortFrames, PortReport};
+use upfbench_report::{PortFrames, PortReport, RejectKind, Rejected};
 
 use crate::datapath::classify::Reject;
 use crate::datapath::worker::WorkerCounters;
@@ -39,39 +39,56 @@ pub fn counter_notes(c: &WorkerCounters) -> Vec<String> {
 /// what the service plane got that is news from the UPF (Error Indications, End Markers, other
 /// GTP-U signalling, ICMP other than echo requests to us, what it could not read); ARP and the
 /// echo requests it answered are not.
-pub fn rejected(c: &WorkerCounters) -> BTreeMap<String, u64> {
-    const FINDINGS: [Seen; 6] = [
-        Seen::IcmpOther,
-        Seen::GtpuEchoResponse,
-        Seen::GtpuErrorIndication,
-        Seen::GtpuEndMarker,
-        Seen::GtpuOther,
-        Seen::Ignored,
-    ];
+pub fn rejected(c: &WorkerCounters) -> BTreeMap<Rejected, u64> {
     let mut out = BTreeMap::new();
-    for (side, rejects) in ["N3", "N6"].iter().zip(&c.rejects) {
-        for (k, &n) in rejects.iter().enumerate() {
+    for (side, rejects) in Side::BOTH.into_iter().zip(&c.rejects) {
+        for (&kind, &n) in REJECTS.iter().zip(rejects) {
             if n > 0 {
-                out.insert(format!("{side} {}", Reject::NAMES[k]), n);
+                out.insert(Rejected::new(side, kind), n);
             }
         }
     }
-    for (side, seen) in ["N3", "N6"].iter().zip(&c.service_seen) {
-        for kind in FINDINGS {
-            let n = seen[kind as usize];
+    for (side, seen) in Side::BOTH.into_iter().zip(&c.service_seen) {
+        for (found, kind) in FINDINGS {
+            let n = seen[found as usize];
             if n > 0 {
-                out.insert(format!("{side} {}", Seen::NAMES[kind as usize]), n);
+                out.insert(Rejected::new(side, kind), n);
             }
         }
     }
     out
 }
 
+/// The report's kind of each [`Reject`], by discriminant.
+const REJECTS: [RejectKind; Reject::COUNT] = [
+    RejectKind::NotIpv4,
+    RejectKind::Malformed,
+    RejectKind::NotGtpu,
+    RejectKind::InnerNotIpv4Udp,
+    RejectKind::Untagged,
+    RejectKind::UnknownStream,
+    RejectKind::WrongPort,
+    RejectKind::WrongUdpPorts,
+    RejectKind::UnknownUe,
+    RejectKind::WrongTeid,
+    RejectKind::WrongQfi,
+];
+
+/// What the service plane got that is news from the UPF, and its kind in the report.
+const FINDINGS: [(Seen, RejectKind); 6] = [
+    (Seen::IcmpOther, RejectKind::IcmpOther),
+    (Seen::GtpuEchoResponse, RejectKind::GtpuEchoResponse),
+    (Seen::GtpuErrorIndication, RejectKind::GtpuErrorIndication),
+    (Seen::GtpuEndMarker, RejectKind::GtpuEndMarker),
+    (Seen::GtpuOther, RejectKind::GtpuOther),
+    (Seen::Ignored, RejectKind::Ignored),
+];
+
 /// What the workers sent and received on `side`'s port, by kind.
 pub fn port_frames(side: Side, c: &WorkerCounters) -> PortFrames {
     let i = side.index();
     PortFrames {
-        name: side.name().to_owned(),
+        name: side,
         tx_measured: c.tx_measured[i],
         tx_warmup: c.tx_warmup[i],
         tx_service: c.tx_service[i],
@@ -85,9 +102,9 @@ pub fn port_frames(side: Side, c: &WorkerCounters) -> PortFrames {
 }
 
 /// What the port counted between `before` and `after`.
-pub fn port_report(name: &str, before: &PortStats, after: &PortStats) -> PortReport {
+pub fn port_report(name: Side, before: &PortStats, after: &PortStats) -> PortReport {
     PortReport {
-        name: name.to_owned(),
+        name,
         ipackets: after.ipackets.saturating_sub(before.ipackets),
         opackets: after.opackets.saturating_sub(before.opackets),
         ibytes: after.ibytes.saturating_sub(before.ibytes),
@@ -97,5 +114,20 @@ pub fn port_report(name: &str, before: &PortStats, after: &PortStats) -> PortRep
         rx_nombuf: after.rx_nombuf.saturating_sub(before.rx_nombuf),
         oerrors: after.oerrors.saturating_sub(before.oerrors),
         interface: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reports_kinds_keep_the_counters_names() {
+        for (k, kind) in REJECTS.iter().enumerate() {
+            assert_eq!(kind.name(), Reject::NAMES[k]);
+        }
+        for (seen, kind) in FINDINGS {
+            assert_eq!(kind.name(), Seen::NAMES[seen as usize]);
+        }
     }
 }

@@ -96,7 +96,7 @@ pub fn step_report(m: &StepMeasurements<'_>) -> Result<StepReport> {
         .collect();
     add_slips(&mut report, &plan.streams, &counters.tx_slips);
     for (side, (before, after)) in Side::BOTH.iter().zip(&m.ports) {
-        let name = side.name();
+        let name = *side;
         let port = port_report(name, before, after);
         if port.own_drops() > 0 {
             report.warnings.push(format!(
@@ -138,7 +138,7 @@ fn rx_queues(
     let driver_counts =
         packets.iter().any(|&n| n > 0) || after.ipackets.saturating_sub(before.ipackets) == 0;
     RxQueues {
-        port: side.name().to_owned(),
+        port: side,
         spread: m.rx_spread[i].to_owned(),
         frames,
         packets: if driver_counts { packets } else { Vec::new() },

@@ -75,6 +75,50 @@ impl fmt::Display for Cause {
     }
 }
 
+impl Cause {
+    /// The Cause a [`Display`](fmt::Display) text names: its value in the last parentheses
+    /// (`Request accepted (1)`), or the bare value (`1`).
+    pub fn from_text(text: &str) -> Option<Cause> {
+        let value = match text.trim_end().strip_suffix(')') {
+            Some(head) => &head[head.rfind('(')? + 1..],
+            None => text.trim(),
+        };
+        value.parse().ok().map(Cause)
+    }
+}
+
+/// In JSON a Cause is its name and value, `"Request accepted (1)"` (also as a map key); read
+/// back from the value in parentheses, or from a bare number.
+#[cfg(feature = "serde")]
+impl serde::Serialize for Cause {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> core::result::Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for Cause {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> core::result::Result<Self, D::Error> {
+        struct Text;
+        impl serde::de::Visitor<'_> for Text {
+            type Value = Cause;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a PFCP Cause, as \"Request accepted (1)\" or 1")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> core::result::Result<Cause, E> {
+                Cause::from_text(v)
+                    .ok_or_else(|| E::invalid_value(serde::de::Unexpected::Str(v), &self))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> core::result::Result<Cause, E> {
+                u8::try_from(v)
+                    .map(Cause)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+            }
+        }
+        d.deserialize_any(Text)
+    }
+}
+
 impl IeValue for Cause {
     fn decode(ie: &IeView<'_>) -> Result<Self> {
         Ok(Cause(ie.reader().u8()?))
@@ -109,4 +153,20 @@ impl IeValue for OffendingIe {
 
 impl TypedIe for OffendingIe {
     const TYPE: IeType = IeType::OFFENDING_IE;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cause_is_read_back_from_its_text() {
+        for c in [Cause::REQUEST_ACCEPTED, Cause(73), Cause(200)] {
+            assert_eq!(Cause::from_text(&c.to_string()), Some(c), "{c}");
+        }
+        assert_eq!(Cause(200).to_string(), "cause (200)");
+        assert_eq!(Cause::from_text("65"), Some(Cause(65)));
+        assert_eq!(Cause::from_text("Request accepted"), None);
+        assert_eq!(Cause::from_text("x (256)"), None);
+    }
 }

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use upfbench_net::Qfi;
-use upfbench_stats::{Direction, LatencyConfig};
+use upfbench_stats::{Direction, LatencyConfig, PortName};
 
 use super::placement::{Share, WorkerPlan, place};
 use super::stream::{Schedule, Spread, StreamPlan};
@@ -89,8 +89,8 @@ pub enum PlanError {
         stream: String,
         /// The rate as written.
         rate: String,
-        /// "N3" or "N6".
-        port: &'static str,
+        /// The port the stream is sent on.
+        port: PortName,
     },
     /// More streams (directions counted apart) than the tag's 16-bit stream id holds.
     #[error("{0} streams: the measurement tag holds at most 65536")]
@@ -152,10 +152,8 @@ pub fn build(
                 .map_err(|_| PlanError::TooManyStreams(streams.len() + 1))?;
             let payload_len = payload.unwrap_or(st.payload);
             let container = direction == Direction::Uplink && s.pdu_session_container;
-            let (port, port_name) = match direction {
-                Direction::Uplink => (0, "N3"),
-                Direction::Downlink => (1, "N6"),
-            };
+            let port_name = direction.sent_on();
+            let port = port_name.index();
             let rate_pps = st
                 .rate
                 .pps(

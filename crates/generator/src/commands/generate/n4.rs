@@ -11,6 +11,7 @@ use upfbench_pfcp::driver::{EstablishAllError, Release};
 use upfbench_pfcp::ie::{Cause, IeType};
 use upfbench_pfcp::node::{NodeError, Stats};
 use upfbench_pfcp::plan::UeSessionPlan;
+use upfbench_report::Release as ReleaseEnd;
 
 use crate::n4::checks::{chosen_endpoint_mismatch, establishment_hint};
 use crate::n4::client_side::{
@@ -551,16 +552,17 @@ impl<'a> N4Work<'a> {
             && let Some(r) = take(p)?
         {
             self.release = None;
-            let (outcome, said) = match r {
-                Ok(Release::Answered) => ("done", "answered".to_owned()),
+            let (outcome, release, said) = match r {
+                Ok(Release::Answered) => ("done", ReleaseEnd::Answered, "answered".to_owned()),
                 Ok(Release::Unanswered) => (
                     "unanswered",
+                    ReleaseEnd::NotAnswered,
                     "not answered (Open5GS, eUPF and UPG-VPP never answer it)".to_owned(),
                 ),
-                Err(e) => ("failed", format!("failed: {e}")),
+                Err(e) => ("failed", ReleaseEnd::Failed, format!("failed: {e}")),
             };
-            tl.record(now, pfcp("release", outcome, None, Some(said.clone())));
-            self.times.release = Some(said);
+            tl.record(now, pfcp("release", outcome, None, Some(said)));
+            self.times.release = Some(release);
             machine.handle(now, Event::Released);
         }
         Ok(learnt)

@@ -93,7 +93,16 @@ fn a_percentage_needs_a_line_rate() {
     )
     .unwrap();
     let e = build(&system, &profile, None, [None, Some(1e9)]).unwrap_err();
-    assert!(matches!(e, PlanError::NoLineRate { port: "N3", .. }), "{e}");
+    assert!(
+        matches!(
+            e,
+            PlanError::NoLineRate {
+                port: PortName::N3,
+                ..
+            }
+        ),
+        "{e}"
+    );
 }
 
 #[test]
