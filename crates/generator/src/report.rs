@@ -19,7 +19,9 @@ pub use counters::{counter_notes, port_frames, port_report, rejected};
 pub use files::{write_files, write_report};
 pub use handover::handover_report;
 pub use step::{StepMeasurements, step_report};
-pub use timeline::{RunEvent, StepFigures, Timeline};
+pub use timeline::{
+    Outcome, Procedure, RunEvent, StepFigures, Timeline, UpfChange, run_state, worker_phase,
+};
 pub use tx_slip::{add_slips, merge_slips, slip_warning};
 
 use std::time::{SystemTime, UNIX_EPOCH};

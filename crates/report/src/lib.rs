@@ -4,6 +4,7 @@ mod capacity;
 mod churn;
 mod clock;
 mod csv;
+pub mod events;
 mod frames;
 mod handover;
 mod interface;

@@ -194,7 +194,8 @@ pub(crate) struct Outcome {
     pub(crate) reflector_log: String,
     /// The latency interval log, if the generator wrote one.
     pub(crate) hlog: Option<Vec<u8>>,
-    /// The run's timeline (`events.jsonl`), a value per line.
+    /// The run's timeline (`events.jsonl`), a value per event (its header line checked and
+    /// left out).
     pub(crate) events: Vec<Value>,
 }
 
@@ -239,11 +240,18 @@ pub(crate) fn finish(
     );
     let report = read_report(&bed.reports());
     let hlog = std::fs::read(report_folder(&bed.reports()).join("latency.hlog")).ok();
-    let events = std::fs::read_to_string(report_folder(&bed.reports()).join("events.jsonl"))
-        .expect("events.jsonl beside the report")
+    let events_text = std::fs::read_to_string(report_folder(&bed.reports()).join("events.jsonl"))
+        .expect("events.jsonl beside the report");
+    // Every line reads as the documented format: the header, then typed events.
+    let (header, typed) = upfbench_report::events::read_events(&events_text)
+        .unwrap_or_else(|e| panic!("{e}\n{events_text}"));
+    assert_eq!(header.tool.name, "upfbench", "{header:?}");
+    let events: Vec<Value> = events_text
         .lines()
+        .skip(1)
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect();
+    assert_eq!(events.len(), typed.len());
     Outcome {
         hlog,
         events,

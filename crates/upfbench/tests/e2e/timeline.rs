@@ -1,22 +1,36 @@
 //! The run's timeline (`events.jsonl`) as a user reads it: one JSON object a line, on one time
-//! axis, the run's story in order.
+//! axis, the run's story in order. Each event is `{"t_s", "unix_ms", "name", "data"}` (the
+//! header line is left out of `events`: see `memif::finish`).
 
 use serde_json::Value;
 
+/// The event's name (`pfcp:procedure`).
+fn name(e: &Value) -> &str {
+    e["name"].as_str().unwrap_or_default()
+}
+
+/// A text field of the event's data.
 fn text<'a>(e: &'a Value, key: &str) -> &'a str {
-    e[key].as_str().unwrap_or_default()
+    e["data"][key].as_str().unwrap_or_default()
 }
 
 fn time(e: &Value) -> f64 {
     e["t_s"].as_f64().unwrap_or_else(|| panic!("no t_s: {e}"))
 }
 
-/// The events of `kind` whose `key` is `value`, in order.
+/// The events named `kind` whose data's `key` is `value`, in order.
 fn find<'a>(events: &'a [Value], kind: &str, key: &str, value: &str) -> Vec<&'a Value> {
     events
         .iter()
-        .filter(|e| text(e, "event") == kind && text(e, key) == value)
+        .filter(|e| name(e) == kind && text(e, key) == value)
         .collect()
+}
+
+/// The one event named `kind`.
+fn named<'a>(events: &'a [Value], kind: &str) -> &'a Value {
+    let found: Vec<&Value> = events.iter().filter(|e| name(e) == kind).collect();
+    assert_eq!(found.len(), 1, "one {kind}: {found:?}");
+    found[0]
 }
 
 fn one<'a>(events: &'a [Value], kind: &str, key: &str, value: &str) -> &'a Value {
@@ -48,7 +62,7 @@ pub(crate) fn assert_clean_run(events: &[Value], ues: u64, seconds: u64, rate: u
     // The machine's states, in the order of the life cycle.
     let states: Vec<&str> = events
         .iter()
-        .filter(|e| text(e, "event") == "state")
+        .filter(|e| name(e) == "run:state")
         .map(|e| text(e, "state"))
         .collect();
     let expected = [
@@ -74,7 +88,7 @@ pub(crate) fn assert_clean_run(events: &[Value], ues: u64, seconds: u64, rate: u
         events
             .iter()
             .filter(|e| {
-                text(e, "event") == "pfcp"
+                name(e) == "pfcp:procedure"
                     && text(e, "procedure") == procedure
                     && text(e, "outcome") == outcome
             })
@@ -93,22 +107,22 @@ pub(crate) fn assert_clean_run(events: &[Value], ues: u64, seconds: u64, rate: u
         );
         assert!(time(started[0]) <= time(done[0]));
         if let Some(n) = count {
-            assert_eq!(done[0]["count"].as_u64(), Some(n), "{}", done[0]);
+            assert_eq!(done[0]["data"]["count"].as_u64(), Some(n), "{}", done[0]);
         }
     }
     assert_eq!(pfcp("release", "started").len(), 1);
     // ARP: both next hops resolved, before the step started.
-    let step_started = one(events, "step", "what", "started");
+    let step_started = named(events, "step:started");
     for port in ["N3", "N6"] {
-        let arp = one(events, "arp", "port", port);
-        assert!(arp["mac"].is_string(), "{arp}");
+        let arp = one(events, "arp:next_hop", "port", port);
+        assert!(arp["data"]["mac"].is_string(), "{arp}");
         assert!(time(arp) <= time(step_started));
     }
     // The workers' phases: the measured one lasted the profile's duration (it cannot be
     // shorter: the packets are paced), and at most the state machine's limit.
-    let phase = |p: &str| one(events, "phase", "phase", p);
+    let phase = |p: &str| one(events, "workers:phase", "phase", p);
     let (warmup, measure, drain) = (phase("Warmup"), phase("Measure"), phase("Drain"));
-    assert_eq!(measure["step"].as_u64(), Some(0), "{measure}");
+    assert_eq!(measure["data"]["step"].as_u64(), Some(0), "{measure}");
     assert!(time(warmup) < time(measure));
     let measured = time(drain) - time(measure);
     let s = seconds as f64;
@@ -117,8 +131,8 @@ pub(crate) fn assert_clean_run(events: &[Value], ues: u64, seconds: u64, rate: u
         "measured phase {measured} s for a {seconds} s profile"
     );
     // The step collected with the report's figures, before the sessions were deleted.
-    let collected = one(events, "step", "what", "collected");
-    let figures = collected["figures"].as_array().expect("figures");
+    let collected = named(events, "step:collected");
+    let figures = collected["data"]["figures"].as_array().expect("figures");
     assert_eq!(figures.len(), 2, "{collected}");
     for f in figures {
         assert_eq!(f["sent"].as_u64(), Some(rate * seconds), "{f}");

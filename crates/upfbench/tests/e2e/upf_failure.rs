@@ -116,7 +116,7 @@ fn a_restart_with_stop_ends_the_run_with_its_report_naming_it() {
     assert!(
         o.events
             .iter()
-            .any(|e| e["event"] == "upf" && e["what"] == "restart"),
+            .any(|e| e["name"] == "upf:fault" && e["data"]["what"] == "restart"),
         "no restart on the timeline"
     );
     // Everything the step lost the reflector dropped for want of a session after its restart;

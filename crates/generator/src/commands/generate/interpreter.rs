@@ -161,7 +161,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             let n = self.bed.interrupts.count();
             if n > self.seen_interrupts {
                 self.seen_interrupts = n;
-                self.note(now, RunEvent::Interrupt);
+                self.note(now, RunEvent::Interrupt {});
                 self.machine.handle(now, Event::Interrupt);
                 self.note_state();
             }
@@ -243,7 +243,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             self.note(
                 Instant::now(),
                 RunEvent::State {
-                    state: format!("{state:?}"),
+                    state: report::run_state(state),
                 },
             );
         }
@@ -353,7 +353,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                     self.note(
                         now,
                         RunEvent::Arp {
-                            port: side.name(),
+                            port: *side,
                             ip: ip.to_string(),
                             mac: Some(mac.to_string()),
                             detail: None,
@@ -364,7 +364,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             }
             Err(WaitError::Interrupted) => {
                 self.seen_interrupts = bed.interrupts.count();
-                self.note(now, RunEvent::Interrupt);
+                self.note(now, RunEvent::Interrupt {});
                 Event::Interrupt
             }
             Err(e) => {
@@ -372,7 +372,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                     self.note(
                         now,
                         RunEvent::Arp {
-                            port: side.name(),
+                            port: side,
                             ip: ip.to_string(),
                             mac: None,
                             detail: Some(e.to_string()),
@@ -429,15 +429,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 {
                     out::line(&format!("step {}: payload {p} B", step + 1));
                 }
-                self.note(
-                    Instant::now(),
-                    RunEvent::Step {
-                        step,
-                        label,
-                        what: "started",
-                        figures: Vec::new(),
-                    },
-                );
+                self.note(Instant::now(), RunEvent::StepStarted { step, label });
                 self.running = Some(r);
                 self.watch.step_started(Instant::now());
                 self.machine.handle(Instant::now(), Event::Prepared);
@@ -478,7 +470,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             now,
             RunEvent::Phase {
                 step,
-                phase: format!("{phase:?}"),
+                phase: report::worker_phase(phase),
                 epoch_lead_us: EPOCH_LEAD.as_micros() as u64,
             },
         );
@@ -542,7 +534,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             .directions
             .iter()
             .map(|d| StepFigures {
-                direction: d.direction.name(),
+                direction: d.direction,
                 sent: d.loss.sent,
                 received: d.loss.unique,
                 lost: d.loss.lost,
@@ -550,10 +542,9 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             .collect();
         self.note(
             now,
-            RunEvent::Step {
+            RunEvent::StepCollected {
                 step,
                 label: result.report.label.clone(),
-                what: "collected",
                 figures,
             },
         );

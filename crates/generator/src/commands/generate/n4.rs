@@ -20,7 +20,7 @@ use crate::n4::client_side::{
 };
 use crate::n4::failure::{deletion_failure, establishment_failure};
 use crate::n4::progress::{BatchMeter, stalled_message};
-use crate::report::{ControlTimes, RunEvent, Timeline};
+use crate::report::{ControlTimes, Outcome, Procedure, RunEvent, Timeline};
 use upfbench_cli::out;
 use upfbench_run::lifecycle::{Event, Lifecycle};
 use upfbench_run::plan::{ChurnPlan, HandoverPlan};
@@ -129,8 +129,8 @@ fn take<T>(p: &mut Pending<T>) -> Result<Option<T>> {
 }
 
 fn pfcp(
-    procedure: &'static str,
-    outcome: &'static str,
+    procedure: Procedure,
+    outcome: Outcome,
     count: Option<u64>,
     detail: Option<String>,
 ) -> RunEvent {
@@ -254,7 +254,12 @@ impl<'a> N4Work<'a> {
         out::line(&format!("PFCP: associating with {peer}"));
         tl.record(
             now,
-            pfcp("association", "started", None, Some(peer.to_owned())),
+            pfcp(
+                Procedure::Association,
+                Outcome::Started,
+                None,
+                Some(peer.to_owned()),
+            ),
         );
         self.association = Some(self.client.associate());
     }
@@ -298,7 +303,15 @@ impl<'a> N4Work<'a> {
     ) {
         let range = batch.unwrap_or(0..self.sessions.len());
         let count = range.len() as u64;
-        tl.record(now, pfcp("establishment", "started", Some(count), None));
+        tl.record(
+            now,
+            pfcp(
+                Procedure::Establishment,
+                Outcome::Started,
+                Some(count),
+                None,
+            ),
+        );
         if range.start == 0 {
             out::line(&format!("PFCP: establishing {count} sessions"));
             if self.again.is_none() {
@@ -320,7 +333,10 @@ impl<'a> N4Work<'a> {
 
     pub(super) fn cancel_establishment(&mut self, now: Instant, tl: &mut Timeline) {
         out::line("interrupted: establishment stops after the requests in flight");
-        tl.record(now, pfcp("establishment", "cancelled", None, None));
+        tl.record(
+            now,
+            pfcp(Procedure::Establishment, Outcome::Cancelled, None, None),
+        );
         if let Some((b, _)) = &self.establishment {
             b.cancel();
         }
@@ -329,7 +345,7 @@ impl<'a> N4Work<'a> {
     /// Starts the deletion; `false` when there is nothing to delete.
     pub(super) fn delete(&mut self, now: Instant, tl: &mut Timeline) -> bool {
         out::line("PFCP: deleting the sessions");
-        tl.record(now, pfcp("deletion", "started", None, None));
+        tl.record(now, pfcp(Procedure::Deletion, Outcome::Started, None, None));
         self.times.delete_started = Some(now);
         self.deletion = self
             .client
@@ -339,7 +355,7 @@ impl<'a> N4Work<'a> {
     }
 
     pub(super) fn release(&mut self, now: Instant, tl: &mut Timeline) {
-        tl.record(now, pfcp("release", "started", None, None));
+        tl.record(now, pfcp(Procedure::Release, Outcome::Started, None, None));
         self.release = Some(self.client.release());
     }
 
@@ -362,7 +378,12 @@ impl<'a> N4Work<'a> {
                     out::line(&format!("PFCP: associated with {}", a.peer));
                     tl.record(
                         now,
-                        pfcp("association", "done", None, Some(a.peer.to_string())),
+                        pfcp(
+                            Procedure::Association,
+                            Outcome::Done,
+                            None,
+                            Some(a.peer.to_string()),
+                        ),
                     );
                     if self.again.is_some() {
                         self.establish(now, tl, None, false);
@@ -373,7 +394,12 @@ impl<'a> N4Work<'a> {
                 Err(e) => {
                     tl.record(
                         now,
-                        pfcp("association", "failed", None, Some(e.to_string())),
+                        pfcp(
+                            Procedure::Association,
+                            Outcome::Failed,
+                            None,
+                            Some(e.to_string()),
+                        ),
                     );
                     machine.handle(now, Event::Failed(format!("PFCP association: {e}")));
                     if self.again.is_some() {
@@ -389,7 +415,10 @@ impl<'a> N4Work<'a> {
             }
             if meter.stalled(now, b.progress(), self.give_up) {
                 out::line(&stalled_message("establishment", self.give_up));
-                tl.record(now, pfcp("establishment", "stalled", None, None));
+                tl.record(
+                    now,
+                    pfcp(Procedure::Establishment, Outcome::Stalled, None, None),
+                );
                 b.cancel();
             }
         }
@@ -414,7 +443,12 @@ impl<'a> N4Work<'a> {
                     out::line(&format!("PFCP: {} sessions established", sessions.len()));
                     tl.record(
                         now,
-                        pfcp("establishment", "done", Some(sessions.len() as u64), None),
+                        pfcp(
+                            Procedure::Establishment,
+                            Outcome::Done,
+                            Some(sessions.len() as u64),
+                            None,
+                        ),
                     );
                     if want_upf_teids {
                         learnt = Established::UplinkTeids {
@@ -459,8 +493,8 @@ impl<'a> N4Work<'a> {
                     tl.record(
                         now,
                         pfcp(
-                            "establishment",
-                            "cancelled",
+                            Procedure::Establishment,
+                            Outcome::Cancelled,
                             Some(e.established as u64),
                             None,
                         ),
@@ -474,8 +508,8 @@ impl<'a> N4Work<'a> {
                     tl.record(
                         now,
                         pfcp(
-                            "establishment",
-                            "refused",
+                            Procedure::Establishment,
+                            Outcome::Refused,
                             Some(e.established as u64),
                             Some(text.clone()),
                         ),
@@ -506,8 +540,8 @@ impl<'a> N4Work<'a> {
                     tl.record(
                         now,
                         pfcp(
-                            "establishment",
-                            "failed",
+                            Procedure::Establishment,
+                            Outcome::Failed,
                             Some(e.established as u64),
                             Some(failure.clone()),
                         ),
@@ -526,7 +560,7 @@ impl<'a> N4Work<'a> {
             }
             if meter.stalled(now, b.progress(), self.give_up) {
                 out::line(&stalled_message("deletion", self.give_up));
-                tl.record(now, pfcp("deletion", "stalled", None, None));
+                tl.record(now, pfcp(Procedure::Deletion, Outcome::Stalled, None, None));
                 b.cancel();
             }
         }
@@ -538,12 +572,23 @@ impl<'a> N4Work<'a> {
             match r {
                 Ok(n) => {
                     out::line(&format!("PFCP: {n} sessions deleted"));
-                    tl.record(now, pfcp("deletion", "done", Some(n as u64), None));
+                    tl.record(
+                        now,
+                        pfcp(Procedure::Deletion, Outcome::Done, Some(n as u64), None),
+                    );
                     machine.handle(now, Event::Deleted);
                 }
                 Err(e) => {
                     let failure = deletion_failure(&e, self.sessions);
-                    tl.record(now, pfcp("deletion", "failed", None, Some(failure.clone())));
+                    tl.record(
+                        now,
+                        pfcp(
+                            Procedure::Deletion,
+                            Outcome::Failed,
+                            None,
+                            Some(failure.clone()),
+                        ),
+                    );
                     machine.handle(now, Event::Failed(failure));
                 }
             }
@@ -553,15 +598,17 @@ impl<'a> N4Work<'a> {
         {
             self.release = None;
             let (outcome, release, said) = match r {
-                Ok(Release::Answered) => ("done", ReleaseEnd::Answered, "answered".to_owned()),
+                Ok(Release::Answered) => {
+                    (Outcome::Done, ReleaseEnd::Answered, "answered".to_owned())
+                }
                 Ok(Release::Unanswered) => (
-                    "unanswered",
+                    Outcome::Unanswered,
                     ReleaseEnd::NotAnswered,
                     "not answered (Open5GS, eUPF and UPG-VPP never answer it)".to_owned(),
                 ),
-                Err(e) => ("failed", ReleaseEnd::Failed, format!("failed: {e}")),
+                Err(e) => (Outcome::Failed, ReleaseEnd::Failed, format!("failed: {e}")),
             };
-            tl.record(now, pfcp("release", outcome, None, Some(said)));
+            tl.record(now, pfcp(Procedure::Release, outcome, None, Some(said)));
             self.times.release = Some(release);
             machine.handle(now, Event::Released);
         }

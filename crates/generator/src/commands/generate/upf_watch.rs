@@ -15,7 +15,7 @@ use upfbench_report::{FaultLoss, UpfFault};
 
 use super::n4::N4Work;
 use crate::n4::client_side::UpfNews;
-use crate::report::{RunEvent, Timeline};
+use crate::report::{RunEvent, Timeline, UpfChange};
 use upfbench_cli::out;
 use upfbench_config::{OnUpfLoss, OnUpfRestart, Pfcp};
 use upfbench_run::lifecycle::{Event, Lifecycle};
@@ -184,7 +184,7 @@ impl UpfWatch {
                 tl.record(
                     at,
                     RunEvent::Upf {
-                        what: "reestablished",
+                        what: UpfChange::Reestablished,
                         sessions: Some(n as u64),
                         detail: format!(
                             "{:.3} s after the restart was seen",
@@ -301,7 +301,7 @@ impl UpfWatch {
         tl.record(
             at,
             RunEvent::Upf {
-                what: "restart",
+                what: UpfChange::Restart,
                 sessions: Some(sessions_lost),
                 detail: format!("{detail}; {action}"),
             },
@@ -368,7 +368,7 @@ impl UpfWatch {
         tl.record(
             at,
             RunEvent::Upf {
-                what: "heartbeat lost",
+                what: UpfChange::HeartbeatLost,
                 sessions: None,
                 detail: detail.clone(),
             },
