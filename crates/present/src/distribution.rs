@@ -3,7 +3,7 @@
 //! gets as much room as the median.
 
 use hdrhistogram::Histogram;
-use upfbench_report::LatencyReport;
+use upfbench_report::{LatencyReport, Nanos};
 
 /// Points per decade of 1/(1−q) when sampling a histogram: a smooth curve, a few hundred
 /// points at most.
@@ -67,34 +67,34 @@ pub fn from_histogram(h: &Histogram<u64>) -> Vec<PercentilePoint> {
 /// The distribution from a report's summary when there is no interval log: the minimum, the
 /// percentiles the sample count supports (p50 to p99.99) and the maximum.
 pub fn from_summary(l: &LatencyReport) -> Vec<PercentilePoint> {
-    let x_max = x_of_max(l.samples);
-    let at = |q: f64, ns: u64| PercentilePoint {
+    let p = &l.percentiles;
+    let x_max = x_of_max(p.samples);
+    let at = |q: f64, ns: Nanos| PercentilePoint {
         x: percentile_x(q),
-        latency_us: ns as f64 / 1e3,
+        latency_us: ns.us(),
     };
-    let mut points = vec![at(0.0, l.min_ns)];
+    let mut points = vec![at(0.0, p.min)];
     points.extend(
         [
-            (0.5, l.p50_ns),
-            (0.9, l.p90_ns),
-            (0.99, l.p99_ns),
-            (0.999, l.p99_9_ns),
-            (0.9999, l.p99_99_ns),
+            (0.5, Some(p.p50)),
+            (0.9, Some(p.p90)),
+            (0.99, Some(p.p99)),
+            (0.999, p.p99_9),
+            (0.9999, p.p99_99),
         ]
         .into_iter()
-        .map(|(q, ns)| at(q, ns))
+        .filter_map(|(q, ns)| Some(at(q, ns?)))
         .filter(|p| p.x < x_max),
     );
-    points.push(PercentilePoint {
-        x: x_max,
-        latency_us: l.max_ns as f64 / 1e3,
-    });
+    points.push(at(0.0, p.max));
+    points.last_mut().expect("just pushed").x = x_max;
     points
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use upfbench_report::Percentiles;
 
     #[test]
     fn the_axis_is_labelled_in_nines() {
@@ -134,15 +134,17 @@ mod tests {
     #[test]
     fn the_summary_gives_the_percentiles_its_samples_support() {
         let l = LatencyReport {
-            samples: 500,
-            min_ns: 1_000,
+            percentiles: Percentiles {
+                samples: 500,
+                min: Nanos(1_000),
+                p50: Nanos(1_500),
+                p90: Nanos(2_000),
+                p99: Nanos(5_000),
+                p99_9: Some(Nanos(80_000)),
+                p99_99: Some(Nanos(90_000)),
+                max: Nanos(90_000),
+            },
             avg_ns: 2_000.0,
-            max_ns: 90_000,
-            p50_ns: 1_500,
-            p90_ns: 2_000,
-            p99_ns: 5_000,
-            p99_9_ns: 80_000,
-            p99_99_ns: 90_000,
             jitter_ns: None,
             jitter_max_ns: None,
             negative: 0,

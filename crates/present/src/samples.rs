@@ -3,8 +3,8 @@
 
 use upfbench_report::{
     DirectionReport, GoalResult, GoalSpec, GoalStatus, LatencyReport, LoadLatency, LossReport,
-    Report, SearchCase, SearchReport, SecondDirection, StepReport, StepSecond, ThroughputReport,
-    TrialLatency, TrialRecord,
+    Nanos, Percentiles, Report, SearchCase, SearchReport, SecondDirection, StepReport, StepSecond,
+    ThroughputReport, TrialLatency, TrialRecord,
 };
 use upfbench_stats::Direction;
 
@@ -22,16 +22,19 @@ fn throughput(packets: u64, frame: u64, secs: f64) -> ThroughputReport {
 
 /// Latency whose median is `p50_ns`, the tail ten and a hundred times that.
 pub(crate) fn latency(p50_ns: u64) -> LatencyReport {
+    let ns = |n: u64| Nanos::from_ns(n);
     LatencyReport {
-        samples: 500_000,
-        min_ns: p50_ns / 2,
+        percentiles: Percentiles {
+            samples: 500_000,
+            min: ns(p50_ns / 2),
+            p50: ns(p50_ns),
+            p90: ns(p50_ns * 2),
+            p99: ns(p50_ns * 10),
+            p99_9: Some(ns(p50_ns * 30)),
+            p99_99: Some(ns(p50_ns * 60)),
+            max: ns(p50_ns * 100),
+        },
         avg_ns: p50_ns as f64 * 1.2,
-        max_ns: p50_ns * 100,
-        p50_ns,
-        p90_ns: p50_ns * 2,
-        p99_ns: p50_ns * 10,
-        p99_9_ns: p50_ns * 30,
-        p99_99_ns: p50_ns * 60,
         jitter_ns: Some(100.0),
         jitter_max_ns: Some(200.0),
         negative: 0,
@@ -80,9 +83,9 @@ fn seconds(kpps: f64) -> Vec<StepSecond> {
                 rx_gbps_l1: (kpps * 1e3 - lost as f64) * 8.0 * 400.0 / 1e9,
                 rx_kpps: kpps - lost as f64 / 1e3,
                 lost,
-                lat_p50_ns: Some(2_000 + t * 10),
-                lat_p99_ns: Some(9_000),
-                lat_max_ns: Some(40_000 * t),
+                lat_p50_ns: Some(Nanos::from_ns(2_000 + t * 10)),
+                lat_p99_ns: Some(Nanos(9_000)),
+                lat_max_ns: Some(Nanos::from_ns(40_000 * t)),
             };
             StepSecond {
                 t_s: t as f64,
@@ -151,13 +154,17 @@ fn trial(step: usize, load_mpps: f64, loss_ratio: f64, limited: bool) -> TrialRe
         intended_duration_s: 1.0,
         duration_s: 1.2,
         latency: vec![TrialLatency {
-            direction: "UL".into(),
-            p50_ns: 3_000,
-            p90_ns: 5_000,
-            p99_ns: 12_000,
-            p99_9_ns: 40_000,
-            p99_99_ns: 60_000,
-            max_ns: 90_000,
+            direction: Direction::Uplink,
+            latency: Percentiles {
+                samples: sent,
+                min: Nanos(2_000),
+                p50: Nanos(3_000),
+                p90: Nanos(5_000),
+                p99: Nanos(12_000),
+                p99_9: Some(Nanos(40_000)),
+                p99_99: Some(Nanos(60_000)),
+                max: Nanos(90_000),
+            },
         }],
         tester_limited: limited.then(|| "TX schedule slipped 3 %".to_owned()),
     }

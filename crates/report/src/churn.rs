@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::handover::Percentiles;
 use super::model::Report;
+use super::percentiles::Percentiles;
 use upfbench_stats::direction::Direction;
 
 /// One kind of session procedure over the step.
@@ -23,9 +23,9 @@ pub struct ProcedureFigures {
     pub succeeded: u64,
     /// Refused or timed out.
     pub failed: u64,
-    /// From request to answer, of every procedure answered (ms).
+    /// From request to answer, of every procedure answered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub latency_ms: Option<Percentiles>,
+    pub latency: Option<Percentiles>,
     /// The first failure's reason.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_error: Option<String>,
@@ -42,14 +42,14 @@ pub struct Activation {
     /// in effect before the answer reached us).
     pub before_answer: u64,
     /// At most: from the response to the first forwarded probe's sending, 0 for those sent
-    /// before it (ms).
+    /// before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lag_ms: Option<Percentiles>,
+    pub lag: Option<Percentiles>,
     /// At least: from the response to when the probe before it, which the UPF dropped, was due
-    /// (ms, 0 when that was before the response). A session's lag lies between the two: a
+    /// (0 when that was before the response). A session's lag lies between the two: a
     /// probe interval apart, more when the tester sent late.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lag_floor_ms: Option<Percentiles>,
+    pub lag_floor: Option<Percentiles>,
     /// Probes sent after their session's response and before its first forwarded one: traffic
     /// started on the answer that met no rule.
     pub lost_after_answer: u64,
@@ -108,9 +108,9 @@ pub struct ChurnSecond {
     pub achieved: [u64; 3],
     /// Failures answered in it.
     pub failed: u64,
-    /// Latency of the procedures answered in it, all kinds (ms).
+    /// Latency of the procedures answered in it, all kinds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub latency_ms: Option<Percentiles>,
+    pub latency: Option<Percentiles>,
 }
 
 /// One direction's loss in a step.
@@ -179,8 +179,10 @@ pub struct ChurnReport {
     pub sessions: Vec<ChurnSession>,
 }
 
-fn pct(p: &Option<Percentiles>, f: impl Fn(&Percentiles) -> f64) -> String {
-    p.as_ref().map_or("-".into(), |p| format!("{:.3}", f(p)))
+/// A percentile of `p` in ms, or `-`.
+fn pct(p: &Option<Percentiles>, f: impl Fn(&Percentiles) -> super::Nanos) -> String {
+    p.as_ref()
+        .map_or("-".into(), |p| format!("{:.3}", f(p).ms()))
 }
 
 fn loss_text(l: &[DirectionLoss]) -> String {
@@ -240,9 +242,9 @@ pub(super) fn churn_section(out: &mut String, report: &Report) {
                 f.sent,
                 f.succeeded,
                 f.failed,
-                pct(&f.latency_ms, |p| p.p50),
-                pct(&f.latency_ms, |p| p.p99),
-                pct(&f.latency_ms, |p| p.max),
+                pct(&f.latency, |p| p.p50),
+                pct(&f.latency, |p| p.p99),
+                pct(&f.latency, |p| p.max),
                 rate
             );
             if let Some(e) = &f.first_error {
@@ -257,14 +259,14 @@ pub(super) fn churn_section(out: &mut String, report: &Report) {
              ms\n  {} of {} sessions forwarded before the response came, {} never; {} probes \
              sent after a response met no rule",
             c.probe_interval_ms,
-            pct(&a.lag_ms, |p| p.p50),
-            pct(&a.lag_ms, |p| p.p90),
-            pct(&a.lag_ms, |p| p.p99),
-            pct(&a.lag_ms, |p| p.max),
-            pct(&a.lag_floor_ms, |p| p.p50),
-            pct(&a.lag_floor_ms, |p| p.p90),
-            pct(&a.lag_floor_ms, |p| p.p99),
-            pct(&a.lag_floor_ms, |p| p.max),
+            pct(&a.lag, |p| p.p50),
+            pct(&a.lag, |p| p.p90),
+            pct(&a.lag, |p| p.p99),
+            pct(&a.lag, |p| p.max),
+            pct(&a.lag_floor, |p| p.p50),
+            pct(&a.lag_floor, |p| p.p90),
+            pct(&a.lag_floor, |p| p.p99),
+            pct(&a.lag_floor, |p| p.max),
             a.before_answer,
             a.established,
             a.never_forwarded,
@@ -306,8 +308,8 @@ pub(super) fn churn_section(out: &mut String, report: &Report) {
                 format!("{}/{}", cs.asked[0], cs.achieved[0]),
                 format!("{}/{}", cs.asked[1], cs.achieved[1]),
                 format!("{}/{}", cs.asked[2], cs.achieved[2]),
-                pct(&cs.latency_ms, |p| p.p50),
-                pct(&cs.latency_ms, |p| p.p99),
+                pct(&cs.latency, |p| p.p50),
+                pct(&cs.latency, |p| p.p99),
                 kpps(Direction::Uplink),
                 kpps(Direction::Downlink),
                 lost(Direction::Uplink),

@@ -9,43 +9,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use super::model::Report;
-
-/// Percentiles of one figure over the handovers (nearest rank).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Percentiles {
-    /// Values summarised.
-    pub count: u64,
-    /// Median.
-    pub p50: f64,
-    /// 90th percentile.
-    pub p90: f64,
-    /// 99th percentile.
-    pub p99: f64,
-    /// Smallest.
-    pub min: f64,
-    /// Largest.
-    pub max: f64,
-}
-
-impl Percentiles {
-    /// The percentiles of `values`; `None` for none.
-    pub fn of(values: impl IntoIterator<Item = f64>) -> Option<Percentiles> {
-        let mut v: Vec<f64> = values.into_iter().filter(|x| x.is_finite()).collect();
-        if v.is_empty() {
-            return None;
-        }
-        v.sort_by(f64::total_cmp);
-        let rank = |p: f64| v[((p / 100.0 * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1];
-        Some(Percentiles {
-            count: v.len() as u64,
-            p50: rank(50.0),
-            p90: rank(90.0),
-            p99: rank(99.0),
-            min: v[0],
-            max: v[v.len() - 1],
-        })
-    }
-}
+use super::percentiles::Percentiles;
 
 /// What came of the End Marker a UE's handover asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -127,12 +91,12 @@ pub struct HandoverReport {
     pub duplicates: u64,
     /// Reordered packets of the moving UEs' downlink.
     pub reordered: u64,
-    /// Interruption (ms) over the switched UEs.
+    /// Interruption over the switched UEs (nearest rank).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub interruption_ms: Option<Percentiles>,
-    /// Modification latency (ms) over the answered modifications.
+    pub interruption: Option<Percentiles>,
+    /// Modification latency over the answered modifications (nearest rank).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub modification_ms: Option<Percentiles>,
+    pub modification: Option<Percentiles>,
     /// Per moving UE, in the order they moved.
     pub ues: Vec<UeHandover>,
 }
@@ -153,8 +117,8 @@ impl HandoverReport {
             lost: ues.iter().map(|u| u.lost).sum(),
             duplicates: ues.iter().map(|u| u.duplicates).sum(),
             reordered: ues.iter().map(|u| u.reordered).sum(),
-            interruption_ms: Percentiles::of(ues.iter().filter_map(|u| u.interruption_ms)),
-            modification_ms: Percentiles::of(ues.iter().filter_map(|u| u.modification_ms)),
+            interruption: Percentiles::of_ms(ues.iter().filter_map(|u| u.interruption_ms)),
+            modification: Percentiles::of_ms(ues.iter().filter_map(|u| u.modification_ms)),
             ues,
         }
     }
@@ -163,7 +127,12 @@ impl HandoverReport {
 fn spread(p: &Percentiles) -> String {
     format!(
         "p50 {:.3}  p90 {:.3}  p99 {:.3}  max {:.3}  (min {:.3}, {} UEs)",
-        p.p50, p.p90, p.p99, p.max, p.min, p.count
+        p.p50.ms(),
+        p.p90.ms(),
+        p.p99.ms(),
+        p.max.ms(),
+        p.min.ms(),
+        p.samples
     )
 }
 
@@ -176,10 +145,10 @@ pub(super) fn handover_section(out: &mut String, report: &Report) {
             "Handovers, {}: {} planned, {} modified ({} failed), {} switched to the new path",
             s.label, h.handovers, h.modified, h.failed, h.switched
         );
-        if let Some(p) = &h.interruption_ms {
+        if let Some(p) = &h.interruption {
             let _ = writeln!(out, "  interruption ms:          {}", spread(p));
         }
-        if let Some(p) = &h.modification_ms {
+        if let Some(p) = &h.modification {
             let _ = writeln!(out, "  modification latency ms:  {}", spread(p));
         }
         if h.end_marker_asked {
@@ -202,18 +171,6 @@ pub(super) fn handover_section(out: &mut String, report: &Report) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn percentiles_are_nearest_rank() {
-        let p = Percentiles::of((1..=100).map(f64::from)).unwrap();
-        assert_eq!(
-            (p.count, p.p50, p.p90, p.p99, p.min, p.max),
-            (100, 50.0, 90.0, 99.0, 1.0, 100.0)
-        );
-        let one = Percentiles::of([7.0]).unwrap();
-        assert_eq!((one.p50, one.p99, one.max), (7.0, 7.0, 7.0));
-        assert_eq!(Percentiles::of([]), None);
-    }
 
     fn ue(i: u32, interruption: Option<f64>, end_marker: EndMarkerVerdict) -> UeHandover {
         UeHandover {
@@ -257,9 +214,9 @@ mod tests {
             (2, 1, 1)
         );
         assert_eq!((h.lost, h.duplicates, h.reordered), (9, 0, 3));
-        let i = h.interruption_ms.unwrap();
-        assert_eq!((i.count, i.p50, i.max), (2, 50.0, 52.0));
-        assert_eq!(h.modification_ms.unwrap().max, 2.5);
+        let i = h.interruption.unwrap();
+        assert_eq!((i.samples, i.p50.ms(), i.max.ms()), (2, 50.0, 52.0));
+        assert_eq!(h.modification.unwrap().max.ms(), 2.5);
         let json = serde_json::to_string(&h).unwrap();
         assert_eq!(serde_json::from_str::<HandoverReport>(&json).unwrap(), h);
     }

@@ -8,8 +8,10 @@ pub mod events;
 mod frames;
 mod handover;
 mod interface;
+mod migrate;
 mod model;
 mod multiplier;
+mod percentiles;
 mod queues;
 mod rejected;
 mod search;
@@ -31,14 +33,14 @@ pub use csv::{
     render_ports_csv,
 };
 pub use frames::PortFrames;
-pub use handover::{EndMarkerVerdict, HandoverReport, Percentiles, UeHandover};
+pub use handover::{EndMarkerVerdict, HandoverReport, UeHandover};
 pub use interface::KernelInterface;
 pub use model::{
-    ControlReport, DirectionReport, LatencyReport, LossReport, PortReport, ProcedureLatency,
-    Release, Report, ReportError, SCHEMA_VERSION, StepReport, StreamSummary, TOOL_NAME,
-    ThroughputReport, ToolInfo,
+    ControlReport, DirectionReport, LatencyReport, LossReport, PortReport, Release, Report,
+    ReportError, SCHEMA_VERSION, StepReport, StreamSummary, TOOL_NAME, ThroughputReport, ToolInfo,
 };
 pub use multiplier::{MultipliedStep, MultiplierReport};
+pub use percentiles::{Nanos, Percentiles};
 pub use queues::{LOPSIDED_SHARE, RxQueues};
 pub use rejected::{RejectKind, Rejected};
 pub use search::{

@@ -15,6 +15,7 @@ use upfbench_stats::rate::{TrafficCounters, gbps, kpps, percent};
 use super::clock::ClockReport;
 use super::frames::PortFrames;
 use super::interface::KernelInterface;
+use super::percentiles::{Nanos, Percentiles};
 use super::queues::RxQueues;
 use super::search::SearchReport;
 use super::seconds::StepSecond;
@@ -23,8 +24,10 @@ use super::time::rfc3339_utc;
 use super::upf_faults::{FaultLoss, UpfFault};
 
 /// The JSON schema version this crate writes and reads. Raised on any change that renames,
-/// removes or changes the meaning of a field (adding a field keeps the version).
-pub const SCHEMA_VERSION: u32 = 1;
+/// removes or changes the meaning of a field (adding a field keeps the version). Reports of an
+/// earlier version are read through [`super::migrate`] (2: every percentile summary is a
+/// [`Percentiles`] in ns; the release is one word).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// The tool's name in reports.
 pub const TOOL_NAME: &str = "upfbench";
@@ -92,10 +95,11 @@ pub struct ControlReport {
     /// Of the sessions deleted, those the churn deleted.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub churn_deleted: u64,
-    /// Latency of one establishment, request to answer, retransmissions included.
-    pub establishment_latency: Option<ProcedureLatency>,
+    /// Latency of one establishment, request to answer, retransmissions included (within the
+    /// PFCP client's histogram's precision: 1 µs, 3 significant digits).
+    pub establishment_latency: Option<Percentiles>,
     /// Latency of one deletion.
-    pub deletion_latency: Option<ProcedureLatency>,
+    pub deletion_latency: Option<Percentiles>,
     /// Requests sent for the first time (all procedures).
     pub requests_sent: u64,
     /// Requests sent again after T1.
@@ -198,23 +202,6 @@ impl<'de> Deserialize<'de> for Release {
             ))
         })
     }
-}
-
-/// Latency of one kind of PFCP procedure (µs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProcedureLatency {
-    /// Procedures measured.
-    pub count: u64,
-    /// Fastest.
-    pub min_us: u64,
-    /// Median.
-    pub p50_us: u64,
-    /// 90th percentile.
-    pub p90_us: u64,
-    /// 99th percentile.
-    pub p99_us: u64,
-    /// Slowest.
-    pub max_us: u64,
 }
 
 /// The tester's own port over one step: what the NIC counted, so that the tester's losses are
@@ -471,28 +458,16 @@ pub struct LossReport {
     pub late: u64,
 }
 
-/// One-way latency summary (ns). Min, avg and max are exact; percentiles are within the
-/// histogram's precision (3 significant digits by default); jitter per RFC 3550.
+/// One-way latency summary. Min, avg and max are exact; percentiles are within the
+/// histogram's precision (3 significant digits by default); jitter per RFC 3550 (ns).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LatencyReport {
-    /// Samples.
-    pub samples: u64,
-    /// Smallest.
-    pub min_ns: u64,
-    /// Mean (exact, but samples above the histogram's maximum enter it at the maximum).
+    /// Samples, min, p50 to p99.99 and max (in JSON beside the other fields: `samples`,
+    /// `min_ns`, `p50_ns`, ...).
+    #[serde(flatten)]
+    pub percentiles: Percentiles,
+    /// Mean (exact, but samples above the histogram's maximum enter it at the maximum; ns).
     pub avg_ns: f64,
-    /// Largest.
-    pub max_ns: u64,
-    /// Median.
-    pub p50_ns: u64,
-    /// 90th percentile.
-    pub p90_ns: u64,
-    /// 99th percentile.
-    pub p99_ns: u64,
-    /// 99.9th percentile.
-    pub p99_9_ns: u64,
-    /// 99.99th percentile.
-    pub p99_99_ns: u64,
     /// Mean of the streams' RFC 3550 interarrival jitter.
     pub jitter_ns: Option<f64>,
     /// Largest stream jitter.
@@ -510,17 +485,19 @@ impl LatencyReport {
         jitter_ns: Option<f64>,
         jitter_max_ns: Option<f64>,
     ) -> Option<LatencyReport> {
-        let q = |x: f64| l.quantile_ns(x).unwrap_or(0);
+        let q = |x: f64| Nanos::from_ns(l.quantile_ns(x).unwrap_or(0));
         Some(LatencyReport {
-            samples: l.count(),
-            min_ns: l.min_ns()?,
+            percentiles: Percentiles {
+                samples: l.count(),
+                min: Nanos::from_ns(l.min_ns()?),
+                p50: q(0.5),
+                p90: q(0.9),
+                p99: q(0.99),
+                p99_9: Some(q(0.999)),
+                p99_99: Some(q(0.9999)),
+                max: Nanos::from_ns(l.max_ns()?),
+            },
             avg_ns: l.mean_ns()?,
-            max_ns: l.max_ns()?,
-            p50_ns: q(0.5),
-            p90_ns: q(0.9),
-            p99_ns: q(0.99),
-            p99_9_ns: q(0.999),
-            p99_99_ns: q(0.9999),
             jitter_ns,
             jitter_max_ns,
             negative: l.negative(),
@@ -599,7 +576,7 @@ pub enum ReportError {
     #[error("report has no numeric schema_version field")]
     MissingSchemaVersion,
     /// Written by an incompatible version.
-    #[error("report schema version {found} is not supported (this build reads {supported})")]
+    #[error("report schema version {found} is not supported (this build reads 1 to {supported})")]
     UnsupportedSchema {
         /// The file's version.
         found: u64,
@@ -637,18 +614,23 @@ impl Report {
             .expect("a report always serialises: no map has non-string keys")
     }
 
-    /// Reads a report, refusing other schema versions by name before looking at the fields.
+    /// Reads a report, refusing other schema versions by name before looking at the fields; a
+    /// report of an earlier version is brought to this one first ([`super::migrate`]).
     pub fn from_json(text: &str) -> Result<Report, ReportError> {
-        let value: serde_json::Value = serde_json::from_str(text)?;
+        let mut value: serde_json::Value = serde_json::from_str(text)?;
         let found = value
             .get("schema_version")
             .and_then(serde_json::Value::as_u64)
             .ok_or(ReportError::MissingSchemaVersion)?;
-        if found != u64::from(SCHEMA_VERSION) {
-            return Err(ReportError::UnsupportedSchema {
-                found,
-                supported: SCHEMA_VERSION,
-            });
+        match found {
+            1 => super::migrate::v1_to_v2(&mut value),
+            v if v == u64::from(SCHEMA_VERSION) => {}
+            _ => {
+                return Err(ReportError::UnsupportedSchema {
+                    found,
+                    supported: SCHEMA_VERSION,
+                });
+            }
         }
         Ok(serde_json::from_value(value)?)
     }

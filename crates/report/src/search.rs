@@ -4,6 +4,9 @@
 //! ([`TrialRecord::step`]); this section is what the search made of them.
 
 use serde::{Deserialize, Serialize};
+use upfbench_stats::Direction;
+
+use super::percentiles::Percentiles;
 
 /// The search of a run: its goals, and what it found per case.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -129,23 +132,14 @@ pub struct GoalResult {
     pub tester_limited_at_pps: Option<f64>,
 }
 
-/// Latency percentiles of one direction of a trial (ns).
+/// Latency percentiles of one direction of a trial: its step's direction's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrialLatency {
-    /// "UL" or "DL".
-    pub direction: String,
-    /// Median.
-    pub p50_ns: u64,
-    /// 90th percentile.
-    pub p90_ns: u64,
-    /// 99th percentile.
-    pub p99_ns: u64,
-    /// 99.9th percentile.
-    pub p99_9_ns: u64,
-    /// 99.99th percentile.
-    pub p99_99_ns: u64,
-    /// Largest.
-    pub max_ns: u64,
+    /// The direction.
+    pub direction: Direction,
+    /// Its percentiles (in JSON beside `direction`: `samples`, `min_ns`, `p50_ns`, ...).
+    #[serde(flatten)]
+    pub latency: Percentiles,
 }
 
 /// One trial of a search.

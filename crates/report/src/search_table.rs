@@ -92,19 +92,20 @@ fn case_section(out: &mut String, c: &SearchCase) {
         let _ = writeln!(out, "  latency under load (us):");
         for l in &c.latency_under_load {
             for d in &l.trial.latency {
-                let us = |ns: u64| ns as f64 / 1e3;
+                let us = |ns: super::Nanos| ns.us();
+                let p = &d.latency;
                 let _ = writeln!(
                     out,
                     "    {:>3.0} % {:>10} Mpps {} loss {:.4} %  p50 {:.1} p90 {:.1} p99 {:.1} p99.9 {:.1} max {:.1}",
                     l.fraction * 100.0,
                     format!("{:.4}", l.trial.intended_load_pps / 1e6),
-                    d.direction,
+                    d.direction.name(),
                     l.trial.loss_ratio * 100.0,
-                    us(d.p50_ns),
-                    us(d.p90_ns),
-                    us(d.p99_ns),
-                    us(d.p99_9_ns),
-                    us(d.max_ns)
+                    us(p.p50),
+                    us(p.p90),
+                    us(p.p99),
+                    p.p99_9.map_or(f64::NAN, us),
+                    us(p.max)
                 );
             }
         }

@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 use upfbench_stats::direction::Direction;
 use upfbench_stats::live::{LiveDirection, LiveLine};
 
+use super::percentiles::Nanos;
+
 /// One interval of a step (a second; the last one may be shorter).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StepSecond {
@@ -44,15 +46,15 @@ pub struct SecondDirection {
     /// Losses confirmed over the interval: positions that left their flow's reorder window
     /// unreceived (a loss shows up to a reorder window after its packet was due).
     pub lost: u64,
-    /// Latency median of the interval's samples (ns).
+    /// Latency median of the interval's samples.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lat_p50_ns: Option<u64>,
-    /// Latency 99th percentile (ns).
+    pub lat_p50_ns: Option<Nanos>,
+    /// Latency 99th percentile.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lat_p99_ns: Option<u64>,
-    /// Largest latency (ns).
+    pub lat_p99_ns: Option<Nanos>,
+    /// Largest latency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lat_max_ns: Option<u64>,
+    pub lat_max_ns: Option<Nanos>,
 }
 
 impl SecondDirection {
@@ -72,9 +74,9 @@ impl SecondDirection {
             rx_gbps_l1: d.rx_gbps_l1,
             rx_kpps: d.rx_kpps,
             lost: d.lost,
-            lat_p50_ns: d.lat_p50_ns,
-            lat_p99_ns: d.lat_p99_ns,
-            lat_max_ns: d.lat_max_ns,
+            lat_p50_ns: d.lat_p50_ns.map(Nanos::from_ns),
+            lat_p99_ns: d.lat_p99_ns.map(Nanos::from_ns),
+            lat_max_ns: d.lat_max_ns.map(Nanos::from_ns),
         }
     }
 }
@@ -158,9 +160,9 @@ mod tests {
             rx_gbps_l1: 0.0,
             rx_kpps: 0.003,
             lost: 2,
-            lat_p50_ns: Some(1_000),
-            lat_p99_ns: Some(2_000),
-            lat_max_ns: Some(3_000),
+            lat_p50_ns: Some(Nanos(1_000)),
+            lat_p99_ns: Some(Nanos(2_000)),
+            lat_max_ns: Some(Nanos(3_000)),
         };
         assert_eq!(d.loss_pct(), None);
         let json = serde_json::to_string(&d).unwrap();

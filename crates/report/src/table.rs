@@ -8,7 +8,8 @@
 
 use std::fmt::Write as _;
 
-use super::model::{ControlReport, DirectionReport, ProcedureLatency, Report, StepReport};
+use super::model::{ControlReport, DirectionReport, Report, StepReport};
+use super::percentiles::{Nanos, Percentiles};
 use upfbench_stats::direction::Direction;
 use upfbench_stats::loss_text;
 
@@ -100,15 +101,18 @@ fn direction_row(s: &StepReport, d: &DirectionReport) -> Vec<String> {
         format!("{:.3}", d.loss.loss_pct),
     ];
     match &d.latency {
-        Some(l) => r.extend([
-            us(l.min_ns as f64),
-            us(l.avg_ns),
-            us(l.max_ns as f64),
-            us(l.p50_ns as f64),
-            us(l.p99_ns as f64),
-            us(l.p99_9_ns as f64),
-            l.jitter_ns.map_or_else(dash, us),
-        ]),
+        Some(l) => {
+            let p = &l.percentiles;
+            r.extend([
+                us(p.min.ns()),
+                us(l.avg_ns),
+                us(p.max.ns()),
+                us(p.p50.ns()),
+                us(p.p99.ns()),
+                p.p99_9.map_or_else(dash, |n| us(n.ns())),
+                l.jitter_ns.map_or_else(dash, us),
+            ]);
+        }
         None => r.extend(std::iter::repeat_n(dash(), 7)),
     }
     r.extend([
@@ -263,11 +267,17 @@ fn comparison_table(out: &mut String, report: &Report) {
     out.push('\n');
 }
 
-fn latency_line(name: &str, l: Option<&ProcedureLatency>) -> String {
+fn latency_line(name: &str, l: Option<&Percentiles>) -> String {
+    let us = |n: Nanos| n.us();
     match l {
-        Some(l) if l.count > 0 => format!(
+        Some(l) if l.samples > 0 => format!(
             "{name} latency us: min {} p50 {} p90 {} p99 {} max {} ({} procedures)",
-            l.min_us, l.p50_us, l.p90_us, l.p99_us, l.max_us, l.count
+            us(l.min),
+            us(l.p50),
+            us(l.p90),
+            us(l.p99),
+            us(l.max),
+            l.samples
         ),
         _ => format!("{name} latency: -"),
     }

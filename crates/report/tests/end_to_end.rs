@@ -3,7 +3,7 @@
 //! packets themselves.
 
 use upfbench_report::{CSV_COLUMNS, ReportError};
-use upfbench_report::{Report, StepReport};
+use upfbench_report::{Nanos, Report, StepReport};
 use upfbench_stats::{Direction, RunResult, RxConfig, RxStats, TxStats};
 use upfbench_testkit::sim::{Impairment, Simulation, simulate};
 
@@ -112,12 +112,15 @@ fn report_figures_are_the_simulated_ones() {
             let mut lat: Vec<u64> = arrivals.iter().map(|p| p.rx_ns - p.tx_ns).collect();
             lat.sort_unstable();
             let l = d.latency.as_ref().unwrap();
-            assert_eq!(l.samples, lat.len() as u64);
-            assert_eq!(l.min_ns, lat[0]);
-            assert_eq!(l.max_ns, *lat.last().unwrap());
+            let p = &l.percentiles;
+            let ns = |n: Nanos| n.0 as u64;
+            assert_eq!(p.samples, lat.len() as u64);
+            assert_eq!(ns(p.min), lat[0]);
+            assert_eq!(ns(p.max), *lat.last().unwrap());
             let avg = lat.iter().sum::<u64>() as f64 / lat.len() as f64;
             assert!((l.avg_ns - avg).abs() < 1e-6);
-            for (q, got) in [(0.5, l.p50_ns), (0.99, l.p99_ns), (0.999, l.p99_9_ns)] {
+            let p99_9 = ns(p.p99_9.expect("the data plane's p99.9"));
+            for (q, got) in [(0.5, ns(p.p50)), (0.99, ns(p.p99)), (0.999, p99_9)] {
                 let want = lat[((q * lat.len() as f64).ceil() as usize).max(1) - 1];
                 assert!(
                     got >= want && got - want <= want / 1000,
@@ -135,24 +138,24 @@ fn json_round_trips_and_checks_the_schema_version() {
     let (report, _) = sweep();
     let json = report.to_json();
     assert_eq!(Report::from_json(&json).unwrap(), report);
-    assert!(json.contains("\"schema_version\": 1"));
+    assert!(json.contains("\"schema_version\": 2"));
     assert!(json.contains("\"started\": \"2025-01-02T03:04:05.678Z\""));
 
-    let newer = json.replacen("\"schema_version\": 1", "\"schema_version\": 2", 1);
+    let newer = json.replacen("\"schema_version\": 2", "\"schema_version\": 3", 1);
     assert!(matches!(
         Report::from_json(&newer),
         Err(ReportError::UnsupportedSchema {
-            found: 2,
-            supported: 1
+            found: 3,
+            supported: 2
         })
     ));
-    let none = json.replacen("\"schema_version\": 1,", "", 1);
+    let none = json.replacen("\"schema_version\": 2,", "", 1);
     assert!(matches!(
         Report::from_json(&none),
         Err(ReportError::MissingSchemaVersion)
     ));
     assert!(matches!(
-        Report::from_json("{\"schema_version\": 1}"),
+        Report::from_json("{\"schema_version\": 2}"),
         Err(ReportError::Json(_))
     ));
     assert!(matches!(
@@ -187,7 +190,10 @@ fn csv_rows_carry_the_report_values() {
         );
         assert_eq!(row[col("lost")].parse::<u64>().unwrap(), d.loss.lost);
         let l = d.latency.as_ref().unwrap();
-        assert_eq!(row[col("lat_p99_ns")].parse::<u64>().unwrap(), l.p99_ns);
+        assert_eq!(
+            row[col("lat_p99_ns")].parse::<i64>().unwrap(),
+            l.percentiles.p99.0
+        );
         let g: f64 = row[col("rx_gbps_l1")].parse().unwrap();
         assert!((g - d.rx.gbps_l1).abs() < 1e-6);
     }
@@ -225,7 +231,7 @@ fn table_has_a_table_per_direction_and_a_comparison_row_per_payload() {
             assert_eq!(cells[3], format!("{:.3}", d.tx.gbps_l1));
             assert_eq!(cells[7], format!("{:.3}", d.loss.loss_pct));
             let l = d.latency.as_ref().unwrap();
-            assert_eq!(cells[8], format!("{:.2}", l.min_ns as f64 / 1000.0));
+            assert_eq!(cells[8], format!("{:.2}", l.percentiles.min.us()));
             assert_eq!(cells[15], d.loss.lost.to_string());
             assert_eq!(cells[16], d.loss.late.to_string());
             assert_eq!(cells[17], d.loss.duplicates.to_string());

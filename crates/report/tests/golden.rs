@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use upfbench_report::{
     Cause, ClockReport, ControlReport, DirectionReport, KernelInterface, LatencyReport, LossReport,
-    PortFrames, PortReport, ProcedureLatency, RejectKind, Rejected, Release, Report, RxQueues,
+    Nanos, Percentiles, PortFrames, PortReport, RejectKind, Rejected, Release, Report, RxQueues,
     StepReport, StreamSummary, ThroughputReport, TxSlip,
 };
 use upfbench_stats::{Direction, PortName};
@@ -54,16 +54,19 @@ fn direction(
 }
 
 fn latency(base: u64, jitter: f64) -> LatencyReport {
+    let ns = |n: u64| Nanos::from_ns(n);
     LatencyReport {
-        samples: 1_000_000,
-        min_ns: base,
+        percentiles: Percentiles {
+            samples: 1_000_000,
+            min: ns(base),
+            p50: ns(base * 3 / 2),
+            p90: ns(base * 2),
+            p99: ns(base * 3),
+            p99_9: Some(ns(base * 9)),
+            p99_99: Some(ns(base * 20)),
+            max: ns(base * 40),
+        },
         avg_ns: base as f64 * 1.5 + 0.25,
-        max_ns: base * 40,
-        p50_ns: base * 3 / 2,
-        p90_ns: base * 2,
-        p99_ns: base * 3,
-        p99_9_ns: base * 9,
-        p99_99_ns: base * 20,
         jitter_ns: Some(jitter),
         jitter_max_ns: Some(jitter * 2.0),
         negative: 0,
@@ -188,13 +191,15 @@ fn report() -> Report {
         deleted_per_s: Some(3_992.0),
         churn_established: 0,
         churn_deleted: 0,
-        establishment_latency: Some(ProcedureLatency {
-            count: 1_000,
-            min_us: 180,
-            p50_us: 2_100,
-            p90_us: 3_050,
-            p99_us: 3_990,
-            max_us: 3_001_000,
+        establishment_latency: Some(Percentiles {
+            samples: 1_000,
+            min: Nanos::from_us(180),
+            p50: Nanos::from_us(2_100),
+            p90: Nanos::from_us(3_050),
+            p99: Nanos::from_us(3_990),
+            p99_9: None,
+            p99_99: None,
+            max: Nanos::from_us(3_001_000),
         }),
         deletion_latency: None,
         requests_sent: 2_002,

@@ -7,7 +7,7 @@
 //! baseline, `live_start_ns` on the run clock.
 
 use upfbench_report::{
-    Activation, ChurnReport, ChurnSecond, ChurnSession, DirectionLoss, Percentiles,
+    Activation, ChurnReport, ChurnSecond, ChurnSession, DirectionLoss, Nanos, Percentiles,
     ProcedureFigures, StepReport, StepSecond,
 };
 
@@ -61,7 +61,7 @@ fn figures(planned: u64, outcomes: &[&ChurnOutcome]) -> ProcedureFigures {
         sent: outcomes.len() as u64,
         succeeded: outcomes.iter().filter(|o| o.error.is_none()).count() as u64,
         failed: outcomes.iter().filter(|o| o.error.is_some()).count() as u64,
-        latency_ms: Percentiles::of(outcomes.iter().map(|o| o.latency.as_secs_f64() * 1e3)),
+        latency: Percentiles::of(outcomes.iter().map(|o| Nanos::from(o.latency))),
         first_error: outcomes.iter().filter_map(|o| o.error.clone()).next(),
     }
 }
@@ -87,8 +87,8 @@ pub fn churn_report(i: &ChurnInputs<'_>, loss: Vec<DirectionLoss>) -> ChurnRepor
         established: 0,
         never_forwarded: 0,
         before_answer: 0,
-        lag_ms: None,
-        lag_floor_ms: None,
+        lag: None,
+        lag_floor: None,
         lost_after_answer: 0,
         probes_sent: 0,
         probes_received: 0,
@@ -156,8 +156,8 @@ pub fn churn_report(i: &ChurnInputs<'_>, loss: Vec<DirectionLoss>) -> ChurnRepor
             sessions.push(s);
         }
     }
-    activation.lag_ms = Percentiles::of(lags);
-    activation.lag_floor_ms = Percentiles::of(floors);
+    activation.lag = Percentiles::of_ms(lags);
+    activation.lag_floor = Percentiles::of_ms(floors);
     // Over the span from the first request to the last answer of the kind (the measured
     // phase for one alone).
     let achieved = |v: &[&ChurnOutcome]| {
@@ -204,7 +204,7 @@ fn seconds(i: &ChurnInputs<'_>) -> Vec<ChurnSecond> {
             asked: [0; 3],
             achieved: [0; 3],
             failed: 0,
-            latency_ms: None,
+            latency: None,
         })
         .collect();
     let Some(start) = i.probes.measure_start_ns else {
@@ -217,7 +217,7 @@ fn seconds(i: &ChurnInputs<'_>) -> Vec<ChurnSecond> {
             .position(|s| t <= s.t_s + 1e-9)
             .unwrap_or(out.len().saturating_sub(1))
     };
-    let mut latencies: Vec<Vec<f64>> = vec![Vec::new(); out.len()];
+    let mut latencies: Vec<Vec<Nanos>> = vec![Vec::new(); out.len()];
     let mut asked_in = Vec::with_capacity(i.outcomes.len());
     let mut answered_in = Vec::with_capacity(i.outcomes.len());
     for o in i.outcomes {
@@ -235,10 +235,10 @@ fn seconds(i: &ChurnInputs<'_>) -> Vec<ChurnSecond> {
         } else {
             out[b].failed += 1;
         }
-        latencies[b].push(o.latency.as_secs_f64() * 1e3);
+        latencies[b].push(Nanos::from(o.latency));
     }
     for (s, l) in out.iter_mut().zip(latencies) {
-        s.latency_ms = Percentiles::of(l);
+        s.latency = Percentiles::of(l);
     }
     out
 }

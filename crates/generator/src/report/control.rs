@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use upfbench_pfcp::ie::Cause;
 use upfbench_pfcp::node::{Figures, LatencySummary, Stats};
-use upfbench_report::{ControlReport, ProcedureLatency, Release, UpfFault};
+use upfbench_report::{ControlReport, Nanos, Percentiles, Release, UpfFault};
 
 /// When the batches ran and how the release ended.
 #[derive(Debug, Default, Clone)]
@@ -38,14 +38,17 @@ fn per_s(n: u64, secs: Option<f64>) -> Option<f64> {
     secs.filter(|&s| s > 0.0).map(|s| n as f64 / s)
 }
 
-fn latency(s: LatencySummary) -> Option<ProcedureLatency> {
-    (s.count > 0).then_some(ProcedureLatency {
-        count: s.count,
-        min_us: s.min_us,
-        p50_us: s.p50_us,
-        p90_us: s.p90_us,
-        p99_us: s.p99_us,
-        max_us: s.max_us,
+/// The PFCP client's summary (µs) as the report's.
+fn latency(s: LatencySummary) -> Option<Percentiles> {
+    (s.count > 0).then_some(Percentiles {
+        samples: s.count,
+        min: Nanos::from_us(s.min_us),
+        p50: Nanos::from_us(s.p50_us),
+        p90: Nanos::from_us(s.p90_us),
+        p99: Nanos::from_us(s.p99_us),
+        p99_9: None,
+        p99_99: None,
+        max: Nanos::from_us(s.max_us),
     })
 }
 

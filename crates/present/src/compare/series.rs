@@ -146,14 +146,13 @@ pub fn throughput(reports: &[Labelled<'_>], unit: Throughput) -> Vec<Series<f64>
 /// Each report's latency: a run's per direction, a search's under load at the largest
 /// fraction of its PDR it measured, per direction.
 pub fn latency(reports: &[Labelled<'_>]) -> Vec<Series<Spread>> {
-    let us = |ns: u64| ns as f64 / 1e3;
     let mut out = Vec::new();
     for r in reports {
         let Some(search) = &r.report.search else {
             out.extend(run_series(r.label, r.report, |d| {
                 d.latency.as_ref().map(|l| Spread {
-                    p50_us: us(l.p50_ns),
-                    p99_us: us(l.p99_ns),
+                    p50_us: l.percentiles.p50.us(),
+                    p99_us: l.percentiles.p99.us(),
                 })
             }));
             continue;
@@ -170,14 +169,12 @@ pub fn latency(reports: &[Labelled<'_>]) -> Vec<Series<Spread>> {
                     else {
                         continue;
                     };
-                    // The model says "UL"; `upfbench search` writes "uplink": either names it.
-                    let named =
-                        |l: &&TrialLatency| l.direction == d.short() || l.direction == d.name();
+                    let named = |l: &&TrialLatency| l.direction == d;
                     if let Some(l) = under_load.trial.latency.iter().find(named) {
                         fraction = Some(under_load.fraction);
                         values.entry(case_row(c)).or_insert(Spread {
-                            p50_us: us(l.p50_ns),
-                            p99_us: us(l.p99_ns),
+                            p50_us: l.latency.p50.us(),
+                            p99_us: l.latency.p99.us(),
                         });
                     }
                 }
@@ -235,10 +232,8 @@ mod tests {
                 p99_us: 12.0
             }
         );
-        // As `upfbench search` names the direction.
-        let mut s = search("upg");
-        let case = &mut s.search.as_mut().unwrap().cases[0];
-        case.latency_under_load[0].trial.latency[0].direction = "uplink".into();
+        // A search's trial names its direction.
+        let s = search("upg");
         let l = latency(&[Labelled {
             label: "upg",
             report: &s,

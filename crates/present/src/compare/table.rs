@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use upfbench_report::{DirectionReport, GoalResult, GoalStatus};
+use upfbench_report::{DirectionReport, GoalResult, GoalStatus, Nanos};
 use upfbench_stats::Direction;
 
 use super::{Labelled, RowKey, case_row, step_row};
@@ -133,15 +133,15 @@ const RUN_COLUMNS: [(&str, usize); 6] = [
 ];
 
 fn run_cells(d: &DirectionReport) -> Vec<Cell> {
-    let l = d.latency.as_ref();
-    let us = |ns: Option<u64>| ns.map_or_else(Cell::missing, |n| Cell::number(n as f64 / 1e3, 2));
+    let l = d.latency.as_ref().map(|l| &l.percentiles);
+    let us = |ns: Option<Nanos>| ns.map_or_else(Cell::missing, |n| Cell::number(n.us(), 2));
     vec![
         Cell::number(d.tx.gbps_l1, 3),
         Cell::number(d.rx.gbps_l1, 3),
         Cell::number(d.rx.kpps, 1),
         Cell::number(d.loss.loss_pct, 3),
-        us(l.map(|l| l.p50_ns)),
-        us(l.map(|l| l.p99_ns)),
+        us(l.map(|l| l.p50)),
+        us(l.map(|l| l.p99)),
     ]
 }
 

@@ -3,13 +3,13 @@
 
 use std::fmt::Write as _;
 
-use upfbench_report::{ChurnReport, DirectionLoss, Percentiles, Report};
+use upfbench_report::{ChurnReport, DirectionLoss, Nanos, Percentiles, Report};
 
 use super::{escape, table};
 
-fn ms(p: &Option<Percentiles>, f: impl Fn(&Percentiles) -> f64) -> String {
+fn ms(p: &Option<Percentiles>, f: impl Fn(&Percentiles) -> Nanos) -> String {
     p.as_ref()
-        .map_or_else(|| "-".to_owned(), |p| format!("{:.3}", f(p)))
+        .map_or_else(|| "-".to_owned(), |p| format!("{:.3}", f(p).ms()))
 }
 
 fn loss(l: &[DirectionLoss]) -> String {
@@ -57,9 +57,9 @@ fn one(out: &mut String, label: &str, c: &ChurnReport) {
             f.succeeded.to_string(),
             f.failed.to_string(),
             format!("{rate:.1}"),
-            ms(&f.latency_ms, |p| p.p50),
-            ms(&f.latency_ms, |p| p.p99),
-            ms(&f.latency_ms, |p| p.max),
+            ms(&f.latency, |p| p.p50),
+            ms(&f.latency, |p| p.p99),
+            ms(&f.latency, |p| p.max),
         ]
     })
     .collect();
@@ -68,7 +68,7 @@ fn one(out: &mut String, label: &str, c: &ChurnReport) {
     let header: Vec<String> = ["Activation lag", "p50 ms", "p90 ms", "p99 ms", "Max ms"]
         .map(str::to_owned)
         .to_vec();
-    let rows = [("at most", &a.lag_ms), ("at least", &a.lag_floor_ms)]
+    let rows = [("at most", &a.lag), ("at least", &a.lag_floor)]
         .into_iter()
         .map(|(name, p)| {
             vec![
@@ -121,7 +121,7 @@ mod tests {
             sent: n,
             succeeded: n - failed,
             failed,
-            latency_ms: Percentiles::of([0.25, 0.5, 4.0]),
+            latency: Percentiles::of_ms([0.25, 0.5, 4.0]),
             first_error: None,
         }
     }
@@ -150,8 +150,8 @@ mod tests {
                 established: 450,
                 never_forwarded: 1,
                 before_answer: 300,
-                lag_ms: Percentiles::of([0.0, 0.1, 0.3]),
-                lag_floor_ms: Percentiles::of([0.0, 0.0, 0.2]),
+                lag: Percentiles::of_ms([0.0, 0.1, 0.3]),
+                lag_floor: Percentiles::of_ms([0.0, 0.0, 0.2]),
                 lost_after_answer: 3,
                 probes_sent: 100,
                 probes_received: 90,

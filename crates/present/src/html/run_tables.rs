@@ -46,12 +46,12 @@ fn row(s: &StepReport, d: &DirectionReport) -> Vec<String> {
     ];
     match &d.latency {
         Some(l) => r.extend([
-            us(l.min_ns as f64),
+            us(l.percentiles.min.ns()),
             us(l.avg_ns),
-            us(l.p50_ns as f64),
-            us(l.p99_ns as f64),
-            us(l.p99_9_ns as f64),
-            us(l.max_ns as f64),
+            us(l.percentiles.p50.ns()),
+            us(l.percentiles.p99.ns()),
+            us(l.percentiles.p99_9.map_or(f64::NAN, |n| n.ns())),
+            us(l.percentiles.max.ns()),
             l.jitter_ns.map_or_else(|| "-".to_owned(), us),
         ]),
         None => r.extend(std::iter::repeat_n("-".to_owned(), 7)),

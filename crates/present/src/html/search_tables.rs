@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use upfbench_report::{GoalResult, SearchReport, TrialRecord};
+use upfbench_report::{GoalResult, Nanos, SearchReport, TrialRecord};
 
 use super::table;
 
@@ -156,18 +156,19 @@ pub(crate) fn search_tables(out: &mut String, s: &SearchReport) {
         .flat_map(|c| {
             c.latency_under_load.iter().flat_map(move |l| {
                 l.trial.latency.iter().map(move |d| {
-                    let us = |ns: u64| format!("{:.2}", ns as f64 / 1e3);
+                    let us = |ns: Nanos| format!("{:.2}", ns.us());
+                    let p = &d.latency;
                     vec![
                         c.label.clone(),
                         format!("{:.0} %", l.fraction * 100.0),
                         u.show(Some(l.trial.offered_load_pps)),
                         format!("{:.6}", l.trial.loss_ratio),
-                        d.direction.clone(),
-                        us(d.p50_ns),
-                        us(d.p90_ns),
-                        us(d.p99_ns),
-                        us(d.p99_9_ns),
-                        us(d.max_ns),
+                        d.direction.short().to_owned(),
+                        us(p.p50),
+                        us(p.p90),
+                        us(p.p99),
+                        p.p99_9.map_or_else(|| "-".to_owned(), us),
+                        us(p.max),
                     ]
                 })
             })

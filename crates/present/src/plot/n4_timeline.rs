@@ -78,9 +78,9 @@ fn n4_latency(
     legend_px: u32,
 ) -> Result<(), PlotError> {
     // Microseconds, like the data plane's latency below.
-    let us = |f: fn(&upfbench_report::Percentiles) -> f64| -> Vec<(f64, f64)> {
+    let us = |f: fn(&upfbench_report::Percentiles) -> upfbench_report::Nanos| -> Vec<(f64, f64)> {
         n4.iter()
-            .filter_map(|s| Some((s.t_s, f(s.latency_ms.as_ref()?) * 1e3)))
+            .filter_map(|s| Some((s.t_s, f(s.latency.as_ref()?).us())))
             .collect()
     };
     let (p50, p99, max) = (us(|p| p.p50), us(|p| p.p99), us(|p| p.max));
@@ -152,7 +152,7 @@ mod tests {
                 asked: [100, 50, 100],
                 achieved: [99, 50, 100],
                 failed: 1,
-                latency_ms: Percentiles::of([0.2, 0.4, 9.0]),
+                latency: Percentiles::of_ms([0.2, 0.4, 9.0]),
             })
             .collect();
         let s = summary(&n4_timeline("300 B, churn: each second", &seconds, &n4).unwrap());

@@ -192,7 +192,7 @@ pub(super) fn latency(
     x_desc: &str,
     legend_px: u32,
 ) -> Result<(), PlotError> {
-    let us = |ns: Option<u64>| ns.map(|n| n as f64 / 1e3);
+    let us = |ns: Option<upfbench_report::Nanos>| ns.map(upfbench_report::Nanos::us);
     let p50 = series(seconds, |d| us(d.lat_p50_ns));
     let p99 = series(seconds, |d| us(d.lat_p99_ns));
     let max = series(seconds, |d| us(d.lat_max_ns));

@@ -396,7 +396,7 @@ fn memif_every_session_zero_loss_latency_of_every_packet() {
     assert_eq!(num(c, &["established"]), 4, "{c}");
     assert_eq!(num(c, &["deleted"]), 4, "{c}");
     assert_eq!(num(c, &["causes", "Request accepted (1)"]), 8, "{c}");
-    assert_eq!(num(c, &["establishment_latency", "count"]), 4, "{c}");
+    assert_eq!(num(c, &["establishment_latency", "samples"]), 4, "{c}");
     assert_eq!(num(c, &["timeouts"]), 0, "{c}");
     assert_eq!(num(c, &["lost_sessions"]), 0, "{c}");
     assert_eq!(c["release"], "answered", "{c}");

@@ -70,14 +70,15 @@ pub(crate) fn latency_line(run: &CaseRun, fraction: f64, t: &TrialRecord) -> Str
         t.loss_ratio * 100.0
     );
     for l in &t.latency {
+        let p = &l.latency;
         line.push_str(&format!(
             "  {} p50 {:.1} p90 {:.1} p99 {:.1} p99.9 {:.1} max {:.1} us",
-            l.direction,
-            l.p50_ns as f64 / 1e3,
-            l.p90_ns as f64 / 1e3,
-            l.p99_ns as f64 / 1e3,
-            l.p99_9_ns as f64 / 1e3,
-            l.max_ns as f64 / 1e3
+            l.direction.name(),
+            p.p50.us(),
+            p.p90.us(),
+            p.p99.us(),
+            p.p99_9.unwrap_or(p.max).us(),
+            p.max.us()
         ));
     }
     line

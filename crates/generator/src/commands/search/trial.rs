@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use upfbench_report::{StepReport, TrialLatency, TrialRecord};
+use upfbench_report::{Nanos, StepReport, TrialLatency, TrialRecord};
 
 use upfbench_search::{LatencyPoints, TrialRequest, TrialResult};
 
@@ -48,23 +48,20 @@ pub(crate) fn trial_of(
     let mut worst: Option<LatencyPoints> = None;
     for d in &step.directions {
         let Some(l) = &d.latency else { continue };
+        let p = l.percentiles;
+        let ns = |n: Nanos| u64::try_from(n.0).unwrap_or(0);
         let points = LatencyPoints {
-            p50_ns: l.p50_ns,
-            p90_ns: l.p90_ns,
-            p99_ns: l.p99_ns,
-            p99_9_ns: l.p99_9_ns,
-            p99_99_ns: l.p99_99_ns,
-            max_ns: l.max_ns,
+            p50_ns: ns(p.p50),
+            p90_ns: ns(p.p90),
+            p99_ns: ns(p.p99),
+            p99_9_ns: ns(p.p99_9.unwrap_or(p.max)),
+            p99_99_ns: ns(p.p99_99.unwrap_or(p.max)),
+            max_ns: ns(p.max),
         };
         worst = Some(worst.map_or(points, |w| w.worst(points)));
         latency.push(TrialLatency {
-            direction: d.direction.name().to_owned(),
-            p50_ns: l.p50_ns,
-            p90_ns: l.p90_ns,
-            p99_ns: l.p99_ns,
-            p99_9_ns: l.p99_9_ns,
-            p99_99_ns: l.p99_99_ns,
-            max_ns: l.max_ns,
+            direction: d.direction,
+            latency: p,
         });
     }
     let limited = tester_limits(step, request.load, offered, sent, planned, tolerance);

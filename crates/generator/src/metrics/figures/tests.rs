@@ -139,7 +139,7 @@ fn a_step_is_read_from_its_workers_then_from_its_report() {
             Some(d.rx.packets as f64)
         );
         assert_eq!(v("upfbench_lost_packets_total"), Some(d.loss.lost as f64));
-        let samples = d.latency.as_ref().map_or(0, |l| l.samples);
+        let samples = d.latency.as_ref().map_or(0, |l| l.percentiles.samples);
         assert_eq!(v("upfbench_latency_seconds_count"), Some(samples as f64));
         assert_eq!(v("upfbench_tx_slips_total"), Some(0.0));
         assert_eq!(v("upfbench_tx_behind_seconds"), None, "not running");

@@ -141,19 +141,19 @@ fn activation_lag_runs_from_the_answer_to_the_first_forwarded_probe() {
     assert!(floor(0) == 0.0 && (floor(1) - 2.5).abs() < 1e-9 && floor(2) == 0.0);
     assert!((r.sessions[0].probe_late_ms.unwrap() - 0.4).abs() < 1e-9);
     assert_eq!(r.sessions[1].probe_late_ms, Some(0.0));
-    let f = a.lag_floor_ms.unwrap();
-    assert_eq!((f.count, f.max), (3, 2.5));
-    let l = a.lag_ms.unwrap();
-    assert_eq!((l.count, l.min, l.max), (3, 0.0, 3.5));
+    let f = a.lag_floor.unwrap();
+    assert_eq!((f.samples, f.max.ms()), (3, 2.5));
+    let l = a.lag.unwrap();
+    assert_eq!((l.samples, l.min.ms(), l.max.ms()), (3, 0.0, 3.5));
     assert_eq!((a.probes_sent, a.probes_received), (800, 591));
     // Every procedure's latency is recorded, the failed one's too.
     let e = &r.establishments;
     assert_eq!((e.planned, e.sent, e.succeeded, e.failed), (4, 4, 4, 0));
-    assert_eq!(e.latency_ms.unwrap().count, 4);
+    assert_eq!(e.latency.unwrap().samples, 4);
     let m = &r.modifications;
     assert_eq!((m.planned, m.sent, m.succeeded, m.failed), (3, 2, 1, 1));
     assert_eq!(m.first_error.as_deref(), Some("Cause 65"));
-    assert_eq!(r.deletions.latency_ms.unwrap().count, 4);
+    assert_eq!(r.deletions.latency.unwrap().samples, 4);
     // 4 from 0 to 302.5 ms.
     assert!((r.achieved_per_s[0] - 4.0 / 0.3025).abs() < 1e-9);
     // All in the first second of the timeline (0.4 s + at most 0.501 s).
@@ -162,7 +162,7 @@ fn activation_lag_runs_from_the_answer_to_the_first_forwarded_probe() {
         (first.asked, first.achieved, first.failed),
         ([4, 2, 4], [4, 1, 4], 1)
     );
-    assert_eq!(first.latency_ms.unwrap().count, 10);
+    assert_eq!(first.latency.unwrap().samples, 10);
     assert_eq!(r.seconds[1].asked, [0, 0, 0]);
 }
 
