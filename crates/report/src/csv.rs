@@ -1,10 +1,10 @@
 //! CSV: one header row, then one row per step and direction with every figure of the report
 //! (raw counts and derived rates; latency in ns; how far TX fell behind its schedule, in us).
-//! Fields are quoted per RFC 4180 when needed.
-
-use std::fmt::Write as _;
+//! Each file is a [`Table`] rendered by [`Table::to_csv`] (fields quoted per RFC 4180 when
+//! needed).
 
 use super::model::{DirectionReport, Report, StepReport};
+use super::rows::{Cell, Column, Table};
 use super::slip::TxSlip;
 
 /// The header row's fields, in order. `tx_slip_*` are the direction's TX schedule slips
@@ -56,12 +56,13 @@ pub const CSV_COLUMNS: [&str; 41] = [
     "tester_lost",
 ];
 
-fn field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_owned()
+/// A table of `columns` whose rows are `rows`' plain fields.
+fn table(columns: &[&str], rows: impl IntoIterator<Item = Vec<String>>) -> Table {
+    let mut t = Table::new(columns.iter().map(|c| Column::right(*c)).collect());
+    for r in rows {
+        t.push(r.into_iter().map(Cell::text).collect());
     }
+    t
 }
 
 fn opt<T: ToString>(v: Option<T>) -> String {
@@ -78,7 +79,7 @@ fn row(s: &StepReport, d: &DirectionReport) -> Vec<String> {
         max_late_us: 0.0,
     });
     vec![
-        field(&s.label),
+        s.label.clone(),
         opt(s.payload_bytes),
         format!("{:.6}", s.duration_s),
         d.direction.name().to_owned(),
@@ -124,14 +125,11 @@ fn row(s: &StepReport, d: &DirectionReport) -> Vec<String> {
 
 /// Renders `report` as CSV with a header row.
 pub fn render_csv(report: &Report) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "{}", CSV_COLUMNS.join(","));
-    for s in &report.steps {
-        for d in &s.directions {
-            let _ = writeln!(out, "{}", row(s, d).join(","));
-        }
-    }
-    out
+    let rows = report
+        .steps
+        .iter()
+        .flat_map(|s| s.directions.iter().map(move |d| row(s, d)));
+    table(&CSV_COLUMNS, rows).to_csv()
 }
 
 /// The header of [`render_ports_csv`]. The last five are the kernel interface under the port
@@ -156,13 +154,11 @@ pub const PORTS_CSV_COLUMNS: [&str; 15] = [
 
 /// The tester's port counters: a row per step and port.
 pub fn render_ports_csv(report: &Report) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "{}", PORTS_CSV_COLUMNS.join(","));
-    for s in &report.steps {
-        for p in &s.ports {
+    let rows = report.steps.iter().flat_map(|s| {
+        s.ports.iter().map(move |p| {
             let i = p.interface.as_ref();
-            let row = [
-                field(&s.label),
+            vec![
+                s.label.clone(),
                 p.name.to_string(),
                 p.ipackets.to_string(),
                 p.opackets.to_string(),
@@ -172,16 +168,15 @@ pub fn render_ports_csv(report: &Report) -> String {
                 p.ierrors.to_string(),
                 p.rx_nombuf.to_string(),
                 p.oerrors.to_string(),
-                i.map_or_else(String::new, |i| field(&i.name)),
+                i.map_or_else(String::new, |i| i.name.clone()),
                 opt(i.map(|i| i.rx_packets)),
                 opt(i.map(|i| i.tx_packets)),
                 opt(i.map(|i| i.rx_lost)),
                 opt(i.map(|i| i.tx_lost)),
-            ];
-            let _ = writeln!(out, "{}", row.join(","));
-        }
-    }
-    out
+            ]
+        })
+    });
+    table(&PORTS_CSV_COLUMNS, rows).to_csv()
 }
 
 /// The header of [`render_control_csv`].
@@ -214,15 +209,13 @@ pub const CONTROL_CSV_COLUMNS: [&str; 23] = [
 /// The control plane's figures as one row (only the header when the run had no PFCP). The
 /// Causes are in the JSON report.
 pub fn render_control_csv(report: &Report) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "{}", CONTROL_CSV_COLUMNS.join(","));
     let Some(c) = &report.control else {
-        return out;
+        return table(&CONTROL_CSV_COLUMNS, []).to_csv();
     };
     let e = c.establishment_latency.as_ref();
     let d = c.deletion_latency.as_ref();
-    let row = [
-        field(&c.upf),
+    let row = vec![
+        c.upf.clone(),
         c.sessions.to_string(),
         c.established.to_string(),
         c.deleted.to_string(),
@@ -246,13 +239,12 @@ pub fn render_control_csv(report: &Report) -> String {
         c.lost_sessions.to_string(),
         c.release.name().to_owned(),
     ];
-    let _ = writeln!(out, "{}", row.join(","));
-    out
+    table(&CONTROL_CSV_COLUMNS, [row]).to_csv()
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::super::rows::csv_field as field;
 
     #[test]
     fn quotes_only_when_needed() {

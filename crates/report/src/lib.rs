@@ -4,6 +4,7 @@ mod capacity;
 mod churn;
 mod clock;
 mod csv;
+mod direction_table;
 pub mod events;
 mod frames;
 mod handover;
@@ -14,6 +15,7 @@ mod multiplier;
 mod percentiles;
 mod queues;
 mod rejected;
+pub mod rows;
 mod search;
 mod search_table;
 mod seconds;
@@ -51,7 +53,9 @@ pub use seconds::{SecondDirection, StepSecond};
 pub use slip::TxSlip;
 pub use upfbench_pfcp::ie::Cause;
 
-pub use table::{direction_title, render_table};
+pub use direction_table::{direction_table, direction_title};
+pub use rows::{Align, Cell, Column, Table};
+pub use table::render_table;
 pub use time::rfc3339_utc;
 pub use upf_faults::{FaultLoss, UpfFault};
 

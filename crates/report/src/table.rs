@@ -8,37 +8,13 @@
 
 use std::fmt::Write as _;
 
-use super::model::{ControlReport, DirectionReport, Report, StepReport};
+use super::direction_table::{direction_table, direction_title};
+use super::model::{ControlReport, Report};
 use super::percentiles::{Nanos, Percentiles};
+pub(super) use super::rows::Align;
+use super::rows::{Cell, Column, Table};
 use upfbench_stats::direction::Direction;
 use upfbench_stats::loss_text;
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Align {
-    Left,
-    Right,
-}
-
-const DIRECTION_COLUMNS: [(&str, Align); 18] = [
-    ("Step", Align::Left),
-    ("Payload B", Align::Right),
-    ("Tx Gbps", Align::Right),
-    ("Rx Gbps", Align::Right),
-    ("Tx Kpps", Align::Right),
-    ("Rx Kpps", Align::Right),
-    ("Loss %", Align::Right),
-    ("Min us", Align::Right),
-    ("Avg us", Align::Right),
-    ("Max us", Align::Right),
-    ("p50 us", Align::Right),
-    ("p99 us", Align::Right),
-    ("p99.9 us", Align::Right),
-    ("Jitter us", Align::Right),
-    ("Lost", Align::Right),
-    ("Late", Align::Right),
-    ("Dup", Align::Right),
-    ("Reord", Align::Right),
-];
 
 /// Per direction in the comparison table.
 const COMPARISON_FIGURES: [&str; 6] = [
@@ -86,44 +62,6 @@ fn dash() -> String {
     "-".to_owned()
 }
 
-fn payload(s: &StepReport) -> String {
-    s.payload_bytes.map_or_else(dash, |p| p.to_string())
-}
-
-fn direction_row(s: &StepReport, d: &DirectionReport) -> Vec<String> {
-    let mut r = vec![
-        s.label.clone(),
-        payload(s),
-        format!("{:.3}", d.tx.gbps_l1),
-        format!("{:.3}", d.rx.gbps_l1),
-        format!("{:.1}", d.tx.kpps),
-        format!("{:.1}", d.rx.kpps),
-        format!("{:.3}", d.loss.loss_pct),
-    ];
-    match &d.latency {
-        Some(l) => {
-            let p = &l.percentiles;
-            r.extend([
-                us(p.min.ns()),
-                us(l.avg_ns),
-                us(p.max.ns()),
-                us(p.p50.ns()),
-                us(p.p99.ns()),
-                p.p99_9.map_or_else(dash, |n| us(n.ns())),
-                l.jitter_ns.map_or_else(dash, us),
-            ]);
-        }
-        None => r.extend(std::iter::repeat_n(dash(), 7)),
-    }
-    r.extend([
-        d.loss.lost.to_string(),
-        d.loss.late.to_string(),
-        d.loss.duplicates.to_string(),
-        d.loss.reordered.to_string(),
-    ]);
-    r
-}
-
 /// Under a direction's table, a line for each step whose loss is not all the UPF's doing (late
 /// packets, the tester's own interfaces), in the words of the live line.
 fn loss_notes(out: &mut String, report: &Report, dir: Direction) {
@@ -141,73 +79,34 @@ fn loss_notes(out: &mut String, report: &Report, dir: Direction) {
     }
 }
 
-/// An aligned Markdown table.
+/// An aligned Markdown table of plain cells (see [`Table::to_markdown`]).
 pub(super) fn grid(out: &mut String, columns: &[(String, Align)], rows: &[Vec<String>]) {
-    let widths: Vec<usize> = columns
-        .iter()
-        .enumerate()
-        .map(|(i, (h, _))| {
-            rows.iter()
-                .map(|r| r[i].chars().count())
-                .fold(h.chars().count(), usize::max)
-        })
-        .collect();
-    let line = |cells: &[String]| {
-        let mut l = String::from("|");
-        for (i, c) in cells.iter().enumerate() {
-            let w = widths[i];
-            let _ = match columns[i].1 {
-                Align::Left => write!(l, " {c:<w$} |"),
-                Align::Right => write!(l, " {c:>w$} |"),
-            };
-        }
-        l
-    };
-    let header: Vec<String> = columns.iter().map(|(h, _)| h.clone()).collect();
-    let _ = writeln!(out, "{}", line(&header));
-    let mut rule = String::from("|");
-    for (i, (_, a)) in columns.iter().enumerate() {
-        let dashes = "-".repeat(widths[i]);
-        let _ = match a {
-            Align::Left => write!(rule, ":{dashes}-|"),
-            Align::Right => write!(rule, "-{dashes}:|"),
-        };
-    }
-    let _ = writeln!(out, "{rule}");
+    let mut t = Table::new(
+        columns
+            .iter()
+            .map(|(h, a)| match a {
+                Align::Left => Column::left(h.clone()),
+                Align::Right => Column::right(h.clone()),
+            })
+            .collect(),
+    );
     for r in rows {
-        let _ = writeln!(out, "{}", line(r));
+        t.push(r.iter().map(|c| Cell::text(c.clone())).collect());
     }
+    out.push_str(&t.to_markdown());
 }
 
 fn owned(columns: &[(&str, Align)]) -> Vec<(String, Align)> {
     columns.iter().map(|(h, a)| ((*h).to_owned(), *a)).collect()
 }
 
-/// The title of a direction's table: what is sent where, and how it comes back.
-pub fn direction_title(d: Direction) -> &'static str {
-    match d {
-        Direction::Uplink => "Uplink: GTP-U sent on N3, received plain on N6",
-        Direction::Downlink => "Downlink: plain sent on N6, received as GTP-U on N3",
-    }
-}
-
 fn direction_tables(out: &mut String, report: &Report) {
     for dir in Direction::ALL {
-        let rows: Vec<Vec<String>> = report
-            .steps
-            .iter()
-            .flat_map(|s| {
-                s.directions
-                    .iter()
-                    .filter(move |d| d.direction == dir)
-                    .map(move |d| direction_row(s, d))
-            })
-            .collect();
-        if rows.is_empty() {
+        let Some(table) = direction_table(report, dir) else {
             continue;
-        }
+        };
         let _ = writeln!(out, "{}\n", direction_title(dir));
-        grid(out, &owned(&DIRECTION_COLUMNS), &rows);
+        out.push_str(&table.to_markdown());
         out.push('\n');
         let before = out.len();
         loss_notes(out, report, dir);

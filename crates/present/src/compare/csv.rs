@@ -4,55 +4,9 @@
 //! plain numbers (a search's marks are in its `status` columns); an empty field where a
 //! report has no figure. Fields are quoted per RFC 4180 when needed.
 
-use std::collections::BTreeSet;
-use std::fmt::Write as _;
+use super::Comparison;
 
-use super::{Comparison, RowKey};
-
-fn field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_owned()
-    }
-}
-
-/// The comparison as CSV.
+/// The comparison as CSV: [`Comparison::csv_table`] rendered.
 pub fn render(c: &Comparison) -> String {
-    let mut header = vec!["payload".to_owned()];
-    for s in &c.sections {
-        for g in &s.groups {
-            for col in &g.columns {
-                header.push(format!("{} {} {}", g.label, s.short, col.name));
-            }
-        }
-    }
-    let keys: BTreeSet<&RowKey> = c
-        .sections
-        .iter()
-        .flat_map(|s| &s.rows)
-        .map(|r| &r.key)
-        .collect();
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{}",
-        header
-            .iter()
-            .map(|h| field(h))
-            .collect::<Vec<_>>()
-            .join(",")
-    );
-    for key in keys {
-        let mut fields = vec![field(&key.to_string())];
-        for s in &c.sections {
-            let width: usize = s.groups.iter().map(|g| g.columns.len()).sum();
-            match s.rows.iter().find(|r| &r.key == key) {
-                Some(r) => fields.extend(r.cells.iter().map(|c| field(&c.csv))),
-                None => fields.extend(std::iter::repeat_n(String::new(), width)),
-            }
-        }
-        let _ = writeln!(out, "{}", fields.join(","));
-    }
-    out
+    c.csv_table().to_csv()
 }

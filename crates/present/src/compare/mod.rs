@@ -17,7 +17,8 @@ use upfbench_report::{Report, SearchCase, StepReport};
 use upfbench_stats::Direction;
 
 pub use naming::{Named, report_names};
-pub use table::{Cell, Column, Compared, Comparison, Group, Row, Section};
+pub use table::{Column, Compared, Comparison, Group, Row, Section};
+pub use upfbench_report::Cell;
 
 /// A report and the name of its column group.
 #[derive(Debug, Clone, Copy)]

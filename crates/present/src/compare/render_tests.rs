@@ -175,3 +175,45 @@ fn a_multiplied_report_says_so_beside_its_profile() {
     let html = crate::html::compare_page(&c, &[], "0.1.0");
     assert!(html.contains("published at -m 10Gbps"), "{html}");
 }
+
+#[test]
+fn markdown_page_and_csv_render_the_same_rows() {
+    let c = comparison();
+    let md = markdown::render(&c);
+    let plots = [];
+    let page = crate::html::compare_page(&c, &plots, "0.1.0");
+    for s in &c.sections {
+        let t = s.table();
+        // Markdown: the table's lines, as they are.
+        assert!(md.contains(&t.to_markdown()), "{}: {md}", s.title);
+        // The page: every row's shown cells, in order, in one line of the table.
+        for row in &t.rows {
+            let cells: String = t
+                .shown()
+                .into_iter()
+                .map(|i| {
+                    let class = if i == 0 || t.columns[i].align == upfbench_report::Align::Right {
+                        " class=\"num\""
+                    } else {
+                        ""
+                    };
+                    format!("<td{class}>{}</td>", crate::html::escape(&row[i].text))
+                })
+                .collect();
+            assert!(page.contains(&cells), "{cells}\n{page}");
+        }
+    }
+    // CSV: each section's CSV fields, after the payload, in the wide table's row of its key.
+    let csv = csv::render(&c);
+    assert_eq!(csv, c.csv_table().to_csv());
+    let ul = &c.sections[0];
+    let line = csv
+        .lines()
+        .find(|l| l.starts_with("300,"))
+        .expect("a 300 B row");
+    let fields: Vec<String> = ul.rows[1].cells.iter().map(|c| c.csv.clone()).collect();
+    assert!(
+        line.starts_with(&format!("300,{}", fields.join(","))),
+        "{line}"
+    );
+}

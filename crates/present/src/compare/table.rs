@@ -1,10 +1,14 @@
 //! The comparison's model: sections (a direction of the runs and sweeps, a direction set of
 //! the searches), each with a column group per report that has figures there and a row per
-//! payload; each cell as the table shows it and as CSV holds it.
+//! payload; each cell as the table shows it and as CSV holds it ([`Cell`]). A section's rows
+//! are built once, as the report crate's rows model ([`Section::table`]), which Markdown and
+//! the page render; the CSV joins the sections' rows by payload ([`Comparison::csv_table`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use upfbench_report::{DirectionReport, GoalResult, GoalStatus, Nanos};
+use upfbench_report::{
+    Cell, Column as TableColumn, DirectionReport, GoalResult, GoalStatus, Nanos, Table,
+};
 use upfbench_stats::Direction;
 
 use super::{Labelled, RowKey, case_row, step_row};
@@ -25,33 +29,6 @@ pub struct Group {
     pub label: String,
     /// Its columns.
     pub columns: Vec<Column>,
-}
-
-/// One cell: as the table shows it (`1.234`, `≥ 0.840`, `-`) and as CSV holds it (the plain
-/// number, or empty).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Cell {
-    /// The table's text.
-    pub text: String,
-    /// The CSV field.
-    pub csv: String,
-}
-
-impl Cell {
-    fn missing() -> Cell {
-        Cell {
-            text: "-".to_owned(),
-            csv: String::new(),
-        }
-    }
-
-    fn number(v: f64, decimals: usize) -> Cell {
-        let s = format!("{v:.decimals$}");
-        Cell {
-            text: s.clone(),
-            csv: s,
-        }
-    }
 }
 
 /// A row: its payload, and its cells, the groups' columns one after the other.
@@ -89,6 +66,26 @@ pub struct Compared {
     pub started: String,
     /// The `-m` multiplier its rates were scaled by, as given.
     pub multiplier: Option<String>,
+}
+
+impl Section {
+    /// The section as a table: `Payload B`, then each report's columns under its label.
+    pub fn table(&self) -> Table {
+        let mut t = Table::new(vec![TableColumn::right("Payload B")]);
+        for g in &self.groups {
+            let i = t.group(g.label.clone());
+            t.columns.extend(g.columns.iter().map(|c| {
+                let col = TableColumn::right(c.name.clone()).in_group(i);
+                if c.csv_only { col.csv_only() } else { col }
+            }));
+        }
+        for r in &self.rows {
+            let mut cells = vec![Cell::text(r.key.to_string())];
+            cells.extend(r.cells.iter().cloned());
+            t.push(cells);
+        }
+        t
+    }
 }
 
 impl Compared {
@@ -309,6 +306,41 @@ fn search_section(reports: &[Labelled<'_>], set: &str, notes: &mut Vec<String>) 
 }
 
 impl Comparison {
+    /// The comparison as one wide table, for CSV: `payload`, then a column per report, section
+    /// and figure, headed `<label> <section> <figure>`; a row per payload of any section, empty
+    /// fields where a report has no figure.
+    pub fn csv_table(&self) -> Table {
+        let mut t = Table::new(vec![TableColumn::right("payload")]);
+        for s in &self.sections {
+            for g in &s.groups {
+                let i = t.group(format!("{} {}", g.label, s.short));
+                t.columns.extend(
+                    g.columns
+                        .iter()
+                        .map(|c| TableColumn::right(c.name.clone()).in_group(i)),
+                );
+            }
+        }
+        let keys: BTreeSet<&RowKey> = self
+            .sections
+            .iter()
+            .flat_map(|s| &s.rows)
+            .map(|r| &r.key)
+            .collect();
+        for key in keys {
+            let mut cells = vec![Cell::text(key.to_string())];
+            for s in &self.sections {
+                let width: usize = s.groups.iter().map(|g| g.columns.len()).sum();
+                match s.rows.iter().find(|r| &r.key == key) {
+                    Some(r) => cells.extend(r.cells.iter().cloned()),
+                    None => cells.extend(std::iter::repeat_n(Cell::missing(), width)),
+                }
+            }
+            t.push(cells);
+        }
+        t
+    }
+
     /// The comparison of `reports`, in their order (labels as given: see
     /// [`super::distinct_labels`]).
     pub fn new(reports: &[Labelled<'_>]) -> Comparison {

@@ -3,38 +3,14 @@
 
 use std::fmt::Write as _;
 
-use super::{escape, figures, page, table};
+use super::{escape, figures, page, render_table, table};
 use crate::compare::markdown::SEARCH_MARKS;
 use crate::compare::{Comparison, Section};
 use crate::figures::Figure;
 
 fn section(out: &mut String, s: &Section) {
     let _ = writeln!(out, "<h3>{}</h3>", escape(&s.title));
-    let mut groups = Vec::new();
-    let mut header = vec!["Payload B".to_owned()];
-    let mut shown = Vec::new();
-    for g in &s.groups {
-        let visible: Vec<_> = g.columns.iter().filter(|c| !c.csv_only).collect();
-        groups.push((g.label.clone(), visible.len()));
-        header.extend(visible.iter().map(|c| c.name.clone()));
-        shown.extend(g.columns.iter().map(|c| !c.csv_only));
-    }
-    let rows: Vec<Vec<String>> = s
-        .rows
-        .iter()
-        .map(|r| {
-            std::iter::once(r.key.to_string())
-                .chain(
-                    r.cells
-                        .iter()
-                        .zip(&shown)
-                        .filter(|(_, s)| **s)
-                        .map(|(c, _)| c.text.clone()),
-                )
-                .collect()
-        })
-        .collect();
-    table(out, Some(&groups), &header, &rows);
+    render_table(out, &s.table());
     if s.rows
         .iter()
         .flat_map(|r| &r.cells)

@@ -14,6 +14,8 @@ pub use report_page::report_page;
 
 use std::fmt::Write as _;
 
+use upfbench_report::{Align, Cell, Column, Table};
+
 use crate::figures::Figure;
 use crate::plot::inline_svg;
 
@@ -70,44 +72,90 @@ fn is_figure(cell: &str) -> bool {
         .is_some_and(|c| c.is_ascii_digit() || "-≥<+".contains(c))
 }
 
-/// A table: `header` (plain text), then `rows` (plain text; figures right-aligned, the first
-/// column always as the rows' names). `groups` above the header, when given, spans each
-/// group's name over its columns (the first column is the rows' names, under no group).
+/// A table of the rows model ([`Table`]): the groups' names above the header, spanning their
+/// columns, when it has groups; the columns' names; a line per row, figures right-aligned
+/// (`class="num"`); CSV-only columns left out.
+pub(crate) fn render_table(out: &mut String, t: &Table) {
+    let shown = t.shown();
+    out.push_str("<div class=\"scroll\"><table>\n<thead>\n");
+    if !t.groups.is_empty() {
+        out.push_str("<tr>");
+        let mut i = 0;
+        while i < shown.len() {
+            let group = t.columns[shown[i]].group;
+            let span = shown[i..]
+                .iter()
+                .take_while(|&&c| t.columns[c].group == group)
+                .count();
+            match group.and_then(|g| t.groups.get(g)) {
+                Some(name) => {
+                    let _ = write!(
+                        out,
+                        "<th class=\"group\" colspan=\"{span}\">{}</th>",
+                        escape(name)
+                    );
+                }
+                None => out.push_str(&"<th></th>".repeat(span)),
+            }
+            i += span;
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("<tr>");
+    for &i in &shown {
+        let _ = write!(out, "<th>{}</th>", escape(&t.columns[i].name));
+    }
+    out.push_str("</tr>\n</thead>\n<tbody>\n");
+    for r in &t.rows {
+        out.push_str("<tr>");
+        for &i in &shown {
+            let text = escape(&r[i].text);
+            let _ = match t.columns[i].align {
+                Align::Left => write!(out, "<td>{text}</td>"),
+                Align::Right => write!(out, "<td class=\"num\">{text}</td>"),
+            };
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table></div>\n");
+}
+
+/// A table of plain text: `header`, then `rows` (the first column the rows' names, a column
+/// whose cells are all figures right-aligned); `groups` above the header, when given, spans
+/// each group's name over its columns after the first. Made a [`Table`] and rendered by
+/// [`render_table`].
 pub(crate) fn table(
     out: &mut String,
     groups: Option<&[(String, usize)]>,
     header: &[String],
     rows: &[Vec<String>],
 ) {
-    out.push_str("<div class=\"scroll\"><table>\n<thead>\n");
-    if let Some(groups) = groups {
-        out.push_str("<tr><th></th>");
-        for (name, span) in groups {
-            let _ = write!(
-                out,
-                "<th class=\"group\" colspan=\"{span}\">{}</th>",
-                escape(name)
-            );
+    let figures = |i: usize| i > 0 && rows.iter().all(|r| is_figure(&r[i]));
+    let mut t = Table::new(
+        header
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                if figures(i) {
+                    Column::right(h.clone())
+                } else {
+                    Column::left(h.clone())
+                }
+            })
+            .collect(),
+    );
+    let mut at = 1;
+    for (name, span) in groups.into_iter().flatten() {
+        let g = t.group(name.clone());
+        for c in t.columns.iter_mut().skip(at).take(*span) {
+            c.group = Some(g);
         }
-        out.push_str("</tr>\n");
+        at += span;
     }
-    out.push_str("<tr>");
-    for h in header {
-        let _ = write!(out, "<th>{}</th>", escape(h));
-    }
-    out.push_str("</tr>\n</thead>\n<tbody>\n");
     for r in rows {
-        out.push_str("<tr>");
-        for (i, c) in r.iter().enumerate() {
-            if i == 0 || !is_figure(c) {
-                let _ = write!(out, "<td>{}</td>", escape(c));
-            } else {
-                let _ = write!(out, "<td class=\"num\">{}</td>", escape(c));
-            }
-        }
-        out.push_str("</tr>\n");
+        t.push(r.iter().map(|c| Cell::text(c.clone())).collect());
     }
-    out.push_str("</tbody>\n</table></div>\n");
+    render_table(out, &t);
 }
 
 /// The facts of a page's header: a name and its value per line.
