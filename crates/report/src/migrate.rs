@@ -94,7 +94,7 @@ pub(super) fn v1_to_v2(value: &mut Value) {
 fn from_us(l: &Value) -> Value {
     let ns = |k: &str| {
         l[k].as_u64()
-            .map_or(Value::Null, |us| Value::from(us * 1_000))
+            .map_or(Value::Null, |us| Value::from(us.saturating_mul(1_000)))
     };
     json!({
         "samples": l["count"],
@@ -246,5 +246,16 @@ mod tests {
         // Written again, it is schema 2 and reads back the same.
         let again = Report::from_json(&r.to_json()).unwrap();
         assert_eq!(again, r);
+    }
+
+    #[test]
+    fn odd_schema_1_shapes_are_refused_without_a_panic() {
+        for odd in [
+            r#"{"schema_version": 1, "control": {"establishment_latency": {"min_us": 18446744073709551615}}}"#,
+            r#"{"schema_version": 1, "search": {"cases": [1, {"trials": [2, {"step": 9, "latency": [3, {"direction": "UL"}]}]}]}}"#,
+            r#"{"schema_version": 1, "steps": [1, {"handover": {"interruption_ms": 5}, "churn": {"seconds": [1]}}]}"#,
+        ] {
+            assert!(Report::from_json(odd).is_err(), "{odd}");
+        }
     }
 }
