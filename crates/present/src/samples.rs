@@ -3,8 +3,8 @@
 
 use upfbench_report::{
     DirectionReport, GoalResult, GoalSpec, GoalStatus, LatencyReport, LoadLatency, LossReport,
-    Nanos, Percentiles, Report, SearchCase, SearchReport, SecondDirection, StepReport, StepSecond,
-    ThroughputReport, TrialLatency, TrialRecord,
+    Nanos, Percentiles, Report, SearchCase, SearchReport, SecondDirection, StepPhase, StepReport,
+    StepSecond, ThroughputReport, TrialLatency, TrialRecord,
 };
 use upfbench_stats::Direction;
 
@@ -68,9 +68,9 @@ fn seconds(kpps: f64) -> Vec<StepSecond> {
     (1..=7)
         .map(|t| {
             let phase = match t {
-                1 => "warmup",
-                7 => "end",
-                _ => "measure",
+                1 => StepPhase::Warmup,
+                7 => StepPhase::End,
+                _ => StepPhase::Measure,
             };
             let tx_packets = (kpps * 1e3) as u64;
             let lost = if t == 4 { tx_packets / 100 } else { 0 };
@@ -90,7 +90,7 @@ fn seconds(kpps: f64) -> Vec<StepSecond> {
             StepSecond {
                 t_s: t as f64,
                 interval_s: 1.0,
-                phase: phase.to_owned(),
+                phase,
                 directions: vec![one(Direction::Uplink), one(Direction::Downlink)],
             }
         })

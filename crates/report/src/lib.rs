@@ -49,7 +49,7 @@ pub use search::{
     GoalResult, GoalSpec, GoalStatus, LatencyBoundSpec, LoadLatency, SearchCase, SearchReport,
     TrialLatency, TrialRecord,
 };
-pub use seconds::{SecondDirection, StepSecond};
+pub use seconds::{SecondDirection, StepPhase, StepSecond};
 pub use slip::TxSlip;
 pub use upfbench_pfcp::ie::Cause;
 
@@ -57,7 +57,7 @@ pub use direction_table::{direction_table, direction_title};
 pub use rows::{Align, Cell, Column, Table};
 pub use table::render_table;
 pub use time::rfc3339_utc;
-pub use upf_faults::{FaultLoss, UpfFault};
+pub use upf_faults::{FaultLoss, UpfAction, UpfFault, UpfFaultKind};
 
 impl Report {
     /// The human table (see [`render_table`]).

@@ -12,6 +12,49 @@ use upfbench_stats::live::{LiveDirection, LiveLine};
 
 use super::percentiles::Nanos;
 
+/// What the workers were doing when a second's line was taken, written in lower case
+/// (`"measure"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StepPhase {
+    /// Answering the service plane, sending nothing.
+    Idle,
+    /// Sending the warm-up.
+    Warmup,
+    /// Letting the warm-up drain.
+    Settle,
+    /// Sending the measured traffic.
+    Measure,
+    /// Measuring what still comes back.
+    Drain,
+    /// Leaving their loop.
+    Stop,
+    /// The last interval, read after they stopped.
+    End,
+}
+
+impl StepPhase {
+    /// Its word (`measure`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            StepPhase::Idle => "idle",
+            StepPhase::Warmup => "warmup",
+            StepPhase::Settle => "settle",
+            StepPhase::Measure => "measure",
+            StepPhase::Drain => "drain",
+            StepPhase::Stop => "stop",
+            StepPhase::End => "end",
+        }
+    }
+}
+
+impl std::fmt::Display for StepPhase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // `pad`, so that tables can align it.
+        f.pad(self.name())
+    }
+}
+
 /// One interval of a step (a second; the last one may be shorter).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StepSecond {
@@ -19,9 +62,8 @@ pub struct StepSecond {
     pub t_s: f64,
     /// Its length (s).
     pub interval_s: f64,
-    /// What the workers were doing when the line was taken: `warmup`, `settle`, `measure`,
-    /// `drain`, or `end` for the last interval, read after they stopped.
-    pub phase: String,
+    /// What the workers were doing when the line was taken (`end` for the last interval).
+    pub phase: StepPhase,
     /// The directions that carried traffic so far, uplink first.
     pub directions: Vec<SecondDirection>,
 }
@@ -84,11 +126,11 @@ impl SecondDirection {
 impl StepSecond {
     /// The interval of `line`, taken while the workers were in `phase`; `None` for the first
     /// line, which only sets the baseline (no interval).
-    pub fn from_live(line: &LiveLine, phase: impl Into<String>) -> Option<StepSecond> {
+    pub fn from_live(line: &LiveLine, phase: StepPhase) -> Option<StepSecond> {
         (line.interval_ns > 0).then(|| StepSecond {
             t_s: line.elapsed_ns as f64 / 1e9,
             interval_s: line.interval_ns as f64 / 1e9,
-            phase: phase.into(),
+            phase,
             directions: line
                 .directions
                 .iter()
@@ -130,14 +172,15 @@ mod tests {
     fn each_second_holds_its_own_counts_and_the_baseline_none() {
         let mut meter = LiveMeter::new(&LatencyConfig::default()).unwrap();
         let base = meter.line(0, &[tx(0)], &[rx(0, 0)]);
-        assert_eq!(StepSecond::from_live(&base, "warmup"), None);
+        assert_eq!(StepSecond::from_live(&base, StepPhase::Warmup), None);
         let first = meter.line(1_000_000_000, &[tx(1_000)], &[rx(990, 10)]);
         let second = meter.line(1_500_000_000, &[tx(1_500)], &[rx(1_480, 15)]);
-        let first = StepSecond::from_live(&first, "measure").unwrap();
-        let second = StepSecond::from_live(&second, "end").unwrap();
+        let first = StepSecond::from_live(&first, StepPhase::Measure).unwrap();
+        let second = StepSecond::from_live(&second, StepPhase::End).unwrap();
         assert_eq!((first.t_s, first.interval_s), (1.0, 1.0));
         assert_eq!((second.t_s, second.interval_s), (1.5, 0.5));
-        assert_eq!(second.phase, "end");
+        assert_eq!(second.phase, StepPhase::End);
+        assert_eq!(serde_json::to_value(second.phase).unwrap(), "end");
         let (a, b) = (&first.directions[0], &second.directions[0]);
         assert_eq!((a.tx_packets, a.rx_packets, a.lost), (1_000, 990, 10));
         // The second interval's own counts, not the totals.

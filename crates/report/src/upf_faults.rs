@@ -5,12 +5,68 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+/// What failed, in JSON by the words of the table (`"heartbeat lost"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum UpfFaultKind {
+    /// A new Recovery Time Stamp: the UPF restarted, its sessions gone.
+    #[serde(rename = "restart")]
+    Restart,
+    /// No answer to a heartbeat after N1 retransmissions.
+    #[serde(rename = "heartbeat lost")]
+    HeartbeatLost,
+    /// The UPF released the association.
+    #[serde(rename = "released")]
+    Released,
+}
+
+/// What the run did about a failure (`"reestablishment failed"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum UpfAction {
+    /// It stopped.
+    #[serde(rename = "stopped")]
+    Stopped,
+    /// It is establishing the sessions again (until it is done or fails).
+    #[serde(rename = "reestablishing")]
+    Reestablishing,
+    /// It established the sessions again.
+    #[serde(rename = "reestablished")]
+    Reestablished,
+    /// Establishing them again failed.
+    #[serde(rename = "reestablishment failed")]
+    ReestablishmentFailed,
+    /// It went on.
+    #[serde(rename = "continued")]
+    Continued,
+    /// It set the association up again.
+    #[serde(rename = "reassociated")]
+    Reassociated,
+}
+
+/// The word of `v` in JSON: what tables print.
+fn word<T: Serialize>(v: &T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+impl std::fmt::Display for UpfFaultKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&word(self))
+    }
+}
+
+impl std::fmt::Display for UpfAction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&word(self))
+    }
+}
+
 /// A failure of the UPF that the PFCP client saw.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UpfFault {
-    /// `restart` (a new Recovery Time Stamp), `heartbeat lost` (no answer after N1
-    /// retransmissions) or `released` (the UPF released the association).
-    pub kind: String,
+    /// What failed.
+    pub kind: UpfFaultKind,
     /// When the client saw it, since the run started (s).
     pub at_s: f64,
     /// A restart: when the UPF's previous Recovery Time Stamp was last seen (s since the run
@@ -24,8 +80,8 @@ pub struct UpfFault {
     pub sessions_lost: u64,
     /// What was seen (the Recovery Time Stamps, the heartbeat).
     pub detail: String,
-    /// What the run did: `stopped`, `reestablished`, `reestablishment failed`, `continued`.
-    pub action: String,
+    /// What the run did.
+    pub action: UpfAction,
     /// Sessions established again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reestablished: Option<u64>,
@@ -78,8 +134,8 @@ impl UpfFault {
 /// loss: when the lost heartbeat was first sent).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FaultLoss {
-    /// The failure, as [`UpfFault::kind`] names it.
-    pub kind: String,
+    /// The failure.
+    pub kind: UpfFaultKind,
     /// Where the split is, since the step's workers started (s); 0 when before.
     pub split_s: f64,
     /// Packets sent before the split.
@@ -115,13 +171,13 @@ mod tests {
     #[test]
     fn the_lines_name_the_times_the_counts_and_the_action() {
         let f = UpfFault {
-            kind: "restart".into(),
+            kind: UpfFaultKind::Restart,
             at_s: 12.5,
             after_s: Some(11.75),
             step: Some(0),
             sessions_lost: 8,
             detail: "Recovery Time Stamp 100 -> 101".into(),
-            action: "reestablished".into(),
+            action: UpfAction::Reestablished,
             reestablished: Some(8),
             reestablished_at_s: Some(12.6),
             traffic_again_at_s: Some(12.61),
@@ -134,7 +190,7 @@ mod tests {
              8 sessions lost; reestablished (8 sessions); outage 0.860 s"
         );
         let l = FaultLoss {
-            kind: "restart".into(),
+            kind: UpfFaultKind::Restart,
             split_s: 3.25,
             sent_before: 1000,
             lost_before: 0,
@@ -145,5 +201,25 @@ mod tests {
             l.line(),
             "  restart at 3.250 s into the step: lost 0 of 1000 sent before, 120 of 500 sent after"
         );
+    }
+}
+
+#[cfg(test)]
+mod words {
+    use super::*;
+
+    #[test]
+    fn kinds_and_actions_keep_their_words() {
+        for (k, w) in [
+            (UpfFaultKind::Restart, "restart"),
+            (UpfFaultKind::HeartbeatLost, "heartbeat lost"),
+            (UpfFaultKind::Released, "released"),
+        ] {
+            assert_eq!(serde_json::to_value(k).unwrap(), w);
+            assert_eq!(k.to_string(), w);
+        }
+        let a: UpfAction = serde_json::from_str("\"reestablishment failed\"").unwrap();
+        assert_eq!(a, UpfAction::ReestablishmentFailed);
+        assert_eq!(a.to_string(), "reestablishment failed");
     }
 }

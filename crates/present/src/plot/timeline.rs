@@ -70,7 +70,11 @@ pub(super) fn time_axis(seconds: &[StepSecond]) -> (f64, String) {
 /// The measured part of the step (from the first measured second's start to the last one's
 /// end), for the time axis's label.
 fn measured_span(seconds: &[StepSecond]) -> Option<(f64, f64)> {
-    let measured = || seconds.iter().filter(|s| s.phase == "measure");
+    let measured = || {
+        seconds
+            .iter()
+            .filter(|s| s.phase == upfbench_report::StepPhase::Measure)
+    };
     let start = measured().next().map(|s| s.t_s - s.interval_s)?;
     let end = measured().next_back().map(|s| s.t_s)?;
     Some((start, end))

@@ -6,7 +6,7 @@ use std::time::{Instant, SystemTime};
 
 use anyhow::Result;
 use upfbench_dpdk::{LcoreScope, Port, PortStats, tsc};
-use upfbench_report::{StepReport, StepSecond};
+use upfbench_report::{StepPhase, StepReport, StepSecond};
 use upfbench_stats::{IntervalLog, LiveMeter, RxHandle, TxHandle};
 
 use super::upf_watch::Totals;
@@ -159,10 +159,8 @@ pub(super) fn live_line(
     let rx: Vec<_> = r.workers.rx.iter().map(RxHandle::snapshot).collect();
     let line = r.live.line(r.clock.ns(tsc()), &tx, &rx);
     let phase = control.phase();
-    r.seconds.extend(StepSecond::from_live(
-        &line,
-        format!("{phase:?}").to_lowercase(),
-    ));
+    r.seconds
+        .extend(StepSecond::from_live(&line, step_phase(phase)));
     if phase == Phase::Warmup {
         // Warm-up packets prime the UPF's flows and are not measured.
         format!(
@@ -230,7 +228,8 @@ pub(super) fn finish<'p>(
     let tx: Vec<_> = r.workers.tx.iter().map(TxHandle::snapshot).collect();
     let rx: Vec<_> = r.workers.rx.iter().map(RxHandle::snapshot).collect();
     let last = r.live.line(r.clock.ns(tsc()), &tx, &rx);
-    r.seconds.extend(StepSecond::from_live(&last, "end"));
+    r.seconds
+        .extend(StepSecond::from_live(&last, StepPhase::End));
     report.seconds = r.seconds;
     if let Some(c) = &plan.churn {
         // Each churn session's deletion was due within the measured phase; what is still out
@@ -279,4 +278,16 @@ fn wait_for<T>(mut p: Pending<T>, limit: std::time::Duration) -> Option<T> {
         }
     }
     None
+}
+
+/// The report's word for the workers' phase in a second's line.
+fn step_phase(p: Phase) -> StepPhase {
+    match p {
+        Phase::Idle => StepPhase::Idle,
+        Phase::Warmup => StepPhase::Warmup,
+        Phase::Settle => StepPhase::Settle,
+        Phase::Measure => StepPhase::Measure,
+        Phase::Drain => StepPhase::Drain,
+        Phase::Stop => StepPhase::Stop,
+    }
 }

@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 use upfbench_pfcp::node::Event as PfcpEvent;
-use upfbench_report::{FaultLoss, UpfFault};
+use upfbench_report::{FaultLoss, UpfAction, UpfFault, UpfFaultKind};
 
 use super::n4::N4Work;
 use crate::n4::client_side::UpfNews;
@@ -57,7 +57,7 @@ pub(super) struct UpfWatch {
     samples: VecDeque<(Instant, Totals)>,
     step_started: Option<Instant>,
     /// Where the running step's loss is split: the failure, and the counters then.
-    splits: Vec<(&'static str, Instant, Totals)>,
+    splits: Vec<(UpfFaultKind, Instant, Totals)>,
 }
 
 fn secs(from: Instant, to: Instant) -> f64 {
@@ -147,7 +147,7 @@ impl UpfWatch {
                 // Those in flight at the split were not lost if the step lost nothing.
                 let lost_before = before.sent.saturating_sub(before.received).min(lost);
                 FaultLoss {
-                    kind: kind.to_owned(),
+                    kind,
                     split_s: started.map_or(0.0, |s| secs(s, at)),
                     sent_before: before.sent,
                     lost_before,
@@ -179,7 +179,7 @@ impl UpfWatch {
             f.reestablished = Some(n as u64);
             f.reestablished_at_s = Some(secs(self.run_started, at));
             if n as u64 == f.sessions_lost && machine.failure().is_none() {
-                f.action = "reestablished".into();
+                f.action = UpfAction::Reestablished;
                 r.baseline = Some(totals.map_or(0, |t| t.received));
                 tl.record(
                     at,
@@ -193,7 +193,7 @@ impl UpfWatch {
                     },
                 );
             } else {
-                f.action = "reestablishment failed".into();
+                f.action = UpfAction::ReestablishmentFailed;
                 self.recovery = None;
             }
         }
@@ -261,8 +261,11 @@ impl UpfWatch {
         );
         out::line(&format!("PFCP: {message}"));
         if step.is_some() {
-            self.splits
-                .push(("restart", previous_seen, self.totals_at(previous_seen)));
+            self.splits.push((
+                UpfFaultKind::Restart,
+                previous_seen,
+                self.totals_at(previous_seen),
+            ));
         }
         let reestablish = self.on_restart == OnUpfRestart::Reestablish;
         machine.handle(
@@ -274,18 +277,18 @@ impl UpfWatch {
         );
         let recovering = reestablish && !machine.stopped_early();
         let action = if recovering {
-            "reestablishing"
+            UpfAction::Reestablishing
         } else {
-            "stopped"
+            UpfAction::Stopped
         };
         self.faults.push(UpfFault {
-            kind: "restart".into(),
+            kind: UpfFaultKind::Restart,
             at_s: t,
             after_s: Some(secs(self.run_started, previous_seen)),
             step,
             sessions_lost,
             detail: detail.clone(),
-            action: action.into(),
+            action,
             reestablished: None,
             reestablished_at_s: None,
             traffic_again_at_s: None,
@@ -343,21 +346,20 @@ impl UpfWatch {
         ));
         if step.is_some() {
             self.splits
-                .push(("heartbeat lost", sent, self.totals_at(sent)));
+                .push((UpfFaultKind::HeartbeatLost, sent, self.totals_at(sent)));
         }
         self.faults.push(UpfFault {
-            kind: "heartbeat lost".into(),
+            kind: UpfFaultKind::HeartbeatLost,
             at_s: t,
             after_s: Some(secs(self.run_started, sent)),
             step,
             sessions_lost: 0,
             detail: detail.clone(),
             action: match self.on_loss {
-                OnUpfLoss::Stop => "stopped",
-                OnUpfLoss::Continue => "continued",
-                OnUpfLoss::Reassociate => "reassociated",
-            }
-            .into(),
+                OnUpfLoss::Stop => UpfAction::Stopped,
+                OnUpfLoss::Continue => UpfAction::Continued,
+                OnUpfLoss::Reassociate => UpfAction::Reassociated,
+            },
             reestablished: None,
             reestablished_at_s: None,
             traffic_again_at_s: None,

@@ -40,7 +40,7 @@ fn second(t_s: f64) -> StepSecond {
     StepSecond {
         t_s,
         interval_s: 1.0,
-        phase: "measure".into(),
+        phase: upfbench_report::StepPhase::Measure,
         directions: vec![SecondDirection {
             direction: Direction::Downlink,
             tx_packets: 0,
