@@ -3,8 +3,8 @@
 
 use upfbench_report::{
     DirectionReport, GoalResult, GoalSpec, GoalStatus, LatencyReport, LoadLatency, LossReport,
-    Nanos, Percentiles, Report, SearchCase, SearchReport, SecondDirection, StepPhase, StepReport,
-    StepSecond, ThroughputReport, TrialLatency, TrialRecord,
+    Nanos, Percentiles, Report, SearchCase, SearchDirections, SearchReport, SecondDirection,
+    StepPhase, StepReport, StepSecond, ThroughputReport, TrialLatency, TrialRecord,
 };
 use upfbench_stats::Direction;
 
@@ -216,7 +216,7 @@ pub(crate) fn search(label: &str) -> Report {
     let case = SearchCase {
         label: "10 B both".into(),
         payload_bytes: Some(10),
-        directions: "both".into(),
+        directions: SearchDirections::Both,
         min_load_pps: 10_000.0,
         max_load_pps: 14_880_952.0,
         line_rate_pps: Some(14_880_952.0),

@@ -46,8 +46,8 @@ pub use percentiles::{Nanos, Percentiles};
 pub use queues::{LOPSIDED_SHARE, RxQueues};
 pub use rejected::{RejectKind, Rejected};
 pub use search::{
-    GoalResult, GoalSpec, GoalStatus, LatencyBoundSpec, LoadLatency, SearchCase, SearchReport,
-    TrialLatency, TrialRecord,
+    GoalResult, GoalSpec, GoalStatus, LatencyBoundSpec, LoadLatency, SearchCase, SearchDirections,
+    SearchReport, TrialLatency, TrialRecord,
 };
 pub use seconds::{SecondDirection, StepPhase, StepSecond};
 pub use slip::TxSlip;

@@ -50,6 +50,35 @@ pub struct LatencyBoundSpec {
     pub max_ns: u64,
 }
 
+/// The directions a search case loads together, in JSON `"uplink"`, `"downlink"` or `"both"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchDirections {
+    /// Uplink alone.
+    Uplink,
+    /// Downlink alone.
+    Downlink,
+    /// Both at once (their loads added).
+    Both,
+}
+
+impl SearchDirections {
+    /// Its word (`both`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            SearchDirections::Uplink => "uplink",
+            SearchDirections::Downlink => "downlink",
+            SearchDirections::Both => "both",
+        }
+    }
+}
+
+impl std::fmt::Display for SearchDirections {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.name())
+    }
+}
+
 /// The search at one payload size and direction set.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SearchCase {
@@ -57,8 +86,8 @@ pub struct SearchCase {
     pub label: String,
     /// The inner payload of every stream (bytes), when the sweep set it.
     pub payload_bytes: Option<u32>,
-    /// The directions loaded together: "uplink", "downlink" or "both".
-    pub directions: String,
+    /// The directions loaded together.
+    pub directions: SearchDirections,
     /// Min Load and Max Load (packets per second, the directions together).
     pub min_load_pps: f64,
     /// See [`Self::min_load_pps`].

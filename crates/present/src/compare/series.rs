@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use upfbench_report::{GoalStatus, Report, SearchReport, TrialLatency};
+use upfbench_report::{GoalStatus, Report, SearchDirections, SearchReport, TrialLatency};
 use upfbench_stats::Direction;
 
 use super::{Labelled, RowKey, case_row, step_row};
@@ -49,11 +49,11 @@ pub struct Spread {
 }
 
 /// A search's sets searched, and the name's suffix that tells them apart when it has several.
-fn sets(search: &SearchReport) -> Vec<(&str, String)> {
-    let mut sets: Vec<&str> = Vec::new();
+fn sets(search: &SearchReport) -> Vec<(SearchDirections, String)> {
+    let mut sets: Vec<SearchDirections> = Vec::new();
     for c in &search.cases {
-        if !sets.contains(&c.directions.as_str()) {
-            sets.push(&c.directions);
+        if !sets.contains(&c.directions) {
+            sets.push(c.directions);
         }
     }
     let several = sets.len() > 1;

@@ -7,7 +7,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use upfbench_report::{
-    Cell, Column as TableColumn, DirectionReport, GoalResult, GoalStatus, Nanos, Table,
+    Cell, Column as TableColumn, DirectionReport, GoalResult, GoalStatus, Nanos, SearchDirections,
+    Table,
 };
 use upfbench_stats::Direction;
 
@@ -241,7 +242,11 @@ fn direction_section(reports: &[Labelled<'_>], d: Direction, notes: &mut Vec<Str
     }
 }
 
-fn search_section(reports: &[Labelled<'_>], set: &str, notes: &mut Vec<String>) -> Section {
+fn search_section(
+    reports: &[Labelled<'_>],
+    set: SearchDirections,
+    notes: &mut Vec<String>,
+) -> Section {
     let mut groups = Vec::new();
     let mut cells = Vec::new();
     for r in reports {
@@ -292,14 +297,14 @@ fn search_section(reports: &[Labelled<'_>], set: &str, notes: &mut Vec<String>) 
         cells.push((3 * search.goals.len(), by_row));
     }
     let title = match set {
-        "both" => {
+        SearchDirections::Both => {
             "Throughput search, both directions at once (their Mpps and Gbps L1 added)".to_owned()
         }
         other => format!("Throughput search, {other}"),
     };
     Section {
         title,
-        short: set.to_owned(),
+        short: set.name().to_owned(),
         groups,
         rows: rows(&cells),
     }
@@ -349,11 +354,11 @@ impl Comparison {
             .into_iter()
             .map(|d| direction_section(reports, d, &mut notes))
             .collect();
-        let mut sets: Vec<&str> = Vec::new();
+        let mut sets: Vec<SearchDirections> = Vec::new();
         for r in reports {
             for c in r.report.search.iter().flat_map(|s| &s.cases) {
-                if !sets.contains(&c.directions.as_str()) {
-                    sets.push(&c.directions);
+                if !sets.contains(&c.directions) {
+                    sets.push(c.directions);
                 }
             }
         }

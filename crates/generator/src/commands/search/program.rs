@@ -4,7 +4,8 @@
 
 use std::time::{Duration, Instant};
 
-use upfbench_report::{LoadLatency, Report, SearchCase, SearchReport};
+use upfbench_config::DirectionSet;
+use upfbench_report::{LoadLatency, Report, SearchCase, SearchDirections, SearchReport};
 
 use super::cases::{Case, Mix, trial_profile};
 use super::progress::{case_results, trial_line};
@@ -101,7 +102,7 @@ impl<'a, 'p> SearchProgram<'a, 'p> {
             let report = SearchCase {
                 label: case.label.clone(),
                 payload_bytes: case.payload.map(u32::from),
-                directions: case.set.name().to_owned(),
+                directions: search_directions(case.set),
                 min_load_pps: min_load,
                 max_load_pps: max_load,
                 line_rate_pps: mix.line_rate_pps,
@@ -375,5 +376,14 @@ impl<'p> Program<'p> for SearchProgram<'_, 'p> {
             "search.strategy".into(),
             self.section.strategy.name().into(),
         );
+    }
+}
+
+/// The report's name of the directions a case loads.
+fn search_directions(set: DirectionSet) -> SearchDirections {
+    match set {
+        DirectionSet::Uplink => SearchDirections::Uplink,
+        DirectionSet::Downlink => SearchDirections::Downlink,
+        DirectionSet::Both => SearchDirections::Both,
     }
 }
