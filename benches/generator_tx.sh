@@ -55,7 +55,7 @@ command -v jq >/dev/null || { echo "needs jq (apt-get install jq)" >&2; exit 1; 
 priority() { case $1 in rt) prio=(chrt -f 1) ;; normal) prio=() ;; *) echo "PRIORITY=rt|normal" >&2; exit 1 ;; esac; }
 priority "$PACING_PRIORITY"
 priority "$PRIORITY"
-[[ -x $BIN ]] || cargo build --release --locked -q -p upfbench-generator --features static
+[[ -x $BIN ]] || cargo build --release --locked -q -p upfbench --features static
 
 work=$(mktemp -d)
 hugepages_before=$(cat /proc/sys/vm/nr_hugepages)

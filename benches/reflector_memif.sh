@@ -45,7 +45,7 @@ PARTS=${PARTS:-"upfbench pair loop"} # what to measure (the others print nan)
 command -v "$TESTPMD" >/dev/null || { echo "needs $TESTPMD (apt-get install dpdk)" >&2; exit 1; }
 command -v jq >/dev/null || { echo "needs jq" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || { echo "needs root (EAL)" >&2; exit 1; }
-[[ -x $BIN ]] || cargo build --release --locked -q -p upfbench-generator --features static
+[[ -x $BIN ]] || cargo build --release --locked -q -p upfbench --features static
 
 work=$(mktemp -d)
 sock=$work/sock

@@ -8,9 +8,10 @@
 # The binary is `make build`'s (release, --features static: DPDK and its PMDs linked in, so the
 # package needs no DPDK package); cargo rebuilds nothing if it is up to date. The man pages and
 # completions are made from the same Cli by crates/xtask, so that clap_mangen stays out of the
-# binary. It is built as the binary is (release, static): its dependencies are then the very
-# artifacts the binary was linked from, and it costs about 20 s on top (in the debug profile,
-# after `cargo test`'s build, the test-unified features of serde and tokio would rebuild them).
+# binary. xtask depends on the cli crate alone (no DPDK); it is built in release, as the binary
+# is, so that its dependencies are the artifacts the binary was linked from (in the debug
+# profile, after `cargo test`'s build, the test-unified features of serde and tokio would
+# rebuild them).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=$(realpath -m "${OUT:-target/package}")
@@ -19,8 +20,8 @@ out=$(realpath -m "${OUT:-target/package}")
 scratch=$(realpath -m target/package-build)
 maintainer=${MAINTAINER:-upfbench developers <noreply@upfbench.invalid>}
 
-"${CARGO:-cargo}" build --release --locked --features static -p upfbench-generator --bin upfbench
-"${CARGO:-cargo}" build --release --locked --features upfbench-generator/static -p upfbench-xtask
+"${CARGO:-cargo}" build --release --locked --features static -p upfbench --bin upfbench
+"${CARGO:-cargo}" build --release --locked -p upfbench-xtask
 
 stage=$scratch/stage
 rm -rf "$scratch" "$out"/upfbench_*.deb
