@@ -14,7 +14,7 @@ setup-test:
 setup-lab:
 	bash deploy/setup.sh --lab
 
-# The release binary links DPDK statically (about 15% more TX than the shared libraries).
+# The release binary links DPDK statically (about 16 % more TX than the shared libraries).
 build: setup
 	$(CARGO) build --release --locked --features static
 
