@@ -5,22 +5,21 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 use serde::Deserialize;
-use upfbench_net::{MacAddr, Teid};
+use upfbench_net::Teid;
 use upfbench_pfcp::Seid;
 
 use super::error::{NotIpv4, ipv4};
-use super::field::join_index;
+use super::field::{join_index, join_key};
 use super::identifiers;
 use super::issues::{Check, Issues};
 use super::kind::FileKind;
 use super::n4_impairments::N4Impairments;
 use super::profile::{check_dns_name, check_rate};
 use super::system::{
-    Arp, Cores, Device, Eal, check_arp, check_kind, check_n4_address, default_descriptors,
-    default_heartbeat,
+    Arp, Cores, Device, Eal, Port, check_arp, check_kind, check_n4_address, default_heartbeat,
 };
-use super::system::{PortView, check_cores, check_eal, check_port, check_port_pair, check_queues};
-use super::units::{IpPrefix, Ipv4Prefix, PFCP_PORT, Rate, serde_text};
+use super::system::{check_cores, check_eal, check_port, check_port_pair, check_queues};
+use super::units::{PFCP_PORT, Rate, serde_text};
 
 /// The reflector's machine, ports, PFCP server and impairments.
 ///
@@ -73,66 +72,27 @@ fn default_error_indications() -> u32 {
     100
 }
 
-/// One of the reflector's ports.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ReflectorPort {
-    /// The device: a vdev name or a PCI address.
-    pub device: Device,
-    /// Device arguments (`role=server,socket=/tmp/upfbench/n3.sock`).
-    #[serde(default)]
-    pub devargs: Option<String>,
-    /// RX and TX queues: one of each per worker lcore, which owns them. Absent: as many as
-    /// there are workers; any other number is refused.
-    #[serde(default)]
-    pub queues: Option<u16>,
-    /// RX descriptors per queue (default 1024).
-    #[serde(default = "default_descriptors")]
-    pub rx_descriptors: u16,
-    /// TX descriptors per queue (default 1024).
-    #[serde(default = "default_descriptors")]
-    pub tx_descriptors: u16,
-    /// Our address on the link: `192.168.13.151/24` (N3), `192.168.16.151/24` (N6) (IPv6 is
-    /// read, and refused by validation for now).
-    pub address: IpPrefix,
-    /// Where packets out of this port go: on N6 the data network's next hop
-    /// (`192.168.16.152`, needed in `upf` mode); on N3 none, each FAR names its gNB.
-    #[serde(default)]
-    pub peer: Option<IpAddr>,
-    /// MACs of the peers on the link, if known; absent: resolved by ARP.
-    #[serde(default, with = "serde_text::opt_mac")]
-    pub peer_mac: Option<MacAddr>,
-}
+/// One of the reflector's ports: a [`Port`] whose peer is optional.
+pub type ReflectorPort = Port<Option<IpAddr>>;
 
 impl ReflectorPort {
-    /// Its RX and TX queues for the workers of `cores`: one each per worker.
-    pub fn queue_count(&self, cores: &Cores) -> u16 {
-        self.queues.unwrap_or(cores.workers.len() as u16)
-    }
-
-    /// Our IPv4 address on the link (validation refuses any other).
-    pub fn address_v4(&self) -> Result<Ipv4Prefix, NotIpv4> {
-        self.address.v4().ok_or(NotIpv4(self.address.addr))
-    }
-
     /// The IPv4 address of the next hop, if one is set (validation refuses any other).
     pub fn peer_v4(&self) -> Result<Option<Ipv4Addr>, NotIpv4> {
         self.peer.map(ipv4).transpose()
     }
+}
 
-    fn view<'a>(&'a self, name: &'a str) -> PortView<'a> {
-        PortView {
-            name,
-            device: &self.device,
-            devargs: self.devargs.as_deref(),
-            queues: self.queues,
-            rx_descriptors: self.rx_descriptors,
-            tx_descriptors: self.tx_descriptors,
-            address: self.address,
-            peer: self.peer,
-            peer_mac: self.peer_mac,
-            mtu: None,
-            speed: None,
+/// The generator's settings of a port, which the reflector does not use: refused at their
+/// place rather than ignored.
+fn check_generator_only(port: &ReflectorPort, name: &str, issues: &mut Issues) {
+    for (field, given) in [("mtu", port.mtu.is_some()), ("speed", port.speed.is_some())] {
+        if given {
+            issues.add(
+                join_key(name, field),
+                format!(
+                    "the reflector does not use a port's {field} (the generator does): leave it out"
+                ),
+            );
         }
     }
 }
@@ -322,11 +282,16 @@ impl Check for Reflector {
             .collect();
         check_eal(&self.eal, &devices, issues);
         check_cores(&self.cores, issues);
-        let n3 = self.n3.as_ref().map(|p| p.view("n3"));
-        let n6 = self.n6.as_ref().map(|p| p.view("n6"));
+        let n3 = self.n3.as_ref().map(|p| p.view("n3", p.peer));
+        let n6 = self.n6.as_ref().map(|p| p.view("n6", p.peer));
         for p in n3.iter().chain(n6.iter()) {
             check_port(p, issues);
             check_queues(&self.cores, p, issues);
+        }
+        for (name, port) in [("n3", &self.n3), ("n6", &self.n6)] {
+            if let Some(port) = port {
+                check_generator_only(port, name, issues);
+            }
         }
         if let (Some(a), Some(b)) = (&n3, &n6) {
             check_port_pair(a, b, issues);

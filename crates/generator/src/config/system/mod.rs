@@ -191,11 +191,14 @@ impl<'de> Deserialize<'de> for Device {
     }
 }
 
-/// One of the generator's two ports and the UPF at the other end of its link.
+/// A DPDK port and the link it is on: the system file's `n3` and `n6`, the generator's ports
+/// with the UPF at the other end of each link (`Port`, whose peer is required), and the
+/// reflector file's ([`ReflectorPort`](super::ReflectorPort), whose peer is optional). The
+/// reflector refuses `mtu` and `speed`, which only the generator uses.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Port {
-    /// The device: a vdev name or a PCI address.
+pub struct Port<Peer = IpAddr> {
+    /// The device: a vdev name or a PCI address. N3 and N6 are different devices.
     pub device: Device,
     /// Device arguments, comma-separated `key=value` (`role=client,socket=/tmp/upfbench/n3.sock`
     /// for memif, `iface=n3` for af_packet, `mprq_en=1` for mlx5).
@@ -214,9 +217,12 @@ pub struct Port {
     /// Our address on the link, with its prefix: `192.168.13.131/24` (IPv6 is read, and
     /// refused by validation for now).
     pub address: IpPrefix,
-    /// The UPF's address on the link: `192.168.13.151`.
-    pub peer: IpAddr,
-    /// The UPF's MAC address on the link; absent: resolved by ARP.
+    /// The peer on the link. A system file's: the UPF's address on the link,
+    /// `192.168.13.151`. A reflector file's: where packets out of this port go, on N6 the data
+    /// network's next hop (`192.168.16.152`, needed in `upf` mode), on N3 none (each FAR names
+    /// its gNB).
+    pub peer: Peer,
+    /// The peer's MAC address on the link; absent: resolved by ARP.
     #[serde(default, with = "serde_text::opt_mac")]
     pub peer_mac: Option<MacAddr>,
     /// The link's IP MTU, if known: packets that would not fit are refused at validation.
@@ -232,7 +238,7 @@ pub(crate) fn default_descriptors() -> u16 {
     1024
 }
 
-impl Port {
+impl<Peer> Port<Peer> {
     /// Its RX and TX queues for the workers of `cores`: one each per worker.
     pub fn queue_count(&self, cores: &Cores) -> u16 {
         self.queues.unwrap_or(cores.workers.len() as u16)
@@ -243,12 +249,8 @@ impl Port {
         self.address.v4().ok_or(NotIpv4(self.address.addr))
     }
 
-    /// The UPF's IPv4 address on the link (validation refuses any other).
-    pub fn peer_v4(&self) -> Result<Ipv4Addr, NotIpv4> {
-        ipv4(self.peer)
-    }
-
-    fn view<'a>(&'a self, name: &'a str) -> PortView<'a> {
+    /// What the checks see of the port named `name`, whose peer is `peer`.
+    pub(crate) fn view<'a>(&'a self, name: &'a str, peer: Option<IpAddr>) -> PortView<'a> {
         PortView {
             name,
             device: &self.device,
@@ -257,11 +259,18 @@ impl Port {
             rx_descriptors: self.rx_descriptors,
             tx_descriptors: self.tx_descriptors,
             address: self.address,
-            peer: Some(self.peer),
+            peer,
             peer_mac: self.peer_mac,
             mtu: self.mtu,
             speed: self.speed,
         }
+    }
+}
+
+impl Port {
+    /// The UPF's IPv4 address on the link (validation refuses any other).
+    pub fn peer_v4(&self) -> Result<Ipv4Addr, NotIpv4> {
+        ipv4(self.peer)
     }
 }
 
@@ -517,7 +526,10 @@ impl Check for System {
             issues,
         );
         check_cores(&self.cores, issues);
-        let (n3, n6) = (self.n3.view("n3"), self.n6.view("n6"));
+        let (n3, n6) = (
+            self.n3.view("n3", Some(self.n3.peer)),
+            self.n6.view("n6", Some(self.n6.peer)),
+        );
         check_port(&n3, issues);
         check_port(&n6, issues);
         check_port_pair(&n3, &n6, issues);
