@@ -31,6 +31,7 @@ mod load;
 mod n4_impairments;
 mod profile;
 mod reflector;
+pub mod schema;
 mod serde_forms;
 mod source;
 mod system;

@@ -16,7 +16,7 @@ use super::units::serde_text;
 /// impairments:
 ///   n4: {drop: 30%, delay: 5ms, reorder: 10%, reorder_by: 20ms, silent_after: 20s, restart_at: 8s, seed: 1}
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct N4Impairments {
     /// The share of N4 datagrams lost, each way, each on its own (`30%`).

@@ -29,7 +29,7 @@ use super::units::{PFCP_PORT, Rate, serde_text};
 /// n6: {device: net_memif1, devargs: "role=server,socket=/tmp/upfbench/n6.sock", address: 192.168.16.151/24, peer: 192.168.16.152}
 /// pfcp: {local: 127.0.0.2, peer: 127.0.0.1}
 /// ```
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Reflector {
     /// `kind: reflector`, optional (the fields below usually tell).
@@ -98,7 +98,7 @@ fn check_generator_only(port: &ReflectorPort, name: &str, issues: &mut Issues) {
 }
 
 /// The reflector's PFCP server (the UPF side).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReflectorPfcp {
     /// The address it listens on, also its Node ID (default `192.168.14.151`, port 8805).
@@ -161,7 +161,9 @@ impl Default for ReflectorPfcp {
 }
 
 /// A port by its role.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema, serde::Serialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum PortName {
     /// The N3 port.
@@ -180,7 +182,9 @@ impl fmt::Display for PortName {
 }
 
 /// What the reflector does with packets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema, serde::Serialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum ReflectMode {
     /// A minimal UPF: `mode: upf`.
@@ -192,7 +196,7 @@ pub enum ReflectMode {
 }
 
 /// Impairments, for testing the tester; each applies to both directions.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Impairments {
     /// Drop one packet in N (every Nth).

@@ -19,7 +19,7 @@ use super::super::issues::Issues;
 use super::super::units::serde_text;
 
 /// `upfbench capacity`: the batches and the traffic after each.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CapacitySection {
     /// Sessions established per batch (default: a tenth of `sessions.count`, at least 1).

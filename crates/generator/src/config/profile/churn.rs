@@ -26,7 +26,7 @@ pub const MAX_CHURN_RATE: f64 = 1e6;
 pub const MIN_PROBE_INTERVAL: Duration = Duration::from_micros(10);
 
 /// Session churn during the measured phase.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Churn {
     /// Sessions established per second beyond the traffic's (each deleted after `lifetime`);

@@ -27,7 +27,7 @@ pub const MAX_HANDOVER_RATE: f64 = 1e6;
 /// Handovers under traffic: each moving UE's downlink moves to the target gNB once in the
 /// measured phase (a Session Modification that updates its downlink FAR) and its uplink leaves
 /// from the target's address from then on.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Mobility {
     /// Which UEs move: `all` (default) or a percentage of them, chosen with the seed.
@@ -87,7 +87,7 @@ impl MovingUes {
 /// When the handovers happen, from the start of the measured phase: `{at: 2s}` (each moving UE
 /// once, all at that time) or `{rate: 100}` handovers per second from `start`, `uniform`
 /// (default) or `poisson` arrivals.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Handovers {
     /// Every moving UE at this time.
@@ -105,7 +105,9 @@ pub struct Handovers {
 }
 
 /// How handovers at a rate are spaced.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema, serde::Serialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Arrivals {
     /// Exactly 1/rate apart.
@@ -116,7 +118,7 @@ pub enum Arrivals {
 }
 
 /// The target gNB: a second N3 address of the tester, on the same port.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TargetGnb {
     /// Its address (on the N3 subnet, not the N3 address itself).

@@ -44,7 +44,7 @@ pub const MAX_QOS_BPS: u64 = ((1 << 40) - 1) * 1000;
 ///   - {name: dl, direction: downlink, rate: 10kpps, payload: 300}
 /// duration: 10s
 /// ```
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Profile {
     /// `kind: profile`, optional.
@@ -131,7 +131,7 @@ fn default_reorder_window() -> u32 {
 }
 
 /// The sessions: one per UE.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Sessions {
     /// Number of UEs, each with its session (default 1).
@@ -153,10 +153,7 @@ pub struct Sessions {
     pub downlink_teid: TeidRange,
     /// The QoS flow: 0 to 63 (default 1; `~`: none, which needs `pdu_session_container`,
     /// `uplink_pdr_qfi` and the QER's QFI off).
-    #[serde(
-        default = "default_qfi",
-        deserialize_with = "identifiers::opt_qfi::deserialize"
-    )]
+    #[serde(default = "default_qfi", with = "identifiers::opt_qfi")]
     pub qfi: Option<Qfi>,
     /// Uplink G-PDUs carry a PDU Session Container with the QFI (default true).
     #[serde(default = "yes")]
@@ -268,7 +265,7 @@ pub(crate) fn address_plus(addr: IpAddr, n: u32) -> IpAddr {
 }
 
 /// The QoS Enforcement Rule, which carries the QFI.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Qer {
     /// Send a QER (default true: eUPF takes the downlink QFI from it).
@@ -301,7 +298,9 @@ impl Default for Qer {
 }
 
 /// PDN Type (TS 29.244 §8.2.79).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema, serde::Serialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum PdnType {
     /// IPv4 UEs.
@@ -314,7 +313,7 @@ pub enum PdnType {
 }
 
 /// A Usage Reporting Rule: volume and duration measurement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Urr {
     /// Periodic reports this often, whole seconds (`10s`).
@@ -326,7 +325,7 @@ pub struct Urr {
 }
 
 /// One stream of packets.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Stream {
     /// Unique within the profile; reports use it.
@@ -363,7 +362,7 @@ fn default_dst_port() -> u16 {
 }
 
 /// Which way a stream goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     /// GTP-U on N3, out of the UPF on N6.
@@ -411,11 +410,14 @@ impl UeSelection {
     }
 }
 
-#[derive(Deserialize)]
+/// A range of UE indices: `{first: 0, count: 100}`.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct UeRange {
+pub(crate) struct UeRange {
+    /// The first UE index.
     #[serde(default)]
     first: u32,
+    /// How many UEs from there, within `sessions.count`.
     count: u32,
 }
 
@@ -444,9 +446,11 @@ pub enum Spread {
     Consecutive(u32),
 }
 
-#[derive(Deserialize)]
+/// `{consecutive: N}`.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct ConsecutiveSpread {
+pub(crate) struct ConsecutiveSpread {
+    /// Packets to a UE before the next UE's.
     consecutive: u32,
 }
 
@@ -463,7 +467,9 @@ impl<'de> Deserialize<'de> for Spread {
 }
 
 /// How the packets are spread in time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema, serde::Serialize,
+)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum TxMode {
     /// At the streams' rates for `duration`: `tx_mode: continuous`.
@@ -489,7 +495,7 @@ pub enum TxMode {
 }
 
 /// Latency histogram bounds (HDR histograms, nanoseconds).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Latency {
     /// Highest latency tracked (default `2s`, at most [`MAX_LATENCY`]); slower packets are
@@ -524,7 +530,7 @@ impl Default for Latency {
 }
 
 /// `upfbench sweep`: the same profile at several payload sizes.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Sweep {
     /// Payload sizes, bytes, each replacing every stream's `payload` in turn (default

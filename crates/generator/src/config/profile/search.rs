@@ -20,7 +20,7 @@ use super::super::units::serde_text;
 use crate::search::{LatencyBound, Percentile, SearchGoal, Strategy};
 
 /// `upfbench search`: the goals and the trials.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchSection {
     /// The search goals, searched together (default NDR and PDR).
@@ -74,7 +74,9 @@ pub struct SearchSection {
 }
 
 /// `search.strategy`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema, serde::Serialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum StrategyName {
     /// RFC 9971's MLRsearch.
@@ -123,12 +125,14 @@ impl Default for SearchSection {
 }
 
 /// A per cent written with its sign: `50%`.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, schemars::JsonSchema, serde::Serialize)]
 #[serde(transparent)]
 pub struct PercentText(#[serde(with = "serde_text::percent")] pub f64);
 
 /// The directions a search loads together.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema, serde::Serialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum DirectionSet {
     /// The uplink streams alone (a `both` stream's uplink half).
@@ -151,7 +155,7 @@ impl DirectionSet {
 }
 
 /// One search goal (RFC 9971 §4.6.2).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct GoalSection {
     /// Its name in the results.
@@ -180,7 +184,7 @@ pub struct GoalSection {
 }
 
 /// `latency: {percentile: 99, max: 1ms}`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LatencyBoundSection {
     /// 50, 90, 99, 99.9, 99.99 or 100 (the largest).

@@ -31,7 +31,7 @@ pub(crate) use checks::{
 /// n6: {device: net_af_packet1, devargs: iface=n6, address: 192.168.16.152/24, peer: 192.168.16.151}
 /// pfcp: {local: 192.168.14.111, peer: 192.168.14.151}
 /// ```
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct System {
     /// `kind: system`, optional: says what the file is when its fields alone do not.
@@ -69,7 +69,7 @@ fn default_reports() -> PathBuf {
 }
 
 /// The EAL: arguments passed through, and the runtime file prefix.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Eal {
     /// Arguments passed to `rte_eal_init` as they are (`--no-huge`, `-m 512`, `--in-memory`,
@@ -84,7 +84,7 @@ pub struct Eal {
 }
 
 /// Lcores (DPDK's logical cores: CPU ids unless EAL maps them otherwise).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Cores {
     /// The main lcore: control plane, live output, service plane (default 0).
@@ -195,7 +195,8 @@ impl<'de> Deserialize<'de> for Device {
 /// with the UPF at the other end of each link (`Port`, whose peer is required), and the
 /// reflector file's ([`ReflectorPort`](super::ReflectorPort), whose peer is optional). The
 /// reflector refuses `mtu` and `speed`, which only the generator uses.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "Port")]
 #[serde(deny_unknown_fields)]
 pub struct Port<Peer = IpAddr> {
     /// The device: a vdev name or a PCI address. N3 and N6 are different devices.
@@ -203,6 +204,7 @@ pub struct Port<Peer = IpAddr> {
     /// Device arguments, comma-separated `key=value` (`role=client,socket=/tmp/upfbench/n3.sock`
     /// for memif, `iface=n3` for af_packet, `mprq_en=1` for mlx5).
     #[serde(default)]
+    #[schemars(with = "Option<super::schema::Devargs>")]
     pub devargs: Option<String>,
     /// RX and TX queues: one of each per worker lcore, which owns them (queue `i` is worker
     /// `i`'s). Absent: as many as there are workers; any other number is refused.
@@ -275,7 +277,7 @@ impl Port {
 }
 
 /// ARP for the UPF's addresses.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Arp {
     /// Wait this long for a reply before asking again (default `1s`).
@@ -304,7 +306,7 @@ pub(crate) fn three() -> u32 {
 }
 
 /// N4: our PFCP client and the UPF it associates with.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Pfcp {
     /// Our N4 address, also our Node ID: `192.168.14.111` (port 8805 unless given as
@@ -346,7 +348,9 @@ pub struct Pfcp {
 }
 
 /// `pfcp.on_upf_restart`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema, serde::Serialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum OnUpfRestart {
     /// End the run the short way.
@@ -357,7 +361,9 @@ pub enum OnUpfRestart {
 }
 
 /// `pfcp.on_upf_loss`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema, serde::Serialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum OnUpfLoss {
     /// End the run the short way.
@@ -403,7 +409,7 @@ impl Default for Pfcp {
 }
 
 /// The adaptive window of session requests in flight.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Window {
     /// Requests in flight at the start (default 16).
