@@ -23,6 +23,8 @@ mod reference;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod validator;
 
 use schemars::{JsonSchema, SchemaGenerator, generate::SchemaSettings};
 use serde_json::{Map, Value, json};

@@ -51,7 +51,7 @@ fn the_committed_schemas_and_reference_pages_are_what_the_types_make() {
 
 /// A file of each kind with every section given, and in each what its fields need: the field
 /// under test is taken out of it, or written as the schema's default.
-fn scaffold(kind: FileKind) -> Value {
+pub(super) fn scaffold(kind: FileKind) -> Value {
     match kind {
         FileKind::System => json!({
             "eal": {}, "cores": {}, "arp": {}, "pfcp": {"window": {}},
@@ -83,7 +83,7 @@ fn scaffold(kind: FileKind) -> Value {
 }
 
 /// The value at `path` in `document` (the first item of a list), and its parent mapping.
-fn parent_mut<'a>(
+pub(super) fn parent_mut<'a>(
     document: &'a mut Value,
     path: &[Step],
 ) -> Result<&'a mut Map<String, Value>, String> {
