@@ -47,6 +47,7 @@ pub fn schema(kind: FileKind) -> Value {
     let mut root = root.to_value();
     own_kind_only(&mut root, kind);
     replace_std_addresses(&mut root, &mut generator);
+    forms_typed_where_used(&mut root);
     default_null_where_absent_is_none(&mut root);
     plain_descriptions(&mut root);
     if let Some(root) = root.as_object_mut() {
@@ -163,6 +164,65 @@ fn replace_formats(value: &mut Value, used: &mut Vec<&'static str>) {
             map.values_mut().for_each(|v| replace_formats(v, used));
         }
         Value::Array(items) => items.iter_mut().for_each(|v| replace_formats(v, used)),
+        _ => {}
+    }
+}
+
+/// A definition of one type (a value form such as `Duration`, a section such as `Pfcp`) is typed
+/// where it is used, `"type": "string"`, or `["string", "null"]` for an optional one, rather
+/// than as schemars has it, `anyOf: [definition, null]`, whose failure validators report as "not
+/// valid under any of the given schemas": so a bad duration in an optional field, or a bad field
+/// in an optional section, is reported at its place as in a required one.
+fn forms_typed_where_used(root: &mut Value) {
+    let Some(Value::Object(defs)) = root.get("$defs") else {
+        return;
+    };
+    let forms: Vec<(String, Value)> = defs
+        .iter()
+        .filter_map(|(name, def)| {
+            let form_type = def.get("type").filter(|t| t.is_string())?;
+            Some((format!("#/$defs/{name}"), form_type.clone()))
+        })
+        .collect();
+    type_uses(root, &forms);
+    if let Some(Value::Object(defs)) = root.get_mut("$defs") {
+        for (reference, _) in &forms {
+            if let Some(Value::Object(def)) = defs.get_mut(reference.trim_start_matches("#/$defs/"))
+            {
+                def.remove("type");
+            }
+        }
+    }
+}
+
+fn type_uses(value: &mut Value, forms: &[(String, Value)]) {
+    let form_of = |schema: &Value| {
+        let reference = schema.get("$ref")?.as_str()?;
+        forms.iter().find(|(r, _)| r == reference)
+    };
+    match value {
+        Value::Object(map) => {
+            let nullable = map
+                .get("anyOf")
+                .and_then(Value::as_array)
+                .filter(|alternatives| alternatives.len() == 2)
+                .and_then(|alternatives| {
+                    let null = alternatives
+                        .iter()
+                        .position(|a| a == &json!({"type": "null"}))?;
+                    form_of(&alternatives[1 - null])
+                })
+                .cloned();
+            if let Some((reference, form_type)) = nullable {
+                map.remove("anyOf");
+                map.insert("$ref".to_owned(), json!(reference));
+                map.insert("type".to_owned(), json!([form_type, "null"]));
+            } else if let Some((_, form_type)) = form_of(&Value::Object(map.clone())) {
+                map.insert("type".to_owned(), form_type.clone());
+            }
+            map.values_mut().for_each(|v| type_uses(v, forms));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| type_uses(v, forms)),
         _ => {}
     }
 }

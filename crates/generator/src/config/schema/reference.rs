@@ -94,6 +94,14 @@ fn alternatives(schema: &Value) -> &[Value] {
         .map_or(&[], Vec::as_slice)
 }
 
+/// Whether `type` lists `null` beside a form's reference.
+fn admits_null_type(schema: &Value) -> bool {
+    schema
+        .get("type")
+        .and_then(Value::as_array)
+        .is_some_and(|types| types.iter().any(|t| t == "null"))
+}
+
 fn is_null(schema: &Value) -> bool {
     schema.get("type").is_some_and(|t| t == "null")
 }
@@ -266,10 +274,24 @@ impl<'a> Walk<'a> {
         if let Some(name) = ref_name(schema) {
             if self.is_form(name) {
                 self.fields.forms.insert(name.to_owned());
-                return format!("[{name}](#{})", name.to_lowercase());
+                let link = format!("[{name}](#{})", name.to_lowercase());
+                return if admits_null_type(schema) {
+                    format!("{link} | `~`")
+                } else {
+                    link
+                };
             }
             let resolved = self.resolve(schema);
-            return self.form(resolved);
+            let form = if resolved.get("properties").is_some() {
+                "mapping".to_owned()
+            } else {
+                self.form(resolved)
+            };
+            return if admits_null_type(schema) {
+                format!("{form} | `~`")
+            } else {
+                form
+            };
         }
         let alternatives = alternatives(schema);
         if !alternatives.is_empty() {

@@ -179,7 +179,7 @@ const REFUSED: &[(FileKind, &str, &str, &str)] = &[
     (
         FileKind::Profile,
         "teid-zero",
-        "$.mobility",
+        "$.mobility.target.downlink_teid.first",
         "name: x\nstreams: [{name: a, direction: downlink, rate: 1kpps, payload: 10}]\nmobility: {handovers: {at: 1s}, target: {address: 192.168.13.132, downlink_teid: {first: 0}}}\n",
     ),
     (
@@ -221,7 +221,7 @@ const REFUSED: &[(FileKind, &str, &str, &str)] = &[
     (
         FileKind::System,
         "n4-name",
-        "$.pfcp",
+        "$.pfcp.local",
         "n3: {device: net_null0, address: 192.168.13.131/24, peer: 192.168.13.151}\nn6: {device: net_null1, address: 192.168.16.152/24, peer: 192.168.16.151}\npfcp: {local: upf.local}\n",
     ),
     (
@@ -245,7 +245,7 @@ const REFUSED: &[(FileKind, &str, &str, &str)] = &[
     (
         FileKind::Reflector,
         "first-teid-zero",
-        "$.pfcp",
+        "$.pfcp.first_teid",
         "kind: reflector\nn3: {device: net_null0, address: 192.168.13.151/24}\nn6: {device: net_null1, address: 192.168.16.151/24, peer: 192.168.16.152}\npfcp: {first_teid: 0}\n",
     ),
     (
