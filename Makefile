@@ -33,6 +33,7 @@ lint:
 
 test: setup-test lint
 	bash deploy/mlrsearch-venv.sh
+	bash deploy/check-jsonschema-venv.sh
 	$(CARGO) test --workspace --locked
 	python3 -m unittest discover -s deploy/upflab
 	bash deploy/fuzz-smoke.sh

@@ -6,7 +6,7 @@
 # the same run, alternating round by round. Then pacing: the same worker asked for 0.1, 1, 5 and
 # 20 Mpps, achieved rate, error, the schedule's slips (times the worker fell behind by more than
 # max_burst, and the time its schedule moved later: a slip lowers the achieved rate, see
-# profiles/README.md, max_burst), and PASS or FAIL against the target of 0.5 %.
+# docs/reference/profile.md, max_burst), and PASS or FAIL against the target of 0.5 %.
 #
 #   benches/generator_tx.sh                       # 3 rounds of 5 s, no hugepages
 #   ROUNDS=5 WINDOW=10 MODE=hugepages RATES="1 20" BURSTS=32 benches/generator_tx.sh

@@ -37,7 +37,7 @@ MODE=${MODE:-nohuge}
 TESTPMD=${TESTPMD:-dpdk-testpmd}
 BIN=${BIN:-target/release/upfbench}
 PAYLOAD=${PAYLOAD:-22}
-CATCH_UP=${CATCH_UP:-10%} # how far above 40 Mpps a late generator may send (profiles/README)
+CATCH_UP=${CATCH_UP:-10%} # how far above 40 Mpps a late generator may send (docs/reference/profile.md)
 # The generator's max_burst and testpmd's --burst (upfbench receives up to 64 a poll).
 BURST=${BURST:-64}
 PARTS=${PARTS:-"upfbench pair loop"} # what to measure (the others print nan)

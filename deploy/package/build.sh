@@ -36,7 +36,12 @@ version=$("$stage/usr/bin/upfbench" --version | awk '{print $2}')
 arch=$(dpkg --print-architecture)
 
 # The examples, and the quickstart beside them: it finds systems/ and profiles/ next to itself.
-cp -r deploy/systems profiles "$stage/usr/share/upfbench/"
+# The JSON Schemas beside them too: each example's first line names its schema for editors
+# (`# yaml-language-server: $schema=...`), relative to it; systems/ is one level up from
+# deploy/systems/, so its files' line points one level less far.
+cp -r deploy/systems profiles schema "$stage/usr/share/upfbench/"
+sed -i '1s|^\(# yaml-language-server: \$schema=\)\.\./\.\./schema/|\1../schema/|' \
+  "$stage"/usr/share/upfbench/systems/*.yaml
 install -m 755 deploy/quickstart.sh "$stage/usr/share/upfbench/quickstart.sh"
 
 ./target/release/xtask man "$scratch/man"
@@ -50,6 +55,7 @@ install -D -m 644 "$scratch/completions/upfbench.fish" "$stage/usr/share/fish/ve
 
 install -m 644 deploy/package/upfbench-reflector@.service "$stage/lib/systemd/system/"
 install -m 644 README.md docs/install.md "$stage/usr/share/doc/upfbench/"
+install -D -m 644 -t "$stage/usr/share/doc/upfbench/reference" docs/reference/*.md
 install -m 644 deploy/package/copyright "$stage/usr/share/doc/upfbench/copyright"
 install -m 755 deploy/package/postinst deploy/package/prerm deploy/package/postrm "$stage/DEBIAN/"
 
