@@ -220,6 +220,12 @@ fn python() -> PathBuf {
 struct Unavailable(String);
 
 fn csit(upf: Upf) -> Result<Side, Unavailable> {
+    let v = run_csit_script(&csit_spec(upf))?;
+    Ok(csit_side(&v))
+}
+
+/// The search's loads, goals and simulated UPF, as the script reads them.
+fn csit_spec(upf: Upf) -> Value {
     let goal = |g: &SearchGoal| {
         json!({
             "loss_ratio": g.loss_ratio,
@@ -230,12 +236,16 @@ fn csit(upf: Upf) -> Result<Side, Unavailable> {
             "duration_sum": g.duration_sum_s,
         })
     };
-    let spec = json!({
+    json!({
         "min_load": MIN_LOAD,
         "max_load": MAX_LOAD,
         "goals": GOALS.iter().map(|(_, g)| goal(g)).collect::<Vec<_>>(),
         "upf": upf.spec(),
-    });
+    })
+}
+
+/// Runs CSIT's MLRsearch on `spec` and returns its JSON; unavailable when the script exits 3.
+fn run_csit_script(spec: &Value) -> Result<Value, Unavailable> {
     let python = python();
     let script = repo().join("crates/search/tests/support/mlrsearch_sim.py");
     let mut child = Command::new(&python)
@@ -266,7 +276,11 @@ fn csit(upf: Upf) -> Result<Side, Unavailable> {
         script.display(),
         out.status
     );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("the script's JSON");
+    Ok(serde_json::from_slice(&out.stdout).expect("the script's JSON"))
+}
+
+/// CSIT's figures, trial count and time, and trial log, from the script's JSON.
+fn csit_side(v: &Value) -> Side {
     let number = |v: &Value| v.as_f64();
     let counts: Vec<(TrialRequest, u64, u64)> = v["trial_log"]
         .as_array()
@@ -282,7 +296,7 @@ fn csit(upf: Upf) -> Result<Side, Unavailable> {
             (r, count(2), count(3))
         })
         .collect();
-    Ok(Side {
+    Side {
         goals: v["goals"]
             .as_array()
             .expect("goals")
@@ -300,7 +314,7 @@ fn csit(upf: Upf) -> Result<Side, Unavailable> {
             .map(|&(r, sent, lost)| counted(r, sent, lost))
             .collect(),
         counts,
-    })
+    }
 }
 
 fn pps(v: Option<f64>) -> String {
@@ -374,6 +388,81 @@ fn replay(csit: &Side) -> Vec<String> {
     errors
 }
 
+/// The script's UPF is ours: the same counts for each of its trials.
+fn check_same_simulation(upf: Upf, csit: &Side) -> Result<(), String> {
+    let mut same = upf.simulate();
+    for (i, &(r, sent, lost)) in csit.counts.iter().enumerate() {
+        let here = same(r);
+        if here != (sent, lost) {
+            return Err(format!(
+                "the simulations differ at trial {i} ({r:?}): sent and lost {here:?} here, \
+                 ({sent}, {lost}) in the script"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// One goal's comparison: our ending against our bounds, the two endings, each side's bounds
+/// within the goal's width, and the conditional throughputs within the width of each other.
+fn compare_goal(
+    name: &str,
+    goal: &SearchGoal,
+    (a, our_ending): (&Figures, &Ending),
+    (b, csit_ending): (&Figures, &Ending),
+    errors: &mut Vec<String>,
+) {
+    let w = goal.relative_width;
+    // What our controller says of itself matches what its bounds say.
+    if a.ending() != *our_ending {
+        errors.push(format!(
+            "{name}: our ending {:?}, our bounds say {:?}",
+            our_ending,
+            a.ending()
+        ));
+    }
+    if our_ending != csit_ending {
+        errors.push(format!(
+            "{name}: ours ended {:?}, MLRsearch's {:?}",
+            our_ending, csit_ending
+        ));
+        return;
+    }
+    for (side, f) in [("ours", a), ("MLRsearch's", b)] {
+        if let (Some(l), Some(u)) = (f.lower, f.upper)
+            && (u - l) / u > w
+        {
+            errors.push(format!(
+                "{name}: {side} bounds [{l}, {u}] are wider than {w}"
+            ));
+        }
+    }
+    match (a.conditional_throughput, b.conditional_throughput) {
+        (None, None) => {}
+        (Some(x), Some(y)) => {
+            let scale = match (a.upper, b.upper) {
+                (Some(p), Some(q)) => p.max(q),
+                _ => x.max(y),
+            };
+            let relative = (x - y).abs() / scale;
+            println!(
+                "    {name}: conditional throughputs differ by {:.4} % (width {} %)",
+                relative * 100.0,
+                w * 100.0
+            );
+            if relative > w {
+                errors.push(format!(
+                    "{name}: conditional throughput {x} (ours) vs {y} (MLRsearch): \
+                     {relative:.5} of the upper bound apart, more than the width {w}"
+                ));
+            }
+        }
+        (x, y) => errors.push(format!(
+            "{name}: conditional throughput {x:?} (ours) vs {y:?} (MLRsearch)"
+        )),
+    }
+}
+
 /// Runs both sides on `upf` and compares them; `Ok(false)` when CSIT's side was skipped.
 fn case(upf: Upf) -> Result<bool, String> {
     let (ours, outcomes) = ours(upf);
@@ -396,69 +485,16 @@ fn case(upf: Upf) -> Result<bool, String> {
     let csit_endings: Vec<Ending> = csit.goals.iter().map(Figures::ending).collect();
     print_side("upfbench", &ours, &our_endings);
     print_side("MLRsearch", &csit, &csit_endings);
-    // The script's UPF is ours: the same counts for each of its trials.
-    let mut same = upf.simulate();
-    for (i, &(r, sent, lost)) in csit.counts.iter().enumerate() {
-        let here = same(r);
-        if here != (sent, lost) {
-            return Err(format!(
-                "the simulations differ at trial {i} ({r:?}): sent and lost {here:?} here, \
-                 ({sent}, {lost}) in the script"
-            ));
-        }
-    }
+    check_same_simulation(upf, &csit)?;
     let mut errors = replay(&csit);
     for (i, (name, goal)) in GOALS.iter().enumerate() {
-        let (a, b) = (&ours.goals[i], &csit.goals[i]);
-        let w = goal.relative_width;
-        // What our controller says of itself matches what its bounds say.
-        if a.ending() != our_endings[i] {
-            errors.push(format!(
-                "{name}: our ending {:?}, our bounds say {:?}",
-                our_endings[i],
-                a.ending()
-            ));
-        }
-        if our_endings[i] != csit_endings[i] {
-            errors.push(format!(
-                "{name}: ours ended {:?}, MLRsearch's {:?}",
-                our_endings[i], csit_endings[i]
-            ));
-            continue;
-        }
-        for (side, f) in [("ours", a), ("MLRsearch's", b)] {
-            if let (Some(l), Some(u)) = (f.lower, f.upper)
-                && (u - l) / u > w
-            {
-                errors.push(format!(
-                    "{name}: {side} bounds [{l}, {u}] are wider than {w}"
-                ));
-            }
-        }
-        match (a.conditional_throughput, b.conditional_throughput) {
-            (None, None) => {}
-            (Some(x), Some(y)) => {
-                let scale = match (a.upper, b.upper) {
-                    (Some(p), Some(q)) => p.max(q),
-                    _ => x.max(y),
-                };
-                let relative = (x - y).abs() / scale;
-                println!(
-                    "    {name}: conditional throughputs differ by {:.4} % (width {} %)",
-                    relative * 100.0,
-                    w * 100.0
-                );
-                if relative > w {
-                    errors.push(format!(
-                        "{name}: conditional throughput {x} (ours) vs {y} (MLRsearch): \
-                         {relative:.5} of the upper bound apart, more than the width {w}"
-                    ));
-                }
-            }
-            (x, y) => errors.push(format!(
-                "{name}: conditional throughput {x:?} (ours) vs {y:?} (MLRsearch)"
-            )),
-        }
+        compare_goal(
+            name,
+            goal,
+            (&ours.goals[i], &our_endings[i]),
+            (&csit.goals[i], &csit_endings[i]),
+            &mut errors,
+        );
     }
     if errors.is_empty() {
         Ok(true)
