@@ -212,84 +212,10 @@ fn one_share_after_a_stall_and_a_full_queue(eal: &Eal, pool: &Mempool<'_>) -> Ou
         })?;
         share.start_measured(HZ, 0);
         let mut t = 0;
-        check(peer.poll(share, &mut tx, t, true)? == 1, || {
-            "packet 0 at the start".into()
-        })?;
-        for _ in 0..50 {
-            t += 10 * TICKS_PER_US;
-            let n = peer.poll(share, &mut tx, t, true)?;
-            check(n == 10, || format!("{n} in 10 us at 1 Mpps"))?;
-        }
-        // 501 sent; a stall of 5 ms.
-        t += 5_000 * TICKS_PER_US;
-        let n = peer.poll(share, &mut tx, t, true)?;
-        check(n == 100, || {
-            format!("{n} after the stall, max_burst is 100")
-        })?;
-        // Packets 501 to 600 went; packet 600 (the 100th waiting) is due now instead of at 600 us:
-        // that is the slip.
-        let want = ScheduleSlip {
-            count: 1,
-            ticks: t - 600 * TICKS_PER_US,
-            max_ticks: t - 600 * TICKS_PER_US,
-        };
-        check(share.slip() == want, || {
-            format!("slip {:?}, want {want:?}", share.slip())
-        })?;
-        // The rest of the schedule moved by as much: 10 per 10 us again, no catching up.
-        for _ in 0..20 {
-            t += 10 * TICKS_PER_US;
-            let n = peer.poll(share, &mut tx, t, true)?;
-            check(n == 10, || format!("{n} in 10 us after the slip"))?;
-        }
-        // The peer stops reading: the ring (1,023 packets) fills, the share keeps what the queue
-        // refuses and stays at its allowance.
-        let mut held = 0;
-        for _ in 0..300 {
-            t += 10 * TICKS_PER_US;
-            held += peer.poll(share, &mut tx, t, false)?;
-        }
-        check(held == 1023, || format!("{held} went into a ring of 1023"))?;
-        let got = peer.drain();
-        check(got == held, || format!("{got} read of {held}"))?;
-        // The next poll sends what the queue refused and new packets, 100 in all, and the share
-        // finds itself late: a second slip.
-        t += 10 * TICKS_PER_US;
-        let n = peer.poll(share, &mut tx, t, true)?;
-        check(n == 100, || {
-            format!("{n} after the queue took packets again")
-        })?;
-        check(share.slip().count == 2, || {
-            format!("a full queue is a second slip: {:?}", share.slip())
-        })?;
-        let mut polls = 0;
-        while !share.done() {
-            t += 10 * TICKS_PER_US;
-            peer.poll(share, &mut tx, t, true)?;
-            polls += 1;
-            check(polls < 10_000, || "the share never finished".into())?;
-        }
-        check(share.rewind_unsent() == 0, || "nothing left unsent".into())?;
-        check(peer.frames.len() == 10_000, || {
-            format!("{} frames of 10,000", peer.frames.len())
-        })?;
-        let per_ue = flows_in_order(&peer.frames, *payload_at, *ue_at)?;
-        let specs = vec![
-            StreamSpec {
-                direction: upfbench_stats::Direction::Uplink,
-                first_seq: 0,
-            };
-            plan.flows as usize
-        ];
-        let (mut stats, _) = TxStats::new(0, &specs);
-        share.account(&mut stats);
-        for ue in 0..plan.flows {
-            let address = plan.ues.address_v4(ue).octets();
-            let received = per_ue.get(&address).copied().unwrap_or(0);
-            check(stats.sent(ue) == received && received == 2_500, || {
-                format!("UE {ue}: sent {}, received {received}", stats.sent(ue))
-            })?;
-        }
+        stall_then_slip(&mut peer, share, &mut tx, &mut t)?;
+        full_queue_then_second_slip(&mut peer, share, &mut tx, &mut t)?;
+        let polls = finish(&mut peer, share, &mut tx, &mut t)?;
+        check_every_flow_exact(&plan, share, &peer.frames, *payload_at, *ue_at)?;
         println!(
             "one share: slip {:?}, {} polls to finish",
             share.slip(),
@@ -297,6 +223,128 @@ fn one_share_after_a_stall_and_a_full_queue(eal: &Eal, pool: &Mempool<'_>) -> Ou
         );
         Ok(())
     })
+}
+
+/// 1 Mpps from the start: packet 0, then 10 per 10 us; after a stall of 5 ms, `max_burst` = 100
+/// at once and the schedule slips by the rest of the lateness, then 10 per 10 us again.
+fn stall_then_slip<'p>(
+    peer: &mut Peer<'p>,
+    share: &mut TxShare<'p>,
+    tx: &mut TxQueue<'p>,
+    t: &mut u64,
+) -> Outcome {
+    check(peer.poll(share, tx, *t, true)? == 1, || {
+        "packet 0 at the start".into()
+    })?;
+    for _ in 0..50 {
+        *t += 10 * TICKS_PER_US;
+        let n = peer.poll(share, tx, *t, true)?;
+        check(n == 10, || format!("{n} in 10 us at 1 Mpps"))?;
+    }
+    // 501 sent; a stall of 5 ms.
+    *t += 5_000 * TICKS_PER_US;
+    let n = peer.poll(share, tx, *t, true)?;
+    check(n == 100, || {
+        format!("{n} after the stall, max_burst is 100")
+    })?;
+    // Packets 501 to 600 went; packet 600 (the 100th waiting) is due now instead of at 600 us:
+    // that is the slip.
+    let want = ScheduleSlip {
+        count: 1,
+        ticks: *t - 600 * TICKS_PER_US,
+        max_ticks: *t - 600 * TICKS_PER_US,
+    };
+    check(share.slip() == want, || {
+        format!("slip {:?}, want {want:?}", share.slip())
+    })?;
+    // The rest of the schedule moved by as much: 10 per 10 us again, no catching up.
+    for _ in 0..20 {
+        *t += 10 * TICKS_PER_US;
+        let n = peer.poll(share, tx, *t, true)?;
+        check(n == 10, || format!("{n} in 10 us after the slip"))?;
+    }
+    Ok(())
+}
+
+/// The peer stops reading: the ring fills; once it reads again, the refused packets and new
+/// ones go out, 100 in all, and the share slips a second time.
+fn full_queue_then_second_slip<'p>(
+    peer: &mut Peer<'p>,
+    share: &mut TxShare<'p>,
+    tx: &mut TxQueue<'p>,
+    t: &mut u64,
+) -> Outcome {
+    // The peer stops reading: the ring (1,023 packets) fills, the share keeps what the queue
+    // refuses and stays at its allowance.
+    let mut held = 0;
+    for _ in 0..300 {
+        *t += 10 * TICKS_PER_US;
+        held += peer.poll(share, tx, *t, false)?;
+    }
+    check(held == 1023, || format!("{held} went into a ring of 1023"))?;
+    let got = peer.drain();
+    check(got == held, || format!("{got} read of {held}"))?;
+    // The next poll sends what the queue refused and new packets, 100 in all, and the share
+    // finds itself late: a second slip.
+    *t += 10 * TICKS_PER_US;
+    let n = peer.poll(share, tx, *t, true)?;
+    check(n == 100, || {
+        format!("{n} after the queue took packets again")
+    })?;
+    check(share.slip().count == 2, || {
+        format!("a full queue is a second slip: {:?}", share.slip())
+    })?;
+    Ok(())
+}
+
+/// Polls until the share is done, nothing left unsent and 10,000 frames received; returns the
+/// polls it took.
+fn finish<'p>(
+    peer: &mut Peer<'p>,
+    share: &mut TxShare<'p>,
+    tx: &mut TxQueue<'p>,
+    t: &mut u64,
+) -> Result<u64, String> {
+    let mut polls = 0;
+    while !share.done() {
+        *t += 10 * TICKS_PER_US;
+        peer.poll(share, tx, *t, true)?;
+        polls += 1;
+        check(polls < 10_000, || "the share never finished".into())?;
+    }
+    check(share.rewind_unsent() == 0, || "nothing left unsent".into())?;
+    check(peer.frames.len() == 10_000, || {
+        format!("{} frames of 10,000", peer.frames.len())
+    })?;
+    Ok(polls)
+}
+
+/// Each flow arrived in order and the share's `sent` is exact: 2,500 per UE.
+fn check_every_flow_exact(
+    plan: &Plan,
+    share: &TxShare<'_>,
+    frames: &[Vec<u8>],
+    payload_at: usize,
+    ue_at: usize,
+) -> Outcome {
+    let per_ue = flows_in_order(frames, payload_at, ue_at)?;
+    let specs = vec![
+        StreamSpec {
+            direction: upfbench_stats::Direction::Uplink,
+            first_seq: 0,
+        };
+        plan.flows as usize
+    ];
+    let (mut stats, _) = TxStats::new(0, &specs);
+    share.account(&mut stats);
+    for ue in 0..plan.flows {
+        let address = plan.ues.address_v4(ue).octets();
+        let received = per_ue.get(&address).copied().unwrap_or(0);
+        check(stats.sent(ue) == received && received == 2_500, || {
+            format!("UE {ue}: sent {}, received {received}", stats.sent(ue))
+        })?;
+    }
+    Ok(())
 }
 
 /// Three shares on one queue split `max_burst` = 32 by rate (18, 11, 3): after a stall the
