@@ -246,6 +246,13 @@ fn agree(form: &str, parse: impl Fn(&str) -> bool, accepted: &[&str], refused: &
 
 #[test]
 fn the_forms_patterns_accept_what_the_parsers_read() {
+    quantity_forms_agree();
+    address_forms_agree();
+    device_forms_agree();
+}
+
+/// Durations, percentages, rates, packet rates and bit rates.
+fn quantity_forms_agree() {
     agree(
         "Duration",
         |t| parse_duration(t).is_ok(),
@@ -298,6 +305,10 @@ fn the_forms_patterns_accept_what_the_parsers_read() {
         &["100Mbps", "1.5Gbps", "10Gbit/s", "64kbps", "1bps"],
         &["10Gbps L1", "10G", "10 gbps", "1Mpps"],
     );
+}
+
+/// MAC and IP addresses, IPv4 addresses, prefixes and N4 addresses.
+fn address_forms_agree() {
     agree(
         "MacAddress",
         |t| parse_mac(t).is_ok(),
@@ -366,6 +377,10 @@ fn the_forms_patterns_accept_what_the_parsers_read() {
             "192.168.14.111/24",
         ],
     );
+}
+
+/// DPDK devices and their devargs (read as the system file reads them).
+fn device_forms_agree() {
     agree(
         "Device",
         |t| t.parse::<Device>().is_ok(),
