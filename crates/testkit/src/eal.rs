@@ -203,8 +203,9 @@ impl Drop for TestEal {
 /// The `main` of a `harness = false` binary of EAL tests: when a case is to run (not for
 /// `--list`, nor when the filters select none), initialises EAL with `setup` and hands it and
 /// the runner to `run`, which makes what the cases share and runs them. If EAL does not
-/// initialise (no DPDK, not root, fewer lcores than `setup` asks for), every selected case
-/// FAILS with EAL's reason: these tests never pass by not running.
+/// initialise (no DPDK, fewer lcores than `setup` asks for, not the memory), every selected case
+/// FAILS with EAL's reason: these tests never pass by not running. (They need no root: with
+/// `--no-huge`, no PCI and vdevs only, DPDK 22.11 initialises as any user.)
 pub fn main<C>(
     runner: Runner<C>,
     setup: EalSetup,
@@ -213,13 +214,13 @@ pub fn main<C>(
     if !runner.needs_setup() {
         return runner.run(|_| unreachable!("no case is selected"));
     }
-    let lcores = setup.lcore_count();
+    let (lcores, mb) = (setup.lcore_count(), setup.memory_mb);
     let eal = match setup.init() {
         Ok(eal) => eal,
         Err(e) => {
             return runner.fail_all(format!(
                 "EAL failed to initialise: {e}\nThese tests need DPDK 22.11 (deploy/setup.sh), \
-                 root, and {lcores} lcore{}: they fail rather than skip without them.",
+                 {lcores} lcore{} and {mb} MB for EAL: they fail rather than skip without them.",
                 if lcores == 1 { "" } else { "s" }
             ));
         }
