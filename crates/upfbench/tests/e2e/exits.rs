@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use upfbench_config as config;
+use upfbench_testkit::eal::process_args_yaml;
 
 use crate::harness::{
     Process, Scratch, UPFBENCH, n4_pair, num, patch, read_report, reflector_totals, runtime_dir,
@@ -61,14 +62,14 @@ impl PcapBed {
         };
         let system = format!(
             "kind: system\n\
-             eal:\n  args: [--no-huge, -m, \"256\", --no-pci, --no-telemetry]\n  \
-             file_prefix: {prefix}\n\
+             eal:\n  args: {eal_args}\n  file_prefix: {prefix}\n\
              cores: {{main: 0, workers: [1]}}\n\
              {}{}\
              arp: {arp}\n\
              reports: {dir}/reports\n",
             port(0, "n3", "192.168.13.131/24", "192.168.13.151"),
             port(1, "n6", "192.168.16.152/24", "192.168.16.151"),
+            eal_args = process_args_yaml(256),
         );
         let profile = "name: pcap\n\
                        streams: [{name: ul, direction: uplink, rate: 1kpps, payload: 100}]\n\
