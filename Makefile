@@ -34,6 +34,7 @@ lint:
 test: setup-test lint
 	bash deploy/mlrsearch-venv.sh
 	$(CARGO) test --workspace --locked
+	bash deploy/no-dpdk-test.sh
 	python3 -m unittest discover -s deploy/upflab
 	bash deploy/fuzz-smoke.sh
 	bash deploy/package/test.sh
