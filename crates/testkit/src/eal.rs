@@ -167,13 +167,19 @@ impl EalSetup {
         args
     }
 
-    /// Initialises EAL (once per process: the calling thread becomes the main lcore).
+    /// Initialises EAL (once per process: the calling thread becomes the main lcore). A failed
+    /// initialisation leaves no runtime directory either.
     pub fn init(self) -> upfbench_dpdk::Result<TestEal> {
-        let eal = Eal::init(self.args())?;
-        Ok(TestEal {
-            eal: Some(eal),
-            prefix: self.prefix,
-        })
+        match Eal::init(self.args()) {
+            Ok(eal) => Ok(TestEal {
+                eal: Some(eal),
+                prefix: self.prefix,
+            }),
+            Err(e) => {
+                let _ = std::fs::remove_dir(runtime_dir(&self.prefix));
+                Err(e)
+            }
+        }
     }
 }
 
