@@ -35,6 +35,7 @@ test: setup-test lint
 	bash deploy/mlrsearch-venv.sh
 	bash deploy/check-jsonschema-venv.sh
 	$(CARGO) test --workspace --locked
+	bash deploy/no-dpdk-test.sh
 	python3 -m unittest discover -s deploy/upflab
 	bash deploy/fuzz-smoke.sh
 	bash deploy/package/test.sh

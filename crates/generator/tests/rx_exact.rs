@@ -5,8 +5,8 @@
 //! exactly: sent, lost, reordered, duplicates per direction, rejects per kind, latency samples
 //! for every measured packet. An ARP request for our N6 address is answered on the wire.
 //!
-//! EAL initialises once per process: this is a `harness = false` test binary (root, --no-huge)
-//! that prints its outcome the way libtest does.
+//! EAL initialises once per process: this is a `harness = false` test binary, its EAL
+//! (`--no-huge`) and its runner upfbench-testkit's, which print the outcome the way libtest does.
 #![allow(clippy::print_stdout)]
 
 use std::net::Ipv4Addr;
@@ -30,6 +30,8 @@ use upfbench_net::{MacAddr, Qfi, Teid, ipv4, udp};
 use upfbench_run::phase::{Phase, PhaseBoard};
 use upfbench_run::plan::{self, Plan};
 use upfbench_stats::{Direction, RunResult, RxConfig, RxStats, StreamSpec, TxCoreResult, TxStats};
+use upfbench_testkit::eal::{self, EalSetup};
+use upfbench_testkit::runner::{CaseResult, Runner};
 
 const SYSTEM: &str = include_str!("../../../deploy/systems/memif.yaml");
 /// 4 UEs; stream 0 uplink over UEs 0-1, stream 1 downlink over UEs 2-3; QFI 9.
@@ -421,49 +423,9 @@ fn scenario(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "--list") {
-        println!("rx_exact: test");
-        return ExitCode::SUCCESS;
-    }
-    let prefix = format!("upfbench-rx-exact-{}", std::process::id());
-    let eal = match Eal::init([
-        "-l",
-        "0,1",
-        "--no-huge",
-        "--no-shconf",
-        "--no-telemetry",
-        "-m",
-        "512",
-        "--no-pci",
-        "--file-prefix",
-        &prefix,
-        "--log-level",
-        "lib.eal:warning",
-    ]) {
-        Ok(e) => e,
-        Err(e) => {
-            println!("test rx_exact ... FAILED: EAL: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| scenario(&eal)));
-    drop(eal);
-    let _ = std::fs::remove_dir(format!("/var/run/dpdk/{prefix}"));
-    match outcome {
-        Ok(Ok(())) => {
-            println!("test rx_exact ... ok\n\ntest result: ok. 1 passed; 0 failed");
-            ExitCode::SUCCESS
-        }
-        Ok(Err(e)) => {
-            println!("test rx_exact ... FAILED: {e}\n\ntest result: FAILED. 0 passed; 1 failed");
-            ExitCode::FAILURE
-        }
-        Err(_) => {
-            println!(
-                "test rx_exact ... FAILED (panicked)\n\ntest result: FAILED. 0 passed; 1 failed"
-            );
-            ExitCode::FAILURE
-        }
-    }
+    let cases = [("rx_exact", scenario as fn(&Eal) -> CaseResult)];
+    let setup = EalSetup::new("rx-exact").lcores("0,1").memory_mb(512);
+    eal::main(Runner::new(cases), setup, |eal, runner| {
+        runner.run(|case| case(eal).into())
+    })
 }

@@ -6,8 +6,8 @@
 //! shares on one queue split `max_burst` between them, and in the end every packet was sent once,
 //! each flow's sequence numbers in order, and each flow's `sent` is exact.
 //!
-//! EAL initialises once per process: this is a `harness = false` test binary (root, --no-huge)
-//! that prints its outcome the way libtest does.
+//! EAL initialises once per process: this is a `harness = false` test binary, its EAL
+//! (`--no-huge`) and its runner upfbench-testkit's, which print the outcome the way libtest does.
 #![allow(clippy::print_stdout)]
 
 use std::collections::BTreeMap;
@@ -26,6 +26,8 @@ use upfbench_net::tag::{TAG_LEN, Tag};
 use upfbench_net::{MacAddr, Teid};
 use upfbench_run::plan::{self, Plan, ScheduleSlip, UplinkTeids};
 use upfbench_stats::{StreamSpec, TxStats};
+use upfbench_testkit::eal::{self, EalSetup};
+use upfbench_testkit::runner::Runner;
 
 const SYSTEM: &str = include_str!("../../../deploy/systems/memif.yaml");
 /// One uplink stream at 1 Mpps to 4 UEs for 10 ms: 10,000 packets, one worker, one share.
@@ -417,7 +419,6 @@ fn round<'p>(
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
     let cases: [(&str, Case); 2] = [
         (
             "one_share_after_a_stall_and_a_full_queue",
@@ -425,70 +426,16 @@ fn main() -> ExitCode {
         ),
         ("three_shares_on_one_queue", three_shares_on_one_queue),
     ];
-    if args.iter().any(|a| a == "--list") {
-        for (name, _) in &cases {
-            println!("{name}: test");
-        }
-        return ExitCode::SUCCESS;
-    }
-    let prefix = format!("upfbench-tx-shape-{}", std::process::id());
-    let eal = match Eal::init([
-        "-l",
-        "0",
-        "--no-huge",
-        "--no-shconf",
-        "--no-telemetry",
-        "-m",
-        "512",
-        "--no-pci",
-        "--file-prefix",
-        &prefix,
-        "--log-level",
-        "lib.eal:warning",
-    ]) {
-        Ok(e) => e,
-        Err(e) => {
-            println!("test tx_shape ... FAILED: EAL: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let mut failed = 0;
-    let filter = args.iter().find(|a| !a.starts_with('-'));
-    let selected: Vec<_> = cases
-        .iter()
-        .filter(|(name, _)| filter.is_none_or(|f| name.contains(f.as_str())))
-        .collect();
-    match Mempool::new(&eal, "tx-shape", 4095, 0, DEFAULT_DATA_ROOM, Socket::Any) {
-        Ok(pool) => {
-            for (name, case) in &selected {
-                let outcome =
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| case(&eal, &pool)));
-                match outcome {
-                    Ok(Ok(())) => println!("test {name} ... ok"),
-                    Ok(Err(e)) => {
-                        println!("test {name} ... FAILED: {e}");
-                        failed += 1;
-                    }
-                    Err(_) => {
-                        println!("test {name} ... FAILED (panicked)");
-                        failed += 1;
-                    }
-                }
-            }
-        }
-        Err(e) => {
-            println!("test tx_shape ... FAILED: pool: {e}");
-            failed = selected.len().max(1);
-        }
-    }
-    drop(eal);
-    let _ = std::fs::remove_dir(format!("/var/run/dpdk/{prefix}"));
-    let passed = selected.len().saturating_sub(failed);
-    if failed == 0 {
-        println!("\ntest result: ok. {passed} passed; 0 failed");
-        ExitCode::SUCCESS
-    } else {
-        println!("\ntest result: FAILED. {passed} passed; {failed} failed");
-        ExitCode::FAILURE
-    }
+    let setup = EalSetup::new("tx-shape").memory_mb(512);
+    eal::main(Runner::new(cases), setup, |eal, runner| match Mempool::new(
+        eal,
+        "tx-shape",
+        4095,
+        0,
+        DEFAULT_DATA_ROOM,
+        Socket::Any,
+    ) {
+        Ok(pool) => runner.run(|case| case(eal, &pool).into()),
+        Err(e) => runner.fail_all(format!("the ports' pool: {e}")),
+    })
 }

@@ -22,8 +22,8 @@
 //! The Python interpreter is `$UPFBENCH_PYTHON`, else the virtual environment that `make test`
 //! makes (`target/mlrsearch`, deploy/mlrsearch-venv.sh), else `python3`. Without MLRsearch
 //! 1.2.1 the test says so and skips, except under CI (`CI` set), where it fails: CI installs
-//! it. A `harness = false` binary, so that both sides' figures are printed on every run; it
-//! prints its outcome the way libtest does.
+//! it. A `harness = false` binary, so that both sides' figures are printed on every run; its
+//! runner is upfbench-testkit's, which prints the outcome the way libtest does.
 #![allow(clippy::print_stdout)]
 
 use std::io::Write;
@@ -35,6 +35,7 @@ use upfbench_search::{
     Ending, GoalOutcome, Search, SearchConfig, SearchGoal, TrialRequest, TrialResult,
     conditional_throughput, relevant_bounds,
 };
+use upfbench_testkit::runner::{Outcome, Runner};
 
 const MIN_LOAD: f64 = 10_000.0;
 const MAX_LOAD: f64 = 10_000_000.0;
@@ -504,7 +505,6 @@ fn case(upf: Upf) -> Result<bool, String> {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
     let cases: Vec<(&str, Upf)> = vec![
         ("sharp_below_min_load", Upf::Sharp { capacity: 5_000.0 }),
         ("sharp_25_kpps", Upf::Sharp { capacity: 25_000.0 }),
@@ -560,50 +560,22 @@ fn main() -> ExitCode {
             Upf::ConstantLoss { ratio: 0.001 },
         ),
     ];
-    if args.iter().any(|a| a == "--list") {
-        for (name, _) in &cases {
-            println!("{name}: test");
-        }
-        return ExitCode::SUCCESS;
+    // Each case prints its name before both sides' figures.
+    let runner = Runner::new(cases.into_iter().map(|(name, upf)| (name, (name, upf))));
+    if runner.needs_setup() {
+        println!(
+            "upfbench's search vs CSIT's MLRsearch 1.2.1 ({}), NDR and PDR at CSIT's defaults, \
+             loads {MIN_LOAD} to {MAX_LOAD} pps; [lower, upper] bounds and conditional \
+             throughput (ct) in pps",
+            python().display()
+        );
     }
-    let filter = args.iter().find(|a| !a.starts_with('-'));
-    let selected: Vec<_> = cases
-        .iter()
-        .filter(|(name, _)| filter.is_none_or(|f| name.contains(f.as_str())))
-        .collect();
-    println!(
-        "\nrunning {} test{}: upfbench's search vs CSIT's MLRsearch 1.2.1 ({}), NDR and PDR \
-         at CSIT's defaults, loads {MIN_LOAD} to {MAX_LOAD} pps; [lower, upper] bounds and \
-         conditional throughput (ct) in pps",
-        selected.len(),
-        if selected.len() == 1 { "" } else { "s" },
-        python().display()
-    );
-    let (mut failed, mut skipped) = (0, 0);
-    for (name, upf) in &selected {
+    runner.run(|&(name, upf)| {
         println!("{name}: {upf:?}");
-        match std::panic::catch_unwind(|| case(*upf)) {
-            Ok(Ok(true)) => println!("test {name} ... ok"),
-            Ok(Ok(false)) => {
-                println!("test {name} ... ignored, MLRsearch 1.2.1 is not available");
-                skipped += 1;
-            }
-            Ok(Err(e)) => {
-                println!("test {name} ... FAILED: {e}");
-                failed += 1;
-            }
-            Err(_) => {
-                println!("test {name} ... FAILED (panicked)");
-                failed += 1;
-            }
+        match case(upf) {
+            Ok(true) => Outcome::Passed,
+            Ok(false) => Outcome::Ignored("MLRsearch 1.2.1 is not available".into()),
+            Err(e) => Outcome::Failed(e),
         }
-    }
-    let passed = selected.len() - failed - skipped;
-    if failed == 0 {
-        println!("\ntest result: ok. {passed} passed; 0 failed; {skipped} ignored");
-        ExitCode::SUCCESS
-    } else {
-        println!("\ntest result: FAILED. {passed} passed; {failed} failed; {skipped} ignored");
-        ExitCode::FAILURE
-    }
+    })
 }

@@ -5,6 +5,8 @@
 
 use std::time::Duration;
 
+use upfbench_testkit::eal::process_args_yaml;
+
 use crate::harness::{
     Process, Scratch, UPFBENCH, num, read_report, report_folder, serial, unique, warnings,
 };
@@ -32,12 +34,13 @@ fn run_at_400_mpps(scratch: &Scratch, prefix: &str, reports: &Path) -> Process {
         "system.yaml",
         &format!(
             "kind: system\n\
-             eal:\n  args: [--no-huge, -m, \"512\", --no-pci, --no-telemetry]\n  file_prefix: {prefix}\n\
+             eal:\n  args: {eal_args}\n  file_prefix: {prefix}\n\
              cores: {{main: 0, workers: [1]}}\n\
              n3: {{device: net_null0, devargs: no-rx=1, address: 192.168.13.131/24, peer: 192.168.13.151, peer_mac: \"02:00:00:00:00:01\"}}\n\
              n6: {{device: net_null1, devargs: no-rx=1, address: 192.168.16.152/24, peer: 192.168.16.151, peer_mac: \"02:00:00:00:00:02\"}}\n\
              reports: {}\n",
-            reports.display()
+            reports.display(),
+            eal_args = process_args_yaml(512),
         ),
     );
     let profile = scratch.write(
