@@ -35,6 +35,7 @@
 mod batch;
 mod client;
 mod io;
+mod sans_io;
 mod task;
 mod upf;
 
