@@ -548,6 +548,24 @@ fn slip_section(out: &mut String, report: &Report) {
     out.push('\n');
 }
 
+/// The handover lines of every step that had handovers.
+fn handover_sections(out: &mut String, report: &Report) {
+    for s in &report.steps {
+        if let Some(h) = &s.handover {
+            super::handover::handover_section(out, &s.label, h);
+        }
+    }
+}
+
+/// The churn lines of every step that churned sessions.
+fn churn_sections(out: &mut String, report: &Report) {
+    for (i, step) in report.steps.iter().enumerate() {
+        if let Some(c) = step.churn.as_ref().filter(|c| c.on) {
+            super::churn::churn_section(out, i + 1, &step.label, c, &step.seconds);
+        }
+    }
+}
+
 const STREAM_COLUMNS: [(&str, Align); 13] = [
     ("Step", Align::Left),
     ("Stream", Align::Left),
@@ -678,8 +696,8 @@ pub fn render_table(report: &Report) -> String {
         direction_tables(&mut out, report);
         stream_table(&mut out, report);
         slip_section(&mut out, report);
-        super::handover::handover_section(&mut out, report);
-        super::churn::churn_section(&mut out, report);
+        handover_sections(&mut out, report);
+        churn_sections(&mut out, report);
         comparison_table(&mut out, report);
         for (i, step) in report.steps.iter().enumerate() {
             if !step.upf_faults.is_empty() {
