@@ -71,6 +71,7 @@ mod stats;
 mod sys;
 mod template;
 mod time;
+mod written_flag;
 
 pub use burst::MbufBurst;
 pub use config::{Offloads, PortConfig};

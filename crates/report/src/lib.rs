@@ -6,9 +6,9 @@ mod clock;
 mod csv;
 mod frames;
 mod handover;
-mod interface;
 mod model;
 mod multiplier;
+mod port;
 mod queues;
 mod search;
 mod search_table;
@@ -30,13 +30,12 @@ pub use csv::{
 };
 pub use frames::PortFrames;
 pub use handover::{EndMarkerVerdict, HandoverReport, Percentiles, UeHandover};
-pub use interface::KernelInterface;
 pub use model::{
-    ControlReport, DirectionReport, LatencyReport, LossReport, PortReport, ProcedureLatency,
-    Report, ReportError, SCHEMA_VERSION, StepReport, StreamSummary, TOOL_NAME, ThroughputReport,
-    ToolInfo,
+    ControlReport, DirectionReport, LatencyReport, LossReport, ProcedureLatency, Report,
+    ReportError, SCHEMA_VERSION, StepReport, StreamSummary, TOOL_NAME, ThroughputReport, ToolInfo,
 };
 pub use multiplier::{MultipliedStep, MultiplierReport};
+pub use port::{KernelInterface, PortReport};
 pub use queues::{LOPSIDED_SHARE, RxQueues};
 pub use search::{
     GoalResult, GoalSpec, GoalStatus, LatencyBoundSpec, LoadLatency, SearchCase, SearchReport,
