@@ -14,7 +14,7 @@ setup-test:
 setup-lab:
 	bash deploy/setup.sh --lab
 
-# The release binary links DPDK statically (about 15% more TX than the shared libraries).
+# The release binary links DPDK statically (about 16 % more TX than the shared libraries).
 build: setup
 	$(CARGO) build --release --locked --features static
 
@@ -33,7 +33,9 @@ lint:
 
 test: setup-test lint
 	bash deploy/mlrsearch-venv.sh
+	bash deploy/check-jsonschema-venv.sh
 	$(CARGO) test --workspace --locked
+	bash deploy/no-dpdk-test.sh
 	python3 -m unittest discover -s deploy/upflab
 	bash deploy/fuzz-smoke.sh
 	bash deploy/package/test.sh

@@ -6,7 +6,7 @@
 # the same run, alternating round by round. Then pacing: the same worker asked for 0.1, 1, 5 and
 # 20 Mpps, achieved rate, error, the schedule's slips (times the worker fell behind by more than
 # max_burst, and the time its schedule moved later: a slip lowers the achieved rate, see
-# profiles/README.md, max_burst), and PASS or FAIL against the target of 0.5 %.
+# docs/reference/profile.md, max_burst), and PASS or FAIL against the target of 0.5 %.
 #
 #   benches/generator_tx.sh                       # 3 rounds of 5 s, no hugepages
 #   ROUNDS=5 WINDOW=10 MODE=hugepages RATES="1 20" BURSTS=32 benches/generator_tx.sh
@@ -55,7 +55,7 @@ command -v jq >/dev/null || { echo "needs jq (apt-get install jq)" >&2; exit 1; 
 priority() { case $1 in rt) prio=(chrt -f 1) ;; normal) prio=() ;; *) echo "PRIORITY=rt|normal" >&2; exit 1 ;; esac; }
 priority "$PACING_PRIORITY"
 priority "$PRIORITY"
-[[ -x $BIN ]] || cargo build --release --locked -q -p upfbench-generator --features static
+[[ -x $BIN ]] || cargo build --release --locked -q -p upfbench --features static
 
 work=$(mktemp -d)
 hugepages_before=$(cat /proc/sys/vm/nr_hugepages)

@@ -37,7 +37,7 @@ MODE=${MODE:-nohuge}
 TESTPMD=${TESTPMD:-dpdk-testpmd}
 BIN=${BIN:-target/release/upfbench}
 PAYLOAD=${PAYLOAD:-22}
-CATCH_UP=${CATCH_UP:-10%} # how far above 40 Mpps a late generator may send (profiles/README)
+CATCH_UP=${CATCH_UP:-10%} # how far above 40 Mpps a late generator may send (docs/reference/profile.md)
 # The generator's max_burst and testpmd's --burst (upfbench receives up to 64 a poll).
 BURST=${BURST:-64}
 PARTS=${PARTS:-"upfbench pair loop"} # what to measure (the others print nan)
@@ -45,7 +45,7 @@ PARTS=${PARTS:-"upfbench pair loop"} # what to measure (the others print nan)
 command -v "$TESTPMD" >/dev/null || { echo "needs $TESTPMD (apt-get install dpdk)" >&2; exit 1; }
 command -v jq >/dev/null || { echo "needs jq" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || { echo "needs root (EAL)" >&2; exit 1; }
-[[ -x $BIN ]] || cargo build --release --locked -q -p upfbench-generator --features static
+[[ -x $BIN ]] || cargo build --release --locked -q -p upfbench --features static
 
 work=$(mktemp -d)
 sock=$work/sock

@@ -55,7 +55,7 @@ case $PRIORITY in
   normal) prio=() ;;
   *) echo "PRIORITY=rt|normal" >&2; exit 1 ;;
 esac
-[[ -x $BIN ]] || cargo build --release --locked -q -p upfbench-generator --features static
+[[ -x $BIN ]] || cargo build --release --locked -q -p upfbench --features static
 echo "building crates/dpdk/examples/tx_null (release, static)..." >&2
 cargo build --release --locked -q -p upfbench-dpdk --example tx_null --features static
 TX_NULL="$TARGET_DIR/release/examples/tx_null"

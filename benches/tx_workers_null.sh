@@ -43,7 +43,7 @@ case $PRIORITY in
   normal) prio=() ;;
   *) echo "PRIORITY=rt|normal" >&2; exit 1 ;;
 esac
-[[ -x $BIN ]] || cargo build --release --locked -q -p upfbench-generator --features static
+[[ -x $BIN ]] || cargo build --release --locked -q -p upfbench --features static
 
 work=$(mktemp -d)
 hugepages_before=$(cat /proc/sys/vm/nr_hugepages)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what upfbench needs to build, test and run on Debian 12 / Ubuntu, idempotently.
+# Installs what upfbench needs to build, test and run on Debian 12 (the only system tried), idempotently.
 # Run as root (CI does). Packages already present are not touched; nothing is downloaded twice.
 # --lab: also what the kernel lab against real UPFs reads its counters with
 # (deploy/upflab-compare.sh, which calls this when one is missing): bpftool for eUPF's eBPF

@@ -174,7 +174,7 @@ if ((dry_run)); then
     exit 0
 fi
 
-[ -x "$UPFBENCH" ] || { echo "no $UPFBENCH: cargo build --release -p upfbench-generator" >&2; exit 1; }
+[ -x "$UPFBENCH" ] || { echo "no $UPFBENCH: cargo build --release -p upfbench" >&2; exit 1; }
 if [ -n "$(missing_packages)" ]; then
     printf '[upflab-compare] missing: %s; installing them with deploy/setup.sh --lab\n' \
         "$(missing_packages | xargs)" >&2

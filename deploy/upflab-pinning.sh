@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Does pinning the UPF help? Repeated runs of deploy/upflab-compare.sh against a freshly started
-# UPF (Open5GS unless --upf), half of them pinned (--upf-cpus 0 --nice -10, the README's advice
+# UPF (Open5GS unless --upf), half of them pinned (--upf-cpus 0 --nice -10, docs/performance.md's advice
 # until now) and half as the scheduler places them at niceness 0, alternated round by round
 # (ABBA: round 1 pinned then unpinned, round 2 unpinned then pinned, ...) so that a machine
 # growing busier or quieter over the campaign weighs on both alike. Then one table of every

@@ -8,9 +8,10 @@
 # The binary is `make build`'s (release, --features static: DPDK and its PMDs linked in, so the
 # package needs no DPDK package); cargo rebuilds nothing if it is up to date. The man pages and
 # completions are made from the same Cli by crates/xtask, so that clap_mangen stays out of the
-# binary. It is built as the binary is (release, static): its dependencies are then the very
-# artifacts the binary was linked from, and it costs about 20 s on top (in the debug profile,
-# after `cargo test`'s build, the test-unified features of serde and tokio would rebuild them).
+# binary. xtask depends on the cli crate alone (no DPDK); it is built in release, as the binary
+# is, so that its dependencies are the artifacts the binary was linked from (in the debug
+# profile, after `cargo test`'s build, the test-unified features of serde and tokio would
+# rebuild them).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=$(realpath -m "${OUT:-target/package}")
@@ -19,8 +20,8 @@ out=$(realpath -m "${OUT:-target/package}")
 scratch=$(realpath -m target/package-build)
 maintainer=${MAINTAINER:-upfbench developers <noreply@upfbench.invalid>}
 
-"${CARGO:-cargo}" build --release --locked --features static -p upfbench-generator --bin upfbench
-"${CARGO:-cargo}" build --release --locked --features upfbench-generator/static -p upfbench-xtask
+"${CARGO:-cargo}" build --release --locked --features static -p upfbench --bin upfbench
+"${CARGO:-cargo}" build --release --locked -p upfbench-xtask
 
 stage=$scratch/stage
 rm -rf "$scratch" "$out"/upfbench_*.deb
@@ -35,7 +36,12 @@ version=$("$stage/usr/bin/upfbench" --version | awk '{print $2}')
 arch=$(dpkg --print-architecture)
 
 # The examples, and the quickstart beside them: it finds systems/ and profiles/ next to itself.
-cp -r deploy/systems profiles "$stage/usr/share/upfbench/"
+# The JSON Schemas beside them too: each example's first line names its schema for editors
+# (`# yaml-language-server: $schema=...`), relative to it; systems/ is one level up from
+# deploy/systems/, so its files' line points one level less far.
+cp -r deploy/systems profiles schema "$stage/usr/share/upfbench/"
+sed -i '1s|^\(# yaml-language-server: \$schema=\)\.\./\.\./schema/|\1../schema/|' \
+  "$stage"/usr/share/upfbench/systems/*.yaml
 install -m 755 deploy/quickstart.sh "$stage/usr/share/upfbench/quickstart.sh"
 
 ./target/release/xtask man "$scratch/man"
@@ -49,6 +55,7 @@ install -D -m 644 "$scratch/completions/upfbench.fish" "$stage/usr/share/fish/ve
 
 install -m 644 deploy/package/upfbench-reflector@.service "$stage/lib/systemd/system/"
 install -m 644 README.md docs/install.md "$stage/usr/share/doc/upfbench/"
+install -D -m 644 -t "$stage/usr/share/doc/upfbench/reference" docs/reference/*.md
 install -m 644 deploy/package/copyright "$stage/usr/share/doc/upfbench/copyright"
 install -m 755 deploy/package/postinst deploy/package/prerm deploy/package/postrm "$stage/DEBIAN/"
 

@@ -18,6 +18,14 @@ done
 upfbench validate "$share/systems/memif.yaml" "$share/profiles/quickstart.yaml" > /dev/null
 step "validate: $(ls "$share"/systems/*.yaml "$share"/profiles/*.yaml | wc -l) example files ok"
 
+# Every example names its kind's schema, installed beside it, on its first line (for editors).
+for f in "$share"/systems/*.yaml "$share"/profiles/*.yaml; do
+  schema=$(sed -n '1s|^# yaml-language-server: \$schema=||p' "$f")
+  [[ -n $schema && -s $(dirname "$f")/$schema ]] \
+    || { echo "$f: its first line names no installed schema (${schema:-none})" >&2; exit 1; }
+done
+step "schema: every example names one of $(ls "$share"/schema/*.schema.json | wc -l) installed schemas"
+
 # The man pages render with no warning from groff, and upfbench(1) names every subcommand's page.
 export MANWIDTH=80
 for page in /usr/share/man/man1/upfbench*.1.gz; do

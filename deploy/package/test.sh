@@ -6,34 +6,21 @@
 # the installed files (installed-checks.sh); then the container image and the systemd unit
 # (deploy/container/test.sh).
 #
-# The chroot's base (debootstrap --variant=minbase, about 1 min) is kept in target/package-test
-# and reused; remove it to take a fresh one. Every mount is made in a private mount namespace
-# (unshare), so none outlives this script or shows on the machine, and the quickstart runs in a
-# network namespace of its own (its PFCP ports clash with nothing) with /proc/sys read-only (it
-# does not reserve this machine's hugepages; it uses free ones if there are any, else --no-huge).
+# The chroot's base (debootstrap --variant=minbase, about 1 min: deploy/chroot-base.sh) is kept
+# in target/package-test and reused; remove it to take a fresh one. Every mount is made in a
+# private mount namespace (unshare), so none outlives this script or shows on the machine, and
+# the quickstart runs in a network namespace of its own (its PFCP ports clash with nothing) with
+# /proc/sys read-only (it does not reserve this machine's hugepages; it uses free ones if there
+# are any, else --no-huge).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 started=$SECONDS
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 bash deploy/package/build.sh
 debs=(target/package/upfbench_*.deb)
 deb=$(realpath "${debs[0]}")
 work=$(realpath -m target/package-test)
-base=$work/bookworm-minbase.tar
-mkdir -p "$work"
-
-if [[ ! -f $base ]]; then
-  echo "package test: debootstrap bookworm (minbase) from $mirror"
-  fresh=$(mktemp -d "$work/debootstrap.XXXXXX")
-  # mktemp's 0700 would be the chroot's / (tar keeps it): apt's _apt user could not enter it.
-  chmod 755 "$fresh"
-  debootstrap --variant=minbase bookworm "$fresh" "$mirror" > "$work/debootstrap.log" 2>&1 \
-    || { tail -20 "$work/debootstrap.log" >&2; exit 1; }
-  tar -C "$fresh" -cf "$base.part" . && mv "$base.part" "$base"
-  rm -rf "$fresh"
-  echo "package test: debootstrap took $((SECONDS - started)) s"
-fi
+base=$(bash deploy/chroot-base.sh)
 
 root=$(mktemp -d "$work/chroot.XXXXXX")
 chmod 755 "$root"

@@ -93,10 +93,11 @@ mod tests {
     #[test]
     fn a_signal_counts_one_interruption_instead_of_ending_the_process() {
         let i = Interrupts::install().unwrap();
-        // SIGTERM to ourselves: without the handler the test process would end here.
-        let pid = std::process::id().to_string();
-        let status = std::process::Command::new("kill")
-            .args(["-TERM", &pid])
+        // SIGTERM to ourselves: without the handler the test process would end here. The shell's
+        // own `kill`, not procps' (a minimal Debian has none).
+        let kill = format!("kill -TERM {}", std::process::id());
+        let status = std::process::Command::new("sh")
+            .args(["-c", &kill])
             .status()
             .unwrap();
         assert!(status.success());

@@ -7,16 +7,18 @@ use upfbench_net::{Qfi, Teid};
 use upfbench_pfcp::Seid;
 
 /// A TEID: any 32-bit number (`1`, `0x10000000`); what may not be 0 is checked with the file.
-pub(crate) mod teid {
-    use super::*;
+#[allow(non_camel_case_types)]
+pub(crate) struct teid;
+impl teid {
     pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Teid, D::Error> {
         u32::deserialize(d).map(Teid)
     }
 }
 
 /// A SEID: any 64-bit number; 0 is checked with the file.
-pub(crate) mod seid {
-    use super::*;
+#[allow(non_camel_case_types)]
+pub(crate) struct seid;
+impl seid {
     pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Seid, D::Error> {
         u64::deserialize(d).map(Seid)
     }
@@ -28,8 +30,9 @@ pub(crate) fn qfi_out_of_range(value: u64) -> String {
 }
 
 /// An optional QFI, 0 to 63; `~` for none.
-pub(crate) mod opt_qfi {
-    use super::*;
+#[allow(non_camel_case_types)]
+pub(crate) struct opt_qfi;
+impl opt_qfi {
     pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Qfi>, D::Error> {
         match Option::<u64>::deserialize(d)? {
             None => Ok(None),

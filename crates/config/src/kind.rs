@@ -7,7 +7,7 @@ use serde::Deserialize;
 use super::source;
 
 /// The three kinds of file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum FileKind {
     /// A [`System`](super::System) file.

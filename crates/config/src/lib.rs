@@ -4,8 +4,9 @@
 //! Every problem is reported at its place: `profiles/x.yaml:12:11: streams[1].rate: "10 Gbps"
 //! needs L1 or L2 ...`. A file that does not parse (YAML syntax, an unknown field, a value of
 //! the wrong type) stops at its first error; a file that parses is checked as a whole and every
-//! problem found is reported. The formats are described in `profiles/README.md`; the types'
-//! documentation is the reference.
+//! problem found is reported. The types' documentation is the reference: [`schema`] makes the
+//! JSON Schemas (`schema/*.schema.json`) and the reference pages (`docs/reference/*.md`) from
+//! the types, their doc comments and their defaults.
 //!
 //! ```
 //! use upfbench_config as config;
@@ -34,6 +35,7 @@ mod n4_impairments;
 pub mod overrides;
 mod profile;
 mod reflector;
+pub mod schema;
 mod serde_forms;
 mod source;
 mod system;

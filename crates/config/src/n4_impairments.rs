@@ -10,41 +10,43 @@ use upfbench_pfcp::node::N4Faults;
 use super::issues::Issues;
 use super::units::serde_text;
 
-/// N4 faults, all off by default.
+/// N4 faults, each off unless given.
 ///
 /// ```yaml
 /// impairments:
 ///   n4: {drop: 30%, delay: 5ms, reorder: 10%, reorder_by: 20ms, silent_after: 20s, restart_at: 8s, seed: 1}
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct N4Impairments {
-    /// The share of N4 datagrams lost, each way, each on its own (`30%`).
+    /// The share of N4 datagrams lost, each way, each on its own (`30%`), below 100% (a UPF that
+    /// never answers is `silent_after: 0s`).
     #[serde(default, with = "serde_text::percent")]
     pub drop: f64,
     /// Every incoming N4 datagram is held this long before it is read (`5ms`, at most `10s`).
+    /// Absent: none.
     #[serde(default, with = "serde_text::opt_duration")]
     pub delay: Option<Duration>,
-    /// The share of incoming N4 datagrams held `reorder_by` longer, so that later ones
-    /// overtake them (`10%`).
+    /// The share of incoming N4 datagrams held `reorder_by` longer, so that later ones overtake
+    /// them (`10%`).
     #[serde(default, with = "serde_text::percent")]
     pub reorder: f64,
-    /// How much longer a reordered datagram is held (default `10ms`).
+    /// How much longer a reordered datagram is held; not 0 with `reorder`.
     #[serde(default = "default_reorder_by", with = "serde_text::duration")]
     pub reorder_by: Duration,
-    /// From this long after the reflector started, N4 reads nothing and sends nothing,
-    /// heartbeats included: a UPF that stopped answering (`20s`).
+    /// From this long after the reflector started, N4 reads nothing and sends nothing, heartbeats
+    /// included: a UPF that stopped answering (`20s`). Absent: never.
     #[serde(default, with = "serde_text::opt_duration")]
     pub silent_after: Option<Duration>,
-    /// The silence ends after this long (`3s`); absent, it lasts.
+    /// The silence ends after this long (`3s`), with `silent_after`. Absent: it lasts.
     #[serde(default, with = "serde_text::opt_duration")]
     pub silent_for: Option<Duration>,
-    /// This long after the reflector started, it restarts as a UPF would: every session and
-    /// the association dropped, a new Recovery Time Stamp (`8s`). SIGUSR1 does the same at any
-    /// time.
+    /// This long after the reflector started, it restarts as a UPF would: every session and the
+    /// association dropped, a new Recovery Time Stamp (`8s`). SIGUSR1 does the same at any time.
+    /// Absent: never.
     #[serde(default, with = "serde_text::opt_duration")]
     pub restart_at: Option<Duration>,
-    /// The seed of the losses and reorderings (default 1): the same seed, the same choices.
+    /// The seed of the losses and reorderings: the same seed, the same choices.
     #[serde(default = "default_seed")]
     pub seed: u64,
 }

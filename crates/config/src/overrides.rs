@@ -39,7 +39,7 @@ pub fn with_duration(profile: &Profile, duration: Duration) -> Result<Profile, C
     }
     let mut p = profile.clone();
     p.duration = duration;
-    p.capacity.step = Some(duration);
+    p.capacity.step = duration;
     let mut issues = Issues::default();
     p.check(&mut issues);
     if issues.is_empty() {

@@ -5,22 +5,21 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 use serde::Deserialize;
-use upfbench_net::{MacAddr, Teid};
+use upfbench_net::Teid;
 use upfbench_pfcp::Seid;
 
 use super::error::{NotIpv4, ipv4};
-use super::field::join_index;
+use super::field::{join_index, join_key};
 use super::identifiers;
 use super::issues::{Check, Issues};
 use super::kind::FileKind;
 use super::n4_impairments::N4Impairments;
 use super::profile::{check_dns_name, check_rate};
 use super::system::{
-    Arp, Cores, Device, Eal, check_arp, check_kind, check_n4_address, default_descriptors,
-    default_heartbeat,
+    Arp, Cores, Device, Eal, Port, check_arp, check_kind, check_n4_address, default_heartbeat,
 };
-use super::system::{PortView, check_cores, check_eal, check_port, check_port_pair, check_queues};
-use super::units::{IpPrefix, Ipv4Prefix, PFCP_PORT, Rate, serde_text};
+use super::system::{check_cores, check_eal, check_port, check_port_pair, check_queues};
+use super::units::{PFCP_PORT, Rate, serde_text};
 
 /// The reflector's machine, ports, PFCP server and impairments.
 ///
@@ -30,7 +29,7 @@ use super::units::{IpPrefix, Ipv4Prefix, PFCP_PORT, Rate, serde_text};
 /// n6: {device: net_memif1, devargs: "role=server,socket=/tmp/upfbench/n6.sock", address: 192.168.16.151/24, peer: 192.168.16.152}
 /// pfcp: {local: 127.0.0.2, peer: 127.0.0.1}
 /// ```
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Reflector {
     /// `kind: reflector`, optional (the fields below usually tell).
@@ -42,29 +41,39 @@ pub struct Reflector {
     /// Main and worker lcores, as in the system file.
     #[serde(default)]
     pub cores: Cores,
-    /// The N3 port (towards the gNB: GTP-U). Needed in `upf` mode.
+    /// The N3 port (towards the gNB: GTP-U): a port as in the system file, its `peer` optional,
+    /// without `mtu` and `speed`. Needed in `upf` mode and in echo mode (which answers ARP and ICMP
+    /// on the other port).
     #[serde(default)]
     pub n3: Option<ReflectorPort>,
-    /// The N6 port (towards the data network: plain IP). Needed in `upf` mode.
+    /// The N6 port (towards the data network: plain IP), as `n3`. Needed in `upf` mode and in echo
+    /// mode.
     #[serde(default)]
     pub n6: Option<ReflectorPort>,
-    /// ARP: the reflector resolves its next hops itself (the N6 peer, any N3 peer, the gNBs of
-    /// the sessions), a request every `timeout`, at most `retries + 1` per hop.
+    /// ARP: the reflector resolves its next hops itself (the N6 `peer` and any N3 `peer` from the
+    /// start, the gNBs of the sessions' FARs when they arrive): a request every `timeout` until a
+    /// reply, at most `retries + 1` requests per hop, asked again when new rules come; traffic to a
+    /// next hop still unknown asks at most once per `timeout` and counts `no_neighbor`.
     #[serde(default)]
     pub arp: Arp,
-    /// The PFCP server. Needed in `upf` mode.
+    /// The PFCP server, needed in `upf` mode; `pfcp: {}` takes all defaults.
     #[serde(default)]
     pub pfcp: Option<ReflectorPfcp>,
-    /// `upf` (default): decapsulate N3 to N6 and encapsulate N6 to N3 by the sessions' rules;
-    /// `{echo: n6}` (or `n3`): send every packet on that port back with L2/L3/L4 swapped.
+    /// `upf`: decapsulate N3 → N6 and encapsulate N6 → N3 by the sessions' rules. `{echo: n6}` or
+    /// `{echo: n3}`: send each unfragmented IPv4/UDP packet back on that port with Ethernet, IPv4
+    /// and UDP addresses swapped (checksums stay valid); ARP and ICMP go to the service plane (ARP
+    /// and echo requests for its address answered); other IPv4 (TCP, fragments, other protocols)
+    /// and other EtherTypes are counted `not_user_traffic`, broken headers `malformed`; the other
+    /// port only answers ARP and ICMP.
     #[serde(default)]
     pub mode: ReflectMode,
-    /// Faults put in on purpose to test the tester; all off by default.
+    /// Faults put in on purpose to test the tester; each off unless given.
     #[serde(default)]
     pub impairments: Impairments,
-    /// Most GTP-U Error Indications sent per second, for G-PDUs with an unknown TEID
-    /// (default 100; 0: none), and at once. The limit is the process's: each of W workers
-    /// sends at most 1/W of it, so adding workers does not multiply the answers to a flood.
+    /// GTP-U Error Indications for G-PDUs to unknown TEIDs: at most this many per second, and at
+    /// once, for the whole process (each of W workers sends at most 1/W of it, so adding workers
+    /// does not multiply the answers to a flood); 0: none. Sent and suppressed are on the
+    /// per-second line (`err-ind sent/suppressed`) and in the totals at exit.
     #[serde(default = "default_error_indications")]
     pub error_indications_per_s: u32,
 }
@@ -73,98 +82,59 @@ fn default_error_indications() -> u32 {
     100
 }
 
-/// One of the reflector's ports.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ReflectorPort {
-    /// The device: a vdev name or a PCI address.
-    pub device: Device,
-    /// Device arguments (`role=server,socket=/tmp/upfbench/n3.sock`).
-    #[serde(default)]
-    pub devargs: Option<String>,
-    /// RX and TX queues: one of each per worker lcore, which owns them. Absent: as many as
-    /// there are workers; any other number is refused.
-    #[serde(default)]
-    pub queues: Option<u16>,
-    /// RX descriptors per queue (default 1024).
-    #[serde(default = "default_descriptors")]
-    pub rx_descriptors: u16,
-    /// TX descriptors per queue (default 1024).
-    #[serde(default = "default_descriptors")]
-    pub tx_descriptors: u16,
-    /// Our address on the link: `192.168.13.151/24` (N3), `192.168.16.151/24` (N6) (IPv6 is
-    /// read, and refused by validation for now).
-    pub address: IpPrefix,
-    /// Where packets out of this port go: on N6 the data network's next hop
-    /// (`192.168.16.152`, needed in `upf` mode); on N3 none, each FAR names its gNB.
-    #[serde(default)]
-    pub peer: Option<IpAddr>,
-    /// MACs of the peers on the link, if known; absent: resolved by ARP.
-    #[serde(default, with = "serde_text::opt_mac")]
-    pub peer_mac: Option<MacAddr>,
-}
+/// One of the reflector's ports: a [`Port`] whose peer is optional.
+pub type ReflectorPort = Port<Option<IpAddr>>;
 
 impl ReflectorPort {
-    /// Its RX and TX queues for the workers of `cores`: one each per worker.
-    pub fn queue_count(&self, cores: &Cores) -> u16 {
-        self.queues.unwrap_or(cores.workers.len() as u16)
-    }
-
-    /// Our IPv4 address on the link (validation refuses any other).
-    pub fn address_v4(&self) -> Result<Ipv4Prefix, NotIpv4> {
-        self.address.v4().ok_or(NotIpv4(self.address.addr))
-    }
-
     /// The IPv4 address of the next hop, if one is set (validation refuses any other).
     pub fn peer_v4(&self) -> Result<Option<Ipv4Addr>, NotIpv4> {
         self.peer.map(ipv4).transpose()
     }
+}
 
-    fn view<'a>(&'a self, name: &'a str) -> PortView<'a> {
-        PortView {
-            name,
-            device: &self.device,
-            devargs: self.devargs.as_deref(),
-            queues: self.queues,
-            rx_descriptors: self.rx_descriptors,
-            tx_descriptors: self.tx_descriptors,
-            address: self.address,
-            peer: self.peer,
-            peer_mac: self.peer_mac,
-            mtu: None,
-            speed: None,
+/// The generator's settings of a port, which the reflector does not use: refused at their
+/// place rather than ignored.
+fn check_generator_only(port: &ReflectorPort, name: &str, issues: &mut Issues) {
+    for (field, given) in [("mtu", port.mtu.is_some()), ("speed", port.speed.is_some())] {
+        if given {
+            issues.add(
+                join_key(name, field),
+                format!(
+                    "the reflector does not use a port's {field} (the generator does): leave it out"
+                ),
+            );
         }
     }
 }
 
 /// The reflector's PFCP server (the UPF side).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReflectorPfcp {
-    /// The address it listens on, also its Node ID (default `192.168.14.151`, port 8805).
+    /// The address it listens on, also its Node ID (port 8805 unless given).
     #[serde(default = "default_local", with = "serde_text::n4_address")]
     pub local: SocketAddr,
-    /// The one CP function allowed to associate (default `192.168.14.111`).
+    /// The one CP address allowed to associate.
     #[serde(default = "default_peer")]
     pub peer: IpAddr,
-    /// The first TEID it gives out when the CP asks it to choose (CH=1) (default
-    /// `0x10000000`).
+    /// The first TEID it gives out when the CP asks the UPF to choose (CH=1); not 0.
     #[serde(default = "default_first_teid", with = "identifiers::teid")]
     pub first_teid: Teid,
-    /// The first UP SEID it gives out (default 1).
+    /// The first UP SEID it gives out; not 0.
     #[serde(default = "default_first_seid", with = "identifiers::seid")]
     pub first_seid: Seid,
-    /// Its own Heartbeat Requests' interval (default `10s`; `~`: none).
+    /// Its own Heartbeat Requests' interval; `~`: none.
     #[serde(default = "default_heartbeat", with = "serde_text::opt_duration")]
     pub heartbeat: Option<Duration>,
-    /// The network instances (DNNs) it serves, `[internet]`; a session whose PDRs name another
-    /// one is refused (Cause 73, Offending IE Network Instance), as a UPF without that DNN's
-    /// configuration refuses it. Default: none listed, any accepted.
+    /// The network instances (DNNs) it serves, `[internet]`: a session whose PDRs name another one
+    /// is rejected with Cause 73 "Rule creation/modification Failure", Offending IE Network
+    /// Instance and the PDR as failed rule, as UPG-VPP rejects a network instance it is not
+    /// configured for. Empty: any accepted.
     #[serde(default)]
     pub network_instances: Vec<String>,
-    /// The most sessions it holds at once (default `~`: no limit but memory); the next is
-    /// refused with Cause 75 "No resources available", as a UPF whose session table is full
-    /// refuses it (`upfbench capacity` finds this number).
+    /// The most sessions it holds at once; the next Session Establishment Request is refused with
+    /// Cause 75 "No resources available" and no Offending IE, as a UPF whose session table is full
+    /// refuses it (`upfbench capacity` finds this number exactly); `~`: no limit but memory.
     #[serde(default)]
     pub max_sessions: Option<usize>,
 }
@@ -186,7 +156,7 @@ fn default_first_seid() -> Seid {
 }
 
 impl Default for ReflectorPfcp {
-    /// The address plan of docs/measurement.md: listens on 192.168.14.151:8805 for 192.168.14.111.
+    /// Each field's default (the address plan of docs/measurement.md), as `pfcp: {}` reads.
     fn default() -> Self {
         ReflectorPfcp {
             local: default_local(),
@@ -201,7 +171,9 @@ impl Default for ReflectorPfcp {
 }
 
 /// A port by its role.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema, serde::Serialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum PortName {
     /// The N3 port.
@@ -220,7 +192,9 @@ impl fmt::Display for PortName {
 }
 
 /// What the reflector does with packets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema, serde::Serialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum ReflectMode {
     /// A minimal UPF: `mode: upf`.
@@ -232,32 +206,35 @@ pub enum ReflectMode {
 }
 
 /// Impairments, for testing the tester; each applies to both directions.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Impairments {
-    /// Drop one packet in N (every Nth).
+    /// Drop one packet in N (every Nth), N at least 1. Absent: off.
     #[serde(default)]
     pub drop_one_in: Option<u32>,
-    /// Send one packet in N twice.
+    /// Send one packet in N twice, N at least 1. Absent: off.
     #[serde(default)]
     pub duplicate_one_in: Option<u32>,
-    /// Swap one packet in N (at least 2) with the one after it.
+    /// Swap one packet in N with the one after it, N at least 2. Absent: off.
     #[serde(default)]
     pub reorder_one_in: Option<u32>,
-    /// Hold every packet this long before sending it (`100us`; at most `1s`).
+    /// Hold every packet this long before sending it (`100us`), at most `1s`. Absent: off.
     #[serde(default, with = "serde_text::opt_duration")]
     pub delay: Option<Duration>,
-    /// Forward at most this many packets per second, per direction (`1Mpps`); the rest is
-    /// dropped.
+    /// Forward at most this many packets per second, per direction (`1Mpps`); the excess is dropped
+    /// (a token bucket of 10 ms of the rate, at least 32 packets; after 50 ms without packets it
+    /// starts again from 32, so that a pause between two trials does not let 10 ms of the rate
+    /// through at the start of the next). Absent: off.
     #[serde(default, with = "serde_text::opt_pps")]
     pub rate_cap: Option<f64>,
-    /// Faults of the PFCP server on N4 (loss, delay, reordering, silence, a restart).
+    /// Faults of the PFCP server on N4: loss, delay, reordering, silence, a restart.
     #[serde(default)]
     pub n4: N4Impairments,
-    /// Put a modification's new downlink tunnel in effect this long after the old one stopped
-    /// (`50ms`; at most `10s`): break-before-make, as a UPF slow to program its datapath. The
-    /// packets in between are dropped and counted (`far_update_held`); the request is
-    /// answered once the old path stopped.
+    /// A modification that moves a downlink tunnel (a handover's Update FAR) is break-before-make:
+    /// the old path stops at once (before the answer), the new one starts this much later (`50ms`,
+    /// at most `10s`), timed by the workers, as a UPF slow to program its datapath; packets in
+    /// between are dropped and counted `far_update_held`. A tester measures this as each UE's
+    /// interruption. Absent: off.
     #[serde(default, with = "serde_text::opt_duration")]
     pub far_update_delay: Option<Duration>,
 }
@@ -322,11 +299,16 @@ impl Check for Reflector {
             .collect();
         check_eal(&self.eal, &devices, issues);
         check_cores(&self.cores, issues);
-        let n3 = self.n3.as_ref().map(|p| p.view("n3"));
-        let n6 = self.n6.as_ref().map(|p| p.view("n6"));
+        let n3 = self.n3.as_ref().map(|p| p.view("n3", p.peer));
+        let n6 = self.n6.as_ref().map(|p| p.view("n6", p.peer));
         for p in n3.iter().chain(n6.iter()) {
             check_port(p, issues);
             check_queues(&self.cores, p, issues);
+        }
+        for (name, port) in [("n3", &self.n3), ("n6", &self.n6)] {
+            if let Some(port) = port {
+                check_generator_only(port, name, issues);
+            }
         }
         if let (Some(a), Some(b)) = (&n3, &n6) {
             check_port_pair(a, b, issues);

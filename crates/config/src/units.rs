@@ -435,8 +435,12 @@ impl<'de> Deserialize<'de> for IpPrefix {
     }
 }
 
-/// serde adapters for std types written as text, for `#[serde(with = "...")]`.
+/// serde adapters for std types written as text, for `#[serde(with = "...")]`. Each is a type
+/// (named as the module it stands for) rather than a module, so that schemars, which takes
+/// `with` for a type, finds its schema too (`config::schema`), and so that the schema's default
+/// is written by its `serialize`, as the files write it.
 pub(crate) mod serde_text {
+    #![allow(non_camel_case_types)]
     use super::*;
 
     fn parse<'de, D, T>(d: D, f: fn(&str) -> Result<T, String>) -> Result<T, D::Error>
@@ -458,24 +462,24 @@ pub(crate) mod serde_text {
     }
 
     /// `10s`, `500ms`.
-    pub(crate) mod duration {
-        use super::*;
+    pub(crate) struct duration;
+    impl duration {
         pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
             parse(d, parse_duration)
         }
     }
 
     /// A percentage, as the number of percent: `10%`.
-    pub(crate) mod percent {
-        use super::*;
+    pub(crate) struct percent;
+    impl percent {
         pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
             parse(d, parse_percent)
         }
     }
 
     /// An optional duration; `~` for none.
-    pub(crate) mod opt_duration {
-        use super::*;
+    pub(crate) struct opt_duration;
+    impl opt_duration {
         pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
             d: D,
         ) -> Result<Option<Duration>, D::Error> {
@@ -484,8 +488,8 @@ pub(crate) mod serde_text {
     }
 
     /// An optional bit rate in bit/s.
-    pub(crate) mod opt_bit_rate {
-        use super::*;
+    pub(crate) struct opt_bit_rate;
+    impl opt_bit_rate {
         pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
             d: D,
         ) -> Result<Option<u64>, D::Error> {
@@ -494,8 +498,8 @@ pub(crate) mod serde_text {
     }
 
     /// An optional packet rate in pps.
-    pub(crate) mod opt_pps {
-        use super::*;
+    pub(crate) struct opt_pps;
+    impl opt_pps {
         pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
             d: D,
         ) -> Result<Option<f64>, D::Error> {
@@ -504,8 +508,8 @@ pub(crate) mod serde_text {
     }
 
     /// An optional MAC address.
-    pub(crate) mod opt_mac {
-        use super::*;
+    pub(crate) struct opt_mac;
+    impl opt_mac {
         pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
             d: D,
         ) -> Result<Option<MacAddr>, D::Error> {
@@ -514,8 +518,8 @@ pub(crate) mod serde_text {
     }
 
     /// An N4 address, port 8805 unless given.
-    pub(crate) mod n4_address {
-        use super::*;
+    pub(crate) struct n4_address;
+    impl n4_address {
         pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<SocketAddr, D::Error> {
             parse(d, parse_n4_address)
         }

@@ -8,8 +8,8 @@
 //! - a service plane whose port refused its ARP request asks again at the next `resolve`, not
 //!   an ARP retry interval later; a request the port took is paced as before.
 //!
-//! EAL initialises once per process: this is a `harness = false` test binary (root, --no-huge)
-//! that prints its outcome the way libtest does.
+//! EAL initialises once per process: this is a `harness = false` test binary, its EAL
+//! (`--no-huge`) and its runner upfbench-testkit's, which print the outcome the way libtest does.
 #![allow(clippy::print_stdout)]
 
 use std::net::Ipv4Addr;
@@ -23,6 +23,8 @@ use upfbench_dpdk::{
     DEFAULT_DATA_ROOM, Eal, MbufBurst, Mempool, Port, PortConfig, RxQueue, Socket, TxQueue, tsc,
 };
 use upfbench_net::MacAddr;
+use upfbench_testkit::eal::{self, EalSetup};
+use upfbench_testkit::runner::Runner;
 
 const N3_US: Ipv4Addr = Ipv4Addr::new(192, 168, 13, 131);
 const N6_US: Ipv4Addr = Ipv4Addr::new(192, 168, 16, 152);
@@ -215,7 +217,6 @@ fn a_refused_request_is_asked_again_at_once(eal: &Eal) -> Outcome {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
     let cases: [(&str, Case); 2] = [
         (
             "on_two_queues_we_ask_on_both_and_answer_on_the_requests_queue",
@@ -226,56 +227,8 @@ fn main() -> ExitCode {
             a_refused_request_is_asked_again_at_once,
         ),
     ];
-    if args.iter().any(|a| a == "--list") {
-        for (name, _) in cases {
-            println!("{name}: test");
-        }
-        return ExitCode::SUCCESS;
-    }
-    let prefix = format!("upfbench-arp-queues-{}", std::process::id());
-    let eal = match Eal::init([
-        "-l",
-        "0",
-        "--no-huge",
-        "--no-shconf",
-        "--no-telemetry",
-        "-m",
-        "256",
-        "--no-pci",
-        "--file-prefix",
-        &prefix,
-        "--log-level",
-        "lib.eal:warning",
-    ]) {
-        Ok(e) => e,
-        Err(e) => {
-            println!("test arp_queues ... FAILED: EAL: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let mut failed = 0;
-    for (name, case) in cases {
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| case(&eal)));
-        match outcome {
-            Ok(Ok(())) => println!("test {name} ... ok"),
-            Ok(Err(e)) => {
-                failed += 1;
-                println!("test {name} ... FAILED: {e}");
-            }
-            Err(_) => {
-                failed += 1;
-                println!("test {name} ... FAILED (panicked)");
-            }
-        }
-    }
-    drop(eal);
-    let _ = std::fs::remove_dir(format!("/var/run/dpdk/{prefix}"));
-    let passed = cases.len() - failed;
-    if failed == 0 {
-        println!("\ntest result: ok. {passed} passed; 0 failed");
-        ExitCode::SUCCESS
-    } else {
-        println!("\ntest result: FAILED. {passed} passed; {failed} failed");
-        ExitCode::FAILURE
-    }
+    let setup = EalSetup::new("arp-queues");
+    eal::main(Runner::new(cases), setup, |eal, runner| {
+        runner.run(|case| case(eal).into())
+    })
 }

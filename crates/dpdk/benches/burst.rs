@@ -3,38 +3,26 @@
 //! either a bulk free or a `tx_burst` to a `net_null` port (which frees).
 //!
 //! EAL initialises once per process, on the thread that becomes the main lcore: this bench has its
-//! own `main` (harness = false) that initialises EAL (`--no-huge`) before running criterion there.
+//! own `main` (harness = false) that initialises EAL (the test kit's, `--no-huge`) before running
+//! criterion there.
 #![allow(missing_docs)]
 
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput};
 use upfbench_dpdk::{
-    DEFAULT_DATA_ROOM, Eal, MbufBurst, Mempool, Port, PortConfig, Socket, TemplatePool,
+    DEFAULT_DATA_ROOM, MbufBurst, Mempool, Port, PortConfig, Socket, TemplatePool,
 };
+use upfbench_testkit::eal::EalSetup;
 
 const BURST: usize = 32;
 const FRAME: [u8; 64] = [0x5a; 64];
 
 fn main() {
-    let prefix = format!("upfbench-dpdk-bench-{}", std::process::id());
-    let eal = Eal::init([
-        "-l",
-        "0",
-        "--no-huge",
-        "--no-shconf",
-        "--no-telemetry",
-        "-m",
-        "256",
-        "--no-pci",
-        "--log-level",
-        "lib.eal:warning",
-        "--file-prefix",
-        &prefix,
-        "--vdev",
-        "net_null0",
-    ])
-    .expect("EAL (the benchmark needs root and DPDK 22.11)");
+    let eal = EalSetup::new("dpdk-bench")
+        .vdev("net_null0")
+        .init()
+        .expect("EAL (the benchmark needs root and DPDK 22.11)");
     let pool =
         Mempool::new(&eal, "bench", 8191, 256, DEFAULT_DATA_ROOM, Socket::Any).expect("pool");
     let template = TemplatePool::new(&eal, "bench_tmpl", 8191, 256, &FRAME, 42..50, Socket::Any)
@@ -107,5 +95,4 @@ fn main() {
     drop(started);
     drop(port);
     drop(eal);
-    let _ = std::fs::remove_dir(format!("/var/run/dpdk/{prefix}"));
 }

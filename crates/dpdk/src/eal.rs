@@ -70,7 +70,7 @@ impl Eal {
         }
         // Before any port is configured (PMDs register their dynamic flags then), so that the
         // bit stays ours.
-        if let Err(e) = crate::mbuf::reserve_written_flag() {
+        if let Err(e) = crate::written_flag::reserve_written_flag() {
             // SAFETY: EAL was initialised just above and nothing has used it yet.
             unsafe {
                 sys::rte_eal_cleanup();

@@ -5,7 +5,7 @@
 //! [`TemplatePool`]: the frame is in every mbuf from the pool's creation on, and its fill hands
 //! each packet's patch region (sequence number, tag, addresses) to a closure.
 //!
-//! A TX worker and an RX worker (see the crate's README for the whole API in brief):
+//! A TX worker and an RX worker (docs/dpdk.md has the whole API in brief):
 //!
 //! ```no_run
 //! # use upfbench_dpdk::*;
@@ -71,6 +71,7 @@ mod stats;
 mod sys;
 mod template;
 mod time;
+mod written_flag;
 
 pub use burst::MbufBurst;
 pub use config::{Offloads, PortConfig};

@@ -10,7 +10,6 @@ use crate::config::{Offloads, PortConfig, RSS_HASH};
 use crate::eal::Eal;
 use crate::error::{Error, Result};
 use crate::mempool::Mempool;
-use crate::queue::StartedPort;
 use crate::sys;
 
 use upfbench_net::MacAddr;
@@ -233,14 +232,15 @@ impl<'e> Port<'e> {
         Error::check("rte_eth_promiscuous_get", ret).map(|r| r == 1)
     }
 
-    /// Configures the port (queues, descriptors, RSS, offloads), sets its queues up with `pool`
-    /// for received packets, and starts it. The returned [`StartedPort`] hands out the queues and
-    /// stops the port when dropped.
-    pub fn start<'p>(
-        &'p mut self,
+    /// What [`Port::start`] does before it wraps the port: configures the port (queues,
+    /// descriptors, RSS, offloads), sets its queues up with `pool` for received packets, and
+    /// starts it. Returns the descriptors per receive and per transmit queue, after adjustment
+    /// to the port's limits.
+    pub(crate) fn configure_and_start(
+        &mut self,
         config: &PortConfig,
         pool: &Mempool<'e>,
-    ) -> Result<StartedPort<'p, 'e>> {
+    ) -> Result<(u16, u16)> {
         let info = self.info()?;
         let invalid = |reason: String| Error::InvalidConfig {
             port: self.id,
@@ -317,13 +317,7 @@ impl<'e> Port<'e> {
         // SAFETY: the port is configured and its queues are set up.
         let ret = unsafe { sys::rte_eth_dev_start(self.id) };
         Error::check("rte_eth_dev_start", ret)?;
-        Ok(StartedPort::new(
-            self,
-            config.rx_queues,
-            config.tx_queues,
-            rx_desc,
-            tx_desc,
-        ))
+        Ok((rx_desc, tx_desc))
     }
 }
 

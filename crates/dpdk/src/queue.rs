@@ -1,11 +1,13 @@
-//! A started port and its queues: the burst functions.
+//! Starting a port, the started port and its queues: the burst functions.
 
 use std::cell::Cell;
 use std::marker::PhantomData;
 use std::ops::Deref;
 
 use crate::burst::MbufBurst;
+use crate::config::PortConfig;
 use crate::error::{Error, Result};
+use crate::mempool::Mempool;
 use crate::port::Port;
 use crate::sys;
 
@@ -52,8 +54,28 @@ pub struct Queues<'p> {
     pub tx: Vec<TxQueue<'p>>,
 }
 
+impl<'e> Port<'e> {
+    /// Configures the port (queues, descriptors, RSS, offloads), sets its queues up with `pool`
+    /// for received packets, and starts it. The returned [`StartedPort`] hands out the queues and
+    /// stops the port when dropped.
+    pub fn start<'p>(
+        &'p mut self,
+        config: &PortConfig,
+        pool: &Mempool<'e>,
+    ) -> Result<StartedPort<'p, 'e>> {
+        let (rx_desc, tx_desc) = self.configure_and_start(config, pool)?;
+        Ok(StartedPort::new(
+            self,
+            config.rx_queues,
+            config.tx_queues,
+            rx_desc,
+            tx_desc,
+        ))
+    }
+}
+
 impl<'p, 'e> StartedPort<'p, 'e> {
-    pub(crate) fn new(
+    fn new(
         port: &'p mut Port<'e>,
         rx_queues: u16,
         tx_queues: u16,

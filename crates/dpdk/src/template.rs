@@ -10,9 +10,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::burst::MbufBurst;
 use crate::eal::Eal;
 use crate::error::{Error, Result};
-use crate::mbuf::WRITTEN_FLAG;
 use crate::mempool::{HEADROOM, Socket};
 use crate::sys;
+use crate::written_flag::WRITTEN_FLAG;
 
 /// A pool of transmit mbufs whose data rooms all hold one template frame, written once, into
 /// every object, when the pool is created (`rte_pktmbuf_pool_create`, then

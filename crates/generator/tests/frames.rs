@@ -228,8 +228,25 @@ fn tshark_dissects_every_frame_to_the_same_fields() {
         &pcap,
         &all.iter().map(|(f, _)| f.clone()).collect::<Vec<_>>(),
     );
+    let out = tshark_fields(&pcap);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(';').collect()).collect();
+    assert_eq!(rows.len(), all.len());
+    for (row, (_, want)) in rows.iter().zip(&all) {
+        check_row(row, want);
+    }
+}
+
+/// tshark's FIELDS of every frame of the capture, checksums verified.
+fn tshark_fields(pcap: &Path) -> std::process::Output {
     let mut cmd = Command::new("tshark");
-    cmd.args(["-n", "-r"]).arg(&pcap).args([
+    cmd.args(["-n", "-r"]).arg(pcap).args([
         "-o",
         "ip.check_checksum:TRUE",
         "-o",
@@ -246,63 +263,56 @@ fn tshark_dissects_every_frame_to_the_same_fields() {
     for f in FIELDS {
         cmd.args(["-e", f]);
     }
-    let out = cmd
-        .output()
-        .expect("tshark must be installed (apt-get install tshark)");
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    cmd.output()
+        .expect("tshark must be installed (apt-get install tshark)")
+}
+
+/// One frame's row: length, TEID, QFI, addresses and ports outer then inner, good checksums,
+/// nothing malformed and no expert item.
+fn check_row(row: &[&str], want: &Expected) {
+    let ips = |a: Ipv4Addr, b: Ipv4Addr| (a.to_string(), b.to_string());
+    let (src, dst) = match want.outer {
+        Some((os, od)) => (
+            format!("{},{}", ips(os, od).0, want.inner.0),
+            format!("{},{}", od, want.inner.1),
+        ),
+        None => ips(want.inner.0, want.inner.1),
+    };
+    let port = |p: u16| match want.outer {
+        Some(_) => format!("2152,{p}"),
+        None => p.to_string(),
+    };
+    assert_eq!(row[0], want.len.to_string(), "{row:?}");
+    let teid = want
+        .teid
+        .map(|t| format!("{:#010x}", t.get()))
+        .unwrap_or_default();
+    assert_eq!(row[1], teid, "{row:?}");
+    assert_eq!(
+        row[2],
+        want.qfi.map(|q| q.to_string()).unwrap_or_default(),
+        "{row:?}"
     );
-    let text = String::from_utf8(out.stdout).unwrap();
-    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(';').collect()).collect();
-    assert_eq!(rows.len(), all.len());
-    for (row, (_, want)) in rows.iter().zip(&all) {
-        let ips = |a: Ipv4Addr, b: Ipv4Addr| (a.to_string(), b.to_string());
-        let (src, dst) = match want.outer {
-            Some((os, od)) => (
-                format!("{},{}", ips(os, od).0, want.inner.0),
-                format!("{},{}", od, want.inner.1),
-            ),
-            None => ips(want.inner.0, want.inner.1),
-        };
-        let port = |p: u16| match want.outer {
-            Some(_) => format!("2152,{p}"),
-            None => p.to_string(),
-        };
-        assert_eq!(row[0], want.len.to_string(), "{row:?}");
-        let teid = want
-            .teid
-            .map(|t| format!("{:#010x}", t.get()))
-            .unwrap_or_default();
-        assert_eq!(row[1], teid, "{row:?}");
-        assert_eq!(
-            row[2],
-            want.qfi.map(|q| q.to_string()).unwrap_or_default(),
-            "{row:?}"
-        );
-        assert_eq!(
-            (row[3].to_owned(), row[4].to_owned()),
-            (src, dst),
-            "{row:?}"
-        );
-        assert_eq!(
-            (row[5], row[6]),
-            (&*port(want.ports.0), &*port(want.ports.1)),
-            "{row:?}"
-        );
-        // 1 = good: every IPv4 header checksum verifies, and the inner UDP checksum.
-        assert!(
-            row[7].split(',').all(|s| s == "1"),
-            "IPv4 checksums: {row:?}"
-        );
-        assert_eq!(
-            row[8].split(',').next_back(),
-            Some("1"),
-            "inner UDP checksum: {row:?}"
-        );
-        assert_eq!(row[9], "", "malformed: {row:?}");
-        assert_eq!(row[10], "", "expert items: {row:?}");
-    }
+    assert_eq!(
+        (row[3].to_owned(), row[4].to_owned()),
+        (src, dst),
+        "{row:?}"
+    );
+    assert_eq!(
+        (row[5], row[6]),
+        (&*port(want.ports.0), &*port(want.ports.1)),
+        "{row:?}"
+    );
+    // 1 = good: every IPv4 header checksum verifies, and the inner UDP checksum.
+    assert!(
+        row[7].split(',').all(|s| s == "1"),
+        "IPv4 checksums: {row:?}"
+    );
+    assert_eq!(
+        row[8].split(',').next_back(),
+        Some("1"),
+        "inner UDP checksum: {row:?}"
+    );
+    assert_eq!(row[9], "", "malformed: {row:?}");
+    assert_eq!(row[10], "", "expert items: {row:?}");
 }

@@ -5,8 +5,8 @@
 //! exactly: sent, lost, reordered, duplicates per direction, rejects per kind, latency samples
 //! for every measured packet. An ARP request for our N6 address is answered on the wire.
 //!
-//! EAL initialises once per process: this is a `harness = false` test binary (root, --no-huge)
-//! that prints its outcome the way libtest does.
+//! EAL initialises once per process: this is a `harness = false` test binary, its EAL
+//! (`--no-huge`) and its runner upfbench-testkit's, which print the outcome the way libtest does.
 #![allow(clippy::print_stdout)]
 
 use std::net::Ipv4Addr;
@@ -30,6 +30,8 @@ use upfbench_net::{MacAddr, Qfi, Teid, ipv4, udp};
 use upfbench_run::phase::{Phase, PhaseBoard};
 use upfbench_run::plan::{self, Plan};
 use upfbench_stats::{Direction, RunResult, RxConfig, RxStats, StreamSpec, TxCoreResult, TxStats};
+use upfbench_testkit::eal::{self, EalSetup};
+use upfbench_testkit::runner::{CaseResult, Runner};
 
 const SYSTEM: &str = include_str!("../../../deploy/systems/memif.yaml");
 /// 4 UEs; stream 0 uplink over UEs 0-1, stream 1 downlink over UEs 2-3; QFI 9.
@@ -143,30 +145,9 @@ fn sequence(edit: impl Fn(&mut Vec<u32>)) -> Vec<u32> {
     s
 }
 
-fn scenario(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
-    let plan = plan();
-    let pool = Mempool::new(eal, "rx-exact", 8191, 64, DEFAULT_DATA_ROOM, Socket::Any)?;
-    let [n3_id, n3_peer_id] = eal.create_ring_pair(["n3", "n3peer"], 1)?;
-    let [n6_id, n6_peer_id] = eal.create_ring_pair(["n6", "n6peer"], 1)?;
-    let (mut n3, mut n3p) = (Port::by_id(eal, n3_id)?, Port::by_id(eal, n3_peer_id)?);
-    let (mut n6, mut n6p) = (Port::by_id(eal, n6_id)?, Port::by_id(eal, n6_peer_id)?);
-    let us = [MacAddr(n3.mac()?.0), MacAddr(n6.mac()?.0)];
-    let cfg = PortConfig::default();
-    let (s3, s3p) = (n3.start(&cfg, &pool)?, n3p.start(&cfg, &pool)?);
-    let (s6, s6p) = (n6.start(&cfg, &pool)?, n6p.start(&cfg, &pool)?);
-    let (mut q3, mut q3p) = (s3.queues()?, s3p.queues()?);
-    let (mut q6, mut q6p) = (s6.queues()?, s6p.queues()?);
-    let ports = [
-        PortQueues {
-            rx: q3.rx.remove(0),
-            tx: q3.tx.remove(0),
-        },
-        PortQueues {
-            rx: q6.rx.remove(0),
-            tx: q6.tx.remove(0),
-        },
-    ];
-    let interfaces = [
+/// Our N3 and N6 interfaces, for the service plane.
+fn interfaces(us: [MacAddr; 2]) -> [Interface; 2] {
+    [
         Interface {
             mac: us[0],
             address: N3_US,
@@ -179,9 +160,12 @@ fn scenario(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
             prefix_len: 24,
             secondary: None,
         },
-    ];
-    let specs: Vec<StreamSpec> = plan
-        .streams
+    ]
+}
+
+/// One stream spec per flow (per UE of each stream), numbered from 0.
+fn stream_specs(plan: &Plan) -> Vec<StreamSpec> {
+    plan.streams
         .iter()
         .flat_map(|s| {
             std::iter::repeat_n(
@@ -192,31 +176,12 @@ fn scenario(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
                 s.ue_count() as usize,
             )
         })
-        .collect();
-    let rules = RxRules::new(plan.ues, plan.qfi, &plan.streams);
-    let rx_config = RxConfig {
-        reorder_window: 64,
-        ..RxConfig::default()
-    };
-    let (rx, rx_handle) = RxStats::new(0, &specs, &rx_config)?;
-    let (tx, _) = TxStats::new(0, &specs);
-    let clock = Clock::new(eal.tsc_hz(), tsc());
-    let worker = Worker {
-        index: 0,
-        ports,
-        shares: Vec::new(),
-        warmup: Vec::new(),
-        probes: None,
-        rules: &rules,
-        rx,
-        tx,
-        service: ServicePlane::new(interfaces, pool, eal.tsc_hz(), &[]),
-        clock,
-        flush_ns: 0,
-    };
-    let control = PhaseBoard::new();
-    control.set(Phase::Measure, tsc());
+        .collect()
+}
 
+/// The frames sent to N3 and to N6: the four flows' packets, with their drops, swap and
+/// duplicates, interleaved, then the foreign frames and an ARP request.
+fn crafted_frames(plan: &Plan, us: [MacAddr; 2]) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     // Flows: 0 = UL UE0 (10 and 20 dropped), 1 = UL UE1 (30, 31 swapped), 2 = DL UE2 (50 sent
     // twice), 3 = DL UE3 (clean).
     let ue0 = sequence(|s| s.retain(|&q| q != 10 && q != 20));
@@ -232,20 +197,20 @@ fn scenario(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
         }
         out
     };
-    let mut n6_frames = interleave(&ue0, &ue1, &|k, q| uplink(&plan, us[1], k as u32, q));
+    let mut n6_frames = interleave(&ue0, &ue1, &|k, q| uplink(plan, us[1], k as u32, q));
     // Seq 99 of UE1 once more: a duplicate.
-    n6_frames.push(uplink(&plan, us[1], 1, 99));
+    n6_frames.push(uplink(plan, us[1], 1, 99));
     let mut n3_frames = interleave(&ue2, &ue3, &|k, q| {
         let ue = 2 + k as u32;
-        downlink(&plan, us[0], ue, dl_teid(ue), QFI, q)
+        downlink(plan, us[0], ue, dl_teid(ue), QFI, q)
     });
     // Foreign traffic: 3 G-PDUs to a wrong TEID, 2 with a wrong QFI, 1 UDP not GTP-U on N3;
     // 4 uplink packets from an unknown UE (UE 2 is downlink-only) and 1 IPv6 frame on N6.
     for _ in 0..3 {
-        n3_frames.push(downlink(&plan, us[0], 3, Teid(0x7777), QFI, 1));
+        n3_frames.push(downlink(plan, us[0], 3, Teid(0x7777), QFI, 1));
     }
     for _ in 0..2 {
-        n3_frames.push(downlink(&plan, us[0], 3, dl_teid(3), OTHER_QFI, 2));
+        n3_frames.push(downlink(plan, us[0], 3, dl_teid(3), OTHER_QFI, 2));
     }
     n3_frames.push(eth(
         us[0],
@@ -253,53 +218,33 @@ fn scenario(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
         &ip_udp(UPF_N3, N3_US, (53, 53), &[0; 20]),
     ));
     for _ in 0..4 {
-        n6_frames.push(uplink(&plan, us[1], 2, 5));
+        n6_frames.push(uplink(plan, us[1], 2, 5));
     }
     n6_frames.push(eth(us[1], 0x86dd, &[0x60; 60]));
     n6_frames.push(arp_request(N6_US));
+    (n3_frames, n6_frames)
+}
 
-    let result = eal.scope(|s| -> Result<_, Box<dyn std::error::Error>> {
-        let h = s.launch(1, || worker.poll_until_stopped(&control))?;
-        let mut tx3 = q3p.tx.remove(0);
-        let mut tx6 = q6p.tx.remove(0);
-        send(&mut tx3, &pool, &n3_frames);
-        send(&mut tx6, &pool, &n6_frames);
-        // 199 uplink and 201 downlink packets are measured; the rings deliver in order, so once
-        // they are all counted only the foreign frames behind them may still be in flight.
-        let deadline = Instant::now() + Duration::from_secs(5);
-        loop {
-            let snap = rx_handle.snapshot();
-            let seen = snap.directions[0].traffic.packets + snap.directions[1].traffic.packets;
-            if seen == 400 {
-                break;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the worker measured {seen} of 400"
-            );
-            std::thread::sleep(Duration::from_millis(10));
+/// 199 uplink and 201 downlink packets are measured; the rings deliver in order, so once they
+/// are all counted only the foreign frames behind them may still be in flight.
+fn wait_until_measured(rx_handle: &upfbench_stats::RxHandle) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let snap = rx_handle.snapshot();
+        let seen = snap.directions[0].traffic.packets + snap.directions[1].traffic.packets;
+        if seen == 400 {
+            break;
         }
-        std::thread::sleep(Duration::from_millis(200));
-        control.set(Phase::Drain, tsc());
-        control.set(Phase::Stop, tsc());
-        let r = h.join().map_err(|_| "the worker panicked")?;
-        let stats = [s3.stats()?, s6.stats()?];
-        // The ARP reply went out on N6.
-        let mut rx6p = q6p.rx.remove(0);
-        let mut burst = MbufBurst::<32>::new();
-        rx6p.rx_burst(&mut burst);
-        let replies: Vec<Vec<u8>> = burst.iter().map(|m| m.data().to_vec()).collect();
-        Ok((r, replies, stats))
-    })?;
-    let (r, replies, stats) = result;
-    // What the "sender" sent: 100 positions per flow.
-    let sent = TxCoreResult {
-        core: 0,
-        sent: vec![100; 4],
-        directions: Default::default(),
-        unknown_stream: 0,
-    };
-    let merged = RunResult::merge(&specs, &[sent], &[r.rx], &rx_config.latency)?;
+        assert!(
+            Instant::now() < deadline,
+            "the worker measured {seen} of 400"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Uplink and downlink: sent, lost, reordered and duplicated packets, a latency sample each.
+fn check_sequences(merged: &RunResult) {
     let ul = merged.direction(Direction::Uplink);
     let dl = merged.direction(Direction::Downlink);
     println!("uplink: {:?}", ul.seq);
@@ -332,8 +277,12 @@ fn scenario(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
         "a latency sample per measured packet"
     );
     assert_eq!(dl.latency.count(), dl.rx.packets);
-    let n3 = &r.counters.rejects[Side::N3.index()];
-    let n6 = &r.counters.rejects[Side::N6.index()];
+}
+
+/// Every foreign frame rejected for its reason, nothing else.
+fn check_rejects(counters: &upfbench_generator::datapath::worker::WorkerCounters) {
+    let n3 = &counters.rejects[Side::N3.index()];
+    let n6 = &counters.rejects[Side::N6.index()];
     assert_eq!(n3[Reject::WrongTeid as usize], 3);
     assert_eq!(n3[Reject::WrongQfi as usize], 2);
     assert_eq!(n3[Reject::NotGtpu as usize], 1);
@@ -344,10 +293,16 @@ fn scenario(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
         11,
         "nothing else rejected"
     );
-    // Every frame by kind: measured downlink on N3 and uplink on N6, the ARP request to the
-    // service plane and its reply out of it, the foreign frames rejected; nothing unmeasured
-    // (the whole test is the measured phase) and nothing sent but the reply.
-    let c = &r.counters;
+}
+
+/// Every frame by kind: measured downlink on N3 and uplink on N6, the ARP request to the
+/// service plane and its reply out of it, the foreign frames rejected; nothing unmeasured
+/// (the whole test is the measured phase) and nothing sent but the reply.
+fn check_frames_add_up(
+    c: &upfbench_generator::datapath::worker::WorkerCounters,
+    stats: &[upfbench_dpdk::PortStats; 2],
+    frames: [&[Vec<u8>]; 2],
+) {
     let (i3, i6) = (Side::N3.index(), Side::N6.index());
     assert_eq!((c.rx_measured[i3], c.rx_measured[i6]), (201, 199));
     assert_eq!(c.unmeasured, [0, 0]);
@@ -356,13 +311,17 @@ fn scenario(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(c.tx_measured, [0, 0]);
     assert_eq!(c.tx_warmup, [0, 0]);
     // ... and adds up to what the ports counted.
-    for (i, stats, frames) in [(i3, &stats[0], &n3_frames), (i6, &stats[1], &n6_frames)] {
+    for (i, stats, frames) in [(i3, &stats[0], frames[0]), (i6, &stats[1], frames[1])] {
         let rejected: u64 = c.rejects[i].iter().sum();
         let received = c.rx_measured[i] + c.unmeasured[i] + c.rx_service[i] + rejected;
         assert_eq!(received, frames.len() as u64, "port {i}: frames sent to it");
         assert_eq!(stats.ipackets, received, "port {i}: its own count");
         assert_eq!(stats.opackets, c.tx_service[i], "port {i}: sent");
     }
+}
+
+/// One ARP reply, to the peer, saying where our N6 address is.
+fn check_arp_reply(replies: &[Vec<u8>]) {
     let arp: Vec<_> = replies
         .iter()
         .filter(|f| f[12..14] == [0x08, 0x06])
@@ -374,54 +333,99 @@ fn scenario(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
         &N6_US.octets(),
         "it says where our N6 address is"
     );
+}
+
+fn scenario(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
+    let plan = plan();
+    let pool = Mempool::new(eal, "rx-exact", 8191, 64, DEFAULT_DATA_ROOM, Socket::Any)?;
+    let [n3_id, n3_peer_id] = eal.create_ring_pair(["n3", "n3peer"], 1)?;
+    let [n6_id, n6_peer_id] = eal.create_ring_pair(["n6", "n6peer"], 1)?;
+    let (mut n3, mut n3p) = (Port::by_id(eal, n3_id)?, Port::by_id(eal, n3_peer_id)?);
+    let (mut n6, mut n6p) = (Port::by_id(eal, n6_id)?, Port::by_id(eal, n6_peer_id)?);
+    let us = [MacAddr(n3.mac()?.0), MacAddr(n6.mac()?.0)];
+    let cfg = PortConfig::default();
+    let (s3, s3p) = (n3.start(&cfg, &pool)?, n3p.start(&cfg, &pool)?);
+    let (s6, s6p) = (n6.start(&cfg, &pool)?, n6p.start(&cfg, &pool)?);
+    let (mut q3, mut q3p) = (s3.queues()?, s3p.queues()?);
+    let (mut q6, mut q6p) = (s6.queues()?, s6p.queues()?);
+    let ports = [
+        PortQueues {
+            rx: q3.rx.remove(0),
+            tx: q3.tx.remove(0),
+        },
+        PortQueues {
+            rx: q6.rx.remove(0),
+            tx: q6.tx.remove(0),
+        },
+    ];
+    let interfaces = interfaces(us);
+    let specs = stream_specs(&plan);
+    let rules = RxRules::new(plan.ues, plan.qfi, &plan.streams);
+    let rx_config = RxConfig {
+        reorder_window: 64,
+        ..RxConfig::default()
+    };
+    let (rx, rx_handle) = RxStats::new(0, &specs, &rx_config)?;
+    let (tx, _) = TxStats::new(0, &specs);
+    let clock = Clock::new(eal.tsc_hz(), tsc());
+    let worker = Worker {
+        index: 0,
+        ports,
+        shares: Vec::new(),
+        warmup: Vec::new(),
+        probes: None,
+        rules: &rules,
+        rx,
+        tx,
+        service: ServicePlane::new(interfaces, pool, eal.tsc_hz(), &[]),
+        clock,
+        flush_ns: 0,
+    };
+    let control = PhaseBoard::new();
+    control.set(Phase::Measure, tsc());
+
+    let (n3_frames, n6_frames) = crafted_frames(&plan, us);
+
+    let result = eal.scope(|s| -> Result<_, Box<dyn std::error::Error>> {
+        let h = s.launch(1, || worker.poll_until_stopped(&control))?;
+        let mut tx3 = q3p.tx.remove(0);
+        let mut tx6 = q6p.tx.remove(0);
+        send(&mut tx3, &pool, &n3_frames);
+        send(&mut tx6, &pool, &n6_frames);
+        wait_until_measured(&rx_handle);
+        std::thread::sleep(Duration::from_millis(200));
+        control.set(Phase::Drain, tsc());
+        control.set(Phase::Stop, tsc());
+        let r = h.join().map_err(|_| "the worker panicked")?;
+        let stats = [s3.stats()?, s6.stats()?];
+        // The ARP reply went out on N6.
+        let mut rx6p = q6p.rx.remove(0);
+        let mut burst = MbufBurst::<32>::new();
+        rx6p.rx_burst(&mut burst);
+        let replies: Vec<Vec<u8>> = burst.iter().map(|m| m.data().to_vec()).collect();
+        Ok((r, replies, stats))
+    })?;
+    let (r, replies, stats) = result;
+    // What the "sender" sent: 100 positions per flow.
+    let sent = TxCoreResult {
+        core: 0,
+        sent: vec![100; 4],
+        directions: Default::default(),
+        unknown_stream: 0,
+    };
+    let merged = RunResult::merge(&specs, &[sent], &[r.rx], &rx_config.latency)?;
+    check_sequences(&merged);
+    check_rejects(&r.counters);
+    check_frames_add_up(&r.counters, &stats, [&n3_frames, &n6_frames]);
+    check_arp_reply(&replies);
     drop((s3, s3p, s6, s6p));
     Ok(())
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "--list") {
-        println!("rx_exact: test");
-        return ExitCode::SUCCESS;
-    }
-    let prefix = format!("upfbench-rx-exact-{}", std::process::id());
-    let eal = match Eal::init([
-        "-l",
-        "0,1",
-        "--no-huge",
-        "--no-shconf",
-        "--no-telemetry",
-        "-m",
-        "512",
-        "--no-pci",
-        "--file-prefix",
-        &prefix,
-        "--log-level",
-        "lib.eal:warning",
-    ]) {
-        Ok(e) => e,
-        Err(e) => {
-            println!("test rx_exact ... FAILED: EAL: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| scenario(&eal)));
-    drop(eal);
-    let _ = std::fs::remove_dir(format!("/var/run/dpdk/{prefix}"));
-    match outcome {
-        Ok(Ok(())) => {
-            println!("test rx_exact ... ok\n\ntest result: ok. 1 passed; 0 failed");
-            ExitCode::SUCCESS
-        }
-        Ok(Err(e)) => {
-            println!("test rx_exact ... FAILED: {e}\n\ntest result: FAILED. 0 passed; 1 failed");
-            ExitCode::FAILURE
-        }
-        Err(_) => {
-            println!(
-                "test rx_exact ... FAILED (panicked)\n\ntest result: FAILED. 0 passed; 1 failed"
-            );
-            ExitCode::FAILURE
-        }
-    }
+    let cases = [("rx_exact", scenario as fn(&Eal) -> CaseResult)];
+    let setup = EalSetup::new("rx-exact").lcores("0,1").memory_mb(512);
+    eal::main(Runner::new(cases), setup, |eal, runner| {
+        runner.run(|case| case(eal).into())
+    })
 }

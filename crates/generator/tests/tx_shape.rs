@@ -6,8 +6,8 @@
 //! shares on one queue split `max_burst` between them, and in the end every packet was sent once,
 //! each flow's sequence numbers in order, and each flow's `sent` is exact.
 //!
-//! EAL initialises once per process: this is a `harness = false` test binary (root, --no-huge)
-//! that prints its outcome the way libtest does.
+//! EAL initialises once per process: this is a `harness = false` test binary, its EAL
+//! (`--no-huge`) and its runner upfbench-testkit's, which print the outcome the way libtest does.
 #![allow(clippy::print_stdout)]
 
 use std::collections::BTreeMap;
@@ -26,6 +26,8 @@ use upfbench_net::tag::{TAG_LEN, Tag};
 use upfbench_net::{MacAddr, Teid};
 use upfbench_run::plan::{self, Plan, ScheduleSlip, UplinkTeids};
 use upfbench_stats::{StreamSpec, TxStats};
+use upfbench_testkit::eal::{self, EalSetup};
+use upfbench_testkit::runner::Runner;
 
 const SYSTEM: &str = include_str!("../../../deploy/systems/memif.yaml");
 /// One uplink stream at 1 Mpps to 4 UEs for 10 ms: 10,000 packets, one worker, one share.
@@ -212,84 +214,10 @@ fn one_share_after_a_stall_and_a_full_queue(eal: &Eal, pool: &Mempool<'_>) -> Ou
         })?;
         share.start_measured(HZ, 0);
         let mut t = 0;
-        check(peer.poll(share, &mut tx, t, true)? == 1, || {
-            "packet 0 at the start".into()
-        })?;
-        for _ in 0..50 {
-            t += 10 * TICKS_PER_US;
-            let n = peer.poll(share, &mut tx, t, true)?;
-            check(n == 10, || format!("{n} in 10 us at 1 Mpps"))?;
-        }
-        // 501 sent; a stall of 5 ms.
-        t += 5_000 * TICKS_PER_US;
-        let n = peer.poll(share, &mut tx, t, true)?;
-        check(n == 100, || {
-            format!("{n} after the stall, max_burst is 100")
-        })?;
-        // Packets 501 to 600 went; packet 600 (the 100th waiting) is due now instead of at 600 us:
-        // that is the slip.
-        let want = ScheduleSlip {
-            count: 1,
-            ticks: t - 600 * TICKS_PER_US,
-            max_ticks: t - 600 * TICKS_PER_US,
-        };
-        check(share.slip() == want, || {
-            format!("slip {:?}, want {want:?}", share.slip())
-        })?;
-        // The rest of the schedule moved by as much: 10 per 10 us again, no catching up.
-        for _ in 0..20 {
-            t += 10 * TICKS_PER_US;
-            let n = peer.poll(share, &mut tx, t, true)?;
-            check(n == 10, || format!("{n} in 10 us after the slip"))?;
-        }
-        // The peer stops reading: the ring (1,023 packets) fills, the share keeps what the queue
-        // refuses and stays at its allowance.
-        let mut held = 0;
-        for _ in 0..300 {
-            t += 10 * TICKS_PER_US;
-            held += peer.poll(share, &mut tx, t, false)?;
-        }
-        check(held == 1023, || format!("{held} went into a ring of 1023"))?;
-        let got = peer.drain();
-        check(got == held, || format!("{got} read of {held}"))?;
-        // The next poll sends what the queue refused and new packets, 100 in all, and the share
-        // finds itself late: a second slip.
-        t += 10 * TICKS_PER_US;
-        let n = peer.poll(share, &mut tx, t, true)?;
-        check(n == 100, || {
-            format!("{n} after the queue took packets again")
-        })?;
-        check(share.slip().count == 2, || {
-            format!("a full queue is a second slip: {:?}", share.slip())
-        })?;
-        let mut polls = 0;
-        while !share.done() {
-            t += 10 * TICKS_PER_US;
-            peer.poll(share, &mut tx, t, true)?;
-            polls += 1;
-            check(polls < 10_000, || "the share never finished".into())?;
-        }
-        check(share.rewind_unsent() == 0, || "nothing left unsent".into())?;
-        check(peer.frames.len() == 10_000, || {
-            format!("{} frames of 10,000", peer.frames.len())
-        })?;
-        let per_ue = flows_in_order(&peer.frames, *payload_at, *ue_at)?;
-        let specs = vec![
-            StreamSpec {
-                direction: upfbench_stats::Direction::Uplink,
-                first_seq: 0,
-            };
-            plan.flows as usize
-        ];
-        let (mut stats, _) = TxStats::new(0, &specs);
-        share.account(&mut stats);
-        for ue in 0..plan.flows {
-            let address = plan.ues.address_v4(ue).octets();
-            let received = per_ue.get(&address).copied().unwrap_or(0);
-            check(stats.sent(ue) == received && received == 2_500, || {
-                format!("UE {ue}: sent {}, received {received}", stats.sent(ue))
-            })?;
-        }
+        stall_then_slip(&mut peer, share, &mut tx, &mut t)?;
+        full_queue_then_second_slip(&mut peer, share, &mut tx, &mut t)?;
+        let polls = finish(&mut peer, share, &mut tx, &mut t)?;
+        check_every_flow_exact(&plan, share, &peer.frames, *payload_at, *ue_at)?;
         println!(
             "one share: slip {:?}, {} polls to finish",
             share.slip(),
@@ -297,6 +225,128 @@ fn one_share_after_a_stall_and_a_full_queue(eal: &Eal, pool: &Mempool<'_>) -> Ou
         );
         Ok(())
     })
+}
+
+/// 1 Mpps from the start: packet 0, then 10 per 10 us; after a stall of 5 ms, `max_burst` = 100
+/// at once and the schedule slips by the rest of the lateness, then 10 per 10 us again.
+fn stall_then_slip<'p>(
+    peer: &mut Peer<'p>,
+    share: &mut TxShare<'p>,
+    tx: &mut TxQueue<'p>,
+    t: &mut u64,
+) -> Outcome {
+    check(peer.poll(share, tx, *t, true)? == 1, || {
+        "packet 0 at the start".into()
+    })?;
+    for _ in 0..50 {
+        *t += 10 * TICKS_PER_US;
+        let n = peer.poll(share, tx, *t, true)?;
+        check(n == 10, || format!("{n} in 10 us at 1 Mpps"))?;
+    }
+    // 501 sent; a stall of 5 ms.
+    *t += 5_000 * TICKS_PER_US;
+    let n = peer.poll(share, tx, *t, true)?;
+    check(n == 100, || {
+        format!("{n} after the stall, max_burst is 100")
+    })?;
+    // Packets 501 to 600 went; packet 600 (the 100th waiting) is due now instead of at 600 us:
+    // that is the slip.
+    let want = ScheduleSlip {
+        count: 1,
+        ticks: *t - 600 * TICKS_PER_US,
+        max_ticks: *t - 600 * TICKS_PER_US,
+    };
+    check(share.slip() == want, || {
+        format!("slip {:?}, want {want:?}", share.slip())
+    })?;
+    // The rest of the schedule moved by as much: 10 per 10 us again, no catching up.
+    for _ in 0..20 {
+        *t += 10 * TICKS_PER_US;
+        let n = peer.poll(share, tx, *t, true)?;
+        check(n == 10, || format!("{n} in 10 us after the slip"))?;
+    }
+    Ok(())
+}
+
+/// The peer stops reading: the ring fills; once it reads again, the refused packets and new
+/// ones go out, 100 in all, and the share slips a second time.
+fn full_queue_then_second_slip<'p>(
+    peer: &mut Peer<'p>,
+    share: &mut TxShare<'p>,
+    tx: &mut TxQueue<'p>,
+    t: &mut u64,
+) -> Outcome {
+    // The peer stops reading: the ring (1,023 packets) fills, the share keeps what the queue
+    // refuses and stays at its allowance.
+    let mut held = 0;
+    for _ in 0..300 {
+        *t += 10 * TICKS_PER_US;
+        held += peer.poll(share, tx, *t, false)?;
+    }
+    check(held == 1023, || format!("{held} went into a ring of 1023"))?;
+    let got = peer.drain();
+    check(got == held, || format!("{got} read of {held}"))?;
+    // The next poll sends what the queue refused and new packets, 100 in all, and the share
+    // finds itself late: a second slip.
+    *t += 10 * TICKS_PER_US;
+    let n = peer.poll(share, tx, *t, true)?;
+    check(n == 100, || {
+        format!("{n} after the queue took packets again")
+    })?;
+    check(share.slip().count == 2, || {
+        format!("a full queue is a second slip: {:?}", share.slip())
+    })?;
+    Ok(())
+}
+
+/// Polls until the share is done, nothing left unsent and 10,000 frames received; returns the
+/// polls it took.
+fn finish<'p>(
+    peer: &mut Peer<'p>,
+    share: &mut TxShare<'p>,
+    tx: &mut TxQueue<'p>,
+    t: &mut u64,
+) -> Result<u64, String> {
+    let mut polls = 0;
+    while !share.done() {
+        *t += 10 * TICKS_PER_US;
+        peer.poll(share, tx, *t, true)?;
+        polls += 1;
+        check(polls < 10_000, || "the share never finished".into())?;
+    }
+    check(share.rewind_unsent() == 0, || "nothing left unsent".into())?;
+    check(peer.frames.len() == 10_000, || {
+        format!("{} frames of 10,000", peer.frames.len())
+    })?;
+    Ok(polls)
+}
+
+/// Each flow arrived in order and the share's `sent` is exact: 2,500 per UE.
+fn check_every_flow_exact(
+    plan: &Plan,
+    share: &TxShare<'_>,
+    frames: &[Vec<u8>],
+    payload_at: usize,
+    ue_at: usize,
+) -> Outcome {
+    let per_ue = flows_in_order(frames, payload_at, ue_at)?;
+    let specs = vec![
+        StreamSpec {
+            direction: upfbench_stats::Direction::Uplink,
+            first_seq: 0,
+        };
+        plan.flows as usize
+    ];
+    let (mut stats, _) = TxStats::new(0, &specs);
+    share.account(&mut stats);
+    for ue in 0..plan.flows {
+        let address = plan.ues.address_v4(ue).octets();
+        let received = per_ue.get(&address).copied().unwrap_or(0);
+        check(stats.sent(ue) == received && received == 2_500, || {
+            format!("UE {ue}: sent {}, received {received}", stats.sent(ue))
+        })?;
+    }
+    Ok(())
 }
 
 /// Three shares on one queue split `max_burst` = 32 by rate (18, 11, 3): after a stall the
@@ -369,7 +419,6 @@ fn round<'p>(
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
     let cases: [(&str, Case); 2] = [
         (
             "one_share_after_a_stall_and_a_full_queue",
@@ -377,70 +426,16 @@ fn main() -> ExitCode {
         ),
         ("three_shares_on_one_queue", three_shares_on_one_queue),
     ];
-    if args.iter().any(|a| a == "--list") {
-        for (name, _) in &cases {
-            println!("{name}: test");
-        }
-        return ExitCode::SUCCESS;
-    }
-    let prefix = format!("upfbench-tx-shape-{}", std::process::id());
-    let eal = match Eal::init([
-        "-l",
-        "0",
-        "--no-huge",
-        "--no-shconf",
-        "--no-telemetry",
-        "-m",
-        "512",
-        "--no-pci",
-        "--file-prefix",
-        &prefix,
-        "--log-level",
-        "lib.eal:warning",
-    ]) {
-        Ok(e) => e,
-        Err(e) => {
-            println!("test tx_shape ... FAILED: EAL: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let mut failed = 0;
-    let filter = args.iter().find(|a| !a.starts_with('-'));
-    let selected: Vec<_> = cases
-        .iter()
-        .filter(|(name, _)| filter.is_none_or(|f| name.contains(f.as_str())))
-        .collect();
-    match Mempool::new(&eal, "tx-shape", 4095, 0, DEFAULT_DATA_ROOM, Socket::Any) {
-        Ok(pool) => {
-            for (name, case) in &selected {
-                let outcome =
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| case(&eal, &pool)));
-                match outcome {
-                    Ok(Ok(())) => println!("test {name} ... ok"),
-                    Ok(Err(e)) => {
-                        println!("test {name} ... FAILED: {e}");
-                        failed += 1;
-                    }
-                    Err(_) => {
-                        println!("test {name} ... FAILED (panicked)");
-                        failed += 1;
-                    }
-                }
-            }
-        }
-        Err(e) => {
-            println!("test tx_shape ... FAILED: pool: {e}");
-            failed = selected.len().max(1);
-        }
-    }
-    drop(eal);
-    let _ = std::fs::remove_dir(format!("/var/run/dpdk/{prefix}"));
-    let passed = selected.len().saturating_sub(failed);
-    if failed == 0 {
-        println!("\ntest result: ok. {passed} passed; 0 failed");
-        ExitCode::SUCCESS
-    } else {
-        println!("\ntest result: FAILED. {passed} passed; {failed} failed");
-        ExitCode::FAILURE
-    }
+    let setup = EalSetup::new("tx-shape").memory_mb(512);
+    eal::main(Runner::new(cases), setup, |eal, runner| match Mempool::new(
+        eal,
+        "tx-shape",
+        4095,
+        0,
+        DEFAULT_DATA_ROOM,
+        Socket::Any,
+    ) {
+        Ok(pool) => runner.run(|case| case(eal, &pool).into()),
+        Err(e) => runner.fail_all(format!("the ports' pool: {e}")),
+    })
 }

@@ -1,7 +1,9 @@
 //! Reference vectors: `testdata/gtpu.json` (the project's reference set, made by
 //! Scapy and checked by Wireshark) and `testdata/gtpu_extra.json` (made here by
 //! `testdata/make_gtpu_extra.py`, also Scapy and tshark). Every vector must decode to exactly
-//! its listed fields, and emitting from those fields must give the same bytes.
+//! its listed fields, and emitting from those fields must give the same bytes. Each test counts
+//! the vectors of each file it checked and names those it left out, so that none is passed over
+//! unnoticed (a file that lost vectors, a filter that takes fewer).
 
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -42,6 +44,64 @@ fn load(text: &str) -> Vec<Vector> {
         .collect()
 }
 
+/// The vectors of `gtpu.json`, all 13 of them.
+fn shared() -> Vec<Vector> {
+    let vectors = load(SHARED);
+    assert_eq!(vectors.len(), 13, "gtpu.json changed: review these tests");
+    vectors
+}
+
+/// The vectors of `gtpu_extra.json`, all 6 of them.
+fn extra() -> Vec<Vector> {
+    let vectors = load(EXTRA);
+    assert_eq!(
+        vectors.len(),
+        6,
+        "gtpu_extra.json changed: review these tests"
+    );
+    vectors
+}
+
+/// Runs `check` on every one of `vectors` that `take` takes, and asserts that the vectors it
+/// left out are exactly those named in `left_out`, in order: every other vector of the file was
+/// checked, and a vector added, lost or renamed, or a filter that stops taking some, fails the
+/// test instead of shrinking it. Returns how many were checked.
+fn check_each(
+    vectors: &[Vector],
+    left_out: &[&str],
+    take: impl Fn(&Vector) -> bool,
+    mut check: impl FnMut(&Vector),
+) -> usize {
+    let mut skipped = Vec::new();
+    let mut checked = 0;
+    for v in vectors {
+        if take(v) {
+            check(v);
+            checked += 1;
+        } else {
+            skipped.push(v.name.as_str());
+        }
+    }
+    assert_eq!(skipped, left_out, "the vectors left out");
+    assert_eq!(checked, vectors.len() - left_out.len());
+    checked
+}
+
+/// The N6 vectors: plain IPv4/UDP, no GTP-U.
+const N6: [&str; 3] = [
+    "n6_dl_udp_payload10",
+    "n6_dl_udp_payload300",
+    "n6_dl_udp_payload1400",
+];
+
+/// The GTP-U vectors of `gtpu.json` that are not G-PDUs.
+const NOT_GPDU: [&str; 4] = [
+    "echo_request",
+    "echo_response",
+    "error_indication",
+    "end_marker",
+];
+
 fn hex(s: &str) -> Vec<u8> {
     (0..s.len())
         .step_by(2)
@@ -80,18 +140,7 @@ fn decode(v: &Vector) -> Map<String, Value> {
         &v.bytes[..]
     } else {
         f.insert("frame_len".into(), json!(v.bytes.len()));
-        let eth = EthernetFrame::new_checked(&v.bytes[..]).expect("Ethernet");
-        assert_eq!(eth.ethertype(), ethernet::ETHERTYPE_IPV4, "{}", v.name);
-        let ip4 = Ipv4Packet::new_checked(eth.payload()).expect("IPv4");
-        let (src, dst) = macs(ip4.source());
-        assert_eq!(
-            EthernetRepr::parse(&eth),
-            EthernetRepr {
-                source: src,
-                destination: dst,
-                ethertype: ethernet::ETHERTYPE_IPV4
-            }
-        );
+        check_ethernet_header(v);
         &v.bytes[ethernet::HEADER_LEN..]
     };
     let outer = Ipv4Packet::new_checked(datagram).expect("IPv4");
@@ -111,6 +160,36 @@ fn decode(v: &Vector) -> Map<String, Value> {
     f.insert("outer_dst".into(), json!(d.destination().to_string()));
     f.insert("udp_dport".into(), json!(d.udp().destination_port()));
     let g = d.gtpu();
+    decode_gtpu_header(&g, &mut f);
+    if let Some(c) = g.pdu_session_container() {
+        decode_pdu_session_container(&c, &mut f);
+    }
+    if let Ok((inner, _)) = d.t_pdu() {
+        decode_t_pdu(inner, &mut f);
+    }
+    decode_ies(&g, &mut f);
+    f
+}
+
+/// The frame's Ethernet header: IPv4, between the MAC addresses of the sender's link.
+fn check_ethernet_header(v: &Vector) {
+    let eth = EthernetFrame::new_checked(&v.bytes[..]).expect("Ethernet");
+    assert_eq!(eth.ethertype(), ethernet::ETHERTYPE_IPV4, "{}", v.name);
+    let ip4 = Ipv4Packet::new_checked(eth.payload()).expect("IPv4");
+    let (src, dst) = macs(ip4.source());
+    assert_eq!(
+        EthernetRepr::parse(&eth),
+        EthernetRepr {
+            source: src,
+            destination: dst,
+            ethertype: ethernet::ETHERTYPE_IPV4
+        }
+    );
+}
+
+/// The GTP-U header's fields: message type, TEID, length, the optional sequence and N-PDU
+/// numbers, the extension headers' names and the UDP Port extension.
+fn decode_gtpu_header(g: &GtpuPacket<&[u8]>, f: &mut Map<String, Value>) {
     f.insert("gtp_msg_type".into(), json!(g.message_type().0));
     f.insert("teid".into(), json!(g.teid().0));
     f.insert("gtp_length".into(), json!(g.length()));
@@ -136,66 +215,73 @@ fn decode(v: &Vector) -> Map<String, Value> {
     if let Some(port) = g.udp_port() {
         f.insert("udp_port".into(), json!(port));
     }
-    if let Some(c) = g.pdu_session_container() {
-        f.insert("pdu_type".into(), json!(c.pdu_type()));
-        f.insert("qfi".into(), json!(c.qfi().get()));
-        match c {
-            PduSessionContainer::Downlink(dl) => {
-                f.insert("rqi".into(), json!(dl.rqi));
-                if let Some(ppi) = dl.ppi {
-                    f.insert("ppi".into(), json!(ppi.get()));
-                }
-                if let Some(ts) = dl.dl_sending_time_stamp {
-                    f.insert("dl_sending_time_stamp".into(), json!(ts));
-                }
-                if let Some(sn) = dl.dl_qfi_sequence_number {
-                    f.insert("dl_qfi_sequence_number".into(), json!(sn.get()));
-                }
+}
+
+/// The PDU Session Container's fields, downlink or uplink.
+fn decode_pdu_session_container(c: &PduSessionContainer, f: &mut Map<String, Value>) {
+    f.insert("pdu_type".into(), json!(c.pdu_type()));
+    f.insert("qfi".into(), json!(c.qfi().get()));
+    match c {
+        PduSessionContainer::Downlink(dl) => {
+            f.insert("rqi".into(), json!(dl.rqi));
+            if let Some(ppi) = dl.ppi {
+                f.insert("ppi".into(), json!(ppi.get()));
             }
-            PduSessionContainer::Uplink(ul) => {
-                if let Some(m) = ul.qos_monitoring {
-                    f.insert(
-                        "dl_sending_time_stamp_repeated".into(),
-                        json!(m.dl_sending_time_stamp_repeated),
-                    );
-                    f.insert(
-                        "dl_received_time_stamp".into(),
-                        json!(m.dl_received_time_stamp),
-                    );
-                    f.insert(
-                        "ul_sending_time_stamp".into(),
-                        json!(m.ul_sending_time_stamp),
-                    );
-                }
-                let opt = [
-                    ("dl_delay_result", ul.dl_delay_result),
-                    ("ul_delay_result", ul.ul_delay_result),
-                    (
-                        "ul_qfi_sequence_number",
-                        ul.ul_qfi_sequence_number.map(|s| s.get()),
-                    ),
-                    ("n3_n9_delay_result", ul.n3_n9_delay_result),
-                ];
-                for (k, val) in opt {
-                    if let Some(val) = val {
-                        f.insert(k.into(), json!(val));
-                    }
+            if let Some(ts) = dl.dl_sending_time_stamp {
+                f.insert("dl_sending_time_stamp".into(), json!(ts));
+            }
+            if let Some(sn) = dl.dl_qfi_sequence_number {
+                f.insert("dl_qfi_sequence_number".into(), json!(sn.get()));
+            }
+        }
+        PduSessionContainer::Uplink(ul) => {
+            if let Some(m) = ul.qos_monitoring {
+                f.insert(
+                    "dl_sending_time_stamp_repeated".into(),
+                    json!(m.dl_sending_time_stamp_repeated),
+                );
+                f.insert(
+                    "dl_received_time_stamp".into(),
+                    json!(m.dl_received_time_stamp),
+                );
+                f.insert(
+                    "ul_sending_time_stamp".into(),
+                    json!(m.ul_sending_time_stamp),
+                );
+            }
+            let opt = [
+                ("dl_delay_result", ul.dl_delay_result),
+                ("ul_delay_result", ul.ul_delay_result),
+                (
+                    "ul_qfi_sequence_number",
+                    ul.ul_qfi_sequence_number.map(|s| s.get()),
+                ),
+                ("n3_n9_delay_result", ul.n3_n9_delay_result),
+            ];
+            for (k, val) in opt {
+                if let Some(val) = val {
+                    f.insert(k.into(), json!(val));
                 }
             }
         }
     }
-    if let Ok((inner, _)) = d.t_pdu() {
-        let ip4 = Ipv4Packet::new_checked(inner).expect("inner IPv4");
-        Ipv4Repr::parse(&ip4).expect("inner IPv4 checksum");
-        let u = UdpPacket::new_checked(ip4.payload()).expect("inner UDP");
-        UdpRepr::parse(&u, ip4.source(), ip4.destination()).expect("inner UDP checksum");
-        f.insert("inner_src".into(), json!(ip4.source().to_string()));
-        f.insert("inner_dst".into(), json!(ip4.destination().to_string()));
-        f.insert("inner_udp_sport".into(), json!(u.source_port()));
-        f.insert("inner_udp_dport".into(), json!(u.destination_port()));
-        f.insert("payload_len".into(), json!(u.payload().len()));
-    }
-    // The IEs, walked leniently through the view so that one bad IE does not hide the others.
+}
+
+/// The T-PDU's inner IPv4/UDP addresses, ports and payload length, checksums verified.
+fn decode_t_pdu(inner: &[u8], f: &mut Map<String, Value>) {
+    let ip4 = Ipv4Packet::new_checked(inner).expect("inner IPv4");
+    Ipv4Repr::parse(&ip4).expect("inner IPv4 checksum");
+    let u = UdpPacket::new_checked(ip4.payload()).expect("inner UDP");
+    UdpRepr::parse(&u, ip4.source(), ip4.destination()).expect("inner UDP checksum");
+    f.insert("inner_src".into(), json!(ip4.source().to_string()));
+    f.insert("inner_dst".into(), json!(ip4.destination().to_string()));
+    f.insert("inner_udp_sport".into(), json!(u.source_port()));
+    f.insert("inner_udp_dport".into(), json!(u.destination_port()));
+    f.insert("payload_len".into(), json!(u.payload().len()));
+}
+
+/// The IEs, walked leniently through the view so that one bad IE does not hide the others.
+fn decode_ies(g: &GtpuPacket<&[u8]>, f: &mut Map<String, Value>) {
     for item in InformationElements::new(g.payload(), g.header_len()) {
         let Ok(item) = item else { break };
         match item.ie_type {
@@ -214,7 +300,10 @@ fn decode(v: &Vector) -> Map<String, Value> {
             _ => {}
         }
     }
-    f
+}
+
+fn num(f: &Map<String, Value>, k: &str) -> Option<u64> {
+    f.get(k).and_then(Value::as_u64)
 }
 
 /// Builds the vector's bytes from its fields and the conventions of the generator (TTL 64,
@@ -222,7 +311,6 @@ fn decode(v: &Vector) -> Map<String, Value> {
 /// payload of 'x' uplink and 'y' downlink, Recovery 0, sequence number 0 when S is needed).
 fn emit(v: &Vector) -> Vec<u8> {
     let f = &v.fields;
-    let num = |k: &str| f.get(k).and_then(Value::as_u64);
     let mut buf = vec![0u8; 4096];
     let ipv4_at = if v.starts_at_ipv4() {
         0
@@ -233,7 +321,7 @@ fn emit(v: &Vector) -> Vec<u8> {
     if f.contains_key("src") {
         // N6 downlink.
         let (src, dst) = (ip(&f["src"]), ip(&f["dst"]));
-        let payload = vec![b'y'; num("payload_len").unwrap() as usize];
+        let payload = vec![b'y'; num(f, "payload_len").unwrap() as usize];
         let len = emit_ipv4_udp(
             &mut buf[ipv4_at..],
             &ipv4_repr(src, dst),
@@ -250,66 +338,9 @@ fn emit(v: &Vector) -> Vec<u8> {
         return buf;
     }
 
-    let msg_type = num("gtp_msg_type").unwrap_or(255) as u8;
-    let mut inner = vec![0u8; 2048];
-    let message = match msg_type {
-        255 => {
-            let (src, dst) = (ip(&f["inner_src"]), ip(&f["inner_dst"]));
-            let uplink = src == UE;
-            let (sport, dport) = if uplink {
-                (10000, 20000)
-            } else {
-                (20000, 10000)
-            };
-            let sport = num("inner_udp_sport").map_or(sport, |p| p as u16);
-            let dport = num("inner_udp_dport").map_or(dport, |p| p as u16);
-            let payload =
-                vec![if uplink { b'x' } else { b'y' }; num("payload_len").unwrap() as usize];
-            let len = emit_ipv4_udp(
-                &mut inner,
-                &ipv4_repr(src, dst),
-                &UdpRepr {
-                    source_port: sport,
-                    destination_port: dport,
-                },
-                &payload,
-                UdpChecksum::Compute,
-            )
-            .unwrap();
-            inner.truncate(len);
-            Message::GPdu { t_pdu: &inner }
-        }
-        1 => Message::EchoRequest,
-        2 => Message::EchoResponse { recovery: 0 },
-        26 => Message::ErrorIndication {
-            teid_data_i: Teid(num("teid_data_i").unwrap() as u32),
-            peer_address: IpAddr::V4(ip(&f["gsn_address"])),
-        },
-        254 => Message::EndMarker,
-        other => panic!("no emitter for message type {other}"),
-    };
-    let needs_seq = matches!(msg_type, 1 | 2 | 26);
-    let repr = GtpuRepr {
-        teid: Teid(num("teid").unwrap_or(0) as u32),
-        sequence_number: num("seq").map(|s| s as u16).or(needs_seq.then_some(0)),
-        npdu_number: num("npdu").map(|n| n as u8),
-        pdu_session_container: container(f),
-        udp_port: num("udp_port").map(|p| p as u16),
-        message,
-    };
-    let mut gtp = vec![0u8; repr.buffer_len()];
-    repr.emit(&mut gtp).unwrap();
-
-    // The outer addresses, when not listed: the N3 pair by direction. Uplink G-PDUs (from the
-    // UE) and Echo Requests go from the tester to the UPF; the rest come from the UPF.
-    let tester = Ipv4Addr::new(192, 168, 13, 131);
-    let upf = Ipv4Addr::new(192, 168, 13, 151);
-    let uplink = f.get("inner_src").map(ip) == Some(UE) || msg_type == 1;
-    let (src, dst) = match f.get("outer_src") {
-        Some(s) => (ip(s), ip(&f["outer_dst"])),
-        None if uplink => (tester, upf),
-        None => (upf, tester),
-    };
+    let msg_type = num(f, "gtp_msg_type").unwrap_or(255) as u8;
+    let gtp = emit_gtpu(f, msg_type);
+    let (src, dst) = outer_addresses(f, msg_type);
     let gtpu_port = upfbench_gtpu::GTPU_PORT;
     let len = emit_ipv4_udp(
         &mut buf[ipv4_at..],
@@ -327,6 +358,80 @@ fn emit(v: &Vector) -> Vec<u8> {
     }
     buf.truncate(ipv4_at + len);
     buf
+}
+
+/// The GTP-U message (header, extensions, IEs or T-PDU) of the vector's fields.
+fn emit_gtpu(f: &Map<String, Value>, msg_type: u8) -> Vec<u8> {
+    let inner = if msg_type == 255 {
+        emit_inner_datagram(f)
+    } else {
+        Vec::new()
+    };
+    let message = match msg_type {
+        255 => Message::GPdu { t_pdu: &inner },
+        1 => Message::EchoRequest,
+        2 => Message::EchoResponse { recovery: 0 },
+        26 => Message::ErrorIndication {
+            teid_data_i: Teid(num(f, "teid_data_i").unwrap() as u32),
+            peer_address: IpAddr::V4(ip(&f["gsn_address"])),
+        },
+        254 => Message::EndMarker,
+        other => panic!("no emitter for message type {other}"),
+    };
+    let needs_seq = matches!(msg_type, 1 | 2 | 26);
+    let repr = GtpuRepr {
+        teid: Teid(num(f, "teid").unwrap_or(0) as u32),
+        sequence_number: num(f, "seq").map(|s| s as u16).or(needs_seq.then_some(0)),
+        npdu_number: num(f, "npdu").map(|n| n as u8),
+        pdu_session_container: container(f),
+        udp_port: num(f, "udp_port").map(|p| p as u16),
+        message,
+    };
+    let mut gtp = vec![0u8; repr.buffer_len()];
+    repr.emit(&mut gtp).unwrap();
+    gtp
+}
+
+/// A G-PDU's inner IPv4/UDP datagram: ports 10000/20000 by direction unless listed, payload of
+/// 'x' uplink and 'y' downlink.
+fn emit_inner_datagram(f: &Map<String, Value>) -> Vec<u8> {
+    let mut inner = vec![0u8; 2048];
+    let (src, dst) = (ip(&f["inner_src"]), ip(&f["inner_dst"]));
+    let uplink = src == UE;
+    let (sport, dport) = if uplink {
+        (10000, 20000)
+    } else {
+        (20000, 10000)
+    };
+    let sport = num(f, "inner_udp_sport").map_or(sport, |p| p as u16);
+    let dport = num(f, "inner_udp_dport").map_or(dport, |p| p as u16);
+    let payload = vec![if uplink { b'x' } else { b'y' }; num(f, "payload_len").unwrap() as usize];
+    let len = emit_ipv4_udp(
+        &mut inner,
+        &ipv4_repr(src, dst),
+        &UdpRepr {
+            source_port: sport,
+            destination_port: dport,
+        },
+        &payload,
+        UdpChecksum::Compute,
+    )
+    .unwrap();
+    inner.truncate(len);
+    inner
+}
+
+/// The outer addresses, when not listed: the N3 pair by direction. Uplink G-PDUs (from the
+/// UE) and Echo Requests go from the tester to the UPF; the rest come from the UPF.
+fn outer_addresses(f: &Map<String, Value>, msg_type: u8) -> (Ipv4Addr, Ipv4Addr) {
+    let tester = Ipv4Addr::new(192, 168, 13, 131);
+    let upf = Ipv4Addr::new(192, 168, 13, 151);
+    let uplink = f.get("inner_src").map(ip) == Some(UE) || msg_type == 1;
+    match f.get("outer_src") {
+        Some(s) => (ip(s), ip(&f["outer_dst"])),
+        None if uplink => (tester, upf),
+        None => (upf, tester),
+    }
 }
 
 fn ipv4_repr(source: Ipv4Addr, destination: Ipv4Addr) -> Ipv4Repr {
@@ -393,9 +498,10 @@ fn check_fields(v: &Vector) {
 }
 
 fn check_emit(v: &Vector) {
-    if v.name == DEFECTIVE.0 {
-        return; // covered by `shared_error_indication_has_an_empty_peer_address`
-    }
+    assert_ne!(
+        v.name, DEFECTIVE.0,
+        "covered by `shared_error_indication_has_an_empty_peer_address`"
+    );
     assert_eq!(
         hex_of(&emit(v)),
         hex_of(&v.bytes),
@@ -410,42 +516,34 @@ fn hex_of(b: &[u8]) -> String {
 
 #[test]
 fn shared_vectors_decode_to_their_fields() {
-    let vectors = load(SHARED);
-    assert_eq!(vectors.len(), 13);
-    for v in &vectors {
-        check_fields(v);
-    }
+    assert_eq!(check_each(&shared(), &[], |_| true, check_fields), 13);
 }
 
 #[test]
 fn shared_vectors_emit_to_their_bytes() {
-    for v in &load(SHARED) {
-        check_emit(v);
-    }
+    // The defective one: `shared_error_indication_has_an_empty_peer_address`.
+    let emitted = check_each(
+        &shared(),
+        &[DEFECTIVE.0],
+        |v| v.name != DEFECTIVE.0,
+        check_emit,
+    );
+    assert_eq!(emitted, 12);
 }
 
 #[test]
 fn extra_vectors_decode_to_their_fields() {
-    let vectors = load(EXTRA);
-    assert_eq!(vectors.len(), 6);
-    for v in &vectors {
-        check_fields(v);
-    }
+    assert_eq!(check_each(&extra(), &[], |_| true, check_fields), 6);
 }
 
 #[test]
 fn extra_vectors_emit_to_their_bytes() {
-    for v in &load(EXTRA) {
-        check_emit(v);
-    }
+    assert_eq!(check_each(&extra(), &[], |_| true, check_emit), 6);
 }
 
 #[test]
 fn every_gtpu_vector_round_trips_through_gtpu_repr() {
-    for v in load(SHARED).iter().chain(load(EXTRA).iter()) {
-        if v.name == DEFECTIVE.0 || v.fields.contains_key("src") {
-            continue;
-        }
+    let round_trip = |v: &Vector| {
         let start = if v.starts_at_ipv4() {
             0
         } else {
@@ -457,12 +555,16 @@ fn every_gtpu_vector_round_trips_through_gtpu_repr() {
         let mut out = vec![0u8; repr.buffer_len()];
         repr.emit(&mut out).unwrap();
         assert_eq!(out, msg[..d.gtpu().message_len()], "{}", v.name);
-    }
+    };
+    let take = |v: &Vector| v.name != DEFECTIVE.0 && !v.fields.contains_key("src");
+    let left_out = [N6[0], N6[1], N6[2], DEFECTIVE.0];
+    assert_eq!(check_each(&shared(), &left_out, take, round_trip), 9);
+    assert_eq!(check_each(&extra(), &[], take, round_trip), 6);
 }
 
 #[test]
 fn shared_error_indication_has_an_empty_peer_address() {
-    let shared = load(SHARED);
+    let shared = shared();
     let v = shared.iter().find(|v| v.name == DEFECTIVE.0).unwrap();
     let d = GtpuDatagram::parse(&v.bytes).unwrap();
     let msg = &v.bytes[d.gtpu_offset()..];
@@ -476,7 +578,7 @@ fn shared_error_indication_has_an_empty_peer_address() {
         })
     );
     // Emitting from the listed fields gives the corrected extra vector, byte for byte.
-    let extra = load(EXTRA);
+    let extra = extra();
     let fixed = extra
         .iter()
         .find(|v| v.name == "error_indication_peer_ipv4")
@@ -486,13 +588,7 @@ fn shared_error_indication_has_an_empty_peer_address() {
 
 #[test]
 fn encapsulator_reproduces_the_gpdu_frames() {
-    let vectors = load(SHARED).into_iter().chain(load(EXTRA));
-    let mut checked = 0;
-    for v in vectors {
-        if v.starts_at_ipv4() || !v.fields.contains_key("inner_src") || v.fields.contains_key("seq")
-        {
-            continue;
-        }
+    let encapsulate = |v: &Vector| {
         let d = decapsulate(&v.bytes).unwrap();
         let outer = d.frame().datagram();
         let (src_mac, dst_mac) = macs(outer.source());
@@ -516,17 +612,24 @@ fn encapsulator_reproduces_the_gpdu_frames() {
         assert_eq!(frame, 7..buf.len());
         assert_eq!(buf[..7], [0xee; 7]);
         assert_eq!(hex_of(&buf[frame]), hex_of(&v.bytes), "{}", v.name);
-        checked += 1;
-    }
-    assert_eq!(checked, 9);
+    };
+    // G-PDU frames without a sequence number (the encapsulator writes none).
+    let take = |v: &Vector| {
+        !v.starts_at_ipv4() && v.fields.contains_key("inner_src") && !v.fields.contains_key("seq")
+    };
+    let left_out: Vec<&str> = N6.iter().chain(&NOT_GPDU).copied().collect();
+    assert_eq!(check_each(&shared(), &left_out, take, encapsulate), 6);
+    let left_out = [
+        "error_indication_peer_ipv4",
+        "error_indication_udp_port",
+        "ul_gpdu_seq_npdu_payload10",
+    ];
+    assert_eq!(check_each(&extra(), &left_out, take, encapsulate), 3);
 }
 
 #[test]
 fn decapsulate_finds_the_inner_packet_of_every_gpdu_frame() {
-    for v in load(SHARED).iter().chain(load(EXTRA).iter()) {
-        if v.starts_at_ipv4() || !v.fields.contains_key("inner_src") {
-            continue;
-        }
+    let find = |v: &Vector| {
         let d = decapsulate(&v.bytes).unwrap();
         assert_eq!(
             d.inner().as_ptr(),
@@ -541,12 +644,17 @@ fn decapsulate_finds_the_inner_packet_of_every_gpdu_frame() {
         );
         let ip4 = Ipv4Packet::new_checked(d.inner()).unwrap();
         assert_eq!(ip4.source(), ip(&v.fields["inner_src"]), "{}", v.name);
-    }
+    };
+    let take = |v: &Vector| !v.starts_at_ipv4() && v.fields.contains_key("inner_src");
+    let left_out: Vec<&str> = N6.iter().chain(&NOT_GPDU).copied().collect();
+    assert_eq!(check_each(&shared(), &left_out, take, find), 6);
+    let left_out = ["error_indication_peer_ipv4", "error_indication_udp_port"];
+    assert_eq!(check_each(&extra(), &left_out, take, find), 4);
 }
 
 #[test]
 fn decapsulate_refuses_non_gpdu_and_plain_frames() {
-    let shared = load(SHARED);
+    let shared = shared();
     let n6 = shared
         .iter()
         .find(|v| v.name == "n6_dl_udp_payload10")

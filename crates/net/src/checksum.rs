@@ -8,6 +8,8 @@
 
 use std::net::Ipv4Addr;
 
+use crate::ip_protocol::PROTOCOL_UDP;
+
 /// Folds a wide accumulator of 16-bit words into a 16-bit one's complement sum.
 #[inline]
 fn fold(mut acc: u64) -> u16 {
@@ -77,7 +79,7 @@ pub fn udp_ipv4(src: Ipv4Addr, dst: Ipv4Addr, segment: &[u8]) -> u16 {
     // A segment longer than the length field can carry gets the sum of its first 65 535 bytes'
     // length; emitters never build one.
     let len = u16::try_from(segment.len()).unwrap_or(u16::MAX);
-    let pseudo = ipv4_pseudo_header(src, dst, crate::ipv4::PROTOCOL_UDP, len);
+    let pseudo = ipv4_pseudo_header(src, dst, PROTOCOL_UDP, len);
     let split = segment.len().min(6);
     let after = segment.len().min(8);
     let s = sum_with(sum_with(pseudo, &segment[..split]), &segment[after..]);

@@ -4,6 +4,7 @@ use std::net::Ipv4Addr;
 
 use crate::checksum;
 use crate::error::{EmitError, Layer, ParseError};
+pub use crate::ip_protocol::{PROTOCOL_ICMP, PROTOCOL_UDP};
 
 /// Field offsets of the IPv4 header.
 pub mod field {
@@ -34,10 +35,6 @@ pub mod field {
 pub const MIN_HEADER_LEN: usize = 20;
 /// The largest datagram the total length field can describe.
 pub const MAX_TOTAL_LEN: usize = 65_535;
-/// Protocol number of UDP.
-pub const PROTOCOL_UDP: u8 = 17;
-/// Protocol number of ICMP.
-pub const PROTOCOL_ICMP: u8 = 1;
 /// Time to live of the headers [`Ipv4Repr::udp`] makes (Linux's default).
 pub const DEFAULT_TTL: u8 = 64;
 

@@ -44,6 +44,7 @@ pub mod checksum;
 pub mod error;
 pub mod ethernet;
 pub mod icmpv4;
+mod ip_protocol;
 pub mod ipv4;
 pub mod tag;
 pub mod types;

@@ -25,6 +25,16 @@ fn hex(s: &str) -> Vec<u8> {
 
 #[test]
 fn every_truncation_of_each_header_is_an_error() {
+    let ip = hex(UL_DATAGRAM);
+    check_ethernet_truncations();
+    check_arp_truncations(&hex(ARP_REQUEST));
+    check_ipv4_truncations(&ip);
+    check_icmp_truncations(&hex(ICMP_ECHO));
+    check_udp_truncations(&ip[20..]);
+}
+
+/// Every Ethernet header shorter than 14 bytes is truncated at offset 0.
+fn check_ethernet_truncations() {
     for cut in 0..14 {
         assert_eq!(
             EthernetFrame::new_checked(&[0u8; 14][..cut]),
@@ -36,7 +46,10 @@ fn every_truncation_of_each_header_is_an_error() {
             })
         );
     }
-    let arp = hex(ARP_REQUEST);
+}
+
+/// Every cut of the ARP request is truncated: it needs its 28 bytes.
+fn check_arp_truncations(arp: &[u8]) {
     for cut in 0..arp.len() {
         assert_eq!(
             ArpPacket::new_checked(&arp[..cut]),
@@ -48,7 +61,10 @@ fn every_truncation_of_each_header_is_an_error() {
             })
         );
     }
-    let ip = hex(UL_DATAGRAM);
+}
+
+/// Under 20 bytes the IPv4 header is truncated; past it, the total length (74) exceeds the cut.
+fn check_ipv4_truncations(ip: &[u8]) {
     for cut in 0..ip.len() {
         let expected = if cut < 20 {
             ParseError::Truncated {
@@ -71,7 +87,10 @@ fn every_truncation_of_each_header_is_an_error() {
             "cut {cut}"
         );
     }
-    let echo = hex(ICMP_ECHO);
+}
+
+/// Every ICMP header shorter than 8 bytes is truncated at offset 0.
+fn check_icmp_truncations(echo: &[u8]) {
     for cut in 0..8 {
         assert_eq!(
             Icmpv4Packet::new_checked(&echo[..cut]),
@@ -83,7 +102,10 @@ fn every_truncation_of_each_header_is_an_error() {
             })
         );
     }
-    let udp = &ip[20..];
+}
+
+/// Under 8 bytes the UDP header is truncated; past it, the UDP length (54) exceeds the cut.
+fn check_udp_truncations(udp: &[u8]) {
     for cut in 0..udp.len() {
         let expected = if cut < 8 {
             ParseError::Truncated {

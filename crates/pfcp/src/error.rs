@@ -4,8 +4,8 @@
 //! being decoded, and the byte offset from the start of the PFCP message. That is what a UPF-side
 //! node needs to answer with a Cause and an Offending IE (TS 29.244 §7.6).
 
-use crate::ie::{Cause, IeType};
-use crate::message::MessageType;
+use crate::ie::ie_type::IeType;
+use crate::message::message_type::MessageType;
 
 /// Result of a decoding step.
 pub type Result<T> = core::result::Result<T, DecodeError>;
@@ -125,19 +125,6 @@ impl DecodeError {
     pub(crate) fn in_message(mut self, message_type: MessageType) -> Self {
         self.message_type = Some(message_type);
         self
-    }
-
-    /// The Cause a UPF answers this error with (TS 29.244 §7.6, §8.2.1), or `None` when the
-    /// request is not to be answered at all (header errors, unknown messages) or is answered with a
-    /// Version Not Supported Response.
-    pub fn cause(&self) -> Option<Cause> {
-        self.ie_type?;
-        Some(match self.kind {
-            ErrorKind::MissingMandatoryIe { .. } => Cause::MANDATORY_IE_MISSING,
-            ErrorKind::Truncated { .. } | ErrorKind::InvalidLength { .. } => Cause::INVALID_LENGTH,
-            ErrorKind::InvalidValue { .. } => Cause::MANDATORY_IE_INCORRECT,
-            _ => return None,
-        })
     }
 
     /// The IE type to put into the Offending IE of the answer (TS 29.244 §8.2.22).

@@ -10,8 +10,8 @@
 //! ```
 
 use crate::error::{DecodeError, EmitError, ErrorKind, Result};
-use crate::ie::IeIter;
-use crate::message::MessageType;
+use crate::ie::tlv::IeIter;
+use crate::message::message_type::MessageType;
 use crate::types::{MessagePriority, Seid, SequenceNumber};
 
 /// Field offsets.

@@ -3,7 +3,7 @@
 use core::net::{Ipv4Addr, Ipv6Addr};
 
 use crate::error::{DecodeError, EmitError, Result};
-use crate::ie::IeType;
+use crate::ie::ie_type::IeType;
 use crate::types::Teid;
 
 /// Reads the value part of one IE; every read is checked and errors carry IE type and offset.

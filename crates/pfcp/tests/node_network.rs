@@ -18,8 +18,17 @@ const SESSIONS: u32 = 10_000;
 
 #[test]
 fn lossy_network_establishes_10000_sessions_exactly_once_and_deletes_them() {
-    // 30% of datagrams lost each way, 5% duplicated, batches reordered. With N1 = 20 a request
-    // fails only if 21 exchanges in a row lose the request or the response (0.51^21 ≈ 7e-7).
+    let mut net = lossy_associated_net();
+    establish_all(&mut net);
+    check_established_exactly_once_at_the_upf(&net);
+    check_sessions_match_the_upf_rules(&net);
+    delete_all(&mut net);
+}
+
+/// 30% of datagrams lost each way, 5% duplicated, batches reordered, associated and past the
+/// first heartbeat exchange. With N1 = 20 a request fails only if 21 exchanges in a row lose the
+/// request or the response (0.51^21 ≈ 7e-7).
+fn lossy_associated_net() -> Net {
     let mut c = client_config();
     c.node.n1 = 20;
     // A fixed window: this test is about loss, not about finding the UPF's capacity.
@@ -38,7 +47,11 @@ fn lossy_network_establishes_10000_sessions_exactly_once_and_deletes_them() {
         !n.client.waiting_for_heartbeat()
     }));
     net.take_client_events();
+    net
+}
 
+/// Establishes the 10,000 sessions through the window of 256 and waits for them: none fails.
+fn establish_all(net: &mut Net) {
     for i in 0..SESSIONS {
         net.client.establish(net.now, &plan(i)).unwrap();
     }
@@ -65,10 +78,12 @@ fn lossy_network_establishes_10000_sessions_exactly_once_and_deletes_them() {
         failures.len(),
         failures.first()
     );
-    assert_eq!(established(&net), SESSIONS as usize);
+    assert_eq!(established(net), SESSIONS as usize);
+}
 
-    // Exactly once at the UPF side: 10,000 applied, 10,000 in the table, and the retransmitted
-    // requests it did see were answered from the cache.
+/// Exactly once at the UPF side: 10,000 applied, 10,000 in the table, and the retransmitted
+/// requests it did see were answered from the cache.
+fn check_established_exactly_once_at_the_upf(net: &Net) {
     let up = net.upf.stats();
     assert_eq!(up.sessions_established, u64::from(SESSIONS));
     assert_eq!(net.upf.rules().len(), SESSIONS as usize);
@@ -78,8 +93,10 @@ fn lossy_network_establishes_10000_sessions_exactly_once_and_deletes_them() {
     let cs = net.client.stats();
     assert!(cs.retransmissions > 3000, "{cs:?}");
     assert_eq!(cs.sessions_established, u64::from(SESSIONS));
+}
 
-    // Every client session holds the UP SEID of the UPF session made from its request.
+/// Every client session holds the UP SEID of the UPF session made from its request.
+fn check_sessions_match_the_upf_rules(net: &Net) {
     let mut up_seids = HashSet::new();
     for i in 0..SESSIONS {
         let p = plan(i);
@@ -106,7 +123,10 @@ fn lossy_network_establishes_10000_sessions_exactly_once_and_deletes_them() {
         .filter(|(_, e)| matches!(e, UpfEvent::Rules(RuleChange::Installed(_))))
         .count();
     assert_eq!(installed, SESSIONS as usize);
+}
 
+/// Deletes every session: both sides end empty, with no failure and no lost heartbeat.
+fn delete_all(net: &mut Net) {
     for i in 0..SESSIONS {
         net.client.delete(net.now, plan(i).cp_seid()).unwrap();
     }

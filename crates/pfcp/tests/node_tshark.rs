@@ -14,6 +14,22 @@ use upfbench_pfcp::{Message, MessageBody, Teid};
 
 #[test]
 fn a_whole_exchange_dissects_cleanly() {
+    let net = run_whole_exchange();
+    let payloads: Vec<Vec<u8>> = net.captured.iter().map(|c| c.bytes.clone()).collect();
+    let ours: Vec<Message> = payloads
+        .iter()
+        .map(|b| Message::parse(b).unwrap())
+        .collect();
+    check_every_message_type_is_there(&ours);
+    let path = pcap::temp_pcap("node-exchange");
+    pcap::write_pcap(&path, &payloads);
+    pcap::assert_clean_dissection(&path, payloads.len());
+    check_tshark_reads_our_fields(&path, &ours);
+}
+
+/// Association, establishments (ours, UPF-chosen TEIDs, a clash), heartbeats both ways (client
+/// every 4 s, UPF side every 10 s), a path switch, a deletion and the release, captured.
+fn run_whole_exchange() -> Net {
     let mut c = client_config();
     c.node.heartbeat_interval = Some(Duration::from_secs(4));
     let mut net = Net::new(c, upf_config(), 11);
@@ -41,12 +57,11 @@ fn a_whole_exchange_dissects_cleanly() {
     net.settle();
     net.client.release(net.now).unwrap();
     net.settle();
+    net
+}
 
-    let payloads: Vec<Vec<u8>> = net.captured.iter().map(|c| c.bytes.clone()).collect();
-    let ours: Vec<Message> = payloads
-        .iter()
-        .map(|b| Message::parse(b).unwrap())
-        .collect();
+/// Every message type of the exchange was captured.
+fn check_every_message_type_is_there(ours: &[Message]) {
     let types: Vec<u8> = ours.iter().map(|m| m.message_type().0).collect();
     for t in [5, 6, 50, 51, 1, 2, 52, 53, 54, 55, 9, 10] {
         assert!(
@@ -54,11 +69,13 @@ fn a_whole_exchange_dissects_cleanly() {
             "message type {t} missing from {types:?}"
         );
     }
-    let path = pcap::temp_pcap("node-exchange");
-    pcap::write_pcap(&path, &payloads);
-    pcap::assert_clean_dissection(&path, payloads.len());
+}
+
+/// tshark reads our message types, sequence numbers, causes and SNDEM flags, one failed PDR
+/// and two Recovery Time Stamps.
+fn check_tshark_reads_our_fields(path: &std::path::Path, ours: &[Message]) {
     let rows = pcap::fields(
-        &path,
+        path,
         &[
             "pfcp.msg_type",
             "pfcp.seqno",
@@ -71,7 +88,7 @@ fn a_whole_exchange_dissects_cleanly() {
     assert_eq!(rows.len(), ours.len());
     let mut failed_rules = 0;
     let mut stamps = std::collections::BTreeSet::new();
-    for (row, m) in rows.iter().zip(&ours) {
+    for (row, m) in rows.iter().zip(ours) {
         assert_eq!(row[0], m.message_type().0.to_string());
         assert_eq!(row[1], m.sequence.get().to_string());
         let cause = match &m.body {

@@ -159,9 +159,29 @@ fn edited(i: u32, f: impl FnOnce(&mut SessionEstablishmentRequest)) -> SessionEs
 
 #[test]
 fn rejections_carry_cause_offending_ie_and_failed_rule() {
-    use FailedRuleId::{Far, Pdr};
+    let cases: Vec<_> = malformed_ie_cases()
+        .into_iter()
+        .chain(inconsistent_pdr_cases())
+        .chain(inconsistent_far_cases())
+        .collect();
+    let (mut u, now) = associated();
+    for (n, (what, req, expected)) in cases.into_iter().enumerate() {
+        let (seid, r) = establish(&mut u, now, req, 10 + n as u32);
+        assert_eq!(rejection(&r), expected, "{what}");
+        assert_eq!(r.node_id, NodeId::Ipv4(UP), "{what}");
+        assert_eq!(seid, Seid(1), "{what}: the header names the CP SEID");
+    }
+    assert!(u.rules().is_empty());
+    assert_eq!(u.poll_event(), None);
+    assert_eq!(u.stats().rejected, 15);
+    assert_eq!(u.stats().sessions_established, 0);
+}
+
+/// Requests whose IEs are missing or malformed: Cause 66, 68 or 69 and the Offending IE, no
+/// Failed Rule ID.
+fn malformed_ie_cases() -> Vec<(&'static str, SessionEstablishmentRequest, Expected)> {
     let ipv6 = "2001:db8::1".parse().unwrap();
-    let cases: Vec<(&str, SessionEstablishmentRequest, Expected)> = vec![
+    vec![
         (
             "CP F-SEID without IPv4",
             edited(0, |r| {
@@ -202,6 +222,14 @@ fn rejections_carry_cause_offending_ie_and_failed_rule() {
             }),
             (69, Some(IeType::F_TEID), None),
         ),
+    ]
+}
+
+/// Requests with a PDR the UPF cannot install: the Failed Rule ID names the PDR.
+fn inconsistent_pdr_cases() -> Vec<(&'static str, SessionEstablishmentRequest, Expected)> {
+    use FailedRuleId::Pdr;
+    let ipv6 = "2001:db8::1".parse().unwrap();
+    vec![
         (
             "a PDR whose FAR is missing",
             edited(0, |r| r.create_pdrs[0].far_id = Some(FarId(9))),
@@ -261,6 +289,14 @@ fn rejections_carry_cause_offending_ie_and_failed_rule() {
             edited(0, |r| r.create_pdrs[1].pdr_id = PdrId(1)),
             (73, Some(IeType::CREATE_PDR), Some(Pdr(PdrId(1)))),
         ),
+    ]
+}
+
+/// Requests with a FAR the UPF cannot install: the Failed Rule ID names the FAR.
+fn inconsistent_far_cases() -> Vec<(&'static str, SessionEstablishmentRequest, Expected)> {
+    use FailedRuleId::Far;
+    let ipv6 = "2001:db8::1".parse().unwrap();
+    vec![
         (
             "a GTP-U/UDP/IPv6 tunnel",
             edited(0, |r| {
@@ -282,18 +318,7 @@ fn rejections_carry_cause_offending_ie_and_failed_rule() {
             edited(0, |r| r.create_fars[1].forwarding_parameters = None),
             (67, Some(IeType::FORWARDING_PARAMETERS), Some(Far(FarId(2)))),
         ),
-    ];
-    let (mut u, now) = associated();
-    for (n, (what, req, expected)) in cases.into_iter().enumerate() {
-        let (seid, r) = establish(&mut u, now, req, 10 + n as u32);
-        assert_eq!(rejection(&r), expected, "{what}");
-        assert_eq!(r.node_id, NodeId::Ipv4(UP), "{what}");
-        assert_eq!(seid, Seid(1), "{what}: the header names the CP SEID");
-    }
-    assert!(u.rules().is_empty());
-    assert_eq!(u.poll_event(), None);
-    assert_eq!(u.stats().rejected, 15);
-    assert_eq!(u.stats().sessions_established, 0);
+    ]
 }
 
 /// A UPF that serves only `internet` refuses a PDR naming another network instance, as UPG-VPP

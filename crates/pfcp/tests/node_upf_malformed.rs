@@ -85,20 +85,49 @@ fn out_of_place_and_malformed_requests_get_their_cause_or_are_dropped() {
     let (mut u, now) = associated();
     let (_, r) = establish(&mut u, now, plan(0).establishment_request(), 2);
     assert_eq!(r.cause, Cause::REQUEST_ACCEPTED);
+    let cases: Vec<Case> = broken_header_cases()
+        .into_iter()
+        .chain(unserved_message_cases())
+        .chain(missing_or_broken_ie_cases())
+        .collect();
+    let before = u.stats();
+    let n = cases.len() as u64;
+    for (what, bytes, expected) in cases {
+        assert_eq!(answer(&mut u, now, cp_addr(), &bytes), expected, "{what}");
+    }
+    let s = u.stats();
+    assert_eq!(s.datagrams_received - before.datagrams_received, n);
+    // The three responses, and the unknown type (not a request type, so a response to none).
+    assert_eq!(s.unmatched_responses - before.unmatched_responses, 4);
+    assert_eq!(s.rejected - before.rejected, 9);
+    // None of it touched the session it holds, and it goes on serving.
+    assert_eq!(u.rules().len(), 1);
+    let (_, r) = establish(&mut u, now, plan(1).establishment_request(), 3);
+    assert_eq!(r.cause, Cause::REQUEST_ACCEPTED);
+    assert_eq!(u.rules().len(), 2);
+}
+
+/// One row: what is sent, its bytes, and what the UPF must answer.
+type Case = (&'static str, Vec<u8>, Answer);
+
+/// The Node ID and CP F-SEID IEs of the CP function, and both one after the other.
+fn cp_ies() -> (Vec<u8>, Vec<u8>, Vec<u8>) {
     let node_id = ie(&NodeId::Ipv4(CP));
     let fseid = ie(&Fseid::ipv4(Seid(9), CP));
     let both = [node_id.clone(), fseid.clone()].concat();
-    let mut broken = both.clone();
-    // The Node ID's length runs past the message.
-    broken[3] = 200;
+    (node_id, fseid, both)
+}
+
+/// Headers that do not parse, and another version.
+fn broken_header_cases() -> Vec<Case> {
+    let (_, _, both) = cp_ies();
     let mut too_long = session_raw(50, 0, &both);
     too_long[3] += 40;
     let mut too_short = session_raw(50, 0, &both);
     too_short[2..4].copy_from_slice(&4u16.to_be_bytes());
     let mut version2 = node_raw(1, &ie(&CP_TS));
     version2[0] = 0x40;
-    let missing = Cause::MANDATORY_IE_MISSING;
-    let cases: Vec<(&str, Vec<u8>, Answer)> = vec![
+    vec![
         // Headers that do not parse (§7.2.2.2): dropped.
         ("an empty datagram", vec![], None),
         ("a header cut at 3 octets", vec![0x21, 50, 0], None),
@@ -115,6 +144,14 @@ fn out_of_place_and_malformed_requests_get_their_cause_or_are_dropped() {
                 None,
             )),
         ),
+    ]
+}
+
+/// Messages a UPF does not serve, responses where a request is expected, and session and node
+/// headers swapped: all dropped.
+fn unserved_message_cases() -> Vec<Case> {
+    let (node_id, _, both) = cp_ies();
+    vec![
         // Message types not known or not served by a UPF (§7.2.2.3): dropped.
         ("an unknown message type (99)", node_raw(99, &node_id), None),
         ("a PFD Management Request", node_raw(3, &node_id), None),
@@ -157,6 +194,18 @@ fn out_of_place_and_malformed_requests_get_their_cause_or_are_dropped() {
             session_raw(5, 1, &node_id),
             None,
         ),
+    ]
+}
+
+/// Requests missing mandatory IEs, with a broken IE, for sessions the UPF does not hold, and a
+/// Heartbeat Request without its stamp: each gets its Cause.
+fn missing_or_broken_ie_cases() -> Vec<Case> {
+    let (node_id, fseid, both) = cp_ies();
+    let mut broken = both.clone();
+    // The Node ID's length runs past the message.
+    broken[3] = 200;
+    let missing = Cause::MANDATORY_IE_MISSING;
+    vec![
         // Mandatory IEs missing (§7.2.2.4.1): Cause 66 and the IE, the header naming the
         // session when its CP F-SEID could be read, SEID 0 when not.
         (
@@ -213,22 +262,7 @@ fn out_of_place_and_malformed_requests_get_their_cause_or_are_dropped() {
             node_raw(1, &[]),
             Some((MessageType::HEARTBEAT_RESPONSE, None, None, None)),
         ),
-    ];
-    let before = u.stats();
-    let n = cases.len() as u64;
-    for (what, bytes, expected) in cases {
-        assert_eq!(answer(&mut u, now, cp_addr(), &bytes), expected, "{what}");
-    }
-    let s = u.stats();
-    assert_eq!(s.datagrams_received - before.datagrams_received, n);
-    // The three responses, and the unknown type (not a request type, so a response to none).
-    assert_eq!(s.unmatched_responses - before.unmatched_responses, 4);
-    assert_eq!(s.rejected - before.rejected, 9);
-    // None of it touched the session it holds, and it goes on serving.
-    assert_eq!(u.rules().len(), 1);
-    let (_, r) = establish(&mut u, now, plan(1).establishment_request(), 3);
-    assert_eq!(r.cause, Cause::REQUEST_ACCEPTED);
-    assert_eq!(u.rules().len(), 2);
+    ]
 }
 
 #[test]

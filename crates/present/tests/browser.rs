@@ -3,10 +3,13 @@
 //! report.json and its interval logs as written), and the DOM it built must hold the header,
 //! the tables and every plot with its texts; the screenshot it takes is kept under target/.
 //!
-//! Skipped, saying so, when no Chromium is installed (`apt-get install chromium`; `make test`
-//! installs it). `UPFBENCH_CHROMIUM` names another browser binary.
+//! Without a Chromium (`apt-get install chromium`; `make test` installs it) it fails under CI
+//! (`CI` set and not empty) and outside CI skips, saying so on standard error (past libtest's
+//! capture, so that the skip shows although the test passes).
+//! `UPFBENCH_CHROMIUM` names another browser binary.
 #![allow(clippy::print_stderr)]
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -28,6 +31,11 @@ fn chromium() -> Option<PathBuf> {
         .iter()
         .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
         .find(|p| p.is_file())
+}
+
+/// Whether this runs under CI: `CI` set and not empty, as CI services and .ci/run set it.
+fn under_ci() -> bool {
+    std::env::var_os("CI").is_some_and(|v| !v.is_empty())
 }
 
 /// Runs the browser headless on `page` with `args`; its standard output.
@@ -76,9 +84,19 @@ fn png_size(bytes: &[u8]) -> (u32, u32) {
 #[test]
 fn a_real_reports_page_renders_its_tables_and_plots_in_chromium() {
     let Some(browser) = chromium() else {
-        eprintln!(
-            "browser test skipped: no chromium in PATH (Debian: apt-get install chromium; \
-             or set UPFBENCH_CHROMIUM)"
+        let missing = "no chromium in PATH (Debian: apt-get install chromium; or set \
+                       UPFBENCH_CHROMIUM)";
+        // Under CI a missing browser fails the test: make test installs Chromium, so a CI
+        // machine without one is set up wrong, and a pass would say the page was checked.
+        assert!(
+            !under_ci(),
+            "{missing}: under CI (CI={:?}) the browser test must run",
+            std::env::var("CI").unwrap_or_default()
+        );
+        // Straight to the standard error, past libtest's capture: a skip that passes is seen.
+        let _ = writeln!(
+            std::io::stderr(),
+            "browser test SKIPPED, nothing was checked: {missing}"
         );
         return;
     };

@@ -43,12 +43,65 @@ fn switch(port: u16, slot: u32, delay: Option<Duration>) -> (Seen, Instant, Inst
     static SERIAL: Mutex<()> = Mutex::new(());
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let (publisher, mut readers) = table_channels(1, ForwardingTable::empty());
-    let (poster, mut inbox) = end_marker_channel();
-    let mut reader = readers.pop().expect("one reader");
+    let (poster, inbox) = end_marker_channel();
+    let reader = readers.pop().expect("one reader");
     let seen = Arc::new(Mutex::new(Seen::default()));
     let stop = Arc::new(AtomicBool::new(false));
-    let (worker_seen, worker_stop) = (Arc::clone(&seen), Arc::clone(&stop));
-    let worker = std::thread::spawn(move || {
+    let worker = spawn_worker(slot, reader, inbox, Arc::clone(&seen), Arc::clone(&stop));
+    let upf = UpfThread::start(
+        Some(UpfSide {
+            far_update_delay: delay,
+            ..upf_side(UP, port, CP)
+        }),
+        publisher,
+        poster,
+    )
+    .expect("the reflector's PFCP side");
+    let client =
+        ClientThread::start(Some(client_side(CP, UP, port))).expect("the generator's PFCP side");
+    client.associate().wait().unwrap().expect("associated");
+    let p = session_plans(CP, UP, 1, "downlink").remove(0);
+    let cp_seid = establish(&client, &p);
+    let start = Instant::now() + Duration::from_millis(20);
+    let outcomes = client
+        .handovers(
+            start,
+            vec![HandoverOrder {
+                ue: 0,
+                at: Duration::from_millis(5),
+                cp_seid,
+                request: p.path_switch_request(TARGET_TEID, TARGET_GNB.into(), true),
+            }],
+        )
+        .wait()
+        .unwrap();
+    let answered = Instant::now();
+    assert_eq!(outcomes.len(), 1);
+    let o = &outcomes[0];
+    let sent = start + o.sent_at;
+    assert_eq!((o.ue, &o.error), (0, &None));
+    assert!(o.sent_at >= Duration::from_millis(5), "{:?}", o.sent_at);
+    // Established, (held,) switched, and the End Marker: until the worker saw them all (the
+    // machine may be busy).
+    wait_until_seen(&seen, if delay.is_some() { 3 } else { 2 });
+    stop.store(true, Ordering::Relaxed);
+    worker.join().expect("the worker");
+    drop(client);
+    upf.stop().expect("the PFCP side stops");
+    let seen = Arc::try_unwrap(seen).ok().unwrap().into_inner().unwrap();
+    (seen, answered, sent, o.latency)
+}
+
+/// The datapath's first worker, as far as the handover goes: on each new table, the UE's entry
+/// with the TSC and its release tick; on each End Marker order, the entry then in effect.
+fn spawn_worker(
+    slot: u32,
+    mut reader: upfbench_reflector::datapath::rules::TableReader,
+    mut inbox: upfbench_reflector::datapath::end_marker::EndMarkerInbox,
+    worker_seen: Arc<Mutex<Seen>>,
+    worker_stop: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
         let quiescent = Quiescent::online(slot);
         while !worker_stop.load(Ordering::Relaxed) {
             quiescent.pass();
@@ -72,20 +125,11 @@ fn switch(port: u16, slot: u32, delay: Option<Duration>) -> (Seen, Instant, Inst
             }
             std::hint::spin_loop();
         }
-    });
-    let upf = UpfThread::start(
-        Some(UpfSide {
-            far_update_delay: delay,
-            ..upf_side(UP, port, CP)
-        }),
-        publisher,
-        poster,
-    )
-    .expect("the reflector's PFCP side");
-    let client =
-        ClientThread::start(Some(client_side(CP, UP, port))).expect("the generator's PFCP side");
-    client.associate().wait().unwrap().expect("associated");
-    let p = session_plans(CP, UP, 1, "downlink").remove(0);
+    })
+}
+
+/// Establishes the session of plan `p`; returns its CP SEID.
+fn establish(client: &ClientThread, p: &upfbench_pfcp::plan::UeSessionPlan) -> upfbench_pfcp::Seid {
     let mut e = client.establish(vec![p.clone()]).expect("a PFCP client");
     let sessions = loop {
         if let Some(r) = e.try_result() {
@@ -93,39 +137,16 @@ fn switch(port: u16, slot: u32, delay: Option<Duration>) -> (Seen, Instant, Inst
         }
         std::thread::sleep(Duration::from_millis(1));
     };
-    let start = Instant::now() + Duration::from_millis(20);
-    let outcomes = client
-        .handovers(
-            start,
-            vec![HandoverOrder {
-                ue: 0,
-                at: Duration::from_millis(5),
-                cp_seid: sessions[0].cp_seid,
-                request: p.path_switch_request(TARGET_TEID, TARGET_GNB.into(), true),
-            }],
-        )
-        .wait()
-        .unwrap();
-    let answered = Instant::now();
-    assert_eq!(outcomes.len(), 1);
-    let o = &outcomes[0];
-    let sent = start + o.sent_at;
-    assert_eq!((o.ue, &o.error), (0, &None));
-    assert!(o.sent_at >= Duration::from_millis(5), "{:?}", o.sent_at);
-    // Established, (held,) switched, and the End Marker: until the worker saw them all (the
-    // machine may be busy).
-    let tables = if delay.is_some() { 3 } else { 2 };
+    sessions[0].cp_seid
+}
+
+/// Waits until the worker saw `tables` tables and an End Marker order, 5 s at most.
+fn wait_until_seen(seen: &Mutex<Seen>, tables: usize) {
     let until = Instant::now() + Duration::from_secs(5);
     let done = |s: &Seen| s.tables.len() >= tables && !s.orders.is_empty();
     while !done(&seen.lock().unwrap()) && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(5));
     }
-    stop.store(true, Ordering::Relaxed);
-    worker.join().expect("the worker");
-    drop(client);
-    upf.stop().expect("the PFCP side stops");
-    let seen = Arc::try_unwrap(seen).ok().unwrap().into_inner().unwrap();
-    (seen, answered, sent, o.latency)
 }
 
 fn tunnel(e: Option<DownlinkEntry>) -> Option<(Teid, Ipv4Addr)> {

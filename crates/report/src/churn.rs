@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::model::Report;
 use super::percentiles::Percentiles;
+use super::seconds::StepSecond;
 use upfbench_stats::direction::Direction;
 
 /// One kind of session procedure over the step.
@@ -200,122 +200,111 @@ fn loss_text(l: &[DirectionLoss]) -> String {
         .join(", ")
 }
 
-/// The churn lines of the human report.
-pub(super) fn churn_section(out: &mut String, report: &Report) {
-    for (i, step) in report.steps.iter().enumerate() {
-        let Some(c) = step.churn.as_ref().filter(|c| c.on) else {
-            continue;
-        };
+/// The churn lines of step `number` (from 1), `label`, whose timeline is `seconds`.
+pub(super) fn churn_section(
+    out: &mut String,
+    number: usize,
+    label: &str,
+    c: &ChurnReport,
+    seconds: &[StepSecond],
+) {
+    let _ = writeln!(
+        out,
+        "Step {} ({}): session churn, {}/s established and deleted ({} ms each), {}/s \
+         modified\n",
+        number, label, c.rate, c.lifetime_ms, c.modify_rate
+    );
+    let _ = writeln!(
+        out,
+        "  {:<15} {:>8} {:>8} {:>10} {:>7} {:>9} {:>9} {:>9} {:>9}",
+        "procedure", "planned", "sent", "succeeded", "failed", "p50 ms", "p99 ms", "max ms", "ok/s"
+    );
+    for (name, f, rate) in [
+        ("establishment", &c.establishments, c.achieved_per_s[0]),
+        ("modification", &c.modifications, c.achieved_per_s[1]),
+        ("deletion", &c.deletions, c.achieved_per_s[2]),
+    ] {
         let _ = writeln!(
             out,
-            "Step {} ({}): session churn, {}/s established and deleted ({} ms each), {}/s \
-             modified\n",
-            i + 1,
-            step.label,
-            c.rate,
-            c.lifetime_ms,
-            c.modify_rate
+            "  {:<15} {:>8} {:>8} {:>10} {:>7} {:>9} {:>9} {:>9} {:>9.1}",
+            name,
+            f.planned,
+            f.sent,
+            f.succeeded,
+            f.failed,
+            pct(&f.latency, |p| p.p50),
+            pct(&f.latency, |p| p.p99),
+            pct(&f.latency, |p| p.max),
+            rate
         );
-        let _ = writeln!(
-            out,
-            "  {:<15} {:>8} {:>8} {:>10} {:>7} {:>9} {:>9} {:>9} {:>9}",
-            "procedure",
-            "planned",
-            "sent",
-            "succeeded",
-            "failed",
-            "p50 ms",
-            "p99 ms",
-            "max ms",
-            "ok/s"
-        );
-        for (name, f, rate) in [
-            ("establishment", &c.establishments, c.achieved_per_s[0]),
-            ("modification", &c.modifications, c.achieved_per_s[1]),
-            ("deletion", &c.deletions, c.achieved_per_s[2]),
-        ] {
-            let _ = writeln!(
-                out,
-                "  {:<15} {:>8} {:>8} {:>10} {:>7} {:>9} {:>9} {:>9} {:>9.1}",
-                name,
-                f.planned,
-                f.sent,
-                f.succeeded,
-                f.failed,
-                pct(&f.latency, |p| p.p50),
-                pct(&f.latency, |p| p.p99),
-                pct(&f.latency, |p| p.max),
-                rate
-            );
-            if let Some(e) = &f.first_error {
-                let _ = writeln!(out, "    first failure: {e}");
-            }
+        if let Some(e) = &f.first_error {
+            let _ = writeln!(out, "    first failure: {e}");
         }
-        let a = &c.activation;
-        let _ = writeln!(
-            out,
-            "\n  activation lag, response to the first forwarded probe (probes every {} ms):\n    \
-             at most  p50 {} p90 {} p99 {} max {} ms\n    at least p50 {} p90 {} p99 {} max {} \
-             ms\n  {} of {} sessions forwarded before the response came, {} never; {} probes \
-             sent after a response met no rule",
-            c.probe_interval_ms,
-            pct(&a.lag, |p| p.p50),
-            pct(&a.lag, |p| p.p90),
-            pct(&a.lag, |p| p.p99),
-            pct(&a.lag, |p| p.max),
-            pct(&a.lag_floor, |p| p.p50),
-            pct(&a.lag_floor, |p| p.p90),
-            pct(&a.lag_floor, |p| p.p99),
-            pct(&a.lag_floor, |p| p.max),
-            a.before_answer,
-            a.established,
-            a.never_forwarded,
-            a.lost_after_answer
-        );
-        let _ = writeln!(out, "  loss with churn: {}", loss_text(&c.loss));
-        if let Some(b) = &c.baseline {
-            let _ = writeln!(
-                out,
-                "  loss without churn ({}): {}",
-                b.label,
-                loss_text(&b.loss)
-            );
-        }
-        let _ = writeln!(
-            out,
-            "\n  {:>6} {:>9} {:>13} {:>13} {:>13} {:>9} {:>9} {:>9} {:>9} {:>11} {:>11}",
-            "t s",
-            "phase",
-            "estab ask/ok",
-            "modif ask/ok",
-            "delet ask/ok",
-            "n4 p50",
-            "n4 p99",
-            "ul kpps",
-            "dl kpps",
-            "ul lost",
-            "dl lost"
-        );
-        for (cs, ds) in c.seconds.iter().zip(&step.seconds) {
-            let dir = |d: Direction| ds.directions.iter().find(|x| x.direction == d);
-            let kpps = |d| dir(d).map_or("-".into(), |x| format!("{:.1}", x.rx_kpps));
-            let lost = |d| dir(d).map_or("-".into(), |x| x.lost.to_string());
-            let _ = writeln!(
-                out,
-                "  {:>6.1} {:>9} {:>13} {:>13} {:>13} {:>9} {:>9} {:>9} {:>9} {:>11} {:>11}",
-                cs.t_s,
-                ds.phase,
-                format!("{}/{}", cs.asked[0], cs.achieved[0]),
-                format!("{}/{}", cs.asked[1], cs.achieved[1]),
-                format!("{}/{}", cs.asked[2], cs.achieved[2]),
-                pct(&cs.latency, |p| p.p50),
-                pct(&cs.latency, |p| p.p99),
-                kpps(Direction::Uplink),
-                kpps(Direction::Downlink),
-                lost(Direction::Uplink),
-                lost(Direction::Downlink)
-            );
-        }
-        out.push('\n');
     }
+    let a = &c.activation;
+    let _ = writeln!(
+        out,
+        "\n  activation lag, response to the first forwarded probe (probes every {} ms):\n    \
+         at most  p50 {} p90 {} p99 {} max {} ms\n    at least p50 {} p90 {} p99 {} max {} \
+         ms\n  {} of {} sessions forwarded before the response came, {} never; {} probes \
+         sent after a response met no rule",
+        c.probe_interval_ms,
+        pct(&a.lag, |p| p.p50),
+        pct(&a.lag, |p| p.p90),
+        pct(&a.lag, |p| p.p99),
+        pct(&a.lag, |p| p.max),
+        pct(&a.lag_floor, |p| p.p50),
+        pct(&a.lag_floor, |p| p.p90),
+        pct(&a.lag_floor, |p| p.p99),
+        pct(&a.lag_floor, |p| p.max),
+        a.before_answer,
+        a.established,
+        a.never_forwarded,
+        a.lost_after_answer
+    );
+    let _ = writeln!(out, "  loss with churn: {}", loss_text(&c.loss));
+    if let Some(b) = &c.baseline {
+        let _ = writeln!(
+            out,
+            "  loss without churn ({}): {}",
+            b.label,
+            loss_text(&b.loss)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n  {:>6} {:>9} {:>13} {:>13} {:>13} {:>9} {:>9} {:>9} {:>9} {:>11} {:>11}",
+        "t s",
+        "phase",
+        "estab ask/ok",
+        "modif ask/ok",
+        "delet ask/ok",
+        "n4 p50",
+        "n4 p99",
+        "ul kpps",
+        "dl kpps",
+        "ul lost",
+        "dl lost"
+    );
+    for (cs, ds) in c.seconds.iter().zip(seconds) {
+        let dir = |d: Direction| ds.directions.iter().find(|x| x.direction == d);
+        let kpps = |d| dir(d).map_or("-".into(), |x| format!("{:.1}", x.rx_kpps));
+        let lost = |d| dir(d).map_or("-".into(), |x| x.lost.to_string());
+        let _ = writeln!(
+            out,
+            "  {:>6.1} {:>9} {:>13} {:>13} {:>13} {:>9} {:>9} {:>9} {:>9} {:>11} {:>11}",
+            cs.t_s,
+            ds.phase,
+            format!("{}/{}", cs.asked[0], cs.achieved[0]),
+            format!("{}/{}", cs.asked[1], cs.achieved[1]),
+            format!("{}/{}", cs.asked[2], cs.achieved[2]),
+            pct(&cs.latency, |p| p.p50),
+            pct(&cs.latency, |p| p.p99),
+            kpps(Direction::Uplink),
+            kpps(Direction::Downlink),
+            lost(Direction::Uplink),
+            lost(Direction::Downlink)
+        );
+    }
+    out.push('\n');
 }

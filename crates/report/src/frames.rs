@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use upfbench_stats::PortName;
 
-use super::model::PortReport;
+use super::port::PortReport;
 
 /// What the workers sent and received on one port over one step, by kind.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

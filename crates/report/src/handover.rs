@@ -8,7 +8,6 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::model::Report;
 use super::percentiles::Percentiles;
 
 /// What came of the End Marker a UE's handover asked for.
@@ -136,36 +135,33 @@ fn spread(p: &Percentiles) -> String {
     )
 }
 
-/// The handover lines of every step that had handovers.
-pub(super) fn handover_section(out: &mut String, report: &Report) {
-    for s in &report.steps {
-        let Some(h) = &s.handover else { continue };
-        let _ = writeln!(
-            out,
-            "Handovers, {}: {} planned, {} modified ({} failed), {} switched to the new path",
-            s.label, h.handovers, h.modified, h.failed, h.switched
-        );
-        if let Some(p) = &h.interruption {
-            let _ = writeln!(out, "  interruption ms:          {}", spread(p));
-        }
-        if let Some(p) = &h.modification {
-            let _ = writeln!(out, "  modification latency ms:  {}", spread(p));
-        }
-        if h.end_marker_asked {
-            let _ = writeln!(
-                out,
-                "  End Markers: {} received, {} after the last old-path G-PDU, {} missing",
-                h.end_markers_received, h.end_markers_in_order, h.end_markers_missing
-            );
-        } else {
-            let _ = writeln!(out, "  End Markers: not asked for (end_marker: false)");
-        }
-        let _ = writeln!(
-            out,
-            "  across the switches: {} lost, {} duplicated, {} reordered\n",
-            h.lost, h.duplicates, h.reordered
-        );
+/// The handover lines of one step, `label`.
+pub(super) fn handover_section(out: &mut String, label: &str, h: &HandoverReport) {
+    let _ = writeln!(
+        out,
+        "Handovers, {}: {} planned, {} modified ({} failed), {} switched to the new path",
+        label, h.handovers, h.modified, h.failed, h.switched
+    );
+    if let Some(p) = &h.interruption {
+        let _ = writeln!(out, "  interruption ms:          {}", spread(p));
     }
+    if let Some(p) = &h.modification {
+        let _ = writeln!(out, "  modification latency ms:  {}", spread(p));
+    }
+    if h.end_marker_asked {
+        let _ = writeln!(
+            out,
+            "  End Markers: {} received, {} after the last old-path G-PDU, {} missing",
+            h.end_markers_received, h.end_markers_in_order, h.end_markers_missing
+        );
+    } else {
+        let _ = writeln!(out, "  End Markers: not asked for (end_marker: false)");
+    }
+    let _ = writeln!(
+        out,
+        "  across the switches: {} lost, {} duplicated, {} reordered\n",
+        h.lost, h.duplicates, h.reordered
+    );
 }
 
 #[cfg(test)]

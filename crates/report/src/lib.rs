@@ -8,11 +8,11 @@ mod direction_table;
 pub mod events;
 mod frames;
 mod handover;
-mod interface;
 mod migrate;
 mod model;
 mod multiplier;
 mod percentiles;
+mod port;
 mod queues;
 mod rejected;
 pub mod rows;
@@ -36,13 +36,13 @@ pub use csv::{
 };
 pub use frames::PortFrames;
 pub use handover::{EndMarkerVerdict, HandoverReport, UeHandover};
-pub use interface::KernelInterface;
 pub use model::{
-    ControlReport, DirectionReport, LatencyReport, LossReport, PortReport, Release, Report,
-    ReportError, SCHEMA_VERSION, StepReport, StreamSummary, TOOL_NAME, ThroughputReport, ToolInfo,
+    ControlReport, DirectionReport, LatencyReport, LossReport, Release, Report, ReportError,
+    SCHEMA_VERSION, StepReport, StreamSummary, TOOL_NAME, ThroughputReport, ToolInfo,
 };
 pub use multiplier::{MultipliedStep, MultiplierReport};
 pub use percentiles::{Nanos, Percentiles};
+pub use port::{KernelInterface, PortReport};
 pub use queues::{LOPSIDED_SHARE, RxQueues};
 pub use rejected::{RejectKind, Rejected};
 pub use search::{

@@ -14,8 +14,8 @@ use upfbench_stats::rate::{TrafficCounters, gbps, kpps, percent};
 
 use super::clock::ClockReport;
 use super::frames::PortFrames;
-use super::interface::KernelInterface;
 use super::percentiles::{Nanos, Percentiles};
+use super::port::PortReport;
 use super::queues::RxQueues;
 use super::search::SearchReport;
 use super::seconds::StepSecond;
@@ -201,57 +201,6 @@ impl<'de> Deserialize<'de> for Release {
                 "unknown release {text:?}: expected answered, not answered, failed or not sent"
             ))
         })
-    }
-}
-
-/// The tester's own port over one step: what the NIC counted, so that the tester's losses are
-/// never blamed on the UPF.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PortReport {
-    /// Which port.
-    pub name: PortName,
-    /// Packets received.
-    pub ipackets: u64,
-    /// Packets sent.
-    pub opackets: u64,
-    /// Bytes received.
-    pub ibytes: u64,
-    /// Bytes sent.
-    pub obytes: u64,
-    /// Dropped by the port: no receive descriptor free (the tester did not keep up).
-    pub imissed: u64,
-    /// Receive errors.
-    pub ierrors: u64,
-    /// Receive failures for want of an mbuf.
-    pub rx_nombuf: u64,
-    /// Transmit errors.
-    pub oerrors: u64,
-    /// The kernel interface under the port over the same step, for PMDs that ride on one
-    /// (af_packet, af_xdp): what the PMD's counters cannot see.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub interface: Option<KernelInterface>,
-}
-
-impl PortReport {
-    /// A port that counted nothing.
-    pub fn zero(name: PortName) -> PortReport {
-        PortReport {
-            name,
-            ipackets: 0,
-            opackets: 0,
-            ibytes: 0,
-            obytes: 0,
-            imissed: 0,
-            ierrors: 0,
-            rx_nombuf: 0,
-            oerrors: 0,
-            interface: None,
-        }
-    }
-
-    /// Packets the tester itself lost on this port.
-    pub fn own_drops(&self) -> u64 {
-        self.imissed + self.ierrors + self.rx_nombuf + self.oerrors
     }
 }
 
@@ -564,6 +513,38 @@ impl StepReport {
             churn: None,
         }
     }
+
+    /// Frames the tester's kernel interfaces lost on `direction`'s ports over the step: sending
+    /// on the port it leaves by, receiving on the port it comes back on (uplink: N3's TX and
+    /// N6's RX). Warm-up and service frames on those ports are included, so it can exceed the
+    /// measured loss. `None` when neither port has a kernel interface.
+    pub fn tester_lost(&self, direction: Direction) -> Option<u64> {
+        let port = |name: PortName| {
+            self.ports
+                .iter()
+                .find(|p| p.name == name)
+                .and_then(|p| p.interface.as_ref())
+        };
+        let tx = port(direction.sent_on()).map(|i| i.tx_lost);
+        let rx = port(direction.received_on()).map(|i| i.rx_lost);
+        match (tx, rx) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+        }
+    }
+
+    /// Sets each direction's [`tester_lost`](DirectionReport::tester_lost) from the
+    /// step's ports.
+    pub fn attribute_tester_losses(&mut self) {
+        let lost: Vec<Option<u64>> = self
+            .directions
+            .iter()
+            .map(|d| self.tester_lost(d.direction))
+            .collect();
+        for (d, l) in self.directions.iter_mut().zip(lost) {
+            d.tester_lost = l;
+        }
+    }
 }
 
 /// A report that cannot be read.
@@ -643,6 +624,91 @@ fn is_zero(n: &u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::port::KernelInterface;
+
+    fn step(directions: &[Direction]) -> StepReport {
+        let none = ThroughputReport {
+            packets: 0,
+            bytes_l2: 0,
+            bytes_l1: 0,
+            gbps_l2: 0.0,
+            gbps_l1: 0.0,
+            kpps: 0.0,
+        };
+        StepReport {
+            label: "run".into(),
+            payload_bytes: None,
+            duration_s: 1.0,
+            tsc_hz: None,
+            directions: directions
+                .iter()
+                .map(|&direction| DirectionReport {
+                    direction,
+                    streams: 1,
+                    tx: none.clone(),
+                    rx: none.clone(),
+                    loss: LossReport {
+                        sent: 0,
+                        unique: 0,
+                        lost: 0,
+                        loss_pct: 0.0,
+                        duplicates: 0,
+                        reordered: 0,
+                        late: 0,
+                    },
+                    latency: None,
+                    tx_slip: None,
+                    tester_lost: None,
+                })
+                .collect(),
+            rx_untagged: 0,
+            rx_unknown_stream: 0,
+            warnings: Vec::new(),
+            ports: Vec::new(),
+            rx_rejected: Default::default(),
+            streams: Vec::new(),
+            frames: Vec::new(),
+            seconds: Vec::new(),
+            rx_queues: Vec::new(),
+            upf_faults: Vec::new(),
+            handover: None,
+            churn: None,
+        }
+    }
+
+    fn port(name: PortName, ipackets: u64, opackets: u64) -> PortReport {
+        PortReport {
+            ipackets,
+            opackets,
+            ..PortReport::zero(name)
+        }
+    }
+
+    #[test]
+    fn a_directions_tester_loss_is_its_sending_ports_tx_and_receiving_ports_rx() {
+        let mut step = step(&Direction::ALL);
+        assert_eq!(step.tester_lost(Direction::Uplink), None);
+        step.attribute_tester_losses();
+        assert_eq!(
+            step.directions[0].tester_lost, None,
+            "no interface: unknown"
+        );
+        let mut n3 = port(PortName::N3, 50_000, 100_000);
+        n3.interface = Some(KernelInterface::beside("n3", 50_007, 99_684, &n3));
+        let mut n6 = port(PortName::N6, 99_000, 50_000);
+        n6.interface = Some(KernelInterface::beside("n6", 99_020, 50_000, &n6));
+        step.ports = vec![n3, n6];
+        // Uplink leaves by N3 (316 never sent) and comes back on N6 (20 never delivered).
+        assert_eq!(step.tester_lost(Direction::Uplink), Some(316 + 20));
+        // Downlink leaves by N6 (all sent) and comes back on N3 (7 never delivered).
+        assert_eq!(step.tester_lost(Direction::Downlink), Some(7));
+        step.attribute_tester_losses();
+        let lost: Vec<_> = step.directions.iter().map(|d| d.tester_lost).collect();
+        assert_eq!(lost, [Some(336), Some(7)]);
+        // One port without an interface (memif on N6): the other's part still counts.
+        step.ports[1].interface = None;
+        assert_eq!(step.tester_lost(Direction::Uplink), Some(316));
+    }
 
     #[test]
     fn the_release_is_a_word_and_schema_1_words_read_back() {

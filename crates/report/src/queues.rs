@@ -1,14 +1,9 @@
 //! How a port's receive was spread over its queues (one per worker): what shows a user that a
 //! NIC put a UPF's whole downlink on one queue.
 
-use std::fmt::Write as _;
-
 use serde::{Deserialize, Serialize};
 
 use upfbench_stats::PortName;
-
-use super::model::Report;
-use super::table::{Align, grid};
 
 /// Above this share of a port's frames on one queue, with two queues or more, the report
 /// warns: the other workers measured next to nothing.
@@ -63,66 +58,6 @@ impl RxQueues {
         )
     }
 }
-
-/// The receive-queue table: a row per step, port and queue, when some port has two queues or
-/// more.
-pub(crate) fn queue_table(out: &mut String, report: &Report) {
-    let rows: Vec<[String; 6]> = report
-        .steps
-        .iter()
-        .flat_map(|s| s.rx_queues.iter().map(move |q| (s, q)))
-        .filter(|(_, q)| q.frames.len() >= 2)
-        .flat_map(|(s, q)| {
-            let total: u64 = q.frames.iter().sum();
-            q.frames.iter().enumerate().map(move |(i, &n)| {
-                [
-                    s.label.clone(),
-                    q.port.to_string(),
-                    i.to_string(),
-                    n.to_string(),
-                    q.packets
-                        .get(i)
-                        .map_or_else(|| "-".to_owned(), u64::to_string),
-                    if total > 0 {
-                        format!("{:.1}", n as f64 * 100.0 / total as f64)
-                    } else {
-                        "-".to_owned()
-                    },
-                ]
-            })
-        })
-        .collect();
-    if rows.is_empty() {
-        return;
-    }
-    let _ = writeln!(
-        out,
-        "Receive by queue (queue i is worker i's; how each port spreads its frames is in the \
-         run's configuration)\n"
-    );
-    let columns: Vec<(String, Align)> = QUEUE_COLUMNS
-        .iter()
-        .enumerate()
-        .map(|(i, h)| {
-            (
-                (*h).to_owned(),
-                if i < 2 { Align::Left } else { Align::Right },
-            )
-        })
-        .collect();
-    let rows: Vec<Vec<String>> = rows.into_iter().map(Vec::from).collect();
-    grid(out, &columns, &rows);
-    out.push('\n');
-}
-
-const QUEUE_COLUMNS: [&str; 6] = [
-    "Step",
-    "Port",
-    "Queue",
-    "Frames (worker)",
-    "Packets (port)",
-    "Share %",
-];
 
 #[cfg(test)]
 mod tests {

@@ -1,4 +1,4 @@
-//! How far the transmitters fell behind their schedule, and its lines in the human report.
+//! How far the transmitters fell behind their schedule.
 //!
 //! A sender that is late by more than its part of the profile's `max_burst` does not catch up
 //! at line rate (that would be a microburst): its schedule slips, its packets go later (none is
@@ -6,11 +6,7 @@
 //! rate; what it does not make up, it sends for longer. The rates are over the actual sending
 //! time, so lateness left at the end lowers them; these figures say by how much and how often.
 
-use std::fmt::Write as _;
-
 use serde::{Deserialize, Serialize};
-
-use super::model::Report;
 
 /// The slips of one direction or one stream in one step.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -49,46 +45,4 @@ impl std::fmt::Display for TxSlip {
             self.count, self.max_late_us, self.slipped_us
         )
     }
-}
-
-/// A line per direction that slipped, and per stream when its direction has several.
-pub(super) fn slip_section(out: &mut String, report: &Report) {
-    let mut lines = Vec::new();
-    for s in &report.steps {
-        for d in &s.directions {
-            let Some(slip) = d.tx_slip else { continue };
-            let mut line = format!("  {} {}: {slip}", s.label, d.direction.name());
-            if s.duration_s > 0.0 {
-                let share = 100.0 * slip.slipped_us / 1e6 / s.duration_s;
-                let _ = write!(line, " ({share:.3}% of the {:.3} s sent)", s.duration_s);
-            }
-            lines.push(line);
-            let streams: Vec<_> = s
-                .streams
-                .iter()
-                .filter(|x| x.direction == d.direction)
-                .collect();
-            if streams.len() < 2 {
-                continue;
-            }
-            for x in streams {
-                if let Some(slip) = x.tx_slip {
-                    lines.push(format!("    stream {}: {slip}", x.name));
-                }
-            }
-        }
-    }
-    if lines.is_empty() {
-        return;
-    }
-    let _ = writeln!(
-        out,
-        "TX schedule: senders late by more than max_burst let their schedule slip (the packets \
-         went later, none was dropped) and made it up at no more than catch_up above their rate; \
-         the rates are over the actual sending time\n"
-    );
-    for l in lines {
-        let _ = writeln!(out, "{l}");
-    }
-    out.push('\n');
 }

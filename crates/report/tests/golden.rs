@@ -79,6 +79,16 @@ fn report() -> Report {
     r.duration_s = 31.25;
     r.config.insert("upf".into(), "open5gs 2.7.7".into());
     r.config.insert("ues".into(), "4".into());
+    small_payload_step(&mut r);
+    small_payload_step_findings(&mut r);
+    paced_step(&mut r);
+    control(&mut r);
+    clock(&mut r);
+    r
+}
+
+/// The 10 B step: both directions with latency, ports, rejected frames and three streams.
+fn small_payload_step(r: &mut Report) {
     r.steps.push(StepReport {
         label: "10 B".into(),
         payload_bytes: Some(10),
@@ -127,6 +137,11 @@ fn report() -> Report {
         handover: None,
         churn: None,
     });
+}
+
+/// What the 10 B step found: a TX slip, late losses, a kernel interface that lost frames and
+/// lopsided RX queues.
+fn small_payload_step_findings(r: &mut Report) {
     // The uplink senders fell behind: one of its two streams slipped twice.
     let slip = TxSlip {
         count: 2,
@@ -161,6 +176,10 @@ fn report() -> Report {
         frames: vec![500_112, 499_888],
         packets: vec![],
     });
+}
+
+/// The 1400 B step: uplink only, no latency, a warning and nothing else.
+fn paced_step(r: &mut Report) {
     r.steps.push(StepReport {
         label: "1400 B, \"paced\"".into(),
         payload_bytes: Some(1400),
@@ -180,6 +199,10 @@ fn report() -> Report {
         handover: None,
         churn: None,
     });
+}
+
+/// 1,000 sessions over PFCP, two lost, the release not answered.
+fn control(r: &mut Report) {
     r.control = Some(ControlReport {
         upf: "192.168.14.151:8805".into(),
         sessions: 1_000,
@@ -216,6 +239,9 @@ fn report() -> Report {
         release: Release::NotAnswered,
         upf_faults: Vec::new(),
     });
+}
+
+fn clock(r: &mut Report) {
     // The host of the finding: EAL rounded 2,793.436 MHz to 2,790 MHz.
     r.clock = Some(ClockReport {
         tsc_hz: 2_793_436_120.4,
@@ -224,7 +250,6 @@ fn report() -> Report {
         calibrated_over_s: 31.4,
         uncertainty_ppm: 0.0012,
     });
-    r
 }
 
 fn stream(name: &str, direction: Direction, payload: u32, sent: u64, lost: u64) -> StreamSummary {

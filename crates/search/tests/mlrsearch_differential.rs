@@ -22,8 +22,8 @@
 //! The Python interpreter is `$UPFBENCH_PYTHON`, else the virtual environment that `make test`
 //! makes (`target/mlrsearch`, deploy/mlrsearch-venv.sh), else `python3`. Without MLRsearch
 //! 1.2.1 the test says so and skips, except under CI (`CI` set), where it fails: CI installs
-//! it. A `harness = false` binary, so that both sides' figures are printed on every run; it
-//! prints its outcome the way libtest does.
+//! it. A `harness = false` binary, so that both sides' figures are printed on every run; its
+//! runner is upfbench-testkit's, which prints the outcome the way libtest does.
 #![allow(clippy::print_stdout)]
 
 use std::io::Write;
@@ -35,6 +35,7 @@ use upfbench_search::{
     Ending, GoalOutcome, Search, SearchConfig, SearchGoal, TrialRequest, TrialResult,
     conditional_throughput, relevant_bounds,
 };
+use upfbench_testkit::runner::{Outcome, Runner};
 
 const MIN_LOAD: f64 = 10_000.0;
 const MAX_LOAD: f64 = 10_000_000.0;
@@ -220,6 +221,12 @@ fn python() -> PathBuf {
 struct Unavailable(String);
 
 fn csit(upf: Upf) -> Result<Side, Unavailable> {
+    let v = run_csit_script(&csit_spec(upf))?;
+    Ok(csit_side(&v))
+}
+
+/// The search's loads, goals and simulated UPF, as the script reads them.
+fn csit_spec(upf: Upf) -> Value {
     let goal = |g: &SearchGoal| {
         json!({
             "loss_ratio": g.loss_ratio,
@@ -230,12 +237,16 @@ fn csit(upf: Upf) -> Result<Side, Unavailable> {
             "duration_sum": g.duration_sum_s,
         })
     };
-    let spec = json!({
+    json!({
         "min_load": MIN_LOAD,
         "max_load": MAX_LOAD,
         "goals": GOALS.iter().map(|(_, g)| goal(g)).collect::<Vec<_>>(),
         "upf": upf.spec(),
-    });
+    })
+}
+
+/// Runs CSIT's MLRsearch on `spec` and returns its JSON; unavailable when the script exits 3.
+fn run_csit_script(spec: &Value) -> Result<Value, Unavailable> {
     let python = python();
     let script = repo().join("crates/search/tests/support/mlrsearch_sim.py");
     let mut child = Command::new(&python)
@@ -266,7 +277,11 @@ fn csit(upf: Upf) -> Result<Side, Unavailable> {
         script.display(),
         out.status
     );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("the script's JSON");
+    Ok(serde_json::from_slice(&out.stdout).expect("the script's JSON"))
+}
+
+/// CSIT's figures, trial count and time, and trial log, from the script's JSON.
+fn csit_side(v: &Value) -> Side {
     let number = |v: &Value| v.as_f64();
     let counts: Vec<(TrialRequest, u64, u64)> = v["trial_log"]
         .as_array()
@@ -282,7 +297,7 @@ fn csit(upf: Upf) -> Result<Side, Unavailable> {
             (r, count(2), count(3))
         })
         .collect();
-    Ok(Side {
+    Side {
         goals: v["goals"]
             .as_array()
             .expect("goals")
@@ -300,7 +315,7 @@ fn csit(upf: Upf) -> Result<Side, Unavailable> {
             .map(|&(r, sent, lost)| counted(r, sent, lost))
             .collect(),
         counts,
-    })
+    }
 }
 
 fn pps(v: Option<f64>) -> String {
@@ -374,6 +389,81 @@ fn replay(csit: &Side) -> Vec<String> {
     errors
 }
 
+/// The script's UPF is ours: the same counts for each of its trials.
+fn check_same_simulation(upf: Upf, csit: &Side) -> Result<(), String> {
+    let mut same = upf.simulate();
+    for (i, &(r, sent, lost)) in csit.counts.iter().enumerate() {
+        let here = same(r);
+        if here != (sent, lost) {
+            return Err(format!(
+                "the simulations differ at trial {i} ({r:?}): sent and lost {here:?} here, \
+                 ({sent}, {lost}) in the script"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// One goal's comparison: our ending against our bounds, the two endings, each side's bounds
+/// within the goal's width, and the conditional throughputs within the width of each other.
+fn compare_goal(
+    name: &str,
+    goal: &SearchGoal,
+    (a, our_ending): (&Figures, &Ending),
+    (b, csit_ending): (&Figures, &Ending),
+    errors: &mut Vec<String>,
+) {
+    let w = goal.relative_width;
+    // What our controller says of itself matches what its bounds say.
+    if a.ending() != *our_ending {
+        errors.push(format!(
+            "{name}: our ending {:?}, our bounds say {:?}",
+            our_ending,
+            a.ending()
+        ));
+    }
+    if our_ending != csit_ending {
+        errors.push(format!(
+            "{name}: ours ended {:?}, MLRsearch's {:?}",
+            our_ending, csit_ending
+        ));
+        return;
+    }
+    for (side, f) in [("ours", a), ("MLRsearch's", b)] {
+        if let (Some(l), Some(u)) = (f.lower, f.upper)
+            && (u - l) / u > w
+        {
+            errors.push(format!(
+                "{name}: {side} bounds [{l}, {u}] are wider than {w}"
+            ));
+        }
+    }
+    match (a.conditional_throughput, b.conditional_throughput) {
+        (None, None) => {}
+        (Some(x), Some(y)) => {
+            let scale = match (a.upper, b.upper) {
+                (Some(p), Some(q)) => p.max(q),
+                _ => x.max(y),
+            };
+            let relative = (x - y).abs() / scale;
+            println!(
+                "    {name}: conditional throughputs differ by {:.4} % (width {} %)",
+                relative * 100.0,
+                w * 100.0
+            );
+            if relative > w {
+                errors.push(format!(
+                    "{name}: conditional throughput {x} (ours) vs {y} (MLRsearch): \
+                     {relative:.5} of the upper bound apart, more than the width {w}"
+                ));
+            }
+        }
+        (x, y) => errors.push(format!(
+            "{name}: conditional throughput {x:?} (ours) vs {y:?} (MLRsearch)"
+        )),
+    }
+}
+
 /// Runs both sides on `upf` and compares them; `Ok(false)` when CSIT's side was skipped.
 fn case(upf: Upf) -> Result<bool, String> {
     let (ours, outcomes) = ours(upf);
@@ -396,69 +486,16 @@ fn case(upf: Upf) -> Result<bool, String> {
     let csit_endings: Vec<Ending> = csit.goals.iter().map(Figures::ending).collect();
     print_side("upfbench", &ours, &our_endings);
     print_side("MLRsearch", &csit, &csit_endings);
-    // The script's UPF is ours: the same counts for each of its trials.
-    let mut same = upf.simulate();
-    for (i, &(r, sent, lost)) in csit.counts.iter().enumerate() {
-        let here = same(r);
-        if here != (sent, lost) {
-            return Err(format!(
-                "the simulations differ at trial {i} ({r:?}): sent and lost {here:?} here, \
-                 ({sent}, {lost}) in the script"
-            ));
-        }
-    }
+    check_same_simulation(upf, &csit)?;
     let mut errors = replay(&csit);
     for (i, (name, goal)) in GOALS.iter().enumerate() {
-        let (a, b) = (&ours.goals[i], &csit.goals[i]);
-        let w = goal.relative_width;
-        // What our controller says of itself matches what its bounds say.
-        if a.ending() != our_endings[i] {
-            errors.push(format!(
-                "{name}: our ending {:?}, our bounds say {:?}",
-                our_endings[i],
-                a.ending()
-            ));
-        }
-        if our_endings[i] != csit_endings[i] {
-            errors.push(format!(
-                "{name}: ours ended {:?}, MLRsearch's {:?}",
-                our_endings[i], csit_endings[i]
-            ));
-            continue;
-        }
-        for (side, f) in [("ours", a), ("MLRsearch's", b)] {
-            if let (Some(l), Some(u)) = (f.lower, f.upper)
-                && (u - l) / u > w
-            {
-                errors.push(format!(
-                    "{name}: {side} bounds [{l}, {u}] are wider than {w}"
-                ));
-            }
-        }
-        match (a.conditional_throughput, b.conditional_throughput) {
-            (None, None) => {}
-            (Some(x), Some(y)) => {
-                let scale = match (a.upper, b.upper) {
-                    (Some(p), Some(q)) => p.max(q),
-                    _ => x.max(y),
-                };
-                let relative = (x - y).abs() / scale;
-                println!(
-                    "    {name}: conditional throughputs differ by {:.4} % (width {} %)",
-                    relative * 100.0,
-                    w * 100.0
-                );
-                if relative > w {
-                    errors.push(format!(
-                        "{name}: conditional throughput {x} (ours) vs {y} (MLRsearch): \
-                         {relative:.5} of the upper bound apart, more than the width {w}"
-                    ));
-                }
-            }
-            (x, y) => errors.push(format!(
-                "{name}: conditional throughput {x:?} (ours) vs {y:?} (MLRsearch)"
-            )),
-        }
+        compare_goal(
+            name,
+            goal,
+            (&ours.goals[i], &our_endings[i]),
+            (&csit.goals[i], &csit_endings[i]),
+            &mut errors,
+        );
     }
     if errors.is_empty() {
         Ok(true)
@@ -468,7 +505,6 @@ fn case(upf: Upf) -> Result<bool, String> {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
     let cases: Vec<(&str, Upf)> = vec![
         ("sharp_below_min_load", Upf::Sharp { capacity: 5_000.0 }),
         ("sharp_25_kpps", Upf::Sharp { capacity: 25_000.0 }),
@@ -524,50 +560,22 @@ fn main() -> ExitCode {
             Upf::ConstantLoss { ratio: 0.001 },
         ),
     ];
-    if args.iter().any(|a| a == "--list") {
-        for (name, _) in &cases {
-            println!("{name}: test");
-        }
-        return ExitCode::SUCCESS;
+    // Each case prints its name before both sides' figures.
+    let runner = Runner::new(cases.into_iter().map(|(name, upf)| (name, (name, upf))));
+    if runner.needs_setup() {
+        println!(
+            "upfbench's search vs CSIT's MLRsearch 1.2.1 ({}), NDR and PDR at CSIT's defaults, \
+             loads {MIN_LOAD} to {MAX_LOAD} pps; [lower, upper] bounds and conditional \
+             throughput (ct) in pps",
+            python().display()
+        );
     }
-    let filter = args.iter().find(|a| !a.starts_with('-'));
-    let selected: Vec<_> = cases
-        .iter()
-        .filter(|(name, _)| filter.is_none_or(|f| name.contains(f.as_str())))
-        .collect();
-    println!(
-        "\nrunning {} test{}: upfbench's search vs CSIT's MLRsearch 1.2.1 ({}), NDR and PDR \
-         at CSIT's defaults, loads {MIN_LOAD} to {MAX_LOAD} pps; [lower, upper] bounds and \
-         conditional throughput (ct) in pps",
-        selected.len(),
-        if selected.len() == 1 { "" } else { "s" },
-        python().display()
-    );
-    let (mut failed, mut skipped) = (0, 0);
-    for (name, upf) in &selected {
+    runner.run(|&(name, upf)| {
         println!("{name}: {upf:?}");
-        match std::panic::catch_unwind(|| case(*upf)) {
-            Ok(Ok(true)) => println!("test {name} ... ok"),
-            Ok(Ok(false)) => {
-                println!("test {name} ... ignored, MLRsearch 1.2.1 is not available");
-                skipped += 1;
-            }
-            Ok(Err(e)) => {
-                println!("test {name} ... FAILED: {e}");
-                failed += 1;
-            }
-            Err(_) => {
-                println!("test {name} ... FAILED (panicked)");
-                failed += 1;
-            }
+        match case(upf) {
+            Ok(true) => Outcome::Passed,
+            Ok(false) => Outcome::Ignored("MLRsearch 1.2.1 is not available".into()),
+            Err(e) => Outcome::Failed(e),
         }
-    }
-    let passed = selected.len() - failed - skipped;
-    if failed == 0 {
-        println!("\ntest result: ok. {passed} passed; 0 failed; {skipped} ignored");
-        ExitCode::SUCCESS
-    } else {
-        println!("\ntest result: FAILED. {passed} passed; {failed} failed; {skipped} ignored");
-        ExitCode::FAILURE
-    }
+    })
 }

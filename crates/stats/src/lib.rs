@@ -17,8 +17,8 @@
 //!   the RX side's publication: [`TxStats::publish`]; at the end: [`TxStats::finish`] → [`TxCoreResult`].
 //! * Control thread, each second: [`LiveMeter::collect`] on every [`RxHandle`], the handles'
 //!   `snapshot()`, [`LiveMeter::line`] → a printable [`LiveLine`]. At the end:
-//!   [`RunResult::merge`] of the core results, [`StepReport::from_run`], pushed into a [`Report`],
-//!   written with [`Report::to_json`], [`Report::to_table`], [`Report::to_csv`].
+//!   [`RunResult::merge`] of the core results, which the report crate's `StepReport::from_run`
+//!   turns into a step of its `Report`.
 //!
 //! The definitions of lost, reordered, duplicate and late are in [`seq`]; the lock-free
 //! publication scheme in [`publish`]; the merge rules in [`merge`]; byte and rate conventions in

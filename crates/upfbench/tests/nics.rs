@@ -161,8 +161,17 @@ fn a_virtio_nic_goes_to_vfio_pci_and_back_by_three_writes() {
 fn what_must_not_be_bound_is_refused() {
     let m = machine("refuse");
     let machine = read(&m);
+    check_refusals(&machine);
+    check_an_unseen_virtio_nic_is_left_alone(&m);
+    check_force_and_the_bifurcated_message(&machine);
+    check_vfio_needs_an_iommu(&m);
+}
+
+/// A bifurcated NIC, one in use, a disk, a device that is not there, a driver not loaded and a
+/// kernel driver named as user space: each refused with its reason.
+fn check_refusals(machine: &Machine) {
     let refused = |addr: &str, target: &Target, force: bool| {
-        bind::plan(&machine, addr, target, force).expect_err("refused")
+        bind::plan(machine, addr, target, force).expect_err("refused")
     };
     assert!(matches!(
         refused(CX5, &vfio(), true),
@@ -209,8 +218,11 @@ fn what_must_not_be_bound_is_refused() {
         refused(VIRTIO_N3, &Target::UserSpace("virtio-pci".into()), false),
         Refusal::NotUserSpace("virtio-pci".into())
     );
-    // A virtio NIC on its kernel driver whose interface this namespace does not see (the
-    // host's eth0 seen from a lab's namespace) is left alone.
+}
+
+/// A virtio NIC on its kernel driver whose interface this namespace does not see (the
+/// host's eth0 seen from a lab's namespace) is left alone.
+fn check_an_unseen_virtio_nic_is_left_alone(m: &FakeMachine) {
     m.pci(
         "0000:00:06.0",
         0x020000,
@@ -219,16 +231,19 @@ fn what_must_not_be_bound_is_refused() {
         -1,
     );
     assert_eq!(
-        bind::plan(&read(&m), "0000:00:06.0", &vfio(), false),
+        bind::plan(&read(m), "0000:00:06.0", &vfio(), false),
         Err(Refusal::Unseen {
             address: "0000:00:06.0".into(),
             driver: "virtio-pci".into()
         })
     );
-    assert!(bind::plan(&read(&m), "0000:00:06.0", &vfio(), true).is_ok());
-    // --force takes eth0 all the same.
+    assert!(bind::plan(&read(m), "0000:00:06.0", &vfio(), true).is_ok());
+}
+
+/// --force takes eth0 all the same; a bifurcated NIC's refusal says it stays on its driver.
+fn check_force_and_the_bifurcated_message(machine: &Machine) {
     assert!(matches!(
-        bind::plan(&machine, ETH0, &vfio(), true),
+        bind::plan(machine, ETH0, &vfio(), true),
         Ok(BindPlan::Writes(_))
     ));
     let msg = Refusal::Bifurcated {
@@ -238,15 +253,17 @@ fn what_must_not_be_bound_is_refused() {
     }
     .to_string();
     assert!(msg.contains("stays on mlx5_core; nothing to bind"), "{msg}");
+}
 
-    // Without an IOMMU and with no-IOMMU mode off, vfio-pci would leave the NIC driverless.
+/// Without an IOMMU and with no-IOMMU mode off, vfio-pci would leave the NIC driverless.
+fn check_vfio_needs_an_iommu(m: &FakeMachine) {
     m.vfio(false);
     assert_eq!(
-        bind::plan(&read(&m), VIRTIO_N3, &vfio(), false),
+        bind::plan(&read(m), VIRTIO_N3, &vfio(), false),
         Err(Refusal::NoIommu(VIRTIO_N3.into()))
     );
     m.iommu_groups(3);
-    assert!(bind::plan(&read(&m), VIRTIO_N3, &vfio(), false).is_ok());
+    assert!(bind::plan(&read(m), VIRTIO_N3, &vfio(), false).is_ok());
 }
 
 fn upfbench(m: &FakeMachine, args: &[&str]) -> Output {

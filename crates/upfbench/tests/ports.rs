@@ -28,17 +28,12 @@ fn upfbench_ports(test: &str, eal: &[&str]) -> Output {
     out
 }
 
-/// One lcore, no hugepages, no PCI, no telemetry (whose socket would be in the directory too).
-fn base_eal() -> [&'static str; 7] {
-    [
-        "-l",
-        "0",
-        "--no-huge",
-        "--no-telemetry",
-        "-m",
-        "256",
-        "--no-pci",
-    ]
+/// One lcore and the test kit's EAL arguments of a process: no hugepages, no PCI, no telemetry
+/// (whose socket would be in the directory too).
+fn base_eal() -> Vec<String> {
+    let mut args = vec!["-l".to_owned(), "0".to_owned()];
+    args.extend(upfbench_testkit::eal::process_args(256));
+    args
 }
 
 fn stdout(out: &Output) -> String {

@@ -105,7 +105,7 @@ fn a_profile_is_checked_against_the_system_files_given_with_it() {
     let stderr = text(&out.stderr);
     assert!(
         stderr.contains(
-            "profiles/imix.yaml:20:14: streams[2].payload: 1472 bytes make 1544-byte uplink \
+            "profiles/imix.yaml:21:14: streams[2].payload: 1472 bytes make 1544-byte uplink \
              packets on n3, over its MTU of 1500 (n3.mtu in deploy/systems/lab.yaml)\n"
         ),
         "{stderr}"

@@ -1,12 +1,14 @@
 //! Packaging helpers for upfbench, run at packaging time (deploy/package/build.sh): the man
 //! pages and the shell completions, made from the same `Cli` the binary parses, so that a
-//! subcommand or an option added there shows up in both with no change here.
+//! subcommand or an option added there shows up in both with no change here; and the
+//! configuration reference, made from the config types (`config-reference`).
 #![forbid(unsafe_code)]
 
 mod completions;
+mod config_reference;
 mod man;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::{CommandFactory, Parser, Subcommand};
@@ -33,16 +35,32 @@ enum Task {
         /// The directory to write into, made if missing.
         dir: PathBuf,
     },
+    /// Write the configuration reference, made from the config types: the JSON Schemas
+    /// schema/{system,profile,reflector}.schema.json and the pages docs/reference/*.md.
+    ConfigReference {
+        /// The repository to write into (default: this one).
+        #[arg(long)]
+        root: Option<PathBuf>,
+    },
 }
 
 fn main() -> anyhow::Result<()> {
-    let (dir, write): (
-        PathBuf,
-        fn(clap::Command, &std::path::Path) -> std::io::Result<_>,
-    ) = match Args::parse().task {
-        Task::Man { dir } => (dir, man::write_pages),
-        Task::Completions { dir } => (dir, completions::write_all),
-    };
+    let (dir, write): (PathBuf, fn(clap::Command, &Path) -> std::io::Result<_>) =
+        match Args::parse().task {
+            Task::Man { dir } => (dir, man::write_pages),
+            Task::Completions { dir } => (dir, completions::write_all),
+            Task::ConfigReference { root } => {
+                let root =
+                    root.unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."));
+                let changed = config_reference::write_all(&root)
+                    .with_context(|| format!("writing the reference into {}", root.display()))?;
+                #[allow(clippy::print_stdout)]
+                for path in &changed {
+                    println!("wrote {path}");
+                }
+                return Ok(());
+            }
+        };
     std::fs::create_dir_all(&dir).with_context(|| format!("making {}", dir.display()))?;
     write(Cli::command(), &dir).with_context(|| format!("writing into {}", dir.display()))?;
     Ok(())

@@ -56,7 +56,17 @@ fn files_section() -> Roff {
         ),
         (
             "/usr/share/upfbench/profiles/",
-            "Example profiles; README.md there describes every field of both formats.",
+            "Example profiles; README.md there is a guide to the three kinds of file.",
+        ),
+        (
+            "/usr/share/upfbench/schema/",
+            "JSON Schemas of the system, profile and reflector files, which each example names \
+             on its first line for editors.",
+        ),
+        (
+            "/usr/share/doc/upfbench/reference/",
+            "Every field of each kind of file, its form and its default: system.md, \
+             profile.md, reflector.md.",
         ),
         (
             "/usr/share/upfbench/quickstart.sh",

@@ -4,8 +4,8 @@
 //! ```yaml
 //! sessions: {count: 1000000}   # the limit of the climb: no more are asked for
 //! capacity:
-//!   batch: 10000               # sessions established per batch (default: a tenth of the count)
-//!   step: 1s                   # then the streams run over every session so far (default 1s)
+//!   batch: 10000               # sessions established per batch (absent: a tenth of the count)
+//!   step: 1s                   # then the streams run over every session so far
 //! ```
 //!
 //! The streams run as written after each batch, spread over the sessions established so far:
@@ -19,15 +19,30 @@ use super::super::issues::Issues;
 use super::super::units::serde_text;
 
 /// `upfbench capacity`: the batches and the traffic after each.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CapacitySection {
-    /// Sessions established per batch (default: a tenth of `sessions.count`, at least 1).
+    /// Sessions established per batch, 1 to `sessions.count` (the limit of the climb). Absent: a
+    /// tenth of `sessions.count`, at least 1.
     #[serde(default)]
     pub batch: Option<u32>,
-    /// How long the streams send after each batch (default `1s`).
-    #[serde(default, with = "serde_text::opt_duration")]
-    pub step: Option<Duration>,
+    /// How long the streams send after each batch, over every session established so far
+    /// (`duration` is not used); not 0.
+    #[serde(default = "default_step", with = "serde_text::duration")]
+    pub step: Duration,
+}
+
+fn default_step() -> Duration {
+    Duration::from_secs(1)
+}
+
+impl Default for CapacitySection {
+    fn default() -> Self {
+        CapacitySection {
+            batch: None,
+            step: default_step(),
+        }
+    }
 }
 
 impl CapacitySection {
@@ -38,7 +53,7 @@ impl CapacitySection {
 
     /// How long each batch's traffic sends.
     pub fn step(&self) -> Duration {
-        self.step.unwrap_or(Duration::from_secs(1))
+        self.step
     }
 
     pub(crate) fn check(&self, limit: u32, issues: &mut Issues) {
@@ -50,7 +65,7 @@ impl CapacitySection {
             ),
             _ => {}
         }
-        if self.step.is_some_and(|s| s.is_zero()) {
+        if self.step.is_zero() {
             issues.add("capacity.step", "must be longer than 0");
         }
     }
@@ -69,7 +84,7 @@ mod tests {
         );
         let c = CapacitySection {
             batch: Some(512),
-            step: Some(Duration::from_millis(500)),
+            step: Duration::from_millis(500),
         };
         assert_eq!(
             (c.batch(10_000), c.step()),

@@ -26,29 +26,30 @@ pub const MAX_CHURN_RATE: f64 = 1e6;
 pub const MIN_PROBE_INTERVAL: Duration = Duration::from_micros(10);
 
 /// Session churn during the measured phase.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Churn {
-    /// Sessions established per second beyond the traffic's (each deleted after `lifetime`);
-    /// 0 for modifications only.
+    /// Sessions established per second beyond the traffic's, from `start`, each deleted `lifetime`
+    /// after it was asked for; only those deleted within `duration` are planned. They are UEs
+    /// `sessions.count` on, so the pool and the TEID ranges must have room for them. 0:
+    /// modifications only.
     #[serde(default)]
     pub rate: f64,
-    /// How long a churn session lives, from its establishment's request to its deletion's
-    /// (default `1s`).
+    /// A churn session's life, from its establishment's request to its deletion's.
     #[serde(default = "one_second", with = "serde_text::duration")]
     pub lifetime: Duration,
-    /// Session Modifications per second of the traffic's sessions, one after the other
-    /// (default 0): each re-sends the downlink FAR's forwarding parameters unchanged.
+    /// Session Modifications per second of the traffic's sessions, round the UEs, each re-sending
+    /// the downlink FAR's forwarding parameters unchanged.
     #[serde(default)]
     pub modify_rate: f64,
-    /// The gap between two downlink probes of a churn session (default `1ms`): the resolution
-    /// of its activation lag.
+    /// Each churn session gets a downlink probe this often from its request to its deletion (at
+    /// least `10us`): the resolution of its activation lag.
     #[serde(default = "one_millisecond", with = "serde_text::duration")]
     pub probe_interval: Duration,
-    /// The first request, from the start of the measured phase (default `0s`).
+    /// The first request, from the start of the measured phase.
     #[serde(default, with = "serde_text::duration")]
     pub start: Duration,
-    /// Run each step without churn first, for its loss (default true).
+    /// Run each step without churn first, for its loss.
     #[serde(default = "yes")]
     pub baseline: bool,
 }

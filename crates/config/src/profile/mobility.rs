@@ -3,10 +3,10 @@
 //!
 //! ```yaml
 //! mobility:
-//!   ues: 50%                 # or all (the default)
+//!   ues: 50%                 # or all
 //!   handovers: {rate: 100, arrivals: poisson, start: 1s}   # or {at: 2s}: each moving UE once
 //!   seed: 7
-//!   end_marker: true         # SNDEM in the modification (the default)
+//!   end_marker: true         # SNDEM in the modification
 //!   target: {address: 192.168.13.132, downlink_teid: {first: 0x20000002, step: 2}}
 //! ```
 
@@ -27,20 +27,23 @@ pub const MAX_HANDOVER_RATE: f64 = 1e6;
 /// Handovers under traffic: each moving UE's downlink moves to the target gNB once in the
 /// measured phase (a Session Modification that updates its downlink FAR) and its uplink leaves
 /// from the target's address from then on.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Mobility {
-    /// Which UEs move: `all` (default) or a percentage of them, chosen with the seed.
+    /// Which UEs move: `all`, or a percentage of them (`25%`, at least one UE), chosen with the
+    /// seed.
     #[serde(default)]
     pub ues: MovingUes,
-    /// When they move.
+    /// When they move: `{at: 2s}` (each moving UE once, all then) or `{rate: 100}` (handovers per
+    /// second, one moving UE after the other).
     pub handovers: Handovers,
-    /// Where to.
+    /// Where they move to: the target gNB.
     pub target: TargetGnb,
-    /// Ask the UPF for an End Marker on the old path (PFCPSMReq-Flags SNDEM; default true).
+    /// Ask the UPF for an End Marker on the old tunnel: PFCPSMReq-Flags SNDEM in each modification.
     #[serde(default = "yes")]
     pub end_marker: bool,
-    /// Seed of the choice of UEs, of their order, and of Poisson arrivals (default 0).
+    /// The seed of the choice of UEs, of their order and of Poisson arrivals: the same seed, the
+    /// same plan.
     #[serde(default)]
     pub seed: u64,
 }
@@ -86,26 +89,31 @@ impl MovingUes {
 
 /// When the handovers happen, from the start of the measured phase: `{at: 2s}` (each moving UE
 /// once, all at that time) or `{rate: 100}` handovers per second from `start`, `uniform`
-/// (default) or `poisson` arrivals.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+/// or `poisson` arrivals.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Handovers {
-    /// Every moving UE at this time.
+    /// Every moving UE once, this long after the measured phase starts (`2s`, within `duration`).
+    /// Absent: `rate` is given instead.
     #[serde(default, with = "serde_text::opt_duration")]
     pub at: Option<Duration>,
-    /// Handovers per second, one moving UE after the other.
+    /// Or one moving UE after the other at this many handovers per second, instead of `at`; a
+    /// uniform rate's last handover must fall within `duration`.
     #[serde(default)]
     pub rate: Option<f64>,
-    /// How the handovers of a rate are spaced.
+    /// With `rate`: `uniform` (1/rate apart) or `poisson` (exponential gaps of mean 1/rate, from
+    /// the seed).
     #[serde(default)]
     pub arrivals: Arrivals,
-    /// The first handover of a rate (default `0s`).
+    /// With `rate`: the first handover, from the measured phase's start.
     #[serde(default, with = "serde_text::duration")]
     pub start: Duration,
 }
 
 /// How handovers at a rate are spaced.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema, serde::Serialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Arrivals {
     /// Exactly 1/rate apart.
@@ -116,12 +124,14 @@ pub enum Arrivals {
 }
 
 /// The target gNB: a second N3 address of the tester, on the same port.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TargetGnb {
-    /// Its address (on the N3 subnet, not the N3 address itself).
+    /// A second address of the tester on the N3 subnet (not its N3 address nor the UPF's); the
+    /// tester answers ARP for it and announces it with its own ARP requests.
     pub address: Ipv4Addr,
-    /// Its downlink TEIDs, one per UE: `{first, step}`, apart from the source's.
+    /// Its downlink TEIDs `{first, step}`, UE i's `first + i·step`; they must not share a TEID with
+    /// the sessions' uplink or downlink range (the receiver tells the paths apart by TEID).
     pub downlink_teid: TeidRange,
 }
 

@@ -44,10 +44,10 @@ pub const MAX_QOS_BPS: u64 = ((1 << 40) - 1) * 1000;
 ///   - {name: dl, direction: downlink, rate: 10kpps, payload: 300}
 /// duration: 10s
 /// ```
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Profile {
-    /// `kind: profile`, optional.
+    /// `kind: profile`, optional: says what the file is when its fields alone do not.
     #[serde(default)]
     pub kind: Option<FileKind>,
     /// A short name, used in reports.
@@ -58,36 +58,57 @@ pub struct Profile {
     /// The sessions (one per UE) programmed on the UPF.
     #[serde(default)]
     pub sessions: Sessions,
-    /// The traffic, one or more streams.
+    /// The traffic: one or more streams.
     pub streams: Vec<Stream>,
-    /// How long a continuous run sends, warm-up excluded (default `10s`).
+    /// How long a continuous run sends, after the warm-up; not 0.
     #[serde(default = "default_duration", with = "serde_text::duration")]
     pub duration: Duration,
-    /// Sent before the measurement starts and not counted (default `0s`).
+    /// Sent first, before `duration`, and not measured.
     #[serde(default, with = "serde_text::duration")]
     pub warmup: Duration,
-    /// After the last packet is sent, wait this long for the stragglers (default `500ms`).
+    /// After the last packet is sent, wait this long for the packets in flight; not 0.
     #[serde(default = "default_drain", with = "serde_text::duration")]
     pub drain: Duration,
-    /// How the packets are spread in time (default `continuous`).
+    /// How the packets are spread in time: `continuous` (at the streams' rates for `duration`),
+    /// `{single_burst: {packets: N}}` or `{multi_burst: {packets: N, bursts: M, gap: 10ms}}` (per
+    /// stream and direction, at the stream's rate; the gap not 0).
     #[serde(default)]
     pub tx_mode: TxMode,
-    /// The longest train a worker puts back to back on one transmit queue, 1 to 1024 (default
-    /// 32): split over the worker's streams there; a worker later than that slips its schedule
-    /// instead of catching up (see the run crate's `plan::Pacer`).
+    /// 1 to 1024: the longest train of packets a worker puts back to back on one transmit queue.
+    /// The worker's streams on a queue (uplink on N3, downlink on N6) split it, one each and the
+    /// rest in proportion to their rates; each poll hands at most its part to the NIC (in DPDK
+    /// bursts of up to 64), what the NIC refused counting against it.
+    ///
+    /// A worker late by more than its part (a stalled core, a full queue, a rate above what it can
+    /// send) does not catch up at line rate: its schedule slips (none is dropped, counts stay exact
+    /// per flow), and it then makes the lateness up at no more than `catch_up` above the stream's
+    /// rate. The report gives how often it fell behind, the most it was late, and how late it still
+    /// was at the end (`tx_slip` per direction and stream, the TX schedule lines, a warning when
+    /// what was not made up exceeds 0.5 % of the sending time). In bursts modes the slip moves the
+    /// rest of the run, gaps whole.
+    ///
+    /// How late a worker may be without slipping is its part over its rate: 32 at 20 Mpps is 1.6
+    /// µs, which this project's 2-vCPU VM exceeds some 1,400 times a second by ~13-19 µs;
+    /// `catch_up` makes that up within the following tens of µs.
     #[serde(default = "default_max_burst")]
     pub max_burst: u32,
-    /// How much faster than its rate a sender that fell behind may send until it is back on
-    /// its schedule, in percent, 0 to 100 (default `10%`): the UPF never sees more than the
-    /// rate plus this, and a sender that lost its core for a moment keeps its average rate.
-    /// `0%`: the schedule slips for good (the step lasts longer, its rate is lower).
+    /// 0% to 100%: how much faster than its rate a late worker may send until it is back on its
+    /// schedule. The UPF never sees more than the rate plus this (and no train longer than
+    /// `max_burst`); a worker that lost its core for a moment keeps its average rate (on this
+    /// project's VM at 0.1/1/5/20 Mpps with `max_burst` 32: every rate exact, with 6 to 7,000 slips
+    /// in 5 s).
+    ///
+    /// `0%`: a slip is kept for good, the step lasts longer and its rate is lower (−1.7 % at 5
+    /// Mpps, −2.7 % at 20 Mpps on this VM): for a no-drop-rate search that must never exceed the
+    /// rate.
     #[serde(default = "default_catch_up", with = "serde_text::percent")]
     pub catch_up: f64,
-    /// Sequence positions tracked behind the newest per flow (stream × UE): a power of two
-    /// from 64 to 65536 (default 64). A packet displaced further counts as late. Memory per
-    /// flow and worker, measured by `examples/flow_memory.rs`: 144 bytes at 64, 272 at 1024
-    /// (about 136 + window / 8), plus 24 bytes of TX state; 2,000,000 flows (a million UEs both
-    /// ways) take about 340 MB with one worker.
+    /// Sequence positions tracked behind the newest per flow (stream × UE): a power of two from 64
+    /// to 65536. A packet displaced further counts as late.
+    ///
+    /// Memory per flow and worker, measured (`cargo run --release -p upfbench-generator --example
+    /// flow_memory`): 144 bytes at 64, 272 at 1024 (about 136 + window / 8), plus 24 bytes of TX
+    /// state; a million UEs both ways (2,000,000 flows) take about 340 MB with one worker.
     #[serde(default = "default_reorder_window")]
     pub reorder_window: u32,
     /// The latency histograms.
@@ -102,10 +123,14 @@ pub struct Profile {
     /// `upfbench capacity`: the batches of the climb and the traffic after each.
     #[serde(default)]
     pub capacity: CapacitySection,
-    /// Handovers under traffic (default none).
+    /// Handovers under traffic: each moving UE's downlink moves to a target gNB once
+    /// (docs/measurement.md, docs/pfcp.md). `upfbench run` only (one step), continuous `tx_mode`, a
+    /// downlink stream and a `pfcp` section in the system file needed. Absent: none.
     #[serde(default)]
     pub mobility: Option<Box<Mobility>>,
-    /// Session churn during the measured phase (default none).
+    /// Session churn under traffic: sessions established and deleted, and the traffic's modified,
+    /// during the measured phase. `upfbench run` or `sweep`, continuous `tx_mode`, a `pfcp` section
+    /// in the system file; not with `mobility`. Absent: none.
     #[serde(default)]
     pub churn: Option<Churn>,
 }
@@ -131,59 +156,64 @@ fn default_reorder_window() -> u32 {
 }
 
 /// The sessions: one per UE.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Sessions {
-    /// Number of UEs, each with its session (default 1).
+    /// UEs, one PFCP session each.
     #[serde(default = "one_u32")]
     pub count: u32,
-    /// The UE address pool, a network (default `10.45.0.0/16`).
+    /// The UE address pool, a network (host bits zero); must not overlap the system's N3 and N6
+    /// subnets. An IPv6 pool is refused for now (IPv6 UEs are not supported yet).
     #[serde(default = "default_ue_pool")]
     pub ue_pool: IpPrefix,
-    /// The first UE's address; UE i has `first_ue + i` (default: the pool's .2, `10.45.0.2`).
-    /// See [`Sessions::first_ue_address`].
+    /// The first UE's address; UE i has `first_ue + i`, each in the pool, neither its network nor
+    /// its broadcast address, of the pool's family. Absent: the pool's network address + 2
+    /// (`10.45.0.2` in `10.45.0.0/16`).
     #[serde(default)]
     pub first_ue: Option<IpAddr>,
-    /// Uplink TEIDs (the UPF's F-TEIDs on N3): `{first, step}` chosen by us, or `upf`: chosen
-    /// by the UPF (CH=1) and read back (default `{first: 1, step: 2}`).
+    /// Uplink TEIDs (the UPF's F-TEIDs on N3): `{first, step}`, UE i's `first + i·step`, chosen by
+    /// us; or `upf`: the UPF chooses (CH=1) and they are read back from the Created PDRs, which
+    /// needs `pfcp` in the system file.
     #[serde(default = "default_uplink_teid")]
     pub uplink_teid: TeidAllocation,
-    /// Downlink TEIDs (ours, at the gNB side), `{first, step}` (default `{first: 2, step: 2}`).
+    /// Downlink TEIDs (ours, at the gNB side), `{first, step}`: they must not share a TEID with the
+    /// uplink range nor pass 0xffffffff.
     #[serde(default = "default_downlink_teid")]
     pub downlink_teid: TeidRange,
-    /// The QoS flow: 0 to 63 (default 1; `~`: none, which needs `pdu_session_container`,
-    /// `uplink_pdr_qfi` and the QER's QFI off).
-    #[serde(
-        default = "default_qfi",
-        deserialize_with = "identifiers::opt_qfi::deserialize"
-    )]
+    /// The QoS flow, 0 to 63; `~`: none, which needs `pdu_session_container` and `uplink_pdr_qfi`
+    /// off.
+    #[serde(default = "default_qfi", with = "identifiers::opt_qfi")]
     pub qfi: Option<Qfi>,
-    /// Uplink G-PDUs carry a PDU Session Container with the QFI (default true).
+    /// Uplink G-PDUs carry a PDU Session Container with the QFI. Open5GS drops uplink G-PDUs
+    /// without one when the uplink PDR matches the QFI.
     #[serde(default = "yes")]
     pub pdu_session_container: bool,
-    /// The uplink PDR matches the QFI (default true, as the reference client). Open5GS then
-    /// drops uplink G-PDUs without a PDU Session Container.
+    /// The uplink PDR matches the QFI, as the reference client's does. With `pdu_session_container`
+    /// off this is an error: Open5GS then drops every uplink G-PDU silently.
     #[serde(default = "yes")]
     pub uplink_pdr_qfi: bool,
-    /// The uplink PDR's SDF filter, e.g. `permit out ip from any to assigned` (default none).
+    /// The uplink PDR's SDF filter, e.g. `permit out ip from any to assigned`. Absent: none.
     #[serde(default)]
     pub uplink_sdf_filter: Option<String>,
-    /// The QER (default on, with the QFI, no bit rates).
+    /// The QoS Enforcement Rule, which carries the QFI (eUPF takes the downlink QFI from it), and
+    /// bit rates.
     #[serde(default)]
     pub qer: Qer,
-    /// The DNN (APN) sent with each session (default `internet`; `~`: not sent).
+    /// The DNN (APN) sent with each session, as DNS labels; `~`: not sent.
     #[serde(default = "default_dnn")]
     pub dnn: Option<String>,
-    /// The Network Instance of both PDRs (default `internet`), sent as DNS labels.
+    /// The Network Instance of both PDRs, sent as DNS labels. UPG-VPP needs one it is configured
+    /// for (`upf nwi`).
     #[serde(default = "internet")]
     pub network_instance: String,
-    /// The PDN type (default `ipv4`; `ipv6` and `ipv4v6` are not supported yet).
+    /// The PDN type: `ipv6` and `ipv4v6` are read, and refused: not supported yet.
     #[serde(default)]
     pub pdn_type: PdnType,
-    /// Send the 3GPP Interface Types (N3, N6) in the PDRs (default true).
+    /// Send the 3GPP Interface Types (N3, N6) in the PDRs.
     #[serde(default = "yes")]
     pub interface_types: bool,
-    /// A usage reporting rule (default none).
+    /// A Usage Reporting Rule: `{period: 10s}` (whole seconds) and/or `{volume_threshold: OCTETS}`.
+    /// Absent: none.
     #[serde(default)]
     pub urr: Option<Urr>,
 }
@@ -223,24 +253,24 @@ fn default_dnn() -> Option<String> {
 }
 
 impl Default for Sessions {
-    /// One UE at 10.45.0.2, TEIDs 1 (uplink) and 2 (downlink), QFI 1, network instance and
-    /// DNN `internet`: the address plan of docs/measurement.md.
+    /// Each field's default (one UE, the address plan of docs/measurement.md), as `sessions: {}`
+    /// reads.
     fn default() -> Self {
         Sessions {
-            count: 1,
+            count: one_u32(),
             ue_pool: default_ue_pool(),
             first_ue: None,
             uplink_teid: default_uplink_teid(),
             downlink_teid: default_downlink_teid(),
             qfi: default_qfi(),
-            pdu_session_container: true,
-            uplink_pdr_qfi: true,
+            pdu_session_container: yes(),
+            uplink_pdr_qfi: yes(),
             uplink_sdf_filter: None,
             qer: Qer::default(),
             dnn: default_dnn(),
             network_instance: internet(),
-            pdn_type: PdnType::Ipv4,
-            interface_types: true,
+            pdn_type: PdnType::default(),
+            interface_types: yes(),
             urr: None,
         }
     }
@@ -268,22 +298,22 @@ pub(crate) fn address_plus(addr: IpAddr, n: u32) -> IpAddr {
 }
 
 /// The QoS Enforcement Rule, which carries the QFI.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Qer {
-    /// Send a QER (default true: eUPF takes the downlink QFI from it).
+    /// Send a QER (eUPF takes the downlink QFI from it).
     #[serde(default = "yes")]
     pub enabled: bool,
-    /// Maximum bit rate uplink, bit/s (`1Gbps`; default none).
+    /// Maximum bit rate uplink (`1Gbps`), at most 2^40−1 kbit/s. Absent: none.
     #[serde(default, with = "serde_text::opt_bit_rate")]
     pub mbr_uplink: Option<u64>,
-    /// Maximum bit rate downlink, bit/s.
+    /// Maximum bit rate downlink, at most 2^40−1 kbit/s. Absent: none.
     #[serde(default, with = "serde_text::opt_bit_rate")]
     pub mbr_downlink: Option<u64>,
-    /// Guaranteed bit rate uplink, bit/s.
+    /// Guaranteed bit rate uplink, at most the MBR and 2^40−1 kbit/s. Absent: none.
     #[serde(default, with = "serde_text::opt_bit_rate")]
     pub gbr_uplink: Option<u64>,
-    /// Guaranteed bit rate downlink, bit/s.
+    /// Guaranteed bit rate downlink, at most the MBR and 2^40−1 kbit/s. Absent: none.
     #[serde(default, with = "serde_text::opt_bit_rate")]
     pub gbr_downlink: Option<u64>,
 }
@@ -291,7 +321,7 @@ pub struct Qer {
 impl Default for Qer {
     fn default() -> Self {
         Qer {
-            enabled: true,
+            enabled: yes(),
             mbr_uplink: None,
             mbr_downlink: None,
             gbr_uplink: None,
@@ -301,7 +331,9 @@ impl Default for Qer {
 }
 
 /// PDN Type (TS 29.244 §8.2.79).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema, serde::Serialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum PdnType {
     /// IPv4 UEs.
@@ -314,7 +346,7 @@ pub enum PdnType {
 }
 
 /// A Usage Reporting Rule: volume and duration measurement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Urr {
     /// Periodic reports this often, whole seconds (`10s`).
@@ -326,7 +358,7 @@ pub struct Urr {
 }
 
 /// One stream of packets.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Stream {
     /// Unique within the profile; reports use it.
@@ -337,19 +369,22 @@ pub struct Stream {
     /// Packets per second, or bit/s at L1 or L2, or a percentage of the sending port's line
     /// rate; per direction.
     pub rate: Rate,
-    /// Inner UDP payload, bytes: 10 (the measurement tag) to 1472 (a 1500-byte inner packet).
+    /// Inner UDP payload, bytes: 10 (the measurement tag) to 1472 (a 1500-byte inner packet), and
+    /// at most what the system's `mtu` carries tunnelled. A downlink packet on N6 is `payload + 46`
+    /// bytes (Ethernet, IPv4, UDP, FCS; at least 64); an uplink packet on N3 is `payload + 90`
+    /// (GTP-U 8, the container 8 and the inner IPv4/UDP 28 more), 82 without the container.
     pub payload: u16,
-    /// Inner UDP source port (default 10000).
+    /// Inner UDP source port.
     #[serde(default = "default_src_port")]
     pub src_port: u16,
-    /// Inner UDP destination port (default 20000).
+    /// Inner UDP destination port.
     #[serde(default = "default_dst_port")]
     pub dst_port: u16,
-    /// Which UEs send or receive: `all` (default) or `{first, count}` (UE indices).
+    /// Which UEs send or receive: `all`, or `{first, count}` (UE indices, within `sessions.count`).
     #[serde(default)]
     pub ues: UeSelection,
-    /// How the packets go round the UEs: `round_robin` (default: UE 0, 1, 2, ..., 0, ...) or
-    /// `{consecutive: N}` (N packets to a UE, then the next).
+    /// How the packets go round the UEs: `round_robin` (UE 0, 1, 2, ..., 0, ...) or `{consecutive:
+    /// N}` (N packets to a UE, then the next).
     #[serde(default)]
     pub spread: Spread,
 }
@@ -363,7 +398,7 @@ fn default_dst_port() -> u16 {
 }
 
 /// Which way a stream goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     /// GTP-U on N3, out of the UPF on N6.
@@ -411,11 +446,14 @@ impl UeSelection {
     }
 }
 
-#[derive(Deserialize)]
+/// A range of UE indices: `{first: 0, count: 100}`.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct UeRange {
+pub(crate) struct UeRange {
+    /// The first UE index.
     #[serde(default)]
     first: u32,
+    /// How many UEs from there, within `sessions.count`.
     count: u32,
 }
 
@@ -444,9 +482,11 @@ pub enum Spread {
     Consecutive(u32),
 }
 
-#[derive(Deserialize)]
+/// `{consecutive: N}`.
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct ConsecutiveSpread {
+pub(crate) struct ConsecutiveSpread {
+    /// Packets to a UE before the next UE's.
     consecutive: u32,
 }
 
@@ -463,7 +503,9 @@ impl<'de> Deserialize<'de> for Spread {
 }
 
 /// How the packets are spread in time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema, serde::Serialize,
+)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub enum TxMode {
     /// At the streams' rates for `duration`: `tx_mode: continuous`.
@@ -489,14 +531,15 @@ pub enum TxMode {
 }
 
 /// Latency histogram bounds (HDR histograms, nanoseconds).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Latency {
-    /// Highest latency tracked (default `2s`, at most [`MAX_LATENCY`]); slower packets are
-    /// clamped and counted.
+    /// Highest latency tracked; slower is clamped and counted. At most 2.147 s (`MAX_LATENCY`): the
+    /// tag carries the low 32 bits of the transmit time in ns, so a longer transit cannot be told
+    /// from a shorter one.
     #[serde(default = "default_latency_max", with = "serde_text::duration")]
     pub max: Duration,
-    /// Significant decimal digits, 3 to 5 (default 3: within 0.1%).
+    /// Significant decimal digits of the histograms, 3 to 5 (3: within 0.1%).
     #[serde(default = "default_digits")]
     pub digits: u8,
 }
@@ -524,11 +567,11 @@ impl Default for Latency {
 }
 
 /// `upfbench sweep`: the same profile at several payload sizes.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Sweep {
-    /// Payload sizes, bytes, each replacing every stream's `payload` in turn (default
-    /// `[10, 300, 1400]`, the published measurements' sizes).
+    /// The payload sizes `upfbench sweep` runs, bytes, each replacing every stream's `payload` in
+    /// turn (the published measurements' sizes); `--payloads` replaces them.
     #[serde(default = "default_sweep_payloads")]
     pub payloads: Vec<u16>,
 }

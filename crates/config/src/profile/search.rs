@@ -3,11 +3,11 @@
 //!
 //! ```yaml
 //! search:
-//!   goals:                       # default: NDR and PDR as CSIT has them
+//!   goals:                       # NDR and PDR as CSIT has them unless given
 //!     - {name: NDR, loss_ratio: 0%}
 //!     - {name: PDR, loss_ratio: 0.5%, latency: {percentile: 99, max: 1ms}}
-//!   directions: [both]           # default: the streams as written
-//!   max_load: 2Mpps              # default: what the ports carry
+//!   directions: [both]           # the streams as written
+//!   max_load: 2Mpps              # absent: what the ports carry
 //! ```
 
 use std::time::Duration;
@@ -20,61 +20,63 @@ use super::super::units::serde_text;
 use upfbench_search::{LatencyBound, Percentile, SearchGoal, Strategy};
 
 /// `upfbench search`: the goals and the trials.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchSection {
-    /// The search goals, searched together (default NDR and PDR).
+    /// The search goals (RFC 9971 §4.6.2), searched together: NDR and PDR as CSIT has them unless
+    /// given.
     #[serde(default = "default_goals")]
     pub goals: Vec<GoalSection>,
     /// The direction sets searched apart, each at every payload: `uplink` (the uplink streams
-    /// alone), `downlink`, `both` (default: `[both]`, the streams as written).
+    /// alone), `downlink`, `both` (the streams as written).
     #[serde(default = "default_directions")]
     pub directions: Vec<DirectionSet>,
-    /// Min Load, the directions together (default `10kpps`, or Max Load if that is lower).
+    /// Min Load, the directions together. Absent: `10kpps`, or Max Load if that is lower.
     #[serde(default, with = "serde_text::opt_pps")]
     pub min_load: Option<f64>,
-    /// Max Load, the directions together (default: what the ports carry at the streams' mix;
-    /// needed when the ports report no line rate).
+    /// Max Load, the directions together. Absent: what the ports carry at the streams' mix; needed
+    /// when the ports report no line rate.
     #[serde(default, with = "serde_text::opt_pps")]
     pub max_load: Option<f64>,
-    /// Silence between trials, after the last one's packets stopped arriving (default
-    /// `500ms`).
+    /// Silence between trials, after the last one's packets stopped arriving.
     #[serde(default = "default_settle", with = "serde_text::duration")]
     pub settle: Duration,
-    /// A trial is over when nothing arrived for this long after its drain (default `50ms`).
+    /// A trial is over when nothing arrived for this long after its drain.
     #[serde(default = "default_quiet", with = "serde_text::duration")]
     pub quiet: Duration,
-    /// A trial the tester sent more than this below its intended load (its schedule slipped,
-    /// or sending was cut short) is tester-limited (default `1%`).
+    /// A trial the tester sent more than this below its intended load (its schedule slipped, or
+    /// sending was cut short) is tester-limited; 0% to below 100%.
     #[serde(default = "default_tolerance", with = "serde_text::percent")]
     pub tx_tolerance: f64,
-    /// A trial whose sender was ever this late on its schedule is tester-limited too, even if
-    /// it caught up: the UPF got a burst the load did not ask for (default `~`: none; `1ms` on
-    /// a tester with isolated cores, where lateness is microseconds; a shared 2-vCPU VM stalls
-    /// a sender for up to 15 ms about once a second).
+    /// A trial whose sender was ever this late on its schedule is tester-limited too, even if it
+    /// caught up: the UPF got a burst the load did not ask for. `~`: none; `1ms` on a tester with
+    /// isolated cores, where lateness is microseconds (a shared 2-vCPU VM stalls a sender for up to
+    /// 15 ms about once a second).
     #[serde(default, with = "serde_text::opt_duration")]
     pub max_tx_late: Option<Duration>,
-    /// Latency under load: trials at these per cents of `latency_goal`'s conditional
-    /// throughput after the search (default `[10%, 50%, 90%]`; `[]`: none).
+    /// Latency under load: trials at these per cents of `latency_goal`'s conditional throughput
+    /// after the search, each above 0% and at most 100%; `[]`: none.
     #[serde(default = "default_latency_loads")]
     pub latency_loads: Vec<PercentText>,
-    /// The goal those per cents are of (default `PDR`, or the last goal).
+    /// The goal those per cents are of, by name. Absent: `PDR`, or the last goal.
     #[serde(default)]
     pub latency_goal: Option<String>,
-    /// How long each latency-under-load trial sends (default `5s`).
+    /// How long each latency-under-load trial sends; not 0.
     #[serde(default = "default_latency_duration", with = "serde_text::duration")]
     pub latency_duration: Duration,
-    /// The search of one case stops, incomplete, after this long (default `30min`).
+    /// The search of one case stops, incomplete, after this long; not 0.
     #[serde(default = "default_max_duration", with = "serde_text::duration")]
     pub max_duration: Duration,
-    /// How loads are chosen: `mlrsearch` (default) or `rfc2544` (plain binary search, to
-    /// compare the two).
+    /// How loads are chosen: `mlrsearch` (RFC 9971) or `rfc2544` (a plain binary search, to compare
+    /// the two).
     #[serde(default)]
     pub strategy: StrategyName,
 }
 
 /// `search.strategy`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema, serde::Serialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum StrategyName {
     /// RFC 9971's MLRsearch.
@@ -123,12 +125,14 @@ impl Default for SearchSection {
 }
 
 /// A per cent written with its sign: `50%`.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, schemars::JsonSchema, serde::Serialize)]
 #[serde(transparent)]
 pub struct PercentText(#[serde(with = "serde_text::percent")] pub f64);
 
 /// The directions a search loads together.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema, serde::Serialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum DirectionSet {
     /// The uplink streams alone (a `both` stream's uplink half).
@@ -151,41 +155,41 @@ impl DirectionSet {
 }
 
 /// One search goal (RFC 9971 §4.6.2).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct GoalSection {
-    /// Its name in the results.
+    /// Its name in the results, unique.
     pub name: String,
-    /// Goal Loss Ratio (default `0%`).
+    /// Goal Loss Ratio: from 0% to below 100%.
     #[serde(default, with = "serde_text::percent")]
     pub loss_ratio: f64,
-    /// Goal Exceed Ratio (default `50%`).
+    /// Goal Exceed Ratio: from 0% to below 100%.
     #[serde(default = "default_exceed", with = "serde_text::percent")]
     pub exceed_ratio: f64,
-    /// Goal Width, relative to the upper bound (default `0.5%`).
+    /// Goal Width, relative to the upper bound: above 0% and below 100%.
     #[serde(default = "default_width", with = "serde_text::percent")]
     pub width: f64,
-    /// Goal Initial Trial Duration (default `1s`).
+    /// Goal Initial Trial Duration: above 0, at most `final_trial_duration`.
     #[serde(default = "default_trial", with = "serde_text::duration")]
     pub initial_trial_duration: Duration,
-    /// Goal Final Trial Duration (default `1s`).
+    /// Goal Final Trial Duration.
     #[serde(default = "default_trial", with = "serde_text::duration")]
     pub final_trial_duration: Duration,
-    /// Goal Duration Sum (default `21s`).
+    /// Goal Duration Sum: at least `final_trial_duration`.
     #[serde(default = "default_sum", with = "serde_text::duration")]
     pub duration_sum: Duration,
-    /// A latency bound a low-loss trial must also meet.
+    /// A latency bound a low-loss trial must also meet. Absent: none.
     #[serde(default)]
     pub latency: Option<LatencyBoundSection>,
 }
 
 /// `latency: {percentile: 99, max: 1ms}`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LatencyBoundSection {
-    /// 50, 90, 99, 99.9, 99.99 or 100 (the largest).
+    /// The percentile the trials report: 50, 90, 99, 99.9, 99.99 or 100 (the largest).
     pub percentile: f64,
-    /// The bound.
+    /// The bound, above 0.
     #[serde(with = "serde_text::duration")]
     pub max: Duration,
 }

@@ -11,7 +11,9 @@ use crate::issues::Issues;
 use crate::serde_forms::keyword_or_map;
 
 /// TEIDs `first, first + step, first + 2 × step, ...`, one per UE.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema, serde::Serialize,
+)]
 #[serde(deny_unknown_fields)]
 pub struct TeidRange {
     /// UE 0's TEID (not 0).

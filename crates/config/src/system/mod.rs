@@ -31,7 +31,7 @@ pub(crate) use checks::{
 /// n6: {device: net_af_packet1, devargs: iface=n6, address: 192.168.16.152/24, peer: 192.168.16.151}
 /// pfcp: {local: 192.168.14.111, peer: 192.168.14.151}
 /// ```
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct System {
     /// `kind: system`, optional: says what the file is when its fields alone do not.
@@ -40,26 +40,27 @@ pub struct System {
     /// EAL arguments and file prefix.
     #[serde(default)]
     pub eal: Eal,
-    /// Main and worker lcores (default: main 0, one worker on lcore 1).
+    /// Main and worker lcores.
     #[serde(default)]
     pub cores: Cores,
     /// The N3 port (gNB side: GTP-U uplink out, downlink in).
     pub n3: Port,
     /// The N6 port (data network side: plain downlink out, uplink in).
     pub n6: Port,
-    /// Resolving the UPF's MAC addresses.
+    /// Resolving the UPF's MAC addresses: `retries` + 1 requests `timeout` apart, then the run
+    /// stops (`N3: no ARP reply from 192.168.13.151 after 4 requests 1s apart; ...`).
     #[serde(default)]
     pub arp: Arp,
-    /// N4: the PFCP association with the UPF. Absent: the UPF is configured by other means
-    /// (as with `--no-pfcp`) and sessions are not programmed.
+    /// N4: the PFCP association with the UPF; `pfcp: {}` takes all defaults. Absent: no PFCP, the
+    /// UPF is configured by other means (as with `--no-pfcp`) and no session is programmed.
     #[serde(default)]
     pub pfcp: Option<Pfcp>,
-    /// Directory the reports are written to (default `reports`).
+    /// The directory the reports are written to (relative to where upfbench runs).
     #[serde(default = "default_reports")]
     pub reports: PathBuf,
-    /// What the reports of runs on this system are called in a comparison (`upfbench
-    /// compare`): the UPF and its set-up, `open5gs 2.7 2 cores`. Absent: the report's folder
-    /// name.
+    /// What `upfbench compare` calls the reports of runs on this system (their column group): the
+    /// UPF and its set-up, one line of at most 40 characters (`open5gs 2.7.7 2 cores`); kept in
+    /// `report.json` as `config.label`. Absent: the report's folder name.
     #[serde(default)]
     pub label: Option<String>,
 }
@@ -69,34 +70,35 @@ fn default_reports() -> PathBuf {
 }
 
 /// The EAL: arguments passed through, and the runtime file prefix.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Eal {
     /// Arguments passed to `rte_eal_init` as they are (`--no-huge`, `-m 512`, `--in-memory`,
-    /// `--socket-mem`, ...). Not: lcores (from `cores`), the file prefix (from `file_prefix`),
-    /// or the N3/N6 devices (from the ports), which upfbench adds itself.
+    /// `--socket-mem`, ...). Not the lcores (`-l`, `-c`, `--lcores`, `--main-lcore`: from `cores`),
+    /// the file prefix (`--file-prefix`: from `file_prefix`), nor `--vdev`/`-a` of the N3 and N6
+    /// devices (from the ports), which upfbench adds itself.
     #[serde(default)]
     pub args: Vec<String>,
-    /// `--file-prefix`: each DPDK process on the machine needs its own (default: DPDK's
-    /// `rte`).
+    /// `--file-prefix`: letters, digits, `-` and `_`; each DPDK process on a machine needs its own.
+    /// Absent: DPDK's (`rte`).
     #[serde(default)]
     pub file_prefix: Option<String>,
 }
 
 /// Lcores (DPDK's logical cores: CPU ids unless EAL maps them otherwise).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Cores {
-    /// The main lcore: control plane, live output, service plane (default 0).
+    /// The main lcore: control plane, live output, service plane; below 128.
     #[serde(default)]
     pub main: u32,
-    /// The worker lcores that run TX and RX, one or more, none of them the main lcore
-    /// (default `[1]`).
+    /// The worker lcores that run TX and RX: at least one, distinct, not the main lcore, below 128.
     #[serde(default = "default_workers")]
     pub workers: Vec<u32>,
     /// The CPU an lcore runs on when it is not the CPU of its own number (EAL's `--lcores
-    /// lcore@cpu`): `{2: 1}` runs lcore 2 on CPU 1, for more lcores than the machine has CPUs
-    /// (two workers and the main lcore on 2 vCPUs). Empty (the default): lcore `n` is CPU `n`.
+    /// lcore@cpu`): `{2: 1}` runs lcore 2 on CPU 1, for more lcores than the machine has CPUs (two
+    /// workers and the main lcore on 2 vCPUs). Only lcores the file uses, CPUs below 1024. Empty:
+    /// lcore `n` is CPU `n`.
     #[serde(default)]
     pub cpus: BTreeMap<u32, u32>,
 }
@@ -191,39 +193,56 @@ impl<'de> Deserialize<'de> for Device {
     }
 }
 
-/// One of the generator's two ports and the UPF at the other end of its link.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// A DPDK port and the link it is on: the system file's `n3` and `n6`, the generator's ports
+/// with the UPF at the other end of each link (`Port`, whose peer is required), and the
+/// reflector file's ([`ReflectorPort`](super::ReflectorPort), whose peer is optional). The
+/// reflector refuses `mtu` and `speed`, which only the generator uses.
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "Port")]
 #[serde(deny_unknown_fields)]
-pub struct Port {
-    /// The device: a vdev name or a PCI address.
+pub struct Port<Peer = IpAddr> {
+    /// The device: a vdev name or a PCI address. N3 and N6 are different devices.
     pub device: Device,
-    /// Device arguments, comma-separated `key=value` (`role=client,socket=/tmp/upfbench/n3.sock`
-    /// for memif, `iface=n3` for af_packet, `mprq_en=1` for mlx5).
+    /// Device arguments, comma-separated `key=value`: `role=client,socket=/tmp/upfbench/n3.sock`
+    /// (memif), `iface=n3` (af_packet), `path=/tmp/upfbench/vhost-n3.sock,queues=2` (virtio-user),
+    /// `mprq_en=1` (mlx5). For `net_af_packet` and `net_af_xdp`, `iface` names the kernel interface
+    /// whose counters the report reads beside the port's. A `net_virtio_user` or `net_vhost` port
+    /// needs `queues=` of at least the workers (a pair each; the PMDs' default is 1). The generator
+    /// waits up to 10 s for the socket file of a memif client (`role=client`, `socket-abstract=no`)
+    /// or a virtio-user client (`path=`, not `server=1`) before EAL starts (docs/virtio.md).
+    /// Absent: none.
     #[serde(default)]
+    #[schemars(with = "Option<super::schema::Devargs>")]
     pub devargs: Option<String>,
     /// RX and TX queues: one of each per worker lcore, which owns them (queue `i` is worker
     /// `i`'s). Absent: as many as there are workers; any other number is refused.
     #[serde(default)]
     pub queues: Option<u16>,
-    /// RX descriptors per queue, a power of two (default 1024).
+    /// RX descriptors per queue: a power of two, 32 to 32768.
     #[serde(default = "default_descriptors")]
     pub rx_descriptors: u16,
-    /// TX descriptors per queue, a power of two (default 1024).
+    /// TX descriptors per queue: a power of two, 32 to 32768.
     #[serde(default = "default_descriptors")]
     pub tx_descriptors: u16,
-    /// Our address on the link, with its prefix: `192.168.13.131/24` (IPv6 is read, and
-    /// refused by validation for now).
+    /// Our address on the link and its prefix (`192.168.13.131/24`): not the subnet's network or
+    /// broadcast address; the N3 and N6 subnets must not overlap. IPv4: an IPv6 transport is read,
+    /// and refused for now.
     pub address: IpPrefix,
-    /// The UPF's address on the link: `192.168.13.151`.
-    pub peer: IpAddr,
-    /// The UPF's MAC address on the link; absent: resolved by ARP.
+    /// The peer on the link, in the port's subnet, of its address's family. A system file's
+    /// (required): the UPF's address on the link, `192.168.13.151`. A reflector file's: where
+    /// packets out of this port go, on N6 the data network's next hop (`192.168.16.152`, needed in
+    /// `upf` mode), on N3 none (each FAR names its gNB).
+    pub peer: Peer,
+    /// The peer's MAC address on the link, unicast. Absent: resolved by ARP.
     #[serde(default, with = "serde_text::opt_mac")]
     pub peer_mac: Option<MacAddr>,
-    /// The link's IP MTU, if known: packets that would not fit are refused at validation.
+    /// The link's IP MTU, 576 to 9600, if known: payloads whose packets would not fit are refused.
+    /// The generator's only: a reflector file refuses it. Absent: not checked.
     #[serde(default)]
     pub mtu: Option<u16>,
-    /// The link's line rate (`10Gbps`), if known: used for percentage rates and to refuse
-    /// rates the link cannot carry. Absent: read from the port when it starts.
+    /// The link's line rate (`10Gbps`), if known: for percentage rates, and streams above it are
+    /// refused. The generator's only: a reflector file refuses it. Absent: read from the port when
+    /// it starts.
     #[serde(default, with = "serde_text::opt_bit_rate")]
     pub speed: Option<u64>,
 }
@@ -232,7 +251,7 @@ pub(crate) fn default_descriptors() -> u16 {
     1024
 }
 
-impl Port {
+impl<Peer> Port<Peer> {
     /// Its RX and TX queues for the workers of `cores`: one each per worker.
     pub fn queue_count(&self, cores: &Cores) -> u16 {
         self.queues.unwrap_or(cores.workers.len() as u16)
@@ -243,12 +262,8 @@ impl Port {
         self.address.v4().ok_or(NotIpv4(self.address.addr))
     }
 
-    /// The UPF's IPv4 address on the link (validation refuses any other).
-    pub fn peer_v4(&self) -> Result<Ipv4Addr, NotIpv4> {
-        ipv4(self.peer)
-    }
-
-    fn view<'a>(&'a self, name: &'a str) -> PortView<'a> {
+    /// What the checks see of the port named `name`, whose peer is `peer`.
+    pub(crate) fn view<'a>(&'a self, name: &'a str, peer: Option<IpAddr>) -> PortView<'a> {
         PortView {
             name,
             device: &self.device,
@@ -257,7 +272,7 @@ impl Port {
             rx_descriptors: self.rx_descriptors,
             tx_descriptors: self.tx_descriptors,
             address: self.address,
-            peer: Some(self.peer),
+            peer,
             peer_mac: self.peer_mac,
             mtu: self.mtu,
             speed: self.speed,
@@ -265,14 +280,21 @@ impl Port {
     }
 }
 
+impl Port {
+    /// The UPF's IPv4 address on the link (validation refuses any other).
+    pub fn peer_v4(&self) -> Result<Ipv4Addr, NotIpv4> {
+        ipv4(self.peer)
+    }
+}
+
 /// ARP for the UPF's addresses.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Arp {
-    /// Wait this long for a reply before asking again (default `1s`).
+    /// Wait this long for a reply before asking again; not 0, at most 60s.
     #[serde(default = "one_second", with = "serde_text::duration")]
     pub timeout: Duration,
-    /// Ask again this many times before giving up (default 3).
+    /// Ask again this many times before giving up, at most 100.
     #[serde(default = "three")]
     pub retries: u32,
 }
@@ -295,49 +317,51 @@ pub(crate) fn three() -> u32 {
 }
 
 /// N4: our PFCP client and the UPF it associates with.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Pfcp {
-    /// Our N4 address, also our Node ID: `192.168.14.111` (port 8805 unless given as
-    /// `addr:port`; Open5GS answers to port 8805 whatever the source port).
+    /// Our N4 address, also our Node ID (port 8805 unless given as `addr:port`; Open5GS answers to
+    /// port 8805 whatever the source port).
     #[serde(default = "default_local", with = "serde_text::n4_address")]
     pub local: SocketAddr,
-    /// The UPF's N4 address: `192.168.14.151` (port 8805 unless given).
+    /// The UPF's N4 address (port 8805 unless given).
     #[serde(default = "default_peer", with = "serde_text::n4_address")]
     pub peer: SocketAddr,
-    /// T1: wait this long for a response before retransmitting (default `3s`).
+    /// T1: wait this long for a response before retransmitting; not 0.
     #[serde(default = "default_t1", with = "serde_text::duration")]
     pub t1: Duration,
-    /// N1: retransmissions before giving up (default 3).
+    /// N1: retransmissions before giving up, at most 10.
     #[serde(default = "three")]
     pub n1: u32,
-    /// Our Heartbeat Requests' interval (default `10s`; `~`: send none, still answer the UPF's).
+    /// Our Heartbeat Requests' interval; `~`: send none (the UPF's are always answered).
     #[serde(default = "default_heartbeat", with = "serde_text::opt_duration")]
     pub heartbeat: Option<Duration>,
     /// Session requests in flight: start at `initial`, grow while none is retransmitted, up to
-    /// `max` (default 16 and 64: 128 overflowed real UPFs' receive buffers).
+    /// `max` (128 in flight overflowed real UPFs' receive buffers).
     #[serde(default)]
     pub window: Window,
-    /// After the Association Release Request (which real UPFs do not answer), wait this long
-    /// for an answer (default `1s`; `0s`: do not wait).
+    /// After the Association Release Request, which real UPFs do not answer, wait this long for an
+    /// answer; `0s`: do not wait.
     #[serde(default = "one_second", with = "serde_text::duration")]
     pub release_wait: Duration,
-    /// What the run does when the UPF restarts (a new Recovery Time Stamp): `stop` (default)
-    /// ends the run the short way with its report; `reestablish` sets up the association and
-    /// every session again while the traffic goes on, and reports the outage.
+    /// What the run does when the UPF restarts (a new Recovery Time Stamp): `stop` ends the run the
+    /// short way with its report; `reestablish` sets up the association and every session again
+    /// while the traffic goes on, and reports the outage.
     #[serde(default)]
     pub on_upf_restart: OnUpfRestart,
     /// What the run does when the UPF stops answering (a Heartbeat Request unanswered after N1
-    /// retransmissions): `stop` (default) ends the run the short way with its report;
-    /// `continue` goes on and reports it; `reassociate` sends an Association Setup Request: a
-    /// UPF that restarted and answers only that (Open5GS) shows its new Recovery Time Stamp
-    /// (then `on_upf_restart` applies), one that answers nothing stops the run.
+    /// retransmissions): `stop` ends the run the short way with its report; `continue` goes on and
+    /// reports it; `reassociate` sends an Association Setup Request: a UPF that restarted and
+    /// answers only that (Open5GS) shows its new Recovery Time Stamp (then `on_upf_restart`
+    /// applies), one that answers nothing stops the run.
     #[serde(default)]
     pub on_upf_loss: OnUpfLoss,
 }
 
 /// `pfcp.on_upf_restart`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema, serde::Serialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum OnUpfRestart {
     /// End the run the short way.
@@ -348,7 +372,9 @@ pub enum OnUpfRestart {
 }
 
 /// `pfcp.on_upf_loss`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema, serde::Serialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum OnUpfLoss {
     /// End the run the short way.
@@ -377,7 +403,7 @@ pub(crate) fn default_heartbeat() -> Option<Duration> {
 }
 
 impl Default for Pfcp {
-    /// The address plan of docs/measurement.md: 192.168.14.111 → 192.168.14.151, port 8805.
+    /// Each field's default (the address plan of docs/measurement.md), as `pfcp: {}` reads.
     fn default() -> Self {
         Pfcp {
             local: default_local(),
@@ -394,13 +420,13 @@ impl Default for Pfcp {
 }
 
 /// The adaptive window of session requests in flight.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Window {
-    /// Requests in flight at the start (default 16).
+    /// Requests in flight at the start, at least 1.
     #[serde(default = "default_window_initial")]
     pub initial: u32,
-    /// Never more than this (default 64).
+    /// Never more than this: at least `initial`, at most 65535.
     #[serde(default = "default_window_max")]
     pub max: u32,
 }
@@ -517,7 +543,10 @@ impl Check for System {
             issues,
         );
         check_cores(&self.cores, issues);
-        let (n3, n6) = (self.n3.view("n3"), self.n6.view("n6"));
+        let (n3, n6) = (
+            self.n3.view("n3", Some(self.n3.peer)),
+            self.n6.view("n6", Some(self.n6.peer)),
+        );
         check_port(&n3, issues);
         check_port(&n6, issues);
         check_port_pair(&n3, &n6, issues);

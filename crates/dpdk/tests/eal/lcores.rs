@@ -4,12 +4,14 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use upfbench_dpdk::{Eal, Error, StopFlag, current_lcore, tsc};
+use upfbench_dpdk::{Error, StopFlag, current_lcore, tsc};
+
+use upfbench_testkit::eal::EalSetup;
 
 use crate::fixture::{Fixture, TestResult};
 
 pub(crate) fn second_init_is_an_error(_: &Fixture<'_>) -> TestResult {
-    let again = Eal::init(["--no-huge", "--no-pci"]);
+    let again = EalSetup::new("again").init();
     assert!(
         matches!(again, Err(Error::AlreadyInitialised)),
         "got {again:?}"

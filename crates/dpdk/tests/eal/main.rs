@@ -3,11 +3,10 @@
 //!
 //! EAL initialises once per process (a second `rte_eal_init` fails), and the thread that calls it
 //! becomes the main lcore. So this is one test binary with `harness = false`: `main` initialises
-//! EAL once, on the main thread, and runs every case in sequence on that thread, each case
-//! catching its own panics. Output and exit code follow libtest (`test name ... ok`,
-//! `test result: ...`); a name given on the command line filters the cases, `--list` lists them.
-//! If EAL cannot initialise, every case fails with EAL's reason: nothing passes silently.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+//! EAL once, on the main thread (`upfbench_testkit::eal`), and the test kit's runner runs every
+//! case in sequence on that thread, each case catching its own panics, with libtest's filters,
+//! output and exit code. If EAL cannot initialise, every case fails with EAL's reason: nothing
+//! passes silently.
 
 mod fixture;
 mod lcores;
@@ -16,11 +15,10 @@ mod ports;
 mod template;
 mod traffic;
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::process::ExitCode;
-use std::time::Instant;
 
-use upfbench_dpdk::Eal;
+use upfbench_testkit::eal::{self, EalSetup};
+use upfbench_testkit::runner::Runner;
 
 use crate::fixture::{Case, Fixture};
 
@@ -123,128 +121,19 @@ const CASES: &[(&str, Case)] = &[
     ),
 ];
 
-fn prefix() -> String {
-    format!("upfbench-dpdk-test-{}", std::process::id())
-}
-
-fn eal_args() -> Vec<String> {
-    let prefix = prefix();
-    [
-        "-l",
-        "0,1",
-        "--no-huge",
-        // No shared files: nothing is left in /var/run/dpdk/<prefix>.
-        "--no-shconf",
-        "--no-telemetry",
-        "-m",
-        "512",
-        "--no-pci",
-        "--file-prefix",
-        &prefix,
-        "--log-level",
-        "lib.eal:warning",
-        "--vdev",
-        "net_null0",
-        "--vdev",
-        "net_null1",
-        "--vdev",
-        "net_ring0",
-    ]
-    .map(str::to_owned)
-    .to_vec()
-}
-
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.iter().any(|a| a == "--list") {
-        for (name, _) in CASES {
-            println!("{name}: test");
-        }
-        return ExitCode::SUCCESS;
-    }
-    let exact = args.iter().any(|a| a == "--exact");
-    let filters: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-    let selected: Vec<_> = CASES
-        .iter()
-        .filter(|(name, _)| {
-            filters.is_empty()
-                || filters.iter().any(|f| {
-                    if exact {
-                        name == f
-                    } else {
-                        name.contains(f.as_str())
-                    }
-                })
-        })
-        .collect();
-    let filtered_out = CASES.len() - selected.len();
-    println!("\nrunning {} tests", selected.len());
-    if selected.is_empty() {
-        println!(
-            "\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; {filtered_out} filtered out\n"
-        );
-        return ExitCode::SUCCESS;
-    }
-
-    let started = Instant::now();
-    let eal = match Eal::init(eal_args()) {
-        Ok(eal) => eal,
-        Err(e) => {
-            for (name, _) in &selected {
-                println!("test {name} ... FAILED");
-            }
-            eprintln!(
-                "\nEAL failed to initialise: {e}\nThese tests need DPDK 22.11 (deploy/setup.sh), \
-                 root, and two lcores (-l 0,1)."
-            );
-            println!(
-                "\ntest result: FAILED. 0 passed; {} failed; 0 ignored; 0 measured; {filtered_out} filtered out\n",
-                selected.len()
-            );
-            return ExitCode::FAILURE;
-        }
-    };
-    let fixture = Fixture::new(&eal).expect("test fixture (pools, ring pair)");
-
-    let mut failed = Vec::new();
-    for (name, case) in &selected {
-        let outcome = catch_unwind(AssertUnwindSafe(|| case(&fixture)));
-        match outcome {
-            Ok(Ok(())) => println!("test {name} ... ok"),
-            Ok(Err(e)) => {
-                println!("test {name} ... FAILED");
-                failed.push((*name, format!("error: {e}")));
-            }
-            Err(panic) => {
-                println!("test {name} ... FAILED");
-                let msg = panic
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
-                    .unwrap_or_default();
-                failed.push((*name, format!("panicked: {msg}")));
-            }
-        }
-    }
-    if !failed.is_empty() {
-        println!("\nfailures:");
-        for (name, why) in &failed {
-            println!("    {name}: {why}");
-        }
-    }
-    let passed = selected.len() - failed.len();
-    println!(
-        "\ntest result: {}. {passed} passed; {} failed; 0 ignored; 0 measured; {filtered_out} filtered out; finished in {:.2}s\n",
-        if failed.is_empty() { "ok" } else { "FAILED" },
-        failed.len(),
-        started.elapsed().as_secs_f64()
-    );
-    drop(eal);
-    // --no-shconf leaves only EAL's empty runtime directory (root's is /var/run/dpdk).
-    let _ = std::fs::remove_dir(format!("/var/run/dpdk/{}", prefix()));
-    if failed.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    let setup = EalSetup::new("dpdk")
+        .lcores("0,1")
+        .memory_mb(512)
+        .vdev("net_null0")
+        .vdev("net_null1")
+        .vdev("net_ring0");
+    eal::main(
+        Runner::new(CASES.iter().copied()),
+        setup,
+        |eal, runner| match Fixture::new(eal) {
+            Ok(fixture) => runner.run(|case| case(&fixture).into()),
+            Err(e) => runner.fail_all(format!("the fixture (pool, ring pair): {e}")),
+        },
+    )
 }

@@ -9,86 +9,17 @@ use std::time::Instant;
 
 use tokio::sync::{mpsc, oneshot, watch};
 
-use super::batch::{BatchProgress, BatchReply, Reply, Waiters, Work};
+use super::batch::{
+    Association, BatchProgress, BatchReply, DeleteAllError, EstablishAllError, Reply, Waiters, Work,
+};
 use super::io::Io;
 use super::task::{self, Task};
-use crate::ie::{NtpTimestamp, UpFunctionFeatures};
 use crate::message::SessionModificationRequest;
 use crate::node::{
     Client, ClientConfig, Event, Figures, NodeError, Procedure, Session, SessionState, Stats,
 };
 use crate::plan::UeSessionPlan;
 use crate::types::Seid;
-
-/// The association the UPF accepted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Association {
-    /// The UPF.
-    pub peer: SocketAddr,
-    /// Its Recovery Time Stamp.
-    pub recovery_time_stamp: NtpTimestamp,
-    /// Its UP Function Features, when sent.
-    pub up_function_features: Option<UpFunctionFeatures>,
-}
-
-/// Why [`PfcpClient::establish_all`] did not establish every plan: the first failure to
-/// arrive, the plan it concerns, and how far the batch got. The sessions that were established
-/// stay in the table ([`PfcpClient::delete_all`] removes them).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "established {established} of {total} sessions; {}{error}",
-    plan.map(|i| format!("plan {i}: ")).unwrap_or_default()
-)]
-pub struct EstablishAllError {
-    /// Sessions established (confirmed by the UPF) when the batch ended; 0 when the driver
-    /// stopped before answering.
-    pub established: usize,
-    /// Plans in the batch.
-    pub total: usize,
-    /// The index, among the plans given, of the plan whose failure [`Self::error`] is; `None`
-    /// when the driver stopped before answering.
-    pub plan: Option<usize>,
-    /// The first failure.
-    pub error: NodeError,
-}
-
-impl EstablishAllError {
-    /// Plans that were not established (failed, or never tried because the driver stopped).
-    pub fn failed(&self) -> usize {
-        self.total - self.established
-    }
-}
-
-/// Why [`PfcpClient::delete_all`] did not delete every established session: the first failure
-/// to arrive, the session it concerns, and how far the batch got. A session the UPF no longer
-/// knows (Cause 65, Session context not found) leaves the table; one whose deletion timed out
-/// or was rejected for another cause stays established, for another
-/// [`PfcpClient::delete_all`] to retry.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "deleted {deleted} of {total} sessions; {}{error}",
-    cp_seid.map(|s| format!("session {:#x}: ", s.0)).unwrap_or_default()
-)]
-pub struct DeleteAllError {
-    /// Sessions deleted (confirmed by the UPF) when the batch ended; 0 when the driver stopped
-    /// before answering.
-    pub deleted: usize,
-    /// Sessions in the batch (those established when it started); 0 when the driver stopped
-    /// before answering.
-    pub total: usize,
-    /// The CP SEID of the session whose failure [`Self::error`] is; `None` when the driver
-    /// stopped before answering.
-    pub cp_seid: Option<Seid>,
-    /// The first failure.
-    pub error: NodeError,
-}
-
-impl DeleteAllError {
-    /// Sessions of the batch that were not deleted.
-    pub fn failed(&self) -> usize {
-        self.total - self.deleted
-    }
-}
 
 enum Command {
     Associate(Reply<Association>),

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use tokio::net::UdpSocket;
 
-use super::task::SansIo;
+use super::sans_io::SansIo;
 
 /// Largest datagram read.
 const MAX_DATAGRAM: usize = 65_535;

@@ -35,11 +35,12 @@
 mod batch;
 mod client;
 mod io;
+mod sans_io;
 mod task;
 mod upf;
 
-pub use batch::BatchProgress;
-pub use client::{Association, Batch, DeleteAllError, EstablishAllError, PfcpClient, Release};
+pub use batch::{Association, BatchProgress, DeleteAllError, EstablishAllError};
+pub use client::{Batch, PfcpClient, Release};
 pub use upf::{ApplyRules, UpfChannels, UpfServer, serve, serve_applying, serve_faulty};
 
 use std::net::{IpAddr, SocketAddr};

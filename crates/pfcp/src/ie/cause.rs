@@ -3,7 +3,7 @@
 use core::fmt;
 
 use super::{IeType, IeValue, IeView, TypedIe};
-use crate::error::{EmitError, Result};
+use crate::error::{DecodeError, EmitError, ErrorKind, Result};
 use crate::wire::Writer;
 
 /// Cause (TS 29.244 §8.2.1): the outcome of a request.
@@ -47,6 +47,21 @@ impl Cause {
     /// Whether the value is in the acceptance range (1..=63, §8.2.1).
     pub const fn is_accepted(self) -> bool {
         self.0 >= 1 && self.0 <= 63
+    }
+}
+
+impl DecodeError {
+    /// The Cause a UPF answers this error with (TS 29.244 §7.6, §8.2.1), or `None` when the
+    /// request is not to be answered at all (header errors, unknown messages) or is answered with a
+    /// Version Not Supported Response.
+    pub fn cause(&self) -> Option<Cause> {
+        self.ie_type?;
+        Some(match self.kind {
+            ErrorKind::MissingMandatoryIe { .. } => Cause::MANDATORY_IE_MISSING,
+            ErrorKind::Truncated { .. } | ErrorKind::InvalidLength { .. } => Cause::INVALID_LENGTH,
+            ErrorKind::InvalidValue { .. } => Cause::MANDATORY_IE_INCORRECT,
+            _ => return None,
+        })
     }
 }
 

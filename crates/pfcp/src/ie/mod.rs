@@ -18,7 +18,7 @@ mod flags;
 mod fseid;
 mod fteid;
 mod grouped;
-mod ie_type;
+pub(crate) mod ie_type;
 mod interface;
 mod node_id;
 mod numbers;

@@ -1,6 +1,6 @@
 //! The zero-copy TLV layer: one IE header checked once, its value as a slice (TS 29.244 §8.1.1).
 
-use super::IeType;
+use super::ie_type::IeType;
 use crate::error::{DecodeError, ErrorKind, Result};
 use crate::wire::Reader;
 

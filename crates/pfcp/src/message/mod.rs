@@ -5,7 +5,7 @@
 //! Node Report, Session Set Deletion/Modification, unknown types) fail with
 //! [`ErrorKind::UnsupportedMessage`] after the header was checked, never with a guess.
 
-mod message_type;
+pub(crate) mod message_type;
 mod node;
 mod session;
 

@@ -610,30 +610,7 @@ fn node_body() -> BoxedStrategy<MessageBody> {
 
 fn session_body() -> BoxedStrategy<MessageBody> {
     prop_oneof![
-        (
-            (node_id(), fseid()),
-            vec(create_pdr(), 1..3),
-            vec(create_far(), 1..3),
-            vec(create_urr(), 0..2),
-            option::of((1u8..=5).prop_map(PdnType::new)),
-            option::of(dns_name()),
-            vec(create_qer(), 0..2),
-            others(),
-        )
-            .prop_map(|((n, f), pdrs, fars, urrs, pdn, dnn, qers, o)| {
-                SessionEstablishmentRequest {
-                    node_id: n,
-                    cp_f_seid: f,
-                    create_pdrs: pdrs,
-                    create_fars: fars,
-                    create_urrs: urrs,
-                    pdn_type: pdn,
-                    apn_dnn: dnn,
-                    create_qers: qers,
-                    other_ies: o,
-                }
-                .into()
-            }),
+        session_establishment_request(),
         (
             node_id(),
             cause(),
@@ -653,74 +630,7 @@ fn session_body() -> BoxedStrategy<MessageBody> {
                 other_ies: o
             }
             .into()),
-        (
-            (option::of(fseid()), option::of(node_id())),
-            (
-                vec(
-                    any::<u16>().prop_map(|i| RemovePdr {
-                        pdr_id: PdrId(i),
-                        other_ies: vec![]
-                    }),
-                    0..2
-                ),
-                vec(
-                    any::<u32>().prop_map(|i| RemoveFar {
-                        far_id: FarId(i),
-                        other_ies: vec![]
-                    }),
-                    0..2
-                ),
-                vec(
-                    any::<u32>().prop_map(|i| RemoveUrr {
-                        urr_id: UrrId(i),
-                        other_ies: vec![]
-                    }),
-                    0..2
-                ),
-                vec(
-                    any::<u32>().prop_map(|i| RemoveQer {
-                        qer_id: QerId(i),
-                        other_ies: vec![]
-                    }),
-                    0..2
-                )
-            ),
-            (
-                vec(create_pdr(), 0..2),
-                vec(create_far(), 0..2),
-                vec(create_urr(), 0..2),
-                vec(create_qer(), 0..2)
-            ),
-            (
-                vec(update_pdr(), 0..2),
-                vec(update_far(), 0..2),
-                vec(update_urr(), 0..2),
-                vec(update_qer(), 0..2)
-            ),
-            others(),
-        )
-            .prop_map(
-                |((f, n), (rp, rf, ru, rq), (cp, cf, cu, cq), (up, uf, uu, uq), o)| {
-                    SessionModificationRequest {
-                        cp_f_seid: f,
-                        remove_pdrs: rp,
-                        remove_fars: rf,
-                        remove_urrs: ru,
-                        remove_qers: rq,
-                        create_pdrs: cp,
-                        create_fars: cf,
-                        create_urrs: cu,
-                        create_qers: cq,
-                        update_pdrs: up,
-                        update_fars: uf,
-                        update_urrs: uu,
-                        update_qers: uq,
-                        node_id: n,
-                        other_ies: o,
-                    }
-                    .into()
-                }
-            ),
+        session_modification_request(),
         (
             cause(),
             option::of(offending()),
@@ -772,6 +682,118 @@ fn session_body() -> BoxedStrategy<MessageBody> {
         }),
     ]
     .boxed()
+}
+
+fn session_establishment_request() -> BoxedStrategy<MessageBody> {
+    (
+        (node_id(), fseid()),
+        vec(create_pdr(), 1..3),
+        vec(create_far(), 1..3),
+        vec(create_urr(), 0..2),
+        option::of((1u8..=5).prop_map(PdnType::new)),
+        option::of(dns_name()),
+        vec(create_qer(), 0..2),
+        others(),
+    )
+        .prop_map(|((n, f), pdrs, fars, urrs, pdn, dnn, qers, o)| {
+            SessionEstablishmentRequest {
+                node_id: n,
+                cp_f_seid: f,
+                create_pdrs: pdrs,
+                create_fars: fars,
+                create_urrs: urrs,
+                pdn_type: pdn,
+                apn_dnn: dnn,
+                create_qers: qers,
+                other_ies: o,
+            }
+            .into()
+        })
+        .boxed()
+}
+
+fn session_modification_request() -> BoxedStrategy<MessageBody> {
+    (
+        (option::of(fseid()), option::of(node_id())),
+        removals(),
+        (
+            vec(create_pdr(), 0..2),
+            vec(create_far(), 0..2),
+            vec(create_urr(), 0..2),
+            vec(create_qer(), 0..2),
+        ),
+        (
+            vec(update_pdr(), 0..2),
+            vec(update_far(), 0..2),
+            vec(update_urr(), 0..2),
+            vec(update_qer(), 0..2),
+        ),
+        others(),
+    )
+        .prop_map(
+            |((f, n), (rp, rf, ru, rq), (cp, cf, cu, cq), (up, uf, uu, uq), o)| {
+                SessionModificationRequest {
+                    cp_f_seid: f,
+                    remove_pdrs: rp,
+                    remove_fars: rf,
+                    remove_urrs: ru,
+                    remove_qers: rq,
+                    create_pdrs: cp,
+                    create_fars: cf,
+                    create_urrs: cu,
+                    create_qers: cq,
+                    update_pdrs: up,
+                    update_fars: uf,
+                    update_urrs: uu,
+                    update_qers: uq,
+                    node_id: n,
+                    other_ies: o,
+                }
+                .into()
+            },
+        )
+        .boxed()
+}
+
+/// The Remove PDR, FAR, URR and QER lists of a Session Modification Request.
+fn removals() -> impl Strategy<
+    Value = (
+        Vec<RemovePdr>,
+        Vec<RemoveFar>,
+        Vec<RemoveUrr>,
+        Vec<RemoveQer>,
+    ),
+> {
+    (
+        vec(
+            any::<u16>().prop_map(|i| RemovePdr {
+                pdr_id: PdrId(i),
+                other_ies: vec![],
+            }),
+            0..2,
+        ),
+        vec(
+            any::<u32>().prop_map(|i| RemoveFar {
+                far_id: FarId(i),
+                other_ies: vec![],
+            }),
+            0..2,
+        ),
+        vec(
+            any::<u32>().prop_map(|i| RemoveUrr {
+                urr_id: UrrId(i),
+                other_ies: vec![],
+            }),
+            0..2,
+        ),
+        vec(
+            any::<u32>().prop_map(|i| RemoveQer {
+                qer_id: QerId(i),
+                other_ies: vec![],
+            }),
+            0..2,
+        ),
+    )
 }
 
 fn sequence() -> BoxedStrategy<SequenceNumber> {

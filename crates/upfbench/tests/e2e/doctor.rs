@@ -95,78 +95,107 @@ fn doctor_says_what_this_machine_has() {
         if before != after {
             continue;
         }
-        assert_eq!(default_pages(&text, &size), before, "{text}");
-        let (status, detail) = line(&text, "hugepages node 0");
-        assert_eq!(status, "ok", "{text}");
-        assert!(detail.ends_with("(not needed: --no-huge)"), "{detail}");
-
-        let online = sys("/sys/devices/system/cpu/online").expect("online CPUs");
-        let (status, detail) = line(&text, "lcores");
-        assert_eq!(
-            (status, detail),
-            ("ok", &*format!("main 0, workers 1; online CPUs {online}"))
-        );
-
-        let isolated = sys("/sys/devices/system/cpu/isolated").unwrap_or_default();
-        let (_, detail) = line(&text, "isolated cores");
-        let shown = if isolated.is_empty() {
-            "none"
-        } else {
-            isolated.as_str()
-        };
-        assert!(
-            detail.starts_with(&format!("isolated {shown}, ")),
-            "{detail}"
-        );
-
-        let groups = std::fs::read_dir("/sys/kernel/iommu_groups").map_or(0, |d| d.count());
-        let (status, detail) = line(&text, "IOMMU and vfio");
-        assert_eq!(status, "ok", "memif needs no vfio: {detail}");
-        if groups == 0 {
-            assert!(detail.contains("no IOMMU"), "{detail}");
-        } else {
-            assert!(
-                detail.contains(&format!("IOMMU on ({groups} groups)")),
-                "{detail}"
-            );
-        }
-
-        let (_, detail) = line(&text, "CPU governor");
-        match sys("/sys/devices/system/cpu/cpu1/cpufreq/scaling_governor") {
-            None => assert!(detail.starts_with("no cpufreq for CPUs 1"), "{detail}"),
-            Some(g) => assert!(detail.starts_with(&g), "{detail}"),
-        }
-
-        let version = Command::new("pkg-config")
-            .args(["--modversion", "libdpdk"])
-            .output()
-            .expect("pkg-config");
-        let version = String::from_utf8_lossy(&version.stdout).trim().to_owned();
-        let (status, detail) = line(&text, "DPDK");
-        assert_eq!(status, "ok");
-        assert!(detail.starts_with(&format!("DPDK {version} (")), "{detail}");
-
-        let (status, detail) = line(&text, "PMD net_memif");
-        assert_eq!(status, "ok");
-        if let Some(dir) = detail
-            .strip_prefix("librte_net_memif.so in ")
-            .and_then(|d| d.split(" (for").next())
-        {
-            let plugins: Vec<String> = std::fs::read_dir(dir)
-                .expect("the plugin directory doctor names")
-                .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-                .collect();
-            assert!(
-                plugins.iter().any(|p| p.starts_with("librte_net_memif.so")),
-                "{dir}"
-            );
-        } else {
-            assert!(detail.starts_with("linked into this binary"), "{detail}");
-        }
+        check_hugepages(&text, &size, before);
+        check_lcores(&text);
+        check_isolated_cores(&text);
+        check_iommu(&text);
+        check_cpu_governor(&text);
+        check_dpdk(&text);
+        check_memif_pmd(&text);
         compared = true;
         break;
     }
     assert!(compared, "hugepages kept changing under five runs");
+}
+
+/// The default size's pages as /proc/meminfo counts them; node 0 not needed with --no-huge.
+fn check_hugepages(text: &str, size: &str, before: (u64, u64)) {
+    assert_eq!(default_pages(text, size), before, "{text}");
+    let (status, detail) = line(text, "hugepages node 0");
+    assert_eq!(status, "ok", "{text}");
+    assert!(detail.ends_with("(not needed: --no-huge)"), "{detail}");
+}
+
+/// The system's lcores, and the CPUs online.
+fn check_lcores(text: &str) {
+    let online = sys("/sys/devices/system/cpu/online").expect("online CPUs");
+    let (status, detail) = line(text, "lcores");
+    assert_eq!(
+        (status, detail),
+        ("ok", &*format!("main 0, workers 1; online CPUs {online}"))
+    );
+}
+
+/// The isolated cores, or none.
+fn check_isolated_cores(text: &str) {
+    let isolated = sys("/sys/devices/system/cpu/isolated").unwrap_or_default();
+    let (_, detail) = line(text, "isolated cores");
+    let shown = if isolated.is_empty() {
+        "none"
+    } else {
+        isolated.as_str()
+    };
+    assert!(
+        detail.starts_with(&format!("isolated {shown}, ")),
+        "{detail}"
+    );
+}
+
+/// The IOMMU's groups, or none; memif needs no vfio.
+fn check_iommu(text: &str) {
+    let groups = std::fs::read_dir("/sys/kernel/iommu_groups").map_or(0, |d| d.count());
+    let (status, detail) = line(text, "IOMMU and vfio");
+    assert_eq!(status, "ok", "memif needs no vfio: {detail}");
+    if groups == 0 {
+        assert!(detail.contains("no IOMMU"), "{detail}");
+    } else {
+        assert!(
+            detail.contains(&format!("IOMMU on ({groups} groups)")),
+            "{detail}"
+        );
+    }
+}
+
+/// The worker CPU's governor, or no cpufreq.
+fn check_cpu_governor(text: &str) {
+    let (_, detail) = line(text, "CPU governor");
+    match sys("/sys/devices/system/cpu/cpu1/cpufreq/scaling_governor") {
+        None => assert!(detail.starts_with("no cpufreq for CPUs 1"), "{detail}"),
+        Some(g) => assert!(detail.starts_with(&g), "{detail}"),
+    }
+}
+
+/// The DPDK version pkg-config gives.
+fn check_dpdk(text: &str) {
+    let version = Command::new("pkg-config")
+        .args(["--modversion", "libdpdk"])
+        .output()
+        .expect("pkg-config");
+    let version = String::from_utf8_lossy(&version.stdout).trim().to_owned();
+    let (status, detail) = line(text, "DPDK");
+    assert_eq!(status, "ok");
+    assert!(detail.starts_with(&format!("DPDK {version} (")), "{detail}");
+}
+
+/// The memif PMD: a plugin in the directory doctor names, or linked into the binary.
+fn check_memif_pmd(text: &str) {
+    let (status, detail) = line(text, "PMD net_memif");
+    assert_eq!(status, "ok");
+    if let Some(dir) = detail
+        .strip_prefix("librte_net_memif.so in ")
+        .and_then(|d| d.split(" (for").next())
+    {
+        let plugins: Vec<String> = std::fs::read_dir(dir)
+            .expect("the plugin directory doctor names")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            plugins.iter().any(|p| p.starts_with("librte_net_memif.so")),
+            "{dir}"
+        );
+    } else {
+        assert!(detail.starts_with("linked into this binary"), "{detail}");
+    }
 }
 
 #[test]

@@ -7,7 +7,7 @@
 //! right; one ARP reply and one ICMP echo reply (the service plane); no TCP. The reflector's
 //! counters say the same: echoed, service frames, dropped not_user_traffic.
 
-use std::process::Command;
+use std::process::{Command, Output};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -30,41 +30,8 @@ fn echo_mode_swaps_udp_answers_arp_and_icmp_and_counts_the_rest() {
     let lab = Lab::up("echo");
     let (tg_mac, dut_mac) = (Lab::mac(&lab.tg, "n6"), Lab::mac(&lab.dut, "n6"));
     let prefix = unique("echo-refl");
-    let shipped = std::fs::read_to_string(repo().join("deploy/systems/lab-reflector.yaml"))
-        .expect("shipped file");
-    let file = scratch.write(
-        "reflector.yaml",
-        &patch(
-            &shipped,
-            "file_prefix: upfbench-dut",
-            &format!("file_prefix: {prefix}"),
-        ),
-    );
-    let mut reflector = Process::spawn(
-        "reflector",
-        &scratch,
-        Some(&lab.dut),
-        &[
-            UPFBENCH,
-            "reflect",
-            file.to_str().expect("utf-8"),
-            "--echo",
-            "n6",
-        ],
-        Some(&prefix),
-    );
-    reflector.wait_until(Duration::from_secs(20), |out, _| {
-        out.contains("reflect: echo on N6 mode")
-    });
-    let script = repo().join("crates/upfbench/tests/e2e/echo_scapy.py");
-    let (udp, tcp) = (UDP.to_string(), TCP.to_string());
-    // Debian's python3-scapy is for the system's interpreter.
-    let out = Command::new("ip")
-        .args(["netns", "exec", &lab.tg, "/usr/bin/python3"])
-        .arg(&script)
-        .args(["n6", &tg_mac, TESTER_N6, &dut_mac, REFLECTOR_N6, &udp, &tcp])
-        .output()
-        .expect("python3");
+    let mut reflector = start_reflector(&scratch, &lab, &prefix);
+    let out = run_scapy(&lab, &tg_mac, &dut_mac);
     let refl_status = reflector.stop(Duration::from_secs(15));
     assert!(
         out.status.success(),
@@ -89,14 +56,64 @@ fn echo_mode_swaps_udp_answers_arp_and_icmp_and_counts_the_rest() {
         seen["icmp_replies"].as_array().map_or(0, Vec::len),
         seen["other"].as_array().map_or(0, Vec::len),
     );
+    check_udp_echoes(&seen, &tg_mac, &dut_mac);
+    check_service_replies(&seen, &dut_mac);
+    check_reflector_counters(&reflector);
+}
 
-    // Every UDP datagram came back once, swapped, with the payload it had and right checksums.
+/// `upfbench reflect --echo n6` in the UPF's namespace, on the shipped lab file with its own
+/// DPDK file prefix, until it says it echoes.
+fn start_reflector(scratch: &Scratch, lab: &Lab, prefix: &str) -> Process {
+    let shipped = std::fs::read_to_string(repo().join("deploy/systems/lab-reflector.yaml"))
+        .expect("shipped file");
+    let file = scratch.write(
+        "reflector.yaml",
+        &patch(
+            &shipped,
+            "file_prefix: upfbench-dut",
+            &format!("file_prefix: {prefix}"),
+        ),
+    );
+    let mut reflector = Process::spawn(
+        "reflector",
+        scratch,
+        Some(&lab.dut),
+        &[
+            UPFBENCH,
+            "reflect",
+            file.to_str().expect("utf-8"),
+            "--echo",
+            "n6",
+        ],
+        Some(prefix),
+    );
+    reflector.wait_until(Duration::from_secs(20), |out, _| {
+        out.contains("reflect: echo on N6 mode")
+    });
+    reflector
+}
+
+/// Scapy's exchange on the tester's end of n6; its output is its JSON of what came back.
+fn run_scapy(lab: &Lab, tg_mac: &str, dut_mac: &str) -> Output {
+    let script = repo().join("crates/upfbench/tests/e2e/echo_scapy.py");
+    let (udp, tcp) = (UDP.to_string(), TCP.to_string());
+    // Debian's python3-scapy is for the system's interpreter.
+    Command::new("ip")
+        .args(["netns", "exec", &lab.tg, "/usr/bin/python3"])
+        .arg(&script)
+        .args(["n6", tg_mac, TESTER_N6, dut_mac, REFLECTOR_N6, &udp, &tcp])
+        .output()
+        .expect("python3")
+}
+
+/// Every UDP datagram came back once, swapped, with the payload it had and right checksums.
+fn check_udp_echoes(seen: &Value, tg_mac: &str, dut_mac: &str) {
     let echoes = seen["udp"].as_array().expect("udp");
     assert_eq!(echoes.len() as u64, UDP, "{seen}");
     for (i, e) in echoes.iter().enumerate() {
         let i = i as u64;
-        assert_eq!(e["eth_src"], dut_mac.as_str(), "{e}");
-        assert_eq!(e["eth_dst"], tg_mac.as_str(), "{e}");
+        assert_eq!(e["eth_src"], dut_mac, "{e}");
+        assert_eq!(e["eth_dst"], tg_mac, "{e}");
         assert_eq!(
             (e["ip_src"].as_str(), e["ip_dst"].as_str()),
             (Some(REFLECTOR_N6), Some(TESTER_N6)),
@@ -115,14 +132,17 @@ fn echo_mode_swaps_udp_answers_arp_and_icmp_and_counts_the_rest() {
         assert_eq!(e["ip_checksum_ok"], true, "{e}");
         assert_eq!(e["udp_checksum_ok"], true, "{e}");
     }
-    // ARP and ICMP were answered by the service plane, TCP was not echoed.
+}
+
+/// ARP and ICMP were answered by the service plane, TCP was not echoed.
+fn check_service_replies(seen: &Value, dut_mac: &str) {
     let arp = seen["arp_replies"].as_array().expect("arp");
     assert_eq!(arp.len(), 1, "{seen}");
     assert_eq!(
         (arp[0]["op"].as_u64(), arp[0]["psrc"].as_str()),
         (Some(2), Some(REFLECTOR_N6))
     );
-    assert_eq!(arp[0]["hwsrc"], dut_mac.as_str());
+    assert_eq!(arp[0]["hwsrc"], dut_mac);
     let icmp = seen["icmp_replies"].as_array().expect("icmp");
     assert_eq!(icmp.len(), 1, "{seen}");
     assert_eq!(
@@ -134,8 +154,10 @@ fn echo_mode_swaps_udp_answers_arp_and_icmp_and_counts_the_rest() {
         (Some(0), Some(0x1234), Some(1))
     );
     assert_eq!(seen["other"].as_array().map(Vec::len), Some(0), "{seen}");
+}
 
-    // The reflector's counters: what it echoed, answered and dropped, adding up to what came in.
+/// The reflector's counters: what it echoed, answered and dropped, adding up to what came in.
+fn check_reflector_counters(reflector: &Process) {
     let totals = reflector_totals(&reflector.stdout());
     println!("echo: reflector {totals:?}");
     assert_eq!(total(&totals, "echoed"), UDP);

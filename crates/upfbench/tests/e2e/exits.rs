@@ -3,6 +3,13 @@
 //! that rejects the sessions. Each ends promptly, with its exit status (0 for an interruption,
 //! 1 for a failure), a report that says what happened, and no DPDK runtime files left.
 //!
+//! Promptness is bounded by what the process did, not by how long the test waited: the wait it
+//! was in ends with "interrupted", not with its own timeout; its timeline (`events.jsonl`) says
+//! when it noticed the signal; its capture shows the ARP requests stop at the signal; the
+//! rejections it counted show the establishment stopped at the first one. The machine may have
+//! two CPUs, busy-polled by other processes' lcores: a wall-time bound on the exit measured by
+//! the test would measure the scheduler.
+//!
 //! The ARP cases run the generator on two `net_pcap` ports: what it sends is written to a
 //! capture per port, and it receives nothing (each port reads an empty capture), so no request
 //! is ever answered; tshark counts the requests in the captures. The reflector, too, ends the
@@ -10,19 +17,31 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::Value;
 use upfbench_config as config;
+use upfbench_testkit::eal::process_args_yaml;
 
 use crate::harness::{
-    Process, Scratch, UPFBENCH, n4_pair, num, patch, read_report, reflector_totals, runtime_dir,
-    serial, total, tshark_fields, unique, warnings,
+    Process, Scratch, UPFBENCH, n4_pair, num, patch, read_report, reflector_totals, report_folder,
+    runtime_dir, serial, total, tshark_fields, unique, warnings,
 };
 use crate::memif::Memif;
 
-/// The longest an interrupted run may take to exit (measured: well under a second).
-const PROMPT: Duration = Duration::from_secs(2);
+/// The longest the generator may take to notice a signal, by its own timeline: from the signal
+/// to its `interrupt` event (or the warning of a run interrupted before its phases), both on the
+/// machine's wall clock. Measured: tens of ms (the waits for a peer look at the interruptions
+/// every 20 ms, the ARP resolution every 200 µs). A wall-time bound, so generous on purpose: on
+/// a machine of two CPUs that other tests' lcores busy-poll the process may wait for a CPU for
+/// seconds; what it is there to catch is a wait that looks at the interruptions only now and
+/// then, or at its end (a peer's 10 s, the ARP resolution's 31 s here).
+const NOTICED_WITHIN: Duration = Duration::from_secs(5);
+
+/// How long the test waits for an interrupted process to exit: only so that a process that
+/// ignores the signal fails the test instead of hanging it. Exiting takes the report's files and
+/// EAL's clean-up, on a machine that may be busy.
+const EXIT_WAIT: Duration = Duration::from_secs(30);
 
 /// A capture file with no packet (libpcap's header, Ethernet).
 fn empty_pcap(path: &Path) {
@@ -61,14 +80,14 @@ impl PcapBed {
         };
         let system = format!(
             "kind: system\n\
-             eal:\n  args: [--no-huge, -m, \"256\", --no-pci, --no-telemetry]\n  \
-             file_prefix: {prefix}\n\
+             eal:\n  args: {eal_args}\n  file_prefix: {prefix}\n\
              cores: {{main: 0, workers: [1]}}\n\
              {}{}\
              arp: {arp}\n\
              reports: {dir}/reports\n",
             port(0, "n3", "192.168.13.131/24", "192.168.13.151"),
             port(1, "n6", "192.168.16.152/24", "192.168.16.151"),
+            eal_args = process_args_yaml(256),
         );
         let profile = "name: pcap\n\
                        streams: [{name: ul, direction: uplink, rate: 1kpps, payload: 100}]\n\
@@ -118,6 +137,20 @@ impl PcapBed {
                 "arp.dst.proto_ipv4",
             ],
         )
+    }
+
+    /// When port `side` sent each of its frames, by the capture's timestamps (the PMD's, on the
+    /// machine's wall clock), in seconds since the epoch.
+    fn sent_at(&self, side: &str) -> Vec<f64> {
+        let file = self.scratch.path().join(format!("{side}.pcap"));
+        tshark_fields(&file, "/s", &["frame.time_epoch"])
+            .iter()
+            .map(|t| {
+                t.trim()
+                    .parse()
+                    .unwrap_or_else(|e| panic!("{side}.pcap: time {t:?}: {e}"))
+            })
+            .collect()
     }
 }
 
@@ -191,8 +224,9 @@ fn pcap_arp_unanswered_fails_after_every_request_naming_the_peer() {
 }
 
 /// SIGTERM while a MAC is being resolved (the peer never answers; 31 requests 1 s apart would
-/// take 31 s): the run ends promptly with exit status 0, a report that says it was
-/// interrupted with nothing measured, and no runtime files.
+/// take 31 s): the run ends with exit status 0, a report that says it was interrupted with
+/// nothing measured, and no runtime files. Its promptness is on the wire: at most one request
+/// left after the signal (one may have been on its way), whenever the test got to send it.
 #[test]
 fn pcap_sigterm_during_arp_resolution_ends_promptly_with_a_report() {
     let _serial = serial();
@@ -201,39 +235,74 @@ fn pcap_sigterm_during_arp_resolution_ends_promptly_with_a_report() {
     generator.wait_until(Duration::from_secs(30), |out, _| {
         out.lines().any(|l| l.starts_with("ARP: resolving "))
     });
-    // Two requests per port: at 0 and 1 s.
+    // About two requests per port: at 0 and 1 s.
     std::thread::sleep(Duration::from_millis(1500));
-    let signalled = Instant::now();
+    let signalled = SystemTime::now();
     generator.terminate();
-    let status = generator.wait(Duration::from_secs(30));
-    let took = signalled.elapsed();
-    println!("arp-sigterm: exit {status} {took:?} after SIGTERM");
-    assert_interrupted(status, took, &generator, &bed.prefix);
+    let status = generator.wait(EXIT_WAIT);
+    println!("arp-sigterm: exit {status}");
+    assert_interrupted(status, &generator, &bed.prefix, &bed.reports(), signalled);
     let (report, w) = report_of(&bed.reports());
     assert_eq!(w, ["the run was interrupted: nothing was measured"]);
     assert_eq!(report["steps"].as_array().map(Vec::len), Some(0));
     let sent = bed.sent("n3");
     println!("arp-sigterm: n3 sent {} ARP requests", sent.len());
     assert!(
-        (1..=3).contains(&sent.len()),
-        "the requests stopped at the signal: {sent:?}"
+        !sent.is_empty(),
+        "the resolution had started before the signal"
     );
     assert!(
         sent.iter()
             .all(|l| *l == request("192.168.13.131", "192.168.13.151"))
     );
+    let at = epoch_s(signalled);
+    let times = bed.sent_at("n3");
+    let after: Vec<f64> = times.iter().map(|t| t - at).filter(|d| *d > 0.0).collect();
+    println!("arp-sigterm: n3 requests at {times:?}, the signal at {at:.6}");
+    assert!(
+        after.len() <= 1,
+        "the requests went on after the signal: {after:?} s after it"
+    );
 }
 
-/// Exit status 0 within [`PROMPT`], the line that says so, no runtime files.
-fn assert_interrupted(status: ExitStatus, took: Duration, generator: &Process, prefix: &str) {
+/// Seconds since the epoch.
+fn epoch_s(t: SystemTime) -> f64 {
+    t.duration_since(SystemTime::UNIX_EPOCH)
+        .expect("after 1970")
+        .as_secs_f64()
+}
+
+/// When the generator noticed the interruption, by its timeline: the wall clock (ms since the
+/// epoch) of its first `interrupt` event, or of the warning of a run interrupted before its
+/// phases (which records no `interrupt` event).
+fn noticed_ms(reports: &Path) -> u64 {
+    let path = report_folder(reports).join("events.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .find(|e| {
+            e["event"] == "interrupt"
+                || (e["event"] == "warning"
+                    && e["message"]
+                        .as_str()
+                        .is_some_and(|m| m.starts_with("the run was interrupted")))
+        })
+        .and_then(|e| e["unix_ms"].as_u64())
+        .unwrap_or_else(|| panic!("no interruption in {}:\n{text}", path.display()))
+}
+
+/// Exit status 0, the line that says so, no runtime files, and the interruption noticed within
+/// [`NOTICED_WITHIN`] of `signalled` by the generator's own timeline.
+fn assert_interrupted(
+    status: ExitStatus,
+    generator: &Process,
+    prefix: &str,
+    reports: &Path,
+    signalled: SystemTime,
+) {
     assert!(
         status.success(),
         "exit status {status}\n{}",
-        generator.logs()
-    );
-    assert!(
-        took < PROMPT,
-        "took {took:?} to exit after the signal\n{}",
         generator.logs()
     );
     assert!(
@@ -245,6 +314,15 @@ fn assert_interrupted(status: ExitStatus, took: Duration, generator: &Process, p
         generator.logs()
     );
     assert_no_runtime_files(prefix);
+    let signalled_ms = (epoch_s(signalled) * 1e3) as i128;
+    let noticed = i128::from(noticed_ms(reports)) - signalled_ms;
+    println!("noticed the signal {noticed} ms after it (its timeline)");
+    // Not before the signal: a few ms for the rounding of the timeline's wall clock.
+    assert!(
+        (-5..NOTICED_WITHIN.as_millis() as i128).contains(&noticed),
+        "noticed the signal {noticed} ms after it, by its timeline\n{}",
+        generator.logs()
+    );
 }
 
 /// A profile of one second, for a run that never gets to send.
@@ -273,7 +351,8 @@ fn interrupt_while_waiting_for_the_memif_peer(
 
 /// SIGINT while `bed`'s generator waits for its peer, which was never started: the run ends
 /// promptly with exit status 0, a report that says where it was interrupted (`warning`), no
-/// PFCP exchanged and no runtime files. `waiting` begins the line that says it waits.
+/// PFCP exchanged and no runtime files. `waiting` begins the line that says it waits. The
+/// warning says the signal ended the wait: its own timeout (10 s) would have failed the run.
 pub(crate) fn interrupt_while_waiting_for_the_peer(
     case: &str,
     bed: &Memif,
@@ -285,12 +364,17 @@ pub(crate) fn interrupt_while_waiting_for_the_peer(
         out.lines().any(|l| l.starts_with(waiting))
     });
     std::thread::sleep(Duration::from_millis(500));
-    let signalled = Instant::now();
+    let signalled = SystemTime::now();
     generator.interrupt();
-    let status = generator.wait(Duration::from_secs(30));
-    let took = signalled.elapsed();
-    println!("{case}: exit {status} {took:?} after SIGINT");
-    assert_interrupted(status, took, &generator, &bed.gen_prefix);
+    let status = generator.wait(EXIT_WAIT);
+    println!("{case}: exit {status} after SIGINT");
+    assert_interrupted(
+        status,
+        &generator,
+        &bed.gen_prefix,
+        &bed.reports(),
+        signalled,
+    );
     let (report, w) = report_of(&bed.reports());
     assert_eq!(w, [warning]);
     assert_eq!(report["steps"].as_array().map(Vec::len), Some(0));
@@ -416,8 +500,9 @@ fn memif_a_session_the_upf_rejects_stops_the_run_naming_session_cause_and_ie() {
         rejected,
         "{c}"
     );
-    // The 2,000 were not tried one by one: the run ends as soon as the first answers are in.
-    assert!(took < Duration::from_secs(20), "took {took:?}");
+    // The 2,000 were not tried one by one: the run ended as soon as the first answers were in,
+    // which the count of rejected requests above shows (at most the window and one), whatever
+    // the time the machine took.
 }
 
 /// The count of rejected requests in the reflector's totals line at exit.
@@ -437,6 +522,7 @@ fn reflector_rejected(log: &str) -> u64 {
 
 /// SIGINT to the reflector while EAL starts (before its ports, its PFCP server and its workers
 /// are up): it still ends the normal way, exit status 0, its totals printed, no runtime files.
+/// (It has no timeline to tell when it noticed the signal.)
 #[test]
 fn memif_reflector_sigint_during_its_start_exits_cleanly() {
     let _serial = serial();
@@ -456,7 +542,9 @@ fn memif_reflector_sigint_during_its_start_exits_cleanly() {
     });
     let signalled = Instant::now();
     reflector.interrupt();
-    let status = reflector.wait(Duration::from_secs(20));
+    // Without --duration the reflector runs until interrupted: its exit is the signal's doing.
+    // EXIT_WAIT only keeps a reflector that ignores the signal from hanging the test.
+    let status = reflector.wait(EXIT_WAIT);
     let took = signalled.elapsed();
     println!("reflector-start: exit {status} {took:?} after SIGINT");
     assert!(
@@ -464,7 +552,6 @@ fn memif_reflector_sigint_during_its_start_exits_cleanly() {
         "exit status {status}\n{}",
         reflector.logs()
     );
-    assert!(took < PROMPT, "took {took:?}\n{}", reflector.logs());
     assert!(
         reflector.stdout().contains("reflect: totals"),
         "{}",

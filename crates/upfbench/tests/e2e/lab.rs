@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use serde_json::Value;
 use upfbench_config as config;
 
 use crate::harness::{
@@ -288,8 +289,31 @@ fn lab_af_packet_over_veths_arp_both_ways_zero_loss() {
 
     let files = LabFiles::new(&scratch, "lab", &[]);
     let profile = repo().join("profiles/lab.yaml");
-    let (_, p) = config::load_run(&files.system, &profile).unwrap_or_else(|e| panic!("{e}"));
-    // What profiles/lab.yaml sends: each direction at one rate, for whole seconds.
+    let (expected, ues) = packets_and_sessions(&files, &profile);
+    let reports = scratch.path().join("reports");
+    let (stdout, refl, tg_file, dut_file) = run_with_captures(
+        &scratch,
+        &lab,
+        &files,
+        &profile,
+        &reports,
+        (&tg_macs, &dut_macs),
+    );
+
+    // PFCP over n4; every session established and deleted.
+    assert_sessions(&stdout, &refl.stderr(), ues);
+    check_upf_macs_resolved(&stdout, &dut_macs);
+    let report = read_report(&reports);
+    check_zero_loss(&report, expected);
+    check_no_tester_loss(&report);
+    check_reflector_resolved_its_next_hops(&refl);
+    check_arp_only_on_the_wire(&frames(&tg_file), &frames(&dut_file), &tg_macs, &dut_macs);
+}
+
+/// What profiles/lab.yaml sends each way (one rate each way, for whole seconds), and its
+/// sessions.
+fn packets_and_sessions(files: &LabFiles, profile: &Path) -> (u64, u32) {
+    let (_, p) = config::load_run(&files.system, profile).unwrap_or_else(|e| panic!("{e}"));
     let rates: Vec<u64> = p
         .streams
         .iter()
@@ -301,13 +325,26 @@ fn lab_af_packet_over_veths_arp_both_ways_zero_loss() {
     assert!(rates.len() == 2 && rates[0] == rates[1], "{rates:?}");
     let expected = rates[0] * p.duration.as_secs();
     let ues = p.sessions.count;
-    let reports = scratch.path().join("reports");
+    (expected, ues)
+}
 
-    let (mut tg_capture, tg_file) = capture_unmeasured(&scratch, &lab.tg, "tg-capture", &tg_macs);
+/// Runs the generator against the reflector, capturing what is not measured traffic on both
+/// sides; both exit cleanly and leave no runtime files. Returns the generator's output, the
+/// reflector and the two captures.
+fn run_with_captures(
+    scratch: &Scratch,
+    lab: &Lab,
+    files: &LabFiles,
+    profile: &Path,
+    reports: &Path,
+    macs: (&[String; 2], &[String; 2]),
+) -> (String, Process, PathBuf, PathBuf) {
+    let (tg_macs, dut_macs) = macs;
+    let (mut tg_capture, tg_file) = capture_unmeasured(scratch, &lab.tg, "tg-capture", tg_macs);
     let (mut dut_capture, dut_file) =
-        capture_unmeasured(&scratch, &lab.dut, "dut-capture", &dut_macs);
-    let mut refl = files.reflector(&scratch, &lab, "reflector");
-    let mut generator = files.generator(&scratch, &lab, "generator", &profile, &reports);
+        capture_unmeasured(scratch, &lab.dut, "dut-capture", dut_macs);
+    let mut refl = files.reflector(scratch, lab, "reflector");
+    let mut generator = files.generator(scratch, lab, "generator", profile, reports);
     let status = generator.wait(Duration::from_secs(60));
     let refl_status = refl.stop(Duration::from_secs(15));
     tg_capture.stop(Duration::from_secs(10));
@@ -330,22 +367,25 @@ fn lab_af_packet_over_veths_arp_both_ways_zero_loss() {
             runtime_dir(p).display()
         );
     }
+    (stdout, refl, tg_file, dut_file)
+}
 
-    // PFCP over n4; every session established and deleted.
-    assert_sessions(&stdout, &refl.stderr(), ues);
-    // The generator resolved the UPF's MACs: the reflector's veth ends.
-    for ((ifc, ip), mac) in UPF.iter().zip(&dut_macs) {
+/// The generator resolved the UPF's MACs: the reflector's veth ends.
+fn check_upf_macs_resolved(stdout: &str, dut_macs: &[String; 2]) {
+    for ((ifc, ip), mac) in UPF.iter().zip(dut_macs) {
         let line = format!("{}: {ip} is at {mac}", ifc.to_uppercase());
         assert!(
             stdout.lines().any(|l| l == line),
             "no {line:?} in:\n{stdout}"
         );
     }
-    // Zero loss, a latency sample for every packet, nothing unexpected received.
-    let report = read_report(&reports);
+}
+
+/// Zero loss, a latency sample for every packet, nothing unexpected received.
+fn check_zero_loss(report: &Value, expected: u64) {
     for direction in ["uplink", "downlink"] {
-        let f = figures(&report, direction);
-        let d = harness::direction(&report, direction);
+        let f = figures(report, direction);
+        let d = harness::direction(report, direction);
         println!(
             "lab: {direction} sent {} received {} lost {} tx {:.1} kpps rx {:.1} kpps, \
              latency p50 {:.2} us p99 {:.2} us",
@@ -369,8 +409,11 @@ fn lab_af_packet_over_veths_arp_both_ways_zero_loss() {
             "{direction}: a latency sample per packet"
         );
     }
-    assert_eq!(besides_tx_slips(warnings(&report)), Vec::<String>::new());
-    // Each port's kernel interface sent and received what its PMD did: no tester loss.
+    assert_eq!(besides_tx_slips(warnings(report)), Vec::<String>::new());
+}
+
+/// Each port's kernel interface sent and received what its PMD did: no tester loss.
+fn check_no_tester_loss(report: &Value) {
     for (i, ifc) in ["n3", "n6"].iter().enumerate() {
         let p = &report["steps"][0]["ports"][i];
         let k = &p["interface"];
@@ -389,80 +432,99 @@ fn lab_af_packet_over_veths_arp_both_ways_zero_loss() {
     {
         assert_eq!(num(d, &["tester_lost"]), 0, "{d}");
     }
-    // The reflector resolved the generator's MACs itself (the gNB on N3, the N6 peer): it
-    // dropped nothing for want of a neighbour, nor for any other reason.
+}
+
+/// The reflector resolved the generator's MACs itself (the gNB on N3, the N6 peer): it
+/// dropped nothing for want of a neighbour, nor for any other reason.
+fn check_reflector_resolved_its_next_hops(refl: &Process) {
     let totals = reflector_totals(&refl.stdout());
     println!("lab: reflector {totals:?}");
     assert_eq!(reflector_drops(&totals), BTreeMap::new());
     assert_eq!(total(&totals, "next hops resolved"), 2, "{totals:?}");
     assert_eq!(total(&totals, "next hops unanswered"), 0, "{totals:?}");
+}
 
-    // On the wire: ARP only, each request answered once by the owner of the address.
-    let tg = frames(&tg_file);
-    let dut = frames(&dut_file);
+/// On the wire: ARP only, each request answered once by the owner of the address.
+fn check_arp_only_on_the_wire(
+    tg: &[Frame],
+    dut: &[Frame],
+    tg_macs: &[String; 2],
+    dut_macs: &[String; 2],
+) {
     let others: Vec<&Frame> = tg
         .iter()
-        .chain(&dut)
+        .chain(dut)
         .filter(|f| f.ethertype != "0x0806")
         .collect();
     assert!(
         others.is_empty(),
         "frames other than ARP beside the measured traffic: {others:#?}"
     );
-    for (i, (ifc, upf_ip)) in UPF.iter().enumerate() {
-        // The generator asks for the UPF (the reflector's side sees the requests) and the
-        // reflector answers (the generator's side sees the replies).
-        let asked = arp(&dut, ifc, "1", upf_ip, &tg_macs[i]);
-        let answered = arp(&tg, ifc, "2", upf_ip, &dut_macs[i]);
-        assert!(
-            !asked.is_empty(),
-            "{ifc}: the generator never asked for {upf_ip}"
-        );
-        assert_eq!(answered.len(), asked.len(), "{ifc}: one reply per request");
-        assert!(answered.iter().all(|f| f.sender_mac == dut_macs[i]));
-        let replies = tg.iter().filter(|f| f.interface == *ifc && f.opcode == "2");
-        assert_eq!(
-            replies.count(),
-            answered.len(),
-            "{ifc}: no other reply: {tg:#?}"
-        );
-        // The reflector asked for the generator's address itself (the generator's side sees the
-        // requests arrive, also those sent before the generator's port was open) and got at
-        // least one reply, from the generator's port; every reply on the reflector's side
-        // answers one of its requests.
-        let tester_ip = TESTER[i];
-        let refl_asked = arp(&tg, ifc, "1", tester_ip, &dut_macs[i]);
-        let refl_answered = arp(&dut, ifc, "2", tester_ip, &tg_macs[i]);
-        assert!(
-            !refl_asked.is_empty(),
-            "{ifc}: the reflector never asked for {tester_ip}: {tg:#?}"
-        );
-        assert!(
-            !refl_answered.is_empty(),
-            "{ifc}: none of the reflector's {} requests was answered: {dut:#?}",
-            refl_asked.len()
-        );
-        assert!(
-            refl_answered.len() <= refl_asked.len(),
-            "{ifc}: more replies than requests: {dut:#?}"
-        );
-        assert!(refl_answered.iter().all(|f| f.sender_mac == tg_macs[i]));
-        let replies = dut
-            .iter()
-            .filter(|f| f.interface == *ifc && f.opcode == "2");
-        assert_eq!(
-            replies.count(),
-            refl_answered.len(),
-            "{ifc}: no other reply: {dut:#?}"
-        );
-        println!(
-            "lab: {ifc}: generator asked for {upf_ip} {} time(s), answered by {}; reflector asked \
-             for {tester_ip} {} time(s), answered {} time(s) by {}",
-            asked.len(),
-            dut_macs[i],
-            refl_asked.len(),
-            refl_answered.len(),
-            tg_macs[i]
-        );
+    for i in 0..UPF.len() {
+        check_arp_both_ways(i, tg, dut, tg_macs, dut_macs);
     }
+}
+
+/// On `UPF[i]`'s link: the generator asked for the UPF and the reflector answered each
+/// request once; the reflector asked for the tester and got answers, none unasked for.
+fn check_arp_both_ways(
+    i: usize,
+    tg: &[Frame],
+    dut: &[Frame],
+    tg_macs: &[String; 2],
+    dut_macs: &[String; 2],
+) {
+    let (ifc, upf_ip) = UPF[i];
+    // The generator asks for the UPF (the reflector's side sees the requests) and the
+    // reflector answers (the generator's side sees the replies).
+    let asked = arp(dut, ifc, "1", upf_ip, &tg_macs[i]);
+    let answered = arp(tg, ifc, "2", upf_ip, &dut_macs[i]);
+    assert!(
+        !asked.is_empty(),
+        "{ifc}: the generator never asked for {upf_ip}"
+    );
+    assert_eq!(answered.len(), asked.len(), "{ifc}: one reply per request");
+    assert!(answered.iter().all(|f| f.sender_mac == dut_macs[i]));
+    let replies = tg.iter().filter(|f| f.interface == ifc && f.opcode == "2");
+    assert_eq!(
+        replies.count(),
+        answered.len(),
+        "{ifc}: no other reply: {tg:#?}"
+    );
+    // The reflector asked for the generator's address itself (the generator's side sees the
+    // requests arrive, also those sent before the generator's port was open) and got at
+    // least one reply, from the generator's port; every reply on the reflector's side
+    // answers one of its requests.
+    let tester_ip = TESTER[i];
+    let refl_asked = arp(tg, ifc, "1", tester_ip, &dut_macs[i]);
+    let refl_answered = arp(dut, ifc, "2", tester_ip, &tg_macs[i]);
+    assert!(
+        !refl_asked.is_empty(),
+        "{ifc}: the reflector never asked for {tester_ip}: {tg:#?}"
+    );
+    assert!(
+        !refl_answered.is_empty(),
+        "{ifc}: none of the reflector's {} requests was answered: {dut:#?}",
+        refl_asked.len()
+    );
+    assert!(
+        refl_answered.len() <= refl_asked.len(),
+        "{ifc}: more replies than requests: {dut:#?}"
+    );
+    assert!(refl_answered.iter().all(|f| f.sender_mac == tg_macs[i]));
+    let replies = dut.iter().filter(|f| f.interface == ifc && f.opcode == "2");
+    assert_eq!(
+        replies.count(),
+        refl_answered.len(),
+        "{ifc}: no other reply: {dut:#?}"
+    );
+    println!(
+        "lab: {ifc}: generator asked for {upf_ip} {} time(s), answered by {}; reflector asked \
+         for {tester_ip} {} time(s), answered {} time(s) by {}",
+        asked.len(),
+        dut_macs[i],
+        refl_asked.len(),
+        refl_answered.len(),
+        tg_macs[i]
+    );
 }

@@ -8,10 +8,11 @@
 //! CLOCK_MONOTONIC_RAW over the capture is measured too (Python reads both clocks before and
 //! after) and taken out.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use serde_json::Value;
 use upfbench_config as config;
 
 use crate::harness::{Scratch, direction, num, read_report, serial, tshark_fields};
@@ -125,8 +126,24 @@ fn lab_reported_rate_and_duration_agree_with_a_capture_within_100_ppm() {
     let _serial = serial();
     let scratch = Scratch::new("lab-clock");
     let lab = Lab::up("clock");
-    let tg_macs = [Lab::mac(&lab.tg, "n3"), Lab::mac(&lab.tg, "n6")];
     let files = LabFiles::new(&scratch, "clock", &[]);
+    let profile = clock_profile(&scratch, &files);
+    let reports = scratch.path().join("reports");
+    let (file, realtime_rate) = run_with_capture(&scratch, &lab, &files, &profile, &reports);
+    let report = read_report(&reports);
+    let (tsc_hz, dpdk_hz) = check_report_clock(&report, realtime_rate);
+    let clock = Clock {
+        realtime_rate,
+        tsc_hz,
+        dpdk_hz,
+    };
+    for (name, interface) in [("uplink", "n3"), ("downlink", "n6")] {
+        check_direction_against_capture(&report, name, &arrivals(&file, interface), &clock);
+    }
+}
+
+/// One session, RATE each way for SECONDS.
+fn clock_profile(scratch: &Scratch, files: &LabFiles) -> PathBuf {
     let profile = scratch.write(
         "profile.yaml",
         &format!(
@@ -141,11 +158,22 @@ fn lab_reported_rate_and_duration_agree_with_a_capture_within_100_ppm() {
         ),
     );
     config::load_run(&files.system, &profile).unwrap_or_else(|e| panic!("{e}"));
-    let reports = scratch.path().join("reports");
+    profile
+}
 
-    // What the generator sends, as dut's ends of the veths receive it.
+/// Runs the generator against the reflector, dumpcap capturing what the generator sends as
+/// dut's ends of the veths receive it; returns the capture file and CLOCK_REALTIME's seconds
+/// per CLOCK_MONOTONIC_RAW second over the run.
+fn run_with_capture(
+    scratch: &Scratch,
+    lab: &Lab,
+    files: &LabFiles,
+    profile: &Path,
+    reports: &Path,
+) -> (PathBuf, f64) {
+    let tg_macs = [Lab::mac(&lab.tg, "n3"), Lab::mac(&lab.tg, "n6")];
     let (mut capture, file) = capture(
-        &scratch,
+        scratch,
         &lab.dut,
         "sent",
         [
@@ -153,9 +181,9 @@ fn lab_reported_rate_and_duration_agree_with_a_capture_within_100_ppm() {
             &format!("udp and ether src {}", tg_macs[1]),
         ],
     );
-    let mut refl = files.reflector(&scratch, &lab, "reflector");
+    let mut refl = files.reflector(scratch, lab, "reflector");
     let before = clocks();
-    let mut generator = files.generator(&scratch, &lab, "generator", &profile, &reports);
+    let mut generator = files.generator(scratch, lab, "generator", profile, reports);
     let status = generator.wait(Duration::from_secs(60));
     let after = clocks();
     refl.stop(Duration::from_secs(15));
@@ -165,10 +193,13 @@ fn lab_reported_rate_and_duration_agree_with_a_capture_within_100_ppm() {
         "generator: {status}\n{}",
         generator.logs()
     );
-
     // CLOCK_REALTIME's seconds per CLOCK_MONOTONIC_RAW second over the run.
     let realtime_rate = (after.0 - before.0) as f64 / (after.1 - before.1) as f64;
-    let report = read_report(&reports);
+    (file, realtime_rate)
+}
+
+/// The report's TSC frequency, calibrated over at least 0.25 s; returns it and DPDK's.
+fn check_report_clock(report: &Value, realtime_rate: f64) -> (f64, f64) {
     let clock = &report["clock"];
     let tsc_hz = clock["tsc_hz"]
         .as_f64()
@@ -182,69 +213,96 @@ fn lab_reported_rate_and_duration_agree_with_a_capture_within_100_ppm() {
         (realtime_rate - 1.0) * 1e6
     );
     assert!(clock["calibrated_over_s"].as_f64().unwrap_or(0.0) >= 0.25);
+    (tsc_hz, dpdk_hz)
+}
+
+/// The clocks a direction's figures are checked with.
+struct Clock {
+    /// CLOCK_REALTIME's seconds per CLOCK_MONOTONIC_RAW second over the run.
+    realtime_rate: f64,
+    tsc_hz: f64,
+    dpdk_hz: f64,
+}
+
+/// A direction's clock, rate and duration against the capture's, within TOLERANCE_PPM.
+fn check_direction_against_capture(
+    report: &Value,
+    name: &str,
+    arrivals: &[Arrival],
+    clock: &Clock,
+) {
+    let Clock {
+        realtime_rate,
+        tsc_hz,
+        dpdk_hz,
+    } = *clock;
     let duration = report["steps"][0]["duration_s"].as_f64().expect("duration");
-    for (name, interface) in [("uplink", "n3"), ("downlink", "n6")] {
-        let d = direction(&report, name);
-        let sent = num(d, &["tx", "packets"]);
-        let arrivals = arrivals(&file, interface);
-        // dumpcap drops what it cannot keep up with on a busy host: enough to fit is enough.
-        assert!(
-            arrivals.len() as u64 * 10 >= sent * 8,
-            "{name}: the capture holds {} of {sent} packets",
-            arrivals.len()
-        );
-        // upfbench's nanoseconds against the kernel's: the tag's transmit times against the
-        // capture's timestamps (taken back to CLOCK_MONOTONIC_RAW).
-        let points: Vec<(f64, f64)> = arrivals
-            .iter()
-            .map(|a| (a.tx_ns / 1e9, a.at / realtime_rate))
-            .collect();
-        let clock_ppm = (1.0 / envelope_slope(&points, 1.0) - 1.0) * 1e6;
-        // The sending time as upfbench counts it: from when the first packet was due (a late
-        // start that was caught up is in the rate) to when the last left, stretched by a packet
-        // (n packets span n - 1 gaps). The capture sees the first and the last packet leave (or,
-        // if it missed them, the nearest, moved by their mean gap); how late the first left is
-        // in the tags: the schedule's start is the earliest of the first tenth's transmit times
-        // less their place in it.
-        let first = arrivals.iter().min_by_key(|a| a.seq).expect("first");
-        let last = arrivals.iter().max_by_key(|a| a.seq).expect("last");
-        let gap = (last.at - first.at) / realtime_rate / (last.seq - first.seq) as f64;
-        let period_ns = 1e9 / RATE as f64;
-        let due = arrivals
-            .iter()
-            .filter(|a| a.seq < sent / 10)
-            .map(|a| a.tx_ns - a.seq as f64 * period_ns)
-            .fold(f64::INFINITY, f64::min);
-        let first_late = (first.tx_ns - first.seq as f64 * period_ns - due) / 1e9;
-        let span = (last.at - first.at) / realtime_rate
-            + (sent - 1 - last.seq + first.seq) as f64 * gap
-            + first_late;
-        let captured_duration = span * sent as f64 / (sent - 1) as f64;
-        let captured_pps = sent as f64 / captured_duration;
-        let reported_pps = d["tx"]["kpps"].as_f64().expect("kpps") * 1e3;
-        let rate_ppm = (reported_pps - captured_pps) / captured_pps * 1e6;
-        let duration_ppm = (duration - captured_duration) / captured_duration * 1e6;
-        println!(
-            "clock: {name} {sent} packets, {} captured; upfbench's clock runs {clock_ppm:+.1} ppm \
-             against the capture's; the first packet left {:.1} us late; reported {reported_pps:.3} pps over {duration:.6} s, \
-             captured {captured_pps:.3} pps over {captured_duration:.6} s: rate {rate_ppm:+.1} \
-             ppm, duration {duration_ppm:+.1} ppm; with DPDK's frequency the reported rate \
-             would have been {:+.1} ppm",
-            arrivals.len(),
-            first_late * 1e6,
-            (reported_pps * tsc_hz / dpdk_hz - captured_pps) / captured_pps * 1e6
-        );
-        assert!(
-            clock_ppm.abs() < TOLERANCE_PPM,
-            "{name}: upfbench's clock runs {clock_ppm:+.1} ppm against the capture's"
-        );
-        assert!(
-            rate_ppm.abs() < TOLERANCE_PPM,
-            "{name}: reported {reported_pps} pps, captured {captured_pps} pps ({rate_ppm:+.1} ppm)"
-        );
-        assert!(
-            duration_ppm.abs() < TOLERANCE_PPM,
-            "{name}: reported {duration} s, captured {captured_duration} s ({duration_ppm:+.1} ppm)"
-        );
-    }
+    let d = direction(report, name);
+    let sent = num(d, &["tx", "packets"]);
+    // dumpcap drops what it cannot keep up with on a busy host: enough to fit is enough.
+    assert!(
+        arrivals.len() as u64 * 10 >= sent * 8,
+        "{name}: the capture holds {} of {sent} packets",
+        arrivals.len()
+    );
+    // upfbench's nanoseconds against the kernel's: the tag's transmit times against the
+    // capture's timestamps (taken back to CLOCK_MONOTONIC_RAW).
+    let points: Vec<(f64, f64)> = arrivals
+        .iter()
+        .map(|a| (a.tx_ns / 1e9, a.at / realtime_rate))
+        .collect();
+    let clock_ppm = (1.0 / envelope_slope(&points, 1.0) - 1.0) * 1e6;
+    let (captured_duration, first_late) = captured_duration(arrivals, sent, realtime_rate);
+    let captured_pps = sent as f64 / captured_duration;
+    let reported_pps = d["tx"]["kpps"].as_f64().expect("kpps") * 1e3;
+    let rate_ppm = (reported_pps - captured_pps) / captured_pps * 1e6;
+    let duration_ppm = (duration - captured_duration) / captured_duration * 1e6;
+    println!(
+        "clock: {name} {sent} packets, {} captured; upfbench's clock runs {clock_ppm:+.1} ppm \
+         against the capture's; the first packet left {:.1} us late; reported {reported_pps:.3} pps over {duration:.6} s, \
+         captured {captured_pps:.3} pps over {captured_duration:.6} s: rate {rate_ppm:+.1} \
+         ppm, duration {duration_ppm:+.1} ppm; with DPDK's frequency the reported rate \
+         would have been {:+.1} ppm",
+        arrivals.len(),
+        first_late * 1e6,
+        (reported_pps * tsc_hz / dpdk_hz - captured_pps) / captured_pps * 1e6
+    );
+    assert!(
+        clock_ppm.abs() < TOLERANCE_PPM,
+        "{name}: upfbench's clock runs {clock_ppm:+.1} ppm against the capture's"
+    );
+    assert!(
+        rate_ppm.abs() < TOLERANCE_PPM,
+        "{name}: reported {reported_pps} pps, captured {captured_pps} pps ({rate_ppm:+.1} ppm)"
+    );
+    assert!(
+        duration_ppm.abs() < TOLERANCE_PPM,
+        "{name}: reported {duration} s, captured {captured_duration} s ({duration_ppm:+.1} ppm)"
+    );
+}
+
+/// The sending time as upfbench counts it: from when the first packet was due (a late
+/// start that was caught up is in the rate) to when the last left, stretched by a packet
+/// (n packets span n - 1 gaps). The capture sees the first and the last packet leave (or,
+/// if it missed them, the nearest, moved by their mean gap); how late the first left is
+/// in the tags: the schedule's start is the earliest of the first tenth's transmit times
+/// less their place in it.
+///
+/// Returns the captured duration and how late the first packet left, in seconds.
+fn captured_duration(arrivals: &[Arrival], sent: u64, realtime_rate: f64) -> (f64, f64) {
+    let first = arrivals.iter().min_by_key(|a| a.seq).expect("first");
+    let last = arrivals.iter().max_by_key(|a| a.seq).expect("last");
+    let gap = (last.at - first.at) / realtime_rate / (last.seq - first.seq) as f64;
+    let period_ns = 1e9 / RATE as f64;
+    let due = arrivals
+        .iter()
+        .filter(|a| a.seq < sent / 10)
+        .map(|a| a.tx_ns - a.seq as f64 * period_ns)
+        .fold(f64::INFINITY, f64::min);
+    let first_late = (first.tx_ns - first.seq as f64 * period_ns - due) / 1e9;
+    let span = (last.at - first.at) / realtime_rate
+        + (sent - 1 - last.seq + first.seq) as f64 * gap
+        + first_late;
+    let captured_duration = span * sent as f64 / (sent - 1) as f64;
+    (captured_duration, first_late)
 }

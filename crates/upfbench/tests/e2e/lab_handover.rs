@@ -5,7 +5,10 @@
 //! report says the same.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+use serde_json::Value;
 
 use upfbench_config as config;
 
@@ -19,8 +22,16 @@ fn lab_end_markers_follow_the_last_old_tunnel_g_pdu_in_a_capture() {
     let _serial = serial();
     let scratch = Scratch::new("lab-handover");
     let lab = Lab::up("handover");
-    let dut_n3 = Lab::mac(&lab.dut, "n3");
     let files = LabFiles::new(&scratch, "handover", &[]);
+    let profile = handover_profile(&scratch, &files);
+    let reports = scratch.path().join("reports");
+    let file = run_with_capture(&scratch, &lab, &files, &profile, &reports);
+    let positions = Positions::read(&file);
+    check_each_moving_ue(&read_report(&reports), &positions);
+}
+
+/// 4 UEs, 4 kpps up and 8 kpps down for 2 s, handovers at 10/s from 500 ms to a target gNB.
+fn handover_profile(scratch: &Scratch, files: &LabFiles) -> PathBuf {
     let profile = scratch.write(
         "profile.yaml",
         &format!(
@@ -38,10 +49,21 @@ fn lab_end_markers_follow_the_last_old_tunnel_g_pdu_in_a_capture() {
         ),
     );
     config::load_run(&files.system, &profile).unwrap_or_else(|e| panic!("{e}"));
-    let reports = scratch.path().join("reports");
-    // What the reflector sends the tester on N3: downlink G-PDUs and End Markers.
+    profile
+}
+
+/// Runs the generator against the reflector, dumpcap capturing on the tester's n3 what the
+/// reflector sends it (downlink G-PDUs and End Markers); returns the capture file.
+fn run_with_capture(
+    scratch: &Scratch,
+    lab: &Lab,
+    files: &LabFiles,
+    profile: &Path,
+    reports: &Path,
+) -> PathBuf {
+    let dut_n3 = Lab::mac(&lab.dut, "n3");
     let (mut dumpcap, file) = capture(
-        &scratch,
+        scratch,
         &lab.tg,
         "n3",
         [
@@ -49,8 +71,8 @@ fn lab_end_markers_follow_the_last_old_tunnel_g_pdu_in_a_capture() {
             "udp port 9",
         ],
     );
-    let mut refl = files.reflector(&scratch, &lab, "reflector");
-    let mut generator = files.generator(&scratch, &lab, "generator", &profile, &reports);
+    let mut refl = files.reflector(scratch, lab, "reflector");
+    let mut generator = files.generator(scratch, lab, "generator", profile, reports);
     let status = generator.wait(Duration::from_secs(60));
     refl.stop(Duration::from_secs(15));
     dumpcap.stop(Duration::from_secs(10));
@@ -59,30 +81,55 @@ fn lab_end_markers_follow_the_last_old_tunnel_g_pdu_in_a_capture() {
         "generator: {status}\n{}",
         generator.logs()
     );
+    file
+}
 
-    // Per TEID: the capture position of the last G-PDU and of each End Marker.
-    let mut last_gpdu: BTreeMap<u32, usize> = BTreeMap::new();
-    let mut first_gpdu: BTreeMap<u32, usize> = BTreeMap::new();
-    let mut end_markers: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
-    let rows = tshark_fields(&file, "/t", &["gtp.message", "gtp.teid"]);
-    for (i, l) in rows.iter().enumerate() {
-        let f: Vec<&str> = l.split('\t').collect();
-        let (Some(kind), Some(teid)) = (f.first(), f.get(1)) else {
-            continue;
-        };
-        let Ok(teid) = u32::from_str_radix(teid.trim_start_matches("0x"), 16) else {
-            continue;
-        };
-        match kind.split(',').next().unwrap_or_default() {
-            "0xff" | "255" => {
-                last_gpdu.insert(teid, i);
-                first_gpdu.entry(teid).or_insert(i);
+/// Per TEID: the capture position of the first and last G-PDU and of each End Marker.
+struct Positions {
+    last_gpdu: BTreeMap<u32, usize>,
+    first_gpdu: BTreeMap<u32, usize>,
+    end_markers: BTreeMap<u32, Vec<usize>>,
+}
+
+impl Positions {
+    fn read(file: &Path) -> Positions {
+        let mut last_gpdu: BTreeMap<u32, usize> = BTreeMap::new();
+        let mut first_gpdu: BTreeMap<u32, usize> = BTreeMap::new();
+        let mut end_markers: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+        let rows = tshark_fields(file, "/t", &["gtp.message", "gtp.teid"]);
+        for (i, l) in rows.iter().enumerate() {
+            let f: Vec<&str> = l.split('\t').collect();
+            let (Some(kind), Some(teid)) = (f.first(), f.get(1)) else {
+                continue;
+            };
+            let Ok(teid) = u32::from_str_radix(teid.trim_start_matches("0x"), 16) else {
+                continue;
+            };
+            match kind.split(',').next().unwrap_or_default() {
+                "0xff" | "255" => {
+                    last_gpdu.insert(teid, i);
+                    first_gpdu.entry(teid).or_insert(i);
+                }
+                "0xfe" | "254" => end_markers.entry(teid).or_default().push(i),
+                _ => {}
             }
-            "0xfe" | "254" => end_markers.entry(teid).or_default().push(i),
-            _ => {}
+        }
+        Positions {
+            last_gpdu,
+            first_gpdu,
+            end_markers,
         }
     }
-    let report = read_report(&reports);
+}
+
+/// The report counts an End Marker in order per UE; in the capture, each UE's one End Marker
+/// on its old tunnel follows that tunnel's last G-PDU, and its new tunnel carries G-PDUs after.
+fn check_each_moving_ue(report: &Value, positions: &Positions) {
+    let Positions {
+        last_gpdu,
+        first_gpdu,
+        end_markers,
+    } = positions;
     let h = &report["steps"][0]["handover"];
     assert_eq!(num(h, &["end_markers_in_order"]), u64::from(UES), "{h}");
     for u in 0..UES {

@@ -245,6 +245,18 @@ fn lab_a_shaper_on_the_testers_veth_is_the_testers_loss_with_qdisc_bypass_0() {
     // every frame the PMD sent left its interface.
     let bypass = run_lab(&lab, &scratch, "bypass", "iface=n3,qpairs=1");
     bypass.print("bypass");
+    check_bypass(&bypass);
+
+    // qdisc_bypass=0: the shaper drops uplink G-PDUs after the PMD counted them sent.
+    let shaped = run_lab(&lab, &scratch, "shaped", "iface=n3,qpairs=1,qdisc_bypass=0");
+    shaped.print("shaped");
+    check_the_shaper_drops_uplink(&shaped);
+    check_the_report_says_so(&shaped);
+}
+
+/// The default, qdisc_bypass=1: the shaper saw none of the PMD's frames, every frame the PMD
+/// sent left its interface, and without a ring loss nothing is the tester's.
+fn check_bypass(bypass: &LabRun) {
     assert_eq!(bypass.qdisc, (0, 0), "the shaper saw the PMD's frames");
     assert!(
         bypass.tg_n3_sent >= bypass.uplink.sent,
@@ -270,13 +282,14 @@ fn lab_a_shaper_on_the_testers_veth_is_the_testers_loss_with_qdisc_bypass_0() {
             bypass.stdout
         );
     }
+}
 
-    // qdisc_bypass=0: the shaper drops uplink G-PDUs after the PMD counted them sent.
-    let shaped = run_lab(&lab, &scratch, "shaped", "iface=n3,qpairs=1,qdisc_bypass=0");
-    shaped.print("shaped");
+/// qdisc_bypass=0: the shaper drops uplink G-PDUs after the PMD counted them sent, and the
+/// loss is accounted for.
+fn check_the_shaper_drops_uplink(shaped: &LabRun) {
     let n3 = &shaped.step()["ports"][0];
     let (pmd_sent, pmd_errors) = (num(n3, &["opackets"]), num(n3, &["oerrors"]));
-    let (_, n3_rx, if_sent, n3_rx_lost, n3_tx_lost) = shaped.interface(0);
+    let (_, _, if_sent, _, n3_tx_lost) = shaped.interface(0);
     assert!(
         n3_tx_lost > 0,
         "the shaper dropped nothing: {:?}",
@@ -303,8 +316,15 @@ fn lab_a_shaper_on_the_testers_veth_is_the_testers_loss_with_qdisc_bypass_0() {
     let lost = shaped.uplink.lost;
     assert_eq!(lost, n3_tx_lost + n6_rx_lost + upf_lost);
     assert_eq!(shaped.interface(1).4, 0, "N6 sent all the PMD took");
+}
 
-    // The report says so: a warning, the port table, the loss lines.
+/// The report says so: a warning, the port table, the loss lines.
+fn check_the_report_says_so(shaped: &LabRun) {
+    let n3 = &shaped.step()["ports"][0];
+    let pmd_sent = num(n3, &["opackets"]);
+    let (_, n3_rx, if_sent, n3_rx_lost, n3_tx_lost) = shaped.interface(0);
+    let n6_rx_lost = shaped.interface(1).3;
+    let lost = shaped.uplink.lost;
     let warning = format!(
         "N3: the tester's own loss, not the UPF's: {n3_tx_lost} frames the PMD sent never left \
          interface n3 (PMD {pmd_sent}, n3 {if_sent}: a qdisc or shaper on it? af_packet goes \

@@ -334,9 +334,19 @@ fn memif_every_session_zero_loss_latency_of_every_packet() {
         assert_eq!((f.received, f.lost), (f.sent, 0), "{name}: zero loss");
         assert_eq!((f.duplicates, f.reordered), (0, 0), "{name}");
     }
-    // Every frame on the tester's ports by kind: the measured ones are the report's, the
-    // warm-up went out too, and the reflector forwarded exactly those two (nothing else of
-    // ours is forwarded: ARP is answered, not forwarded).
+    check_frames(&o);
+    check_clock(&o, seconds);
+    crate::timeline::assert_clean_run(&o.events, 4, seconds, RATE);
+    check_control(&o);
+    check_ports(&o);
+    check_interval_log(&o, seconds);
+    check_live_lines(&o, seconds);
+}
+
+/// Every frame on the tester's ports by kind: the measured ones are the report's, the
+/// warm-up went out too, and the reflector forwarded exactly those two (nothing else of
+/// ours is forwarded: ARP is answered, not forwarded).
+fn check_frames(o: &Outcome) {
     let step = &o.report["steps"][0];
     assert_frames_add_up(step);
     for (side, f, forwarded) in [
@@ -365,9 +375,11 @@ fn memif_every_session_zero_loss_latency_of_every_packet() {
         num(&step["frames"][1], &["rx_unmeasured"]),
         num(&step["frames"][0], &["tx_warmup"])
     );
+}
 
-    // The TSC's frequency, measured against the kernel's clock from the process's start to the
-    // step's end, with EAL's estimate beside it (lab_clock checks it against a capture).
+/// The TSC's frequency, measured against the kernel's clock from the process's start to the
+/// step's end, with EAL's estimate beside it (lab_clock checks it against a capture).
+fn check_clock(o: &Outcome, seconds: u64) {
     let clock = &o.report["clock"];
     let hz = clock["tsc_hz"].as_f64().expect("tsc_hz");
     let dpdk = num(clock, &["dpdk_tsc_hz"]) as f64;
@@ -387,10 +399,10 @@ fn memif_every_session_zero_loss_latency_of_every_packet() {
         "{}",
         o.stdout
     );
+}
 
-    crate::timeline::assert_clean_run(&o.events, 4, seconds, RATE);
-
-    // The control plane's figures: 4 establishments and 4 deletions accepted, nothing lost.
+/// The control plane's figures: 4 establishments and 4 deletions accepted, nothing lost.
+fn check_control(o: &Outcome) {
     let c = &o.report["control"];
     assert_eq!(num(c, &["sessions"]), 4, "{c}");
     assert_eq!(num(c, &["established"]), 4, "{c}");
@@ -400,7 +412,10 @@ fn memif_every_session_zero_loss_latency_of_every_packet() {
     assert_eq!(num(c, &["timeouts"]), 0, "{c}");
     assert_eq!(num(c, &["lost_sessions"]), 0, "{c}");
     assert_eq!(c["release"], "answered", "{c}");
-    // The tester's ports saw every measured packet and dropped none.
+}
+
+/// The tester's ports saw every measured packet and dropped none.
+fn check_ports(o: &Outcome) {
     let ports = o.report["steps"][0]["ports"].as_array().expect("ports");
     assert_eq!(ports.len(), 2);
     for p in ports {
@@ -411,8 +426,10 @@ fn memif_every_session_zero_loss_latency_of_every_packet() {
             "{p}"
         );
     }
+}
 
-    // The interval log: one interval per direction a second, adding up to every latency sample.
+/// The interval log: one interval per direction a second, adding up to every latency sample.
+fn check_interval_log(o: &Outcome, seconds: u64) {
     let hlog = o.hlog.as_deref().expect("latency.hlog");
     let intervals = hlog_intervals(hlog);
     for (name, f) in o.both() {
@@ -426,10 +443,12 @@ fn memif_every_session_zero_loss_latency_of_every_packet() {
         let samples: u64 = mine.iter().map(|i| i.1).sum();
         assert_eq!(samples, f.samples, "{tag}: the intervals hold every sample");
     }
+}
 
-    // The live line: a direction that received measured packets in the second it covers shows
-    // their latency, the first line included (the RX workers hand their interval over when the
-    // line asks, not on a clock of their own).
+/// The live line: a direction that received measured packets in the second it covers shows
+/// their latency, the first line included (the RX workers hand their interval over when the
+/// line asks, not on a clock of their own).
+fn check_live_lines(o: &Outcome, seconds: u64) {
     let live = live_lines(&o.stdout);
     println!("clean: live lines {live:#?}");
     assert!(live.len() as u64 >= seconds - 1, "{}", o.stdout);

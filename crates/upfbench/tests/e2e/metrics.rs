@@ -110,6 +110,17 @@ fn memif_prometheus_holds_the_reports_and_the_reflectors_counts() {
     let _serial = serial();
     let bed = Memif::new("metrics", "{}", &profile(1, 1, "200ms"));
     let (prom, gen_port, refl_port) = (free_port(), free_port(), free_port());
+    let mut prometheus = start_prometheus(&bed, prom, gen_port, refl_port);
+    let reflector = sweep_with_metrics(&bed, gen_port, refl_port);
+    check_step_figures(prom, &read_report(&bed.reports()));
+    check_sessions_and_phase(prom);
+    check_reflector_forwarded(prom, &reflector);
+    prometheus.stop(Duration::from_secs(20));
+}
+
+/// Prometheus on port `prom`, scraping the generator on `gen_port` and the reflector on
+/// `refl_port`, once it says it is ready (30 s at most).
+fn start_prometheus(bed: &Memif, prom: u16, gen_port: u16, refl_port: u16) -> Process {
     let config = format!(
         "global:\n  scrape_interval: {SCRAPE_INTERVAL}\n  scrape_timeout: 200ms\n\
          scrape_configs:\n\
@@ -118,7 +129,7 @@ fn memif_prometheus_holds_the_reports_and_the_reflectors_counts() {
     );
     let config = bed.scratch.write("prometheus.yml", &config);
     let tsdb = bed.scratch.path().join("tsdb");
-    let mut prometheus = Process::spawn(
+    let prometheus = Process::spawn(
         "prometheus",
         &bed.scratch,
         None,
@@ -139,7 +150,12 @@ fn memif_prometheus_holds_the_reports_and_the_reflectors_counts() {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
+    prometheus
+}
 
+/// A sweep of two payloads with both processes serving metrics and lingering until scraped;
+/// returns the reflector, stopped.
+fn sweep_with_metrics(bed: &Memif, gen_port: u16, refl_port: u16) -> Process {
     let refl_addr = format!("127.0.0.1:{refl_port}");
     let mut reflector = bed.reflector_with(&["--metrics", &refl_addr, "--metrics-linger", "30s"]);
     let gen_addr = format!("127.0.0.1:{gen_port}");
@@ -176,9 +192,11 @@ fn memif_prometheus_holds_the_reports_and_the_reflectors_counts() {
         "{}",
         reflector.logs()
     );
+    reflector
+}
 
-    // Every step's figures as the report has them.
-    let report = read_report(&bed.reports());
+/// Every step's figures as the report has them.
+fn check_step_figures(prom: u16, report: &Value) {
     let steps = report["steps"].as_array().expect("steps");
     assert_eq!(steps.len(), 2, "two payloads");
     let job = "upfbench-generator";
@@ -198,25 +216,35 @@ fn memif_prometheus_holds_the_reports_and_the_reflectors_counts() {
                 println!("metrics: step {step} {direction} {metric} {got:?}, report {want}");
                 assert_eq!(got, Some(want), "{metric} {labels:?}");
             }
-            // The dashboard's median from the buckets lies in the bucket of the report's.
-            let p50 = num(d, &["latency", "p50_ns"]) as f64 / 1e9;
-            let buckets = last(
-                "upfbench_latency_seconds_bucket",
-                job,
-                &format!("direction=\"{direction}\",step=\"{step}\""),
-            );
-            let q = format!("histogram_quantile(0.5, sum by (le) ({buckets}))");
-            let est = query(prom, &q).first().map(|(_, v)| *v).expect("a median");
-            let bounds = upfbench_metrics::histogram::BOUNDS_NS;
-            let hi = bounds.iter().map(|&b| b as f64 / 1e9).find(|&b| b >= p50);
-            let lo = bounds.iter().map(|&b| b as f64 / 1e9).rfind(|&b| b < p50);
-            println!("metrics: step {step} {direction} p50 {p50} s, histogram_quantile {est} s");
-            assert!(
-                lo.is_none_or(|lo| est >= lo * 0.999) && hi.is_none_or(|hi| est <= hi * 1.001),
-                "p50 {p50} s in ({lo:?}, {hi:?}], the buckets' estimate {est}"
-            );
+            check_median(prom, d, direction, &step);
         }
     }
+}
+
+/// The dashboard's median from the buckets lies in the bucket of the report's.
+fn check_median(prom: u16, d: &Value, direction: &str, step: &str) {
+    let job = "upfbench-generator";
+    let p50 = num(d, &["latency", "p50_ns"]) as f64 / 1e9;
+    let buckets = last(
+        "upfbench_latency_seconds_bucket",
+        job,
+        &format!("direction=\"{direction}\",step=\"{step}\""),
+    );
+    let q = format!("histogram_quantile(0.5, sum by (le) ({buckets}))");
+    let est = query(prom, &q).first().map(|(_, v)| *v).expect("a median");
+    let bounds = upfbench_metrics::histogram::BOUNDS_NS;
+    let hi = bounds.iter().map(|&b| b as f64 / 1e9).find(|&b| b >= p50);
+    let lo = bounds.iter().map(|&b| b as f64 / 1e9).rfind(|&b| b < p50);
+    println!("metrics: step {step} {direction} p50 {p50} s, histogram_quantile {est} s");
+    assert!(
+        lo.is_none_or(|lo| est >= lo * 0.999) && hi.is_none_or(|hi| est <= hi * 1.001),
+        "p50 {p50} s in ({lo:?}, {hi:?}], the buckets' estimate {est}"
+    );
+}
+
+/// The PFCP session established and the run's phase done.
+fn check_sessions_and_phase(prom: u16) {
+    let job = "upfbench-generator";
     let sessions = settled(
         prom,
         &last("upfbench_pfcp_sessions_established_total", job, ""),
@@ -226,8 +254,10 @@ fn memif_prometheus_holds_the_reports_and_the_reflectors_counts() {
     assert_eq!(sessions, Some(1.0));
     let done = last("upfbench_phase", job, "phase=\"done\"");
     assert_eq!(settled(prom, &done, &[], 1.0), Some(1.0));
+}
 
-    // The reflector's forwarded packets, as it printed them at exit.
+/// The reflector's forwarded packets, as it printed them at exit.
+fn check_reflector_forwarded(prom: u16, reflector: &Process) {
     let totals = reflector_totals(&reflector.stdout());
     let job = "upfbench-reflector";
     for (direction, printed) in [
@@ -244,5 +274,4 @@ fn memif_prometheus_holds_the_reports_and_the_reflectors_counts() {
         println!("metrics: reflector {direction} forwarded {got:?}, printed {printed}");
         assert_eq!(got, Some(printed as f64), "reflector {direction}");
     }
-    prometheus.stop(Duration::from_secs(20));
 }

@@ -76,11 +76,27 @@ fn memif_multiplier_duration_and_label_change_the_run_and_its_report() {
     let bed = Memif::new("overrides", "{}", &profile(1, 1, "0s"));
     let mut reflector = bed.reflector();
 
-    // -m 50%: half the profile's packets, at half its rate.
+    let (half, half_dir) = run_at_half_rate(&bed);
+    check_half_rate(&half, &half_dir);
+    let (bits, bits_dir) = sweep_at_50_mbps_for_2_s(&bed);
+    let refl = reflector.stop(Duration::from_secs(15));
+    assert!(refl.success(), "reflector: {refl}\n{}", reflector.logs());
+    assert!(!runtime_dir(&bed.gen_prefix).exists());
+    check_50_mbps_sweep(&bits);
+    check_compare_names_each_run(&half_dir, &bits_dir);
+}
+
+/// -m 50%: half the profile's packets, at half its rate.
+fn run_at_half_rate(bed: &Memif) -> (Value, PathBuf) {
     let mut run = bed.command_with("run", &["-m", "50%", "--label", "half rate"]);
     let status = run.wait(Duration::from_secs(60));
     assert!(status.success(), "run -m 50%: {status}\n{}", run.logs());
-    let (half, half_dir) = keep(&bed, &bed.scratch.path().join("kept/half/run"));
+    keep(bed, &bed.scratch.path().join("kept/half/run"))
+}
+
+/// The half-rate run's label, multiplier, packets, rate and duration, in report.json, report.txt
+/// and report.html.
+fn check_half_rate(half: &Value, half_dir: &Path) {
     assert_eq!(half["config"]["label"], "half rate");
     let m = &half["multiplier"];
     assert_eq!(m["given"], "50%", "{m}");
@@ -116,8 +132,10 @@ fn memif_multiplier_duration_and_label_change_the_run_and_its_report() {
     );
     let html = std::fs::read_to_string(half_dir.join("report.html")).expect("report.html");
     assert!(html.contains("<h1>upfbench run: half rate</h1>"), "{html}");
+}
 
-    // -m 50Mbps on a sweep: 50 Mbps at L1 in all at each payload; -d 2s: each step 2 s.
+/// -m 50Mbps on a sweep: 50 Mbps at L1 in all at each payload; -d 2s: each step 2 s.
+fn sweep_at_50_mbps_for_2_s(bed: &Memif) -> (Value, PathBuf) {
     let mut sweep = bed.command_with(
         "sweep",
         &[
@@ -137,10 +155,11 @@ fn memif_multiplier_duration_and_label_change_the_run_and_its_report() {
         "sweep -m 50Mbps: {status}\n{}",
         sweep.logs()
     );
-    let (bits, bits_dir) = keep(&bed, &bed.scratch.path().join("kept/bits/sweep"));
-    let refl = reflector.stop(Duration::from_secs(15));
-    assert!(refl.success(), "reflector: {refl}\n{}", reflector.logs());
-    assert!(!runtime_dir(&bed.gen_prefix).exists());
+    keep(bed, &bed.scratch.path().join("kept/bits/sweep"))
+}
+
+/// The sweep's label, and each step's factor, packets, L1 rate and duration.
+fn check_50_mbps_sweep(bits: &Value) {
     assert_eq!(bits["config"]["label"], "50 Mbps");
     let planned = bits["multiplier"]["steps"]
         .as_array()
@@ -178,11 +197,13 @@ fn memif_multiplier_duration_and_label_change_the_run_and_its_report() {
     }
     // The larger payload needs fewer packets for the same bits.
     assert!(float(&planned[0], &["factor"]) > 10.0 * float(&planned[1], &["factor"]));
+}
 
-    // compare names each run by its label.
+/// compare names each run by its label.
+fn check_compare_names_each_run(half_dir: &Path, bits_dir: &Path) {
     let out = Command::new(UPFBENCH)
         .arg("compare")
-        .args([&half_dir, &bits_dir])
+        .args([half_dir, bits_dir])
         .output()
         .expect("upfbench compare");
     let md = String::from_utf8_lossy(&out.stdout);

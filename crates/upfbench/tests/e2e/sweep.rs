@@ -3,7 +3,10 @@
 //! a step of report.json with its timeline, an interval log, two plots on report.html), with
 //! the system file's initial PFCP window.
 
+use std::path::Path;
 use std::time::Duration;
+
+use serde_json::Value;
 
 use crate::harness::{
     assert_sessions, besides_tx_slips, num, patch, read_report, report_folder, runtime_dir, serial,
@@ -39,6 +42,29 @@ fn comparison_rows(table: &str) -> Vec<String> {
 #[test]
 fn memif_sweep_measures_every_payload_exactly_and_reports_each_step() {
     let _serial = serial();
+    let bed = sweep_bed();
+    let stdout = run_sweep(&bed);
+    check_step_lines(&stdout);
+    let report = read_report(&bed.reports());
+    assert_eq!(besides_tx_slips(warnings(&report)), Vec::<String>::new());
+    let steps = report["steps"].as_array().expect("steps");
+    assert_eq!(steps.len(), PAYLOADS.len(), "one step per payload");
+    let folder = report_folder(&bed.reports());
+    assert!(
+        folder.to_string_lossy().ends_with("-e2e-sweep"),
+        "{}",
+        folder.display()
+    );
+    for (step, &p) in steps.iter().zip(&PAYLOADS) {
+        check_step(step, p, &folder);
+    }
+    check_report_html(&folder);
+    check_comparison_and_control(&folder, &report);
+}
+
+/// A bed for the three payloads at RATE each way for 1 s, with the system file's initial PFCP
+/// window at 8.
+fn sweep_bed() -> Memif {
     let profile = format!(
         "name: e2e\n\
          streams:\n  \
@@ -60,6 +86,12 @@ fn memif_sweep_measures_every_payload_exactly_and_reports_each_step() {
     );
     std::fs::write(&bed.system, system).expect("write the system file");
     upfbench_config::load_run(&bed.system, &bed.profile).unwrap_or_else(|e| panic!("{e}"));
+    bed
+}
+
+/// The sweep against the reflector: both exit cleanly, leaving no runtime files, with one
+/// session; returns the generator's output.
+fn run_sweep(bed: &Memif) -> String {
     let mut reflector = bed.reflector();
     let mut generator = bed.command("sweep");
     let status = generator.wait(Duration::from_secs(60));
@@ -77,6 +109,11 @@ fn memif_sweep_measures_every_payload_exactly_and_reports_each_step() {
         generator.logs()
     );
     assert_sessions(&stdout, &reflector.stderr(), 1);
+    stdout
+}
+
+/// A line per step, with its payload.
+fn check_step_lines(stdout: &str) {
     for (i, p) in PAYLOADS.iter().enumerate() {
         let line = format!("step {}: payload {p} B", i + 1);
         assert!(
@@ -84,62 +121,57 @@ fn memif_sweep_measures_every_payload_exactly_and_reports_each_step() {
             "no {line:?} in:\n{stdout}"
         );
     }
+}
 
-    let report = read_report(&bed.reports());
-    assert_eq!(besides_tx_slips(warnings(&report)), Vec::<String>::new());
-    let steps = report["steps"].as_array().expect("steps");
-    assert_eq!(steps.len(), PAYLOADS.len(), "one step per payload");
-    let folder = report_folder(&bed.reports());
-    assert!(
-        folder.to_string_lossy().ends_with("-e2e-sweep"),
-        "{}",
-        folder.display()
-    );
-    for (step, &p) in steps.iter().zip(&PAYLOADS) {
-        assert_eq!(num(step, &["payload_bytes"]), p, "{step}");
-        assert_eq!(step["label"], format!("{p} B"));
-        let hlog = std::fs::read(folder.join(format!("latency-{p}B.hlog")))
-            .unwrap_or_else(|e| panic!("latency-{p}B.hlog: {e}"));
-        let intervals = hlog_intervals(&hlog);
-        for d in step["directions"].as_array().expect("directions") {
-            let name = d["direction"].as_str().expect("a direction");
-            let sent = num(d, &["loss", "sent"]);
-            let received = num(d, &["rx", "packets"]);
-            let samples = num(d, &["latency", "samples"]);
-            println!(
-                "sweep: {p} B {name}: sent {sent} received {received} lost {} samples {samples}",
-                num(d, &["loss", "lost"])
-            );
-            assert_eq!(sent, RATE, "{p} B {name}: sent exactly 1 s of {RATE} pps");
-            assert_eq!(received, sent, "{p} B {name}: zero loss");
-            assert_eq!(num(d, &["loss", "lost"]), 0, "{p} B {name}");
-            assert_eq!(samples, received, "{p} B {name}: a sample per packet");
-            let logged: u64 = intervals
-                .iter()
-                .filter(|(tag, _)| tag == name)
-                .map(|(_, n)| n)
-                .sum();
-            assert_eq!(
-                logged, samples,
-                "{p} B {name}: the interval log holds every sample"
-            );
-            // The step's timeline: the live lines' packets add up to what it sent.
-            let seconds = step["seconds"].as_array().expect("the step's seconds");
-            let timeline_sent: u64 = seconds
-                .iter()
-                .flat_map(|s| s["directions"].as_array().expect("directions"))
-                .filter(|d| d["direction"] == name)
-                .map(|d| num(d, &["tx_packets"]))
-                .sum();
-            assert_eq!(timeline_sent, sent, "{p} B {name}: the seconds' packets");
-        }
-        assert_eq!(
-            step["seconds"].as_array().unwrap().last().unwrap()["phase"],
-            "end"
+/// One step: its payload and label, and for each direction exact counts, a latency sample per
+/// packet in the report and in the interval log, and the timeline's packets.
+fn check_step(step: &Value, p: u64, folder: &Path) {
+    assert_eq!(num(step, &["payload_bytes"]), p, "{step}");
+    assert_eq!(step["label"], format!("{p} B"));
+    let hlog = std::fs::read(folder.join(format!("latency-{p}B.hlog")))
+        .unwrap_or_else(|e| panic!("latency-{p}B.hlog: {e}"));
+    let intervals = hlog_intervals(&hlog);
+    for d in step["directions"].as_array().expect("directions") {
+        let name = d["direction"].as_str().expect("a direction");
+        let sent = num(d, &["loss", "sent"]);
+        let received = num(d, &["rx", "packets"]);
+        let samples = num(d, &["latency", "samples"]);
+        println!(
+            "sweep: {p} B {name}: sent {sent} received {received} lost {} samples {samples}",
+            num(d, &["loss", "lost"])
         );
+        assert_eq!(sent, RATE, "{p} B {name}: sent exactly 1 s of {RATE} pps");
+        assert_eq!(received, sent, "{p} B {name}: zero loss");
+        assert_eq!(num(d, &["loss", "lost"]), 0, "{p} B {name}");
+        assert_eq!(samples, received, "{p} B {name}: a sample per packet");
+        let logged: u64 = intervals
+            .iter()
+            .filter(|(tag, _)| tag == name)
+            .map(|(_, n)| n)
+            .sum();
+        assert_eq!(
+            logged, samples,
+            "{p} B {name}: the interval log holds every sample"
+        );
+        // The step's timeline: the live lines' packets add up to what it sent.
+        let seconds = step["seconds"].as_array().expect("the step's seconds");
+        let timeline_sent: u64 = seconds
+            .iter()
+            .flat_map(|s| s["directions"].as_array().expect("directions"))
+            .filter(|d| d["direction"] == name)
+            .map(|d| num(d, &["tx_packets"]))
+            .sum();
+        assert_eq!(timeline_sent, sent, "{p} B {name}: the seconds' packets");
     }
-    // The page beside the report: its tables and a latency distribution and a timeline per
-    // step, each also an SVG file.
+    assert_eq!(
+        step["seconds"].as_array().unwrap().last().unwrap()["phase"],
+        "end"
+    );
+}
+
+/// The page beside the report: its tables and a latency distribution and a timeline per
+/// step, each also an SVG file.
+fn check_report_html(folder: &Path) {
     let html = std::fs::read_to_string(folder.join("report.html")).expect("report.html");
     assert_eq!(
         html.matches("<svg ").count(),
@@ -154,6 +186,10 @@ fn memif_sweep_measures_every_payload_exactly_and_reports_each_step() {
             assert!(svg.is_file(), "{}", svg.display());
         }
     }
+}
+
+/// report.txt's comparison table, a row per payload, and the control report's window.
+fn check_comparison_and_control(folder: &Path, report: &Value) {
     let table = std::fs::read_to_string(folder.join("report.txt")).expect("report.txt");
     assert_eq!(
         comparison_rows(&table),

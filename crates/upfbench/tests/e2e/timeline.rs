@@ -43,6 +43,13 @@ fn one<'a>(events: &'a [Value], kind: &str, key: &str, value: &str) -> &'a Value
 /// nothing wrong: its timeline tells it, in order and on a time axis that matches the run.
 pub(crate) fn assert_clean_run(events: &[Value], ues: u64, seconds: u64, rate: u64) {
     assert!(!events.is_empty());
+    check_one_time_axis(events);
+    check_states_in_order(events);
+    check_procedures_and_phases(events, ues, seconds, rate);
+}
+
+/// The events on one time axis, the wall clock a constant offset from it.
+fn check_one_time_axis(events: &[Value]) {
     // One time axis: non-decreasing, and the wall clock a constant offset from it.
     let offset = |e: &Value| e["unix_ms"].as_f64().expect("unix_ms") - time(e) * 1e3;
     for w in events.windows(2) {
@@ -59,6 +66,10 @@ pub(crate) fn assert_clean_run(events: &[Value], ues: u64, seconds: u64, rate: u
             w[1]
         );
     }
+}
+
+/// The state machine's states, in the order of the life cycle.
+fn check_states_in_order(events: &[Value]) {
     // The machine's states, in the order of the life cycle.
     let states: Vec<&str> = events
         .iter()
@@ -83,6 +94,12 @@ pub(crate) fn assert_clean_run(events: &[Value], ues: u64, seconds: u64, rate: u
             "state {s} missing or out of order: {states:?}"
         );
     }
+}
+
+/// The PFCP procedures with their sessions, ARP before the step, the workers' phases with the
+/// measured one as long as the profile asks, and the step collected with the report's figures
+/// before the sessions were deleted.
+fn check_procedures_and_phases(events: &[Value], ues: u64, seconds: u64, rate: u64) {
     // PFCP: each procedure started, then done, with the sessions counted.
     let pfcp = |procedure: &str, outcome: &str| -> Vec<&Value> {
         events

@@ -5,9 +5,13 @@
 
 use std::time::Duration;
 
+use upfbench_testkit::eal::process_args_yaml;
+
 use crate::harness::{
     Process, Scratch, UPFBENCH, num, read_report, report_folder, serial, unique, warnings,
 };
+use serde_json::Value;
+use std::path::Path;
 
 #[test]
 fn a_tx_that_cannot_keep_up_slips_and_the_report_says_so() {
@@ -15,16 +19,28 @@ fn a_tx_that_cannot_keep_up_slips_and_the_report_says_so() {
     let scratch = Scratch::new("txslip");
     let prefix = unique("txslip");
     let reports = scratch.path().join("reports");
+    let generator = run_at_400_mpps(&scratch, &prefix, &reports);
+    let report = read_report(&reports);
+    let slip = check_report_json(&report);
+    check_warning_and_report_txt(&report, &reports);
+    check_report_csv(&reports, &slip);
+    check_live_line(&generator);
+}
+
+/// Runs the generator without PFCP on `net_null`, asked for 400 Mpps for 500 ms; it exits
+/// cleanly within 30 s.
+fn run_at_400_mpps(scratch: &Scratch, prefix: &str, reports: &Path) -> Process {
     let system = scratch.write(
         "system.yaml",
         &format!(
             "kind: system\n\
-             eal:\n  args: [--no-huge, -m, \"512\", --no-pci, --no-telemetry]\n  file_prefix: {prefix}\n\
+             eal:\n  args: {eal_args}\n  file_prefix: {prefix}\n\
              cores: {{main: 0, workers: [1]}}\n\
              n3: {{device: net_null0, devargs: no-rx=1, address: 192.168.13.131/24, peer: 192.168.13.151, peer_mac: \"02:00:00:00:00:01\"}}\n\
              n6: {{device: net_null1, devargs: no-rx=1, address: 192.168.16.152/24, peer: 192.168.16.151, peer_mac: \"02:00:00:00:00:02\"}}\n\
              reports: {}\n",
-            reports.display()
+            reports.display(),
+            eal_args = process_args_yaml(512),
         ),
     );
     let profile = scratch.write(
@@ -33,7 +49,7 @@ fn a_tx_that_cannot_keep_up_slips_and_the_report_says_so() {
     );
     let mut generator = Process::spawn(
         "generator",
-        &scratch,
+        scratch,
         None,
         &[
             UPFBENCH,
@@ -42,11 +58,16 @@ fn a_tx_that_cannot_keep_up_slips_and_the_report_says_so() {
             &profile.to_string_lossy(),
             "--no-pfcp",
         ],
-        Some(&prefix),
+        Some(prefix),
     );
     let status = generator.wait(Duration::from_secs(30));
     assert!(status.success(), "{status}\n{}", generator.logs());
-    let report = read_report(&reports);
+    generator
+}
+
+/// report.json: exact sent counts, and a slip of all the time the sender took beyond its
+/// schedule, in the direction and in its stream; returns the direction's slip.
+fn check_report_json(report: &Value) -> Value {
     let step = &report["steps"][0];
     let d = &step["directions"][0];
     assert_eq!(d["direction"], "uplink");
@@ -71,19 +92,30 @@ fn a_tx_that_cannot_keep_up_slips_and_the_report_says_so() {
         step["streams"][0]["tx_slip"], *slip,
         "the stream's is its direction's"
     );
-    let w = warnings(&report);
+    slip.clone()
+}
+
+/// The warning and report.txt's TX schedule section.
+fn check_warning_and_report_txt(report: &Value, reports: &Path) {
+    let w = warnings(report);
     assert!(
         w.iter()
             .any(|w| w.contains("uplink TX fell behind its schedule")),
         "{w:?}"
     );
-    let folder = report_folder(&reports);
+    let folder = report_folder(reports);
     let text = std::fs::read_to_string(folder.join("report.txt")).expect("report.txt");
     assert!(
         text.contains("TX schedule:") && text.contains("run uplink: fell behind its schedule"),
         "{text}"
     );
-    // report.csv: the same figures in the uplink's row.
+}
+
+/// report.csv: the same figures in the uplink's row.
+fn check_report_csv(reports: &Path, slip: &Value) {
+    let slipped_us = slip["slipped_us"].as_f64().expect("a slip in report.json");
+    let max_late_us = slip["max_late_us"].as_f64().expect("max_late_us");
+    let folder = report_folder(reports);
     let csv = std::fs::read_to_string(folder.join("report.csv")).expect("report.csv");
     let mut lines = csv.lines();
     let header: Vec<&str> = lines.next().expect("header").split(',').collect();
@@ -100,7 +132,10 @@ fn a_tx_that_cannot_keep_up_slips_and_the_report_says_so() {
     assert_eq!(col("tx_slip_count"), num(slip, &["count"]) as f64, "{csv}");
     assert!((col("tx_slipped_us") - slipped_us).abs() < 0.001, "{csv}");
     assert!((col("tx_max_late_us") - max_late_us).abs() < 0.001, "{csv}");
-    // The live line during the measured phase: the uplink's sender behind its schedule.
+}
+
+/// The live line during the measured phase: the uplink's sender behind its schedule.
+fn check_live_line(generator: &Process) {
     let stdout = generator.stdout();
     let live: Vec<&str> = stdout
         .lines()

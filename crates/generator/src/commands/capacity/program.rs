@@ -8,7 +8,9 @@ use std::time::Duration;
 use upfbench_net::Qfi;
 use upfbench_report::{CapacityBatch, CapacityRefusal, CapacityReport, Report};
 
-use crate::commands::generate::{BatchEnd, Program, StepResult};
+use crate::commands::generate::n4::BatchEnd;
+use crate::commands::generate::program::Program;
+use crate::commands::generate::step::StepResult;
 use crate::datapath::classify::RxRules;
 use upfbench_cli::memory::resident;
 use upfbench_config::{Profile, System};

@@ -9,14 +9,10 @@
 mod bring_up;
 mod interpreter;
 mod multiply;
-mod n4;
-mod program;
-mod step;
+pub(crate) mod n4;
+pub(crate) mod program;
+pub(crate) mod step;
 mod upf_watch;
-
-pub(crate) use n4::BatchEnd;
-pub(crate) use program::Program;
-pub(crate) use step::StepResult;
 
 use std::path::PathBuf;
 

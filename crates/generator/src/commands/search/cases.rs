@@ -2,12 +2,14 @@
 //! mix (how a load is shared among them, what a packet weighs on the wire on average, what the
 //! ports carry), and the profile of a trial at a given load.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use upfbench_stats::Direction as StatsDirection;
 
 use upfbench_config::{Direction, DirectionSet, Profile, Rate, TxMode};
+use upfbench_report::SearchCase;
 use upfbench_run::plan::{Plan, rate_frame_len};
+use upfbench_search::Search;
 
 /// One payload size and direction set.
 #[derive(Debug, Clone, PartialEq)]
@@ -138,6 +140,18 @@ pub(crate) fn trial_profile(
     p.warmup = warmup;
     p.tx_mode = TxMode::Continuous;
     p
+}
+
+/// One case while it is searched, and after.
+pub(crate) struct CaseRun {
+    pub(crate) case: Case,
+    pub(crate) mix: Mix,
+    pub(crate) search: Search,
+    pub(crate) report: SearchCase,
+    pub(super) started: Option<Instant>,
+    /// Latency trials still to run (fractions), once the search ended.
+    pub(super) latency_left: Option<Vec<f64>>,
+    pub(super) finished: bool,
 }
 
 #[cfg(test)]

@@ -7,10 +7,11 @@ use std::time::{Duration, Instant};
 use upfbench_config::DirectionSet;
 use upfbench_report::{LoadLatency, Report, SearchCase, SearchDirections, SearchReport};
 
-use super::cases::{Case, Mix, trial_profile};
+use super::cases::{Case, CaseRun, Mix, trial_profile};
 use super::progress::{case_results, trial_line};
 use super::trial::{Tolerance, trial_of};
-use crate::commands::generate::{Program, StepResult};
+use crate::commands::generate::program::Program;
+use crate::commands::generate::step::StepResult;
 use crate::datapath::classify::RxRules;
 use upfbench_cli::out;
 use upfbench_config::{SearchSection, System};
@@ -30,18 +31,6 @@ enum Purpose {
     Search,
     /// Latency at this fraction of the latency goal's conditional throughput.
     Latency(f64),
-}
-
-/// One case while it is searched, and after.
-pub(crate) struct CaseRun {
-    pub(crate) case: Case,
-    pub(crate) mix: Mix,
-    pub(crate) search: Search,
-    pub(crate) report: SearchCase,
-    started: Option<Instant>,
-    /// Latency trials still to run (fractions), once the search ended.
-    latency_left: Option<Vec<f64>>,
-    finished: bool,
 }
 
 /// The trial being measured.

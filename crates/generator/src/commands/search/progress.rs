@@ -5,7 +5,7 @@ use upfbench_report::{
     GoalResult, GoalSpec, GoalStatus, LatencyBoundSpec, SearchCase, TrialRecord,
 };
 
-use super::program::CaseRun;
+use super::cases::CaseRun;
 use upfbench_config::SearchSection;
 use upfbench_search::{Ending, GoalOutcome};
 

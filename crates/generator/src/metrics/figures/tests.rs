@@ -55,19 +55,39 @@ fn a_step_is_read_from_its_workers_then_from_its_report() {
     let (mut rx, rx_handle) = RxStats::new(0, &SPECS, &RxConfig::default()).expect("rx");
     let (mut tx, tx_handle) = TxStats::new(0, &SPECS);
     m.step_started(0, "300 B".into(), &[rx_handle], &[tx_handle]);
-    // Nothing sent yet: no direction shows.
-    let (parsed, _) = scrape(&m);
+    check_nothing_sent_yet(&m);
+
+    send_and_receive(&mut tx, &mut rx);
+    check_live_counters(&m);
+
+    let config = LatencyConfig::default();
+    add_two_live_intervals(&m, &config);
+    check_live_latency(&m);
+
+    let report = collect(&m, tx, rx, &config);
+    check_collected_figures(&m, &report);
+
+    let _next = start_the_next_step(&m);
+    check_both_steps_series(&m);
+}
+
+/// Nothing sent yet: no direction shows.
+fn check_nothing_sent_yet(m: &GeneratorMetrics) {
+    let (parsed, _) = scrape(m);
     assert_eq!(
         at(&parsed, "upfbench_sent_packets_total", "uplink", "1"),
         None
     );
     assert_eq!(value(&parsed, "upfbench_step", &[]), Some(1.0));
+}
 
+/// 10 packets sent uplink and 5 downlink, the uplink senders 2.5 ms behind; uplink received
+/// 0 1 2 4 5, then 3 (reordered) and 5 again (a duplicate), 1 µs each; downlink 0 to 4, 50 µs.
+fn send_and_receive(tx: &mut TxStats, rx: &mut RxStats) {
     tx.record_n(0, 10, 100);
     tx.record_n(1, 5, 200);
     tx.set_late_ns([2_500_000, 0]);
     tx.publish(1_000);
-    // Uplink: 0 1 2 4 5, then 3 (reordered) and 5 again (a duplicate); 1 µs each.
     for seq in [0, 1, 2, 4, 5, 3, 5] {
         rx.record(0, seq, 10_000, 11_000, 100);
     }
@@ -75,7 +95,11 @@ fn a_step_is_read_from_its_workers_then_from_its_report() {
         rx.record(1, seq, 10_000, 60_000, 200);
     }
     rx.publish(2_000);
-    let (parsed, _) = scrape(&m);
+}
+
+/// The workers' counters, read at scrape time.
+fn check_live_counters(m: &GeneratorMetrics) {
+    let (parsed, _) = scrape(m);
     let up = |name: &str| at(&parsed, name, "uplink", "1");
     assert_eq!(up("upfbench_sent_packets_total"), Some(10.0));
     // On the wire: the FCS counted.
@@ -92,12 +116,13 @@ fn a_step_is_read_from_its_workers_then_from_its_report() {
     // No live line yet: no latency sample; the slips come with the report.
     assert_eq!(up("upfbench_latency_seconds_count"), Some(0.0));
     assert_eq!(up("upfbench_tx_slips_total"), None);
+}
 
-    // A live line's interval: 3 samples at 1 µs uplink, 2 at 50 µs downlink.
-    let config = LatencyConfig::default();
+/// Two live lines' intervals, each of 3 samples at 1 µs uplink and 2 at 50 µs downlink.
+fn add_two_live_intervals(m: &GeneratorMetrics, config: &LatencyConfig) {
     let mut interval = [
-        LatencyRecorder::new(&config).expect("recorder"),
-        LatencyRecorder::new(&config).expect("recorder"),
+        LatencyRecorder::new(config).expect("recorder"),
+        LatencyRecorder::new(config).expect("recorder"),
     ];
     for _ in 0..3 {
         interval[0].record(1_000);
@@ -106,7 +131,11 @@ fn a_step_is_read_from_its_workers_then_from_its_report() {
     interval[1].record(50_000);
     m.add_latency(&interval);
     m.add_latency(&interval);
-    let (parsed, _) = scrape(&m);
+}
+
+/// The live lines' samples: counted, summed and in their buckets.
+fn check_live_latency(m: &GeneratorMetrics) {
+    let (parsed, _) = scrape(m);
     let up = |name: &str| at(&parsed, name, "uplink", "1");
     assert_eq!(up("upfbench_latency_seconds_count"), Some(6.0));
     assert_eq!(up("upfbench_latency_seconds_sum"), Some(6e-6));
@@ -120,16 +149,23 @@ fn a_step_is_read_from_its_workers_then_from_its_report() {
     assert_eq!(le("3e-05"), Some(0.0));
     assert_eq!(le("5e-05"), Some(4.0));
     assert_eq!(le("+Inf"), Some(4.0));
+}
 
-    // Collected: the report's figures and every sample's histogram.
+/// Collects the step: its report and every sample's histogram go to the endpoint.
+fn collect(m: &GeneratorMetrics, tx: TxStats, rx: RxStats, config: &LatencyConfig) -> StepReport {
     let txr = tx.finish(3_000);
     let rxr = rx.finish(3_000);
     let merged =
-        RunResult::merge(&SPECS, &[txr], std::slice::from_ref(&rxr), &config).expect("merge");
+        RunResult::merge(&SPECS, &[txr], std::slice::from_ref(&rxr), config).expect("merge");
     let report = StepReport::from_run("300 B", Some(300), 1_000_000, &merged);
     let latency = rxr.latency.each_ref().map(LatencyBuckets::from_recorder);
     m.step_collected(0, &report, &latency);
-    let (parsed, _) = scrape(&m);
+    report
+}
+
+/// Collected: the report's figures and every sample's histogram.
+fn check_collected_figures(m: &GeneratorMetrics, report: &StepReport) {
+    let (parsed, _) = scrape(m);
     for d in &report.directions {
         let name = d.direction.name();
         let v = |family: &str| at(&parsed, family, name, "1");
@@ -154,14 +190,21 @@ fn a_step_is_read_from_its_workers_then_from_its_report() {
         at(&parsed, "upfbench_lost_packets_total", "uplink", "1"),
         Some(4.0)
     );
+}
 
-    // The next step: its series beside the first's.
+/// The next step: 3 packets sent uplink (its sender kept, as while it runs).
+fn start_the_next_step(m: &GeneratorMetrics) -> TxStats {
     let (_, rx_handle) = RxStats::new(0, &SPECS, &RxConfig::default()).expect("rx");
     let (mut tx, tx_handle) = TxStats::new(0, &SPECS);
     m.step_started(1, "1400 B".into(), &[rx_handle], &[tx_handle]);
     tx.record_n(0, 3, 1_400);
     tx.publish(10);
-    let (parsed, _) = scrape(&m);
+    tx
+}
+
+/// The next step's series beside the first's.
+fn check_both_steps_series(m: &GeneratorMetrics) {
+    let (parsed, _) = scrape(m);
     assert_eq!(value(&parsed, "upfbench_step", &[]), Some(2.0));
     assert_eq!(
         at(&parsed, "upfbench_sent_packets_total", "uplink", "2"),

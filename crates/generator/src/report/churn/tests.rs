@@ -63,6 +63,29 @@ fn activation_lag_runs_from_the_answer_to_the_first_forwarded_probe() {
     let p = &s.plan;
     assert_eq!((p.count, p.modifications.len()), (4, 3));
     let start = 5_000_000_000u64;
+    let probes = probes(p, start);
+    let outcomes = outcomes(p);
+    // The timeline: the measured phase starts 0.4 s after its zero; seconds end at 1.0, 2.0.
+    let seconds = [second(1.0), second(2.0)];
+    let r = churn_report(
+        &ChurnInputs {
+            step: &s,
+            outcomes: &outcomes,
+            probes: &probes,
+            seconds: &seconds,
+            live_start_ns: start - 400_000_000,
+            measured_s: 0.6,
+        },
+        Vec::new(),
+    );
+    check_activation(&r);
+    check_procedures(&r);
+    check_seconds(&r);
+}
+
+/// Four sessions' probes: forwarded late, forwarded after lost ones, forwarded before the
+/// answer, never forwarded.
+fn probes(p: &ChurnPlan, start: u64) -> ChurnRx {
     let mut probes = ChurnRx::new(4);
     probes.measure_start_ns = Some(start);
     let at = |k: u32, seq: u32| start + p.establish_at(k) + u64::from(seq) * 1_000_000;
@@ -98,6 +121,12 @@ fn activation_lag_runs_from_the_answer_to_the_first_forwarded_probe() {
         sent: 200,
         ..ProbeRecord::default()
     };
+    probes
+}
+
+/// Every session established after 2.5 ms and deleted 200 ms later after 1 ms; one
+/// modification answered, one refused.
+fn outcomes(p: &ChurnPlan) -> Vec<ChurnOutcome> {
     let mut outcomes = Vec::new();
     for k in 0..4u32 {
         let t = p.establish_at(k) / 1_000_000;
@@ -108,19 +137,11 @@ fn activation_lag_runs_from_the_answer_to_the_first_forwarded_probe() {
     let mut refused = outcome(ProcedureKind::Modification, 1, 200, 900);
     refused.error = Some("Cause 65".into());
     outcomes.push(refused);
-    // The timeline: the measured phase starts 0.4 s after its zero; seconds end at 1.0, 2.0.
-    let seconds = [second(1.0), second(2.0)];
-    let r = churn_report(
-        &ChurnInputs {
-            step: &s,
-            outcomes: &outcomes,
-            probes: &probes,
-            seconds: &seconds,
-            live_start_ns: start - 400_000_000,
-            measured_s: 0.6,
-        },
-        Vec::new(),
-    );
+    outcomes
+}
+
+/// Activation: the lags, their floors and the probes lost after the answer.
+fn check_activation(r: &ChurnReport) {
     let a = &r.activation;
     assert_eq!(
         (a.established, a.never_forwarded, a.before_answer),
@@ -146,7 +167,10 @@ fn activation_lag_runs_from_the_answer_to_the_first_forwarded_probe() {
     let l = a.lag.unwrap();
     assert_eq!((l.samples, l.min.ms(), l.max.ms()), (3, 0.0, 3.5));
     assert_eq!((a.probes_sent, a.probes_received), (800, 591));
-    // Every procedure's latency is recorded, the failed one's too.
+}
+
+/// Every procedure's counts and latency, the failed one's too.
+fn check_procedures(r: &ChurnReport) {
     let e = &r.establishments;
     assert_eq!((e.planned, e.sent, e.succeeded, e.failed), (4, 4, 4, 0));
     assert_eq!(e.latency.unwrap().samples, 4);
@@ -156,6 +180,10 @@ fn activation_lag_runs_from_the_answer_to_the_first_forwarded_probe() {
     assert_eq!(r.deletions.latency.unwrap().samples, 4);
     // 4 from 0 to 302.5 ms.
     assert!((r.achieved_per_s[0] - 4.0 / 0.3025).abs() < 1e-9);
+}
+
+/// The timeline's seconds.
+fn check_seconds(r: &ChurnReport) {
     // All in the first second of the timeline (0.4 s + at most 0.501 s).
     let first = &r.seconds[0];
     assert_eq!(

@@ -21,15 +21,17 @@
 
 mod rules;
 mod ruleset;
+mod table;
 
-pub use rules::{DownlinkRule, RuleChange, RulesTable, SessionRules, Tunnel, UplinkRule};
+pub use rules::{DownlinkRule, RuleChange, SessionRules, Tunnel, UplinkRule};
+pub use table::RulesTable;
 
 use core::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use self::rules::UpSession;
 use self::ruleset::{Rejection, RuleSet};
+use self::table::UpSession;
 use super::Transmit;
 use super::config::UpfConfig;
 use super::endpoint::{self, Endpoint, Request, Role};
@@ -393,7 +395,12 @@ impl Upf {
             .iter()
             .try_for_each(|c| rules.create_pdr(c))?;
         let created = self.choose_f_teids(&mut rules)?;
-        rules.validate(None, &self.rules, &self.config.network_instances)?;
+        rules.validate(
+            None,
+            |teid| self.rules.teid_owner(teid),
+            |ue| self.rules.ue_owner(ue),
+            &self.config.network_instances,
+        )?;
         let up_seid = self.allocate_seid();
         let view = rules.view(up_seid, req.cp_f_seid);
         self.rules.put(UpSession {
@@ -482,7 +489,12 @@ impl Upf {
         }
         rules.modify(req)?;
         let created = self.choose_f_teids(&mut rules)?;
-        rules.validate(Some(up), &self.rules, &self.config.network_instances)?;
+        rules.validate(
+            Some(up),
+            |teid| self.rules.teid_owner(teid),
+            |ue| self.rules.ue_owner(ue),
+            &self.config.network_instances,
+        )?;
         let view = rules.view(up, cp_f_seid);
         let previous = self.rules.put(UpSession {
             peer,

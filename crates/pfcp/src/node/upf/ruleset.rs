@@ -12,7 +12,7 @@
 
 use core::net::Ipv4Addr;
 
-use super::rules::{DownlinkRule, RulesTable, SessionRules, Tunnel, UplinkRule};
+use super::rules::{DownlinkRule, SessionRules, Tunnel, UplinkRule};
 use crate::ie::{
     ApplyAction, Cause, CreateFar, CreatePdr, CreateQer, CreateUrr, CreatedPdr,
     DestinationInterface, DnsName, FailedRuleId, Fseid, Fteid, IeType, OuterHeaderCreation, Pdi,
@@ -348,11 +348,13 @@ impl RuleSet {
 
     /// Checks that every rule can be honoured, that its PDRs' network instances are among
     /// `served` (any when empty), and that its TEIDs and UE addresses belong to no other
-    /// session of `table` (`own` is this session's UP SEID when it is already there).
+    /// session: `teid_owner` and `ue_owner` name the session that holds one in the rules table,
+    /// if any (`own` is this session's UP SEID when it is already there).
     pub(crate) fn validate(
         &self,
         own: Option<Seid>,
-        table: &RulesTable,
+        teid_owner: impl Fn(Teid) -> Option<Seid>,
+        ue_owner: impl Fn(Ipv4Addr) -> Option<Seid>,
         served: &[DnsName],
     ) -> Result<(), Rejection> {
         let foreign = |owner: Option<Seid>| owner.is_some_and(|o| Some(o) != own);
@@ -381,7 +383,7 @@ impl RuleSet {
                     let Some((teid, _)) = p.uplink_endpoint() else {
                         return Err(Rejection::rule(rule, IeType::F_TEID));
                     };
-                    if foreign(table.teid_owner(teid)) {
+                    if foreign(teid_owner(teid)) {
                         return Err(Rejection::rule(rule, IeType::F_TEID));
                     }
                 }
@@ -389,7 +391,7 @@ impl RuleSet {
                     let Some(ue) = p.downlink_ue() else {
                         return Err(Rejection::rule(rule, IeType::UE_IP_ADDRESS));
                     };
-                    if foreign(table.ue_owner(ue)) {
+                    if foreign(ue_owner(ue)) {
                         return Err(Rejection::rule(rule, IeType::UE_IP_ADDRESS));
                     }
                 }
