@@ -272,18 +272,18 @@ fn epoch_s(t: SystemTime) -> f64 {
         .as_secs_f64()
 }
 
-/// When the generator noticed the interruption, by its timeline: the wall clock (ms since the
-/// epoch) of its first `interrupt` event, or of the warning of a run interrupted before its
-/// phases (which records no `interrupt` event).
+/// When the generator noticed the interruption, by its timeline (docs/events.md): the wall
+/// clock (ms since the epoch) of its first `run:interrupt` event, or of the `report:warning` of
+/// a run interrupted before its phases (which records no `run:interrupt`).
 fn noticed_ms(reports: &Path) -> u64 {
     let path = report_folder(reports).join("events.jsonl");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .find(|e| {
-            e["event"] == "interrupt"
-                || (e["event"] == "warning"
-                    && e["message"]
+            e["name"] == "run:interrupt"
+                || (e["name"] == "report:warning"
+                    && e["data"]["message"]
                         .as_str()
                         .is_some_and(|m| m.starts_with("the run was interrupted")))
         })
