@@ -215,7 +215,6 @@ fn reflect(
     .into_iter()
     .filter_map(|(side, peer, p)| Some((side, peer?, p.peer_mac?)))
     .collect();
-    let gateways = peers.map(|p| p.map_or(0, u32::from));
     let mode = match cfg.mode {
         ReflectMode::Upf => Mode::Upf,
         ReflectMode::Echo(PortName::N3) => Mode::Echo(Side::N3),
@@ -274,7 +273,7 @@ fn reflect(
                 ports,
                 table,
                 interfaces,
-                gateways,
+                gateways: peers,
                 service: ServicePlane::new(interfaces, service_pool, hz, &known)
                     .with_arp_retry(cfg.arp.timeout)
                     .with_error_indication_limit(ErrorIndicationLimit::new(
