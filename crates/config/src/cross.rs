@@ -16,6 +16,29 @@ pub(crate) fn check_profile_on_system(
     issues: &mut Issues,
 ) {
     let s = &profile.sessions;
+    check_ue_pool(system, system_name, profile, issues);
+    if profile.mobility.is_some() {
+        check_mobility(system, system_name, profile, issues);
+    }
+    if s.uplink_teid == TeidAllocation::ChosenByUpf && system.pfcp.is_none() {
+        issues.add(
+            "sessions.uplink_teid",
+            format!("the UPF chooses TEIDs over PFCP, and {system_name} has no `pfcp` section"),
+        );
+    }
+    check_mtu(system, system_name, profile, issues);
+    check_line_rate(
+        system,
+        system_name,
+        profile,
+        s.pdu_session_container,
+        issues,
+    );
+}
+
+/// The UE pool must not overlap the N3 or N6 subnet.
+fn check_ue_pool(system: &System, system_name: &str, profile: &Profile, issues: &mut Issues) {
+    let s = &profile.sessions;
     for (name, port) in [("n3", &system.n3), ("n6", &system.n6)] {
         if s.ue_pool.overlaps(&port.address) {
             issues.add(
@@ -30,84 +53,96 @@ pub(crate) fn check_profile_on_system(
             );
         }
     }
-    if let Some(m) = &profile.mobility {
-        let target = std::net::IpAddr::V4(m.target.address);
-        let n3 = &system.n3;
-        if target == n3.address.addr || n3.peer == target {
-            issues.add(
-                "mobility.target.address",
-                format!("{target} is the source gNB or the UPF on n3 of {system_name}"),
-            );
-        } else if !n3.address.contains(target) {
-            issues.add(
-                "mobility.target.address",
-                format!(
-                    "{target} is not on the n3 subnet {}/{} of {system_name}: the UPF finds the \
-                     target gNB by ARP there",
-                    n3.address.network(),
-                    n3.address.len
-                ),
-            );
-        }
-        if system.pfcp.is_none() {
-            issues.add(
-                "mobility",
-                format!(
-                    "handovers are PFCP modifications, and {system_name} has no `pfcp` section"
-                ),
-            );
-        }
-    }
-    if s.uplink_teid == TeidAllocation::ChosenByUpf && system.pfcp.is_none() {
+}
+
+/// The handovers' target gNB must be a new address on the N3 subnet, and the handovers need
+/// PFCP.
+fn check_mobility(system: &System, system_name: &str, profile: &Profile, issues: &mut Issues) {
+    let Some(m) = &profile.mobility else {
+        return;
+    };
+    let target = std::net::IpAddr::V4(m.target.address);
+    let n3 = &system.n3;
+    if target == n3.address.addr || n3.peer == target {
         issues.add(
-            "sessions.uplink_teid",
-            format!("the UPF chooses TEIDs over PFCP, and {system_name} has no `pfcp` section"),
+            "mobility.target.address",
+            format!("{target} is the source gNB or the UPF on n3 of {system_name}"),
+        );
+    } else if !n3.address.contains(target) {
+        issues.add(
+            "mobility.target.address",
+            format!(
+                "{target} is not on the n3 subnet {}/{} of {system_name}: the UPF finds the \
+                 target gNB by ARP there",
+                n3.address.network(),
+                n3.address.len
+            ),
         );
     }
-    // Downlink comes back on N3 with a container when the QER gives the UPF a QFI.
-    let dl_container = s.qer.enabled && s.qfi.is_some();
-    let ul_container = s.pdu_session_container;
-    let mtu_problem = |payload: u16, uplink: bool, downlink: bool| -> Option<String> {
-        let p = usize::from(payload);
-        let mut checks = Vec::new();
-        if uplink {
-            checks.push(("n3", &system.n3, n3_ip_len(p, ul_container), "uplink"));
-        }
-        if downlink {
-            checks.push(("n6", &system.n6, inner_ip_len(p), "downlink"));
-            checks.push((
-                "n3",
-                &system.n3,
-                n3_ip_len(p, dl_container),
-                "tunnelled downlink",
-            ));
-        }
-        checks.into_iter().find_map(|(name, port, len, what)| {
-            let mtu = usize::from(port.mtu?);
-            (len > mtu).then(|| {
-                format!(
-                    "{payload} bytes make {len}-byte {what} packets on {name}, over its MTU of \
-                     {mtu} ({name}.mtu in {system_name})"
-                )
-            })
-        })
-    };
+    if system.pfcp.is_none() {
+        issues.add(
+            "mobility",
+            format!("handovers are PFCP modifications, and {system_name} has no `pfcp` section"),
+        );
+    }
+}
+
+/// Every stream's payload, and every payload of the sweep, must make packets within the MTU of
+/// the ports they cross.
+fn check_mtu(system: &System, system_name: &str, profile: &Profile, issues: &mut Issues) {
     let (mut any_ul, mut any_dl) = (false, false);
     for (i, st) in profile.streams.iter().enumerate() {
         let at = |f: &str| join_key(&join_index("streams", i), f);
         let (ul, dl) = (st.direction.uplink(), st.direction.downlink());
         any_ul |= ul;
         any_dl |= dl;
-        if let Some(m) = mtu_problem(st.payload, ul, dl) {
+        if let Some(m) = mtu_problem(system, system_name, profile, st.payload, ul, dl) {
             issues.add(at("payload"), m);
         }
     }
     for (i, &p) in profile.sweep.payloads.iter().enumerate() {
-        if let Some(m) = mtu_problem(p, any_ul, any_dl) {
+        if let Some(m) = mtu_problem(system, system_name, profile, p, any_ul, any_dl) {
             issues.add(join_index("sweep.payloads", i), m);
         }
     }
-    check_line_rate(system, system_name, profile, ul_container, issues);
+}
+
+/// The first packet over its port's MTU that `payload` bytes make, in the directions asked.
+fn mtu_problem(
+    system: &System,
+    system_name: &str,
+    profile: &Profile,
+    payload: u16,
+    uplink: bool,
+    downlink: bool,
+) -> Option<String> {
+    let s = &profile.sessions;
+    // Downlink comes back on N3 with a container when the QER gives the UPF a QFI.
+    let dl_container = s.qer.enabled && s.qfi.is_some();
+    let ul_container = s.pdu_session_container;
+    let p = usize::from(payload);
+    let mut checks = Vec::new();
+    if uplink {
+        checks.push(("n3", &system.n3, n3_ip_len(p, ul_container), "uplink"));
+    }
+    if downlink {
+        checks.push(("n6", &system.n6, inner_ip_len(p), "downlink"));
+        checks.push((
+            "n3",
+            &system.n3,
+            n3_ip_len(p, dl_container),
+            "tunnelled downlink",
+        ));
+    }
+    checks.into_iter().find_map(|(name, port, len, what)| {
+        let mtu = usize::from(port.mtu?);
+        (len > mtu).then(|| {
+            format!(
+                "{payload} bytes make {len}-byte {what} packets on {name}, over its MTU of \
+                 {mtu} ({name}.mtu in {system_name})"
+            )
+        })
+    })
 }
 
 /// The streams leaving one port must fit its line rate, when the system file gives it.

@@ -315,80 +315,94 @@ impl Check for Reflector {
         }
         check_arp(&self.arp, issues);
         match self.mode {
-            ReflectMode::Upf => {
-                for (name, port) in [("n3", &self.n3), ("n6", &self.n6)] {
-                    if port.is_none() {
-                        issues.add(name, format!("the upf mode needs the {name} port"));
-                    }
-                }
-                if let Some(n6) = &self.n6
-                    && n6.peer.is_none()
-                {
-                    issues.add(
-                        "n6.peer",
-                        "the upf mode sends uplink to the N6 peer: give its address \
-                             (192.168.16.152 in the design's plan)",
-                    );
-                }
-                if self.pfcp.is_none() {
-                    issues.add("pfcp", "the upf mode needs the PFCP server for its rules");
-                }
-            }
-            ReflectMode::Echo(port) => {
-                let (p, other, other_name) = match port {
-                    PortName::N3 => (&self.n3, &self.n6, PortName::N6),
-                    PortName::N6 => (&self.n6, &self.n3, PortName::N3),
-                };
-                if p.is_none() {
-                    issues.add(
-                        "mode.echo",
-                        format!("echo on {port}, which is not configured"),
-                    );
-                }
-                if other.is_none() {
-                    issues.add(
-                        other_name.to_string(),
-                        format!(
-                            "echo on {port} still opens the {other_name} port (it answers ARP \
-                             and ICMP there): give it"
-                        ),
-                    );
-                }
-            }
+            ReflectMode::Upf => self.check_upf_mode(issues),
+            ReflectMode::Echo(port) => self.check_echo_mode(port, issues),
         }
         if let Some(pfcp) = &self.pfcp {
-            check_n4_address(pfcp.local, "pfcp.local", issues);
-            if pfcp.peer.is_unspecified() {
-                issues.add("pfcp.peer", "name the one CP address allowed to associate");
-            }
-            if pfcp.peer == pfcp.local.ip() {
-                issues.add("pfcp.peer", "the CP's address is the reflector's own");
-            }
-            if pfcp.first_teid == Teid::ZERO {
-                issues.add(
-                    "pfcp.first_teid",
-                    "TEID 0 is reserved for GTP-U signalling (TS 29.281 §5.1)",
-                );
-            }
-            if pfcp.first_seid == Seid(0) {
-                issues.add("pfcp.first_seid", "SEID 0 addresses no session: start at 1");
-            }
-            if pfcp.max_sessions == Some(0) {
-                issues.add(
-                    "pfcp.max_sessions",
-                    "0 refuses every session; write `max_sessions: ~` for no limit",
-                );
-            }
-            if pfcp.heartbeat == Some(Duration::ZERO) {
-                issues.add(
-                    "pfcp.heartbeat",
-                    "must be longer than 0; write `heartbeat: ~` to send none",
-                );
-            }
-            for (i, name) in pfcp.network_instances.iter().enumerate() {
-                check_dns_name(name, &join_index("pfcp.network_instances", i), issues);
-            }
+            pfcp.check(issues);
         }
         self.impairments.check(issues);
+    }
+}
+
+impl Reflector {
+    /// The upf mode needs both ports, the N6 peer (uplink goes to it) and the PFCP server.
+    fn check_upf_mode(&self, issues: &mut Issues) {
+        for (name, port) in [("n3", &self.n3), ("n6", &self.n6)] {
+            if port.is_none() {
+                issues.add(name, format!("the upf mode needs the {name} port"));
+            }
+        }
+        if let Some(n6) = &self.n6
+            && n6.peer.is_none()
+        {
+            issues.add(
+                "n6.peer",
+                "the upf mode sends uplink to the N6 peer: give its address \
+                     (192.168.16.152 in the design's plan)",
+            );
+        }
+        if self.pfcp.is_none() {
+            issues.add("pfcp", "the upf mode needs the PFCP server for its rules");
+        }
+    }
+
+    /// The echo on `port` needs that port, and the other one too (it answers ARP and ICMP).
+    fn check_echo_mode(&self, port: PortName, issues: &mut Issues) {
+        let (p, other, other_name) = match port {
+            PortName::N3 => (&self.n3, &self.n6, PortName::N6),
+            PortName::N6 => (&self.n6, &self.n3, PortName::N3),
+        };
+        if p.is_none() {
+            issues.add(
+                "mode.echo",
+                format!("echo on {port}, which is not configured"),
+            );
+        }
+        if other.is_none() {
+            issues.add(
+                other_name.to_string(),
+                format!(
+                    "echo on {port} still opens the {other_name} port (it answers ARP \
+                     and ICMP there): give it"
+                ),
+            );
+        }
+    }
+}
+
+impl Check for ReflectorPfcp {
+    fn check(&self, issues: &mut Issues) {
+        check_n4_address(self.local, "pfcp.local", issues);
+        if self.peer.is_unspecified() {
+            issues.add("pfcp.peer", "name the one CP address allowed to associate");
+        }
+        if self.peer == self.local.ip() {
+            issues.add("pfcp.peer", "the CP's address is the reflector's own");
+        }
+        if self.first_teid == Teid::ZERO {
+            issues.add(
+                "pfcp.first_teid",
+                "TEID 0 is reserved for GTP-U signalling (TS 29.281 §5.1)",
+            );
+        }
+        if self.first_seid == Seid(0) {
+            issues.add("pfcp.first_seid", "SEID 0 addresses no session: start at 1");
+        }
+        if self.max_sessions == Some(0) {
+            issues.add(
+                "pfcp.max_sessions",
+                "0 refuses every session; write `max_sessions: ~` for no limit",
+            );
+        }
+        if self.heartbeat == Some(Duration::ZERO) {
+            issues.add(
+                "pfcp.heartbeat",
+                "must be longer than 0; write `heartbeat: ~` to send none",
+            );
+        }
+        for (i, name) in self.network_instances.iter().enumerate() {
+            check_dns_name(name, &join_index("pfcp.network_instances", i), issues);
+        }
     }
 }

@@ -26,7 +26,8 @@ use std::hint::black_box;
 use std::net::Ipv4Addr;
 use std::time::{Duration, Instant};
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use upfbench_datapath::queues::Side;
 use upfbench_dpdk::tsc;
 use upfbench_generator::datapath::classify::RxRules;
@@ -202,7 +203,23 @@ fn bench(c: &mut Criterion) {
         ),
     ];
     let rules = rules();
-    let specs: Vec<StreamSpec> = (0..2 * UES)
+    let specs = specs();
+    for (pool, frames) in [("l2_resident", 256usize), ("from_dram", 32_768)] {
+        let mut g = c.benchmark_group(format!("rx_path/{pool}"));
+        // An iteration is one packet: criterion's "time" is the cost of a packet.
+        g.throughput(Throughput::Elements(1));
+        for case in cases {
+            for how in loops {
+                bench_case(&mut g, frames, case, how, &rules, &specs);
+            }
+        }
+        g.finish();
+    }
+}
+
+/// The flows: uplink 0..1024, downlink 1024..2048.
+fn specs() -> Vec<StreamSpec> {
+    (0..2 * UES)
         .map(|f| StreamSpec {
             direction: if f < UES {
                 Direction::Uplink
@@ -211,62 +228,61 @@ fn bench(c: &mut Criterion) {
             },
             first_seq: 0,
         })
-        .collect();
-    for (pool, frames) in [("l2_resident", 256usize), ("from_dram", 32_768)] {
-        let mut g = c.benchmark_group(format!("rx_path/{pool}"));
-        // An iteration is one packet: criterion's "time" is the cost of a packet.
-        g.throughput(Throughput::Elements(1));
-        for (label, shape) in cases {
-            for (how, mode) in loops {
-                let mut lap = lap(shape, frames);
-                let per_lap = frames.div_ceil(UES as usize) as u32;
-                let (mut rx, _handle) =
-                    RxStats::new(0, &specs, &RxConfig::default()).expect("rx stats");
-                let mut counters = WorkerCounters::default();
-                // Every transit is positive and below 2^31 ns: the tags' times are i * 671.
-                let base_ns = u64::from(frames as u32 * 671) + 40_000;
-                let mut laps = 0u32;
-                g.bench_function(format!("{how}/{label}"), |b| {
-                    // `iters` packets, timed a lap of the pool at a time.
-                    b.iter_custom(|iters| {
-                        let mut took = Duration::ZERO;
-                        for _ in 0..iters.div_ceil(frames as u64) {
-                            if laps > 0 {
-                                lap.advance(per_lap);
-                            }
-                            laps += 1;
-                            let clock = Clock::new(BENCH_TSC_HZ, tsc());
-                            let start = Instant::now();
-                            run_lap(&lap, mode, &rules, &mut rx, &mut counters, &clock, base_ns);
-                            took += start.elapsed();
-                        }
-                        // The laps' time, scaled to the packets asked for.
-                        Duration::from_secs_f64(
-                            took.as_secs_f64()
-                                / iters.div_ceil(frames as u64) as f64
-                                / frames as f64
-                                * iters as f64,
-                        )
-                    })
-                });
-                // Every packet was measured: none rejected, none a duplicate or out of order (a
-                // case that a filter left out ran no lap).
-                if laps == 0 {
-                    continue;
+        .collect()
+}
+
+/// One case: a pool of `frames` frames of `shape` through `mode`, timed lap by lap; then
+/// every packet checked measured.
+fn bench_case(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    frames: usize,
+    (label, shape): (&str, Shape),
+    (how, mode): (&str, Loop),
+    rules: &RxRules,
+    specs: &[StreamSpec],
+) {
+    let mut lap = lap(shape, frames);
+    let per_lap = frames.div_ceil(UES as usize) as u32;
+    let (mut rx, _handle) = RxStats::new(0, specs, &RxConfig::default()).expect("rx stats");
+    let mut counters = WorkerCounters::default();
+    // Every transit is positive and below 2^31 ns: the tags' times are i * 671.
+    let base_ns = u64::from(frames as u32 * 671) + 40_000;
+    let mut laps = 0u32;
+    g.bench_function(format!("{how}/{label}"), |b| {
+        // `iters` packets, timed a lap of the pool at a time.
+        b.iter_custom(|iters| {
+            let mut took = Duration::ZERO;
+            for _ in 0..iters.div_ceil(frames as u64) {
+                if laps > 0 {
+                    lap.advance(per_lap);
                 }
-                assert_eq!(counters.rejects, [[0; _]; 2], "{label}: rejected");
-                let r = rx.finish(base_ns);
-                let d = &r.directions[match shape {
-                    Shape::N6Plain => 0,
-                    _ => 1,
-                }];
-                assert_eq!(d.duplicates, 0, "{label}: duplicates");
-                assert_eq!(d.late, 0, "{label}: late");
-                assert!(d.traffic.packets > 0, "{label}: nothing measured");
+                laps += 1;
+                let clock = Clock::new(BENCH_TSC_HZ, tsc());
+                let start = Instant::now();
+                run_lap(&lap, mode, rules, &mut rx, &mut counters, &clock, base_ns);
+                took += start.elapsed();
             }
-        }
-        g.finish();
+            // The laps' time, scaled to the packets asked for.
+            Duration::from_secs_f64(
+                took.as_secs_f64() / iters.div_ceil(frames as u64) as f64 / frames as f64
+                    * iters as f64,
+            )
+        })
+    });
+    // Every packet was measured: none rejected, none a duplicate or out of order (a case
+    // that a filter left out ran no lap).
+    if laps == 0 {
+        return;
     }
+    assert_eq!(counters.rejects, [[0; _]; 2], "{label}: rejected");
+    let r = rx.finish(base_ns);
+    let d = &r.directions[match shape {
+        Shape::N6Plain => 0,
+        _ => 1,
+    }];
+    assert_eq!(d.duplicates, 0, "{label}: duplicates");
+    assert_eq!(d.late, 0, "{label}: late");
+    assert!(d.traffic.packets > 0, "{label}: nothing measured");
 }
 
 /// One lap of the pool through `mode`.

@@ -267,6 +267,37 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> GtpuPacket<T> {
 /// The checks of [`GtpuPacket::new_checked`].
 #[inline]
 pub(crate) fn check(b: &[u8]) -> Result<Layout, ParseError> {
+    let (flags, end) = check_mandatory(b)?;
+    let mut layout = Layout {
+        header_len: MANDATORY_HEADER_LEN as u32,
+        pdu_session_container_at: 0,
+        udp_port_at: 0,
+    };
+    if flags & (field::FLAG_E | field::FLAG_S | field::FLAG_PN) == 0 {
+        return Ok(layout);
+    }
+    let length = end - MANDATORY_HEADER_LEN;
+    if length < OPTIONAL_FIELDS_LEN {
+        return Err(ParseError::LengthTooSmall {
+            layer: Layer::Gtpu,
+            offset: field::LENGTH.start,
+            length,
+            minimum: OPTIONAL_FIELDS_LEN,
+        });
+    }
+    let mut at = MANDATORY_HEADER_LEN + OPTIONAL_FIELDS_LEN;
+    if flags & field::FLAG_E != 0 {
+        at = check_extension_chain(b, end, at, &mut layout)?;
+    }
+    // `at <= end <= 8 + 65535`, so it fits.
+    layout.header_len = at as u32;
+    Ok(layout)
+}
+
+/// The mandatory header's checks: its length, version, protocol type and length field against
+/// the buffer. Returns the flags and where the message ends (`8 + length`).
+#[inline]
+fn check_mandatory(b: &[u8]) -> Result<(u8, usize), ParseError> {
     let len = b.len();
     if len < MANDATORY_HEADER_LEN {
         return Err(ParseError::Truncated {
@@ -300,95 +331,100 @@ pub(crate) fn check(b: &[u8]) -> Result<Layout, ParseError> {
             available: len - MANDATORY_HEADER_LEN,
         });
     }
-    let mut layout = Layout {
-        header_len: MANDATORY_HEADER_LEN as u32,
-        pdu_session_container_at: 0,
-        udp_port_at: 0,
-    };
-    if flags & (field::FLAG_E | field::FLAG_S | field::FLAG_PN) == 0 {
-        return Ok(layout);
+    Ok((flags, end))
+}
+
+/// Walks the extension header chain of `b[..end]` from offset `at` (after the optional
+/// fields), noting the understood headers in `layout`; returns where the chain ends.
+#[inline]
+fn check_extension_chain(
+    b: &[u8],
+    end: usize,
+    mut at: usize,
+    layout: &mut Layout,
+) -> Result<usize, ParseError> {
+    let mut next = ExtensionHeaderType(b[field::NEXT_EXTENSION_HEADER_TYPE]);
+    while next != ExtensionHeaderType::NO_MORE {
+        let Some(&units) = b[..end].get(at) else {
+            return Err(ParseError::Truncated {
+                layer: Layer::ExtensionHeader,
+                offset: at,
+                needed: 4,
+                available: 0,
+            });
+        };
+        if units == 0 {
+            return Err(ParseError::ZeroExtensionLength {
+                offset: at,
+                extension_type: next.0,
+            });
+        }
+        let ext_len = usize::from(units) * 4;
+        let Some(ext) = b[..end].get(at..at + ext_len) else {
+            return Err(ParseError::Truncated {
+                layer: Layer::ExtensionHeader,
+                offset: at,
+                needed: ext_len,
+                available: end - at,
+            });
+        };
+        check_extension(next, at, ext, layout)?;
+        next = ExtensionHeaderType(ext[ext_len - 1]);
+        at += ext_len;
     }
-    if length < OPTIONAL_FIELDS_LEN {
-        return Err(ParseError::LengthTooSmall {
-            layer: Layer::Gtpu,
-            offset: field::LENGTH.start,
-            length,
-            minimum: OPTIONAL_FIELDS_LEN,
-        });
-    }
-    let mut at = MANDATORY_HEADER_LEN + OPTIONAL_FIELDS_LEN;
-    if flags & field::FLAG_E != 0 {
-        let mut next = ExtensionHeaderType(b[field::NEXT_EXTENSION_HEADER_TYPE]);
-        while next != ExtensionHeaderType::NO_MORE {
-            let Some(&units) = b[..end].get(at) else {
-                return Err(ParseError::Truncated {
-                    layer: Layer::ExtensionHeader,
-                    offset: at,
-                    needed: 4,
-                    available: 0,
-                });
-            };
-            if units == 0 {
-                return Err(ParseError::ZeroExtensionLength {
+    Ok(at)
+}
+
+/// One extension header of type `next` at offset `at` (`ext`: from its length octet to its
+/// next-type octet): its content if this crate understands it, else its comprehension bits.
+#[inline]
+fn check_extension(
+    next: ExtensionHeaderType,
+    at: usize,
+    ext: &[u8],
+    layout: &mut Layout,
+) -> Result<(), ParseError> {
+    let units = ext[0];
+    match next {
+        ExtensionHeaderType::PDU_SESSION_CONTAINER => {
+            if layout.pdu_session_container_at != 0 {
+                return Err(ParseError::DuplicateExtensionHeader {
                     offset: at,
                     extension_type: next.0,
                 });
             }
-            let ext_len = usize::from(units) * 4;
-            let Some(ext) = b[..end].get(at..at + ext_len) else {
-                return Err(ParseError::Truncated {
-                    layer: Layer::ExtensionHeader,
-                    offset: at,
-                    needed: ext_len,
-                    available: end - at,
-                });
-            };
-            let content = &ext[1..ext_len - 1];
-            match next {
-                ExtensionHeaderType::PDU_SESSION_CONTAINER => {
-                    if layout.pdu_session_container_at != 0 {
-                        return Err(ParseError::DuplicateExtensionHeader {
-                            offset: at,
-                            extension_type: next.0,
-                        });
-                    }
-                    PduSessionContainer::validate(content).map_err(|e| e.offset_by(at + 1))?;
-                    layout.pdu_session_container_at = at as u32;
-                }
-                ExtensionHeaderType::UDP_PORT => {
-                    if units != 1 {
-                        return Err(ParseError::BadExtensionLength {
-                            offset: at,
-                            extension_type: next.0,
-                            length: units,
-                            expected: 1,
-                        });
-                    }
-                    if layout.udp_port_at != 0 {
-                        return Err(ParseError::DuplicateExtensionHeader {
-                            offset: at,
-                            extension_type: next.0,
-                        });
-                    }
-                    layout.udp_port_at = at as u32;
-                }
-                other => match other.comprehension() {
-                    Comprehension::RequiredByEndpoint | Comprehension::Required => {
-                        return Err(ParseError::ComprehensionRequired {
-                            offset: at,
-                            extension_type: other.0,
-                        });
-                    }
-                    Comprehension::NotRequiredForward | Comprehension::NotRequiredDiscard => {}
-                },
-            }
-            next = ExtensionHeaderType(ext[ext_len - 1]);
-            at += ext_len;
+            let content = &ext[1..ext.len() - 1];
+            PduSessionContainer::validate(content).map_err(|e| e.offset_by(at + 1))?;
+            layout.pdu_session_container_at = at as u32;
         }
+        ExtensionHeaderType::UDP_PORT => {
+            if units != 1 {
+                return Err(ParseError::BadExtensionLength {
+                    offset: at,
+                    extension_type: next.0,
+                    length: units,
+                    expected: 1,
+                });
+            }
+            if layout.udp_port_at != 0 {
+                return Err(ParseError::DuplicateExtensionHeader {
+                    offset: at,
+                    extension_type: next.0,
+                });
+            }
+            layout.udp_port_at = at as u32;
+        }
+        other => match other.comprehension() {
+            Comprehension::RequiredByEndpoint | Comprehension::Required => {
+                return Err(ParseError::ComprehensionRequired {
+                    offset: at,
+                    extension_type: other.0,
+                });
+            }
+            Comprehension::NotRequiredForward | Comprehension::NotRequiredDiscard => {}
+        },
     }
-    // `at <= end <= 8 + 65535`, so it fits.
-    layout.header_len = at as u32;
-    Ok(layout)
+    Ok(())
 }
 
 /// One extension header of a checked chain.

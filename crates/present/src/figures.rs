@@ -1,7 +1,7 @@
 //! Which plots a report folder and a comparison get, under which file names and captions:
 //! one list that the page embeds and the writer saves beside it.
 
-use upfbench_report::{Report, StepReport};
+use upfbench_report::{GoalSpec, Report, SearchCase, StepReport};
 
 use crate::compare::Labelled;
 use crate::compare::series::{self, Throughput};
@@ -87,87 +87,103 @@ fn distribution(step: &StepReport, hlog: Option<&[u8]>, stem: &str, what: &str) 
 /// a run's or sweep's latency distribution and timeline per step. `hlogs` holds each step's
 /// interval log, by index (missing ones `None`).
 pub fn report_figures(report: &Report, hlogs: &[Option<&[u8]>]) -> Vec<Figure> {
-    let hlog = |i: usize| hlogs.get(i).copied().flatten();
     let mut out = Vec::new();
     if let Some(search) = &report.search {
         for case in &search.cases {
-            let stem = file_stem(&case.label);
-            out.push(Figure {
-                file_name: format!("search-{stem}.svg"),
-                caption: format!(
-                    "{}: every trial's loss ratio against its offered load; dashed, the goals' \
-                     loss ratios; solid, each goal's relevant lower and upper bounds.",
-                    case.label
-                ),
-                svg: search_loss(&search.goals, case),
-            });
-            for l in &case.latency_under_load {
-                let Some(step) = report.steps.get(l.trial.step) else {
-                    continue;
-                };
-                let pct = format!("{:.0}", l.fraction * 100.0);
-                let what = format!("{} at {pct} % of the PDR", case.label);
-                out.extend(distribution(
-                    step,
-                    hlog(l.trial.step),
-                    &format!("{stem}-{pct}pct"),
-                    &what,
-                ));
-            }
+            search_case_figures(&mut out, report, hlogs, &search.goals, case);
         }
         return out;
     }
     for (i, step) in report.steps.iter().enumerate() {
-        let stem = file_stem(&step.label);
-        let stem = if report.steps.len() == 1 && step.payload_bytes.is_none() {
-            String::new()
-        } else {
-            stem
-        };
-        let named = |kind: &str| {
-            if stem.is_empty() {
-                format!("{kind}.svg")
-            } else {
-                format!("{kind}-{stem}.svg")
-            }
-        };
-        if let Some(mut f) = distribution(step, hlog(i), &stem, &step.label) {
-            f.file_name = named("latency");
-            out.push(f);
-        }
-        if let Some(c) = step
-            .churn
-            .as_ref()
-            .filter(|c| c.on && !step.seconds.is_empty())
-        {
-            out.push(Figure {
-                file_name: named("timeline"),
-                caption: format!(
-                    "{}: each second, the control plane between the data plane's panels: the \
-                     rates; the session procedures asked (dashed) and answered with success \
-                     (solid) in the second; their latency; the losses confirmed in the second; \
-                     the packets' latency.",
-                    step.label
-                ),
-                svg: n4_timeline(
-                    &format!("{}: each second", step.label),
-                    &step.seconds,
-                    &c.seconds,
-                ),
-            });
-        } else if !step.seconds.is_empty() {
-            out.push(Figure {
-                file_name: named("timeline"),
-                caption: format!(
-                    "{}: each second as the live line showed it (warm-up and drain included): \
-                     rates, the losses confirmed in the second, and latency.",
-                    step.label
-                ),
-                svg: timeline(&format!("{}: each second", step.label), &step.seconds),
-            });
-        }
+        step_figures(&mut out, report, hlogs.get(i).copied().flatten(), step);
     }
     out
+}
+
+/// A search case's loss against load, and its latency under load at each fraction.
+fn search_case_figures(
+    out: &mut Vec<Figure>,
+    report: &Report,
+    hlogs: &[Option<&[u8]>],
+    goals: &[GoalSpec],
+    case: &SearchCase,
+) {
+    let stem = file_stem(&case.label);
+    out.push(Figure {
+        file_name: format!("search-{stem}.svg"),
+        caption: format!(
+            "{}: every trial's loss ratio against its offered load; dashed, the goals' \
+             loss ratios; solid, each goal's relevant lower and upper bounds.",
+            case.label
+        ),
+        svg: search_loss(goals, case),
+    });
+    for l in &case.latency_under_load {
+        let Some(step) = report.steps.get(l.trial.step) else {
+            continue;
+        };
+        let pct = format!("{:.0}", l.fraction * 100.0);
+        let what = format!("{} at {pct} % of the PDR", case.label);
+        out.extend(distribution(
+            step,
+            hlogs.get(l.trial.step).copied().flatten(),
+            &format!("{stem}-{pct}pct"),
+            &what,
+        ));
+    }
+}
+
+/// A run's or sweep's step: its latency distribution (from `hlog`, its interval log, when
+/// there is one) and its timeline, with the control plane's when it had churn.
+fn step_figures(out: &mut Vec<Figure>, report: &Report, hlog: Option<&[u8]>, step: &StepReport) {
+    let stem = file_stem(&step.label);
+    let stem = if report.steps.len() == 1 && step.payload_bytes.is_none() {
+        String::new()
+    } else {
+        stem
+    };
+    let named = |kind: &str| {
+        if stem.is_empty() {
+            format!("{kind}.svg")
+        } else {
+            format!("{kind}-{stem}.svg")
+        }
+    };
+    if let Some(mut f) = distribution(step, hlog, &stem, &step.label) {
+        f.file_name = named("latency");
+        out.push(f);
+    }
+    if let Some(c) = step
+        .churn
+        .as_ref()
+        .filter(|c| c.on && !step.seconds.is_empty())
+    {
+        out.push(Figure {
+            file_name: named("timeline"),
+            caption: format!(
+                "{}: each second, the control plane between the data plane's panels: the \
+                 rates; the session procedures asked (dashed) and answered with success \
+                 (solid) in the second; their latency; the losses confirmed in the second; \
+                 the packets' latency.",
+                step.label
+            ),
+            svg: n4_timeline(
+                &format!("{}: each second", step.label),
+                &step.seconds,
+                &c.seconds,
+            ),
+        });
+    } else if !step.seconds.is_empty() {
+        out.push(Figure {
+            file_name: named("timeline"),
+            caption: format!(
+                "{}: each second as the live line showed it (warm-up and drain included): \
+                 rates, the losses confirmed in the second, and latency.",
+                step.label
+            ),
+            svg: timeline(&format!("{}: each second", step.label), &step.seconds),
+        });
+    }
 }
 
 /// The plots of a comparison: throughput in Gbps L1 and in Mpps, and latency.

@@ -1,19 +1,21 @@
 //! `upfbench reflect FILE`: a minimal UPF (PFCP server on N4, GTP-U decapsulation N3 → N6 and
 //! encapsulation N6 → N3) or an echo on one port, until Ctrl-C, SIGTERM or `--duration`.
 
+use std::net::Ipv4Addr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use upfbench_dpdk::{Eal, Mempool, Port, StopFlag, TscAnchor};
+use upfbench_dpdk::{Eal, Mempool, Port, PortConfig, StartedPort, StopFlag, TscAnchor};
+use upfbench_net::MacAddr;
 use upfbench_pfcp::ie::DnsName;
 
 use upfbench_metrics::health::Phase;
 
 use crate::datapath::counters::{CounterCell, ReflectorCounters};
-use crate::datapath::end_marker::end_marker_channel;
+use crate::datapath::end_marker::{EndMarkerInbox, end_marker_channel};
 use crate::datapath::impair::{ImpairConfig, Impairments};
-use crate::datapath::rules::{ForwardingTable, table_channels};
+use crate::datapath::rules::{ForwardingTable, TableReader, table_channels};
 use crate::datapath::worker::{Mode, ReflectorWorker};
 use crate::lines::{live_line, render_totals, sum};
 use crate::metrics::{ReflectorEvents, ReflectorMetrics};
@@ -27,7 +29,7 @@ use upfbench_datapath::calibration::{TscCalibration, measure_now, ppm};
 use upfbench_datapath::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
 use upfbench_datapath::next_hops::NextHops;
 use upfbench_datapath::port_setup::{port_config, rx_pool, split_queues};
-use upfbench_datapath::queues::Side;
+use upfbench_datapath::queues::{PortQueues, Side};
 use upfbench_datapath::rx_spread::rx_spread;
 use upfbench_datapath::service::{ErrorIndicationLimit, Interface, ServicePlane};
 use upfbench_datapath::socket_files::{make_socket_dir, remove_stale_socket};
@@ -154,113 +156,27 @@ fn reflect(
         upfbench_dpdk::DEFAULT_DATA_ROOM,
         upfbench_dpdk::Socket::Any,
     )?;
-    let c3 = port_config(
-        &n3,
-        queues[0],
-        ports_cfg[0].rx_descriptors,
-        ports_cfg[0].tx_descriptors,
-    )?;
-    let c6 = port_config(
-        &n6,
-        queues[1],
-        ports_cfg[1].rx_descriptors,
-        ports_cfg[1].tx_descriptors,
-    )?;
+    let [c3, c6] = port_configs([&n3, &n6], ports_cfg, queues)?;
     let s3 = n3.start(&c3, &pools[0]).context("starting N3")?;
     let s6 = n6.start(&c6, &pools[1]).context("starting N6")?;
-    for (side, config, port) in [(Side::N3, &c3, &s3), (Side::N6, &c6, &s6)] {
-        let spread = rx_spread(side, config.rx_queues, config.rss, || {
-            port.steer_gtpu_by_teid(0)
-        });
-        if config.rx_queues > 1 {
-            out::line(&format!("{} rx: {}", side.name(), spread.description));
-        }
-        if let Some(w) = spread.warning {
-            out::line(&format!("warning: {w}"));
-        }
-    }
+    show_rx_spread([(Side::N3, &c3, &s3), (Side::N6, &c6, &s6)]);
     let queues = split_queues(s3.queues()?, s6.queues()?);
 
     // Measured before the PFCP side starts: a held-back rule's release tick depends on it.
     let hz = measure_now(calibration, eal.tsc_hz());
     let (publisher, readers) = table_channels(usize::from(workers), ForwardingTable::empty());
-    let pfcp = match (cfg.mode, &cfg.pfcp) {
-        (ReflectMode::Upf, Some(p)) => Some(UpfSide {
-            local: p.local,
-            peer: p.peer,
-            n3: interfaces[0].address,
-            first_teid: p.first_teid,
-            first_seid: p.first_seid,
-            heartbeat: p.heartbeat,
-            far_update_delay: cfg.impairments.far_update_delay,
-            tsc_hz: hz,
-            network_instances: p
-                .network_instances
-                .iter()
-                .map(|n| DnsName::from_dotted(n))
-                .collect::<Result<_, _>>()?,
-            faults: cfg.impairments.n4.faults(),
-            max_sessions: p.max_sessions,
-        }),
-        _ => None,
-    };
+    let pfcp = upf_side(cfg, &interfaces, hz)?;
     let (end_marker_poster, end_marker_inbox) = end_marker_channel();
-    let mut end_marker_inbox = Some(end_marker_inbox);
     let control = UpfThread::start(pfcp, publisher, end_marker_poster)?;
-    let peers = [ports_cfg[0].peer_v4()?, ports_cfg[1].peer_v4()?];
-    let known: Vec<_> = [
-        (Side::N3, peers[0], ports_cfg[0]),
-        (Side::N6, peers[1], ports_cfg[1]),
-    ]
-    .into_iter()
-    .filter_map(|(side, peer, p)| Some((side, peer?, p.peer_mac?)))
-    .collect();
-    let gateways = peers.map(|p| p.map_or(0, u32::from));
-    let mode = match cfg.mode {
-        ReflectMode::Upf => Mode::Upf,
-        ReflectMode::Echo(PortName::N3) => Mode::Echo(Side::N3),
-        ReflectMode::Echo(PortName::N6) => Mode::Echo(Side::N6),
-    };
-    out::line(&format!(
-        "reflect: TSC {hz} Hz against CLOCK_MONOTONIC_RAW over {:.2} s; DPDK's estimate {} Hz \
-         ({:+.1} ppm), not used",
-        calibration.span_ns() as f64 / 1e9,
-        eal.tsc_hz(),
-        ppm(eal.tsc_hz() as f64, hz as f64)
-    ));
-    let arp_interval = (cfg.arp.timeout.as_nanos() * u128::from(hz) / 1_000_000_000) as u64;
-    let imp = &cfg.impairments;
-    let impair = ImpairConfig {
-        drop_one_in: imp.drop_one_in.map(u64::from),
-        duplicate_one_in: imp.duplicate_one_in.map(u64::from),
-        reorder_one_in: imp.reorder_one_in.map(u64::from),
-        delay_ticks: imp.delay.map_or(0, |d| {
-            (d.as_nanos() * u128::from(hz) / 1_000_000_000) as u64
-        }),
-        rate_cap_pps: imp.rate_cap,
-    };
+    let template = WorkerTemplate::new(cfg, ports_cfg, interfaces, service_pool, hz)?;
+    show_tsc(calibration, eal.tsc_hz(), hz);
     // Shared with the metrics endpoint, which reads them at scrape time.
     let cells: Arc<Vec<CounterCell>> =
         Arc::new((0..workers).map(|_| CounterCell::default()).collect());
     let stop = StopFlag::new();
     let started = Instant::now();
-    out::line(&format!(
-        "reflect: {} mode, N3 {} ({}), N6 {} ({}), {} worker(s){}",
-        match mode {
-            Mode::Upf => "upf".to_owned(),
-            Mode::Echo(s) => format!("echo on {}", s.name()),
-        },
-        interfaces[0].address,
-        names[0],
-        interfaces[1].address,
-        names[1],
-        workers,
-        if impair.is_active() {
-            format!(", impairments {impair:?}")
-        } else {
-            String::new()
-        }
-    ));
+    template.show(&names, workers);
+    let mut end_marker_inbox = Some(end_marker_inbox);
     let totals = eal.scope(|s| -> Result<Vec<ReflectorCounters>> {
         let mut handles = Vec::new();
         for ((&lcore, (ports, table)), cell) in cfg
@@ -270,55 +186,14 @@ fn reflect(
             .zip(queues.into_iter().zip(readers))
             .zip(cells.iter())
         {
-            let worker = ReflectorWorker {
-                ports,
-                table,
-                interfaces,
-                gateways,
-                service: ServicePlane::new(interfaces, service_pool, hz, &known)
-                    .with_arp_retry(cfg.arp.timeout)
-                    .with_error_indication_limit(ErrorIndicationLimit::new(
-                        cfg.error_indications_per_s,
-                        workers,
-                    )),
-                next_hops: NextHops::new(arp_interval, cfg.arp.retries + 1),
-                impair: impair.is_active().then(|| {
-                    [
-                        Impairments::new(impair, hz, DELAY_CAPACITY),
-                        Impairments::new(impair, hz, DELAY_CAPACITY),
-                    ]
-                }),
-                pool: service_pool,
-                mode,
-                end_markers: end_marker_inbox.take(),
-                precise_clock: cfg.impairments.far_update_delay.is_some(),
-            };
+            let worker = template.worker(ports, table, end_marker_inbox.take());
             let stop = &stop;
             handles.push(s.launch(lcore, move || worker.poll_until_stopped(stop, cell))?);
         }
         if let Some(m) = metrics {
             m.reflector_running(Arc::clone(&cells));
         }
-        let mut last = Instant::now();
-        let mut previous = vec![ReflectorCounters::default(); cells.len()];
-        loop {
-            std::thread::sleep(Duration::from_millis(50));
-            let done = interrupts.count() > 0 || duration.is_some_and(|d| started.elapsed() >= d);
-            if done || last.elapsed() >= Duration::from_secs(1) {
-                let now: Vec<ReflectorCounters> = cells.iter().map(CounterCell::read).collect();
-                out::line(&live_line(
-                    started.elapsed(),
-                    last.elapsed(),
-                    &now,
-                    &previous,
-                ));
-                previous = now;
-                last = Instant::now();
-            }
-            if done {
-                break;
-            }
-        }
+        show_live_lines(&cells, interrupts, duration, started);
         if let Some(m) = metrics {
             m.set_phase(Phase::Stopping, None);
         }
@@ -332,7 +207,203 @@ fn reflect(
             .collect()
     })?;
     control.stop()?;
-    let total = sum(&totals);
+    show_totals(&totals, started, metrics);
+    show_port_stats([("N3", &s3), ("N6", &s6)]);
+    drop((s3, s6));
+    Ok(())
+}
+
+/// Each port's configuration for its `queues` and its descriptors.
+fn port_configs(
+    ports: [&Port<'_>; 2],
+    ports_cfg: [&ReflectorPort; 2],
+    queues: [u16; 2],
+) -> Result<[PortConfig; 2]> {
+    let config = |i: usize| {
+        port_config(
+            ports[i],
+            queues[i],
+            ports_cfg[i].rx_descriptors,
+            ports_cfg[i].tx_descriptors,
+        )
+    };
+    Ok([config(0)?, config(1)?])
+}
+
+/// The TSC's frequency `hz` as measured by `calibration`, and DPDK's estimate `dpdk_hz` beside
+/// it.
+fn show_tsc(calibration: &TscCalibration, dpdk_hz: u64, hz: u64) {
+    out::line(&format!(
+        "reflect: TSC {hz} Hz against CLOCK_MONOTONIC_RAW over {:.2} s; DPDK's estimate {} Hz \
+         ({:+.1} ppm), not used",
+        calibration.span_ns() as f64 / 1e9,
+        dpdk_hz,
+        ppm(dpdk_hz as f64, hz as f64)
+    ));
+}
+
+/// Says how each port spreads its frames over its receive queues, when it has several, and
+/// warns when they will most likely land on one.
+fn show_rx_spread(ports: [(Side, &PortConfig, &StartedPort<'_, '_>); 2]) {
+    for (side, config, port) in ports {
+        let spread = rx_spread(side, config.rx_queues, config.rss, || {
+            port.steer_gtpu_by_teid(0)
+        });
+        if config.rx_queues > 1 {
+            out::line(&format!("{} rx: {}", side.name(), spread.description));
+        }
+        if let Some(w) = spread.warning {
+            out::line(&format!("warning: {w}"));
+        }
+    }
+}
+
+/// The PFCP UPF side of the upf mode (None in echo mode, or without a `pfcp` section), with
+/// our N3 address from `interfaces` and the TSC's frequency `hz`.
+fn upf_side(cfg: &Reflector, interfaces: &[Interface; 2], hz: u64) -> Result<Option<UpfSide>> {
+    let (ReflectMode::Upf, Some(p)) = (cfg.mode, &cfg.pfcp) else {
+        return Ok(None);
+    };
+    Ok(Some(UpfSide {
+        local: p.local,
+        peer: p.peer,
+        n3: interfaces[0].address,
+        first_teid: p.first_teid,
+        first_seid: p.first_seid,
+        heartbeat: p.heartbeat,
+        far_update_delay: cfg.impairments.far_update_delay,
+        tsc_hz: hz,
+        network_instances: p
+            .network_instances
+            .iter()
+            .map(|n| DnsName::from_dotted(n))
+            .collect::<Result<_, _>>()?,
+        faults: cfg.impairments.n4.faults(),
+        max_sessions: p.max_sessions,
+    }))
+}
+
+/// What every worker is made of but its queues, its rules table's reader and the End
+/// Markers' inbox.
+struct WorkerTemplate<'a, 'p> {
+    cfg: &'a Reflector,
+    interfaces: [Interface; 2],
+    /// Each port's peer, its gateway.
+    peers: [Option<Ipv4Addr>; 2],
+    /// The peers whose MAC the file gives.
+    known: Vec<(Side, Ipv4Addr, MacAddr)>,
+    service_pool: Mempool<'p>,
+    hz: u64,
+    /// Between two ARP requests for a next hop (TSC ticks).
+    arp_interval: u64,
+    impair: ImpairConfig,
+    mode: Mode,
+}
+
+impl<'a, 'p> WorkerTemplate<'a, 'p> {
+    fn new(
+        cfg: &'a Reflector,
+        ports_cfg: [&ReflectorPort; 2],
+        interfaces: [Interface; 2],
+        service_pool: Mempool<'p>,
+        hz: u64,
+    ) -> Result<Self> {
+        let peers = [ports_cfg[0].peer_v4()?, ports_cfg[1].peer_v4()?];
+        let known: Vec<_> = [
+            (Side::N3, peers[0], ports_cfg[0]),
+            (Side::N6, peers[1], ports_cfg[1]),
+        ]
+        .into_iter()
+        .filter_map(|(side, peer, p)| Some((side, peer?, p.peer_mac?)))
+        .collect();
+        let mode = match cfg.mode {
+            ReflectMode::Upf => Mode::Upf,
+            ReflectMode::Echo(PortName::N3) => Mode::Echo(Side::N3),
+            ReflectMode::Echo(PortName::N6) => Mode::Echo(Side::N6),
+        };
+        let ticks = |d: Duration| (d.as_nanos() * u128::from(hz) / 1_000_000_000) as u64;
+        let imp = &cfg.impairments;
+        let impair = ImpairConfig {
+            drop_one_in: imp.drop_one_in.map(u64::from),
+            duplicate_one_in: imp.duplicate_one_in.map(u64::from),
+            reorder_one_in: imp.reorder_one_in.map(u64::from),
+            delay_ticks: imp.delay.map_or(0, ticks),
+            rate_cap_pps: imp.rate_cap,
+        };
+        Ok(WorkerTemplate {
+            cfg,
+            interfaces,
+            peers,
+            known,
+            service_pool,
+            hz,
+            arp_interval: ticks(cfg.arp.timeout),
+            impair,
+            mode,
+        })
+    }
+
+    /// The line that says what the reflector does: its mode, its ports (named `names`), its
+    /// `workers` and its impairments.
+    fn show(&self, names: &[String; 2], workers: u16) {
+        out::line(&format!(
+            "reflect: {} mode, N3 {} ({}), N6 {} ({}), {} worker(s){}",
+            match self.mode {
+                Mode::Upf => "upf".to_owned(),
+                Mode::Echo(s) => format!("echo on {}", s.name()),
+            },
+            self.interfaces[0].address,
+            names[0],
+            self.interfaces[1].address,
+            names[1],
+            workers,
+            if self.impair.is_active() {
+                format!(", impairments {:?}", self.impair)
+            } else {
+                String::new()
+            }
+        ));
+    }
+
+    /// A worker on `ports`, reading the rules from `table`; the first one gets `end_markers`.
+    fn worker(
+        &self,
+        ports: [PortQueues<'p>; 2],
+        table: TableReader,
+        end_markers: Option<EndMarkerInbox>,
+    ) -> ReflectorWorker<'p> {
+        let cfg = self.cfg;
+        let workers = cfg.cores.workers.len() as u16;
+        ReflectorWorker {
+            ports,
+            table,
+            interfaces: self.interfaces,
+            gateways: self.peers,
+            service: ServicePlane::new(self.interfaces, self.service_pool, self.hz, &self.known)
+                .with_arp_retry(cfg.arp.timeout)
+                .with_error_indication_limit(ErrorIndicationLimit::new(
+                    cfg.error_indications_per_s,
+                    workers,
+                )),
+            next_hops: NextHops::new(self.arp_interval, cfg.arp.retries + 1),
+            impair: self.impair.is_active().then(|| {
+                [
+                    Impairments::new(self.impair, self.hz, DELAY_CAPACITY),
+                    Impairments::new(self.impair, self.hz, DELAY_CAPACITY),
+                ]
+            }),
+            pool: self.service_pool,
+            mode: self.mode,
+            end_markers,
+            precise_clock: cfg.impairments.far_update_delay.is_some(),
+        }
+    }
+}
+
+/// The totals at the end, for the metrics endpoint too: per worker and in all, and the peak
+/// resident memory.
+fn show_totals(totals: &[ReflectorCounters], started: Instant, metrics: Option<&ReflectorMetrics>) {
+    let total = sum(totals);
     if let Some(m) = metrics {
         m.reflector_stopped(total);
     }
@@ -340,14 +411,47 @@ fn reflect(
         "reflect: totals after {:.1} s",
         started.elapsed().as_secs_f64()
     ));
-    out::text(&render_totals(&total, &totals));
+    out::text(&render_totals(&total, totals));
     // What a session table of this size cost (`upfbench capacity` reports the tester's own).
     let (_, peak) = upfbench_cli::memory::resident();
     out::line(&format!("  peak resident memory kB {:>18}", peak / 1024));
-    // The ports' own counts: what they dropped before a worker saw it (an af_packet ring that
-    // overflowed while its worker was off the CPU) is no counter of the workers'.
-    // (A memif port whose peer left reports zeros: nothing to say then.)
-    for (name, port) in [("N3", &s3), ("N6", &s6)] {
+}
+
+/// Prints the workers' live line every second from `cells`, until an interruption or the
+/// end of `duration` (from `started`), and a last one then.
+fn show_live_lines(
+    cells: &[CounterCell],
+    interrupts: &Interrupts,
+    duration: Option<Duration>,
+    started: Instant,
+) {
+    let mut last = Instant::now();
+    let mut previous = vec![ReflectorCounters::default(); cells.len()];
+    loop {
+        std::thread::sleep(Duration::from_millis(50));
+        let done = interrupts.count() > 0 || duration.is_some_and(|d| started.elapsed() >= d);
+        if done || last.elapsed() >= Duration::from_secs(1) {
+            let now: Vec<ReflectorCounters> = cells.iter().map(CounterCell::read).collect();
+            out::line(&live_line(
+                started.elapsed(),
+                last.elapsed(),
+                &now,
+                &previous,
+            ));
+            previous = now;
+            last = Instant::now();
+        }
+        if done {
+            break;
+        }
+    }
+}
+
+/// The ports' own counts: what they dropped before a worker saw it (an af_packet ring that
+/// overflowed while its worker was off the CPU) is no counter of the workers'. (A memif port
+/// whose peer left reports zeros: nothing to say then.)
+fn show_port_stats(ports: [(&str, &StartedPort<'_, '_>); 2]) {
+    for (name, port) in ports {
         if let Ok(st) = port.stats()
             && st.ipackets + st.opackets > 0
         {
@@ -358,6 +462,4 @@ fn reflect(
             ));
         }
     }
-    drop((s3, s6));
-    Ok(())
 }

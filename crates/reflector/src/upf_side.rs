@@ -118,7 +118,7 @@ async fn serve(
     pfcp: Option<UpfSide>,
     publisher: TablePublisher,
     end_markers: EndMarkerPoster,
-    mut stop: oneshot::Receiver<()>,
+    stop: oneshot::Receiver<()>,
     ready: std::sync::mpsc::Sender<Result<()>>,
 ) -> Result<()> {
     let Some(side) = pfcp else {
@@ -126,21 +126,80 @@ async fn serve(
         let _ = stop.await;
         return Ok(());
     };
-    let n4 = match side.local {
-        SocketAddr::V4(a) => *a.ip(),
-        SocketAddr::V6(_) => {
-            let _ = ready.send(Err(anyhow::anyhow!(
-                "an IPv6 N4 address is not supported yet"
-            )));
+    let (local, peer, faults) = (side.local, side.peer, side.faults);
+    let Some(config) = upf_config(&side) else {
+        let _ = ready.send(Err(anyhow::anyhow!(
+            "an IPv6 N4 address is not supported yet"
+        )));
+        return Ok(());
+    };
+    let (apply, sessions) = rule_applier(&side, publisher, end_markers);
+    let (server, channels) = match driver::serve_faulty(local, config, Some(apply), faults).await {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = ready.send(Err(e).with_context(|| {
+                format!("binding the PFCP server to {local} (is another one running?)")
+            }));
             return Ok(());
         }
+    };
+    // SIGUSR1 restarts the UPF side, as a UPF that crashed and came back.
+    let usr1 = match signal(SignalKind::user_defined1()) {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = ready.send(Err(e).context("installing the SIGUSR1 handler"));
+            return Ok(());
+        }
+    };
+    let _ = ready.send(Ok(()));
+    // The faults' times count from here: a test reads this time.
+    tracing::info!(
+        "PFCP: serving N4 on {} for {} from unix_ms {}{}",
+        server.local_addr(),
+        peer,
+        unix_ms(),
+        if faults.is_active() {
+            format!(", N4 faults {faults:?}")
+        } else {
+            String::new()
+        }
+    );
+    serve_until_stopped(&server, channels, usr1, stop, &sessions).await;
+    if let Ok(stats) = server.stats().await {
+        tracing::info!("{}", totals_line(&stats));
+    }
+    if faults.is_active()
+        && let Ok(f) = server.fault_counters().await
+    {
+        tracing::info!("{}", faults_line(&f));
+    }
+    Ok(())
+}
+
+/// The UPF's PFCP configuration from `side`, or None for an IPv6 N4 address.
+fn upf_config(side: &UpfSide) -> Option<UpfConfig> {
+    let n4 = match side.local {
+        SocketAddr::V4(a) => *a.ip(),
+        SocketAddr::V6(_) => return None,
     };
     let mut config = UpfConfig::new(n4, side.n3, driver::recovery_time_stamp_now(), side.peer);
     config.first_teid = side.first_teid;
     config.first_seid = side.first_seid;
     config.node.heartbeat_interval = side.heartbeat;
-    config.network_instances = side.network_instances;
+    config.network_instances = side.network_instances.clone();
     config.max_sessions = side.max_sessions;
+    Some(config)
+}
+
+/// What the PFCP server calls with each burst of rule changes: they go into the mirror and on
+/// to the workers through `publisher` (a held-back downlink path made later by a [`Maker`],
+/// with `far_update_delay`), and a path switch orders its End Marker from `end_markers`. Also
+/// returns the count of sessions the mirror holds.
+fn rule_applier(
+    side: &UpfSide,
+    publisher: TablePublisher,
+    end_markers: EndMarkerPoster,
+) -> (driver::ApplyRules, Arc<AtomicUsize>) {
     // A rule is in effect in every worker before its request is answered: the changes a burst
     // of requests made become one table, which every worker has taken (a grace period: each
     // passed a quiescent point after it was published, and takes a new table right there)
@@ -163,41 +222,18 @@ async fn serve(
             m.make(broke_at, switched);
         }
     });
-    let faults = side.faults;
-    let (server, mut channels) =
-        match driver::serve_faulty(side.local, config, Some(apply), faults).await {
-            Ok(s) => s,
-            Err(e) => {
-                let _ = ready.send(Err(e).with_context(|| {
-                    format!(
-                        "binding the PFCP server to {} (is another one running?)",
-                        side.local
-                    )
-                }));
-                return Ok(());
-            }
-        };
-    // SIGUSR1 restarts the UPF side, as a UPF that crashed and came back.
-    let mut usr1 = match signal(SignalKind::user_defined1()) {
-        Ok(s) => s,
-        Err(e) => {
-            let _ = ready.send(Err(e).context("installing the SIGUSR1 handler"));
-            return Ok(());
-        }
-    };
-    let _ = ready.send(Ok(()));
-    // The faults' times count from here: a test reads this time.
-    tracing::info!(
-        "PFCP: serving N4 on {} for {} from unix_ms {}{}",
-        server.local_addr(),
-        side.peer,
-        unix_ms(),
-        if faults.is_active() {
-            format!(", N4 faults {faults:?}")
-        } else {
-            String::new()
-        }
-    );
+    (apply, sessions)
+}
+
+/// Serves until `stop` (or the server's end): SIGUSR1 (`usr1`) restarts the UPF side, and its
+/// events are logged with the `sessions` held.
+async fn serve_until_stopped(
+    server: &driver::UpfServer,
+    mut channels: driver::UpfChannels,
+    mut usr1: tokio::signal::unix::Signal,
+    mut stop: oneshot::Receiver<()>,
+    sessions: &AtomicUsize,
+) {
     loop {
         tokio::select! {
             _ = &mut stop => break,
@@ -211,15 +247,6 @@ async fn serve(
             },
         }
     }
-    if let Ok(stats) = server.stats().await {
-        tracing::info!("{}", totals_line(&stats));
-    }
-    if faults.is_active()
-        && let Ok(f) = server.fault_counters().await
-    {
-        tracing::info!("{}", faults_line(&f));
-    }
-    Ok(())
 }
 
 /// What the N4 faults did over the run.

@@ -214,6 +214,14 @@ pub(super) fn churn_section(
          modified\n",
         number, label, c.rate, c.lifetime_ms, c.modify_rate
     );
+    churn_procedures(out, c);
+    churn_activation(out, c);
+    churn_seconds(out, c, seconds);
+    out.push('\n');
+}
+
+/// The procedures' table: planned, sent, answered, latency and rate of each kind.
+fn churn_procedures(out: &mut String, c: &ChurnReport) {
     let _ = writeln!(
         out,
         "  {:<15} {:>8} {:>8} {:>10} {:>7} {:>9} {:>9} {:>9} {:>9}",
@@ -241,6 +249,10 @@ pub(super) fn churn_section(
             let _ = writeln!(out, "    first failure: {e}");
         }
     }
+}
+
+/// The activation lag, and the step's loss with churn and without.
+fn churn_activation(out: &mut String, c: &ChurnReport) {
     let a = &c.activation;
     let _ = writeln!(
         out,
@@ -271,6 +283,10 @@ pub(super) fn churn_section(
             loss_text(&b.loss)
         );
     }
+}
+
+/// The control plane and the data plane second by second (`seconds`: the step's timeline).
+fn churn_seconds(out: &mut String, c: &ChurnReport, seconds: &[StepSecond]) {
     let _ = writeln!(
         out,
         "\n  {:>6} {:>9} {:>13} {:>13} {:>13} {:>9} {:>9} {:>9} {:>9} {:>11} {:>11}",
@@ -306,5 +322,4 @@ pub(super) fn churn_section(
             lost(Direction::Downlink)
         );
     }
-    out.push('\n');
 }

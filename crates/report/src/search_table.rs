@@ -60,6 +60,14 @@ fn case_section(out: &mut String, c: &SearchCase) {
         c.frame_bytes_l2,
         c.trials.len()
     );
+    goal_results(out, c);
+    latency_under_load(out, c);
+    trials_table(out, c);
+    out.push('\n');
+}
+
+/// Each goal's result, in Mpps, Gbps and against the line rate, with its bounds.
+fn goal_results(out: &mut String, c: &SearchCase) {
     let _ = writeln!(
         out,
         "  {:<8} {:<15} {:>10} {:>9} {:>9} {:>7} {:>10} {:>10}",
@@ -88,6 +96,10 @@ fn case_section(out: &mut String, c: &SearchCase) {
             );
         }
     }
+}
+
+/// The latency of the trials at fractions of the goal's throughput, if any.
+fn latency_under_load(out: &mut String, c: &SearchCase) {
     if !c.latency_under_load.is_empty() {
         let _ = writeln!(out, "  latency under load (us):");
         for l in &c.latency_under_load {
@@ -110,6 +122,10 @@ fn case_section(out: &mut String, c: &SearchCase) {
             }
         }
     }
+}
+
+/// Every trial on a line.
+fn trials_table(out: &mut String, c: &SearchCase) {
     let _ = writeln!(
         out,
         "  {:>5} {:>10} {:>10} {:>6} {:>11} {:>8}  tester",
@@ -128,5 +144,4 @@ fn case_section(out: &mut String, c: &SearchCase) {
             t.tester_limited.as_deref().unwrap_or("")
         );
     }
-    out.push('\n');
 }

@@ -565,6 +565,45 @@ fn rejected_section(out: &mut String, report: &Report) {
 /// plane, ports, rejects, warnings.
 pub fn render_table(report: &Report) -> String {
     let mut out = String::new();
+    header(&mut out, report);
+    if let Some(m) = &report.multiplier {
+        super::multiplier::multiplier_section(&mut out, m);
+    }
+    if let Some(c) = &report.capacity {
+        super::capacity::capacity_section(&mut out, c);
+    }
+    if let Some(s) = &report.search {
+        // A search's steps are its trials: they are in the search's tables, one a line.
+        super::search_table::search_section(&mut out, s);
+    } else {
+        direction_tables(&mut out, report);
+        stream_table(&mut out, report);
+        slip_section(&mut out, report);
+        handover_sections(&mut out, report);
+        churn_sections(&mut out, report);
+        comparison_table(&mut out, report);
+        upf_faults_section(&mut out, report);
+    }
+    if let Some(c) = &report.control {
+        control_section(&mut out, c);
+    }
+    if report.search.is_none() {
+        port_table(&mut out, report);
+        frame_table(&mut out, report);
+        queue_table(&mut out, report);
+        rejected_section(&mut out, report);
+    }
+    for w in warnings(report) {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}
+
+/// The report's first lines: the tool, the label, the configuration, the clock, the units.
+fn header(out: &mut String, report: &Report) {
     let _ = writeln!(
         out,
         "{} {} report (schema {}), started {}, {:.3} s",
@@ -586,55 +625,37 @@ pub fn render_table(report: &Report) -> String {
         let _ = writeln!(out, "config: {}", cfg.join(", "));
     }
     if let Some(c) = &report.clock {
-        super::clock::clock_line(&mut out, c);
+        super::clock::clock_line(out, c);
     }
     let _ = writeln!(
         out,
         "Gbps at L1 (frame with FCS, padded to 64 B, + 20 B of preamble and IFG); loss from sequence numbers; \
          latency one-way in us\n"
     );
-    if let Some(m) = &report.multiplier {
-        super::multiplier::multiplier_section(&mut out, m);
-    }
-    if let Some(c) = &report.capacity {
-        super::capacity::capacity_section(&mut out, c);
-    }
-    if let Some(s) = &report.search {
-        // A search's steps are its trials: they are in the search's tables, one a line.
-        super::search_table::search_section(&mut out, s);
-    } else {
-        direction_tables(&mut out, report);
-        stream_table(&mut out, report);
-        slip_section(&mut out, report);
-        handover_sections(&mut out, report);
-        churn_sections(&mut out, report);
-        comparison_table(&mut out, report);
-        for (i, step) in report.steps.iter().enumerate() {
-            if !step.upf_faults.is_empty() {
-                let _ = writeln!(
-                    out,
-                    "Step {} ({}): loss split at the UPF's failures",
-                    i + 1,
-                    step.label
-                );
-                for f in &step.upf_faults {
-                    let _ = writeln!(out, "{}", f.line());
-                }
-                out.push('\n');
+}
+
+/// Each step's loss split at the UPF's failures, for the steps that saw any.
+fn upf_faults_section(out: &mut String, report: &Report) {
+    for (i, step) in report.steps.iter().enumerate() {
+        if !step.upf_faults.is_empty() {
+            let _ = writeln!(
+                out,
+                "Step {} ({}): loss split at the UPF's failures",
+                i + 1,
+                step.label
+            );
+            for f in &step.upf_faults {
+                let _ = writeln!(out, "{}", f.line());
             }
+            out.push('\n');
         }
     }
-    if let Some(c) = &report.control {
-        control_section(&mut out, c);
-    }
-    if report.search.is_none() {
-        port_table(&mut out, report);
-        frame_table(&mut out, report);
-        queue_table(&mut out, report);
-        rejected_section(&mut out, report);
-    }
+}
 
-    // A search's trials are many: their warnings stay in report.json, their flags in the table.
+/// The report's warnings, then its steps': each with its step's label, or for a search (whose
+/// trials are many: their warnings stay in report.json, their flags in the table) how many
+/// trials have some.
+fn warnings(report: &Report) -> Vec<String> {
     let step_warnings = if report.search.is_some() {
         let n = report
             .steps
@@ -652,17 +673,10 @@ pub fn render_table(report: &Report) -> String {
             .flat_map(|s| s.warnings.iter().map(move |w| format!("{}: {w}", s.label)))
             .collect::<Vec<_>>()
     };
-    let warnings: Vec<String> = report
+    report
         .warnings
         .iter()
         .cloned()
         .chain(step_warnings)
-        .collect();
-    for w in warnings {
-        let _ = writeln!(out, "warning: {w}");
-    }
-    while out.ends_with("\n\n") {
-        out.pop();
-    }
-    out
+        .collect()
 }

@@ -120,24 +120,7 @@ impl RunResult {
         latency: &LatencyConfig,
     ) -> Result<RunResult, MergeError> {
         let n = streams.len();
-        for t in tx {
-            if t.sent.len() != n {
-                return Err(MergeError::TxStreams {
-                    core: t.core,
-                    found: t.sent.len(),
-                    expected: n,
-                });
-            }
-        }
-        for r in rx {
-            if r.streams.len() != n {
-                return Err(MergeError::RxStreams {
-                    core: r.core,
-                    found: r.streams.len(),
-                    expected: n,
-                });
-            }
-        }
+        check_stream_tables(n, tx, rx)?;
         let empty = LatencyRecorder::new(latency)?;
         let mut dirs = Direction::ALL.map(|d| DirectionResult {
             direction: d,
@@ -158,21 +141,46 @@ impl RunResult {
             split_streams: 0,
             warnings: Vec::new(),
         };
+        out.add_cores(&mut dirs, tx, rx);
+        out.add_streams(&mut dirs, streams, tx, rx);
+        out.warnings.extend(warnings(&dirs, &out));
+        out.directions = dirs;
+        Ok(out)
+    }
+
+    /// Adds the cores' per-direction traffic and latency into `dirs`, and their counts of
+    /// packets outside the streams into `self`.
+    fn add_cores(
+        &mut self,
+        dirs: &mut [DirectionResult; 2],
+        tx: &[TxCoreResult],
+        rx: &[RxCoreResult],
+    ) {
         for t in tx {
             for d in Direction::ALL {
                 dirs[d.index()].tx.merge(&t.directions[d.index()]);
             }
-            out.unknown_stream_tx += t.unknown_stream;
+            self.unknown_stream_tx += t.unknown_stream;
         }
         for r in rx {
             for d in Direction::ALL {
                 dirs[d.index()].rx.merge(&r.directions[d.index()].traffic);
                 dirs[d.index()].latency.merge(&r.latency[d.index()]);
             }
-            out.unknown_stream_rx += r.unknown_stream;
-            out.untagged_rx += r.untagged;
+            self.unknown_stream_rx += r.unknown_stream;
+            self.untagged_rx += r.untagged;
         }
+    }
 
+    /// Merges each stream over the cores into `self.streams`, and adds its sequence accounting
+    /// and jitter into its direction's figures in `dirs`.
+    fn add_streams(
+        &mut self,
+        dirs: &mut [DirectionResult; 2],
+        streams: &[StreamSpec],
+        tx: &[TxCoreResult],
+        rx: &[RxCoreResult],
+    ) {
         let mut jitter_sum = [0.0f64; 2];
         let mut jitter_n = [0u32; 2];
         for (id, spec) in streams.iter().enumerate() {
@@ -187,16 +195,16 @@ impl RunResult {
                 d.jitter_max_ns = Some(d.jitter_max_ns.map_or(j, |m| m.max(j)));
             }
             if stream.rx_cores > 1 {
-                out.split_streams += 1;
+                self.split_streams += 1;
             }
             if stream.seq.sent_raised > 0 {
-                out.warnings.push(format!(
+                self.warnings.push(format!(
                     "stream {id}: received {} sequence numbers beyond the {} packets counted as sent",
                     stream.seq.sent_raised,
                     stream.seq.sent - stream.seq.sent_raised
                 ));
             }
-            out.streams.push(stream);
+            self.streams.push(stream);
         }
         for d in Direction::ALL {
             let i = d.index();
@@ -204,15 +212,39 @@ impl RunResult {
                 dirs[i].jitter_mean_ns = Some(jitter_sum[i] / f64::from(jitter_n[i]));
             }
         }
-        out.warnings.extend(warnings(&dirs, &out));
-        out.directions = dirs;
-        Ok(out)
     }
 
     /// The figures of one direction.
     pub fn direction(&self, d: Direction) -> &DirectionResult {
         &self.directions[d.index()]
     }
+}
+
+/// Checks that every core's per-stream table has the run's `n` streams.
+fn check_stream_tables(
+    n: usize,
+    tx: &[TxCoreResult],
+    rx: &[RxCoreResult],
+) -> Result<(), MergeError> {
+    for t in tx {
+        if t.sent.len() != n {
+            return Err(MergeError::TxStreams {
+                core: t.core,
+                found: t.sent.len(),
+                expected: n,
+            });
+        }
+    }
+    for r in rx {
+        if r.streams.len() != n {
+            return Err(MergeError::RxStreams {
+                core: r.core,
+                found: r.streams.len(),
+                expected: n,
+            });
+        }
+    }
+    Ok(())
 }
 
 fn merge_stream(id: u32, spec: &StreamSpec, sent: u64, rx: &[RxCoreResult]) -> StreamResult {

@@ -154,13 +154,10 @@ impl Sessions {
     }
 }
 
-impl Check for Sessions {
-    fn check(&self, issues: &mut Issues) {
+impl Sessions {
+    /// The uplink and downlink TEID ranges: each fits its sessions, and they share no TEID.
+    fn check_teids(&self, issues: &mut Issues) {
         let n = self.count;
-        if n == 0 {
-            issues.add("sessions.count", "at least one session is needed");
-        }
-        self.check_ue_pool(issues);
         if let TeidAllocation::Range(ul) = self.uplink_teid {
             check_teid_range(ul, n, "sessions.uplink_teid", issues);
         }
@@ -178,6 +175,10 @@ impl Check for Sessions {
                 ),
             );
         }
+    }
+
+    /// The QFI and what needs it: the PDU Session Container and the uplink PDR's match.
+    fn check_qfi(&self, issues: &mut Issues) {
         // A QFI's 6 bits were checked where it was read.
         if self.qfi.is_none() {
             if self.pdu_session_container {
@@ -201,14 +202,11 @@ impl Check for Sessions {
                  uplink_pdr_qfi off",
             );
         }
-        if let Some(filter) = &self.uplink_sdf_filter
-            && !filter.starts_with("permit ")
-        {
-            issues.add(
-                "sessions.uplink_sdf_filter",
-                "an SDF filter is an IPFilterRule: `permit out ip from any to assigned`",
-            );
-        }
+    }
+
+    /// The QER's bit rates: given only when it is on, within what PFCP carries, and each GBR
+    /// at most its MBR.
+    fn check_qer(&self, issues: &mut Issues) {
         let q = &self.qer;
         for (field, v) in [
             ("mbr_uplink", q.mbr_uplink),
@@ -237,6 +235,50 @@ impl Check for Sessions {
                 issues.add(field, "the guaranteed bit rate is above the maximum");
             }
         }
+    }
+
+    /// The URR, if any: something to report on, in whole seconds.
+    fn check_urr(&self, issues: &mut Issues) {
+        let Some(urr) = &self.urr else {
+            return;
+        };
+        if urr.period.is_none() && urr.volume_threshold.is_none() {
+            issues.add(
+                "sessions.urr",
+                "a URR needs a `period` or a `volume_threshold` to report on",
+            );
+        }
+        if let Some(p) = urr.period
+            && (p.is_zero() || p.subsec_nanos() != 0 || p.as_secs() > u64::from(u32::MAX))
+        {
+            issues.add(
+                "sessions.urr.period",
+                "PFCP measures periods in whole seconds: 1s or more",
+            );
+        }
+        if urr.volume_threshold == Some(0) {
+            issues.add("sessions.urr.volume_threshold", "must be above 0");
+        }
+    }
+}
+
+impl Check for Sessions {
+    fn check(&self, issues: &mut Issues) {
+        if self.count == 0 {
+            issues.add("sessions.count", "at least one session is needed");
+        }
+        self.check_ue_pool(issues);
+        self.check_teids(issues);
+        self.check_qfi(issues);
+        if let Some(filter) = &self.uplink_sdf_filter
+            && !filter.starts_with("permit ")
+        {
+            issues.add(
+                "sessions.uplink_sdf_filter",
+                "an SDF filter is an IPFilterRule: `permit out ip from any to assigned`",
+            );
+        }
+        self.check_qer(issues);
         if let Some(dnn) = &self.dnn {
             check_dns_name(dnn, "sessions.dnn", issues);
         }
@@ -247,35 +289,14 @@ impl Check for Sessions {
                 "IPv6 UEs are not supported yet: use ipv4",
             );
         }
-        if let Some(urr) = &self.urr {
-            if urr.period.is_none() && urr.volume_threshold.is_none() {
-                issues.add(
-                    "sessions.urr",
-                    "a URR needs a `period` or a `volume_threshold` to report on",
-                );
-            }
-            if let Some(p) = urr.period
-                && (p.is_zero() || p.subsec_nanos() != 0 || p.as_secs() > u64::from(u32::MAX))
-            {
-                issues.add(
-                    "sessions.urr.period",
-                    "PFCP measures periods in whole seconds: 1s or more",
-                );
-            }
-            if urr.volume_threshold == Some(0) {
-                issues.add("sessions.urr.volume_threshold", "must be above 0");
-            }
-        }
+        self.check_urr(issues);
     }
 }
 
-impl Check for Profile {
-    fn check(&self, issues: &mut Issues) {
-        check_kind(self.kind, FileKind::Profile, issues);
-        if self.name.trim().is_empty() {
-            issues.add("name", "give the profile a name");
-        }
-        self.sessions.check(issues);
+impl Profile {
+    /// The streams: at least one, each with a name of its own, a rate, a payload, ports and
+    /// UEs that exist.
+    fn check_streams(&self, issues: &mut Issues) {
         if self.streams.is_empty() {
             issues.add("streams", "at least one stream is needed");
         }
@@ -298,25 +319,41 @@ impl Check for Profile {
                 }
             }
             if let UeSelection::Range { first, count } = s.ues {
-                if count == 0 {
-                    issues.add(at("ues.count"), "a stream needs at least one UE");
-                }
-                if u64::from(first) + u64::from(count) > u64::from(self.sessions.count) {
-                    issues.add(
-                        at("ues"),
-                        format!(
-                            "UEs {first} to {} do not exist: there are {} sessions (0 to {})",
-                            u64::from(first) + u64::from(count).max(1) - 1,
-                            self.sessions.count,
-                            self.sessions.count.saturating_sub(1)
-                        ),
-                    );
-                }
+                self.check_stream_ues(first, count, &at, issues);
             }
             if s.spread == Spread::Consecutive(0) {
                 issues.add(at("spread.consecutive"), "at least 1 packet per UE");
             }
         }
+    }
+
+    /// A stream's range of `count` UEs from `first` (`at` names its fields): at least one, all
+    /// among the sessions.
+    fn check_stream_ues(
+        &self,
+        first: u32,
+        count: u32,
+        at: &dyn Fn(&str) -> String,
+        issues: &mut Issues,
+    ) {
+        if count == 0 {
+            issues.add(at("ues.count"), "a stream needs at least one UE");
+        }
+        if u64::from(first) + u64::from(count) > u64::from(self.sessions.count) {
+            issues.add(
+                at("ues"),
+                format!(
+                    "UEs {first} to {} do not exist: there are {} sessions (0 to {})",
+                    u64::from(first) + u64::from(count).max(1) - 1,
+                    self.sessions.count,
+                    self.sessions.count.saturating_sub(1)
+                ),
+            );
+        }
+    }
+
+    /// The transmit mode: a duration, or bursts with packets (and gaps between them).
+    fn check_tx_mode(&self, issues: &mut Issues) {
         match self.tx_mode {
             TxMode::Continuous => nonzero(
                 self.duration,
@@ -348,6 +385,11 @@ impl Check for Profile {
                 );
             }
         }
+    }
+
+    /// The sending's and the measurement's knobs: drain, burst size, catch-up, reorder window,
+    /// the latency histogram's digits and range.
+    fn check_knobs(&self, issues: &mut Issues) {
         nonzero(
             self.drain,
             "drain",
@@ -385,6 +427,10 @@ impl Check for Profile {
                 ),
             );
         }
+    }
+
+    /// The sweep's payloads: at least one, each valid and listed once.
+    fn check_sweep(&self, issues: &mut Issues) {
         if self.sweep.payloads.is_empty() {
             issues.add("sweep.payloads", "give at least one payload size");
         }
@@ -395,20 +441,10 @@ impl Check for Profile {
                 issues.add(field, format!("{p} is listed twice"));
             }
         }
-        if let Some(m) = &self.mobility {
-            super::mobility::check(self, m, issues);
-        }
-        if let Some(c) = &self.churn {
-            super::churn::check(self, c, issues);
-            if self.mobility.is_some() {
-                issues.add(
-                    "churn",
-                    "churn and mobility in one profile are not supported yet: measure them apart",
-                );
-            }
-        }
-        self.search.check(issues);
-        self.capacity.check(self.sessions.count, issues);
+    }
+
+    /// Each direction set the search measures has a stream that sends it.
+    fn check_search_directions(&self, issues: &mut Issues) {
         for (i, d) in self.search.directions.iter().enumerate() {
             let has = |want: Direction| {
                 self.streams
@@ -427,5 +463,34 @@ impl Check for Profile {
                 );
             }
         }
+    }
+}
+
+impl Check for Profile {
+    fn check(&self, issues: &mut Issues) {
+        check_kind(self.kind, FileKind::Profile, issues);
+        if self.name.trim().is_empty() {
+            issues.add("name", "give the profile a name");
+        }
+        self.sessions.check(issues);
+        self.check_streams(issues);
+        self.check_tx_mode(issues);
+        self.check_knobs(issues);
+        self.check_sweep(issues);
+        if let Some(m) = &self.mobility {
+            super::mobility::check(self, m, issues);
+        }
+        if let Some(c) = &self.churn {
+            super::churn::check(self, c, issues);
+            if self.mobility.is_some() {
+                issues.add(
+                    "churn",
+                    "churn and mobility in one profile are not supported yet: measure them apart",
+                );
+            }
+        }
+        self.search.check(issues);
+        self.capacity.check(self.sessions.count, issues);
+        self.check_search_directions(issues);
     }
 }

@@ -137,7 +137,6 @@ pub struct TargetGnb {
 
 /// The section's checks against the rest of the profile.
 pub(super) fn check(profile: &Profile, m: &Mobility, issues: &mut Issues) {
-    let s = &profile.sessions;
     if let MovingUes::Percent(p) = m.ues
         && !(p > 0.0 && p <= 100.0)
     {
@@ -146,7 +145,25 @@ pub(super) fn check(profile: &Profile, m: &Mobility, issues: &mut Issues) {
             format!("{p}%: use more than 0% and at most 100%"),
         );
     }
-    let h = &m.handovers;
+    check_handovers(&m.handovers, issues);
+    match profile.tx_mode {
+        TxMode::Continuous => check_handovers_in_time(profile, m, issues),
+        _ => issues.add(
+            "mobility",
+            "handovers need `tx_mode: continuous`: they happen during the measured phase",
+        ),
+    }
+    check_target_teids(profile, m, issues);
+    if !profile.streams.iter().any(|st| st.direction.downlink()) {
+        issues.add(
+            "mobility",
+            "a handover is measured on the downlink: add a downlink stream",
+        );
+    }
+}
+
+/// The handovers' own fields: `at` or `rate`, a rate in bounds, `start` only with `rate`.
+fn check_handovers(h: &Handovers, issues: &mut Issues) {
     match (h.at, h.rate) {
         (Some(_), Some(_)) => issues.add(
             "mobility.handovers",
@@ -172,42 +189,45 @@ pub(super) fn check(profile: &Profile, m: &Mobility, issues: &mut Issues) {
             "`start` goes with `rate`: `at` is the time already",
         );
     }
-    match profile.tx_mode {
-        TxMode::Continuous => {
-            let first = h.at.unwrap_or(h.start);
-            if first >= profile.duration {
-                issues.add(
-                    if h.at.is_some() {
-                        "mobility.handovers.at"
-                    } else {
-                        "mobility.handovers.start"
-                    },
-                    format!(
-                        "{first:?} is not within the measured phase of {:?} (`duration`)",
-                        profile.duration
-                    ),
-                );
-            }
-            if let (Some(r), Arrivals::Uniform) = (h.rate, h.arrivals) {
-                let n = m.ues.count(s.count);
-                let last = h.start.as_secs_f64() + f64::from(n.saturating_sub(1)) / r;
-                if n > 0 && last >= profile.duration.as_secs_f64() {
-                    issues.add(
-                        "mobility.handovers.rate",
-                        format!(
-                            "{n} handovers at {r}/s from {:?} end at {last:.3}s, after the \
-                             measured phase of {:?}",
-                            h.start, profile.duration
-                        ),
-                    );
-                }
-            }
-        }
-        _ => issues.add(
-            "mobility",
-            "handovers need `tx_mode: continuous`: they happen during the measured phase",
-        ),
+}
+
+/// A continuous run's handovers, the first and (at a uniform rate) the last, fall in its
+/// measured phase.
+fn check_handovers_in_time(profile: &Profile, m: &Mobility, issues: &mut Issues) {
+    let h = &m.handovers;
+    let first = h.at.unwrap_or(h.start);
+    if first >= profile.duration {
+        issues.add(
+            if h.at.is_some() {
+                "mobility.handovers.at"
+            } else {
+                "mobility.handovers.start"
+            },
+            format!(
+                "{first:?} is not within the measured phase of {:?} (`duration`)",
+                profile.duration
+            ),
+        );
     }
+    if let (Some(r), Arrivals::Uniform) = (h.rate, h.arrivals) {
+        let n = m.ues.count(profile.sessions.count);
+        let last = h.start.as_secs_f64() + f64::from(n.saturating_sub(1)) / r;
+        if n > 0 && last >= profile.duration.as_secs_f64() {
+            issues.add(
+                "mobility.handovers.rate",
+                format!(
+                    "{n} handovers at {r}/s from {:?} end at {last:.3}s, after the \
+                     measured phase of {:?}",
+                    h.start, profile.duration
+                ),
+            );
+        }
+    }
+}
+
+/// The target gNB's downlink TEIDs: a valid range, apart from the sessions' TEIDs.
+fn check_target_teids(profile: &Profile, m: &Mobility, issues: &mut Issues) {
+    let s = &profile.sessions;
     let n = s.count;
     check_teid_range(
         m.target.downlink_teid,
@@ -229,11 +249,5 @@ pub(super) fn check(profile: &Profile, m: &Mobility, issues: &mut Issues) {
                 ),
             );
         }
-    }
-    if !profile.streams.iter().any(|st| st.direction.downlink()) {
-        issues.add(
-            "mobility",
-            "a handover is measured on the downlink: add a downlink stream",
-        );
     }
 }

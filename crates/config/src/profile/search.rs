@@ -282,6 +282,18 @@ impl SearchSection {
 
     /// Adds what is wrong with the section to `issues`, fields under `search.`.
     pub(crate) fn check(&self, issues: &mut Issues) {
+        self.check_goals(issues);
+        self.check_directions(issues);
+        self.check_loads(issues);
+        self.check_latency_loads(issues);
+        if self.max_duration.is_zero() {
+            issues.add("search.max_duration", "above 0");
+        }
+    }
+
+    /// The goals: at least one, each named once, with its MLRsearch parameters and latency
+    /// bound in range.
+    fn check_goals(&self, issues: &mut Issues) {
         if self.goals.is_empty() {
             issues.add("search.goals", "give at least one goal");
         }
@@ -321,6 +333,10 @@ impl SearchSection {
                 }
             }
         }
+    }
+
+    /// The directions: at least one, each listed once.
+    fn check_directions(&self, issues: &mut Issues) {
         if self.directions.is_empty() {
             issues.add(
                 "search.directions",
@@ -335,6 +351,10 @@ impl SearchSection {
                 );
             }
         }
+    }
+
+    /// The load bounds and the transmit tolerance.
+    fn check_loads(&self, issues: &mut Issues) {
         for (field, v) in [
             ("search.min_load", self.min_load),
             ("search.max_load", self.max_load),
@@ -353,6 +373,10 @@ impl SearchSection {
         if !(0.0..100.0).contains(&self.tx_tolerance) {
             issues.add("search.tx_tolerance", "from 0% to below 100%");
         }
+    }
+
+    /// The latency-under-load trials: their loads, their goal and their duration.
+    fn check_latency_loads(&self, issues: &mut Issues) {
         for (i, p) in self.latency_loads.iter().enumerate() {
             if !(p.0 > 0.0 && p.0 <= 100.0) {
                 issues.add(
@@ -372,9 +396,6 @@ impl SearchSection {
         }
         if self.latency_duration.is_zero() {
             issues.add("search.latency_duration", "above 0");
-        }
-        if self.max_duration.is_zero() {
-            issues.add("search.max_duration", "above 0");
         }
     }
 }

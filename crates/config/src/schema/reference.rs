@@ -447,6 +447,19 @@ const TABLE_HEAD: &str = "| field | form | default | description |\n| --- | --- 
 pub(super) fn page(kind: FileKind, schema: &Value) -> String {
     let fields = fields(kind, schema);
     let mut page = String::new();
+    page_intro(&mut page, kind, schema);
+    // Top-level scalars first, then a section per top-level mapping or list.
+    let sections = top_fields(&mut page, &fields);
+    field_sections(&mut page, schema, &fields, sections);
+    value_forms(&mut page, schema, &fields);
+    page.truncate(page.trim_end().len());
+    page.push('\n');
+    page
+}
+
+/// The page's title, its note that it is generated, the type's description and what the page
+/// holds.
+fn page_intro(page: &mut String, kind: FileKind, schema: &Value) {
     let title = match kind {
         FileKind::System => "The system file",
         FileKind::Profile => "The profile",
@@ -477,8 +490,11 @@ pub(super) fn page(kind: FileKind, schema: &Value) -> String {
             other => format!("a {other} file"),
         },
     );
-    // Top-level scalars first, then a section per top-level mapping or list.
-    let top = |row: &Row| row.path.len() == 1;
+}
+
+/// The table of the top-level fields; returns those that are sections (a mapping or a list
+/// with fields of its own).
+fn top_fields(page: &mut String, fields: &Fields) -> Vec<Step> {
     let has_children = |key: &Step| {
         fields
             .rows
@@ -487,13 +503,18 @@ pub(super) fn page(kind: FileKind, schema: &Value) -> String {
     };
     let _ = write!(page, "## Fields\n\n{TABLE_HEAD}");
     let mut sections = Vec::new();
-    for row in fields.rows.iter().filter(|r| top(r)) {
-        write_row(&mut page, row);
+    for row in fields.rows.iter().filter(|r| r.path.len() == 1) {
+        write_row(page, row);
         if has_children(&row.path[0]) {
             sections.push(row.path[0].clone());
         }
     }
-    // A section of the type of one before it (`n6` after `n3`) refers to that one.
+    sections
+}
+
+/// A table per section; a section of the type of one before it (`n6` after `n3`) refers to
+/// that one.
+fn field_sections(page: &mut String, schema: &Value, fields: &Fields, sections: Vec<Step>) {
     let mut written: Vec<(&str, String)> = Vec::new();
     for section in sections {
         let name = path_text(std::slice::from_ref(&section));
@@ -518,9 +539,13 @@ pub(super) fn page(kind: FileKind, schema: &Value) -> String {
             .iter()
             .filter(|r| r.path.first() == Some(&section))
         {
-            write_row(&mut page, row);
+            write_row(page, row);
         }
     }
+}
+
+/// The forms of the values written as text, with their examples.
+fn value_forms(page: &mut String, schema: &Value, fields: &Fields) {
     let _ = writeln!(page, "\n## Value forms\n");
     for name in &fields.forms {
         let form = &schema["$defs"][name];
@@ -536,9 +561,6 @@ pub(super) fn page(kind: FileKind, schema: &Value) -> String {
             let _ = writeln!(page, "For example {}.\n", examples.join(", "));
         }
     }
-    page.truncate(page.trim_end().len());
-    page.push('\n');
-    page
 }
 
 fn write_row(page: &mut String, row: &Row) {

@@ -139,19 +139,7 @@ pub fn launch<'s, 'p>(
 ) -> Result<StepWorkers<'s, 'p>> {
     let Idle { queues, shelf } = idle;
     let plan = w.plan;
-    let specs: Vec<StreamSpec> = plan
-        .streams
-        .iter()
-        .flat_map(|s| {
-            std::iter::repeat_n(
-                StreamSpec {
-                    direction: s.direction,
-                    first_seq: 0,
-                },
-                s.ue_count() as usize,
-            )
-        })
-        .collect();
+    let specs = stream_specs(plan);
     let rx_config = RxConfig {
         reorder_window: plan.reorder_window,
         latency: plan.latency,
@@ -168,48 +156,12 @@ pub fn launch<'s, 'p>(
         specs: specs.clone(),
     };
     w.control.set(Phase::Idle, 0);
-    let uplink_teids = w.uplink_teids;
     for (i, wp) in plan.workers.iter().enumerate() {
         let mut shares = Vec::new();
         let mut warmup = Vec::new();
         for share in &wp.shares {
-            let stream = plan.stream(share.stream);
-            let first_ue = stream.ues.start + share.first;
-            let teid = uplink_teids
-                .get(first_ue as usize)
-                .copied()
-                .unwrap_or(Teid::ZERO);
-            let template = stream_template(
-                stream,
-                plan.ues.address_v4(first_ue),
-                teid,
-                w.qfi,
-                &w.endpoints,
-            )
-            .with_context(|| format!("building the frame of stream {}", stream.name))?;
-            let mut patch = template.patch_range(TAG_LEN).ok_or_else(|| {
-                anyhow!(
-                    "stream {}: the frame cannot be patched in place",
-                    stream.name
-                )
-            })?;
-            let moving = uplink_moves(plan, stream, share, &template);
-            if moving.is_some() {
-                patch.start = OUTER_CHECKSUM_AT;
-            }
-            let pool = shelf
-                .take(w.eal, i, template.bytes(), patch)
-                .with_context(|| format!("the TX pool of stream {}", stream.name))?;
-            let teids = |ue: u32| uplink_teids.get(ue as usize).copied().unwrap_or(Teid::ZERO);
-            let ues = share_ues(stream, share, &plan.ues, &template, &teids);
+            shares.push(tx_share(w, shelf, i, share)?);
             warmup.push(plan.warmup_schedule(share));
-            shares.push(TxShare::with_moving_ues(
-                ShareSpec::new(stream, share, plan.catch_up),
-                pool,
-                template,
-                ues,
-                moving,
-            ));
         }
         let probes = probe_share(w, shelf, i)?;
         let (rx, rx_handle) = RxStats::new(i as u32, &specs, &rx_config)?;
@@ -238,6 +190,70 @@ pub fn launch<'s, 'p>(
             .push(scope.launch(wp.lcore, move || worker.poll_until_stopped(control))?);
     }
     Ok(workers)
+}
+
+/// The statistics' flows: each stream's UEs, one after the other.
+fn stream_specs(plan: &Plan) -> Vec<StreamSpec> {
+    plan.streams
+        .iter()
+        .flat_map(|s| {
+            std::iter::repeat_n(
+                StreamSpec {
+                    direction: s.direction,
+                    first_seq: 0,
+                },
+                s.ue_count() as usize,
+            )
+        })
+        .collect()
+}
+
+/// Worker `worker`'s `share` of a stream: its frame's template, in a pool from `shelf`, and
+/// its UEs (the moving ones' outer headers switched at their handovers).
+fn tx_share<'p>(
+    w: &StepWiring<'_, 'p>,
+    shelf: &mut PoolShelf<'p>,
+    worker: usize,
+    share: &Share,
+) -> Result<TxShare<'p>> {
+    let plan = w.plan;
+    let uplink_teids = w.uplink_teids;
+    let stream = plan.stream(share.stream);
+    let first_ue = stream.ues.start + share.first;
+    let teid = uplink_teids
+        .get(first_ue as usize)
+        .copied()
+        .unwrap_or(Teid::ZERO);
+    let template = stream_template(
+        stream,
+        plan.ues.address_v4(first_ue),
+        teid,
+        w.qfi,
+        &w.endpoints,
+    )
+    .with_context(|| format!("building the frame of stream {}", stream.name))?;
+    let mut patch = template.patch_range(TAG_LEN).ok_or_else(|| {
+        anyhow!(
+            "stream {}: the frame cannot be patched in place",
+            stream.name
+        )
+    })?;
+    let moving = uplink_moves(plan, stream, share, &template);
+    if moving.is_some() {
+        patch.start = OUTER_CHECKSUM_AT;
+    }
+    let pool = shelf
+        .take(w.eal, worker, template.bytes(), patch)
+        .with_context(|| format!("the TX pool of stream {}", stream.name))?;
+    let teids = |ue: u32| uplink_teids.get(ue as usize).copied().unwrap_or(Teid::ZERO);
+    let ues = share_ues(stream, share, &plan.ues, &template, &teids);
+    Ok(TxShare::with_moving_ues(
+        ShareSpec::new(stream, share, plan.catch_up),
+        pool,
+        template,
+        ues,
+        moving,
+    ))
 }
 
 /// Worker `worker`'s part of the churn sessions' probes, in a step whose churn runs.

@@ -179,29 +179,9 @@ impl<'p> Worker<'p> {
     /// Polls its queues and sends its shares, in the phases the control thread posts on
     /// `phases`, until the phase is [`Phase::Stop`]; returns what it counted and measured.
     pub fn poll_until_stopped(self, phases: &PhaseBoard) -> WorkerResult<'p> {
-        let Worker {
-            index,
-            mut ports,
-            mut shares,
-            warmup,
-            mut probes,
-            rules,
-            mut rx,
-            mut tx,
-            mut service,
-            clock,
-            flush_ns,
-        } = self;
-        let mut counters = WorkerCounters {
-            handover: rules.handover_record(),
-            churn: rules.churn_record(),
-            ..WorkerCounters::default()
-        };
-        let mut bursts = [MbufBurst::<RX_BURST>::new(), MbufBurst::<RX_BURST>::new()];
+        let index = self.index;
+        let mut w = Running::new(self);
         let mut phase = Phase::Idle;
-        let mut measured_started = false;
-        let mut sending_done = false;
-        let mut tx_published_ns = 0u64;
         // Between two loops the worker is in no burst: a PMD may unmap what they use then.
         let quiescent = Quiescent::online(current_lcore().unwrap_or(u32::from(index)));
         loop {
@@ -209,160 +189,281 @@ impl<'p> Worker<'p> {
             let p = phases.phase();
             if p != phase {
                 phase = p;
-                let epoch = phases.epoch();
-                match phase {
-                    Phase::Warmup => {
-                        for (s, schedule) in shares.iter_mut().zip(&warmup) {
-                            s.start(schedule, clock.hz(), epoch);
-                        }
-                        sending_done = false;
-                    }
-                    Phase::Measure => {
-                        for s in &mut shares {
-                            s.start_measured(clock.hz(), epoch);
-                        }
-                        // The sending time starts when the first packet is due, not when the
-                        // first burst left: a late start that was caught up is in the rate.
-                        if !shares.is_empty() {
-                            widen(&mut counters.tx_span, epoch);
-                        }
-                        if let Some(p) = &mut probes {
-                            p.start(clock.hz(), epoch);
-                            counters.churn.measure_start_ns = Some(clock.ns(epoch));
-                        }
-                        measured_started = true;
-                        sending_done = false;
-                    }
-                    _ => {}
-                }
+                w.enter(phase, phases.epoch());
             }
             if phase == Phase::Stop {
                 break;
             }
-            // A drain that follows an interrupted warm-up has nothing of its own to measure.
-            let measuring = phase.measures() && measured_started;
-            let mut received = 0;
-            for side in Side::BOTH {
-                received += ports[side.index()].rx.rx_burst(&mut bursts[side.index()]);
+            w.poll_once(phase, phases);
+        }
+        w.flush_unsent(&quiescent);
+        w.finish()
+    }
+}
+
+/// A worker as it runs: what it owns, what it counted, and where its phases stand.
+struct Running<'p> {
+    ports: [PortQueues<'p>; 2],
+    shares: Vec<TxShare<'p>>,
+    warmup: Vec<Schedule>,
+    probes: Option<ProbeShare<'p>>,
+    rules: &'p RxRules,
+    rx: RxStats,
+    tx: TxStats,
+    service: ServicePlane<'p>,
+    clock: Clock,
+    flush_ns: u64,
+    counters: WorkerCounters,
+    /// Each port's received burst.
+    bursts: [MbufBurst<'p, RX_BURST>; 2],
+    /// Whether the measured phase started (a stop during the warm-up measures nothing).
+    measured_started: bool,
+    /// Whether every share sent all it had to in the phase (the control thread was told).
+    sending_done: bool,
+    /// When the counters were last published (ns).
+    tx_published_ns: u64,
+}
+
+impl<'p> Running<'p> {
+    fn new(worker: Worker<'p>) -> Running<'p> {
+        let Worker {
+            index: _,
+            ports,
+            shares,
+            warmup,
+            probes,
+            rules,
+            rx,
+            tx,
+            service,
+            clock,
+            flush_ns,
+        } = worker;
+        Running {
+            ports,
+            shares,
+            warmup,
+            probes,
+            rules,
+            rx,
+            tx,
+            service,
+            clock,
+            flush_ns,
+            counters: WorkerCounters {
+                handover: rules.handover_record(),
+                churn: rules.churn_record(),
+                ..WorkerCounters::default()
+            },
+            bursts: [MbufBurst::new(), MbufBurst::new()],
+            measured_started: false,
+            sending_done: false,
+            tx_published_ns: 0,
+        }
+    }
+
+    /// Enters `phase`, posted at TSC `epoch`: the warm-up's and the measured phase's shares
+    /// (and probes) start sending from it.
+    fn enter(&mut self, phase: Phase, epoch: u64) {
+        let clock = self.clock;
+        match phase {
+            Phase::Warmup => {
+                for (s, schedule) in self.shares.iter_mut().zip(&self.warmup) {
+                    s.start(schedule, clock.hz(), epoch);
+                }
+                self.sending_done = false;
             }
-            // The clock is read after both polls: a reading from before a poll would date the
-            // packets that came while this thread was descheduled (after that reading) earlier
-            // than they came, and under-report their latency. One reading serves both bursts
-            // and the TX below when nothing was received.
-            let now = tsc();
-            let now_ns = clock.ns(now);
-            // Whether anything happened since `now` was read (then TX reads the clock again).
-            let mut worked = received != 0;
-            if worked {
-                for side in Side::BOTH {
-                    let burst = &mut bursts[side.index()];
-                    if burst.is_empty() {
-                        continue;
-                    }
-                    receive(
-                        side,
-                        burst,
-                        rules,
-                        measuring.then_some(&mut rx),
-                        &mut counters,
-                        &mut service,
-                        now_ns,
-                    );
-                    burst.clear();
+            Phase::Measure => {
+                for s in &mut self.shares {
+                    s.start_measured(clock.hz(), epoch);
                 }
+                // The sending time starts when the first packet is due, not when the
+                // first burst left: a late start that was caught up is in the rate.
+                if !self.shares.is_empty() {
+                    widen(&mut self.counters.tx_span, epoch);
+                }
+                if let Some(p) = &mut self.probes {
+                    p.start(clock.hz(), epoch);
+                    self.counters.churn.measure_start_ns = Some(clock.ns(epoch));
+                }
+                self.measured_started = true;
+                self.sending_done = false;
             }
-            if phase.sends() {
-                for s in &mut shares {
-                    // Stamped as late as possible: the receive work above, or the share sent
-                    // before, is not in the latency (with neither, `now` is still fresh).
-                    let now = if worked { tsc() } else { now };
-                    worked = true;
-                    let side = side_of(s);
-                    let sent = s.poll(now, clock.ns(now), &mut ports[side.index()].tx);
-                    if sent != 0 {
-                        if phase == Phase::Measure {
-                            tx.record_traffic(s.direction(), sent, s.frame_len());
-                            counters.tx_measured[side.index()] += sent;
-                            widen(&mut counters.tx_span, now);
-                        } else {
-                            counters.tx_warmup[side.index()] += sent;
-                        }
-                    }
-                }
-                if phase == Phase::Measure
-                    && let Some(p) = &mut probes
-                {
-                    let now = if worked { tsc() } else { now };
-                    counters.tx_probes[Side::N6.index()] +=
-                        p.poll(now, clock.ns(now), &mut ports[Side::N6.index()].tx);
-                }
-                if !sending_done && shares.iter().all(TxShare::done) {
-                    sending_done = true;
-                    phases.worker_done();
-                }
+            _ => {}
+        }
+    }
+
+    /// One turn of the loop in `phase`: receives a burst on each port, sends (or flushes)
+    /// the shares, answers the service plane, publishes the counters when due.
+    #[inline(always)]
+    fn poll_once(&mut self, phase: Phase, phases: &PhaseBoard) {
+        // A drain that follows an interrupted warm-up has nothing of its own to measure.
+        let measuring = phase.measures() && self.measured_started;
+        let mut received = 0;
+        for side in Side::BOTH {
+            received += self.ports[side.index()]
+                .rx
+                .rx_burst(&mut self.bursts[side.index()]);
+        }
+        // The clock is read after both polls: a reading from before a poll would date the
+        // packets that came while this thread was descheduled (after that reading) earlier
+        // than they came, and under-report their latency. One reading serves both bursts
+        // and the TX below when nothing was received.
+        let now = tsc();
+        let now_ns = self.clock.ns(now);
+        // Whether anything happened since `now` was read (then TX reads the clock again).
+        let worked = received != 0;
+        if worked {
+            self.receive_bursts(measuring, now_ns);
+        }
+        if phase.sends() {
+            self.send(phase, now, worked, phases);
+        } else {
+            self.flush_shares(phase, now);
+        }
+        for side in Side::BOTH {
+            self.counters.tx_service[side.index()] +=
+                self.service.flush(side, &mut self.ports[side.index()].tx);
+        }
+        self.publish_when_due(phase, now_ns);
+    }
+
+    /// Classifies and records the bursts received at `now_ns` (in the RX statistics when
+    /// `measuring`), then frees them.
+    #[inline(always)]
+    fn receive_bursts(&mut self, measuring: bool, now_ns: u64) {
+        for side in Side::BOTH {
+            let burst = &mut self.bursts[side.index()];
+            if burst.is_empty() {
+                continue;
+            }
+            receive(
+                side,
+                burst,
+                self.rules,
+                measuring.then_some(&mut self.rx),
+                &mut self.counters,
+                &mut self.service,
+                now_ns,
+            );
+            burst.clear();
+        }
+    }
+
+    /// Sends what each share (and, measuring, the probes) has due, in a phase that sends;
+    /// tells the control thread once every share is done. `worked`: whether something
+    /// happened since `now` was read.
+    #[inline(always)]
+    fn send(&mut self, phase: Phase, now: u64, mut worked: bool, phases: &PhaseBoard) {
+        let measured = phase == Phase::Measure;
+        for s in &mut self.shares {
+            // Stamped as late as possible: the receive work above, or the share sent
+            // before, is not in the latency (with neither, `now` is still fresh).
+            let now = if worked { tsc() } else { now };
+            worked = true;
+            let side = side_of(s);
+            let sent = s.poll(now, self.clock.ns(now), &mut self.ports[side.index()].tx);
+            count_sent(
+                &mut self.tx,
+                &mut self.counters,
+                s,
+                side,
+                sent,
+                measured,
+                || now,
+            );
+        }
+        if measured && let Some(p) = &mut self.probes {
+            let now = if worked { tsc() } else { now };
+            self.counters.tx_probes[Side::N6.index()] += p.poll(
+                now,
+                self.clock.ns(now),
+                &mut self.ports[Side::N6.index()].tx,
+            );
+        }
+        if !self.sending_done && self.shares.iter().all(TxShare::done) {
+            self.sending_done = true;
+            phases.worker_done();
+        }
+    }
+
+    /// Offers what the probes and the shares still hold to their queues, in a phase that does
+    /// not send; the shares' packets the queues take in the drain after the measured phase
+    /// count as measured.
+    #[inline]
+    fn flush_shares(&mut self, phase: Phase, now: u64) {
+        if let Some(p) = &mut self.probes {
+            self.counters.tx_probes[Side::N6.index()] +=
+                p.flush(&mut self.ports[Side::N6.index()].tx);
+        }
+        let measured = phase == Phase::Drain && self.measured_started;
+        for s in &mut self.shares {
+            let side = side_of(s);
+            let sent = s.flush(&mut self.ports[side.index()].tx);
+            count_sent(
+                &mut self.tx,
+                &mut self.counters,
+                s,
+                side,
+                sent,
+                measured,
+                || now,
+            );
+        }
+    }
+
+    /// Publishes the counters for the live view every [`PUBLISH_NS`] (`now_ns` is now).
+    #[inline]
+    fn publish_when_due(&mut self, phase: Phase, now_ns: u64) {
+        // The counters change every burst; the control thread reads them once a second and
+        // asks for the latency interval then: a publication every burst (a seqlock write of
+        // every counter) cost more per packet than the latency's recording.
+        if now_ns.wrapping_sub(self.tx_published_ns) >= PUBLISH_NS {
+            self.rx.publish(now_ns);
+            self.tx.set_late_ns(if phase.sends() {
+                lateness(&self.shares, self.clock)
             } else {
-                if let Some(p) = &mut probes {
-                    counters.tx_probes[Side::N6.index()] +=
-                        p.flush(&mut ports[Side::N6.index()].tx);
-                }
-                for s in &mut shares {
-                    let side = side_of(s);
-                    let sent = s.flush(&mut ports[side.index()].tx);
-                    if sent != 0 {
-                        if phase == Phase::Drain && measured_started {
-                            tx.record_traffic(s.direction(), sent, s.frame_len());
-                            counters.tx_measured[side.index()] += sent;
-                            widen(&mut counters.tx_span, now);
-                        } else {
-                            counters.tx_warmup[side.index()] += sent;
-                        }
-                    }
-                }
-            }
-            for side in Side::BOTH {
-                counters.tx_service[side.index()] +=
-                    service.flush(side, &mut ports[side.index()].tx);
-            }
-            // The counters change every burst; the control thread reads them once a second and
-            // asks for the latency interval then: a publication every burst (a seqlock write of
-            // every counter) cost more per packet than the latency's recording.
-            if now_ns.wrapping_sub(tx_published_ns) >= PUBLISH_NS {
-                rx.publish(now_ns);
-                tx.set_late_ns(if phase.sends() {
-                    lateness(&shares, clock)
-                } else {
-                    [0; 2]
-                });
-                tx.publish(now_ns);
-                tx_published_ns = now_ns;
-            }
+                [0; 2]
+            });
+            self.tx.publish(now_ns);
+            self.tx_published_ns = now_ns;
         }
-        // Offer what is left to the NIC for a while, then give the rest's numbers back.
-        let deadline = tsc() + clock.ticks(flush_ns);
-        while shares.iter().any(|s| s.unsent() != 0) && tsc() < deadline {
+    }
+
+    /// After the stop: offers what is left to the NIC for a while (`flush_ns`).
+    fn flush_unsent(&mut self, quiescent: &Quiescent) {
+        let deadline = tsc() + self.clock.ticks(self.flush_ns);
+        while self.shares.iter().any(|s| s.unsent() != 0) && tsc() < deadline {
             quiescent.pass();
-            for s in &mut shares {
+            for s in &mut self.shares {
                 let side = side_of(s);
-                let sent = s.flush(&mut ports[side.index()].tx);
-                if sent != 0 {
-                    if measured_started {
-                        tx.record_traffic(s.direction(), sent, s.frame_len());
-                        counters.tx_measured[side.index()] += sent;
-                        widen(&mut counters.tx_span, tsc());
-                    } else {
-                        counters.tx_warmup[side.index()] += sent;
-                    }
-                }
+                let sent = s.flush(&mut self.ports[side.index()].tx);
+                let measured = self.measured_started;
+                count_sent(
+                    &mut self.tx,
+                    &mut self.counters,
+                    s,
+                    side,
+                    sent,
+                    measured,
+                    tsc,
+                );
             }
         }
-        for s in &mut shares {
-            counters.tx_rewound += s.rewind_unsent();
-            counters.tx_pool_empty += s.pool_empty;
-            if measured_started {
-                s.account(&mut tx);
+    }
+
+    /// Gives the unsent packets' numbers back, accounts each share's figures and slips, and
+    /// hands over the queues, the figures and the pools.
+    fn finish(mut self) -> WorkerResult<'p> {
+        let clock = self.clock;
+        for s in &mut self.shares {
+            self.counters.tx_rewound += s.rewind_unsent();
+            self.counters.tx_pool_empty += s.pool_empty;
+            if self.measured_started {
+                s.account(&mut self.tx);
                 let slip = s.slip();
                 if slip.count > 0 {
-                    counters.tx_slips.push(ShareSlip {
+                    self.counters.tx_slips.push(ShareSlip {
                         stream: s.stream(),
                         count: slip.count,
                         slipped_ns: clock.ticks_to_ns(slip.ticks),
@@ -371,19 +472,45 @@ impl<'p> Worker<'p> {
                 }
             }
         }
-        counters.service_seen = service.counters().seen;
+        let mut counters = self.counters;
+        counters.service_seen = self.service.counters().seen;
         let end = clock.ns(tsc());
-        let mut pools: Vec<TemplatePool<'p>> = shares.into_iter().map(TxShare::into_pool).collect();
-        if let Some(p) = probes {
+        let mut pools: Vec<TemplatePool<'p>> =
+            self.shares.into_iter().map(TxShare::into_pool).collect();
+        if let Some(p) = self.probes {
             pools.push(p.finish(&mut counters.churn));
         }
         WorkerResult {
-            ports,
-            rx: rx.finish(end),
-            tx: tx.finish(end),
+            ports: self.ports,
+            rx: self.rx.finish(end),
+            tx: self.tx.finish(end),
             counters,
             pools,
         }
+    }
+}
+
+/// Counts `sent` packets of `share` that its port on `side` took: when `measured`, in the TX
+/// statistics, the counters and the sending span (widened to `at()`); else as the warm-up's.
+#[inline(always)]
+fn count_sent(
+    tx: &mut TxStats,
+    counters: &mut WorkerCounters,
+    share: &TxShare<'_>,
+    side: Side,
+    sent: u64,
+    measured: bool,
+    at: impl FnOnce() -> u64,
+) {
+    if sent == 0 {
+        return;
+    }
+    if measured {
+        tx.record_traffic(share.direction(), sent, share.frame_len());
+        counters.tx_measured[side.index()] += sent;
+        widen(&mut counters.tx_span, at());
+    } else {
+        counters.tx_warmup[side.index()] += sent;
     }
 }
 

@@ -11,7 +11,7 @@ use upfbench_report::{
     ProcedureFigures, StepReport, StepSecond,
 };
 
-use crate::datapath::churn_rx::ChurnRx;
+use crate::datapath::churn_rx::{ChurnRx, ProbeRecord};
 use crate::n4::client_side::{ChurnOutcome, ProcedureKind};
 use upfbench_run::plan::ChurnStep;
 
@@ -79,8 +79,34 @@ pub fn churn_report(i: &ChurnInputs<'_>, loss: Vec<DirectionLoss>) -> ChurnRepor
     );
     let on = i.step.on;
     let planned = |n: usize| if on { n as u64 } else { 0 };
-    let interval = plan.probe_interval_ns.max(1);
-    let start_ns = i.probes.measure_start_ns;
+    let (sessions, activation) = activation(i, &est, &del);
+    let achieved = |v: &[&ChurnOutcome]| achieved_per_s(v, i.measured_s);
+    ChurnReport {
+        on,
+        rate: plan.rate,
+        lifetime_ms: ms(plan.lifetime_ns),
+        modify_rate: plan.modify_rate,
+        probe_interval_ms: ms(plan.probe_interval_ns),
+        establishments: figures(planned(plan.count as usize), &est),
+        modifications: figures(planned(plan.modifications.len()), &modi),
+        deletions: figures(planned(plan.count as usize), &del),
+        achieved_per_s: [achieved(&est), achieved(&modi), achieved(&del)],
+        activation,
+        loss,
+        baseline: None,
+        seconds: if on { seconds(i) } else { Vec::new() },
+        sessions,
+    }
+}
+
+/// Every churn session of a step whose churn ran (`est` and `del`: the establishments' and
+/// deletions' outcomes), with its activation lag; and the activation over them all.
+fn activation(
+    i: &ChurnInputs<'_>,
+    est: &[&ChurnOutcome],
+    del: &[&ChurnOutcome],
+) -> (Vec<ChurnSession>, Activation) {
+    let plan = &*i.step.plan;
     let mut sessions = Vec::with_capacity(plan.count as usize);
     let (mut lags, mut floors) = (Vec::new(), Vec::new());
     let mut activation = Activation {
@@ -93,7 +119,7 @@ pub fn churn_report(i: &ChurnInputs<'_>, loss: Vec<DirectionLoss>) -> ChurnRepor
         probes_sent: 0,
         probes_received: 0,
     };
-    if on {
+    if i.step.on {
         for k in 0..plan.count {
             let e = est.iter().find(|o| o.index == k);
             let d = del.iter().find(|o| o.index == k);
@@ -122,34 +148,9 @@ pub fn churn_report(i: &ChurnInputs<'_>, loss: Vec<DirectionLoss>) -> ChurnRepor
             };
             if let Some(e) = e.filter(|o| o.error.is_none()) {
                 activation.established += 1;
-                let answered = (e.sent_at + e.latency).as_nanos() as u64;
-                // The first probe planned at or after the answer.
-                let first_after = answered
-                    .saturating_sub(plan.establish_at(k))
-                    .div_ceil(interval)
-                    .min(u64::from(p.sent)) as u32;
-                match start_ns.filter(|_| p.first_seq != u32::MAX) {
-                    Some(start) => {
-                        let first_tx = p.first_tx_ns.saturating_sub(start);
-                        let due = |seq: u32| plan.establish_at(k) + u64::from(seq) * interval;
-                        let lag = first_tx.saturating_sub(answered);
-                        // The probe before it was dropped: the rules came after it was due.
-                        let floor = match p.first_seq {
-                            0 => 0,
-                            f => due(f - 1).saturating_sub(answered),
-                        };
-                        activation.before_answer += u64::from(first_tx < answered);
-                        s.lag_ms = Some(ms(lag));
-                        s.lag_floor_ms = Some(ms(floor));
-                        s.probe_late_ms = Some(ms(first_tx.saturating_sub(due(p.first_seq))));
-                        lags.push(ms(lag));
-                        floors.push(ms(floor));
-                        s.lost_after_answer = p.first_seq.saturating_sub(first_after);
-                    }
-                    None => {
-                        activation.never_forwarded += 1;
-                        s.lost_after_answer = p.sent.saturating_sub(first_after);
-                    }
+                if let Some((lag, floor)) = lag(i, k, e, &p, &mut s, &mut activation) {
+                    lags.push(lag);
+                    floors.push(floor);
                 }
                 activation.lost_after_answer += u64::from(s.lost_after_answer);
             }
@@ -158,37 +159,67 @@ pub fn churn_report(i: &ChurnInputs<'_>, loss: Vec<DirectionLoss>) -> ChurnRepor
     }
     activation.lag = Percentiles::of_ms(lags);
     activation.lag_floor = Percentiles::of_ms(floors);
-    // Over the span from the first request to the last answer of the kind (the measured
-    // phase for one alone).
-    let achieved = |v: &[&ChurnOutcome]| {
-        let ok: Vec<_> = v.iter().filter(|o| o.error.is_none()).collect();
-        let first = ok.iter().map(|o| o.sent_at).min();
-        let last = ok.iter().map(|o| o.sent_at + o.latency).max();
-        let span = match (first, last) {
-            (Some(a), Some(b)) if ok.len() > 1 && b > a => (b - a).as_secs_f64(),
-            _ => i.measured_s,
-        };
-        if span > 0.0 {
-            ok.len() as f64 / span
-        } else {
-            0.0
-        }
+    (sessions, activation)
+}
+
+/// Churn session `k`, established by `e`, whose probes went as `p`: its activation lag at
+/// most and at least (ms), when a probe came back (else it is counted as never forwarded);
+/// written into `s` and `activation` too, with the probes lost after the answer.
+fn lag(
+    i: &ChurnInputs<'_>,
+    k: u32,
+    e: &ChurnOutcome,
+    p: &ProbeRecord,
+    s: &mut ChurnSession,
+    activation: &mut Activation,
+) -> Option<(f64, f64)> {
+    let plan = &*i.step.plan;
+    let interval = plan.probe_interval_ns.max(1);
+    let answered = (e.sent_at + e.latency).as_nanos() as u64;
+    // The first probe planned at or after the answer.
+    let first_after = answered
+        .saturating_sub(plan.establish_at(k))
+        .div_ceil(interval)
+        .min(u64::from(p.sent)) as u32;
+    let Some(start) = i
+        .probes
+        .measure_start_ns
+        .filter(|_| p.first_seq != u32::MAX)
+    else {
+        activation.never_forwarded += 1;
+        s.lost_after_answer = p.sent.saturating_sub(first_after);
+        return None;
     };
-    ChurnReport {
-        on,
-        rate: plan.rate,
-        lifetime_ms: ms(plan.lifetime_ns),
-        modify_rate: plan.modify_rate,
-        probe_interval_ms: ms(plan.probe_interval_ns),
-        establishments: figures(planned(plan.count as usize), &est),
-        modifications: figures(planned(plan.modifications.len()), &modi),
-        deletions: figures(planned(plan.count as usize), &del),
-        achieved_per_s: [achieved(&est), achieved(&modi), achieved(&del)],
-        activation,
-        loss,
-        baseline: None,
-        seconds: if on { seconds(i) } else { Vec::new() },
-        sessions,
+    let first_tx = p.first_tx_ns.saturating_sub(start);
+    let due = |seq: u32| plan.establish_at(k) + u64::from(seq) * interval;
+    let lag = first_tx.saturating_sub(answered);
+    // The probe before it was dropped: the rules came after it was due.
+    let floor = match p.first_seq {
+        0 => 0,
+        f => due(f - 1).saturating_sub(answered),
+    };
+    activation.before_answer += u64::from(first_tx < answered);
+    s.lag_ms = Some(ms(lag));
+    s.lag_floor_ms = Some(ms(floor));
+    s.probe_late_ms = Some(ms(first_tx.saturating_sub(due(p.first_seq))));
+    s.lost_after_answer = p.first_seq.saturating_sub(first_after);
+    Some((ms(lag), ms(floor)))
+}
+
+/// The successful procedures of `v` per second, over the span from the first request to the
+/// last answer of the kind (`measured_s`, the measured phase, for one alone).
+fn achieved_per_s(v: &[&ChurnOutcome], measured_s: f64) -> f64 {
+    let ok: Vec<_> = v.iter().filter(|o| o.error.is_none()).collect();
+    let first = ok.iter().map(|o| o.sent_at).min();
+    let last = ok.iter().map(|o| o.sent_at + o.latency).max();
+    let span = match (first, last) {
+        (Some(a), Some(b)) if ok.len() > 1 && b > a => (b - a).as_secs_f64(),
+        _ => measured_s,
+    };
+    if span > 0.0 {
+        ok.len() as f64 / span
+    } else {
+        0.0
     }
 }
 

@@ -11,7 +11,7 @@ use std::io::Write as _;
 use anyhow::{Context, Result, bail};
 
 use super::takes::Takes;
-use crate::machine::{Machine, Root, USER_SPACE_DRIVERS, full_address};
+use crate::machine::{Machine, PciDevice, Root, USER_SPACE_DRIVERS, full_address};
 use upfbench_cli::BindArgs;
 
 /// Where a NIC goes.
@@ -182,41 +182,7 @@ pub fn plan(
                     "{address} is already on {driver}"
                 )));
             }
-            if Takes::of(dev) == Takes::Unknown && !force {
-                return Err(Refusal::UnknownVendor {
-                    address,
-                    vendor: dev.vendor,
-                });
-            }
-            if let Some(i) = machine.interface_of(&address)
-                && i.up
-                && i.routes > 0
-                && !force
-            {
-                return Err(Refusal::InUse {
-                    address,
-                    interface: i.name.clone(),
-                    routes: i.routes,
-                });
-            }
-            if let Some(d) = on
-                && !USER_SPACE_DRIVERS.contains(&d)
-                && machine.interface_of(&address).is_none()
-                && !force
-            {
-                return Err(Refusal::Unseen {
-                    address,
-                    driver: d.to_owned(),
-                });
-            }
-            if !machine.iommu.has_driver(driver) {
-                return Err(Refusal::DriverNotLoaded {
-                    driver: driver.clone(),
-                });
-            }
-            if driver == "vfio-pci" && !machine.iommu.vfio_usable() {
-                return Err(Refusal::NoIommu(address));
-            }
+            may_take(machine, dev, &address, driver, force)?;
             writes.push(write(format!("{dir}/driver_override"), driver.clone()));
         }
     }
@@ -228,6 +194,55 @@ pub fn plan(
     }
     writes.push(write("/sys/bus/pci/drivers_probe", address));
     Ok(BindPlan::Writes(writes))
+}
+
+/// Whether user-space `driver` may take `dev` (at `address`) from where it is: a vendor DPDK
+/// drives, no interface in use or unseen (unless `force`), the driver loaded, and an IOMMU (or
+/// its no-IOMMU mode) for vfio-pci.
+fn may_take(
+    machine: &Machine,
+    dev: &PciDevice,
+    address: &str,
+    driver: &str,
+    force: bool,
+) -> Result<(), Refusal> {
+    let address = address.to_owned();
+    if Takes::of(dev) == Takes::Unknown && !force {
+        return Err(Refusal::UnknownVendor {
+            address,
+            vendor: dev.vendor,
+        });
+    }
+    if let Some(i) = machine.interface_of(&address)
+        && i.up
+        && i.routes > 0
+        && !force
+    {
+        return Err(Refusal::InUse {
+            address,
+            interface: i.name.clone(),
+            routes: i.routes,
+        });
+    }
+    if let Some(d) = dev.driver.as_deref()
+        && !USER_SPACE_DRIVERS.contains(&d)
+        && machine.interface_of(&address).is_none()
+        && !force
+    {
+        return Err(Refusal::Unseen {
+            address,
+            driver: d.to_owned(),
+        });
+    }
+    if !machine.iommu.has_driver(driver) {
+        return Err(Refusal::DriverNotLoaded {
+            driver: driver.to_owned(),
+        });
+    }
+    if driver == "vfio-pci" && !machine.iommu.vfio_usable() {
+        return Err(Refusal::NoIommu(address));
+    }
+    Ok(())
 }
 
 /// Makes the writes in order, stopping at the first that fails.

@@ -126,6 +126,14 @@ pub(crate) fn search_tables(out: &mut String, s: &SearchReport) {
              bounds are not final.</p>\n",
         );
     }
+    results(out, s, u);
+    latency_under_load(out, s, u);
+    goals(out, s);
+    trials(out, s, u);
+}
+
+/// Each case's goals' results: bounds, conditional throughput, rates, the tester's limit.
+fn results(out: &mut String, s: &SearchReport, u: Unit) {
     out.push_str("<h3>Results</h3>\n");
     let rows: Vec<Vec<String>> = s
         .cases
@@ -150,6 +158,10 @@ pub(crate) fn search_tables(out: &mut String, s: &SearchReport) {
          load, and its conditional throughput (at the lower bound, the directions \
          together).</p>\n",
     );
+}
+
+/// The latency of the trials at fractions of the PDR's throughput, when there are any.
+fn latency_under_load(out: &mut String, s: &SearchReport, u: Unit) {
     let under_load: Vec<Vec<String>> = s
         .cases
         .iter()
@@ -189,7 +201,10 @@ pub(crate) fn search_tables(out: &mut String, s: &SearchReport) {
         ]));
         table(out, None, &h, &under_load);
     }
-    goals(out, s);
+}
+
+/// Every trial, folded.
+fn trials(out: &mut String, s: &SearchReport, u: Unit) {
     let trials: Vec<Vec<String>> = s
         .cases
         .iter()

@@ -73,41 +73,57 @@ impl LossAxis {
     }
 }
 
-/// The plot of `case` for `goals` (the search's, in the order of the case's results), as an
-/// SVG document.
-pub fn search_loss(goals: &[GoalSpec], case: &SearchCase) -> Result<String, PlotError> {
-    let axis = LossAxis::for_ratios(
-        case.trials
-            .iter()
-            .map(|t| t.loss_ratio)
-            .chain(goals.iter().map(|g| g.loss_ratio)),
-    );
-    let bounds = || {
-        case.results
-            .iter()
-            .flat_map(|r| [r.lower_bound_pps, r.upper_bound_pps])
-            .flatten()
-    };
-    let loads = || {
-        case.trials
-            .iter()
-            .map(|t| t.offered_load_pps)
-            .chain(bounds())
-    };
-    let (lo, hi) = loads().fold((f64::INFINITY, 0.0f64), |(lo, hi), x| {
-        (lo.min(x), hi.max(x))
-    });
-    let (lo, hi) = if hi > 0.0 {
-        (lo * 0.95, hi * 1.05)
-    } else {
-        (0.0, 1.0)
-    };
-    let (div, unit) = if hi >= 1e6 {
-        (1e6, "Mpps")
-    } else {
-        (1e3, "kpps")
-    };
-    let (x0, x1) = (lo / div, hi / div);
+/// The offered load axis: logarithmic, over the trials' loads and the goals' bounds with 5 %
+/// to spare, in Mpps or kpps.
+struct LoadAxis {
+    /// Its start, in `unit`.
+    x0: f64,
+    /// Its end, in `unit`.
+    x1: f64,
+    /// Packets per second in one `unit`.
+    div: f64,
+    /// `Mpps` or `kpps`.
+    unit: &'static str,
+}
+
+impl LoadAxis {
+    fn for_case(case: &SearchCase) -> LoadAxis {
+        let bounds = || {
+            case.results
+                .iter()
+                .flat_map(|r| [r.lower_bound_pps, r.upper_bound_pps])
+                .flatten()
+        };
+        let loads = || {
+            case.trials
+                .iter()
+                .map(|t| t.offered_load_pps)
+                .chain(bounds())
+        };
+        let (lo, hi) = loads().fold((f64::INFINITY, 0.0f64), |(lo, hi), x| {
+            (lo.min(x), hi.max(x))
+        });
+        let (lo, hi) = if hi > 0.0 {
+            (lo * 0.95, hi * 1.05)
+        } else {
+            (0.0, 1.0)
+        };
+        let (div, unit) = if hi >= 1e6 {
+            (1e6, "Mpps")
+        } else {
+            (1e3, "kpps")
+        };
+        LoadAxis {
+            x0: lo / div,
+            x1: hi / div,
+            div,
+            unit,
+        }
+    }
+}
+
+/// The legend: the trials, then each goal's loss ratio and bounds.
+fn legend(goals: &[GoalSpec]) -> Vec<(String, Mark)> {
     let mut legend = vec![
         ("trial".to_owned(), Mark::Dot(TRIAL)),
         (
@@ -125,6 +141,20 @@ pub fn search_loss(goals: &[GoalSpec], case: &SearchCase) -> Result<String, Plot
             Mark::Line(goal_colour(i), bound_width(i, goals.len())),
         ));
     }
+    legend
+}
+
+/// The plot of `case` for `goals` (the search's, in the order of the case's results), as an
+/// SVG document.
+pub fn search_loss(goals: &[GoalSpec], case: &SearchCase) -> Result<String, PlotError> {
+    let axis = LossAxis::for_ratios(
+        case.trials
+            .iter()
+            .map(|t| t.loss_ratio)
+            .chain(goals.iter().map(|g| g.loss_ratio)),
+    );
+    let LoadAxis { x0, x1, div, unit } = LoadAxis::for_case(case);
+    let legend = legend(goals);
     svg_document(HEIGHT, |root| {
         let area = side_legend(root, &legend)?;
         let y0 = f64::from(axis.floor_exp) - 0.3;

@@ -6,6 +6,8 @@
 //! time. Without impairments a received burst becomes the transmitted burst (one bulk free for
 //! what is dropped); with impairments each packet goes through them one by one.
 
+use std::net::Ipv4Addr;
+
 use upfbench_dpdk::{Mbuf, MbufBurst, Mempool, Quiescent, StopFlag, current_lcore, tsc};
 use upfbench_net::MacAddr;
 use upfbench_net::ethernet::{self, ETHERTYPE_IPV4, HEADER_LEN as ETHERNET_LEN};
@@ -40,8 +42,8 @@ pub struct ReflectorWorker<'p> {
     /// Our addresses per port.
     pub interfaces: [Interface; 2],
     /// The next hop per port for destinations off its subnet (N3: toward the gNB; N6: toward
-    /// the data network), 0 for none.
-    pub gateways: [u32; 2],
+    /// the data network), if any: without one, only destinations on the subnet are reached.
+    pub gateways: [Option<Ipv4Addr>; 2],
     /// The service plane.
     pub service: ServicePlane<'p>,
     /// The next hops it resolves by itself (upf mode): the gateways from the start, the gNBs
@@ -69,49 +71,45 @@ const PUBLISH_EVERY: u32 = 1024;
 /// Loops between two readings of the clock when no impairment needs each burst's.
 const CLOCK_EVERY: u32 = 64;
 
+/// Where a port sends what it forwards: to the destination itself when it is on the port's
+/// subnet, else to the port's gateway; nowhere when it has none.
+#[derive(Debug, Clone, Copy)]
+struct Route {
+    /// Our addresses on the port.
+    interface: Interface,
+    /// The next hop for destinations off the subnet, if any.
+    gateway: Option<u32>,
+}
+
+impl Route {
+    /// The next hop toward `destination` (a big-endian integer), or None: off the subnet with
+    /// no gateway.
+    #[inline]
+    fn next_hop(&self, destination: u32) -> Option<u32> {
+        if self.interface.on_link(destination) {
+            Some(destination)
+        } else {
+            self.gateway
+        }
+    }
+}
+
 impl<'p> ReflectorWorker<'p> {
     /// Polls both ports, forwarding or echoing what comes, until `stop`; publishes its counters
     /// into `cell` as it goes; returns them.
     pub fn poll_until_stopped(self, stop: &StopFlag, cell: &CounterCell) -> ReflectorCounters {
-        let ReflectorWorker {
-            mut ports,
-            mut table,
-            interfaces,
-            gateways,
-            mut service,
-            mut next_hops,
-            mut impair,
-            pool,
-            mode,
-            mut end_markers,
-            precise_clock,
-        } = self;
-        let mut c = ReflectorCounters::default();
+        let (mut ports, mut w) = Forwarder::new(self);
         let mut bursts = [MbufBurst::<RX_BURST>::new(), MbufBurst::<RX_BURST>::new()];
         // Per port, what waits for its transmit queue: a full queue holds packets back here
         // (in order) instead of dropping them; only a full backlog drops.
         let mut out: [MbufBurst<'p, BACKLOG>; 2] = [MbufBurst::new(), MbufBurst::new()];
-        let mut encaps = EncapCache::new(interfaces[Side::N3.index()]);
-        let mut n6_next_hop: Option<(u32, MacAddr)> = None;
-        if mode == Mode::Upf {
-            for side in Side::BOTH {
-                next_hops.want(side, gateways[side.index()]);
-            }
-        }
         let mut loops = 0u32;
         let mut now = tsc();
         // Between two loops the worker is in no burst: a PMD may unmap what they use then.
         let quiescent = Quiescent::online(current_lcore().unwrap_or(0));
         while !stop.is_stopped() {
             quiescent.pass();
-            if table.refresh() && mode == Mode::Upf {
-                want_next_hops(
-                    &mut next_hops,
-                    table.table().gnbs.iter(),
-                    &interfaces,
-                    gateways,
-                );
-            }
+            w.refresh_rules();
             for side in Side::BOTH {
                 ports[side.index()].rx.rx_burst(&mut bursts[side.index()]);
             }
@@ -121,86 +119,16 @@ impl<'p> ReflectorWorker<'p> {
             // the next hops' and the service plane's timers (ARP, Error Indications a second)
             // use it, which a reading CLOCK_EVERY loops old serves: the read was a sixth of the
             // reflector's own time per packet over memif.
-            if impair.is_some() || precise_clock || loops.is_multiple_of(CLOCK_EVERY) {
+            if w.impair.is_some() || w.precise_clock || loops.is_multiple_of(CLOCK_EVERY) {
                 now = tsc();
             }
-            next_hops.poll(now, &mut service);
+            w.next_hops.poll(now, &mut w.service);
             for side in Side::BOTH {
-                let rx = &mut bursts[side.index()];
-                let n = rx.len();
-                if n == 0 {
-                    continue;
-                }
-                c.received[side.index()] += n as u64;
-                let to = match (mode, side) {
-                    (Mode::Echo(s), _) if s == side => side,
-                    (Mode::Echo(_), _) => {
-                        // The other port only answers the service plane.
-                        for m in rx.iter() {
-                            match echo::decide_other_port(m.data()) {
-                                EchoVerdict::Drop(kind) => c.dropped[kind as usize] += 1,
-                                _ => service.handle_any(side, m.data()),
-                            }
-                        }
-                        rx.clear();
-                        continue;
-                    }
-                    (Mode::Upf, Side::N3) => Side::N6,
-                    (Mode::Upf, Side::N6) => Side::N3,
-                };
-                let t = table.table();
-                rx.retain_mut(|m| match (mode, side) {
-                    (Mode::Echo(_), _) => echo_one(m, side, &mut service, &mut c),
-                    (Mode::Upf, Side::N3) => uplink(
-                        m,
-                        forward::from_n3(t, m.data()),
-                        &interfaces,
-                        gateways[Side::N6.index()],
-                        &mut n6_next_hop,
-                        &mut service,
-                        now,
-                        &mut c,
-                    ),
-                    (Mode::Upf, Side::N6) => downlink(
-                        m,
-                        forward::from_n6(t, m.data(), now),
-                        &interfaces,
-                        gateways[Side::N3.index()],
-                        &mut encaps,
-                        &mut service,
-                        now,
-                        &mut c,
-                    ),
-                });
-                match &mut impair {
-                    None => {
-                        let o = &mut out[to.index()];
-                        rx.drain_each(|m| queue(o, m, mode, to, &mut c));
-                    }
-                    Some(imp) => {
-                        let (imp, o) = (&mut imp[to.index()], &mut out[to.index()]);
-                        rx.drain_each(|m| {
-                            imp.push(now, m, |m| copy(&pool, m), &mut drop, &mut |m| {
-                                queue(o, m, mode, to, &mut c)
-                            });
-                        });
-                    }
-                }
+                w.handle_burst(side, &mut bursts[side.index()], &mut out, now);
             }
-            if let Some(imp) = &mut impair {
-                for side in Side::BOTH {
-                    let o = &mut out[side.index()];
-                    imp[side.index()].poll(now, &mut |m| queue(o, m, mode, side, &mut c));
-                }
-                c.impair = sum_impairments(imp);
-            }
+            w.release_impaired(&mut out, now);
             // In N3's backlog, behind every G-PDU this worker forwarded before.
-            if let Some(inbox) = &mut end_markers
-                && inbox.pending()
-            {
-                let o = &mut out[Side::N3.index()];
-                send_end_markers(inbox, &mut service, &interfaces, gateways, o, &mut c);
-            }
+            w.queue_end_markers(&mut out[Side::N3.index()]);
             for side in Side::BOTH {
                 let o = &mut out[side.index()];
                 if !o.is_empty() {
@@ -208,45 +136,258 @@ impl<'p> ReflectorWorker<'p> {
                 }
             }
             for side in Side::BOTH {
-                service.flush(side, &mut ports[side.index()].tx);
+                w.service.flush(side, &mut ports[side.index()].tx);
             }
             loops = loops.wrapping_add(1);
             if loops.is_multiple_of(PUBLISH_EVERY) {
-                c.service = summary(&service, &next_hops);
-                cell.publish(&c);
+                w.publish(cell);
             }
         }
-        if let Some(imp) = &mut impair {
-            for i in imp.iter_mut() {
-                i.drain(&mut drop);
+        w.finish(cell)
+    }
+}
+
+/// A worker's state between its queues: what the loop forwards, echoes, impairs and answers
+/// with, and its counters.
+struct Forwarder<'p> {
+    table: TableReader,
+    /// Per port, where it sends (N3: toward the gNBs; N6: toward the data network).
+    routes: [Route; 2],
+    service: ServicePlane<'p>,
+    next_hops: NextHops,
+    impair: Option<[Impairments<Mbuf<'p>>; 2]>,
+    pool: Mempool<'p>,
+    mode: Mode,
+    end_markers: Option<EndMarkerInbox>,
+    precise_clock: bool,
+    /// The G-PDU headers toward each gNB.
+    encaps: EncapCache,
+    /// The last next hop on N6 and its MAC.
+    n6_next_hop: Option<(u32, MacAddr)>,
+    c: ReflectorCounters,
+}
+
+impl<'p> Forwarder<'p> {
+    /// The worker's queues, and the rest of it ready to forward: in upf mode, the gateways
+    /// asked for from the start.
+    fn new(worker: ReflectorWorker<'p>) -> ([PortQueues<'p>; 2], Forwarder<'p>) {
+        let ReflectorWorker {
+            ports,
+            table,
+            interfaces,
+            gateways,
+            service,
+            mut next_hops,
+            impair,
+            pool,
+            mode,
+            end_markers,
+            precise_clock,
+        } = worker;
+        let routes = [Side::N3, Side::N6].map(|side| Route {
+            interface: interfaces[side.index()],
+            gateway: gateways[side.index()].map(u32::from),
+        });
+        if mode == Mode::Upf {
+            for side in Side::BOTH {
+                if let Some(gateway) = routes[side.index()].gateway {
+                    next_hops.want(side, gateway);
+                }
+            }
+        }
+        let forwarder = Forwarder {
+            table,
+            routes,
+            service,
+            next_hops,
+            impair,
+            pool,
+            mode,
+            end_markers,
+            precise_clock,
+            encaps: EncapCache::new(interfaces[Side::N3.index()]),
+            n6_next_hop: None,
+            c: ReflectorCounters::default(),
+        };
+        (ports, forwarder)
+    }
+
+    /// Takes a new rules table if one was published; in upf mode, its gNBs' next hops are
+    /// asked for (and the ones not answered yet asked again).
+    #[inline]
+    fn refresh_rules(&mut self) {
+        if self.table.refresh() && self.mode == Mode::Upf {
+            want_next_hops(
+                &mut self.next_hops,
+                self.table.table().gnbs.iter(),
+                &self.routes,
+            );
+        }
+    }
+
+    /// Forwards (or echoes) burst `rx`, received on `side`, into the backlog `out` of the
+    /// port it leaves by, through the impairments if any; in echo mode the other port's
+    /// frames only go to the service plane.
+    #[inline(always)]
+    fn handle_burst<const N: usize>(
+        &mut self,
+        side: Side,
+        rx: &mut MbufBurst<'p, N>,
+        out: &mut [MbufBurst<'p, BACKLOG>; 2],
+        now: u64,
+    ) {
+        let n = rx.len();
+        if n == 0 {
+            return;
+        }
+        self.c.received[side.index()] += n as u64;
+        let to = match (self.mode, side) {
+            (Mode::Echo(s), _) if s == side => side,
+            (Mode::Echo(_), _) => {
+                self.answer_only(side, rx);
+                return;
+            }
+            (Mode::Upf, Side::N3) => Side::N6,
+            (Mode::Upf, Side::N6) => Side::N3,
+        };
+        self.rewrite(side, rx, now);
+        self.queue_burst(to, rx, &mut out[to.index()], now);
+    }
+
+    /// Echo mode, the port that does not echo: its frames go to the service plane or are
+    /// counted dropped.
+    #[inline]
+    fn answer_only<const N: usize>(&mut self, side: Side, rx: &mut MbufBurst<'p, N>) {
+        for m in rx.iter() {
+            match echo::decide_other_port(m.data()) {
+                EchoVerdict::Drop(kind) => self.c.dropped[kind as usize] += 1,
+                _ => self.service.handle_any(side, m.data()),
+            }
+        }
+        rx.clear();
+    }
+
+    /// Rewrites burst `rx`, received on `side`, in place for the port it leaves by (echoed,
+    /// decapsulated or encapsulated), keeping only what is forwarded.
+    #[inline(always)]
+    fn rewrite<const N: usize>(&mut self, side: Side, rx: &mut MbufBurst<'p, N>, now: u64) {
+        let Forwarder {
+            table,
+            routes,
+            service,
+            mode,
+            encaps,
+            n6_next_hop,
+            c,
+            ..
+        } = self;
+        let t = table.table();
+        rx.retain_mut(|m| match (*mode, side) {
+            (Mode::Echo(_), _) => echo_one(m, side, service, c),
+            (Mode::Upf, Side::N3) => uplink(
+                m,
+                forward::from_n3(t, m.data()),
+                &routes[Side::N6.index()],
+                n6_next_hop,
+                service,
+                now,
+                c,
+            ),
+            (Mode::Upf, Side::N6) => downlink(
+                m,
+                forward::from_n6(t, m.data(), now),
+                &routes[Side::N3.index()],
+                encaps,
+                service,
+                now,
+                c,
+            ),
+        });
+    }
+
+    /// Moves what is left of `rx` into port `to`'s backlog `out`, through the impairments if
+    /// any (which may hold, drop or copy each packet).
+    #[inline(always)]
+    fn queue_burst<const N: usize>(
+        &mut self,
+        to: Side,
+        rx: &mut MbufBurst<'p, N>,
+        out: &mut MbufBurst<'p, BACKLOG>,
+        now: u64,
+    ) {
+        let (mode, c) = (self.mode, &mut self.c);
+        match &mut self.impair {
+            None => rx.drain_each(|m| queue(out, m, mode, to, c)),
+            Some(imp) => {
+                let (imp, pool) = (&mut imp[to.index()], &self.pool);
+                rx.drain_each(|m| {
+                    imp.push(now, m, |m| copy(pool, m), &mut drop, &mut |m| {
+                        queue(out, m, mode, to, c)
+                    });
+                });
+            }
+        }
+    }
+
+    /// Queues the packets the impairments release at `now` into their ports' backlogs `out`.
+    #[inline]
+    fn release_impaired(&mut self, out: &mut [MbufBurst<'p, BACKLOG>; 2], now: u64) {
+        let (mode, c) = (self.mode, &mut self.c);
+        if let Some(imp) = &mut self.impair {
+            for side in Side::BOTH {
+                let o = &mut out[side.index()];
+                imp[side.index()].poll(now, &mut |m| queue(o, m, mode, side, c));
             }
             c.impair = sum_impairments(imp);
         }
-        c.service = summary(&service, &next_hops);
-        cell.publish(&c);
-        c
+    }
+
+    /// Queues the End Markers ordered, if any, in N3's backlog `out`.
+    #[inline]
+    fn queue_end_markers(&mut self, out: &mut MbufBurst<'p, BACKLOG>) {
+        if let Some(inbox) = &mut self.end_markers
+            && inbox.pending()
+        {
+            let route = &self.routes[Side::N3.index()];
+            send_end_markers(inbox, &mut self.service, route, out, &mut self.c);
+        }
+    }
+
+    /// Publishes the counters, the service plane's summary with them.
+    fn publish(&mut self, cell: &CounterCell) {
+        self.c.service = summary(&self.service, &self.next_hops);
+        cell.publish(&self.c);
+    }
+
+    /// At the end: what the impairments still hold is dropped, and the counters published
+    /// and returned.
+    fn finish(mut self, cell: &CounterCell) -> ReflectorCounters {
+        if let Some(imp) = &mut self.impair {
+            for i in imp.iter_mut() {
+                i.drain(&mut drop);
+            }
+            self.c.impair = sum_impairments(imp);
+        }
+        self.publish(cell);
+        self.c
     }
 }
 
 /// Queues the End Markers ordered in N3's backlog `out` (behind the G-PDUs there), each to its
-/// gNB's next hop (resolved already: the old path carried traffic).
+/// gNB's next hop on `route` (resolved already: the old path carried traffic).
 #[cold]
 fn send_end_markers<'p, const N: usize>(
     inbox: &mut EndMarkerInbox,
     service: &mut ServicePlane<'p>,
-    interfaces: &[Interface; 2],
-    gateways: [u32; 2],
+    route: &Route,
     out: &mut MbufBurst<'p, N>,
     c: &mut ReflectorCounters,
 ) {
     inbox.take(|o| {
-        let gnb = u32::from(o.gnb);
-        let hop = if interfaces[Side::N3.index()].on_link(gnb) {
-            gnb
-        } else {
-            gateways[Side::N3.index()]
-        };
-        let Some(mac) = service.neighbor(Side::N3, hop) else {
+        let mac = route
+            .next_hop(u32::from(o.gnb))
+            .and_then(|hop| service.neighbor(Side::N3, hop));
+        let Some(mac) = mac else {
             tracing::warn!("no next hop for the End Marker to {}", o.gnb);
             return;
         };
@@ -263,19 +404,16 @@ fn send_end_markers<'p, const N: usize>(
 fn want_next_hops<'a>(
     hops: &mut NextHops,
     gnbs: impl Iterator<Item = &'a u32>,
-    interfaces: &[Interface; 2],
-    gateways: [u32; 2],
+    routes: &[Route; 2],
 ) {
-    let n3 = &interfaces[Side::N3.index()];
     for &gnb in gnbs {
-        let hop = if n3.on_link(gnb) {
-            gnb
-        } else {
-            gateways[Side::N3.index()]
-        };
-        hops.want(Side::N3, hop);
+        if let Some(hop) = routes[Side::N3.index()].next_hop(gnb) {
+            hops.want(Side::N3, hop);
+        }
     }
-    hops.want(Side::N6, gateways[Side::N6.index()]);
+    if let Some(gateway) = routes[Side::N6.index()].gateway {
+        hops.want(Side::N6, gateway);
+    }
 }
 
 fn summary(service: &ServicePlane<'_>, hops: &NextHops) -> ServiceSummary {
@@ -339,19 +477,20 @@ fn queue<'p>(
 }
 
 /// The MAC of next hop `hop` on `side`, or None (counted, and asked for by ARP, paced by the
-/// service plane) while it is not known. Hop 0 is no next hop at all: nothing to ask for.
+/// service plane) while it is not known. No hop at all (off the subnet, no gateway): nothing
+/// to ask for.
 #[inline]
 fn next_hop_mac(
     service: &mut ServicePlane<'_>,
     side: Side,
-    hop: u32,
+    hop: Option<u32>,
     now: u64,
     c: &mut ReflectorCounters,
 ) -> Option<MacAddr> {
-    if let Some(mac) = service.neighbor(side, hop) {
-        return Some(mac);
-    }
-    if hop != 0 {
+    if let Some(hop) = hop {
+        if let Some(mac) = service.neighbor(side, hop) {
+            return Some(mac);
+        }
         service.resolve(side, hop, now);
     }
     c.dropped[Drop::NoNeighbor as usize] += 1;
@@ -359,14 +498,12 @@ fn next_hop_mac(
 }
 
 /// Rewrites an uplink G-PDU into its inner packet behind an Ethernet header toward the next
-/// hop on N6; true to keep (forward) it.
-#[allow(clippy::too_many_arguments)]
+/// hop on N6 (`n6`); true to keep (forward) it.
 #[inline]
 fn uplink(
     m: &mut Mbuf<'_>,
     decision: FromN3,
-    interfaces: &[Interface; 2],
-    gateway: u32,
+    n6: &Route,
     next_hop: &mut Option<(u32, MacAddr)>,
     service: &mut ServicePlane<'_>,
     now: u64,
@@ -377,16 +514,16 @@ fn uplink(
             inner_offset,
             inner_len,
         } => {
-            let n6 = &interfaces[Side::N6.index()];
             let d = m.data();
             let at = inner_offset + IPV4_DESTINATION_AT;
             let dst = u32::from_be_bytes([d[at], d[at + 1], d[at + 2], d[at + 3]]);
-            let hop = if n6.on_link(dst) { dst } else { gateway };
-            let mac = match *next_hop {
-                Some((ip, mac)) if ip == hop => mac,
+            let hop = n6.next_hop(dst);
+            let mac = match (*next_hop, hop) {
+                (Some((ip, mac)), Some(hop)) if ip == hop => mac,
                 _ => match next_hop_mac(service, Side::N6, hop, now, c) {
                     Some(mac) => {
-                        *next_hop = Some((hop, mac));
+                        // A MAC comes only with a hop.
+                        *next_hop = hop.map(|hop| (hop, mac));
                         mac
                     }
                     None => return false,
@@ -400,7 +537,7 @@ fn uplink(
             }
             let eth = &mut m.data_mut()[..ETHERNET_LEN];
             eth[ethernet::field::DESTINATION].copy_from_slice(&mac.0);
-            eth[ethernet::field::SOURCE].copy_from_slice(&n6.mac.0);
+            eth[ethernet::field::SOURCE].copy_from_slice(&n6.interface.mac.0);
             eth[ethernet::field::ETHERTYPE].copy_from_slice(&ETHERTYPE_IPV4.to_be_bytes());
             true
         }
@@ -420,14 +557,13 @@ fn uplink(
     }
 }
 
-/// Rewrites a downlink packet into a G-PDU toward its tunnel; true to keep (forward) it.
-#[allow(clippy::too_many_arguments)]
+/// Rewrites a downlink packet into a G-PDU toward its tunnel, by the next hop on N3 (`n3`);
+/// true to keep (forward) it.
 #[inline]
 fn downlink(
     m: &mut Mbuf<'_>,
     decision: FromN6,
-    interfaces: &[Interface; 2],
-    gateway: u32,
+    n3: &Route,
     encaps: &mut EncapCache,
     service: &mut ServicePlane<'_>,
     now: u64,
@@ -435,12 +571,7 @@ fn downlink(
 ) -> bool {
     match decision {
         FromN6::Encapsulate(rule, len) => {
-            let n3 = &interfaces[Side::N3.index()];
-            let hop = if n3.on_link(rule.gnb) {
-                rule.gnb
-            } else {
-                gateway
-            };
+            let hop = n3.next_hop(rule.gnb);
             let Some(mac) = next_hop_mac(service, Side::N3, hop, now, c) else {
                 return false;
             };

@@ -315,30 +315,7 @@ impl Lifecycle {
             Event::UpfRestarted {
                 reestablish,
                 message,
-            } if !self.reestablishing => {
-                // Nothing of the run is left on the UPF.
-                self.sessions = false;
-                self.associated = false;
-                let stepping = matches!(
-                    self.state,
-                    State::Resolving
-                        | State::Preparing
-                        | State::Warmup
-                        | State::Settle
-                        | State::Measure
-                        | State::Drain
-                        | State::Quiet
-                        | State::Collecting
-                );
-                if reestablish && stepping && !self.stopping && !self.reestablishing {
-                    self.reestablishing = true;
-                    self.sessions = true;
-                    self.associated = true;
-                    self.actions.push_back(Action::Reestablish);
-                } else {
-                    self.handle(now, Event::Failed(message));
-                }
-            }
+            } if !self.reestablishing => self.upf_restarted(now, reestablish, message),
             Event::Reestablished => {
                 self.reestablishing = false;
                 // The teardown waits for it (the report is written by then).
@@ -351,66 +328,25 @@ impl Lifecycle {
                 self.associated = false;
                 self.handle(now, Event::Failed(message));
             }
-            Event::Failed(message) => {
-                if self.failure.is_none() {
-                    self.failure = Some(message);
-                }
-                match self.state {
-                    // The batch has ended (or there was none): report, delete what it
-                    // established, release.
-                    State::Associating | State::Establishing => {
-                        self.stopping = true;
-                        self.teardown();
-                    }
-                    // Go on with the rest of the teardown.
-                    State::Deleting => self.go(State::Releasing, Action::Release),
-                    State::Releasing => self.state = State::Done,
-                    _ => self.interrupt(now),
-                }
-            }
+            Event::Failed(message) => self.failed(now, message),
             Event::Associated if self.state == State::Associating => {
                 self.associated = true;
                 self.sessions = true;
                 self.go(State::Establishing, Action::Establish);
             }
-            Event::Established if self.state == State::Establishing => {
-                if self.stopping {
-                    self.teardown();
-                } else if self.resolved {
-                    self.go(State::Preparing, Action::Prepare { step: self.step });
-                } else {
-                    self.go(State::Resolving, Action::Resolve);
-                }
-            }
+            Event::Established if self.state == State::Establishing => self.sessions_established(),
             Event::Resolved if self.state == State::Resolving => {
                 self.resolved = true;
                 self.go(State::Preparing, Action::Prepare { step: self.step });
             }
-            Event::Prepared if self.state == State::Preparing => {
-                if !self.timing.warmup.is_zero() {
-                    self.timed(now, State::Warmup, Phase::Warmup, self.timing.warmup);
-                } else if !self.timing.settle.is_zero() {
-                    self.timed(now, State::Settle, Phase::Settle, self.timing.settle);
-                } else {
-                    self.measure(now);
-                }
-            }
+            Event::Prepared if self.state == State::Preparing => self.step_prepared(now),
             Event::AllSent if self.state == State::Measure => self.drain(now),
             Event::Quiet if self.state == State::Quiet => {
                 self.deadline = None;
                 self.go(State::Collecting, Action::Collect { step: self.step });
             }
             Event::Collected { more } if self.state == State::Collecting => {
-                self.collected += 1;
-                if self.stopping || !more {
-                    self.teardown();
-                } else if std::mem::take(&mut self.grow) {
-                    self.step += 1;
-                    self.go(State::Establishing, Action::Establish);
-                } else {
-                    self.step += 1;
-                    self.go(State::Preparing, Action::Prepare { step: self.step });
-                }
+                self.step_collected(more)
             }
             Event::Reported if self.state == State::Reporting => {
                 self.reported = true;
@@ -423,6 +359,89 @@ impl Lifecycle {
             Event::Released if self.state == State::Releasing => self.state = State::Done,
             // Late or repeated events change nothing.
             _ => {}
+        }
+    }
+
+    /// The UPF restarted (not while re-establishing already): nothing of the run is left on
+    /// it. A step under way re-establishes when `reestablish`; anything else fails.
+    fn upf_restarted(&mut self, now: Instant, reestablish: bool, message: String) {
+        self.sessions = false;
+        self.associated = false;
+        let stepping = matches!(
+            self.state,
+            State::Resolving
+                | State::Preparing
+                | State::Warmup
+                | State::Settle
+                | State::Measure
+                | State::Drain
+                | State::Quiet
+                | State::Collecting
+        );
+        if reestablish && stepping && !self.stopping && !self.reestablishing {
+            self.reestablishing = true;
+            self.sessions = true;
+            self.associated = true;
+            self.actions.push_back(Action::Reestablish);
+        } else {
+            self.handle(now, Event::Failed(message));
+        }
+    }
+
+    /// The run failed: the first failure is kept, and the run winds down from where it is.
+    fn failed(&mut self, now: Instant, message: String) {
+        if self.failure.is_none() {
+            self.failure = Some(message);
+        }
+        match self.state {
+            // The batch has ended (or there was none): report, delete what it
+            // established, release.
+            State::Associating | State::Establishing => {
+                self.stopping = true;
+                self.teardown();
+            }
+            // Go on with the rest of the teardown.
+            State::Deleting => self.go(State::Releasing, Action::Release),
+            State::Releasing => self.state = State::Done,
+            _ => self.interrupt(now),
+        }
+    }
+
+    /// The sessions are established: tear down if stopping, else resolve the peers (once) and
+    /// prepare the step.
+    fn sessions_established(&mut self) {
+        if self.stopping {
+            self.teardown();
+        } else if self.resolved {
+            self.go(State::Preparing, Action::Prepare { step: self.step });
+        } else {
+            self.go(State::Resolving, Action::Resolve);
+        }
+    }
+
+    /// The step is prepared: its first timed phase (warm-up, settling or the measured phase).
+    fn step_prepared(&mut self, now: Instant) {
+        if !self.timing.warmup.is_zero() {
+            self.timed(now, State::Warmup, Phase::Warmup, self.timing.warmup);
+        } else if !self.timing.settle.is_zero() {
+            self.timed(now, State::Settle, Phase::Settle, self.timing.settle);
+        } else {
+            self.measure(now);
+        }
+    }
+
+    /// The step is collected: the teardown after the last, else the next step (with more
+    /// sessions first when the program grows them).
+    fn step_collected(&mut self, more: bool) {
+        self.collected += 1;
+        if self.stopping || !more {
+            self.teardown();
+        } else if std::mem::take(&mut self.grow) {
+            self.step += 1;
+            self.go(State::Establishing, Action::Establish);
+        } else {
+            self.step += 1;
+            self.go(State::Preparing, Action::Prepare { step: self.step });
         }
     }
 

@@ -119,130 +119,22 @@ pub fn build(
     line_rate_bps: [Option<f64>; 2],
 ) -> Result<Plan, PlanError> {
     let s = &profile.sessions;
-    let ues = UeTable::new(
-        s.count,
-        s.first_ue_address(),
-        match s.uplink_teid {
-            TeidAllocation::Range(r) => UplinkTeids::Sequence(TeidSequence {
-                first: r.first,
-                step: r.step,
-            }),
-            TeidAllocation::ChosenByUpf => UplinkTeids::ChosenByUpf,
-        },
-        TeidSequence {
-            first: s.downlink_teid.first,
-            step: s.downlink_teid.step,
-        },
-    );
     let line = [
         system.n3.speed.map(|b| b as f64).or(line_rate_bps[0]),
         system.n6.speed.map(|b| b as f64).or(line_rate_bps[1]),
     ];
-    let mut streams = Vec::new();
-    let mut flow_base: u64 = 0;
-    let mut longest = Duration::ZERO;
-    for st in &profile.streams {
-        let directions: &[Direction] = match st.direction {
-            config::Direction::Uplink => &[Direction::Uplink],
-            config::Direction::Downlink => &[Direction::Downlink],
-            config::Direction::Both => &[Direction::Uplink, Direction::Downlink],
-        };
-        for &direction in directions {
-            let id = u16::try_from(streams.len())
-                .map_err(|_| PlanError::TooManyStreams(streams.len() + 1))?;
-            let payload_len = payload.unwrap_or(st.payload);
-            let container = direction == Direction::Uplink && s.pdu_session_container;
-            let port_name = direction.sent_on();
-            let port = port_name.index();
-            let rate_pps = st
-                .rate
-                .pps(
-                    rate_frame_len(direction, payload_len, container),
-                    line[port],
-                )
-                .ok_or_else(|| PlanError::NoLineRate {
-                    stream: st.name.clone(),
-                    rate: st.rate.to_string(),
-                    port: port_name,
-                })?;
-            let (first, count) = st.ues.bounds(s.count);
-            let (schedule, length) = match profile.tx_mode {
-                TxMode::Continuous => {
-                    let packets = (rate_pps * profile.duration.as_secs_f64()).round() as u64;
-                    (Schedule::Continuous { packets }, profile.duration)
-                }
-                TxMode::SingleBurst { packets } => (
-                    Schedule::Bursts {
-                        packets,
-                        bursts: 1,
-                        gap_ns: 0,
-                    },
-                    Duration::from_secs_f64(packets as f64 / rate_pps),
-                ),
-                TxMode::MultiBurst {
-                    packets,
-                    bursts,
-                    gap,
-                } => (
-                    Schedule::Bursts {
-                        packets,
-                        bursts,
-                        gap_ns: gap.as_nanos() as u64,
-                    },
-                    (Duration::from_secs_f64(packets as f64 / rate_pps) + gap) * bursts,
-                ),
-            };
-            longest = longest.max(length);
-            let name = match st.direction {
-                config::Direction::Both => format!("{}/{}", st.name, direction.name()),
-                _ => st.name.clone(),
-            };
-            streams.push(StreamPlan {
-                id,
-                name,
-                direction,
-                payload_len,
-                pdu_session_container: container,
-                source_port: st.src_port,
-                destination_port: st.dst_port,
-                ues: first..first + count,
-                flow_base: flow_base as u32,
-                rate_pps,
-                schedule,
-                spread: match st.spread {
-                    config::Spread::RoundRobin => Spread::RoundRobin,
-                    config::Spread::Consecutive(n) => Spread::PerUe(n),
-                },
-            });
-            flow_base += u64::from(count);
-            if flow_base > u64::from(u32::MAX) {
-                return Err(PlanError::TooManyFlows(flow_base));
-            }
-        }
-    }
+    let Streams {
+        streams,
+        flows,
+        longest,
+    } = stream_plans(profile, payload, line)?;
     let workers = place(&streams, &system.cores.workers, profile.max_burst);
-    let churn = match &profile.churn {
-        Some(c) => {
-            let id = u16::try_from(streams.len())
-                .map_err(|_| PlanError::TooManyStreams(streams.len() + 1))?;
-            let payload = streams.iter().map(|s| s.payload_len).min().unwrap_or(0);
-            let plan =
-                super::ChurnPlan::new(c, profile.duration, s.count, id, flow_base as u32, payload);
-            if flow_base + u64::from(plan.count) > u64::from(u32::MAX) {
-                return Err(PlanError::TooManyFlows(flow_base + u64::from(plan.count)));
-            }
-            Some(super::ChurnStep {
-                plan: std::sync::Arc::new(plan),
-                on: true,
-            })
-        }
-        None => None,
-    };
+    let churn = churn_step(profile, &streams, flows)?;
     Ok(Plan {
-        ues,
+        ues: ue_table(s),
         qfi: s.qfi,
         streams,
-        flows: flow_base as u32,
+        flows: flows as u32,
         workers,
         warmup: profile.warmup,
         expected: longest,
@@ -261,6 +153,181 @@ pub fn build(
             .map(|m| std::sync::Arc::new(super::HandoverPlan::new(m, s.count))),
         churn,
     })
+}
+
+/// The sessions' UEs and their TEIDs.
+fn ue_table(s: &config::Sessions) -> UeTable {
+    UeTable::new(
+        s.count,
+        s.first_ue_address(),
+        match s.uplink_teid {
+            TeidAllocation::Range(r) => UplinkTeids::Sequence(TeidSequence {
+                first: r.first,
+                step: r.step,
+            }),
+            TeidAllocation::ChosenByUpf => UplinkTeids::ChosenByUpf,
+        },
+        TeidSequence {
+            first: s.downlink_teid.first,
+            step: s.downlink_teid.step,
+        },
+    )
+}
+
+/// The profile's streams as planned.
+struct Streams {
+    /// By id, a stream of both directions as two.
+    streams: Vec<StreamPlan>,
+    /// Their flows in all (the next flow id).
+    flows: u64,
+    /// How long the longest sends.
+    longest: Duration,
+}
+
+/// The profile's streams, each direction of a stream of both apart, with their rates on the
+/// `line` rates (N3, N6) and their flow ids one after the other.
+fn stream_plans(
+    profile: &Profile,
+    payload: Option<u16>,
+    line: [Option<f64>; 2],
+) -> Result<Streams, PlanError> {
+    let mut out = Streams {
+        streams: Vec::new(),
+        flows: 0,
+        longest: Duration::ZERO,
+    };
+    for st in &profile.streams {
+        let directions: &[Direction] = match st.direction {
+            config::Direction::Uplink => &[Direction::Uplink],
+            config::Direction::Downlink => &[Direction::Downlink],
+            config::Direction::Both => &[Direction::Uplink, Direction::Downlink],
+        };
+        for &direction in directions {
+            let id = u16::try_from(out.streams.len())
+                .map_err(|_| PlanError::TooManyStreams(out.streams.len() + 1))?;
+            let (plan, length) = stream_plan(profile, st, direction, id, payload, line, out.flows)?;
+            out.longest = out.longest.max(length);
+            out.flows += u64::from(plan.ues.end - plan.ues.start);
+            out.streams.push(plan);
+            if out.flows > u64::from(u32::MAX) {
+                return Err(PlanError::TooManyFlows(out.flows));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// One direction of stream `st` as stream `id`, its flows from `flow_base`; and how long it
+/// sends.
+fn stream_plan(
+    profile: &Profile,
+    st: &config::Stream,
+    direction: Direction,
+    id: u16,
+    payload: Option<u16>,
+    line: [Option<f64>; 2],
+    flow_base: u64,
+) -> Result<(StreamPlan, Duration), PlanError> {
+    let s = &profile.sessions;
+    let payload_len = payload.unwrap_or(st.payload);
+    let container = direction == Direction::Uplink && s.pdu_session_container;
+    let port_name = direction.sent_on();
+    let port = port_name.index();
+    let rate_pps = st
+        .rate
+        .pps(
+            rate_frame_len(direction, payload_len, container),
+            line[port],
+        )
+        .ok_or_else(|| PlanError::NoLineRate {
+            stream: st.name.clone(),
+            rate: st.rate.to_string(),
+            port: port_name,
+        })?;
+    let (first, count) = st.ues.bounds(s.count);
+    let (schedule, length) = schedule(profile, rate_pps);
+    let name = match st.direction {
+        config::Direction::Both => format!("{}/{}", st.name, direction.name()),
+        _ => st.name.clone(),
+    };
+    let plan = StreamPlan {
+        id,
+        name,
+        direction,
+        payload_len,
+        pdu_session_container: container,
+        source_port: st.src_port,
+        destination_port: st.dst_port,
+        ues: first..first + count,
+        flow_base: flow_base as u32,
+        rate_pps,
+        schedule,
+        spread: match st.spread {
+            config::Spread::RoundRobin => Spread::RoundRobin,
+            config::Spread::Consecutive(n) => Spread::PerUe(n),
+        },
+    };
+    Ok((plan, length))
+}
+
+/// What a stream at `rate_pps` sends in the profile's transmit mode, and for how long.
+fn schedule(profile: &Profile, rate_pps: f64) -> (Schedule, Duration) {
+    match profile.tx_mode {
+        TxMode::Continuous => {
+            let packets = (rate_pps * profile.duration.as_secs_f64()).round() as u64;
+            (Schedule::Continuous { packets }, profile.duration)
+        }
+        TxMode::SingleBurst { packets } => (
+            Schedule::Bursts {
+                packets,
+                bursts: 1,
+                gap_ns: 0,
+            },
+            Duration::from_secs_f64(packets as f64 / rate_pps),
+        ),
+        TxMode::MultiBurst {
+            packets,
+            bursts,
+            gap,
+        } => (
+            Schedule::Bursts {
+                packets,
+                bursts,
+                gap_ns: gap.as_nanos() as u64,
+            },
+            (Duration::from_secs_f64(packets as f64 / rate_pps) + gap) * bursts,
+        ),
+    }
+}
+
+/// The churn of the profile, if any: its probes a stream after `streams`, its flows from
+/// `flow_base`.
+fn churn_step(
+    profile: &Profile,
+    streams: &[StreamPlan],
+    flow_base: u64,
+) -> Result<Option<super::ChurnStep>, PlanError> {
+    let Some(c) = &profile.churn else {
+        return Ok(None);
+    };
+    let id =
+        u16::try_from(streams.len()).map_err(|_| PlanError::TooManyStreams(streams.len() + 1))?;
+    let payload = streams.iter().map(|s| s.payload_len).min().unwrap_or(0);
+    let plan = super::ChurnPlan::new(
+        c,
+        profile.duration,
+        profile.sessions.count,
+        id,
+        flow_base as u32,
+        payload,
+    );
+    if flow_base + u64::from(plan.count) > u64::from(u32::MAX) {
+        return Err(PlanError::TooManyFlows(flow_base + u64::from(plan.count)));
+    }
+    Ok(Some(super::ChurnStep {
+        plan: std::sync::Arc::new(plan),
+        on: true,
+    }))
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use std::cell::OnceCell;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use upfbench_dpdk::{DEFAULT_DATA_ROOM, Eal, Mempool, Port, Socket, tsc};
+use upfbench_dpdk::{DEFAULT_DATA_ROOM, Eal, Mempool, Port, PortConfig, Socket, StartedPort, tsc};
 use upfbench_net::Teid;
 
 use super::interpreter::{Interpreter, Record, Testbed};
@@ -15,6 +15,7 @@ use super::program::{FixedSteps, Program};
 use super::{Setup, end_early};
 use crate::commands::capacity::CapacityProgram;
 use crate::commands::peers::{EarlyStop, wait_for_links};
+use crate::commands::search::cases::Case;
 use crate::commands::search::{self, program::SearchProgram};
 use crate::datapath::classify::RxRules;
 use crate::metrics::PfcpMetrics;
@@ -23,11 +24,14 @@ use crate::report::{self, ControlTimes, RunEvent, Timeline};
 use upfbench_cli::out;
 use upfbench_cli::signals::Interrupts;
 use upfbench_config as config;
+use upfbench_config::Profile;
+use upfbench_config::overrides::Multiplied;
 use upfbench_datapath::calibration::TscCalibration;
 use upfbench_datapath::port_setup::{port_config, rx_pool, split_queues};
-use upfbench_datapath::queues::Side;
+use upfbench_datapath::queues::{PortQueues, Side};
 use upfbench_datapath::rx_spread::rx_spread;
 use upfbench_datapath::service::Interface;
+use upfbench_pfcp::plan::UeSessionPlan;
 use upfbench_run::lifecycle::{Lifecycle, Timing};
 use upfbench_run::phase::{Phase, PhaseBoard};
 use upfbench_run::plan::{self, Plan, UplinkTeids};
@@ -66,22 +70,156 @@ pub(super) fn new_record(setup: &Setup<'_>) -> Record {
     }
 }
 
-#[allow(clippy::too_many_lines)]
+/// The run from EAL on (see the module's documentation): its ports, plans, sessions and
+/// control thread, its phases, then the control plane's figures and the report's files.
 pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> {
     let system = setup.system;
     let hz = eal.tsc_hz();
-    let mut n3 = Port::from_name(eal, &setup.names[0])
-        .with_context(|| format!("N3 port {}", setup.names[0]))?;
-    let mut n6 = Port::from_name(eal, &setup.names[1])
-        .with_context(|| format!("N6 port {}", setup.names[1]))?;
-    let mut interfaces = [interface(&n3, &system.n3)?, interface(&n6, &system.n6)?];
-    // The handovers' target gNB is ours too: the UPF finds it by ARP on N3.
-    interfaces[0].secondary = setup.profile.mobility.as_ref().map(|m| m.target.address);
+    let [mut n3, mut n6] = open_ports(eal, setup)?;
+    let interfaces = interfaces(setup, &n3, &n6)?;
     let peers = [system.n3.peer_v4()?, system.n6.peer_v4()?];
-    let queues = [
+    let (pools, service_pool) = pools(eal, system)?;
+    let mut record = new_record(setup);
+    let configs = port_configs(system, [&n3, &n6])?;
+    let s3 = n3.start(&configs[0], &pools[0]).context("starting N3")?;
+    let s6 = n6.start(&configs[1], &pools[1]).context("starting N6")?;
+    let rx_spread = spread_rx(setup, &configs, [&s3, &s6], &mut record);
+    let links = match wait_for_links([&*s3, &*s6], &setup.names, &|| interrupts.any()) {
+        Ok(speeds) => speeds,
+        Err(e) => return end_early(setup, &mut record, e),
+    };
+    let StepPlans {
+        search_cases,
+        multiplied,
+        plans,
+    } = step_plans(setup, links, &mut record)?;
+    let rules = rx_rules(&plans);
+    let (sessions, churn_sessions) = session_plans(setup, &plans)?;
+    let idle_queues = split_queues(s3.queues()?, s6.queues()?)
+        .into_iter()
+        .map(Some)
+        .collect();
+    let client = start_client(setup)?;
+    if interrupts.any() {
+        let doing = "while being set up".to_owned();
+        return end_early(setup, &mut record, EarlyStop::Interrupted(doing));
+    }
+    let control = PhaseBoard::new();
+    // A climb's steps each have receive rules of their own (fewer or more UEs), made as each
+    // step is prepared; their cells live as long as the workers that read them.
+    let climb_rules = climb_rules(setup);
+    let steps = Steps {
+        plans: &plans,
+        rules: &rules,
+        climb_rules: &climb_rules,
+        profile: multiplied.first().map_or(setup.profile, |m| &m.profile),
+        links,
+    };
+    let mut program = program(setup, search_cases, &steps)?;
+    let mut machine = Lifecycle::new(program.first_timing(), setup.pfcp);
+    let teids = uplink_teids(&plans[0]);
+    let n4 = N4Work::new(&client, &sessions, peers[0], give_up(setup)).with_churn(&churn_sessions);
+    let bed = Testbed {
+        setup,
+        eal,
+        ports: [&*s3, &*s6],
+        rx_spread,
+        interfaces,
+        peers,
+        service_pool,
+        control: &control,
+        interrupts,
+        // Ticks become nanoseconds from here; each step gets the frequency measured when it
+        // starts.
+        clock_start: tsc(),
+        dpdk_hz: hz,
+    };
+    let outcome = interpret(
+        &bed,
+        &mut machine,
+        &mut record,
+        &mut *program,
+        n4,
+        idle_queues,
+        teids,
+    );
+    if setup.pfcp
+        && let Ok(times) = &outcome
+    {
+        control_report(setup, &client, times, sessions.len(), &mut record);
+    }
+    drop(client);
+    outcome?;
+    write_files(&record)?;
+    drop(program);
+    drop((s3, s6));
+    ending(&machine)
+}
+
+/// The run's phases: the interpreter in the workers' scope, with the first step's uplink
+/// TEIDs (or none, and true: the UPF chooses them).
+fn interpret<'a, 'p>(
+    bed: &'a Testbed<'a, 'p>,
+    machine: &'a mut Lifecycle,
+    record: &'a mut Record,
+    program: &'a mut dyn Program<'p>,
+    n4: N4Work<'a>,
+    idle_queues: Vec<Option<[PortQueues<'p>; 2]>>,
+    (uplink_teids, upf_chooses_teids): (Vec<Teid>, bool),
+) -> Result<ControlTimes> {
+    bed.eal.scope(|scope| -> Result<ControlTimes> {
+        // However this closure ends (a panic included), the workers leave their loop: the
+        // scope waits for them.
+        let _stop_workers = StopOnDrop(bed.control);
+        Interpreter::new(
+            bed,
+            scope,
+            machine,
+            record,
+            program,
+            n4,
+            idle_queues,
+            uplink_teids,
+            upf_chooses_teids,
+        )
+        .run()
+    })
+}
+
+/// How the run ended, for the command: its failure, or an interruption (the report holds
+/// what was measured).
+fn ending(machine: &Lifecycle) -> Result<()> {
+    match machine.failure() {
+        Some(f) => bail!("{f}"),
+        None if machine.stopped_early() => {
+            out::line("interrupted: the report holds what was measured");
+            Ok(())
+        }
+        None => Ok(()),
+    }
+}
+
+/// The N3 and N6 ports, by the names EAL gave them.
+fn open_ports<'e>(eal: &'e Eal, setup: &Setup<'_>) -> Result<[Port<'e>; 2]> {
+    Ok([
+        Port::from_name(eal, &setup.names[0])
+            .with_context(|| format!("N3 port {}", setup.names[0]))?,
+        Port::from_name(eal, &setup.names[1])
+            .with_context(|| format!("N6 port {}", setup.names[1]))?,
+    ])
+}
+
+/// Each port's receive queues, one per worker (or as the system file says).
+fn queue_counts(system: &config::System) -> [u16; 2] {
+    [
         system.n3.queue_count(&system.cores),
         system.n6.queue_count(&system.cores),
-    ];
+    ]
+}
+
+/// Each port's receive pool, and the pool of the service plane's replies.
+fn pools<'e>(eal: &'e Eal, system: &config::System) -> Result<([Mempool<'e>; 2], Mempool<'e>)> {
+    let queues = queue_counts(system);
     let pools = [
         rx_pool(eal, "rx-n3", queues[0], system.n3.rx_descriptors)?,
         rx_pool(eal, "rx-n6", queues[1], system.n6.rx_descriptors)?,
@@ -94,29 +232,42 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         DEFAULT_DATA_ROOM,
         Socket::Any,
     )?;
-    let mut record = new_record(setup);
-    let stop = || interrupts.any();
-    let configs = [
-        port_config(
-            &n3,
-            queues[0],
-            system.n3.rx_descriptors,
-            system.n3.tx_descriptors,
-        )?,
-        port_config(
-            &n6,
-            queues[1],
-            system.n6.rx_descriptors,
-            system.n6.tx_descriptors,
-        )?,
-    ];
-    let s3 = n3.start(&configs[0], &pools[0]).context("starting N3")?;
-    let s6 = n6.start(&configs[1], &pools[1]).context("starting N6")?;
+    Ok((pools, service_pool))
+}
+
+/// Our interfaces on N3 and N6; the handovers' target gNB is ours too (the UPF finds it by ARP
+/// on N3).
+fn interfaces(setup: &Setup<'_>, n3: &Port<'_>, n6: &Port<'_>) -> Result<[Interface; 2]> {
+    let system = setup.system;
+    let mut interfaces = [interface(n3, &system.n3)?, interface(n6, &system.n6)?];
+    interfaces[0].secondary = setup.profile.mobility.as_ref().map(|m| m.target.address);
+    Ok(interfaces)
+}
+
+/// Each port's configuration for its queues and its descriptors.
+fn port_configs(system: &config::System, ports: [&Port<'_>; 2]) -> Result<[PortConfig; 2]> {
+    let queues = queue_counts(system);
+    let config = |i: usize, p: &config::Port| {
+        port_config(ports[i], queues[i], p.rx_descriptors, p.tx_descriptors)
+    };
+    Ok([config(0, &system.n3)?, config(1, &system.n6)?])
+}
+
+/// How each port spreads its frames over the workers' receive queues (the N3 port by its
+/// TEIDs when it can), noted in the report's configuration with a warning when they will most
+/// likely land on one.
+fn spread_rx(
+    setup: &Setup<'_>,
+    configs: &[PortConfig; 2],
+    ports: [&StartedPort<'_, '_>; 2],
+    record: &mut Record,
+) -> [String; 2] {
     // Our downlink TEIDs are given out `step` apart: they differ first in the step's lowest
     // set bit.
     let teid_shift = setup.profile.sessions.downlink_teid.step.trailing_zeros();
-    let rx_spread = [(Side::N3, &s3), (Side::N6, &s6)].map(|(side, port)| {
+    [Side::N3, Side::N6].map(|side| {
         let c = &configs[side.index()];
+        let port = ports[side.index()];
         let spread = rx_spread(side, c.rx_queues, c.rss, || {
             port.steer_gtpu_by_teid(teid_shift)
         });
@@ -126,17 +277,30 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         );
         record.report.warnings.extend(spread.warning);
         spread.description
-    });
-    let links = match wait_for_links([&*s3, &*s6], &setup.names, &stop) {
-        Ok(speeds) => speeds,
-        Err(e) => return end_early(setup, &mut record, e),
-    };
-    // A search's plans are its cases' (a payload and direction set each), the trials' loads
-    // aside.
+    })
+}
+
+/// The steps' plans, and what they were made from.
+struct StepPlans {
+    /// A search's cases (a payload and direction set each), the trials' loads aside.
+    search_cases: Option<Vec<Case>>,
+    /// `-m`: each step's profile with its streams' rates scaled (none without `-m`).
+    multiplied: Vec<Multiplied>,
+    /// A search's cases', or each payload's with its profile; a step with churn preceded by
+    /// the same without it, when the profile asks.
+    plans: Vec<Plan>,
+}
+
+/// The steps' plans on ports of line rates `links`; the multiplier's record in the report.
+fn step_plans(
+    setup: &Setup<'_>,
+    links: [Option<f64>; 2],
+    record: &mut Record,
+) -> Result<StepPlans> {
+    let system = setup.system;
     let search_cases = setup
         .search
         .then(|| search::cases::cases(setup.profile, &setup.payloads));
-    // `-m`: each step's profile with its streams' rates scaled.
     let (multiplied, multiplier) = super::multiply::steps(setup, links)?;
     record.report.multiplier = multiplier;
     let profile_at = |i: usize| multiplied.get(i).map_or(setup.profile, |m| &m.profile);
@@ -167,35 +331,49 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
     } else {
         plans
     };
-    let first = &plans[0];
-    let rules: Vec<RxRules> = plans
+    Ok(StepPlans {
+        search_cases,
+        multiplied,
+        plans,
+    })
+}
+
+/// Each step's receive rules.
+fn rx_rules(plans: &[Plan]) -> Vec<RxRules> {
+    plans
         .iter()
         .map(|p| {
             RxRules::new(p.ues, p.qfi, &p.streams)
                 .with_handovers(p.handovers.clone())
                 .with_churn(p.churn.as_ref())
         })
-        .collect();
-    // The churn sessions are UEs after the traffic's: one table of plans, split.
-    let (sessions, churn_sessions) = if setup.pfcp {
-        let ues = plans
-            .iter()
-            .map(Plan::session_ues)
-            .max_by_key(|u| u.count)
-            .unwrap_or(first.ues);
-        let mut all = plan::sessions::session_plans(system, setup.profile, &ues)?;
-        let churn = all.split_off(first.ues.count as usize);
-        (all, churn)
-    } else {
-        (Vec::new(), Vec::new())
-    };
-    let idle_queues = split_queues(s3.queues()?, s6.queues()?)
-        .into_iter()
-        .map(Some)
-        .collect();
+        .collect()
+}
 
-    let client = ClientThread::start(setup.pfcp.then(|| {
-        let p = system.pfcp.as_ref().expect("checked");
+/// The sessions' PFCP plans, for the most UEs any step has: the traffic's, then the churn
+/// sessions' (UEs after the traffic's: one table of plans, split). None without PFCP.
+fn session_plans(
+    setup: &Setup<'_>,
+    plans: &[Plan],
+) -> Result<(Vec<UeSessionPlan>, Vec<UeSessionPlan>)> {
+    if !setup.pfcp {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let first = &plans[0];
+    let ues = plans
+        .iter()
+        .map(Plan::session_ues)
+        .max_by_key(|u| u.count)
+        .unwrap_or(first.ues);
+    let mut all = plan::sessions::session_plans(setup.system, setup.profile, &ues)?;
+    let churn = all.split_off(first.ues.count as usize);
+    Ok((all, churn))
+}
+
+/// The control thread, with the PFCP client side when the run uses PFCP.
+fn start_client(setup: &Setup<'_>) -> Result<ClientThread> {
+    ClientThread::start(setup.pfcp.then(|| {
+        let p = setup.system.pfcp.as_ref().expect("checked");
         ClientSide {
             local: p.local,
             peer: p.peer,
@@ -206,12 +384,49 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
             window: p.window.max as usize,
             release_wait: p.release_wait,
         }
-    }))?;
-    if interrupts.any() {
-        let doing = "while being set up".to_owned();
-        return end_early(setup, &mut record, EarlyStop::Interrupted(doing));
-    }
+    }))
+}
 
+/// A climb's steps' receive rules, each made when its step is prepared (none but for a climb).
+fn climb_rules(setup: &Setup<'_>) -> Vec<OnceCell<RxRules>> {
+    if setup.capacity {
+        (0..CapacityProgram::steps_at_most(setup.profile))
+            .map(|_| OnceCell::new())
+            .collect()
+    } else {
+        Vec::new()
+    }
+}
+
+/// The first step's uplink TEIDs, one per UE, unless the UPF chooses them (then true).
+fn uplink_teids(first: &Plan) -> (Vec<Teid>, bool) {
+    match first.ues.uplink_teid {
+        UplinkTeids::Sequence(s) => ((0..first.ues.count).map(|i| s.get(i)).collect(), false),
+        UplinkTeids::ChosenByUpf => (Vec::new(), true),
+    }
+}
+
+/// What the steps' program is made from.
+struct Steps<'s> {
+    plans: &'s [Plan],
+    rules: &'s [RxRules],
+    /// A climb's steps' rules, made as each is prepared.
+    climb_rules: &'s [OnceCell<RxRules>],
+    /// The first step's profile.
+    profile: &'s Profile,
+    /// The ports' line rates.
+    links: [Option<f64>; 2],
+}
+
+/// The program of the run's steps: a climb's, the fixed steps of a run or sweep, or a search
+/// over `search_cases`.
+fn program<'s>(
+    setup: &Setup<'s>,
+    search_cases: Option<Vec<Case>>,
+    steps: &Steps<'s>,
+) -> Result<Box<dyn Program<'s> + 's>> {
+    let system = setup.system;
+    let first = &steps.plans[0];
     let timing = Timing {
         warmup: first.warmup,
         // The warm-up's packets drain before the measured ones go.
@@ -224,17 +439,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         drain: first.drain,
         quiet_limit: None,
     };
-    let control = PhaseBoard::new();
-    // A climb's steps each have receive rules of their own (fewer or more UEs), made as each
-    // step is prepared; their cells live as long as the workers that read them.
-    let climb_rules: Vec<OnceCell<RxRules>> = if setup.capacity {
-        (0..CapacityProgram::steps_at_most(setup.profile))
-            .map(|_| OnceCell::new())
-            .collect()
-    } else {
-        Vec::new()
-    };
-    let mut program: Box<dyn Program<'_> + '_> = match search_cases {
+    Ok(match search_cases {
         None if setup.capacity => {
             let step = setup.profile.capacity.step();
             let timing = Timing {
@@ -243,16 +448,16 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
             };
             Box::new(CapacityProgram::new(
                 system,
-                profile_at(0),
-                links,
-                &climb_rules,
+                steps.profile,
+                steps.links,
+                steps.climb_rules,
                 timing,
                 first.qfi,
             ))
         }
         None => Box::new(FixedSteps {
-            plans: &plans,
-            rules: &rules,
+            plans: steps.plans,
+            rules: steps.rules,
             timing,
             baseline: None,
         }),
@@ -260,120 +465,88 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
             system,
             &setup.profile.search,
             cases,
-            &plans,
-            &rules,
-            links,
+            steps.plans,
+            steps.rules,
+            steps.links,
         )?),
-    };
-    let mut machine = Lifecycle::new(program.first_timing(), setup.pfcp);
-    let upf_chooses_teids = matches!(first.ues.uplink_teid, UplinkTeids::ChosenByUpf);
-    let uplink_teids: Vec<Teid> = match first.ues.uplink_teid {
-        UplinkTeids::Sequence(s) => (0..first.ues.count).map(|i| s.get(i)).collect(),
-        UplinkTeids::ChosenByUpf => Vec::new(),
-    };
-    // A request's whole retransmission time, and one T1 more: a batch with failures and no
-    // success for that long talks to a UPF that stopped answering.
-    let give_up = system
+    })
+}
+
+/// A request's whole retransmission time, and one T1 more: a batch with failures and no
+/// success for that long talks to a UPF that stopped answering.
+fn give_up(setup: &Setup<'_>) -> Duration {
+    setup
+        .system
         .pfcp
         .as_ref()
-        .map_or(Duration::from_secs(15), |p| p.t1 * (p.n1 + 2));
-    let n4 = N4Work::new(&client, &sessions, peers[0], give_up).with_churn(&churn_sessions);
-    let bed = Testbed {
-        setup,
-        eal,
-        ports: [&*s3, &*s6],
-        rx_spread,
-        interfaces,
-        peers,
-        service_pool,
-        control: &control,
-        interrupts,
-        // Ticks become nanoseconds from here; each step gets the frequency measured when it
-        // starts.
-        clock_start: tsc(),
-        dpdk_hz: hz,
+        .map_or(Duration::from_secs(15), |p| p.t1 * (p.n1 + 2))
+}
+
+/// The report's control plane section, from the control thread's figures and the run's
+/// `times` (`sessions` established), with a warning when the UPF lost sessions; and the
+/// metrics endpoint's PFCP figures.
+fn control_report(
+    setup: &Setup<'_>,
+    client: &ClientThread,
+    times: &ControlTimes,
+    sessions: usize,
+    record: &mut Record,
+) {
+    let figures = client.figures().wait().ok().flatten();
+    let stats = client.stats().wait().ok().flatten();
+    if let Some(m) = setup.metrics {
+        if let Some(s) = stats {
+            m.pfcp_stats(s);
+        }
+        if let Some(f) = &figures {
+            m.pfcp_figures(f);
+        }
+    }
+    let mut times = times.clone();
+    for s in &record.steps {
+        if let Some(c) = &s.report.churn {
+            times.churn.0 += c.establishments.succeeded;
+            times.churn.1 += c.deletions.succeeded;
+        }
+    }
+    let (Some(f), Some(st)) = (figures, stats) else {
+        return;
     };
-    let outcome = eal.scope(|scope| -> Result<ControlTimes> {
-        // However this closure ends (a panic included), the workers leave their loop: the
-        // scope waits for them.
-        let _stop_workers = StopOnDrop(&control);
-        Interpreter::new(
-            &bed,
-            scope,
-            &mut machine,
-            &mut record,
-            &mut *program,
-            n4,
-            idle_queues,
-            uplink_teids,
-            upf_chooses_teids,
-        )
-        .run()
-    });
-    let report = &mut record.report;
-    if setup.pfcp
-        && let Ok(times) = &outcome
-    {
-        let figures = client.figures().wait().ok().flatten();
-        let stats = client.stats().wait().ok().flatten();
-        if let Some(m) = setup.metrics {
-            if let Some(s) = stats {
-                m.pfcp_stats(s);
-            }
-            if let Some(f) = &figures {
-                m.pfcp_figures(f);
-            }
-        }
-        let mut times = times.clone();
-        for s in &record.steps {
-            if let Some(c) = &s.report.churn {
-                times.churn.0 += c.establishments.succeeded;
-                times.churn.1 += c.deletions.succeeded;
-            }
-        }
-        let times = &times;
-        if let (Some(f), Some(st)) = (figures, stats) {
-            let upf = system
-                .pfcp
-                .as_ref()
-                .map_or(String::new(), |p| p.peer.to_string());
-            let control = report::control_report(upf, sessions.len() as u64, times, &f, &st);
-            if control.lost_sessions > 0 {
-                let message = format!(
-                    "the UPF no longer knew {} sessions when they were deleted (Cause 65): it \
-                     removed them during the run (Open5GS does so when it takes the run for a CP \
-                     restart), so their flows' losses may be the UPF's session handling, not its \
-                     forwarding",
-                    control.lost_sessions
-                );
-                record.timeline.record(
-                    Instant::now(),
-                    RunEvent::Warning {
-                        step: None,
-                        message: message.clone(),
-                    },
-                );
-                report.warnings.push(message);
-            }
-            report.control = Some(control);
-        }
+    let upf = setup
+        .system
+        .pfcp
+        .as_ref()
+        .map_or(String::new(), |p| p.peer.to_string());
+    let control = report::control_report(upf, sessions as u64, &times, &f, &st);
+    if control.lost_sessions > 0 {
+        let message = format!(
+            "the UPF no longer knew {} sessions when they were deleted (Cause 65): it \
+             removed them during the run (Open5GS does so when it takes the run for a CP \
+             restart), so their flows' losses may be the UPF's session handling, not its \
+             forwarding",
+            control.lost_sessions
+        );
+        record.timeline.record(
+            Instant::now(),
+            RunEvent::Warning {
+                step: None,
+                message: message.clone(),
+            },
+        );
+        record.report.warnings.push(message);
     }
-    drop(client);
-    outcome?;
-    if let Some(folder) = &record.folder {
-        let hlogs: Vec<_> = record.steps.iter().map(|s| (&s.report, &s.hlog)).collect();
-        report::write_files(report, &hlogs, &record.timeline, folder)?;
-        out::text(&report.to_table());
-        out::line(&format!("\nreports: {}", folder.display()));
-    }
-    drop(program);
-    drop((s3, s6));
-    match machine.failure() {
-        Some(f) => bail!("{f}"),
-        None if machine.stopped_early() => {
-            out::line("interrupted: the report holds what was measured");
-            Ok(())
-        }
-        None => Ok(()),
-    }
+    record.report.control = Some(control);
+}
+
+/// The report's files in its folder, if it has one, and its table on the terminal.
+fn write_files(record: &Record) -> Result<()> {
+    let Some(folder) = &record.folder else {
+        return Ok(());
+    };
+    let report = &record.report;
+    let hlogs: Vec<_> = record.steps.iter().map(|s| (&s.report, &s.hlog)).collect();
+    report::write_files(report, &hlogs, &record.timeline, folder)?;
+    out::text(&report.to_table());
+    out::line(&format!("\nreports: {}", folder.display()));
+    Ok(())
 }

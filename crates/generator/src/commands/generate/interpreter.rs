@@ -487,11 +487,49 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
 
     fn collect(&mut self, step: usize) -> Result<()> {
         let bed = self.bed;
+        let mut result = self.finish_step(step)?;
+        let steps = self.program.steps();
+        let (plan, _) = self.program.plan(step);
+        let hook_end = run_hook(bed.setup, StepEdge::End, step, steps, plan);
+        if self.program.show_steps() {
+            out::line(&result.report.summary());
+        }
+        let next = self.program.collected(
+            step,
+            &mut result,
+            self.step_prepared.elapsed(),
+            self.machine.stopped_early(),
+        );
+        if let Some(m) = bed.setup.metrics {
+            m.step_collected(step, &result.report, &result.latency);
+        }
+        let now = Instant::now();
+        self.note_collected(step, &result, now);
+        self.keep_step(step, result, hook_end, now);
+        if let Some(timing) = next {
+            self.machine.set_timing(timing);
+            if self.program.grows() {
+                self.machine.grow_before_next_step();
+            }
+        }
+        self.machine.handle(
+            Instant::now(),
+            Event::Collected {
+                more: next.is_some(),
+            },
+        );
+        self.quiet = None;
+        Ok(())
+    }
+
+    /// Joins the step's workers and makes its result: its figures, the UPF's failures in it,
+    /// and a warning when its packets were still arriving.
+    fn finish_step(&mut self, step: usize) -> Result<StepResult> {
+        let bed = self.bed;
         let r = self
             .running
             .take()
             .ok_or_else(|| anyhow!("no workers to collect"))?;
-        let steps = self.program.steps();
         let (plan, _) = self.program.plan(step);
         let end = step::totals(&r);
         let mut result = step::finish(
@@ -515,20 +553,11 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                     .into(),
             );
         }
-        let hook_end = run_hook(bed.setup, StepEdge::End, step, steps, plan);
-        if self.program.show_steps() {
-            out::line(&result.report.summary());
-        }
-        let next = self.program.collected(
-            step,
-            &mut result,
-            self.step_prepared.elapsed(),
-            self.machine.stopped_early(),
-        );
-        if let Some(m) = bed.setup.metrics {
-            m.step_collected(step, &result.report, &result.latency);
-        }
-        let now = Instant::now();
+        Ok(result)
+    }
+
+    /// The timeline's note of the collected step, with its figures per direction.
+    fn note_collected(&mut self, step: usize, result: &StepResult, now: Instant) {
         let figures = result
             .report
             .directions
@@ -548,6 +577,17 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 figures,
             },
         );
+    }
+
+    /// Keeps the step's result in the record, with the step hooks' warnings that wait for
+    /// their step (`hook_end` this one's end hook's), and its warnings on the timeline.
+    fn keep_step(
+        &mut self,
+        step: usize,
+        result: StepResult,
+        hook_end: Option<String>,
+        now: Instant,
+    ) {
         let steps = &mut self.record.steps;
         steps.push(result);
         if let Some(w) = hook_end {
@@ -569,20 +609,6 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 );
             }
         }
-        if let Some(timing) = next {
-            self.machine.set_timing(timing);
-            if self.program.grows() {
-                self.machine.grow_before_next_step();
-            }
-        }
-        self.machine.handle(
-            Instant::now(),
-            Event::Collected {
-                more: next.is_some(),
-            },
-        );
-        self.quiet = None;
-        Ok(())
     }
 
     fn report(&mut self) -> Result<()> {

@@ -66,16 +66,7 @@ pub fn run(args: &RunArgs, mode: Mode<'_>) -> Result<()> {
              chooses its loads, and its trials' durations are its `search` section's"
         );
     }
-    let (mut system, profile) = config::load_sweep(&args.system, &args.profile, sweep.flatten())
-        .map_err(|e| anyhow!("{e}"))?;
-    // The command line's name for the run replaces the system file's.
-    if let Some(label) = &args.label {
-        system.label = Some(label.clone());
-    }
-    let profile = match args.duration {
-        Some(d) => config::overrides::with_duration(&profile, d).map_err(|e| anyhow!("{e}"))?,
-        None => profile,
-    };
+    let (system, profile) = load_files(args, sweep.flatten())?;
     let payloads: Vec<Option<u16>> = match sweep {
         Some(_) => profile.sweep.payloads.iter().copied().map(Some).collect(),
         None => vec![None],
@@ -84,55 +75,8 @@ pub fn run(args: &RunArgs, mode: Mode<'_>) -> Result<()> {
         multiply::check(&system, &profile, m, &payloads)?;
     }
     let metrics = GeneratorMetrics::start(&args.metrics)?;
-    if profile.mobility.is_some() && !matches!(mode, Mode::Run) {
-        bail!(
-            "a profile with `mobility` runs one step (`upfbench run`): after its handovers the \
-             sessions are at the target gNB"
-        );
-    }
-    if profile.churn.is_some() {
-        if matches!(mode, Mode::Search(_) | Mode::Capacity) {
-            bail!(
-                "a profile with `churn` runs with `upfbench run` or `sweep`: a search's trials \
-                 and a climb's steps measure without it"
-            );
-        }
-        if system.pfcp.is_none() || args.no_pfcp {
-            bail!("churn establishes sessions over PFCP: the system file needs its pfcp section");
-        }
-    }
-    let search = matches!(mode, Mode::Search(_));
-    if search && !matches!(profile.tx_mode, config::TxMode::Continuous) {
-        bail!("a search sends continuously: remove the profile's tx_mode");
-    }
-    let sweep = sweep.is_some();
-    let capacity = matches!(mode, Mode::Capacity);
-    if capacity && (system.pfcp.is_none() || args.no_pfcp) {
-        bail!(
-            "a capacity climb establishes sessions over PFCP: the system file needs its pfcp section"
-        );
-    }
-    for p in [&system.n3, &system.n6] {
-        make_socket_dir(&p.device, p.devargs.as_deref())?;
-    }
-    let devices = [
-        PortDevice {
-            device: &system.n3.device,
-            args: system.n3.devargs.as_deref(),
-        },
-        PortDevice {
-            device: &system.n6.device,
-            args: system.n6.devargs.as_deref(),
-        },
-    ];
-    let prefix = system
-        .eal
-        .file_prefix
-        .clone()
-        .unwrap_or_else(|| format!("upfbench-{}", std::process::id()));
-    let eal_args = eal_args(&system.eal.args, &system.cores, &prefix, &devices);
-    let prefix = file_prefix(&eal_args).unwrap_or(prefix);
-    let names = [devices[0].port_name(), devices[1].port_name()];
+    check_mode(mode, args, &system, &profile)?;
+    let (eal_args, prefix, names) = eal_setup(&system)?;
     let setup = Setup {
         system: &system,
         profile: &profile,
@@ -143,9 +87,9 @@ pub fn run(args: &RunArgs, mode: Mode<'_>) -> Result<()> {
             .reports
             .clone()
             .unwrap_or_else(|| system.reports.clone()),
-        sweep,
-        search,
-        capacity,
+        sweep: sweep.is_some(),
+        search: matches!(mode, Mode::Search(_)),
+        capacity: matches!(mode, Mode::Capacity),
         step_hook: args
             .step_hook
             .as_ref()
@@ -170,6 +114,80 @@ pub fn run(args: &RunArgs, mode: Mode<'_>) -> Result<()> {
         m.finish(&outcome, &interrupts);
     }
     outcome
+}
+
+/// The system file and the profile, `payloads` for a sweep's, with the command line's label
+/// and duration.
+fn load_files(args: &RunArgs, payloads: Option<&[u16]>) -> Result<(System, Profile)> {
+    let (mut system, profile) =
+        config::load_sweep(&args.system, &args.profile, payloads).map_err(|e| anyhow!("{e}"))?;
+    // The command line's name for the run replaces the system file's.
+    if let Some(label) = &args.label {
+        system.label = Some(label.clone());
+    }
+    let profile = match args.duration {
+        Some(d) => config::overrides::with_duration(&profile, d).map_err(|e| anyhow!("{e}"))?,
+        None => profile,
+    };
+    Ok((system, profile))
+}
+
+/// What `mode` cannot measure: handovers outside `run`, churn in a search or a climb (and
+/// without PFCP), a search of bursts, a climb without PFCP.
+fn check_mode(mode: Mode<'_>, args: &RunArgs, system: &System, profile: &Profile) -> Result<()> {
+    if profile.mobility.is_some() && !matches!(mode, Mode::Run) {
+        bail!(
+            "a profile with `mobility` runs one step (`upfbench run`): after its handovers the \
+             sessions are at the target gNB"
+        );
+    }
+    if profile.churn.is_some() {
+        if matches!(mode, Mode::Search(_) | Mode::Capacity) {
+            bail!(
+                "a profile with `churn` runs with `upfbench run` or `sweep`: a search's trials \
+                 and a climb's steps measure without it"
+            );
+        }
+        if system.pfcp.is_none() || args.no_pfcp {
+            bail!("churn establishes sessions over PFCP: the system file needs its pfcp section");
+        }
+    }
+    if matches!(mode, Mode::Search(_)) && !matches!(profile.tx_mode, config::TxMode::Continuous) {
+        bail!("a search sends continuously: remove the profile's tx_mode");
+    }
+    if matches!(mode, Mode::Capacity) && (system.pfcp.is_none() || args.no_pfcp) {
+        bail!(
+            "a capacity climb establishes sessions over PFCP: the system file needs its pfcp section"
+        );
+    }
+    Ok(())
+}
+
+/// EAL's arguments for the system's ports (their socket folders made), its file prefix, and
+/// the ports' names.
+fn eal_setup(system: &System) -> Result<(Vec<String>, String, [String; 2])> {
+    for p in [&system.n3, &system.n6] {
+        make_socket_dir(&p.device, p.devargs.as_deref())?;
+    }
+    let devices = [
+        PortDevice {
+            device: &system.n3.device,
+            args: system.n3.devargs.as_deref(),
+        },
+        PortDevice {
+            device: &system.n6.device,
+            args: system.n6.devargs.as_deref(),
+        },
+    ];
+    let prefix = system
+        .eal
+        .file_prefix
+        .clone()
+        .unwrap_or_else(|| format!("upfbench-{}", std::process::id()));
+    let eal_args = eal_args(&system.eal.args, &system.cores, &prefix, &devices);
+    let prefix = file_prefix(&eal_args).unwrap_or(prefix);
+    let names = [devices[0].port_name(), devices[1].port_name()];
+    Ok((eal_args, prefix, names))
 }
 
 /// What a run is made of, from the command line and the files.

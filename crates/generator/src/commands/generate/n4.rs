@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow};
 use upfbench_net::Teid;
-use upfbench_pfcp::driver::{EstablishAllError, Release};
+use upfbench_pfcp::driver::{Batch, EstablishAllError, Release};
 use upfbench_pfcp::ie::{Cause, IeType};
-use upfbench_pfcp::node::{NodeError, Stats};
+use upfbench_pfcp::node::{NodeError, Session, Stats};
 use upfbench_pfcp::plan::UeSessionPlan;
 use upfbench_report::Release as ReleaseEnd;
 
@@ -368,59 +368,20 @@ impl<'a> N4Work<'a> {
         want_upf_teids: bool,
         tl: &mut Timeline,
     ) -> Result<Established> {
-        let mut learnt = Established::Nothing;
-        if let Some(p) = &mut self.association
-            && let Some(r) = take(p)?
-        {
-            self.association = None;
-            match r {
-                Ok(a) => {
-                    out::line(&format!("PFCP: associated with {}", a.peer));
-                    tl.record(
-                        now,
-                        pfcp(
-                            Procedure::Association,
-                            Outcome::Done,
-                            None,
-                            Some(a.peer.to_string()),
-                        ),
-                    );
-                    if self.again.is_some() {
-                        self.establish(now, tl, None, false);
-                    } else {
-                        machine.handle(now, Event::Associated);
-                    }
-                }
-                Err(e) => {
-                    tl.record(
-                        now,
-                        pfcp(
-                            Procedure::Association,
-                            Outcome::Failed,
-                            None,
-                            Some(e.to_string()),
-                        ),
-                    );
-                    machine.handle(now, Event::Failed(format!("PFCP association: {e}")));
-                    if self.again.is_some() {
-                        self.established(now, machine, 0);
-                    }
-                }
-            }
-        }
-        if let Some((b, meter)) = &mut self.establishment {
-            if let Some(line) = meter.line(now, b.progress(), self.last_stats.as_ref()) {
-                out::progress(&line);
-                self.stats.get_or_insert_with(|| self.client.stats());
-            }
-            if meter.stalled(now, b.progress(), self.give_up) {
-                out::line(&stalled_message("establishment", self.give_up));
-                tl.record(
-                    now,
-                    pfcp(Procedure::Establishment, Outcome::Stalled, None, None),
-                );
-                b.cancel();
-            }
+        self.poll_association(now, machine, tl)?;
+        if let Some(batch) = &mut self.establishment {
+            let last_stats = self.last_stats.as_ref();
+            watch_batch(
+                (Procedure::Establishment, "establishment"),
+                batch,
+                now,
+                self.give_up,
+                last_stats,
+                tl,
+                || {
+                    self.stats.get_or_insert_with(|| self.client.stats());
+                },
+            );
         }
         if let Some(p) = &mut self.stats
             && let Some(r) = take(p)?
@@ -428,190 +389,351 @@ impl<'a> N4Work<'a> {
             self.stats = None;
             self.last_stats = r;
         }
-        if let Some((b, meter)) = &mut self.establishment
-            && let Some(r) = b.try_result()
-        {
-            let began = meter.started();
-            self.establishment = None;
-            if self.again.is_none() {
-                self.times.establish_ended = Some(now);
-            }
-            let (range, climb) = self.batch.take().unwrap_or((0..self.sessions.len(), false));
-            let plans = &self.sessions[range.clone()];
-            match r {
-                Ok(sessions) => {
-                    out::line(&format!("PFCP: {} sessions established", sessions.len()));
-                    tl.record(
-                        now,
-                        pfcp(
-                            Procedure::Establishment,
-                            Outcome::Done,
-                            Some(sessions.len() as u64),
-                            None,
-                        ),
-                    );
-                    if want_upf_teids {
-                        learnt = Established::UplinkTeids {
-                            start: range.start,
-                            teids: sessions
-                                .iter()
-                                .map(|s| s.uplink_endpoint().map_or(Teid::ZERO, |(t, _)| t))
-                                .collect(),
-                        };
-                    }
-                    if climb {
-                        *self.times.establish_busy.get_or_insert_default() += now - began;
-                        self.batch_end = Some(BatchEnd {
-                            established: range.len(),
-                            range: range.clone(),
-                            wall: now - began,
-                            refusal: None,
-                        });
-                    }
-                    if let Some(m) = chosen_endpoint_mismatch(&sessions, self.upf_n3) {
-                        machine.handle(now, Event::Failed(m));
-                    }
-                    self.established(now, machine, sessions.len());
-                }
-                // Cancelled because the user interrupted: not a failure; the teardown
-                // deletes what was established.
-                Err(e)
-                    if machine.stopped_early()
-                        && machine.failure().is_none()
-                        && matches!(
-                            e.error,
-                            NodeError::Aborted {
-                                reason: "cancelled",
-                                ..
-                            }
-                        ) =>
-                {
-                    out::line(&format!(
-                        "PFCP: {} of {} sessions established before the interruption",
-                        e.established, e.total
-                    ));
-                    tl.record(
-                        now,
-                        pfcp(
-                            Procedure::Establishment,
-                            Outcome::Cancelled,
-                            Some(e.established as u64),
-                            None,
-                        ),
-                    );
-                    self.established(now, machine, e.established);
-                }
-                // A climb ends at the UPF's first refusal: the capacity found.
-                Err(e) if climb && !machine.stopped_early() => {
-                    let text = establishment_failure(&e, plans, range.start);
-                    out::line(&format!("capacity: {text}"));
-                    tl.record(
-                        now,
-                        pfcp(
-                            Procedure::Establishment,
-                            Outcome::Refused,
-                            Some(e.established as u64),
-                            Some(text.clone()),
-                        ),
-                    );
-                    let refusal = Refusal::of(&e, text);
-                    *self.times.establish_busy.get_or_insert_default() += now - began;
-                    // With the UPF's own TEIDs, only whole batches are known (the partial
-                    // batch's TEIDs are not returned): traffic stays on those.
-                    let established = if want_upf_teids {
-                        0
-                    } else {
-                        e.established - refusal.accepted_after
-                    };
-                    self.batch_end = Some(BatchEnd {
-                        range: range.clone(),
-                        established,
-                        wall: now - began,
-                        refusal: Some(refusal),
-                    });
-                    machine.handle(now, Event::Established);
-                }
-                Err(e) => {
-                    let hint = establishment_hint(&e)
-                        .map(|h| format!(": {h}"))
-                        .unwrap_or_default();
-                    let failure =
-                        format!("{}{hint}", establishment_failure(&e, plans, range.start));
-                    tl.record(
-                        now,
-                        pfcp(
-                            Procedure::Establishment,
-                            Outcome::Failed,
-                            Some(e.established as u64),
-                            Some(failure.clone()),
-                        ),
-                    );
-                    machine.handle(now, Event::Failed(failure));
-                    if self.again.is_some() {
-                        self.established(now, machine, e.established);
-                    }
-                }
-            }
+        let learnt = self.poll_establishment(now, machine, want_upf_teids, tl);
+        if let Some(batch) = &mut self.deletion {
+            let last_stats = self.last_stats.as_ref();
+            watch_batch(
+                (Procedure::Deletion, "deletion"),
+                batch,
+                now,
+                self.give_up,
+                last_stats,
+                tl,
+                || {
+                    self.stats.get_or_insert_with(|| self.client.stats());
+                },
+            );
         }
-        if let Some((b, meter)) = &mut self.deletion {
-            if let Some(line) = meter.line(now, b.progress(), self.last_stats.as_ref()) {
-                out::progress(&line);
-                self.stats.get_or_insert_with(|| self.client.stats());
-            }
-            if meter.stalled(now, b.progress(), self.give_up) {
-                out::line(&stalled_message("deletion", self.give_up));
-                tl.record(now, pfcp(Procedure::Deletion, Outcome::Stalled, None, None));
-                b.cancel();
-            }
-        }
-        if let Some((b, _)) = &mut self.deletion
-            && let Some(r) = b.try_result()
-        {
-            self.deletion = None;
-            self.times.delete_ended = Some(now);
-            match r {
-                Ok(n) => {
-                    out::line(&format!("PFCP: {n} sessions deleted"));
-                    tl.record(
-                        now,
-                        pfcp(Procedure::Deletion, Outcome::Done, Some(n as u64), None),
-                    );
-                    machine.handle(now, Event::Deleted);
-                }
-                Err(e) => {
-                    let failure = deletion_failure(&e, self.sessions);
-                    tl.record(
-                        now,
-                        pfcp(
-                            Procedure::Deletion,
-                            Outcome::Failed,
-                            None,
-                            Some(failure.clone()),
-                        ),
-                    );
-                    machine.handle(now, Event::Failed(failure));
-                }
-            }
-        }
-        if let Some(p) = &mut self.release
-            && let Some(r) = take(p)?
-        {
-            self.release = None;
-            let (outcome, release, said) = match r {
-                Ok(Release::Answered) => {
-                    (Outcome::Done, ReleaseEnd::Answered, "answered".to_owned())
-                }
-                Ok(Release::Unanswered) => (
-                    Outcome::Unanswered,
-                    ReleaseEnd::NotAnswered,
-                    "not answered (Open5GS, eUPF and UPG-VPP never answer it)".to_owned(),
-                ),
-                Err(e) => (Outcome::Failed, ReleaseEnd::Failed, format!("failed: {e}")),
-            };
-            tl.record(now, pfcp(Procedure::Release, outcome, None, Some(said)));
-            self.times.release = Some(release);
-            machine.handle(now, Event::Released);
-        }
+        self.poll_deletion(now, machine, tl);
+        self.poll_release(now, machine, tl)?;
         Ok(learnt)
+    }
+
+    /// The association's outcome, when it came: the establishment next (at once in a
+    /// re-establishment), or the run's failure.
+    fn poll_association(
+        &mut self,
+        now: Instant,
+        machine: &mut Lifecycle,
+        tl: &mut Timeline,
+    ) -> Result<()> {
+        let Some(p) = &mut self.association else {
+            return Ok(());
+        };
+        let Some(r) = take(p)? else {
+            return Ok(());
+        };
+        self.association = None;
+        match r {
+            Ok(a) => {
+                out::line(&format!("PFCP: associated with {}", a.peer));
+                tl.record(
+                    now,
+                    pfcp(
+                        Procedure::Association,
+                        Outcome::Done,
+                        None,
+                        Some(a.peer.to_string()),
+                    ),
+                );
+                if self.again.is_some() {
+                    self.establish(now, tl, None, false);
+                } else {
+                    machine.handle(now, Event::Associated);
+                }
+            }
+            Err(e) => {
+                tl.record(
+                    now,
+                    pfcp(
+                        Procedure::Association,
+                        Outcome::Failed,
+                        None,
+                        Some(e.to_string()),
+                    ),
+                );
+                machine.handle(now, Event::Failed(format!("PFCP association: {e}")));
+                if self.again.is_some() {
+                    self.established(now, machine, 0);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The establishment's outcome, when it came; what it changed for the run.
+    fn poll_establishment(
+        &mut self,
+        now: Instant,
+        machine: &mut Lifecycle,
+        want_upf_teids: bool,
+        tl: &mut Timeline,
+    ) -> Established {
+        let Some((b, meter)) = &mut self.establishment else {
+            return Established::Nothing;
+        };
+        let Some(r) = b.try_result() else {
+            return Established::Nothing;
+        };
+        let began = meter.started();
+        self.establishment = None;
+        if self.again.is_none() {
+            self.times.establish_ended = Some(now);
+        }
+        let (range, climb) = self.batch.take().unwrap_or((0..self.sessions.len(), false));
+        let ended = EndedBatch {
+            range,
+            climb,
+            began,
+            want_upf_teids,
+        };
+        match r {
+            Ok(sessions) => return self.batch_established(now, machine, tl, &ended, &sessions),
+            Err(e) => self.batch_failed(now, machine, tl, &ended, &e),
+        }
+        Established::Nothing
+    }
+
+    /// Every session of the batch `ended` is established (`sessions`): the UPF's TEIDs
+    /// learnt when it chose them, a climb's batch recorded, its F-TEIDs checked.
+    fn batch_established(
+        &mut self,
+        now: Instant,
+        machine: &mut Lifecycle,
+        tl: &mut Timeline,
+        ended: &EndedBatch,
+        sessions: &[Session],
+    ) -> Established {
+        let mut learnt = Established::Nothing;
+        out::line(&format!("PFCP: {} sessions established", sessions.len()));
+        tl.record(
+            now,
+            pfcp(
+                Procedure::Establishment,
+                Outcome::Done,
+                Some(sessions.len() as u64),
+                None,
+            ),
+        );
+        if ended.want_upf_teids {
+            learnt = Established::UplinkTeids {
+                start: ended.range.start,
+                teids: sessions
+                    .iter()
+                    .map(|s| s.uplink_endpoint().map_or(Teid::ZERO, |(t, _)| t))
+                    .collect(),
+            };
+        }
+        if ended.climb {
+            *self.times.establish_busy.get_or_insert_default() += now - ended.began;
+            self.batch_end = Some(BatchEnd {
+                established: ended.range.len(),
+                range: ended.range.clone(),
+                wall: now - ended.began,
+                refusal: None,
+            });
+        }
+        if let Some(m) = chosen_endpoint_mismatch(sessions, self.upf_n3) {
+            machine.handle(now, Event::Failed(m));
+        }
+        self.established(now, machine, sessions.len());
+        learnt
+    }
+
+    /// The batch `ended` failed with `e`: cut short by the user's interruption (not a
+    /// failure: the teardown deletes what was established), refused in a climb (the capacity
+    /// found), or the run's failure.
+    fn batch_failed(
+        &mut self,
+        now: Instant,
+        machine: &mut Lifecycle,
+        tl: &mut Timeline,
+        ended: &EndedBatch,
+        e: &EstablishAllError,
+    ) {
+        let interrupted = machine.stopped_early()
+            && machine.failure().is_none()
+            && matches!(
+                e.error,
+                NodeError::Aborted {
+                    reason: "cancelled",
+                    ..
+                }
+            );
+        if interrupted {
+            out::line(&format!(
+                "PFCP: {} of {} sessions established before the interruption",
+                e.established, e.total
+            ));
+            tl.record(
+                now,
+                pfcp(
+                    Procedure::Establishment,
+                    Outcome::Cancelled,
+                    Some(e.established as u64),
+                    None,
+                ),
+            );
+            self.established(now, machine, e.established);
+        } else if ended.climb && !machine.stopped_early() {
+            self.climb_refused(now, machine, tl, ended, e);
+        } else {
+            let plans = &self.sessions[ended.range.clone()];
+            let hint = establishment_hint(e)
+                .map(|h| format!(": {h}"))
+                .unwrap_or_default();
+            let failure = format!(
+                "{}{hint}",
+                establishment_failure(e, plans, ended.range.start)
+            );
+            tl.record(
+                now,
+                pfcp(
+                    Procedure::Establishment,
+                    Outcome::Failed,
+                    Some(e.established as u64),
+                    Some(failure.clone()),
+                ),
+            );
+            machine.handle(now, Event::Failed(failure));
+            if self.again.is_some() {
+                self.established(now, machine, e.established);
+            }
+        }
+    }
+
+    /// A climb's batch `ended` at the UPF's first refusal (`e`): the capacity found.
+    fn climb_refused(
+        &mut self,
+        now: Instant,
+        machine: &mut Lifecycle,
+        tl: &mut Timeline,
+        ended: &EndedBatch,
+        e: &EstablishAllError,
+    ) {
+        let plans = &self.sessions[ended.range.clone()];
+        let text = establishment_failure(e, plans, ended.range.start);
+        out::line(&format!("capacity: {text}"));
+        tl.record(
+            now,
+            pfcp(
+                Procedure::Establishment,
+                Outcome::Refused,
+                Some(e.established as u64),
+                Some(text.clone()),
+            ),
+        );
+        let refusal = Refusal::of(e, text);
+        *self.times.establish_busy.get_or_insert_default() += now - ended.began;
+        // With the UPF's own TEIDs, only whole batches are known (the partial batch's TEIDs
+        // are not returned): traffic stays on those.
+        let established = if ended.want_upf_teids {
+            0
+        } else {
+            e.established - refusal.accepted_after
+        };
+        self.batch_end = Some(BatchEnd {
+            range: ended.range.clone(),
+            established,
+            wall: now - ended.began,
+            refusal: Some(refusal),
+        });
+        machine.handle(now, Event::Established);
+    }
+
+    /// The deletion's outcome, when it came.
+    fn poll_deletion(&mut self, now: Instant, machine: &mut Lifecycle, tl: &mut Timeline) {
+        let Some((b, _)) = &mut self.deletion else {
+            return;
+        };
+        let Some(r) = b.try_result() else {
+            return;
+        };
+        self.deletion = None;
+        self.times.delete_ended = Some(now);
+        match r {
+            Ok(n) => {
+                out::line(&format!("PFCP: {n} sessions deleted"));
+                tl.record(
+                    now,
+                    pfcp(Procedure::Deletion, Outcome::Done, Some(n as u64), None),
+                );
+                machine.handle(now, Event::Deleted);
+            }
+            Err(e) => {
+                let failure = deletion_failure(&e, self.sessions);
+                tl.record(
+                    now,
+                    pfcp(
+                        Procedure::Deletion,
+                        Outcome::Failed,
+                        None,
+                        Some(failure.clone()),
+                    ),
+                );
+                machine.handle(now, Event::Failed(failure));
+            }
+        }
+    }
+
+    /// The release's outcome, when it came (answered or not, it ends the run's N4 part).
+    fn poll_release(
+        &mut self,
+        now: Instant,
+        machine: &mut Lifecycle,
+        tl: &mut Timeline,
+    ) -> Result<()> {
+        let Some(p) = &mut self.release else {
+            return Ok(());
+        };
+        let Some(r) = take(p)? else {
+            return Ok(());
+        };
+        self.release = None;
+        let (outcome, release, said) = match r {
+            Ok(Release::Answered) => (Outcome::Done, ReleaseEnd::Answered, "answered".to_owned()),
+            Ok(Release::Unanswered) => (
+                Outcome::Unanswered,
+                ReleaseEnd::NotAnswered,
+                "not answered (Open5GS, eUPF and UPG-VPP never answer it)".to_owned(),
+            ),
+            Err(e) => (Outcome::Failed, ReleaseEnd::Failed, format!("failed: {e}")),
+        };
+        tl.record(now, pfcp(Procedure::Release, outcome, None, Some(said)));
+        self.times.release = Some(release);
+        machine.handle(now, Event::Released);
+        Ok(())
+    }
+}
+
+/// An establishment batch that ended: its sessions, whether it was a climb's, when it began,
+/// and whether the UPF chose the uplink TEIDs.
+struct EndedBatch {
+    range: Range<usize>,
+    climb: bool,
+    began: Instant,
+    want_upf_teids: bool,
+}
+
+/// Watches a batch in flight: prints its progress line when its meter says so (and calls
+/// `ask_stats`, for the node's figures on the next line), and cancels it once it has made no
+/// progress for `give_up` (`procedure`, with its name for the message).
+fn watch_batch<T, E>(
+    (procedure, name): (Procedure, &str),
+    (b, meter): &mut (Batch<T, E>, BatchMeter),
+    now: Instant,
+    give_up: Duration,
+    last_stats: Option<&Stats>,
+    tl: &mut Timeline,
+    ask_stats: impl FnOnce(),
+) {
+    if let Some(line) = meter.line(now, b.progress(), last_stats) {
+        out::progress(&line);
+        ask_stats();
+    }
+    if meter.stalled(now, b.progress(), give_up) {
+        out::line(&stalled_message(name, give_up));
+        tl.record(now, pfcp(procedure, Outcome::Stalled, None, None));
+        b.cancel();
     }
 }
