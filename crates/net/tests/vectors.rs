@@ -70,23 +70,25 @@ fn icmp_repr<'a>(f: &Value, data: &'a [u8]) -> Icmpv4Repr<'a> {
     }
 }
 
+/// The fields a vector may have: every one is checked by `check_decode`.
+const KNOWN_FIELDS: [&str; 7] = [
+    "eth_src",
+    "eth_dst",
+    "ethertype",
+    "arp",
+    "ipv4",
+    "icmp",
+    "udp",
+];
+
 /// Decodes `v` layer by layer and checks each field against Scapy's.
 fn check_decode(v: &Vector) {
     let name = &v.name;
     let f = &v.fields;
     // Every field listed is one this function checks: none is passed over.
-    let known = [
-        "eth_src",
-        "eth_dst",
-        "ethertype",
-        "arp",
-        "ipv4",
-        "icmp",
-        "udp",
-    ];
     for key in f.keys() {
         assert!(
-            known.contains(&key.as_str()),
+            KNOWN_FIELDS.contains(&key.as_str()),
             "{name}: field {key} is not checked"
         );
     }
@@ -97,26 +99,43 @@ fn check_decode(v: &Vector) {
     assert_eq!(u64::from(e.ethertype), num(&f["ethertype"]), "{name}");
     if let Some(a) = f.get("arp") {
         assert_eq!(e.ethertype, ETHERTYPE_ARP);
-        let arp = ArpRepr::parse(&ArpPacket::new_checked(eth.payload()).unwrap()).unwrap();
-        let op = match num(&a["op"]) {
-            1 => ArpOperation::Request,
-            2 => ArpOperation::Reply,
-            op => panic!("{name}: operation {op}"),
-        };
-        let want = ArpRepr {
-            operation: op,
-            sender_mac: mac(&a["sender_mac"]),
-            sender_ip: ip(&a["sender_ip"]),
-            target_mac: mac(&a["target_mac"]),
-            target_ip: ip(&a["target_ip"]),
-        };
-        assert_eq!(arp, want, "{name}");
+        check_arp(name, eth.payload(), a);
         return;
     }
-    let fi = &f["ipv4"];
     assert_eq!(e.ethertype, ETHERTYPE_IPV4);
     let p = Ipv4Packet::new_checked(eth.payload()).unwrap();
-    let r = Ipv4Repr::parse(&p).unwrap();
+    let r = check_ipv4(name, &p, &f["ipv4"]);
+    if let Some(fc) = f.get("icmp") {
+        assert_eq!(r.protocol, PROTOCOL_ICMP);
+        check_icmp(name, p.payload(), fc);
+    }
+    if let Some(fu) = f.get("udp") {
+        assert_eq!(r.protocol, PROTOCOL_UDP);
+        check_udp(name, p.payload(), &r, fu);
+    }
+}
+
+/// An ARP packet against Scapy's fields.
+fn check_arp(name: &str, bytes: &[u8], a: &Value) {
+    let arp = ArpRepr::parse(&ArpPacket::new_checked(bytes).unwrap()).unwrap();
+    let op = match num(&a["op"]) {
+        1 => ArpOperation::Request,
+        2 => ArpOperation::Reply,
+        op => panic!("{name}: operation {op}"),
+    };
+    let want = ArpRepr {
+        operation: op,
+        sender_mac: mac(&a["sender_mac"]),
+        sender_ip: ip(&a["sender_ip"]),
+        target_mac: mac(&a["target_mac"]),
+        target_ip: ip(&a["target_ip"]),
+    };
+    assert_eq!(arp, want, "{name}");
+}
+
+/// An IPv4 header against Scapy's fields; returns its representation.
+fn check_ipv4(name: &str, p: &Ipv4Packet<&[u8]>, fi: &Value) -> Ipv4Repr {
+    let r = Ipv4Repr::parse(p).unwrap();
     assert_eq!(r.source, ip(&fi["src"]), "{name}");
     assert_eq!(r.destination, ip(&fi["dst"]), "{name}");
     assert_eq!(u64::from(r.protocol), num(&fi["protocol"]), "{name}");
@@ -127,45 +146,48 @@ fn check_decode(v: &Vector) {
     assert_eq!(p.header_len() as u64, num(&fi["ihl"]) * 4, "{name}");
     assert_eq!(p.total_len() as u64, num(&fi["total_length"]), "{name}");
     assert_eq!(u64::from(p.checksum()), num(&fi["checksum"]), "{name}");
-    if let Some(fc) = f.get("icmp") {
-        assert_eq!(r.protocol, PROTOCOL_ICMP);
-        let m = Icmpv4Packet::new_checked(p.payload()).unwrap();
-        assert!(m.verify_checksum(), "{name}");
-        assert_eq!(u64::from(m.checksum()), num(&fc["checksum"]), "{name}");
-        let repr = Icmpv4Repr::parse(&m).unwrap();
-        let data = hex(fc["data"].as_str().unwrap());
-        assert_eq!(repr.data(), &data[..], "{name}");
-        if fc.get("id").is_some() {
-            assert_eq!(repr, icmp_repr(fc, &data), "{name}");
-        } else {
-            assert_eq!(
-                repr,
-                Icmpv4Repr::Other {
-                    msg_type: num(&fc["type"]) as u8,
-                    code: num(&fc["code"]) as u8,
-                    rest_of_header: hex(fc["rest_of_header"].as_str().unwrap())
-                        .try_into()
-                        .unwrap(),
-                    data: &data,
-                },
-                "{name}"
-            );
-        }
-    }
-    if let Some(fu) = f.get("udp") {
-        assert_eq!(r.protocol, PROTOCOL_UDP);
-        let u = UdpPacket::new_checked(p.payload()).unwrap();
-        let repr = UdpRepr::parse(&u, r.source, r.destination).unwrap();
-        assert_eq!(u64::from(repr.source_port), num(&fu["sport"]), "{name}");
+    r
+}
+
+/// An ICMPv4 message against Scapy's fields.
+fn check_icmp(name: &str, bytes: &[u8], fc: &Value) {
+    let m = Icmpv4Packet::new_checked(bytes).unwrap();
+    assert!(m.verify_checksum(), "{name}");
+    assert_eq!(u64::from(m.checksum()), num(&fc["checksum"]), "{name}");
+    let repr = Icmpv4Repr::parse(&m).unwrap();
+    let data = hex(fc["data"].as_str().unwrap());
+    assert_eq!(repr.data(), &data[..], "{name}");
+    if fc.get("id").is_some() {
+        assert_eq!(repr, icmp_repr(fc, &data), "{name}");
+    } else {
         assert_eq!(
-            u64::from(repr.destination_port),
-            num(&fu["dport"]),
+            repr,
+            Icmpv4Repr::Other {
+                msg_type: num(&fc["type"]) as u8,
+                code: num(&fc["code"]) as u8,
+                rest_of_header: hex(fc["rest_of_header"].as_str().unwrap())
+                    .try_into()
+                    .unwrap(),
+                data: &data,
+            },
             "{name}"
         );
-        assert_eq!(u.len() as u64, num(&fu["length"]), "{name}");
-        assert_eq!(u64::from(u.checksum()), num(&fu["checksum"]), "{name}");
-        assert_eq!(u.payload(), hex(fu["payload"].as_str().unwrap()), "{name}");
     }
+}
+
+/// A UDP datagram against Scapy's fields.
+fn check_udp(name: &str, bytes: &[u8], r: &Ipv4Repr, fu: &Value) {
+    let u = UdpPacket::new_checked(bytes).unwrap();
+    let repr = UdpRepr::parse(&u, r.source, r.destination).unwrap();
+    assert_eq!(u64::from(repr.source_port), num(&fu["sport"]), "{name}");
+    assert_eq!(
+        u64::from(repr.destination_port),
+        num(&fu["dport"]),
+        "{name}"
+    );
+    assert_eq!(u.len() as u64, num(&fu["length"]), "{name}");
+    assert_eq!(u64::from(u.checksum()), num(&fu["checksum"]), "{name}");
+    assert_eq!(u.payload(), hex(fu["payload"].as_str().unwrap()), "{name}");
 }
 
 /// Builds `v`'s frame again from its fields with the emitters.
