@@ -284,12 +284,12 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
 }
 
 /// A rate multiplier (`-m`): `50%`, `2x`, `3Mpps`, `10Gbps`.
-pub fn parse_multiplier(s: &str) -> Result<upfbench_config::Multiplier, String> {
+pub(crate) fn parse_multiplier(s: &str) -> Result<upfbench_config::Multiplier, String> {
     s.parse()
 }
 
 /// A run's duration (`-d`): as the files write it, and longer than 0.
-pub fn parse_run_duration(s: &str) -> Result<std::time::Duration, String> {
+pub(crate) fn parse_run_duration(s: &str) -> Result<std::time::Duration, String> {
     match upfbench_config::parse_duration(s)? {
         d if d.is_zero() => Err(format!("{s:?} sends nothing: give a duration above 0")),
         d => Ok(d),
@@ -297,7 +297,7 @@ pub fn parse_run_duration(s: &str) -> Result<std::time::Duration, String> {
 }
 
 /// A run's name (`--label`), checked as the system file's `label` is.
-pub fn parse_label(s: &str) -> Result<String, String> {
+pub(crate) fn parse_label(s: &str) -> Result<String, String> {
     upfbench_config::overrides::check_command_line_label(s).map(|()| s.to_owned())
 }
 

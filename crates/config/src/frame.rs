@@ -10,7 +10,7 @@ pub const FCS: usize = 4;
 /// Preamble, start delimiter and inter-frame gap: what layer 1 adds to each frame.
 pub const L1_OVERHEAD: usize = 20;
 /// Smallest Ethernet frame, FCS included.
-pub const MIN_FRAME: usize = 64;
+pub(crate) const MIN_FRAME: usize = 64;
 /// IPv4 header without options.
 pub const IPV4: usize = upfbench_net::ipv4::MIN_HEADER_LEN;
 /// UDP header.
@@ -25,7 +25,7 @@ pub const TAG: usize = upfbench_net::tag::TAG_LEN;
 /// The inner MTU: the UE's IP packets are at most this long.
 pub const INNER_MTU: usize = 1500;
 /// The largest payload: an inner IPv4/UDP packet of [`INNER_MTU`].
-pub const MAX_PAYLOAD: usize = INNER_MTU - IPV4 - UDP;
+pub(crate) const MAX_PAYLOAD: usize = INNER_MTU - IPV4 - UDP;
 
 /// The inner IPv4 packet around `payload` bytes.
 pub fn inner_ip_len(payload: usize) -> usize {

@@ -30,7 +30,7 @@ mod identifiers;
 mod issues;
 mod kind;
 mod load;
-pub mod multiplier;
+mod multiplier;
 mod n4_impairments;
 pub mod overrides;
 mod profile;

@@ -89,7 +89,7 @@ impl Multiplier {
     }
 
     /// Whether it is a factor, the same at every step.
-    pub fn is_factor(&self) -> bool {
+    pub(crate) fn is_factor(&self) -> bool {
         matches!(self.kind, MultiplierKind::Factor(_))
     }
 
@@ -211,7 +211,7 @@ impl FromStr for Multiplier {
 /// What `profile` sends in all with every stream's payload `payload` (a sweep's step; `None`:
 /// each stream's own), its percentages of a line rate taken of `line` (N3, N6). Each direction
 /// is counted on the frames it sends: uplink G-PDUs on N3, downlink plain on N6.
-pub fn totals(
+pub(crate) fn totals(
     profile: &Profile,
     payload: Option<u16>,
     line: [Option<f64>; 2],
@@ -247,7 +247,7 @@ pub fn totals(
 }
 
 /// `profile` with every stream's rate times `factor`, in the unit it is written in.
-pub fn scaled(profile: &Profile, factor: f64) -> Profile {
+pub(crate) fn scaled(profile: &Profile, factor: f64) -> Profile {
     let mut p = profile.clone();
     for st in &mut p.streams {
         st.rate = match st.rate {

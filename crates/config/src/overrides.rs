@@ -89,7 +89,7 @@ pub enum MultiplyError {
 }
 
 /// A factor in a few digits: `2.5`, `0.0333`, `5000`.
-pub fn factor_text(factor: f64) -> String {
+pub(crate) fn factor_text(factor: f64) -> String {
     let digits = if factor >= 100.0 { 1 } else { 4 };
     let t = format!("{factor:.digits$}");
     let t = if t.contains('.') {

@@ -39,7 +39,7 @@ impl TscCalibration {
     }
 
     /// How long to wait, after the latest reading, before the span is [`MIN_SPAN_NS`].
-    pub fn wait_ns(&self) -> u64 {
+    pub(crate) fn wait_ns(&self) -> u64 {
         MIN_SPAN_NS.saturating_sub(self.span_ns())
     }
 
@@ -53,7 +53,7 @@ impl TscCalibration {
 
     /// [`Self::hz`] rounded to a whole number of ticks per second (the resolution of the
     /// conversions that use it is far coarser), or `fallback` (EAL's estimate) without one.
-    pub fn hz_or(&self, fallback: u64) -> u64 {
+    pub(crate) fn hz_or(&self, fallback: u64) -> u64 {
         self.hz().map_or(fallback, |hz| hz.round() as u64)
     }
 

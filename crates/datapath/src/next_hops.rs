@@ -158,7 +158,7 @@ impl NextHops {
     }
 
     /// The first hop given up on, in the order they were wanted.
-    pub fn first_given_up(&self) -> Option<(Side, u32)> {
+    pub(crate) fn first_given_up(&self) -> Option<(Side, u32)> {
         self.hops[..self.len]
             .iter()
             .find(|h| h.state == State::GivenUp)

@@ -27,7 +27,7 @@ const PENDING: usize = 32;
 /// `arp.timeout`).
 const DEFAULT_ARP_RETRY: Duration = Duration::from_secs(1);
 /// Error Indications per second at most (and at once), unless set otherwise.
-pub const DEFAULT_ERROR_INDICATIONS_PER_S: u32 = 100;
+pub(crate) const DEFAULT_ERROR_INDICATIONS_PER_S: u32 = 100;
 
 /// What the service plane may have to answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -252,7 +252,7 @@ impl<'e> ServicePlane<'e> {
 
     /// Forgets when `ip` was last asked for on `side`, so that the next
     /// [`resolve`](Self::resolve) asks at once (for a caller that paces its own retries).
-    pub fn forget_request(&mut self, side: Side, ip: u32) {
+    pub(crate) fn forget_request(&mut self, side: Side, ip: u32) {
         for a in self.asked[side.index()].iter_mut().filter(|a| a.0 == ip) {
             *a = (0, 0);
         }
@@ -315,7 +315,7 @@ impl<'e> ServicePlane<'e> {
     /// Hands a copy of each frame queued for `side` to `txq` (in mbufs of the service pool),
     /// leaving the frames queued for [`flush`](Self::flush): the same requests on several
     /// queues. Returns how many copies it took; a copy it does not take is dropped.
-    pub fn copy_pending(&mut self, side: Side, txq: &mut TxQueue<'e>) -> u64 {
+    pub(crate) fn copy_pending(&mut self, side: Side, txq: &mut TxQueue<'e>) -> u64 {
         let mut copies = MbufBurst::<PENDING>::new();
         for m in self.pending[side.index()].iter() {
             let Ok(mut copy) = self.pool.alloc() else {

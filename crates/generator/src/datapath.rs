@@ -1,16 +1,16 @@
 //! The traffic generator's datapath: a worker lcore per queue pair, put together for each step
-//! ([`assembly`]), that sends its shares of the
+//! (`assembly`), that sends its shares of the
 //! streams ([`tx`]) from the frames built once per stream ([`frames`]) stamped with the
 //! measurement [`tag`](upfbench_net::tag), and measures what comes back ([`classify`]) on the run [`clock`], in the
 //! phase the control thread sets (the run crate's `phase`).
 
-pub mod assembly;
-pub mod churn_rx;
+pub(crate) mod assembly;
+pub(crate) mod churn_rx;
 pub mod classify;
 pub mod clock;
 pub mod frames;
-pub mod handover;
-pub mod outer_switch;
-pub mod probes;
+pub(crate) mod handover;
+pub(crate) mod outer_switch;
+pub(crate) mod probes;
 pub mod tx;
 pub mod worker;

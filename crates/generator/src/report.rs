@@ -32,7 +32,7 @@ use upfbench_run::plan::Plan;
 
 /// What a run is called in the report: its profile, its ports, its workers and UEs, its label.
 #[derive(Debug, Clone, Copy)]
-pub struct RunIdentity<'a> {
+pub(crate) struct RunIdentity<'a> {
     /// The profile's name.
     pub profile: &'a str,
     /// The DPDK names of the N3 and N6 ports.
@@ -46,14 +46,14 @@ pub struct RunIdentity<'a> {
 }
 
 /// Now, in milliseconds since the Unix epoch (0 if the clock is before it).
-pub fn now_unix_ms() -> u64 {
+pub(crate) fn now_unix_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
 }
 
 /// The report's frame: version, start, the run's configuration; no step yet.
-pub fn new_report(run: RunIdentity<'_>) -> Report {
+pub(crate) fn new_report(run: RunIdentity<'_>) -> Report {
     let mut report = Report::new(env!("CARGO_PKG_VERSION"), now_unix_ms());
     report
         .config
@@ -71,7 +71,7 @@ pub fn new_report(run: RunIdentity<'_>) -> Report {
 }
 
 /// A step's name in the report and its files: its payload (`300 B`) in a sweep, `run` otherwise.
-pub fn step_label(plan: &Plan) -> String {
+pub(crate) fn step_label(plan: &Plan) -> String {
     let size = match plan.payload {
         Some(p) => format!("{p} B"),
         None => "run".to_owned(),

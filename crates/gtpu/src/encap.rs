@@ -22,19 +22,19 @@ pub mod layout {
     /// The outer IPv4 header.
     pub const IPV4: usize = ethernet::HEADER_LEN;
     /// The outer IPv4 total length.
-    pub const IPV4_TOTAL_LENGTH: usize = IPV4 + ipv4::field::TOTAL_LENGTH.start;
+    pub(crate) const IPV4_TOTAL_LENGTH: usize = IPV4 + ipv4::field::TOTAL_LENGTH.start;
     /// The outer IPv4 header checksum.
-    pub const IPV4_CHECKSUM: usize = IPV4 + ipv4::field::CHECKSUM.start;
+    pub(crate) const IPV4_CHECKSUM: usize = IPV4 + ipv4::field::CHECKSUM.start;
     /// The outer UDP header.
     pub const UDP: usize = IPV4 + ipv4::MIN_HEADER_LEN;
     /// The outer UDP length.
-    pub const UDP_LENGTH: usize = UDP + udp::field::LENGTH.start;
+    pub(crate) const UDP_LENGTH: usize = UDP + udp::field::LENGTH.start;
     /// The outer UDP checksum.
-    pub const UDP_CHECKSUM: usize = UDP + udp::field::CHECKSUM.start;
+    pub(crate) const UDP_CHECKSUM: usize = UDP + udp::field::CHECKSUM.start;
     /// The GTP-U header.
     pub const GTPU: usize = UDP + udp::HEADER_LEN;
     /// The GTP-U length field.
-    pub const GTPU_LENGTH: usize = GTPU + header::field::LENGTH.start;
+    pub(crate) const GTPU_LENGTH: usize = GTPU + header::field::LENGTH.start;
     /// The TEID.
     pub const TEID: usize = GTPU + header::field::TEID.start;
 }
@@ -56,7 +56,7 @@ pub struct OuterHeaders {
     /// Ethernet source address.
     pub source_mac: MacAddr,
     /// Ethernet destination address.
-    pub destination_mac: MacAddr,
+    pub(crate) destination_mac: MacAddr,
     /// Outer IPv4 source address (the sending tunnel endpoint).
     pub source: Ipv4Addr,
     /// Outer IPv4 destination address (the receiving tunnel endpoint).

@@ -19,20 +19,20 @@ pub mod field {
     /// Sequence number (present when any of E, S, PN is set; meaningful when S is).
     pub const SEQUENCE_NUMBER: Range<usize> = 8..10;
     /// N-PDU number (present when any of E, S, PN is set; meaningful when PN is).
-    pub const NPDU_NUMBER: usize = 10;
+    pub(crate) const NPDU_NUMBER: usize = 10;
     /// Next extension header type (present when any of E, S, PN is set; meaningful when E is).
-    pub const NEXT_EXTENSION_HEADER_TYPE: usize = 11;
+    pub(crate) const NEXT_EXTENSION_HEADER_TYPE: usize = 11;
 
     /// Shift of the version in [`FLAGS`].
-    pub const VERSION_SHIFT: u8 = 5;
+    pub(crate) const VERSION_SHIFT: u8 = 5;
     /// Protocol type: 1 for GTP, 0 for GTP'.
-    pub const FLAG_PT: u8 = 0x10;
+    pub(crate) const FLAG_PT: u8 = 0x10;
     /// Extension header flag.
-    pub const FLAG_E: u8 = 0x04;
+    pub(crate) const FLAG_E: u8 = 0x04;
     /// Sequence number flag.
     pub const FLAG_S: u8 = 0x02;
     /// N-PDU number flag.
-    pub const FLAG_PN: u8 = 0x01;
+    pub(crate) const FLAG_PN: u8 = 0x01;
 }
 
 /// Length of the mandatory part of the header.
@@ -42,7 +42,7 @@ pub const OPTIONAL_FIELDS_LEN: usize = 4;
 /// The GTP version of GTP-U.
 pub const VERSION: u8 = 1;
 /// Largest value of the length field.
-pub const MAX_LENGTH: usize = 65_535;
+pub(crate) const MAX_LENGTH: usize = 65_535;
 
 /// A checked view of a GTP-U message.
 ///
@@ -110,7 +110,7 @@ impl<T: AsRef<[u8]>> GtpuPacket<T> {
 
     /// The E flag: an extension header chain follows the optional fields.
     #[inline]
-    pub fn has_extension_headers(&self) -> bool {
+    pub(crate) fn has_extension_headers(&self) -> bool {
         self.flags() & field::FLAG_E != 0
     }
 
@@ -157,7 +157,7 @@ impl<T: AsRef<[u8]>> GtpuPacket<T> {
 
     /// Type of the first extension header, if the E flag is set.
     #[inline]
-    pub fn next_extension_header_type(&self) -> Option<ExtensionHeaderType> {
+    pub(crate) fn next_extension_header_type(&self) -> Option<ExtensionHeaderType> {
         self.has_extension_headers()
             .then(|| ExtensionHeaderType(self.bytes()[field::NEXT_EXTENSION_HEADER_TYPE]))
     }

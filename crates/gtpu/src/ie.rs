@@ -9,13 +9,13 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use crate::error::{EmitError, Layer, ParseError};
 
 /// Recovery (§8.2): TV, 1 octet, the restart counter (set to 0 by the sender, ignored).
-pub const IE_RECOVERY: u8 = 14;
+pub(crate) const IE_RECOVERY: u8 = 14;
 /// Tunnel Endpoint Identifier Data I (§8.3): TV, 4 octets.
 pub const IE_TEID_DATA_I: u8 = 16;
 /// GTP-U Peer Address (§8.4): TLV, an IPv4 (4 octets) or IPv6 (16 octets) address.
 pub const IE_GTPU_PEER_ADDRESS: u8 = 133;
 /// Extension Header Type List (§8.5): TLV with a 1-octet length.
-pub const IE_EXTENSION_HEADER_TYPE_LIST: u8 = 141;
+pub(crate) const IE_EXTENSION_HEADER_TYPE_LIST: u8 = 141;
 /// Private Extension (§8.6): TLV.
 pub const IE_PRIVATE_EXTENSION: u8 = 255;
 

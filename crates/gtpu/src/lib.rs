@@ -65,14 +65,14 @@
 #![forbid(unsafe_code)]
 
 pub mod encap;
-pub mod error;
-pub mod frame;
+mod error;
+mod frame;
 pub mod header;
 pub mod ie;
-pub mod message;
+mod message;
 pub mod pdu_session;
-pub mod template;
-pub mod types;
+mod template;
+mod types;
 pub mod udp_payload;
 
 // The layers below GTP-U live in `upfbench-net`; their modules and views are re-exported beside

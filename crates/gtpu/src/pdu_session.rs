@@ -20,23 +20,23 @@ pub mod field {
     /// QFI mask of octet [`QFI`].
     pub const QFI_MASK: u8 = 0x3f;
     /// DL: Paging Policy Presence, octet [`QFI`].
-    pub const DL_PPP: u8 = 0x80;
+    pub(crate) const DL_PPP: u8 = 0x80;
     /// DL: Reflective QoS Indicator, octet [`QFI`].
-    pub const DL_RQI: u8 = 0x40;
+    pub(crate) const DL_RQI: u8 = 0x40;
     /// DL: QoS Monitoring Packet, octet [`PDU_TYPE_FLAGS`].
-    pub const DL_QMP: u8 = 0x08;
+    pub(crate) const DL_QMP: u8 = 0x08;
     /// DL: DL QFI Sequence Number presence, octet [`PDU_TYPE_FLAGS`].
-    pub const DL_SNP: u8 = 0x04;
+    pub(crate) const DL_SNP: u8 = 0x04;
     /// UL: QoS Monitoring Packet, octet [`PDU_TYPE_FLAGS`].
-    pub const UL_QMP: u8 = 0x08;
+    pub(crate) const UL_QMP: u8 = 0x08;
     /// UL: DL Delay Ind, octet [`PDU_TYPE_FLAGS`].
-    pub const UL_DL_DELAY_IND: u8 = 0x04;
+    pub(crate) const UL_DL_DELAY_IND: u8 = 0x04;
     /// UL: UL Delay Ind, octet [`PDU_TYPE_FLAGS`].
-    pub const UL_UL_DELAY_IND: u8 = 0x02;
+    pub(crate) const UL_UL_DELAY_IND: u8 = 0x02;
     /// UL: UL QFI Sequence Number presence, octet [`PDU_TYPE_FLAGS`].
-    pub const UL_SNP: u8 = 0x01;
+    pub(crate) const UL_SNP: u8 = 0x01;
     /// UL: N3/N9 Delay Ind, octet [`QFI`].
-    pub const UL_N3N9_DELAY_IND: u8 = 0x80;
+    pub(crate) const UL_N3N9_DELAY_IND: u8 = 0x80;
 }
 
 /// PDU type of DL PDU SESSION INFORMATION (TS 38.415 §5.5.3.1).

@@ -83,13 +83,13 @@ impl MessageType {
     /// Echo Request (§7.2.1).
     pub const ECHO_REQUEST: MessageType = MessageType(1);
     /// Echo Response (§7.2.2).
-    pub const ECHO_RESPONSE: MessageType = MessageType(2);
+    pub(crate) const ECHO_RESPONSE: MessageType = MessageType(2);
     /// Error Indication (§7.3.1).
-    pub const ERROR_INDICATION: MessageType = MessageType(26);
+    pub(crate) const ERROR_INDICATION: MessageType = MessageType(26);
     /// Supported Extension Headers Notification (§7.2.3).
-    pub const SUPPORTED_EXTENSION_HEADERS_NOTIFICATION: MessageType = MessageType(31);
+    pub(crate) const SUPPORTED_EXTENSION_HEADERS_NOTIFICATION: MessageType = MessageType(31);
     /// Tunnel Status (§7.3.4).
-    pub const TUNNEL_STATUS: MessageType = MessageType(253);
+    pub(crate) const TUNNEL_STATUS: MessageType = MessageType(253);
     /// End Marker (§7.3.2).
     pub const END_MARKER: MessageType = MessageType(254);
     /// G-PDU: a T-PDU with a GTP-U header (§6.1).
@@ -135,7 +135,7 @@ pub struct ExtensionHeaderType(pub u8);
 
 impl ExtensionHeaderType {
     /// No more extension headers.
-    pub const NO_MORE: ExtensionHeaderType = ExtensionHeaderType(0x00);
+    pub(crate) const NO_MORE: ExtensionHeaderType = ExtensionHeaderType(0x00);
     /// Service Class Indicator (§5.2.2.3).
     pub const SERVICE_CLASS_INDICATOR: ExtensionHeaderType = ExtensionHeaderType(0x20);
     /// UDP Port (§5.2.2.1): the source port of the G-PDU that caused an Error Indication.

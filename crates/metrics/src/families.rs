@@ -85,14 +85,14 @@ const fn family(
 const STEP: &[&str] = &["direction", "step"];
 
 /// The build: always 1.
-pub const BUILD_INFO: Family = family(
+pub(crate) const BUILD_INFO: Family = family(
     "upfbench_build_info",
     Gauge,
     "The upfbench version and the role of this process (always 1).",
     &["version", "role"],
 );
 /// The phase, as a state set.
-pub const PHASE: Family = family(
+pub(crate) const PHASE: Family = family(
     "upfbench_phase",
     Gauge,
     "1 for the phase the process is in (as /health says it), 0 for the others.",
@@ -337,7 +337,7 @@ pub const REFLECTOR_ERROR_INDICATIONS_SUPPRESSED: Family = family(
 );
 
 /// The generator's families (run, sweep, search), those of both roles first.
-pub const GENERATOR: &[&Family] = &[
+pub(crate) const GENERATOR: &[&Family] = &[
     &BUILD_INFO,
     &PHASE,
     &STEP_NOW,
@@ -368,7 +368,7 @@ pub const GENERATOR: &[&Family] = &[
 ];
 
 /// The reflector's families, those of both roles first.
-pub const REFLECTOR: &[&Family] = &[
+pub(crate) const REFLECTOR: &[&Family] = &[
     &BUILD_INFO,
     &PHASE,
     &REFLECTOR_RECEIVED,

@@ -55,7 +55,7 @@ pub enum Phase {
 
 impl Phase {
     /// The generator's phases, in their order.
-    pub const GENERATOR: [Phase; 17] = [
+    pub(crate) const GENERATOR: [Phase; 17] = [
         Phase::Starting,
         Phase::Associating,
         Phase::Establishing,
@@ -76,7 +76,7 @@ impl Phase {
     ];
 
     /// The reflector's phases, in their order.
-    pub const REFLECTOR: [Phase; 5] = [
+    pub(crate) const REFLECTOR: [Phase; 5] = [
         Phase::Starting,
         Phase::Running,
         Phase::Stopping,
@@ -120,7 +120,7 @@ impl Phase {
 
 /// The process's health as `/health` shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Health {
+pub(crate) struct Health {
     /// `generator` or `reflector`.
     pub role: &'static str,
     /// [`Phase::name`].
@@ -134,12 +134,12 @@ pub struct Health {
 
 impl Health {
     /// The HTTP status: 503 once failed, 200 otherwise.
-    pub fn status(&self) -> u16 {
+    pub(crate) fn status(&self) -> u16 {
         if self.failure.is_some() { 503 } else { 200 }
     }
 
     /// The JSON body.
-    pub fn to_json(&self) -> String {
+    pub(crate) fn to_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_else(|_| "{}".to_owned())
     }
 }

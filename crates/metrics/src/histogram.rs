@@ -17,7 +17,7 @@ const MULTIPLES: [u64; 5] = [1, 2, 3, 5, 7];
 /// Decades from 100 ns up (100 ns to 1 s and beyond, the last one's 1 × 10 s alone).
 const DECADES: usize = 8;
 /// Finite bucket bounds.
-pub const BUCKETS: usize = DECADES * MULTIPLES.len() + 1;
+pub(crate) const BUCKETS: usize = DECADES * MULTIPLES.len() + 1;
 
 /// The buckets' upper bounds in ns, ascending: 100, 200, 300, 500, 700, 1000, ..., 7e9, 1e10.
 pub const BOUNDS_NS: [u64; BUCKETS] = bounds();
@@ -95,14 +95,14 @@ impl LatencyBuckets {
     }
 
     /// Their sum in seconds.
-    pub fn sum_seconds(&self) -> f64 {
+    pub(crate) fn sum_seconds(&self) -> f64 {
         self.sum_ns as f64 / 1e9
     }
 
     /// Each finite bound in seconds with the samples above the previous bound and at or below
     /// it (not cumulative): what the exposition's encoder takes, which adds them up and ends
     /// with `+Inf` = [`count`](Self::count).
-    pub fn per_bound(&self) -> Vec<(f64, u64)> {
+    pub(crate) fn per_bound(&self) -> Vec<(f64, u64)> {
         BOUNDS_NS
             .iter()
             .zip(&self.per_bucket)

@@ -12,33 +12,33 @@ use crate::ethernet::{ETHERTYPE_IPV4, MacAddr};
 pub mod field {
     use core::ops::Range;
     /// Hardware type (1: Ethernet).
-    pub const HARDWARE_TYPE: Range<usize> = 0..2;
+    pub(crate) const HARDWARE_TYPE: Range<usize> = 0..2;
     /// Protocol type (an EtherType; 0x0800: IPv4).
-    pub const PROTOCOL_TYPE: Range<usize> = 2..4;
+    pub(crate) const PROTOCOL_TYPE: Range<usize> = 2..4;
     /// Length of a hardware address in octets.
-    pub const HARDWARE_LEN: usize = 4;
+    pub(crate) const HARDWARE_LEN: usize = 4;
     /// Length of a protocol address in octets.
-    pub const PROTOCOL_LEN: usize = 5;
+    pub(crate) const PROTOCOL_LEN: usize = 5;
     /// Operation (1: request, 2: reply).
-    pub const OPERATION: Range<usize> = 6..8;
+    pub(crate) const OPERATION: Range<usize> = 6..8;
     /// Sender hardware address.
-    pub const SENDER_MAC: Range<usize> = 8..14;
+    pub(crate) const SENDER_MAC: Range<usize> = 8..14;
     /// Sender protocol address.
-    pub const SENDER_IP: Range<usize> = 14..18;
+    pub(crate) const SENDER_IP: Range<usize> = 14..18;
     /// Target hardware address (zero in a request).
-    pub const TARGET_MAC: Range<usize> = 18..24;
+    pub(crate) const TARGET_MAC: Range<usize> = 18..24;
     /// Target protocol address.
-    pub const TARGET_IP: Range<usize> = 24..28;
+    pub(crate) const TARGET_IP: Range<usize> = 24..28;
 }
 
 /// Length of an Ethernet/IPv4 ARP packet (the Ethernet frame pads it to 46 octets).
 pub const PACKET_LEN: usize = 28;
 /// Hardware type of Ethernet (RFC 826; IANA ARP parameters).
-pub const HARDWARE_ETHERNET: u16 = 1;
+pub(crate) const HARDWARE_ETHERNET: u16 = 1;
 /// Operation code of a request.
-pub const OPERATION_REQUEST: u16 = 1;
+pub(crate) const OPERATION_REQUEST: u16 = 1;
 /// Operation code of a reply.
-pub const OPERATION_REPLY: u16 = 2;
+pub(crate) const OPERATION_REPLY: u16 = 2;
 
 /// A checked view of an Ethernet/IPv4 ARP packet. `new_checked` guarantees 28 octets, Ethernet
 /// hardware addresses and IPv4 protocol addresses, so that the accessors cannot fail; the

@@ -22,7 +22,7 @@ fn fold(mut acc: u64) -> u16 {
 /// Adds `data` to the 16-bit one's complement sum `initial`; an odd last byte is padded with a
 /// zero byte (RFC 1071 §4.1).
 #[inline]
-pub fn sum_with(initial: u16, data: &[u8]) -> u16 {
+pub(crate) fn sum_with(initial: u16, data: &[u8]) -> u16 {
     // 2^16 ≡ 1 (mod 0xFFFF), so summing big-endian 32-bit words gives the same folded result as
     // summing 16-bit words, with half the additions. 65 535 bytes of 0xFFFFFFFF words cannot
     // overflow a u64.
@@ -61,7 +61,7 @@ pub fn ipv4_header(header: &[u8]) -> u16 {
 
 /// The one's complement sum of the IPv4 pseudo header of a UDP or TCP segment (RFC 768).
 #[inline]
-pub fn ipv4_pseudo_header(src: Ipv4Addr, dst: Ipv4Addr, protocol: u8, length: u16) -> u16 {
+pub(crate) fn ipv4_pseudo_header(src: Ipv4Addr, dst: Ipv4Addr, protocol: u8, length: u16) -> u16 {
     let s = src.octets();
     let d = dst.octets();
     let acc = u64::from(u32::from_be_bytes(s))

@@ -10,13 +10,13 @@ pub mod field {
     /// Type.
     pub const TYPE: usize = 0;
     /// Code.
-    pub const CODE: usize = 1;
+    pub(crate) const CODE: usize = 1;
     /// Checksum over the whole message.
     pub const CHECKSUM: Range<usize> = 2..4;
     /// The four octets after the checksum, whose meaning depends on the type.
-    pub const REST_OF_HEADER: Range<usize> = 4..8;
+    pub(crate) const REST_OF_HEADER: Range<usize> = 4..8;
     /// Echo identifier (echo request and reply).
-    pub const IDENTIFIER: Range<usize> = 4..6;
+    pub(crate) const IDENTIFIER: Range<usize> = 4..6;
     /// Echo sequence number (echo request and reply).
     pub const SEQUENCE: Range<usize> = 6..8;
 }
@@ -27,7 +27,7 @@ pub const HEADER_LEN: usize = 8;
 /// ICMPv4 message types (RFC 792; IANA ICMP parameters).
 pub mod message_type {
     /// Echo Reply.
-    pub const ECHO_REPLY: u8 = 0;
+    pub(crate) const ECHO_REPLY: u8 = 0;
     /// Destination Unreachable.
     pub const DESTINATION_UNREACHABLE: u8 = 3;
     /// Redirect.
@@ -134,7 +134,7 @@ impl<T: AsRef<[u8]>> Icmpv4Packet<T> {
 impl<'a> Icmpv4Packet<&'a [u8]> {
     /// The data with the lifetime of the underlying buffer.
     #[inline]
-    pub fn data_slice(&self) -> &'a [u8] {
+    pub(crate) fn data_slice(&self) -> &'a [u8] {
         &self.buffer[HEADER_LEN..]
     }
 }
@@ -142,7 +142,7 @@ impl<'a> Icmpv4Packet<&'a [u8]> {
 impl<T: AsRef<[u8]> + AsMut<[u8]>> Icmpv4Packet<T> {
     /// Sets the checksum field.
     #[inline]
-    pub fn set_checksum(&mut self, value: u16) {
+    pub(crate) fn set_checksum(&mut self, value: u16) {
         self.buffer.as_mut()[field::CHECKSUM].copy_from_slice(&value.to_be_bytes());
     }
 

@@ -12,11 +12,11 @@ pub mod field {
     /// Version (high nibble) and IHL (low nibble, in 4-octet units).
     pub const VERSION_IHL: usize = 0;
     /// DSCP (high 6 bits) and ECN (low 2 bits), formerly the type of service.
-    pub const DSCP_ECN: usize = 1;
+    pub(crate) const DSCP_ECN: usize = 1;
     /// Total length of the datagram in octets.
     pub const TOTAL_LENGTH: Range<usize> = 2..4;
     /// Identification.
-    pub const IDENTIFICATION: Range<usize> = 4..6;
+    pub(crate) const IDENTIFICATION: Range<usize> = 4..6;
     /// Flags (reserved, DF, MF) and fragment offset (13 bits, 8-octet units).
     pub const FLAGS_FRAGMENT_OFFSET: Range<usize> = 6..8;
     /// Time to live.
@@ -240,7 +240,7 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Ipv4Packet<T> {
 
     /// Sets the header checksum field.
     #[inline]
-    pub fn set_checksum(&mut self, value: u16) {
+    pub(crate) fn set_checksum(&mut self, value: u16) {
         self.bytes_mut()[field::CHECKSUM].copy_from_slice(&value.to_be_bytes());
     }
 

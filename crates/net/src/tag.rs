@@ -25,11 +25,11 @@ pub const TAG_LEN: usize = 10;
 pub mod field {
     use core::ops::Range;
     /// Stream id (u16).
-    pub const STREAM: Range<usize> = 0..2;
+    pub(crate) const STREAM: Range<usize> = 0..2;
     /// Sequence number within the flow (u32).
     pub const SEQUENCE: Range<usize> = 2..6;
     /// Low 32 bits of the transmit time in ns (u32).
-    pub const TX_TIME: Range<usize> = 6..10;
+    pub(crate) const TX_TIME: Range<usize> = 6..10;
 }
 
 /// A payload too short to hold a tag.

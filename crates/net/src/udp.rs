@@ -21,7 +21,7 @@ pub mod field {
 /// Length of the UDP header.
 pub const HEADER_LEN: usize = 8;
 /// The largest payload the length field can describe.
-pub const MAX_PAYLOAD_LEN: usize = 65_535 - HEADER_LEN;
+pub(crate) const MAX_PAYLOAD_LEN: usize = 65_535 - HEADER_LEN;
 
 /// A checked view of a UDP datagram. `new_checked` guarantees a whole header and a length field
 /// between 8 and the buffer length.
@@ -141,7 +141,7 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> UdpPacket<T> {
 
     /// Sets the checksum field.
     #[inline]
-    pub fn set_checksum(&mut self, value: u16) {
+    pub(crate) fn set_checksum(&mut self, value: u16) {
         self.bytes_mut()[field::CHECKSUM].copy_from_slice(&value.to_be_bytes());
     }
 

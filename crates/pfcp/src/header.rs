@@ -25,19 +25,19 @@ pub mod field {
     /// SEID (8 octets, S=1).
     pub const SEID: usize = 4;
     /// Sequence Number without SEID (3 octets).
-    pub const SEQUENCE_NODE: usize = 4;
+    pub(crate) const SEQUENCE_NODE: usize = 4;
     /// Sequence Number with SEID (3 octets).
-    pub const SEQUENCE_SESSION: usize = 12;
+    pub(crate) const SEQUENCE_SESSION: usize = 12;
     /// Message Priority octet (S=1).
-    pub const PRIORITY: usize = 15;
+    pub(crate) const PRIORITY: usize = 15;
 }
 
 /// Octets before the Message Length starts counting.
-pub const MANDATORY_LEN: usize = 4;
+pub(crate) const MANDATORY_LEN: usize = 4;
 /// Header length without SEID.
-pub const NODE_HEADER_LEN: usize = 8;
+pub(crate) const NODE_HEADER_LEN: usize = 8;
 /// Header length with SEID.
-pub const SESSION_HEADER_LEN: usize = 16;
+pub(crate) const SESSION_HEADER_LEN: usize = 16;
 /// The only version defined (§7.2.2.1).
 pub const VERSION: u8 = 1;
 

@@ -107,7 +107,7 @@
 
 #[cfg(feature = "tokio")]
 pub mod driver;
-pub mod error;
+mod error;
 pub mod header;
 #[macro_use]
 pub mod ie;

@@ -29,19 +29,19 @@ use crate::message::{SessionEstablishmentRequest, SessionModificationRequest};
 use crate::types::{FarId, PdrId, Precedence, QerId, Qfi, Seid, Teid, UrrId};
 
 /// The downlink PDR.
-pub const DOWNLINK_PDR: PdrId = PdrId(1);
+pub(crate) const DOWNLINK_PDR: PdrId = PdrId(1);
 /// The uplink PDR.
-pub const UPLINK_PDR: PdrId = PdrId(2);
+pub(crate) const UPLINK_PDR: PdrId = PdrId(2);
 /// The downlink FAR (to Access).
-pub const DOWNLINK_FAR: FarId = FarId(1);
+pub(crate) const DOWNLINK_FAR: FarId = FarId(1);
 /// The uplink FAR (to Core).
-pub const UPLINK_FAR: FarId = FarId(2);
+pub(crate) const UPLINK_FAR: FarId = FarId(2);
 /// The QER.
 pub const QER: QerId = QerId(1);
 /// The URR.
 pub const URR: UrrId = UrrId(1);
 /// Precedence of both PDRs (what the reference client sends).
-pub const PRECEDENCE: Precedence = Precedence(0xffff);
+pub(crate) const PRECEDENCE: Precedence = Precedence(0xffff);
 
 /// Who picks the uplink TEID.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,7 +149,7 @@ impl UeSessionPlan {
     }
 
     /// The downlink PDR (1).
-    pub fn downlink_pdr(&self) -> CreatePdr {
+    pub(crate) fn downlink_pdr(&self) -> CreatePdr {
         let mut pdi = Pdi::new(SourceInterface::CORE);
         pdi.network_instance = Some(self.template.network_instance.clone());
         pdi.ue_ip_address = Some(UeIpAddress::new(self.ue.ue_address, true));
@@ -199,7 +199,7 @@ impl UeSessionPlan {
     }
 
     /// Forwarding Parameters of the downlink FAR for a gNB endpoint.
-    pub fn downlink_forwarding(&self, teid: Teid, gnb: IpAddr) -> ForwardingParameters {
+    pub(crate) fn downlink_forwarding(&self, teid: Teid, gnb: IpAddr) -> ForwardingParameters {
         let mut fp = ForwardingParameters::new(DestinationInterface::ACCESS);
         fp.network_instance = Some(self.template.network_instance.clone());
         fp.outer_header_creation = Some(OuterHeaderCreation::gtpu_udp(teid, gnb));
@@ -211,7 +211,7 @@ impl UeSessionPlan {
     }
 
     /// The downlink FAR (1): forward to Access through a GTP-U tunnel to the gNB.
-    pub fn downlink_far(&self) -> CreateFar {
+    pub(crate) fn downlink_far(&self) -> CreateFar {
         CreateFar::forward(
             DOWNLINK_FAR,
             self.downlink_forwarding(self.ue.downlink_teid, self.template.gnb_n3_address),
@@ -219,7 +219,7 @@ impl UeSessionPlan {
     }
 
     /// The uplink FAR (2): forward to Core.
-    pub fn uplink_far(&self) -> CreateFar {
+    pub(crate) fn uplink_far(&self) -> CreateFar {
         let mut fp = ForwardingParameters::new(DestinationInterface::CORE);
         fp.network_instance = Some(self.template.network_instance.clone());
         fp.destination_interface_type = self.template.interface_types.then_some(InterfaceType::N6);

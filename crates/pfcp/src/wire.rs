@@ -125,7 +125,7 @@ impl<'a> Writer<'a> {
     }
 
     /// Appends bytes.
-    pub fn put_slice(&mut self, s: &[u8]) -> core::result::Result<(), EmitError> {
+    pub(crate) fn put_slice(&mut self, s: &[u8]) -> core::result::Result<(), EmitError> {
         let end = self.pos + s.len();
         if end > self.buf.len() {
             return Err(EmitError::BufferTooSmall {
@@ -159,7 +159,7 @@ impl<'a> Writer<'a> {
     }
 
     /// Appends the low 40 bits, big endian.
-    pub fn u40(&mut self, v: u64) -> core::result::Result<(), EmitError> {
+    pub(crate) fn u40(&mut self, v: u64) -> core::result::Result<(), EmitError> {
         self.put_slice(&v.to_be_bytes()[3..])
     }
 

@@ -11,7 +11,7 @@ const STEPS_PER_DECADE: u32 = 20;
 
 /// One point of a distribution.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PercentilePoint {
+pub(crate) struct PercentilePoint {
     /// log10(1/(1−q)): 0 at the minimum, 1 at 90 %, 2 at 99 %, ...
     pub x: f64,
     /// The latency at that percentile (µs).
@@ -19,12 +19,12 @@ pub struct PercentilePoint {
 }
 
 /// x of quantile `q` (0 ≤ q < 1).
-pub fn percentile_x(q: f64) -> f64 {
+pub(crate) fn percentile_x(q: f64) -> f64 {
     -(1.0 - q).log10()
 }
 
 /// The tick label of `x` on the percentile axis: `0%`, `90%`, `99%`, `99.9%`, ...
-pub fn percentile_label(x: f64) -> String {
+pub(crate) fn percentile_label(x: f64) -> String {
     let decades = x.round().max(0.0) as usize;
     match decades {
         0 => "0%".to_owned(),
@@ -40,7 +40,7 @@ fn x_of_max(samples: u64) -> f64 {
 
 /// The distribution of a histogram (values in ns): sampled at even steps of x up to the
 /// quantile its sample count supports, then its maximum. Empty for an empty histogram.
-pub fn from_histogram(h: &Histogram<u64>) -> Vec<PercentilePoint> {
+pub(crate) fn from_histogram(h: &Histogram<u64>) -> Vec<PercentilePoint> {
     if h.is_empty() {
         return Vec::new();
     }
@@ -66,7 +66,7 @@ pub fn from_histogram(h: &Histogram<u64>) -> Vec<PercentilePoint> {
 
 /// The distribution from a report's summary when there is no interval log: the minimum, the
 /// percentiles the sample count supports (p50 to p99.99) and the maximum.
-pub fn from_summary(l: &LatencyReport) -> Vec<PercentilePoint> {
+pub(crate) fn from_summary(l: &LatencyReport) -> Vec<PercentilePoint> {
     let p = &l.percentiles;
     let x_max = x_of_max(p.samples);
     let at = |q: f64, ns: Nanos| PercentilePoint {

@@ -28,7 +28,7 @@ pub struct Figure {
 
 /// A name for files: `300 B` → `300B`, `10 B both` → `10B-both`; other than letters, digits
 /// and `-`, `.`, `_` becomes `-`.
-pub fn file_stem(label: &str) -> String {
+pub(crate) fn file_stem(label: &str) -> String {
     let joined = label.replace(" B", "B");
     let stem: String = joined
         .chars()

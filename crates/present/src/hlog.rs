@@ -14,7 +14,9 @@ use crate::error::ReadError;
 
 /// Each direction's intervals of `log` added into one histogram (values in ns). Intervals
 /// without a tag or with another tag than a direction's name are left out.
-pub fn direction_histograms(log: &[u8]) -> Result<BTreeMap<Direction, Histogram<u64>>, ReadError> {
+pub(crate) fn direction_histograms(
+    log: &[u8],
+) -> Result<BTreeMap<Direction, Histogram<u64>>, ReadError> {
     let mut sums: BTreeMap<Direction, Histogram<u64>> = BTreeMap::new();
     let mut deserializer = Deserializer::new();
     for entry in IntervalLogIterator::new(log) {

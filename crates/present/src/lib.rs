@@ -10,13 +10,13 @@
 #![forbid(unsafe_code)]
 
 pub mod compare;
-pub mod distribution;
-pub mod error;
+mod distribution;
+mod error;
 pub mod figures;
 pub mod folder;
-pub mod hlog;
+mod hlog;
 pub mod html;
-pub mod plot;
+mod plot;
 #[cfg(test)]
 mod samples;
 

@@ -70,12 +70,12 @@ impl PortFrames {
     }
 
     /// Frames handed to the port for sending.
-    pub fn tx_total(&self) -> u64 {
+    pub(crate) fn tx_total(&self) -> u64 {
         self.tx_measured + self.tx_warmup + self.tx_service + self.tx_probes
     }
 
     /// Frames received from the port.
-    pub fn rx_total(&self) -> u64 {
+    pub(crate) fn rx_total(&self) -> u64 {
         self.rx_measured + self.rx_unmeasured + self.rx_service + self.rx_rejected + self.rx_probes
     }
 

@@ -15,7 +15,7 @@ mod percentiles;
 mod port;
 mod queues;
 mod rejected;
-pub mod rows;
+mod rows;
 mod search;
 mod search_table;
 mod seconds;

@@ -25,7 +25,7 @@ use super::upf_faults::{FaultLoss, UpfFault};
 
 /// The JSON schema version this crate writes and reads. Raised on any change that renames,
 /// removes or changes the meaning of a field (adding a field keeps the version). Reports of an
-/// earlier version are read through [`super::migrate`] (2: every percentile summary is a
+/// earlier version are read through `super::migrate` (2: every percentile summary is a
 /// [`Percentiles`] in ns; the release is one word).
 pub const SCHEMA_VERSION: u32 = 2;
 
@@ -376,7 +376,7 @@ pub struct ThroughputReport {
 
 impl ThroughputReport {
     /// Rates of `c` over `duration_ns`.
-    pub fn from_counters(c: &TrafficCounters, duration_ns: u64) -> ThroughputReport {
+    pub(crate) fn from_counters(c: &TrafficCounters, duration_ns: u64) -> ThroughputReport {
         ThroughputReport {
             packets: c.packets,
             bytes_l2: c.bytes_l2,
@@ -457,7 +457,7 @@ impl LatencyReport {
 
 impl DirectionReport {
     /// The report of one merged direction, rates over `duration_ns`.
-    pub fn from_result(d: &DirectionResult, duration_ns: u64) -> DirectionReport {
+    pub(crate) fn from_result(d: &DirectionResult, duration_ns: u64) -> DirectionReport {
         DirectionReport {
             direction: d.direction,
             streams: d.streams,
@@ -596,7 +596,7 @@ impl Report {
     }
 
     /// Reads a report, refusing other schema versions by name before looking at the fields; a
-    /// report of an earlier version is brought to this one first ([`super::migrate`]).
+    /// report of an earlier version is brought to this one first (`super::migrate`).
     pub fn from_json(text: &str) -> Result<Report, ReportError> {
         let mut value: serde_json::Value = serde_json::from_str(text)?;
         let found = value

@@ -27,7 +27,7 @@ impl Nanos {
     }
 
     /// `ms` milliseconds, to the nearest nanosecond.
-    pub fn from_ms(ms: f64) -> Nanos {
+    pub(crate) fn from_ms(ms: f64) -> Nanos {
         Nanos((ms * 1e6).round() as i64)
     }
 

@@ -29,7 +29,7 @@ pub struct RxQueues {
 
 impl RxQueues {
     /// The queue with the most frames and its share of them all; `None` without frames.
-    pub fn busiest(&self) -> Option<(usize, f64)> {
+    pub(crate) fn busiest(&self) -> Option<(usize, f64)> {
         let total: u64 = self.frames.iter().sum();
         let (i, &most) = self
             .frames

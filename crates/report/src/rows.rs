@@ -226,7 +226,7 @@ impl Table {
 }
 
 /// `s` as a CSV field: quoted when it holds a comma, a quote or a line break.
-pub fn csv_field(s: &str) -> String {
+pub(crate) fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {

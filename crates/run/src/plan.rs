@@ -1,15 +1,15 @@
 //! The plan of a run: pure data computed from the system file and the profile before anything
 //! is touched — UEs, streams and their flows, and what each worker lcore sends.
 
-pub mod allowance;
+pub(crate) mod allowance;
 pub mod build;
 pub mod churn;
-pub mod mobility;
-pub mod pacing;
-pub mod placement;
+pub(crate) mod mobility;
+pub(crate) mod pacing;
+pub(crate) mod placement;
 pub mod sessions;
-pub mod stream;
-pub mod ue;
+pub(crate) mod stream;
+pub(crate) mod ue;
 
 pub use build::{Plan, PlanError, build, rate_frame_len};
 pub use churn::{ChurnPlan, ChurnStep};

@@ -37,11 +37,11 @@ pub struct SearchConfig {
     /// Max Load (pps): no trial above it.
     pub max_load: f64,
     /// Coarse targets before each goal's own.
-    pub preceding_targets: u32,
+    pub(crate) preceding_targets: u32,
     /// How much each further step away from a bound grows (2: doubles).
     pub expansion: f64,
     /// Most trials before the search stops, incomplete.
-    pub max_trials: usize,
+    pub(crate) max_trials: usize,
     /// How loads are chosen.
     pub strategy: Strategy,
 }

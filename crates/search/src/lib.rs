@@ -1,13 +1,13 @@
 //! The throughput search of RFC 9971 (MLRsearch), sans-IO: the goals, what the trials at a
-//! load say for a goal ([`load_stats`]), the relevant bounds over all loads measured
-//! ([`relevant_bounds`]), and the controller that chooses the next trial ([`controller`]).
+//! load say for a goal (`load_stats`), the relevant bounds over all loads measured
+//! ([`relevant_bounds`]), and the controller that chooses the next trial (`controller`).
 //! `upfbench search` drives it with trials over the run machine (the generator crate).
 #![forbid(unsafe_code)]
 
-pub mod controller;
-pub mod goal;
-pub mod load_stats;
-pub mod target;
+mod controller;
+mod goal;
+mod load_stats;
+mod target;
 
 pub use controller::{
     ConfigError, Ending, GoalOutcome, Search, SearchConfig, Strategy, TrialRequest,

@@ -100,7 +100,7 @@ impl TrialResult {
 
     /// The loss ratio `goal` sees: the trial's, or total loss when the goal bounds latency and
     /// the trial's percentile is over the bound (or it has no latency at all).
-    pub fn goal_loss_ratio(&self, goal: &SearchGoal) -> f64 {
+    pub(crate) fn goal_loss_ratio(&self, goal: &SearchGoal) -> f64 {
         match (goal.latency, self.latency) {
             (None, _) => self.loss_ratio,
             (Some(b), Some(l)) if l.get(b.percentile) <= b.max_ns => self.loss_ratio,
@@ -124,13 +124,13 @@ pub enum LoadClass {
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct LoadSums {
     /// Full-length low-loss trials (s).
-    pub good_long: f64,
+    pub(crate) good_long: f64,
     /// Full-length high-loss trials (s).
-    pub bad_long: f64,
+    pub(crate) bad_long: f64,
     /// Short low-loss trials (s).
-    pub good_short: f64,
+    pub(crate) good_short: f64,
     /// Short high-loss trials (s).
-    pub bad_short: f64,
+    pub(crate) bad_short: f64,
 }
 
 impl LoadSums {

@@ -12,7 +12,7 @@ use super::goal::SearchGoal;
 /// The targets of `goal`, coarsest first, the goal itself last: `preceding` coarse targets of
 /// width `2^k × goal width` (at most 0.5) whose trial durations go geometrically from the
 /// goal's initial trial duration to its final one.
-pub fn targets(goal: &SearchGoal, preceding: u32) -> Vec<SearchGoal> {
+pub(crate) fn targets(goal: &SearchGoal, preceding: u32) -> Vec<SearchGoal> {
     let mut out = Vec::new();
     for k in (1..=preceding).rev() {
         let width = (goal.relative_width * f64::from(1u32 << k.min(16))).min(0.5);

@@ -32,7 +32,7 @@ impl Jitter {
     }
 
     /// The estimate in nanoseconds, once at least two arrivals have been seen.
-    pub fn value_ns(&self) -> Option<f64> {
+    pub(crate) fn value_ns(&self) -> Option<f64> {
         (self.seen >= 2).then(|| self.scaled as f64 / 16.0)
     }
 }

@@ -16,9 +16,9 @@ use hdrhistogram::Histogram;
 use thiserror::Error;
 
 /// Default highest trackable latency: 10 s. Anything slower is lost for any practical purpose.
-pub const DEFAULT_MAX_LATENCY_NS: u64 = 10_000_000_000;
+pub(crate) const DEFAULT_MAX_LATENCY_NS: u64 = 10_000_000_000;
 /// Default histogram precision: 3 significant digits (0.1 %).
-pub const DEFAULT_SIGNIFICANT_DIGITS: u8 = 3;
+pub(crate) const DEFAULT_SIGNIFICANT_DIGITS: u8 = 3;
 
 /// Histogram bounds and precision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -22,25 +22,25 @@
 //!
 //! The definitions of lost, reordered, duplicate and late are in [`seq`]; the lock-free
 //! publication scheme in [`publish`]; the merge rules in [`merge`]; byte and rate conventions in
-//! [`rate`]; jitter in [`jitter`]; latency precision and the staging that keeps the RX path short
+//! [`rate`]; jitter in `jitter`; latency precision and the staging that keeps the RX path short
 //! in [`latency`]. The RX path's cost per packet is measured by `benches/rx_record.rs`.
 #![forbid(unsafe_code)]
 
 pub mod direction;
-pub mod hlog;
+mod hlog;
 mod hot_latency;
-pub mod jitter;
+mod jitter;
 pub mod latency;
 pub mod live;
 mod loss_text;
 pub mod merge;
-pub mod port;
+mod port;
 pub mod publish;
 pub mod rate;
-pub mod rx;
+mod rx;
 pub mod seq;
 mod seqlock;
-pub mod tx;
+mod tx;
 
 pub use direction::Direction;
 pub use hlog::{IntervalLog, IntervalLogError};

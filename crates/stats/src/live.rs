@@ -43,7 +43,7 @@ pub struct LiveDirection {
     pub loss_pct_total: f64,
     /// Packets since the start that arrived after their position left the reorder window:
     /// they are in `lost_total` too, which a bare loss figure would hide.
-    pub late_total: u64,
+    pub(crate) late_total: u64,
     /// Latency mean over the interval's samples (ns).
     pub lat_avg_ns: Option<f64>,
     /// Latency median over the interval (ns).
@@ -54,7 +54,7 @@ pub struct LiveDirection {
     pub lat_max_ns: Option<u64>,
     /// How far behind its schedule the direction's sending is now (ns; the latest of the
     /// workers'): lateness that slipped the schedule and is not made up yet. 0 when on time.
-    pub tx_late_ns: u64,
+    pub(crate) tx_late_ns: u64,
 }
 
 /// One live line: the directions that carried traffic so far.

@@ -104,7 +104,7 @@ pub struct RunResult {
     /// Packets without a valid tag, over all RX cores.
     pub untagged_rx: u64,
     /// Sends recorded for unknown stream ids, over all TX cores.
-    pub unknown_stream_tx: u64,
+    pub(crate) unknown_stream_tx: u64,
     /// Streams that arrived on more than one RX core.
     pub split_streams: u32,
     /// Human-readable findings that make some figure less than exact.

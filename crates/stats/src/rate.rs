@@ -36,14 +36,14 @@ pub struct TrafficCounters {
 impl TrafficCounters {
     /// Counts one frame whose `pkt_len` is `frame_len` (no FCS).
     #[inline]
-    pub fn add_frame(&mut self, frame_len: u32) {
+    pub(crate) fn add_frame(&mut self, frame_len: u32) {
         self.packets += 1;
         self.bytes_l2 += wire_l2_len(frame_len);
     }
 
     /// Counts `packets` frames whose `pkt_len` is `frame_len` each.
     #[inline]
-    pub fn add_frames(&mut self, packets: u64, frame_len: u32) {
+    pub(crate) fn add_frames(&mut self, packets: u64, frame_len: u32) {
         self.packets += packets;
         self.bytes_l2 += packets * wire_l2_len(frame_len);
     }

@@ -22,7 +22,7 @@ use crate::seq::{Arrival, DEFAULT_REORDER_WINDOW, SeqTracker, WindowError};
 const FIRST_RARE: usize = Arrival::Reordered as usize;
 
 /// Default latency interval handed to the control thread: one second.
-pub const DEFAULT_LATENCY_INTERVAL_NS: u64 = 1_000_000_000;
+pub(crate) const DEFAULT_LATENCY_INTERVAL_NS: u64 = 1_000_000_000;
 
 /// What the stats need to know about a stream, indexed by its dense stream id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

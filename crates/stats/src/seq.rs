@@ -69,11 +69,11 @@ use thiserror::Error;
 
 /// The library's default reorder window: 1024 positions (128 bytes of bitmap per stream). The
 /// generator's profiles default to 64 (`reorder_window`), for the memory of a million flows.
-pub const DEFAULT_REORDER_WINDOW: u32 = 1024;
+pub(crate) const DEFAULT_REORDER_WINDOW: u32 = 1024;
 /// Smallest reorder window accepted (one bitmap word).
-pub const MIN_REORDER_WINDOW: u32 = 64;
+pub(crate) const MIN_REORDER_WINDOW: u32 = 64;
 /// Largest reorder window accepted (8 KiB of bitmap per stream).
-pub const MAX_REORDER_WINDOW: u32 = 1 << 16;
+pub(crate) const MAX_REORDER_WINDOW: u32 = 1 << 16;
 
 /// A reorder window that is not a power of two in range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]

@@ -91,12 +91,12 @@ pub struct GeneratedFile {
 pub const KINDS: [FileKind; 3] = [FileKind::System, FileKind::Profile, FileKind::Reflector];
 
 /// Where a kind's schema is, from the repository's root: `schema/profile.schema.json`.
-pub fn schema_path(kind: FileKind) -> String {
+pub(crate) fn schema_path(kind: FileKind) -> String {
     format!("schema/{kind}.schema.json")
 }
 
 /// Where a kind's reference page is, from the repository's root: `docs/reference/profile.md`.
-pub fn reference_path(kind: FileKind) -> String {
+pub(crate) fn reference_path(kind: FileKind) -> String {
     format!("docs/reference/{kind}.md")
 }
 

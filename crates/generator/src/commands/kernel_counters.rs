@@ -14,18 +14,18 @@ const NET_DEV: &str = "/proc/self/net/dev";
 
 /// The kernel interface of each port (N3, N6), where it has one.
 #[derive(Debug, Clone, Default)]
-pub struct KernelCounters {
+pub(crate) struct KernelCounters {
     names: [Option<String>; 2],
 }
 
 /// One reading at a step's edge: per port, its interface's counters or why they could not be
 /// read; nothing for a port without one.
 #[derive(Debug, Clone, Default)]
-pub struct KernelReading([Option<Result<NetDevCounters, String>>; 2]);
+pub(crate) struct KernelReading([Option<Result<NetDevCounters, String>>; 2]);
 
 impl KernelCounters {
     /// The interfaces of `system`'s ports.
-    pub fn new(system: &System) -> KernelCounters {
+    pub(crate) fn new(system: &System) -> KernelCounters {
         let name =
             |p: &upfbench_config::Port| kernel_interface(p.device.name(), p.devargs.as_deref());
         KernelCounters {
@@ -34,7 +34,7 @@ impl KernelCounters {
     }
 
     /// The interfaces' counters now (reads the file only when a port has an interface).
-    pub fn read(&self) -> KernelReading {
+    pub(crate) fn read(&self) -> KernelReading {
         if self.names.iter().all(Option::is_none) {
             return KernelReading::default();
         }
@@ -52,7 +52,7 @@ impl KernelCounters {
     /// Gives each of `step`'s ports (N3 first, as the run pushes them) what its interface
     /// counted between `before` and `after`, adds the warnings (the tester's losses, or
     /// counters that could not be read) and each direction's share of the tester's loss.
-    pub fn add_to_step(
+    pub(crate) fn add_to_step(
         &self,
         step: &mut StepReport,
         before: &KernelReading,

@@ -16,7 +16,7 @@ const INTERVAL_WAIT: Duration = Duration::from_millis(200);
 
 /// Asks every RX worker for the interval it is recording and collects them into `live`,
 /// waiting up to `INTERVAL_WAIT` (200 ms) for the answers.
-pub fn collect_intervals(live: &mut LiveMeter, rx: &mut [RxHandle]) {
+pub(crate) fn collect_intervals(live: &mut LiveMeter, rx: &mut [RxHandle]) {
     for h in rx.iter_mut() {
         h.request_interval();
     }

@@ -13,11 +13,11 @@ use upfbench_datapath::port_setup::{WaitError, wait_link, wait_socket};
 use upfbench_datapath::queues::Side;
 
 /// How long a peer may take to come up (a memif or vhost-user peer to connect).
-pub const PEER_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const PEER_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Why a run stopped before its phases started (a wait for the peers among them).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EarlyStop {
+pub(crate) enum EarlyStop {
     /// Interrupted while doing this ("waiting for N3's link").
     Interrupted(String),
     /// Failed: the message to stop the run with (a peer that did not come).
@@ -36,7 +36,7 @@ fn stopped(side: Side, name: &str, waiting_for: &str, e: WaitError) -> EarlyStop
 /// Waits for the socket file of every port that is its link's client (a memif client, a
 /// virtio-user port of a vhost-user server): DPDK cannot probe a virtio-user client, nor start
 /// a memif client, without it. `names` are the ports' DPDK names.
-pub fn wait_for_socket_servers(
+pub(crate) fn wait_for_socket_servers(
     system: &System,
     names: &[String; 2],
     stop: &dyn Fn() -> bool,
@@ -65,7 +65,7 @@ pub fn wait_for_socket_servers(
 }
 
 /// Waits for both links to be up; returns their speeds in bit/s, when the ports say.
-pub fn wait_for_links(
+pub(crate) fn wait_for_links(
     ports: [&Port<'_>; 2],
     names: &[String; 2],
     stop: &dyn Fn() -> bool,

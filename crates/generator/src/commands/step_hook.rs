@@ -12,11 +12,11 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 
 /// How long the command may take before it is killed.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Which edge of a step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StepEdge {
+pub(crate) enum StepEdge {
     /// Before the step's first packet (warm-up included).
     Start,
     /// After the step's drain and collection.
@@ -25,7 +25,7 @@ pub enum StepEdge {
 
 impl StepEdge {
     /// As the command sees it in `UPFBENCH_STEP_EDGE`.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             StepEdge::Start => "start",
             StepEdge::End => "end",
@@ -35,7 +35,7 @@ impl StepEdge {
 
 /// Where a step is, as the command sees it.
 #[derive(Debug, Clone, Copy)]
-pub struct StepAt<'a> {
+pub(crate) struct StepAt<'a> {
     /// Start or end.
     pub edge: StepEdge,
     /// 0-based (the command sees it 1-based).
@@ -48,7 +48,7 @@ pub struct StepAt<'a> {
 
 /// Why the command did not end well (the run goes on; the report says so).
 #[derive(Debug, Error)]
-pub enum StepHookError {
+pub(crate) enum StepHookError {
     /// It could not be started.
     #[error("step hook `{command}` at the {edge} of step {step}: could not start it: {source}")]
     Spawn {
@@ -89,14 +89,14 @@ pub enum StepHookError {
 
 /// A shell command run at each step's edges.
 #[derive(Debug, Clone)]
-pub struct StepHook {
+pub(crate) struct StepHook {
     command: String,
     timeout: Duration,
 }
 
 impl StepHook {
     /// `command` run by `sh -c`, killed after `timeout`.
-    pub fn new(command: impl Into<String>, timeout: Duration) -> StepHook {
+    pub(crate) fn new(command: impl Into<String>, timeout: Duration) -> StepHook {
         StepHook {
             command: command.into(),
             timeout,
@@ -106,7 +106,7 @@ impl StepHook {
     /// Runs the command for `at` and waits for it. It inherits standard output and error and
     /// finds `UPFBENCH_STEP_EDGE` (`start`/`end`), `UPFBENCH_STEP` (1-based),
     /// `UPFBENCH_STEPS` (0 in a search, whose trials are not known in advance) and `UPFBENCH_STEP_LABEL` in its environment.
-    pub fn run(&self, at: StepAt<'_>) -> Result<(), StepHookError> {
+    pub(crate) fn run(&self, at: StepAt<'_>) -> Result<(), StepHookError> {
         let (edge, step) = (at.edge.name(), at.step + 1);
         let mut child = Command::new("sh")
             .arg("-c")

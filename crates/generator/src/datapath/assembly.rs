@@ -35,7 +35,7 @@ const FLUSH_NS: u64 = 100_000_000;
 /// Template pools of earlier steps, by worker, for later steps that send the same frames: DPDK
 /// frees no pool before EAL ends, and a search runs hundreds of steps.
 #[derive(Default)]
-pub struct PoolShelf<'p> {
+pub(crate) struct PoolShelf<'p> {
     pools: Vec<(usize, TemplatePool<'p>)>,
     made: usize,
 }
@@ -71,7 +71,7 @@ impl<'p> PoolShelf<'p> {
 
 /// What the workers of one step leave to the next: each worker's queues, and the template
 /// pools.
-pub struct Idle<'p> {
+pub(crate) struct Idle<'p> {
     /// Each worker's queues (N3, N6), while no step runs.
     pub queues: Vec<Option<[PortQueues<'p>; 2]>>,
     /// The template pools of earlier steps.
@@ -80,15 +80,13 @@ pub struct Idle<'p> {
 
 /// What a step's workers are made of besides their queues.
 #[derive(Debug, Clone, Copy)]
-pub struct StepWiring<'w, 'p> {
+pub(crate) struct StepWiring<'w, 'p> {
     /// The EAL the pools come from.
     pub eal: &'p Eal,
     /// The step's plan (read while the workers are made).
     pub plan: &'w Plan,
     /// Its receive rules.
     pub rules: &'p RxRules,
-    /// The step's index (names its pools).
-    pub step: usize,
     /// Our interfaces, the UPF's N3 address and the next hops' MACs.
     pub endpoints: Endpoints,
     /// The UPF's N3 and N6 neighbours (the ARP entries the service plane starts with).
@@ -106,7 +104,7 @@ pub struct StepWiring<'w, 'p> {
 }
 
 /// A step's workers while they run, and the handles to their statistics.
-pub struct StepWorkers<'s, 'p> {
+pub(crate) struct StepWorkers<'s, 'p> {
     /// One per worker lcore.
     pub handles: Vec<LcoreHandle<'s, WorkerResult<'p>>>,
     /// Each worker's receive statistics, as the control thread reads them.
@@ -119,7 +117,7 @@ pub struct StepWorkers<'s, 'p> {
 
 /// What a step's workers handed back.
 #[derive(Debug)]
-pub struct StepOutcome {
+pub(crate) struct StepOutcome {
     /// Each worker's transmit figures.
     pub tx: Vec<TxCoreResult>,
     /// Each worker's receive figures.
@@ -127,12 +125,12 @@ pub struct StepOutcome {
     /// Their other counters, added up.
     pub counters: WorkerCounters,
     /// The frames each worker received on each port (N3, N6): what its queues received.
-    pub rx_by_worker: Vec<[u64; 2]>,
+    pub(crate) rx_by_worker: Vec<[u64; 2]>,
 }
 
 /// Builds the step's TX shares and statistics and launches one worker per lcore of the plan,
 /// idle, each on the queues `queues[w]` (taken, and given back by [`join`]).
-pub fn launch<'s, 'p>(
+pub(crate) fn launch<'s, 'p>(
     scope: &'s LcoreScope<'s, 'p>,
     w: &StepWiring<'_, 'p>,
     idle: &mut Idle<'p>,
@@ -320,7 +318,7 @@ fn uplink_moves(
 }
 
 /// Stops the workers, waits for them, and gives their queues back to `queues`.
-pub fn join<'p>(
+pub(crate) fn join<'p>(
     workers: &mut StepWorkers<'_, 'p>,
     control: &PhaseBoard,
     idle: &mut Idle<'p>,

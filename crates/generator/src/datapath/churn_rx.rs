@@ -12,9 +12,9 @@ pub struct ProbeRecord {
     /// The lowest sequence number received (`u32::MAX`: none).
     pub first_seq: u32,
     /// Its transmit time (run clock, ns).
-    pub first_tx_ns: u64,
+    pub(crate) first_tx_ns: u64,
     /// Its arrival (run clock, ns).
-    pub first_rx_ns: u64,
+    pub(crate) first_rx_ns: u64,
 }
 
 impl Default for ProbeRecord {
@@ -48,7 +48,7 @@ pub struct ChurnRx {
     /// By churn slot.
     pub sessions: Box<[ProbeRecord]>,
     /// The measured phase's start (run clock, ns), set by the worker that sends probes.
-    pub measure_start_ns: Option<u64>,
+    pub(crate) measure_start_ns: Option<u64>,
 }
 
 impl ChurnRx {

@@ -195,14 +195,14 @@ impl RxRules {
 
     /// With the step's handovers: a moving UE's downlink is accepted through the source's
     /// tunnel and the target's, each packet told by its [`Leg`].
-    pub fn with_handovers(mut self, handovers: Option<Arc<HandoverPlan>>) -> RxRules {
+    pub(crate) fn with_handovers(mut self, handovers: Option<Arc<HandoverPlan>>) -> RxRules {
         self.handovers = handovers;
         self
     }
 
     /// With the step's churn: the probes of its sessions (UEs after the traffic's) are told
     /// apart as [`Classified::Probe`].
-    pub fn with_churn(mut self, churn: Option<&ChurnStep>) -> RxRules {
+    pub(crate) fn with_churn(mut self, churn: Option<&ChurnStep>) -> RxRules {
         let Some(c) = churn else {
             return self;
         };
@@ -219,12 +219,12 @@ impl RxRules {
     }
 
     /// The churn's receive record a worker starts with (empty without churn).
-    pub fn churn_record(&self) -> ChurnRx {
+    pub(crate) fn churn_record(&self) -> ChurnRx {
         ChurnRx::new(self.churn_sessions as usize)
     }
 
     /// The handovers' receive record a worker starts with (empty without handovers).
-    pub fn handover_record(&self) -> HandoverRx {
+    pub(crate) fn handover_record(&self) -> HandoverRx {
         self.handovers
             .as_ref()
             .map_or_else(HandoverRx::default, |h| {
@@ -233,7 +233,7 @@ impl RxRules {
     }
 
     /// The moving UE's slot whose old tunnel an End Marker `frame` (received on N3) names.
-    pub fn end_marker_slot(&self, frame: &[u8]) -> Option<u32> {
+    pub(crate) fn end_marker_slot(&self, frame: &[u8]) -> Option<u32> {
         let h = self.handovers.as_ref()?;
         let ihl = usize::from(frame.get(ETHERNET_LEN)? & 0x0f) * 4;
         let teid = read_u32_at(frame, ETHERNET_LEN + ihl + udp::HEADER_LEN + 4)?;
@@ -248,7 +248,7 @@ impl RxRules {
 
     /// Classifies a frame received on N3 (downlink G-PDUs from the UPF).
     #[inline(always)]
-    pub fn classify_n3(&self, frame: &[u8]) -> Classified {
+    pub(crate) fn classify_n3(&self, frame: &[u8]) -> Classified {
         let Ok(d) = decapsulate(frame) else {
             return other(frame, true);
         };
@@ -317,7 +317,7 @@ impl RxRules {
 
     /// Classifies a frame received on N6 (uplink decapsulated by the UPF).
     #[inline(always)]
-    pub fn classify_n6(&self, frame: &[u8]) -> Classified {
+    pub(crate) fn classify_n6(&self, frame: &[u8]) -> Classified {
         if ethertype(frame) != Some(ETHERTYPE_IPV4) {
             return other(frame, false);
         }

@@ -41,7 +41,7 @@ impl Clock {
     }
 
     /// Nanoseconds in `ticks` TSC ticks.
-    pub fn ticks_to_ns(&self, ticks: u64) -> u64 {
+    pub(crate) fn ticks_to_ns(&self, ticks: u64) -> u64 {
         ((u128::from(ticks) * u128::from(self.ns_per_tick)) >> 32) as u64
     }
 

@@ -31,7 +31,7 @@ pub struct Endpoints {
 
 impl Endpoints {
     /// The data network host the uplink goes to and the downlink comes from: our N6 address.
-    pub fn dn_host(&self) -> Ipv4Addr {
+    pub(crate) fn dn_host(&self) -> Ipv4Addr {
         self.local[Side::N6.index()].address
     }
 }

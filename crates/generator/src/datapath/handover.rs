@@ -22,19 +22,19 @@ pub enum Leg {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FlowSwitch {
     /// Packets through the old tunnel.
-    pub old_count: u64,
+    pub(crate) old_count: u64,
     /// Arrival of the last of them (run clock, ns).
-    pub old_last_ns: u64,
+    pub(crate) old_last_ns: u64,
     /// The highest sequence number among them.
-    pub old_max_seq: u32,
+    pub(crate) old_max_seq: u32,
     /// Packets through the new tunnel.
-    pub new_count: u64,
+    pub(crate) new_count: u64,
     /// Arrival of the first of them (`u64::MAX`: none).
-    pub new_first_ns: u64,
+    pub(crate) new_first_ns: u64,
     /// The lowest sequence number among them (`u32::MAX`: none).
-    pub new_min_seq: u32,
+    pub(crate) new_min_seq: u32,
     /// Old-tunnel packets that came after the first new-tunnel one (on this worker).
-    pub old_after_new: u64,
+    pub(crate) old_after_new: u64,
     /// Packets of the flow the sequence tracker found duplicated.
     pub duplicates: u64,
     /// Packets of the flow that came behind a later one (reordered or late).
@@ -87,7 +87,7 @@ pub struct EndMarkerSeen {
     /// How many.
     pub count: u64,
     /// Arrival of the first (`u64::MAX`: none).
-    pub first_ns: u64,
+    pub(crate) first_ns: u64,
 }
 
 impl Default for EndMarkerSeen {

@@ -10,14 +10,14 @@ use upfbench_net::{checksum, ethernet, ipv4};
 
 /// Where the outer IPv4 header's checksum starts in an uplink frame (after Ethernet): a share
 /// of moving UEs patches from there, the checksum and the source address before the rest.
-pub const OUTER_CHECKSUM_AT: usize = ethernet::HEADER_LEN + ipv4::field::CHECKSUM.start;
+pub(crate) const OUTER_CHECKSUM_AT: usize = ethernet::HEADER_LEN + ipv4::field::CHECKSUM.start;
 /// The outer checksum and source address: what a handover changes in an uplink frame.
 pub(super) const OUTER_LEN: usize = 6;
 
 /// A UE's uplink as a share of moving UEs sends it: the outer IPv4 checksum and source address
 /// (the gNB it is at) before and after its handover, and when it moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OuterSwitch {
+pub(crate) struct OuterSwitch {
     /// When it moves, from the start of the measured phase (ns); `None`: it stays.
     pub at_ns: Option<u64>,
     /// The tick it moves at in this phase (`u64::MAX`: not in this phase).
@@ -30,7 +30,11 @@ pub struct OuterSwitch {
 
 impl OuterSwitch {
     /// The switch of a UE of `template` (an uplink frame) to `target` at `at_ns`, if it moves.
-    pub fn new(template: &PacketTemplate, target: Ipv4Addr, at_ns: Option<u64>) -> OuterSwitch {
+    pub(crate) fn new(
+        template: &PacketTemplate,
+        target: Ipv4Addr,
+        at_ns: Option<u64>,
+    ) -> OuterSwitch {
         let frame = template.bytes();
         let ip = &frame[ethernet::HEADER_LEN..];
         let ihl = usize::from(ip[0] & 0x0f) * 4;

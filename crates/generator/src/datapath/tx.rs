@@ -185,7 +185,7 @@ pub struct TxShare<'e> {
     sent: u64,
     burst: MbufBurst<'e, BURST_CAPACITY>,
     /// The pool had no free mbuf when packets were due (they stay due).
-    pub pool_empty: u64,
+    pub(crate) pool_empty: u64,
     /// Each UE's outer source when the share has moving UEs (its pool then patches from
     /// [`OUTER_CHECKSUM_AT`]).
     moving: Option<Box<[OuterSwitch]>>,
@@ -206,7 +206,7 @@ impl<'e> TxShare<'e> {
 
     /// A share of `ues`, some of which move (`moving`, one per UE): `pool`'s patch range starts
     /// at [`OUTER_CHECKSUM_AT`] and ends with the template's.
-    pub fn with_moving_ues(
+    pub(crate) fn with_moving_ues(
         spec: ShareSpec,
         pool: TemplatePool<'e>,
         template: PacketTemplate,
@@ -234,7 +234,7 @@ impl<'e> TxShare<'e> {
     }
 
     /// Gives its template pool back, for a later step sending the same frames.
-    pub fn into_pool(self) -> TemplatePool<'e> {
+    pub(crate) fn into_pool(self) -> TemplatePool<'e> {
         self.pool
     }
 

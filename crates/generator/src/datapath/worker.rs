@@ -29,7 +29,7 @@ pub struct WorkerCounters {
     /// Received frames not measured, per [`Reject`] kind, per port.
     pub rejects: [[u64; Reject::COUNT]; 2],
     /// Downlink G-PDUs measured without a PDU Session Container while the run sets a QFI.
-    pub no_container: u64,
+    pub(crate) no_container: u64,
     /// Measured packets received, per port ([`Side`] index).
     pub rx_measured: [u64; 2],
     /// Packets of the run's flows received outside the measured phases (warm-up, settling),
@@ -45,17 +45,17 @@ pub struct WorkerCounters {
     /// Frames of the service plane the ports took, per port.
     pub tx_service: [u64; 2],
     /// Times a share's template pool had no free mbuf when packets were due.
-    pub tx_pool_empty: u64,
+    pub(crate) tx_pool_empty: u64,
     /// Packets still unsent at the end, whose sequence numbers were given back.
-    pub tx_rewound: u64,
+    pub(crate) tx_rewound: u64,
     /// TSC ticks from when the measured phase's first packet was due to the last burst the NIC
     /// took.
-    pub tx_span: Option<(u64, u64)>,
+    pub(crate) tx_span: Option<(u64, u64)>,
     /// The shares whose schedule slipped in the measured phase.
-    pub tx_slips: Vec<ShareSlip>,
+    pub(crate) tx_slips: Vec<ShareSlip>,
     /// Frames the service plane looked at, per port, by kind (GTP-U Error Indications from
     /// the UPF among them).
-    pub service_seen: [[u64; Seen::COUNT]; 2],
+    pub(crate) service_seen: [[u64; Seen::COUNT]; 2],
     /// The handovers as the receive side saw them (empty without handovers).
     pub handover: HandoverRx,
     /// The churn sessions' probes (empty without churn).
@@ -68,7 +68,7 @@ pub struct WorkerCounters {
 
 impl WorkerCounters {
     /// Every frame received on `side`'s port: measured or not, the service plane's, rejected.
-    pub fn rx_frames(&self, side: Side) -> u64 {
+    pub(crate) fn rx_frames(&self, side: Side) -> u64 {
         let i = side.index();
         self.rx_measured[i]
             + self.unmeasured[i]
@@ -128,9 +128,9 @@ pub struct ShareSlip {
     pub count: u64,
     /// How much later its last packet was due than planned (ns): what catching up did not
     /// make up.
-    pub slipped_ns: u64,
+    pub(crate) slipped_ns: u64,
     /// The most it was ever late (ns).
-    pub max_late_ns: u64,
+    pub(crate) max_late_ns: u64,
 }
 
 /// Everything a worker hands over at the end.

@@ -63,7 +63,7 @@ pub struct Pending<T>(oneshot::Receiver<T>);
 
 impl<T> Pending<T> {
     /// The answer if it has come; `Err` if the control thread is gone.
-    pub fn try_take(&mut self) -> Result<Option<T>, Gone> {
+    pub(crate) fn try_take(&mut self) -> Result<Option<T>, Gone> {
         match self.0.try_recv() {
             Ok(v) => Ok(Some(v)),
             Err(oneshot::error::TryRecvError::Empty) => Ok(None),
@@ -177,7 +177,7 @@ enum Command {
 
 /// What the PFCP client saw unasked (a UPF restart, a heartbeat lost, the UPF's release), and
 /// when the control thread took it.
-pub type UpfNews = (Instant, Event);
+pub(crate) type UpfNews = (Instant, Event);
 
 /// The running control thread.
 pub struct ClientThread {

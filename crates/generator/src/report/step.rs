@@ -35,14 +35,14 @@ pub struct StepMeasurements<'a> {
     /// The workers' other counters, added up.
     pub counters: &'a WorkerCounters,
     /// The clock the step ran on: the TSC frequency measured when it started.
-    pub start_clock: Clock,
+    pub(crate) start_clock: Clock,
     /// The frequency measured at the step's end, which its duration (and so its rates) are
     /// converted with.
     pub end_clock: Clock,
     /// The N3 and N6 ports' counters at the step's start and end.
     pub ports: [(PortStats, PortStats); 2],
     /// The frames each worker received on N3 and N6 (its queue of each).
-    pub rx_by_worker: &'a [[u64; 2]],
+    pub(crate) rx_by_worker: &'a [[u64; 2]],
     /// How each port spreads its frames over the queues.
     pub rx_spread: [&'a str; 2],
 }

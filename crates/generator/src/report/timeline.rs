@@ -76,7 +76,7 @@ impl Timeline {
     }
 
     /// The events as JSON Lines, after the header line.
-    pub fn to_jsonl(&self) -> String {
+    pub(crate) fn to_jsonl(&self) -> String {
         let header = EventsHeader::new(env!("CARGO_PKG_VERSION"), self.start_unix_ms);
         let mut out = header.to_json();
         out.push('\n');

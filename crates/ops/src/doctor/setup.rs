@@ -7,13 +7,13 @@ use upfbench_config::{self as config, Device, Eal, Profile, Reflector, System};
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EalMemory {
     /// `--no-huge`: plain pages, no hugepages at all.
-    pub no_huge: bool,
+    pub(crate) no_huge: bool,
     /// `--in-memory`: hugepages without hugetlbfs files (anonymous mappings).
     pub in_memory: bool,
     /// `-m MB`: memory in all, any node.
-    pub total_mb: Option<u64>,
+    pub(crate) total_mb: Option<u64>,
     /// `--socket-mem MB,MB,...`: memory per NUMA node, node 0 first.
-    pub per_node_mb: Option<Vec<u64>>,
+    pub(crate) per_node_mb: Option<Vec<u64>>,
 }
 
 impl EalMemory {
@@ -65,7 +65,7 @@ pub struct PortUse {
     /// The link's IP MTU the file states, if any.
     pub mtu: Option<u16>,
     /// The largest IP packet a profile puts on it, if a profile was given.
-    pub largest_packet: Option<usize>,
+    pub(crate) largest_packet: Option<usize>,
 }
 
 impl PortUse {
@@ -110,7 +110,7 @@ impl Setup {
     }
 
     /// Of a reflector file.
-    pub fn of_reflector(reflector: &Reflector) -> Setup {
+    pub(crate) fn of_reflector(reflector: &Reflector) -> Setup {
         let ports = [("n3", &reflector.n3), ("n6", &reflector.n6)]
             .into_iter()
             .filter_map(|(name, p)| {

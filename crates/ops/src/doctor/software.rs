@@ -50,7 +50,7 @@ impl Dpdk {
     }
 
     /// The network PMDs available.
-    pub fn pmd_names(&self) -> impl Iterator<Item = &String> {
+    pub(crate) fn pmd_names(&self) -> impl Iterator<Item = &String> {
         match &self.pmds {
             PmdSet::Plugins { found, .. } => found.iter(),
             PmdSet::Linked(list) => list.iter(),

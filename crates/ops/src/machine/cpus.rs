@@ -15,9 +15,9 @@ pub struct Cpus {
     /// The online CPUs (`/sys/devices/system/cpu/online`).
     pub online: BTreeSet<u32>,
     /// Each CPU's NUMA node (`cpuN/nodeM`), for the CPUs that have one.
-    pub node_of: BTreeMap<u32, u32>,
+    pub(crate) node_of: BTreeMap<u32, u32>,
     /// The CPUs of each NUMA node, as the kernel lists them (`nodeM/cpulist`: `0-7,16-23`).
-    pub node_cpulist: BTreeMap<u32, String>,
+    pub(crate) node_cpulist: BTreeMap<u32, String>,
     /// CPUs taken out of the scheduler's balancing (`isolcpus=`; `/sys/devices/system/cpu/isolated`).
     pub isolated: BTreeSet<u32>,
     /// Tickless CPUs (`/sys/devices/system/cpu/nohz_full`, else `nohz_full=` on the command line).

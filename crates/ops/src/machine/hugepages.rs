@@ -20,7 +20,7 @@ pub struct PagePool {
 
 impl PagePool {
     /// Free bytes.
-    pub fn free_bytes(&self) -> u64 {
+    pub(crate) fn free_bytes(&self) -> u64 {
         self.free * self.size_kb * 1024
     }
 }
@@ -36,7 +36,7 @@ pub struct NodePages {
 
 impl NodePages {
     /// Free bytes in all its pools.
-    pub fn free_bytes(&self) -> u64 {
+    pub(crate) fn free_bytes(&self) -> u64 {
         self.pools.iter().map(PagePool::free_bytes).sum()
     }
 }
@@ -58,7 +58,7 @@ pub struct Hugepages {
     /// hugetlbfs mounts (`/proc/mounts`).
     pub mounts: Vec<HugeMount>,
     /// The default page size, kB (`Hugepagesize` of `/proc/meminfo`).
-    pub default_kb: Option<u64>,
+    pub(crate) default_kb: Option<u64>,
 }
 
 impl Hugepages {

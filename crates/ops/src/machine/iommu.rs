@@ -39,12 +39,12 @@ impl Iommu {
     }
 
     /// Whether the driver `name` is registered.
-    pub fn has_driver(&self, name: &str) -> bool {
+    pub(crate) fn has_driver(&self, name: &str) -> bool {
         self.drivers.iter().any(|d| d == name)
     }
 
     /// Whether vfio-pci can take a device: an IOMMU, or no-IOMMU mode.
-    pub fn vfio_usable(&self) -> bool {
+    pub(crate) fn vfio_usable(&self) -> bool {
         self.groups > 0 || self.noiommu == Some(true)
     }
 }

@@ -52,7 +52,7 @@ impl Machine {
     }
 
     /// The PCI device at `address` (with or without its domain).
-    pub fn pci_device(&self, address: &str) -> Option<&PciDevice> {
+    pub(crate) fn pci_device(&self, address: &str) -> Option<&PciDevice> {
         let address = full_address(address);
         self.pci.iter().find(|d| d.address == address)
     }
@@ -68,7 +68,7 @@ impl Machine {
     }
 
     /// The kernel interface of the PCI device at `address` (full form), if it has one.
-    pub fn interface_of(&self, address: &str) -> Option<&Interface> {
+    pub(crate) fn interface_of(&self, address: &str) -> Option<&Interface> {
         self.interfaces
             .iter()
             .find(|i| i.pci.as_deref() == Some(address))

@@ -30,7 +30,7 @@ pub struct Interface {
 
 impl Interface {
     /// Every interface under `root`, by name.
-    pub fn read_all(root: &Root) -> Vec<Interface> {
+    pub(crate) fn read_all(root: &Root) -> Vec<Interface> {
         let routes = routes_per_interface(root);
         root.list(NET)
             .into_iter()

@@ -38,9 +38,9 @@ pub struct PcieLink {
     /// Lanes (`current_link_width`).
     pub width: u32,
     /// `max_link_speed`.
-    pub max_speed: String,
+    pub(crate) max_speed: String,
     /// `max_link_width`.
-    pub max_width: u32,
+    pub(crate) max_width: u32,
 }
 
 impl PciDevice {
@@ -89,7 +89,7 @@ impl PciDevice {
     }
 
     /// Every PCI device under `root`.
-    pub fn read_all(root: &Root) -> Vec<PciDevice> {
+    pub(crate) fn read_all(root: &Root) -> Vec<PciDevice> {
         root.list(DEVICES)
             .iter()
             .filter_map(|a| PciDevice::read(root, a))

@@ -29,7 +29,7 @@ impl Root {
     }
 
     /// A file's content parsed as a decimal number.
-    pub fn read_number(&self, path: &str) -> Option<u64> {
+    pub(crate) fn read_number(&self, path: &str) -> Option<u64> {
         self.read(path)?.parse().ok()
     }
 
@@ -58,12 +58,12 @@ impl Root {
 
     /// Where the symbolic link `path` points, as written in the link (sysfs writes relative
     /// targets, which stay inside a made-up tree).
-    pub fn link_target(&self, path: &str) -> Option<PathBuf> {
+    pub(crate) fn link_target(&self, path: &str) -> Option<PathBuf> {
         std::fs::read_link(self.path(path)).ok()
     }
 
     /// The last component of the link's target: a driver's or a device's name.
-    pub fn link_name(&self, path: &str) -> Option<String> {
+    pub(crate) fn link_name(&self, path: &str) -> Option<String> {
         let target = self.link_target(path)?;
         Some(Path::new(&target).file_name()?.to_str()?.to_owned())
     }

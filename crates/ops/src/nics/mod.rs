@@ -2,7 +2,7 @@
 //! moving a NIC between its kernel driver and vfio-pci as dpdk-devbind does.
 
 pub mod bind;
-pub mod takes;
+pub(crate) mod takes;
 
 use std::io::Write;
 

@@ -4,11 +4,11 @@
 use crate::machine::PciDevice;
 
 /// Mellanox (NVIDIA networking).
-pub const MELLANOX: u16 = 0x15b3;
+pub(crate) const MELLANOX: u16 = 0x15b3;
 /// Red Hat / virtio.
-pub const VIRTIO: u16 = 0x1af4;
+pub(crate) const VIRTIO: u16 = 0x1af4;
 /// Intel.
-pub const INTEL: u16 = 0x8086;
+pub(crate) const INTEL: u16 = 0x8086;
 
 /// ConnectX-3 and ConnectX-3 Pro (and the VF): mlx4, not mlx5.
 const CONNECTX3: [u16; 3] = [0x1003, 0x1004, 0x1007];
@@ -28,7 +28,7 @@ const INTEL_PMDS: [(&str, &str); 9] = [
 
 /// How DPDK takes a NIC.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Takes {
+pub(crate) enum Takes {
     /// The PMD works beside the kernel driver, which stays bound (rdma-core in between).
     Bifurcated {
         /// The kernel driver that must stay bound (`mlx5_core`).
@@ -47,7 +47,7 @@ pub enum Takes {
 
 impl Takes {
     /// Of the device `dev`.
-    pub fn of(dev: &PciDevice) -> Takes {
+    pub(crate) fn of(dev: &PciDevice) -> Takes {
         match dev.vendor {
             MELLANOX if CONNECTX3.contains(&dev.device) => Takes::Bifurcated {
                 kernel_driver: "mlx4_core",
@@ -96,7 +96,7 @@ impl Takes {
 }
 
 /// The vendor's name, for people.
-pub fn vendor_name(vendor: u16) -> &'static str {
+pub(crate) fn vendor_name(vendor: u16) -> &'static str {
     match vendor {
         MELLANOX => "Mellanox",
         VIRTIO => "virtio",
@@ -127,7 +127,7 @@ const MLX5_DEVARGS: [&str; 12] = [
 ];
 
 /// Whether `devargs` name mlx5's own arguments (`mprq_en=1`).
-pub fn devargs_are_mlx5(devargs: &str) -> bool {
+pub(crate) fn devargs_are_mlx5(devargs: &str) -> bool {
     devargs
         .split(',')
         .filter_map(|kv| kv.split('=').next())

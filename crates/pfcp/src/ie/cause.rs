@@ -22,7 +22,7 @@ impl Cause {
     /// 66: Mandatory IE missing.
     pub const MANDATORY_IE_MISSING: Cause = Cause(66);
     /// 67: Conditional IE missing.
-    pub const CONDITIONAL_IE_MISSING: Cause = Cause(67);
+    pub(crate) const CONDITIONAL_IE_MISSING: Cause = Cause(67);
     /// 68: Invalid length.
     pub const INVALID_LENGTH: Cause = Cause(68);
     /// 69: Mandatory IE incorrect.
@@ -30,7 +30,7 @@ impl Cause {
     /// 70: Invalid Forwarding Policy.
     pub const INVALID_FORWARDING_POLICY: Cause = Cause(70);
     /// 71: Invalid F-TEID allocation option.
-    pub const INVALID_F_TEID_ALLOCATION_OPTION: Cause = Cause(71);
+    pub(crate) const INVALID_F_TEID_ALLOCATION_OPTION: Cause = Cause(71);
     /// 72: No established PFCP Association.
     pub const NO_ESTABLISHED_PFCP_ASSOCIATION: Cause = Cause(72);
     /// 73: Rule creation/modification Failure.

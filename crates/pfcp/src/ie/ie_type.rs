@@ -16,35 +16,35 @@ impl IeType {
     /// Forwarding Parameters (type 4).
     pub const FORWARDING_PARAMETERS: IeType = IeType(4);
     /// Duplicating Parameters (type 5).
-    pub const DUPLICATING_PARAMETERS: IeType = IeType(5);
+    pub(crate) const DUPLICATING_PARAMETERS: IeType = IeType(5);
     /// Create URR (type 6).
-    pub const CREATE_URR: IeType = IeType(6);
+    pub(crate) const CREATE_URR: IeType = IeType(6);
     /// Create QER (type 7).
-    pub const CREATE_QER: IeType = IeType(7);
+    pub(crate) const CREATE_QER: IeType = IeType(7);
     /// Created PDR (type 8).
-    pub const CREATED_PDR: IeType = IeType(8);
+    pub(crate) const CREATED_PDR: IeType = IeType(8);
     /// Update PDR (type 9).
-    pub const UPDATE_PDR: IeType = IeType(9);
+    pub(crate) const UPDATE_PDR: IeType = IeType(9);
     /// Update FAR (type 10).
-    pub const UPDATE_FAR: IeType = IeType(10);
+    pub(crate) const UPDATE_FAR: IeType = IeType(10);
     /// Update Forwarding Parameters (type 11).
-    pub const UPDATE_FORWARDING_PARAMETERS: IeType = IeType(11);
+    pub(crate) const UPDATE_FORWARDING_PARAMETERS: IeType = IeType(11);
     /// Update BAR (Session Report Response) (type 12).
-    pub const UPDATE_BAR_SESSION_REPORT_RESPONSE: IeType = IeType(12);
+    pub(crate) const UPDATE_BAR_SESSION_REPORT_RESPONSE: IeType = IeType(12);
     /// Update URR (type 13).
-    pub const UPDATE_URR: IeType = IeType(13);
+    pub(crate) const UPDATE_URR: IeType = IeType(13);
     /// Update QER (type 14).
-    pub const UPDATE_QER: IeType = IeType(14);
+    pub(crate) const UPDATE_QER: IeType = IeType(14);
     /// Remove PDR (type 15).
     pub const REMOVE_PDR: IeType = IeType(15);
     /// Remove FAR (type 16).
-    pub const REMOVE_FAR: IeType = IeType(16);
+    pub(crate) const REMOVE_FAR: IeType = IeType(16);
     /// Remove URR (type 17).
-    pub const REMOVE_URR: IeType = IeType(17);
+    pub(crate) const REMOVE_URR: IeType = IeType(17);
     /// Remove QER (type 18).
-    pub const REMOVE_QER: IeType = IeType(18);
+    pub(crate) const REMOVE_QER: IeType = IeType(18);
     /// Cause (type 19).
-    pub const CAUSE: IeType = IeType(19);
+    pub(crate) const CAUSE: IeType = IeType(19);
     /// Source Interface (type 20).
     pub const SOURCE_INTERFACE: IeType = IeType(20);
     /// F-TEID (type 21).
@@ -52,239 +52,239 @@ impl IeType {
     /// Network Instance (type 22).
     pub const NETWORK_INSTANCE: IeType = IeType(22);
     /// SDF Filter (type 23).
-    pub const SDF_FILTER: IeType = IeType(23);
+    pub(crate) const SDF_FILTER: IeType = IeType(23);
     /// Application ID (type 24).
-    pub const APPLICATION_ID: IeType = IeType(24);
+    pub(crate) const APPLICATION_ID: IeType = IeType(24);
     /// Gate Status (type 25).
-    pub const GATE_STATUS: IeType = IeType(25);
+    pub(crate) const GATE_STATUS: IeType = IeType(25);
     /// MBR (type 26).
     pub const MBR: IeType = IeType(26);
     /// GBR (type 27).
     pub const GBR: IeType = IeType(27);
     /// QER Correlation ID (type 28).
-    pub const QER_CORRELATION_ID: IeType = IeType(28);
+    pub(crate) const QER_CORRELATION_ID: IeType = IeType(28);
     /// Precedence (type 29).
-    pub const PRECEDENCE: IeType = IeType(29);
+    pub(crate) const PRECEDENCE: IeType = IeType(29);
     /// Transport Level Marking (type 30).
-    pub const TRANSPORT_LEVEL_MARKING: IeType = IeType(30);
+    pub(crate) const TRANSPORT_LEVEL_MARKING: IeType = IeType(30);
     /// Volume Threshold (type 31).
-    pub const VOLUME_THRESHOLD: IeType = IeType(31);
+    pub(crate) const VOLUME_THRESHOLD: IeType = IeType(31);
     /// Time Threshold (type 32).
-    pub const TIME_THRESHOLD: IeType = IeType(32);
+    pub(crate) const TIME_THRESHOLD: IeType = IeType(32);
     /// Monitoring Time (type 33).
-    pub const MONITORING_TIME: IeType = IeType(33);
+    pub(crate) const MONITORING_TIME: IeType = IeType(33);
     /// Subsequent Volume Threshold (type 34).
-    pub const SUBSEQUENT_VOLUME_THRESHOLD: IeType = IeType(34);
+    pub(crate) const SUBSEQUENT_VOLUME_THRESHOLD: IeType = IeType(34);
     /// Subsequent Time Threshold (type 35).
-    pub const SUBSEQUENT_TIME_THRESHOLD: IeType = IeType(35);
+    pub(crate) const SUBSEQUENT_TIME_THRESHOLD: IeType = IeType(35);
     /// Inactivity Detection Time (type 36).
-    pub const INACTIVITY_DETECTION_TIME: IeType = IeType(36);
+    pub(crate) const INACTIVITY_DETECTION_TIME: IeType = IeType(36);
     /// Reporting Triggers (type 37).
-    pub const REPORTING_TRIGGERS: IeType = IeType(37);
+    pub(crate) const REPORTING_TRIGGERS: IeType = IeType(37);
     /// Redirect Information (type 38).
-    pub const REDIRECT_INFORMATION: IeType = IeType(38);
+    pub(crate) const REDIRECT_INFORMATION: IeType = IeType(38);
     /// Report Type (type 39).
-    pub const REPORT_TYPE: IeType = IeType(39);
+    pub(crate) const REPORT_TYPE: IeType = IeType(39);
     /// Offending IE (type 40).
-    pub const OFFENDING_IE: IeType = IeType(40);
+    pub(crate) const OFFENDING_IE: IeType = IeType(40);
     /// Forwarding Policy (type 41).
-    pub const FORWARDING_POLICY: IeType = IeType(41);
+    pub(crate) const FORWARDING_POLICY: IeType = IeType(41);
     /// Destination Interface (type 42).
-    pub const DESTINATION_INTERFACE: IeType = IeType(42);
+    pub(crate) const DESTINATION_INTERFACE: IeType = IeType(42);
     /// UP Function Features (type 43).
-    pub const UP_FUNCTION_FEATURES: IeType = IeType(43);
+    pub(crate) const UP_FUNCTION_FEATURES: IeType = IeType(43);
     /// Apply Action (type 44).
-    pub const APPLY_ACTION: IeType = IeType(44);
+    pub(crate) const APPLY_ACTION: IeType = IeType(44);
     /// Downlink Data Service Information (type 45).
-    pub const DOWNLINK_DATA_SERVICE_INFORMATION: IeType = IeType(45);
+    pub(crate) const DOWNLINK_DATA_SERVICE_INFORMATION: IeType = IeType(45);
     /// Downlink Data Notification Delay (type 46).
-    pub const DOWNLINK_DATA_NOTIFICATION_DELAY: IeType = IeType(46);
+    pub(crate) const DOWNLINK_DATA_NOTIFICATION_DELAY: IeType = IeType(46);
     /// DL Buffering Duration (type 47).
-    pub const DL_BUFFERING_DURATION: IeType = IeType(47);
+    pub(crate) const DL_BUFFERING_DURATION: IeType = IeType(47);
     /// DL Buffering Suggested Packet Count (type 48).
-    pub const DL_BUFFERING_SUGGESTED_PACKET_COUNT: IeType = IeType(48);
+    pub(crate) const DL_BUFFERING_SUGGESTED_PACKET_COUNT: IeType = IeType(48);
     /// PFCPSMReq-Flags (type 49).
     pub const PFCPSMREQ_FLAGS: IeType = IeType(49);
     /// PFCPSRRsp-Flags (type 50).
-    pub const PFCPSRRSP_FLAGS: IeType = IeType(50);
+    pub(crate) const PFCPSRRSP_FLAGS: IeType = IeType(50);
     /// Load Control Information (type 51).
-    pub const LOAD_CONTROL_INFORMATION: IeType = IeType(51);
+    pub(crate) const LOAD_CONTROL_INFORMATION: IeType = IeType(51);
     /// Sequence Number (type 52).
     pub const SEQUENCE_NUMBER: IeType = IeType(52);
     /// Metric (type 53).
-    pub const METRIC: IeType = IeType(53);
+    pub(crate) const METRIC: IeType = IeType(53);
     /// Overload Control Information (type 54).
-    pub const OVERLOAD_CONTROL_INFORMATION: IeType = IeType(54);
+    pub(crate) const OVERLOAD_CONTROL_INFORMATION: IeType = IeType(54);
     /// Timer (type 55).
-    pub const TIMER: IeType = IeType(55);
+    pub(crate) const TIMER: IeType = IeType(55);
     /// PDR ID (type 56).
-    pub const PDR_ID: IeType = IeType(56);
+    pub(crate) const PDR_ID: IeType = IeType(56);
     /// F-SEID (type 57).
     pub const F_SEID: IeType = IeType(57);
     /// Application ID's PFDs (type 58).
-    pub const APPLICATION_IDS_PFDS: IeType = IeType(58);
+    pub(crate) const APPLICATION_IDS_PFDS: IeType = IeType(58);
     /// PFD context (type 59).
-    pub const PFD_CONTEXT: IeType = IeType(59);
+    pub(crate) const PFD_CONTEXT: IeType = IeType(59);
     /// Node ID (type 60).
     pub const NODE_ID: IeType = IeType(60);
     /// PFD contents (type 61).
-    pub const PFD_CONTENTS: IeType = IeType(61);
+    pub(crate) const PFD_CONTENTS: IeType = IeType(61);
     /// Measurement Method (type 62).
-    pub const MEASUREMENT_METHOD: IeType = IeType(62);
+    pub(crate) const MEASUREMENT_METHOD: IeType = IeType(62);
     /// Usage Report Trigger (type 63).
-    pub const USAGE_REPORT_TRIGGER: IeType = IeType(63);
+    pub(crate) const USAGE_REPORT_TRIGGER: IeType = IeType(63);
     /// Measurement Period (type 64).
-    pub const MEASUREMENT_PERIOD: IeType = IeType(64);
+    pub(crate) const MEASUREMENT_PERIOD: IeType = IeType(64);
     /// FQ-CSID (type 65).
-    pub const FQ_CSID: IeType = IeType(65);
+    pub(crate) const FQ_CSID: IeType = IeType(65);
     /// Volume Measurement (type 66).
-    pub const VOLUME_MEASUREMENT: IeType = IeType(66);
+    pub(crate) const VOLUME_MEASUREMENT: IeType = IeType(66);
     /// Duration Measurement (type 67).
-    pub const DURATION_MEASUREMENT: IeType = IeType(67);
+    pub(crate) const DURATION_MEASUREMENT: IeType = IeType(67);
     /// Application Detection Information (type 68).
-    pub const APPLICATION_DETECTION_INFORMATION: IeType = IeType(68);
+    pub(crate) const APPLICATION_DETECTION_INFORMATION: IeType = IeType(68);
     /// Time of First Packet (type 69).
-    pub const TIME_OF_FIRST_PACKET: IeType = IeType(69);
+    pub(crate) const TIME_OF_FIRST_PACKET: IeType = IeType(69);
     /// Time of Last Packet (type 70).
-    pub const TIME_OF_LAST_PACKET: IeType = IeType(70);
+    pub(crate) const TIME_OF_LAST_PACKET: IeType = IeType(70);
     /// Quota Holding Time (type 71).
-    pub const QUOTA_HOLDING_TIME: IeType = IeType(71);
+    pub(crate) const QUOTA_HOLDING_TIME: IeType = IeType(71);
     /// Dropped DL Traffic Threshold (type 72).
-    pub const DROPPED_DL_TRAFFIC_THRESHOLD: IeType = IeType(72);
+    pub(crate) const DROPPED_DL_TRAFFIC_THRESHOLD: IeType = IeType(72);
     /// Volume Quota (type 73).
-    pub const VOLUME_QUOTA: IeType = IeType(73);
+    pub(crate) const VOLUME_QUOTA: IeType = IeType(73);
     /// Time Quota (type 74).
-    pub const TIME_QUOTA: IeType = IeType(74);
+    pub(crate) const TIME_QUOTA: IeType = IeType(74);
     /// Start Time (type 75).
-    pub const START_TIME: IeType = IeType(75);
+    pub(crate) const START_TIME: IeType = IeType(75);
     /// End Time (type 76).
-    pub const END_TIME: IeType = IeType(76);
+    pub(crate) const END_TIME: IeType = IeType(76);
     /// Query URR (type 77).
-    pub const QUERY_URR: IeType = IeType(77);
+    pub(crate) const QUERY_URR: IeType = IeType(77);
     /// Usage Report (Session Modification Response) (type 78).
-    pub const USAGE_REPORT_SESSION_MODIFICATION_RESPONSE: IeType = IeType(78);
+    pub(crate) const USAGE_REPORT_SESSION_MODIFICATION_RESPONSE: IeType = IeType(78);
     /// Usage Report (Session Deletion Response) (type 79).
-    pub const USAGE_REPORT_SESSION_DELETION_RESPONSE: IeType = IeType(79);
+    pub(crate) const USAGE_REPORT_SESSION_DELETION_RESPONSE: IeType = IeType(79);
     /// Usage Report (Session Report Request) (type 80).
-    pub const USAGE_REPORT_SESSION_REPORT_REQUEST: IeType = IeType(80);
+    pub(crate) const USAGE_REPORT_SESSION_REPORT_REQUEST: IeType = IeType(80);
     /// URR ID (type 81).
-    pub const URR_ID: IeType = IeType(81);
+    pub(crate) const URR_ID: IeType = IeType(81);
     /// Linked URR ID (type 82).
-    pub const LINKED_URR_ID: IeType = IeType(82);
+    pub(crate) const LINKED_URR_ID: IeType = IeType(82);
     /// Downlink Data Report (type 83).
-    pub const DOWNLINK_DATA_REPORT: IeType = IeType(83);
+    pub(crate) const DOWNLINK_DATA_REPORT: IeType = IeType(83);
     /// Outer Header Creation (type 84).
     pub const OUTER_HEADER_CREATION: IeType = IeType(84);
     /// Create BAR (type 85).
-    pub const CREATE_BAR: IeType = IeType(85);
+    pub(crate) const CREATE_BAR: IeType = IeType(85);
     /// Update BAR (Session Modification Request) (type 86).
-    pub const UPDATE_BAR_SESSION_MODIFICATION_REQUEST: IeType = IeType(86);
+    pub(crate) const UPDATE_BAR_SESSION_MODIFICATION_REQUEST: IeType = IeType(86);
     /// Remove BAR (type 87).
-    pub const REMOVE_BAR: IeType = IeType(87);
+    pub(crate) const REMOVE_BAR: IeType = IeType(87);
     /// BAR ID (type 88).
-    pub const BAR_ID: IeType = IeType(88);
+    pub(crate) const BAR_ID: IeType = IeType(88);
     /// CP Function Features (type 89).
-    pub const CP_FUNCTION_FEATURES: IeType = IeType(89);
+    pub(crate) const CP_FUNCTION_FEATURES: IeType = IeType(89);
     /// Usage Information (type 90).
-    pub const USAGE_INFORMATION: IeType = IeType(90);
+    pub(crate) const USAGE_INFORMATION: IeType = IeType(90);
     /// Application Instance ID (type 91).
-    pub const APPLICATION_INSTANCE_ID: IeType = IeType(91);
+    pub(crate) const APPLICATION_INSTANCE_ID: IeType = IeType(91);
     /// Flow Information (type 92).
-    pub const FLOW_INFORMATION: IeType = IeType(92);
+    pub(crate) const FLOW_INFORMATION: IeType = IeType(92);
     /// UE IP Address (type 93).
     pub const UE_IP_ADDRESS: IeType = IeType(93);
     /// Packet Rate (type 94).
-    pub const PACKET_RATE: IeType = IeType(94);
+    pub(crate) const PACKET_RATE: IeType = IeType(94);
     /// Outer Header Removal (type 95).
-    pub const OUTER_HEADER_REMOVAL: IeType = IeType(95);
+    pub(crate) const OUTER_HEADER_REMOVAL: IeType = IeType(95);
     /// Recovery Time Stamp (type 96).
     pub const RECOVERY_TIME_STAMP: IeType = IeType(96);
     /// DL Flow Level Marking (type 97).
-    pub const DL_FLOW_LEVEL_MARKING: IeType = IeType(97);
+    pub(crate) const DL_FLOW_LEVEL_MARKING: IeType = IeType(97);
     /// Header Enrichment (type 98).
-    pub const HEADER_ENRICHMENT: IeType = IeType(98);
+    pub(crate) const HEADER_ENRICHMENT: IeType = IeType(98);
     /// DecodeError Indication Report (type 99).
-    pub const ERROR_INDICATION_REPORT: IeType = IeType(99);
+    pub(crate) const ERROR_INDICATION_REPORT: IeType = IeType(99);
     /// Measurement Information (type 100).
-    pub const MEASUREMENT_INFORMATION: IeType = IeType(100);
+    pub(crate) const MEASUREMENT_INFORMATION: IeType = IeType(100);
     /// Node Report Type (type 101).
-    pub const NODE_REPORT_TYPE: IeType = IeType(101);
+    pub(crate) const NODE_REPORT_TYPE: IeType = IeType(101);
     /// User Plane Path Failure Report (type 102).
-    pub const USER_PLANE_PATH_FAILURE_REPORT: IeType = IeType(102);
+    pub(crate) const USER_PLANE_PATH_FAILURE_REPORT: IeType = IeType(102);
     /// Remote GTP-U Peer (type 103).
-    pub const REMOTE_GTP_U_PEER: IeType = IeType(103);
+    pub(crate) const REMOTE_GTP_U_PEER: IeType = IeType(103);
     /// UR-SEQN (type 104).
-    pub const UR_SEQN: IeType = IeType(104);
+    pub(crate) const UR_SEQN: IeType = IeType(104);
     /// Update Duplicating Parameters (type 105).
-    pub const UPDATE_DUPLICATING_PARAMETERS: IeType = IeType(105);
+    pub(crate) const UPDATE_DUPLICATING_PARAMETERS: IeType = IeType(105);
     /// Activate Predefined Rules (type 106).
-    pub const ACTIVATE_PREDEFINED_RULES: IeType = IeType(106);
+    pub(crate) const ACTIVATE_PREDEFINED_RULES: IeType = IeType(106);
     /// Deactivate Predefined Rules (type 107).
-    pub const DEACTIVATE_PREDEFINED_RULES: IeType = IeType(107);
+    pub(crate) const DEACTIVATE_PREDEFINED_RULES: IeType = IeType(107);
     /// FAR ID (type 108).
     pub const FAR_ID: IeType = IeType(108);
     /// QER ID (type 109).
     pub const QER_ID: IeType = IeType(109);
     /// OCI Flags (type 110).
-    pub const OCI_FLAGS: IeType = IeType(110);
+    pub(crate) const OCI_FLAGS: IeType = IeType(110);
     /// PFCP Association Release Request (type 111).
-    pub const PFCP_ASSOCIATION_RELEASE_REQUEST: IeType = IeType(111);
+    pub(crate) const PFCP_ASSOCIATION_RELEASE_REQUEST: IeType = IeType(111);
     /// Graceful Release Period (type 112).
-    pub const GRACEFUL_RELEASE_PERIOD: IeType = IeType(112);
+    pub(crate) const GRACEFUL_RELEASE_PERIOD: IeType = IeType(112);
     /// PDN Type (type 113).
     pub const PDN_TYPE: IeType = IeType(113);
     /// Failed Rule ID (type 114).
     pub const FAILED_RULE_ID: IeType = IeType(114);
     /// Time Quota Mechanism (type 115).
-    pub const TIME_QUOTA_MECHANISM: IeType = IeType(115);
+    pub(crate) const TIME_QUOTA_MECHANISM: IeType = IeType(115);
     /// User Plane Inactivity Timer (type 117).
-    pub const USER_PLANE_INACTIVITY_TIMER: IeType = IeType(117);
+    pub(crate) const USER_PLANE_INACTIVITY_TIMER: IeType = IeType(117);
     /// Aggregated URRs (type 118).
-    pub const AGGREGATED_URRS: IeType = IeType(118);
+    pub(crate) const AGGREGATED_URRS: IeType = IeType(118);
     /// Multiplier (type 119).
     pub const MULTIPLIER: IeType = IeType(119);
     /// Aggregated URR ID (type 120).
-    pub const AGGREGATED_URR_ID: IeType = IeType(120);
+    pub(crate) const AGGREGATED_URR_ID: IeType = IeType(120);
     /// Subsequent Volume Quota (type 121).
-    pub const SUBSEQUENT_VOLUME_QUOTA: IeType = IeType(121);
+    pub(crate) const SUBSEQUENT_VOLUME_QUOTA: IeType = IeType(121);
     /// Subsequent Time Quota (type 122).
-    pub const SUBSEQUENT_TIME_QUOTA: IeType = IeType(122);
+    pub(crate) const SUBSEQUENT_TIME_QUOTA: IeType = IeType(122);
     /// RQI (type 123).
     pub const RQI: IeType = IeType(123);
     /// QFI (type 124).
     pub const QFI: IeType = IeType(124);
     /// Query URR Reference (type 125).
-    pub const QUERY_URR_REFERENCE: IeType = IeType(125);
+    pub(crate) const QUERY_URR_REFERENCE: IeType = IeType(125);
     /// Additional Usage Reports Information (type 126).
-    pub const ADDITIONAL_USAGE_REPORTS_INFORMATION: IeType = IeType(126);
+    pub(crate) const ADDITIONAL_USAGE_REPORTS_INFORMATION: IeType = IeType(126);
     /// Create Traffic Endpoint (type 127).
-    pub const CREATE_TRAFFIC_ENDPOINT: IeType = IeType(127);
+    pub(crate) const CREATE_TRAFFIC_ENDPOINT: IeType = IeType(127);
     /// Created Traffic Endpoint (type 128).
-    pub const CREATED_TRAFFIC_ENDPOINT: IeType = IeType(128);
+    pub(crate) const CREATED_TRAFFIC_ENDPOINT: IeType = IeType(128);
     /// Update Traffic Endpoint (type 129).
-    pub const UPDATE_TRAFFIC_ENDPOINT: IeType = IeType(129);
+    pub(crate) const UPDATE_TRAFFIC_ENDPOINT: IeType = IeType(129);
     /// Remove Traffic Endpoint (type 130).
-    pub const REMOVE_TRAFFIC_ENDPOINT: IeType = IeType(130);
+    pub(crate) const REMOVE_TRAFFIC_ENDPOINT: IeType = IeType(130);
     /// Traffic Endpoint ID (type 131).
-    pub const TRAFFIC_ENDPOINT_ID: IeType = IeType(131);
+    pub(crate) const TRAFFIC_ENDPOINT_ID: IeType = IeType(131);
     /// User ID (type 141).
-    pub const USER_ID: IeType = IeType(141);
+    pub(crate) const USER_ID: IeType = IeType(141);
     /// PFCPSEReq-Flags (type 148).
-    pub const PFCPSEREQ_FLAGS: IeType = IeType(148);
+    pub(crate) const PFCPSEREQ_FLAGS: IeType = IeType(148);
     /// APN/DNN (type 159).
-    pub const APN_DNN: IeType = IeType(159);
+    pub(crate) const APN_DNN: IeType = IeType(159);
     /// 3GPP Interface Type (type 160).
-    pub const INTERFACE_TYPE: IeType = IeType(160);
+    pub(crate) const INTERFACE_TYPE: IeType = IeType(160);
     /// PFCPSRReq-Flags (type 161).
-    pub const PFCPSRREQ_FLAGS: IeType = IeType(161);
+    pub(crate) const PFCPSRREQ_FLAGS: IeType = IeType(161);
     /// PFCPAUReq-Flags (type 162).
-    pub const PFCPAUREQ_FLAGS: IeType = IeType(162);
+    pub(crate) const PFCPAUREQ_FLAGS: IeType = IeType(162);
     /// Activation Time (type 163).
-    pub const ACTIVATION_TIME: IeType = IeType(163);
+    pub(crate) const ACTIVATION_TIME: IeType = IeType(163);
     /// Deactivation Time (type 164).
-    pub const DEACTIVATION_TIME: IeType = IeType(164);
+    pub(crate) const DEACTIVATION_TIME: IeType = IeType(164);
     /// S-NSSAI (type 257).
-    pub const S_NSSAI: IeType = IeType(257);
+    pub(crate) const S_NSSAI: IeType = IeType(257);
 
     /// Whether the type has bit 16 set, i.e. the IE carries an Enterprise ID (§8.1.1).
     pub const fn is_vendor_specific(self) -> bool {

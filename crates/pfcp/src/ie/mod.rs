@@ -26,7 +26,7 @@ mod outer_header;
 mod qos;
 mod raw;
 mod sdf_filter;
-pub mod tlv;
+pub(crate) mod tlv;
 mod ue_ip_address;
 mod volume;
 

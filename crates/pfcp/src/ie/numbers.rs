@@ -49,7 +49,7 @@ pub struct NtpTimestamp(pub u32);
 
 impl NtpTimestamp {
     /// Seconds between the NTP era 0 epoch (1900) and the Unix epoch (1970).
-    pub const UNIX_EPOCH_OFFSET: u64 = 2_208_988_800;
+    pub(crate) const UNIX_EPOCH_OFFSET: u64 = 2_208_988_800;
 
     /// From seconds since the Unix epoch (wrapping into NTP era 1 after 2036, as the field does).
     pub const fn from_unix_secs(secs: u64) -> Self {

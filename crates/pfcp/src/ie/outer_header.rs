@@ -20,7 +20,7 @@ pub struct OuterHeaderRemoval {
 
 impl OuterHeaderRemoval {
     /// 0: GTP-U/UDP/IPv4.
-    pub const GTPU_UDP_IPV4: u8 = 0;
+    pub(crate) const GTPU_UDP_IPV4: u8 = 0;
     /// 1: GTP-U/UDP/IPv6.
     pub const GTPU_UDP_IPV6: u8 = 1;
     /// 2: UDP/IPv4.
@@ -104,7 +104,7 @@ pub struct OuterHeaderCreation {
 
 impl OuterHeaderCreation {
     /// GTP-U/UDP/IPv4 (octet 5 bit 1).
-    pub const GTPU_UDP_IPV4: u16 = 0x0100;
+    pub(crate) const GTPU_UDP_IPV4: u16 = 0x0100;
     /// GTP-U/UDP/IPv6 (octet 5 bit 2).
     pub const GTPU_UDP_IPV6: u16 = 0x0200;
     /// UDP/IPv4 (octet 5 bit 3).
@@ -116,9 +116,9 @@ impl OuterHeaderCreation {
     /// IPv6 (octet 5 bit 6).
     pub const IPV6: u16 = 0x2000;
     /// C-TAG (octet 5 bit 7).
-    pub const C_TAG: u16 = 0x4000;
+    pub(crate) const C_TAG: u16 = 0x4000;
     /// S-TAG (octet 5 bit 8).
-    pub const S_TAG: u16 = 0x8000;
+    pub(crate) const S_TAG: u16 = 0x8000;
     /// N19 Indication (octet 6 bit 1).
     pub const N19_INDICATION: u16 = 0x0001;
     /// N6 Indication (octet 6 bit 2).

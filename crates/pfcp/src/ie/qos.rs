@@ -10,7 +10,7 @@ pub struct Gate(u8);
 
 impl Gate {
     /// 0: open.
-    pub const OPEN: Gate = Gate(0);
+    pub(crate) const OPEN: Gate = Gate(0);
     /// 1: closed.
     pub const CLOSED: Gate = Gate(1);
 
@@ -36,7 +36,7 @@ pub struct GateStatus {
 
 impl GateStatus {
     /// Both gates open.
-    pub const OPEN: GateStatus = GateStatus {
+    pub(crate) const OPEN: GateStatus = GateStatus {
         ul: Gate::OPEN,
         dl: Gate::OPEN,
     };

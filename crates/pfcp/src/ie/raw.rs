@@ -17,7 +17,7 @@ pub struct RawIe {
 
 impl RawIe {
     /// Copies an IE out of a message.
-    pub fn from_view(ie: &IeView<'_>) -> Self {
+    pub(crate) fn from_view(ie: &IeView<'_>) -> Self {
         RawIe {
             ie_type: ie.ie_type(),
             enterprise_id: ie.enterprise_id(),
@@ -26,7 +26,7 @@ impl RawIe {
     }
 
     /// Length on the wire.
-    pub fn wire_len(&self) -> usize {
+    pub(crate) fn wire_len(&self) -> usize {
         4 + self.enterprise_id.map_or(0, |_| 2) + self.value.len()
     }
 

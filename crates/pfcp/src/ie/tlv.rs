@@ -5,13 +5,13 @@ use crate::error::{DecodeError, ErrorKind, Result};
 use crate::wire::Reader;
 
 /// Offset of the Type field in an IE.
-pub const TYPE: usize = 0;
+pub(crate) const TYPE: usize = 0;
 /// Offset of the Length field in an IE.
-pub const LENGTH: usize = 2;
+pub(crate) const LENGTH: usize = 2;
 /// Offset of the Enterprise ID of a vendor-specific IE (type ≥ 32768).
-pub const ENTERPRISE_ID: usize = 4;
+pub(crate) const ENTERPRISE_ID: usize = 4;
 /// Size of the Type and Length fields.
-pub const HEADER_LEN: usize = 4;
+pub(crate) const HEADER_LEN: usize = 4;
 
 /// A view of one IE inside a message buffer, checked against the buffer when it was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,12 +44,12 @@ impl<'a> IeView<'a> {
     }
 
     /// Offset of the first value octet from the start of the message.
-    pub fn value_offset(&self) -> usize {
+    pub(crate) fn value_offset(&self) -> usize {
         self.offset + HEADER_LEN + if self.enterprise_id.is_some() { 2 } else { 0 }
     }
 
     /// Length of the whole IE on the wire.
-    pub fn wire_len(&self) -> usize {
+    pub(crate) fn wire_len(&self) -> usize {
         self.value_offset() - self.offset + self.value.len()
     }
 

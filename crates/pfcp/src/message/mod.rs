@@ -154,7 +154,7 @@ impl Message {
 
     /// Decodes the message that starts at `bytes[0]`; returns it and its length. Bytes after it
     /// are not looked at.
-    pub fn parse_prefix(bytes: &[u8]) -> Result<(Message, usize)> {
+    pub(crate) fn parse_prefix(bytes: &[u8]) -> Result<(Message, usize)> {
         let h = Header::new_checked(bytes)?;
         let repr = HeaderRepr::parse(&h);
         let t = repr.message_type;

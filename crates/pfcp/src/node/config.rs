@@ -35,9 +35,9 @@ pub struct Config {
     pub heartbeat_interval: Option<Duration>,
     /// How long the response to a peer's request is kept to answer its retransmissions;
     /// `None`: (N1 + 1) × T1, which covers a peer with the same timers.
-    pub response_cache_ttl: Option<Duration>,
+    pub(crate) response_cache_ttl: Option<Duration>,
     /// The first Sequence Number used for our requests.
-    pub first_sequence: SequenceNumber,
+    pub(crate) first_sequence: SequenceNumber,
 }
 
 impl Config {
@@ -55,7 +55,7 @@ impl Config {
     }
 
     /// The response cache lifetime in effect.
-    pub fn cache_ttl(&self) -> Duration {
+    pub(crate) fn cache_ttl(&self) -> Duration {
         self.response_cache_ttl
             .unwrap_or(self.t1 * self.n1.saturating_add(1))
     }
@@ -101,7 +101,7 @@ pub struct UpfConfig {
     /// Our N4 address, put into the UP F-SEID.
     pub n4_address: Ipv4Addr,
     /// Our N3 address, put into the F-TEIDs we allocate (CH=1).
-    pub n3_address: Ipv4Addr,
+    pub(crate) n3_address: Ipv4Addr,
     /// The first TEID we allocate for CH=1.
     pub first_teid: Teid,
     /// The first UP SEID we allocate.

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use super::Comparison;
 
 /// Why some figures of a search are marked, under the tables that have them.
-pub const SEARCH_MARKS: &str = "≥: a lower bound only (the UPF carried Max Load, or the \
+pub(crate) const SEARCH_MARKS: &str = "≥: a lower bound only (the UPF carried Max Load, or the \
     tester could send no more: tester-limited); <: no lower bound above Min Load; \
     (incomplete): the search stopped before the goal's width.";
 

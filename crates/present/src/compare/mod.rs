@@ -2,13 +2,13 @@
 //! a column group per report (a UPF, a set-up). Runs and sweeps give their rates, loss and
 //! latency per direction; searches their goals' conditional throughput (NDR, PDR).
 //!
-//! [`Comparison::new`] makes the table's model; [`markdown`] and [`csv`] render it; [`series`]
+//! [`Comparison::new`] makes the table's model; [`markdown`] and [`csv`] render it; `series`
 //! takes the figures the comparison's plots draw.
 
 pub mod csv;
 pub mod markdown;
 mod naming;
-pub mod series;
+pub(crate) mod series;
 mod table;
 
 use std::fmt;
@@ -49,7 +49,7 @@ impl fmt::Display for RowKey {
 
 /// The row of a step's direction: the step's payload, or the one its streams of the direction
 /// share (a `run`'s step has none of its own), or else the step's name.
-pub fn step_row(step: &StepReport, direction: Direction) -> RowKey {
+pub(crate) fn step_row(step: &StepReport, direction: Direction) -> RowKey {
     if let Some(p) = step.payload_bytes {
         return RowKey::Payload(p);
     }
@@ -65,7 +65,7 @@ pub fn step_row(step: &StepReport, direction: Direction) -> RowKey {
 }
 
 /// The row of a search's case: its payload, or its name.
-pub fn case_row(case: &SearchCase) -> RowKey {
+pub(crate) fn case_row(case: &SearchCase) -> RowKey {
     case.payload_bytes
         .map_or_else(|| RowKey::Named(case.label.clone()), RowKey::Payload)
 }

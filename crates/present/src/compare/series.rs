@@ -10,7 +10,7 @@ use super::{Labelled, RowKey, case_row, step_row};
 
 /// What a throughput plot measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Throughput {
+pub(crate) enum Throughput {
     /// Gbit/s at layer 1 (the frame with its FCS, preamble and gap): what a link carries.
     GbpsL1,
     /// Millions of packets per second: what a UPF's per-packet work limits.
@@ -19,7 +19,7 @@ pub enum Throughput {
 
 impl Throughput {
     /// The axis's unit.
-    pub fn unit(self) -> &'static str {
+    pub(crate) fn unit(self) -> &'static str {
         match self {
             Throughput::GbpsL1 => "Gbps L1",
             Throughput::Mpps => "Mpps",
@@ -29,19 +29,19 @@ impl Throughput {
 
 /// One series: a value per row.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Series<T> {
+pub(crate) struct Series<T> {
     /// Its name in the legend (`open5gs UL`, `eupf NDR`).
     pub name: String,
     /// Its values by row.
     pub values: BTreeMap<RowKey, T>,
     /// The rows whose value is a lower bound only (a search that reached Max Load or the
     /// tester's limit): drawn marked, never as the UPF's limit.
-    pub lower_only: BTreeSet<RowKey>,
+    pub(crate) lower_only: BTreeSet<RowKey>,
 }
 
 /// A latency's median and 99th percentile (µs).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Spread {
+pub(crate) struct Spread {
     /// Median (µs).
     pub p50_us: f64,
     /// 99th percentile (µs).
@@ -99,7 +99,7 @@ fn run_series<T>(
 
 /// What each report forwarded: a run's received rate per direction, a search's conditional
 /// throughput per goal (the directions together).
-pub fn throughput(reports: &[Labelled<'_>], unit: Throughput) -> Vec<Series<f64>> {
+pub(crate) fn throughput(reports: &[Labelled<'_>], unit: Throughput) -> Vec<Series<f64>> {
     let mut out = Vec::new();
     for r in reports {
         let Some(search) = &r.report.search else {
@@ -145,7 +145,7 @@ pub fn throughput(reports: &[Labelled<'_>], unit: Throughput) -> Vec<Series<f64>
 
 /// Each report's latency: a run's per direction, a search's under load at the largest
 /// fraction of its PDR it measured, per direction.
-pub fn latency(reports: &[Labelled<'_>]) -> Vec<Series<Spread>> {
+pub(crate) fn latency(reports: &[Labelled<'_>]) -> Vec<Series<Spread>> {
     let mut out = Vec::new();
     for r in reports {
         let Some(search) = &r.report.search else {

@@ -15,7 +15,7 @@ use crate::error::PlotError;
 const HEIGHT: u32 = 460;
 
 /// The marks of `series`, as an SVG document.
-pub fn compare_latency(series: &[Series<Spread>]) -> Result<String, PlotError> {
+pub(crate) fn compare_latency(series: &[Series<Spread>]) -> Result<String, PlotError> {
     let (rows, categories) = Categories::of_rows(series);
     let y = log_range(
         series

@@ -12,7 +12,10 @@ use crate::error::PlotError;
 const HEIGHT: u32 = 460;
 
 /// The bars of `series` in `unit` (the same unit their values are in), as an SVG document.
-pub fn compare_throughput(series: &[Series<f64>], unit: Throughput) -> Result<String, PlotError> {
+pub(crate) fn compare_throughput(
+    series: &[Series<f64>],
+    unit: Throughput,
+) -> Result<String, PlotError> {
     let (rows, categories) = Categories::of_rows(series);
     let top = series
         .iter()

@@ -18,7 +18,7 @@ const MIN_DECADES: f64 = 5.0;
 
 /// One curve: a direction's distribution.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DistributionCurve {
+pub(crate) struct DistributionCurve {
     /// Its name in the legend (`uplink`).
     pub name: String,
     /// Its points, by increasing x.
@@ -26,7 +26,7 @@ pub struct DistributionCurve {
 }
 
 /// The plot of `curves` under `title`, as an SVG document.
-pub fn latency_distribution(
+pub(crate) fn latency_distribution(
     title: &str,
     curves: &[DistributionCurve],
 ) -> Result<String, PlotError> {

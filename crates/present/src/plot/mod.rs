@@ -6,15 +6,15 @@
 //! character) only places labels. Legends are drawn in a column of their own beside the plot,
 //! never over its data.
 
-pub mod compare_latency;
-pub mod compare_throughput;
-pub mod latency_distribution;
+pub(crate) mod compare_latency;
+pub(crate) mod compare_throughput;
+pub(crate) mod latency_distribution;
 mod log_axis;
-pub mod n4_timeline;
-pub mod search_loss;
+pub(crate) mod n4_timeline;
+pub(crate) mod search_loss;
 #[cfg(test)]
 pub(crate) mod svg_check;
-pub mod timeline;
+pub(crate) mod timeline;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -28,10 +28,10 @@ pub(crate) use log_axis::LogAxis;
 use crate::error::PlotError;
 
 /// Width of every plot (px): a page's column.
-pub const WIDTH: u32 = 960;
+pub(crate) const WIDTH: u32 = 960;
 
 /// Colours of the series, in order: Okabe and Ito's, told apart by colour-blind readers too.
-pub const PALETTE: [RGBColor; 8] = [
+pub(crate) const PALETTE: [RGBColor; 8] = [
     RGBColor(0x00, 0x72, 0xB2),
     RGBColor(0xE6, 0x9F, 0x00),
     RGBColor(0x00, 0x9E, 0x73),
@@ -43,7 +43,7 @@ pub const PALETTE: [RGBColor; 8] = [
 ];
 
 /// The `i`th series' colour (the palette again after eight).
-pub fn colour(i: usize) -> RGBColor {
+pub(crate) fn colour(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
@@ -237,7 +237,7 @@ impl Categories {
 
 /// `svg` as an element of an HTML page: without the XML namespace, which HTML does not need
 /// and which a page with no URL in it must not carry.
-pub fn inline_svg(svg: &str) -> String {
+pub(crate) fn inline_svg(svg: &str) -> String {
     svg.replacen(" xmlns=\"http://www.w3.org/2000/svg\"", "", 1)
 }
 

@@ -113,7 +113,7 @@ fn n4_latency(
 
 /// The timeline of a churn step under `title`: `seconds` (the data plane) and `n4` (the
 /// control plane, one entry per second of `seconds`), as an SVG document.
-pub fn n4_timeline(
+pub(crate) fn n4_timeline(
     title: &str,
     seconds: &[StepSecond],
     n4: &[ChurnSecond],

@@ -35,15 +35,15 @@ fn bound_width(i: usize, n: usize) -> u32 {
 
 /// The loss ratio axis: log10 of the ratio, with zero drawn at the floor.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LossAxis {
+pub(crate) struct LossAxis {
     /// log10 of the smallest ratio drawn as itself; zero is drawn here too.
-    pub floor_exp: i32,
+    pub(crate) floor_exp: i32,
 }
 
 impl LossAxis {
     /// The axis for these ratios: its floor a decade under the smallest positive one, between
     /// 1e-9 and 1e-2 (1e-6 when every ratio is zero).
-    pub fn for_ratios(ratios: impl IntoIterator<Item = f64>) -> LossAxis {
+    pub(crate) fn for_ratios(ratios: impl IntoIterator<Item = f64>) -> LossAxis {
         let smallest = ratios
             .into_iter()
             .filter(|r| *r > 0.0)
@@ -57,12 +57,12 @@ impl LossAxis {
     }
 
     /// Where `ratio` is drawn.
-    pub fn y(self, ratio: f64) -> f64 {
+    pub(crate) fn y(self, ratio: f64) -> f64 {
         ratio.max(10f64.powi(self.floor_exp)).log10()
     }
 
     /// The tick label at `y`: `0` at the floor, then `1e-5`, ..., `0.001`, `0.01`, `0.1`, `1`.
-    pub fn label(self, y: f64) -> String {
+    pub(crate) fn label(self, y: f64) -> String {
         let e = y.round() as i32;
         match e {
             e if e <= self.floor_exp => "0".to_owned(),
@@ -146,7 +146,7 @@ fn legend(goals: &[GoalSpec]) -> Vec<(String, Mark)> {
 
 /// The plot of `case` for `goals` (the search's, in the order of the case's results), as an
 /// SVG document.
-pub fn search_loss(goals: &[GoalSpec], case: &SearchCase) -> Result<String, PlotError> {
+pub(crate) fn search_loss(goals: &[GoalSpec], case: &SearchCase) -> Result<String, PlotError> {
     let axis = LossAxis::for_ratios(
         case.trials
             .iter()

@@ -236,7 +236,7 @@ pub(super) fn latency(
 }
 
 /// The timeline of `seconds` under `title`, as an SVG document.
-pub fn timeline(title: &str, seconds: &[StepSecond]) -> Result<String, PlotError> {
+pub(crate) fn timeline(title: &str, seconds: &[StepSecond]) -> Result<String, PlotError> {
     let (x_end, x_desc) = time_axis(seconds);
     svg_document(HEIGHT, |root| {
         let body = root.titled(title, caption_font())?;

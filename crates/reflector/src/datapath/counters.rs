@@ -7,7 +7,7 @@ use crate::datapath::impair::ImpairCounters;
 
 /// What the service plane of a worker did, as published.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ServiceSummary {
+pub(crate) struct ServiceSummary {
     /// Frames handed to the service plane (ARP, ICMP, GTP-U signalling), per port.
     pub frames: [u64; 2],
     /// Answers queued (ARP replies, ICMP and GTP-U echo responses).
@@ -24,16 +24,16 @@ pub struct ServiceSummary {
     /// down, e.g. ARP requests sent before the peer connected, or the queue full).
     pub tx_refused: u64,
     /// Next hops that answered our ARP requests (or were configured).
-    pub next_hops_resolved: u64,
+    pub(crate) next_hops_resolved: u64,
     /// Next hops that answered none of them.
-    pub next_hops_given_up: u64,
+    pub(crate) next_hops_given_up: u64,
     /// GTP-U End Markers queued on old tunnels after path switches with SNDEM.
     pub end_markers: u64,
 }
 
 /// Counters of one reflector worker, published for the control thread.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ReflectorCounters {
+pub(crate) struct ReflectorCounters {
     /// Frames received, per port.
     pub received: [u64; 2],
     /// Uplink packets forwarded N3 → N6 (queued for N6 after the impairments; a full
@@ -56,12 +56,12 @@ const WORDS: usize = 2 + 3 + Drop::COUNT + 7 + 11;
 
 impl ReflectorCounters {
     /// Packets forwarded or echoed.
-    pub fn forwarded(&self) -> u64 {
+    pub(crate) fn forwarded(&self) -> u64 {
         self.uplink + self.downlink + self.echoed
     }
 
     /// Packets dropped by the reflector itself (not by its impairments).
-    pub fn drops(&self) -> u64 {
+    pub(crate) fn drops(&self) -> u64 {
         self.dropped.iter().sum()
     }
 
@@ -136,7 +136,7 @@ impl ReflectorCounters {
     }
 
     /// Adds another worker's counters.
-    pub fn merge(&mut self, o: &ReflectorCounters) {
+    pub(crate) fn merge(&mut self, o: &ReflectorCounters) {
         let mut w = self.to_words();
         for (a, b) in w.iter_mut().zip(o.to_words()) {
             *a += b;
@@ -148,20 +148,20 @@ impl ReflectorCounters {
 /// Where a worker publishes its counters: single writer, relaxed stores, read by the control
 /// thread (each word is consistent; the set is as of some instant within one loop).
 #[derive(Debug, Default)]
-pub struct CounterCell {
+pub(crate) struct CounterCell {
     words: [AtomicU64; WORDS],
 }
 
 impl CounterCell {
     /// Publishes `c`.
-    pub fn publish(&self, c: &ReflectorCounters) {
+    pub(crate) fn publish(&self, c: &ReflectorCounters) {
         for (cell, v) in self.words.iter().zip(c.to_words()) {
             cell.store(v, Ordering::Relaxed);
         }
     }
 
     /// The counters as last published.
-    pub fn read(&self) -> ReflectorCounters {
+    pub(crate) fn read(&self) -> ReflectorCounters {
         let mut w = [0u64; WORDS];
         for (v, cell) in w.iter_mut().zip(&self.words) {
             *v = cell.load(Ordering::Relaxed);

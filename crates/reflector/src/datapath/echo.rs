@@ -30,7 +30,7 @@ const IPV4_ADDRESSES: core::ops::Range<usize> =
 
 /// What echo mode does with one frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EchoVerdict {
+pub(crate) enum EchoVerdict {
     /// Swap and send back; the UDP header starts at this offset.
     Echo {
         /// Offset of the UDP header in the frame.
@@ -44,7 +44,7 @@ pub enum EchoVerdict {
 
 /// The verdict on `frame`, received on the echo port. Never panics.
 #[inline]
-pub fn decide(frame: &[u8]) -> EchoVerdict {
+pub(crate) fn decide(frame: &[u8]) -> EchoVerdict {
     let Some(ethertype) = frame.get(ethernet::field::ETHERTYPE) else {
         return EchoVerdict::Drop(Drop::Malformed);
     };
@@ -86,7 +86,7 @@ pub fn decide(frame: &[u8]) -> EchoVerdict {
 /// The verdict on `frame` received on the port that does not echo: the service plane's, or
 /// dropped.
 #[inline]
-pub fn decide_other_port(frame: &[u8]) -> EchoVerdict {
+pub(crate) fn decide_other_port(frame: &[u8]) -> EchoVerdict {
     match decide(frame) {
         EchoVerdict::Echo { .. } => EchoVerdict::Drop(Drop::NotUserTraffic),
         v => v,
@@ -96,7 +96,7 @@ pub fn decide_other_port(frame: &[u8]) -> EchoVerdict {
 /// Swaps the Ethernet addresses, the IPv4 addresses and the UDP ports of `frame`, whose UDP
 /// header starts at `udp_at` ([`decide`] said so). A frame too short is left alone.
 #[inline]
-pub fn swap(frame: &mut [u8], udp_at: usize) {
+pub(crate) fn swap(frame: &mut [u8], udp_at: usize) {
     if frame.len() < udp_at + UDP_HEADER || udp_at < ETHERNET_LEN + IPV4_MIN_HEADER {
         return;
     }

@@ -9,7 +9,7 @@ use upfbench_net::{MacAddr, Qfi, Teid};
 use upfbench_datapath::service::Interface;
 
 /// Entries kept.
-pub const ENCAP_CACHE: usize = 8;
+pub(crate) const ENCAP_CACHE: usize = 8;
 
 /// The outer headers toward one (gNB, QFI, next-hop MAC), ready to prepend.
 struct CachedEncap {
@@ -20,7 +20,7 @@ struct CachedEncap {
 }
 
 /// Encapsulators by tunnel destination, QFI and next-hop MAC.
-pub struct EncapCache {
+pub(crate) struct EncapCache {
     local: Interface,
     entries: Vec<CachedEncap>,
     next_victim: usize,
@@ -28,7 +28,7 @@ pub struct EncapCache {
 
 impl EncapCache {
     /// An empty cache for G-PDUs leaving from `local` (our N3 MAC and address).
-    pub fn new(local: Interface) -> EncapCache {
+    pub(crate) fn new(local: Interface) -> EncapCache {
         EncapCache {
             local,
             entries: Vec::with_capacity(ENCAP_CACHE),
@@ -41,7 +41,12 @@ impl EncapCache {
     /// set last (the caller sets the session's). None only if the headers did not fit the
     /// template, which a fixed shape of at most 58 octets never does.
     #[inline]
-    pub fn get(&mut self, gnb: u32, qfi: Option<Qfi>, mac: MacAddr) -> Option<&mut Encapsulator> {
+    pub(crate) fn get(
+        &mut self,
+        gnb: u32,
+        qfi: Option<Qfi>,
+        mac: MacAddr,
+    ) -> Option<&mut Encapsulator> {
         if let Some(i) = self
             .entries
             .iter()
@@ -75,14 +80,10 @@ impl EncapCache {
         Some(&mut self.entries[i].encap)
     }
 
+    #[cfg(test)]
     /// Entries held.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.entries.len()
-    }
-
-    /// Whether nothing was built yet.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
     }
 }
 

@@ -57,7 +57,7 @@ pub fn end_marker_channel() -> (EndMarkerPoster, EndMarkerInbox) {
 
 impl EndMarkerPoster {
     /// Posts `orders`; false if the worker is gone.
-    pub fn post(&self, orders: impl IntoIterator<Item = EndMarkerOrder>) -> bool {
+    pub(crate) fn post(&self, orders: impl IntoIterator<Item = EndMarkerOrder>) -> bool {
         let mut ok = true;
         for o in orders {
             ok &= self.orders.send(o).is_ok();

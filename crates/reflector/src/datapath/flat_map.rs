@@ -8,7 +8,7 @@
 
 /// See the module documentation.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FlatMap<V: Copy> {
+pub(crate) struct FlatMap<V: Copy> {
     /// `slots.len()` is a power of two; a slot is empty when `used` says so.
     slots: Box<[(u32, V)]>,
     used: Box<[u64]>,
@@ -21,7 +21,7 @@ const MIN_SLOTS: usize = 16;
 
 impl<V: Copy + Default> FlatMap<V> {
     /// A map with room for `entries` before it grows.
-    pub fn with_capacity(entries: usize) -> FlatMap<V> {
+    pub(crate) fn with_capacity(entries: usize) -> FlatMap<V> {
         let slots = (entries * 2).next_power_of_two().max(MIN_SLOTS);
         FlatMap {
             slots: vec![(0, V::default()); slots].into_boxed_slice(),
@@ -31,8 +31,9 @@ impl<V: Copy + Default> FlatMap<V> {
         }
     }
 
+    #[cfg(test)]
     /// A map of `entries`; for a repeated key, the last value wins.
-    pub fn build(entries: impl ExactSizeIterator<Item = (u32, V)>) -> FlatMap<V> {
+    pub(crate) fn build(entries: impl ExactSizeIterator<Item = (u32, V)>) -> FlatMap<V> {
         let mut map = FlatMap::with_capacity(entries.len());
         for (k, v) in entries {
             map.insert(k, v);
@@ -41,7 +42,7 @@ impl<V: Copy + Default> FlatMap<V> {
     }
 
     /// Sets `key` to `value`; returns the value it had.
-    pub fn insert(&mut self, key: u32, value: V) -> Option<V> {
+    pub(crate) fn insert(&mut self, key: u32, value: V) -> Option<V> {
         if (self.len + 1) * 2 > self.slots.len() {
             self.grow();
         }
@@ -83,7 +84,7 @@ impl<V: Copy> FlatMap<V> {
 
     /// The value of `key`.
     #[inline(always)]
-    pub fn get(&self, key: u32) -> Option<&V> {
+    pub(crate) fn get(&self, key: u32) -> Option<&V> {
         let mask = self.slots.len() - 1;
         let mut i = self.home(key);
         while self.is_used(i) {
@@ -97,7 +98,7 @@ impl<V: Copy> FlatMap<V> {
     }
 
     /// Removes `key`; returns its value.
-    pub fn remove(&mut self, key: u32) -> Option<V> {
+    pub(crate) fn remove(&mut self, key: u32) -> Option<V> {
         let mask = self.slots.len() - 1;
         let mut hole = self.home(key);
         loop {
@@ -128,7 +129,7 @@ impl<V: Copy> FlatMap<V> {
     }
 
     /// The entries, in slot order.
-    pub fn iter(&self) -> impl Iterator<Item = (u32, V)> + '_ {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (u32, V)> + '_ {
         self.slots
             .iter()
             .enumerate()
@@ -136,18 +137,15 @@ impl<V: Copy> FlatMap<V> {
             .map(|(_, &kv)| kv)
     }
 
+    #[cfg(test)]
     /// Entries.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
 
-    /// Whether there is no entry.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
+    #[cfg(test)]
     /// Slots (twice the entries or more): the map's size in memory is this times a slot's.
-    pub fn slots(&self) -> usize {
+    pub(crate) fn slots(&self) -> usize {
         self.slots.len()
     }
 }

@@ -27,7 +27,7 @@ const GTPU_MESSAGE_TYPE_AT: usize = udp::HEADER_LEN + header::field::MESSAGE_TYP
 /// Why a frame was not forwarded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
-pub enum Drop {
+pub(crate) enum Drop {
     /// A G-PDU to a TEID with no uplink rule (answered with an Error Indication).
     UnknownTeid = 0,
     /// A packet to an address with no downlink rule.
@@ -50,9 +50,9 @@ pub enum Drop {
 
 impl Drop {
     /// Number of kinds.
-    pub const COUNT: usize = 9;
+    pub(crate) const COUNT: usize = 9;
     /// Names by discriminant.
-    pub const NAMES: [&'static str; Self::COUNT] = [
+    pub(crate) const NAMES: [&'static str; Self::COUNT] = [
         "unknown_teid",
         "unknown_ue",
         "not_forwarded",
@@ -67,7 +67,7 @@ impl Drop {
 
 /// What to do with a frame received on N3.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FromN3 {
+pub(crate) enum FromN3 {
     /// Strip `inner_offset` bytes (the outer headers through GTP-U); the inner packet is
     /// `inner_len` bytes; send it out N6.
     Decapsulate {
@@ -84,7 +84,7 @@ pub enum FromN3 {
 
 /// What to do with a frame received on N6.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FromN6 {
+pub(crate) enum FromN6 {
     /// Strip the Ethernet header and encapsulate the `len`-byte IPv4 packet into this tunnel.
     Encapsulate(DownlinkEntry, usize),
     /// Drop.
@@ -107,7 +107,7 @@ fn read_u32(b: &[u8], at: usize) -> Option<u32> {
 
 /// The decision for a frame received on N3.
 #[inline]
-pub fn from_n3(table: &ForwardingTable, frame: &[u8]) -> FromN3 {
+pub(crate) fn from_n3(table: &ForwardingTable, frame: &[u8]) -> FromN3 {
     let Ok(d) = decapsulate(frame) else {
         return match service_kind(frame, true) {
             Some(s) => FromN3::Service(s),
@@ -128,7 +128,7 @@ pub fn from_n3(table: &ForwardingTable, frame: &[u8]) -> FromN3 {
 /// The decision for a frame received on N6 at TSC tick `now` (a held-back rule forwards from
 /// its release tick on).
 #[inline]
-pub fn from_n6(table: &ForwardingTable, frame: &[u8], now: u64) -> FromN6 {
+pub(crate) fn from_n6(table: &ForwardingTable, frame: &[u8], now: u64) -> FromN6 {
     if read_u16(frame, ETHERTYPE_AT) != Some(ETHERTYPE_IPV4) {
         return match service_kind(frame, false) {
             Some(s) => FromN6::Service(s),

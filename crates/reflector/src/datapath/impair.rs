@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 
 /// What to do to the forwarded packets.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct ImpairConfig {
+pub(crate) struct ImpairConfig {
     /// Drop every N-th packet.
     pub drop_one_in: Option<u64>,
     /// Send every N-th packet twice.
@@ -20,33 +20,33 @@ pub struct ImpairConfig {
     /// Send every N-th packet after the next one.
     pub reorder_one_in: Option<u64>,
     /// Hold every packet this many TSC ticks.
-    pub delay_ticks: u64,
+    pub(crate) delay_ticks: u64,
     /// At most this many packets per second; the excess is dropped.
-    pub rate_cap_pps: Option<f64>,
+    pub(crate) rate_cap_pps: Option<f64>,
 }
 
 impl ImpairConfig {
     /// Whether anything is impaired.
-    pub fn is_active(&self) -> bool {
+    pub(crate) fn is_active(&self) -> bool {
         *self != ImpairConfig::default()
     }
 }
 
 /// What the impairments did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ImpairCounters {
+pub(crate) struct ImpairCounters {
     /// Packets that entered.
     pub seen: u64,
     /// Dropped by "drop one in N".
     pub dropped: u64,
     /// Dropped by the rate cap.
-    pub rate_dropped: u64,
+    pub(crate) rate_dropped: u64,
     /// Extra copies sent.
     pub duplicated: u64,
     /// Packets sent after their successor.
     pub reordered: u64,
     /// Copies that could not be made (no buffer): the packet went once.
-    pub duplicate_failed: u64,
+    pub(crate) duplicate_failed: u64,
     /// Packets held by the delay (each one that went on, copies and reordered ones included):
     /// an impairment like the others, so that a delayed run says so in the reflector's lines.
     pub delayed: u64,
@@ -85,7 +85,7 @@ impl Bucket {
 
 /// The impairments of one worker. See the module documentation.
 #[derive(Debug)]
-pub struct Impairments<T> {
+pub(crate) struct Impairments<T> {
     config: ImpairConfig,
     counters: ImpairCounters,
     bucket: Option<Bucket>,
@@ -108,7 +108,7 @@ const RATE_CAP_IDLE_S: f64 = 0.05;
 impl<T> Impairments<T> {
     /// Impairments with `config` on a TSC of `tsc_hz`; `delay_capacity` packets can be held by
     /// the delay at once without allocating.
-    pub fn new(config: ImpairConfig, tsc_hz: u64, delay_capacity: usize) -> Impairments<T> {
+    pub(crate) fn new(config: ImpairConfig, tsc_hz: u64, delay_capacity: usize) -> Impairments<T> {
         Impairments {
             bucket: config.rate_cap_pps.map(|pps| {
                 let burst = (pps * RATE_CAP_BURST_S).max(RATE_CAP_MIN_BURST);
@@ -132,19 +132,20 @@ impl<T> Impairments<T> {
     }
 
     /// What was done so far.
-    pub fn counters(&self) -> &ImpairCounters {
+    pub(crate) fn counters(&self) -> &ImpairCounters {
         &self.counters
     }
 
+    #[cfg(test)]
     /// Packets held (for reordering or delay).
-    pub fn held(&self) -> usize {
+    pub(crate) fn held(&self) -> usize {
         self.delayed.len() + usize::from(self.held.is_some())
     }
 
     /// Passes `packet`, received at tick `now`, through: what may go now is handed to `out`,
     /// `copy` makes the duplicate (None: no buffer), `discard` takes dropped packets.
     #[inline]
-    pub fn push(
+    pub(crate) fn push(
         &mut self,
         now: u64,
         packet: T,
@@ -206,7 +207,7 @@ impl<T> Impairments<T> {
 
     /// Hands over the delayed packets whose time has come.
     #[inline]
-    pub fn poll(&mut self, now: u64, out: &mut impl FnMut(T)) {
+    pub(crate) fn poll(&mut self, now: u64, out: &mut impl FnMut(T)) {
         while let Some(&(due, _)) = self.delayed.front() {
             if due > now {
                 return;
@@ -218,7 +219,7 @@ impl<T> Impairments<T> {
     }
 
     /// Hands over everything still held, in order (at the end of a run).
-    pub fn drain(&mut self, out: &mut impl FnMut(T)) {
+    pub(crate) fn drain(&mut self, out: &mut impl FnMut(T)) {
         while let Some((_, p)) = self.delayed.pop_front() {
             out(p);
         }

@@ -12,7 +12,7 @@
 //! A table is built whole before it is published and never changes after: a worker sees the
 //! old table or the new one, never a mix. Building one costs the same at any size: the maps are
 //! sharded and a table shares every shard a change did not touch with the one before
-//! ([`ShardedMap`]). The publisher keeps the newest table, so that a worker letting go of an
+//! (`ShardedMap`). The publisher keeps the newest table, so that a worker letting go of an
 //! old one never frees it (freeing every shard a burst replaced is the control thread's work,
 //! [`TablePublisher::retire`], once the workers took the new one).
 
@@ -192,7 +192,7 @@ impl RulesMirror {
     /// Holds the downlink rule of `ue` (a big-endian address) back: its packets are dropped
     /// until TSC tick `release_at` (the workers then forward them) or
     /// [`release_downlink`](Self::release_downlink). Returns the rule held back.
-    pub fn hold_downlink(&mut self, ue: u32, release_at: u64) -> Option<DownlinkEntry> {
+    pub(crate) fn hold_downlink(&mut self, ue: u32, release_at: u64) -> Option<DownlinkEntry> {
         let held = *self.table.downlink.get(ue)?;
         let entry = DownlinkEntry {
             forward: false,

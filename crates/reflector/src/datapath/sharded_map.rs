@@ -27,10 +27,10 @@ use std::sync::Arc;
 use super::flat_map::FlatMap;
 
 /// Past this many entries per shard on average, the map gets twice the shards.
-pub const MAX_PER_SHARD: usize = 128;
+pub(crate) const MAX_PER_SHARD: usize = 128;
 /// Below this many entries per shard on average, the map gets half the shards (never fewer
 /// than one).
-pub const MIN_PER_SHARD: usize = 16;
+pub(crate) const MIN_PER_SHARD: usize = 16;
 /// Bits of the shard index a level of the tree takes (its fanout is `1 << LEVEL_BITS`; the
 /// root's may be less).
 const LEVEL_BITS: u32 = 5;

@@ -26,7 +26,7 @@ use upfbench_datapath::service::{Interface, ServicePlane};
 
 /// What the reflector does with what it receives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// A minimal UPF between N3 and N6.
     Upf,
     /// Swap addresses and send back on the port it came from (see [`super::echo`]).
@@ -34,7 +34,7 @@ pub enum Mode {
 }
 
 /// A reflector worker and what it owns.
-pub struct ReflectorWorker<'p> {
+pub(crate) struct ReflectorWorker<'p> {
     /// Its queues, by [`Side`].
     pub ports: [PortQueues<'p>; 2],
     /// The forwarding rules.
@@ -60,7 +60,7 @@ pub struct ReflectorWorker<'p> {
     pub end_markers: Option<EndMarkerInbox>,
     /// Read the clock every loop: held-back downlink rules start at their tick (the impairment
     /// `far_update_delay`).
-    pub precise_clock: bool,
+    pub(crate) precise_clock: bool,
 }
 
 /// The inner IPv4 destination, from the start of the inner packet.
@@ -97,7 +97,11 @@ impl Route {
 impl<'p> ReflectorWorker<'p> {
     /// Polls both ports, forwarding or echoing what comes, until `stop`; publishes its counters
     /// into `cell` as it goes; returns them.
-    pub fn poll_until_stopped(self, stop: &StopFlag, cell: &CounterCell) -> ReflectorCounters {
+    pub(crate) fn poll_until_stopped(
+        self,
+        stop: &StopFlag,
+        cell: &CounterCell,
+    ) -> ReflectorCounters {
         let (mut ports, mut w) = Forwarder::new(self);
         let mut bursts = [MbufBurst::<RX_BURST>::new(), MbufBurst::<RX_BURST>::new()];
         // Per port, what waits for its transmit queue: a full queue holds packets back here

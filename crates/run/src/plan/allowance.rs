@@ -9,7 +9,7 @@
 /// Splits `total` over shares of the given `rates`: at least 1 each, the rest in proportion to
 /// the rates (the largest remainders get the leftover units, the first share on ties). With
 /// more shares than `total`, each gets 1.
-pub fn apportion(total: u32, rates: &[f64]) -> Vec<u32> {
+pub(crate) fn apportion(total: u32, rates: &[f64]) -> Vec<u32> {
     let n = rates.len();
     let rest = u64::from(total).saturating_sub(n as u64);
     let weights: Vec<f64> = rates.iter().map(|&r| r.max(0.0)).collect();

@@ -14,7 +14,7 @@ use super::stream::{Schedule, Spread, StreamPlan};
 use upfbench_config::Churn;
 
 /// UDP ports of the probes (inner source and destination).
-pub const PROBE_PORTS: (u16, u16) = (5998, 5999);
+pub(crate) const PROBE_PORTS: (u16, u16) = (5998, 5999);
 
 /// The churn of one step.
 #[derive(Debug, Clone, PartialEq)]

@@ -398,7 +398,6 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             eal: bed.eal,
             plan,
             rules,
-            step,
             endpoints: Endpoints {
                 local: bed.interfaces,
                 upf_n3: bed.peers[0],

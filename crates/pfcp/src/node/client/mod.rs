@@ -261,7 +261,7 @@ impl Client {
     /// Queues any Session Establishment Request (sent with SEID 0 in the header); the CP SEID
     /// of its CP F-SEID names the session. Its Node ID is set to ours: Open5GS matches session
     /// requests to the association by it.
-    pub fn establish_request(
+    pub(crate) fn establish_request(
         &mut self,
         now: Instant,
         mut request: SessionEstablishmentRequest,
