@@ -333,7 +333,7 @@ flag_set!(
         DLDR = 0,
         /// Usage Report.
         USAR = 1,
-        /// DecodeError Indication Report.
+        /// Error Indication Report.
         ERIR = 2,
         /// User Plane Inactivity Report.
         UPIR = 3,

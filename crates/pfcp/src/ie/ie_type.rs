@@ -203,7 +203,7 @@ impl IeType {
     pub(crate) const DL_FLOW_LEVEL_MARKING: IeType = IeType(97);
     /// Header Enrichment (type 98).
     pub(crate) const HEADER_ENRICHMENT: IeType = IeType(98);
-    /// DecodeError Indication Report (type 99).
+    /// Error Indication Report (type 99).
     pub(crate) const ERROR_INDICATION_REPORT: IeType = IeType(99);
     /// Measurement Information (type 100).
     pub(crate) const MEASUREMENT_INFORMATION: IeType = IeType(100);
@@ -402,7 +402,7 @@ impl IeType {
             IeType::RECOVERY_TIME_STAMP => "Recovery Time Stamp",
             IeType::DL_FLOW_LEVEL_MARKING => "DL Flow Level Marking",
             IeType::HEADER_ENRICHMENT => "Header Enrichment",
-            IeType::ERROR_INDICATION_REPORT => "DecodeError Indication Report",
+            IeType::ERROR_INDICATION_REPORT => "Error Indication Report",
             IeType::MEASUREMENT_INFORMATION => "Measurement Information",
             IeType::NODE_REPORT_TYPE => "Node Report Type",
             IeType::USER_PLANE_PATH_FAILURE_REPORT => "User Plane Path Failure Report",
