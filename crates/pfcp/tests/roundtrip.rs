@@ -3,6 +3,7 @@
 
 mod common;
 
+use common::message_strategies as msgs;
 use common::strategies as s;
 use proptest::prelude::*;
 use upfbench_pfcp::ie::*;
@@ -18,7 +19,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
     #[test]
-    fn message_roundtrip(m in s::message()) {
+    fn message_roundtrip(m in msgs::message()) {
         let bytes = m.to_vec().unwrap();
         prop_assert_eq!(bytes.len(), m.buffer_len());
         let back = Message::parse(&bytes).unwrap();
@@ -28,7 +29,7 @@ proptest! {
     }
 
     #[test]
-    fn sequence_and_seid_rewritten_in_place(m in s::message(), seq in 0u32..=0xff_ffff, seid in any::<u64>()) {
+    fn sequence_and_seid_rewritten_in_place(m in msgs::message(), seq in 0u32..=0xff_ffff, seid in any::<u64>()) {
         let mut bytes = m.to_vec().unwrap();
         let seq = SequenceNumber::new(seq).unwrap();
         let mut h = Header::new_checked(&mut bytes[..]).unwrap();
@@ -42,7 +43,7 @@ proptest! {
     }
 
     #[test]
-    fn emit_into_exact_and_short_buffers(m in s::message()) {
+    fn emit_into_exact_and_short_buffers(m in msgs::message()) {
         let n = m.buffer_len();
         let mut buf = vec![0u8; n];
         prop_assert_eq!(m.emit(&mut buf).unwrap(), n);
@@ -51,7 +52,7 @@ proptest! {
     }
 
     #[test]
-    fn datagram_of_several_messages(ms in proptest::collection::vec(s::message(), 1..4)) {
+    fn datagram_of_several_messages(ms in proptest::collection::vec(msgs::message(), 1..4)) {
         let mut bytes = Vec::new();
         let last = ms.len() - 1;
         for (i, m) in ms.iter().enumerate() {
@@ -79,7 +80,7 @@ proptest! {
 
     #[test]
     fn mutated_messages_never_panic_and_decode_stably(
-        m in s::message(), at in any::<prop::sample::Index>(), byte in any::<u8>(), cut in any::<prop::sample::Index>(),
+        m in msgs::message(), at in any::<prop::sample::Index>(), byte in any::<u8>(), cut in any::<prop::sample::Index>(),
     ) {
         let mut bytes = m.to_vec().unwrap();
         let i = at.index(bytes.len());

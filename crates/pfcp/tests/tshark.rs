@@ -7,9 +7,9 @@ mod common;
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
 
+use common::message_strategies as msgs;
 use common::pcap;
 use common::plans::reference_plan;
-use common::strategies as s;
 use common::vectors::{hex, vectors};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -632,7 +632,7 @@ fn random_messages_dissect_cleanly_and_match() {
         Config::default(),
         TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]),
     );
-    let strategy = s::message();
+    let strategy = msgs::message();
     let msgs: Vec<Message> = (0..400)
         .map(|_| strategy.new_tree(&mut runner).unwrap().current())
         .collect();

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code, unused_imports, unreachable_pub, missing_docs)]
 
+pub mod message_strategies;
 pub mod net;
 pub mod pcap;
 pub mod plans;
