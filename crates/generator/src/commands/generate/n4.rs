@@ -124,8 +124,16 @@ impl Refusal {
     }
 }
 
-fn take<T>(p: &mut Pending<T>) -> Result<Option<T>> {
-    p.try_take().map_err(|e| anyhow!("{e}"))
+/// The answer waiting in `slot`, once it came; the slot is then empty.
+fn take<T>(slot: &mut Option<Pending<T>>) -> Result<Option<T>> {
+    let Some(p) = slot else {
+        return Ok(None);
+    };
+    let answer = p.try_take().map_err(|e| anyhow!("{e}"))?;
+    if answer.is_some() {
+        *slot = None;
+    }
+    Ok(answer)
 }
 
 fn pfcp(
@@ -383,10 +391,7 @@ impl<'a> N4Work<'a> {
                 },
             );
         }
-        if let Some(p) = &mut self.stats
-            && let Some(r) = take(p)?
-        {
-            self.stats = None;
+        if let Some(r) = take(&mut self.stats)? {
             self.last_stats = r;
         }
         let learnt = self.poll_establishment(now, machine, want_upf_teids, tl);
@@ -417,13 +422,9 @@ impl<'a> N4Work<'a> {
         machine: &mut Lifecycle,
         tl: &mut Timeline,
     ) -> Result<()> {
-        let Some(p) = &mut self.association else {
+        let Some(r) = take(&mut self.association)? else {
             return Ok(());
         };
-        let Some(r) = take(p)? else {
-            return Ok(());
-        };
-        self.association = None;
         match r {
             Ok(a) => {
                 out::line(&format!("PFCP: associated with {}", a.peer));
@@ -683,13 +684,9 @@ impl<'a> N4Work<'a> {
         machine: &mut Lifecycle,
         tl: &mut Timeline,
     ) -> Result<()> {
-        let Some(p) = &mut self.release else {
+        let Some(r) = take(&mut self.release)? else {
             return Ok(());
         };
-        let Some(r) = take(p)? else {
-            return Ok(());
-        };
-        self.release = None;
         let (outcome, release, said) = match r {
             Ok(Release::Answered) => (Outcome::Done, ReleaseEnd::Answered, "answered".to_owned()),
             Ok(Release::Unanswered) => (
