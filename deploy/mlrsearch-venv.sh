@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CSIT's MLRsearch 1.2.1 from PyPI, for the search's differential test
-# (crates/search/tests/mlrsearch_differential.rs, which finds it here), in a virtual
+# (crates/search/tests/mlrsearch_differential/, which finds it here), in a virtual
 # environment under target/ so that no interpreter's own packages change. Idempotent: nothing
 # is downloaded when the environment already has it. `make test` runs it before the tests.
 set -euo pipefail

@@ -3,24 +3,26 @@
 //! end, or at any time before it (an interrupted search reports its bounds so far, marked
 //! incomplete). It never measures anything itself, so it is tested against simulated UPFs.
 //!
-//! How it chooses loads (RFC 9971 leaves this to the implementation; this follows the ideas of
-//! CSIT's MLRsearch):
+//! How it chooses loads (RFC 9971 leaves this to the implementation; docs/search.md has the
+//! whole story with a trace). A load a goal's own target must decide costs its duration sum (11
+//! trials at CSIT's defaults), so single trials find two loads within the goal's width first:
 //!
 //! * The first trial is at Max Load, as short as the shortest goal allows.
-//! * Each goal is reached through coarser targets ([`super::target`]), all goals' coarsest
-//!   first, so that every goal's long trials start near its answer.
+//! * Each goal is reached through coarse targets ([`super::target`]) decided by one trial at a
+//!   load, the finest at the goal's own width and final trial duration; all goals' coarsest
+//!   first.
 //! * For a target, a load it measured or the previous target's bound that is still undecided
-//!   for it and inside its bounds is measured again, the smallest first.
-//! * Otherwise it moves away from the bound it has: down from an upper bound towards the
-//!   forwarding rate measured there, or by the target's width, doubled at each further step
-//!   the same way; up from a lower bound likewise; with both bounds, by the same steps from
-//!   the newer one, or to their middle on a log scale (their geometric mean) when that is
-//!   closer.
+//!   for it and inside its bounds is measured again, the smallest first: the goal's own target
+//!   measures the two loads the finest coarse target found, and nothing else when they hold.
+//! * Otherwise (`controller/next_load.rs`): from an upper bound to where its packets went
+//!   (its forwarding rate, as the load that would lose the goal's ratio there, less half a
+//!   width), or halfway on a log scale when nothing got through; between two bounds to that hint when it lies
+//!   between them, one step from the bound it points at, or their middle on a log scale.
 //! * A trial the tester could not send (its load marked `tester_limited`) counts for no goal.
-//!   Its load is measured again; once the tester fell short there twice, no load at or above
-//!   it is asked for again: the search does not climb past the tester's limit, and a goal
-//!   whose lower bound reaches it within the width ends as tester-limited, not with the UPF's
-//!   throughput.
+//!   Its load is measured again; once the tester fell short there twice, and in as many trials
+//!   as it sent it, no load at or above it is asked for again: the search does not climb past
+//!   the tester's limit, and a goal whose lower bound reaches it within the width ends as
+//!   tester-limited, not with the UPF's throughput.
 
 use super::goal::SearchGoal;
 use super::load_stats::{LoadClass, LoadSums, TrialResult, conditional_throughput};
@@ -340,18 +342,27 @@ impl Search {
 
     /// The smallest load the tester could not send.
     ///
-    /// A load is the tester's limit once it fell short there twice: one shortfall may be a
-    /// stall of its host (the load is measured again: nothing decided it), two are a limit.
+    /// A load is the tester's limit once it fell short there twice, and in at least as many
+    /// trials as it sent the load: one shortfall may be a stall of its host (the load is
+    /// measured again: nothing decided it), and a host that stalls now and then still sends
+    /// the load in most of the trials a goal's duration sum takes there.
     fn ceiling(&self) -> Option<f64> {
         let limited = |load: f64| {
-            self.trials
-                .iter()
-                .filter(|t| t.tester_limited && t.intended_load == load)
-                .count()
+            let (short, sent) = self.trials.iter().filter(|t| t.intended_load == load).fold(
+                (0, 0),
+                |(short, sent), t| {
+                    if t.tester_limited {
+                        (short + 1, sent)
+                    } else {
+                        (short, sent + 1)
+                    }
+                },
+            );
+            short >= TESTER_SHORTFALLS && short >= sent
         };
         self.trials
             .iter()
-            .filter(|t| t.tester_limited && limited(t.intended_load) >= TESTER_SHORTFALLS)
+            .filter(|t| t.tester_limited && limited(t.intended_load))
             .map(|t| t.intended_load)
             .min_by(f64::total_cmp)
     }
@@ -390,11 +401,10 @@ impl Search {
             refine.extend(previous.lower);
             refine.extend(previous.upper);
         }
-        if let Some(l) = refine
-            .into_iter()
-            .filter(|&l| inside(l) && self.class(g, l) == LoadClass::Undecided)
-            .min_by(f64::total_cmp)
-        {
+        refine.retain(|&l| inside(l) && self.class(g, l) == LoadClass::Undecided);
+        refine.sort_by(f64::total_cmp);
+        refine.dedup();
+        if let Some(&l) = refine.first() {
             return Need::Measure(l);
         }
         let (min, max) = (self.config.min_load, self.config.max_load);
@@ -414,125 +424,6 @@ impl Search {
             };
         }
         self.need_mlr(goal, level, lower, upper, ceiling)
-    }
-
-    /// What a target needs next, MLRsearch's way, once nothing needs measuring again.
-    fn need_mlr(
-        &self,
-        goal: usize,
-        level: usize,
-        lower: Option<f64>,
-        upper: Option<f64>,
-        ceiling: Option<f64>,
-    ) -> Need {
-        let target = &self.targets[goal][level];
-        let g = &target.goal;
-        let (min, max) = (self.config.min_load, self.config.max_load);
-        let w = g.relative_width;
-        let step = |n: u32| w * self.config.expansion.powi(n as i32);
-        let streak = |side: Side| match target.streak {
-            Some((s, n)) if s == side => n,
-            _ => 0,
-        };
-        match (lower, upper) {
-            (Some(l), Some(u)) => {
-                if (u - l) / u <= w {
-                    return Need::Done(Ending::Regular);
-                }
-                // The middle on a log scale: the width is relative, and the bounds may be
-                // decades apart after a trial at Max Load lost nearly everything.
-                let middle = (l * u).sqrt();
-                let next = match target.streak {
-                    Some((Side::Lower, n)) if step(n) < 1.0 => (l / (1.0 - step(n))).min(middle),
-                    Some((Side::Upper, n)) => (u * (1.0 - step(n))).max(middle),
-                    _ => middle,
-                };
-                Need::Measure(next)
-            }
-            (Some(l), None) => {
-                match ceiling {
-                    Some(c) if (c - l) / c <= w => return Need::Done(Ending::TesterLimited),
-                    _ if l >= max => return Need::Done(Ending::MaxLoad),
-                    _ => {}
-                }
-                if let Some(c) = ceiling {
-                    // Towards the tester's limit: halfway on a log scale; no further than the
-                    // tester did send there when that is above the bound (else it was a stall,
-                    // not a limit), or one width above the bound to find out; and as close
-                    // under the limit as the width asks at most: a lower bound there ends the
-                    // goal.
-                    let sent = self.best_sent_at(c);
-                    let mut next = (l * c).sqrt();
-                    if sent > l {
-                        next = next.min(sent.max(l / (1.0 - w)));
-                    }
-                    return Need::Measure(next.min(c * (1.0 - w / 2.0)));
-                }
-                let n = streak(Side::Lower);
-                let next = if step(n) < 1.0 {
-                    (l / (1.0 - step(n))).min(max)
-                } else {
-                    max
-                };
-                Need::Measure(next)
-            }
-            (None, Some(u)) => {
-                if u <= min {
-                    return Need::Done(Ending::MinLoad);
-                }
-                let n = streak(Side::Upper);
-                let mut next = if step(n) < 1.0 {
-                    u * (1.0 - step(n))
-                } else {
-                    min
-                };
-                // Where the packets that got through at the upper bound say the UPF's rate
-                // is, when that is lower.
-                if let Some(fr) = self.forwarding_rate(u) {
-                    next = next.min(fr);
-                }
-                Need::Measure(next.max(min))
-            }
-            (None, None) => {
-                // Nothing decided under the tester's limit (the first trial was at it).
-                let Some(c) = ceiling else {
-                    return Need::Measure(max);
-                };
-                // Under the tester's limit, further each time the tester falls short again (a
-                // host that stalls it now and then does not make the search crawl down).
-                let limits =
-                    self.trials.iter().filter(|t| t.tester_limited).count() / TESTER_SHORTFALLS;
-                let step = step(limits.saturating_sub(1).min(30) as u32);
-                // And no higher than the best the tester did send at its limit.
-                let sent = self.best_sent_at(c);
-                let next = if step < 1.0 { c * (1.0 - step) } else { min }
-                    .min(sent * (1.0 - w))
-                    .max(min);
-                if next >= c {
-                    // Not even Min Load could be sent.
-                    return Need::Done(Ending::TesterLimited);
-                }
-                Need::Measure(next)
-            }
-        }
-    }
-
-    /// The most the tester sent in the trials it fell short in at `load` (pps).
-    fn best_sent_at(&self, load: f64) -> f64 {
-        self.trials
-            .iter()
-            .filter(|t| t.tester_limited && t.intended_load == load)
-            .map(|t| t.offered_load)
-            .fold(0.0, f64::max)
-    }
-
-    /// The forwarding rate of the newest trial at `load` (pps): the load less its loss.
-    fn forwarding_rate(&self, load: f64) -> Option<f64> {
-        self.trials
-            .iter()
-            .rev()
-            .find(|t| t.intended_load == load && !t.tester_limited)
-            .map(|t| load * (1.0 - t.loss_ratio))
     }
 
     /// The bounds of `goal` so far: its own target's, or while it has none, those of the
@@ -583,5 +474,6 @@ impl Search {
     }
 }
 
+mod next_load;
 #[cfg(test)]
 mod tests;

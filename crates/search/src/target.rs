@@ -15,9 +15,13 @@ use super::goal::SearchGoal;
 pub(crate) fn targets(goal: &SearchGoal, preceding: u32) -> Vec<SearchGoal> {
     let mut out = Vec::new();
     for k in (1..=preceding).rev() {
-        let width = (goal.relative_width * f64::from(1u32 << k.min(16))).min(0.5);
-        // k = preceding: the initial duration; k → 0: towards the final one.
-        let share = f64::from(preceding - k) / f64::from(preceding);
+        let width = (goal.relative_width * f64::from(1u32 << (k - 1).min(16))).min(0.5);
+        // k = preceding: the initial duration; k = 1: the final one.
+        let share = if preceding > 1 {
+            f64::from(preceding - k) / f64::from(preceding - 1)
+        } else {
+            1.0
+        };
         let duration = goal.initial_trial_duration_s
             * (goal.final_trial_duration_s / goal.initial_trial_duration_s).powf(share);
         out.push(SearchGoal {
@@ -46,15 +50,29 @@ mod tests {
         let t = targets(&goal, 2);
         assert_eq!(t.len(), 3);
         assert_eq!(t[2], goal);
+        // The finest coarse target has the goal's width and final trial duration: its single
+        // trials count towards the goal's own sums, at the loads it will decide.
         assert_eq!(
             t.iter().map(|t| t.relative_width).collect::<Vec<_>>(),
-            [0.02, 0.01, 0.005]
+            [0.01, 0.005, 0.005]
         );
         assert_eq!(
             t.iter()
                 .map(|t| t.final_trial_duration_s)
                 .collect::<Vec<_>>(),
-            [0.25, 1.0, 4.0]
+            [0.25, 4.0, 4.0]
+        );
+        let three = targets(&goal, 3);
+        assert_eq!(
+            three.iter().map(|t| t.relative_width).collect::<Vec<_>>(),
+            [0.02, 0.01, 0.005, 0.005]
+        );
+        assert_eq!(
+            three
+                .iter()
+                .map(|t| t.final_trial_duration_s)
+                .collect::<Vec<_>>(),
+            [0.25, 1.0, 4.0, 4.0]
         );
         // One trial decides a coarse target.
         assert_eq!(t[0].duration_sum_s, 0.25);

@@ -10,10 +10,12 @@ Reads a JSON spec (the file named as the only argument, or standard input):
      "upf": {"kind": "sharp", "capacity": 3456789}
           | {"kind": "soft", "knee": 2000000, "steepness": 2}
           | {"kind": "noisy", "knee": 2000000, "steepness": 2, "spread": 0.2, "seed": 7}
-          | {"kind": "constant_loss", "ratio": 0.001}}
+          | {"kind": "constant_loss", "ratio": 0.001}
+          | {"kind": "latency_limited", "capacity": 5000000, "latency_knee": 3000000}}
 
 and prints JSON: the package version, the number of trials and their simulated duration, every
-trial ([intended load, intended duration, packets sent, packets lost], in order), and per goal
+trial ([intended load, intended duration, packets sent, packets lost, 99th percentile of
+latency in ns], in order), and per goal
 (in the spec's order) the relevant lower bound, the relevant upper bound and the conditional
 throughput (pps, null where there is none).
 
@@ -28,6 +30,10 @@ crates/search/tests/mlrsearch_differential.rs computes the same function in Rust
     noisy:          as soft, the ratio times (1 + spread * (u - 0.5)), u in [0, 1) drawn
                     for each trial in turn from xorshift64* seeded with seed | 1
     constant_loss:  lost = floor(sent * ratio + 0.5)
+    latency_limited: lost as sharp; p99 latency 2 ms above latency_knee (pps), else 20 us.
+                    MLRsearch knows no latency: it is told that a trial above the knee lost
+                    every packet, which is how a goal with a latency bound between the two
+                    sees it (the Rust side gives its goals such a bound).
 
 Time: MLRsearch 1.2.1 limits a search by wall-clock time (time.monotonic() against
 Config.search_duration_max, checked before each trial) and never sleeps itself; a trial's
@@ -85,10 +91,21 @@ class Noise:
         return (((x * 0x2545F4914F6CDD1D) & MASK) >> 11) / (1 << 53)
 
 
+LATENCY_LOW_NS = 20_000
+LATENCY_HIGH_NS = 2_000_000
+
+
+def p99_latency_ns(upf, load):
+    """The trial's 99th percentile of latency (ns)."""
+    if upf["kind"] == "latency_limited" and load > upf["latency_knee"]:
+        return LATENCY_HIGH_NS
+    return LATENCY_LOW_NS
+
+
 def lost_packets(upf, load, duration, sent, noise):
     """Packets the simulated UPF loses of `sent` offered at `load` for `duration`."""
     kind = upf["kind"]
-    if kind == "sharp":
+    if kind in ("sharp", "latency_limited"):
         return max(0, sent - math.floor(upf["capacity"] * duration))
     if kind in ("soft", "noisy"):
         excess = load / upf["knee"] - 1.0
@@ -124,12 +141,13 @@ def main():
         def measure(self, intended_duration, intended_load):
             sent = math.floor(intended_load * intended_duration + 0.5)
             lost = lost_packets(upf, intended_load, intended_duration, sent, self.noise)
-            self.log.append([intended_load, intended_duration, sent, lost])
+            p99 = p99_latency_ns(upf, intended_load)
+            self.log.append([intended_load, intended_duration, sent, lost, p99])
             return mlr.MeasurementResult(
                 intended_duration=intended_duration,
                 intended_load=intended_load,
                 offered_count=sent,
-                loss_count=lost,
+                loss_count=sent if p99 > LATENCY_LOW_NS else lost,
                 offered_duration=intended_duration,
                 duration_with_overheads=intended_duration,
             )
