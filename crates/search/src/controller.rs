@@ -16,8 +16,9 @@
 //!   measures the two loads the finest coarse target found, and nothing else when they hold.
 //! * Otherwise (`controller/next_load.rs`): from an upper bound to where its packets went
 //!   (its forwarding rate, as the load that would lose the goal's ratio there, less half a
-//!   width), or halfway on a log scale when nothing got through; between two bounds to that hint when it lies
-//!   between them, one step from the bound it points at, or their middle on a log scale.
+//!   width), or halfway on a log scale when nothing got through; between two bounds to that
+//!   hint when it lies between them, one step from the bound it points at, or their middle on
+//!   a log scale.
 //! * A trial the tester could not send (its load marked `tester_limited`) counts for no goal.
 //!   Its load is measured again; once the tester fell short there twice, and in as many trials
 //!   as it sent it, no load at or above it is asked for again: the search does not climb past
