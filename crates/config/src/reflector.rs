@@ -170,7 +170,10 @@ impl Default for ReflectorPfcp {
     }
 }
 
-/// A port by its role.
+/// A port by its role, as the reflector's file writes it: `n3` and `n6`, lowercase like every
+/// key and value of the configuration files. Reports, lines and tables name the tester's ports
+/// `N3` and `N6` (`upfbench_stats::PortName`, which also indexes per-port arrays on the hot
+/// path); this crate does not depend on the hot path's, and one enum cannot be written both ways.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema, serde::Serialize,
 )]
