@@ -417,9 +417,16 @@ fn check(name: &str, messages: &[Message]) {
     let path = pcap::temp_pcap(name);
     pcap::write_pcap(&path, &payloads);
     let verbose = pcap::assert_clean_dissection(&path, messages.len());
+    let undecoded: Vec<String> = verbose
+        .lines()
+        .collect::<Vec<_>>()
+        .windows(4)
+        .filter(|w| w[3].contains("IE data not decoded"))
+        .map(|w| w.join(" / "))
+        .collect();
     assert!(
-        !verbose.contains("IE data not decoded"),
-        "we emitted octets tshark does not know"
+        undecoded.is_empty(),
+        "we emitted octets tshark does not know: {undecoded:#?}"
     );
     let rows = pcap::fields(&path, FIELDS);
     assert_eq!(rows.len(), messages.len());
