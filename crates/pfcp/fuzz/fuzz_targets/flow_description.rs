@@ -30,14 +30,19 @@ fn check_pdi(pdi: &Pdi) {
 
 fuzz_target!(|data: &[u8]| {
     check(data);
-    let Ok(msg) = Message::parse(data) else { return };
+    let Ok(msg) = Message::parse(data) else {
+        return;
+    };
     match &msg.body {
         MessageBody::SessionEstablishmentRequest(r) => {
             r.create_pdrs.iter().for_each(|p| check_pdi(&p.pdi));
         }
         MessageBody::SessionModificationRequest(r) => {
             r.create_pdrs.iter().for_each(|p| check_pdi(&p.pdi));
-            r.update_pdrs.iter().filter_map(|p| p.pdi.as_ref()).for_each(check_pdi);
+            r.update_pdrs
+                .iter()
+                .filter_map(|p| p.pdi.as_ref())
+                .for_each(check_pdi);
         }
         _ => {}
     }
