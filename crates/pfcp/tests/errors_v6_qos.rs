@@ -427,6 +427,11 @@ fn flow_descriptions_of_both_families_parse_and_print() {
             "permit out ip from any to assigned",
             "permit out ip from any to assigned",
         ),
+        // A QoS flow's filter as docs/traffic-shapes.md writes it: ports on the source side.
+        (
+            "permit out 17 from any 5001 to assigned",
+            "permit out 17 from any 5001 to assigned",
+        ),
         (
             "permit out 58 from 2001:DB8:0:0::1 to 0.0.0.0/0 0-65535",
             "permit out 58 from 2001:db8::1 to 0.0.0.0/0 0-65535",
