@@ -15,15 +15,19 @@
 //! V4 or V6, F-TEID, F-SEID, Outer Header Creation GTP-U/UDP/IPv4 or IPv6, Outer Header Removal
 //! of the N3 transport's family).
 //! - Optional QER 1 carrying the QFI (and MBR/GBR), referenced by both PDRs; optional URR 1.
+//!
+//! The modifications a run sends later: a handover's path switch, a refresh of the downlink
+//! FAR, and the gate of QERs closed or opened again ([`gate_request`]).
 
 use core::net::IpAddr;
 use std::sync::Arc;
 
 use crate::ie::{
     BitRate, CreateFar, CreatePdr, CreateQer, CreateUrr, DestinationInterface, DnsName,
-    ForwardingParameters, Fseid, Fteid, InterfaceType, MeasurementMethod, NodeId,
+    ForwardingParameters, Fseid, Fteid, GateStatus, InterfaceType, MeasurementMethod, NodeId,
     OuterHeaderCreation, OuterHeaderRemoval, Pdi, PdnType, PfcpsmReqFlags, ReportingTriggers,
-    SdfFilter, SourceInterface, UeIpAddress, UpdateFar, UpdateForwardingParameters, Volume,
+    SdfFilter, SourceInterface, UeIpAddress, UpdateFar, UpdateForwardingParameters, UpdateQer,
+    Volume,
 };
 use crate::message::{SessionEstablishmentRequest, SessionModificationRequest};
 use crate::types::{FarId, PdrId, Precedence, QerId, Qfi, Seid, Teid, UrrId};
@@ -314,5 +318,27 @@ impl UeSessionPlan {
     /// SMF may send at any time, which must not disturb the session's forwarding.
     pub fn refresh_request(&self) -> SessionModificationRequest {
         self.path_switch_request(self.ue.downlink_teid, self.template.gnb_n3_address, false)
+    }
+
+    /// A Session Modification Request that sets the gates of the session's QER ([`QER`]), or
+    /// `None` when the plan has no QER: [`gate_request`] for it.
+    pub fn gate_request(&self, gate: GateStatus) -> Option<SessionModificationRequest> {
+        self.template.qer.map(|_| gate_request([QER], gate))
+    }
+}
+
+/// A Session Modification Request that sets the gates of the QERs `qers` of a session and
+/// changes nothing else: an Update QER with only QER ID and Gate Status for each (TS 29.244
+/// §7.5.4.5, §8.2.7). With [`GateStatus::CLOSED`] the UP function drops the QERs' packets both
+/// ways from the moment it answers (a QoS flow's gate closed by the SMF, TS 23.501 §5.7.2.6); a
+/// later request with [`GateStatus::OPEN`] lets them pass again. A QER that several PDRs share
+/// closes for all of them.
+pub fn gate_request(
+    qers: impl IntoIterator<Item = QerId>,
+    gate: GateStatus,
+) -> SessionModificationRequest {
+    SessionModificationRequest {
+        update_qers: qers.into_iter().map(|q| UpdateQer::gate(q, gate)).collect(),
+        ..Default::default()
     }
 }

@@ -87,7 +87,7 @@ fn establish_modify_delete_release() {
     let s = *net.client.session(cp).unwrap();
     assert_eq!(s.state, SessionState::Established);
     let up = s.up_seid.unwrap();
-    assert_eq!(s.up_address, Some(UP));
+    assert_eq!(s.up_address, Some(UP.into()));
     assert_eq!(s.uplink_endpoint(), Some((Teid(1), UPF_N3)));
     assert_eq!(net.take_client_events(), [Event::Established(s)]);
 

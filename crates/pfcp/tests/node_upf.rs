@@ -173,7 +173,7 @@ fn rejections_carry_cause_offending_ie_and_failed_rule() {
     }
     assert!(u.rules().is_empty());
     assert_eq!(u.poll_event(), None);
-    assert_eq!(u.stats().rejected, 15);
+    assert_eq!(u.stats().rejected, 16);
     assert_eq!(u.stats().sessions_established, 0);
 }
 
@@ -221,6 +221,18 @@ fn malformed_ie_cases() -> Vec<(&'static str, SessionEstablishmentRequest, Expec
                 });
             }),
             (69, Some(IeType::F_TEID), None),
+        ),
+        (
+            "a UE IP Address with V4 and CHV4 (TS 29.244 §8.2.62)",
+            edited(0, |r| {
+                r.create_pdrs[0].pdi.ue_ip_address = None;
+                r.create_pdrs[0].pdi.other_ies.push(RawIe {
+                    ie_type: IeType::UE_IP_ADDRESS,
+                    enterprise_id: None,
+                    value: vec![0x16, 10, 45, 0, 2],
+                });
+            }),
+            (69, Some(IeType::UE_IP_ADDRESS), None),
         ),
     ]
 }

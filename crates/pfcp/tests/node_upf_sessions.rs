@@ -85,11 +85,8 @@ fn modification_replaces_rules_and_reindexes_them() {
         create_pdrs: vec![new_ul],
         update_qers: vec![UpdateQer {
             qer_id: QerId(1),
-            gate_status: None,
-            mbr: None,
-            gbr: None,
             qfi: Some(Qfi::new(3).unwrap()),
-            other_ies: vec![],
+            ..Default::default()
         }],
         ..Default::default()
     };

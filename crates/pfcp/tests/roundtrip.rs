@@ -140,11 +140,40 @@ ie_roundtrips! {
     update_forwarding_parameters => s::update_forwarding_parameters(),
     create_far => s::create_far(),
     update_far => s::update_far(),
+    rqi => s::rqi(),
+    paging_policy_indicator => s::paging_policy_indicator(),
+    qer_correlation_id => s::qer_correlation_id(),
     create_qer => s::create_qer(),
     update_qer => s::update_qer(),
     create_urr => s::create_urr(),
     update_urr => s::update_urr(),
     failed_rule_id => s::failed_rule_id(),
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1024))]
+
+    /// A flow description prints to its canonical text, which parses back to it and prints the
+    /// same again; through an SDF Filter's octets too.
+    #[test]
+    fn flow_description_prints_and_parses_back(f in s::flow_description()) {
+        let text = f.to_string();
+        let back: FlowDescription = text.parse().unwrap();
+        prop_assert_eq!(&back, &f);
+        prop_assert_eq!(back.to_string(), text);
+        let sdf = SdfFilter::from_flow(&f);
+        prop_assert_eq!(SdfFilter::from_ie_bytes(&sdf.to_ie_bytes().unwrap()).unwrap().parse_flow(), Some(Ok(f)));
+    }
+
+    /// Any text: the parser never panics, an error points inside the text, and what parses
+    /// prints to a text that parses to the same value.
+    #[test]
+    fn any_text_parses_or_fails_inside_it(text in "(permit|deny|[a-z!0-9:./,-]{0,12})( +[a-z!0-9:./,-]{0,12}){0,9} *") {
+        match text.parse::<FlowDescription>() {
+            Ok(f) => prop_assert_eq!(f.to_string().parse::<FlowDescription>().unwrap(), f),
+            Err(e) => prop_assert!(e.offset <= text.len(), "{e}"),
+        }
+    }
 }
 
 proptest! {

@@ -1,8 +1,8 @@
 //! Drive an associated client and UPF side (a few sessions established) with arbitrary
 //! datagrams, mutated copies of real requests and responses (every session request of the run
 //! is among them, so mutations start past the header and the association), timer jumps and UPF
-//! restarts: nothing may panic, and the UPF side's lookups must stay consistent with its
-//! sessions.
+//! restarts, path switches and QER gates closed and opened: nothing may panic, and the UPF
+//! side's lookups must stay consistent with its sessions.
 #![no_main]
 
 use std::collections::HashSet;
@@ -11,10 +11,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use libfuzzer_sys::fuzz_target;
-use upfbench_pfcp::ie::{DnsName, NodeId, NtpTimestamp};
+use upfbench_pfcp::ie::{DnsName, GateStatus, NodeId, NtpTimestamp};
 use upfbench_pfcp::node::{Client, ClientConfig, Upf, UpfConfig};
-use upfbench_pfcp::plan::{QerPlan, SessionTemplate, UeSession, UeSessionPlan, UplinkTeid};
-use upfbench_pfcp::{Qfi, Seid, Teid};
+use upfbench_pfcp::plan::{
+    QerPlan, SessionTemplate, UeSession, UeSessionPlan, UplinkTeid, gate_request,
+};
+use upfbench_pfcp::{QerId, Qfi, Seid, Teid};
 
 const CP: Ipv4Addr = Ipv4Addr::new(192, 168, 14, 111);
 const UP: Ipv4Addr = Ipv4Addr::new(192, 168, 14, 151);
@@ -168,7 +170,14 @@ fuzz_target!(|data: &[u8]| {
             }
             6 => {
                 let p = plan(u32::from(a % 8));
-                let _ = w.client.modify(w.now, p.cp_seid(), p.path_switch_request(Teid(u32::from(b)), Ipv4Addr::new(10, 0, 0, b).into(), a % 2 == 0));
+                // A handover's path switch, or the QER's gates set (closed or opened again).
+                let request = if b % 4 == 0 {
+                    let gate = if a % 2 == 0 { GateStatus::CLOSED } else { GateStatus::OPEN };
+                    gate_request([QerId(u32::from(b % 3))], gate)
+                } else {
+                    p.path_switch_request(Teid(u32::from(b)), Ipv4Addr::new(10, 0, 0, b).into(), a % 2 == 0)
+                };
+                let _ = w.client.modify(w.now, p.cp_seid(), request);
             }
             7 => {
                 let _ = w.client.delete(w.now, Seid(u64::from(a % 8) + 1));

@@ -9,7 +9,9 @@ use crate::wire::{Writer, bit_if, opt_len};
 
 /// Fully qualified SEID: the SEID a node chose for a session and the node's address.
 ///
-/// Layout: octet 5 spare(6) V4 V6, octets 6-13 SEID, IPv4 if V4, IPv6 if V6.
+/// Layout (§8.2.37): octet 5 spare(6) V4 V6, octets 6-13 SEID, IPv4 if V4, IPv6 if V6. At
+/// least one of V4 and V6 is set (both for a node reachable over either family): the decoder
+/// refuses an F-SEID with neither (Cause 69), the encoder one without an address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Fseid {
     /// The SEID.
@@ -33,6 +35,15 @@ impl Fseid {
         }
     }
 
+    /// An F-SEID with both an IPv4 and an IPv6 address: a node reachable over either family.
+    pub const fn dual_stack(seid: Seid, ipv4: Ipv4Addr, ipv6: Ipv6Addr) -> Self {
+        Fseid {
+            seid,
+            ipv4: Some(ipv4),
+            ipv6: Some(ipv6),
+        }
+    }
+
     /// An F-SEID with one address, of its family.
     pub const fn new(seid: Seid, addr: IpAddr) -> Self {
         match addr {
@@ -49,7 +60,11 @@ impl Fseid {
 impl IeValue for Fseid {
     fn decode(ie: &IeView<'_>) -> Result<Self> {
         let mut r = ie.reader();
+        let at = r.offset();
         let flags = r.u8()?;
+        if flags & (V4 | V6) == 0 {
+            return Err(r.invalid_at(at, "F-SEID: neither V4 nor V6"));
+        }
         let seid = Seid(r.u64()?);
         let ipv4 = r.field_if(flags & V4 != 0)?;
         let ipv6 = r.field_if(flags & V6 != 0)?;
@@ -59,6 +74,11 @@ impl IeValue for Fseid {
         9 + opt_len(self.ipv4) + opt_len(self.ipv6)
     }
     fn encode_value(&self, w: &mut Writer<'_>) -> core::result::Result<(), EmitError> {
+        if self.ipv4.is_none() && self.ipv6.is_none() {
+            return Err(EmitError::Invalid {
+                what: "F-SEID: neither V4 nor V6",
+            });
+        }
         w.u8(bit_if(self.ipv4.is_some(), V4) | bit_if(self.ipv6.is_some(), V6))?;
         w.u64(self.seid.0)?;
         w.field_opt(self.ipv4)?;

@@ -9,9 +9,12 @@ use crate::wire::{Writer, bit_if, opt_len};
 
 /// Fully qualified TEID: a GTP-U tunnel endpoint, or a request that the UP function choose one.
 ///
-/// Layout: octet 5 spare(4) CHID CH V6 V4; with CH=0: TEID (4), IPv4 if V4, IPv6 if V6; with
-/// CH=1: no TEID and no address (V4/V6 say which address families to allocate), then the
-/// CHOOSE ID octet if CHID=1.
+/// Layout (§8.2.3): octet 5 spare(4) CHID CH V6 V4; with CH=0: TEID (4), IPv4 if V4, IPv6 if V6
+/// (both for an endpoint reachable over either family); with CH=1: no TEID and no address (V4/V6
+/// say which address families to allocate), then the CHOOSE ID octet if CHID=1.
+///
+/// At least one of V4 and V6 is set, and CHID only with CH: the decoder refuses an F-TEID that
+/// breaks either rule (Cause 69), the encoder one with neither family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Fteid {
     /// CH=0: the TEID and address are given.
@@ -61,6 +64,16 @@ impl Fteid {
         }
     }
 
+    /// A request that the UP function choose the TEID and its address in each family asked
+    /// for (CH=1); PDRs with the same `choose_id` (CHID=1) get the same F-TEID.
+    pub const fn choose(ipv4: bool, ipv6: bool, choose_id: Option<u8>) -> Self {
+        Fteid::Choose {
+            ipv4,
+            ipv6,
+            choose_id,
+        }
+    }
+
     /// The TEID, when assigned.
     pub const fn teid(&self) -> Option<Teid> {
         match self {
@@ -75,6 +88,9 @@ impl IeValue for Fteid {
         let mut r = ie.reader();
         let at = r.offset();
         let flags = r.u8()?;
+        if flags & (V4 | V6) == 0 {
+            return Err(r.invalid_at(at, "F-TEID: neither V4 nor V6"));
+        }
         if flags & CH != 0 {
             let choose_id = r.field_if(flags & CHID != 0)?;
             return Ok(Fteid::Choose {
@@ -98,6 +114,15 @@ impl IeValue for Fteid {
         }
     }
     fn encode_value(&self, w: &mut Writer<'_>) -> core::result::Result<(), EmitError> {
+        let families = match *self {
+            Fteid::Assigned { ipv4, ipv6, .. } => ipv4.is_some() || ipv6.is_some(),
+            Fteid::Choose { ipv4, ipv6, .. } => ipv4 || ipv6,
+        };
+        if !families {
+            return Err(EmitError::Invalid {
+                what: "F-TEID: neither V4 nor V6",
+            });
+        }
         match *self {
             Fteid::Assigned { teid, ipv4, ipv6 } => {
                 w.u8(bit_if(ipv4.is_some(), V4) | bit_if(ipv6.is_some(), V6))?;

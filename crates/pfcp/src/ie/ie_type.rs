@@ -20,7 +20,7 @@ impl IeType {
     /// Create URR (type 6).
     pub(crate) const CREATE_URR: IeType = IeType(6);
     /// Create QER (type 7).
-    pub(crate) const CREATE_QER: IeType = IeType(7);
+    pub const CREATE_QER: IeType = IeType(7);
     /// Created PDR (type 8).
     pub(crate) const CREATED_PDR: IeType = IeType(8);
     /// Update PDR (type 9).
@@ -34,7 +34,7 @@ impl IeType {
     /// Update URR (type 13).
     pub(crate) const UPDATE_URR: IeType = IeType(13);
     /// Update QER (type 14).
-    pub(crate) const UPDATE_QER: IeType = IeType(14);
+    pub const UPDATE_QER: IeType = IeType(14);
     /// Remove PDR (type 15).
     pub const REMOVE_PDR: IeType = IeType(15);
     /// Remove FAR (type 16).
@@ -52,17 +52,17 @@ impl IeType {
     /// Network Instance (type 22).
     pub const NETWORK_INSTANCE: IeType = IeType(22);
     /// SDF Filter (type 23).
-    pub(crate) const SDF_FILTER: IeType = IeType(23);
+    pub const SDF_FILTER: IeType = IeType(23);
     /// Application ID (type 24).
     pub(crate) const APPLICATION_ID: IeType = IeType(24);
     /// Gate Status (type 25).
-    pub(crate) const GATE_STATUS: IeType = IeType(25);
+    pub const GATE_STATUS: IeType = IeType(25);
     /// MBR (type 26).
     pub const MBR: IeType = IeType(26);
     /// GBR (type 27).
     pub const GBR: IeType = IeType(27);
     /// QER Correlation ID (type 28).
-    pub(crate) const QER_CORRELATION_ID: IeType = IeType(28);
+    pub const QER_CORRELATION_ID: IeType = IeType(28);
     /// Precedence (type 29).
     pub(crate) const PRECEDENCE: IeType = IeType(29);
     /// Transport Level Marking (type 30).
@@ -196,7 +196,7 @@ impl IeType {
     /// Packet Rate (type 94).
     pub(crate) const PACKET_RATE: IeType = IeType(94);
     /// Outer Header Removal (type 95).
-    pub(crate) const OUTER_HEADER_REMOVAL: IeType = IeType(95);
+    pub const OUTER_HEADER_REMOVAL: IeType = IeType(95);
     /// Recovery Time Stamp (type 96).
     pub const RECOVERY_TIME_STAMP: IeType = IeType(96);
     /// DL Flow Level Marking (type 97).
@@ -271,6 +271,10 @@ impl IeType {
     pub(crate) const USER_ID: IeType = IeType(141);
     /// PFCPSEReq-Flags (type 148).
     pub(crate) const PFCPSEREQ_FLAGS: IeType = IeType(148);
+    /// Averaging Window (type 157).
+    pub(crate) const AVERAGING_WINDOW: IeType = IeType(157);
+    /// Paging Policy Indicator (type 158).
+    pub const PAGING_POLICY_INDICATOR: IeType = IeType(158);
     /// APN/DNN (type 159).
     pub(crate) const APN_DNN: IeType = IeType(159);
     /// 3GPP Interface Type (type 160).
@@ -436,6 +440,8 @@ impl IeType {
             IeType::TRAFFIC_ENDPOINT_ID => "Traffic Endpoint ID",
             IeType::USER_ID => "User ID",
             IeType::PFCPSEREQ_FLAGS => "PFCPSEReq-Flags",
+            IeType::AVERAGING_WINDOW => "Averaging Window",
+            IeType::PAGING_POLICY_INDICATOR => "Paging Policy Indicator",
             IeType::APN_DNN => "APN/DNN",
             IeType::INTERFACE_TYPE => "3GPP Interface Type",
             IeType::PFCPSRREQ_FLAGS => "PFCPSRReq-Flags",

@@ -1,5 +1,5 @@
 //! One-octet coded values: Source Interface (§8.2.2), Destination Interface (§8.2.24),
-//! 3GPP Interface Type (§8.2.118), PDN Type (§8.2.79).
+//! 3GPP Interface Type (§8.2.118), PDN Type (§8.2.79), Paging Policy Indicator (§8.2.116).
 
 use super::{IeType, IeValue, IeView, TypedIe};
 use crate::error::{EmitError, Result};
@@ -136,4 +136,11 @@ coded_octet!(
         /// 5: Ethernet.
         ETHERNET = 5,
     }
+);
+
+coded_octet!(
+    /// Paging Policy Indicator (TS 29.244 §8.2.116) of a QER: the PPI value the UP function puts
+    /// into the downlink's PDU Session Container, for the AMF's paging policy differentiation
+    /// (TS 23.501 §5.4.3.2). Octet 5: spare(5) + value(3).
+    PagingPolicyIndicator, PAGING_POLICY_INDICATOR, mask 0x07, {}
 );

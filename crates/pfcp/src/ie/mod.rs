@@ -15,6 +15,7 @@ mod cause;
 mod dns;
 mod failed_rule_id;
 mod flags;
+mod flow_description;
 mod fseid;
 mod fteid;
 mod grouped;
@@ -37,6 +38,10 @@ pub use flags::{
     ApplyAction, CpFunctionFeatures, MeasurementMethod, PfcpsmReqFlags, ReportType,
     ReportingTriggers, UpFunctionFeatures, UsageInformation, UsageReportTrigger,
 };
+pub use flow_description::{
+    FilterAction, FilterAddress, FilterDirection, FilterEndpoint, FlowDescription,
+    FlowDescriptionError, FlowDescriptionErrorKind, PortRange,
+};
 pub use fseid::Fseid;
 pub use fteid::Fteid;
 pub use grouped::{
@@ -45,11 +50,13 @@ pub use grouped::{
     UpdateUrr, UsageReport,
 };
 pub use ie_type::IeType;
-pub use interface::{DestinationInterface, InterfaceType, PdnType, SourceInterface};
+pub use interface::{
+    DestinationInterface, InterfaceType, PagingPolicyIndicator, PdnType, SourceInterface,
+};
 pub use node_id::NodeId;
 pub use numbers::NtpTimestamp;
 pub use outer_header::{OuterHeaderCreation, OuterHeaderRemoval};
-pub use qos::{BitRate, Gate, GateStatus};
+pub use qos::{BitRate, Gate, GateStatus, QerCorrelationId, Rqi};
 pub use raw::RawIe;
 pub use sdf_filter::SdfFilter;
 pub use tlv::{IeIter, IeView};

@@ -1,6 +1,6 @@
 //! IEs that are one integer: rule IDs, Precedence, QFI, times and counters.
 
-use super::{IeType, IeValue, IeView, TypedIe};
+use super::{IeType, IeValue, IeView, QerCorrelationId, TypedIe};
 use crate::error::{EmitError, Result};
 use crate::types::{FarId, PdrId, Precedence, QerId, Qfi, UrrId};
 use crate::wire::Writer;
@@ -36,6 +36,13 @@ int_ie!(FarId = FAR_ID, u32, 4, |v| FarId(v), |s| s.0);
 int_ie!(QerId = QER_ID, u32, 4, |v| QerId(v), |s| s.0);
 int_ie!(UrrId = URR_ID, u32, 4, |v| UrrId(v), |s| s.0);
 int_ie!(Precedence = PRECEDENCE, u32, 4, |v| Precedence(v), |s| s.0);
+int_ie!(
+    QerCorrelationId = QER_CORRELATION_ID,
+    u32,
+    4,
+    |v| QerCorrelationId(v),
+    |s| s.0
+);
 // QFI (§8.2.89): spare(2) + QFI value (6 bits).
 int_ie!(Qfi = QFI, u8, 1, |v| Qfi::from_bits(v), |s| s.get());
 // Unsigned32 values: Measurement Period, Time Threshold/Quota (s), UR-SEQN, Duration Measurement.

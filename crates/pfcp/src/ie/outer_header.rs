@@ -20,7 +20,7 @@ pub struct OuterHeaderRemoval {
 
 impl OuterHeaderRemoval {
     /// 0: GTP-U/UDP/IPv4.
-    pub(crate) const GTPU_UDP_IPV4: u8 = 0;
+    pub const GTPU_UDP_IPV4: u8 = 0;
     /// 1: GTP-U/UDP/IPv6.
     pub const GTPU_UDP_IPV6: u8 = 1;
     /// 2: UDP/IPv4.
@@ -31,8 +31,12 @@ impl OuterHeaderRemoval {
     pub const IPV4: u8 = 4;
     /// 5: IPv6.
     pub const IPV6: u8 = 5;
-    /// 6: GTP-U/UDP/IP.
+    /// 6: GTP-U/UDP/IP: the tunnel over either family (a dual-stack N3).
     pub const GTPU_UDP_IP: u8 = 6;
+    /// 7: VLAN S-TAG.
+    pub const VLAN_S_TAG: u8 = 7;
+    /// 8: S-TAG and C-TAG.
+    pub const S_TAG_AND_C_TAG: u8 = 8;
 
     /// Removal of GTP-U/UDP over the N3 transport's family (`ipv6`: GTP-U/UDP/IPv6).
     pub const fn gtpu_udp(ipv6: bool) -> Self {
@@ -82,8 +86,11 @@ impl TypedIe for OuterHeaderRemoval {
 ///
 /// Layout: octets 5-6 description (a bit mask, octet 5 in the high byte of [`Self::description`]),
 /// then TEID, IPv4, IPv6, Port Number, C-TAG, S-TAG, each present as the description requires.
-/// The decoder fills exactly the fields the description requires; the encoder refuses a value
-/// whose fields disagree with its description.
+/// GTP-U/UDP/IPv4 and GTP-U/UDP/IPv6 may be set together, for a peer whose F-TEID has both
+/// addresses (one TEID, both addresses; the UP function picks the family). The decoder fills
+/// exactly the fields the description requires and refuses a description with no bit set (the
+/// spec wants at least one); the encoder refuses a value whose fields disagree with its
+/// description.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct OuterHeaderCreation {
     /// Outer Header Creation Description (see the constants; combinations allowed).
@@ -104,7 +111,7 @@ pub struct OuterHeaderCreation {
 
 impl OuterHeaderCreation {
     /// GTP-U/UDP/IPv4 (octet 5 bit 1).
-    pub(crate) const GTPU_UDP_IPV4: u16 = 0x0100;
+    pub const GTPU_UDP_IPV4: u16 = 0x0100;
     /// GTP-U/UDP/IPv6 (octet 5 bit 2).
     pub const GTPU_UDP_IPV6: u16 = 0x0200;
     /// UDP/IPv4 (octet 5 bit 3).
@@ -116,9 +123,9 @@ impl OuterHeaderCreation {
     /// IPv6 (octet 5 bit 6).
     pub const IPV6: u16 = 0x2000;
     /// C-TAG (octet 5 bit 7).
-    pub(crate) const C_TAG: u16 = 0x4000;
+    pub const C_TAG: u16 = 0x4000;
     /// S-TAG (octet 5 bit 8).
-    pub(crate) const S_TAG: u16 = 0x8000;
+    pub const S_TAG: u16 = 0x8000;
     /// N19 Indication (octet 6 bit 1).
     pub const N19_INDICATION: u16 = 0x0001;
     /// N6 Indication (octet 6 bit 2).
@@ -154,6 +161,20 @@ impl OuterHeaderCreation {
         }
     }
 
+    /// A GTP-U/UDP header with `teid` towards a peer that has both an IPv4 and an IPv6 address
+    /// (GTP-U/UDP/IPv4 and GTP-U/UDP/IPv6 set together, §8.2.56).
+    pub const fn gtpu_udp_dual_stack(teid: Teid, ipv4: Ipv4Addr, ipv6: Ipv6Addr) -> Self {
+        OuterHeaderCreation {
+            description: Self::GTPU_UDP_IPV4 | Self::GTPU_UDP_IPV6,
+            teid: Some(teid),
+            ipv4: Some(ipv4),
+            ipv6: Some(ipv6),
+            port: None,
+            c_tag: None,
+            s_tag: None,
+        }
+    }
+
     const fn needs_teid(d: u16) -> bool {
         d & (Self::GTPU_UDP_IPV4 | Self::GTPU_UDP_IPV6) != 0
     }
@@ -171,7 +192,11 @@ impl OuterHeaderCreation {
 impl IeValue for OuterHeaderCreation {
     fn decode(ie: &IeView<'_>) -> Result<Self> {
         let mut r = ie.reader();
+        let at = r.offset();
         let d = r.u16()?;
+        if d == 0 {
+            return Err(r.invalid_at(at, "Outer Header Creation: no description bit set"));
+        }
         let teid = r.field_if(Self::needs_teid(d))?;
         let ipv4 = r.field_if(Self::needs_ipv4(d))?;
         let ipv6 = r.field_if(Self::needs_ipv6(d))?;
@@ -204,6 +229,11 @@ impl IeValue for OuterHeaderCreation {
             && Self::needs_port(d) == self.port.is_some()
             && (d & Self::C_TAG != 0) == self.c_tag.is_some()
             && (d & Self::S_TAG != 0) == self.s_tag.is_some();
+        if d == 0 {
+            return Err(EmitError::Invalid {
+                what: "Outer Header Creation: no description bit set",
+            });
+        }
         if !consistent {
             return Err(EmitError::Invalid {
                 what: "Outer Header Creation fields disagree with its description",

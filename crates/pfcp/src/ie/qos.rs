@@ -1,16 +1,19 @@
-//! Gate Status (§8.2.7), MBR (§8.2.8), GBR (§8.2.9).
+//! The values of a QER (TS 29.244 §7.5.2.5): Gate Status (§8.2.7), MBR (§8.2.8), GBR (§8.2.9),
+//! QER Correlation ID (§8.2.10), RQI (§8.2.88). The QFI (§8.2.89) is `upfbench_net::Qfi`, the
+//! Paging Policy Indicator (§8.2.116) a coded octet beside the interfaces.
 
 use super::{IeType, IeValue, IeView, TypedIe};
 use crate::error::{EmitError, Result};
 use crate::wire::Writer;
 
-/// One gate of a Gate Status: 2 bits, 0 open, 1 closed (2 and 3 are spare values).
+/// One gate of a Gate Status: 2 bits, 0 open, 1 closed (2 and 3 are spare values, kept as
+/// received).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Gate(u8);
 
 impl Gate {
     /// 0: open.
-    pub(crate) const OPEN: Gate = Gate(0);
+    pub const OPEN: Gate = Gate(0);
     /// 1: closed.
     pub const CLOSED: Gate = Gate(1);
 
@@ -22,6 +25,11 @@ impl Gate {
     /// The 2-bit value.
     pub const fn get(self) -> u8 {
         self.0
+    }
+
+    /// Whether the gate lets packets pass: only the value 0 (OPEN) does.
+    pub const fn is_open(self) -> bool {
+        self.0 == 0
     }
 }
 
@@ -36,9 +44,14 @@ pub struct GateStatus {
 
 impl GateStatus {
     /// Both gates open.
-    pub(crate) const OPEN: GateStatus = GateStatus {
+    pub const OPEN: GateStatus = GateStatus {
         ul: Gate::OPEN,
         dl: Gate::OPEN,
+    };
+    /// Both gates closed: the QER's packets are dropped both ways.
+    pub const CLOSED: GateStatus = GateStatus {
+        ul: Gate::CLOSED,
+        dl: Gate::CLOSED,
     };
 }
 
@@ -102,4 +115,30 @@ impl IeValue for BitRate {
 
 impl TypedIe for BitRate {
     const TYPE: IeType = IeType::MBR;
+}
+
+/// QER Correlation ID (TS 29.244 §8.2.10): ties QERs of several sessions that share one
+/// aggregate bit rate (an APN-AMBR). Octets 5-8, an unsigned 32-bit integer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct QerCorrelationId(pub u32);
+
+/// RQI (TS 29.244 §8.2.88), the Reflective QoS of a QER: octet 5 spare(7) RQI(bit 1); set, the
+/// UP function marks the flow's downlink for reflective QoS (TS 23.501 §5.7.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Rqi(pub bool);
+
+impl IeValue for Rqi {
+    fn decode(ie: &IeView<'_>) -> Result<Self> {
+        Ok(Rqi(ie.reader().u8()? & 0x01 != 0))
+    }
+    fn value_len(&self) -> usize {
+        1
+    }
+    fn encode_value(&self, w: &mut Writer<'_>) -> core::result::Result<(), EmitError> {
+        w.u8(u8::from(self.0))
+    }
+}
+
+impl TypedIe for Rqi {
+    const TYPE: IeType = IeType::RQI;
 }

@@ -1,17 +1,21 @@
 //! SDF Filter (TS 29.244 §8.2.5).
 
-use super::{IeType, IeValue, IeView, TypedIe};
+use super::{FlowDescription, FlowDescriptionError, IeType, IeValue, IeView, TypedIe};
 use crate::error::{EmitError, Result};
 use crate::wire::{Writer, bit_if, opt_len};
 
 /// A service data flow filter.
+///
+/// The Flow Description is kept as the octets received, so that any peer's text comes back
+/// unchanged; [`SdfFilter::parse_flow`] parses it ([`FlowDescription`]).
 ///
 /// Layout: octet 5 spare(3) BID FL SPI TTC FD, octet 6 spare, then Length of Flow Description (2)
 /// and Flow Description (FD), ToS Traffic Class (2, TTC), Security Parameter Index (4, SPI),
 /// Flow Label (3, FL), SDF Filter ID (4, BID).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct SdfFilter {
-    /// Flow Description: an IPFilterRule (RFC 6733), e.g. "permit out ip from any to assigned".
+    /// Flow Description: an IPFilterRule (RFC 6733 §4.3.1, TS 29.212 §5.4.2), e.g. "permit out
+    /// ip from any to assigned".
     pub flow_description: Option<Vec<u8>>,
     /// ToS/Traffic Class and its mask.
     pub tos_traffic_class: Option<u16>,
@@ -36,6 +40,20 @@ impl SdfFilter {
             flow_description: Some(description.as_bytes().to_vec()),
             ..Self::default()
         }
+    }
+
+    /// A filter with only the canonical text of `flow` as its Flow Description.
+    pub fn from_flow(flow: &FlowDescription) -> Self {
+        Self::flow(&flow.to_string())
+    }
+
+    /// The Flow Description parsed, when there is one.
+    pub fn parse_flow(
+        &self,
+    ) -> Option<core::result::Result<FlowDescription, FlowDescriptionError>> {
+        self.flow_description
+            .as_deref()
+            .map(FlowDescription::from_bytes)
     }
 }
 

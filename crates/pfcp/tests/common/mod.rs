@@ -6,5 +6,6 @@ pub mod net;
 pub mod pcap;
 pub mod plans;
 pub mod strategies;
+pub mod tshark_expect;
 pub mod upf;
 pub mod vectors;

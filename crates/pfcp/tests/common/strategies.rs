@@ -1,7 +1,7 @@
 //! proptest strategies for every typed IE and message, producing values that are valid on the
 //! wire (so that Wireshark dissects them cleanly) and canonical (so that decode(encode(x)) == x).
 
-use std::net::{Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use proptest::collection::vec;
 use proptest::option;
@@ -56,40 +56,126 @@ pub fn fteid() -> BoxedStrategy<Fteid> {
                 ipv4,
                 ipv6
             }),
-        (any::<bool>(), option::of(any::<u8>())).prop_map(|(v6, choose_id)| Fteid::Choose {
-            ipv4: !v6,
-            ipv6: v6,
-            choose_id
+        (any::<bool>(), any::<bool>(), option::of(any::<u8>()))
+            .prop_filter("a family", |(v4, v6, _)| *v4 || *v6)
+            .prop_map(|(v4, v6, choose_id)| Fteid::choose(v4, v6, choose_id)),
+    ]
+    .boxed()
+}
+
+/// The IPv4 part of a UE IP Address: none, an address (V4) or CHV4.
+fn ue_ipv4() -> BoxedStrategy<(Option<Ipv4Addr>, bool)> {
+    prop_oneof![
+        Just((None, false)),
+        ipv4().prop_map(|a| (Some(a), false)),
+        Just((None, true)),
+    ]
+    .boxed()
+}
+
+/// The IPv6 part of a UE IP Address (the IPv6 fields of the value, the rest empty): none, or an
+/// address (V6) or CHV6 with the default /64, IPv6 Prefix Delegation Bits (IPv6D) or an IPv6
+/// Prefix Length (IP6PL).
+fn ue_ipv6() -> BoxedStrategy<UeIpAddress> {
+    let prefix = prop_oneof![
+        Just((None, None)),
+        (0u8..=64).prop_map(|b| (Some(b), None)),
+        (0u8..=128).prop_map(|l| (None, Some(l))),
+    ];
+    prop_oneof![
+        Just(UeIpAddress::default()),
+        (option::of(ipv6()), prefix).prop_map(|(a, (d, l))| UeIpAddress {
+            ipv6: a,
+            choose_ipv6: a.is_none(),
+            ipv6_prefix_delegation_bits: d,
+            ipv6_prefix_length: l,
+            ..UeIpAddress::default()
         }),
     ]
     .boxed()
 }
 
+/// A UE IP Address that keeps the rules of TS 29.244 §8.2.62.
 pub fn ue_ip_address() -> BoxedStrategy<UeIpAddress> {
-    (
-        any::<bool>(),
-        option::of(ipv4()),
-        option::of(ipv6()),
-        option::of(any::<u8>()),
-        option::of(0u8..=128),
-        any::<bool>(),
-        any::<bool>(),
-    )
-        .prop_map(|(d, ipv4, ipv6, pd, pl, c4, c6)| UeIpAddress {
+    (any::<bool>(), ue_ipv4(), ue_ipv6())
+        .prop_map(|(d, (ipv4, c4), v6)| UeIpAddress {
             is_destination: d,
             ipv4,
-            ipv6,
-            ipv6_prefix_delegation_bits: pd,
-            ipv6_prefix_length: pl,
             choose_ipv4: c4,
-            choose_ipv6: c6,
+            ..v6
         })
+        .boxed()
+}
+
+/// A port range, one port about a third of the time.
+fn port_range() -> BoxedStrategy<PortRange> {
+    prop_oneof![
+        any::<u16>().prop_map(PortRange::one),
+        (any::<u16>(), any::<u16>()).prop_map(|(a, b)| PortRange {
+            first: a.min(b),
+            last: a.max(b)
+        }),
+    ]
+    .boxed()
+}
+
+/// A filter address: any, assigned, or an IPv4 or IPv6 network with its host bits cleared.
+fn filter_address() -> BoxedStrategy<FilterAddress> {
+    let network = |ip: IpAddr, len: u8| {
+        let width = if ip.is_ipv4() { 32 } else { 128 };
+        let len = len % (width + 1);
+        let masked = match ip {
+            IpAddr::V4(a) => IpAddr::V4(Ipv4Addr::from_bits(
+                a.to_bits() & u32::MAX.checked_shl(u32::from(32 - len)).unwrap_or(0),
+            )),
+            IpAddr::V6(a) => IpAddr::V6(Ipv6Addr::from_bits(
+                a.to_bits() & u128::MAX.checked_shl(u32::from(128 - len)).unwrap_or(0),
+            )),
+        };
+        FilterAddress::network(masked, len).unwrap()
+    };
+    prop_oneof![
+        Just(FilterAddress::Any),
+        Just(FilterAddress::Assigned),
+        (ipv4().prop_map(IpAddr::V4), any::<u8>()).prop_map(move |(a, l)| network(a, l)),
+        (ipv6().prop_map(IpAddr::V6), any::<u8>()).prop_map(move |(a, l)| network(a, l)),
+    ]
+    .boxed()
+}
+
+fn filter_endpoint() -> BoxedStrategy<FilterEndpoint> {
+    (filter_address(), vec(port_range(), 0..3))
+        .prop_map(|(address, ports)| FilterEndpoint { address, ports })
+        .boxed()
+}
+
+/// A flow description (IPFilterRule) of every form the parser reads.
+pub fn flow_description() -> BoxedStrategy<FlowDescription> {
+    (
+        prop_oneof![Just(FilterAction::Permit), Just(FilterAction::Deny)],
+        prop_oneof![Just(FilterDirection::In), Just(FilterDirection::Out)],
+        option::of(any::<u8>()),
+        filter_endpoint(),
+        filter_endpoint(),
+    )
+        .prop_map(
+            |(action, direction, protocol, source, destination)| FlowDescription {
+                action,
+                direction,
+                protocol,
+                source,
+                destination,
+            },
+        )
         .boxed()
 }
 
 pub fn sdf_filter() -> BoxedStrategy<SdfFilter> {
     (
-        option::of("permit out (ip|udp|17) from any to (assigned|10\\.45\\.0\\.[0-9]{1,2})"),
+        option::of(prop_oneof![
+            "permit out (ip|udp|17) from any to (assigned|10\\.45\\.0\\.[0-9]{1,2})",
+            flow_description().prop_map(|f| f.to_string()),
+        ]),
         option::of(any::<u16>()),
         option::of(any::<u32>()),
         option::of(0u32..=0xf_ffff),
@@ -125,7 +211,7 @@ pub fn gate_status() -> BoxedStrategy<GateStatus> {
 }
 
 pub fn outer_header_removal() -> BoxedStrategy<OuterHeaderRemoval> {
-    (0u8..=6, option::of(0u8..=1))
+    (0u8..=8, option::of(0u8..=1))
         .prop_map(|(description, x)| OuterHeaderRemoval {
             description,
             gtpu_extension_header_deletion: x,
@@ -133,26 +219,44 @@ pub fn outer_header_removal() -> BoxedStrategy<OuterHeaderRemoval> {
         .boxed()
 }
 
+/// Outer Header Creation over IPv4, IPv6 or both (GTP-U), or UDP and IP alone.
 pub fn outer_header_creation() -> BoxedStrategy<OuterHeaderCreation> {
+    let bare = OuterHeaderCreation {
+        description: 0,
+        teid: None,
+        ipv4: None,
+        ipv6: None,
+        port: None,
+        c_tag: None,
+        s_tag: None,
+    };
     prop_oneof![
         (any::<u32>(), ipv4()).prop_map(|(t, a)| OuterHeaderCreation::gtpu_udp_ipv4(Teid(t), a)),
-        (any::<u32>(), ipv6()).prop_map(|(t, a)| OuterHeaderCreation {
-            description: OuterHeaderCreation::GTPU_UDP_IPV6,
-            teid: Some(Teid(t)),
-            ipv4: None,
-            ipv6: Some(a),
-            port: None,
-            c_tag: None,
-            s_tag: None,
-        }),
-        (ipv4(), any::<u16>()).prop_map(|(a, p)| OuterHeaderCreation {
+        (any::<u32>(), ipv6())
+            .prop_map(|(t, a)| OuterHeaderCreation::gtpu_udp(Teid(t), IpAddr::V6(a))),
+        (any::<u32>(), ipv4(), ipv6())
+            .prop_map(|(t, a, b)| { OuterHeaderCreation::gtpu_udp_dual_stack(Teid(t), a, b) }),
+        (ipv4(), any::<u16>()).prop_map(move |(a, p)| OuterHeaderCreation {
             description: OuterHeaderCreation::UDP_IPV4,
-            teid: None,
             ipv4: Some(a),
-            ipv6: None,
             port: Some(p),
-            c_tag: None,
-            s_tag: None,
+            ..bare
+        }),
+        (ipv6(), any::<u16>()).prop_map(move |(a, p)| OuterHeaderCreation {
+            description: OuterHeaderCreation::UDP_IPV6,
+            ipv6: Some(a),
+            port: Some(p),
+            ..bare
+        }),
+        ipv4().prop_map(move |a| OuterHeaderCreation {
+            description: OuterHeaderCreation::IPV4,
+            ipv4: Some(a),
+            ..bare
+        }),
+        ipv6().prop_map(move |a| OuterHeaderCreation {
+            description: OuterHeaderCreation::IPV6,
+            ipv6: Some(a),
+            ..bare
         }),
     ]
     .boxed()
@@ -217,7 +321,8 @@ flag_sets! {
     measurement_method: MeasurementMethod(3, 1..=1);
     report_type: ReportType(7, 1..=1);
     usage_information: UsageInformation(4, 1..=1);
-    pfcpsm_req_flags: PfcpsmReqFlags(7, 1..=2);
+    // One octet: the only one TS 29.244 defines, the only one tshark 4.0 decodes.
+    pfcpsm_req_flags: PfcpsmReqFlags(7, 1..=1);
 }
 
 /// IEs no codec layer types: unassigned types and vendor-specific IEs (with at least one data
@@ -399,21 +504,41 @@ pub fn update_far() -> BoxedStrategy<UpdateFar> {
         .boxed()
 }
 
+pub fn rqi() -> BoxedStrategy<Rqi> {
+    any::<bool>().prop_map(Rqi).boxed()
+}
+
+pub fn paging_policy_indicator() -> BoxedStrategy<PagingPolicyIndicator> {
+    (0u8..=7).prop_map(PagingPolicyIndicator::new).boxed()
+}
+
+pub fn qer_correlation_id() -> BoxedStrategy<QerCorrelationId> {
+    any::<u32>().prop_map(QerCorrelationId).boxed()
+}
+
 pub fn create_qer() -> BoxedStrategy<CreateQer> {
     (
-        any::<u32>(),
-        gate_status(),
+        (
+            any::<u32>(),
+            option::of(qer_correlation_id()),
+            gate_status(),
+        ),
         option::of(bit_rate()),
         option::of(bit_rate()),
         option::of(qfi()),
+        option::of(rqi()),
+        option::of(paging_policy_indicator()),
         others(),
     )
-        .prop_map(|(id, g, mbr, gbr, q, o)| CreateQer {
+        .prop_map(|((id, corr, g), mbr, gbr, q, rqi, ppi, o)| CreateQer {
             qer_id: QerId(id),
+            qer_correlation_id: corr,
             gate_status: g,
             mbr,
             gbr,
             qfi: q,
+            rqi,
+            paging_policy_indicator: ppi,
             other_ies: o,
         })
         .boxed()
@@ -424,10 +549,13 @@ pub fn update_qer() -> BoxedStrategy<UpdateQer> {
     (create_qer(), any::<bool>())
         .prop_map(|(c, g)| UpdateQer {
             qer_id: c.qer_id,
+            qer_correlation_id: c.qer_correlation_id,
             gate_status: g.then_some(c.gate_status),
             mbr: c.mbr,
             gbr: c.gbr,
             qfi: c.qfi,
+            rqi: c.rqi,
+            paging_policy_indicator: c.paging_policy_indicator,
             other_ies: c.other_ies,
         })
         .boxed()

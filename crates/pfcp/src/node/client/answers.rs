@@ -1,7 +1,7 @@
 //! The UPF's answers to our requests, and requests that end without a usable one (given up
 //! after N1 retransmissions, or answered Version Not Supported).
 
-use core::net::SocketAddr;
+use core::net::{IpAddr, SocketAddr};
 use std::time::Instant;
 
 use super::{AssociationState, Client, Event, FORGOTTEN, Figures, Op, SessionState};
@@ -278,7 +278,7 @@ impl Client {
             });
         };
         s.up_seid = Some(up.seid);
-        s.up_address = up.ipv4;
+        s.up_address = up.ipv4.map(IpAddr::V4).or(up.ipv6.map(IpAddr::V6));
         s.state = SessionState::Established;
         if let (Some(pdr), Some(Fteid::Choose { .. })) = (s.uplink_pdr, s.uplink_f_teid)
             && let Some(f) = chosen_f_teid(created, pdr)

@@ -1,6 +1,6 @@
 //! The client's session table: CP SEID to what the UPF returned.
 
-use core::net::Ipv4Addr;
+use core::net::{IpAddr, Ipv4Addr};
 
 use crate::ie::Fteid;
 use crate::types::{PdrId, Seid};
@@ -36,8 +36,9 @@ pub struct Session {
     pub cp_seid: Seid,
     /// The UPF's SEID, put into the header of later requests; known once established.
     pub up_seid: Option<Seid>,
-    /// The UPF's N4 address from the UP F-SEID.
-    pub up_address: Option<Ipv4Addr>,
+    /// The UPF's N4 address from the UP F-SEID: its IPv4 address, or its IPv6 address when it
+    /// has no IPv4 one.
+    pub up_address: Option<IpAddr>,
     /// The state.
     pub state: SessionState,
     /// The uplink F-TEID: ours, or the one the UPF chose (CH=1, from the Created PDR).
