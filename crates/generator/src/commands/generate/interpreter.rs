@@ -18,7 +18,7 @@ use super::step::{self, Running, StepResult, step_clock};
 use super::upf_watch::UpfWatch;
 use super::{Setup, run_hook};
 use crate::commands::step_hook::StepEdge;
-use crate::datapath::assembly::{Idle, PoolShelf, StepWiring};
+use crate::datapath::assembly::{Idle, StepWiring};
 use crate::datapath::clock::Clock;
 use crate::datapath::frames::Endpoints;
 use crate::metrics::{PfcpSampler, StepMetrics};
@@ -137,7 +137,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             n4,
             idle: Idle {
                 queues: idle_queues,
-                shelf: PoolShelf::default(),
+                ..Idle::default()
             },
             running: None,
             next_hop,

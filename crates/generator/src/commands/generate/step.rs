@@ -286,6 +286,8 @@ pub(super) fn finish<'p>(
             loss,
         ));
     }
+    // The receive tables, measured and reported: the next step's to reset.
+    idle.rx_tables = outcome.rx.into_iter().map(|c| c.streams).collect();
     let hlog = r.live.take_interval_log().map(|(log, failures)| {
         if failures > 0 {
             report.warnings.push(format!(
