@@ -8,7 +8,8 @@
 #   CAP=100kpps benches/search_time.sh
 #
 # Printed: each search's wall time, its trials, its NDR (and PDR) bounds and conditional
-# throughput, the cap (2 x CAP both ways), and the ratio of the two times. Needs root and the
+# throughput, the cap (2 x CAP both ways), a trial's mean overhead (its wall time beyond its
+# duration), and the ratio of the two times. Needs root and the
 # release binary (make build); binds 127.0.0.1:8805 and 127.0.0.2:8805: not beside the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -61,7 +62,7 @@ for p in mlrsearch rfc2544; do
   took[$p]=$(python3 -c "print(f'{$(date +%s.%N) - $start:.1f}')")
   report=$(find "$work/reports-$p" -name report.json | head -1)
   python3 - "$report" "$p" "${took[$p]}" "$cap_pps" <<'PY'
-import json, sys
+import json, os, sys
 r = json.load(open(sys.argv[1]))
 c = r["search"]["cases"][0]
 print(f"{sys.argv[2]}: {sys.argv[3]} s, {len(c['trials'])} trials, "
@@ -70,6 +71,16 @@ for g in c["results"]:
     f = lambda v: "-" if v is None else f"{v:.0f}"
     print(f"  {g['goal']}: {g['status']}, bounds [{f(g['lower_bound_pps'])}, {f(g['upper_bound_pps'])}] pps, "
           f"conditional throughput {f(g['conditional_throughput_pps'])} pps")
+walls = [t["wall"]["total_s"] for t in c["trials"] if t.get("wall")]
+if len(walls) != len(c["trials"]):
+    # A binary that does not record it: collection to collection on the timeline.
+    ev = [json.loads(l) for l in open(os.path.join(os.path.dirname(sys.argv[1]), "events.jsonl"))][1:]
+    ends = [e["t_s"] for e in ev if e["name"] == "step:collected"]
+    start = next(e["t_s"] for e in ev if e["name"] == "run:state" and e["data"]["state"] == "Preparing")
+    walls = [b - a for a, b in zip([start] + ends, ends)]
+mean = sum(walls) / len(walls)
+print(f"  per trial: {mean - sum(t['intended_duration_s'] for t in c['trials']) / len(walls):.3f} s "
+      f"beyond its duration (mean wall {mean:.3f} s)")
 PY
 done
 python3 -c "print(f'RFC 2544 binary search / MLRsearch: {${took[rfc2544]} / ${took[mlrsearch]}:.2f} x the time')"

@@ -225,9 +225,9 @@ pub struct Impairments {
     #[serde(default, with = "serde_text::opt_duration")]
     pub delay: Option<Duration>,
     /// Forward at most this many packets per second, per direction (`1Mpps`); the excess is dropped
-    /// (a token bucket of 10 ms of the rate, at least 32 packets; after 50 ms without packets it
-    /// starts again from 32, so that a pause between two trials does not let 10 ms of the rate
-    /// through at the start of the next). Absent: off.
+    /// (a token bucket of 50 ms of the rate, at least 32 packets; at each flow's first packet, a
+    /// tag's sequence number 0, it holds at most 32, so that a search's trial starts from the same
+    /// bucket however short the pause before it). Absent: off.
     #[serde(default, with = "serde_text::opt_pps")]
     pub rate_cap: Option<f64>,
     /// Faults of the PFCP server on N4: loss, delay, reordering, silence, a restart.

@@ -316,6 +316,8 @@ fn run_lap(
                 Some(&mut *rx),
                 counters,
                 now_ns,
+                // The measured phase began at the clock's zero: every tag is of it.
+                0,
             ));
         }
         if now_ns.wrapping_sub(published) >= publish_ns {

@@ -382,7 +382,8 @@ fn scenario(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
         flush_ns: 0,
     };
     let control = PhaseBoard::new();
-    control.set(Phase::Measure, tsc());
+    // The tags say they were sent at 0: the clock's start, and the measured phase's epoch.
+    control.set(Phase::Measure, clock.start());
 
     let (n3_frames, n6_frames) = crafted_frames(&plan, us);
 

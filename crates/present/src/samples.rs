@@ -4,7 +4,7 @@
 use upfbench_report::{
     DirectionReport, GoalResult, GoalSpec, GoalStatus, LatencyReport, LoadLatency, LossReport,
     Nanos, Percentiles, Report, SearchCase, SearchDirections, SearchReport, SecondDirection,
-    StepPhase, StepReport, StepSecond, ThroughputReport, TrialLatency, TrialRecord,
+    StepPhase, StepReport, StepSecond, ThroughputReport, TrialLatency, TrialRecord, TrialWall,
 };
 use upfbench_stats::Direction;
 
@@ -167,6 +167,15 @@ fn trial(step: usize, load_mpps: f64, loss_ratio: f64, limited: bool) -> TrialRe
             },
         }],
         tester_limited: limited.then(|| "TX schedule slipped 3 %".to_owned()),
+        wall: Some(TrialWall {
+            total_s: 1.25,
+            setup_s: 0.02,
+            warmup_s: 0.0,
+            settle_s: 0.0,
+            traffic_s: 1.001,
+            drain_s: 0.004,
+            quiet_s: 0.225,
+        }),
     }
 }
 

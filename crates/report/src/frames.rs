@@ -24,8 +24,8 @@ pub struct PortFrames {
     pub tx_service: u64,
     /// Measured packets received (duplicates and late ones included).
     pub rx_measured: u64,
-    /// Packets of the run's flows received outside the measured phases (the warm-up's, those
-    /// arriving while it settles, and any from an earlier step).
+    /// Packets of the run's flows not measured: received outside the measured phases, or sent
+    /// before the measured phase began (the warm-up's, or an earlier step's, however late).
     pub rx_unmeasured: u64,
     /// Frames handed to the service plane (ARP, ICMP, GTP-U signalling, ...).
     pub rx_service: u64,

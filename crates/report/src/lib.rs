@@ -47,7 +47,7 @@ pub use queues::{LOPSIDED_SHARE, RxQueues};
 pub use rejected::{RejectKind, Rejected};
 pub use search::{
     GoalResult, GoalSpec, GoalStatus, LatencyBoundSpec, LoadLatency, SearchCase, SearchDirections,
-    SearchReport, TrialLatency, TrialRecord,
+    SearchReport, TrialLatency, TrialRecord, TrialWall,
 };
 pub use seconds::{SecondDirection, StepPhase, StepSecond};
 pub use slip::TxSlip;

@@ -199,6 +199,33 @@ pub struct TrialRecord {
     /// evidence about the UPF.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tester_limited: Option<String>,
+    /// Where the trial's wall time went (absent in reports written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall: Option<TrialWall>,
+}
+
+/// Where a trial's wall time went, in seconds: its traffic and what it cost beyond it, for
+/// those who tune `search.settle` and `search.quiet` for a UPF. The parts add up to `total_s`.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct TrialWall {
+    /// From the end of the trial before (the first trial: its preparation) to this one's
+    /// collection.
+    pub total_s: f64,
+    /// Choosing and preparing the trial (its plan, templates, the workers' launch) and
+    /// collecting it (joining the workers, the step's figures).
+    pub setup_s: f64,
+    /// The warm-up (a case's first trial, when the profile has one).
+    pub warmup_s: f64,
+    /// Silence before the traffic (`search.settle`).
+    pub settle_s: f64,
+    /// Sending the trial's packets.
+    pub traffic_s: f64,
+    /// From the last packet sent until every packet was accounted for (received, or lost
+    /// beyond the reorder window), or until the last arrival when some never were.
+    pub drain_s: f64,
+    /// Then the wait for `search.quiet` of silence (packets lost near the end leave nothing
+    /// else to wait for), or to the quiet limit.
+    pub quiet_s: f64,
 }
 
 /// A trial at a fraction of the PDR's conditional throughput, for latency.

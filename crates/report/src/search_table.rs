@@ -124,17 +124,43 @@ fn latency_under_load(out: &mut String, c: &SearchCase) {
     }
 }
 
-/// Every trial on a line.
+/// Every trial on a line, its wall time in parts, and the parts' means.
 fn trials_table(out: &mut String, c: &SearchCase) {
     let _ = writeln!(
         out,
-        "  {:>5} {:>10} {:>10} {:>6} {:>11} {:>8}  tester",
-        "trial", "Mpps", "offered", "s", "loss %", "wall s"
+        "  {:>5} {:>10} {:>10} {:>6} {:>11} {:>6} {:>7} {:>6} {:>6} {:>6} {:>7} {:>6} {:>6}  tester",
+        "trial",
+        "Mpps",
+        "offered",
+        "s",
+        "loss %",
+        "eff s",
+        "wall s",
+        "setup",
+        "warmup",
+        "settle",
+        "traffic",
+        "drain",
+        "quiet"
     );
     for (i, t) in c.trials.iter().enumerate() {
+        let parts = t.wall.map_or_else(
+            || {
+                format!(
+                    "{:>7} {:>6} {:>6} {:>6} {:>7} {:>6} {:>6}",
+                    "-", "-", "-", "-", "-", "-", "-"
+                )
+            },
+            |w| {
+                format!(
+                    "{:>7.3} {:>6.3} {:>6.3} {:>6.3} {:>7.3} {:>6.3} {:>6.3}",
+                    w.total_s, w.setup_s, w.warmup_s, w.settle_s, w.traffic_s, w.drain_s, w.quiet_s
+                )
+            },
+        );
         let _ = writeln!(
             out,
-            "  {:>5} {:>10.4} {:>10.4} {:>6.2} {:>11.6} {:>8.2}  {}",
+            "  {:>5} {:>10.4} {:>10.4} {:>6.2} {:>11.6} {:>6.2} {parts}  {}",
             i + 1,
             t.intended_load_pps / 1e6,
             t.offered_load_pps / 1e6,
@@ -142,6 +168,100 @@ fn trials_table(out: &mut String, c: &SearchCase) {
             t.loss_ratio * 100.0,
             t.duration_s,
             t.tester_limited.as_deref().unwrap_or("")
+        );
+    }
+    if let Some(line) = wall_means(c) {
+        let _ = writeln!(out, "  {line}");
+    }
+}
+
+/// The mean of each part of the trials' wall time, when the report recorded them.
+fn wall_means(c: &SearchCase) -> Option<String> {
+    let walls: Vec<_> = c.trials.iter().filter_map(|t| t.wall).collect();
+    if walls.is_empty() {
+        return None;
+    }
+    let mean = |part: fn(&super::search::TrialWall) -> f64| {
+        walls.iter().map(part).sum::<f64>() / walls.len() as f64
+    };
+    let intended =
+        c.trials.iter().map(|t| t.intended_duration_s).sum::<f64>() / c.trials.len() as f64;
+    Some(format!(
+        "wall time per trial (mean s): {:.3} for {:.3} of intended traffic: set-up {:.3}, \
+         warm-up {:.3}, settle {:.3}, traffic {:.3}, drain {:.3}, quiet {:.3}",
+        mean(|w| w.total_s),
+        intended,
+        mean(|w| w.setup_s),
+        mean(|w| w.warmup_s),
+        mean(|w| w.settle_s),
+        mean(|w| w.traffic_s),
+        mean(|w| w.drain_s),
+        mean(|w| w.quiet_s)
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::search::{SearchDirections, TrialRecord, TrialWall};
+    use super::*;
+
+    fn trial(wall: Option<TrialWall>) -> TrialRecord {
+        TrialRecord {
+            step: 0,
+            intended_load_pps: 10_000.0,
+            offered_load_pps: 10_000.0,
+            forwarding_rate_pps: 10_000.0,
+            sent: 10_000,
+            received: 10_000,
+            loss_ratio: 0.0,
+            intended_duration_s: 1.0,
+            duration_s: 1.02,
+            latency: Vec::new(),
+            tester_limited: None,
+            wall,
+        }
+    }
+
+    #[test]
+    fn each_trial_shows_where_its_wall_time_went_and_the_case_the_means() {
+        let wall = |quiet_s: f64| TrialWall {
+            total_s: 1.03 + quiet_s,
+            setup_s: 0.02,
+            warmup_s: 0.0,
+            settle_s: 0.0,
+            traffic_s: 1.001,
+            drain_s: 0.009,
+            quiet_s,
+        };
+        let case = SearchCase {
+            label: "100 B both".into(),
+            payload_bytes: Some(100),
+            directions: SearchDirections::Both,
+            min_load_pps: 2_000.0,
+            max_load_pps: 20_000.0,
+            line_rate_pps: None,
+            frame_bytes_l2: 146.0,
+            results: Vec::new(),
+            trials: vec![trial(Some(wall(0.0))), trial(Some(wall(0.05))), trial(None)],
+            latency_under_load: Vec::new(),
+        };
+        let mut out = String::new();
+        trials_table(&mut out, &case);
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(
+            lines[0].contains("eff s  wall s  setup warmup settle traffic  drain  quiet"),
+            "{out}"
+        );
+        assert!(
+            lines[2].contains("1.02   1.080  0.020  0.000  0.000   1.001  0.009  0.050"),
+            "{out}"
+        );
+        // A trial of a report written before the parts were recorded.
+        assert!(lines[3].contains("1.02       -      -"), "{out}");
+        assert_eq!(
+            lines[4],
+            "  wall time per trial (mean s): 1.055 for 1.000 of intended traffic: set-up 0.020, \
+             warm-up 0.000, settle 0.000, traffic 1.001, drain 0.009, quiet 0.025"
         );
     }
 }

@@ -45,7 +45,8 @@ impl Phase {
 }
 
 /// Where the control thread posts the phase and its epoch, and where the workers read them and
-/// say when they have sent everything of a sending phase.
+/// say when they have sent everything of a sending phase, and, in the drain, when the ports
+/// took everything they still held.
 #[derive(Debug)]
 pub struct PhaseBoard {
     phase: AtomicU8,
@@ -53,6 +54,10 @@ pub struct PhaseBoard {
     epoch: AtomicU64,
     /// Workers that have sent everything of the current sending phase.
     done: AtomicU32,
+    /// Workers whose ports took everything they held in the current drain, their transmit
+    /// counters published after it: a count apart from `done`, so that a worker still in the
+    /// measured phase when the drain is set cannot count in it.
+    drained: AtomicU32,
 }
 
 impl Default for PhaseBoard {
@@ -68,6 +73,7 @@ impl PhaseBoard {
             phase: AtomicU8::new(Phase::Idle as u8),
             epoch: AtomicU64::new(0),
             done: AtomicU32::new(0),
+            drained: AtomicU32::new(0),
         }
     }
 
@@ -88,6 +94,9 @@ impl PhaseBoard {
         if phase.sends() {
             self.done.store(0, Ordering::Release);
         }
+        if phase == Phase::Drain {
+            self.drained.store(0, Ordering::Release);
+        }
         self.phase.store(phase as u8, Ordering::Release);
     }
 
@@ -99,6 +108,17 @@ impl PhaseBoard {
     /// Workers done with the current sending phase.
     pub fn workers_done(&self) -> u32 {
         self.done.load(Ordering::Acquire)
+    }
+
+    /// A worker in the drain says its ports took every packet it held, and that its transmit
+    /// counters as published now are final for the step.
+    pub fn worker_drained(&self) {
+        self.drained.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Workers that said so in the current drain.
+    pub fn workers_drained(&self) -> u32 {
+        self.drained.load(Ordering::Acquire)
     }
 }
 
@@ -129,5 +149,10 @@ mod tests {
         assert_eq!((c.epoch(), c.workers_done()), (7, 2));
         c.set(Phase::Warmup, 9);
         assert_eq!(c.workers_done(), 0);
+        c.set(Phase::Drain, 0);
+        c.worker_drained();
+        assert_eq!((c.workers_drained(), c.workers_done()), (1, 0));
+        c.set(Phase::Drain, 0);
+        assert_eq!(c.workers_drained(), 0);
     }
 }

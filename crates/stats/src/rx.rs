@@ -99,6 +99,37 @@ pub struct RxCoreResult {
     pub untagged: u64,
 }
 
+/// The per-stream table for `streams`: `recycled` reset when it fits (as many streams, the same
+/// `window`), else allocated.
+fn stream_table(
+    streams: &[StreamSpec],
+    window: u32,
+    mut recycled: Vec<RxStream>,
+) -> Result<Vec<RxStream>, WindowError> {
+    let fits = recycled.len() == streams.len()
+        && recycled
+            .iter()
+            .all(|s| s.tracker.window() == u64::from(window));
+    if !fits {
+        return streams
+            .iter()
+            .map(|s| {
+                Ok(RxStream {
+                    direction: s.direction,
+                    tracker: SeqTracker::new(s.first_seq, window)?,
+                    jitter: Jitter::default(),
+                })
+            })
+            .collect();
+    }
+    for (r, s) in recycled.iter_mut().zip(streams) {
+        r.direction = s.direction;
+        r.tracker.reset(s.first_seq);
+        r.jitter = Jitter::default();
+    }
+    Ok(recycled)
+}
+
 /// The receive statistics of one RX worker core.
 #[derive(Debug)]
 pub struct RxStats {
@@ -137,19 +168,23 @@ impl RxStats {
         streams: &[StreamSpec],
         config: &RxConfig,
     ) -> Result<(RxStats, RxHandle), RxConfigError> {
+        RxStats::reusing(core, streams, config, Vec::new())
+    }
+
+    /// Like [`new`](Self::new), with the per-stream table of an earlier result
+    /// ([`RxCoreResult::streams`]) reset and reused when it has as many streams and the same
+    /// reorder window (else allocated anew): a step of the same flows as the one before (a
+    /// search's next trial) allocates nothing per stream.
+    pub fn reusing(
+        core: u32,
+        streams: &[StreamSpec],
+        config: &RxConfig,
+        recycled: Vec<RxStream>,
+    ) -> Result<(RxStats, RxHandle), RxConfigError> {
         if u32::try_from(streams.len()).is_err() {
             return Err(RxConfigError::TooManyStreams(streams.len()));
         }
-        let table = streams
-            .iter()
-            .map(|s| {
-                Ok(RxStream {
-                    direction: s.direction,
-                    tracker: SeqTracker::new(s.first_seq, config.reorder_window)?,
-                    jitter: Jitter::default(),
-                })
-            })
-            .collect::<Result<Vec<_>, WindowError>>()?;
+        let table = stream_table(streams, config.reorder_window, recycled)?;
         // Validates the latency configuration for every histogram built from it later.
         LatencyRecorder::new(&config.latency)?;
         let (publisher, handle) = RxPublisher::new(core, config.latency);
@@ -358,6 +393,51 @@ mod tests {
                 first_seq: 100,
             },
         ]
+    }
+
+    /// Packets 0..20 of stream 0 with 5 missing and 7 twice, and 100..110 of stream 1 with
+    /// 103 late by 3: what a step records.
+    fn record_a_step(rx: &mut RxStats) {
+        for seq in (0..20).filter(|&q| q != 5) {
+            rx.record(0, seq, 1_000, 2_000 + u64::from(seq), 100);
+        }
+        rx.record(0, 7, 1_000, 3_000, 100);
+        for seq in [100, 101, 102, 104, 105, 103, 106, 107, 108, 109] {
+            rx.record(1, seq, 1_000, 5_000, 100);
+        }
+    }
+
+    /// A later step of the same flows reuses the table of the one before, reset: it measures
+    /// exactly what a new table would; a table that does not fit is not reused.
+    #[test]
+    fn a_reused_table_measures_what_a_new_one_does() {
+        let config = RxConfig::default();
+        let (mut first, _h) = RxStats::new(0, &specs(), &config).unwrap();
+        record_a_step(&mut first);
+        let before = first.finish(10_000);
+        let (mut fresh, _h) = RxStats::new(0, &specs(), &config).unwrap();
+        let (mut reused, _h) = RxStats::reusing(0, &specs(), &config, before.streams).unwrap();
+        record_a_step(&mut fresh);
+        record_a_step(&mut reused);
+        let (fresh, reused) = (fresh.finish(10_000), reused.finish(10_000));
+        assert_eq!(reused.streams, fresh.streams);
+        assert_eq!(reused.directions, fresh.directions);
+        // Another window, or another number of streams: allocated anew, as asked.
+        let wide = RxConfig {
+            reorder_window: 2048,
+            ..config
+        };
+        let (mut other, _h) = RxStats::reusing(0, &specs(), &wide, reused.streams).unwrap();
+        record_a_step(&mut other);
+        assert!(
+            other
+                .finish(0)
+                .streams
+                .iter()
+                .all(|s| s.tracker.window() == 2048)
+        );
+        let (one, _h) = RxStats::reusing(0, &specs()[..1], &config, fresh.streams).unwrap();
+        assert_eq!(one.finish(0).streams.len(), 1);
     }
 
     #[test]

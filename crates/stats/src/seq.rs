@@ -224,6 +224,15 @@ impl SeqTracker {
         })
     }
 
+    /// Back to a new tracker's state, its first sequence number `first_seq`, keeping its
+    /// allocation: what a later step of the same flows reuses instead of allocating again.
+    pub fn reset(&mut self, first_seq: u32) {
+        self.head = 0;
+        self.current = 0;
+        self.words.fill(0);
+        self.first_seq = first_seq;
+    }
+
     #[inline(always)]
     fn bitmap_words(&self) -> usize {
         (self.window >> 6) as usize

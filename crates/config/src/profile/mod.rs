@@ -66,7 +66,8 @@ pub struct Profile {
     /// Sent first, before `duration`, and not measured.
     #[serde(default, with = "serde_text::duration")]
     pub warmup: Duration,
-    /// After the last packet is sent, wait this long for the packets in flight; not 0.
+    /// After the last packet is sent, wait this long for the packets in flight; not 0. A search's
+    /// trials do not use it: each ends once its packets are accounted for (`search.quiet`).
     #[serde(default = "default_drain", with = "serde_text::duration")]
     pub drain: Duration,
     /// How the packets are spread in time: `continuous` (at the streams' rates for `duration`),

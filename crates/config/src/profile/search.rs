@@ -38,10 +38,15 @@ pub struct SearchSection {
     /// when the ports report no line rate.
     #[serde(default, with = "serde_text::opt_pps")]
     pub max_load: Option<f64>,
-    /// Silence between trials, after the last one's packets stopped arriving.
+    /// Silence before each trial's traffic, after the one before ended: for a UPF that needs time
+    /// between trials (its queues to empty after an overload, a policer to refill, its counters
+    /// or flows to age); the tester needs none (a trial never counts another's packets, and the
+    /// reflector's rate cap restarts at each trial's first packet).
     #[serde(default = "default_settle", with = "serde_text::duration")]
     pub settle: Duration,
-    /// A trial is over when nothing arrived for this long after its drain.
+    /// After sending, a trial ends once every packet it sent is accounted for (received, or lost
+    /// beyond the reorder window); when some are lost near its end, once nothing arrived for
+    /// this long (at most 5 s after sending).
     #[serde(default = "default_quiet", with = "serde_text::duration")]
     pub quiet: Duration,
     /// A trial the tester sent more than this below its intended load (its schedule slipped, or
@@ -237,7 +242,7 @@ fn default_directions() -> Vec<DirectionSet> {
     vec![DirectionSet::Both]
 }
 fn default_settle() -> Duration {
-    Duration::from_millis(500)
+    Duration::ZERO
 }
 fn default_quiet() -> Duration {
     Duration::from_millis(50)

@@ -32,8 +32,9 @@ pub struct WorkerCounters {
     pub(crate) no_container: u64,
     /// Measured packets received, per port ([`Side`] index).
     pub rx_measured: [u64; 2],
-    /// Packets of the run's flows received outside the measured phases (warm-up, settling),
-    /// per port.
+    /// Packets of the run's flows not measured, per port: received outside the measured phases
+    /// (warm-up, settling), or sent before the measured phase began (the warm-up's, or an
+    /// earlier step's, come late).
     pub unmeasured: [u64; 2],
     /// Measured packets the ports took, per port.
     pub tx_measured: [u64; 2],
@@ -218,8 +219,13 @@ struct Running<'p> {
     bursts: [MbufBurst<'p, RX_BURST>; 2],
     /// Whether the measured phase started (a stop during the warm-up measures nothing).
     measured_started: bool,
+    /// When the measured phase's first packets were due (ns): a packet sent before is not
+    /// measured.
+    measured_from_ns: u64,
     /// Whether every share sent all it had to in the phase (the control thread was told).
     sending_done: bool,
+    /// Whether the control thread was told, in the drain, that the ports took everything.
+    drained_told: bool,
     /// When the counters were last published (ns).
     tx_published_ns: u64,
 }
@@ -257,7 +263,9 @@ impl<'p> Running<'p> {
             },
             bursts: [MbufBurst::new(), MbufBurst::new()],
             measured_started: false,
+            measured_from_ns: 0,
             sending_done: false,
+            drained_told: false,
             tx_published_ns: 0,
         }
     }
@@ -287,8 +295,10 @@ impl<'p> Running<'p> {
                     self.counters.churn.measure_start_ns = Some(clock.ns(epoch));
                 }
                 self.measured_started = true;
+                self.measured_from_ns = clock.ns(epoch);
                 self.sending_done = false;
             }
+            Phase::Drain => self.drained_told = false,
             _ => {}
         }
     }
@@ -320,6 +330,9 @@ impl<'p> Running<'p> {
             self.send(phase, now, worked, phases);
         } else {
             self.flush_shares(phase, now);
+            if phase == Phase::Drain {
+                self.tell_drained(now_ns, phases);
+            }
         }
         for side in Side::BOTH {
             self.counters.tx_service[side.index()] +=
@@ -345,6 +358,7 @@ impl<'p> Running<'p> {
                 &mut self.counters,
                 &mut self.service,
                 now_ns,
+                self.measured_from_ns,
             );
             burst.clear();
         }
@@ -409,6 +423,18 @@ impl<'p> Running<'p> {
                 measured,
                 || now,
             );
+        }
+    }
+
+    /// In the drain, once the ports took every packet the shares held: publishes the transmit
+    /// counters (final for the step from then on) and tells the control thread, which can then
+    /// tell when every packet sent is accounted for.
+    #[inline]
+    fn tell_drained(&mut self, now_ns: u64, phases: &PhaseBoard) {
+        if !self.drained_told && self.shares.iter().all(|s| s.unsent() == 0) {
+            self.tx.publish(now_ns);
+            self.drained_told = true;
+            phases.worker_drained();
         }
     }
 
@@ -543,8 +569,9 @@ fn side_of(share: &TxShare<'_>) -> Side {
     }
 }
 
-/// Classifies and records one received burst.
+/// Classifies and records one received burst (see [`receive_frame`]).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn receive<const N: usize>(
     side: Side,
     burst: &MbufBurst<'_, N>,
@@ -553,12 +580,19 @@ fn receive<const N: usize>(
     counters: &mut WorkerCounters,
     service: &mut ServicePlane<'_>,
     now_ns: u64,
+    measured_from_ns: u64,
 ) {
     for m in burst.iter() {
         let frame = m.data();
-        if let Some(kind) =
-            receive_frame(side, frame, rules, stats.as_deref_mut(), counters, now_ns)
-        {
+        if let Some(kind) = receive_frame(
+            side,
+            frame,
+            rules,
+            stats.as_deref_mut(),
+            counters,
+            now_ns,
+            measured_from_ns,
+        ) {
             counters.rx_service[side.index()] += 1;
             service.handle(side, kind, frame);
         }
@@ -567,8 +601,11 @@ fn receive<const N: usize>(
 
 /// The RX path of one frame, as the worker runs it: classifies `frame` (received on `side` at
 /// `now_ns`) and records it in `stats` (`None` outside the measured phases) or counts it;
-/// returns what the service plane must answer. The RX benchmark (`benches/rx_path.rs`) measures
-/// this function.
+/// returns what the service plane must answer. A packet whose tag says it was sent before
+/// `measured_from_ns` (when the measured phase's first packets were due) is counted, not
+/// measured: its sequence number belongs to the warm-up's numbering or an earlier step's, so
+/// that a step never counts another's packets, however late they come. The RX benchmark
+/// (`benches/rx_path.rs`) measures this function.
 #[inline(always)]
 pub fn receive_frame(
     side: Side,
@@ -577,6 +614,7 @@ pub fn receive_frame(
     stats: Option<&mut RxStats>,
     counters: &mut WorkerCounters,
     now_ns: u64,
+    measured_from_ns: u64,
 ) -> Option<Service> {
     let verdict = match side {
         Side::N3 => rules.classify_n3(frame),
@@ -590,6 +628,13 @@ pub fn receive_frame(
             no_container,
             leg,
         } => match stats {
+            // Its transit is longer than the time since the phase began (a packet received
+            // before the epoch always is).
+            Some(_)
+                if transit_ns(tx_time, now_ns) > now_ns.wrapping_sub(measured_from_ns) as i64 =>
+            {
+                counters.unmeasured[side.index()] += 1;
+            }
             Some(rx) => {
                 let arrival = rx.record_transit(
                     flow,
@@ -629,3 +674,6 @@ pub fn receive_frame(
     }
     None
 }
+
+#[cfg(test)]
+mod tests;

@@ -104,8 +104,41 @@ fn result_row(u: Unit, case: &str, r: &GoalResult) -> Vec<String> {
     ]
 }
 
+/// The columns of a trial's wall time, its parts after its total (see [`wall_parts`]).
+const WALL_COLUMNS: [&str; 7] = [
+    "Wall s",
+    "Set-up s",
+    "Warm-up s",
+    "Settle s",
+    "Traffic s",
+    "Drain s",
+    "Quiet s",
+];
+
+/// A trial's wall time and its parts, in the order of [`WALL_COLUMNS`] (`-` for a report
+/// that did not record them).
+fn wall_parts(t: &TrialRecord) -> Vec<String> {
+    t.wall.map_or_else(
+        || vec!["-".to_owned(); WALL_COLUMNS.len()],
+        |w| {
+            [
+                w.total_s,
+                w.setup_s,
+                w.warmup_s,
+                w.settle_s,
+                w.traffic_s,
+                w.drain_s,
+                w.quiet_s,
+            ]
+            .iter()
+            .map(|s| format!("{s:.3}"))
+            .collect()
+        },
+    )
+}
+
 fn trial_row(u: Unit, case: &str, i: usize, t: &TrialRecord) -> Vec<String> {
-    vec![
+    let mut row = vec![
         case.to_owned(),
         (i + 1).to_string(),
         u.show(Some(t.intended_load_pps)),
@@ -113,8 +146,10 @@ fn trial_row(u: Unit, case: &str, i: usize, t: &TrialRecord) -> Vec<String> {
         u.show(Some(t.forwarding_rate_pps)),
         format!("{:.6}", t.loss_ratio),
         format!("{:.2}", t.duration_s),
-        t.tester_limited.clone().unwrap_or_else(|| "-".to_owned()),
-    ]
+    ];
+    row.extend(wall_parts(t));
+    row.push(t.tester_limited.clone().unwrap_or_else(|| "-".to_owned()));
+    row
 }
 
 /// The tables of a search.
@@ -222,8 +257,18 @@ fn trials(out: &mut String, s: &SearchReport, u: Unit) {
     );
     let mut h = header(&["Case", "Trial"]);
     h.extend(["Intended", "Offered", "Forwarded"].map(|w| u.head(w)));
-    h.extend(header(&["Loss ratio", "Duration s", "Tester-limited"]));
+    h.extend(header(&["Loss ratio", "Duration s"]));
+    h.extend(header(&WALL_COLUMNS));
+    h.push("Tester-limited".to_owned());
     table(out, None, &h, &trials);
+    out.push_str(
+        "<p class=\"note\">Duration: from the trial's preparation to its collection, what the \
+         goals' duration sums add. Wall: from the end of the trial before, in parts: set-up \
+         (choosing, preparing and collecting the trial), warm-up, settle (<code>search.settle\
+         </code>), traffic, drain (until every packet was accounted for, or the last one \
+         arrived) and quiet (the wait for <code>search.quiet</code> of silence when some were \
+         never accounted for).</p>\n",
+    );
     out.push_str("</details>\n");
 }
 
@@ -243,6 +288,12 @@ mod tests {
         assert!(out.contains("<td class=\"num\">2.6000</td><td class=\"num\">2.7500</td><td class=\"num\">2.5974</td>"), "{out}");
         assert!(out.contains("<summary>Every trial (16)</summary>"), "{out}");
         assert!(out.contains("<td>TX schedule slipped 3 %</td>"), "{out}");
+        // Each trial's wall time in its parts.
+        assert!(out.contains("<th>Wall s</th><th>Set-up s</th><th>Warm-up s</th><th>Settle s</th><th>Traffic s</th><th>Drain s</th><th>Quiet s</th>"), "{out}");
+        assert!(
+            out.contains("<td class=\"num\">1.250</td><td class=\"num\">0.020</td><td class=\"num\">0.000</td><td class=\"num\">0.000</td><td class=\"num\">1.001</td><td class=\"num\">0.004</td><td class=\"num\">0.225</td>"),
+            "{out}"
+        );
         assert!(out.contains("<td class=\"num\">90 %</td>"), "{out}");
         assert!(!out.contains("did not finish"));
         assert!(out.contains("<th>Lower bound Mpps</th>"), "{out}");

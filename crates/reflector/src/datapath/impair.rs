@@ -10,6 +10,10 @@
 
 use std::collections::VecDeque;
 
+use upfbench_gtpu::{decapsulate, udp_payload};
+use upfbench_net::ethernet::HEADER_LEN as ETHERNET_LEN;
+use upfbench_net::tag::TagView;
+
 /// What to do to the forwarded packets.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct ImpairConfig {
@@ -52,28 +56,30 @@ pub(crate) struct ImpairCounters {
     pub delayed: u64,
 }
 
-/// Token bucket in TSC ticks: `burst` tokens at most, `per_tick` more each tick. After a pause
-/// of `idle_ticks` without packets it starts again from [`RATE_CAP_MIN_BURST`], not full: a
-/// bucket that refilled in the pause between two trials of a search let its whole burst
-/// through at the start of the next one (1 % over the cap in a 1 s trial).
+/// Token bucket in TSC ticks: `burst` tokens at most, `per_tick` more each tick. At a flow's
+/// first packet (a warm-up's, a measured phase's, each trial of a search) it holds at most
+/// [`RATE_CAP_MIN_BURST`]: a bucket that refilled in the pause between two trials let its
+/// whole burst through at the start of the next one (1 % over the cap in a 1 s trial), and
+/// however short the pause, each trial starts from the same bucket.
 #[derive(Debug, Clone, Copy)]
 struct Bucket {
     tokens: f64,
     burst: f64,
     per_tick: f64,
-    idle_ticks: u64,
     last: u64,
 }
 
 impl Bucket {
-    fn take(&mut self, now: u64) -> bool {
+    /// A token for a packet at tick `now`, if there is one; `first`: the packet starts a flow.
+    fn take(&mut self, now: u64, first: bool) -> bool {
         let elapsed = now.saturating_sub(self.last);
         self.last = now.max(self.last);
-        self.tokens = if elapsed >= self.idle_ticks {
-            RATE_CAP_MIN_BURST
-        } else {
-            (self.tokens + elapsed as f64 * self.per_tick).min(self.burst)
-        };
+        self.tokens = (self.tokens + elapsed as f64 * self.per_tick).min(self.burst);
+        if first {
+            // Lowered, never raised: the first packets of many flows at a trial's start let
+            // no more through than one.
+            self.tokens = self.tokens.min(RATE_CAP_MIN_BURST);
+        }
         if self.tokens >= 1.0 {
             self.tokens -= 1.0;
             true
@@ -101,9 +107,23 @@ pub(crate) struct Impairments<T> {
 /// fills, so its size lets no more through than the cap and the first `RATE_CAP_MIN_BURST`.
 const RATE_CAP_MIN_BURST: f64 = 32.0;
 const RATE_CAP_BURST_S: f64 = 0.05;
-/// A pause this long without packets starts the rate cap's bucket again from its minimum: far
-/// longer than a sender's stall, shorter than the settle time between two measured trials.
-const RATE_CAP_IDLE_S: f64 = 0.05;
+
+/// Whether `frame`, as the reflector forwards it (a G-PDU, or a plain IPv4/UDP packet), starts
+/// a flow: the measurement tag in its innermost UDP payload has sequence number 0, as the
+/// first packet of each flow in a warm-up or a measured phase has. Anything else does not.
+pub(crate) fn starts_a_flow(frame: &[u8]) -> bool {
+    let payload = match decapsulate(frame) {
+        Ok(d) => udp_payload(d.inner()),
+        Err(_) => match frame.get(ETHERNET_LEN..) {
+            Some(ip) => udp_payload(ip),
+            None => return false,
+        },
+    };
+    payload
+        .ok()
+        .and_then(|p| TagView::new_checked(p).ok())
+        .is_some_and(|t| t.sequence() == 0)
+}
 
 impl<T> Impairments<T> {
     /// Impairments with `config` on a TSC of `tsc_hz`; `delay_capacity` packets can be held by
@@ -116,7 +136,6 @@ impl<T> Impairments<T> {
                     tokens: RATE_CAP_MIN_BURST,
                     burst,
                     per_tick: pps / tsc_hz.max(1) as f64,
-                    idle_ticks: (tsc_hz as f64 * RATE_CAP_IDLE_S) as u64,
                     last: 0,
                 }
             }),
@@ -131,6 +150,12 @@ impl<T> Impairments<T> {
         }
     }
 
+    /// Whether the rate cap is on: then [`push`](Self::push) wants to know which packets start
+    /// a flow ([`starts_a_flow`]).
+    pub(crate) fn caps_rate(&self) -> bool {
+        self.bucket.is_some()
+    }
+
     /// What was done so far.
     pub(crate) fn counters(&self) -> &ImpairCounters {
         &self.counters
@@ -142,13 +167,15 @@ impl<T> Impairments<T> {
         self.delayed.len() + usize::from(self.held.is_some())
     }
 
-    /// Passes `packet`, received at tick `now`, through: what may go now is handed to `out`,
-    /// `copy` makes the duplicate (None: no buffer), `discard` takes dropped packets.
+    /// Passes `packet`, received at tick `now`, through (`first`: it starts a flow, which
+    /// restarts the rate cap): what may go now is handed to `out`, `copy` makes the duplicate
+    /// (None: no buffer), `discard` takes dropped packets.
     #[inline]
     pub(crate) fn push(
         &mut self,
         now: u64,
         packet: T,
+        first: bool,
         copy: impl FnOnce(&T) -> Option<T>,
         discard: &mut impl FnMut(T),
         out: &mut impl FnMut(T),
@@ -157,7 +184,7 @@ impl<T> Impairments<T> {
         let k = self.counters.seen;
         let nth = |n: Option<u64>| n.is_some_and(|n| n > 0 && k.is_multiple_of(n));
         if let Some(b) = &mut self.bucket
-            && !b.take(now)
+            && !b.take(now, first)
         {
             self.counters.rate_dropped += 1;
             discard(packet);
@@ -242,6 +269,7 @@ mod tests {
             imp.push(
                 p * 1000,
                 p,
+                p == 0,
                 |&p| Some(p),
                 &mut |p| dropped.push(p),
                 &mut |p| sent.push(p),
@@ -312,8 +340,10 @@ mod tests {
             16,
         );
         let mut sent = Vec::new();
-        imp.push(100, 'a', |_| None, &mut |_| {}, &mut |p| sent.push(p));
-        imp.push(300, 'b', |_| None, &mut |_| {}, &mut |p| sent.push(p));
+        imp.push(100, 'a', true, |_| None, &mut |_| {}, &mut |p| sent.push(p));
+        imp.push(300, 'b', false, |_| None, &mut |_| {}, &mut |p| {
+            sent.push(p)
+        });
         imp.poll(599, &mut |p| sent.push(p));
         assert!(sent.is_empty());
         imp.poll(600, &mut |p| sent.push(p));
@@ -354,7 +384,9 @@ mod tests {
         let mut imp = Impairments::new(config, 1_000_000_000, 0);
         let mut passed = 0u64;
         for i in 0..10_000u64 {
-            imp.push(i * 100_000, i, |_| None, &mut |_| {}, &mut |_| passed += 1);
+            imp.push(i * 100_000, i, i == 0, |_| None, &mut |_| {}, &mut |_| {
+                passed += 1
+            });
         }
         // 1000 per second plus the initial burst of 32 (10 ms of 1000 pps is less).
         assert!((1000..=1033).contains(&passed), "{passed}");
@@ -362,10 +394,11 @@ mod tests {
     }
 
     #[test]
-    fn the_rate_cap_holds_over_each_1_s_trial_after_a_pause() {
-        // 38,000 pps (a bucket of 10 ms: 380 packets), offered twice that for 1 s, then 1 s of
-        // nothing (a search's settle time), then 1 s again: each trial passes the cap and the
-        // minimum burst of 32, not the 380 a bucket refilled in the pause would add.
+    fn the_rate_cap_holds_over_each_1_s_trial_whatever_the_pause() {
+        // 38,000 pps (a bucket of 50 ms: 1,900 packets), offered twice that for 1 s, then 1 s of
+        // nothing, then 1 s again, then 1 ms of nothing and 1 s again: each trial passes the
+        // cap and the minimum burst of 32, not what a bucket refilled in the pause would add,
+        // because its first packet (of each of its flows) restarts the bucket.
         let hz = 1_000_000_000u64;
         let config = ImpairConfig {
             rate_cap_pps: Some(38_000.0),
@@ -373,22 +406,64 @@ mod tests {
         };
         let mut imp = Impairments::new(config, hz, 0);
         let gap = hz / 76_000;
-        let mut trial = |start: u64| {
+        let mut trial = |start: u64, flows: u64| {
             let mut passed = 0u64;
             for i in 0..76_000u64 {
-                imp.push(start + i * gap, i, |_| None, &mut |_| {}, &mut |_| {
-                    passed += 1
-                });
+                imp.push(
+                    start + i * gap,
+                    i,
+                    i < flows,
+                    |_| None,
+                    &mut |_| {},
+                    &mut |_| passed += 1,
+                );
             }
             passed
         };
-        for start in [0, 2 * hz, 4 * hz] {
-            let passed = trial(start);
+        for (start, flows) in [(0, 1), (2 * hz, 2), (3 * hz + hz / 1000, 100)] {
+            let passed = trial(start, flows);
             assert!(
                 (38_000..=38_033).contains(&passed),
                 "trial at {start}: {passed}"
             );
         }
+        // Without a first packet (traffic that is not upfbench's), the bucket refilled in the
+        // pause passes its 50 ms.
+        let passed = trial(5 * hz, 0);
+        assert!((39_800..=39_933).contains(&passed), "{passed}");
+    }
+
+    #[test]
+    fn a_flow_starts_at_sequence_0_of_its_tag_in_either_direction() {
+        use upfbench_net::Teid;
+        use upfbench_net::tag::Tag;
+        use upfbench_testkit::upf_frames::{gpdu, inner, plain};
+        let ue = std::net::Ipv4Addr::new(10, 45, 0, 1);
+        let dn = std::net::Ipv4Addr::new(192, 168, 16, 152);
+        let packet = |sequence: u32| {
+            let tag = Tag {
+                stream: 1,
+                sequence,
+                tx_time: 7,
+            };
+            inner(dn, ue, (5000, 6000), &tag.to_bytes())
+        };
+        for sequence in [0, 1] {
+            let first = sequence == 0;
+            assert_eq!(starts_a_flow(&plain(&packet(sequence))), first);
+            assert_eq!(
+                starts_a_flow(&gpdu(Teid(0x1000_0001), None, &packet(sequence))),
+                first
+            );
+        }
+        // No tag, or no packet.
+        assert!(!starts_a_flow(&plain(&inner(
+            dn,
+            ue,
+            (5000, 6000),
+            &[0; 4]
+        ))));
+        assert!(!starts_a_flow(&[0; 10]));
     }
 
     #[test]
@@ -402,7 +477,7 @@ mod tests {
             0,
         );
         let mut sent = Vec::new();
-        imp.push(0, 1, |_| None, &mut |_| {}, &mut |p| sent.push(p));
+        imp.push(0, 1, false, |_| None, &mut |_| {}, &mut |p| sent.push(p));
         assert_eq!(sent, [1]);
         assert_eq!(imp.counters().duplicate_failed, 1);
     }

@@ -18,7 +18,7 @@ use super::echo::{self, EchoVerdict};
 use super::encap::EncapCache;
 use super::end_marker::EndMarkerInbox;
 use super::forward::{self, Drop, FromN3, FromN6};
-use super::impair::{ImpairCounters, Impairments};
+use super::impair::{ImpairCounters, Impairments, starts_a_flow};
 use super::rules::TableReader;
 use upfbench_datapath::next_hops::NextHops;
 use upfbench_datapath::queues::{PortQueues, RX_BURST, Side};
@@ -324,8 +324,11 @@ impl<'p> Forwarder<'p> {
             None => rx.drain_each(|m| queue(out, m, mode, to, c)),
             Some(imp) => {
                 let (imp, pool) = (&mut imp[to.index()], &self.pool);
+                // The tag is read only for the rate cap, which restarts at each flow's start.
+                let caps = imp.caps_rate();
                 rx.drain_each(|m| {
-                    imp.push(now, m, |m| copy(pool, m), &mut drop, &mut |m| {
+                    let first = caps && starts_a_flow(m.data());
+                    imp.push(now, m, first, |m| copy(pool, m), &mut drop, &mut |m| {
                         queue(out, m, mode, to, c)
                     });
                 });

@@ -12,10 +12,12 @@
 //! The application says, as it hands over a step's results, whether another step follows: a
 //! run or a sweep knows its steps in advance, a search chooses each trial from the last one's
 //! results. A capacity climb establishes a batch of sessions before each step
-//! ([`Lifecycle::grow_before_next_step`]): collect → establish → prepare, resolving only once. It may also change the timing before a step ([`Lifecycle::set_timing`]). A step
-//! without warm-up still settles first when its timing has a settle time (the trials of a
-//! search are separated so); with `quiet_limit`, a step is collected only when the application
-//! saw nothing more arrive ([`Event::Quiet`]), or when that limit passed.
+//! ([`Lifecycle::grow_before_next_step`]): collect → establish → prepare, resolving only once.
+//! It may also change the timing before a step ([`Lifecycle::set_timing`]). A step without
+//! warm-up still settles first when its timing has a settle time (a search's trials, for a UPF
+//! that needs it); with `quiet_limit`, a step is collected only when the application says it is
+//! over ([`Event::Quiet`]: every packet accounted for, or nothing arriving any more), or when
+//! that limit passed (a search's trials have no fixed drain: they end so).
 //!
 //! An interruption (Ctrl-C, SIGTERM) or a failure takes the shortest way to the same end: stop
 //! sending, drain what is in flight, collect and report what was measured, delete the sessions
@@ -43,7 +45,7 @@ pub struct Timing {
     /// Longest the measured phase may take before sending is cut short (the planned duration
     /// plus a margin: a sender that cannot keep up is reported, not waited for forever).
     pub measure_limit: Duration,
-    /// Receiving after the last packet was sent.
+    /// Receiving after the last packet was sent (may be zero when `quiet_limit` is given).
     pub drain: Duration,
     /// After the drain, wait for [`Event::Quiet`] at most this long (`None`: collect at once).
     pub quiet_limit: Option<Duration>,
@@ -67,7 +69,8 @@ pub enum Action {
     },
     /// Put the workers in this phase (a sending phase starts at once).
     SetPhase(Phase),
-    /// Watch the receive counters; answer [`Event::Quiet`] when nothing arrives any more.
+    /// Watch the counters; answer [`Event::Quiet`] when every packet of the step is accounted
+    /// for, or nothing arrives any more.
     AwaitQuiet,
     /// Stop the workers and collect step `step`'s results.
     Collect {
@@ -98,7 +101,7 @@ pub enum Event {
     Prepared,
     /// Every worker sent all of the measured phase.
     AllSent,
-    /// Nothing of the step arrives any more.
+    /// Every packet of the step is accounted for, or nothing of it arrives any more.
     Quiet,
     /// The step's results are collected.
     Collected {

@@ -18,7 +18,8 @@
 //! - unknown TEIDs (the generator with `--no-pfcp`): rate-limited Error Indications, each one
 //!   received by the generator;
 //! - `upfbench search` against the reflector's rate cap (the NDR within the goal's width of
-//!   it) and against a loss at every load (no NDR, the PDR at the cap);
+//!   it), against a loss at every load (no NDR, the PDR at the cap) and against a UPF that holds
+//!   every packet 100 ms, each trial at the defaults' pace and never counting another's packets;
 //! - the command line's overrides over memif: `-m 50%` halves the packets a run sends, `-m
 //!   50Mbps` gives each step of a sweep that total at L1, `-d` sets how long each step sends,
 //!   `--label` names the run in report.json, report.txt, report.html and `upfbench compare`;

@@ -2,7 +2,10 @@
 //! capacity: a rate cap (the NDR must land within the goal's width of it) and a loss of 1 in
 //! 1,000 at any load (no NDR above Min Load; the PDR at the cap, or tester-limited, said so).
 //! Short goals (1 s trials, 5 s sums) keep each case near a minute, and low rates (a cap of 5
-//! kpps a direction) keep the debug build's tester well under its limits.
+//! kpps a direction) keep the debug build's tester well under its limits. The trials run at the
+//! defaults' pace (no settle, no fixed drain: each ends once its packets are accounted for), so
+//! every case also checks that no trial counted another's packets; one with a UPF that holds
+//! every packet 100 ms checks it where the packets are still in flight when sending ends.
 
 use std::time::Duration;
 
@@ -30,7 +33,8 @@ fn near(value: f64, target: f64, above: f64) -> bool {
 /// Both directions at once, shared evenly, searched between 2 and 20 kpps. A sender that
 /// stalls (this 2-vCPU machine takes a core from a busy-polling process for up to 15 ms about
 /// once a second) slips rather than catching up in a burst the cap would police
-/// (`catch_up: 0%`), and a trial may end 3 % late before it counts as tester-limited.
+/// (`catch_up: 0%`), and a trial may end 3 % late before it counts as tester-limited. Settle,
+/// quiet and drain are the defaults: none, 50 ms, none.
 fn profile(latency_loads: &str) -> String {
     format!(
         "name: e2e-search\n\
@@ -39,13 +43,11 @@ fn profile(latency_loads: &str) -> String {
            - {{name: ul, direction: uplink, rate: 10kpps, payload: 100}}\n  \
            - {{name: dl, direction: downlink, rate: 10kpps, payload: 100}}\n\
          warmup: 0s\n\
-         drain: 200ms\n\
          catch_up: 0%\n\
          sweep: {{payloads: [100]}}\n\
          search:\n  \
            min_load: 2kpps\n  \
            max_load: 20kpps\n  \
-           settle: 300ms\n  \
            tx_tolerance: 3%\n  \
            latency_loads: {latency_loads}\n  \
            latency_duration: 1s\n  \
@@ -63,6 +65,7 @@ fn search(case: &str, impairments: &str, latency_loads: &str) -> (Value, String)
     let o = finish(&bed, &mut reflector, &generator, status);
     println!("{}", o.stdout);
     assert!(o.status.success(), "generator: {}\n{}", o.status, o.stdout);
+    assert_trials_apart(&o.report);
     let case = o.report["search"]["cases"][0].clone();
     assert_eq!(case["label"], "100 B both");
     // The page beside the report: the case's loss against load, and a latency distribution
@@ -91,6 +94,58 @@ fn result<'a>(case: &'a Value, goal: &str) -> &'a Value {
 
 fn pps(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// No trial counted another's packets: in each trial's step no packet came twice or after its
+/// position left the reorder window (a packet of the trial before, numbered from 0 like this
+/// one's, would), and none received more than it sent. Each trial's wall time is in its parts,
+/// which add up, with no settle at the defaults.
+fn assert_trials_apart(report: &Value) {
+    let case = &report["search"]["cases"][0];
+    let trials = case["trials"].as_array().expect("trials").iter();
+    let latency = case["latency_under_load"].as_array().into_iter().flatten();
+    for t in trials.chain(latency.map(|l| &l["trial"])) {
+        let step = t["step"].as_u64().expect("step") as usize;
+        let figures = &report["steps"][step];
+        for d in figures["directions"].as_array().expect("directions") {
+            let loss = &d["loss"];
+            assert_eq!(
+                (loss["duplicates"].as_u64(), loss["late"].as_u64()),
+                (Some(0), Some(0)),
+                "step {step}: {loss}"
+            );
+            assert!(
+                loss["unique"].as_u64() <= loss["sent"].as_u64(),
+                "step {step}: {loss}"
+            );
+        }
+        let unmeasured: u64 = figures["frames"]
+            .as_array()
+            .expect("frames")
+            .iter()
+            .map(|f| f["rx_unmeasured"].as_u64().unwrap_or(0))
+            .sum();
+        let w = &t["wall"];
+        println!("step {step}: {unmeasured} packets not its own; wall {w}");
+        let part = |k: &str| pps(&w[k]);
+        let parts: f64 = [
+            "setup_s",
+            "warmup_s",
+            "settle_s",
+            "traffic_s",
+            "drain_s",
+            "quiet_s",
+        ]
+        .iter()
+        .map(|k| part(k))
+        .sum();
+        assert!((parts - part("total_s")).abs() < 1e-6, "step {step}: {w}");
+        assert_eq!(part("settle_s"), 0.0, "step {step}: {w}");
+        assert!(
+            part("traffic_s") >= pps(&t["intended_duration_s"]) * 0.99,
+            "step {step}: {w}"
+        );
+    }
 }
 
 /// Every trial is in the report, with its step, and the search's lines name each one.
@@ -153,6 +208,39 @@ fn memif_search_finds_the_rate_cap() {
     assert!(stdout.contains("100 B both latency at 50 %"), "{stdout}");
 }
 
+/// A UPF that holds every packet 100 ms (and caps the rate): each trial waits for its packets
+/// in flight when sending ends, which arrive within its drain, and none are counted in the
+/// next trial; the NDR is still the cap's.
+#[test]
+fn memif_search_waits_for_a_upf_that_holds_packets_100ms() {
+    let _serial = serial();
+    let (case, stdout) = search("search-held", "{rate_cap: 5kpps, delay: 100ms}", "[]");
+    assert_trials_recorded(&case, &stdout);
+    let ndr = result(&case, "NDR");
+    let cap = 2.0 * CAP;
+    match ndr["status"].as_str() {
+        Some("regular") => {
+            let lower = pps(&ndr["lower_bound_pps"]);
+            assert!(
+                near(lower, cap, 0.0064),
+                "NDR {lower} against a cap of {cap}"
+            );
+        }
+        Some("tester_limited") => assert!(stdout.contains("tester-limited at"), "{stdout}"),
+        other => panic!("NDR ended {other:?}: {ndr}"),
+    }
+    for t in case["trials"].as_array().expect("trials") {
+        let drain = pps(&t["wall"]["drain_s"]);
+        // The packets sent in the last 100 ms come back within the drain (less the few ms it
+        // took to see that sending ended), and not much later (1 ms polls, a stalled host).
+        assert!((0.09..0.5).contains(&drain), "drain {drain} s: {t}");
+        // Below the cap nothing is lost: the drain waited for everything.
+        if pps(&t["intended_load_pps"]) < cap * 0.97 && t["tester_limited"].is_null() {
+            assert_eq!(t["loss_ratio"], 0.0, "{t}");
+        }
+    }
+}
+
 #[test]
 fn memif_search_with_loss_at_every_load_has_no_ndr() {
     let _serial = serial();
@@ -189,7 +277,8 @@ fn memif_ctrl_c_ends_a_search_incomplete_with_its_bounds_so_far() {
     let mut reflector = bed.reflector();
     let mut generator = bed.command("search");
     generator.wait_until(Duration::from_secs(60), |out, _| out.contains("trial   2:"));
-    std::thread::sleep(Duration::from_millis(1500));
+    // Half way through the third trial's second of traffic, which follows at once.
+    std::thread::sleep(Duration::from_millis(500));
     generator.interrupt();
     let status = generator.wait(Duration::from_secs(30));
     let o = finish(&bed, &mut reflector, &generator, status);

@@ -3,13 +3,12 @@
 
 use std::cell::OnceCell;
 use std::ops::Range;
-use std::time::Duration;
 
 use upfbench_net::Qfi;
 use upfbench_report::{CapacityBatch, CapacityRefusal, CapacityReport, Report};
 
 use crate::commands::generate::n4::BatchEnd;
-use crate::commands::generate::program::Program;
+use crate::commands::generate::program::{Program, StepWall};
 use crate::commands::generate::step::StepResult;
 use crate::datapath::classify::RxRules;
 use upfbench_cli::memory::resident;
@@ -112,7 +111,7 @@ impl<'p> Program<'p> for CapacityProgram<'p> {
         &mut self,
         _step: usize,
         result: &mut StepResult,
-        _wall: Duration,
+        _wall: &StepWall,
         stopping: bool,
     ) -> Option<Timing> {
         result.report.label = format!("{} sessions", self.established);

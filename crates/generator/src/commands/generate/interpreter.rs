@@ -11,13 +11,14 @@ use upfbench_dpdk::{Eal, LcoreScope, Mempool, Port, tsc};
 use upfbench_net::{MacAddr, Qfi, Teid};
 use upfbench_report::Report;
 
+use super::marks::{DrainEnd, PhaseMarks};
 use super::n4::{Established, N4Work};
 use super::program::Program;
 use super::step::{self, Running, StepResult, step_clock};
 use super::upf_watch::UpfWatch;
 use super::{Setup, run_hook};
 use crate::commands::step_hook::StepEdge;
-use crate::datapath::assembly::{Idle, PoolShelf, StepWiring};
+use crate::datapath::assembly::{Idle, StepWiring};
 use crate::datapath::clock::Clock;
 use crate::datapath::frames::Endpoints;
 use crate::metrics::{PfcpSampler, StepMetrics};
@@ -33,6 +34,10 @@ use upfbench_run::phase::{Phase, PhaseBoard};
 
 /// Lead time given to the workers before a sending phase's first packet is due.
 const EPOCH_LEAD: Duration = Duration::from_millis(1);
+
+/// How often the loop looks at the workers from the measured phase's planned end to the step's
+/// collection: the end of sending and of the drain are seen this soon.
+const STEP_END_TICK: Duration = Duration::from_millis(1);
 
 /// What the run keeps beyond the workers' scope: the report and what goes into it.
 pub(super) struct Record {
@@ -84,10 +89,15 @@ pub(super) struct Interpreter<'a, 's, 'p> {
     last_live: Instant,
     /// The machine's state when the timeline last looked.
     last_state: State,
+    /// When the running step began: the previous one handed over to the program (the first:
+    /// its preparation).
+    step_began: Option<Instant>,
     /// When the running step was prepared.
     step_prepared: Instant,
-    /// Packets received so far while waiting for quiet, and when that count last moved.
-    quiet: Option<(u64, Instant)>,
+    /// When the running step's phases began and its drain ended.
+    marks: PhaseMarks,
+    /// When the measured phase should end at its planned rates.
+    sending_ends: Option<Instant>,
     /// Asks the PFCP client's counters for the metrics, if any.
     pfcp_sampler: PfcpSampler,
     /// The UPF's failures.
@@ -127,7 +137,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             n4,
             idle: Idle {
                 queues: idle_queues,
-                shelf: PoolShelf::default(),
+                ..Idle::default()
             },
             running: None,
             next_hop,
@@ -137,8 +147,10 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             seen_interrupts: 0,
             last_live: Instant::now(),
             last_state: State::Start,
+            step_began: None,
             step_prepared: Instant::now(),
-            quiet: None,
+            marks: PhaseMarks::default(),
+            sending_ends: None,
             pfcp_sampler: PfcpSampler::default(),
         }
     }
@@ -228,6 +240,17 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         );
     }
 
+    /// From when the loop looks at the workers every [`STEP_END_TICK`]: the measured phase's
+    /// planned end, or now in the drain and the wait after it.
+    fn step_end_from(&self) -> Option<Instant> {
+        self.running.as_ref()?;
+        match self.machine.state() {
+            State::Measure => self.sending_ends,
+            State::Drain | State::Quiet => Some(Instant::now()),
+            _ => None,
+        }
+    }
+
     fn note(&mut self, at: Instant, event: RunEvent) {
         self.record.timeline.record(at, event);
     }
@@ -250,15 +273,17 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
     }
 
     /// Waits for the next thing to happen: at most 10 ms while the UPF answers (its rates are
-    /// measured by this loop), 50 ms otherwise.
+    /// measured by this loop), [`STEP_END_TICK`] from a step's planned end of sending to its
+    /// collection, 50 ms otherwise.
     fn wait(&self) {
         let now = Instant::now();
         let busy = self.n4.busy() || self.watch.busy();
         let tick = Duration::from_millis(if busy { 10 } else { 50 });
-        let until = self
-            .machine
-            .poll_timeout()
-            .map_or(now + tick, |d| d.min(now + tick));
+        let mut until = now + tick;
+        if let Some(from) = self.step_end_from() {
+            until = until.min(from.max(now + STEP_END_TICK));
+        }
+        let until = self.machine.poll_timeout().map_or(until, |d| d.min(until));
         if until > now {
             std::thread::sleep(until - now);
         }
@@ -283,7 +308,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             Action::Resolve => self.resolve(),
             Action::Prepare { step } => self.prepare(step),
             Action::SetPhase(phase) => self.set_phase(phase, now),
-            Action::AwaitQuiet => self.quiet = None,
+            Action::AwaitQuiet => self.marks.awaits_quiet = true,
             Action::Collect { step } => self.collect(step)?,
             Action::Report => self.report()?,
             Action::Delete => {
@@ -388,6 +413,9 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
     fn prepare(&mut self, step: usize) {
         let bed = self.bed;
         self.step_prepared = Instant::now();
+        self.step_began.get_or_insert(self.step_prepared);
+        self.marks = PhaseMarks::default();
+        self.sending_ends = None;
         let steps = self.program.steps();
         let show = self.program.show_steps();
         let (plan, rules) = self.program.plan(step);
@@ -449,6 +477,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             Instant::now() + EPOCH_LEAD,
         );
         self.bed.control.set(phase, epoch);
+        self.marks.phase(phase, now);
         if phase == Phase::Measure
             && let Some(r) = &mut self.running
         {
@@ -457,6 +486,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             // after `at`, its uplink switches at the same time after `epoch`.
             let step = self.machine.step();
             let plan = self.program.plan(step).0;
+            self.sending_ends = Some(at + plan.expected);
             if let Some(h) = &plan.handovers {
                 r.handovers = Some(self.n4.handovers(at, h));
             }
@@ -486,6 +516,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
 
     fn collect(&mut self, step: usize) -> Result<()> {
         let bed = self.bed;
+        let collecting = Instant::now();
         let mut result = self.finish_step(step)?;
         let steps = self.program.steps();
         let (plan, _) = self.program.plan(step);
@@ -493,12 +524,18 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         if self.program.show_steps() {
             out::line(&result.report.summary());
         }
-        let next = self.program.collected(
-            step,
-            &mut result,
-            self.step_prepared.elapsed(),
-            self.machine.stopped_early(),
-        );
+        // The next step begins as this one is handed over: choosing it is its set-up.
+        let handed = Instant::now();
+        let began = self
+            .step_began
+            .replace(handed)
+            .unwrap_or(self.step_prepared);
+        let wall = self
+            .marks
+            .wall(began, self.step_prepared, collecting, handed);
+        let next = self
+            .program
+            .collected(step, &mut result, &wall, self.machine.stopped_early());
         if let Some(m) = bed.setup.metrics {
             m.step_collected(step, &result.report, &result.latency);
         }
@@ -517,7 +554,6 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 more: next.is_some(),
             },
         );
-        self.quiet = None;
         Ok(())
     }
 
@@ -544,7 +580,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             &bed.setup.kernel,
         )?;
         result.report.upf_faults = self.watch.step_collected(end);
-        if self.machine.state() == State::Collecting && self.quiet.is_some() {
+        if self.machine.state() == State::Collecting && self.marks.quiet_limited() {
             // The quiet wait ran to its limit: the trial's packets kept coming.
             result.report.warnings.push(
                 "packets were still arriving when the step was collected: the next step may \
@@ -654,21 +690,26 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         Ok(())
     }
 
-    /// The workers' side: the end of the measured phase, the quiet after a step, and the live
-    /// line each second.
+    /// The workers' side: the end of the measured phase, the end of the wait after a step's
+    /// drain (every packet accounted for, or nothing arriving any more), and the live line
+    /// each second.
     fn poll_workers(&mut self, now: Instant) {
         let control = self.bed.control;
         if let Some(r) = &mut self.running {
-            if self.machine.state() == State::Quiet {
-                let received = step::received(r);
-                match self.quiet {
-                    Some((seen, since)) if seen == received => {
-                        if now.duration_since(since) >= self.program.quiet_window() {
-                            self.machine.handle(now, Event::Quiet);
-                            self.quiet = None;
-                        }
-                    }
-                    _ => self.quiet = Some((received, now)),
+            let state = self.machine.state();
+            if matches!(state, State::Drain | State::Quiet) {
+                let last = self.marks.arrivals(step::received(r), now);
+                let end = if state != State::Quiet {
+                    None
+                } else if step::accounted(r, control) {
+                    Some(DrainEnd::Accounted)
+                } else {
+                    (now.duration_since(last) >= self.program.quiet_window())
+                        .then_some(DrainEnd::Silence)
+                };
+                if let Some(why) = end {
+                    self.marks.end(why, now);
+                    self.machine.handle(now, Event::Quiet);
                 }
             }
             if self.machine.state() == State::Measure

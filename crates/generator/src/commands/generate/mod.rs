@@ -8,6 +8,7 @@
 
 mod bring_up;
 mod interpreter;
+mod marks;
 mod multiply;
 pub(crate) mod n4;
 pub(crate) mod program;

@@ -14,6 +14,37 @@ use crate::datapath::classify::RxRules;
 use upfbench_run::lifecycle::Timing;
 use upfbench_run::plan::Plan;
 
+/// Where a step's wall time went, on the control thread's clock, as the program is told when
+/// the step is collected. The phases are the lifecycle's; what is left of `total` is set-up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct StepWall {
+    /// From the step's beginning (the previous step handed over to the program, or the first
+    /// step's preparation) to its collection.
+    pub(crate) total: Duration,
+    /// From its preparation to its collection (a search trial's effective duration).
+    pub(crate) since_prepared: Duration,
+    /// The warm-up.
+    pub(crate) warmup: Duration,
+    /// The silence before the measured phase.
+    pub(crate) settle: Duration,
+    /// The measured phase: sending.
+    pub(crate) traffic: Duration,
+    /// From the end of sending until every packet was accounted for, or until the last one
+    /// arrived when some never were.
+    pub(crate) drain: Duration,
+    /// Then the wait for silence, or to the quiet limit.
+    pub(crate) quiet: Duration,
+}
+
+impl StepWall {
+    /// What is not a phase: preparing the step (plan, templates, workers), collecting it
+    /// (joining the workers, its report) and, in a search, choosing it.
+    pub(crate) fn setup(&self) -> Duration {
+        self.total
+            .saturating_sub(self.warmup + self.settle + self.traffic + self.drain + self.quiet)
+    }
+}
+
 /// What the run measures, step by step.
 pub(crate) trait Program<'p> {
     /// The timing of the first step.
@@ -22,14 +53,14 @@ pub(crate) trait Program<'p> {
     /// Step `step`'s plan and receive rules.
     fn plan(&mut self, step: usize) -> (&Plan, &'p RxRules);
 
-    /// Step `step` was collected, `wall` after it was prepared (cut short when `stopping`: the
-    /// run was interrupted or failed); the program may take its interval log. Returns the
-    /// timing of the next step, `None` when no step follows.
+    /// Step `step` was collected, its wall time spent as `wall` says (cut short when
+    /// `stopping`: the run was interrupted or failed); the program may take its interval log.
+    /// Returns the timing of the next step, `None` when no step follows.
     fn collected(
         &mut self,
         step: usize,
         result: &mut StepResult,
-        wall: Duration,
+        wall: &StepWall,
         stopping: bool,
     ) -> Option<Timing>;
 
@@ -105,7 +136,7 @@ impl<'p> Program<'p> for FixedSteps<'p> {
         &mut self,
         step: usize,
         result: &mut StepResult,
-        _: Duration,
+        _: &StepWall,
         _: bool,
     ) -> Option<Timing> {
         // A step with churn follows its baseline (the same step without it): its loss goes

@@ -91,6 +91,40 @@ pub(super) fn totals(r: &Running<'_, '_>) -> Totals {
     Totals { sent, received }
 }
 
+/// Whether every measured packet the step sent is accounted for, as last published: each
+/// worker's ports took all it held in the drain (its transmit counters are final then), and the
+/// packets received once or lost beyond the reorder window add up to those sent.
+pub(super) fn accounted(r: &Running<'_, '_>, control: &PhaseBoard) -> bool {
+    if (control.workers_drained() as usize) < r.workers.handles.len() {
+        return false;
+    }
+    let sent: u64 = r
+        .workers
+        .tx
+        .iter()
+        .map(|h| {
+            h.snapshot()
+                .directions
+                .iter()
+                .map(|d| d.packets)
+                .sum::<u64>()
+        })
+        .sum();
+    let resolved: u64 = r
+        .workers
+        .rx
+        .iter()
+        .map(|h| {
+            let s = h.snapshot();
+            s.directions
+                .iter()
+                .map(|d| d.unique + d.lost_confirmed)
+                .sum::<u64>()
+        })
+        .sum();
+    resolved >= sent
+}
+
 /// The clock of a step's edge, now: the TSC frequency measured from the process's start to
 /// now, after waiting for the calibration's shortest span if the run got here sooner (EAL's
 /// estimate `dpdk_hz` only if the TSC did not move forward).
@@ -252,6 +286,8 @@ pub(super) fn finish<'p>(
             loss,
         ));
     }
+    // The receive tables, measured and reported: the next step's to reset.
+    idle.rx_tables = outcome.rx.into_iter().map(|c| c.streams).collect();
     let hlog = r.live.take_interval_log().map(|(log, failures)| {
         if failures > 0 {
             report.warnings.push(format!(

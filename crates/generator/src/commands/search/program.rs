@@ -5,12 +5,12 @@
 use std::time::{Duration, Instant};
 
 use upfbench_config::DirectionSet;
-use upfbench_report::{LoadLatency, Report, SearchCase, SearchDirections, SearchReport};
+use upfbench_report::{LoadLatency, Report, SearchCase, SearchDirections, SearchReport, TrialWall};
 
 use super::cases::{Case, CaseRun, Mix, trial_profile};
 use super::progress::{case_results, trial_line};
 use super::trial::{Tolerance, trial_of};
-use crate::commands::generate::program::Program;
+use crate::commands::generate::program::{Program, StepWall};
 use crate::commands::generate::step::StepResult;
 use crate::datapath::classify::RxRules;
 use upfbench_cli::out;
@@ -22,7 +22,8 @@ use upfbench_search::{Search, SearchConfig, SearchGoal, TrialRequest};
 /// Min Load when the profile gives none, unless Max Load is lower.
 const DEFAULT_MIN_LOAD: f64 = 10_000.0;
 
-/// Longest a trial waits for the packets of the one before it to stop arriving.
+/// Longest a trial waits after sending for its packets to be accounted for, or to stop
+/// arriving.
 const QUIET_LIMIT: Duration = Duration::from_secs(5);
 
 /// What a trial is for.
@@ -52,7 +53,6 @@ pub(crate) struct SearchProgram<'a, 'p> {
     pending: Option<Pending>,
     /// The warm-up of a case's first trial.
     warmup: Duration,
-    drain: Duration,
     trials: usize,
 }
 
@@ -122,7 +122,6 @@ impl<'a, 'p> SearchProgram<'a, 'p> {
             cases: runs,
             pending: None,
             warmup: first.warmup,
-            drain: first.drain,
             trials: 0,
         };
         program.choose()?;
@@ -133,11 +132,13 @@ impl<'a, 'p> SearchProgram<'a, 'p> {
         let (duration, warmup) = self.pending.as_ref().map_or((1.0, Duration::ZERO), |p| {
             (p.request.duration_s, p.plan.warmup)
         });
+        // No fixed drain: a trial ends as soon as every packet it sent is accounted for, or
+        // once nothing arrived for `search.quiet` (at most QUIET_LIMIT after sending).
         Timing {
             warmup,
             settle: self.section.settle,
             measure_limit: Duration::from_secs_f64(duration * 1.5) + Duration::from_secs(2),
-            drain: self.drain,
+            drain: Duration::ZERO,
             quiet_limit: Some(QUIET_LIMIT),
         }
     }
@@ -278,7 +279,7 @@ impl<'p> Program<'p> for SearchProgram<'_, 'p> {
         &mut self,
         step: usize,
         result: &mut StepResult,
-        wall: Duration,
+        wall: &StepWall,
         stopping: bool,
     ) -> Option<Timing> {
         let p = self.pending.take()?;
@@ -289,12 +290,12 @@ impl<'p> Program<'p> for SearchProgram<'_, 'p> {
             return None;
         }
         self.trials += 1;
-        let (trial, record) = trial_of(
+        let (trial, mut record) = trial_of(
             &result.report,
             step,
             p.request,
             p.plan.packets(),
-            wall,
+            wall.since_prepared,
             Tolerance {
                 load: self.section.tx_tolerance / 100.0,
                 late_us: self
@@ -303,6 +304,7 @@ impl<'p> Program<'p> for SearchProgram<'_, 'p> {
                     .map_or(f64::INFINITY, |d| d.as_secs_f64() * 1e6),
             },
         );
+        record.wall = Some(trial_wall(wall));
         let run = &mut self.cases[p.case];
         match p.purpose {
             Purpose::Search => {
@@ -365,6 +367,19 @@ impl<'p> Program<'p> for SearchProgram<'_, 'p> {
             "search.strategy".into(),
             self.section.strategy.name().into(),
         );
+    }
+}
+
+/// The report's record of where a trial's wall time went.
+fn trial_wall(w: &StepWall) -> TrialWall {
+    TrialWall {
+        total_s: w.total.as_secs_f64(),
+        setup_s: w.setup().as_secs_f64(),
+        warmup_s: w.warmup.as_secs_f64(),
+        settle_s: w.settle.as_secs_f64(),
+        traffic_s: w.traffic.as_secs_f64(),
+        drain_s: w.drain.as_secs_f64(),
+        quiet_s: w.quiet.as_secs_f64(),
     }
 }
 

@@ -86,6 +86,7 @@ pub(crate) fn trial_of(
         duration_s: wall.as_secs_f64(),
         latency,
         tester_limited: limited,
+        wall: None,
     };
     (result, record)
 }

@@ -346,6 +346,40 @@ fn trials_settle_wait_for_quiet_and_go_on_while_the_application_says_more() {
     assert_eq!(d.m.collected(), 2);
 }
 
+/// A search's trials: no settle, no fixed drain; each waits for quiet as soon as it sent
+/// everything, and the next is prepared as soon as it is collected.
+#[test]
+fn trials_without_drain_wait_for_quiet_as_soon_as_they_sent_everything() {
+    let t = Timing {
+        warmup: Duration::ZERO,
+        settle: Duration::ZERO,
+        drain: Duration::ZERO,
+        quiet_limit: Some(5000 * MS),
+        ..timing()
+    };
+    let mut d = Driver::new(t, 2, false);
+    d.event(Event::Resolved);
+    d.event(Event::Prepared);
+    assert_eq!(
+        d.take(),
+        [
+            Action::Resolve,
+            Action::Prepare { step: 0 },
+            set(Phase::Measure)
+        ]
+    );
+    d.event(Event::AllSent);
+    assert_eq!(d.tick(), Duration::ZERO);
+    assert_eq!(d.take(), [set(Phase::Drain), Action::AwaitQuiet]);
+    d.now += 3 * MS;
+    d.event(Event::Quiet);
+    d.collected();
+    assert_eq!(
+        d.take(),
+        [Action::Collect { step: 0 }, Action::Prepare { step: 1 }]
+    );
+}
+
 #[test]
 fn an_interruption_while_waiting_for_quiet_still_collects_the_trial() {
     let t = Timing {
