@@ -26,7 +26,9 @@
 # --upf upg-vpp-memif: VPP's N3 and N6 are memif servers and upfbench's memif ports their
 # clients (system file deploy/systems/upg-vpp-memif.yaml), PFCP still over n4.
 # --upf reflect does the same with `upfbench reflect deploy/systems/lab-reflector.yaml` in dut
-# (deploy/lab.sh up: DPDK owns dut's n3 and n6), the stand-in to set the real UPFs beside.
+# (deploy/lab.sh up: DPDK owns dut's n3 and n6), the stand-in to set the real UPFs beside;
+# REFLECTOR_SYSTEM=deploy/systems/lab-reflector-af-xdp.yaml puts it on net_af_xdp.
+# --system deploy/systems/lab-af-xdp.yaml puts the tester on net_af_xdp (docs/upfs.md).
 # Several modes run against the same UPF process, GAP seconds apart (30 for Open5GS: it keeps
 # the association after a run and drops it when its heartbeats go unanswered; see
 # docs/upfs.md), except UPG-VPP, which is restarted before each mode. --upf attached uses what
@@ -42,6 +44,7 @@
 #
 # Options: --upf KIND (attached), --system FILE (deploy/systems/lab.yaml), --profile FILE
 #          (profiles/upflab-1000.yaml), --out DIR, --gap SECONDS (30 with Open5GS, else 5),
+#          --payloads LIST (sweep, search: these payloads instead of the profile's, e.g. 300),
 #          --capture N (the first N frames each way on tg's n3 and n6 into <mode>/tg-n3.pcapng
 #          and tg-n6.pcapng, with dumpcap, and what deploy/upflab/wire.sh makes of them),
 #          --nice N (run upfbench and the UPF at this niceness, e.g. -10 on a machine that
@@ -51,7 +54,8 @@
 #          system file's worker lcores, which upfbench busy-polls),
 #          --dry-run (print the plan: the lab packages it needs, each mode's directory; no run)
 # Env: TG_NS, DUT_NS (tg, dut), UPFBENCH (target/release/upfbench), LAB (deploy/upflab: the
-#      run-*.sh scripts), LAB_DIR (/tmp/upflab: where build-upfs.sh built the UPFs)
+#      run-*.sh scripts), LAB_DIR (/tmp/upflab: where build-upfs.sh built the UPFs),
+#      REFLECTOR_SYSTEM (--upf reflect: its reflector file, deploy/systems/lab-reflector.yaml)
 # Needs: python3; for eUPF bpftool (its per-interface eBPF counters, the UPF columns), jq and
 # curl (its REST API); tshark (--capture). What is missing is installed with
 # `deploy/setup.sh --lab` (Debian packages bpftool, jq, curl, tshark) before the lab is made.
@@ -71,6 +75,7 @@ system=$repo/deploy/systems/lab.yaml
 profile=$repo/profiles/upflab-1000.yaml
 out=
 gap=
+payloads=
 capture=0
 nice=
 upf_cpus=
@@ -87,6 +92,7 @@ while [ $# -gt 0 ]; do
     --profile) profile=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --gap) gap=$2; shift 2 ;;
+    --payloads) payloads=$2; shift 2 ;;
     --capture) capture=$2; shift 2 ;;
     --nice) nice=$2; shift 2 ;;
     --upf-cpus) upf_cpus=$2; shift 2 ;;
@@ -166,6 +172,10 @@ if ((dry_run)); then
     echo "upf: $upf; out: $out"
     echo "upf runner: ${runner:-none (attached)}"
     echo "system: $system"
+    echo "payloads: ${payloads:-as the profile says} (sweep, search)"
+    if [ "$upf" = reflect ]; then
+        echo "reflector: ${REFLECTOR_SYSTEM:-$here/systems/lab-reflector.yaml}"
+    fi
     echo "lab packages needed: $(printf '%s\n' "${lab_needs[@]#*:}" | sort -u | xargs)"
     echo "lab packages missing: $(missing_packages | xargs)"
     for i in "${!modes[@]}"; do
@@ -232,6 +242,10 @@ if [ -n "$runner" ]; then
 fi
 {
     echo "upf: $upf"
+    echo "system: ${system#"$repo"/}; profile: ${profile#"$repo"/}${payloads:+; payloads $payloads}"
+    if [ "$upf" = reflect ]; then
+        echo "reflector: ${REFLECTOR_SYSTEM:-deploy/systems/lab-reflector.yaml}"
+    fi
     echo "upfbench: $("$UPFBENCH" --version), $UPFBENCH built $(date -u -r "$UPFBENCH" +%FT%TZ);" \
         "repository at $(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?')"
     echo "kernel: $(uname -r)"
@@ -271,9 +285,13 @@ for i in "${!modes[@]}"; do
         done
         sleep 1
     fi
+    extra=()
+    if [ -n "$payloads" ] && { [ "$mode" = sweep ] || [ "$mode" = search ]; }; then
+        extra=(--payloads "$payloads")
+    fi
     set +e
     nice -n "${nice:-0}" ip netns exec "$TG_NS" "$UPFBENCH" "$mode" "$system" "$profile" --reports "$dir" \
-        --step-hook "$here/upflab/counters.sh $dir/counters" 2>&1 | tee -i "$dir/upfbench.log"
+        "${extra[@]}" --step-hook "$here/upflab/counters.sh $dir/counters" 2>&1 | tee -i "$dir/upfbench.log"
     rc=${PIPESTATUS[0]}
     set -e
     "$here/upflab/counters.sh" "$dir/counters" run-after

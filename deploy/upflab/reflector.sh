@@ -3,13 +3,16 @@
 # like run-open5gs.sh, run-eupf.sh and run-upg-vpp.sh beside it, for
 # deploy/upflab-compare.sh --upf reflect.
 # Usage: reflector.sh start|stop|status|log
-# Env: RUN_DIR (where its PID file and log go), UPFBENCH (the binary), DUT_NS (dut)
+# Env: RUN_DIR (where its PID file and log go), UPFBENCH (the binary), DUT_NS (dut),
+#      REFLECTOR_SYSTEM (its reflector file: deploy/systems/lab-reflector.yaml on net_af_packet,
+#      or lab-reflector-af-xdp.yaml on net_af_xdp)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 UPFBENCH=${UPFBENCH:-$here/../../target/release/upfbench}
 DUT=${DUT_NS:-dut}
 RUN_DIR=${RUN_DIR:?where the PID file and the log go}
+SYSTEM=${REFLECTOR_SYSTEM:-$here/../systems/lab-reflector.yaml}
 PIDFILE=$RUN_DIR/reflector.pid
 LOG=$RUN_DIR/reflector.log
 
@@ -18,7 +21,7 @@ running() { [ -s "$PIDFILE" ] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null; }
 start() {
     mkdir -p "$RUN_DIR"
     # `ip netns exec` execs the program: the PID is upfbench's.
-    ip netns exec "$DUT" "$UPFBENCH" reflect "$here/../systems/lab-reflector.yaml" >"$LOG" 2>&1 &
+    ip netns exec "$DUT" "$UPFBENCH" reflect "$SYSTEM" >"$LOG" 2>&1 &
     echo $! >"$PIDFILE"
     for _ in $(seq 100); do
         if grep -q 'reflect: upf mode' "$LOG"; then

@@ -65,6 +65,17 @@ class Compare(unittest.TestCase):
         lines = dict(plan("--upf", "upg-vpp", "--out", "/nonexistent/x", "run"))
         self.assertEqual(lines["system"], str(repo / "deploy/systems/lab.yaml"))
 
+    def test_payloads_and_the_reflectors_file_are_in_the_plan(self):
+        repo = SCRIPT.parent.parent
+        lines = dict(plan("--upf", "reflect", "--out", "/nonexistent/x", "search"))
+        self.assertEqual(lines["payloads"], "as the profile says (sweep, search)")
+        self.assertEqual(lines["reflector"], str(repo / "deploy/systems/lab-reflector.yaml"))
+        lines = dict(plan("--upf", "eupf", "--system", "deploy/systems/lab-af-xdp.yaml",
+                          "--payloads", "300", "--out", "/nonexistent/x", "search"))
+        self.assertEqual(lines["payloads"], "300 (sweep, search)")
+        self.assertEqual(lines["system"], "deploy/systems/lab-af-xdp.yaml")
+        self.assertNotIn("reflector", lines)
+
     def test_upg_vpp_needs_no_lab_package(self):
         lines = dict(plan("--upf", "upg-vpp", "--out", "/nonexistent/x", "run", "sweep"))
         self.assertEqual(lines["lab packages needed"], "")

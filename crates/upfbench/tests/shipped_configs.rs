@@ -273,6 +273,46 @@ fn the_kernel_lab_pair_uses_the_design_address_plan() {
     );
 }
 
+/// The kernel lab on net_af_xdp: the af_packet pair's addresses, peers and lcores, AF_XDP ports on
+/// the same veths, in copy mode without busy polling, and hugepages (under `--no-huge` DPDK
+/// 22.11's UMEM does not cover the receive pool: docs/upfs.md).
+#[test]
+fn the_af_xdp_lab_pair_is_the_af_packet_pair_on_af_xdp_ports() {
+    assert_pair("lab-af-xdp.yaml", "lab-reflector-af-xdp.yaml");
+    let (g, ga) = (system("lab-af-xdp.yaml"), system("lab.yaml"));
+    let (r, ra) = (
+        reflector("lab-reflector-af-xdp.yaml"),
+        reflector("lab-reflector.yaml"),
+    );
+    assert_eq!((&g.pfcp, &g.cores, &g.arp), (&ga.pfcp, &ga.cores, &ga.arp));
+    assert_eq!((&r.pfcp, &r.cores), (&ra.pfcp, &ra.cores));
+    let pairs = [
+        (&g.n3, &ga.n3, "n3", "net_af_xdp0"),
+        (&g.n6, &ga.n6, "n6", "net_af_xdp1"),
+    ];
+    for (port, af_packet, iface, device) in pairs {
+        assert_eq!(
+            (port.address, port.peer, port.mtu),
+            (af_packet.address, af_packet.peer, af_packet.mtu)
+        );
+        assert_eq!(port.device.name(), device);
+        assert_eq!(
+            port.devargs.as_deref(),
+            Some(format!("iface={iface},start_queue=0,queue_count=1,force_copy=1,busy_budget=0").as_str())
+        );
+    }
+    let ports = [(r.n3.as_ref(), ra.n3.as_ref()), (r.n6.as_ref(), ra.n6.as_ref())];
+    for (port, af_packet) in ports {
+        let (port, af_packet) = (port.expect("port"), af_packet.expect("port"));
+        assert_eq!((port.address, port.peer), (af_packet.address, af_packet.peer));
+        assert!(port.device.name().starts_with("net_af_xdp"));
+    }
+    for args in [&g.eal.args, &r.eal.args] {
+        assert!(args.iter().any(|a| a == "--in-memory"), "{args:?}");
+        assert!(!args.iter().any(|a| a == "--no-huge"), "{args:?}");
+    }
+}
+
 #[test]
 fn bare_metal_and_vm_examples_use_pci_devices() {
     for f in ["connectx5.yaml", "virtio-vm.yaml"] {
