@@ -1,14 +1,18 @@
 //! The Internet checksum (RFC 1071) and its incremental update (RFC 1624).
 //!
 //! A *sum* here is the 16-bit one's complement sum of big-endian 16-bit words (folded, not yet
-//! complemented); a *checksum* is its complement, as carried in IPv4 and UDP headers.
+//! complemented); a *checksum* is its complement, as carried in IPv4, UDP and ICMPv6 headers.
 //!
 //! The incremental functions implement RFC 1624 eqn. 3, `HC' = ~(~HC + ~m + m')`, which, unlike
 //! eqn. 2, never yields 0xFFFF for a header whose full recomputation gives 0x0000.
+//!
+//! Over IPv6 the UDP checksum is mandatory (RFC 8200 §8.1): [`udp_ipv6`] never gives 0, and the
+//! `update_udp*` functions, whose "0 stays 0" rule is IPv4's "no checksum sent", update an
+//! IPv6 one as well, since a valid IPv6 UDP checksum is never 0.
 
-use std::net::Ipv4Addr;
+use std::net::{Ipv4Addr, Ipv6Addr};
 
-use crate::ip_protocol::PROTOCOL_UDP;
+use crate::ip_protocol::{PROTOCOL_ICMPV6, PROTOCOL_UDP};
 
 /// Folds a wide accumulator of 16-bit words into a 16-bit one's complement sum.
 #[inline]
@@ -22,7 +26,7 @@ fn fold(mut acc: u64) -> u16 {
 /// Adds `data` to the 16-bit one's complement sum `initial`; an odd last byte is padded with a
 /// zero byte (RFC 1071 §4.1).
 #[inline]
-pub(crate) fn sum_with(initial: u16, data: &[u8]) -> u16 {
+pub fn sum_with(initial: u16, data: &[u8]) -> u16 {
     // 2^16 ≡ 1 (mod 0xFFFF), so summing big-endian 32-bit words gives the same folded result as
     // summing 16-bit words, with half the additions. 65 535 bytes of 0xFFFFFFFF words cannot
     // overflow a u64.
@@ -89,6 +93,51 @@ pub fn udp_ipv4(src: Ipv4Addr, dst: Ipv4Addr, segment: &[u8]) -> u16 {
     }
 }
 
+/// The one's complement sum of the IPv6 pseudo header of an upper-layer packet (RFC 8200
+/// §8.1): source and destination addresses, the upper-layer packet length as 32 bits, and the
+/// next header (the upper-layer protocol).
+#[inline]
+pub fn ipv6_pseudo_header(src: &Ipv6Addr, dst: &Ipv6Addr, next_header: u8, length: u32) -> u16 {
+    let words = |a: u128| {
+        u64::from((a >> 96) as u32)
+            + u64::from((a >> 64) as u32)
+            + u64::from((a >> 32) as u32)
+            + u64::from(a as u32)
+    };
+    let acc = words(u128::from(*src))
+        + words(u128::from(*dst))
+        + u64::from(length)
+        + u64::from(next_header);
+    fold(acc)
+}
+
+/// The UDP checksum over IPv6 (RFC 8200 §8.1) of `segment`, the UDP header and payload, taking
+/// its checksum field (octets 6–7) as zero. A computed 0x0000 is returned as 0xFFFF: over IPv6
+/// a zero checksum is not allowed.
+#[inline]
+pub fn udp_ipv6(src: &Ipv6Addr, dst: &Ipv6Addr, segment: &[u8]) -> u16 {
+    let len = u32::try_from(segment.len()).unwrap_or(u32::MAX);
+    let pseudo = ipv6_pseudo_header(src, dst, PROTOCOL_UDP, len);
+    let split = segment.len().min(6);
+    let after = segment.len().min(8);
+    let s = sum_with(sum_with(pseudo, &segment[..split]), &segment[after..]);
+    match !s {
+        0 => 0xffff,
+        c => c,
+    }
+}
+
+/// The ICMPv6 checksum (RFC 4443 §2.3) of `message`, taking its checksum field (octets 2–3) as
+/// zero: over the IPv6 pseudo header with next header 58 and the message.
+#[inline]
+pub fn icmpv6(src: &Ipv6Addr, dst: &Ipv6Addr, message: &[u8]) -> u16 {
+    let len = u32::try_from(message.len()).unwrap_or(u32::MAX);
+    let pseudo = ipv6_pseudo_header(src, dst, PROTOCOL_ICMPV6, len);
+    let split = message.len().min(2);
+    let after = message.len().min(4);
+    !sum_with(sum_with(pseudo, &message[..split]), &message[after..])
+}
+
 /// RFC 1624 eqn. 3 for a field of `N` bytes at byte offset `offset` of the checksummed data
 /// changing from `old` to `new`: returns the new checksum. Only the parity of `offset` matters
 /// (a field at an odd offset straddles 16-bit words).
@@ -133,6 +182,24 @@ pub fn update_u32(checksum: u16, old: u32, new: u32) -> u16 {
         + u64::from(new >> 16)
         + u64::from(new & 0xffff);
     !fold(acc)
+}
+
+/// RFC 1624 eqn. 3 for a 128-bit field at an even offset (an IPv6 address, in the header or the
+/// pseudo header) changing from `old` to `new`.
+#[inline]
+pub fn update_u128(checksum: u16, old: u128, new: u128) -> u16 {
+    let mut acc = u64::from(!checksum);
+    for shift in [112u32, 96, 80, 64, 48, 32, 16, 0] {
+        acc += u64::from(!((old >> shift) as u16)) + u64::from((new >> shift) as u16);
+    }
+    !fold(acc)
+}
+
+/// [`update_u128`] for a UDP checksum (an IPv6 address under an IPv6 UDP checksum), with the
+/// zero rules of [`update_udp`].
+#[inline]
+pub fn update_udp_u128(checksum: u16, old: u128, new: u128) -> u16 {
+    udp_result(checksum, || update_u128(checksum, old, new))
 }
 
 /// [`update`] for a UDP checksum over IPv4: a checksum of 0 ("none sent", RFC 768) stays 0, and

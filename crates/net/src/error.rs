@@ -18,6 +18,14 @@ pub enum Layer {
     Icmp,
     /// UDP header (RFC 768).
     Udp,
+    /// IPv6 fixed header (RFC 8200 §3).
+    Ipv6,
+    /// ICMPv6 message (RFC 4443).
+    Icmpv6,
+    /// A Neighbor Discovery option (RFC 4861 §4.6).
+    NdpOption,
+    /// An IEEE 802.1Q VLAN tag (C-tag, or 802.1ad S-tag).
+    Vlan,
 }
 
 impl fmt::Display for Layer {
@@ -28,6 +36,10 @@ impl fmt::Display for Layer {
             Layer::Ipv4 => "IPv4",
             Layer::Icmp => "ICMP",
             Layer::Udp => "UDP",
+            Layer::Ipv6 => "IPv6",
+            Layer::Icmpv6 => "ICMPv6",
+            Layer::NdpOption => "NDP option",
+            Layer::Vlan => "VLAN",
         })
     }
 }
@@ -47,7 +59,7 @@ pub enum ParseError {
         /// Bytes the buffer holds from `offset`.
         available: usize,
     },
-    /// The version field holds a version this crate does not decode (IPv4: 4).
+    /// The version field holds another version than the header's (IPv4: 4, IPv6: 6).
     #[error("{layer}: unsupported version {version} at offset {offset}")]
     UnsupportedVersion {
         /// Layer being decoded.
@@ -137,6 +149,90 @@ pub enum ParseError {
         /// The operation found.
         operation: u16,
     },
+    /// An IPv6 extension header (RFC 8200 §4): this crate decodes the fixed header only, so the
+    /// upper-layer header must follow it directly.
+    #[error("IPv6: extension header {next_header} at offset {offset} is not supported")]
+    UnsupportedExtensionHeader {
+        /// Offset of the next header field that names it.
+        offset: usize,
+        /// The extension header's protocol number (0 Hop-by-Hop, 43 Routing, 44 Fragment, ...).
+        next_header: u8,
+    },
+    /// A UDP datagram over IPv6 without a checksum (0), which an IPv6 receiver discards (RFC
+    /// 8200 §8.1).
+    #[error("UDP: zero checksum at offset {offset} over IPv6 (RFC 8200 §8.1 makes it mandatory)")]
+    MissingUdpChecksum {
+        /// Offset of the checksum field.
+        offset: usize,
+    },
+    /// A VLAN tag whose TPID is not one this crate decodes there: at most two tags, an 802.1ad
+    /// S-tag (0x88a8) or an 802.1Q C-tag (0x8100) outside and a C-tag inside.
+    #[error(
+        "VLAN: tag with TPID {tpid:#06x} at offset {offset}: at most two tags are decoded, the inner one a C-tag (0x8100)"
+    )]
+    UnsupportedVlanTag {
+        /// Offset of the TPID.
+        offset: usize,
+        /// The TPID found.
+        tpid: u16,
+    },
+    /// VLAN id 4095 (0xFFF), which IEEE 802.1Q-2018 Table 9-2 reserves and forbids in a tag.
+    #[error("VLAN: reserved VLAN id {vid} at offset {offset} (IEEE 802.1Q Table 9-2)")]
+    ReservedVlanId {
+        /// Offset of the tag control information (PCP, DEI, VID).
+        offset: usize,
+        /// The VLAN id found.
+        vid: u16,
+    },
+    /// A Neighbor Solicitation or Advertisement that RFC 4861 §7.1 tells a node to discard.
+    #[error("ICMPv6: {rule} at offset {offset} (RFC 4861 §7.1)")]
+    InvalidNeighborDiscovery {
+        /// Offset of the field that breaks the rule.
+        offset: usize,
+        /// The rule it breaks.
+        rule: NdpRule,
+    },
+}
+
+/// The validity checks of RFC 4861 §7.1.1 and §7.1.2 a Neighbor Solicitation or Advertisement
+/// failed, besides its checksum and lengths (the IPv6 hop limit of 255 is the caller's check:
+/// it is outside the message).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NdpRule {
+    /// The ICMP code is not 0.
+    NonZeroCode,
+    /// The target address is a multicast address.
+    MulticastTarget,
+    /// A solicitation from the unspecified address (duplicate address detection) carries a
+    /// source link-layer address option.
+    LinkLayerAddressFromUnspecified,
+    /// A solicitation from the unspecified address is not sent to a solicited-node multicast
+    /// address.
+    UnspecifiedToNonSolicitedNode,
+    /// An advertisement to a multicast address has the Solicited flag set.
+    SolicitedToMulticast,
+    /// A link-layer address option whose length is not 1 (8 octets): not an Ethernet address
+    /// (RFC 2464 §6).
+    LinkLayerAddressNotEthernet,
+}
+
+impl fmt::Display for NdpRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            NdpRule::NonZeroCode => "neighbor discovery code is not 0",
+            NdpRule::MulticastTarget => "target address is multicast",
+            NdpRule::LinkLayerAddressFromUnspecified => {
+                "source link-layer address option from the unspecified address"
+            }
+            NdpRule::UnspecifiedToNonSolicitedNode => {
+                "solicitation from the unspecified address not to a solicited-node address"
+            }
+            NdpRule::SolicitedToMulticast => "solicited advertisement to a multicast address",
+            NdpRule::LinkLayerAddressNotEthernet => {
+                "link-layer address option is not 8 octets (Ethernet)"
+            }
+        })
+    }
 }
 
 impl ParseError {
@@ -168,6 +264,10 @@ impl ParseError {
             E::UnsupportedHardware { .. }
             | E::UnsupportedProtocol { .. }
             | E::UnsupportedOperation { .. } => Layer::Arp,
+            E::UnsupportedExtensionHeader { .. } => Layer::Ipv6,
+            E::MissingUdpChecksum { .. } => Layer::Udp,
+            E::UnsupportedVlanTag { .. } | E::ReservedVlanId { .. } => Layer::Vlan,
+            E::InvalidNeighborDiscovery { .. } => Layer::Icmpv6,
         }
     }
 
@@ -182,7 +282,12 @@ impl ParseError {
             | E::BadChecksum { offset, .. }
             | E::UnsupportedHardware { offset, .. }
             | E::UnsupportedProtocol { offset, .. }
-            | E::UnsupportedOperation { offset, .. } => offset,
+            | E::UnsupportedOperation { offset, .. }
+            | E::UnsupportedExtensionHeader { offset, .. }
+            | E::MissingUdpChecksum { offset }
+            | E::UnsupportedVlanTag { offset, .. }
+            | E::ReservedVlanId { offset, .. }
+            | E::InvalidNeighborDiscovery { offset, .. } => offset,
         }
     }
 }
@@ -207,6 +312,19 @@ pub enum EmitError {
         len: usize,
         /// The largest payload the layer can carry.
         max: usize,
+    },
+    /// A field value the layer cannot carry: too wide for its bits, or reserved by its
+    /// standard (a VLAN id of 4095).
+    #[error("{layer}: {field} {value} {reason}")]
+    InvalidField {
+        /// Layer of the field.
+        layer: Layer,
+        /// Name of the field.
+        field: &'static str,
+        /// The value given.
+        value: u32,
+        /// Why it cannot be written.
+        reason: &'static str,
     },
 }
 

@@ -1,6 +1,7 @@
 //! Ethernet II frames (IEEE 802.3 with an EtherType): a checked view and a representation.
 
 use core::fmt;
+use std::net::Ipv6Addr;
 
 use crate::error::{EmitError, Layer, ParseError};
 
@@ -22,8 +23,10 @@ pub const HEADER_LEN: usize = 14;
 pub const ETHERTYPE_IPV4: u16 = 0x0800;
 /// EtherType of ARP.
 pub const ETHERTYPE_ARP: u16 = 0x0806;
-/// EtherType of an IEEE 802.1Q VLAN tag.
+/// EtherType of an IEEE 802.1Q VLAN tag (the TPID of a C-tag).
 pub const ETHERTYPE_VLAN: u16 = 0x8100;
+/// EtherType of an IEEE 802.1ad service VLAN tag (the TPID of an S-tag, the outer tag of QinQ).
+pub const ETHERTYPE_QINQ: u16 = 0x88a8;
 /// EtherType of IPv6.
 pub const ETHERTYPE_IPV6: u16 = 0x86dd;
 
@@ -39,6 +42,14 @@ impl MacAddr {
     #[inline]
     pub const fn octets(self) -> [u8; 6] {
         self.0
+    }
+
+    /// The Ethernet address an IPv6 multicast address maps to (RFC 2464 §7): 33:33 and the
+    /// address's last four octets.
+    #[inline]
+    pub const fn ipv6_multicast(addr: Ipv6Addr) -> MacAddr {
+        let o = addr.octets();
+        MacAddr([0x33, 0x33, o[12], o[13], o[14], o[15]])
     }
 }
 
@@ -216,6 +227,16 @@ mod tests {
                 needed: 14,
                 available: 13
             })
+        );
+    }
+
+    #[test]
+    fn ipv6_multicast_macs() {
+        // RFC 2464 §7: FF02::1:FF0E:8C6C maps to 33:33:FF:0E:8C:6C.
+        let a: Ipv6Addr = "ff02::1:ff0e:8c6c".parse().unwrap();
+        assert_eq!(
+            MacAddr::ipv6_multicast(a),
+            MacAddr([0x33, 0x33, 0xff, 0x0e, 0x8c, 0x6c])
         );
     }
 

@@ -31,6 +31,43 @@ impl From<u32> for Teid {
     }
 }
 
+/// An IP version: of a UE's packets, or of a tunnel's transport (N3 over IPv4 or IPv6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum IpFamily {
+    /// IPv4 (RFC 791).
+    Ipv4,
+    /// IPv6 (RFC 8200).
+    Ipv6,
+}
+
+impl IpFamily {
+    /// The EtherType of the family's packets.
+    pub const fn ethertype(self) -> u16 {
+        match self {
+            IpFamily::Ipv4 => crate::ethernet::ETHERTYPE_IPV4,
+            IpFamily::Ipv6 => crate::ethernet::ETHERTYPE_IPV6,
+        }
+    }
+
+    /// The length of the header the emitters of this crate write: IPv4 without options (20),
+    /// the IPv6 fixed header (40).
+    pub const fn header_len(self) -> usize {
+        match self {
+            IpFamily::Ipv4 => crate::ipv4::MIN_HEADER_LEN,
+            IpFamily::Ipv6 => crate::ipv6::HEADER_LEN,
+        }
+    }
+}
+
+impl fmt::Display for IpFamily {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            IpFamily::Ipv4 => "IPv4",
+            IpFamily::Ipv6 => "IPv6",
+        })
+    }
+}
+
 /// A value too large for a bit field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
 #[error("{field}: {value} does not fit in {bits} bits")]

@@ -1,6 +1,8 @@
-//! UDP (RFC 768): a checked view and a representation of the header.
+//! UDP (RFC 768): a checked view and a representation of the header, over IPv4 and over IPv6
+//! (RFC 8200 §8.1: the same header, a pseudo header of its own, and a checksum that is not
+//! optional).
 
-use std::net::Ipv4Addr;
+use std::net::{Ipv4Addr, Ipv6Addr};
 
 use crate::checksum;
 use crate::error::{EmitError, Layer, ParseError};
@@ -14,7 +16,7 @@ pub mod field {
     pub const DESTINATION_PORT: Range<usize> = 2..4;
     /// Length of header and payload in octets.
     pub const LENGTH: Range<usize> = 4..6;
-    /// Checksum (0: none sent, allowed over IPv4).
+    /// Checksum (0: none sent, allowed over IPv4 only).
     pub const CHECKSUM: Range<usize> = 6..8;
 }
 
@@ -105,6 +107,13 @@ impl<T: AsRef<[u8]>> UdpPacket<T> {
         self.checksum() == 0 || checksum::udp_ipv4(src, dst, self.segment()) == self.checksum()
     }
 
+    /// Whether the checksum is right for a datagram between `src` and `dst` over IPv6; a zero
+    /// checksum fails (RFC 8200 §8.1).
+    #[inline]
+    pub fn verify_checksum_ipv6(&self, src: &Ipv6Addr, dst: &Ipv6Addr) -> bool {
+        self.checksum() != 0 && checksum::udp_ipv6(src, dst, self.segment()) == self.checksum()
+    }
+
     /// The payload.
     #[inline]
     pub fn payload(&self) -> &[u8] {
@@ -149,6 +158,13 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> UdpPacket<T> {
     #[inline]
     pub fn fill_checksum(&mut self, src: Ipv4Addr, dst: Ipv4Addr) {
         let c = checksum::udp_ipv4(src, dst, self.segment());
+        self.set_checksum(c);
+    }
+
+    /// Computes and writes the checksum for a datagram between `src` and `dst` over IPv6.
+    #[inline]
+    pub fn fill_checksum_ipv6(&mut self, src: &Ipv6Addr, dst: &Ipv6Addr) {
+        let c = checksum::udp_ipv6(src, dst, self.segment());
         self.set_checksum(c);
     }
 
@@ -223,6 +239,33 @@ impl UdpRepr {
         })
     }
 
+    /// Reads a checked datagram's header carried over IPv6 between `src` and `dst`: the
+    /// checksum must be there ([`ParseError::MissingUdpChecksum`] if 0) and right.
+    #[inline]
+    pub fn parse_ipv6<T: AsRef<[u8]>>(
+        packet: &UdpPacket<T>,
+        src: &Ipv6Addr,
+        dst: &Ipv6Addr,
+    ) -> Result<Self, ParseError> {
+        if packet.checksum() == 0 {
+            return Err(ParseError::MissingUdpChecksum {
+                offset: field::CHECKSUM.start,
+            });
+        }
+        if !packet.verify_checksum_ipv6(src, dst) {
+            return Err(ParseError::BadChecksum {
+                layer: Layer::Udp,
+                offset: field::CHECKSUM.start,
+                found: packet.checksum(),
+                computed: checksum::udp_ipv6(src, dst, packet.segment()),
+            });
+        }
+        Ok(UdpRepr {
+            source_port: packet.source_port(),
+            destination_port: packet.destination_port(),
+        })
+    }
+
     /// Bytes of the header [`emit`](Self::emit) writes.
     #[inline]
     pub const fn buffer_len(&self) -> usize {
@@ -230,7 +273,9 @@ impl UdpRepr {
     }
 
     /// Writes the header for a payload of `payload_len` bytes into the start of `buf`, with a
-    /// zero checksum; [`UdpPacket::fill_checksum`] computes one once the payload is in place.
+    /// zero checksum; [`UdpPacket::fill_checksum`] (over IPv6
+    /// [`fill_checksum_ipv6`](UdpPacket::fill_checksum_ipv6), which is not optional there)
+    /// computes one once the payload is in place.
     #[inline]
     pub fn emit(&self, buf: &mut [u8], payload_len: usize) -> Result<(), EmitError> {
         if payload_len > MAX_PAYLOAD_LEN {
