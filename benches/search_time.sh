@@ -10,6 +10,7 @@
 #   benches/search_time.sh                          # CAP=200kpps, payload 300 B, both directions
 #   CAP=100kpps benches/search_time.sh
 #   METHODS="upfbench mlrsearch-run" benches/search_time.sh     # some of the three
+#   KEEP=1 benches/search_time.sh                   # keep the logs and reports, say where
 #
 # Printed: each method's wall time, its trials and their time, its NDR (and PDR) bounds and
 # conditional throughput; then a table of the three, the ratios upfbench / MLRsearch (the
@@ -31,7 +32,7 @@ mkdir -p /tmp/upfbench
 refl_pid=
 cleanup() {
   if [[ -n $refl_pid ]]; then kill -TERM "$refl_pid" 2>/dev/null || true; wait "$refl_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
+  if [[ -n ${KEEP:-} ]]; then echo "kept: $work (logs, reports, each MLRsearch trial's profile)"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
 
