@@ -298,13 +298,22 @@ fn the_af_xdp_lab_pair_is_the_af_packet_pair_on_af_xdp_ports() {
         assert_eq!(port.device.name(), device);
         assert_eq!(
             port.devargs.as_deref(),
-            Some(format!("iface={iface},start_queue=0,queue_count=1,force_copy=1,busy_budget=0").as_str())
+            Some(
+                format!("iface={iface},start_queue=0,queue_count=1,force_copy=1,busy_budget=0")
+                    .as_str()
+            )
         );
     }
-    let ports = [(r.n3.as_ref(), ra.n3.as_ref()), (r.n6.as_ref(), ra.n6.as_ref())];
+    let ports = [
+        (r.n3.as_ref(), ra.n3.as_ref()),
+        (r.n6.as_ref(), ra.n6.as_ref()),
+    ];
     for (port, af_packet) in ports {
         let (port, af_packet) = (port.expect("port"), af_packet.expect("port"));
-        assert_eq!((port.address, port.peer), (af_packet.address, af_packet.peer));
+        assert_eq!(
+            (port.address, port.peer),
+            (af_packet.address, af_packet.peer)
+        );
         assert!(port.device.name().starts_with("net_af_xdp"));
     }
     for args in [&g.eal.args, &r.eal.args] {
