@@ -4,10 +4,11 @@
 //! relative to the start of the buffer handed to the decoding function. The layers below GTP-U
 //! are decoded by `upfbench-net`: their errors are carried whole ([`ParseError::Net`],
 //! [`EmitError::Net`]), with net's layer, offset and message; the variants here are GTP-U's own
-//! (and its demands on the layers below: EtherType IPv4, protocol UDP, port 2152).
+//! (and its demands on the layers below: EtherType IPv4 or IPv6, protocol UDP, port 2152).
 
 use core::fmt;
 
+use upfbench_net::IpFamily;
 use upfbench_net::error as net;
 
 /// The GTP-U layer or element in which a decoding error was found (the layers below are
@@ -90,8 +91,8 @@ pub enum ParseError {
         /// Bytes available to it.
         available: usize,
     },
-    /// The EtherType is not the one needed (IPv4, 0x0800).
-    #[error("Ethernet: EtherType {ethertype:#06x} at offset {offset} is not IPv4")]
+    /// The EtherType is not one of those needed (IPv4 0x0800, IPv6 0x86dd).
+    #[error("Ethernet: EtherType {ethertype:#06x} at offset {offset} is not IPv4 or IPv6")]
     UnexpectedEtherType {
         /// Offset of the EtherType field.
         offset: usize,
@@ -105,6 +106,15 @@ pub enum ParseError {
         offset: usize,
         /// The protocol found.
         protocol: u8,
+    },
+    /// The IPv6 next header is not the one needed (UDP, 17) nor an extension header (which
+    /// `upfbench-net` reports).
+    #[error("IPv6: next header {next_header} at offset {offset} is not UDP")]
+    UnexpectedNextHeader {
+        /// Offset of the next header field.
+        offset: usize,
+        /// The next header found.
+        next_header: u8,
     },
     /// The UDP destination port is not the GTP-U port 2152 (TS 29.281 §4.4.2).
     #[error("UDP: destination port {port} at offset {offset} is not GTP-U (2152)")]
@@ -247,6 +257,7 @@ impl ParseError {
             | E::LengthExceedsBuffer { offset, .. }
             | E::UnexpectedEtherType { offset, .. }
             | E::UnexpectedProtocol { offset, .. }
+            | E::UnexpectedNextHeader { offset, .. }
             | E::UnexpectedPort { offset, .. }
             | E::UnsupportedMessageType { offset, .. }
             | E::UnexpectedMessageType { offset, .. }
@@ -292,6 +303,14 @@ pub enum EmitError {
         end: usize,
         /// Length of the buffer.
         len: usize,
+    },
+    /// A UE address of another family than the template's inner packets.
+    #[error("the template's inner packets are {template}, the UE address given is {given}")]
+    FamilyMismatch {
+        /// The family of the template's inner packets.
+        template: IpFamily,
+        /// The family of the address given.
+        given: IpFamily,
     },
     /// A payload too long for a length field of a GTP-U layer.
     #[error("{layer}: payload of {len} bytes exceeds the maximum {max}")]

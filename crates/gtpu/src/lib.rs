@@ -8,11 +8,16 @@
 //!   [`PduSessionContainer`], [`Ipv4Repr`], [`UdpRepr`], [`EthernetRepr`]) that write into
 //!   caller buffers.
 //!
-//! For the datapath: [`Encapsulator`] writes the outer Ethernet/IPv4/UDP/GTP-U headers in front
-//! of an inner packet already in a buffer (into its headroom), and [`decapsulate`] yields the
-//! inner packet of a G-PDU frame as a subslice. Neither allocates. [`PacketTemplate`] is a frame
-//! built once and patched per packet (TEID, UE address, measurement tag) with the checksums
-//! updated incrementally; [`checksum`] has the Internet checksum and its RFC 1624 update.
+//! For the datapath: [`Encapsulator`] writes the outer Ethernet/IP/UDP/GTP-U headers in front of
+//! an inner packet already in a buffer (into its headroom), and [`decapsulate`] yields the inner
+//! packet of a G-PDU frame as a subslice. Neither allocates. [`PacketTemplate`] is a frame built
+//! once and patched per packet (TEID, UE address, measurement tag) with the checksums updated
+//! incrementally; [`checksum`] has the Internet checksum and its RFC 1624 update.
+//!
+//! The transport is IPv4 or IPv6 (RFC 8200), by the address type of [`OuterHeaders`]
+//! ([`TunnelAddress`]), and the UE packets are IPv4 or IPv6, by the header type given to the
+//! emitters and templates ([`IpHeader`]). Over IPv6 every UDP checksum is computed (RFC 8200
+//! §8.1: a zero checksum is discarded), the outer one over the whole G-PDU.
 //!
 //! Decoding never panics; every failure is a [`ParseError`] that names the layer and the offset.
 //!
@@ -66,6 +71,7 @@
 
 pub mod encap;
 mod error;
+mod family;
 mod frame;
 pub mod header;
 pub mod ie;
@@ -78,15 +84,19 @@ pub mod udp_payload;
 // The layers below GTP-U live in `upfbench-net`; their modules and views are re-exported beside
 // GTP-U's own. The shared field types (`MacAddr`, `Teid`, `Qfi`, `OutOfRange`) are not: they are
 // imported from `upfbench-net`, the one place that defines them.
-pub use upfbench_net::{checksum, ethernet, ipv4, udp};
+pub use upfbench_net::{checksum, ethernet, ipv4, ipv6, udp};
 
-pub use encap::{Encapsulator, OuterHeaders, UdpChecksum, emit_ipv4_udp};
+pub use encap::{
+    Encapsulator, OuterHeaders, UdpChecksum, emit_ip_udp, emit_ipv4_udp, emit_ipv6_udp,
+};
 pub use error::{EmitError, Layer, ParseError};
 pub use ethernet::{EthernetFrame, EthernetRepr};
+pub use family::{IpHeader, TunnelAddress};
 pub use frame::{Decapsulated, GtpuDatagram, GtpuFrame, decapsulate};
 pub use header::{ExtensionHeader, ExtensionHeaders, GtpuHeaderRepr, GtpuPacket};
 pub use ie::{InformationElement, InformationElements};
 pub use ipv4::{Ipv4Packet, Ipv4Repr};
+pub use ipv6::{Ipv6Packet, Ipv6Repr};
 pub use message::{GtpuRepr, Message};
 pub use pdu_session::{
     DlPduSessionInformation, PduSessionContainer, UlPduSessionInformation, UlQosMonitoring,

@@ -181,13 +181,28 @@ fn fragments_are_refused() {
 #[test]
 fn wrong_ethertype_protocol_port() {
     let mut frame = hex(UL_FRAME);
+    frame[12..14].copy_from_slice(&[0x08, 0x06]);
+    let e = GtpuFrame::parse(&frame).unwrap_err();
+    assert_eq!(
+        e,
+        ParseError::UnexpectedEtherType {
+            offset: 12,
+            ethertype: 0x0806
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "Ethernet: EtherType 0x0806 at offset 12 is not IPv4 or IPv6"
+    );
+    // The EtherType names the family: an IPv4 packet behind IPv6's is refused at its version.
     frame[12..14].copy_from_slice(&[0x86, 0xdd]);
     assert_eq!(
-        GtpuFrame::parse(&frame),
-        Err(ParseError::UnexpectedEtherType {
-            offset: 12,
-            ethertype: 0x86dd
-        })
+        decapsulate(&frame),
+        Err(ParseError::Net(net::ParseError::UnsupportedVersion {
+            layer: net::Layer::Ipv6,
+            offset: 14,
+            version: 4
+        }))
     );
     let mut frame = hex(UL_FRAME);
     frame[23] = 6;

@@ -6,9 +6,10 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use proptest::prelude::*;
 use upfbench_gtpu::{
     DlPduSessionInformation, Encapsulator, EthernetRepr, GtpuDatagram, GtpuFrame, GtpuHeaderRepr,
-    GtpuPacket, GtpuRepr, Ipv4Packet, Ipv4Repr, Message, MessageType, OuterHeaders, ParseError,
-    PduSessionContainer, Ppi, QfiSequenceNumber, UdpChecksum, UdpPacket, UdpRepr,
-    UlPduSessionInformation, UlQosMonitoring, decapsulate, emit_ipv4_udp, udp_payload,
+    GtpuPacket, GtpuRepr, Ipv4Packet, Ipv4Repr, Ipv6Packet, Ipv6Repr, Message, MessageType,
+    OuterHeaders, ParseError, PduSessionContainer, Ppi, QfiSequenceNumber, UdpChecksum, UdpPacket,
+    UdpRepr, UlPduSessionInformation, UlQosMonitoring, decapsulate, emit_ipv4_udp, emit_ipv6_udp,
+    udp_payload,
 };
 use upfbench_net::error as net;
 use upfbench_net::{MacAddr, Qfi, Teid};
@@ -200,7 +201,7 @@ proptest! {
         let f = d.frame();
         prop_assert_eq!(EthernetRepr::parse(&f.ethernet()).source, headers.source_mac);
         prop_assert!(f.datagram().verify_checksums());
-        let ip = Ipv4Repr::parse(&f.datagram().ipv4()).unwrap();
+        let ip = Ipv4Repr::parse(&f.datagram().ipv4().unwrap()).unwrap();
         prop_assert_eq!(ip.ttl, headers.ttl);
         prop_assert_eq!(ip.identification, headers.identification);
         prop_assert_eq!(ip.dont_fragment, headers.dont_fragment);
@@ -369,8 +370,12 @@ proptest! {
     }
 }
 
-/// What `udp_payload` must return: the public IPv4 and UDP views, one after the other.
+/// What `udp_payload` must return: the public IPv4 or IPv6 (by the version) and UDP views,
+/// one after the other.
 fn udp_payload_by_layers(d: &[u8]) -> Result<&[u8], ParseError> {
+    if d.first().is_some_and(|b| b >> 4 == 6) {
+        return udp_payload_by_ipv6_layers(d);
+    }
     let ip = Ipv4Packet::new_checked(d)?;
     if ip.is_fragment() {
         return Err(ParseError::Net(net::ParseError::Fragmented {
@@ -387,6 +392,19 @@ fn udp_payload_by_layers(d: &[u8]) -> Result<&[u8], ParseError> {
     }
     let udp =
         UdpPacket::new_checked(ip.payload_slice()).map_err(|e| e.offset_by(ip.header_len()))?;
+    Ok(udp.payload_slice())
+}
+
+fn udp_payload_by_ipv6_layers(d: &[u8]) -> Result<&[u8], ParseError> {
+    let ip = Ipv6Packet::new_checked(d)?;
+    let next_header = Ipv6Repr::parse(&ip)?.next_header;
+    if next_header != 17 {
+        return Err(ParseError::UnexpectedNextHeader {
+            offset: 6,
+            next_header,
+        });
+    }
+    let udp = UdpPacket::new_checked(ip.payload_slice()).map_err(|e| e.offset_by(40))?;
     Ok(udp.payload_slice())
 }
 
@@ -423,6 +441,131 @@ proptest! {
         prop_assert_eq!(udp_payload(&buf), Ok(&payload[..]));
         // The IPv4 total and UDP length fields.
         mangle(&mut buf, &[(2, total_delta), (24, udp_delta)], &edits, cut);
+        prop_assert_eq!(udp_payload(&buf), udp_payload_by_layers(&buf));
+    }
+}
+
+fn outer_headers_v6() -> impl Strategy<Value = OuterHeaders<Ipv6Addr>> {
+    (
+        (mac(), mac(), any::<u128>(), any::<u128>(), any::<u32>()),
+        (any::<u8>(), any::<u8>(), 0u32..=0xf_ffff, any::<u16>()),
+        proptest::option::of(container()),
+    )
+        .prop_map(|((sm, dm, s, d, teid), (hops, tc, flow, sport), pdusc)| {
+            let mut h = OuterHeaders::new(sm, dm, Ipv6Addr::from(s), Ipv6Addr::from(d), Teid(teid));
+            h.ttl = hops;
+            h.dscp_ecn = tc;
+            h.flow_label = flow;
+            h.source_port = sport;
+            h.pdu_session_container = pdusc;
+            h
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Over IPv6: the frame decapsulates to the inner packet, the IPv6 header holds the
+    /// headers' fields, and the mandatory UDP checksum is there and right.
+    #[test]
+    fn encapsulate_then_decapsulate_over_ipv6(
+        headers in outer_headers_v6(),
+        inner in proptest::collection::vec(any::<u8>(), 0..1600),
+        headroom_extra in 0usize..64,
+    ) {
+        let encap = Encapsulator::new(&headers).unwrap();
+        let gtpu_len = encap.outer_len() - 62;
+        prop_assert_eq!(encap.outer_len(), 14 + 40 + 8 + gtpu_len);
+        let start = encap.outer_len() + headroom_extra;
+        let mut buf = vec![0u8; start + inner.len()];
+        buf[start..].copy_from_slice(&inner);
+        let frame = encap.encapsulate(&mut buf, start..start + inner.len()).unwrap();
+        let d = decapsulate(&buf[frame]).unwrap();
+        prop_assert_eq!(d.inner(), &inner[..]);
+        prop_assert_eq!(d.inner_offset(), encap.outer_len());
+        prop_assert_eq!(d.teid(), headers.teid);
+        prop_assert_eq!(d.pdu_session_container(), headers.pdu_session_container);
+        let datagram = d.frame().datagram();
+        prop_assert!(datagram.verify_checksums());
+        prop_assert_ne!(datagram.udp().checksum(), 0);
+        prop_assert!(datagram.ipv4().is_none());
+        let ip = Ipv6Repr::parse(&datagram.ipv6().unwrap()).unwrap();
+        prop_assert_eq!((ip.source, ip.destination), (headers.source, headers.destination));
+        prop_assert_eq!((ip.hop_limit, ip.traffic_class, ip.flow_label), (headers.ttl, headers.dscp_ecn, headers.flow_label));
+        prop_assert_eq!(ip.payload_len, 8 + gtpu_len + inner.len());
+        prop_assert_eq!(datagram.source_ip(), IpAddr::V6(headers.source));
+        prop_assert_eq!(datagram.source(), Ipv4Addr::UNSPECIFIED);
+    }
+
+    #[test]
+    fn ipv6_udp_round_trips(
+        src in any::<u128>(), dst in any::<u128>(), hops in any::<u8>(),
+        sport in any::<u16>(), dport in any::<u16>(),
+        payload in proptest::collection::vec(any::<u8>(), 0..600),
+    ) {
+        let ip = Ipv6Repr { hop_limit: hops, ..Ipv6Repr::udp(Ipv6Addr::from(src), Ipv6Addr::from(dst)) };
+        let udp = UdpRepr { source_port: sport, destination_port: dport };
+        let mut buf = vec![0u8; 48 + payload.len()];
+        prop_assert_eq!(emit_ipv6_udp(&mut buf, &ip, &udp, &payload), Ok(buf.len()));
+        prop_assert_eq!(udp_payload(&buf), Ok(&payload[..]));
+        let p = Ipv6Packet::new_checked(&buf[..]).unwrap();
+        prop_assert_eq!(Ipv6Repr::parse(&p), Ok(Ipv6Repr { payload_len: 8 + payload.len(), ..ip }));
+        let u = UdpPacket::new_checked(p.payload_slice()).unwrap();
+        prop_assert_eq!(UdpRepr::parse_ipv6(&u, &ip.source, &ip.destination), Ok(udp));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8000))]
+
+    /// The IPv6 shortcut of `decapsulate` against the layer views, as
+    /// `decapsulate_agrees_with_the_layer_views` does over IPv4.
+    #[test]
+    fn decapsulate_agrees_with_the_layer_views_over_ipv6(
+        headers in outer_headers_v6(),
+        inner in proptest::collection::vec(any::<u8>(), 0..120),
+        edits in proptest::collection::vec((0usize..116, any::<u8>()), 0..4),
+        cut in proptest::option::of(any::<proptest::sample::Index>()),
+        length_deltas in (-2i32..=2, -2i32..=2, -2i32..=2),
+        padding in 0usize..4,
+    ) {
+        let encap = Encapsulator::new(&headers).unwrap();
+        let start = encap.outer_len();
+        let mut buf = vec![0u8; start + inner.len() + padding];
+        buf[start..start + inner.len()].copy_from_slice(&inner);
+        encap.encapsulate(&mut buf, start..start + inner.len()).unwrap();
+        // The IPv6 payload, UDP and GTP-U length fields.
+        let (ip, udp, gtpu) = length_deltas;
+        mangle(&mut buf, &[(18, ip), (58, udp), (64, gtpu)], &edits, cut);
+        let expected = decapsulate_by_layers(&buf);
+        match decapsulate(&buf) {
+            Ok(d) => {
+                let (frame, inner, offset) = expected.unwrap();
+                prop_assert_eq!(d.frame(), &frame);
+                prop_assert_eq!(d.inner(), inner);
+                prop_assert_eq!(d.inner_offset(), offset);
+                prop_assert_eq!(d.qfi(), frame.gtpu().qfi());
+            }
+            Err(e) => prop_assert_eq!(Err(e), expected.map(|_| ())),
+        }
+    }
+
+    /// The IPv6 shortcut of `udp_payload` against the layer views.
+    #[test]
+    fn udp_payload_agrees_with_the_layer_views_over_ipv6(
+        payload in proptest::collection::vec(any::<u8>(), 0..64),
+        padding in 0usize..8,
+        edits in proptest::collection::vec((0usize..56, any::<u8>()), 0..4),
+        cut in proptest::option::of(any::<proptest::sample::Index>()),
+        payload_delta in -2i32..=2,
+        udp_delta in -2i32..=2,
+    ) {
+        let ip = Ipv6Repr::udp(Ipv6Addr::LOCALHOST, Ipv6Addr::from(0x2001_0db8 << 96));
+        let udp = UdpRepr { source_port: 5000, destination_port: 6000 };
+        let mut buf = vec![0u8; 48 + payload.len() + padding];
+        emit_ipv6_udp(&mut buf, &ip, &udp, &payload).unwrap();
+        prop_assert_eq!(udp_payload(&buf), Ok(&payload[..]));
+        mangle(&mut buf, &[(4, payload_delta), (44, udp_delta)], &edits, cut);
         prop_assert_eq!(udp_payload(&buf), udp_payload_by_layers(&buf));
     }
 }

@@ -5,8 +5,8 @@
 use libfuzzer_sys::fuzz_target;
 use upfbench_gtpu::{
     EthernetFrame, EthernetRepr, GtpuDatagram, GtpuFrame, GtpuPacket, GtpuRepr,
-    InformationElements, Ipv4Packet, Ipv4Repr, ParseError, PduSessionContainer, UdpPacket, UdpRepr,
-    decapsulate, udp_payload,
+    InformationElements, Ipv4Packet, Ipv4Repr, Ipv6Packet, Ipv6Repr, ParseError,
+    PduSessionContainer, UdpPacket, UdpRepr, decapsulate, udp_payload,
 };
 use upfbench_net::error as net;
 
@@ -31,30 +31,26 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Ok(d) = GtpuDatagram::parse(data) {
         let _ = d.t_pdu();
-        let _ = Ipv4Repr::parse(&d.ipv4());
-        let _ = UdpRepr::parse(&d.udp(), d.source(), d.destination());
+        if let Some(ip) = d.ipv4() {
+            let _ = Ipv4Repr::parse(&ip);
+            let _ = UdpRepr::parse(&d.udp(), d.source(), d.destination());
+        }
+        if let Some(ip) = d.ipv6() {
+            assert!(Ipv6Repr::parse(&ip).is_ok());
+            let (src, dst) = (ip.source(), ip.destination());
+            assert_eq!(
+                UdpRepr::parse_ipv6(&d.udp(), &src, &dst).is_ok(),
+                d.verify_checksums()
+            );
+        }
     }
-    // `udp_payload` takes the same kind of shortcut for IPv4 without options.
-    let udp_by_layers = Ipv4Packet::new_checked(data)
-        .map_err(ParseError::from)
-        .and_then(|ip| {
-            if ip.is_fragment() {
-                return Err(ParseError::Net(net::ParseError::Fragmented {
-                    offset: 0,
-                    fragment_offset: ip.fragment_offset(),
-                    more_fragments: ip.more_fragments(),
-                }));
-            }
-            if ip.protocol() != 17 {
-                return Err(ParseError::UnexpectedProtocol {
-                    offset: 9,
-                    protocol: ip.protocol(),
-                });
-            }
-            let udp = UdpPacket::new_checked(ip.payload_slice())
-                .map_err(|e| e.offset_by(ip.header_len()))?;
-            Ok(udp.payload_slice())
-        });
+    // `udp_payload` takes the same kind of shortcut for IPv4 without options and IPv6 without
+    // extension headers.
+    let udp_by_layers = if data.first().is_some_and(|b| b >> 4 == 6) {
+        udp_by_ipv6_layers(data)
+    } else {
+        udp_by_ipv4_layers(data)
+    };
     assert_eq!(udp_payload(data), udp_by_layers);
     if let Ok(e) = EthernetFrame::new_checked(data) {
         let _ = (e.source(), e.destination(), e.ethertype(), e.payload());
@@ -87,6 +83,41 @@ fuzz_target!(|data: &[u8]| {
     }
     gtpu(data);
 });
+
+/// What `udp_payload` must return for IPv4: the public views, one after the other.
+fn udp_by_ipv4_layers(data: &[u8]) -> Result<&[u8], ParseError> {
+    let ip = Ipv4Packet::new_checked(data)?;
+    if ip.is_fragment() {
+        return Err(ParseError::Net(net::ParseError::Fragmented {
+            offset: 0,
+            fragment_offset: ip.fragment_offset(),
+            more_fragments: ip.more_fragments(),
+        }));
+    }
+    if ip.protocol() != 17 {
+        return Err(ParseError::UnexpectedProtocol {
+            offset: 9,
+            protocol: ip.protocol(),
+        });
+    }
+    let udp =
+        UdpPacket::new_checked(ip.payload_slice()).map_err(|e| e.offset_by(ip.header_len()))?;
+    Ok(udp.payload_slice())
+}
+
+/// The same for IPv6: an extension header is refused by `Ipv6Repr::parse`.
+fn udp_by_ipv6_layers(data: &[u8]) -> Result<&[u8], ParseError> {
+    let ip = Ipv6Packet::new_checked(data)?;
+    let next_header = Ipv6Repr::parse(&ip)?.next_header;
+    if next_header != 17 {
+        return Err(ParseError::UnexpectedNextHeader {
+            offset: 6,
+            next_header,
+        });
+    }
+    let udp = UdpPacket::new_checked(ip.payload_slice()).map_err(|e| e.offset_by(40))?;
+    Ok(udp.payload_slice())
+}
 
 fn gtpu(data: &[u8]) {
     let Ok(p) = GtpuPacket::new_checked(data) else {
