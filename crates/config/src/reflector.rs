@@ -225,9 +225,10 @@ pub struct Impairments {
     #[serde(default, with = "serde_text::opt_duration")]
     pub delay: Option<Duration>,
     /// Forward at most this many packets per second, per direction (`1Mpps`); the excess is dropped
-    /// (a token bucket of 50 ms of the rate, at least 32 packets; at each flow's first packet, a
-    /// tag's sequence number 0, it holds at most 32, so that a search's trial starts from the same
-    /// bucket however short the pause before it). Absent: off.
+    /// (a token bucket of 50 ms of the rate, at least 32 packets; when a phase of traffic starts,
+    /// at a flow's first packet (a tag's sequence number 0) after others, it holds at most 32, so
+    /// that each trial of a search starts from the same bucket however short the pause before
+    /// it). Absent: off.
     #[serde(default, with = "serde_text::opt_pps")]
     pub rate_cap: Option<f64>,
     /// Faults of the PFCP server on N4: loss, delay, reordering, silence, a restart.

@@ -241,12 +241,12 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
     }
 
     /// From when the loop looks at the workers every [`STEP_END_TICK`]: the measured phase's
-    /// planned end, or now in the drain and the wait after it.
+    /// planned end, or now in the wait after the drain (a fixed drain ends at its deadline).
     fn step_end_from(&self) -> Option<Instant> {
         self.running.as_ref()?;
         match self.machine.state() {
             State::Measure => self.sending_ends,
-            State::Drain | State::Quiet => Some(Instant::now()),
+            State::Quiet => Some(Instant::now()),
             _ => None,
         }
     }
@@ -583,8 +583,8 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         if self.machine.state() == State::Collecting && self.marks.quiet_limited() {
             // The quiet wait ran to its limit: the trial's packets kept coming.
             result.report.warnings.push(
-                "packets were still arriving when the step was collected: the next step may \
-                 receive some of them"
+                "packets were still arriving when the step was collected: those still to come \
+                 count as lost (the next step receives them, but does not measure them)"
                     .into(),
             );
         }
