@@ -378,6 +378,17 @@ sessions:
     }
 
     #[test]
+    fn a_place_inside_a_text_counts_its_quote_and_falls_back_on_escapes() {
+        let text = "a: permit out 17\nb: \"permit out 17\"\nc: \"p\\x65rmit out 17\"\n";
+        let map = source_map(text, "t.yaml").expect("parses");
+        assert_eq!(map.locate_within("a", 11), (1, 15));
+        assert_eq!(map.locate_within("b", 11), (2, 16));
+        // An escape before the offset: the text is not written as it reads.
+        assert_eq!(map.locate_within("c", 11), map.locate("c"));
+        assert_eq!(map.locate_within("a", 99), map.locate("a"), "past the text");
+    }
+
+    #[test]
     fn syntax_errors_are_located() {
         let err = source_map("a: 1\n  b: 2\n", "s.yaml").expect_err("bad YAML");
         let d = &err.diagnostics()[0];
