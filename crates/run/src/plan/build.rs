@@ -20,7 +20,8 @@ use upfbench_config::{self as config, Profile, System, TeidAllocation, TxMode, f
 pub struct Plan {
     /// The UEs.
     pub ues: UeTable,
-    /// The QFI the run sets (PDU Session Containers, QER, uplink PDR), if any.
+    /// The QFI the run sets (PDU Session Containers, QER, uplink PDR), if any: with several QoS
+    /// flows, the first's; each stream carries its own ([`StreamPlan::qfi`]).
     pub qfi: Option<Qfi>,
     /// The streams, directions resolved, by id.
     pub streams: Vec<StreamPlan>,
