@@ -100,6 +100,10 @@ impl Issues {
 
 /// A file type's own checks: everything that can be known from the file alone.
 pub(crate) trait Check {
+    /// Fills in what the file leaves to other fields (one-port mode's N6 device), before the
+    /// checks.
+    fn resolve(&mut self) {}
+
     /// Adds every problem found to `issues`.
     fn check(&self, issues: &mut Issues);
 }

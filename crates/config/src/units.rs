@@ -477,6 +477,16 @@ pub(crate) mod serde_text {
         }
     }
 
+    /// An optional percentage; `~` for none.
+    pub(crate) struct opt_percent;
+    impl opt_percent {
+        pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Option<f64>, D::Error> {
+            parse_opt(d, parse_percent)
+        }
+    }
+
     /// An optional duration; `~` for none.
     pub(crate) struct opt_duration;
     impl opt_duration {

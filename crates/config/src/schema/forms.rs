@@ -25,7 +25,7 @@ use super::super::profile::{ConsecutiveSpread, MovingUes, Spread, TeidAllocation
 use super::super::profile::{TeidRange, UeSelection};
 use super::super::system::Device;
 use super::super::units::serde_text::{
-    duration, n4_address, opt_bit_rate, opt_duration, opt_mac, opt_pps, percent,
+    duration, n4_address, opt_bit_rate, opt_duration, opt_mac, opt_percent, opt_pps, percent,
 };
 use super::super::units::{IpPrefix, Rate};
 
@@ -101,6 +101,7 @@ form!(
     )
 );
 optional_form!(opt_duration, duration);
+optional_form!(opt_percent, percent);
 
 form!(
     percent,
@@ -176,8 +177,7 @@ form!(
     "IpAddress",
     text_form(
         format!("^(?:{IPV4}|{IPV6})$"),
-        "An IP address. IPv6 (`2001:db8::1`) is read, and refused where this version carries \
-         IPv4 only (N3, N6, N4 and inside the tunnel).",
+        "An IP address, IPv4 or IPv6 (`2001:db8::1`); N4 (PFCP) is IPv4 only for now.",
         &["192.168.13.151"],
     )
 );
@@ -197,10 +197,10 @@ form!(
         trimmed(&format!(
             r"{IPV4}/(?:3[0-2]|[12]?[0-9])|{IPV6}/(?:12[0-8]|1[01][0-9]|[1-9]?[0-9])"
         )),
-        "An address and its prefix length: an interface address (`192.168.13.131/24`) or a \
-         network (`10.45.0.0/16`). IPv6 (`2001:db8::1/64`, length 0 to 128) is read, and \
-         refused for now: IPv4 only on N3, N6 and inside the tunnel.",
-        &["192.168.13.131/24", "10.45.0.0/16"],
+        "An address and its prefix length: an interface address (`192.168.13.131/24`, \
+         `2001:db8:13::131/64`) or a network (`10.45.0.0/16`, `2001:db8:45::/48`); 0 to 32 bits \
+         for IPv4, 0 to 128 for IPv6.",
+        &["192.168.13.131/24", "10.45.0.0/16", "2001:db8:13::131/64"],
     )
 );
 
@@ -409,6 +409,12 @@ impl percent {
     }
 }
 
+impl opt_percent {
+    pub(crate) fn serialize<S: Serializer>(value: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+        some_text(value, s, |p| format!("{p}%"))
+    }
+}
+
 impl opt_pps {
     pub(crate) fn serialize<S: Serializer>(value: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
         some_text(value, s, |pps| Rate::Pps(*pps).to_string())
@@ -471,7 +477,11 @@ impl Serialize for IpPrefix {
 
 impl Serialize for Device {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
+        if self.is_unset() {
+            s.serialize_none()
+        } else {
+            s.serialize_str(self.name())
+        }
     }
 }
 
