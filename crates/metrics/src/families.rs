@@ -314,6 +314,22 @@ pub const REFLECTOR_IMPAIRED: Family = family(
      duplicated, reordered, delayed).",
     &["kind"],
 );
+/// What its QERs did, in packets.
+pub const REFLECTOR_QER_PACKETS: Family = family(
+    "upfbench_reflector_qer_packets",
+    Counter,
+    "Packets of the reflector's enforced QERs, per QFI (none: QERs that set none), direction \
+     and verdict: passed, policed (over the MBR) or gated (gate closed).",
+    &["qfi", "direction", "verdict"],
+);
+/// What its QERs did, in bytes.
+pub const REFLECTOR_QER_BYTES: Family = family(
+    "upfbench_reflector_qer_bytes",
+    Counter,
+    "IP bytes of the reflector's enforced QERs, per QFI, direction and verdict: passed or \
+     policed.",
+    &["qfi", "direction", "verdict"],
+);
 /// Service frames.
 pub const REFLECTOR_SERVICE: Family = family(
     "upfbench_reflector_service_frames",
@@ -379,6 +395,8 @@ pub(crate) const REFLECTOR: &[&Family] = &[
     &REFLECTOR_SERVICE,
     &REFLECTOR_ERROR_INDICATIONS,
     &REFLECTOR_ERROR_INDICATIONS_SUPPRESSED,
+    &REFLECTOR_QER_PACKETS,
+    &REFLECTOR_QER_BYTES,
 ];
 
 /// The families of `role`, in the order a scrape shows them.

@@ -14,7 +14,9 @@ use upfbench_pfcp::ie::*;
 use upfbench_pfcp::message::*;
 use upfbench_pfcp::node::{DownlinkRule, RuleChange, Tunnel, Upf, UpfEvent, UplinkRule};
 use upfbench_pfcp::plan::UplinkTeid;
-use upfbench_pfcp::{FarId, Message, MessageBody, PdrId, Qfi, Seid, Teid, TypedIe};
+use upfbench_pfcp::{
+    FarId, Message, MessageBody, PdrId, Precedence, QerId, Qfi, Seid, Teid, TypedIe,
+};
 
 #[test]
 fn association_only_from_the_configured_peer_with_its_own_address_as_node_id() {
@@ -117,10 +119,13 @@ fn establishment_installs_rules_the_datapath_can_look_up() {
         Some(&UplinkRule {
             up_seid: up.seid,
             pdr_id: PdrId(2),
+            precedence: Precedence(0xffff),
             teid: Teid(1),
             address: UPF_N3,
             ue_address: Some(ue_v4(&p)),
             qfi: None,
+            sdf_filters: Vec::new(),
+            qer: Some(QerId(1)),
             remove_outer_header: true,
             forward: true,
         })
@@ -130,12 +135,15 @@ fn establishment_installs_rules_the_datapath_can_look_up() {
         Some(&DownlinkRule {
             up_seid: up.seid,
             pdr_id: PdrId(1),
+            precedence: Precedence(0xffff),
             ue_address: ue_v4(&p),
+            sdf_filters: Vec::new(),
             tunnel: Some(Tunnel {
                 teid: Teid(2),
                 address: GNB_N3
             }),
             qfi: Some(Qfi::new(9).unwrap()),
+            qer: Some(QerId(1)),
             forward: true,
         })
     );

@@ -17,7 +17,7 @@ use std::net::Ipv4Addr;
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use upfbench_pfcp::ie::Fseid;
 use upfbench_pfcp::node::{DownlinkRule, RuleChange, SessionRules, Tunnel, UplinkRule};
-use upfbench_pfcp::{PdrId, Seid, Teid};
+use upfbench_pfcp::{PdrId, Precedence, Seid, Teid};
 use upfbench_reflector::datapath::rules::RulesMirror;
 
 const GNB: Ipv4Addr = Ipv4Addr::new(192, 168, 13, 131);
@@ -37,24 +37,31 @@ fn session(i: u32) -> SessionRules {
         uplink: vec![UplinkRule {
             up_seid: seid,
             pdr_id: PdrId(1),
+            precedence: Precedence(100),
             teid: Teid(2 * i + 1),
             address: Ipv4Addr::new(192, 168, 13, 151),
             ue_address: Some(ue),
             qfi: None,
+            sdf_filters: Vec::new(),
+            qer: None,
             remove_outer_header: true,
             forward: true,
         }],
         downlink: vec![DownlinkRule {
             up_seid: seid,
             pdr_id: PdrId(2),
+            precedence: Precedence(100),
             ue_address: ue,
+            sdf_filters: Vec::new(),
             tunnel: Some(Tunnel {
                 teid: Teid(2 * i + 2),
                 address: GNB,
             }),
             qfi: None,
+            qer: None,
             forward: true,
         }],
+        qers: Vec::new(),
     }
 }
 

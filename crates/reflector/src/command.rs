@@ -15,10 +15,12 @@ use upfbench_metrics::health::Phase;
 use crate::datapath::counters::{CounterCell, ReflectorCounters};
 use crate::datapath::end_marker::{EndMarkerInbox, end_marker_channel};
 use crate::datapath::impair::{ImpairConfig, Impairments};
+use crate::datapath::qer::{QerBook, QerPolicy};
 use crate::datapath::rules::{ForwardingTable, TableReader, table_channels};
 use crate::datapath::worker::{Mode, ReflectorWorker};
 use crate::lines::{live_line, render_totals, sum};
 use crate::metrics::{ReflectorEvents, ReflectorMetrics};
+use crate::qer_lines::render_qers;
 use crate::upf_side::{UpfSide, UpfThread};
 use upfbench_cli::ReflectArgs;
 use upfbench_cli::out;
@@ -165,7 +167,8 @@ fn reflect(
     // Measured before the PFCP side starts: a held-back rule's release tick depends on it.
     let hz = measure_now(calibration, eal.tsc_hz());
     let (publisher, readers) = table_channels(usize::from(workers), ForwardingTable::empty());
-    let pfcp = upf_side(cfg, &interfaces, hz)?;
+    let qers = QerBook::default();
+    let pfcp = upf_side(cfg, &interfaces, hz, &qers)?;
     let (end_marker_poster, end_marker_inbox) = end_marker_channel();
     let control = UpfThread::start(pfcp, publisher, end_marker_poster)?;
     let template = WorkerTemplate::new(cfg, ports_cfg, interfaces, service_pool, hz)?;
@@ -191,7 +194,7 @@ fn reflect(
             handles.push(s.launch(lcore, move || worker.poll_until_stopped(stop, cell))?);
         }
         if let Some(m) = metrics {
-            m.reflector_running(Arc::clone(&cells));
+            m.reflector_running(Arc::clone(&cells), qers.clone());
         }
         show_live_lines(&cells, interrupts, duration, started);
         if let Some(m) = metrics {
@@ -208,6 +211,7 @@ fn reflect(
     })?;
     control.stop()?;
     show_totals(&totals, started, metrics);
+    out::text(&render_qers(&qers.by_qfi(), &qers.rows()));
     show_port_stats([("N3", &s3), ("N6", &s6)]);
     drop((s3, s6));
     Ok(())
@@ -258,9 +262,19 @@ fn show_rx_spread(ports: [(Side, &PortConfig, &StartedPort<'_, '_>); 2]) {
     }
 }
 
+/// How the QERs are enforced, on a TSC of `hz`.
+fn qer_policy(_cfg: &Reflector, hz: u64) -> QerPolicy {
+    QerPolicy::new(hz)
+}
+
 /// The PFCP UPF side of the upf mode (None in echo mode, or without a `pfcp` section), with
-/// our N3 address from `interfaces` and the TSC's frequency `hz`.
-fn upf_side(cfg: &Reflector, interfaces: &[Interface; 2], hz: u64) -> Result<Option<UpfSide>> {
+/// our N3 address from `interfaces`, the TSC's frequency `hz`, and the book its QERs go to.
+fn upf_side(
+    cfg: &Reflector,
+    interfaces: &[Interface; 2],
+    hz: u64,
+    qers: &QerBook,
+) -> Result<Option<UpfSide>> {
     let (ReflectMode::Upf, Some(p)) = (cfg.mode, &cfg.pfcp) else {
         return Ok(None);
     };
@@ -280,6 +294,8 @@ fn upf_side(cfg: &Reflector, interfaces: &[Interface; 2], hz: u64) -> Result<Opt
             .collect::<Result<_, _>>()?,
         faults: cfg.impairments.n4.faults(),
         max_sessions: p.max_sessions,
+        qer: qer_policy(cfg, hz),
+        qers: qers.clone(),
     }))
 }
 

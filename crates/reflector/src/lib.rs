@@ -10,6 +10,7 @@ mod command;
 pub mod datapath;
 mod lines;
 mod metrics;
+mod qer_lines;
 pub mod upf_side;
 
 pub use command::run;

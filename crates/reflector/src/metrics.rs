@@ -9,6 +9,7 @@ use upfbench_metrics::{Exposition, Metrics, RoleFigures, Value};
 
 use crate::datapath::counters::{CounterCell, ReflectorCounters};
 use crate::datapath::forward::Drop;
+use crate::datapath::qer::QerBook;
 use crate::lines::sum;
 
 /// What the reflector's scrape shows.
@@ -18,6 +19,8 @@ pub(crate) struct ReflectorFigures {
     cells: Option<Arc<Vec<CounterCell>>>,
     /// The totals at exit, once the workers were joined.
     totals: Option<ReflectorCounters>,
+    /// The QERs' cells, read at scrape time.
+    qers: Option<QerBook>,
 }
 
 impl RoleFigures for ReflectorFigures {
@@ -31,6 +34,9 @@ impl RoleFigures for ReflectorFigures {
             (None, None) => return,
         };
         expose_counters(&c, e);
+        if let Some(q) = &self.qers {
+            expose_qers(q, e);
+        }
     }
 }
 
@@ -77,20 +83,50 @@ fn expose_counters(c: &ReflectorCounters, e: &mut Exposition) {
     );
 }
 
+/// The samples of the QERs in `book`, per QFI.
+fn expose_qers(book: &QerBook, e: &mut Exposition) {
+    for (qfi, dirs) in book.by_qfi() {
+        let qfi = qfi.map_or_else(|| "none".to_owned(), |q| q.get().to_string());
+        for (direction, c) in [("uplink", &dirs[0]), ("downlink", &dirs[1])] {
+            for (verdict, n) in [
+                ("passed", c.passed),
+                ("policed", c.policed),
+                ("gated", c.gated),
+            ] {
+                e.add(
+                    &f::REFLECTOR_QER_PACKETS,
+                    &[&qfi, direction, verdict],
+                    Value::Counter(n),
+                );
+            }
+            for (verdict, n) in [("passed", c.passed_bytes), ("policed", c.policed_bytes)] {
+                e.add(
+                    &f::REFLECTOR_QER_BYTES,
+                    &[&qfi, direction, verdict],
+                    Value::Counter(n),
+                );
+            }
+        }
+    }
+}
+
 /// The reflector's endpoint.
 pub(crate) type ReflectorMetrics = Metrics<ReflectorFigures>;
 
 /// What the reflector tells its endpoint.
 pub(crate) trait ReflectorEvents {
-    /// The reflector's workers run, publishing into `cells`.
-    fn reflector_running(&self, cells: Arc<Vec<CounterCell>>);
+    /// The reflector's workers run, publishing into `cells`; its QERs are in `qers`.
+    fn reflector_running(&self, cells: Arc<Vec<CounterCell>>, qers: QerBook);
     /// The reflector's workers were joined: these are its totals.
     fn reflector_stopped(&self, totals: ReflectorCounters);
 }
 
 impl ReflectorEvents for ReflectorMetrics {
-    fn reflector_running(&self, cells: Arc<Vec<CounterCell>>) {
-        self.update(|f| f.cells = Some(cells));
+    fn reflector_running(&self, cells: Arc<Vec<CounterCell>>, qers: QerBook) {
+        self.update(|f| {
+            f.cells = Some(cells);
+            f.qers = Some(qers);
+        });
         self.set_phase(Phase::Running, None);
     }
 
@@ -137,7 +173,29 @@ mod tests {
         let cells = Arc::new(vec![CounterCell::default(), CounterCell::default()]);
         cells[0].publish(&reflector_counters(100, 90, 3));
         cells[1].publish(&reflector_counters(50, 40, 0));
-        m.reflector_running(Arc::clone(&cells));
+        let qers = QerBook::default();
+        let policy = crate::datapath::qer::QerPolicy::new(1_000_000_000);
+        qers.configure(
+            upfbench_pfcp::Seid(1),
+            &upfbench_pfcp::node::QerRule {
+                qer_id: upfbench_pfcp::QerId(1),
+                qfi: upfbench_pfcp::Qfi::new(5).ok(),
+                gate: upfbench_pfcp::ie::GateStatus::OPEN,
+                mbr: Some(upfbench_pfcp::ie::BitRate {
+                    ul_kbps: 8,
+                    dl_kbps: 0,
+                }),
+                gbr: None,
+            },
+            &policy,
+        );
+        let cell = qers
+            .cell(upfbench_pfcp::Seid(1), upfbench_pfcp::QerId(1))
+            .expect("configured");
+        for now in 0..3 {
+            cell.admit(crate::datapath::qer::UPLINK, 1_000, now);
+        }
+        m.reflector_running(Arc::clone(&cells), qers);
         let (status, content_type, text) = get(m.address(), "/metrics");
         assert_eq!(status, 200);
         assert_eq!(content_type, "text/plain; version=0.0.4; charset=utf-8");
@@ -154,6 +212,15 @@ mod tests {
         assert_eq!(v(impaired, &[("kind", "delayed")]), Some(280.0));
         let received = "upfbench_reflector_received_packets_total";
         assert_eq!(v(received, &[("port", "n3")]), Some(153.0));
+        // The QER of QFI 5: a 1,500-byte burst at 8 kbit/s passes one of three 1,000-byte
+        // packets.
+        let qer = "upfbench_reflector_qer_packets_total";
+        let of = |d, verdict| [("qfi", "5"), ("direction", d), ("verdict", verdict)];
+        assert_eq!(v(qer, &of("uplink", "passed")), Some(1.0));
+        assert_eq!(v(qer, &of("uplink", "policed")), Some(2.0));
+        assert_eq!(v(qer, &of("downlink", "passed")), Some(0.0));
+        let bytes = "upfbench_reflector_qer_bytes_total";
+        assert_eq!(v(bytes, &of("uplink", "policed")), Some(2_000.0));
         assert_eq!(v("upfbench_phase", &[("phase", "running")]), Some(1.0));
         assert_eq!(v("upfbench_phase", &[("phase", "starting")]), Some(0.0));
         let info = [

@@ -17,6 +17,7 @@ use upfbench_pfcp::node::{FaultCounters, N4Faults, RuleChange, Stats, UpfConfig,
 use upfbench_pfcp::{Seid, Teid};
 
 use crate::datapath::end_marker::{EndMarkerOrder, EndMarkerPoster};
+use crate::datapath::qer::{QerBook, QerPolicy};
 use crate::datapath::rules::{DownlinkEntry, RulesMirror, TablePublisher};
 
 /// What the UPF side needs.
@@ -46,6 +47,11 @@ pub struct UpfSide {
     /// The TSC's frequency: a held-back rule's release tick is `far_update_delay` after its
     /// hold on the workers' clock.
     pub tsc_hz: u64,
+    /// How the QERs are enforced (`qer_burst`, the impairment `qer`; its `tsc_hz` is the
+    /// workers' clock).
+    pub qer: QerPolicy,
+    /// Where the QERs' cells are kept, for the metrics and the totals to read.
+    pub qers: QerBook,
 }
 
 /// The running control thread.
@@ -207,7 +213,7 @@ fn rule_applier(
     // "Request accepted" and the rule, and a peer's first packets met an unknown TEID.
     let sessions = Arc::new(AtomicUsize::new(0));
     let rules = Arc::new(MirrorAndPublisher {
-        both: Mutex::new((RulesMirror::default(), publisher)),
+        both: Mutex::new((RulesMirror::new(side.qer, side.qers.clone()), publisher)),
         sessions: Arc::clone(&sessions),
     });
     let far_update_delay = side.far_update_delay;

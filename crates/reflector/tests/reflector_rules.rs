@@ -28,18 +28,22 @@ const SLOT: u32 = 100;
 fn an_answered_establishment_is_already_in_the_workers_table() {
     let (publisher, mut readers) = table_channels(1, ForwardingTable::empty());
     let mut reader = readers.pop().expect("one reader");
-    let (seen, stop) = (
+    let (seen, rounds, stop) = (
+        Arc::new(AtomicUsize::new(0)),
         Arc::new(AtomicUsize::new(0)),
         Arc::new(AtomicBool::new(false)),
     );
-    let (worker_seen, worker_stop) = (Arc::clone(&seen), Arc::clone(&stop));
+    let (worker_seen, worker_rounds, worker_stop) =
+        (Arc::clone(&seen), Arc::clone(&rounds), Arc::clone(&stop));
     let worker = std::thread::spawn(move || {
         let quiescent = Quiescent::online(SLOT);
         while !worker_stop.load(Ordering::Relaxed) {
+            // As a worker's loop: a quiescent point, then the newest table right there.
             quiescent.pass();
             if reader.refresh() {
                 worker_seen.store(reader.table().uplink.len(), Ordering::Release);
             }
+            worker_rounds.fetch_add(1, Ordering::Release);
             std::hint::spin_loop();
         }
     });
@@ -74,7 +78,14 @@ fn an_answered_establishment_is_already_in_the_workers_table() {
         };
         established += sessions.len();
         assert_eq!(sessions.len(), n);
-        // Read at once: no time for a worker to catch up after the answer.
+        // No time for a worker to catch up after the answer, but for the end of the round it
+        // is in: the answer went out once the worker passed its quiescent point, and the
+        // table it takes right after is only counted in `seen` a few instructions later (a
+        // loaded machine can preempt it there).
+        let round = rounds.load(Ordering::Acquire);
+        while rounds.load(Ordering::Acquire) == round {
+            std::hint::spin_loop();
+        }
         assert_eq!(
             seen.load(Ordering::Acquire),
             established,

@@ -63,7 +63,7 @@ pub use error::{NodeError, Procedure};
 pub use faults::{FaultCounters, FaultyUpf, N4Faults};
 pub use stats::Stats;
 pub use upf::{
-    DownlinkRule, RuleChange, RulesTable, SessionRules, Tunnel, Upf, UpfEvent, UplinkRule,
+    DownlinkRule, QerRule, RuleChange, RulesTable, SessionRules, Tunnel, Upf, UpfEvent, UplinkRule,
 };
 
 use core::net::SocketAddr;

@@ -147,9 +147,17 @@ impl ReflectorCounters {
 
 /// Where a worker publishes its counters: single writer, relaxed stores, read by the control
 /// thread (each word is consistent; the set is as of some instant within one loop).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct CounterCell {
     words: [AtomicU64; WORDS],
+}
+
+impl Default for CounterCell {
+    fn default() -> Self {
+        CounterCell {
+            words: std::array::from_fn(|_| AtomicU64::new(0)),
+        }
+    }
 }
 
 impl CounterCell {

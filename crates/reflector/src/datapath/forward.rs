@@ -6,6 +6,9 @@
 //!   Error Indication (rate-limited by the worker).
 //! - N6: an IPv4 packet to a UE with a downlink rule is encapsulated with the rule's tunnel (and
 //!   a DL PDU Session Container when the session's QER sets a QFI) and goes out N3.
+//! - A TEID or UE whose entry has flows (several PDRs, SDF filters, a QER to enforce) is
+//!   classified by [`super::flows`]: the matching PDR's FAR and QER decide, and a downlink
+//!   G-PDU carries that flow's QFI.
 //! - Anything else is for the service plane or dropped, counted by kind.
 
 use upfbench_gtpu::{GTPU_PORT, MessageType, decapsulate, header};
@@ -14,6 +17,7 @@ use upfbench_net::ethernet::{ETHERTYPE_ARP, ETHERTYPE_IPV4, HEADER_LEN as ETHERN
 use upfbench_net::ipv4::{MIN_HEADER_LEN, PROTOCOL_ICMP, PROTOCOL_UDP};
 use upfbench_net::{ethernet, ipv4, udp};
 
+use super::flows::{Classified, classify};
 use super::rules::{DownlinkEntry, ForwardingTable};
 use upfbench_datapath::service::Service;
 
@@ -46,11 +50,17 @@ pub(crate) enum Drop {
     NoRoom,
     /// A downlink rule whose update the impairment `far_update_delay` holds back.
     FarUpdateHeld,
+    /// A packet of a TEID or UE with several PDRs that none of them matches.
+    NoPdr,
+    /// Over its QER's MBR.
+    QerPoliced,
+    /// At its QER's closed gate.
+    QerGated,
 }
 
 impl Drop {
     /// Number of kinds.
-    pub(crate) const COUNT: usize = 9;
+    pub(crate) const COUNT: usize = 12;
     /// Names by discriminant.
     pub(crate) const NAMES: [&'static str; Self::COUNT] = [
         "unknown_teid",
@@ -62,6 +72,9 @@ impl Drop {
         "tx_full",
         "no_room",
         "far_update_held",
+        "no_pdr",
+        "qer_policed",
+        "qer_gated",
     ];
 }
 
@@ -105,9 +118,9 @@ fn read_u32(b: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_be_bytes([s[0], s[1], s[2], s[3]]))
 }
 
-/// The decision for a frame received on N3.
+/// The decision for a frame received on N3 at TSC tick `now` (a QER's bucket counts time).
 #[inline]
-pub(crate) fn from_n3(table: &ForwardingTable, frame: &[u8]) -> FromN3 {
+pub(crate) fn from_n3(table: &ForwardingTable, frame: &[u8], now: u64) -> FromN3 {
     let Ok(d) = decapsulate(frame) else {
         return match service_kind(frame, true) {
             Some(s) => FromN3::Service(s),
@@ -117,11 +130,57 @@ pub(crate) fn from_n3(table: &ForwardingTable, frame: &[u8]) -> FromN3 {
     let teid = d.teid();
     match table.uplink.get(teid.get()) {
         None => FromN3::Drop(Drop::UnknownTeid, teid),
-        Some(u) if !u.forward => FromN3::Drop(Drop::NotForwarded, teid),
-        Some(_) => FromN3::Decapsulate {
+        Some(u) if u.forward => FromN3::Decapsulate {
             inner_offset: d.inner_offset(),
             inner_len: d.inner().len(),
         },
+        Some(u) if u.flows => {
+            let inner = d.inner();
+            let flows = table
+                .uplink_flows
+                .get(&teid.get())
+                .map_or(&[][..], |f| &f[..]);
+            match classify(flows, inner, inner.len(), d.qfi(), true, now) {
+                Classified::Pass(_) => FromN3::Decapsulate {
+                    inner_offset: d.inner_offset(),
+                    inner_len: inner.len(),
+                },
+                other => FromN3::Drop(drop_of(other), teid),
+            }
+        }
+        Some(_) => FromN3::Drop(Drop::NotForwarded, teid),
+    }
+}
+
+/// The drop counted for a packet its flows did not pass.
+fn drop_of(c: Classified<'_>) -> Drop {
+    match c {
+        Classified::Policed => Drop::QerPoliced,
+        Classified::Gated => Drop::QerGated,
+        Classified::NoFlow => Drop::NoPdr,
+        Classified::NotForwarded | Classified::Pass(_) => Drop::NotForwarded,
+    }
+}
+
+/// The decision for a downlink IPv4 packet `ip` of `total` bytes to `ue`, whose entry has
+/// flows, at TSC tick `now`.
+fn downlink_flows(table: &ForwardingTable, ue: u32, ip: &[u8], total: usize, now: u64) -> FromN6 {
+    let flows = table.downlink_flows.get(&ue).map_or(&[][..], |f| &f[..]);
+    match classify(flows, &ip[..total], total, None, false, now) {
+        Classified::Pass(f) => match f.tunnel {
+            Some((teid, gnb)) => FromN6::Encapsulate(
+                DownlinkEntry {
+                    forward: true,
+                    teid,
+                    gnb,
+                    qfi: f.container_qfi,
+                    held: false,
+                },
+                total,
+            ),
+            None => FromN6::Drop(Drop::NotForwarded),
+        },
+        other => FromN6::Drop(drop_of(other)),
     }
 }
 
@@ -162,6 +221,7 @@ pub(crate) fn from_n6(table: &ForwardingTable, frame: &[u8], now: u64) -> FromN6
             total,
         ),
         Some(e) if e.held => FromN6::Drop(Drop::FarUpdateHeld),
+        Some(e) if e.flows() => downlink_flows(table, dst, ip, total, now),
         Some(_) => FromN6::Drop(Drop::NotForwarded),
         None => match service_kind(frame, false) {
             Some(s) => FromN6::Service(s),
@@ -222,6 +282,7 @@ mod tests {
                     UplinkEntry {
                         forward: true,
                         qfi: None,
+                        flows: false,
                     },
                 ),
                 (
@@ -229,6 +290,7 @@ mod tests {
                     UplinkEntry {
                         forward: false,
                         qfi: None,
+                        flows: false,
                     },
                 ),
             ]),
@@ -251,6 +313,8 @@ mod tests {
             sessions: 2,
             gnbs: std::sync::Arc::new([u32::from(GNB)]),
             releases: std::sync::Arc::new([(u32::from(HELD_UE), 1_000)]),
+            uplink_flows: Default::default(),
+            downlink_flows: Default::default(),
         }
     }
 
@@ -258,7 +322,7 @@ mod tests {
     fn uplink_to_a_known_teid_is_decapsulated() {
         let ip = inner(UE, DN, (1, 2), &[7; 10]);
         let f = gpdu(Teid(1), Some(QFI), &ip);
-        match from_n3(&table(), &f) {
+        match from_n3(&table(), &f, 0) {
             FromN3::Decapsulate {
                 inner_offset,
                 inner_len,
@@ -273,15 +337,15 @@ mod tests {
     fn uplink_to_an_unknown_or_dropping_teid_is_dropped() {
         let ip = inner(UE, DN, (1, 2), &[7; 10]);
         assert_eq!(
-            from_n3(&table(), &gpdu(Teid(5), None, &ip)),
+            from_n3(&table(), &gpdu(Teid(5), None, &ip), 0),
             FromN3::Drop(Drop::UnknownTeid, Teid(5))
         );
         assert_eq!(
-            from_n3(&table(), &gpdu(Teid(3), None, &ip)),
+            from_n3(&table(), &gpdu(Teid(3), None, &ip), 0),
             FromN3::Drop(Drop::NotForwarded, Teid(3))
         );
         assert_eq!(
-            from_n3(&table(), &plain(&ip)),
+            from_n3(&table(), &plain(&ip), 0),
             FromN3::Drop(Drop::NotUserTraffic, Teid::ZERO)
         );
     }
@@ -331,7 +395,7 @@ mod tests {
         let mut arp = vec![0xff; 12];
         arp.extend_from_slice(&[0x08, 0x06]);
         arp.extend_from_slice(&[0; 28]);
-        assert_eq!(from_n3(&table(), &arp), FromN3::Service(Service::Arp));
+        assert_eq!(from_n3(&table(), &arp, 0), FromN3::Service(Service::Arp));
         assert_eq!(from_n6(&table(), &arp, 0), FromN6::Service(Service::Arp));
         let mut icmp = inner(DN, Ipv4Addr::new(192, 168, 16, 151), (0, 0), &[0; 8]);
         icmp[9] = 1;
@@ -346,7 +410,7 @@ mod tests {
             &[0x32, 1, 0, 4, 0, 0, 0, 0, 0, 1, 0, 0],
         );
         assert_eq!(
-            from_n3(&table(), &plain(&echo)),
+            from_n3(&table(), &plain(&echo), 0),
             FromN3::Service(Service::Gtpu(1))
         );
     }
@@ -355,7 +419,7 @@ mod tests {
         #[test]
         fn any_bytes_decide_without_panic(frame in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..160)) {
             let t = table();
-            let _ = from_n3(&t, &frame);
+            let _ = from_n3(&t, &frame, 0);
             let _ = from_n6(&t, &frame, 0);
         }
     }

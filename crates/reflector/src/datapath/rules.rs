@@ -15,15 +15,25 @@
 //! (`ShardedMap`). The publisher keeps the newest table, so that a worker letting go of an
 //! old one never frees it (freeing every shard a burst replaced is the control thread's work,
 //! [`TablePublisher::retire`], once the workers took the new one).
+//!
+//! A key (uplink TEID, UE address) with several PDRs, SDF filters or a QER to enforce has an
+//! entry that says so (`flows`) and its [`Flow`]s in a map beside ([`super::flows`]); the
+//! entries of every other key are as they were, and so is their lookup. The flow maps are
+//! copied whole when one of their keys changes: cheap for the thousands of sessions a QoS test
+//! holds (a pointer each), not meant for a million. The QERs' cells ([`QerCell`](super::qer::QerCell)) outlive the
+//! tables: a modification keeps a QER's bucket and counters, and the [`QerBook`] keeps what
+//! the QERs of deleted sessions counted.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 
-use upfbench_pfcp::node::{RuleChange, RulesTable, SessionRules};
-use upfbench_pfcp::{Qfi, Teid};
+use upfbench_pfcp::node::{DownlinkRule, RuleChange, RulesTable, SessionRules, UplinkRule};
+use upfbench_pfcp::{QerId, Qfi, Teid};
 
+use super::flows::{Flow, FlowMap, Flows, PacketFilter};
+use super::qer::{self, QerBook, QerPolicy};
 use super::sharded_map::ShardedMap;
 
 /// What an uplink G-PDU to a known TEID gets.
@@ -33,6 +43,9 @@ pub struct UplinkEntry {
     pub forward: bool,
     /// The QFI the PDR matches, if any.
     pub qfi: Option<Qfi>,
+    /// The TEID's PDRs are told apart per packet, or its QER enforced: see
+    /// [`ForwardingTable::uplink_flows`] (`forward` is then false).
+    pub flows: bool,
 }
 
 /// What a downlink packet to a known UE gets.
@@ -53,6 +66,23 @@ pub struct DownlinkEntry {
 }
 
 impl DownlinkEntry {
+    /// The entry of a UE whose PDRs are told apart per packet, or whose QER is enforced: see
+    /// [`ForwardingTable::downlink_flows`]. It is told by its gNB, the broadcast address, which
+    /// no tunnel goes to (a flag of its own would make every slot 4 bytes larger).
+    pub const FLOWS: DownlinkEntry = DownlinkEntry {
+        forward: false,
+        teid: Teid(0),
+        gnb: u32::MAX,
+        qfi: None,
+        held: false,
+    };
+
+    /// Whether this is [`DownlinkEntry::FLOWS`].
+    #[inline(always)]
+    pub fn flows(&self) -> bool {
+        !self.forward && !self.held && self.gnb == u32::MAX
+    }
+
     /// The gNB it tunnels to, when it forwards or is held (so that the new gNB is resolved
     /// before its release).
     fn tunnel_gnb(&self) -> Option<u32> {
@@ -75,6 +105,10 @@ pub struct ForwardingTable {
     /// The held downlink rules' release ticks by UE, in ascending order of UE: read only for
     /// a packet that meets a held rule, so that the entries stay small.
     pub releases: Arc<[(u32, u64)]>,
+    /// The flows of the uplink entries that have them, by TEID.
+    pub uplink_flows: Arc<FlowMap>,
+    /// The flows of the downlink entries that have them, by UE address.
+    pub downlink_flows: Arc<FlowMap>,
 }
 
 impl ForwardingTable {
@@ -93,6 +127,8 @@ impl ForwardingTable {
             sessions: 0,
             gnbs: Arc::new([]),
             releases: Arc::new([]),
+            uplink_flows: Arc::default(),
+            downlink_flows: Arc::default(),
         }
     }
 }
@@ -110,10 +146,24 @@ pub struct RulesMirror {
     releases: HashMap<u32, u64>,
     releases_changed: bool,
     dirty: bool,
+    /// The flows of the keys that have them: [uplink, downlink].
+    flows: [FlowMap; 2],
+    flows_changed: [bool; 2],
+    /// What the QERs enforce.
+    policy: QerPolicy,
+    /// The QERs' cells, shared with the metrics.
+    qers: QerBook,
 }
 
 impl Default for RulesMirror {
     fn default() -> Self {
+        RulesMirror::new(QerPolicy::new(1_000_000_000), QerBook::default())
+    }
+}
+
+impl RulesMirror {
+    /// An empty mirror whose QERs are enforced by `policy`, their cells kept in `qers`.
+    pub fn new(policy: QerPolicy, qers: QerBook) -> RulesMirror {
         RulesMirror {
             table: ForwardingTable::empty(),
             tunnels_to: HashMap::new(),
@@ -121,11 +171,13 @@ impl Default for RulesMirror {
             releases: HashMap::new(),
             releases_changed: false,
             dirty: false,
+            flows: Default::default(),
+            flows_changed: [false; 2],
+            policy,
+            qers,
         }
     }
-}
 
-impl RulesMirror {
     /// A mirror of `table` as it stands.
     pub fn from_table(table: &RulesTable) -> RulesMirror {
         let mut m = RulesMirror::default();
@@ -143,8 +195,13 @@ impl RulesMirror {
             RuleChange::Modified { previous, current } => {
                 self.remove(previous);
                 self.add(current);
+                // The QERs that stay keep their buckets and counters.
+                self.qers.forget(previous, Some(current));
             }
-            RuleChange::Removed(s) => self.remove(s),
+            RuleChange::Removed(s) => {
+                self.remove(s);
+                self.qers.forget(s, None);
+            }
             // No rule changes: the control thread sends the End Marker.
             RuleChange::EndMarker { .. } => return,
         }
@@ -153,38 +210,124 @@ impl RulesMirror {
 
     fn add(&mut self, s: &SessionRules) {
         self.table.sessions += 1;
-        for u in &s.uplink {
-            let entry = UplinkEntry {
-                forward: u.forward && u.remove_outer_header,
-                qfi: u.qfi,
-            };
-            self.table.uplink.insert(u.teid.get(), entry);
+        for q in &s.qers {
+            self.qers.configure(s.up_seid, q, &self.policy);
         }
-        for d in &s.downlink {
-            let entry = match d.tunnel {
-                Some(t) if d.forward => DownlinkEntry {
-                    forward: true,
-                    teid: t.teid,
-                    gnb: u32::from(t.address),
-                    qfi: d.qfi,
-                    held: false,
-                },
-                _ => DownlinkEntry::default(),
+        for teid in keys(&s.uplink, |u| u.teid.get()) {
+            let rules: Vec<&UplinkRule> =
+                s.uplink.iter().filter(|u| u.teid.get() == teid).collect();
+            let entry = match rules[..] {
+                [u] if u.sdf_filters.is_empty() && self.transparent(s, u.qer, qer::UPLINK) => {
+                    UplinkEntry {
+                        forward: u.forward && u.remove_outer_header,
+                        qfi: u.qfi,
+                        flows: false,
+                    }
+                }
+                _ => {
+                    let flows = rules.iter().map(|u| self.uplink_flow(s, u)).collect();
+                    self.set_flows(qer::UPLINK, teid, Some(sorted(flows)));
+                    UplinkEntry {
+                        flows: true,
+                        ..UplinkEntry::default()
+                    }
+                }
             };
-            let replaced = self.table.downlink.insert(u32::from(d.ue_address), entry);
+            self.table.uplink.insert(teid, entry);
+        }
+        for ue in keys(&s.downlink, |d| u32::from(d.ue_address)) {
+            let rules: Vec<&DownlinkRule> = s
+                .downlink
+                .iter()
+                .filter(|d| u32::from(d.ue_address) == ue)
+                .collect();
+            let entry = match rules[..] {
+                [d] if d.sdf_filters.is_empty() && self.transparent(s, d.qer, qer::DOWNLINK) => {
+                    match d.tunnel {
+                        Some(t) if d.forward => DownlinkEntry {
+                            forward: true,
+                            teid: t.teid,
+                            gnb: u32::from(t.address),
+                            qfi: d.qfi,
+                            held: false,
+                        },
+                        _ => DownlinkEntry::default(),
+                    }
+                }
+                _ => {
+                    let flows: Vec<Flow> = rules.iter().map(|d| self.downlink_flow(s, d)).collect();
+                    for f in &flows {
+                        self.count_gnb(None, flow_gnb(f));
+                    }
+                    self.set_flows(qer::DOWNLINK, ue, Some(sorted(flows)));
+                    DownlinkEntry::FLOWS
+                }
+            };
+            let replaced = self.table.downlink.insert(ue, entry);
             self.count_tunnel(replaced, Some(entry));
         }
+    }
+
+    /// Whether the session's QER `id` (if any) lets every packet of direction `dir` pass
+    /// unseen: then a key with one PDR needs no classifying.
+    fn transparent(&self, s: &SessionRules, id: Option<QerId>, dir: usize) -> bool {
+        id.and_then(|id| self.qers.cell(s.up_seid, id))
+            .is_none_or(|c| c.is_transparent(dir))
+    }
+
+    fn uplink_flow(&self, s: &SessionRules, u: &UplinkRule) -> Flow {
+        Flow {
+            precedence: u.precedence.0,
+            qfi: u.qfi,
+            filters: u.sdf_filters.iter().map(PacketFilter::new).collect(),
+            forward: u.forward && u.remove_outer_header,
+            tunnel: None,
+            container_qfi: None,
+            qer: u.qer.and_then(|id| self.qers.cell(s.up_seid, id)),
+        }
+    }
+
+    fn downlink_flow(&self, s: &SessionRules, d: &DownlinkRule) -> Flow {
+        let tunnel = d.tunnel.filter(|_| d.forward);
+        Flow {
+            precedence: d.precedence.0,
+            qfi: None,
+            filters: d.sdf_filters.iter().map(PacketFilter::new).collect(),
+            forward: tunnel.is_some(),
+            tunnel: tunnel.map(|t| (t.teid, u32::from(t.address))),
+            container_qfi: d.qfi,
+            qer: d.qer.and_then(|id| self.qers.cell(s.up_seid, id)),
+        }
+    }
+
+    /// Sets (or with None removes) the flows of `key` in direction `dir`.
+    fn set_flows(&mut self, dir: usize, key: u32, flows: Option<Flows>) {
+        let changed = match flows {
+            Some(f) => {
+                self.flows[dir].insert(key, f);
+                true
+            }
+            None => self.flows[dir].remove(&key).is_some(),
+        };
+        self.flows_changed[dir] |= changed;
     }
 
     fn remove(&mut self, s: &SessionRules) {
         self.table.sessions = self.table.sessions.saturating_sub(1);
         for u in &s.uplink {
             self.table.uplink.remove(u.teid.get());
+            self.set_flows(qer::UPLINK, u.teid.get(), None);
         }
         for d in &s.downlink {
             let ue = u32::from(d.ue_address);
             let removed = self.table.downlink.remove(ue);
             self.count_tunnel(removed, None);
+            if let Some(flows) = self.flows[qer::DOWNLINK].remove(&ue) {
+                self.flows_changed[qer::DOWNLINK] = true;
+                for f in flows.iter() {
+                    self.count_gnb(flow_gnb(f), None);
+                }
+            }
             self.releases_changed |= self.releases.remove(&ue).is_some();
         }
     }
@@ -193,7 +336,9 @@ impl RulesMirror {
     /// until TSC tick `release_at` (the workers then forward them) or
     /// [`release_downlink`](Self::release_downlink). Returns the rule held back.
     pub(crate) fn hold_downlink(&mut self, ue: u32, release_at: u64) -> Option<DownlinkEntry> {
-        let held = *self.table.downlink.get(ue)?;
+        // A UE whose packets are classified keeps its flows (the delay is for one-flow
+        // sessions).
+        let held = *self.table.downlink.get(ue).filter(|e| !e.flows())?;
         let entry = DownlinkEntry {
             forward: false,
             held: true,
@@ -224,7 +369,15 @@ impl RulesMirror {
 
     /// Keeps the tunnels per gNB counted as a downlink entry goes from `before` to `after`.
     fn count_tunnel(&mut self, before: Option<DownlinkEntry>, after: Option<DownlinkEntry>) {
-        if let Some(gnb) = before.and_then(|d| d.tunnel_gnb())
+        self.count_gnb(
+            before.and_then(|d| d.tunnel_gnb()),
+            after.and_then(|d| d.tunnel_gnb()),
+        );
+    }
+
+    /// Keeps the tunnels per gNB counted as one goes from the gNB `before` to `after`.
+    fn count_gnb(&mut self, before: Option<u32>, after: Option<u32>) {
+        if let Some(gnb) = before
             && let Some(n) = self.tunnels_to.get_mut(&gnb)
         {
             *n -= 1;
@@ -233,7 +386,7 @@ impl RulesMirror {
                 self.gnbs_changed = true;
             }
         }
-        if let Some(gnb) = after.and_then(|d| d.tunnel_gnb()) {
+        if let Some(gnb) = after {
             let n = self.tunnels_to.entry(gnb).or_insert(0);
             *n += 1;
             self.gnbs_changed |= *n == 1;
@@ -263,8 +416,35 @@ impl RulesMirror {
             releases.sort_unstable();
             self.table.releases = releases.into();
         }
+        for (dir, map) in [
+            (qer::UPLINK, &mut self.table.uplink_flows),
+            (qer::DOWNLINK, &mut self.table.downlink_flows),
+        ] {
+            if std::mem::take(&mut self.flows_changed[dir]) {
+                *map = Arc::new(self.flows[dir].clone());
+            }
+        }
         Some(self.table.clone())
     }
+}
+
+/// The keys of `rules` (each once, in order).
+fn keys<R>(rules: &[R], key: impl Fn(&R) -> u32) -> Vec<u32> {
+    let mut k: Vec<u32> = rules.iter().map(key).collect();
+    k.sort_unstable();
+    k.dedup();
+    k
+}
+
+/// `flows` by precedence (the lowest first; equal ones in the order given).
+fn sorted(mut flows: Vec<Flow>) -> Flows {
+    flows.sort_by_key(|f| f.precedence);
+    flows.into()
+}
+
+/// The gNB a downlink flow tunnels to, if it forwards.
+fn flow_gnb(f: &Flow) -> Option<u32> {
+    f.tunnel.filter(|_| f.forward).map(|t| t.1)
 }
 
 /// Hands new snapshots to every worker.

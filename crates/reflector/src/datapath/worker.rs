@@ -163,7 +163,11 @@ struct Forwarder<'p> {
     pool: Mempool<'p>,
     mode: Mode,
     end_markers: Option<EndMarkerInbox>,
+    /// The clock is read every loop: for `far_update_delay`, or while the table has flows
+    /// (a QER's bucket counts time).
     precise_clock: bool,
+    /// The clock is read every loop whatever the table (`far_update_delay`).
+    always_precise: bool,
     /// The G-PDU headers toward each gNB.
     encaps: EncapCache,
     /// The last next hop on N6 and its MAC.
@@ -209,6 +213,7 @@ impl<'p> Forwarder<'p> {
             mode,
             end_markers,
             precise_clock,
+            always_precise: precise_clock,
             encaps: EncapCache::new(interfaces[Side::N3.index()]),
             n6_next_hop: None,
             c: ReflectorCounters::default(),
@@ -221,11 +226,12 @@ impl<'p> Forwarder<'p> {
     #[inline]
     fn refresh_rules(&mut self) {
         if self.table.refresh() && self.mode == Mode::Upf {
-            want_next_hops(
-                &mut self.next_hops,
-                self.table.table().gnbs.iter(),
-                &self.routes,
-            );
+            let t = self.table.table();
+            want_next_hops(&mut self.next_hops, t.gnbs.iter(), &self.routes);
+            // A bucket refills by the clock: read it every loop while a QER may police (a
+            // reading 64 loops old lags by milliseconds under load).
+            self.precise_clock =
+                self.always_precise || !t.uplink_flows.is_empty() || !t.downlink_flows.is_empty();
         }
     }
 
@@ -290,7 +296,7 @@ impl<'p> Forwarder<'p> {
             (Mode::Echo(_), _) => echo_one(m, side, service, c),
             (Mode::Upf, Side::N3) => uplink(
                 m,
-                forward::from_n3(t, m.data()),
+                forward::from_n3(t, m.data(), now),
                 &routes[Side::N6.index()],
                 n6_next_hop,
                 service,

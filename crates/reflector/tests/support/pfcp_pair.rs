@@ -10,6 +10,7 @@ use upfbench_config as config;
 use upfbench_generator::n4::client_side::ClientSide;
 use upfbench_pfcp::plan::UeSessionPlan;
 use upfbench_pfcp::{Seid, Teid};
+use upfbench_reflector::datapath::qer::{QerBook, QerPolicy};
 use upfbench_reflector::upf_side::UpfSide;
 
 /// `count` UEs' session plans as a run makes them, with `cp` as our N4 address (the F-SEID's)
@@ -57,6 +58,8 @@ pub(crate) fn upf_side(up: Ipv4Addr, port: u16, cp: Ipv4Addr) -> UpfSide {
         max_sessions: None,
         far_update_delay: None,
         tsc_hz: 1_000_000_000,
+        qer: QerPolicy::new(1_000_000_000),
+        qers: QerBook::default(),
     }
 }
 

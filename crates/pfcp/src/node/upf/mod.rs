@@ -23,7 +23,7 @@ mod rules;
 mod ruleset;
 mod table;
 
-pub use rules::{DownlinkRule, RuleChange, SessionRules, Tunnel, UplinkRule};
+pub use rules::{DownlinkRule, QerRule, RuleChange, SessionRules, Tunnel, UplinkRule};
 pub use table::RulesTable;
 
 use core::net::{IpAddr, Ipv4Addr, SocketAddr};

@@ -5,8 +5,8 @@
 
 use core::net::Ipv4Addr;
 
-use crate::ie::Fseid;
-use crate::types::{PdrId, Qfi, Seid, Teid};
+use crate::ie::{BitRate, FlowDescription, Fseid, GateStatus};
+use crate::types::{PdrId, Precedence, QerId, Qfi, Seid, Teid};
 
 /// A GTP-U tunnel endpoint to encapsulate towards (Outer Header Creation GTP-U/UDP/IPv4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -18,12 +18,14 @@ pub struct Tunnel {
 }
 
 /// An uplink PDR: G-PDUs to this F-TEID belong to the session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct UplinkRule {
     /// The session.
     pub up_seid: Seid,
     /// The PDR.
     pub pdr_id: PdrId,
+    /// Its precedence: of the PDRs a packet matches, the lowest value applies.
+    pub precedence: Precedence,
     /// The local TEID matched.
     pub teid: Teid,
     /// The local N3 address of the F-TEID.
@@ -32,6 +34,11 @@ pub struct UplinkRule {
     pub ue_address: Option<Ipv4Addr>,
     /// The QFI the PDI matches, if any.
     pub qfi: Option<Qfi>,
+    /// The PDI's SDF filters, parsed (none: every packet of the F-TEID and QFI); a packet
+    /// matches the PDR when it matches any of them.
+    pub sdf_filters: Vec<FlowDescription>,
+    /// The PDR's first QER, if it names one: its gate and bit rates apply to the PDR's packets.
+    pub qer: Option<QerId>,
     /// Outer Header Removal was asked for (decapsulate).
     pub remove_outer_header: bool,
     /// The FAR forwards (else it drops or buffers).
@@ -40,20 +47,43 @@ pub struct UplinkRule {
 
 /// A downlink PDR: packets to this UE address belong to the session and leave through its
 /// tunnel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct DownlinkRule {
     /// The session.
     pub up_seid: Seid,
     /// The PDR.
     pub pdr_id: PdrId,
+    /// Its precedence: of the PDRs a packet matches, the lowest value applies.
+    pub precedence: Precedence,
     /// The UE address matched as destination.
     pub ue_address: Ipv4Addr,
+    /// The PDI's SDF filters, parsed (none: every packet to the UE); a packet matches the PDR
+    /// when it matches any of them.
+    pub sdf_filters: Vec<FlowDescription>,
     /// The FAR's Outer Header Creation, if any.
     pub tunnel: Option<Tunnel>,
     /// The QFI of the PDR's first QER that sets one (for the PDU Session Container).
     pub qfi: Option<Qfi>,
+    /// The PDR's first QER, if it names one: its gate and bit rates apply to the PDR's packets.
+    pub qer: Option<QerId>,
     /// The FAR forwards (else it drops or buffers).
     pub forward: bool,
+}
+
+/// A QER as the datapath enforces it (TS 29.244 §5.2.1A): the gates and bit rates of the PDRs
+/// that name it, which may be several.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct QerRule {
+    /// The QER.
+    pub qer_id: QerId,
+    /// The QFI it sets, if any.
+    pub qfi: Option<Qfi>,
+    /// Its gates (closed: the PDRs' packets are dropped that way).
+    pub gate: GateStatus,
+    /// Its Maximum Bit Rate per direction, if any.
+    pub mbr: Option<BitRate>,
+    /// Its Guaranteed Bit Rate per direction, if any (not enforced: a UPF polices the MBR).
+    pub gbr: Option<BitRate>,
 }
 
 /// One session as the datapath sees it.
@@ -67,6 +97,15 @@ pub struct SessionRules {
     pub uplink: Vec<UplinkRule>,
     /// Downlink PDRs.
     pub downlink: Vec<DownlinkRule>,
+    /// The QERs the PDRs name.
+    pub qers: Vec<QerRule>,
+}
+
+impl SessionRules {
+    /// The QER `id`, if the session has it.
+    pub fn qer(&self, id: QerId) -> Option<&QerRule> {
+        self.qers.iter().find(|q| q.qer_id == id)
+    }
 }
 
 /// What changed in the table; one event per applied establishment, modification, deletion.

@@ -4,22 +4,25 @@
 //! Honoured: uplink PDRs (Source Interface Access) matching a local IPv4 F-TEID, given or
 //! chosen here (CH=1, with CHOOSE ID sharing); downlink PDRs (Source Interface Core) matching a
 //! UE IPv4 address as destination; FARs forwarding, dropping or buffering, with Outer Header
-//! Creation GTP-U/UDP/IPv4 or none; QERs (their QFI marks the downlink); URRs (kept, not
-//! measured). SDF filters are accepted and not applied: the datapath matches on TEID and UE
-//! address only. A PDR whose PDI names a network instance the UPF does not serve is refused.
+//! Creation GTP-U/UDP/IPv4 or none; QERs (their QFI marks the downlink, their gates and MBRs
+//! are handed to the datapath with the PDRs that name them); URRs (kept, not measured). SDF
+//! filters are parsed and handed to the datapath with their PDR's precedence; one that does not
+//! parse is refused (Cause 73, Offending IE SDF Filter). A PDR whose PDI names a network
+//! instance the UPF does not serve is refused.
 //! Anything else is refused with Cause 73 and the Failed Rule ID (TS 29.244 §7.5.3.1), or with
 //! the Cause the spec gives for it.
 
 use core::net::Ipv4Addr;
 
-use super::rules::{DownlinkRule, SessionRules, Tunnel, UplinkRule};
+use super::rules::{DownlinkRule, QerRule, SessionRules, Tunnel, UplinkRule};
 use crate::ie::{
-    ApplyAction, Cause, CreateFar, CreatePdr, CreateQer, CreateUrr, CreatedPdr,
-    DestinationInterface, DnsName, FailedRuleId, Fseid, Fteid, IeType, OuterHeaderCreation, Pdi,
-    SourceInterface, UeIpAddress, UpdateFar, UpdatePdr, UpdateQer, UpdateUrr,
+    ApplyAction, BitRate, Cause, CreateFar, CreatePdr, CreateQer, CreateUrr, CreatedPdr,
+    DestinationInterface, DnsName, FailedRuleId, FlowDescription, Fseid, Fteid, GateStatus, IeType,
+    OuterHeaderCreation, Pdi, SdfFilter, SourceInterface, UeIpAddress, UpdateFar, UpdatePdr,
+    UpdateQer, UpdateUrr,
 };
 use crate::message::SessionModificationRequest;
-use crate::types::{FarId, PdrId, QerId, Qfi, Seid, Teid, UrrId};
+use crate::types::{FarId, PdrId, Precedence, QerId, Qfi, Seid, Teid, UrrId};
 
 /// Why a request cannot be honoured: the Cause, the Offending IE and the Failed Rule ID to
 /// answer with.
@@ -59,10 +62,12 @@ impl Rejection {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Pdr {
     id: PdrId,
+    precedence: Precedence,
     source: SourceInterface,
     f_teid: Option<Fteid>,
     ue: Option<UeIpAddress>,
     qfi: Option<Qfi>,
+    sdf_filters: Vec<SdfFilter>,
     network_instance: Option<DnsName>,
     far: Option<FarId>,
     qers: Vec<QerId>,
@@ -76,6 +81,7 @@ impl Pdr {
         self.f_teid = pdi.local_f_teid;
         self.ue = pdi.ue_ip_address;
         self.qfi = pdi.qfi;
+        self.sdf_filters.clone_from(&pdi.sdf_filters);
         self.network_instance.clone_from(&pdi.network_instance);
     }
 
@@ -94,6 +100,16 @@ impl Pdr {
     fn downlink_ue(&self) -> Option<Ipv4Addr> {
         self.ue.filter(|u| u.is_destination).and_then(|u| u.ipv4)
     }
+
+    /// The SDF filters' Flow Descriptions parsed (a filter without one, e.g. a bare SPI, is
+    /// left out), or None when one does not parse.
+    fn flows(&self) -> Option<Vec<FlowDescription>> {
+        self.sdf_filters
+            .iter()
+            .filter_map(SdfFilter::parse_flow)
+            .collect::<Result<_, _>>()
+            .ok()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,6 +124,9 @@ struct Far {
 struct Qer {
     id: QerId,
     qfi: Option<Qfi>,
+    gate: GateStatus,
+    mbr: Option<BitRate>,
+    gbr: Option<BitRate>,
 }
 
 /// The rules of one session.
@@ -182,10 +201,12 @@ impl RuleSet {
         absent(&self.pdrs, c.pdr_id, IeType::CREATE_PDR)?;
         let mut p = Pdr {
             id: c.pdr_id,
+            precedence: c.precedence,
             source: c.pdi.source_interface,
             f_teid: None,
             ue: None,
             qfi: None,
+            sdf_filters: Vec::new(),
             network_instance: None,
             far: c.far_id,
             qers: c.qer_ids.clone(),
@@ -214,6 +235,9 @@ impl RuleSet {
         self.qers.push(Qer {
             id: c.qer_id,
             qfi: c.qfi,
+            gate: c.gate_status,
+            mbr: c.mbr,
+            gbr: c.gbr,
         });
         Ok(())
     }
@@ -229,6 +253,9 @@ impl RuleSet {
         let p = &mut self.pdrs[i];
         if let Some(pdi) = &u.pdi {
             p.set_pdi(pdi);
+        }
+        if let Some(precedence) = u.precedence {
+            p.precedence = precedence;
         }
         if u.outer_header_removal.is_some() {
             p.remove_outer_header = true;
@@ -267,6 +294,15 @@ impl RuleSet {
         let q = &mut self.qers[i];
         if u.qfi.is_some() {
             q.qfi = u.qfi;
+        }
+        if let Some(g) = u.gate_status {
+            q.gate = g;
+        }
+        if u.mbr.is_some() {
+            q.mbr = u.mbr;
+        }
+        if u.gbr.is_some() {
+            q.gbr = u.gbr;
         }
         Ok(())
     }
@@ -378,6 +414,9 @@ impl RuleSet {
             if p.urrs.iter().any(|u| !self.urrs.contains(u)) {
                 return Err(Rejection::rule(rule, IeType::URR_ID));
             }
+            if p.flows().is_none() {
+                return Err(Rejection::rule(rule, IeType::SDF_FILTER));
+            }
             match p.source {
                 SourceInterface::ACCESS => {
                     let Some((teid, _)) = p.uplink_endpoint() else {
@@ -424,10 +463,13 @@ impl RuleSet {
                     uplink.push(UplinkRule {
                         up_seid,
                         pdr_id: p.id,
+                        precedence: p.precedence,
                         teid,
                         address,
                         ue_address: p.ue.and_then(|u| u.ipv4),
                         qfi: p.qfi,
+                        sdf_filters: p.flows().unwrap_or_default(),
+                        qer: p.qers.first().copied(),
                         remove_outer_header: p.remove_outer_header,
                         forward,
                     });
@@ -436,20 +478,35 @@ impl RuleSet {
                 downlink.push(DownlinkRule {
                     up_seid,
                     pdr_id: p.id,
+                    precedence: p.precedence,
                     ue_address,
+                    sdf_filters: p.flows().unwrap_or_default(),
                     tunnel: far
                         .and_then(|f| f.outer_header_creation)
                         .and_then(|o| tunnel(&o)),
                     qfi: p.qers.iter().find_map(|q| self.qer(*q).and_then(|q| q.qfi)),
+                    qer: p.qers.first().copied(),
                     forward,
                 });
             }
         }
+        let qers = self
+            .qers
+            .iter()
+            .map(|q| QerRule {
+                qer_id: q.id,
+                qfi: q.qfi,
+                gate: q.gate,
+                mbr: q.mbr,
+                gbr: q.gbr,
+            })
+            .collect();
         SessionRules {
             up_seid,
             cp_f_seid,
             uplink,
             downlink,
+            qers,
         }
     }
 }

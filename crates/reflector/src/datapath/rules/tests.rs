@@ -3,7 +3,7 @@ use std::sync::Arc;
 
 use upfbench_pfcp::ie::Fseid;
 use upfbench_pfcp::node::{DownlinkRule, Tunnel, UplinkRule};
-use upfbench_pfcp::{PdrId, Qfi, Seid, Teid};
+use upfbench_pfcp::{PdrId, Precedence, Qfi, Seid, Teid};
 
 use super::*;
 
@@ -28,24 +28,31 @@ fn session(i: u32, ul_teid: Teid, dl_teid: Teid, gnb: Ipv4Addr, qfi: Option<Qfi>
         uplink: vec![UplinkRule {
             up_seid: seid,
             pdr_id: PdrId(1),
+            precedence: Precedence(100),
             teid: ul_teid,
             address: Ipv4Addr::new(192, 168, 13, 151),
             ue_address: Some(ue(i)),
             qfi,
+            sdf_filters: Vec::new(),
+            qer: None,
             remove_outer_header: true,
             forward: true,
         }],
         downlink: vec![DownlinkRule {
             up_seid: seid,
             pdr_id: PdrId(2),
+            precedence: Precedence(100),
             ue_address: ue(i),
+            sdf_filters: Vec::new(),
             tunnel: Some(Tunnel {
                 teid: dl_teid,
                 address: gnb,
             }),
             qfi,
+            qer: None,
             forward: true,
         }],
+        qers: Vec::new(),
     }
 }
 
@@ -73,7 +80,8 @@ fn an_establishment_installs_both_directions() {
         t.uplink.get(1),
         Some(&UplinkEntry {
             forward: true,
-            qfi: qfi(9)
+            qfi: qfi(9),
+            flows: false,
         })
     );
     assert_eq!(
@@ -105,7 +113,8 @@ fn rules_that_do_not_forward_are_kept_as_drops_without_qfi() {
         t.uplink.get(1),
         Some(&UplinkEntry {
             forward: false,
-            qfi: None
+            qfi: None,
+            flows: false,
         })
     );
     let dropped = DownlinkEntry::default();
@@ -177,7 +186,8 @@ fn a_modification_replaces_the_previous_rules() {
         t.uplink.get(5),
         Some(&UplinkEntry {
             forward: true,
-            qfi: None
+            qfi: None,
+            flows: false,
         })
     );
     assert_eq!(
@@ -379,4 +389,214 @@ fn table_slots_stay_small() {
     // numbers did (u32 key + 2 and 10 bytes of entry, padded).
     assert_eq!(size_of::<(u32, UplinkEntry)>(), 8);
     assert_eq!(size_of::<(u32, DownlinkEntry)>(), 16);
+}
+
+mod flows {
+    use upfbench_pfcp::QerId;
+    use upfbench_pfcp::ie::{BitRate, GateStatus};
+    use upfbench_pfcp::node::QerRule;
+
+    use super::*;
+    use crate::datapath::flows::{Classified, Flow, classify};
+    use crate::datapath::qer::{DOWNLINK, UPLINK};
+    use upfbench_testkit::upf_frames::inner;
+
+    const DN: Ipv4Addr = Ipv4Addr::new(192, 168, 16, 152);
+
+    fn qer(id: u32, q: u8, mbr_kbps: Option<u64>) -> QerRule {
+        QerRule {
+            qer_id: QerId(id),
+            qfi: qfi(q),
+            gate: GateStatus::OPEN,
+            mbr: mbr_kbps.map(|k| BitRate {
+                ul_kbps: k,
+                dl_kbps: k,
+            }),
+            gbr: None,
+        }
+    }
+
+    /// Session 0 with three QoS flows: QFI 1 (QER 1, 8 Mbit/s, SDF port 5001), QFI 5 (QER 2,
+    /// 80 Mbit/s, SDF port 5005) and the default flow (QER 9, no MBR, lowest precedence), its
+    /// uplink PDRs on one TEID told apart by QFI, its downlink PDRs on one UE by SDF.
+    fn three_flows() -> SessionRules {
+        let mut s = session(0, Teid(1), Teid(2), GNB_A, None);
+        let ul = s.uplink[0].clone();
+        let dl = s.downlink[0].clone();
+        s.uplink.clear();
+        s.downlink.clear();
+        for (i, (q, id, port, precedence)) in [
+            (9, 9, None, 255),
+            (1, 1, Some(5001), 10),
+            (5, 2, Some(5005), 20),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let sdf: Vec<_> = port
+                .map(|p: u16| {
+                    format!("permit out 17 from any {p} to assigned")
+                        .parse()
+                        .unwrap()
+                })
+                .into_iter()
+                .collect();
+            s.uplink.push(UplinkRule {
+                pdr_id: PdrId(10 + i as u16),
+                precedence: Precedence(precedence),
+                qfi: (q != 9).then(|| qfi(q)).flatten(),
+                qer: Some(QerId(id)),
+                ..ul.clone()
+            });
+            s.downlink.push(DownlinkRule {
+                pdr_id: PdrId(20 + i as u16),
+                precedence: Precedence(precedence),
+                sdf_filters: sdf,
+                qfi: qfi(q),
+                qer: Some(QerId(id)),
+                ..dl.clone()
+            });
+        }
+        s.qers = vec![
+            qer(1, 1, Some(8_000)),
+            qer(2, 5, Some(80_000)),
+            qer(9, 9, None),
+        ];
+        s
+    }
+
+    fn passed(c: Classified<'_>) -> &Flow {
+        match c {
+            Classified::Pass(f) => f,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn several_pdrs_on_a_key_are_classified_by_qfi_and_sdf() {
+        let mut m = RulesMirror::default();
+        m.apply(&RuleChange::Installed(three_flows()));
+        let t = m.snapshot().unwrap();
+        let u = *t.uplink.get(1).unwrap();
+        assert!(u.flows && !u.forward, "{u:?}");
+        assert!(dl(&t, 0).unwrap().flows());
+        let ul_flows = t.uplink_flows.get(&1).unwrap();
+        let precedences: Vec<u32> = ul_flows.iter().map(|f| f.precedence).collect();
+        assert_eq!(precedences, [10, 20, 255], "by precedence");
+        // Uplink: by the container's QFI; anything else falls to the default flow.
+        let p = inner(ue(0), DN, (4000, 5001), &[0; 100]);
+        for (q, want) in [(qfi(1), 10), (qfi(5), 20), (qfi(7), 255), (None, 255)] {
+            let f = passed(classify(ul_flows, &p, p.len(), q, true, 0));
+            assert_eq!(f.precedence, want, "QFI {q:?}");
+        }
+        // Downlink: by the SDF's port; each flow's G-PDU carries its QFI.
+        let dl_flows = t.downlink_flows.get(&u32::from(ue(0))).unwrap();
+        for (port, want, q) in [(5001, 10, 1), (5005, 20, 5), (80, 255, 9)] {
+            let p = inner(DN, ue(0), (port, 4000), &[0; 100]);
+            let f = passed(classify(dl_flows, &p, p.len(), None, false, 0));
+            assert_eq!((f.precedence, f.container_qfi), (want, qfi(q)));
+            assert_eq!(f.tunnel, Some((Teid(2), u32::from(GNB_A))));
+        }
+        // The uplink and downlink PDRs of a flow share its QER's cell.
+        assert!(Arc::ptr_eq(
+            ul_flows[0].qer.as_ref().unwrap(),
+            dl_flows[0].qer.as_ref().unwrap()
+        ));
+        assert_eq!(&*t.gnbs, &[u32::from(GNB_A)], "the flows' gNB is resolved");
+        // Deleted: nothing left, and what the QERs counted stays in the book per QFI.
+        let s = three_flows();
+        m.apply(&RuleChange::Removed(s));
+        let t = m.snapshot().unwrap();
+        assert!(t.uplink_flows.is_empty() && t.downlink_flows.is_empty());
+        assert!(t.gnbs.is_empty());
+        let by_qfi = m.qers.by_qfi();
+        let q1 = by_qfi.iter().find(|(q, _)| *q == qfi(1)).unwrap().1;
+        assert_eq!((q1[UPLINK].passed, q1[DOWNLINK].passed), (1, 1));
+        assert!(m.qers.rows().is_empty());
+    }
+
+    #[test]
+    fn a_one_pdr_key_stays_on_the_fast_path_unless_its_qer_polices_or_gates() {
+        // A QER with no MBR and open gates: the entry forwards as before.
+        let mut s = session(0, Teid(1), Teid(2), GNB_A, qfi(9));
+        s.uplink[0].qer = Some(QerId(1));
+        s.downlink[0].qer = Some(QerId(1));
+        s.qers = vec![qer(1, 9, None)];
+        let mut m = RulesMirror::default();
+        m.apply(&RuleChange::Installed(s.clone()));
+        let t = m.snapshot().unwrap();
+        assert!(t.uplink.get(1).unwrap().forward);
+        assert!(dl(&t, 0).unwrap().forward);
+        assert!(t.uplink_flows.is_empty() && t.downlink_flows.is_empty());
+
+        // An MBR: both keys are classified (and policed).
+        let mut policed = s.clone();
+        policed.qers = vec![qer(1, 9, Some(8))];
+        m.apply(&RuleChange::Modified {
+            previous: s.clone(),
+            current: policed.clone(),
+        });
+        let t = m.snapshot().unwrap();
+        assert!(t.uplink.get(1).unwrap().flows);
+        assert_eq!(dl(&t, 0), Some(DownlinkEntry::FLOWS));
+        let cell = m.qers.cell(s.up_seid, QerId(1)).unwrap();
+        let p = inner(ue(0), DN, (1, 2), &[0; 1_000]);
+        let flows = t.uplink_flows.get(&1).unwrap();
+        // The PDR matches QFI 9: a G-PDU without it is no PDR's.
+        assert_eq!(
+            classify(flows, &p, p.len(), None, true, 0),
+            Classified::NoFlow
+        );
+        assert!(matches!(
+            classify(flows, &p, p.len(), qfi(9), true, 0),
+            Classified::Pass(_)
+        ));
+        assert_eq!(
+            classify(flows, &p, p.len(), qfi(9), true, 0),
+            Classified::Policed
+        );
+
+        // The gate closed by an Update QER: the same cell, its counts kept.
+        let mut closed = policed.clone();
+        closed.qers[0].gate = GateStatus::CLOSED;
+        m.apply(&RuleChange::Modified {
+            previous: policed,
+            current: closed.clone(),
+        });
+        let t = m.snapshot().unwrap();
+        assert!(Arc::ptr_eq(
+            &cell,
+            &m.qers.cell(s.up_seid, QerId(1)).unwrap()
+        ));
+        let flows = t.downlink_flows.get(&u32::from(ue(0))).unwrap();
+        let down = inner(DN, ue(0), (2, 1), &[0; 10]);
+        assert_eq!(
+            classify(flows, &down, down.len(), None, false, 5),
+            Classified::Gated
+        );
+        let c = cell.counts(UPLINK);
+        assert_eq!((c.passed, c.policed), (1, 1));
+        assert_eq!(cell.counts(DOWNLINK).gated, 1);
+
+        // Opened again, without an MBR: back to the fast path.
+        m.apply(&RuleChange::Modified {
+            previous: closed,
+            current: s,
+        });
+        let t = m.snapshot().unwrap();
+        assert!(t.uplink.get(1).unwrap().forward && dl(&t, 0).unwrap().forward);
+        assert!(t.uplink_flows.is_empty() && t.downlink_flows.is_empty());
+        // The held-back path of `far_update_delay` is for one-flow entries only.
+        assert_eq!(&*t.gnbs, &[u32::from(GNB_A)]);
+    }
+
+    #[test]
+    fn a_classified_ue_is_not_held_back() {
+        let mut m = RulesMirror::default();
+        m.apply(&RuleChange::Installed(three_flows()));
+        assert_eq!(m.hold_downlink(u32::from(ue(0)), 5), None);
+        let t = m.snapshot().unwrap();
+        assert_eq!(dl(&t, 0), Some(DownlinkEntry::FLOWS));
+        assert!(t.releases.is_empty());
+    }
 }
