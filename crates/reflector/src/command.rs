@@ -15,7 +15,7 @@ use upfbench_metrics::health::Phase;
 use crate::datapath::counters::{CounterCell, ReflectorCounters};
 use crate::datapath::end_marker::{EndMarkerInbox, end_marker_channel};
 use crate::datapath::impair::{ImpairConfig, Impairments};
-use crate::datapath::qer::{QerBook, QerPolicy};
+use crate::datapath::qer::{Policing, QerBook, QerPolicy};
 use crate::datapath::rules::{ForwardingTable, TableReader, table_channels};
 use crate::datapath::worker::{Mode, ReflectorWorker};
 use crate::lines::{live_line, render_totals, sum};
@@ -179,6 +179,14 @@ fn reflect(
     let stop = StopFlag::new();
     let started = Instant::now();
     template.show(&names, workers);
+    match qer_policy(cfg, hz).policing {
+        Policing::On => {}
+        Policing::Off => out::line("reflect: impairment qer: QERs not policed (gates apply)"),
+        Policing::Over(x) => out::line(&format!(
+            "reflect: impairment qer: QERs policed at {:.3} x MBR",
+            1.0 + x
+        )),
+    }
     let mut end_marker_inbox = Some(end_marker_inbox);
     let totals = eal.scope(|s| -> Result<Vec<ReflectorCounters>> {
         let mut handles = Vec::new();
@@ -262,9 +270,18 @@ fn show_rx_spread(ports: [(Side, &PortConfig, &StartedPort<'_, '_>); 2]) {
     }
 }
 
-/// How the QERs are enforced, on a TSC of `hz`.
-fn qer_policy(_cfg: &Reflector, hz: u64) -> QerPolicy {
-    QerPolicy::new(hz)
+/// How the QERs are enforced, on a TSC of `hz`: `qer_burst`, and the impairment `qer`.
+fn qer_policy(cfg: &Reflector, hz: u64) -> QerPolicy {
+    let policing = match cfg.impairments.qer.mbr_factor() {
+        None => Policing::Off,
+        Some(f) if f == 1.0 => Policing::On,
+        Some(f) => Policing::Over(f - 1.0),
+    };
+    QerPolicy {
+        burst: cfg.qer_burst,
+        policing,
+        tsc_hz: hz,
+    }
 }
 
 /// The PFCP UPF side of the upf mode (None in echo mode, or without a `pfcp` section), with
