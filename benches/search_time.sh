@@ -11,6 +11,7 @@
 #   CAP=100kpps benches/search_time.sh
 #   METHODS="upfbench mlrsearch-run" benches/search_time.sh     # some of the three
 #   KEEP=1 benches/search_time.sh                   # keep the logs and reports, say where
+#   SUM=5 benches/search_time.sh                    # NDR and PDR with 5 s duration sums
 #
 # Printed: each method's wall time, its trials and their time, its NDR (and PDR) bounds and
 # conditional throughput; then a table of the three, the ratios upfbench / MLRsearch (the
@@ -24,6 +25,8 @@ cd "$(dirname "$0")/.."
 bin=${UPFBENCH:-./target/release/upfbench}
 cap=${CAP:-200kpps}
 methods=${METHODS:-upfbench mlrsearch-run rfc2544}
+# The goals' duration sum (s) for upfbench search and MLRsearch: CSIT's 21 unless given.
+sum=${SUM:-21}
 mlr_python=${MLRSEARCH_PYTHON:-target/mlrsearch/bin/python3}
 report=benches/support/search_time_report.py
 min_load=10000
@@ -54,6 +57,9 @@ search:
   min_load: ${min_load}pps
   max_load: ${max_pps}pps
   latency_loads: []
+  goals:
+    - {name: NDR, loss_ratio: 0%, duration_sum: ${sum}s}
+    - {name: PDR, loss_ratio: 0.5%, duration_sum: ${sum}s}
 YAML
 cat >"$work/rfc2544.yaml" <<YAML
 name: bench-rfc2544
@@ -105,7 +111,7 @@ sys.exit(m.version("MLRsearch") != "1.2.1")' 2>/dev/null; then
   start=$(date +%s.%N)
   "$mlr_python" benches/support/mlrsearch_run.py --upfbench "$bin" --system deploy/systems/memif.yaml \
     --profile "$work/mlrsearch-run.yaml" --work "$work/mlrsearch-run" \
-    --min-load "$min_load" --max-load "$max_pps" >"$work/mlrsearch-run.json" 2>"$work/mlrsearch-run.log" || {
+    --min-load "$min_load" --max-load "$max_pps" --duration-sum "$sum" >"$work/mlrsearch-run.json" 2>"$work/mlrsearch-run.log" || {
     echo "MLRsearch + upfbench run failed:" >&2
     tail -20 "$work/mlrsearch-run.log" >&2
     return 1
@@ -124,4 +130,4 @@ summaries=()
 for m in $methods; do
   if [[ -f $work/$m.summary.json ]]; then summaries+=("$work/$m.summary.json"); fi
 done
-if ((${#summaries[@]})); then python3 "$report" compare "$cap_pps" "${summaries[@]}"; fi
+if ((${#summaries[@]})); then SUM=$sum python3 "$report" compare "$cap_pps" "${summaries[@]}"; fi

@@ -25,7 +25,7 @@ intended count: it would count unsent packets as lost, and the streams' rounding
 two) would fail a no-loss trial; the trial log has what was sent, to check against the load.
 
 The goals are CSIT's NDR and PDR at MLRsearch's defaults (loss ratio 0 and 0.5 %, exceed ratio
-50 %, width 0.5 %, 1 s trials, 21 s duration sum). Printed: JSON with the search's wall time,
+50 %, width 0.5 %, 1 s trials, 21 s duration sum; --duration-sum S sets another). Printed: JSON with the search's wall time,
 its trials ([intended load, intended duration, sent, lost, wall time]) and per goal its
 relevant bounds and conditional throughput (pps, null where there is none).
 
@@ -145,8 +145,12 @@ def make_measurer(mlr, args, profile):
 
 
 def search_config(mlr, args):
-    """CSIT's NDR and PDR at MLRsearch's defaults between Min Load and Max Load."""
-    goals = [mlr.SearchGoal(loss_ratio=0.0), mlr.SearchGoal(loss_ratio=0.005)]
+    """CSIT's NDR and PDR at MLRsearch's defaults (but the duration sum) between Min Load and
+    Max Load."""
+    goals = [
+        mlr.SearchGoal(loss_ratio=0.0, duration_sum=args.duration_sum),
+        mlr.SearchGoal(loss_ratio=0.005, duration_sum=args.duration_sum),
+    ]
     config = mlr.Config()
     # Each setter checks the other limit's current value: move the one that keeps them apart.
     if args.min_load < config.max_load:
@@ -170,6 +174,9 @@ def main():
         parser.add_argument(flag, required=True)
     parser.add_argument("--min-load", type=float, required=True)
     parser.add_argument("--max-load", type=float, required=True)
+    parser.add_argument(
+        "--duration-sum", type=float, default=21.0, help="each goal's duration sum, s (21)"
+    )
     args = parser.parse_args()
     mlr = load_mlrsearch()
     profile = TrialProfile(pathlib.Path(args.profile).read_text(encoding="utf-8"))

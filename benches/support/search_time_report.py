@@ -7,7 +7,11 @@
     search_time_report.py compare CAP_PPS SUMMARY...
         The methods side by side: wall time, trials, trial time, each goal's bounds and
         conditional throughput, the ratios of the wall times, and whether the conditional
-        throughputs agree within the goals' width.
+        throughputs agree within the goals' width. Then, for the RFC 9971 searches, the floor
+        under their time: each distinct load among the NDR's and PDR's final bounds is decided
+        only by (1 - exceed ratio) x duration sum of trials there (a lower bound needs that much
+        of low-loss trials, an upper bound more than exceed ratio x sum of high-loss ones), and
+        a trial's wall time counts in the sum; the duration sum is $SUM (s, 21 unless set).
 
 A summary: {"method", "wall_s", "trials", "trial_s" (intended durations summed),
 "trial_wall_s" (the trials' wall times summed), "short" (trials that sent more than 1 %
@@ -16,6 +20,7 @@ under their load: tester-limited), "goals": [{"goal", "status", "lower",
 """
 
 import json
+import os
 import sys
 
 # The goals' width (CSIT's and upfbench's default, and the bench's RFC 2544 goal's).
@@ -177,6 +182,41 @@ def agreement(summaries):
         )
 
 
+# The NDR's and PDR's exceed ratio (CSIT's and upfbench's default).
+EXCEED_RATIO = 0.5
+
+
+def floors(summaries, duration_sum):
+    """The least time the final bounds' loads take, per RFC 9971 search, and what it makes of
+    the ratio the issue asks for."""
+    per_load = (1.0 - EXCEED_RATIO) * duration_sum
+    fewest = None
+    for s in summaries:
+        if s["method"] == "rfc2544":
+            continue
+        loads = {
+            round(g[side])
+            for g in s["goals"]
+            if ndr_or_pdr(g["goal"]) in ("NDR", "PDR")
+            for side in ("lower", "upper")
+            if g[side] is not None
+        }
+        floor = len(loads) * per_load
+        fewest = len(loads) if fewest is None else min(fewest, len(loads))
+        print(
+            f"{LABELS.get(s['method'], s['method'])}: {len(loads)} loads in the final bounds, "
+            f"at least {floor:.1f} s of trials to decide them ({per_load:.1f} s each); "
+            f"{s['wall_s'] - floor:.1f} s beyond that"
+        )
+    mlr = next((s for s in summaries if s["method"] == "mlrsearch-run"), None)
+    if mlr is not None and fewest:
+        least = fewest * per_load
+        print(
+            f"no RFC 9971 search with these goals decides {fewest} loads in under {least:.1f} s: "
+            f"a ratio to MLRsearch's {mlr['wall_s']:.1f} s of at least {least / mlr['wall_s']:.2f}"
+        )
+
+
 def compare(cap_pps, paths):
     """Print the comparison of the summaries at `paths`."""
     summaries = []
@@ -188,6 +228,7 @@ def compare(cap_pps, paths):
     print()
     ratios({s["method"]: s for s in summaries})
     agreement(summaries)
+    floors(summaries, float(os.environ.get("SUM", "21")))
 
 
 def main():

@@ -48,9 +48,10 @@ pub use error::{ConfigError, Diagnostic, NotIpv4, ipv4};
 pub use n4_impairments::N4Impairments;
 pub use profile::{Arrivals, Handovers, MAX_HANDOVER_RATE, Mobility, MovingUes, TargetGnb};
 pub use profile::{
-    CapacitySection, Direction, DirectionSet, GoalSection, Latency, LatencyBoundSection,
-    MAX_LATENCY, MAX_PPS, MAX_QOS_BPS, PdnType, PercentText, Profile, Qer, SearchSection, Sessions,
-    Spread, StrategyName, Stream, Sweep, TeidAllocation, TeidRange, TxMode, UeSelection, Urr,
+    CapacitySection, Direction, DirectionSet, Family, FlowRates, GoalSection, Latency,
+    LatencyBoundSection, MAX_LATENCY, MAX_PPS, MAX_QOS_BPS, PdnType, PercentText, Profile, Qer,
+    QosFlow, SearchSection, Sessions, Spread, StrategyName, Stream, Sweep, TeidAllocation,
+    TeidRange, TxMode, UeSelection, Urr,
 };
 pub use profile::{Churn, MAX_CHURN_RATE, MIN_PROBE_INTERVAL};
 pub use qer_impairment::{Policing, QerImpairment};

@@ -13,3 +13,4 @@ pub mod queues;
 pub mod rx_spread;
 pub mod service;
 pub mod socket_files;
+pub mod vlan;

@@ -1,4 +1,4 @@
-//! The resolution of next hops by ARP, for both roles: each hop is asked for every `interval`
+//! The resolution of next hops by ARP (IPv4) or Neighbor Solicitation (IPv6), for both roles: each hop is asked for every `interval`
 //! until it is resolved, at most `requests` times (the files' `arp.timeout` and
 //! `arp.retries + 1`); then it is given up on. Sans-IO: the ARP side is a trait ([`Arp`]), which
 //! also says when a hop counts as resolved, and the time a TSC reading.
@@ -17,6 +17,8 @@
 //! established sessions); the pacing is kept, so a hop is never asked more often than once per
 //! `interval`.
 
+use std::net::{IpAddr, Ipv4Addr};
+
 use super::queues::Side;
 
 /// Next hops followed per worker; more are not resolved ahead of traffic.
@@ -26,9 +28,9 @@ pub const MAX_NEXT_HOPS: usize = 16;
 pub trait Arp {
     /// Whether `ip` on `side` is resolved: the caller's rule (a reply to our request, or any
     /// MAC known), the configured MACs included.
-    fn resolved(&self, side: Side, ip: u32) -> bool;
-    /// Sends an ARP request for `ip` on `side` now.
-    fn request(&mut self, side: Side, ip: u32, now: u64);
+    fn resolved(&self, side: Side, ip: IpAddr) -> bool;
+    /// Sends an ARP request (IPv4) or a Neighbor Solicitation (IPv6) for `ip` on `side` now.
+    fn request(&mut self, side: Side, ip: IpAddr, now: u64);
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,7 +43,7 @@ enum State {
 #[derive(Debug, Clone, Copy)]
 struct Hop {
     side: Side,
-    ip: u32,
+    ip: IpAddr,
     /// Requests sent since the hop was (re-)armed.
     sent: u32,
     /// When the last request went, whatever the arming.
@@ -65,7 +67,7 @@ impl NextHops {
         NextHops {
             hops: [Hop {
                 side: Side::N3,
-                ip: 0,
+                ip: IpAddr::V4(Ipv4Addr::UNSPECIFIED),
                 sent: 0,
                 last: None,
                 state: State::Resolved,
@@ -81,7 +83,13 @@ impl NextHops {
     /// budget of requests). Address 0 (no next hop configured) and hops beyond
     /// [`MAX_NEXT_HOPS`] are left out.
     pub fn want(&mut self, side: Side, ip: u32) {
-        if ip == 0 {
+        self.want_addr(side, IpAddr::V4(Ipv4Addr::from(ip)));
+    }
+
+    /// [`want`](Self::want) for an address of either family (the unspecified one of either is
+    /// left out).
+    pub fn want_addr(&mut self, side: Side, ip: IpAddr) {
+        if ip.is_unspecified() {
             return;
         }
         if let Some(h) = self.hops[..self.len]
@@ -158,7 +166,7 @@ impl NextHops {
     }
 
     /// The first hop given up on, in the order they were wanted.
-    pub(crate) fn first_given_up(&self) -> Option<(Side, u32)> {
+    pub(crate) fn first_given_up(&self) -> Option<(Side, IpAddr)> {
         self.hops[..self.len]
             .iter()
             .find(|h| h.state == State::GivenUp)
@@ -181,17 +189,17 @@ mod tests {
     /// ticks.
     #[derive(Default)]
     struct FakeArp {
-        up: Vec<(Side, u32)>,
-        answered: Vec<(Side, u32)>,
-        requests: Vec<(Side, u32, u64)>,
+        up: Vec<(Side, IpAddr)>,
+        answered: Vec<(Side, IpAddr)>,
+        requests: Vec<(Side, IpAddr, u64)>,
     }
 
     impl Arp for FakeArp {
-        fn resolved(&self, side: Side, ip: u32) -> bool {
+        fn resolved(&self, side: Side, ip: IpAddr) -> bool {
             self.answered.contains(&(side, ip))
         }
 
-        fn request(&mut self, side: Side, ip: u32, now: u64) {
+        fn request(&mut self, side: Side, ip: IpAddr, now: u64) {
             self.requests.push((side, ip, now));
             if self.up.contains(&(side, ip)) {
                 self.answered.push((side, ip));
@@ -202,17 +210,21 @@ mod tests {
     const PEER: u32 = 0xc0a8_1098;
     const GNB: u32 = 0xc0a8_0d83;
 
+    fn v4(ip: u32) -> IpAddr {
+        IpAddr::V4(Ipv4Addr::from(ip))
+    }
+
     #[test]
     fn each_hop_is_asked_until_it_answers() {
         let mut hops = NextHops::new(100, 4);
         let mut arp = FakeArp {
-            up: vec![(Side::N6, PEER)],
+            up: vec![(Side::N6, v4(PEER))],
             ..FakeArp::default()
         };
         hops.want(Side::N6, PEER);
         hops.want(Side::N3, 0);
         hops.poll(0, &mut arp);
-        assert_eq!(arp.requests, [(Side::N6, PEER, 0)]);
+        assert_eq!(arp.requests, [(Side::N6, v4(PEER), 0)]);
         hops.poll(50, &mut arp);
         assert_eq!((hops.resolved(), hops.asking()), (1, 0));
         hops.poll(500, &mut arp);
@@ -230,7 +242,7 @@ mod tests {
         let times: Vec<u64> = arp.requests.iter().map(|r| r.2).collect();
         assert_eq!(times, [0, 100, 200]);
         assert_eq!((hops.given_up(), hops.asking()), (1, 0));
-        assert_eq!(hops.first_given_up(), Some((Side::N3, GNB)));
+        assert_eq!(hops.first_given_up(), Some((Side::N3, v4(GNB))));
         // A new table wants it again: a fresh budget, still one interval apart.
         hops.want(Side::N3, GNB);
         hops.poll(1005, &mut arp);
@@ -268,5 +280,28 @@ mod tests {
         assert_eq!(arp.requests.len(), MAX_NEXT_HOPS);
         hops.poll(100, &mut arp);
         assert_eq!(hops.given_up(), MAX_NEXT_HOPS);
+    }
+
+    #[test]
+    fn ipv6_hops_are_followed_beside_ipv4_ones() {
+        let upf: IpAddr = "2001:db8:13::151".parse().unwrap();
+        let mut hops = NextHops::new(100, 2);
+        let mut arp = FakeArp {
+            up: vec![(Side::N3, upf)],
+            ..FakeArp::default()
+        };
+        hops.want_addr(Side::N3, upf);
+        hops.want_addr(Side::N3, "::".parse().unwrap());
+        hops.want(Side::N3, GNB);
+        hops.poll(0, &mut arp);
+        assert_eq!(
+            arp.requests,
+            [(Side::N3, upf, 0), (Side::N3, v4(GNB), 0)],
+            "the unspecified address is left out"
+        );
+        hops.poll(300, &mut arp);
+        hops.poll(600, &mut arp);
+        assert_eq!((hops.resolved(), hops.given_up()), (1, 1));
+        assert_eq!(hops.first_given_up(), Some((Side::N3, v4(GNB))));
     }
 }

@@ -1,7 +1,7 @@
 //! Setting up the two ports: queues for every worker, receive pools, link, and the first MAC
 //! resolution before the workers start.
 
-use std::net::Ipv4Addr;
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -143,24 +143,33 @@ pub fn split_queues<'p>(n3: Queues<'p>, n6: Queues<'p>) -> Vec<[PortQueues<'p>; 
         .collect()
 }
 
-/// A neighbour that did not answer ARP.
+/// A neighbour that did not answer ARP (or, over IPv6, Neighbor Solicitation).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "{side}: no ARP reply from {address} after {requests} requests {interval:?} apart; check the \
-     link and the peer's address, or give its MAC (peer_mac) in the system file"
+    "{side}: no {} from {address} after {requests} requests {interval:?} apart; check the \
+     link and the peer's address, or give its MAC (peer_mac) in the system file",
+    answer_name(.address)
 )]
 pub struct Unresolved {
     /// The port.
     pub side: Side,
     /// The address asked for.
-    pub address: Ipv4Addr,
+    pub address: IpAddr,
     /// Requests sent.
     pub requests: u32,
     /// The wait for a reply after each (the system file's `arp.timeout`).
     pub interval: Duration,
 }
 
-/// Resolves the MAC of each `(side, address)` by ARP before the workers start, from the main
+/// What a neighbour of `address`'s family answers with.
+fn answer_name(address: &IpAddr) -> &'static str {
+    match address {
+        IpAddr::V4(_) => "ARP reply",
+        IpAddr::V6(_) => "Neighbor Advertisement",
+    }
+}
+
+/// Resolves the MAC of each `(side, address)` by ARP (IPv6: Neighbor Solicitation) before the workers start, from the main
 /// lcore: a request every `interval` on every worker's queue, at most `requests` per
 /// address ([`NextHops`] paces them), polling every receive queue meanwhile (answering whatever
 /// else asks us, too, on the queue it came in on), until `stop` returns true. Addresses
@@ -169,20 +178,20 @@ pub struct Unresolved {
 pub fn resolve<'p>(
     queues: &mut [[PortQueues<'p>; 2]],
     service: &mut ServicePlane<'p>,
-    targets: &[(Side, Ipv4Addr)],
+    targets: &[(Side, IpAddr)],
     interval: Duration,
     requests: u32,
     stop: &dyn Fn() -> bool,
 ) -> Result<Vec<MacAddr>, WaitError> {
-    let unresolved = |(side, ip): (Side, u32)| Unresolved {
+    let unresolved = |(side, address): (Side, IpAddr)| Unresolved {
         side,
-        address: Ipv4Addr::from(ip),
+        address,
         requests,
         interval,
     };
     let mut hops = NextHops::new(service.ticks(interval), requests);
     for &(side, ip) in targets {
-        hops.want(side, u32::from(ip));
+        hops.want_addr(side, ip);
     }
     let mut burst = MbufBurst::<RX_BURST>::new();
     loop {
@@ -220,8 +229,8 @@ pub fn resolve<'p>(
         .map(|&(side, ip)| {
             // Resolved above, unless the neighbour table has since made room for newer ones.
             service
-                .neighbor(side, u32::from(ip))
-                .ok_or_else(|| WaitError::Unresolved(unresolved((side, u32::from(ip)))))
+                .neighbor_ip(side, ip)
+                .ok_or_else(|| WaitError::Unresolved(unresolved((side, ip))))
         })
         .collect()
 }
@@ -247,11 +256,11 @@ fn flush_everywhere<'p>(queues: &mut [[PortQueues<'p>; 2]], service: &mut Servic
 struct AnyMac<'s, 'p>(&'s mut ServicePlane<'p>);
 
 impl Arp for AnyMac<'_, '_> {
-    fn resolved(&self, side: Side, ip: u32) -> bool {
-        self.0.neighbor(side, ip).is_some()
+    fn resolved(&self, side: Side, ip: IpAddr) -> bool {
+        self.0.neighbor_ip(side, ip).is_some()
     }
 
-    fn request(&mut self, side: Side, ip: u32, now: u64) {
+    fn request(&mut self, side: Side, ip: IpAddr, now: u64) {
         self.0.request(side, ip, now);
     }
 }
@@ -275,6 +284,17 @@ mod tests {
             })
         );
         let always = || true;
+        let e = Unresolved {
+            side: Side::N3,
+            address: "2001:db8::1".parse().unwrap(),
+            requests: 2,
+            interval: Duration::from_secs(1),
+        };
+        assert!(
+            e.to_string()
+                .starts_with("N3: no Neighbor Advertisement from 2001:db8::1 after 2"),
+            "{e}"
+        );
         assert_eq!(
             wait_socket(&socket, Duration::from_secs(10), &always),
             Err(WaitError::Interrupted)

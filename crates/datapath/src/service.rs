@@ -1,23 +1,33 @@
-//! The service plane of a port: answers ARP, ICMP echo and GTP-U echo for our addresses, learns
-//! the neighbours' MAC addresses, resolves them by ARP, and sends GTP-U Error Indications. It
-//! runs only for frames the fast path hands over (never per packet of the measured traffic);
-//! answers are built in mbufs of its own small pool and queued per port until the worker's next
-//! flush.
+//! The service plane of a port: answers ARP, Neighbor Discovery, ICMP and ICMPv6 echo and
+//! GTP-U echo for our addresses, learns the neighbours' MAC addresses, resolves them by ARP or
+//! Neighbor Solicitation, and sends GTP-U Error Indications. It runs only for frames the fast
+//! path hands over (never per packet of the measured traffic); answers are built in mbufs of its
+//! own small pool and queued per port until the worker's next flush.
+//!
+//! A tagged port ([`with_vlan`](ServicePlane::with_vlan)) tags everything the service plane
+//! sends with its tags, and handles only received frames that carry them: others are counted
+//! ([`Seen::OtherVlan`]) and dropped. Neighbours are kept per family: the IPv4 table is keyed
+//! by the address as a `u32`, as before IPv6 came, so that the IPv4 lookups cost what they did.
 
 mod limit;
 mod respond;
+mod respond6;
 
-use std::net::Ipv4Addr;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::time::Duration;
 
 use upfbench_dpdk::{Mbuf, MbufBurst, Mempool, TxQueue};
 use upfbench_net::{MacAddr, Teid};
 
 pub use limit::ErrorIndicationLimit;
-pub use respond::{Interface, Outcome, Seen, arp_request, end_marker, error_indication, respond};
+pub use respond::{
+    Interface, Outcome, Seen, arp_request, end_marker, error_indication, respond, respond_port,
+};
+pub use respond6::{Interface6, neighbor_solicitation};
 
 use super::next_hops::Arp;
 use super::queues::Side;
+use super::vlan::PortTags;
 
 /// Neighbours remembered per port.
 const NEIGHBOURS: usize = 16;
@@ -49,6 +59,8 @@ pub struct ServiceCounters {
     pub replies: u64,
     /// ARP requests sent to resolve a neighbour.
     pub arp_requests: u64,
+    /// Neighbor Solicitations sent to resolve an IPv6 neighbour.
+    pub neighbor_solicitations: u64,
     /// Error Indications sent.
     pub error_indications: u64,
     /// Error Indications not sent (over the rate limit).
@@ -61,29 +73,41 @@ pub struct ServiceCounters {
     pub tx_refused: u64,
 }
 
-/// A neighbour: its address, its MAC, and whether the MAC came in an ARP reply (confirmed) or
-/// only in the neighbour's own request (learned in passing: usable, but not an answer to ours).
+/// A neighbour: its address (IPv4 as a `u32`, IPv6 as a `u128`), its MAC, and whether the MAC
+/// came in an answer to ours, an ARP reply or a Neighbor Advertisement (confirmed), or only in
+/// the neighbour's own request (learned in passing: usable, but not an answer to ours).
 #[derive(Debug, Clone, Copy, Default)]
-struct Neighbour {
-    ip: u32,
+struct Neighbour<K> {
+    ip: K,
     mac: MacAddr,
     confirmed: bool,
 }
 
-/// A small table of neighbours, newest replacing oldest.
-#[derive(Debug, Clone, Copy, Default)]
-struct Neighbours {
-    entries: [Neighbour; NEIGHBOURS],
+/// A small table of neighbours of one family, newest replacing oldest.
+#[derive(Debug, Clone, Copy)]
+struct Neighbours<K> {
+    entries: [Neighbour<K>; NEIGHBOURS],
     len: usize,
     next: usize,
 }
 
-impl Neighbours {
-    fn find(&self, ip: u32) -> Option<&Neighbour> {
+impl<K: Copy + Default> Default for Neighbours<K> {
+    fn default() -> Self {
+        Neighbours {
+            entries: [Neighbour::default(); NEIGHBOURS],
+            len: 0,
+            next: 0,
+        }
+    }
+}
+
+impl<K: Copy + Eq> Neighbours<K> {
+    #[inline]
+    fn find(&self, ip: K) -> Option<&Neighbour<K>> {
         self.entries[..self.len].iter().find(|e| e.ip == ip)
     }
 
-    fn learn(&mut self, ip: u32, mac: MacAddr, confirmed: bool) {
+    fn learn(&mut self, ip: K, mac: MacAddr, confirmed: bool) {
         if let Some(e) = self.entries[..self.len].iter_mut().find(|e| e.ip == ip) {
             e.mac = mac;
             e.confirmed |= confirmed;
@@ -100,14 +124,25 @@ impl Neighbours {
     }
 }
 
+/// What a port has besides its IPv4 [`Interface`]: an IPv6 address, VLAN tags.
+#[derive(Debug, Clone, Copy, Default)]
+struct PortExtras {
+    v6: Option<Interface6>,
+    tags: PortTags,
+}
+
 /// The service plane of one worker, for both ports.
 pub struct ServicePlane<'e> {
     interfaces: [Interface; 2],
+    ports: [PortExtras; 2],
     pool: Mempool<'e>,
     pending: [MbufBurst<'e, PENDING>; 2],
-    neighbours: [Neighbours; 2],
+    neighbours: [Neighbours<u32>; 2],
+    neighbours6: [Neighbours<u128>; 2],
     /// Last ARP request per (port, address): (address, time in ns).
     asked: [[(u32, u64); 4]; 2],
+    /// Last Neighbor Solicitation per (port, address): (address, time in ns).
+    asked6: [[(u128, u64); 4]; 2],
     arp_retry_ns: u64,
     ei_limit: ErrorIndicationLimit,
     tsc_hz: u64,
@@ -129,15 +164,39 @@ impl<'e> ServicePlane<'e> {
         }
         ServicePlane {
             interfaces,
+            ports: [PortExtras::default(); 2],
             pool,
             pending: [MbufBurst::new(), MbufBurst::new()],
             neighbours,
+            neighbours6: [Neighbours::default(); 2],
             asked: [[(0, 0); 4]; 2],
+            asked6: [[(0, 0); 4]; 2],
             arp_retry_ns: DEFAULT_ARP_RETRY.as_nanos() as u64,
             ei_limit: ErrorIndicationLimit::new(DEFAULT_ERROR_INDICATIONS_PER_S, 1),
             tsc_hz: tsc_hz.max(1),
             counters: ServiceCounters::default(),
         }
+    }
+
+    /// Gives `side` the IPv6 address `v6`: Neighbor Discovery, ICMPv6 and GTP-U echo are
+    /// answered for it, IPv6 neighbours resolved from it.
+    pub fn with_ipv6(mut self, side: Side, v6: Interface6) -> Self {
+        self.ports[side.index()].v6 = Some(v6);
+        self
+    }
+
+    /// Tags everything sent on `side` with `tags`, and handles only the frames received there
+    /// that carry them ([`handle_any`](Self::handle_any)).
+    pub fn with_vlan(mut self, side: Side, tags: PortTags) -> Self {
+        self.ports[side.index()].tags = tags;
+        self
+    }
+
+    /// Knows neighbour `ip` on `side` at `mac` from the start (a configured MAC), of either
+    /// family.
+    pub fn with_neighbour(mut self, side: Side, ip: IpAddr, mac: MacAddr) -> Self {
+        self.learn(side, ip, mac, true);
+        self
     }
 
     /// Sends the Error Indications `limit` allows (the worker's share of the process's rate).
@@ -182,21 +241,77 @@ impl<'e> ServicePlane<'e> {
             .is_some_and(|n| n.confirmed)
     }
 
+    /// The MAC of IPv6 neighbour `ip` on `side`, if known.
+    #[inline]
+    pub fn neighbor_v6(&self, side: Side, ip: Ipv6Addr) -> Option<MacAddr> {
+        self.neighbours6[side.index()]
+            .find(u128::from(ip))
+            .map(|n| n.mac)
+    }
+
+    /// The MAC of neighbour `ip` (either family) on `side`, if known.
+    pub fn neighbor_ip(&self, side: Side, ip: IpAddr) -> Option<MacAddr> {
+        match ip {
+            IpAddr::V4(a) => self.neighbor(side, u32::from(a)),
+            IpAddr::V6(a) => self.neighbor_v6(side, a),
+        }
+    }
+
+    /// Whether neighbour `ip` (either family) on `side` answered our request (an ARP reply,
+    /// a Neighbor Advertisement) or was configured.
+    pub fn confirmed_ip(&self, side: Side, ip: IpAddr) -> bool {
+        match ip {
+            IpAddr::V4(a) => self.confirmed(side, u32::from(a)),
+            IpAddr::V6(a) => self.neighbours6[side.index()]
+                .find(u128::from(a))
+                .is_some_and(|n| n.confirmed),
+        }
+    }
+
+    fn learn(&mut self, side: Side, ip: IpAddr, mac: MacAddr, confirmed: bool) {
+        match ip {
+            IpAddr::V4(a) => self.neighbours[side.index()].learn(u32::from(a), mac, confirmed),
+            IpAddr::V6(a) => self.neighbours6[side.index()].learn(u128::from(a), mac, confirmed),
+        }
+    }
+
     /// Handles a frame the classifier gave to the service plane (`kind` is its guess; the
     /// answer does not depend on it).
     pub fn handle(&mut self, side: Side, _kind: Service, frame: &[u8]) {
         self.handle_any(side, frame);
     }
 
-    /// Handles any frame received on `side`: answers it if it is for us, learns from it.
+    /// Handles any frame received on `side`, tagged as it came: answers it if it is for us,
+    /// learns from it. On a tagged port a frame without the port's tags is counted
+    /// ([`Seen::OtherVlan`]) and dropped.
     pub fn handle_any(&mut self, side: Side, frame: &[u8]) {
+        let tags = self.ports[side.index()].tags;
+        if tags.is_empty() {
+            self.handle_untagged(side, frame);
+            return;
+        }
+        if !tags.matches(frame) {
+            self.counters.seen[side.index()][Seen::OtherVlan as usize] += 1;
+            return;
+        }
+        let mut untagged = [0u8; 1600];
+        let n = frame.len().min(untagged.len() + tags.len()) - tags.len();
+        untagged[..12].copy_from_slice(&frame[..12]);
+        untagged[12..n].copy_from_slice(&frame[12 + tags.len()..n + tags.len()]);
+        self.handle_untagged(side, &untagged[..n]);
+    }
+
+    /// Handles a frame received on `side` whose tags the caller checked and removed (the
+    /// generator's receive path strips them in place).
+    pub fn handle_untagged(&mut self, side: Side, frame: &[u8]) {
         let iface = self.interfaces[side.index()];
+        let v6 = self.ports[side.index()].v6;
         let mut out = [0u8; 1600];
-        let o = respond(&iface, frame, &mut out);
+        let o = respond_port(&iface, v6.as_ref(), frame, &mut out);
         self.counters.seen[side.index()][o.seen as usize] += 1;
         if let Some((ip, mac)) = o.learned {
-            let confirmed = o.seen == Seen::ArpReply;
-            self.neighbours[side.index()].learn(u32::from(ip), mac, confirmed);
+            let confirmed = matches!(o.seen, Seen::ArpReply | Seen::NdpAdvert);
+            self.learn(side, ip, mac, confirmed);
         }
         if let Some(n) = o.reply
             && self.queue(side, &out[..n])
@@ -250,11 +365,68 @@ impl<'e> ServicePlane<'e> {
         }
     }
 
+    /// Asks for the MAC of IPv6 `ip` on `side` by a Neighbor Solicitation, at most once per
+    /// retry interval per address (`now` in TSC ticks); nothing on a port without an IPv6
+    /// address.
+    pub fn resolve_v6(&mut self, side: Side, ip: Ipv6Addr, now: u64) {
+        let Some(v6) = self.ports[side.index()].v6 else {
+            return;
+        };
+        let now_ns = self.ns(now);
+        let retry = self.arp_retry_ns;
+        let key = u128::from(ip);
+        let asked = &mut self.asked6[side.index()];
+        let slot = match asked.iter().position(|a| a.0 == key) {
+            Some(i) if now_ns.saturating_sub(asked[i].1) < retry && asked[i].1 != 0 => {
+                return;
+            }
+            Some(i) => i,
+            None => asked
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, a)| a.1)
+                .map_or(0, |(i, _)| i),
+        };
+        asked[slot] = (key, now_ns.max(1));
+        let mac = self.interfaces[side.index()].mac;
+        let mut out = [0u8; 128];
+        for from in [Some(v6.address), v6.secondary].into_iter().flatten() {
+            let iface = Interface6 {
+                address: from,
+                ..v6
+            };
+            if let Some(n) = neighbor_solicitation(mac, &iface, ip, &mut out)
+                && self.queue(side, &out[..n])
+            {
+                self.counters.neighbor_solicitations += 1;
+            }
+        }
+    }
+
+    /// [`resolve`](Self::resolve) or [`resolve_v6`](Self::resolve_v6) by `ip`'s family.
+    pub fn resolve_ip(&mut self, side: Side, ip: IpAddr, now: u64) {
+        match ip {
+            IpAddr::V4(a) => self.resolve(side, u32::from(a), now),
+            IpAddr::V6(a) => self.resolve_v6(side, a, now),
+        }
+    }
+
     /// Forgets when `ip` was last asked for on `side`, so that the next
     /// [`resolve`](Self::resolve) asks at once (for a caller that paces its own retries).
-    pub(crate) fn forget_request(&mut self, side: Side, ip: u32) {
-        for a in self.asked[side.index()].iter_mut().filter(|a| a.0 == ip) {
-            *a = (0, 0);
+    pub(crate) fn forget_request(&mut self, side: Side, ip: IpAddr) {
+        match ip {
+            IpAddr::V4(ip) => {
+                let ip = u32::from(ip);
+                for a in self.asked[side.index()].iter_mut().filter(|a| a.0 == ip) {
+                    *a = (0, 0);
+                }
+            }
+            IpAddr::V6(ip) => {
+                let ip = u128::from(ip);
+                for a in self.asked6[side.index()].iter_mut().filter(|a| a.0 == ip) {
+                    *a = (0, 0);
+                }
+            }
         }
     }
 
@@ -283,11 +455,17 @@ impl<'e> ServicePlane<'e> {
         let iface = self.interfaces[Side::N3.index()];
         let mut out = [0u8; 64];
         let n = end_marker(&iface, to_mac, gnb, teid, &mut out)?;
+        let tags = self.ports[Side::N3.index()].tags;
+        let mut tagged = [0u8; 72];
+        let frame = match tags.tag_into(&out[..n], &mut tagged) {
+            Some(t) if !tags.is_empty() => &tagged[..t],
+            _ => &out[..n],
+        };
         let m = self
             .pool
             .alloc()
             .ok()
-            .and_then(|mut m| m.extend_from_slice(&out[..n]).is_ok().then_some(m));
+            .and_then(|mut m| m.extend_from_slice(frame).is_ok().then_some(m));
         match &m {
             Some(_) => self.counters.end_markers += 1,
             None => self.counters.no_buffer += 1,
@@ -295,13 +473,22 @@ impl<'e> ServicePlane<'e> {
         m
     }
 
-    /// Queues `frame` for `side`; false (counted in `no_buffer`) when there was no room.
+    /// Queues `frame` (untagged) for `side`, with the port's tags; false (counted in
+    /// `no_buffer`) when there was no room.
     fn queue(&mut self, side: Side, frame: &[u8]) -> bool {
         let Ok(mut m) = self.pool.alloc() else {
             self.counters.no_buffer += 1;
             return false;
         };
-        if m.extend_from_slice(frame).is_err() {
+        let tags = self.ports[side.index()].tags;
+        let written = if tags.is_empty() {
+            m.extend_from_slice(frame).map(|_| ())
+        } else {
+            m.append(frame.len() + tags.len()).map(|out| {
+                tags.tag_into(frame, out);
+            })
+        };
+        if written.is_err() {
             self.counters.no_buffer += 1;
             return false;
         }
@@ -348,6 +535,7 @@ impl<'e> ServicePlane<'e> {
             self.counters.tx_refused += pending.len() as u64;
             pending.clear();
             self.asked[side.index()] = [(0, 0); 4];
+            self.asked6[side.index()] = [(0, 0); 4];
         }
         taken
     }
@@ -357,13 +545,13 @@ impl<'e> ServicePlane<'e> {
 /// answered our ARP request (or was configured), not when its MAC was only learned from its own
 /// request.
 impl Arp for ServicePlane<'_> {
-    fn resolved(&self, side: Side, ip: u32) -> bool {
-        self.confirmed(side, ip)
+    fn resolved(&self, side: Side, ip: IpAddr) -> bool {
+        self.confirmed_ip(side, ip)
     }
 
-    fn request(&mut self, side: Side, ip: u32, now: u64) {
+    fn request(&mut self, side: Side, ip: IpAddr, now: u64) {
         // The next hops pace their own requests.
         self.forget_request(side, ip);
-        self.resolve(side, ip, now);
+        self.resolve_ip(side, ip, now);
     }
 }

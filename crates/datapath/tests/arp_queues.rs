@@ -8,21 +8,30 @@
 //! - a service plane whose port refused its ARP request asks again at the next `resolve`, not
 //!   an ARP retry interval later; a request the port took is paced as before.
 //!
+//! - on a tagged port, the service plane answers a Neighbor Solicitation that carries the
+//!   port's VLAN with a tagged advertisement, drops (and counts) what carries another VLAN or
+//!   none, and resolves an IPv6 peer by a tagged solicitation.
+//!
 //! EAL initialises once per process: this is a `harness = false` test binary, its EAL
 //! (`--no-huge`) and its runner upfbench-testkit's, which print the outcome the way libtest does.
 #![allow(clippy::print_stdout)]
 
-use std::net::Ipv4Addr;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use upfbench_datapath::port_setup::{resolve, split_queues};
 use upfbench_datapath::queues::Side;
-use upfbench_datapath::service::{Interface, ServicePlane};
+use upfbench_datapath::service::{Interface, Interface6, Seen, ServicePlane};
+use upfbench_datapath::vlan::PortTags;
 use upfbench_dpdk::{
     DEFAULT_DATA_ROOM, Eal, MbufBurst, Mempool, Port, PortConfig, RxQueue, Socket, TxQueue, tsc,
 };
-use upfbench_net::MacAddr;
+use upfbench_net::ipv6::solicited_node;
+use upfbench_net::ndp::NeighborSolicit;
+use upfbench_net::{
+    Icmpv6Packet, Icmpv6Repr, Ipv6Packet, Ipv6Repr, MacAddr, TaggedEthernetRepr, VlanId, VlanTags,
+};
 use upfbench_testkit::eal::{self, EalSetup};
 use upfbench_testkit::runner::Runner;
 
@@ -133,7 +142,7 @@ fn on_two_queues_we_ask_on_both_and_answer_on_the_requests_queue(eal: &Eal) -> O
     let macs = resolve(
         &mut queues,
         &mut service,
-        &[(Side::N3, PEER_N3)],
+        &[(Side::N3, PEER_N3.into())],
         Duration::from_millis(100),
         3,
         &|| false,
@@ -216,8 +225,142 @@ fn a_refused_request_is_asked_again_at_once(eal: &Eal) -> Outcome {
     Ok(())
 }
 
+const N3_US6: Ipv6Addr = Ipv6Addr::new(0x2001, 0xdb8, 0x13, 0, 0, 0, 0, 0x131);
+const PEER_N3_6: Ipv6Addr = Ipv6Addr::new(0x2001, 0xdb8, 0x13, 0, 0, 0, 0, 0x151);
+
+/// An ICMPv6 message from the peer, tagged with `tags`.
+fn peer_icmpv6(tags: VlanTags, dst: Ipv6Addr, m: &Icmpv6Repr<'_>) -> Vec<u8> {
+    let eth = TaggedEthernetRepr {
+        source: PEER_MAC,
+        destination: MacAddr::ipv6_multicast(dst),
+        tags,
+        ethertype: 0x86dd,
+    };
+    let h = eth.header_len();
+    let mut f = vec![0u8; h + 40 + m.buffer_len()];
+    eth.emit(&mut f).unwrap();
+    Ipv6Repr {
+        source: PEER_N3_6,
+        destination: dst,
+        next_header: 58,
+        payload_len: m.buffer_len(),
+        hop_limit: 255,
+        traffic_class: 0,
+        flow_label: 0,
+    }
+    .emit(&mut f[h..])
+    .unwrap();
+    m.emit(&mut f[h + 40..], &PEER_N3_6, &dst).unwrap();
+    f
+}
+
+/// The tags and ICMPv6 message of a frame, if it is one.
+fn read_icmpv6(frame: &[u8]) -> Option<(VlanTags, Icmpv6Repr<'_>)> {
+    let eth = TaggedEthernetRepr::parse(frame).ok()?;
+    let ip = Ipv6Packet::new_checked(&frame[eth.header_len()..]).ok()?;
+    let h = Ipv6Repr::parse(&ip).ok()?;
+    let m = Icmpv6Packet::new_checked(&frame[eth.header_len() + 40..]).ok()?;
+    let m = Icmpv6Repr::parse(&m, &h.source, &h.destination).ok()?;
+    Some((eth.tags, m))
+}
+
+/// A service plane whose N3 has our IPv6 address and `tags`.
+fn tagged_v6_service<'p>(
+    eal: &Eal,
+    pool: Mempool<'p>,
+    mac: MacAddr,
+    tags: PortTags,
+) -> ServicePlane<'p> {
+    ServicePlane::new(interfaces([mac, mac]), pool, eal.tsc_hz(), &[])
+        .with_ipv6(
+            Side::N3,
+            Interface6 {
+                address: N3_US6,
+                prefix_len: 64,
+                secondary: None,
+            },
+        )
+        .with_vlan(Side::N3, tags)
+}
+
+fn a_tagged_port_answers_and_resolves_by_neighbor_discovery(eal: &Eal) -> Outcome {
+    let e = |e: upfbench_dpdk::Error| e.to_string();
+    let pool = Mempool::new(eal, "nd-rx", 4095, 0, DEFAULT_DATA_ROOM, Socket::Any).map_err(e)?;
+    let service_pool =
+        Mempool::new(eal, "nd-service", 511, 0, DEFAULT_DATA_ROOM, Socket::Any).map_err(e)?;
+    let [a, b] = eal.create_ring_pair(["nd", "ndpeer"], 1).map_err(e)?;
+    let (mut pa, mut pb) = (
+        Port::by_id(eal, a).map_err(e)?,
+        Port::by_id(eal, b).map_err(e)?,
+    );
+    let mac = pa.mac().map_err(e)?;
+    let cfg = PortConfig::default();
+    let (sa, sb) = (
+        pa.start(&cfg, &pool).map_err(e)?,
+        pb.start(&cfg, &pool).map_err(e)?,
+    );
+    let mut ours = split_queues(sa.queues().map_err(e)?, sb.queues().map_err(e)?);
+    // The second "port" of the pair is the peer's end: N6 is not used here.
+    let tags = PortTags::dot1q(VlanId::new(13).unwrap(), 5, None).unwrap();
+    let mut service = tagged_v6_service(eal, service_pool, mac, tags);
+    let asked = Icmpv6Repr::NeighborSolicit(NeighborSolicit::new(N3_US6, PEER_MAC));
+    let ours_tagged = peer_icmpv6(tags.tags(), solicited_node(N3_US6), &asked);
+    let other = PortTags::dot1q(VlanId::new(14).unwrap(), 0, None).unwrap();
+    let other_vlan = peer_icmpv6(other.tags(), solicited_node(N3_US6), &asked);
+    let untagged = peer_icmpv6(VlanTags::Untagged, solicited_node(N3_US6), &asked);
+    for f in [&ours_tagged, &other_vlan, &untagged] {
+        service.handle_any(Side::N3, f);
+    }
+    let c = *service.counters();
+    check(
+        c.seen[0][Seen::NdpSolicit as usize] == 1 && c.seen[0][Seen::OtherVlan as usize] == 2,
+        || format!("one solicitation answered, two dropped: {c:?}"),
+    )?;
+    check(
+        service.neighbor_v6(Side::N3, PEER_N3_6) == Some(PEER_MAC),
+        || "the solicitor was not learned".into(),
+    )?;
+    let [n3, n6] = &mut ours[0];
+    service.flush(Side::N3, &mut n3.tx);
+    let got = drain(&mut n6.rx);
+    let answer = got.first().and_then(|f| read_icmpv6(f));
+    check(
+        got.len() == 1
+            && matches!(answer, Some((t, Icmpv6Repr::NeighborAdvert(na)))
+                if t == tags.tags() && na.target == N3_US6 && na.solicited),
+        || format!("a tagged advert, got {} frames: {answer:?}", got.len()),
+    )?;
+
+    // Resolving the peer: a tagged solicitation, answered by a tagged advert.
+    let pool2 = Mempool::new(eal, "nd-service2", 511, 0, DEFAULT_DATA_ROOM, Socket::Any);
+    let mut fresh = tagged_v6_service(eal, pool2.map_err(e)?, mac, tags);
+    fresh.resolve_v6(Side::N3, PEER_N3_6, tsc());
+    fresh.flush(Side::N3, &mut n3.tx);
+    let got = drain(&mut n6.rx);
+    let ns = got.first().and_then(|f| read_icmpv6(f));
+    check(
+        matches!(ns, Some((t, Icmpv6Repr::NeighborSolicit(s))) if t == tags.tags() && s.target == PEER_N3_6),
+        || format!("a tagged solicitation, got {ns:?}"),
+    )?;
+    let (to, advert) = NeighborSolicit::new(PEER_N3_6, mac).advert(N3_US6, PEER_MAC);
+    let reply = peer_icmpv6(tags.tags(), to, &Icmpv6Repr::NeighborAdvert(advert));
+    fresh.handle_any(Side::N3, &reply);
+    check(fresh.confirmed_ip(Side::N3, IpAddr::V6(PEER_N3_6)), || {
+        format!(
+            "the advert did not resolve the peer: {:?}",
+            fresh.counters()
+        )
+    })?;
+    println!("arp_queues: tagged NDP counters {:?}", fresh.counters());
+    Ok(())
+}
+
 fn main() -> ExitCode {
-    let cases: [(&str, Case); 2] = [
+    let cases: [(&str, Case); 3] = [
+        (
+            "a_tagged_port_answers_and_resolves_by_neighbor_discovery",
+            a_tagged_port_answers_and_resolves_by_neighbor_discovery,
+        ),
         (
             "on_two_queues_we_ask_on_both_and_answer_on_the_requests_queue",
             on_two_queues_we_ask_on_both_and_answer_on_the_requests_queue,

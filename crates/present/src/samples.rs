@@ -122,6 +122,7 @@ pub(crate) fn step(payload: u32, kpps: u64, lost: u64, p50_ns: u64) -> StepRepor
         upf_faults: Vec::new(),
         handover: None,
         churn: None,
+        qos: None,
     }
 }
 

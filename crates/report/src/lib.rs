@@ -13,6 +13,7 @@ mod model;
 mod multiplier;
 mod percentiles;
 mod port;
+pub mod qos;
 mod queues;
 mod rejected;
 mod rows;
@@ -43,6 +44,7 @@ pub use model::{
 pub use multiplier::{MultipliedStep, MultiplierReport};
 pub use percentiles::{Nanos, Percentiles};
 pub use port::{KernelInterface, PortReport};
+pub use qos::{QerVerdict, QosFlowReport, QosFlowSpec, QosReport};
 pub use queues::{LOPSIDED_SHARE, RxQueues};
 pub use rejected::{RejectKind, Rejected};
 pub use search::{

@@ -266,6 +266,10 @@ pub struct StepReport {
     /// The step's session churn (profile `churn`), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub churn: Option<super::churn::ChurnReport>,
+    /// The step's QoS flows and what the UPF enforced of their QERs (profile
+    /// `sessions.qos_flows`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qos: Option<super::qos::QosReport>,
 }
 
 /// One stream of the profile (e.g. "ul", or one size of an IMIX), summed over its flows.
@@ -511,6 +515,7 @@ impl StepReport {
             upf_faults: Vec::new(),
             handover: None,
             churn: None,
+            qos: None,
         }
     }
 
@@ -673,6 +678,7 @@ mod tests {
             upf_faults: Vec::new(),
             handover: None,
             churn: None,
+            qos: None,
         }
     }
 

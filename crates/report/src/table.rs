@@ -476,6 +476,15 @@ fn churn_sections(out: &mut String, report: &Report) {
     }
 }
 
+/// The QoS flows of every step that had them.
+fn qos_sections(out: &mut String, report: &Report) {
+    for (i, step) in report.steps.iter().enumerate() {
+        if let Some(q) = &step.qos {
+            super::qos::qos_section(out, i + 1, &step.label, q);
+        }
+    }
+}
+
 const STREAM_COLUMNS: [(&str, Align); 13] = [
     ("Step", Align::Left),
     ("Stream", Align::Left),
@@ -581,6 +590,7 @@ pub fn render_table(report: &Report) -> String {
         slip_section(&mut out, report);
         handover_sections(&mut out, report);
         churn_sections(&mut out, report);
+        qos_sections(&mut out, report);
         comparison_table(&mut out, report);
         upf_faults_section(&mut out, report);
     }

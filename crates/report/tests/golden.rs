@@ -136,6 +136,7 @@ fn small_payload_step(r: &mut Report) {
         upf_faults: Vec::new(),
         handover: None,
         churn: None,
+        qos: None,
     });
 }
 
@@ -198,6 +199,7 @@ fn paced_step(r: &mut Report) {
         upf_faults: Vec::new(),
         handover: None,
         churn: None,
+        qos: None,
     });
 }
 

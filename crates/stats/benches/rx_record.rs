@@ -14,8 +14,10 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use upfbench_stats::windows::DEFAULT_WINDOW_NS;
 use upfbench_stats::{
-    Direction, LatencyConfig, LatencyRecorder, RxConfig, RxStats, SeqTracker, StreamSpec, TxStats,
+    Direction, LatencyConfig, LatencyRecorder, RateWindows, RxConfig, RxStats, SeqTracker,
+    StreamSpec, TxStats,
 };
 
 const LAP: usize = 1 << 16;
@@ -218,6 +220,27 @@ fn bench_rx_burst(c: &mut Criterion) {
     g.finish();
 }
 
+/// The QER conformance windows' share per packet ([`RateWindows::record`]): 3 flows, 10 ms
+/// windows, the receive clock running through them as at 10 Mpps.
+fn bench_rate_windows(c: &mut Criterion) {
+    let mut g = c.benchmark_group("rate_windows");
+    let l = lap(3);
+    g.throughput(Throughput::Elements(l.pkts.len() as u64));
+    g.bench_function("record_3_flows", |b| {
+        let windows = RateWindows::windows_for(3_600_000_000_000, DEFAULT_WINDOW_NS);
+        let mut t = RateWindows::new(3, DEFAULT_WINDOW_NS, windows).unwrap();
+        let mut now = 0u64;
+        b.iter(|| {
+            for p in &l.pkts {
+                now += 100;
+                t.record(black_box(p.stream), now, 128);
+            }
+        });
+        black_box(t.outside());
+    });
+    g.finish();
+}
+
 /// The TX worker's share: counting what the NIC took, per packet, over 1024 streams.
 fn bench_tx(c: &mut Criterion) {
     let mut g = c.benchmark_group("tx_record");
@@ -286,6 +309,7 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = bench_parts, bench_tracker, bench_histogram, bench_rx_record, bench_rx_burst, bench_handover, bench_tx
+    targets = bench_parts, bench_tracker, bench_histogram, bench_rx_record, bench_rx_burst, bench_handover, bench_tx,
+        bench_rate_windows
 }
 criterion_main!(benches);

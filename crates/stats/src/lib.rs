@@ -41,6 +41,7 @@ mod rx;
 pub mod seq;
 mod seqlock;
 mod tx;
+pub mod windows;
 
 pub use direction::Direction;
 pub use hlog::{IntervalLog, IntervalLogError};
@@ -57,3 +58,4 @@ pub use rate::{FCS_BYTES, L1_OVERHEAD_BYTES, MIN_FRAME_BYTES, TrafficCounters, w
 pub use rx::{RxConfig, RxConfigError, RxCoreResult, RxStats, RxStream, StreamSpec};
 pub use seq::{Arrival, SeqCounters, SeqTracker, WindowError};
 pub use tx::{TxCoreResult, TxStats};
+pub use windows::{Conformance, RateWindows, WindowsConfigError, WindowsMergeError};

@@ -20,7 +20,7 @@ use serde::ser::{SerializeMap, Serializer};
 use upfbench_net::{MacAddr, Qfi, Teid};
 use upfbench_pfcp::Seid;
 
-use super::super::identifiers::{opt_qfi, seid, teid};
+use super::super::identifiers::{opt_qfi, qfi, seid, teid};
 use super::super::profile::{ConsecutiveSpread, MovingUes, Spread, TeidAllocation, UeRange};
 use super::super::profile::{TeidRange, UeSelection};
 use super::super::system::Device;
@@ -145,14 +145,16 @@ form!(
     "Rate",
     text_form(
         trimmed(&format!(
-            r"{NUMBER}\s*{SI}pps|{NUMBER}\s*{SI}(?:bps|bit/s)\s+L[12]|{NUMBER}\s*%"
+            r"{NUMBER}\s*{SI}pps|{NUMBER}\s*{SI}(?:bps|bit/s)\s+L[12]|{NUMBER}\s*%(?:\s*mbr)?"
         )),
         "A stream's rate, per direction: packets per second (`100000pps`, `500kpps`, \
          `1.5Mpps`); bits per second at layer 1 or 2 (`10Gbps L1`, `2Gbps L2`): L1 counts each \
          frame (FCS included) and 20 bytes of preamble and inter-frame gap, L2 the frame with \
-         its FCS, and a bare `10Gbps` is an error; or a percentage of the sending port's line \
-         rate, at L1 (`50%`). Above 0, at most 1 Gpps, 1 Tbps, 100%.",
-        &["100kpps", "10Gbps L1", "2Gbps L2", "50%"],
+         its FCS, and a bare `10Gbps` is an error; a percentage of the sending port's line \
+         rate, at L1 (`50%`); or a percentage of the MBR of the stream's QoS flow in its \
+         direction, counted on the inner IP packets as a QER counts them (`150%mbr`). Above 0, \
+         at most 1 Gpps, 1 Tbps, 100% of the line, 1000% of the MBR.",
+        &["100kpps", "10Gbps L1", "2Gbps L2", "50%", "150%mbr"],
     )
 );
 
@@ -280,6 +282,18 @@ form!(
     })
 );
 optional_form!(opt_qfi, QfiForm);
+
+impl JsonSchema for qfi {
+    fn schema_name() -> Cow<'static, str> {
+        QfiForm::schema_name()
+    }
+    fn schema_id() -> Cow<'static, str> {
+        QfiForm::schema_id()
+    }
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        QfiForm::json_schema(generator)
+    }
+}
 
 /// A keyword, or a mapping of another form: `{oneOf: [{const: keyword}, mapping]}`.
 fn keyword_or(keyword: &str, what: &str, mapping: Schema) -> Schema {
@@ -451,6 +465,12 @@ impl teid {
 impl seid {
     pub(crate) fn serialize<S: Serializer>(value: &Seid, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_u64(value.0)
+    }
+}
+
+impl qfi {
+    pub(crate) fn serialize<S: Serializer>(value: &Qfi, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u8(value.get())
     }
 }
 

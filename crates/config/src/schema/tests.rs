@@ -64,6 +64,7 @@ pub(super) fn scaffold(kind: FileKind) -> Value {
             "name": "x",
             "sessions": {
                 "uplink_teid": {"first": 7}, "downlink_teid": {"first": 8}, "qer": {}, "urr": {},
+                "qos_flows": [{"qfi": 1, "mbr": {}, "gbr": {}}],
             },
             "streams": [{
                 "name": "s", "direction": "both", "rate": "1kpps", "payload": 10,

@@ -577,6 +577,17 @@ impl System {
     pub fn one_port(&self) -> bool {
         self.n6.shares_device()
     }
+
+    /// The shape of the frames of UE packets of `inner`'s family on these ports: N3's transport
+    /// family and each port's tags.
+    pub fn frame_shape(&self, inner: IpFamily) -> crate::frame::FrameShape {
+        crate::frame::FrameShape {
+            inner,
+            n3: self.n3.family(),
+            n3_tags: self.n3.vlan_tags().len(),
+            n6_tags: self.n6.vlan_tags().len(),
+        }
+    }
 }
 
 impl Check for System {

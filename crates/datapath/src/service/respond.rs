@@ -9,11 +9,15 @@
 //! - GTP-U (TS 29.281 §7.2): an Echo Request to our address is answered with an Echo Response
 //!   (same sequence number, Recovery 0); Error Indications, End Markers and Echo Responses are
 //!   counted.
+//!
+//! IPv6 (Neighbor Discovery, ICMPv6 echo, GTP-U echo) is answered by
+//! [`respond6`](super::respond6) for a port that has an IPv6 address ([`respond_port`]).
 
-use std::net::Ipv4Addr;
+use std::net::{IpAddr, Ipv4Addr};
 
+use super::respond6::{Interface6, respond_ipv6};
 use upfbench_gtpu::{GTPU_PORT, GtpuRepr, Message, UdpChecksum, emit_ipv4_udp};
-use upfbench_net::ethernet::{self, ETHERTYPE_ARP, ETHERTYPE_IPV4};
+use upfbench_net::ethernet::{self, ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6};
 use upfbench_net::ipv4::{self, PROTOCOL_ICMP, PROTOCOL_UDP};
 use upfbench_net::{
     ArpOperation, ArpPacket, ArpRepr, EthernetFrame, EthernetRepr, Icmpv4Packet, Icmpv4Repr,
@@ -71,11 +75,24 @@ pub enum Seen {
     GtpuOther,
     /// Not for us or not understood.
     Ignored,
+    /// An IPv6 Neighbor Solicitation for our address (answered).
+    NdpSolicit,
+    /// An IPv6 Neighbor Advertisement (its target learned).
+    NdpAdvert,
+    /// Neighbor Discovery for someone else, or with a hop limit other than 255.
+    NdpOther,
+    /// An ICMPv6 echo request to us (answered).
+    Icmpv6EchoRequest,
+    /// Other ICMPv6.
+    Icmpv6Other,
+    /// A tagged frame whose VLAN is not the port's, or an untagged frame on a tagged port
+    /// (dropped).
+    OtherVlan,
 }
 
 impl Seen {
     /// Number of kinds.
-    pub const COUNT: usize = 11;
+    pub const COUNT: usize = 17;
     /// Names by discriminant.
     pub const NAMES: [&'static str; Self::COUNT] = [
         "arp_request",
@@ -89,6 +106,12 @@ impl Seen {
         "gtpu_end_marker",
         "gtpu_other",
         "ignored",
+        "ndp_solicit",
+        "ndp_advert",
+        "ndp_other",
+        "icmpv6_echo_request",
+        "icmpv6_other",
+        "other_vlan",
     ];
 }
 
@@ -100,11 +123,11 @@ pub struct Outcome {
     /// Bytes of reply written into the output buffer, if any.
     pub reply: Option<usize>,
     /// A neighbour learned: (address, MAC).
-    pub learned: Option<(Ipv4Addr, MacAddr)>,
+    pub learned: Option<(IpAddr, MacAddr)>,
 }
 
 impl Outcome {
-    fn seen(seen: Seen) -> Outcome {
+    pub(super) fn seen(seen: Seen) -> Outcome {
         Outcome {
             seen,
             reply: None,
@@ -115,12 +138,26 @@ impl Outcome {
 
 /// Answers `frame`, received on `iface`'s port, into `out`. Never panics.
 pub fn respond(iface: &Interface, frame: &[u8], out: &mut [u8]) -> Outcome {
+    respond_port(iface, None, frame, out)
+}
+
+/// [`respond`] for a port that may also have an IPv6 address `v6`: IPv6 is answered only
+/// then, ARP and IPv4 only when `iface` has an IPv4 address (not 0.0.0.0). `frame` is
+/// untagged. Never panics.
+pub fn respond_port(
+    iface: &Interface,
+    v6: Option<&Interface6>,
+    frame: &[u8],
+    out: &mut [u8],
+) -> Outcome {
     let Ok(eth) = EthernetFrame::new_checked(frame) else {
         return Outcome::seen(Seen::Ignored);
     };
-    match eth.ethertype() {
-        ETHERTYPE_ARP => respond_arp(iface, eth.payload(), out),
-        ETHERTYPE_IPV4 => respond_ipv4(iface, &eth, out),
+    let v4 = !iface.address.is_unspecified();
+    match (eth.ethertype(), v6) {
+        (ETHERTYPE_ARP, _) if v4 => respond_arp(iface, eth.payload(), out),
+        (ETHERTYPE_IPV4, _) if v4 => respond_ipv4(iface, &eth, out),
+        (ETHERTYPE_IPV6, Some(v6)) => respond_ipv6(iface, v6, &eth, out),
         _ => Outcome::seen(Seen::Ignored),
     }
 }
@@ -134,7 +171,7 @@ fn respond_arp(iface: &Interface, p: &[u8], out: &mut [u8]) -> Outcome {
         && spa != iface.address
         && Some(spa) != iface.secondary
         && !spa.is_unspecified())
-    .then_some((spa, sha));
+    .then_some((IpAddr::V4(spa), sha));
     let ours = arp.target_ip == iface.address || Some(arp.target_ip) == iface.secondary;
     if arp.operation == ArpOperation::Request && ours {
         let reply = arp_frame(sha, &arp.reply(iface.mac), out);

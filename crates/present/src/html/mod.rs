@@ -5,6 +5,7 @@
 
 mod churn_tables;
 mod compare_page;
+mod qos_tables;
 mod report_page;
 mod run_tables;
 mod search_tables;

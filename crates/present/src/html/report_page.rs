@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use upfbench_report::Report;
 
 use super::churn_tables::churn_tables;
+use super::qos_tables::qos_tables;
 use super::run_tables::direction_tables;
 use super::search_tables::search_tables;
 use super::{escape, facts, figures, page, warnings};
@@ -79,6 +80,7 @@ pub fn report_page(report: &Report, plots: &[Figure]) -> String {
         None => {
             direction_tables(&mut body, report);
             churn_tables(&mut body, report);
+            qos_tables(&mut body, report);
         }
     }
     body.push_str("</section>\n");

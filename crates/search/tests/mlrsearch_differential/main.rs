@@ -259,6 +259,7 @@ fn ndr_pdr_cases() -> Vec<(&'static str, Case)> {
         ("sharp_25_kpps", of(sharp(25_000.0))),
         ("sharp_77_777_pps", of(sharp(77_777.0))),
         ("sharp_333_333_pps", of(sharp(333_333.0))),
+        ("sharp_400_060_pps", of(sharp(400_060.0))),
         ("sharp_1_234_567_pps", of(sharp(1_234_567.0))),
         ("sharp_3_456_789_pps", of(sharp(3_456_789.0))),
         ("sharp_5_555_555_pps", of(sharp(5_555_555.0))),

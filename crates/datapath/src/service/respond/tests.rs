@@ -56,7 +56,7 @@ fn an_arp_request_for_us_is_answered_and_its_sender_learned() {
     let mut out = [0u8; 128];
     let o = respond(&US, &req, &mut out);
     assert_eq!(o.seen, Seen::ArpRequest);
-    assert_eq!(o.learned, Some((PEER, PEER_MAC)));
+    assert_eq!(o.learned, Some((PEER.into(), PEER_MAC)));
     let n = o.reply.expect("a reply");
     let r = &out[..n];
     assert_eq!(n, 42);
@@ -86,14 +86,17 @@ fn arp_for_others_is_not_answered_but_replies_are_learned() {
     let o = respond(&US, &reply, &mut out);
     assert_eq!(
         (o.seen, o.reply, o.learned),
-        (Seen::ArpReply, None, Some((PEER, PEER_MAC)))
+        (Seen::ArpReply, None, Some((PEER.into(), PEER_MAC)))
     );
     // Off our subnet: not a neighbour.
     let far = arp_frame(2, PEER_MAC, Ipv4Addr::new(10, 0, 0, 1), US.mac, US.address);
     assert_eq!(respond(&US, &far, &mut out).learned, None);
     // Gratuitous ARP (sender = target) is learned.
     let g = arp_frame(1, PEER_MAC, PEER, MacAddr([0; 6]), PEER);
-    assert_eq!(respond(&US, &g, &mut out).learned, Some((PEER, PEER_MAC)));
+    assert_eq!(
+        respond(&US, &g, &mut out).learned,
+        Some((PEER.into(), PEER_MAC))
+    );
 }
 
 #[test]
@@ -110,7 +113,7 @@ fn our_arp_request_is_a_broadcast_asking_for_the_target() {
     let back = arp_frame(2, PEER_MAC, PEER, US.mac, US.address);
     assert_eq!(
         respond(&US, &back, &mut out).learned,
-        Some((PEER, PEER_MAC))
+        Some((PEER.into(), PEER_MAC))
     );
 }
 

@@ -344,7 +344,10 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             .filter_map(|(s, p)| Some((s, bed.peers[s.index()], p.peer_mac?)))
             .collect();
         let mut service = ServicePlane::new(bed.interfaces, bed.service_pool, bed.dpdk_hz, &known);
-        let targets = [(Side::N3, bed.peers[0]), (Side::N6, bed.peers[1])];
+        let targets = [
+            (Side::N3, bed.peers[0].into()),
+            (Side::N6, bed.peers[1].into()),
+        ];
         let asked: Vec<String> = [(Side::N3, &system.n3), (Side::N6, &system.n6)]
             .into_iter()
             .filter(|(_, p)| p.peer_mac.is_none())

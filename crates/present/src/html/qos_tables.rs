@@ -1,0 +1,119 @@
+//! A step's QoS flows on its page: each flow's MBR and GBR, what it was offered and what came
+//! through, how that held per second and per 10 ms window, the burst the policer allowed, and
+//! the verdict.
+
+use std::fmt::Write as _;
+
+use upfbench_report::{QosReport, Report};
+
+use super::{escape, table};
+
+fn mbps(bps: f64) -> String {
+    format!("{:.3}", bps / 1e6)
+}
+
+fn one(out: &mut String, label: &str, q: &QosReport) {
+    let _ = writeln!(
+        out,
+        "<h3>QoS flows: {}</h3>\n<p>Rates in Mbit/s over the UE packets; verdicts within {:.1} %.</p>",
+        escape(label),
+        q.tolerance * 100.0
+    );
+    let header: Vec<String> = [
+        "QFI",
+        "Direction",
+        "Sessions",
+        "GBR",
+        "MBR",
+        "Offered",
+        "Passed",
+        "Passed / MBR %",
+        "1 s min",
+        "1 s max",
+        "10 ms peak",
+        "Burst B",
+        "Verdict",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let rows: Vec<Vec<String>> = q
+        .flows
+        .iter()
+        .map(|f| {
+            let [lo, hi] = f.per_second_bps.map_or_else(
+                || ["-".to_owned(), "-".to_owned()],
+                |[l, h]| [mbps(l), mbps(h)],
+            );
+            vec![
+                f.qfi.to_string(),
+                f.direction.short().to_owned(),
+                f.sessions.to_string(),
+                f.gbr_bps.map_or_else(|| "-".to_owned(), mbps),
+                mbps(f.mbr_bps),
+                mbps(f.offered_bps),
+                mbps(f.passed_bps),
+                format!("{:.2}", f.passed_over_mbr * 100.0),
+                lo,
+                hi,
+                mbps(f.peak_window_bps),
+                format!("{:.0}", f.burst_bytes),
+                escape(&f.verdict.text()),
+            ]
+        })
+        .collect();
+    table(out, None, &header, &rows);
+    match q.gbr_kept_under_policing {
+        Some(true) => out.push_str("<p>GBR flows kept their rate while non-GBR flows were policed.</p>\n"),
+        Some(false) => out.push_str(
+            "<p><strong>A GBR flow did not keep its rate</strong> while non-GBR flows were policed.</p>\n",
+        ),
+        None => {}
+    }
+}
+
+/// The QoS tables of every step that had QoS flows.
+pub(crate) fn qos_tables(out: &mut String, report: &Report) {
+    for s in &report.steps {
+        if let Some(q) = &s.qos {
+            one(out, &s.label, q);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use upfbench_report::{QosFlowReport, QosFlowSpec};
+    use upfbench_stats::{Conformance, Direction};
+
+    use super::*;
+    use crate::samples::sweep;
+
+    #[test]
+    fn a_step_with_qos_flows_has_its_table() {
+        let mut report = sweep("a", 100);
+        let windows = vec![12_500u64; 200];
+        let c = Conformance::of(&windows, 10_000_000, 0..200, 10e6).unwrap();
+        let spec = QosFlowSpec {
+            qfi: 9,
+            direction: Direction::Downlink,
+            sessions: 2,
+            mbr_bps: 10e6,
+            gbr_bps: None,
+            offered_bps: 15e6,
+        };
+        report.steps[0].qos = Some(QosReport::new(
+            vec![QosFlowReport::new(spec, &c, 0.01)],
+            0.01,
+        ));
+        let mut out = String::new();
+        qos_tables(&mut out, &report);
+        assert!(out.contains("<h3>QoS flows: "), "{out}");
+        assert!(out.contains("<td>policed at MBR</td>"), "{out}");
+        assert!(out.contains("<td class=\"num\">100.00</td>"), "{out}");
+        // Steps without QoS flows have no table.
+        report.steps[0].qos = None;
+        let mut out = String::new();
+        qos_tables(&mut out, &report);
+        assert!(out.is_empty());
+    }
+}

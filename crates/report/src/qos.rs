@@ -1,0 +1,377 @@
+//! QoS flows and what the UPF enforced of their QERs (issue 29): per QoS flow and direction,
+//! the rate offered and passed against its MBR (and GBR), how the passed rate held second by
+//! second and per 10 ms window, the burst the policer let through, and a verdict.
+//!
+//! Bit rates are over the UE's IP packets (the QoS flow's PDUs, inner IP header to the end of
+//! the payload), not the GTP-U encapsulation or the Ethernet frame: what a UPF's QER meters.
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+use upfbench_stats::{Conformance, Direction};
+
+/// How far a passed rate may be from what it should be and still count as that (the issue's
+/// "within 1 % of its MBR").
+pub const DEFAULT_TOLERANCE: f64 = 0.01;
+
+/// The QoS part of a step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QosReport {
+    /// Each QoS flow and direction that had traffic.
+    pub flows: Vec<QosFlowReport>,
+    /// The tolerance the verdicts used (a ratio: 0.01 is 1 %).
+    pub tolerance: f64,
+    /// Whether every GBR flow kept its guaranteed rate while a non-GBR flow was policed; `None`
+    /// when no GBR flow ran beside a policed non-GBR one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gbr_kept_under_policing: Option<bool>,
+}
+
+/// One QoS flow in one direction, over all sessions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QosFlowReport {
+    /// The QoS Flow Identifier.
+    pub qfi: u8,
+    /// Its direction.
+    pub direction: Direction,
+    /// The sessions it ran in (each has its own QER, so the limits below are per session
+    /// times this).
+    pub sessions: u32,
+    /// The MBR over all its sessions (bit/s).
+    pub mbr_bps: f64,
+    /// The GBR over all its sessions (bit/s), for a GBR flow.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gbr_bps: Option<f64>,
+    /// The rate the generator sent (bit/s).
+    pub offered_bps: f64,
+    /// The rate that came through (bit/s).
+    pub passed_bps: f64,
+    /// `passed_bps / mbr_bps`.
+    pub passed_over_mbr: f64,
+    /// The lowest and highest rate of a whole second (bit/s), when the step had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_second_bps: Option<[f64; 2]>,
+    /// The highest rate of one 10 ms window (bit/s).
+    pub peak_window_bps: f64,
+    /// The most the passed bytes exceeded the MBR over any run of windows (bytes): the burst
+    /// the policer allowed.
+    pub burst_bytes: f64,
+    /// What the figures say.
+    pub verdict: QerVerdict,
+}
+
+/// What a QoS flow's figures say of the QER the UPF enforced on it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum QerVerdict {
+    /// Offered more than its MBR, it passed the MBR (within the tolerance).
+    Policed,
+    /// Offered more than its MBR, it passed (nearly) all it was offered.
+    NotPoliced,
+    /// Offered more than its MBR, it passed more than the MBR, by `over` (a ratio: 0.1 is
+    /// 10 %), but not all it was offered.
+    PolicedAbove {
+        /// `passed / MBR - 1`.
+        over: f64,
+    },
+    /// Offered more than its MBR, it passed less than the MBR, by `under` (a ratio).
+    PolicedBelow {
+        /// `1 - passed / MBR`.
+        under: f64,
+    },
+    /// Offered at most its MBR (the control), it passed what it was offered.
+    Passed,
+    /// Offered at most its MBR, it lost `lost` of it (a ratio) all the same.
+    LostUnderMbr {
+        /// `1 - passed / offered`.
+        lost: f64,
+    },
+}
+
+impl QerVerdict {
+    /// The verdict on `passed` bit/s of `offered` against `mbr`, each within `tolerance`.
+    pub fn judge(offered: f64, passed: f64, mbr: f64, tolerance: f64) -> QerVerdict {
+        if offered <= mbr * (1.0 + tolerance) {
+            let lost = if offered > 0.0 {
+                1.0 - passed / offered
+            } else {
+                0.0
+            };
+            return if lost <= tolerance {
+                QerVerdict::Passed
+            } else {
+                QerVerdict::LostUnderMbr { lost }
+            };
+        }
+        let ratio = passed / mbr;
+        if (ratio - 1.0).abs() <= tolerance {
+            QerVerdict::Policed
+        } else if passed >= offered * (1.0 - tolerance) {
+            QerVerdict::NotPoliced
+        } else if ratio > 1.0 {
+            QerVerdict::PolicedAbove { over: ratio - 1.0 }
+        } else {
+            QerVerdict::PolicedBelow { under: 1.0 - ratio }
+        }
+    }
+
+    /// Whether the UPF held the flow to its MBR (or passed it whole under it).
+    pub fn conforms(self) -> bool {
+        matches!(self, QerVerdict::Policed | QerVerdict::Passed)
+    }
+}
+
+/// What a flow is and what it was offered, for [`QosFlowReport::new`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QosFlowSpec {
+    /// The QoS Flow Identifier.
+    pub qfi: u8,
+    /// Its direction.
+    pub direction: Direction,
+    /// Sessions it ran in.
+    pub sessions: u32,
+    /// MBR over all its sessions (bit/s).
+    pub mbr_bps: f64,
+    /// GBR over all its sessions (bit/s), for a GBR flow.
+    pub gbr_bps: Option<f64>,
+    /// The rate sent (bit/s).
+    pub offered_bps: f64,
+}
+
+impl QosFlowReport {
+    /// The report of `spec` from its passed bytes' `conformance` against its MBR.
+    pub fn new(spec: QosFlowSpec, conformance: &Conformance, tolerance: f64) -> QosFlowReport {
+        let seconds = &conformance.per_second_bps;
+        let per_second_bps = (!seconds.is_empty()).then(|| {
+            let lo = seconds.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = seconds.iter().copied().fold(0.0, f64::max);
+            [lo, hi]
+        });
+        QosFlowReport {
+            qfi: spec.qfi,
+            direction: spec.direction,
+            sessions: spec.sessions,
+            mbr_bps: spec.mbr_bps,
+            gbr_bps: spec.gbr_bps,
+            offered_bps: spec.offered_bps,
+            passed_bps: conformance.passed_bps,
+            passed_over_mbr: conformance.passed_bps / spec.mbr_bps,
+            per_second_bps,
+            peak_window_bps: conformance.peak_window_bps,
+            burst_bytes: conformance.burst_bytes,
+            verdict: QerVerdict::judge(
+                spec.offered_bps,
+                conformance.passed_bps,
+                spec.mbr_bps,
+                tolerance,
+            ),
+        }
+    }
+
+    /// Whether a GBR flow got its guaranteed rate (or all it was offered, when that was less).
+    pub fn gbr_kept(&self, tolerance: f64) -> Option<bool> {
+        let gbr = self.gbr_bps?;
+        Some(self.passed_bps >= gbr.min(self.offered_bps) * (1.0 - tolerance))
+    }
+}
+
+impl QosReport {
+    /// The report of `flows`, with the GBR check across them.
+    pub fn new(flows: Vec<QosFlowReport>, tolerance: f64) -> QosReport {
+        let policed_non_gbr = flows.iter().any(|f| {
+            f.gbr_bps.is_none()
+                && !matches!(
+                    f.verdict,
+                    QerVerdict::Passed | QerVerdict::LostUnderMbr { .. }
+                )
+        });
+        let gbr: Vec<bool> = flows.iter().filter_map(|f| f.gbr_kept(tolerance)).collect();
+        let gbr_kept_under_policing =
+            (policed_non_gbr && !gbr.is_empty()).then(|| gbr.iter().all(|&k| k));
+        QosReport {
+            flows,
+            tolerance,
+            gbr_kept_under_policing,
+        }
+    }
+}
+
+impl QerVerdict {
+    /// The verdict in a few words, for tables.
+    pub fn text(self) -> String {
+        match self {
+            QerVerdict::Policed => "policed at MBR".to_owned(),
+            QerVerdict::NotPoliced => "NOT policed".to_owned(),
+            QerVerdict::PolicedAbove { over } => format!("policed {:.1} % above MBR", over * 100.0),
+            QerVerdict::PolicedBelow { under } => {
+                format!("policed {:.1} % below MBR", under * 100.0)
+            }
+            QerVerdict::Passed => "passed (under MBR)".to_owned(),
+            QerVerdict::LostUnderMbr { lost } => {
+                format!("lost {:.2} % under MBR", lost * 100.0)
+            }
+        }
+    }
+}
+
+fn mbps(bps: f64) -> String {
+    format!("{:.3}", bps / 1e6)
+}
+
+/// The text report's lines of one step's QoS flows.
+pub(crate) fn qos_section(out: &mut String, number: usize, label: &str, q: &QosReport) {
+    let _ = writeln!(
+        out,
+        "Step {number} ({label}): QoS flows, rates in Mbit/s over the UE packets, verdicts within \
+         {:.1} %\n",
+        q.tolerance * 100.0
+    );
+    let _ = writeln!(
+        out,
+        "  {:>4} {:<4} {:>8} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9} {:>10} {:>9}  verdict",
+        "qfi",
+        "dir",
+        "sessions",
+        "GBR",
+        "MBR",
+        "offered",
+        "passed",
+        "/MBR %",
+        "1 s min",
+        "10 ms peak",
+        "burst B"
+    );
+    for f in &q.flows {
+        let _ = writeln!(
+            out,
+            "  {:>4} {:<4} {:>8} {:>9} {:>9} {:>9} {:>8} {:>9.2} {:>9} {:>10} {:>9.0}  {}",
+            f.qfi,
+            f.direction.short(),
+            f.sessions,
+            f.gbr_bps.map_or_else(|| "-".to_owned(), mbps),
+            mbps(f.mbr_bps),
+            mbps(f.offered_bps),
+            mbps(f.passed_bps),
+            f.passed_over_mbr * 100.0,
+            f.per_second_bps
+                .map_or_else(|| "-".to_owned(), |[lo, _]| mbps(lo)),
+            mbps(f.peak_window_bps),
+            f.burst_bytes,
+            f.verdict.text()
+        );
+    }
+    match q.gbr_kept_under_policing {
+        Some(true) => {
+            out.push_str("  GBR flows kept their rate while non-GBR flows were policed\n")
+        }
+        Some(false) => {
+            out.push_str("  a GBR flow did NOT keep its rate while non-GBR flows were policed\n")
+        }
+        None => {}
+    }
+    out.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T: f64 = DEFAULT_TOLERANCE;
+
+    #[test]
+    fn verdicts_at_and_around_the_mbr() {
+        // 150 % offered.
+        assert_eq!(
+            QerVerdict::judge(15e6, 10.05e6, 10e6, T),
+            QerVerdict::Policed
+        );
+        assert_eq!(
+            QerVerdict::judge(15e6, 9.95e6, 10e6, T),
+            QerVerdict::Policed
+        );
+        assert_eq!(
+            QerVerdict::judge(15e6, 14.9e6, 10e6, T),
+            QerVerdict::NotPoliced
+        );
+        match QerVerdict::judge(15e6, 11e6, 10e6, T) {
+            QerVerdict::PolicedAbove { over } => assert!((over - 0.1).abs() < 1e-9),
+            v => panic!("{v:?}"),
+        }
+        match QerVerdict::judge(15e6, 8e6, 10e6, T) {
+            QerVerdict::PolicedBelow { under } => assert!((under - 0.2).abs() < 1e-9),
+            v => panic!("{v:?}"),
+        }
+        // 80 %: the control.
+        assert_eq!(QerVerdict::judge(8e6, 7.95e6, 10e6, T), QerVerdict::Passed);
+        match QerVerdict::judge(8e6, 6e6, 10e6, T) {
+            QerVerdict::LostUnderMbr { lost } => assert!((lost - 0.25).abs() < 1e-9),
+            v => panic!("{v:?}"),
+        }
+        assert!(QerVerdict::Policed.conforms() && QerVerdict::Passed.conforms());
+        assert!(!QerVerdict::NotPoliced.conforms());
+    }
+
+    fn flow(qfi: u8, gbr: Option<f64>, offered: f64, passed_per_window: u64) -> QosFlowReport {
+        let windows = vec![passed_per_window; 200];
+        let c = Conformance::of(&windows, 10_000_000, 0..200, 10e6).unwrap();
+        let spec = QosFlowSpec {
+            qfi,
+            direction: Direction::Uplink,
+            sessions: 1,
+            mbr_bps: 10e6,
+            gbr_bps: gbr,
+            offered_bps: offered,
+        };
+        QosFlowReport::new(spec, &c, T)
+    }
+
+    #[test]
+    fn a_flow_report_from_its_windows() {
+        // 12,500 bytes per 10 ms: 10 Mbit/s.
+        let f = flow(5, None, 15e6, 12_500);
+        assert!((f.passed_bps - 10e6).abs() < 1e-3);
+        assert!((f.passed_over_mbr - 1.0).abs() < 1e-9);
+        assert_eq!(f.per_second_bps, Some([10e6, 10e6]));
+        assert_eq!(f.burst_bytes, 0.0);
+        assert_eq!(f.verdict, QerVerdict::Policed);
+        let json = serde_json::to_value(&f).unwrap();
+        assert_eq!(json["verdict"]["kind"], "policed");
+    }
+
+    #[test]
+    fn gbr_kept_while_others_are_policed_or_not() {
+        let policed = flow(5, None, 15e6, 12_500);
+        let gbr_ok = flow(1, Some(10e6), 15e6, 12_500);
+        let gbr_starved = flow(1, Some(10e6), 15e6, 6_250);
+        let r = QosReport::new(vec![policed.clone(), gbr_ok], T);
+        assert_eq!(r.gbr_kept_under_policing, Some(true));
+        let r = QosReport::new(vec![policed.clone(), gbr_starved], T);
+        assert_eq!(r.gbr_kept_under_policing, Some(false));
+        // No GBR flow: nothing to say.
+        assert_eq!(
+            QosReport::new(vec![policed], T).gbr_kept_under_policing,
+            None
+        );
+        // A GBR flow beside a control flow only: nothing was policed.
+        let control = flow(5, None, 8e6, 10_000);
+        let r = QosReport::new(vec![control, flow(1, Some(10e6), 8e6, 10_000)], T);
+        assert_eq!(r.gbr_kept_under_policing, None);
+    }
+
+    #[test]
+    fn the_text_section() {
+        let r = QosReport::new(
+            vec![
+                flow(5, None, 15e6, 12_500),
+                flow(1, Some(10e6), 15e6, 6_250),
+            ],
+            T,
+        );
+        let mut out = String::new();
+        qos_section(&mut out, 1, "300 B", &r);
+        assert!(out.contains("Step 1 (300 B): QoS flows"), "{out}");
+        assert!(out.contains("policed at MBR"), "{out}");
+        assert!(out.contains("policed 50.0 % below MBR"), "{out}");
+        assert!(out.contains("a GBR flow did NOT keep its rate"), "{out}");
+    }
+}
