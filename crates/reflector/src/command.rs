@@ -179,14 +179,7 @@ fn reflect(
     let stop = StopFlag::new();
     let started = Instant::now();
     template.show(&names, workers);
-    match qer_policy(cfg, hz).policing {
-        Policing::On => {}
-        Policing::Off => out::line("reflect: impairment qer: QERs not policed (gates apply)"),
-        Policing::Over(x) => out::line(&format!(
-            "reflect: impairment qer: QERs policed at {:.3} x MBR",
-            1.0 + x
-        )),
-    }
+    show_qer_impairment(&qer_policy(cfg, hz));
     let mut end_marker_inbox = Some(end_marker_inbox);
     let totals = eal.scope(|s| -> Result<Vec<ReflectorCounters>> {
         let mut handles = Vec::new();
@@ -272,15 +265,28 @@ fn show_rx_spread(ports: [(Side, &PortConfig, &StartedPort<'_, '_>); 2]) {
 
 /// How the QERs are enforced, on a TSC of `hz`: `qer_burst`, and the impairment `qer`.
 fn qer_policy(cfg: &Reflector, hz: u64) -> QerPolicy {
-    let policing = match cfg.impairments.qer.mbr_factor() {
-        None => Policing::Off,
-        Some(f) if f == 1.0 => Policing::On,
-        Some(f) => Policing::Over(f - 1.0),
+    let q = &cfg.impairments.qer;
+    let policing = match (q.policing, q.over) {
+        (config::Policing::Off, _) => Policing::Off,
+        (config::Policing::On, None) => Policing::On,
+        (config::Policing::On, Some(percent)) => Policing::Over(percent / 100.0),
     };
     QerPolicy {
         burst: cfg.qer_burst,
         policing,
         tsc_hz: hz,
+    }
+}
+
+/// Says how the impairment `qer` makes the QERs misbehave, if it does.
+fn show_qer_impairment(policy: &QerPolicy) {
+    match policy.policing {
+        Policing::On => {}
+        Policing::Off => out::line("reflect: impairment qer: QERs not policed (gates apply)"),
+        Policing::Over(x) => out::line(&format!(
+            "reflect: impairment qer: QERs policed at {:.3} x MBR",
+            1.0 + x
+        )),
     }
 }
 

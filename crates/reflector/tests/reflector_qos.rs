@@ -132,6 +132,10 @@ fn row(book: &QerBook, id: u32) -> QerRow {
 }
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one N4 conversation, each step asserted where it happens"
+)]
 fn three_flows_are_classified_policed_and_a_gate_closed_over_n4() {
     let (publisher, mut readers) = table_channels(1, ForwardingTable::empty());
     let mut reader = readers.pop().unwrap();
