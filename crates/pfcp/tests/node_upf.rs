@@ -502,3 +502,65 @@ fn ch1_teids_are_allocated_and_reported_in_created_pdrs() {
         .collect();
     assert_eq!(f, [(2, first.0 + 3), (3, first.0 + 3), (4, first.0 + 4)]);
 }
+
+#[test]
+fn qers_and_sdf_filters_reach_the_datapath_and_a_bad_filter_is_refused() {
+    let (mut u, now) = associated();
+    let p = plan(0);
+    // The plan's session with its QER given an MBR and its downlink PDR an SDF filter.
+    let mut req = p.establishment_request();
+    let mbr = BitRate {
+        ul_kbps: 10_000,
+        dl_kbps: 20_000,
+    };
+    req.create_qers[0].mbr = Some(mbr);
+    let dl = req
+        .create_pdrs
+        .iter_mut()
+        .find(|c| c.pdi.source_interface == SourceInterface::CORE)
+        .unwrap();
+    dl.pdi
+        .sdf_filters
+        .push(SdfFilter::flow("permit out 17 from any 5001 to assigned"));
+    let (_, r) = establish(&mut u, now, req.clone(), 2);
+    assert_eq!(r.cause, Cause::REQUEST_ACCEPTED);
+    let up = r.up_f_seid.unwrap().seid;
+    let view = u.rules().session(up).unwrap().clone();
+    let q = view.qer(QerId(1)).expect("the QER");
+    assert_eq!(
+        (q.qfi, q.gate, q.mbr),
+        (Some(Qfi::new(9).unwrap()), GateStatus::OPEN, Some(mbr))
+    );
+    assert_eq!(view.downlink[0].sdf_filters.len(), 1);
+    assert_eq!(
+        view.downlink[0].sdf_filters[0].to_string(),
+        "permit out 17 from any 5001 to assigned"
+    );
+    assert_eq!(view.downlink[0].qer, Some(QerId(1)));
+    // An Update QER closes the gate: the view changes, nothing else does.
+    let mut close = SessionModificationRequest::default();
+    close
+        .update_qers
+        .push(UpdateQer::gate(QerId(1), GateStatus::CLOSED));
+    let (_, r) = modify(&mut u, now, up, close, 3);
+    assert_eq!(r.cause, Cause::REQUEST_ACCEPTED);
+    let after = u.rules().session(up).unwrap();
+    assert_eq!(after.qer(QerId(1)).unwrap().gate, GateStatus::CLOSED);
+    assert_eq!(after.qer(QerId(1)).unwrap().mbr, Some(mbr));
+    assert_eq!(after.downlink, view.downlink);
+
+    // A filter that does not parse: Cause 73, SDF Filter, the PDR named.
+    let (mut u, now) = associated();
+    let mut bad = p.establishment_request();
+    let pdr = &mut bad.create_pdrs[0];
+    let id = pdr.pdr_id;
+    pdr.pdi
+        .sdf_filters
+        .push(SdfFilter::flow("permit out 17 from any 5001 to nowhere"));
+    let (_, r) = establish(&mut u, now, bad, 2);
+    assert_eq!(
+        rejection(&r),
+        (73, Some(IeType::SDF_FILTER), Some(FailedRuleId::Pdr(id)))
+    );
+    assert!(u.rules().is_empty());
+}

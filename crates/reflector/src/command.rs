@@ -15,7 +15,7 @@ use upfbench_metrics::health::Phase;
 use crate::datapath::counters::{CounterCell, ReflectorCounters};
 use crate::datapath::end_marker::{EndMarkerInbox, end_marker_channel};
 use crate::datapath::impair::{ImpairConfig, Impairments};
-use crate::datapath::qer::{QerBook, QerPolicy};
+use crate::datapath::qer::{Policing, QerBook, QerPolicy};
 use crate::datapath::rules::{ForwardingTable, TableReader, table_channels};
 use crate::datapath::worker::{Mode, ReflectorWorker};
 use crate::lines::{live_line, render_totals, sum};
@@ -179,6 +179,7 @@ fn reflect(
     let stop = StopFlag::new();
     let started = Instant::now();
     template.show(&names, workers);
+    show_qer_impairment(&qer_policy(cfg, hz));
     let mut end_marker_inbox = Some(end_marker_inbox);
     let totals = eal.scope(|s| -> Result<Vec<ReflectorCounters>> {
         let mut handles = Vec::new();
@@ -262,9 +263,31 @@ fn show_rx_spread(ports: [(Side, &PortConfig, &StartedPort<'_, '_>); 2]) {
     }
 }
 
-/// How the QERs are enforced, on a TSC of `hz`.
-fn qer_policy(_cfg: &Reflector, hz: u64) -> QerPolicy {
-    QerPolicy::new(hz)
+/// How the QERs are enforced, on a TSC of `hz`: `qer_burst`, and the impairment `qer`.
+fn qer_policy(cfg: &Reflector, hz: u64) -> QerPolicy {
+    let q = &cfg.impairments.qer;
+    let policing = match (q.policing, q.over) {
+        (config::Policing::Off, _) => Policing::Off,
+        (config::Policing::On, None) => Policing::On,
+        (config::Policing::On, Some(percent)) => Policing::Over(percent / 100.0),
+    };
+    QerPolicy {
+        burst: cfg.qer_burst,
+        policing,
+        tsc_hz: hz,
+    }
+}
+
+/// Says how the impairment `qer` makes the QERs misbehave, if it does.
+fn show_qer_impairment(policy: &QerPolicy) {
+    match policy.policing {
+        Policing::On => {}
+        Policing::Off => out::line("reflect: impairment qer: QERs not policed (gates apply)"),
+        Policing::Over(x) => out::line(&format!(
+            "reflect: impairment qer: QERs policed at {:.3} x MBR",
+            1.0 + x
+        )),
+    }
 }
 
 /// The PFCP UPF side of the upf mode (None in echo mode, or without a `pfcp` section), with
