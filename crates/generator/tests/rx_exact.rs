@@ -205,7 +205,8 @@ fn crafted_frames(plan: &Plan, us: [MacAddr; 2]) -> (Vec<Vec<u8>>, Vec<Vec<u8>>)
         downlink(plan, us[0], ue, dl_teid(ue), QFI, q)
     });
     // Foreign traffic: 3 G-PDUs to a wrong TEID, 2 with a wrong QFI, 1 UDP not GTP-U on N3;
-    // 4 uplink packets from an unknown UE (UE 2 is downlink-only) and 1 IPv6 frame on N6.
+    // 4 uplink packets from an unknown UE (UE 2 is downlink-only) and 1 IPv6 frame on N6
+    // whose next header (0x60) is neither UDP nor ICMPv6.
     for _ in 0..3 {
         n3_frames.push(downlink(plan, us[0], 3, Teid(0x7777), QFI, 1));
     }
@@ -287,7 +288,7 @@ fn check_rejects(counters: &upfbench_generator::datapath::worker::WorkerCounters
     assert_eq!(n3[Reject::WrongQfi as usize], 2);
     assert_eq!(n3[Reject::NotGtpu as usize], 1);
     assert_eq!(n6[Reject::UnknownUe as usize], 4);
-    assert_eq!(n6[Reject::NotIpv4 as usize], 1);
+    assert_eq!(n6[Reject::Malformed as usize], 1);
     assert_eq!(
         n3.iter().sum::<u64>() + n6.iter().sum::<u64>(),
         11,
