@@ -333,11 +333,9 @@ impl RxRules {
             return other(frame, true);
         };
         let inner = d.inner();
-        if inner.first().is_some_and(|b| b >> 4 == 6) {
-            return self.classify_n3_v6(&d);
-        }
-        let Some(v) = Inner::read(inner) else {
-            return Classified::Rejected(Reject::InnerNotIpv4Udp);
+        let Some(v) = Inner::read_v4(inner) else {
+            // Out of line, from the frame: `d` stays in registers on the IPv4 path.
+            return self.classify_n3_v6(frame);
         };
         let ue_address = read_u32(inner, IPV4_DESTINATION_AT);
         let hit = match self.flow(&v, Direction::Downlink, self.ues.offset_of(ue_address)) {
@@ -347,17 +345,21 @@ impl RxRules {
         self.downlink(&d, &hit)
     }
 
-    /// [`classify_n3`](Self::classify_n3) for a G-PDU whose inner packet is IPv6.
+    /// [`classify_n3`](Self::classify_n3) for a G-PDU whose inner packet is not IPv4/UDP:
+    /// IPv6/UDP, or rejected.
     #[cold]
     #[inline(never)]
-    fn classify_n3_v6(&self, d: &Decapsulated<'_>) -> Classified {
+    fn classify_n3_v6(&self, frame: &[u8]) -> Classified {
+        let Ok(d) = decapsulate(frame) else {
+            return other(frame, true);
+        };
         let inner = d.inner();
         let Some(v) = Inner::read_v6(inner) else {
             return Classified::Rejected(Reject::InnerNotIpv4Udp);
         };
         let ue = self.ues6.offset_of(read_u128(inner, IPV6_DESTINATION_AT));
         match self.flow(&v, Direction::Downlink, ue) {
-            Ok(hit) => self.downlink(d, &hit),
+            Ok(hit) => self.downlink(&d, &hit),
             Err(r) => Classified::Rejected(r),
         }
     }
@@ -522,6 +524,25 @@ impl<'a> Inner<'a> {
         let payload = udp_payload(packet).ok()?;
         // udp_payload checked the header length and the UDP header behind it.
         let ihl = usize::from(packet[0] & 0x0f) * 4;
+        Some(Inner {
+            ports: (
+                read_u16(packet, ihl + UDP_SOURCE_PORT_AT),
+                read_u16(packet, ihl + UDP_DESTINATION_PORT_AT),
+            ),
+            payload,
+        })
+    }
+
+    /// [`read`](Self::read) for a packet that must be IPv4: `None` for IPv6 (its version tested
+    /// on the octet the header length is read from anyway).
+    #[inline(always)]
+    fn read_v4(packet: &'a [u8]) -> Option<Inner<'a>> {
+        let payload = udp_payload(packet).ok()?;
+        let first = packet[0];
+        if first >> 4 != 4 {
+            return None;
+        }
+        let ihl = usize::from(first & 0x0f) * 4;
         Some(Inner {
             ports: (
                 read_u16(packet, ihl + UDP_SOURCE_PORT_AT),

@@ -56,7 +56,7 @@ pub struct WorkerCounters {
     pub(crate) tx_slips: Vec<ShareSlip>,
     /// Frames the service plane looked at, per port, by kind (GTP-U Error Indications from
     /// the UPF among them).
-    pub(crate) service_seen: [[u64; Seen::COUNT]; 2],
+    pub service_seen: [[u64; Seen::COUNT]; 2],
     /// The handovers as the receive side saw them (empty without handovers).
     pub handover: HandoverRx,
     /// The churn sessions' probes (empty without churn).
