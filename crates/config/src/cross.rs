@@ -1,7 +1,7 @@
 //! Checks of a profile against the system file it runs on.
 
 use super::field::{join_index, join_key};
-use super::frame::{L1_OVERHEAD, inner_ip_len, n3_frame_len, n3_ip_len, n6_frame_len};
+use super::frame::{FrameShape, L1_OVERHEAD};
 use super::issues::Issues;
 use super::profile::{Profile, TeidAllocation};
 use super::system::{Port, System};
@@ -36,21 +36,29 @@ pub(crate) fn check_profile_on_system(
     );
 }
 
-/// The UE pool must not overlap the N3 or N6 subnet.
+/// The UE pools must not overlap the N3 or N6 subnet.
 fn check_ue_pool(system: &System, system_name: &str, profile: &Profile, issues: &mut Issues) {
     let s = &profile.sessions;
-    for (name, port) in [("n3", &system.n3), ("n6", &system.n6)] {
-        if s.ue_pool.overlaps(&port.address) {
-            issues.add(
-                "sessions.ue_pool",
-                format!(
-                    "{} overlaps the {name} subnet {}/{} of {system_name}: UE addresses must \
-                     not be on the links",
-                    s.ue_pool,
-                    port.address.network(),
-                    port.address.len
-                ),
-            );
+    let pools = [
+        (s.has_ipv4(), "sessions.ue_pool", s.ue_pool),
+        (s.has_ipv6(), "sessions.ue_pool_v6", s.ue_pool_v6),
+    ];
+    for (used, field, pool) in pools {
+        if !used {
+            continue;
+        }
+        for (name, port) in [("n3", &system.n3), ("n6", &system.n6)] {
+            if pool.overlaps(&port.address) {
+                issues.add(
+                    field,
+                    format!(
+                        "{pool} overlaps the {name} subnet {}/{} of {system_name}: UE addresses \
+                         must not be on the links",
+                        port.address.network(),
+                        port.address.len
+                    ),
+                );
+            }
         }
     }
 }
@@ -96,12 +104,20 @@ fn check_mtu(system: &System, system_name: &str, profile: &Profile, issues: &mut
         let (ul, dl) = (st.direction.uplink(), st.direction.downlink());
         any_ul |= ul;
         any_dl |= dl;
-        if let Some(m) = mtu_problem(system, system_name, profile, st.payload, ul, dl) {
+        let shape = system.frame_shape(profile.stream_family(st));
+        if let Some(m) = mtu_problem(system, system_name, profile, shape, st.payload, ul, dl) {
             issues.add(at("payload"), m);
         }
     }
+    // A sweep's payloads in the largest packets any stream makes.
+    let widest = profile
+        .streams
+        .iter()
+        .map(|st| system.frame_shape(profile.stream_family(st)))
+        .max_by_key(|shape| shape.n3_ip_len(0, false))
+        .unwrap_or_default();
     for (i, &p) in profile.sweep.payloads.iter().enumerate() {
-        if let Some(m) = mtu_problem(system, system_name, profile, p, any_ul, any_dl) {
+        if let Some(m) = mtu_problem(system, system_name, profile, widest, p, any_ul, any_dl) {
             issues.add(join_index("sweep.payloads", i), m);
         }
     }
@@ -112,6 +128,7 @@ fn mtu_problem(
     system: &System,
     system_name: &str,
     profile: &Profile,
+    shape: FrameShape,
     payload: u16,
     uplink: bool,
     downlink: bool,
@@ -123,14 +140,14 @@ fn mtu_problem(
     let p = usize::from(payload);
     let mut checks = Vec::new();
     if uplink {
-        checks.push(("n3", &system.n3, n3_ip_len(p, ul_container), "uplink"));
+        checks.push(("n3", &system.n3, shape.n3_ip_len(p, ul_container), "uplink"));
     }
     if downlink {
-        checks.push(("n6", &system.n6, inner_ip_len(p), "downlink"));
+        checks.push(("n6", &system.n6, shape.inner_ip_len(p), "downlink"));
         checks.push((
             "n3",
             &system.n3,
-            n3_ip_len(p, dl_container),
+            shape.n3_ip_len(p, dl_container),
             "tunnelled downlink",
         ));
     }
@@ -153,33 +170,46 @@ pub(crate) fn check_line_rate(
     ul_container: bool,
     issues: &mut Issues,
 ) {
-    let ports: [(&str, &Port, bool); 2] = [("n3", &system.n3, true), ("n6", &system.n6, false)];
-    for (name, port, uplink) in ports {
+    // In one-port mode both directions leave one port: its line rate is N3's, shared.
+    let ports: Vec<(&str, &Port, &[bool])> = if system.one_port() {
+        vec![("n3", &system.n3, &[true, false])]
+    } else {
+        vec![("n3", &system.n3, &[true]), ("n6", &system.n6, &[false])]
+    };
+    for (name, port, directions) in ports {
         let Some(line) = port.speed else { continue };
         let line = line as f64;
         let mut total = 0.0;
         let mut last = None;
         for (i, st) in profile.streams.iter().enumerate() {
-            let sends_here = if uplink {
-                st.direction.uplink()
-            } else {
-                st.direction.downlink()
-            };
-            if !sends_here {
-                continue;
+            for &uplink in directions {
+                let sends_here = if uplink {
+                    st.direction.uplink()
+                } else {
+                    st.direction.downlink()
+                };
+                if !sends_here {
+                    continue;
+                }
+                let p = usize::from(st.payload);
+                let shape = system.frame_shape(profile.stream_family(st));
+                let frame = if uplink {
+                    shape.n3_frame_len(p, ul_container)
+                } else {
+                    shape.n6_frame_len(p)
+                };
+                let l1_bits = ((frame + L1_OVERHEAD) * 8) as f64;
+                total += match st.rate {
+                    Rate::LinePercent(pct) => line * pct / 100.0,
+                    _ => {
+                        profile
+                            .stream_pps(st, uplink, frame, shape.inner_ip_len(p), Some(line))
+                            .unwrap_or(0.0)
+                            * l1_bits
+                    }
+                };
+                last = Some(i);
             }
-            let p = usize::from(st.payload);
-            let frame = if uplink {
-                n3_frame_len(p, ul_container)
-            } else {
-                n6_frame_len(p)
-            };
-            let l1_bits = ((frame + L1_OVERHEAD) * 8) as f64;
-            total += match st.rate {
-                Rate::LinePercent(pct) => line * pct / 100.0,
-                rate => rate.pps(frame, Some(line)).unwrap_or(0.0) * l1_bits,
-            };
-            last = Some(i);
         }
         if let Some(i) = last
             && total > line * (1.0 + 1e-9)

@@ -36,9 +36,9 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-/// An IPv6 address where this version carries IPv4 only. Validation refuses such a file at the
-/// address's place, so a loaded file never has one; the datapath, which is IPv4, asks for the
-/// IPv4 form through this.
+/// An IPv6 address where a part of this version carries IPv4 only: the files take IPv6 ports and
+/// UEs, and a part that does not carry them yet asks for the IPv4 form through this, and stops
+/// with it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
 #[error("{0}: IPv6 is not supported yet (IPv4 only)")]
 pub struct NotIpv4(pub IpAddr);

@@ -29,6 +29,19 @@ pub(crate) fn qfi_out_of_range(value: u64) -> String {
     format!("QFI {value} does not fit 6 bits: use 0 to {}", Qfi::MAX)
 }
 
+/// A QFI, 0 to 63.
+#[allow(non_camel_case_types)]
+pub(crate) struct qfi;
+impl qfi {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Qfi, D::Error> {
+        let v = u64::deserialize(d)?;
+        u8::try_from(v)
+            .ok()
+            .and_then(|q| Qfi::new(q).ok())
+            .ok_or_else(|| de::Error::custom(qfi_out_of_range(v)))
+    }
+}
+
 /// An optional QFI, 0 to 63; `~` for none.
 #[allow(non_camel_case_types)]
 pub(crate) struct opt_qfi;

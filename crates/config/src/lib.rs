@@ -34,6 +34,7 @@ mod multiplier;
 mod n4_impairments;
 pub mod overrides;
 mod profile;
+mod qer_impairment;
 mod reflector;
 pub mod schema;
 mod serde_forms;
@@ -47,14 +48,19 @@ pub use error::{ConfigError, Diagnostic, NotIpv4, ipv4};
 pub use n4_impairments::N4Impairments;
 pub use profile::{Arrivals, Handovers, MAX_HANDOVER_RATE, Mobility, MovingUes, TargetGnb};
 pub use profile::{
-    CapacitySection, Direction, DirectionSet, GoalSection, Latency, LatencyBoundSection,
-    MAX_LATENCY, MAX_PPS, MAX_QOS_BPS, PdnType, PercentText, Profile, Qer, SearchSection, Sessions,
-    Spread, StrategyName, Stream, Sweep, TeidAllocation, TeidRange, TxMode, UeSelection, Urr,
+    CapacitySection, Direction, DirectionSet, Family, FlowRates, GoalSection, Latency,
+    LatencyBoundSection, MAX_LATENCY, MAX_PPS, MAX_QOS_BPS, PdnType, PercentText, Profile, Qer,
+    QosFlow, SearchSection, Sessions, Spread, StrategyName, Stream, Sweep, TeidAllocation,
+    TeidRange, TxMode, UeSelection, Urr,
 };
 pub use profile::{Churn, MAX_CHURN_RATE, MIN_PROBE_INTERVAL};
+pub use qer_impairment::{Policing, QerImpairment};
 pub use reflector::{Impairments, PortName, ReflectMode, Reflector, ReflectorPfcp, ReflectorPort};
-pub use system::{Arp, Cores, Device, Eal, OnUpfLoss, OnUpfRestart, Pfcp, Port, System, Window};
+pub use system::{
+    Arp, Cores, Device, Eal, OnUpfLoss, OnUpfRestart, Pfcp, Port, System, Vlan, Window,
+};
 pub use units::{IpPrefix, Ipv4Prefix, PFCP_PORT, Rate, parse_duration};
+pub use upfbench_net::IpFamily;
 
 use issues::{Check, Issues};
 pub use kind::{FileKind, detect_kind};

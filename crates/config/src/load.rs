@@ -14,8 +14,9 @@ pub(crate) fn load<T: DeserializeOwned + Check>(
     name: &str,
 ) -> Result<(T, SourceMap), ConfigError> {
     let map = source_map(text, name)?;
-    let value: T = serde_saphyr::from_str_with_options(text, options())
+    let mut value: T = serde_saphyr::from_str_with_options(text, options())
         .map_err(|e| ConfigError::invalid(vec![serde_diagnostic(&e, &map, name)]))?;
+    value.resolve();
     let mut issues = Issues::default();
     value.check(&mut issues);
     if issues.is_empty() {

@@ -18,7 +18,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::frame::{L1_OVERHEAD, n3_frame_len, n6_frame_len};
+use super::frame::{FrameShape, L1_OVERHEAD};
 use super::profile::{MAX_PPS, Profile};
 use super::units::Rate;
 
@@ -220,24 +220,37 @@ pub(crate) fn totals(
     let mut t = Totals::default();
     for (i, st) in profile.streams.iter().enumerate() {
         let p = usize::from(payload.unwrap_or(st.payload));
+        let shape = FrameShape {
+            inner: profile.stream_family(st),
+            ..FrameShape::default()
+        };
         let ways = [
             (
                 st.direction.uplink(),
-                n3_frame_len(p, container),
+                shape.n3_frame_len(p, container),
                 line[0],
                 "n3",
             ),
-            (st.direction.downlink(), n6_frame_len(p), line[1], "n6"),
+            (
+                st.direction.downlink(),
+                shape.n6_frame_len(p),
+                line[1],
+                "n6",
+            ),
         ];
         for (sends, frame, line, port) in ways {
             if !sends {
                 continue;
             }
-            let pps = st.rate.pps(frame, line).ok_or_else(|| UnknownLineRate {
-                stream: i,
-                rate: st.rate.to_string(),
-                port,
-            })?;
+            let uplink = port == "n3";
+            let ip_len = shape.inner_ip_len(p);
+            let pps = profile
+                .stream_pps(st, uplink, frame, ip_len, line)
+                .ok_or_else(|| UnknownLineRate {
+                    stream: i,
+                    rate: st.rate.to_string(),
+                    port,
+                })?;
             t.pps += pps;
             t.bits_l2 += pps * (frame * 8) as f64;
             t.bits_l1 += pps * ((frame + L1_OVERHEAD) * 8) as f64;
@@ -255,6 +268,7 @@ pub(crate) fn scaled(profile: &Profile, factor: f64) -> Profile {
             Rate::BitsL1(v) => Rate::BitsL1(v * factor),
             Rate::BitsL2(v) => Rate::BitsL2(v * factor),
             Rate::LinePercent(v) => Rate::LinePercent(v * factor),
+            Rate::MbrPercent(v) => Rate::MbrPercent(v * factor),
         };
     }
     p

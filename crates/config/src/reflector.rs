@@ -15,10 +15,12 @@ use super::issues::{Check, Issues};
 use super::kind::FileKind;
 use super::n4_impairments::N4Impairments;
 use super::profile::{check_dns_name, check_rate};
+use super::qer_impairment::{QerImpairment, check_qer_burst, default_qer_burst};
 use super::system::{
     Arp, Cores, Device, Eal, Port, check_arp, check_kind, check_n4_address, default_heartbeat,
 };
 use super::system::{check_cores, check_eal, check_port, check_port_pair, check_queues};
+use super::system::{check_one_port, check_vlans, resolve_one_port};
 use super::units::{PFCP_PORT, Rate, serde_text};
 
 /// The reflector's machine, ports, PFCP server and impairments.
@@ -76,6 +78,11 @@ pub struct Reflector {
     /// per-second line (`err-ind sent/suppressed`) and in the totals at exit.
     #[serde(default = "default_error_indications")]
     pub error_indications_per_s: u32,
+    /// Each QER's token bucket holds this long at its MBR (`10ms`: a 100 Mbit/s QER passes a
+    /// burst of 125,000 bytes above its rate), per direction; not 0, at most 1s. The gate and the
+    /// MBR are the session's (Create QER, Update QER); `impairments.qer` misbehaves on purpose.
+    #[serde(default = "default_qer_burst", with = "serde_text::duration")]
+    pub qer_burst: Duration,
 }
 
 fn default_error_indications() -> u32 {
@@ -241,6 +248,11 @@ pub struct Impairments {
     /// interruption. Absent: off.
     #[serde(default, with = "serde_text::opt_duration")]
     pub far_update_delay: Option<Duration>,
+    /// The QER policers misbehave on purpose: `{policing: off}` passes every packet whatever its
+    /// MBR, `{over: 10%}` polices at 1.1 × MBR; a QoS conformance report is then checked against
+    /// a known wrong answer. Absent: each QER policed at its MBR.
+    #[serde(default)]
+    pub qer: QerImpairment,
 }
 
 impl Check for Impairments {
@@ -287,6 +299,7 @@ impl Check for Impairments {
                 issues.add("impairments.far_update_delay", "at most 10s");
             }
         }
+        self.qer.check(issues);
         if let Some(pps) = self.rate_cap {
             check_rate(Rate::Pps(pps), "impairments.rate_cap", issues);
         }
@@ -295,13 +308,22 @@ impl Check for Impairments {
 }
 
 impl Check for Reflector {
+    fn resolve(&mut self) {
+        if let (Some(n3), Some(n6)) = (&self.n3, &mut self.n6) {
+            resolve_one_port(n3, n6);
+        }
+    }
+
     fn check(&self, issues: &mut Issues) {
         check_kind(self.kind, FileKind::Reflector, issues);
         let devices: Vec<(&str, &Device)> = [("n3", &self.n3), ("n6", &self.n6)]
             .into_iter()
-            .filter_map(|(n, p)| p.as_ref().map(|p| (n, &p.device)))
+            .filter_map(|(n, p)| p.as_ref().map(|p| (n, p)))
+            .filter(|(_, p)| !p.shares_device())
+            .map(|(n, p)| (n, &p.device))
             .collect();
         check_eal(&self.eal, &devices, issues);
+        check_one_port(self.n3.as_ref(), self.n6.as_ref(), issues);
         check_cores(&self.cores, issues);
         let n3 = self.n3.as_ref().map(|p| p.view("n3", p.peer));
         let n6 = self.n6.as_ref().map(|p| p.view("n6", p.peer));
@@ -312,6 +334,7 @@ impl Check for Reflector {
         for (name, port) in [("n3", &self.n3), ("n6", &self.n6)] {
             if let Some(port) = port {
                 check_generator_only(port, name, issues);
+                check_vlans(port, name, issues);
             }
         }
         if let (Some(a), Some(b)) = (&n3, &n6) {
@@ -326,6 +349,7 @@ impl Check for Reflector {
             pfcp.check(issues);
         }
         self.impairments.check(issues);
+        check_qer_burst(self.qer_burst, issues);
     }
 }
 

@@ -131,13 +131,49 @@ struct Entry {
 pub(crate) struct SourceMap {
     entries: Vec<Entry>,
     by_path: HashMap<String, usize>,
+    /// The document's lines, to place a problem inside a scalar's text.
+    lines: Vec<String>,
 }
 
 impl SourceMap {
-    fn build(root: &Spanned<Node>) -> SourceMap {
-        let mut map = SourceMap::default();
+    fn build(root: &Spanned<Node>, text: &str) -> SourceMap {
+        let mut map = SourceMap {
+            lines: text.lines().map(str::to_owned).collect(),
+            ..SourceMap::default()
+        };
         map.add(String::new(), None, root);
         map
+    }
+
+    /// Where byte `offset` of the text of the scalar at `path` is: inside the text when the file
+    /// writes it as it reads, on one line (plain, or in quotes with no escape before the
+    /// offset); else where the value starts.
+    pub(crate) fn locate_within(&self, path: &str, offset: usize) -> Place {
+        let start = self.locate(path);
+        let Some(text) = self.scalar(path) else {
+            return start;
+        };
+        let (line, column) = start;
+        let Some(raw) = usize::try_from(line)
+            .ok()
+            .and_then(|l| self.lines.get(l.checked_sub(1)?))
+        else {
+            return start;
+        };
+        let raw: String = raw
+            .chars()
+            .skip(usize::try_from(column).unwrap_or(1).saturating_sub(1))
+            .collect();
+        let quote = usize::from(raw.starts_with(['"', '\'']));
+        let written = raw.chars().skip(quote).collect::<String>();
+        let Some(before) = text.get(..offset) else {
+            return start;
+        };
+        if written.starts_with(before) {
+            (line, column + (quote + before.chars().count()) as u64)
+        } else {
+            start
+        }
     }
 
     fn add(&mut self, path: String, key: Option<Place>, node: &Spanned<Node>) {
@@ -223,7 +259,7 @@ pub(crate) fn options() -> serde_saphyr::Options {
 /// A document read as a tree, or its syntax errors.
 pub(crate) fn source_map(text: &str, name: &str) -> Result<SourceMap, ConfigError> {
     match serde_saphyr::from_str_with_options::<Spanned<Node>>(text, options()) {
-        Ok(root) => Ok(SourceMap::build(&root)),
+        Ok(root) => Ok(SourceMap::build(&root, text)),
         Err(e) => Err(ConfigError::invalid(vec![serde_diagnostic(
             &e,
             &SourceMap::default(),
@@ -339,6 +375,17 @@ sessions:
         let (e, is_key) = map.at((5, 21)).expect("a value");
         assert_eq!((e.path.as_str(), is_key), ("streams[1].rate", false));
         assert_eq!(e.scalar.as_deref(), Some("1Mpps"));
+    }
+
+    #[test]
+    fn a_place_inside_a_text_counts_its_quote_and_falls_back_on_escapes() {
+        let text = "a: permit out 17\nb: \"permit out 17\"\nc: \"p\\x65rmit out 17\"\n";
+        let map = source_map(text, "t.yaml").expect("parses");
+        assert_eq!(map.locate_within("a", 11), (1, 15));
+        assert_eq!(map.locate_within("b", 11), (2, 16));
+        // An escape before the offset: the text is not written as it reads.
+        assert_eq!(map.locate_within("c", 11), map.locate("c"));
+        assert_eq!(map.locate_within("a", 99), map.locate("a"), "past the text");
     }
 
     #[test]

@@ -26,6 +26,9 @@ pub enum Rate {
     BitsL2(f64),
     /// Percent of the sending port's line rate, counted at layer 1: `50%`.
     LinePercent(f64),
+    /// Percent of the maximum bit rate of the stream's QoS flow in its direction, counted on the
+    /// inner IP packets as a QER counts them: `150%mbr` offers a flow 1.5 times its MBR.
+    MbrPercent(f64),
 }
 
 impl Rate {
@@ -39,13 +42,27 @@ impl Rate {
             Rate::BitsL1(bps) => Some(bps / l1_bits),
             Rate::BitsL2(bps) => Some(bps / l2_bits),
             Rate::LinePercent(p) => line_rate_bps.map(|line| line * p / 100.0 / l1_bits),
+            Rate::MbrPercent(_) => None,
+        }
+    }
+
+    /// Packets per second of a `%mbr` rate for a flow whose MBR is `mbr_bps` in the stream's
+    /// direction, with inner IP packets of `ip_len` bytes; `None` for other rates.
+    pub fn mbr_pps(&self, mbr_bps: u64, ip_len: usize) -> Option<f64> {
+        match *self {
+            Rate::MbrPercent(p) => Some(mbr_bps as f64 * p / 100.0 / (ip_len as f64 * 8.0)),
+            _ => None,
         }
     }
 
     /// The number as written (pps, bit/s or percent).
     pub fn value(&self) -> f64 {
         match *self {
-            Rate::Pps(v) | Rate::BitsL1(v) | Rate::BitsL2(v) | Rate::LinePercent(v) => v,
+            Rate::Pps(v)
+            | Rate::BitsL1(v)
+            | Rate::BitsL2(v)
+            | Rate::LinePercent(v)
+            | Rate::MbrPercent(v) => v,
         }
     }
 }
@@ -57,6 +74,7 @@ impl fmt::Display for Rate {
             Rate::BitsL1(v) => write!(f, "{}bps L1", si(v)),
             Rate::BitsL2(v) => write!(f, "{}bps L2", si(v)),
             Rate::LinePercent(v) => write!(f, "{v}%"),
+            Rate::MbrPercent(v) => write!(f, "{v}%mbr"),
         }
     }
 }
@@ -110,7 +128,7 @@ fn bits_unit(unit: &str) -> Option<f64> {
 }
 
 const RATE_FORMS: &str = "write packets per second (100000pps, 500kpps, 1.5Mpps), bits per second at layer 1 or 2 \
-     (10Gbps L1, 2Gbps L2) or a percentage of the line rate (50%)";
+     (10Gbps L1, 2Gbps L2), a percentage of the line rate (50%) or of the QoS flow's MBR (150%mbr)";
 
 impl FromStr for Rate {
     type Err = String;
@@ -119,6 +137,11 @@ impl FromStr for Rate {
         let (num, unit) = number_and_unit(text).map_err(|e| format!("{e}: {RATE_FORMS}"))?;
         if unit == "%" {
             return Ok(Rate::LinePercent(num));
+        }
+        if let Some(rest) = unit.strip_prefix('%')
+            && rest.trim_start() == "mbr"
+        {
+            return Ok(Rate::MbrPercent(num));
         }
         if unit.is_empty() {
             return Err(format!("{text:?} has no unit: {RATE_FORMS}"));
@@ -474,6 +497,16 @@ pub(crate) mod serde_text {
     impl percent {
         pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
             parse(d, parse_percent)
+        }
+    }
+
+    /// An optional percentage; `~` for none.
+    pub(crate) struct opt_percent;
+    impl opt_percent {
+        pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Option<f64>, D::Error> {
+            parse_opt(d, parse_percent)
         }
     }
 

@@ -87,6 +87,8 @@ fn stream(id: u16, direction: Direction, flow_base: u32) -> StreamPlan {
         rate_pps: 1.0,
         schedule: Schedule::Continuous { packets: 1 },
         spread: Spread::RoundRobin,
+        shape: Default::default(),
+        qfi: None,
     }
 }
 

@@ -37,11 +37,14 @@
 //!     interface_types: true,
 //!     qer: Some(QerPlan { qfi: Qfi::new(1).unwrap(), mbr: None, gbr: None }),
 //!     urr: None,
+//!     flows: Vec::new(),
+//!     qers: Vec::new(),
 //! });
 //! // Each UE's own part.
 //! let ue = UeSession {
 //!     cp_seid: Seid(1),
 //!     ue_address: Ipv4Addr::new(10, 45, 0, 2).into(),
+//!     ue_ipv6: None,
 //!     uplink_teid: UplinkTeid::Assigned(Teid(1)),
 //!     downlink_teid: Teid(2),
 //! };

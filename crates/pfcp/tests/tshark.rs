@@ -284,3 +284,78 @@ fn an_ipv6_session_plan_dissects_cleanly_and_matches() {
         ],
     );
 }
+
+/// The sessions of issue 29's traffic shapes as the run plans them: an IPv6 UE with its /64
+/// (UE IP Address V6 with the prefix, PDN Type IPv6), a dual-stack UE (V4 and V6, PDN Type
+/// IPv4v6), a /128 UE (IP6PL), and three QoS flows (six PDRs with their SDF filters and QFIs,
+/// six FARs, two QERs of their own and one shared), with the gate of every QER closed.
+#[test]
+fn ipv6_prefix_and_three_qfi_session_plans_dissect_cleanly_and_match() {
+    use upfbench_pfcp::plan::{FlowPlan, QerRule, UeIpv6Prefix};
+    let prefix: std::net::Ipv6Addr = "2001:db8:45:3::".parse().unwrap();
+    let mut v6 = plan();
+    v6.ue.ue_address = "2001:db8:45:3::2".parse().unwrap();
+    v6.ue.ue_ipv6 = Some(UeIpv6Prefix { prefix, len: 64 });
+    let mut dual = plan();
+    dual.ue.ue_ipv6 = Some(UeIpv6Prefix { prefix, len: 64 });
+    let mut single = v6.clone();
+    single.ue.ue_ipv6 = Some(UeIpv6Prefix {
+        prefix: "2001:db8:45::12e".parse().unwrap(),
+        len: 128,
+    });
+    let mut qos = reference_plan();
+    let t = qos.template_mut();
+    let rate = |ul_kbps, dl_kbps| Some(BitRate { ul_kbps, dl_kbps });
+    t.qers = vec![
+        QerRule {
+            qfi: Some(Qfi::new(1).unwrap()),
+            mbr: rate(10_000, 20_000),
+            gbr: rate(10_000, 20_000),
+        },
+        QerRule {
+            qfi: None,
+            mbr: rate(50_000, 50_000),
+            gbr: None,
+        },
+    ];
+    t.flows = [
+        (1, Some("permit out 17 from any 5001 to assigned"), 0),
+        (5, Some("permit out 17 from any 5005 to assigned"), 1),
+        (9, None, 1),
+    ]
+    .into_iter()
+    .map(|(q, sdf, qer)| FlowPlan {
+        uplink_qfi: Some(Qfi::new(q).unwrap()),
+        sdf_filter: sdf.map(SdfFilter::flow),
+        qer,
+    })
+    .collect();
+    let establishment = qos.establishment_request();
+    assert_eq!(
+        (
+            establishment.create_pdrs.len(),
+            establishment.create_fars.len(),
+            establishment.create_qers.len()
+        ),
+        (6, 6, 2)
+    );
+    check(
+        "shapes",
+        &[
+            Message::session(Seid(0), seq(3), v6.establishment_request()),
+            Message::session(Seid(0), seq(4), dual.establishment_request()),
+            Message::session(Seid(0), seq(5), single.establishment_request()),
+            Message::session(Seid(0), seq(6), establishment),
+            Message::session(
+                Seid(1),
+                seq(7),
+                qos.gate_request(GateStatus::CLOSED).unwrap(),
+            ),
+            Message::session(
+                Seid(1),
+                seq(8),
+                qos.path_switch_request(Teid(3), Ipv4Addr::new(192, 168, 13, 132).into(), true),
+            ),
+        ],
+    );
+}

@@ -17,4 +17,4 @@ pub use mobility::{HandoverPlan, Move};
 pub use pacing::{Pacer, ScheduleSlip};
 pub use placement::{Share, WorkerPlan, place};
 pub use stream::{Schedule, Spread, StreamPlan, tx_frame_len};
-pub use ue::{TeidSequence, UeTable, UplinkTeids};
+pub use ue::{TeidSequence, UeTable, UeV6, UplinkTeids};

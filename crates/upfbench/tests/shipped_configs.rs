@@ -192,6 +192,28 @@ fn assert_pair(gen_file: &str, refl_file: &str) {
     assert!(g.cores.workers.iter().all(|w| !r.cores.workers.contains(w)));
 }
 
+/// Issue 29's memif pairs: N3 and N6 over IPv6, and one-port mode with VLANs; each pair agrees.
+#[test]
+fn the_ipv6_and_vlan_memif_pairs_agree() {
+    use upfbench_net::{IpFamily, VlanTags};
+    assert_pair("memif-v6.yaml", "memif-v6-reflector.yaml");
+    let g = system("memif-v6.yaml");
+    assert_eq!(
+        (g.n3.family(), g.n6.family()),
+        (IpFamily::Ipv6, IpFamily::Ipv6)
+    );
+    assert_pair("memif-vlan.yaml", "memif-vlan-reflector.yaml");
+    let g = system("memif-vlan.yaml");
+    let r = reflector("memif-vlan-reflector.yaml");
+    assert!(g.one_port());
+    let (rn3, rn6) = (r.n3.as_ref().expect("n3"), r.n6.as_ref().expect("n6"));
+    assert_eq!(g.n6.device, g.n3.device);
+    assert_eq!(rn6.device, rn3.device);
+    assert_eq!(g.n3.vlan_tags(), rn3.vlan_tags());
+    assert_eq!(g.n6.vlan_tags(), rn6.vlan_tags());
+    assert!(matches!(g.n3.vlan_tags(), VlanTags::Single(t) if t.vid == 13 && t.pcp == 5));
+}
+
 #[test]
 fn the_embedded_default_joins_generator_and_reflector_by_memif() {
     assert_pair("memif.yaml", "memif-reflector.yaml");

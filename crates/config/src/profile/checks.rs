@@ -6,15 +6,16 @@ use std::time::Duration;
 
 use super::teid::{check_teid_range, ranges_share_a_teid};
 use super::{
-    Direction, DirectionSet, MAX_LATENCY, MAX_PPS, MAX_QOS_BPS, PdnType, Profile, Sessions, Spread,
+    Direction, DirectionSet, MAX_LATENCY, MAX_PPS, MAX_QOS_BPS, Profile, Sessions, Spread,
     TeidAllocation, TxMode, UeSelection,
 };
 use crate::field::{join_index, join_key};
-use crate::frame::{MAX_PAYLOAD, TAG};
+use crate::frame::{FrameShape, MAX_PAYLOAD, TAG};
 use crate::issues::{Check, Issues, nonzero};
 use crate::kind::FileKind;
 use crate::system::check_kind;
 use crate::units::Rate;
+use upfbench_net::IpFamily;
 
 /// A payload size: the tag must fit, and the inner packet must fit 1500 bytes.
 fn check_payload(payload: u16, field: &str, issues: &mut Issues) {
@@ -51,6 +52,12 @@ pub(crate) fn check_rate(rate: Rate, field: &str, issues: &mut Issues) {
                 format!("{rate} is above 1Gpps, more than any port carries"),
             );
         }
+        Rate::MbrPercent(p) if p > 1000.0 => {
+            issues.add(
+                field,
+                format!("{rate} is above 10 times the MBR: at most 1000%mbr"),
+            );
+        }
         Rate::LinePercent(p) if p > 100.0 => {
             issues.add(
                 field,
@@ -83,20 +90,81 @@ pub(crate) fn check_dns_name(name: &str, field: &str, issues: &mut Issues) {
 }
 
 impl Sessions {
-    /// The UE pool and the first UE: IPv4 (what this version carries inside the tunnel), the
-    /// first UE in the pool, and room for every UE.
+    /// The IPv6 pool: IPv6, a network, prefixes of a length the pool holds, room for every UE.
+    fn check_ue_pool_v6(&self, issues: &mut Issues) {
+        let pool = self.ue_pool_v6;
+        if pool.addr.is_ipv4() {
+            issues.add(
+                "sessions.ue_pool_v6",
+                format!("{pool} is IPv4: the IPv6 pool is an IPv6 network like 2001:db8:45::/48"),
+            );
+            return;
+        }
+        if !pool.is_network() {
+            issues.add(
+                "sessions.ue_pool_v6",
+                format!(
+                    "{pool} has host bits set: write the network, {}/{}",
+                    pool.network(),
+                    pool.len
+                ),
+            );
+        }
+        let len = self.ue_prefix_len;
+        if !(len <= 64 || len == 128) {
+            issues.add(
+                "sessions.ue_prefix_len",
+                format!(
+                    "/{len}: a UE gets a /64 (TS 23.501 §5.8.2.2.2), a shorter delegated \
+                     prefix, or a /128 address"
+                ),
+            );
+            return;
+        }
+        if len < pool.len {
+            issues.add(
+                "sessions.ue_prefix_len",
+                format!("/{len} is shorter than the pool {pool}: a UE's prefix is in the pool"),
+            );
+            return;
+        }
+        // /128: the pool's addresses from ::2; else whole prefixes.
+        let bits = u32::from(len - pool.len);
+        let reserved = if len == 128 { 2 } else { 0 };
+        let room = if bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits).saturating_sub(reserved)
+        };
+        if u64::from(self.count) > room {
+            issues.add(
+                "sessions.count",
+                format!(
+                    "{} UEs do not fit the IPv6 pool {pool}: it has {room} /{len} {} (write a \
+                     shorter pool)",
+                    self.count,
+                    if len == 128 { "addresses" } else { "prefixes" }
+                ),
+            );
+        }
+    }
+
+    /// The UE pool and the first UE: IPv4, the first UE in the pool, and room for every UE.
     fn check_ue_pool(&self, issues: &mut Issues) {
         let Some(pool) = self.ue_pool.v4() else {
             issues.add(
                 "sessions.ue_pool",
                 format!(
-                    "{}: IPv6 UEs are not supported yet (pdn_type ipv4 only): write an IPv4 \
-                     pool like 10.45.0.0/16",
+                    "{}: `ue_pool` is the IPv4 pool: IPv6 UEs take their prefixes from \
+                     `ue_pool_v6` (pdn_type ipv6 or ipv4v6)",
                     self.ue_pool
                 ),
             );
             return;
         };
+        if !self.has_ipv4() {
+            return;
+        }
         let first = match self.first_ue_address() {
             IpAddr::V4(first) => first,
             IpAddr::V6(first) => {
@@ -268,6 +336,10 @@ impl Check for Sessions {
             issues.add("sessions.count", "at least one session is needed");
         }
         self.check_ue_pool(issues);
+        if self.has_ipv6() {
+            self.check_ue_pool_v6(issues);
+        }
+        super::qos::check_qos_flows(self, issues);
         self.check_teids(issues);
         self.check_qfi(issues);
         if let Some(filter) = &self.uplink_sdf_filter
@@ -283,12 +355,6 @@ impl Check for Sessions {
             check_dns_name(dnn, "sessions.dnn", issues);
         }
         check_dns_name(&self.network_instance, "sessions.network_instance", issues);
-        if self.pdn_type != PdnType::Ipv4 {
-            issues.add(
-                "sessions.pdn_type",
-                "IPv6 UEs are not supported yet: use ipv4",
-            );
-        }
         self.check_urr(issues);
     }
 }
@@ -313,6 +379,22 @@ impl Profile {
             }
             check_rate(s.rate, &at("rate"), issues);
             check_payload(s.payload, &at("payload"), issues);
+            let v6_max = FrameShape {
+                inner: IpFamily::Ipv6,
+                ..FrameShape::default()
+            }
+            .max_payload();
+            if self.stream_family(s) == IpFamily::Ipv6 && usize::from(s.payload) > v6_max {
+                issues.add(
+                    at("payload"),
+                    format!(
+                        "{} bytes make an inner IPv6 packet over the 1500-byte MTU: use at most \
+                         {v6_max}",
+                        s.payload
+                    ),
+                );
+            }
+            super::qos::check_stream_flow(&self.sessions, s, &at, issues);
             for (f, port) in [("src_port", s.src_port), ("dst_port", s.dst_port)] {
                 if port == 0 {
                     issues.add(at(f), "UDP port 0 is reserved");

@@ -16,6 +16,7 @@ mod capacity;
 mod checks;
 mod churn;
 mod mobility;
+mod qos;
 mod search;
 mod teid;
 
@@ -24,6 +25,7 @@ pub(crate) use checks::{check_dns_name, check_rate};
 pub use capacity::CapacitySection;
 pub use churn::{Churn, MAX_CHURN_RATE, MIN_PROBE_INTERVAL};
 pub use mobility::{Arrivals, Handovers, MAX_HANDOVER_RATE, Mobility, MovingUes, TargetGnb};
+pub use qos::{Family, FlowRates, QosFlow};
 pub use search::{
     DirectionSet, GoalSection, LatencyBoundSection, PercentText, SearchSection, StrategyName,
 };
@@ -163,10 +165,20 @@ pub struct Sessions {
     /// UEs, one PFCP session each.
     #[serde(default = "one_u32")]
     pub count: u32,
-    /// The UE address pool, a network (host bits zero); must not overlap the system's N3 and N6
-    /// subnets. An IPv6 pool is refused for now (IPv6 UEs are not supported yet).
+    /// The IPv4 UE address pool (pdn_type ipv4 or ipv4v6), a network (host bits zero); must not
+    /// overlap the system's N3 and N6 subnets. IPv6 UEs take `ue_pool_v6`.
     #[serde(default = "default_ue_pool")]
     pub ue_pool: IpPrefix,
+    /// The IPv6 UE pool (pdn_type ipv6 or ipv4v6), a network (host bits zero) not overlapping
+    /// the system's N3 and N6 prefixes: UE i gets the prefix `pool + i` of `ue_prefix_len` bits,
+    /// and its address `::2` in it (a /128 per UE: the pool's address `2 + i`).
+    #[serde(default = "default_ue_pool_v6")]
+    pub ue_pool_v6: IpPrefix,
+    /// The IPv6 prefix each UE gets, bits: 64 (a /64 per UE, TS 23.501 §5.8.2.2.2; down to the
+    /// pool's length for a delegated prefix) or 128 (an address per UE). The pool must hold
+    /// `count` of them.
+    #[serde(default = "default_ue_prefix_len")]
+    pub ue_prefix_len: u8,
     /// The first UE's address; UE i has `first_ue + i`, each in the pool, neither its network nor
     /// its broadcast address, of the pool's family. Absent: the pool's network address + 2
     /// (`10.45.0.2` in `10.45.0.0/16`).
@@ -182,7 +194,7 @@ pub struct Sessions {
     #[serde(default = "default_downlink_teid")]
     pub downlink_teid: TeidRange,
     /// The QoS flow, 0 to 63; `~`: none, which needs `pdu_session_container` and `uplink_pdr_qfi`
-    /// off.
+    /// off. With `qos_flows`, the flows' QFIs are used instead.
     #[serde(default = "default_qfi", with = "identifiers::opt_qfi")]
     pub qfi: Option<Qfi>,
     /// Uplink G-PDUs carry a PDU Session Container with the QFI. Open5GS drops uplink G-PDUs
@@ -207,9 +219,17 @@ pub struct Sessions {
     /// for (`upf nwi`).
     #[serde(default = "internet")]
     pub network_instance: String,
-    /// The PDN type: `ipv6` and `ipv4v6` are read, and refused: not supported yet.
+    /// The PDN type: `ipv4` (UE addresses from `ue_pool`), `ipv6` (UE prefixes from
+    /// `ue_pool_v6`) or `ipv4v6` (both; each stream then says its `family`).
     #[serde(default)]
     pub pdn_type: PdnType,
+    /// Several QoS flows per session, each with its PDRs (its SDF filter), FARs and QER (MBR and
+    /// GBR per direction, gate open): `[{qfi: 1, sdf: "permit out 17 from any 5001 to assigned",
+    /// mbr: {uplink: 10Mbps, downlink: 10Mbps}, gbr: {uplink: 10Mbps, downlink: 10Mbps}}, {qfi:
+    /// 9, mbr: {...}}]`. They replace `qfi`, `uplink_sdf_filter` and the session QER's bit rates.
+    /// Empty: one flow, `qfi`, as those fields say.
+    #[serde(default)]
+    pub qos_flows: Vec<QosFlow>,
     /// Send the 3GPP Interface Types (N3, N6) in the PDRs.
     #[serde(default = "yes")]
     pub interface_types: bool,
@@ -230,6 +250,15 @@ fn default_ue_pool() -> IpPrefix {
         addr: IpAddr::V4(Ipv4Addr::new(10, 45, 0, 0)),
         len: 16,
     }
+}
+fn default_ue_pool_v6() -> IpPrefix {
+    IpPrefix {
+        addr: IpAddr::V6(Ipv6Addr::new(0x2001, 0xdb8, 0x45, 0, 0, 0, 0, 0)),
+        len: 48,
+    }
+}
+fn default_ue_prefix_len() -> u8 {
+    64
 }
 fn default_uplink_teid() -> TeidAllocation {
     TeidAllocation::Range(TeidRange {
@@ -260,6 +289,8 @@ impl Default for Sessions {
         Sessions {
             count: one_u32(),
             ue_pool: default_ue_pool(),
+            ue_pool_v6: default_ue_pool_v6(),
+            ue_prefix_len: default_ue_prefix_len(),
             first_ue: None,
             uplink_teid: default_uplink_teid(),
             downlink_teid: default_downlink_teid(),
@@ -271,6 +302,7 @@ impl Default for Sessions {
             dnn: default_dnn(),
             network_instance: internet(),
             pdn_type: PdnType::default(),
+            qos_flows: Vec::new(),
             interface_types: yes(),
             urr: None,
         }
@@ -287,6 +319,31 @@ impl Sessions {
     /// UE `i`'s address (`i < count`).
     pub fn ue_address(&self, i: u32) -> IpAddr {
         address_plus(self.first_ue_address(), i)
+    }
+
+    /// UE `i`'s IPv6 prefix: the pool's `i`-th of `ue_prefix_len` bits (for /128, the pool's
+    /// address `2 + i`).
+    pub fn ue_prefix_v6(&self, i: u32) -> Ipv6Addr {
+        let net = match self.ue_pool_v6.network() {
+            IpAddr::V6(a) => u128::from(a),
+            IpAddr::V4(_) => 0,
+        };
+        let len = u32::from(self.ue_prefix_len.min(128));
+        if len == 128 {
+            return Ipv6Addr::from(net.wrapping_add(2 + u128::from(i)));
+        }
+        Ipv6Addr::from(net.wrapping_add(u128::from(i).checked_shl(128 - len).unwrap_or(0)))
+    }
+
+    /// UE `i`'s IPv6 address: `::2` in its prefix (the interface id is ours to choose when the
+    /// UPF delegates a prefix), or its /128.
+    pub fn ue_address_v6(&self, i: u32) -> Ipv6Addr {
+        let p = self.ue_prefix_v6(i);
+        if self.ue_prefix_len >= 128 {
+            p
+        } else {
+            Ipv6Addr::from(u128::from(p) | 2)
+        }
     }
 }
 
@@ -340,9 +397,9 @@ pub enum PdnType {
     /// IPv4 UEs.
     #[default]
     Ipv4,
-    /// IPv6 UEs (not supported yet).
+    /// IPv6 UEs.
     Ipv6,
-    /// Dual-stack UEs (not supported yet).
+    /// Dual-stack UEs: an IPv4 address and an IPv6 prefix each.
     Ipv4v6,
 }
 
@@ -388,6 +445,17 @@ pub struct Stream {
     /// N}` (N packets to a UE, then the next).
     #[serde(default)]
     pub spread: Spread,
+    /// The family of the UE packets it sends, `ipv4` or `ipv6`: one the sessions have (IPv6
+    /// packets: 20 bytes more, payload at most 1452). Absent: the sessions' only family; needed
+    /// with pdn_type ipv4v6.
+    #[serde(default)]
+    pub family: Option<Family>,
+    /// The QoS flow it belongs to, one of `sessions.qos_flows` (or the session's `qfi`): its
+    /// uplink's PDU Session Container carries it, its packets match the flow's SDF filter (the
+    /// ports are the stream's to choose), and `%mbr` rates are shares of the flow's MBR. Absent:
+    /// the sessions' only flow; needed with several.
+    #[serde(default, with = "identifiers::opt_qfi")]
+    pub qfi: Option<Qfi>,
 }
 
 fn default_src_port() -> u16 {

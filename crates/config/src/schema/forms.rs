@@ -20,12 +20,12 @@ use serde::ser::{SerializeMap, Serializer};
 use upfbench_net::{MacAddr, Qfi, Teid};
 use upfbench_pfcp::Seid;
 
-use super::super::identifiers::{opt_qfi, seid, teid};
+use super::super::identifiers::{opt_qfi, qfi, seid, teid};
 use super::super::profile::{ConsecutiveSpread, MovingUes, Spread, TeidAllocation, UeRange};
 use super::super::profile::{TeidRange, UeSelection};
 use super::super::system::Device;
 use super::super::units::serde_text::{
-    duration, n4_address, opt_bit_rate, opt_duration, opt_mac, opt_pps, percent,
+    duration, n4_address, opt_bit_rate, opt_duration, opt_mac, opt_percent, opt_pps, percent,
 };
 use super::super::units::{IpPrefix, Rate};
 
@@ -101,6 +101,7 @@ form!(
     )
 );
 optional_form!(opt_duration, duration);
+optional_form!(opt_percent, percent);
 
 form!(
     percent,
@@ -144,14 +145,16 @@ form!(
     "Rate",
     text_form(
         trimmed(&format!(
-            r"{NUMBER}\s*{SI}pps|{NUMBER}\s*{SI}(?:bps|bit/s)\s+L[12]|{NUMBER}\s*%"
+            r"{NUMBER}\s*{SI}pps|{NUMBER}\s*{SI}(?:bps|bit/s)\s+L[12]|{NUMBER}\s*%(?:\s*mbr)?"
         )),
         "A stream's rate, per direction: packets per second (`100000pps`, `500kpps`, \
          `1.5Mpps`); bits per second at layer 1 or 2 (`10Gbps L1`, `2Gbps L2`): L1 counts each \
          frame (FCS included) and 20 bytes of preamble and inter-frame gap, L2 the frame with \
-         its FCS, and a bare `10Gbps` is an error; or a percentage of the sending port's line \
-         rate, at L1 (`50%`). Above 0, at most 1 Gpps, 1 Tbps, 100%.",
-        &["100kpps", "10Gbps L1", "2Gbps L2", "50%"],
+         its FCS, and a bare `10Gbps` is an error; a percentage of the sending port's line \
+         rate, at L1 (`50%`); or a percentage of the MBR of the stream's QoS flow in its \
+         direction, counted on the inner IP packets as a QER counts them (`150%mbr`). Above 0, \
+         at most 1 Gpps, 1 Tbps, 100% of the line, 1000% of the MBR.",
+        &["100kpps", "10Gbps L1", "2Gbps L2", "50%", "150%mbr"],
     )
 );
 
@@ -176,8 +179,7 @@ form!(
     "IpAddress",
     text_form(
         format!("^(?:{IPV4}|{IPV6})$"),
-        "An IP address. IPv6 (`2001:db8::1`) is read, and refused where this version carries \
-         IPv4 only (N3, N6, N4 and inside the tunnel).",
+        "An IP address, IPv4 or IPv6 (`2001:db8::1`); N4 (PFCP) is IPv4 only for now.",
         &["192.168.13.151"],
     )
 );
@@ -197,10 +199,10 @@ form!(
         trimmed(&format!(
             r"{IPV4}/(?:3[0-2]|[12]?[0-9])|{IPV6}/(?:12[0-8]|1[01][0-9]|[1-9]?[0-9])"
         )),
-        "An address and its prefix length: an interface address (`192.168.13.131/24`) or a \
-         network (`10.45.0.0/16`). IPv6 (`2001:db8::1/64`, length 0 to 128) is read, and \
-         refused for now: IPv4 only on N3, N6 and inside the tunnel.",
-        &["192.168.13.131/24", "10.45.0.0/16"],
+        "An address and its prefix length: an interface address (`192.168.13.131/24`, \
+         `2001:db8:13::131/64`) or a network (`10.45.0.0/16`, `2001:db8:45::/48`); 0 to 32 bits \
+         for IPv4, 0 to 128 for IPv6.",
+        &["192.168.13.131/24", "10.45.0.0/16", "2001:db8:13::131/64"],
     )
 );
 
@@ -280,6 +282,18 @@ form!(
     })
 );
 optional_form!(opt_qfi, QfiForm);
+
+impl JsonSchema for qfi {
+    fn schema_name() -> Cow<'static, str> {
+        QfiForm::schema_name()
+    }
+    fn schema_id() -> Cow<'static, str> {
+        QfiForm::schema_id()
+    }
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        QfiForm::json_schema(generator)
+    }
+}
 
 /// A keyword, or a mapping of another form: `{oneOf: [{const: keyword}, mapping]}`.
 fn keyword_or(keyword: &str, what: &str, mapping: Schema) -> Schema {
@@ -409,6 +423,12 @@ impl percent {
     }
 }
 
+impl opt_percent {
+    pub(crate) fn serialize<S: Serializer>(value: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+        some_text(value, s, |p| format!("{p}%"))
+    }
+}
+
 impl opt_pps {
     pub(crate) fn serialize<S: Serializer>(value: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
         some_text(value, s, |pps| Rate::Pps(*pps).to_string())
@@ -448,6 +468,12 @@ impl seid {
     }
 }
 
+impl qfi {
+    pub(crate) fn serialize<S: Serializer>(value: &Qfi, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u8(value.get())
+    }
+}
+
 impl opt_qfi {
     pub(crate) fn serialize<S: Serializer>(value: &Option<Qfi>, s: S) -> Result<S::Ok, S::Error> {
         match value {
@@ -471,7 +497,11 @@ impl Serialize for IpPrefix {
 
 impl Serialize for Device {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
+        if self.is_unset() {
+            s.serialize_none()
+        } else {
+            s.serialize_str(self.name())
+        }
     }
 }
 

@@ -55,13 +55,16 @@ pub(super) fn scaffold(kind: FileKind) -> Value {
     match kind {
         FileKind::System => json!({
             "eal": {}, "cores": {}, "arp": {}, "pfcp": {"window": {}},
-            "n3": {"device": "net_null0", "address": "192.168.13.131/24", "peer": "192.168.13.151"},
-            "n6": {"device": "net_null1", "address": "192.168.16.152/24", "peer": "192.168.16.151"},
+            "n3": {"device": "net_null0", "address": "192.168.13.131/24", "peer": "192.168.13.151",
+                   "vlan": {"id": 13}, "qinq": {"id": 100}},
+            "n6": {"device": "net_null1", "address": "192.168.16.152/24", "peer": "192.168.16.151",
+                   "vlan": {"id": 16}, "qinq": {"id": 100}},
         }),
         FileKind::Profile => json!({
             "name": "x",
             "sessions": {
                 "uplink_teid": {"first": 7}, "downlink_teid": {"first": 8}, "qer": {}, "urr": {},
+                "qos_flows": [{"qfi": 1, "mbr": {}, "gbr": {}}],
             },
             "streams": [{
                 "name": "s", "direction": "both", "rate": "1kpps", "payload": 10,
@@ -75,9 +78,11 @@ pub(super) fn scaffold(kind: FileKind) -> Value {
             },
         }),
         FileKind::Reflector => json!({
-            "eal": {}, "cores": {}, "arp": {}, "pfcp": {}, "impairments": {"n4": {}},
-            "n3": {"device": "net_null0", "address": "192.168.13.151/24"},
-            "n6": {"device": "net_null1", "address": "192.168.16.151/24"},
+            "eal": {}, "cores": {}, "arp": {}, "pfcp": {}, "impairments": {"n4": {}, "qer": {}},
+            "n3": {"device": "net_null0", "address": "192.168.13.151/24",
+                   "vlan": {"id": 13}, "qinq": {"id": 100}},
+            "n6": {"device": "net_null1", "address": "192.168.16.151/24",
+                   "vlan": {"id": 16}, "qinq": {"id": 100}},
         }),
     }
 }

@@ -138,6 +138,8 @@ pub(crate) struct PortView<'a> {
     pub(crate) peer_mac: Option<MacAddr>,
     pub(crate) mtu: Option<u16>,
     pub(crate) speed: Option<u64>,
+    /// On the other port's device (one-port mode).
+    pub(crate) shares_device: bool,
 }
 
 /// One port's settings.
@@ -175,9 +177,7 @@ pub(crate) fn check_port(p: &PortView<'_>, issues: &mut Issues) {
             );
         }
     }
-    if let Some((a, peer)) = ipv4_link(p, issues) {
-        check_ipv4_link(p, a, peer, issues);
-    }
+    link_addresses(p, issues);
     if let Some(MacAddr(mac)) = p.peer_mac
         && (mac == [0; 6] || mac[0] & 1 == 1)
     {
@@ -196,50 +196,35 @@ pub(crate) fn check_port(p: &PortView<'_>, issues: &mut Issues) {
     }
 }
 
-/// The link's addresses as IPv4, the family this version carries on N3 and N6; an IPv6 address
-/// or a mix of families is reported at its place instead.
-fn ipv4_link(p: &PortView<'_>, issues: &mut Issues) -> Option<(Ipv4Prefix, Option<Ipv4Addr>)> {
+/// The link's addresses, of either family: the peer of the address's family (an IPv6 N3 with
+/// an IPv4 N6 is fine, the two ends of one link are of one family).
+fn link_addresses(p: &PortView<'_>, issues: &mut Issues) {
     let f = |field: &str| join_key(p.name, field);
-    let link = p.name.to_uppercase();
-    let address = p.address.v4();
-    if address.is_none() {
+    if let Some(peer) = p.peer
+        && peer.is_ipv6() != p.address.addr.is_ipv6()
+    {
         issues.add(
-            f("address"),
+            f("peer"),
             format!(
-                "{}: an IPv6 transport on {link} is not supported yet (IPv4 only): write an \
-                 IPv4 address like 192.168.13.131/24",
-                p.address
+                "{peer} is {} and the port's address {} is {}: the two ends of a link are of \
+                 one family",
+                family_name(peer),
+                p.address,
+                family_name(p.address.addr)
             ),
         );
+        return;
     }
-    let peer = match p.peer {
-        None => None,
-        Some(IpAddr::V4(peer)) => Some(peer),
-        Some(peer) if address.is_some() => {
-            issues.add(
-                f("peer"),
-                format!(
-                    "{peer} is IPv6 and the port's address {} is IPv4: the two ends of a \
-                     link are of one family",
-                    p.address
-                ),
-            );
-            return None;
-        }
-        Some(peer) => {
-            issues.add(
-                f("peer"),
-                format!(
-                    "{peer}: an IPv6 transport on {link} is not supported yet (IPv4 only): \
-                     write the peer's IPv4 address"
-                ),
-            );
-            return None;
-        }
-    };
-    Some((address?, peer))
+    match (p.address.v4(), p.peer) {
+        (Some(a), Some(IpAddr::V4(peer))) => check_ipv4_link(p, a, Some(peer), issues),
+        (Some(a), _) => check_ipv4_link(p, a, None, issues),
+        (None, peer) => check_ipv6_link(p, peer, issues),
+    }
 }
 
+fn family_name(a: IpAddr) -> &'static str {
+    if a.is_ipv6() { "IPv6" } else { "IPv4" }
+}
 /// An IPv4 interface address and its peer.
 fn check_ipv4_link(p: &PortView<'_>, a: Ipv4Prefix, peer: Option<Ipv4Addr>, issues: &mut Issues) {
     let f = |field: &str| join_key(p.name, field);
@@ -271,6 +256,47 @@ fn check_ipv4_link(p: &PortView<'_>, a: Ipv4Prefix, peer: Option<Ipv4Addr>, issu
                 f("peer"),
                 format!(
                     "{peer} is not on this port's subnet {}/{} (the peer must be reachable \
+                     without a router)",
+                    a.network(),
+                    a.len
+                ),
+            );
+        }
+    }
+}
+
+/// An IPv6 interface address and its peer (RFC 4291): a unicast address that is not the
+/// subnet-router anycast address of its prefix (all host bits zero), the peer on its prefix.
+fn check_ipv6_link(p: &PortView<'_>, peer: Option<IpAddr>, issues: &mut Issues) {
+    let f = |field: &str| join_key(p.name, field);
+    let a = p.address;
+    let IpAddr::V6(addr) = a.addr else {
+        return;
+    };
+    if a.len == 0 {
+        issues.add(
+            f("address"),
+            format!("{a}: the prefix must be 1 to 128 bits long"),
+        );
+    } else if addr.is_unspecified() || addr.is_multicast() || addr.is_loopback() {
+        issues.add(f("address"), format!("{a} is not a unicast address"));
+    } else if a.len < 127 && a.is_network() {
+        issues.add(
+            f("address"),
+            format!(
+                "{a} is the subnet-router anycast address of its prefix (RFC 4291 §2.6.1), not an \
+                 interface address"
+            ),
+        );
+    }
+    if let Some(peer) = peer {
+        if peer == a.addr {
+            issues.add(f("peer"), format!("{peer} is this port's own address"));
+        } else if !a.contains(peer) {
+            issues.add(
+                f("peer"),
+                format!(
+                    "{peer} is not on this port's prefix {}/{} (the peer must be reachable \
                      without a router)",
                     a.network(),
                     a.len
@@ -324,7 +350,7 @@ pub(crate) fn check_queues(cores: &Cores, p: &PortView<'_>, issues: &mut Issues)
 
 /// Two ports: different devices, different subnets.
 pub(crate) fn check_port_pair(a: &PortView<'_>, b: &PortView<'_>, issues: &mut Issues) {
-    if a.device == b.device {
+    if a.device == b.device && !b.shares_device && !b.device.is_unset() {
         issues.add(
             join_key(b.name, "device"),
             format!(

@@ -9,18 +9,24 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer};
-use upfbench_net::MacAddr;
+use upfbench_net::{IpFamily, MacAddr};
 
 use super::error::{NotIpv4, ipv4};
 use super::issues::{Check, Issues, nonzero};
 use super::kind::FileKind;
+use super::reflector::PortName;
 use super::units::{IpPrefix, Ipv4Prefix, PFCP_PORT, serde_text};
 
 mod checks;
+mod one_port;
+mod vlan;
 
 pub(crate) use checks::{
     PortView, check_cores, check_eal, check_label, check_port, check_port_pair, check_queues,
 };
+pub(crate) use one_port::{check_one_port, resolve_one_port};
+pub use vlan::Vlan;
+pub(crate) use vlan::check_vlans;
 
 /// The machine running the generator (`upfbench run SYSTEM PROFILE`).
 ///
@@ -187,9 +193,12 @@ impl FromStr for Device {
 }
 
 impl<'de> Deserialize<'de> for Device {
+    /// A device's name; `~` as left out (one-port mode's N6).
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        text.parse().map_err(de::Error::custom)
+        match Option::<String>::deserialize(deserializer)? {
+            Some(text) => text.parse().map_err(de::Error::custom),
+            None => Ok(Device::unset()),
+        }
     }
 }
 
@@ -201,8 +210,17 @@ impl<'de> Deserialize<'de> for Device {
 #[schemars(rename = "Port")]
 #[serde(deny_unknown_fields)]
 pub struct Port<Peer = IpAddr> {
-    /// The device: a vdev name or a PCI address. N3 and N6 are different devices.
+    /// The device: a vdev name or a PCI address. N3 and N6 are different devices, unless N6 is
+    /// on N3's (`port: n3`), when N6 leaves it out.
+    #[serde(default = "Device::unset")]
+    #[schemars(with = "Option<Device>")]
     pub device: Device,
+    /// One-port mode, N6 only: `port: n3` puts N6 on N3's device (its `device`, `devargs`,
+    /// `queues` and descriptors), N3's and N6's frames told apart by their VLAN tags, which must
+    /// differ. A loaded file's N6 has N3's device and settings copied in. Absent: a device of its
+    /// own.
+    #[serde(default)]
+    pub port: Option<PortName>,
     /// Device arguments, comma-separated `key=value`: `role=client,socket=/tmp/upfbench/n3.sock`
     /// (memif), `iface=n3` (af_packet), `path=/tmp/upfbench/vhost-n3.sock,queues=2` (virtio-user),
     /// `mprq_en=1` (mlx5). For `net_af_packet` and `net_af_xdp`, `iface` names the kernel interface
@@ -224,9 +242,11 @@ pub struct Port<Peer = IpAddr> {
     /// TX descriptors per queue: a power of two, 32 to 32768.
     #[serde(default = "default_descriptors")]
     pub tx_descriptors: u16,
-    /// Our address on the link and its prefix (`192.168.13.131/24`): not the subnet's network or
-    /// broadcast address; the N3 and N6 subnets must not overlap. IPv4: an IPv6 transport is read,
-    /// and refused for now.
+    /// Our address on the link and its prefix, IPv4 (`192.168.13.131/24`: not the subnet's network
+    /// or broadcast address) or IPv6 (`2001:db8:13::131/64`: not the prefix's subnet-router
+    /// anycast address), each port's family its own (N3 over IPv6 with N6 over IPv4 is fine); the
+    /// N3 and N6 subnets must not overlap. N3's family is the GTP-U transport's: the F-TEIDs and
+    /// Outer Header Creation carry it.
     pub address: IpPrefix,
     /// The peer on the link, in the port's subnet, of its address's family. A system file's
     /// (required): the UPF's address on the link, `192.168.13.151`. A reflector file's: where
@@ -245,6 +265,13 @@ pub struct Port<Peer = IpAddr> {
     /// it starts.
     #[serde(default, with = "serde_text::opt_bit_rate")]
     pub speed: Option<u64>,
+    /// An 802.1Q tag on every frame of the port (`{id: 13, pcp: 5}`), 4 bytes counted in every
+    /// size. Absent: untagged.
+    #[serde(default)]
+    pub vlan: Option<Vlan>,
+    /// An 802.1ad (QinQ) outer tag around `vlan` (`{id: 100}`), 4 bytes more. Absent: none.
+    #[serde(default)]
+    pub qinq: Option<Vlan>,
 }
 
 pub(crate) fn default_descriptors() -> u16 {
@@ -276,6 +303,17 @@ impl<Peer> Port<Peer> {
             peer_mac: self.peer_mac,
             mtu: self.mtu,
             speed: self.speed,
+            shares_device: self.shares_device(),
+        }
+    }
+
+    /// The family of the port's transport (its address and peer): N3's carries GTP-U over it,
+    /// N6's the plain packets.
+    pub fn family(&self) -> IpFamily {
+        if self.address.addr.is_ipv6() {
+            IpFamily::Ipv6
+        } else {
+            IpFamily::Ipv4
         }
     }
 }
@@ -534,14 +572,40 @@ impl Check for Pfcp {
     }
 }
 
+impl System {
+    /// Whether N3 and N6 are on one device, told apart by VLAN (`n6: {port: n3}`).
+    pub fn one_port(&self) -> bool {
+        self.n6.shares_device()
+    }
+
+    /// The shape of the frames of UE packets of `inner`'s family on these ports: N3's transport
+    /// family and each port's tags.
+    pub fn frame_shape(&self, inner: IpFamily) -> crate::frame::FrameShape {
+        crate::frame::FrameShape {
+            inner,
+            n3: self.n3.family(),
+            n3_tags: self.n3.vlan_tags().len(),
+            n6_tags: self.n6.vlan_tags().len(),
+        }
+    }
+}
+
 impl Check for System {
+    fn resolve(&mut self) {
+        resolve_one_port(&self.n3, &mut self.n6);
+    }
+
     fn check(&self, issues: &mut Issues) {
         check_kind(self.kind, FileKind::System, issues);
+        let devices = [("n3", &self.n3.device), ("n6", &self.n6.device)];
         check_eal(
             &self.eal,
-            &[("n3", &self.n3.device), ("n6", &self.n6.device)],
+            &devices[..if self.one_port() { 1 } else { 2 }],
             issues,
         );
+        check_one_port(Some(&self.n3), Some(&self.n6), issues);
+        check_vlans(&self.n3, "n3", issues);
+        check_vlans(&self.n6, "n6", issues);
         check_cores(&self.cores, issues);
         let (n3, n6) = (
             self.n3.view("n3", Some(self.n3.peer)),

@@ -96,6 +96,8 @@ mod tests {
             rate_pps: 1.0,
             schedule: Schedule::Continuous { packets: 1 },
             spread: Spread::RoundRobin,
+            shape: Default::default(),
+            qfi: None,
         };
         let e = Endpoints {
             local: [

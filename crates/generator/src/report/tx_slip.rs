@@ -93,6 +93,8 @@ mod tests {
             rate_pps: 1000.0,
             schedule: Schedule::Continuous { packets: 10 },
             spread: Spread::RoundRobin,
+            shape: Default::default(),
+            qfi: None,
         }
     }
 

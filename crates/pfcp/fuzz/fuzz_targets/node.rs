@@ -34,10 +34,13 @@ fn plan(i: u32) -> UeSessionPlan {
         interface_types: false,
         qer: Some(QerPlan { qfi: Qfi::new(9).unwrap(), mbr: None, gbr: None }),
         urr: None,
+        flows: Vec::new(),
+        qers: Vec::new(),
     };
     let ue = UeSession {
         cp_seid: Seid(u64::from(i) + 1),
         ue_address: Ipv4Addr::from(u32::from(Ipv4Addr::new(10, 45, 0, 2)) + i).into(),
+        ue_ipv6: None,
         uplink_teid: if i % 2 == 0 { UplinkTeid::Assigned(Teid(2 * i + 1)) } else { UplinkTeid::ChosenByUpf },
         downlink_teid: Teid(2 * i + 2),
     };

@@ -32,12 +32,15 @@ pub fn reference_plan() -> UeSessionPlan {
         interface_types: true,
         qer: None,
         urr: None,
+        flows: Vec::new(),
+        qers: Vec::new(),
     };
     UeSessionPlan::new(
         Arc::new(template),
         UeSession {
             cp_seid: Seid(0xa037_4f94_eb52_b387),
             ue_address: Ipv4Addr::new(10, 45, 0, 2).into(),
+            ue_ipv6: None,
             uplink_teid: UplinkTeid::Assigned(Teid(1)),
             downlink_teid: Teid(2),
         },
@@ -62,6 +65,8 @@ pub fn template(cp: Ipv4Addr) -> SessionTemplate {
             gbr: None,
         }),
         urr: None,
+        flows: Vec::new(),
+        qers: Vec::new(),
     }
 }
 
@@ -71,6 +76,7 @@ pub fn ue_session(i: u32) -> UeSession {
     UeSession {
         cp_seid: Seid(u64::from(i) + 1),
         ue_address: Ipv4Addr::from(u32::from(Ipv4Addr::new(10, 45, 0, 2)) + i).into(),
+        ue_ipv6: None,
         uplink_teid: UplinkTeid::Assigned(Teid(2 * i + 1)),
         downlink_teid: Teid(2 * i + 2),
     }

@@ -5,12 +5,14 @@
 
 use std::time::Duration;
 
-use upfbench_net::Qfi;
+use std::net::IpAddr;
+
+use upfbench_net::{IpFamily, Qfi};
 use upfbench_stats::{Direction, LatencyConfig, PortName};
 
 use super::placement::{Share, WorkerPlan, place};
 use super::stream::{Schedule, Spread, StreamPlan};
-use super::ue::{TeidSequence, UeTable, UplinkTeids};
+use super::ue::{TeidSequence, UeTable, UeV6, UplinkTeids};
 use upfbench_config::{self as config, Profile, System, TeidAllocation, TxMode, frame};
 
 /// One measured step: a payload size of a sweep, or the profile as written.
@@ -127,12 +129,12 @@ pub fn build(
         streams,
         flows,
         longest,
-    } = stream_plans(profile, payload, line)?;
+    } = stream_plans(system, profile, payload, line)?;
     let workers = place(&streams, &system.cores.workers, profile.max_burst);
-    let churn = churn_step(profile, &streams, flows)?;
+    let churn = churn_step(system, profile, &streams, flows)?;
     Ok(Plan {
         ues: ue_table(s),
-        qfi: s.qfi,
+        qfi: s.qos_flows.first().map(|f| f.qfi).or(s.qfi),
         streams,
         flows: flows as u32,
         workers,
@@ -155,11 +157,17 @@ pub fn build(
     })
 }
 
-/// The sessions' UEs and their TEIDs.
+/// The sessions' UEs, their addresses (IPv4, IPv6 prefixes, or both) and their TEIDs.
 fn ue_table(s: &config::Sessions) -> UeTable {
-    UeTable::new(
+    let v6 = UeV6::new(s.ue_prefix_v6(0), s.ue_prefix_len);
+    let first = if s.has_ipv4() {
+        s.first_ue_address()
+    } else {
+        IpAddr::V6(v6.address(0))
+    };
+    let table = UeTable::new(
         s.count,
-        s.first_ue_address(),
+        first,
         match s.uplink_teid {
             TeidAllocation::Range(r) => UplinkTeids::Sequence(TeidSequence {
                 first: r.first,
@@ -171,7 +179,12 @@ fn ue_table(s: &config::Sessions) -> UeTable {
             first: s.downlink_teid.first,
             step: s.downlink_teid.step,
         },
-    )
+    );
+    if s.has_ipv6() {
+        table.with_v6(v6)
+    } else {
+        table
+    }
 }
 
 /// The profile's streams as planned.
@@ -187,6 +200,7 @@ struct Streams {
 /// The profile's streams, each direction of a stream of both apart, with their rates on the
 /// `line` rates (N3, N6) and their flow ids one after the other.
 fn stream_plans(
+    system: &System,
     profile: &Profile,
     payload: Option<u16>,
     line: [Option<f64>; 2],
@@ -205,7 +219,12 @@ fn stream_plans(
         for &direction in directions {
             let id = u16::try_from(out.streams.len())
                 .map_err(|_| PlanError::TooManyStreams(out.streams.len() + 1))?;
-            let (plan, length) = stream_plan(profile, st, direction, id, payload, line, out.flows)?;
+            let at = StreamAt {
+                direction,
+                id,
+                flow_base: out.flows,
+            };
+            let (plan, length) = stream_plan(system, profile, st, at, payload, line)?;
             out.longest = out.longest.max(length);
             out.flows += u64::from(plan.ues.end - plan.ues.start);
             out.streams.push(plan);
@@ -217,26 +236,45 @@ fn stream_plans(
     Ok(out)
 }
 
-/// One direction of stream `st` as stream `id`, its flows from `flow_base`; and how long it
-/// sends.
-fn stream_plan(
-    profile: &Profile,
-    st: &config::Stream,
+/// Where one direction of a stream goes in the plan: its direction, its id, its first flow.
+struct StreamAt {
     direction: Direction,
     id: u16,
+    flow_base: u64,
+}
+
+/// One direction of stream `st` as stream `at.id`, its flows from `at.flow_base`; and how long
+/// it sends.
+fn stream_plan(
+    system: &System,
+    profile: &Profile,
+    st: &config::Stream,
+    at: StreamAt,
     payload: Option<u16>,
     line: [Option<f64>; 2],
-    flow_base: u64,
 ) -> Result<(StreamPlan, Duration), PlanError> {
+    let StreamAt {
+        direction,
+        id,
+        flow_base,
+    } = at;
     let s = &profile.sessions;
     let payload_len = payload.unwrap_or(st.payload);
     let container = direction == Direction::Uplink && s.pdu_session_container;
     let port_name = direction.sent_on();
     let port = port_name.index();
-    let rate_pps = st
-        .rate
-        .pps(
-            rate_frame_len(direction, payload_len, container),
+    let shape = system.frame_shape(profile.stream_family(st));
+    let p = usize::from(payload_len);
+    let frame_len = match direction {
+        Direction::Uplink => shape.n3_frame_len(p, container),
+        Direction::Downlink => shape.n6_frame_len(p),
+    };
+    let rate_pps = profile
+        .stream_pps(
+            st,
+            direction == Direction::Uplink,
+            frame_len,
+            shape.inner_ip_len(p),
             line[port],
         )
         .ok_or_else(|| PlanError::NoLineRate {
@@ -266,6 +304,8 @@ fn stream_plan(
             config::Spread::RoundRobin => Spread::RoundRobin,
             config::Spread::Consecutive(n) => Spread::PerUe(n),
         },
+        shape,
+        qfi: s.stream_qfi(st),
     };
     Ok((plan, length))
 }
@@ -303,6 +343,7 @@ fn schedule(profile: &Profile, rate_pps: f64) -> (Schedule, Duration) {
 /// The churn of the profile, if any: its probes a stream after `streams`, its flows from
 /// `flow_base`.
 fn churn_step(
+    system: &System,
     profile: &Profile,
     streams: &[StreamPlan],
     flow_base: u64,
@@ -313,7 +354,7 @@ fn churn_step(
     let id =
         u16::try_from(streams.len()).map_err(|_| PlanError::TooManyStreams(streams.len() + 1))?;
     let payload = streams.iter().map(|s| s.payload_len).min().unwrap_or(0);
-    let plan = super::ChurnPlan::new(
+    let mut plan = super::ChurnPlan::new(
         c,
         profile.duration,
         profile.sessions.count,
@@ -321,6 +362,13 @@ fn churn_step(
         flow_base as u32,
         payload,
     );
+    // The probes go to the churn UEs in their first family.
+    let family = if profile.sessions.has_ipv4() {
+        IpFamily::Ipv4
+    } else {
+        IpFamily::Ipv6
+    };
+    plan.probe.shape = system.frame_shape(family);
     if flow_base + u64::from(plan.count) > u64::from(u32::MAX) {
         return Err(PlanError::TooManyFlows(flow_base + u64::from(plan.count)));
     }

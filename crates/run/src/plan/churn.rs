@@ -89,6 +89,8 @@ impl ChurnPlan {
                 rate_pps: 0.0,
                 schedule: Schedule::Continuous { packets: 0 },
                 spread: Spread::RoundRobin,
+                shape: upfbench_config::frame::FrameShape::default(),
+                qfi: None,
             },
         }
     }

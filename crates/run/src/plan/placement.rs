@@ -145,6 +145,8 @@ mod tests {
             rate_pps: 1000.0,
             schedule: Schedule::Continuous { packets },
             spread: Spread::RoundRobin,
+            shape: upfbench_config::frame::FrameShape::default(),
+            qfi: None,
         }
     }
 

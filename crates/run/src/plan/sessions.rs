@@ -8,11 +8,12 @@ use std::sync::Arc;
 use upfbench_pfcp::Seid;
 use upfbench_pfcp::ie::{BitRate, DnsName, NodeId, SdfFilter};
 use upfbench_pfcp::plan::{
-    QerPlan, SessionTemplate, UeSession, UeSessionPlan, UplinkTeid, UrrPlan,
+    FlowPlan, QerPlan, QerRule, SessionTemplate, UeIpv6Prefix, UeSession, UeSessionPlan,
+    UplinkTeid, UrrPlan,
 };
 
 use super::ue::{UeTable, UplinkTeids};
-use upfbench_config::{Profile, System};
+use upfbench_config::{FlowRates, Profile, Sessions, System};
 
 /// A session setting that cannot be encoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -39,6 +40,56 @@ fn dns(field: &'static str, value: &str) -> Result<DnsName, SessionError> {
 
 fn kbps(bps: Option<u64>) -> u64 {
     bps.map_or(0, |b| b.div_ceil(1000))
+}
+
+/// A flow's bit rates as a QER carries them, if it gives any.
+fn bit_rate(r: Option<FlowRates>) -> Option<BitRate> {
+    r.map(|r| BitRate {
+        ul_kbps: kbps(r.uplink),
+        dl_kbps: kbps(r.downlink),
+    })
+}
+
+/// The profile's `qos_flows` as the sessions' flows and QERs: a QER per flow, or one per
+/// shared name, which marks its QFI when it polices one flow only.
+fn flow_plans(s: &Sessions) -> (Vec<FlowPlan>, Vec<QerRule>) {
+    let mut qers: Vec<QerRule> = Vec::new();
+    let mut shared: Vec<(&str, usize)> = Vec::new();
+    let flows = s
+        .qos_flows
+        .iter()
+        .map(|f| {
+            let own = QerRule {
+                qfi: Some(f.qfi),
+                mbr: bit_rate(f.mbr),
+                gbr: bit_rate(f.gbr),
+            };
+            let qer = match f.qer.as_deref() {
+                Some(name) => match shared.iter().find(|(n, _)| *n == name) {
+                    Some(&(_, i)) => {
+                        // A second flow: the shared QER marks no one QFI.
+                        qers[i].qfi = None;
+                        i
+                    }
+                    None => {
+                        shared.push((name, qers.len()));
+                        qers.push(own);
+                        qers.len() - 1
+                    }
+                },
+                None => {
+                    qers.push(own);
+                    qers.len() - 1
+                }
+            };
+            FlowPlan {
+                uplink_qfi: s.uplink_pdr_qfi.then_some(f.qfi),
+                sdf_filter: f.sdf.as_deref().map(SdfFilter::flow),
+                qer,
+            }
+        })
+        .collect();
+    (flows, qers)
 }
 
 /// The session of each UE, in UE order, sharing one template; CP SEID `i + 1` for UE `i`.
@@ -73,13 +124,8 @@ pub fn session_plans(
         measurement_period_s: u.period.map(|p| p.as_secs() as u32),
         volume_threshold_octets: u.volume_threshold,
     });
-    let sdf = s.uplink_sdf_filter.as_ref().map(|f| SdfFilter {
-        flow_description: Some(f.as_bytes().to_vec()),
-        tos_traffic_class: None,
-        security_parameter_index: None,
-        flow_label: None,
-        sdf_filter_id: None,
-    });
+    let sdf = s.uplink_sdf_filter.as_deref().map(SdfFilter::flow);
+    let (flows, qers) = flow_plans(s);
     let template = Arc::new(SessionTemplate {
         node_id: NodeId::Ipv4(cp),
         cp_address: cp.into(),
@@ -90,8 +136,10 @@ pub fn session_plans(
         uplink_qfi: s.qfi.filter(|_| s.uplink_pdr_qfi),
         uplink_sdf_filter: sdf,
         interface_types: s.interface_types,
-        qer,
+        qer: qer.filter(|_| flows.is_empty()),
         urr,
+        flows,
+        qers,
     });
     Ok((0..ues.count)
         .map(|i| {
@@ -100,6 +148,10 @@ pub fn session_plans(
                 UeSession {
                     cp_seid: Seid(u64::from(i) + 1),
                     ue_address: ues.address(i),
+                    ue_ipv6: ues.v6.map(|v6| UeIpv6Prefix {
+                        prefix: v6.prefix(i),
+                        len: v6.prefix_len(),
+                    }),
                     uplink_teid: match ues.uplink_teid {
                         UplinkTeids::Sequence(seq) => UplinkTeid::Assigned(seq.get(i)),
                         UplinkTeids::ChosenByUpf => UplinkTeid::ChosenByUpf,
@@ -110,6 +162,9 @@ pub fn session_plans(
         })
         .collect())
 }
+
+#[cfg(test)]
+mod shapes;
 
 #[cfg(test)]
 mod tests {

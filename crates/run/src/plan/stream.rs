@@ -9,7 +9,8 @@ use core::ops::Range;
 
 use upfbench_stats::Direction;
 
-use upfbench_config::frame;
+use upfbench_config::frame::{self, FrameShape};
+use upfbench_net::{IpFamily, Qfi};
 
 /// How a stream's packets spread over its UEs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,6 +80,11 @@ pub struct StreamPlan {
     pub schedule: Schedule,
     /// How packets spread over the UEs.
     pub spread: Spread,
+    /// What its frames carry: the UE packets' family (the stream's), N3's transport family, each
+    /// port's VLAN tags; [`FrameShape::default`] for IPv4 in IPv4, untagged.
+    pub shape: FrameShape,
+    /// The QoS flow it belongs to: its uplink's PDU Session Container carries it.
+    pub qfi: Option<Qfi>,
 }
 
 impl StreamPlan {
@@ -93,9 +99,21 @@ impl StreamPlan {
     }
 
     /// Length of the frames this stream sends (without FCS): a G-PDU on N3 for uplink, a plain
-    /// Ethernet/IPv4/UDP frame on N6 for downlink.
+    /// Ethernet/IP/UDP frame on N6 for downlink, of its shape (IPv6 headers, VLAN tags).
     pub fn tx_frame_len(&self) -> u16 {
-        tx_frame_len(self.direction, self.payload_len, self.pdu_session_container)
+        let payload = usize::from(self.payload_len);
+        let s = &self.shape;
+        let len = frame::ETHERNET
+            + match self.direction {
+                Direction::Uplink => s.n3_tags + s.n3_ip_len(payload, self.pdu_session_container),
+                Direction::Downlink => s.n6_tags + s.inner_ip_len(payload),
+            };
+        len as u16
+    }
+
+    /// The family of the UE packets it sends.
+    pub fn family(&self) -> IpFamily {
+        self.shape.inner
     }
 }
 
@@ -121,6 +139,39 @@ mod tests {
         assert_eq!(tx_frame_len(Direction::Uplink, 10, true), 96);
         assert_eq!(tx_frame_len(Direction::Downlink, 10, false), 52);
         assert_eq!(tx_frame_len(Direction::Downlink, 1400, false), 1442);
+    }
+
+    #[test]
+    fn a_shaped_stream_counts_ipv6_headers_and_tags() {
+        let mut s = StreamPlan {
+            id: 0,
+            name: "v6".into(),
+            direction: Direction::Uplink,
+            payload_len: 10,
+            pdu_session_container: true,
+            source_port: 1,
+            destination_port: 2,
+            ues: 0..1,
+            flow_base: 0,
+            rate_pps: 1.0,
+            schedule: Schedule::Continuous { packets: 1 },
+            spread: Spread::RoundRobin,
+            shape: FrameShape::default(),
+            qfi: None,
+        };
+        assert_eq!(s.tx_frame_len(), 96, "as tx_frame_len says for IPv4");
+        s.shape = FrameShape {
+            inner: IpFamily::Ipv6,
+            n3: IpFamily::Ipv6,
+            n3_tags: 4,
+            n6_tags: 8,
+        };
+        // 14 + 4 + 40 + 8 + 8 + 8 + 40 + 8 + 10.
+        assert_eq!(s.tx_frame_len(), 140);
+        s.direction = Direction::Downlink;
+        // 14 + 8 + 40 + 8 + 10.
+        assert_eq!(s.tx_frame_len(), 80);
+        assert_eq!(s.family(), IpFamily::Ipv6);
     }
 
     #[test]

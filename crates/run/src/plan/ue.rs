@@ -39,6 +39,62 @@ pub enum UplinkTeids {
     ChosenByUpf,
 }
 
+/// The UEs' IPv6 prefixes: UE `i`'s is `first + i · 2^(128 − len)` (its `/len`), its address
+/// the prefix with interface id `::2` (for /128 UEs: the prefix itself, `first` being the pool's
+/// `::2`), so that the receive side maps an address back to its UE by arithmetic too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UeV6 {
+    /// UE 0's prefix (its address for /128).
+    first: u128,
+    /// The prefix length.
+    len: u8,
+    /// The distance between two UEs' prefixes.
+    stride: u128,
+    /// The interface id of each UE's address in its prefix.
+    iid: u128,
+}
+
+impl UeV6 {
+    /// Prefixes of `len` bits from `first` (a /64 each, or /128 addresses), the address `::2` in
+    /// each (none for /128).
+    pub fn new(first: Ipv6Addr, len: u8) -> UeV6 {
+        let len = len.min(128);
+        UeV6 {
+            first: u128::from(first),
+            len,
+            stride: 1u128.checked_shl(128 - u32::from(len)).unwrap_or(0),
+            iid: if len < 128 { 2 } else { 0 },
+        }
+    }
+
+    /// UE `i`'s prefix.
+    pub fn prefix(&self, i: u32) -> Ipv6Addr {
+        Ipv6Addr::from(
+            self.first
+                .wrapping_add(u128::from(i).wrapping_mul(self.stride)),
+        )
+    }
+
+    /// The prefix length.
+    pub fn prefix_len(&self) -> u8 {
+        self.len
+    }
+
+    /// UE `i`'s address.
+    pub fn address(&self, i: u32) -> Ipv6Addr {
+        Ipv6Addr::from(u128::from(self.prefix(i)) | self.iid)
+    }
+
+    /// The UE `0..count` whose address is `address`, if any.
+    pub fn index_of(&self, address: Ipv6Addr, count: u32) -> Option<u32> {
+        let off = u128::from(address).wrapping_sub(self.first | self.iid);
+        if self.stride == 0 || off % self.stride != 0 {
+            return None;
+        }
+        u32::try_from(off / self.stride).ok().filter(|&i| i < count)
+    }
+}
+
 /// The UEs: addresses `first_address + i` for `i` in `0..count`, of the pool's family.
 ///
 /// The datapath is IPv4 (validation refuses IPv6 UEs for now): it reads UE addresses as 32-bit
@@ -56,6 +112,8 @@ pub struct UeTable {
     pub uplink_teid: UplinkTeids,
     /// Downlink TEIDs (ours, at the gNB side).
     pub downlink_teid: TeidSequence,
+    /// The UEs' IPv6 prefixes (pdn_type ipv6 or ipv4v6), none for IPv4 UEs.
+    pub v6: Option<UeV6>,
 }
 
 impl UeTable {
@@ -76,7 +134,14 @@ impl UeTable {
             first_v4,
             uplink_teid,
             downlink_teid,
+            v6: None,
         }
+    }
+
+    /// The table with the UEs' IPv6 prefixes too (IPv6 or dual-stack UEs).
+    pub fn with_v6(mut self, v6: UeV6) -> UeTable {
+        self.v6 = Some(v6);
+        self
     }
 
     /// UE 0's address.
@@ -84,12 +149,20 @@ impl UeTable {
         self.first_address
     }
 
-    /// UE `i`'s address, of the pool's family.
+    /// UE `i`'s address: its IPv4 one if it has one, else its IPv6 one.
     pub fn address(&self, i: u32) -> IpAddr {
-        match self.first_address {
-            IpAddr::V4(_) => IpAddr::V4(self.address_v4(i)),
-            IpAddr::V6(a) => IpAddr::V6(Ipv6Addr::from(u128::from(a).wrapping_add(u128::from(i)))),
+        match (self.first_address, self.v6) {
+            (IpAddr::V4(_), _) => IpAddr::V4(self.address_v4(i)),
+            (IpAddr::V6(_), Some(v6)) => IpAddr::V6(v6.address(i)),
+            (IpAddr::V6(a), None) => {
+                IpAddr::V6(Ipv6Addr::from(u128::from(a).wrapping_add(u128::from(i))))
+            }
         }
+    }
+
+    /// UE `i`'s IPv6 address, if the UEs have IPv6.
+    pub fn address_v6(&self, i: u32) -> Option<Ipv6Addr> {
+        self.v6.map(|v6| v6.address(i))
     }
 
     /// UE `i`'s IPv4 address: the datapath's (an IPv4 table's only).
@@ -148,6 +221,30 @@ mod tests {
         );
         // No IPv4 UE matches an IPv6 table's IPv4 view beyond its count.
         assert_eq!(t.index_of(u32::from(Ipv4Addr::new(10, 45, 0, 2))), None);
+    }
+
+    #[test]
+    fn ipv6_prefixes_map_back_to_their_ues() {
+        let v6 = UeV6::new("2001:db8:45::".parse().unwrap(), 64);
+        let t = UeTable::new(
+            1000,
+            v6.address(0).into(),
+            UplinkTeids::ChosenByUpf,
+            DOWNLINK,
+        )
+        .with_v6(v6);
+        assert_eq!(t.address(0).to_string(), "2001:db8:45::2");
+        assert_eq!(t.address(999).to_string(), "2001:db8:45:3e7::2");
+        assert_eq!(v6.prefix(1).to_string(), "2001:db8:45:1::");
+        for i in [0, 1, 500, 999] {
+            assert_eq!(v6.index_of(v6.address(i), 1000), Some(i));
+        }
+        assert_eq!(v6.index_of(v6.address(1000), 1000), None, "past the count");
+        assert_eq!(v6.index_of("2001:db8:45:1::3".parse().unwrap(), 1000), None);
+        // /128 UEs from the pool's ::2.
+        let a = UeV6::new("2001:db8:45::2".parse().unwrap(), 128);
+        assert_eq!(a.address(254).to_string(), "2001:db8:45::100");
+        assert_eq!(a.index_of(a.address(254), 255), Some(254));
     }
 
     #[test]

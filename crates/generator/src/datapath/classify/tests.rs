@@ -51,6 +51,8 @@ fn stream(id: u16, direction: Direction, ues: core::ops::Range<u32>, flow_base: 
         rate_pps: 1.0,
         schedule: Schedule::Continuous { packets: 1 },
         spread: Spread::RoundRobin,
+        shape: Default::default(),
+        qfi: None,
     }
 }
 

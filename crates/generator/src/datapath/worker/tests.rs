@@ -41,6 +41,8 @@ fn rules() -> RxRules {
         rate_pps: 1.0,
         schedule: Schedule::Continuous { packets: 1 },
         spread: Spread::RoundRobin,
+        shape: Default::default(),
+        qfi: None,
     };
     RxRules::new(ues(), Some(QFI), &[stream])
 }

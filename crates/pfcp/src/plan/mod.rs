@@ -15,12 +15,20 @@
 //! V4 or V6, F-TEID, F-SEID, Outer Header Creation GTP-U/UDP/IPv4 or IPv6, Outer Header Removal
 //! of the N3 transport's family).
 //! - Optional QER 1 carrying the QFI (and MBR/GBR), referenced by both PDRs; optional URR 1.
+//! - Several QoS flows instead ([`FlowPlan`]): each flow two PDRs with its SDF filter, two FARs
+//!   and a QER, which flows may share.
+//! - A UE of either family or both ([`UeSession`]): its IPv6 prefix in the UE IP Address (V6,
+//!   IP6PL unless /64), PDN Type IPv4, IPv6 or IPv4v6.
 //!
 //! The modifications a run sends later: a handover's path switch, a refresh of the downlink
 //! FAR, and the gate of QERs closed or opened again ([`gate_request`]).
 
-use core::net::IpAddr;
+use core::net::{IpAddr, Ipv6Addr};
 use std::sync::Arc;
+
+mod flows;
+
+pub use flows::{FlowPlan, MAX_FLOWS, QerRule, flow_rule_ids, qer_id};
 
 use crate::ie::{
     BitRate, CreateFar, CreatePdr, CreateQer, CreateUrr, DestinationInterface, DnsName,
@@ -103,19 +111,39 @@ pub struct SessionTemplate {
     pub qer: Option<QerPlan>,
     /// URR.
     pub urr: Option<UrrPlan>,
+    /// Several QoS flows, each its PDRs, FARs and a QER of `qers` ([`FlowPlan`]); they replace
+    /// `uplink_qfi`, `uplink_sdf_filter` and `qer`. Empty: one flow, as those say.
+    pub flows: Vec<FlowPlan>,
+    /// The QERs `flows` name (QER `i + 1` is `qers[i]`).
+    pub qers: Vec<QerRule>,
 }
 
-/// One UE's part of its session: 40 bytes (the address holds either family), so 1,000,000 UEs
-/// take 40 MB here (38 MiB), plus one [`SessionTemplate`] shared by all through an `Arc`.
+/// A UE's IPv6 prefix (TS 23.501 §5.8.2.2.2: a /64 each, or another length; 128 for an
+/// address).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UeIpv6Prefix {
+    /// The prefix (host bits clear), or the address of a /128.
+    pub prefix: Ipv6Addr,
+    /// Its length: 64 is sent as the UE IP Address's default, others in IP6PL.
+    pub len: u8,
+}
+
+/// One UE's part of its session: 56 bytes (an address of either family and an IPv6 prefix), so
+/// 1,000,000 UEs take 56 MB here (53 MiB), plus one [`SessionTemplate`] shared by all through an
+/// `Arc`.
 ///
-/// An IPv6 UE gets PDN Type IPv6 and UE IP Addresses with V6; a dual-stack UE (IPv4v6, both
-/// addresses) is a later addition.
+/// An IPv4 UE: `ue_address` IPv4, no `ue_ipv6`: PDN Type IPv4. An IPv6 UE: `ue_address` its IPv6
+/// address (`::2` in its prefix), `ue_ipv6` its prefix: PDN Type IPv6, the UE IP Addresses carry
+/// the prefix (V6, and IP6PL unless /64). A dual-stack UE: `ue_address` IPv4 and `ue_ipv6`:
+/// PDN Type IPv4v6, the UE IP Addresses carry both (V4 and V6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UeSession {
     /// Our SEID for this session.
     pub cp_seid: Seid,
-    /// The UE's address.
+    /// The UE's address: its IPv4 one if it has one, else its IPv6 one.
     pub ue_address: IpAddr,
+    /// The UE's IPv6 prefix, if it has one.
+    pub ue_ipv6: Option<UeIpv6Prefix>,
     /// The uplink TEID.
     pub uplink_teid: UplinkTeid,
     /// The downlink TEID (ours, at the gNB side).
@@ -152,20 +180,78 @@ impl UeSessionPlan {
         self.ue.ue_address
     }
 
+    /// The UE IP Address of its PDIs: as the destination (downlink) or the source (uplink).
+    pub fn ue_ip_address(&self, is_destination: bool) -> UeIpAddress {
+        match (self.ue.ue_address, self.ue.ue_ipv6) {
+            (address, None) => UeIpAddress::new(address, is_destination),
+            (IpAddr::V6(_), Some(p)) => UeIpAddress::ipv6_prefix(p.prefix, p.len, is_destination),
+            (IpAddr::V4(v4), Some(p)) => UeIpAddress {
+                ipv4: Some(v4),
+                ..UeIpAddress::ipv6_prefix(p.prefix, p.len, is_destination)
+            },
+        }
+    }
+
+    /// The PDN Type of the UE's addresses.
+    pub fn pdn_type(&self) -> PdnType {
+        match (self.ue.ue_address, self.ue.ue_ipv6) {
+            (IpAddr::V4(_), Some(_)) => PdnType::IPV4V6,
+            (IpAddr::V4(_), None) => PdnType::IPV4,
+            (IpAddr::V6(_), _) => PdnType::IPV6,
+        }
+    }
+
     /// The downlink PDR (1).
     pub(crate) fn downlink_pdr(&self) -> CreatePdr {
+        let qers: Vec<QerId> = self.template.qer.map(|_| QER).into_iter().collect();
+        self.downlink_pdr_of(DOWNLINK_PDR, DOWNLINK_FAR, PRECEDENCE, None, &qers)
+    }
+
+    /// A downlink PDR `id` to FAR `far`, with an SDF filter if given, naming `qers`.
+    pub(crate) fn downlink_pdr_of(
+        &self,
+        id: PdrId,
+        far: FarId,
+        precedence: Precedence,
+        sdf: Option<SdfFilter>,
+        qers: &[QerId],
+    ) -> CreatePdr {
         let mut pdi = Pdi::new(SourceInterface::CORE);
         pdi.network_instance = Some(self.template.network_instance.clone());
-        pdi.ue_ip_address = Some(UeIpAddress::new(self.ue.ue_address, true));
+        pdi.ue_ip_address = Some(self.ue_ip_address(true));
+        pdi.sdf_filters.extend(sdf);
         pdi.source_interface_type = self.template.interface_types.then_some(InterfaceType::N6);
-        let mut pdr = CreatePdr::new(DOWNLINK_PDR, PRECEDENCE, pdi);
-        pdr.far_id = Some(DOWNLINK_FAR);
-        self.attach_rules(&mut pdr);
+        let mut pdr = CreatePdr::new(id, precedence, pdi);
+        pdr.far_id = Some(far);
+        self.attach_rules(&mut pdr, qers);
         pdr
     }
 
     /// The uplink PDR (2).
     pub fn uplink_pdr(&self) -> CreatePdr {
+        let t = &self.template;
+        let qers: Vec<QerId> = t.qer.map(|_| QER).into_iter().collect();
+        self.uplink_pdr_of(
+            UPLINK_PDR,
+            UPLINK_FAR,
+            PRECEDENCE,
+            t.uplink_qfi,
+            t.uplink_sdf_filter.clone(),
+            &qers,
+        )
+    }
+
+    /// An uplink PDR `id` to FAR `far`, matching `qfi` and an SDF filter if given, naming
+    /// `qers`.
+    pub(crate) fn uplink_pdr_of(
+        &self,
+        id: PdrId,
+        far: FarId,
+        precedence: Precedence,
+        qfi: Option<Qfi>,
+        sdf: Option<SdfFilter>,
+        qers: &[QerId],
+    ) -> CreatePdr {
         let mut pdi = Pdi::new(SourceInterface::ACCESS);
         pdi.local_f_teid = Some(match self.ue.uplink_teid {
             UplinkTeid::Assigned(teid) => Fteid::assigned(teid, self.template.upf_n3_address),
@@ -176,30 +262,27 @@ impl UeSessionPlan {
             },
         });
         pdi.network_instance = Some(self.template.network_instance.clone());
-        pdi.ue_ip_address = Some(UeIpAddress::new(self.ue.ue_address, false));
-        pdi.sdf_filters
-            .extend(self.template.uplink_sdf_filter.clone());
-        pdi.qfi = self.template.uplink_qfi;
+        pdi.ue_ip_address = Some(self.ue_ip_address(false));
+        pdi.sdf_filters.extend(sdf);
+        pdi.qfi = qfi;
         pdi.source_interface_type = self
             .template
             .interface_types
             .then_some(InterfaceType::N3_3GPP_ACCESS);
-        let mut pdr = CreatePdr::new(UPLINK_PDR, PRECEDENCE, pdi);
-        pdr.far_id = Some(UPLINK_FAR);
+        let mut pdr = CreatePdr::new(id, precedence, pdi);
+        pdr.far_id = Some(far);
         pdr.outer_header_removal = Some(OuterHeaderRemoval::gtpu_udp(
             self.template.upf_n3_address.is_ipv6(),
         ));
-        self.attach_rules(&mut pdr);
+        self.attach_rules(&mut pdr, qers);
         pdr
     }
 
-    fn attach_rules(&self, pdr: &mut CreatePdr) {
+    fn attach_rules(&self, pdr: &mut CreatePdr, qers: &[QerId]) {
         if self.template.urr.is_some() {
             pdr.urr_ids.push(URR);
         }
-        if self.template.qer.is_some() {
-            pdr.qer_ids.push(QER);
-        }
+        pdr.qer_ids.extend_from_slice(qers);
     }
 
     /// Forwarding Parameters of the downlink FAR for a gNB endpoint.
@@ -224,10 +307,15 @@ impl UeSessionPlan {
 
     /// The uplink FAR (2): forward to Core.
     pub(crate) fn uplink_far(&self) -> CreateFar {
+        self.uplink_far_of(UPLINK_FAR)
+    }
+
+    /// An uplink FAR `id`: forward to Core.
+    pub(crate) fn uplink_far_of(&self, id: FarId) -> CreateFar {
         let mut fp = ForwardingParameters::new(DestinationInterface::CORE);
         fp.network_instance = Some(self.template.network_instance.clone());
         fp.destination_interface_type = self.template.interface_types.then_some(InterfaceType::N6);
-        CreateFar::forward(UPLINK_FAR, fp)
+        CreateFar::forward(id, fp)
     }
 
     /// The QER, if planned.
@@ -271,16 +359,21 @@ impl UeSessionPlan {
             self.template.node_id.clone(),
             Fseid::new(self.ue.cp_seid, self.template.cp_address),
         );
-        r.create_pdrs = vec![self.downlink_pdr(), self.uplink_pdr()];
-        r.create_fars = vec![self.downlink_far(), self.uplink_far()];
-        r.create_urrs.extend(self.create_urr());
-        r.pdn_type = Some(if self.ue.ue_address.is_ipv6() {
-            PdnType::IPV6
+        if self.template.flows.is_empty() {
+            r.create_pdrs = vec![self.downlink_pdr(), self.uplink_pdr()];
+            r.create_fars = vec![self.downlink_far(), self.uplink_far()];
         } else {
-            PdnType::IPV4
-        });
+            let (pdrs, fars, qers) = self.flow_rules();
+            r.create_pdrs = pdrs;
+            r.create_fars = fars;
+            r.create_qers = qers;
+        }
+        r.create_urrs.extend(self.create_urr());
+        r.pdn_type = Some(self.pdn_type());
         r.apn_dnn = self.template.dnn.clone();
-        r.create_qers.extend(self.create_qer());
+        if self.template.flows.is_empty() {
+            r.create_qers.extend(self.create_qer());
+        }
         r
     }
 
@@ -301,14 +394,18 @@ impl UeSessionPlan {
             pfcpsm_req_flags: end_marker.then(|| PfcpsmReqFlags::new(PfcpsmReqFlags::SNDEM)),
             ..Default::default()
         };
-        let far = UpdateFar {
-            far_id: DOWNLINK_FAR,
-            apply_action: Some(crate::ie::ApplyAction::new(crate::ie::ApplyAction::FORW)),
-            update_forwarding_parameters: Some(ufp),
-            other_ies: Vec::new(),
-        };
+        let update_fars = self
+            .downlink_fars()
+            .into_iter()
+            .map(|far_id| UpdateFar {
+                far_id,
+                apply_action: Some(crate::ie::ApplyAction::new(crate::ie::ApplyAction::FORW)),
+                update_forwarding_parameters: Some(ufp.clone()),
+                other_ies: Vec::new(),
+            })
+            .collect();
         SessionModificationRequest {
-            update_fars: vec![far],
+            update_fars,
             ..Default::default()
         }
     }
@@ -320,10 +417,11 @@ impl UeSessionPlan {
         self.path_switch_request(self.ue.downlink_teid, self.template.gnb_n3_address, false)
     }
 
-    /// A Session Modification Request that sets the gates of the session's QER ([`QER`]), or
-    /// `None` when the plan has no QER: [`gate_request`] for it.
+    /// A Session Modification Request that sets the gates of every QER of the session ([`QER`],
+    /// or each flow's), or `None` when the plan has no QER: [`gate_request`] for them.
     pub fn gate_request(&self, gate: GateStatus) -> Option<SessionModificationRequest> {
-        self.template.qer.map(|_| gate_request([QER], gate))
+        let qers = self.qer_ids();
+        (!qers.is_empty()).then(|| gate_request(qers, gate))
     }
 }
 
