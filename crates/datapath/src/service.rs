@@ -46,6 +46,8 @@ pub enum Service {
     Arp,
     /// An ICMP packet.
     Icmp,
+    /// An ICMPv6 packet (Neighbor Discovery, echo).
+    Icmpv6,
     /// GTP-U signalling on N3 (Echo, Error Indication, End Marker, ...), with its message type.
     Gtpu(u8),
 }

@@ -12,7 +12,8 @@ use std::process::Command;
 
 use upfbench_config as config;
 use upfbench_datapath::service::Interface;
-use upfbench_generator::datapath::frames::{Endpoints, stream_template};
+use upfbench_datapath::vlan::PortTags;
+use upfbench_generator::datapath::frames::{Endpoints, Endpoints6, stream_template};
 use upfbench_generator::datapath::tx::TxLayout;
 use upfbench_gtpu::{Ipv4Packet, UdpPacket, decapsulate, udp_payload};
 use upfbench_net::tag::{TAG_LEN, Tag, TagView};
@@ -52,6 +53,8 @@ fn endpoints() -> Endpoints {
             MacAddr([2, 0, 0, 0, 0x13, 0x51]),
             MacAddr([2, 0, 0, 0, 0x16, 0x51]),
         ],
+        v6: Endpoints6::NONE,
+        tags: [PortTags::UNTAGGED; 2],
     }
 }
 

@@ -5,6 +5,12 @@
 //! exactly: sent, lost, reordered, duplicates per direction, rejects per kind, latency samples
 //! for every measured packet. An ARP request for our N6 address is answered on the wire.
 //!
+//! The same traffic again in one-port mode (`one_port_tagged`): N3's frames tagged VLAN 13 and
+//! N6's VLAN 16, all on one ring pair (N3 is its queue 0, N6 its queue 1) and all sent to queue
+//! 0: the worker tells them apart by VLAN and the figures are the same; the tags count in the
+//! bytes, the ARP reply goes out tagged on N6's queue, frames of another VLAN or none are
+//! counted by the service plane and dropped.
+//!
 //! EAL initialises once per process: this is a `harness = false` test binary, its EAL
 //! (`--no-huge`) and its runner upfbench-testkit's, which print the outcome the way libtest does.
 #![allow(clippy::print_stdout)]
@@ -15,7 +21,8 @@ use std::time::{Duration, Instant};
 
 use upfbench_config as config;
 use upfbench_datapath::queues::{PortQueues, Side};
-use upfbench_datapath::service::{Interface, ServicePlane};
+use upfbench_datapath::service::{Interface, Seen, ServicePlane};
+use upfbench_datapath::vlan::{PortTags, PortVlans};
 use upfbench_dpdk::{
     DEFAULT_DATA_ROOM, Eal, MbufBurst, Mempool, Port, PortConfig, Socket, TxQueue, tsc,
 };
@@ -26,7 +33,7 @@ use upfbench_gtpu::{
     Encapsulator, Ipv4Repr, OuterHeaders, PduSessionContainer, UdpChecksum, UdpRepr, emit_ipv4_udp,
 };
 use upfbench_net::tag::Tag;
-use upfbench_net::{MacAddr, Qfi, Teid, ipv4, udp};
+use upfbench_net::{MacAddr, Qfi, TaggedEthernetRepr, Teid, VlanId, ipv4, udp};
 use upfbench_run::phase::{Phase, PhaseBoard};
 use upfbench_run::plan::{self, Plan};
 use upfbench_stats::{Direction, RunResult, RxConfig, RxStats, StreamSpec, TxCoreResult, TxStats};
@@ -205,7 +212,8 @@ fn crafted_frames(plan: &Plan, us: [MacAddr; 2]) -> (Vec<Vec<u8>>, Vec<Vec<u8>>)
         downlink(plan, us[0], ue, dl_teid(ue), QFI, q)
     });
     // Foreign traffic: 3 G-PDUs to a wrong TEID, 2 with a wrong QFI, 1 UDP not GTP-U on N3;
-    // 4 uplink packets from an unknown UE (UE 2 is downlink-only) and 1 IPv6 frame on N6.
+    // 4 uplink packets from an unknown UE (UE 2 is downlink-only) and 1 IPv6 frame on N6
+    // whose next header (0x60) is neither UDP nor ICMPv6.
     for _ in 0..3 {
         n3_frames.push(downlink(plan, us[0], 3, Teid(0x7777), QFI, 1));
     }
@@ -287,7 +295,7 @@ fn check_rejects(counters: &upfbench_generator::datapath::worker::WorkerCounters
     assert_eq!(n3[Reject::WrongQfi as usize], 2);
     assert_eq!(n3[Reject::NotGtpu as usize], 1);
     assert_eq!(n6[Reject::UnknownUe as usize], 4);
-    assert_eq!(n6[Reject::NotIpv4 as usize], 1);
+    assert_eq!(n6[Reject::Malformed as usize], 1);
     assert_eq!(
         n3.iter().sum::<u64>() + n6.iter().sum::<u64>(),
         11,
@@ -368,19 +376,8 @@ fn scenario(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
     let (rx, rx_handle) = RxStats::new(0, &specs, &rx_config)?;
     let (tx, _) = TxStats::new(0, &specs);
     let clock = Clock::new(eal.tsc_hz(), tsc());
-    let worker = Worker {
-        index: 0,
-        ports,
-        shares: Vec::new(),
-        warmup: Vec::new(),
-        probes: None,
-        rules: &rules,
-        rx,
-        tx,
-        service: ServicePlane::new(interfaces, pool, eal.tsc_hz(), &[]),
-        clock,
-        flush_ns: 0,
-    };
+    let service = ServicePlane::new(interfaces, pool, eal.tsc_hz(), &[]);
+    let worker = receiving_worker(ports, &rules, (rx, tx), service, clock);
     let control = PhaseBoard::new();
     // The tags say they were sent at 0: the clock's start, and the measured phase's epoch.
     control.set(Phase::Measure, clock.start());
@@ -407,13 +404,7 @@ fn scenario(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
         Ok((r, replies, stats))
     })?;
     let (r, replies, stats) = result;
-    // What the "sender" sent: 100 positions per flow.
-    let sent = TxCoreResult {
-        core: 0,
-        sent: vec![100; 4],
-        directions: Default::default(),
-        unknown_stream: 0,
-    };
+    let sent = sent_by_the_peer();
     let merged = RunResult::merge(&specs, &[sent], &[r.rx], &rx_config.latency)?;
     check_sequences(&merged);
     check_rejects(&r.counters);
@@ -423,8 +414,166 @@ fn scenario(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+/// What the "sender" sent: 100 positions per flow.
+fn sent_by_the_peer() -> TxCoreResult {
+    TxCoreResult {
+        core: 0,
+        sent: vec![100; 4],
+        directions: Default::default(),
+        unknown_stream: 0,
+    }
+}
+
+/// A worker that only receives, on `ports`.
+fn receiving_worker<'p>(
+    ports: [PortQueues<'p>; 2],
+    rules: &'p RxRules,
+    (rx, tx): (RxStats, TxStats),
+    service: ServicePlane<'p>,
+    clock: Clock,
+) -> Worker<'p> {
+    Worker {
+        index: 0,
+        ports,
+        shares: Vec::new(),
+        warmup: Vec::new(),
+        probes: None,
+        rules,
+        rx,
+        tx,
+        service,
+        clock,
+        flush_ns: 0,
+    }
+}
+
+fn vid(v: u16) -> VlanId {
+    VlanId::new(v).expect("a VLAN id")
+}
+
+/// The one-port run's figures: those of the two-port run, the foreign VLANs counted, the
+/// reply tagged on N6's queue (`on_n6`; `on_n3` frames went out on N3's), the tags in the bytes.
+fn check_one_port(
+    merged: &RunResult,
+    counters: &upfbench_generator::datapath::worker::WorkerCounters,
+    on_n6: &[Vec<u8>],
+    on_n3: usize,
+    tags: &[PortTags; 2],
+    [n3_tagged, n6_tagged]: [&[Vec<u8>]; 2],
+) {
+    check_sequences(merged);
+    check_rejects(counters);
+    let c = counters;
+    assert_eq!((c.rx_measured[0], c.rx_measured[1]), (201, 199));
+    // The ARP request on N6, and the two foreign frames that came on N3's queue.
+    assert_eq!((c.rx_service[0], c.rx_service[1]), (2, 1));
+    assert_eq!(c.service_seen[0][Seen::OtherVlan as usize], 2);
+    assert_eq!((c.tx_service[0], c.tx_service[1], on_n3), (0, 1, 0));
+    // The reply: tagged VLAN 16, on N6's queue.
+    assert_eq!(on_n6.len(), 1);
+    let reply = TaggedEthernetRepr::parse(&on_n6[0]).expect("an Ethernet frame");
+    assert_eq!((reply.tags, reply.ethertype), (tags[1].tags(), 0x0806));
+    assert_eq!(
+        &on_n6[0][32..36],
+        &N6_US.octets(),
+        "our N6 address, 4 octets later"
+    );
+    // Every measured byte counts its tag: 4 more a frame than untagged.
+    for (d, frame) in [
+        (Direction::Uplink, &n6_tagged[0]),
+        (Direction::Downlink, &n3_tagged[0]),
+    ] {
+        let rx = merged.direction(d).rx;
+        assert_eq!(rx.bytes_l2, rx.packets * (frame.len() as u64 + 4), "{d:?}");
+    }
+}
+
+fn one_port_tagged(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
+    let plan = plan();
+    let pool = Mempool::new(eal, "rx-one", 8191, 64, DEFAULT_DATA_ROOM, Socket::Any)?;
+    let [id, peer_id] = eal.create_ring_pair(["one", "onepeer"], 2)?;
+    let (mut port, mut peer) = (Port::by_id(eal, id)?, Port::by_id(eal, peer_id)?);
+    let mac = MacAddr(port.mac()?.0);
+    let cfg = PortConfig {
+        rx_queues: 2,
+        tx_queues: 2,
+        ..PortConfig::default()
+    };
+    let (started, started_peer) = (port.start(&cfg, &pool)?, peer.start(&cfg, &pool)?);
+    let (mut q, mut qp) = (started.queues()?, started_peer.queues()?);
+    let (rx6, tx6) = (q.rx.remove(1), q.tx.remove(1));
+    let ports = [
+        PortQueues {
+            rx: q.rx.remove(0),
+            tx: q.tx.remove(0),
+        },
+        PortQueues { rx: rx6, tx: tx6 },
+    ];
+    let tags = [
+        PortTags::dot1q(vid(13), 5, None).unwrap(),
+        PortTags::dot1q(vid(16), 0, None).unwrap(),
+    ];
+    let specs = stream_specs(&plan);
+    let rules = RxRules::new(plan.ues, plan.qfi, &plan.streams).with_vlans(PortVlans {
+        tags,
+        one_port: true,
+    });
+    let rx_config = RxConfig {
+        reorder_window: 64,
+        ..RxConfig::default()
+    };
+    let (rx, rx_handle) = RxStats::new(0, &specs, &rx_config)?;
+    let (tx, _) = TxStats::new(0, &specs);
+    let clock = Clock::new(eal.tsc_hz(), tsc());
+    let service = ServicePlane::new(interfaces([mac, mac]), pool, eal.tsc_hz(), &[])
+        .with_vlan(Side::N3, tags[0])
+        .with_vlan(Side::N6, tags[1]);
+    let worker = receiving_worker(ports, &rules, (rx, tx), service, clock);
+    let control = PhaseBoard::new();
+    control.set(Phase::Measure, clock.start());
+    let (n3_frames, n6_frames) = crafted_frames(&plan, [mac, mac]);
+    let n3_tagged: Vec<Vec<u8>> = n3_frames.iter().map(|f| tags[0].tagged(f)).collect();
+    let n6_tagged: Vec<Vec<u8>> = n6_frames.iter().map(|f| tags[1].tagged(f)).collect();
+    let other = PortTags::dot1q(vid(99), 0, None).unwrap();
+    let foreign = [n6_frames[0].clone(), other.tagged(&n6_frames[0])];
+    let result = eal.scope(|s| -> Result<_, Box<dyn std::error::Error>> {
+        let h = s.launch(1, || worker.poll_until_stopped(&control))?;
+        let mut to_us = qp.tx.remove(0);
+        send(&mut to_us, &pool, &n3_tagged);
+        send(&mut to_us, &pool, &n6_tagged);
+        send(&mut to_us, &pool, &foreign);
+        wait_until_measured(&rx_handle);
+        std::thread::sleep(Duration::from_millis(200));
+        control.set(Phase::Drain, tsc());
+        control.set(Phase::Stop, tsc());
+        let r = h.join().map_err(|_| "the worker panicked")?;
+        let mut burst = MbufBurst::<32>::new();
+        qp.rx[1].rx_burst(&mut burst);
+        let on_n6: Vec<Vec<u8>> = burst.iter().map(|m| m.data().to_vec()).collect();
+        burst.clear();
+        qp.rx[0].rx_burst(&mut burst);
+        Ok((r, on_n6, burst.len()))
+    })?;
+    let (r, on_n6, on_n3) = result;
+    let sent = sent_by_the_peer();
+    let merged = RunResult::merge(&specs, &[sent], &[r.rx], &rx_config.latency)?;
+    check_one_port(
+        &merged,
+        &r.counters,
+        &on_n6,
+        on_n3,
+        &tags,
+        [&n3_tagged, &n6_tagged],
+    );
+    drop((started, started_peer));
+    Ok(())
+}
+
 fn main() -> ExitCode {
-    let cases = [("rx_exact", scenario as fn(&Eal) -> CaseResult)];
+    let cases = [
+        ("rx_exact", scenario as fn(&Eal) -> CaseResult),
+        ("one_port_tagged", one_port_tagged),
+    ];
     let setup = EalSetup::new("rx-exact").lcores("0,1").memory_mb(512);
     eal::main(Runner::new(cases), setup, |eal, runner| {
         runner.run(|case| case(eal).into())

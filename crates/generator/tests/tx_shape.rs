@@ -16,11 +16,12 @@ use std::process::ExitCode;
 
 use upfbench_config as config;
 use upfbench_datapath::service::Interface;
+use upfbench_datapath::vlan::PortTags;
 use upfbench_dpdk::{
     DEFAULT_DATA_ROOM, Eal, MbufBurst, Mempool, Port, PortConfig, RxQueue, Socket, TemplatePool,
     TxQueue,
 };
-use upfbench_generator::datapath::frames::{Endpoints, stream_template};
+use upfbench_generator::datapath::frames::{Endpoints, Endpoints6, stream_template};
 use upfbench_generator::datapath::tx::{ShareSpec, TxShare, share_ues};
 use upfbench_net::tag::{TAG_LEN, Tag};
 use upfbench_net::{MacAddr, Teid};
@@ -61,6 +62,8 @@ fn endpoints(us: MacAddr) -> Endpoints {
         ],
         upf_n3: Ipv4Addr::new(192, 168, 13, 151),
         next_hop_mac: [MacAddr([2, 0, 0, 0, 0, 0x51]); 2],
+        v6: Endpoints6::NONE,
+        tags: [PortTags::UNTAGGED; 2],
     }
 }
 

@@ -2,9 +2,9 @@
 //! receive and transmit statistics and its service plane, launched idle on its lcore; and taken
 //! apart again at the step's end, the queues given back for the next step.
 
-use std::net::Ipv4Addr;
+use std::net::{IpAddr, Ipv4Addr};
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result, anyhow, bail};
 use upfbench_dpdk::{Eal, LcoreHandle, LcoreScope, Mempool, Socket, TemplatePool};
 use upfbench_gtpu::PacketTemplate;
 use upfbench_net::{Qfi, Teid};
@@ -15,13 +15,13 @@ use upfbench_stats::{
 
 use super::classify::RxRules;
 use super::clock::Clock;
-use super::frames::{Endpoints, stream_template};
+use super::frames::{Endpoints, stream_frame, stream_template};
 use super::outer_switch::{OUTER_CHECKSUM_AT, OuterSwitch};
 use super::probes::{ProbeSchedule, ProbeShare};
-use super::tx::{ShareSpec, TxShare, TxUe, share_ues};
+use super::tx::{ShareSpec, TxShare, TxUe, share_ues, share_ues6};
 use super::worker::{Worker, WorkerCounters, WorkerResult};
 use upfbench_datapath::queues::{PortQueues, Side};
-use upfbench_datapath::service::ServicePlane;
+use upfbench_datapath::service::{Interface6, ServicePlane};
 use upfbench_net::tag::TAG_LEN;
 use upfbench_run::phase::{Phase, PhaseBoard};
 use upfbench_run::plan::{Plan, Share, StreamPlan};
@@ -188,7 +188,7 @@ pub(crate) fn launch<'s, 'p>(
             rules: w.rules,
             rx,
             tx,
-            service: ServicePlane::new(w.endpoints.local, w.service_pool, w.clock.hz(), &known),
+            service: service_plane(&w.endpoints, w.service_pool, w.clock.hz(), &known),
             clock: w.clock,
             flush_ns: FLUSH_NS,
         };
@@ -198,6 +198,36 @@ pub(crate) fn launch<'s, 'p>(
             .push(scope.launch(wp.lcore, move || worker.poll_until_stopped(control))?);
     }
     Ok(workers)
+}
+
+/// A worker's service plane on the ports of `e`: their IPv4 interfaces, their IPv6 addresses
+/// and VLAN tags, the next hops known (`known`, and the UPF's N3 IPv6 address at N3's next hop).
+pub(crate) fn service_plane<'p>(
+    e: &Endpoints,
+    pool: Mempool<'p>,
+    hz: u64,
+    known: &[(Side, Ipv4Addr, upfbench_net::MacAddr)],
+) -> ServicePlane<'p> {
+    let mut s = ServicePlane::new(e.local, pool, hz, known);
+    let v6 = |address| Interface6 {
+        address,
+        prefix_len: 64,
+        secondary: None,
+    };
+    if let Some((ours, upf)) = e.v6.n3 {
+        s = s.with_ipv6(Side::N3, v6(ours)).with_neighbour(
+            Side::N3,
+            upf.into(),
+            e.next_hop_mac[Side::N3.index()],
+        );
+    }
+    if let Some(dn) = e.v6.dn_host {
+        s = s.with_ipv6(Side::N6, v6(dn));
+    }
+    for side in Side::BOTH {
+        s = s.with_vlan(side, e.tags[side.index()]);
+    }
+    s
 }
 
 /// The statistics' flows: each stream's UEs, one after the other.
@@ -232,36 +262,47 @@ fn tx_share<'p>(
         .get(first_ue as usize)
         .copied()
         .unwrap_or(Teid::ZERO);
-    let template = stream_template(
+    let frame = stream_frame(
         stream,
-        plan.ues.address_v4(first_ue),
+        ue_address(plan, first_ue),
         teid,
         w.qfi,
         &w.endpoints,
     )
     .with_context(|| format!("building the frame of stream {}", stream.name))?;
-    let mut patch = template.patch_range(TAG_LEN).ok_or_else(|| {
-        anyhow!(
-            "stream {}: the frame cannot be patched in place",
-            stream.name
-        )
-    })?;
-    let moving = uplink_moves(plan, stream, share, &template);
+    let mut patch = frame.patch_range(TAG_LEN);
+    let moving = uplink_moves(plan, stream, share, &frame.template);
     if moving.is_some() {
+        if frame.tags_len != 0 || frame.written_whole(TAG_LEN) {
+            bail!(
+                "stream {}: handovers are not supported with VLAN tags or IPv6 yet",
+                stream.name
+            );
+        }
         patch.start = OUTER_CHECKSUM_AT;
     }
     let pool = shelf
-        .take(w.eal, worker, template.bytes(), patch)
+        .take(w.eal, worker, &frame.bytes, patch)
         .with_context(|| format!("the TX pool of stream {}", stream.name))?;
     let teids = |ue: u32| uplink_teids.get(ue as usize).copied().unwrap_or(Teid::ZERO);
-    let ues = share_ues(stream, share, &plan.ues, &template, &teids);
-    Ok(TxShare::with_moving_ues(
-        ShareSpec::new(stream, share, plan.catch_up),
-        pool,
-        template,
-        ues,
-        moving,
-    ))
+    let ues = share_ues(stream, share, &plan.ues, &frame.template, &teids);
+    let spec = ShareSpec::new(stream, share, plan.catch_up);
+    if moving.is_some() {
+        return Ok(TxShare::with_moving_ues(
+            spec,
+            pool,
+            frame.template,
+            ues,
+            moving,
+        ));
+    }
+    let ues6 = share_ues6(stream, share, &|ue| ue_address(plan, ue));
+    Ok(TxShare::of_frame(spec, pool, frame, ues, ues6))
+}
+
+/// UE `ue`'s address as a stream's packets carry it.
+fn ue_address(plan: &Plan, ue: u32) -> IpAddr {
+    plan.ues.address(ue)
 }
 
 /// Worker `worker`'s part of the churn sessions' probes, in a step whose churn runs.
@@ -284,6 +325,9 @@ fn probe_share<'p>(
         &w.endpoints,
     )
     .context("building the churn probes' frame")?;
+    if !w.endpoints.tags.iter().all(|t| t.is_empty()) || w.endpoints.v6 != Default::default() {
+        bail!("session churn is not supported with VLAN tags or IPv6 yet");
+    }
     let patch = template
         .patch_range(TAG_LEN)
         .ok_or_else(|| anyhow!("the churn probes' frame cannot be patched in place"))?;

@@ -11,19 +11,29 @@
 //!
 //! The common case is a few fixed-offset reads after the GTP-U and IPv4/UDP shortcuts of
 //! `decapsulate` and `udp_payload`; the rarer shapes go the slow way in `other`.
+//!
+//! IPv6 UE packets (inside G-PDUs over either transport on N3, plain on N6) are read out of
+//! line (`classify_n3_v6`, `other_n6`), after one test of the version nibble, so the IPv4 path
+//! is what it was. Their UE is found from the address by [`Ue6Map`]. VLAN tags are the
+//! worker's: it hands over frames with the port's tags removed.
 
-use upfbench_gtpu::{GTPU_PORT, MessageType, decapsulate, header, udp_payload};
+use upfbench_gtpu::{Decapsulated, GTPU_PORT, MessageType, decapsulate, header, udp_payload};
 use upfbench_net::Qfi;
-use upfbench_net::ethernet::{self, ETHERTYPE_ARP, ETHERTYPE_IPV4, HEADER_LEN as ETHERNET_LEN};
+use upfbench_net::ethernet::{
+    self, ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6, HEADER_LEN as ETHERNET_LEN,
+};
 use upfbench_net::ipv4::{self, PROTOCOL_ICMP, PROTOCOL_UDP};
+use upfbench_net::ipv6::{self, PROTOCOL_ICMPV6};
 use upfbench_net::udp;
 use upfbench_stats::Direction;
 
+use std::net::{IpAddr, Ipv6Addr};
 use std::sync::Arc;
 
 use super::churn_rx::ChurnRx;
 use super::handover::{HandoverRx, Leg};
 use upfbench_datapath::service::Service;
+use upfbench_datapath::vlan::PortVlans;
 use upfbench_net::tag::TagView;
 use upfbench_run::plan::{ChurnStep, HandoverPlan, StreamPlan, UeTable};
 
@@ -32,6 +42,48 @@ const IPV4_SOURCE_AT: usize = ipv4::field::SOURCE.start;
 const IPV4_DESTINATION_AT: usize = ipv4::field::DESTINATION.start;
 const UDP_SOURCE_PORT_AT: usize = udp::field::SOURCE_PORT.start;
 const UDP_DESTINATION_PORT_AT: usize = udp::field::DESTINATION_PORT.start;
+const IPV6_SOURCE_AT: usize = ipv6::field::SOURCE.start;
+const IPV6_DESTINATION_AT: usize = ipv6::field::DESTINATION.start;
+
+/// The IPv6 UEs: UE `i`'s address is `first + (i << shift)` (`shift` 0: an address per UE;
+/// 64: a /64 per UE, the same interface id in each), so that the receive path maps an address
+/// back to its UE with a subtraction and a shift, as it does for IPv4.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Ue6Map {
+    first: u128,
+    shift: u32,
+}
+
+impl Ue6Map {
+    /// UE 0 at `first`, each UE `prefix_len` bits apart (128: consecutive addresses).
+    pub fn new(first: Ipv6Addr, prefix_len: u8) -> Ue6Map {
+        Ue6Map {
+            first: u128::from(first),
+            shift: 128 - u32::from(prefix_len.clamp(1, 128)),
+        }
+    }
+
+    /// UE `i`'s address.
+    pub fn address(&self, i: u32) -> Ipv6Addr {
+        Ipv6Addr::from(
+            self.first
+                .wrapping_add(u128::from(i).checked_shl(self.shift).unwrap_or(0)),
+        )
+    }
+
+    /// How far `address` is from UE 0's, in UEs (`u32::MAX` when it is no UE's address, which
+    /// no stream's UEs reach).
+    #[inline]
+    pub fn offset_of(&self, address: u128) -> u32 {
+        let d = address.wrapping_sub(self.first);
+        let low = u128::MAX.checked_shr(128 - self.shift).unwrap_or(0);
+        if self.shift < 128 && d & low == 0 {
+            u32::try_from(d >> self.shift).unwrap_or(u32::MAX)
+        } else {
+            u32::MAX
+        }
+    }
+}
 
 /// Why a received frame is not measured. Counted per kind; see [`Reject::NAMES`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -164,6 +216,10 @@ pub struct RxRules {
     downlink_streams: u32,
     /// Churn sessions whose probes the step receives (0: no churn).
     churn_sessions: u32,
+    /// The IPv6 UEs.
+    ues6: Ue6Map,
+    /// The ports' VLAN tags (the worker strips them before classifying).
+    vlans: PortVlans,
 }
 
 impl RxRules {
@@ -183,6 +239,10 @@ impl RxRules {
             table[usize::from(s.id)] = RxStream::of(s, downlink_streams, false);
             downlink_streams += u32::from(s.direction == Direction::Downlink);
         }
+        let ues6 = match ues.first_address() {
+            IpAddr::V6(a) => Ue6Map::new(a, 128),
+            IpAddr::V4(_) => Ue6Map::default(),
+        };
         RxRules {
             ues,
             qfi,
@@ -190,7 +250,27 @@ impl RxRules {
             handovers: None,
             downlink_streams,
             churn_sessions: 0,
+            ues6,
+            vlans: PortVlans::UNTAGGED,
         }
+    }
+
+    /// With the IPv6 UEs at `ues6` (by default those of an IPv6 table, an address per UE).
+    pub fn with_ipv6_ues(mut self, ues6: Ue6Map) -> RxRules {
+        self.ues6 = ues6;
+        self
+    }
+
+    /// With the ports' VLAN tags: the worker strips them from what it receives.
+    pub fn with_vlans(mut self, vlans: PortVlans) -> RxRules {
+        self.vlans = vlans;
+        self
+    }
+
+    /// The ports' VLAN tags.
+    #[inline(always)]
+    pub fn vlans(&self) -> &PortVlans {
+        &self.vlans
     }
 
     /// With the step's handovers: a moving UE's downlink is accepted through the source's
@@ -253,14 +333,40 @@ impl RxRules {
             return other(frame, true);
         };
         let inner = d.inner();
-        let Some(v) = Inner::read(inner) else {
-            return Classified::Rejected(Reject::InnerNotIpv4Udp);
+        let Some(v) = Inner::read_v4(inner) else {
+            // Out of line, from the frame: `d` stays in registers on the IPv4 path.
+            return self.classify_n3_v6(frame);
         };
         let ue_address = read_u32(inner, IPV4_DESTINATION_AT);
-        let hit = match self.flow(&v, Direction::Downlink, ue_address) {
+        let hit = match self.flow(&v, Direction::Downlink, self.ues.offset_of(ue_address)) {
             Ok(hit) => hit,
             Err(r) => return Classified::Rejected(r),
         };
+        self.downlink(&d, &hit)
+    }
+
+    /// [`classify_n3`](Self::classify_n3) for a G-PDU whose inner packet is not IPv4/UDP:
+    /// IPv6/UDP, or rejected.
+    #[cold]
+    #[inline(never)]
+    fn classify_n3_v6(&self, frame: &[u8]) -> Classified {
+        let Ok(d) = decapsulate(frame) else {
+            return other(frame, true);
+        };
+        let inner = d.inner();
+        let Some(v) = Inner::read_v6(inner) else {
+            return Classified::Rejected(Reject::InnerNotIpv4Udp);
+        };
+        let ue = self.ues6.offset_of(read_u128(inner, IPV6_DESTINATION_AT));
+        match self.flow(&v, Direction::Downlink, ue) {
+            Ok(hit) => self.downlink(&d, &hit),
+            Err(r) => Classified::Rejected(r),
+        }
+    }
+
+    /// The verdict on a downlink G-PDU `d` of a known flow `hit`: its tunnel and QFI checked.
+    #[inline(always)]
+    fn downlink(&self, d: &Decapsulated<'_>, hit: &Hit) -> Classified {
         if hit.probe {
             return if d.teid() == self.ues.downlink_teid.get(hit.ue) {
                 Classified::Probe {
@@ -275,7 +381,7 @@ impl RxRules {
         let leg = match &self.handovers {
             None if d.teid() == self.ues.downlink_teid.get(hit.ue) => Leg::Fixed,
             None => return Classified::Rejected(Reject::WrongTeid),
-            Some(h) => match self.leg(h, &hit, d.teid()) {
+            Some(h) => match self.leg(h, hit, d.teid()) {
                 Some(leg) => leg,
                 None => return Classified::Rejected(Reject::WrongTeid),
             },
@@ -319,14 +425,35 @@ impl RxRules {
     #[inline(always)]
     pub(crate) fn classify_n6(&self, frame: &[u8]) -> Classified {
         if ethertype(frame) != Some(ETHERTYPE_IPV4) {
-            return other(frame, false);
+            return self.other_n6(frame);
         }
         let packet = &frame[ETHERNET_LEN..];
         let Some(v) = Inner::read(packet) else {
             return other(frame, false);
         };
         let ue_address = read_u32(packet, IPV4_SOURCE_AT);
-        match self.flow(&v, Direction::Uplink, ue_address) {
+        self.uplink(self.flow(&v, Direction::Uplink, self.ues.offset_of(ue_address)))
+    }
+
+    /// An N6 frame that is not IPv4: an IPv6 UE's uplink, or the slow path's.
+    #[cold]
+    #[inline(never)]
+    fn other_n6(&self, frame: &[u8]) -> Classified {
+        if ethertype(frame) != Some(ETHERTYPE_IPV6) {
+            return other(frame, false);
+        }
+        let packet = &frame[ETHERNET_LEN..];
+        let Some(v) = Inner::read_v6(packet) else {
+            return other(frame, false);
+        };
+        let ue = self.ues6.offset_of(read_u128(packet, IPV6_SOURCE_AT));
+        self.uplink(self.flow(&v, Direction::Uplink, ue))
+    }
+
+    /// The verdict on an uplink packet received on N6.
+    #[inline(always)]
+    fn uplink(&self, hit: Result<Hit, Reject>) -> Classified {
+        match hit {
             Ok(hit) if hit.probe => Classified::Probe {
                 slot: hit.flow,
                 sequence: hit.sequence,
@@ -343,9 +470,9 @@ impl RxRules {
         }
     }
 
-    /// The flow and tag of a packet received in `direction` whose UE address is `ue_address`.
+    /// The flow and tag of a packet received in `direction` whose UE is `ue` UEs from UE 0.
     #[inline(always)]
-    fn flow(&self, v: &Inner<'_>, direction: Direction, ue_address: u32) -> Result<Hit, Reject> {
+    fn flow(&self, v: &Inner<'_>, direction: Direction, ue: u32) -> Result<Hit, Reject> {
         let tag = TagView::new_checked(v.payload).map_err(|_| Reject::Untagged)?;
         let s = self
             .streams
@@ -359,7 +486,6 @@ impl RxRules {
             return Err(Reject::WrongUdpPorts);
         }
         // The stream's UEs are within the table's, the churn's probes' just after them.
-        let ue = self.ues.offset_of(ue_address);
         let local = ue.wrapping_sub(s.ue_start);
         if local >= s.ue_count {
             return Err(Reject::UnknownUe);
@@ -406,6 +532,44 @@ impl<'a> Inner<'a> {
             payload,
         })
     }
+
+    /// [`read`](Self::read) for a packet that must be IPv4: `None` for IPv6 (its version tested
+    /// on the octet the header length is read from anyway).
+    #[inline(always)]
+    fn read_v4(packet: &'a [u8]) -> Option<Inner<'a>> {
+        let payload = udp_payload(packet).ok()?;
+        let first = packet[0];
+        if first >> 4 != 4 {
+            return None;
+        }
+        let ihl = usize::from(first & 0x0f) * 4;
+        Some(Inner {
+            ports: (
+                read_u16(packet, ihl + UDP_SOURCE_PORT_AT),
+                read_u16(packet, ihl + UDP_DESTINATION_PORT_AT),
+            ),
+            payload,
+        })
+    }
+
+    /// [`read`](Self::read) for an IPv6/UDP packet (no extension header).
+    fn read_v6(packet: &'a [u8]) -> Option<Inner<'a>> {
+        let payload = udp_payload(packet).ok()?;
+        let at = ipv6::HEADER_LEN;
+        (packet.first()? >> 4 == 6).then(|| Inner {
+            ports: (
+                read_u16(packet, at + UDP_SOURCE_PORT_AT),
+                read_u16(packet, at + UDP_DESTINATION_PORT_AT),
+            ),
+            payload,
+        })
+    }
+}
+
+fn read_u128(b: &[u8], at: usize) -> u128 {
+    b.get(at..at + 16)
+        .and_then(|s| <[u8; 16]>::try_from(s).ok())
+        .map_or(0, u128::from_be_bytes)
 }
 
 #[inline(always)]
@@ -436,6 +600,7 @@ fn other(frame: &[u8], n3: bool) -> Classified {
     match ethertype(frame) {
         Some(ETHERTYPE_ARP) => return Classified::Service(Service::Arp),
         Some(ETHERTYPE_IPV4) => {}
+        Some(ETHERTYPE_IPV6) => return other_v6(frame, n3),
         _ => return Classified::Rejected(Reject::NotIpv4),
     }
     let ip = &frame[ETHERNET_LEN..];
@@ -459,6 +624,33 @@ fn other(frame: &[u8], n3: bool) -> Classified {
     }
     let ihl = usize::from(vihl & 0x0f) * 4;
     let destination_port = read_u16(ip, ihl + UDP_DESTINATION_PORT_AT);
+    match payload.get(header::field::MESSAGE_TYPE) {
+        Some(&t) if destination_port == GTPU_PORT && t != MessageType::G_PDU.0 => {
+            Classified::Service(Service::Gtpu(t))
+        }
+        _ => Classified::Rejected(Reject::NotGtpu),
+    }
+}
+
+/// An IPv6 frame the fast paths did not take: ICMPv6 (Neighbor Discovery, echo) and GTP-U
+/// signalling over IPv6 for the service plane, the rest rejected.
+fn other_v6(frame: &[u8], n3: bool) -> Classified {
+    let ip = &frame[ETHERNET_LEN..];
+    if ip.len() < ipv6::HEADER_LEN || ip[0] >> 4 != 6 {
+        return Classified::Rejected(Reject::Malformed);
+    }
+    match ip[ipv6::field::NEXT_HEADER] {
+        PROTOCOL_ICMPV6 => return Classified::Service(Service::Icmpv6),
+        PROTOCOL_UDP => {}
+        _ => return Classified::Rejected(Reject::Malformed),
+    }
+    let Ok(payload) = udp_payload(ip) else {
+        return Classified::Rejected(Reject::Malformed);
+    };
+    if !n3 {
+        return Classified::Rejected(Reject::InnerNotIpv4Udp);
+    }
+    let destination_port = read_u16(ip, ipv6::HEADER_LEN + UDP_DESTINATION_PORT_AT);
     match payload.get(header::field::MESSAGE_TYPE) {
         Some(&t) if destination_port == GTPU_PORT && t != MessageType::G_PDU.0 => {
             Classified::Service(Service::Gtpu(t))

@@ -3,19 +3,26 @@
 //! IPv4/UDP from the UE to the data network host) or a downlink frame on N6 (Ethernet/IPv4/UDP
 //! from the data network host to the UE). The payload starts with the measurement tag; the rest
 //! is zeros. Per packet the TX path patches only the UE, the TEID, the checksums and the tag.
+//!
+//! IPv6 ([`stream_frame`]): the UE's packets are IPv6 when its address is, the N3 transport is
+//! IPv6 when our N3 port and the UPF's have IPv6 addresses ([`Endpoints6`]), in any
+//! combination; the UDP checksums over IPv6 are always computed. A tagged port's frames carry
+//! its VLAN tags after the Ethernet addresses ([`StreamFrame`]): counted in every length.
 
-use std::net::Ipv4Addr;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::ops::Range;
 
 use upfbench_gtpu::{
-    EmitError, Encapsulator, EthernetRepr, Ipv4Repr, OuterHeaders, PacketTemplate,
+    EmitError, Encapsulator, EthernetRepr, Ipv4Repr, Ipv6Repr, OuterHeaders, PacketTemplate,
     PduSessionContainer, UdpChecksum, UdpRepr, UeAddress,
 };
-use upfbench_net::ethernet::ETHERTYPE_IPV4;
+use upfbench_net::ethernet::{self, ETHERTYPE_IPV4};
 use upfbench_net::{MacAddr, Qfi, Teid};
 use upfbench_stats::Direction;
 
 use upfbench_datapath::queues::Side;
 use upfbench_datapath::service::Interface;
+use upfbench_datapath::vlan::PortTags;
 use upfbench_run::plan::StreamPlan;
 
 /// Our interfaces and the UPF's, as the frames need them.
@@ -27,6 +34,27 @@ pub struct Endpoints {
     pub upf_n3: Ipv4Addr,
     /// The next hop's MAC on each port (the UPF's, or a router's), by [`Side`].
     pub next_hop_mac: [MacAddr; 2],
+    /// The IPv6 addresses, where the ports have them.
+    pub v6: Endpoints6,
+    /// Each port's VLAN tags, by [`Side`].
+    pub tags: [PortTags; 2],
+}
+
+/// The IPv6 side of [`Endpoints`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Endpoints6 {
+    /// Our N3 address and the UPF's: uplink G-PDUs go over IPv6 when set.
+    pub n3: Option<(Ipv6Addr, Ipv6Addr)>,
+    /// Our N6 IPv6 address: the data network host of IPv6 UEs.
+    pub dn_host: Option<Ipv6Addr>,
+}
+
+impl Endpoints6 {
+    /// No IPv6 address on either port.
+    pub const NONE: Endpoints6 = Endpoints6 {
+        n3: None,
+        dn_host: None,
+    };
 }
 
 impl Endpoints {
@@ -36,8 +64,159 @@ impl Endpoints {
     }
 }
 
+/// A stream's frame as it goes on the wire: the template (untagged: the gtpu crate's offsets)
+/// and its bytes with the port's VLAN tags.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamFrame {
+    /// The untagged template.
+    pub template: PacketTemplate,
+    /// The frame as sent: the template's bytes with the tags after the addresses.
+    pub bytes: Vec<u8>,
+    /// Octets of tags (0, 4 or 8).
+    pub tags_len: usize,
+}
+
+impl StreamFrame {
+    /// `template` tagged with `tags`.
+    pub fn new(template: PacketTemplate, tags: &PortTags) -> StreamFrame {
+        StreamFrame {
+            bytes: tags.tagged(template.bytes()),
+            tags_len: tags.len(),
+            template,
+        }
+    }
+
+    /// The range a TX pool patches per packet: the template's patch window moved behind the
+    /// tags, or, for a template without one (IPv6 inside or outside), the whole frame, written
+    /// per packet.
+    pub fn patch_range(&self, tag_len: usize) -> Range<usize> {
+        match self.template.patch_range(tag_len) {
+            Some(r) => r.start + self.tags_len..r.end + self.tags_len,
+            None => 0..self.bytes.len(),
+        }
+    }
+
+    /// Whether each packet is written whole (no patch window).
+    pub fn written_whole(&self, tag_len: usize) -> bool {
+        self.template.patch_range(tag_len).is_none()
+    }
+
+    /// The frame's length on the wire (L2 without FCS, tags included).
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Whether it is empty (never).
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// The addresses and tags: what a packet written whole from the untagged template gets back
+    /// in front of it.
+    pub fn head(&self) -> &[u8] {
+        &self.bytes[..ethernet::field::ETHERTYPE.start + self.tags_len]
+    }
+}
+
+/// The frame of `stream` to UE `ue` (its first UE) of either family, over N3's transport of
+/// either family, tagged as its port is: see [`stream_template`] for the rest.
+pub fn stream_frame(
+    stream: &StreamPlan,
+    ue: IpAddr,
+    teid: Teid,
+    qfi: Option<Qfi>,
+    e: &Endpoints,
+) -> Result<StreamFrame, EmitError> {
+    let side = match stream.direction {
+        Direction::Uplink => Side::N3,
+        Direction::Downlink => Side::N6,
+    };
+    // Without an IPv6 address on N6 there is no data network host for IPv6 UEs.
+    let dn6 = || {
+        e.v6.dn_host.ok_or(EmitError::FamilyMismatch {
+            template: upfbench_net::IpFamily::Ipv6,
+            given: upfbench_net::IpFamily::Ipv4,
+        })
+    };
+    let template = match (ue, stream.direction) {
+        (IpAddr::V4(ue), _) => stream_template(stream, ue, teid, qfi, e)?,
+        (IpAddr::V6(ue), Direction::Uplink) => {
+            uplink_template(stream, &Ipv6Repr::udp(ue, dn6()?), teid, qfi, e)?
+        }
+        (IpAddr::V6(ue), Direction::Downlink) => {
+            downlink_template(stream, &Ipv6Repr::udp(dn6()?, ue), e)?
+        }
+    };
+    Ok(StreamFrame::new(template, &e.tags[side.index()]))
+}
+
+/// An uplink G-PDU carrying `inner`, over N3's transport (IPv6 when [`Endpoints6::n3`] is set).
+fn uplink_template<H: upfbench_gtpu::IpHeader>(
+    stream: &StreamPlan,
+    inner: &H,
+    teid: Teid,
+    qfi: Option<Qfi>,
+    e: &Endpoints,
+) -> Result<PacketTemplate, EmitError> {
+    let n3 = &e.local[Side::N3.index()];
+    let mac = e.next_hop_mac[Side::N3.index()];
+    let container = stream
+        .pdu_session_container
+        .then(|| PduSessionContainer::uplink(qfi.unwrap_or(Qfi::from_bits(0))));
+    let encap = match e.v6.n3 {
+        Some((ours, upf)) => {
+            let mut outer = OuterHeaders::new(n3.mac, mac, ours, upf, teid);
+            outer.pdu_session_container = container;
+            Encapsulator::new(&outer)?
+        }
+        None => {
+            let mut outer = OuterHeaders::new(n3.mac, mac, n3.address, e.upf_n3, teid);
+            outer.pdu_session_container = container;
+            Encapsulator::new(&outer)?
+        }
+    };
+    PacketTemplate::gpdu(
+        &encap,
+        inner,
+        &udp_of(stream),
+        &vec![0u8; usize::from(stream.payload_len)],
+        UdpChecksum::Compute,
+        UeAddress::Source,
+    )
+}
+
+/// A downlink frame on N6 carrying `ip`.
+fn downlink_template<H: upfbench_gtpu::IpHeader>(
+    stream: &StreamPlan,
+    ip: &H,
+    e: &Endpoints,
+) -> Result<PacketTemplate, EmitError> {
+    let n6 = &e.local[Side::N6.index()];
+    let eth = EthernetRepr {
+        source: n6.mac,
+        destination: e.next_hop_mac[Side::N6.index()],
+        ethertype: ETHERTYPE_IPV4,
+    };
+    PacketTemplate::plain(
+        &eth,
+        ip,
+        &udp_of(stream),
+        &vec![0u8; usize::from(stream.payload_len)],
+        UdpChecksum::Compute,
+        UeAddress::Destination,
+    )
+}
+
+fn udp_of(stream: &StreamPlan) -> UdpRepr {
+    UdpRepr {
+        source_port: stream.source_port,
+        destination_port: stream.destination_port,
+    }
+}
+
 /// The frame of `stream`, to UE `ue` (its first UE, whose values per packet replace), with
-/// `teid` as the uplink TEID and `qfi` in the PDU Session Container when the stream carries one.
+/// `teid` as the uplink TEID and `qfi` in the PDU Session Container when the stream carries one:
+/// untagged, over N3's transport (IPv6 when [`Endpoints6::n3`] is set).
 pub fn stream_template(
     stream: &StreamPlan,
     ue: Ipv4Addr,
@@ -45,52 +224,8 @@ pub fn stream_template(
     qfi: Option<Qfi>,
     e: &Endpoints,
 ) -> Result<PacketTemplate, EmitError> {
-    let payload = vec![0u8; usize::from(stream.payload_len)];
-    let udp = UdpRepr {
-        source_port: stream.source_port,
-        destination_port: stream.destination_port,
-    };
-    let inner = |source, destination| Ipv4Repr::udp(source, destination);
     match stream.direction {
-        Direction::Uplink => {
-            let n3 = &e.local[Side::N3.index()];
-            let mut outer = OuterHeaders::new(
-                n3.mac,
-                e.next_hop_mac[Side::N3.index()],
-                n3.address,
-                e.upf_n3,
-                teid,
-            );
-            if stream.pdu_session_container {
-                outer.pdu_session_container = Some(PduSessionContainer::uplink(
-                    qfi.unwrap_or(Qfi::from_bits(0)),
-                ));
-            }
-            let encap = Encapsulator::new(&outer)?;
-            PacketTemplate::gpdu(
-                &encap,
-                &inner(ue, e.dn_host()),
-                &udp,
-                &payload,
-                UdpChecksum::Compute,
-                UeAddress::Source,
-            )
-        }
-        Direction::Downlink => {
-            let n6 = &e.local[Side::N6.index()];
-            let eth = EthernetRepr {
-                source: n6.mac,
-                destination: e.next_hop_mac[Side::N6.index()],
-                ethertype: ETHERTYPE_IPV4,
-            };
-            PacketTemplate::plain(
-                &eth,
-                &inner(e.dn_host(), ue),
-                &udp,
-                &payload,
-                UdpChecksum::Compute,
-                UeAddress::Destination,
-            )
-        }
+        Direction::Uplink => uplink_template(stream, &Ipv4Repr::udp(ue, e.dn_host()), teid, qfi, e),
+        Direction::Downlink => downlink_template(stream, &Ipv4Repr::udp(e.dn_host(), ue), e),
     }
 }

@@ -106,6 +106,8 @@ mod tests {
             ],
             upf_n3: Ipv4Addr::new(192, 168, 13, 151),
             next_hop_mac: [MacAddr([2, 0, 0, 0, 0, 2]); 2],
+            v6: crate::datapath::frames::Endpoints6::NONE,
+            tags: [upfbench_datapath::vlan::PortTags::UNTAGGED; 2],
         };
         stream_template(&stream, Ipv4Addr::new(10, 45, 0, 2), Teid(1), None, &e).unwrap()
     }

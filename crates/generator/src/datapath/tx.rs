@@ -12,12 +12,15 @@
 //! that exist, and those still unsent at the end are rewound ([`TxShare::rewind_unsent`]) so
 //! that every flow's `sent` is exact.
 
+use std::net::{IpAddr, Ipv6Addr};
+
 use upfbench_dpdk::{MbufBurst, TemplatePool, TxQueue};
 use upfbench_gtpu::header::{MANDATORY_HEADER_LEN, OPTIONAL_FIELDS_LEN};
 use upfbench_gtpu::{PacketTemplate, UeAddress, UePatch, WindowPatcher};
 use upfbench_net::Teid;
 use upfbench_stats::{Direction, TxStats};
 
+use super::frames::StreamFrame;
 use super::outer_switch::{OUTER_CHECKSUM_AT, OUTER_LEN, OuterSwitch};
 use upfbench_net::tag::{TAG_LEN, Tag};
 use upfbench_run::plan::{Pacer, Schedule, ScheduleSlip, Share, Spread, StreamPlan, UeTable};
@@ -52,6 +55,9 @@ pub enum TxLayout {
     Downlink,
     /// Any other template: its offsets are read at run time.
     Other(WindowPatcher),
+    /// A template without a patch window (IPv6 inside or outside: the outer UDP checksum
+    /// covers the whole G-PDU, a UE address is 16 octets): each packet is written whole.
+    Written,
 }
 
 impl TxLayout {
@@ -72,6 +78,8 @@ impl TxLayout {
             TxLayout::UplinkContainer => patch_packet(UPLINK_CONTAINER, window, ue, tag),
             TxLayout::Downlink => patch_packet(DOWNLINK, window, ue, tag),
             TxLayout::Other(p) => patch_packet(p, window, ue, tag),
+            // Written whole by the share, not patched.
+            TxLayout::Written => {}
         }
     }
 }
@@ -81,6 +89,34 @@ impl TxLayout {
 #[inline(always)]
 fn patch_packet(patcher: WindowPatcher, window: &mut [u8], ue: &UePatch, tag: &Tag) {
     patcher.patch_summed(window, ue, &tag.to_bytes(), tag.word_sum());
+}
+
+/// Writes a packet of a [`TxLayout::Written`] frame into `window` (the whole frame): the
+/// untagged `template` behind the room of the tags, to `ue` in tunnel `teid` with `tag`, then
+/// `head` (the frame's addresses and tags, [`StreamFrame::head`]) in front of it. Returns the
+/// frame's length.
+#[inline(always)]
+pub fn write_whole(
+    template: &PacketTemplate,
+    head: &[u8],
+    window: &mut [u8],
+    teid: Teid,
+    ue: IpAddr,
+    tag: &[u8; TAG_LEN],
+) -> Result<usize, upfbench_gtpu::EmitError> {
+    let tags_len = head.len() - upfbench_net::ethernet::field::ETHERTYPE.start;
+    let out = window
+        .get_mut(tags_len..)
+        .ok_or(upfbench_gtpu::EmitError::BufferTooSmall {
+            needed: tags_len,
+            available: 0,
+        })?;
+    let n = match ue {
+        IpAddr::V6(a) => template.write_ipv6(out, teid, a, tag)?,
+        IpAddr::V4(a) => template.write(out, teid, a, tag)?,
+    };
+    window[..head.len()].copy_from_slice(head);
+    Ok(n + tags_len)
 }
 
 /// One UE as a share sends to it: 24 bytes.
@@ -167,6 +203,22 @@ pub fn share_ues(
         .collect()
 }
 
+/// The IPv6 addresses of the UEs of `share` of `stream` (`address(ue)`), in the order of
+/// [`share_ues`]; empty when the stream's UEs are not IPv6.
+pub fn share_ues6(
+    stream: &StreamPlan,
+    share: &Share,
+    address: &dyn Fn(u32) -> IpAddr,
+) -> Box<[Ipv6Addr]> {
+    share
+        .local_ues()
+        .map_while(|j| match address(stream.ues.start + j) {
+            IpAddr::V6(a) => Some(a),
+            IpAddr::V4(_) => None,
+        })
+        .collect()
+}
+
 /// A worker's part of one stream.
 pub struct TxShare<'e> {
     spec: ShareSpec,
@@ -189,6 +241,14 @@ pub struct TxShare<'e> {
     /// Each UE's outer source when the share has moving UEs (its pool then patches from
     /// [`OUTER_CHECKSUM_AT`]).
     moving: Option<Box<[OuterSwitch]>>,
+    /// Octets of VLAN tags after the Ethernet addresses: the template's offsets are this much
+    /// further in the frame.
+    tags_len: usize,
+    /// The addresses and tags of a [`TxLayout::Written`] frame, written back after each packet.
+    head: Box<[u8]>,
+    /// The IPv6 address of each UE of a [`TxLayout::Written`] share of IPv6 UEs (empty
+    /// otherwise: the IPv4 shares keep 24 bytes a UE).
+    ues6: Box<[Ipv6Addr]>,
 }
 
 impl<'e> TxShare<'e> {
@@ -230,7 +290,34 @@ impl<'e> TxShare<'e> {
             burst: MbufBurst::new(),
             pool_empty: 0,
             moving,
+            tags_len: 0,
+            head: Box::default(),
+            ues6: Box::default(),
         }
+    }
+
+    /// A share sending `frame` (tagged, of either family) from `pool`, whose patch range is
+    /// [`StreamFrame::patch_range`], to `ues`; `ues6` are their IPv6 addresses when the
+    /// stream's UEs are IPv6 (one per UE), else empty.
+    pub fn of_frame(
+        spec: ShareSpec,
+        pool: TemplatePool<'e>,
+        frame: StreamFrame,
+        ues: Box<[TxUe]>,
+        ues6: Box<[Ipv6Addr]>,
+    ) -> TxShare<'e> {
+        debug_assert_eq!(pool.patch_range(), frame.patch_range(TAG_LEN));
+        debug_assert!(ues6.is_empty() || ues6.len() == ues.len());
+        let written = frame.written_whole(TAG_LEN);
+        let mut share = Self::with_moving_ues(spec, pool, frame.template.clone(), ues, None);
+        share.frame_len = frame.len() as u32;
+        share.tags_len = frame.tags_len;
+        if written {
+            share.layout = TxLayout::Written;
+            share.head = frame.head().into();
+            share.ues6 = ues6;
+        }
+        share
     }
 
     /// Gives its template pool back, for a later step sending the same frames.
@@ -335,7 +422,42 @@ impl<'e> TxShare<'e> {
             TxLayout::UplinkContainer => self.fill_as(n, stamp, UPLINK_CONTAINER),
             TxLayout::Downlink => self.fill_as(n, stamp, DOWNLINK),
             TxLayout::Other(p) => self.fill_as(n, stamp, p),
+            TxLayout::Written => self.fill_written(n, stamp),
         }
+    }
+
+    /// [`fill_as`](Self::fill_as) for a share whose packets are written whole
+    /// ([`TxLayout::Written`]): the untagged template written behind the tags' room, then the
+    /// addresses and tags put back in front. Out of line: the IPv4 patch loops stay as they are.
+    #[inline(never)]
+    fn fill_written(&mut self, n: usize, stamp: u32) -> bool {
+        let stream = self.spec.stream;
+        let per_ue = self.spec.per_ue;
+        let (template, head, ues6) = (&self.template, &self.head[..], &self.ues6[..]);
+        let ues = &mut self.ues;
+        let (mut cursor, mut left) = (self.cursor, self.left_on_ue);
+        let filled = self.pool.alloc_overwriting(&mut self.burst, n, |window| {
+            let ue = &mut ues[cursor];
+            let tag = Tag {
+                stream,
+                sequence: ue.sent as u32,
+                tx_time: stamp,
+            }
+            .to_bytes();
+            let address = match ues6.get(cursor) {
+                Some(&a) => IpAddr::V6(a),
+                None => IpAddr::V4(ue.patch.address()),
+            };
+            let written = write_whole(template, head, window, ue.patch.teid(), address, &tag);
+            debug_assert!(written.is_ok(), "{written:?}");
+            ue.sent += 1;
+            next_packet(&mut cursor, &mut left, per_ue, ues.len());
+        });
+        self.cursor = cursor;
+        self.left_on_ue = left;
+        let ok = filled.is_ok();
+        self.filled += if ok { n as u64 } else { 0 };
+        ok
     }
 
     /// [`fill`](Self::fill) with `patcher`: inlined with a constant, the loop's offsets are
@@ -437,10 +559,23 @@ impl<'e> TxShare<'e> {
     /// the latest packet of its UE, so the UE's count goes down by one. Returns how many were
     /// rewound.
     pub fn rewind_unsent(&mut self) -> u64 {
-        let at = self.template.ue_offset();
+        let at = self.template.ue_offset() + self.tags_len;
         let mut rewound = 0;
         while let Some(m) = self.burst.pop() {
             let d = m.data();
+            if !self.ues6.is_empty() {
+                // IPv6 UEs: found by address (at most a burst, at the end of a phase).
+                let k = d
+                    .get(at..at + 16)
+                    .and_then(|b| <[u8; 16]>::try_from(b).ok())
+                    .and_then(|b| self.ues6.iter().position(|u| u.octets() == b));
+                if let Some(ue) = k.and_then(|k| self.ues.get_mut(k)) {
+                    ue.sent -= 1;
+                    rewound += 1;
+                }
+                self.filled -= 1;
+                continue;
+            }
             let Some(b) = d.get(at..at + 4) else { continue };
             let address = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
             // The share's UEs are `stride` addresses apart from its first one.

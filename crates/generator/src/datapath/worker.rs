@@ -56,7 +56,7 @@ pub struct WorkerCounters {
     pub(crate) tx_slips: Vec<ShareSlip>,
     /// Frames the service plane looked at, per port, by kind (GTP-U Error Indications from
     /// the UPF among them).
-    pub(crate) service_seen: [[u64; Seen::COUNT]; 2],
+    pub service_seen: [[u64; Seen::COUNT]; 2],
     /// The handovers as the receive side saw them (empty without handovers).
     pub handover: HandoverRx,
     /// The churn sessions' probes (empty without churn).
@@ -352,7 +352,7 @@ impl<'p> Running<'p> {
             }
             receive(
                 side,
-                burst,
+                &mut *burst,
                 self.rules,
                 measuring.then_some(&mut self.rx),
                 &mut self.counters,
@@ -569,12 +569,13 @@ fn side_of(share: &TxShare<'_>) -> Side {
     }
 }
 
-/// Classifies and records one received burst (see [`receive_frame`]).
+/// Classifies and records one received burst (see [`receive_frame`]); on tagged ports, see
+/// [`receive_tagged`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn receive<const N: usize>(
     side: Side,
-    burst: &MbufBurst<'_, N>,
+    burst: &mut MbufBurst<'_, N>,
     rules: &RxRules,
     mut stats: Option<&mut RxStats>,
     counters: &mut WorkerCounters,
@@ -582,6 +583,18 @@ fn receive<const N: usize>(
     now_ns: u64,
     measured_from_ns: u64,
 ) {
+    if rules.vlans().any() {
+        receive_tagged(
+            side,
+            burst,
+            rules,
+            stats,
+            counters,
+            service,
+            (now_ns, measured_from_ns),
+        );
+        return;
+    }
     for m in burst.iter() {
         let frame = m.data();
         if let Some(kind) = receive_frame(
@@ -599,6 +612,51 @@ fn receive<const N: usize>(
     }
 }
 
+/// [`receive`] on ports with VLAN tags: each frame is for the port whose tags it carries
+/// (`side`, or in one-port mode the other port), which are removed in place (the addresses
+/// moved over them) before it is classified; its length still counts them. A frame with
+/// other tags or none goes to the service plane, which counts it ([`Seen::OtherVlan`]).
+#[inline(never)]
+fn receive_tagged<const N: usize>(
+    side: Side,
+    burst: &mut MbufBurst<'_, N>,
+    rules: &RxRules,
+    mut stats: Option<&mut RxStats>,
+    counters: &mut WorkerCounters,
+    service: &mut ServicePlane<'_>,
+    (now_ns, measured_from_ns): (u64, u64),
+) {
+    let vlans = *rules.vlans();
+    burst.retain_mut(|m| {
+        let data = m.data_mut();
+        let Some(port) = vlans.side_of(side, data) else {
+            counters.rx_service[side.index()] += 1;
+            service.handle_any(side, data);
+            return true;
+        };
+        let tags = vlans.tags[port.index()].len();
+        data.copy_within(..ADDRESSES_LEN, tags);
+        let frame = &data[tags..];
+        if let Some(_kind) = receive_frame_sized(
+            port,
+            frame,
+            (frame.len() + tags) as u32,
+            rules,
+            stats.as_deref_mut(),
+            counters,
+            now_ns,
+            measured_from_ns,
+        ) {
+            counters.rx_service[port.index()] += 1;
+            service.handle_untagged(port, frame);
+        }
+        true
+    });
+}
+
+/// The Ethernet addresses, which a VLAN tag follows.
+const ADDRESSES_LEN: usize = 12;
+
 /// The RX path of one frame, as the worker runs it: classifies `frame` (received on `side` at
 /// `now_ns`) and records it in `stats` (`None` outside the measured phases) or counts it;
 /// returns what the service plane must answer. A packet whose tag says it was sent before
@@ -610,6 +668,32 @@ fn receive<const N: usize>(
 pub fn receive_frame(
     side: Side,
     frame: &[u8],
+    rules: &RxRules,
+    stats: Option<&mut RxStats>,
+    counters: &mut WorkerCounters,
+    now_ns: u64,
+    measured_from_ns: u64,
+) -> Option<Service> {
+    receive_frame_sized(
+        side,
+        frame,
+        frame.len() as u32,
+        rules,
+        stats,
+        counters,
+        now_ns,
+        measured_from_ns,
+    )
+}
+
+/// [`receive_frame`] for a frame whose tags were removed: `wire_len` is its length as it came
+/// (what the statistics count).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn receive_frame_sized(
+    side: Side,
+    frame: &[u8],
+    wire_len: u32,
     rules: &RxRules,
     stats: Option<&mut RxStats>,
     counters: &mut WorkerCounters,
@@ -636,12 +720,8 @@ pub fn receive_frame(
                 counters.unmeasured[side.index()] += 1;
             }
             Some(rx) => {
-                let arrival = rx.record_transit(
-                    flow,
-                    sequence,
-                    transit_ns(tx_time, now_ns),
-                    frame.len() as u32,
-                );
+                let arrival =
+                    rx.record_transit(flow, sequence, transit_ns(tx_time, now_ns), wire_len);
                 if leg != Leg::Fixed {
                     counters.handover.record(leg, sequence, now_ns, arrival);
                 }

@@ -20,7 +20,7 @@ use super::{Setup, run_hook};
 use crate::commands::step_hook::StepEdge;
 use crate::datapath::assembly::{Idle, StepWiring};
 use crate::datapath::clock::Clock;
-use crate::datapath::frames::Endpoints;
+use crate::datapath::frames::{Endpoints, Endpoints6};
 use crate::metrics::{PfcpSampler, StepMetrics};
 use crate::report::{self, ControlTimes, RunEvent, StepFigures, Timeline};
 use upfbench_cli::out;
@@ -29,6 +29,7 @@ use upfbench_datapath::calibration::TscCalibration;
 use upfbench_datapath::port_setup::{WaitError, resolve};
 use upfbench_datapath::queues::{PortQueues, Side};
 use upfbench_datapath::service::{Interface, ServicePlane};
+use upfbench_datapath::vlan::PortTags;
 use upfbench_run::lifecycle::{Action, Event, Lifecycle, State};
 use upfbench_run::phase::{Phase, PhaseBoard};
 
@@ -344,10 +345,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             .filter_map(|(s, p)| Some((s, bed.peers[s.index()], p.peer_mac?)))
             .collect();
         let mut service = ServicePlane::new(bed.interfaces, bed.service_pool, bed.dpdk_hz, &known);
-        let targets = [
-            (Side::N3, bed.peers[0].into()),
-            (Side::N6, bed.peers[1].into()),
-        ];
+        let targets = Side::BOTH.map(|s| (s, bed.peers[s.index()].into()));
         let asked: Vec<String> = [(Side::N3, &system.n3), (Side::N6, &system.n6)]
             .into_iter()
             .filter(|(_, p)| p.peer_mac.is_none())
@@ -433,6 +431,8 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 local: bed.interfaces,
                 upf_n3: bed.peers[0],
                 next_hop_mac: self.next_hop,
+                v6: Endpoints6::NONE,
+                tags: [PortTags::UNTAGGED; 2],
             },
             peers: bed.peers,
             qfi: self.qfi,

@@ -268,10 +268,20 @@ fn foreign_frames_are_rejected_by_kind() {
         r.classify_n3(&other_port),
         Classified::Rejected(Reject::NotGtpu)
     );
+    // IPv6 whose next header (0x60) is neither UDP nor ICMPv6.
     let mut ipv6 = plain(&[0x60; 60]);
     ipv6[12..14].copy_from_slice(&[0x86, 0xdd]);
-    assert_eq!(r.classify_n3(&ipv6), Classified::Rejected(Reject::NotIpv4));
-    assert_eq!(r.classify_n6(&ipv6), Classified::Rejected(Reject::NotIpv4));
+    assert_eq!(
+        r.classify_n3(&ipv6),
+        Classified::Rejected(Reject::Malformed)
+    );
+    assert_eq!(
+        r.classify_n6(&ipv6),
+        Classified::Rejected(Reject::Malformed)
+    );
+    let mut other = ipv6.clone();
+    other[12..14].copy_from_slice(&[0x88, 0xcc]);
+    assert_eq!(r.classify_n3(&other), Classified::Rejected(Reject::NotIpv4));
     let mut tcp = inner(DN, ue(0), (1, 2), &[0; 20]);
     tcp[9] = 6;
     assert_eq!(
@@ -381,3 +391,5 @@ fn a_moving_ue_is_measured_through_both_tunnels_and_told_apart() {
     assert_eq!(rules(qfi(9)).end_marker_slot(&em(Teid(26))), None);
     assert_eq!(r.handover_record().flows.len(), 100);
 }
+
+mod ipv6;
