@@ -6,12 +6,17 @@
 # lab-reflector-af-xdp.yaml). What each finds is the highest load that the tester carries
 # without loss on that path on this host, or the load it could send no more than: a UPF's lab
 # result at or above it is the tester's, not the UPF's (docs/results/2026-11-29-search-lab.md).
+# The reflector busy-polls a core as the tester does: on a 2-vCPU host this is the ceiling of a
+# tester beside a busy-polling UPF (UPG-VPP); beside a kernel UPF (eUPF) the tester has more
+# CPU and its "tester-limited at X" in that UPF's own search is the better figure.
 #
 #   deploy/upflab-ceiling.sh                                  # both paths, 300 and 1400 B
 #   deploy/upflab-ceiling.sh --paths af_xdp --payloads 300    # one path, one payload
 #
 # Options: --paths LIST (af_packet,af_xdp), --payloads LIST (300,1400), --profile FILE
-#          (profiles/upflab-ceiling.yaml), --out DIR (reports/upflab-ceiling-<time>)
+#          (profiles/upflab-ceiling.yaml), --out DIR (reports/upflab-ceiling-<time>),
+#          --nice N (upfbench and the reflector at this niceness, e.g. -10 on a machine that
+#          others load: there a stalled sender is taken for the tester's limit)
 # Output: DIR/host.txt (date, CPU model, vCPUs, kernel, upfbench), DIR/<path>/ (what
 # upflab-compare.sh leaves: search/ with the report, counters and reconcile.txt), and
 # DIR/ceiling.txt (deploy/upflab/ceiling.py of each path's report).
@@ -28,6 +33,7 @@ paths=af_packet,af_xdp
 payloads=300,1400
 profile=$repo/profiles/upflab-ceiling.yaml
 out=
+nice=
 usage() {
     sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
     exit 2
@@ -38,6 +44,7 @@ while [ $# -gt 0 ]; do
     --payloads) payloads=$2; shift 2 ;;
     --profile) profile=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --nice) nice=$2; shift 2 ;;
     *) usage ;;
     esac
 done
@@ -54,6 +61,8 @@ out=$(cd "$out" && pwd)
     echo "upfbench: $("$UPFBENCH" --version 2>/dev/null || echo "? ($UPFBENCH)"), repository at" \
         "$(git -C "$repo" describe --always --dirty 2>/dev/null || echo '?')"
     echo "paths: $paths; payloads: $payloads; profile: ${profile#"$repo"/}"
+    echo "niceness of upfbench and the reflector: ${nice:-0 (not changed)}"
+    echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >"$out/host.txt"
 cat "$out/host.txt" >&2
 
@@ -75,7 +84,7 @@ for path in "${path_list[@]}"; do
     rc=0
     REFLECTOR_SYSTEM=$reflector UPFBENCH=$UPFBENCH "$here/upflab-compare.sh" --upf reflect \
         --system "$system" --profile "$profile" --payloads "$payloads" --out "$out/$path" \
-        search || rc=$?
+        ${nice:+--nice "$nice"} search || rc=$?
     [ "$rc" = 0 ] || [ "$status" != 0 ] || status=$rc
     report=$(find "$out/$path/search" -name report.json | head -1)
     if [ -n "$report" ]; then
