@@ -61,6 +61,8 @@ fn stream(direction: Direction, payload_len: u16, container: bool) -> StreamPlan
         rate_pps: 1.0,
         schedule: Schedule::Continuous { packets: 1 },
         spread: Spread::RoundRobin,
+        shape: Default::default(),
+        qfi: None,
     }
 }
 
