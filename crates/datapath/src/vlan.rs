@@ -183,6 +183,16 @@ impl PortVlans {
         one_port: false,
     };
 
+    /// The tags of a system file's ports (`vlan`, `qinq`) and its one-port mode (`n6: {port:
+    /// n3}`). Validation refused the tags that cannot be written; any left would be untagged.
+    pub fn of_ports<P>(n3: &upfbench_config::Port<P>, n6: &upfbench_config::Port<P>) -> PortVlans {
+        let tags = |p: &upfbench_config::Port<P>| PortTags::new(p.vlan_tags()).unwrap_or_default();
+        PortVlans {
+            tags: [tags(n3), tags(n6)],
+            one_port: n6.shares_device(),
+        }
+    }
+
     /// Whether either port is tagged: the receive path then looks at every frame's tags.
     #[inline(always)]
     pub fn any(&self) -> bool {

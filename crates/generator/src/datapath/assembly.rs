@@ -264,7 +264,7 @@ fn tx_share<'p>(
         .unwrap_or(Teid::ZERO);
     let frame = stream_frame(
         stream,
-        ue_address(plan, first_ue),
+        ue_address(plan, stream, first_ue),
         teid,
         w.qfi,
         &w.endpoints,
@@ -296,13 +296,16 @@ fn tx_share<'p>(
             moving,
         ));
     }
-    let ues6 = share_ues6(stream, share, &|ue| ue_address(plan, ue));
+    let ues6 = share_ues6(stream, share, &|ue| ue_address(plan, stream, ue));
     Ok(TxShare::of_frame(spec, pool, frame, ues, ues6))
 }
 
-/// UE `ue`'s address as a stream's packets carry it.
-fn ue_address(plan: &Plan, ue: u32) -> IpAddr {
-    plan.ues.address(ue)
+/// UE `ue`'s address as `stream`'s packets carry it: of the stream's family.
+fn ue_address(plan: &Plan, stream: &StreamPlan, ue: u32) -> IpAddr {
+    match (stream.shape.inner, plan.ues.address_v6(ue)) {
+        (upfbench_net::IpFamily::Ipv6, Some(a)) => IpAddr::V6(a),
+        _ => plan.ues.address(ue),
+    }
 }
 
 /// Worker `worker`'s part of the churn sessions' probes, in a step whose churn runs.

@@ -239,9 +239,10 @@ impl RxRules {
             table[usize::from(s.id)] = RxStream::of(s, downlink_streams, false);
             downlink_streams += u32::from(s.direction == Direction::Downlink);
         }
-        let ues6 = match ues.first_address() {
-            IpAddr::V6(a) => Ue6Map::new(a, 128),
-            IpAddr::V4(_) => Ue6Map::default(),
+        let ues6 = match (ues.v6, ues.first_address()) {
+            (Some(v6), _) => Ue6Map::new(v6.address(0), v6.prefix_len()),
+            (None, IpAddr::V6(a)) => Ue6Map::new(a, 128),
+            (None, IpAddr::V4(_)) => Ue6Map::default(),
         };
         RxRules {
             ues,
@@ -255,7 +256,7 @@ impl RxRules {
         }
     }
 
-    /// With the IPv6 UEs at `ues6` (by default those of an IPv6 table, an address per UE).
+    /// With the IPv6 UEs at `ues6` (by default the table's: [`UeTable::v6`]).
     pub fn with_ipv6_ues(mut self, ues6: Ue6Map) -> RxRules {
         self.ues6 = ues6;
         self

@@ -162,7 +162,7 @@ fn uplink_template<H: upfbench_gtpu::IpHeader>(
     let mac = e.next_hop_mac[Side::N3.index()];
     let container = stream
         .pdu_session_container
-        .then(|| PduSessionContainer::uplink(qfi.unwrap_or(Qfi::from_bits(0))));
+        .then(|| PduSessionContainer::uplink(stream.qfi.or(qfi).unwrap_or(Qfi::from_bits(0))));
     let encap = match e.v6.n3 {
         Some((ours, upf)) => {
             let mut outer = OuterHeaders::new(n3.mac, mac, ours, upf, teid);

@@ -102,8 +102,9 @@ impl<'p> Program<'p> for CapacityProgram<'p> {
             self.plan = Some((step, plan));
         }
         let (_, plan) = self.plan.as_ref().expect("made above");
-        let rules =
-            self.rules[step].get_or_init(|| RxRules::new(plan.ues, plan.qfi, &plan.streams));
+        let vlans = upfbench_datapath::vlan::PortVlans::of_ports(&self.system.n3, &self.system.n6);
+        let rules = self.rules[step]
+            .get_or_init(|| RxRules::new(plan.ues, plan.qfi, &plan.streams).with_vlans(vlans));
         (plan, rules)
     }
 

@@ -31,6 +31,7 @@ use upfbench_datapath::port_setup::{port_config, rx_pool, split_queues};
 use upfbench_datapath::queues::{PortQueues, Side};
 use upfbench_datapath::rx_spread::rx_spread;
 use upfbench_datapath::service::Interface;
+use upfbench_datapath::vlan::PortVlans;
 use upfbench_pfcp::plan::UeSessionPlan;
 use upfbench_run::lifecycle::{Lifecycle, Timing};
 use upfbench_run::phase::{Phase, PhaseBoard};
@@ -93,7 +94,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         multiplied,
         plans,
     } = step_plans(setup, links, &mut record)?;
-    let rules = rx_rules(&plans);
+    let rules = rx_rules(&plans, PortVlans::of_ports(&system.n3, &system.n6));
     let (sessions, churn_sessions) = session_plans(setup, &plans)?;
     let idle_queues = split_queues(s3.queues()?, s6.queues()?)
         .into_iter()
@@ -201,6 +202,14 @@ fn ending(machine: &Lifecycle) -> Result<()> {
 
 /// The N3 and N6 ports, by the names EAL gave them.
 fn open_ports<'e>(eal: &'e Eal, setup: &Setup<'_>) -> Result<[Port<'e>; 2]> {
+    if setup.system.one_port() {
+        // The workers tell N3's frames from N6's by VLAN on one device (rx_exact's
+        // one_port_tagged), but the device is not yet opened once for both ports' queues.
+        bail!(
+            "one-port mode (n6: {{port: n3}}) is not supported by the generator's port set-up \
+             yet: give N6 a device of its own"
+        );
+    }
     Ok([
         Port::from_name(eal, &setup.names[0])
             .with_context(|| format!("N3 port {}", setup.names[0]))?,
@@ -338,14 +347,15 @@ fn step_plans(
     })
 }
 
-/// Each step's receive rules.
-fn rx_rules(plans: &[Plan]) -> Vec<RxRules> {
+/// Each step's receive rules, on ports tagged with `vlans`.
+fn rx_rules(plans: &[Plan], vlans: PortVlans) -> Vec<RxRules> {
     plans
         .iter()
         .map(|p| {
             RxRules::new(p.ues, p.qfi, &p.streams)
                 .with_handovers(p.handovers.clone())
                 .with_churn(p.churn.as_ref())
+                .with_vlans(vlans)
         })
         .collect()
 }

@@ -29,7 +29,7 @@ use upfbench_datapath::calibration::TscCalibration;
 use upfbench_datapath::port_setup::{WaitError, resolve};
 use upfbench_datapath::queues::{PortQueues, Side};
 use upfbench_datapath::service::{Interface, ServicePlane};
-use upfbench_datapath::vlan::PortTags;
+use upfbench_datapath::vlan::PortVlans;
 use upfbench_run::lifecycle::{Action, Event, Lifecycle, State};
 use upfbench_run::phase::{Phase, PhaseBoard};
 
@@ -340,11 +340,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             .iter_mut()
             .filter_map(Option::take)
             .collect();
-        let known: Vec<_> = [(Side::N3, &system.n3), (Side::N6, &system.n6)]
-            .into_iter()
-            .filter_map(|(s, p)| Some((s, bed.peers[s.index()], p.peer_mac?)))
-            .collect();
-        let mut service = ServicePlane::new(bed.interfaces, bed.service_pool, bed.dpdk_hz, &known);
+        let mut service = resolving_service(bed);
         let targets = Side::BOTH.map(|s| (s, bed.peers[s.index()].into()));
         let asked: Vec<String> = [(Side::N3, &system.n3), (Side::N6, &system.n6)]
             .into_iter()
@@ -432,7 +428,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 upf_n3: bed.peers[0],
                 next_hop_mac: self.next_hop,
                 v6: Endpoints6::NONE,
-                tags: [PortTags::UNTAGGED; 2],
+                tags: PortVlans::of_ports(&bed.setup.system.n3, &bed.setup.system.n6).tags,
             },
             peers: bed.peers,
             qfi: self.qfi,
@@ -734,4 +730,18 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             }
         }
     }
+}
+
+/// The service plane that resolves the UPF's MACs before traffic: the configured MACs known,
+/// the ports' VLAN tags on what it sends and expects.
+fn resolving_service<'p>(bed: &Testbed<'_, 'p>) -> ServicePlane<'p> {
+    let system = bed.setup.system;
+    let known: Vec<_> = [(Side::N3, &system.n3), (Side::N6, &system.n6)]
+        .into_iter()
+        .filter_map(|(s, p)| Some((s, bed.peers[s.index()], p.peer_mac?)))
+        .collect();
+    let vlans = PortVlans::of_ports(&system.n3, &system.n6);
+    ServicePlane::new(bed.interfaces, bed.service_pool, bed.dpdk_hz, &known)
+        .with_vlan(Side::N3, vlans.tags[0])
+        .with_vlan(Side::N6, vlans.tags[1])
 }
