@@ -2,8 +2,9 @@
 
 use super::*;
 
-/// Labels a family may have: bounded sets, none per UE, flow or worker.
-const BOUNDED: [&str; 9] = [
+/// Labels a family may have: bounded sets, none per UE, flow or worker (a QoS flow's QFI is
+/// one of 64, not one per session).
+const BOUNDED: [&str; 11] = [
     "direction",
     "step",
     "port",
@@ -13,6 +14,8 @@ const BOUNDED: [&str; 9] = [
     "role",
     "version",
     "name",
+    "qfi",
+    "verdict",
 ];
 
 #[test]
