@@ -2,8 +2,8 @@
 
 use super::*;
 
-/// Labels a family may have: bounded sets, none per UE, flow or worker (`qfi`: at most 64
-/// values and "none", TS 38.415's 6 bits; `verdict`: passed, policed, gated).
+/// Labels a family may have: bounded sets, none per UE, flow or worker (a QoS flow's QFI is
+/// one of 64, not one per session).
 const BOUNDED: [&str; 11] = [
     "direction",
     "step",
