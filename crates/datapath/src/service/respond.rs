@@ -296,23 +296,9 @@ fn respond_gtpu(
     if udp.destination_port() != GTPU_PORT {
         return Outcome::seen(Seen::Ignored);
     }
-    let Ok(msg) = GtpuRepr::parse_bytes(udp.payload()) else {
-        return Outcome::seen(Seen::GtpuOther);
-    };
-    match msg.message {
-        Message::EchoRequest => {}
-        Message::EchoResponse { .. } => return Outcome::seen(Seen::GtpuEchoResponse),
-        Message::ErrorIndication { .. } => return Outcome::seen(Seen::GtpuErrorIndication),
-        Message::EndMarker => return Outcome::seen(Seen::GtpuEndMarker),
-        Message::GPdu { .. } => return Outcome::seen(Seen::GtpuOther),
-    }
-    let response = GtpuRepr {
-        teid: Teid::ZERO,
-        sequence_number: Some(msg.sequence_number.unwrap_or(0)),
-        npdu_number: None,
-        pdu_session_container: None,
-        udp_port: None,
-        message: Message::EchoResponse { recovery: 0 },
+    let response = match echo_response(udp.payload()) {
+        Ok(r) => r,
+        Err(seen) => return Outcome::seen(seen),
     };
     let reply = udp_reply(
         iface,
@@ -327,6 +313,29 @@ fn respond_gtpu(
         reply,
         learned: None,
     }
+}
+
+/// The Echo Response to a GTP-U message on port 2152 (either family), or what the message
+/// was when it asks for none.
+pub(super) fn echo_response(udp_payload: &[u8]) -> Result<GtpuRepr<'static>, Seen> {
+    let Ok(msg) = GtpuRepr::parse_bytes(udp_payload) else {
+        return Err(Seen::GtpuOther);
+    };
+    match msg.message {
+        Message::EchoRequest => {}
+        Message::EchoResponse { .. } => return Err(Seen::GtpuEchoResponse),
+        Message::ErrorIndication { .. } => return Err(Seen::GtpuErrorIndication),
+        Message::EndMarker => return Err(Seen::GtpuEndMarker),
+        Message::GPdu { .. } => return Err(Seen::GtpuOther),
+    }
+    Ok(GtpuRepr {
+        teid: Teid::ZERO,
+        sequence_number: Some(msg.sequence_number.unwrap_or(0)),
+        npdu_number: None,
+        pdu_session_container: None,
+        udp_port: None,
+        message: Message::EchoResponse { recovery: 0 },
+    })
 }
 
 /// Writes Ethernet/IPv4/UDP around a GTP-U message from `iface` to `(mac, ip)`.

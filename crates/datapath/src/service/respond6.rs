@@ -16,16 +16,16 @@
 
 use std::net::{IpAddr, Ipv6Addr};
 
-use upfbench_gtpu::{GTPU_PORT, GtpuRepr, Message, emit_ipv6_udp};
+use upfbench_gtpu::{GTPU_PORT, emit_ipv6_udp};
 use upfbench_net::ethernet::{self, ETHERTYPE_IPV6};
 use upfbench_net::ipv6::{self, PROTOCOL_ICMPV6, PROTOCOL_UDP, solicited_node};
 use upfbench_net::ndp::{self, NeighborSolicit};
 use upfbench_net::{
-    EthernetFrame, EthernetRepr, Icmpv6Packet, Icmpv6Repr, Ipv6Packet, Ipv6Repr, MacAddr, Teid,
+    EthernetFrame, EthernetRepr, Icmpv6Packet, Icmpv6Repr, Ipv6Packet, Ipv6Repr, MacAddr,
     UdpPacket, UdpRepr,
 };
 
-use super::respond::{Interface, Outcome, Seen};
+use super::respond::{Interface, Outcome, Seen, echo_response};
 
 /// Our IPv6 interface on a port: the address we answer for (the port's MAC is its
 /// [`Interface`]'s).
@@ -226,23 +226,9 @@ fn respond_gtpu6(
     if udp.destination_port() != GTPU_PORT {
         return Outcome::seen(Seen::Ignored);
     }
-    let Ok(msg) = GtpuRepr::parse_bytes(udp.payload()) else {
-        return Outcome::seen(Seen::GtpuOther);
-    };
-    match msg.message {
-        Message::EchoRequest => {}
-        Message::EchoResponse { .. } => return Outcome::seen(Seen::GtpuEchoResponse),
-        Message::ErrorIndication { .. } => return Outcome::seen(Seen::GtpuErrorIndication),
-        Message::EndMarker => return Outcome::seen(Seen::GtpuEndMarker),
-        Message::GPdu { .. } => return Outcome::seen(Seen::GtpuOther),
-    }
-    let response = GtpuRepr {
-        teid: Teid::ZERO,
-        sequence_number: Some(msg.sequence_number.unwrap_or(0)),
-        npdu_number: None,
-        pdu_session_container: None,
-        udp_port: None,
-        message: Message::EchoResponse { recovery: 0 },
+    let response = match echo_response(udp.payload()) {
+        Ok(r) => r,
+        Err(seen) => return Outcome::seen(seen),
     };
     let mut body = [0u8; 64];
     let n = response.buffer_len();

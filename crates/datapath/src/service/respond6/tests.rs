@@ -1,6 +1,8 @@
 use super::*;
 use std::net::Ipv4Addr;
+use upfbench_gtpu::{GtpuRepr, Message};
 use upfbench_net::NeighborAdvert;
+use upfbench_net::Teid;
 use upfbench_net::ndp::NeighborSolicit;
 
 use crate::service::respond::respond_port;
