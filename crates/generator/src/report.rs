@@ -8,6 +8,7 @@ mod control;
 mod counters;
 mod files;
 mod handover;
+mod qos;
 mod step;
 mod timeline;
 mod tx_slip;

@@ -178,11 +178,15 @@ impl QosFlowReport {
 impl QosReport {
     /// The report of `flows`, with the GBR check across them.
     pub fn new(flows: Vec<QosFlowReport>, tolerance: f64) -> QosReport {
+        // A non-GBR flow the UPF held back: one it passed whole (under its MBR, or not
+        // policed) puts the GBR flows under no pressure.
         let policed_non_gbr = flows.iter().any(|f| {
             f.gbr_bps.is_none()
-                && !matches!(
+                && matches!(
                     f.verdict,
-                    QerVerdict::Passed | QerVerdict::LostUnderMbr { .. }
+                    QerVerdict::Policed
+                        | QerVerdict::PolicedAbove { .. }
+                        | QerVerdict::PolicedBelow { .. }
                 )
         });
         let gbr: Vec<bool> = flows.iter().filter_map(|f| f.gbr_kept(tolerance)).collect();
@@ -352,6 +356,11 @@ mod tests {
             QosReport::new(vec![policed], T).gbr_kept_under_policing,
             None
         );
+        // Beside a non-GBR flow the UPF did not police: nothing to say.
+        let unpoliced = flow(5, None, 15e6, 18_750);
+        assert_eq!(unpoliced.verdict, QerVerdict::NotPoliced);
+        let r = QosReport::new(vec![unpoliced, flow(1, Some(10e6), 15e6, 12_500)], T);
+        assert_eq!(r.gbr_kept_under_policing, None);
         // A GBR flow beside a control flow only: nothing was policed.
         let control = flow(5, None, 8e6, 10_000);
         let r = QosReport::new(vec![control, flow(1, Some(10e6), 8e6, 10_000)], T);

@@ -16,5 +16,5 @@ pub use churn::{ChurnPlan, ChurnStep};
 pub use mobility::{HandoverPlan, Move};
 pub use pacing::{Pacer, ScheduleSlip};
 pub use placement::{Share, WorkerPlan, place};
-pub use stream::{Schedule, Spread, StreamPlan, tx_frame_len};
+pub use stream::{Schedule, Spread, StreamPlan, StreamQer, tx_frame_len};
 pub use ue::{TeidSequence, UeTable, UeV6, UplinkTeids};

@@ -11,7 +11,7 @@ use upfbench_net::{IpFamily, Qfi};
 use upfbench_stats::{Direction, LatencyConfig, PortName};
 
 use super::placement::{Share, WorkerPlan, place};
-use super::stream::{Schedule, Spread, StreamPlan};
+use super::stream::{Schedule, Spread, StreamPlan, StreamQer};
 use super::ue::{TeidSequence, UeTable, UeV6, UplinkTeids};
 use upfbench_config::{self as config, Profile, System, TeidAllocation, TxMode, frame};
 
@@ -270,6 +270,7 @@ fn stream_plan(
         Direction::Uplink => shape.n3_frame_len(p, container),
         Direction::Downlink => shape.n6_frame_len(p),
     };
+    let (first, count) = st.ues.bounds(s.count);
     let rate_pps = profile
         .stream_pps(
             st,
@@ -283,7 +284,12 @@ fn stream_plan(
             rate: st.rate.to_string(),
             port: port_name,
         })?;
-    let (first, count) = st.ues.bounds(s.count);
+    // A QER is per session: a `%mbr` rate is each UE's share of its own flow's MBR, so the
+    // stream, spread over `count` UEs, sends `count` times it.
+    let rate_pps = match st.rate {
+        config::Rate::MbrPercent(_) => rate_pps * f64::from(count),
+        _ => rate_pps,
+    };
     let (schedule, length) = schedule(profile, rate_pps);
     let name = match st.direction {
         config::Direction::Both => format!("{}/{}", st.name, direction.name()),
@@ -307,6 +313,13 @@ fn stream_plan(
         },
         shape,
         qfi: s.stream_qfi(st),
+        qer: s
+            .stream_qer(st, direction == Direction::Uplink)
+            .map(|(key, mbr_bps, gbr_bps)| StreamQer {
+                key,
+                mbr_bps,
+                gbr_bps,
+            }),
     };
     Ok((plan, length))
 }
