@@ -25,6 +25,9 @@ pub struct QosReport {
     /// when no GBR flow ran beside a policed non-GBR one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gbr_kept_under_policing: Option<bool>,
+    /// A flow's gates closed in the measured phase, when the profile asked (`qos_gate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<super::qos_gate::GateReport>,
 }
 
 /// One QoS flow in one direction, over all sessions.
@@ -196,6 +199,7 @@ impl QosReport {
             flows,
             tolerance,
             gbr_kept_under_policing,
+            gate: None,
         }
     }
 }
@@ -272,6 +276,9 @@ pub(crate) fn qos_section(out: &mut String, number: usize, label: &str, q: &QosR
             out.push_str("  a GBR flow did NOT keep its rate while non-GBR flows were policed\n")
         }
         None => {}
+    }
+    if let Some(g) = &q.gate {
+        super::qos_gate::gate_line(out, g);
     }
     out.push('\n');
 }

@@ -142,16 +142,31 @@ impl Sessions {
         }
         let flow = self.qos_flow(self.stream_qfi(stream)?)?;
         let mbr = flow.mbr(uplink)?;
-        let key = flow
-            .qer
+        Some((
+            self.qer_key(flow),
+            mbr,
+            flow.gbr.and_then(|g| g.get(uplink)),
+        ))
+    }
+
+    /// Which QER polices `qfi`'s flow: the QFI of the first flow that names it (a shared QER
+    /// polices several), or the session's QFI without `qos_flows`; `None` for no QER.
+    pub fn qer_of(&self, qfi: Qfi) -> Option<Qfi> {
+        if self.qos_flows.is_empty() {
+            return (self.qer.enabled && self.qfi == Some(qfi)).then_some(qfi);
+        }
+        self.qos_flow(qfi).map(|f| self.qer_key(f))
+    }
+
+    fn qer_key(&self, flow: &QosFlow) -> Qfi {
+        flow.qer
             .as_deref()
             .and_then(|name| {
                 self.qos_flows
                     .iter()
                     .find(|f| f.qer.as_deref() == Some(name))
             })
-            .map_or(flow.qfi, |first| first.qfi);
-        Some((key, mbr, flow.gbr.and_then(|g| g.get(uplink))))
+            .map_or(flow.qfi, |first| first.qfi)
     }
 
     /// The MBR a stream's `%mbr` rate is a share of, in a direction: its flow's (or, with no

@@ -17,6 +17,10 @@ const NO_GROUP: u32 = u32::MAX;
 /// packets still land in a window (they are not in the conformance span, but not lost either).
 const TAIL_NS: u64 = 100_000_000;
 
+/// The sending-time windows of a gated flow's packets: what passed after the gate closed is
+/// told to within this.
+pub const GATE_WINDOW_NS: u64 = 1_000_000;
+
 /// One QER in one direction, and the streams it polices there.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QosGroup {
@@ -30,6 +34,8 @@ pub struct QosGroup {
     pub gbr_bps: Option<u64>,
     /// The streams it polices (ids).
     pub streams: Vec<u16>,
+    /// Whether the step closes its gates (`qos_gate`).
+    pub gated: bool,
 }
 
 /// The groups of a step and which flow counts in which.
@@ -61,6 +67,7 @@ impl QosLayout {
                         mbr_bps: qer.mbr_bps,
                         gbr_bps: qer.gbr_bps,
                         streams: Vec::new(),
+                        gated: plan.qos_gate.is_some_and(|g| g.qer == qer.key),
                     });
                     groups.len() - 1
                 }
@@ -87,6 +94,9 @@ pub struct QosRx {
     pub layout: Arc<QosLayout>,
     /// Bytes per group per window, from the measured phase's start.
     pub windows: RateWindows,
+    /// Packets of the gated groups per [`GATE_WINDOW_NS`] of their sending time, from the
+    /// measured phase's start, in a step that closes a gate.
+    pub gate_tx: Option<RateWindows>,
     /// Other workers' tables that could not be added to this one (of another start: a worker
     /// stopped before the measured phase began); the report says so.
     pub unmerged: u32,
@@ -95,9 +105,20 @@ pub struct QosRx {
 impl QosRx {
     /// The windows of `layout` for a measured phase of `span_ns` (and the drain's tail).
     pub fn new(layout: Arc<QosLayout>, span_ns: u64) -> Result<QosRx, WindowsConfigError> {
+        let groups = layout.groups.len() as u32;
         let windows = RateWindows::windows_for(span_ns + TAIL_NS, DEFAULT_WINDOW_NS);
+        let gate_tx = layout
+            .groups
+            .iter()
+            .any(|g| g.gated)
+            .then(|| {
+                let windows = RateWindows::windows_for(span_ns + TAIL_NS, GATE_WINDOW_NS);
+                RateWindows::new(groups, GATE_WINDOW_NS, windows)
+            })
+            .transpose()?;
         Ok(QosRx {
-            windows: RateWindows::new(layout.groups.len() as u32, DEFAULT_WINDOW_NS, windows)?,
+            windows: RateWindows::new(groups, DEFAULT_WINDOW_NS, windows)?,
+            gate_tx,
             layout,
             unmerged: 0,
         })
@@ -106,21 +127,31 @@ impl QosRx {
     /// Starts the windows at the measured phase's start (run clock, ns).
     pub fn start(&mut self, start_ns: u64) {
         self.windows.start(start_ns);
+        if let Some(g) = &mut self.gate_tx {
+            g.start(start_ns);
+        }
     }
 
-    /// Counts a measured packet of `flow` received at `rx_ns`.
+    /// Counts a measured packet of `flow` sent at `tx_ns` and received at `rx_ns`.
     #[inline(always)]
-    pub fn record(&mut self, flow: u32, rx_ns: u64) {
+    pub fn record(&mut self, flow: u32, rx_ns: u64, tx_ns: u64) {
         if let Some(&(group, len)) = self.layout.of_flow.get(flow as usize)
             && group != NO_GROUP
         {
             self.windows.record(group, rx_ns, len);
+            if let Some(g) = &mut self.gate_tx {
+                g.record(group, tx_ns, 1);
+            }
         }
     }
 
     /// Adds another worker's table.
     pub fn merge(&mut self, other: &QosRx) {
-        if self.windows.merge(&other.windows).is_err() {
+        let gate = match (&mut self.gate_tx, &other.gate_tx) {
+            (Some(a), Some(b)) => a.merge(b).is_ok(),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        if self.windows.merge(&other.windows).is_err() || !gate {
             self.unmerged += 1;
         }
         self.unmerged += other.unmerged;

@@ -51,6 +51,19 @@ pub struct Plan {
     pub handovers: Option<std::sync::Arc<super::HandoverPlan>>,
     /// The step's session churn, when the profile has a `churn` section.
     pub churn: Option<super::ChurnStep>,
+    /// The QoS flow whose gates close in the measured phase, when the profile has a `qos_gate`.
+    pub qos_gate: Option<GatePlan>,
+}
+
+/// A QoS flow's gates, closed in every session during the measured phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GatePlan {
+    /// The flow.
+    pub qfi: Qfi,
+    /// The QER that polices it ([`StreamQer::key`]): what closes, for every flow it polices.
+    pub qer: Qfi,
+    /// When the modifications go, from the measured phase's start.
+    pub close_at: Duration,
 }
 
 impl Plan {
@@ -155,6 +168,13 @@ pub fn build(
             .as_ref()
             .map(|m| std::sync::Arc::new(super::HandoverPlan::new(m, s.count))),
         churn,
+        qos_gate: profile.qos_gate.and_then(|g| {
+            Some(GatePlan {
+                qfi: g.qfi,
+                qer: s.qer_of(g.qfi)?,
+                close_at: g.close_at,
+            })
+        }),
     })
 }
 

@@ -65,16 +65,16 @@ fn records_ue_packet_bytes_of_each_flow_in_its_group() {
     // Stream b (payload 200: 228-byte IPv4 packets) and c (300: 328) of UE 1, in the first
     // window; stream a's uplink of UE 2 (128) in the third; d's flows are in no group.
     let flow = |stream: u16, ue: u32| plan.stream(stream).flows().start + ue;
-    rx.record(flow(2, 1), 1_000);
-    rx.record(flow(3, 1), 9_999_999);
-    rx.record(flow(0, 2), 20_001_000);
-    rx.record(flow(4, 0), 1_000);
+    rx.record(flow(2, 1), 1_000, 1_000);
+    rx.record(flow(3, 1), 9_999_999, 9_999_999);
+    rx.record(flow(0, 2), 20_001_000, 20_001_000);
+    rx.record(flow(4, 0), 1_000, 1_000);
     assert_eq!(rx.windows.group(2)[0], 228 + 328);
     assert_eq!(rx.windows.group(0)[2], 128);
     assert_eq!(rx.windows.group(0).iter().sum::<u64>(), 128);
     assert_eq!(rx.windows.outside(), (0, 0, 0));
     // Before the start: counted apart.
-    rx.record(flow(2, 0), 999);
+    rx.record(flow(2, 0), 999, 999);
     assert_eq!(rx.windows.outside(), (1, 0, 0));
 }
 
@@ -87,8 +87,8 @@ fn workers_tables_add_up_and_a_table_of_another_start_is_told() {
     let mut b = a.clone();
     a.start(0);
     b.start(0);
-    a.record(flow, 5);
-    b.record(flow, 15_000_000);
+    a.record(flow, 5, 5);
+    b.record(flow, 15_000_000, 15_000_000);
     a.merge(&b);
     assert_eq!(&a.windows.group(2)[..2], [228, 228]);
     assert_eq!(a.unmerged, 0);
