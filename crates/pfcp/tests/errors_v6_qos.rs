@@ -276,8 +276,8 @@ const FLOW_ERRORS: &[(&str, &str, usize)] = &[
         7,
     ),
     (
-        "permit out udp from any to assigned",
-        r#"Protocol { found: "udp" }"#,
+        "permit out gre from any to assigned",
+        r#"Protocol { found: "gre" }"#,
         11,
     ),
     (
@@ -367,8 +367,8 @@ fn every_flow_description_error_names_what_and_where() {
     let e = FlowDescription::from_bytes(b"permit out \xff").unwrap_err();
     assert_eq!((e.kind, e.offset), (K::NotText, 11));
     // The same refusal through an SDF Filter received with that text.
-    let f = SdfFilter::flow("permit out udp from any to assigned");
-    let found = String::from("udp");
+    let f = SdfFilter::flow("permit out gre from any to assigned");
+    let found = String::from("gre");
     assert_eq!(
         f.parse_flow().unwrap().unwrap_err().kind,
         K::Protocol { found }
@@ -426,6 +426,19 @@ fn flow_descriptions_of_both_families_parse_and_print() {
         (
             "permit out ip from any to assigned",
             "permit out ip from any to assigned",
+        ),
+        // Protocols by name, as eUPF 0.7.1 needs them, read as their numbers.
+        (
+            "permit out udp from any 5001 to assigned",
+            "permit out 17 from any 5001 to assigned",
+        ),
+        (
+            "permit in tcp from assigned to any 80",
+            "permit in 6 from assigned to any 80",
+        ),
+        (
+            "permit out icmp6 from ::/0 to assigned",
+            "permit out 58 from ::/0 to assigned",
         ),
         // A QoS flow's filter as docs/traffic-shapes.md writes it: ports on the source side.
         (

@@ -71,6 +71,13 @@ pub enum QerVerdict {
     Policed,
     /// Offered more than its MBR, it passed (nearly) all it was offered.
     NotPoliced,
+    /// Offered more than its MBR, it passed nearer what it was offered than its MBR, and lost
+    /// `lost` of it (a ratio): a UPF that does not police, and loses as much of every flow
+    /// whatever its MBR (Open5GS 2.7.7 at its own limit).
+    NotPolicedButLost {
+        /// `1 - passed / offered`.
+        lost: f64,
+    },
     /// Offered more than its MBR, it passed more than the MBR, by `over` (a ratio: 0.1 is
     /// 10 %), but not all it was offered.
     PolicedAbove {
@@ -111,6 +118,10 @@ impl QerVerdict {
             QerVerdict::Policed
         } else if passed >= offered * (1.0 - tolerance) {
             QerVerdict::NotPoliced
+        } else if passed > (mbr + offered) / 2.0 {
+            QerVerdict::NotPolicedButLost {
+                lost: 1.0 - passed / offered,
+            }
         } else if ratio > 1.0 {
             QerVerdict::PolicedAbove { over: ratio - 1.0 }
         } else {
@@ -210,6 +221,9 @@ impl QerVerdict {
         match self {
             QerVerdict::Policed => "policed at MBR".to_owned(),
             QerVerdict::NotPoliced => "NOT policed".to_owned(),
+            QerVerdict::NotPolicedButLost { lost } => {
+                format!("NOT policed, lost {:.1} % all the same", lost * 100.0)
+            }
             QerVerdict::PolicedAbove { over } => format!("policed {:.1} % above MBR", over * 100.0),
             QerVerdict::PolicedBelow { under } => {
                 format!("policed {:.1} % below MBR", under * 100.0)
@@ -304,6 +318,11 @@ mod tests {
             QerVerdict::judge(15e6, 14.9e6, 10e6, T),
             QerVerdict::NotPoliced
         );
+        // Nearer the offered rate than the MBR: not policed, lost for another reason.
+        match QerVerdict::judge(15e6, 14.5e6, 10e6, T) {
+            QerVerdict::NotPolicedButLost { lost } => assert!((lost - 1.0 / 30.0).abs() < 1e-9),
+            v => panic!("{v:?}"),
+        }
         match QerVerdict::judge(15e6, 11e6, 10e6, T) {
             QerVerdict::PolicedAbove { over } => assert!((over - 0.1).abs() < 1e-9),
             v => panic!("{v:?}"),

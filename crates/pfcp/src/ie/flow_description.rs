@@ -8,7 +8,9 @@
 //!
 //! - action `permit` or `deny`, direction `in` (from the UE) or `out` (to the UE); TS 29.212
 //!   sends only `permit out`, PFCP peers send both directions, so both are read;
-//! - the protocol by number (0 to 255) or `ip` for any;
+//! - the protocol by number (0 to 255) or `ip` for any, as RFC 6733 writes it; and by the names
+//!   `icmp`, `tcp`, `udp`, `icmp6` and `sctp`, which eUPF 0.7.1 needs (it refuses every number
+//!   but 58, docs/upfs.md);
 //! - an address is `any`, `assigned` (the UE's own addresses), an IPv4 or IPv6 address, or one
 //!   with a prefix length (`10.45.0.0/16`, `2001:db8::/64`) whose host bits are clear (RFC 6733);
 //! - ports are a port, a range `1000-2000`, or a list of both (`53,1000-2000`);
@@ -123,7 +125,7 @@ pub enum FlowDescriptionErrorKind {
         found: String,
     },
     /// The protocol is not `ip` or a number up to 255.
-    #[error("{found:?} is not a protocol (ip or a number up to 255)")]
+    #[error("{found:?} is not a protocol (ip, a number up to 255, or icmp, tcp, udp, icmp6, sctp)")]
     Protocol {
         /// The token found.
         found: String,
@@ -311,7 +313,7 @@ impl FromStr for FlowDescription {
         };
         let protocol = match t.expect("the protocol")? {
             (_, "ip") => None,
-            (at, found) => match decimal::<u8>(found) {
+            (at, found) => match decimal::<u8>(found).or_else(|| named_protocol(found)) {
                 Some(p) => Some(p),
                 None => {
                     return fail(
@@ -443,6 +445,18 @@ fn port_list(token: &str, at: usize) -> Result<Vec<PortRange>, FlowDescriptionEr
         offset += item.len() + 1;
     }
     Ok(ranges)
+}
+
+/// The protocols a rule may name instead of giving their number (IANA's protocol numbers).
+fn named_protocol(name: &str) -> Option<u8> {
+    Some(match name {
+        "icmp" => 1,
+        "tcp" => 6,
+        "udp" => 17,
+        "icmp6" => 58,
+        "sctp" => 132,
+        _ => return None,
+    })
 }
 
 impl fmt::Display for FlowDescription {
