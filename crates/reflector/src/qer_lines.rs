@@ -22,13 +22,16 @@ fn qfi(q: Option<Qfi>) -> String {
     q.map_or_else(|| "none".to_owned(), |q| q.get().to_string())
 }
 
+/// Whether a QER counted anything: one that enforces nothing (no MBR, gates open) lets its
+/// packets pass uncounted, and a line of zeros would read as if it had passed none.
+fn counted(c: &[QerCounts; 2]) -> bool {
+    c.iter().any(|d| d.passed + d.policed + d.gated > 0)
+}
+
 /// The QER lines: nothing when no QER was enforced.
 pub(crate) fn render_qers(by_qfi: &[(Option<Qfi>, [QerCounts; 2])], rows: &[QerRow]) -> String {
     let mut out = String::new();
-    if by_qfi.is_empty() {
-        return out;
-    }
-    for (q, c) in by_qfi {
+    for (q, c) in by_qfi.iter().filter(|(_, c)| counted(c)) {
         let _ = writeln!(
             out,
             "  QER qfi {:<4} UL {}; DL {}",
@@ -37,6 +40,7 @@ pub(crate) fn render_qers(by_qfi: &[(Option<Qfi>, [QerCounts; 2])], rows: &[QerR
             counts(&c[1])
         );
     }
+    let rows: Vec<&QerRow> = rows.iter().filter(|r| counted(&r.counts)).collect();
     for r in rows.iter().take(ROWS) {
         let _ = writeln!(
             out,
@@ -63,6 +67,9 @@ mod tests {
     #[test]
     fn qers_are_shown_per_qfi_then_one_by_one_up_to_a_limit() {
         assert_eq!(render_qers(&[], &[]), "");
+        // A QER that enforced nothing counted nothing: no line of zeros.
+        let idle = [(Qfi::new(1).ok(), [QerCounts::default(); 2])];
+        assert_eq!(render_qers(&idle, &[]), "");
         let c = QerCounts {
             passed: 10,
             passed_bytes: 1_000,
