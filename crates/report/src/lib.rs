@@ -15,6 +15,7 @@ mod percentiles;
 mod port;
 pub mod qos;
 pub mod qos_gate;
+pub mod qos_qfi;
 mod queues;
 mod rejected;
 mod rows;
@@ -47,6 +48,7 @@ pub use percentiles::{Nanos, Percentiles};
 pub use port::{KernelInterface, PortReport};
 pub use qos::{QerVerdict, QosFlowReport, QosFlowSpec, QosReport};
 pub use qos_gate::GateReport;
+pub use qos_qfi::QfiFigures;
 pub use queues::{LOPSIDED_SHARE, RxQueues};
 pub use rejected::{RejectKind, Rejected};
 pub use search::{

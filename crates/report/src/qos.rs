@@ -17,7 +17,10 @@ pub const DEFAULT_TOLERANCE: f64 = 0.01;
 /// The QoS part of a step.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct QosReport {
-    /// Each QoS flow and direction that had traffic.
+    /// Every figure of each QoS flow and direction that had traffic.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub qfis: Vec<super::qos_qfi::QfiFigures>,
+    /// Each QER with an MBR and direction that had traffic, against its MBR.
     pub flows: Vec<QosFlowReport>,
     /// The tolerance the verdicts used (a ratio: 0.01 is 1 %).
     pub tolerance: f64,
@@ -207,6 +210,7 @@ impl QosReport {
         let gbr_kept_under_policing =
             (policed_non_gbr && !gbr.is_empty()).then(|| gbr.iter().all(|&k| k));
         QosReport {
+            qfis: Vec::new(),
             flows,
             tolerance,
             gbr_kept_under_policing,
@@ -242,6 +246,17 @@ fn mbps(bps: f64) -> String {
 
 /// The text report's lines of one step's QoS flows.
 pub(crate) fn qos_section(out: &mut String, number: usize, label: &str, q: &QosReport) {
+    if !q.qfis.is_empty() {
+        let _ = writeln!(
+            out,
+            "Step {number} ({label}): QoS flows, every figure; latency one-way\n"
+        );
+        super::qos_qfi::qfi_table(out, &q.qfis);
+        out.push('\n');
+    }
+    if q.flows.is_empty() {
+        return;
+    }
     let _ = writeln!(
         out,
         "Step {number} ({label}): QoS flows, rates in Mbit/s over the UE packets, verdicts within \

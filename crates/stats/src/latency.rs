@@ -81,6 +81,9 @@ impl PartialEq for LatencyRecorder {
     }
 }
 
+// Every field compared is an integer (the histogram's counts too): an equivalence.
+impl Eq for LatencyRecorder {}
+
 impl LatencyRecorder {
     /// An empty recorder; allocates its histogram now and never again.
     pub fn new(config: &LatencyConfig) -> Result<LatencyRecorder, LatencyConfigError> {

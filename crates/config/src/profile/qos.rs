@@ -158,6 +158,18 @@ impl Sessions {
         self.qos_flow(qfi).map(|f| self.qer_key(f))
     }
 
+    /// The QoS flows the QER `key` ([`qer_of`](Self::qer_of)) polices.
+    pub fn flows_of_qer(&self, key: Qfi) -> Vec<Qfi> {
+        if self.qos_flows.is_empty() {
+            return self.qer_of(key).into_iter().collect();
+        }
+        self.qos_flows
+            .iter()
+            .filter(|f| self.qer_key(f) == key)
+            .map(|f| f.qfi)
+            .collect()
+    }
+
     fn qer_key(&self, flow: &QosFlow) -> Qfi {
         flow.qer
             .as_deref()

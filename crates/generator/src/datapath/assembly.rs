@@ -190,7 +190,7 @@ pub(crate) fn launch<'s, 'p>(
             probes,
             qos: qos
                 .clone()
-                .map(|l| QosRx::new(l, plan.expected.as_nanos() as u64))
+                .map(|l| QosRx::new(l, plan.expected.as_nanos() as u64, &plan.latency))
                 .transpose()?,
             rules: w.rules,
             rx,

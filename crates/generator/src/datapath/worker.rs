@@ -739,8 +739,7 @@ pub fn receive_frame_sized(
                 let arrival =
                     rx.record_transit(flow, sequence, transit_ns(tx_time, now_ns), wire_len);
                 if let Some(q) = &mut counters.qos {
-                    let tx_ns = now_ns.wrapping_sub(transit_ns(tx_time, now_ns) as u64);
-                    q.record(flow, now_ns, tx_ns);
+                    q.record(flow, now_ns, transit_ns(tx_time, now_ns));
                 }
                 if leg != Leg::Fixed {
                     counters.handover.record(leg, sequence, now_ns, arrival);

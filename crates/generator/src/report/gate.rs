@@ -31,7 +31,7 @@ pub fn gate_report(
     let after = last_answer_ns.div_ceil(GATE_WINDOW_NS) as usize;
     let (mut passed_before, mut passed_after) = (0, 0);
     if let Some(tx) = &qos.gate_tx {
-        for (g, group) in qos.layout.groups.iter().enumerate() {
+        for (g, group) in qos.layout.qfis.iter().enumerate() {
             if !group.gated {
                 continue;
             }
@@ -87,9 +87,9 @@ mod tests {
         .unwrap();
         let profile = upfbench_config::profile_from_str(PROFILE, "p.yaml").unwrap();
         let plan = upfbench_run::plan::build(&system, &profile, None, [None, None]).unwrap();
-        let gate = plan.qos_gate.unwrap();
+        let gate = plan.qos_gate.clone().unwrap();
         let layout = Arc::new(QosLayout::of(&plan).unwrap());
-        let mut rx = QosRx::new(layout, 5_000_000_000).unwrap();
+        let mut rx = QosRx::new(layout, 5_000_000_000, &Default::default()).unwrap();
         rx.start(0);
         (gate, rx, plan)
     }
@@ -118,8 +118,8 @@ mod tests {
             2_002_000_000,
             3_000_000_000,
         ] {
-            rx.record(gated, tx_ns + 50_000, tx_ns);
-            rx.record(other, tx_ns + 50_000, tx_ns);
+            rx.record(gated, tx_ns + 50_000, 50_000);
+            rx.record(other, tx_ns + 50_000, 50_000);
         }
         let g = gate_report(&gate, 2, &outcomes, &rx);
         assert_eq!((g.answered, g.refused), (2, 0));
@@ -133,7 +133,7 @@ mod tests {
     fn a_gate_that_held_and_one_never_answered() {
         let (gate, mut rx, plan) = qos();
         let gated = plan.stream(0).flows().start; // a/uplink
-        rx.record(gated, 1_000_000_000, 1_000_000_000);
+        rx.record(gated, 1_000_000_000, 0);
         let g = gate_report(
             &gate,
             2,

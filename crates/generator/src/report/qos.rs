@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use upfbench_report::qos::DEFAULT_TOLERANCE;
-use upfbench_report::{QosFlowReport, QosFlowSpec, QosReport};
+use upfbench_report::{LatencyReport, QfiFigures, QosFlowReport, QosFlowSpec, QosReport};
 use upfbench_run::plan::Plan;
 use upfbench_stats::{Conformance, RunResult};
 
@@ -61,7 +61,48 @@ pub(crate) fn qos_report(
     if early + late > 0 {
         tracing::debug!(early, late, "QoS windows: packets outside the windows");
     }
-    (QosReport::new(flows, DEFAULT_TOLERANCE), warnings)
+    let mut report = QosReport::new(flows, DEFAULT_TOLERANCE);
+    report.qfis = qfi_figures(plan, qos, merged);
+    (report, warnings)
+}
+
+/// Every figure of each QoS flow and direction: its streams' counts, its latency.
+fn qfi_figures(plan: &Plan, qos: &QosRx, merged: &RunResult) -> Vec<QfiFigures> {
+    qos.layout
+        .qfis
+        .iter()
+        .zip(&qos.latency)
+        .map(|(g, latency)| {
+            let (mut sent, mut received, mut lost) = (0, 0, 0);
+            for &id in &g.streams {
+                for f in plan.stream(id).flows() {
+                    if let Some(r) = merged.streams.get(f as usize) {
+                        sent += r.seq.sent;
+                        received += r.seq.unique;
+                        lost += r.seq.lost;
+                    }
+                }
+            }
+            QfiFigures {
+                qfi: g.qfi.get(),
+                direction: g.direction,
+                streams: g
+                    .streams
+                    .iter()
+                    .map(|&id| plan.stream(id).name.clone())
+                    .collect(),
+                sent,
+                received,
+                lost,
+                loss_ratio: if sent > 0 {
+                    lost as f64 / sent as f64
+                } else {
+                    0.0
+                },
+                latency: LatencyReport::from_recorder(latency, None, None),
+            }
+        })
+        .collect()
 }
 
 /// The sessions a group's streams send in (the union of their UEs).

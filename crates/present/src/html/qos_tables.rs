@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use upfbench_report::{QosReport, Report};
+use upfbench_report::{LatencyReport, QfiFigures, QosReport, Report};
 
 use super::{escape, table};
 
@@ -12,7 +12,61 @@ fn mbps(bps: f64) -> String {
     format!("{:.3}", bps / 1e6)
 }
 
+/// Every figure of each QoS flow: packets, loss, latency.
+fn qfi_table(out: &mut String, label: &str, qfis: &[QfiFigures]) {
+    let _ = writeln!(
+        out,
+        "<h3>QoS flows, every figure: {}</h3>\n<p>Latency one-way, in µs.</p>",
+        escape(label)
+    );
+    let header: Vec<String> = [
+        "QFI",
+        "Direction",
+        "Sent",
+        "Received",
+        "Lost",
+        "Loss %",
+        "p50",
+        "p99",
+        "p99.9",
+        "Max",
+        "Streams",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let rows: Vec<Vec<String>> = qfis
+        .iter()
+        .map(|q| {
+            let us = |f: fn(&LatencyReport) -> f64| {
+                q.latency
+                    .as_ref()
+                    .map_or_else(|| "-".to_owned(), |l| format!("{:.2}", f(l)))
+            };
+            vec![
+                q.qfi.to_string(),
+                q.direction.short().to_owned(),
+                q.sent.to_string(),
+                q.received.to_string(),
+                q.lost.to_string(),
+                format!("{:.3}", q.loss_ratio * 100.0),
+                us(|l| l.percentiles.p50.us()),
+                us(|l| l.percentiles.p99.us()),
+                us(|l| l.percentiles.p99_9.unwrap_or(l.percentiles.max).us()),
+                us(|l| l.percentiles.max.us()),
+                q.streams.join(", "),
+            ]
+        })
+        .collect();
+    table(out, None, &header, &rows);
+}
+
 fn one(out: &mut String, label: &str, q: &QosReport) {
+    if !q.qfis.is_empty() {
+        qfi_table(out, label, &q.qfis);
+    }
+    if q.flows.is_empty() {
+        return;
+    }
     let _ = writeln!(
         out,
         "<h3>QoS flows: {}</h3>\n<p>Rates in Mbit/s over the UE packets; verdicts within {:.1} %.</p>",

@@ -56,12 +56,14 @@ pub struct Plan {
 }
 
 /// A QoS flow's gates, closed in every session during the measured phase.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GatePlan {
     /// The flow.
     pub qfi: Qfi,
     /// The QER that polices it ([`StreamQer::key`]): what closes, for every flow it polices.
     pub qer: Qfi,
+    /// The flows that QER polices: those whose packets must stop.
+    pub qfis: Vec<Qfi>,
     /// When the modifications go, from the measured phase's start.
     pub close_at: Duration,
 }
@@ -169,9 +171,11 @@ pub fn build(
             .map(|m| std::sync::Arc::new(super::HandoverPlan::new(m, s.count))),
         churn,
         qos_gate: profile.qos_gate.and_then(|g| {
+            let qer = s.qer_of(g.qfi)?;
             Some(GatePlan {
                 qfi: g.qfi,
-                qer: s.qer_of(g.qfi)?,
+                qer,
+                qfis: s.flows_of_qer(qer),
                 close_at: g.close_at,
             })
         }),

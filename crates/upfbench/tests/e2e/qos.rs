@@ -73,6 +73,21 @@ fn memif_qos_each_flow_passes_its_mbr() {
         );
     }
     assert_eq!(o.report["steps"][0]["qos"]["gbr_kept_under_policing"], true);
+    // Every figure per QFI: a third of each lost, a latency sample for every packet received.
+    let qfis = o.report["steps"][0]["qos"]["qfis"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(qfis.len(), FLOWS.len());
+    for (q, (qfi, direction, _)) in qfis.iter().zip(FLOWS) {
+        assert_eq!(
+            (q["qfi"].as_u64(), q["direction"].as_str()),
+            (Some(qfi), Some(direction))
+        );
+        let loss = q["loss_ratio"].as_f64().unwrap();
+        assert!((loss - 1.0 / 3.0).abs() < 0.01, "{q}");
+        assert_eq!(q["latency"]["samples"], q["received"], "{q}");
+    }
     // Offered 1.5 times what passes: a third lost, each way, and the reflector says it
     // policed them.
     for (name, f) in o.both() {

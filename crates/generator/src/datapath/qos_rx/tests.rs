@@ -1,7 +1,7 @@
 use std::sync::Arc;
 
 use upfbench_run::plan::Plan;
-use upfbench_stats::Direction;
+use upfbench_stats::{Direction, LatencyConfig};
 
 use super::{QosLayout, QosRx};
 
@@ -60,21 +60,21 @@ fn a_group_per_qer_and_direction() {
 fn records_ue_packet_bytes_of_each_flow_in_its_group() {
     let plan = plan(SHARED);
     let layout = Arc::new(QosLayout::of(&plan).unwrap());
-    let mut rx = QosRx::new(layout, 1_000_000_000).unwrap();
+    let mut rx = QosRx::new(layout, 1_000_000_000, &LatencyConfig::default()).unwrap();
     rx.start(1_000);
     // Stream b (payload 200: 228-byte IPv4 packets) and c (300: 328) of UE 1, in the first
     // window; stream a's uplink of UE 2 (128) in the third; d's flows are in no group.
     let flow = |stream: u16, ue: u32| plan.stream(stream).flows().start + ue;
-    rx.record(flow(2, 1), 1_000, 1_000);
-    rx.record(flow(3, 1), 9_999_999, 9_999_999);
-    rx.record(flow(0, 2), 20_001_000, 20_001_000);
-    rx.record(flow(4, 0), 1_000, 1_000);
+    rx.record(flow(2, 1), 1_000, 0);
+    rx.record(flow(3, 1), 9_999_999, 0);
+    rx.record(flow(0, 2), 20_001_000, 0);
+    rx.record(flow(4, 0), 1_000, 0);
     assert_eq!(rx.windows.group(2)[0], 228 + 328);
     assert_eq!(rx.windows.group(0)[2], 128);
     assert_eq!(rx.windows.group(0).iter().sum::<u64>(), 128);
     assert_eq!(rx.windows.outside(), (0, 0, 0));
     // Before the start: counted apart.
-    rx.record(flow(2, 0), 999, 999);
+    rx.record(flow(2, 0), 999, 0);
     assert_eq!(rx.windows.outside(), (1, 0, 0));
 }
 
@@ -83,16 +83,16 @@ fn workers_tables_add_up_and_a_table_of_another_start_is_told() {
     let plan = plan(SHARED);
     let layout = Arc::new(QosLayout::of(&plan).unwrap());
     let flow = plan.stream(2).flows().start;
-    let mut a = QosRx::new(layout.clone(), 1_000_000_000).unwrap();
+    let mut a = QosRx::new(layout.clone(), 1_000_000_000, &LatencyConfig::default()).unwrap();
     let mut b = a.clone();
     a.start(0);
     b.start(0);
-    a.record(flow, 5, 5);
-    b.record(flow, 15_000_000, 15_000_000);
+    a.record(flow, 5, 0);
+    b.record(flow, 15_000_000, 0);
     a.merge(&b);
     assert_eq!(&a.windows.group(2)[..2], [228, 228]);
     assert_eq!(a.unmerged, 0);
-    let mut late = QosRx::new(layout, 1_000_000_000).unwrap();
+    let mut late = QosRx::new(layout, 1_000_000_000, &LatencyConfig::default()).unwrap();
     late.start(7);
     a.merge(&late);
     assert_eq!(a.unmerged, 1);
@@ -104,4 +104,57 @@ fn no_layout_without_an_mbr() {
         "name: p\nsessions: {count: 2}\nstreams: [{name: ul, direction: uplink, rate: 1kpps, payload: 100}]\nduration: 1s\n",
     );
     assert!(QosLayout::of(&plan).is_none());
+}
+
+#[test]
+fn a_qfi_group_per_flow_and_direction_with_its_latency() {
+    let plan = plan(SHARED);
+    let layout = Arc::new(QosLayout::of(&plan).unwrap());
+    let q: Vec<_> = layout
+        .qfis
+        .iter()
+        .map(|g| (g.qfi.get(), g.direction, g.streams.clone(), g.gated))
+        .collect();
+    assert_eq!(
+        q,
+        [
+            (1, Direction::Uplink, vec![0], false),
+            (1, Direction::Downlink, vec![1], false),
+            (5, Direction::Uplink, vec![2], false),
+            (6, Direction::Uplink, vec![3], false),
+            (9, Direction::Uplink, vec![4], false),
+        ]
+    );
+    let mut rx = QosRx::new(layout, 1_000_000_000, &LatencyConfig::default()).unwrap();
+    rx.start(0);
+    let flow = |stream: u16, ue: u32| plan.stream(stream).flows().start + ue;
+    rx.record(flow(2, 0), 1_000_000, 5_000);
+    rx.record(flow(2, 2), 2_000_000, 7_000);
+    // QFI 9 has no MBR: its latency is kept all the same.
+    rx.record(flow(4, 1), 3_000_000, 9_000);
+    assert_eq!(rx.latency[2].count(), 2);
+    assert_eq!(
+        (rx.latency[2].min_ns(), rx.latency[2].max_ns()),
+        (Some(5_000), Some(7_000))
+    );
+    assert_eq!(rx.latency[4].count(), 1);
+    assert_eq!(rx.latency[0].count(), 0);
+    // No gate: no sending-time table.
+    assert!(rx.gate_tx.is_none());
+}
+
+#[test]
+fn several_flows_without_an_mbr_have_their_figures() {
+    let plan = plan(
+        "name: p\nsessions:\n  qos_flows:\n\
+         \x20   - {qfi: 5, sdf: 'permit out 17 from any 5005 to assigned'}\n\
+         \x20   - {qfi: 9}\n\
+         streams:\n\
+         \x20 - {name: a, direction: uplink, qfi: 5, rate: 1kpps, payload: 100, dst_port: 5005}\n\
+         \x20 - {name: b, direction: uplink, qfi: 9, rate: 1kpps, payload: 100}\n\
+         duration: 1s\n",
+    );
+    let layout = QosLayout::of(&plan).unwrap();
+    assert!(layout.groups.is_empty());
+    assert_eq!(layout.qfis.len(), 2);
 }
