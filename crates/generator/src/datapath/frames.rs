@@ -55,6 +55,26 @@ impl Endpoints6 {
         n3: None,
         dn_host: None,
     };
+
+    /// Both ports over IPv4, N6's address `n6`: the data network host of IPv6 UEs is that
+    /// address in the NAT64 well-known prefix 64:ff9b::/96 (RFC 6052), the address by which an
+    /// IPv6 UE reaches an IPv4 host.
+    pub fn over_ipv4(n6: Ipv4Addr) -> Endpoints6 {
+        let [a, b, c, d] = n6.octets();
+        Endpoints6 {
+            n3: None,
+            dn_host: Some(Ipv6Addr::new(
+                0x64,
+                0xff9b,
+                0,
+                0,
+                0,
+                0,
+                u16::from_be_bytes([a, b]),
+                u16::from_be_bytes([c, d]),
+            )),
+        }
+    }
 }
 
 impl Endpoints {
