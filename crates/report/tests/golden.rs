@@ -259,6 +259,8 @@ fn stream(name: &str, direction: Direction, payload: u32, sent: u64, lost: u64) 
         name: name.into(),
         direction,
         payload_bytes: payload,
+        family: Default::default(),
+        frame: None,
         flows: 2,
         sent,
         received: sent - lost,
