@@ -249,3 +249,20 @@ pub fn stream_template(
         Direction::Downlink => downlink_template(stream, &Ipv4Repr::udp(e.dn_host(), ue), e),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn over_ipv4_the_ipv6_host_is_n6s_address_in_the_nat64_prefix() {
+        let e = Endpoints6::over_ipv4(Ipv4Addr::new(192, 168, 16, 152));
+        assert_eq!(e.n3, None, "N3 stays IPv4");
+        assert_eq!(
+            e.dn_host,
+            Some("64:ff9b::c0a8:1098".parse::<Ipv6Addr>().unwrap())
+        );
+        let other = Endpoints6::over_ipv4(Ipv4Addr::new(10, 0, 0, 1)).dn_host;
+        assert_eq!(other, Some("64:ff9b::a00:1".parse::<Ipv6Addr>().unwrap()));
+    }
+}

@@ -175,3 +175,20 @@ fn icmpv6_not_to_a_ue_is_for_the_service_plane() {
         FromN3::Service(Service::Icmpv6)
     );
 }
+
+proptest::proptest! {
+    #[test]
+    fn any_ipv6_frame_decides_without_panic(
+        ip in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..120),
+        version_6 in proptest::prelude::any::<bool>(),
+    ) {
+        let mut ip = ip;
+        if version_6 && !ip.is_empty() {
+            ip[0] = 0x60 | (ip[0] & 0x0f);
+        }
+        let f = plain6(&ip);
+        let t = table6();
+        let _ = from_n6(&t, &f, 0);
+        let _ = from_n3(&t, &f, 0);
+    }
+}
