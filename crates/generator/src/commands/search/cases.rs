@@ -149,6 +149,9 @@ pub(crate) struct CaseRun {
     pub(crate) search: Search,
     pub(crate) report: SearchCase,
     pub(super) started: Option<Instant>,
+    /// The case's whole time as the model foresaw it after its first trial (s): a search that
+    /// keeps re-measuring outruns it, and the trial lines say so.
+    pub(super) foreseen_s: Option<f64>,
     /// Latency trials still to run (fractions), once the search ended.
     pub(super) latency_left: Option<Vec<f64>>,
     pub(super) finished: bool,

@@ -106,6 +106,7 @@ impl<'a, 'p> SearchProgram<'a, 'p> {
                 search,
                 report,
                 started: None,
+                foreseen_s: None,
                 latency_left: None,
                 finished: false,
             });
@@ -318,7 +319,9 @@ impl<'p> Program<'p> for SearchProgram<'_, 'p> {
                 result.hlog = None;
                 run.search.handle_trial(trial);
                 run.report.trials.push(record.clone());
-                out::line(&trial_line(run, &record, &self.goal_names));
+                let line = trial_line(run, &record, &self.goal_names);
+                out::line(&line.text);
+                run.foreseen_s.get_or_insert(line.foreseen_s);
             }
             Purpose::Latency(fraction) => {
                 result.report.label = format!(

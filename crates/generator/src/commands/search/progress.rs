@@ -30,8 +30,14 @@ fn minutes(s: f64) -> String {
     format!("{}m{:02}s", s / 60, s % 60)
 }
 
+/// A trial's line, and the case's whole time as the model sees it now (s).
+pub(crate) struct TrialLine {
+    pub(crate) text: String,
+    pub(crate) foreseen_s: f64,
+}
+
 /// The line of one search trial: its load and loss, each goal's bounds so far, the time left.
-pub(crate) fn trial_line(run: &CaseRun, t: &TrialRecord, names: &[String]) -> String {
+pub(crate) fn trial_line(run: &CaseRun, t: &TrialRecord, names: &[String]) -> TrialLine {
     let mut line = format!(
         "{} trial {:>3}: {} x {:.2}s  loss {:.4} %",
         run.case.label,
@@ -51,13 +57,30 @@ pub(crate) fn trial_line(run: &CaseRun, t: &TrialRecord, names: &[String]) -> St
             bound(b.upper)
         ));
     }
-    // Each trial costs its duration and about a second of settling, draining and set-up.
+    // Each trial costs its duration and what its settling, draining and set-up took.
     let overhead = (t.duration_s - t.intended_duration_s).max(0.0);
-    line.push_str(&format!(
-        "  ~{} left",
-        minutes(run.search.estimate_left_s(overhead))
-    ));
-    line
+    let left = run.search.estimate_left_s(overhead);
+    let taken = run.started.map_or(0.0, |s| s.elapsed().as_secs_f64());
+    line.push_str(&left_text(left, taken, run.foreseen_s));
+    TrialLine {
+        text: line,
+        foreseen_s: taken + left,
+    }
+}
+
+/// `~1m05s left`; once the case took longer than the model foresaw after its first trial (a
+/// UPF whose losses keep moving the bounds makes the search re-measure, which no model of the
+/// goals foresees), the estimate is a floor and the line says so.
+fn left_text(left_s: f64, taken_s: f64, foreseen_s: Option<f64>) -> String {
+    match foreseen_s {
+        Some(f) if taken_s > f => format!(
+            "  at least ~{} left ({} taken, {} foreseen: the bounds keep moving)",
+            minutes(left_s),
+            minutes(taken_s),
+            minutes(f)
+        ),
+        _ => format!("  ~{} left", minutes(left_s)),
+    }
 }
 
 /// The line of a latency-under-load trial.
@@ -187,4 +210,19 @@ pub(crate) fn goal_specs(section: &SearchSection) -> Vec<GoalSpec> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod left_tests {
+    use super::left_text;
+
+    #[test]
+    fn an_estimate_the_search_outran_is_called_a_floor() {
+        assert_eq!(left_text(65.0, 10.0, None), "  ~1m05s left");
+        assert_eq!(left_text(65.0, 10.0, Some(240.0)), "  ~1m05s left");
+        assert_eq!(
+            left_text(240.0, 750.0, Some(240.0)),
+            "  at least ~4m00s left (12m30s taken, 4m00s foreseen: the bounds keep moving)"
+        );
+    }
 }
