@@ -136,7 +136,8 @@ fn establishment_installs_rules_the_datapath_can_look_up() {
             up_seid: up.seid,
             pdr_id: PdrId(1),
             precedence: Precedence(0xffff),
-            ue_address: ue_v4(&p),
+            ue_address: Some(ue_v4(&p)),
+            ue_prefix: None,
             sdf_filters: Vec::new(),
             tunnel: Some(Tunnel {
                 teid: Teid(2),

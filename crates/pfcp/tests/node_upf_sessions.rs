@@ -61,7 +61,7 @@ fn path_switch(end_marker: bool) {
     let old_tunnel = before.downlink[0].tunnel.unwrap();
     assert_ne!(old_tunnel.address, gnb2);
     let expected = end_marker.then_some(UpfEvent::Rules(RuleChange::EndMarker {
-        ue_address: ue_v4(&p),
+        ue_address: Some(ue_v4(&p)),
         previous: old_tunnel,
     }));
     assert_eq!(u.poll_event(), expected);

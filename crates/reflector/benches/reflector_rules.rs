@@ -51,7 +51,8 @@ fn session(i: u32) -> SessionRules {
             up_seid: seid,
             pdr_id: PdrId(2),
             precedence: Precedence(100),
-            ue_address: ue,
+            ue_address: Some(ue),
+            ue_prefix: None,
             sdf_filters: Vec::new(),
             tunnel: Some(Tunnel {
                 teid: Teid(2 * i + 2),

@@ -2,7 +2,8 @@
 //! between N3 and N6 (`forward` by the PFCP session [`rules`], decapsulating uplink and
 //! encapsulating downlink through `encap`) or an `echo` on one port, with optional
 //! `impair`ments, and publishes its `counters`. Sessions with several QoS flows are told apart
-//! per packet by [`flows`], and their QERs enforced by [`qer`].
+//! per packet by [`flows`], and their QERs enforced by [`qer`]. IPv6 UEs are found by their
+//! prefix ([`prefixes`]).
 
 pub(crate) mod counters;
 pub(crate) mod echo;
@@ -12,6 +13,7 @@ pub(crate) mod flat_map;
 pub mod flows;
 pub(crate) mod forward;
 pub(crate) mod impair;
+pub mod prefixes;
 pub mod qer;
 pub mod rules;
 pub(crate) mod sharded_map;

@@ -358,7 +358,10 @@ fn switch_paths(
                     for d in &previous.downlink {
                         let now = current.downlink.iter().find(|n| n.pdr_id == d.pdr_id);
                         let moved = now.is_some_and(|n| n.tunnel != d.tunnel && n.forward);
-                        let ue = u32::from(d.ue_address);
+                        // IPv4 UEs only: an IPv6-only UE's new path starts at once.
+                        let Some(ue) = d.ue_address.map(u32::from) else {
+                            continue;
+                        };
                         if moved && let Some(entry) = m.hold_downlink(ue, release_at) {
                             held.push((ue, entry));
                         }

@@ -23,6 +23,7 @@ mod search;
 mod search_table;
 mod seconds;
 mod slip;
+mod stream_shape;
 mod summary;
 mod table;
 mod time;
@@ -57,6 +58,7 @@ pub use search::{
 };
 pub use seconds::{SecondDirection, StepPhase, StepSecond};
 pub use slip::TxSlip;
+pub use stream_shape::{Family, FrameSize};
 pub use upfbench_pfcp::ie::Cause;
 
 pub use direction_table::{direction_table, direction_title};

@@ -20,6 +20,7 @@ use super::queues::RxQueues;
 use super::search::SearchReport;
 use super::seconds::StepSecond;
 use super::slip::TxSlip;
+use super::stream_shape::{Family, FrameSize};
 use super::time::rfc3339_utc;
 use super::upf_faults::{FaultLoss, UpfFault};
 
@@ -281,6 +282,12 @@ pub struct StreamSummary {
     pub direction: Direction,
     /// Inner UDP payload (bytes).
     pub payload_bytes: u32,
+    /// The IP family of its UE packets.
+    #[serde(default)]
+    pub family: Family,
+    /// The size of its frames as sent, with the headers they carried.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<FrameSize>,
     /// Flows (UEs) in the stream.
     pub flows: u32,
     /// Packets sent.
@@ -320,6 +327,8 @@ impl StreamSummary {
             name: name.into(),
             direction,
             payload_bytes,
+            family: Family::Ipv4,
+            frame: None,
             flows: flows.len() as u32,
             sent,
             received: sum(|r| r.seq.received),

@@ -32,6 +32,9 @@ pub enum RejectKind {
     WrongTeid,
     /// A PDU Session Container whose QFI is not the run's.
     WrongQfi,
+    /// A UE packet of the other IP family than its stream's (IPv4 for an IPv6 stream, or the
+    /// reverse).
+    WrongFamily,
     /// ICMP other than an echo request to the tester.
     IcmpOther,
     /// A GTP-U Echo Response.
@@ -48,7 +51,7 @@ pub enum RejectKind {
 
 impl RejectKind {
     /// Every kind, in report order: the receive path's rejects, then the service plane's news.
-    pub const ALL: [RejectKind; 17] = [
+    pub const ALL: [RejectKind; 18] = [
         RejectKind::NotIpv4,
         RejectKind::Malformed,
         RejectKind::NotGtpu,
@@ -60,6 +63,7 @@ impl RejectKind {
         RejectKind::UnknownUe,
         RejectKind::WrongTeid,
         RejectKind::WrongQfi,
+        RejectKind::WrongFamily,
         RejectKind::IcmpOther,
         RejectKind::GtpuEchoResponse,
         RejectKind::GtpuErrorIndication,
@@ -82,6 +86,7 @@ impl RejectKind {
             RejectKind::UnknownUe => "unknown_ue",
             RejectKind::WrongTeid => "wrong_teid",
             RejectKind::WrongQfi => "wrong_qfi",
+            RejectKind::WrongFamily => "wrong_family",
             RejectKind::IcmpOther => "icmp_other",
             RejectKind::GtpuEchoResponse => "gtpu_echo_response",
             RejectKind::GtpuErrorIndication => "gtpu_error_indication",

@@ -13,6 +13,7 @@ use super::model::{ControlReport, Report};
 use super::percentiles::{Nanos, Percentiles};
 pub(super) use super::rows::Align;
 use super::rows::{Cell, Column, Table};
+use super::stream_shape::Family;
 use upfbench_stats::direction::Direction;
 use upfbench_stats::loss_text;
 
@@ -485,11 +486,13 @@ fn qos_sections(out: &mut String, report: &Report) {
     }
 }
 
-const STREAM_COLUMNS: [(&str, Align); 13] = [
+const STREAM_COLUMNS: [(&str, Align); 15] = [
     ("Step", Align::Left),
     ("Stream", Align::Left),
     ("Dir", Align::Left),
+    ("IP", Align::Left),
     ("Payload B", Align::Right),
+    ("L1 frame B", Align::Right),
     ("Flows", Align::Right),
     ("Sent", Align::Right),
     ("Received", Align::Right),
@@ -502,12 +505,13 @@ const STREAM_COLUMNS: [(&str, Align); 13] = [
 ];
 
 /// A row per profile stream, when some direction has more than one (the direction tables
-/// already show a lone stream).
+/// already show a lone stream) or a stream is IPv6 (the direction tables do not say).
 fn stream_table(out: &mut String, report: &Report) {
     let several = report.steps.iter().any(|s| {
-        Direction::ALL
-            .iter()
-            .any(|d| s.streams.iter().filter(|x| x.direction == *d).count() > 1)
+        s.streams.iter().any(|x| x.family == Family::Ipv6)
+            || Direction::ALL
+                .iter()
+                .any(|d| s.streams.iter().filter(|x| x.direction == *d).count() > 1)
     });
     if !several {
         return;
@@ -521,7 +525,9 @@ fn stream_table(out: &mut String, report: &Report) {
                     s.label.clone(),
                     x.name.clone(),
                     x.direction.short().to_owned(),
+                    x.family.name().to_owned(),
                     x.payload_bytes.to_string(),
+                    x.frame.map_or_else(dash, |f| f.l1_bytes.to_string()),
                     x.flows.to_string(),
                     x.sent.to_string(),
                     x.received.to_string(),

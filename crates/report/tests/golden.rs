@@ -6,9 +6,9 @@
 use std::path::PathBuf;
 
 use upfbench_report::{
-    Cause, ClockReport, ControlReport, DirectionReport, KernelInterface, LatencyReport, LossReport,
-    Nanos, Percentiles, PortFrames, PortReport, RejectKind, Rejected, Release, Report, RxQueues,
-    StepReport, StreamSummary, ThroughputReport, TxSlip,
+    Cause, ClockReport, ControlReport, DirectionReport, Family, FrameSize, KernelInterface,
+    LatencyReport, LossReport, Nanos, Percentiles, PortFrames, PortReport, RejectKind, Rejected,
+    Release, Report, RxQueues, StepReport, StreamSummary, ThroughputReport, TxSlip,
 };
 use upfbench_stats::{Direction, PortName};
 
@@ -125,7 +125,11 @@ fn small_payload_step(r: &mut Report) {
         streams: vec![
             stream("ul-small", Direction::Uplink, 10, 7_440_476, 1_000),
             stream("ul-large", Direction::Uplink, 10, 7_440_476, 234),
-            stream("dl", Direction::Downlink, 10, 14_880_952, 0),
+            StreamSummary {
+                family: Family::Ipv6,
+                frame: Some(FrameSize::of_built(72)),
+                ..stream("dl", Direction::Downlink, 10, 14_880_952, 0)
+            },
         ],
         frames: vec![
             frames("N3", [14_879_718, 0, 0], [14_880_949, 0, 1, 2]),
@@ -259,6 +263,8 @@ fn stream(name: &str, direction: Direction, payload: u32, sent: u64, lost: u64) 
         name: name.into(),
         direction,
         payload_bytes: payload,
+        family: Default::default(),
+        frame: None,
         flows: 2,
         sent,
         received: sent - lost,

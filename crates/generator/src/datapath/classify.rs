@@ -18,13 +18,13 @@
 //! worker's: it hands over frames with the port's tags removed.
 
 use upfbench_gtpu::{Decapsulated, GTPU_PORT, MessageType, decapsulate, header, udp_payload};
-use upfbench_net::Qfi;
 use upfbench_net::ethernet::{
     self, ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6, HEADER_LEN as ETHERNET_LEN,
 };
 use upfbench_net::ipv4::{self, PROTOCOL_ICMP, PROTOCOL_UDP};
 use upfbench_net::ipv6::{self, PROTOCOL_ICMPV6};
 use upfbench_net::udp;
+use upfbench_net::{IpFamily, Qfi};
 use upfbench_stats::Direction;
 
 use std::net::{IpAddr, Ipv6Addr};
@@ -111,11 +111,14 @@ pub enum Reject {
     WrongTeid,
     /// A PDU Session Container whose QFI is not the run's.
     WrongQfi,
+    /// A UE packet of the other IP family than its stream's: the UPF translated it, or sent
+    /// one stream's tag in the other family's packet.
+    WrongFamily,
 }
 
 impl Reject {
     /// Number of kinds.
-    pub const COUNT: usize = 11;
+    pub const COUNT: usize = 12;
     /// Names of the kinds, by discriminant (reports use them).
     pub const NAMES: [&'static str; Self::COUNT] = [
         "not_ipv4",
@@ -129,6 +132,7 @@ impl Reject {
         "unknown_ue",
         "wrong_teid",
         "wrong_qfi",
+        "wrong_family",
     ];
 }
 
@@ -176,6 +180,8 @@ struct RxStream {
     downlink_ordinal: u32,
     /// The churn's probe stream: its packets are probes, not flows.
     probe: bool,
+    /// Its UE packets are IPv6.
+    v6: bool,
     /// The QFI its downlink G-PDUs must carry when they carry a PDU Session Container.
     qfi: Option<Qfi>,
 }
@@ -191,6 +197,7 @@ impl RxStream {
         flow_base: 0,
         downlink_ordinal: 0,
         probe: false,
+        v6: false,
         qfi: None,
     };
 
@@ -206,6 +213,7 @@ impl RxStream {
             flow_base: s.flow_base,
             downlink_ordinal,
             probe,
+            v6: s.family() == IpFamily::Ipv6,
             qfi: s.qfi.or(qfi),
         }
     }
@@ -343,7 +351,8 @@ impl RxRules {
             return self.classify_n3_v6(frame);
         };
         let ue_address = read_u32(inner, IPV4_DESTINATION_AT);
-        let hit = match self.flow(&v, Direction::Downlink, self.ues.offset_of(ue_address)) {
+        let ue = self.ues.offset_of(ue_address);
+        let hit = match self.flow(&v, Direction::Downlink, ue, false) {
             Ok(hit) => hit,
             Err(r) => return Classified::Rejected(r),
         };
@@ -363,7 +372,7 @@ impl RxRules {
             return Classified::Rejected(Reject::InnerNotIpv4Udp);
         };
         let ue = self.ues6.offset_of(read_u128(inner, IPV6_DESTINATION_AT));
-        match self.flow(&v, Direction::Downlink, ue) {
+        match self.flow(&v, Direction::Downlink, ue, true) {
             Ok(hit) => self.downlink(&d, &hit),
             Err(r) => Classified::Rejected(r),
         }
@@ -437,7 +446,7 @@ impl RxRules {
             return other(frame, false);
         };
         let ue_address = read_u32(packet, IPV4_SOURCE_AT);
-        self.uplink(self.flow(&v, Direction::Uplink, self.ues.offset_of(ue_address)))
+        self.uplink(self.flow(&v, Direction::Uplink, self.ues.offset_of(ue_address), false))
     }
 
     /// An N6 frame that is not IPv4: an IPv6 UE's uplink, or the slow path's.
@@ -452,7 +461,7 @@ impl RxRules {
             return other(frame, false);
         };
         let ue = self.ues6.offset_of(read_u128(packet, IPV6_SOURCE_AT));
-        self.uplink(self.flow(&v, Direction::Uplink, ue))
+        self.uplink(self.flow(&v, Direction::Uplink, ue, true))
     }
 
     /// The verdict on an uplink packet received on N6.
@@ -475,9 +484,11 @@ impl RxRules {
         }
     }
 
-    /// The flow and tag of a packet received in `direction` whose UE is `ue` UEs from UE 0.
+    /// The flow and tag of a packet received in `direction` whose UE is `ue` UEs from UE 0,
+    /// of the family `v6` says: a packet of the other family than its stream's is counted as
+    /// such, whatever its address (the two families' UEs are numbered apart).
     #[inline(always)]
-    fn flow(&self, v: &Inner<'_>, direction: Direction, ue: u32) -> Result<Hit, Reject> {
+    fn flow(&self, v: &Inner<'_>, direction: Direction, ue: u32, v6: bool) -> Result<Hit, Reject> {
         let tag = TagView::new_checked(v.payload).map_err(|_| Reject::Untagged)?;
         let s = self
             .streams
@@ -486,6 +497,9 @@ impl RxRules {
             .ok_or(Reject::UnknownStream)?;
         if s.direction != direction {
             return Err(Reject::WrongPort);
+        }
+        if s.v6 != v6 {
+            return Err(Reject::WrongFamily);
         }
         if v.ports != (s.source_port, s.destination_port) {
             return Err(Reject::WrongUdpPorts);

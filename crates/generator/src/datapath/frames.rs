@@ -55,6 +55,26 @@ impl Endpoints6 {
         n3: None,
         dn_host: None,
     };
+
+    /// Both ports over IPv4, N6's address `n6`: the data network host of IPv6 UEs is that
+    /// address in the NAT64 well-known prefix 64:ff9b::/96 (RFC 6052), the address by which an
+    /// IPv6 UE reaches an IPv4 host.
+    pub fn over_ipv4(n6: Ipv4Addr) -> Endpoints6 {
+        let [a, b, c, d] = n6.octets();
+        Endpoints6 {
+            n3: None,
+            dn_host: Some(Ipv6Addr::new(
+                0x64,
+                0xff9b,
+                0,
+                0,
+                0,
+                0,
+                u16::from_be_bytes([a, b]),
+                u16::from_be_bytes([c, d]),
+            )),
+        }
+    }
 }
 
 impl Endpoints {
@@ -227,5 +247,22 @@ pub fn stream_template(
     match stream.direction {
         Direction::Uplink => uplink_template(stream, &Ipv4Repr::udp(ue, e.dn_host()), teid, qfi, e),
         Direction::Downlink => downlink_template(stream, &Ipv4Repr::udp(e.dn_host(), ue), e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn over_ipv4_the_ipv6_host_is_n6s_address_in_the_nat64_prefix() {
+        let e = Endpoints6::over_ipv4(Ipv4Addr::new(192, 168, 16, 152));
+        assert_eq!(e.n3, None, "N3 stays IPv4");
+        assert_eq!(
+            e.dn_host,
+            Some("64:ff9b::c0a8:1098".parse::<Ipv6Addr>().unwrap())
+        );
+        let other = Endpoints6::over_ipv4(Ipv4Addr::new(10, 0, 0, 1)).dn_host;
+        assert_eq!(other, Some("64:ff9b::a00:1".parse::<Ipv6Addr>().unwrap()));
     }
 }

@@ -72,6 +72,7 @@ const REJECTS: [RejectKind; Reject::COUNT] = [
     RejectKind::UnknownUe,
     RejectKind::WrongTeid,
     RejectKind::WrongQfi,
+    RejectKind::WrongFamily,
 ];
 
 /// What the service plane got that is news from the UPF, and its kind in the report.

@@ -5,7 +5,8 @@ use std::time::Duration;
 use anyhow::Result;
 use upfbench_dpdk::PortStats;
 use upfbench_dpdk::QUEUE_STATS;
-use upfbench_report::{RxQueues, StepReport, StreamSummary};
+use upfbench_net::IpFamily;
+use upfbench_report::{Family, FrameSize, RxQueues, StepReport, StreamSummary};
 use upfbench_stats::{RunResult, RxCoreResult, StreamSpec, TxCoreResult};
 
 use super::counters::{counter_notes, port_frames, port_report, rejected};
@@ -87,12 +88,18 @@ pub fn step_report(m: &StepMeasurements<'_>) -> Result<StepReport> {
         .iter()
         .map(|st| {
             let flows = st.flow_base as usize..(st.flow_base + st.ue_count()) as usize;
-            StreamSummary::from_flows(
+            let mut s = StreamSummary::from_flows(
                 st.name.clone(),
                 st.direction,
                 u32::from(st.payload_len),
                 merged.streams.get(flows).unwrap_or_default(),
-            )
+            );
+            s.family = match st.family() {
+                IpFamily::Ipv4 => Family::Ipv4,
+                IpFamily::Ipv6 => Family::Ipv6,
+            };
+            s.frame = Some(FrameSize::of_built(u32::from(st.tx_frame_len())));
+            s
         })
         .collect();
     add_slips(&mut report, &plan.streams, &counters.tx_slips);

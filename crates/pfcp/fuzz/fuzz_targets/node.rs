@@ -97,8 +97,10 @@ impl World {
                 teids.insert(u.teid);
             }
             for d in &s.downlink {
-                assert_eq!(rules.downlink(d.ue_address).unwrap().up_seid, s.up_seid);
-                ues.insert(d.ue_address);
+                if let Some(ue) = d.ue_address {
+                    assert_eq!(rules.downlink(ue).unwrap().up_seid, s.up_seid);
+                    ues.insert(ue);
+                }
             }
         }
         assert_eq!(teids.len(), rules.uplink_count());

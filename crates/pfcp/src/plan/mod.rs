@@ -120,7 +120,7 @@ pub struct SessionTemplate {
 
 /// A UE's IPv6 prefix (TS 23.501 §5.8.2.2.2: a /64 each, or another length; 128 for an
 /// address).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct UeIpv6Prefix {
     /// The prefix (host bits clear), or the address of a /128.
     pub prefix: Ipv6Addr,

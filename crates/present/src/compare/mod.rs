@@ -97,6 +97,8 @@ mod tests {
             name: "s".into(),
             direction,
             payload_bytes,
+            family: Default::default(),
+            frame: None,
             flows: 1,
             sent: 1,
             received: 1,

@@ -5,7 +5,11 @@
 //!   behind a new Ethernet header. A G-PDU to an unknown TEID is dropped and answered with an
 //!   Error Indication (rate-limited by the worker).
 //! - N6: an IPv4 packet to a UE with a downlink rule is encapsulated with the rule's tunnel (and
-//!   a DL PDU Session Container when the session's QER sets a QFI) and goes out N3.
+//!   a DL PDU Session Container when the session's QER sets a QFI) and goes out N3. An IPv6
+//!   packet is looked up by the UE prefix that holds its destination (out of line, after the
+//!   IPv4 test, so the IPv4 path is what it was), and goes the same way.
+//! - The inner packet of an uplink G-PDU may be of either family (the worker gives it the
+//!   EtherType of its version).
 //! - A TEID or UE whose entry has flows (several PDRs, SDF filters, a QER to enforce) is
 //!   classified by [`super::flows`]: the matching PDR's FAR and QER decide, and a downlink
 //!   G-PDU carries that flow's QFI.
@@ -13,17 +17,22 @@
 
 use upfbench_gtpu::{GTPU_PORT, MessageType, decapsulate, header};
 use upfbench_net::Teid;
-use upfbench_net::ethernet::{ETHERTYPE_ARP, ETHERTYPE_IPV4, HEADER_LEN as ETHERNET_LEN};
+use upfbench_net::ethernet::{
+    ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6, HEADER_LEN as ETHERNET_LEN,
+};
 use upfbench_net::ipv4::{MIN_HEADER_LEN, PROTOCOL_ICMP, PROTOCOL_UDP};
-use upfbench_net::{ethernet, ipv4, udp};
+use upfbench_net::ipv6::PROTOCOL_ICMPV6;
+use upfbench_net::{ethernet, ipv4, ipv6, udp};
 
-use super::flows::{Classified, classify};
+use super::flows::{Classified, Flow, classify};
 use super::rules::{DownlinkEntry, ForwardingTable};
 use upfbench_datapath::service::Service;
 
 const ETHERTYPE_AT: usize = ethernet::field::ETHERTYPE.start;
 const IPV4_TOTAL_LENGTH_AT: usize = ipv4::field::TOTAL_LENGTH.start;
 const IPV4_DESTINATION_AT: usize = ipv4::field::DESTINATION.start;
+const IPV6_PAYLOAD_LENGTH_AT: usize = ipv6::field::PAYLOAD_LENGTH.start;
+const IPV6_DESTINATION_AT: usize = ipv6::field::DESTINATION.start;
 const UDP_DESTINATION_PORT_AT: usize = udp::field::DESTINATION_PORT.start;
 /// The GTP-U message type, counted from the UDP header.
 const GTPU_MESSAGE_TYPE_AT: usize = udp::HEADER_LEN + header::field::MESSAGE_TYPE;
@@ -38,7 +47,7 @@ pub(crate) enum Drop {
     UnknownUe,
     /// A rule whose FAR does not forward.
     NotForwarded,
-    /// Neither a G-PDU on N3 nor IPv4 on N6, and not for the service plane.
+    /// Neither a G-PDU on N3 nor IP on N6, and not for the service plane.
     NotUserTraffic,
     /// Malformed.
     Malformed,
@@ -98,7 +107,7 @@ pub(crate) enum FromN3 {
 /// What to do with a frame received on N6.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FromN6 {
-    /// Strip the Ethernet header and encapsulate the `len`-byte IPv4 packet into this tunnel.
+    /// Strip the Ethernet header and encapsulate the `len`-byte IP packet into this tunnel.
     Encapsulate(DownlinkEntry, usize),
     /// Drop.
     Drop(Drop),
@@ -162,10 +171,9 @@ fn drop_of(c: Classified<'_>) -> Drop {
     }
 }
 
-/// The decision for a downlink IPv4 packet `ip` of `total` bytes to `ue`, whose entry has
-/// flows, at TSC tick `now`.
-fn downlink_flows(table: &ForwardingTable, ue: u32, ip: &[u8], total: usize, now: u64) -> FromN6 {
-    let flows = table.downlink_flows.get(&ue).map_or(&[][..], |f| &f[..]);
+/// The decision for a downlink IP packet `ip` of `total` bytes to a UE whose entry has
+/// `flows`, at TSC tick `now`.
+fn downlink_flows(flows: &[Flow], ip: &[u8], total: usize, now: u64) -> FromN6 {
     match classify(flows, &ip[..total], total, None, false, now) {
         Classified::Pass(f) => match f.tunnel {
             Some((teid, gnb)) => FromN6::Encapsulate(
@@ -189,10 +197,7 @@ fn downlink_flows(table: &ForwardingTable, ue: u32, ip: &[u8], total: usize, now
 #[inline]
 pub(crate) fn from_n6(table: &ForwardingTable, frame: &[u8], now: u64) -> FromN6 {
     if read_u16(frame, ETHERTYPE_AT) != Some(ETHERTYPE_IPV4) {
-        return match service_kind(frame, false) {
-            Some(s) => FromN6::Service(s),
-            None => FromN6::Drop(Drop::NotUserTraffic),
-        };
+        return other_n6(table, frame, now);
     }
     let ip = &frame[ETHERNET_LEN..];
     let (Some(&vihl), Some(total), Some(dst)) = (
@@ -221,7 +226,10 @@ pub(crate) fn from_n6(table: &ForwardingTable, frame: &[u8], now: u64) -> FromN6
             total,
         ),
         Some(e) if e.held => FromN6::Drop(Drop::FarUpdateHeld),
-        Some(e) if e.flows() => downlink_flows(table, dst, ip, total, now),
+        Some(e) if e.flows() => {
+            let flows = table.downlink_flows.get(&dst).map_or(&[][..], |f| &f[..]);
+            downlink_flows(flows, ip, total, now)
+        }
         Some(_) => FromN6::Drop(Drop::NotForwarded),
         None => match service_kind(frame, false) {
             Some(s) => FromN6::Service(s),
@@ -230,10 +238,68 @@ pub(crate) fn from_n6(table: &ForwardingTable, frame: &[u8], now: u64) -> FromN6
     }
 }
 
-/// ARP, ICMP, and on N3 GTP-U signalling: what the service plane looks at.
+/// A frame received on N6 that is not IPv4: an IPv6 UE's downlink, or the service plane's.
+#[cold]
+#[inline(never)]
+fn other_n6(table: &ForwardingTable, frame: &[u8], now: u64) -> FromN6 {
+    if read_u16(frame, ETHERTYPE_AT) == Some(ETHERTYPE_IPV6) {
+        return from_n6_v6(table, frame, now);
+    }
+    match service_kind(frame, false) {
+        Some(s) => FromN6::Service(s),
+        None => FromN6::Drop(Drop::NotUserTraffic),
+    }
+}
+
+/// The decision for an IPv6 packet received on N6: to the UE whose prefix holds its
+/// destination, else for the service plane (ICMPv6) or dropped.
+fn from_n6_v6(table: &ForwardingTable, frame: &[u8], now: u64) -> FromN6 {
+    let ip = frame.get(ETHERNET_LEN..).unwrap_or_default();
+    let (Some(&version), Some(payload), Some(dst)) = (
+        ip.first(),
+        read_u16(ip, IPV6_PAYLOAD_LENGTH_AT),
+        ip.get(IPV6_DESTINATION_AT..IPV6_DESTINATION_AT + 16),
+    ) else {
+        return FromN6::Drop(Drop::Malformed);
+    };
+    let total = ipv6::HEADER_LEN + usize::from(payload);
+    if version >> 4 != 6 || total > ip.len() {
+        return FromN6::Drop(Drop::Malformed);
+    }
+    let dst = u128::from_be_bytes(dst.try_into().unwrap_or_default());
+    match table.downlink_v6.get(dst) {
+        Some(r) if r.entry.forward => FromN6::Encapsulate(r.entry, total),
+        Some(r) if r.entry.flows() => {
+            let flows = r.flows.as_ref().map_or(&[][..], |f| &f[..]);
+            downlink_flows(flows, ip, total, now)
+        }
+        Some(_) => FromN6::Drop(Drop::NotForwarded),
+        None => match service_kind(frame, false) {
+            Some(s) => FromN6::Service(s),
+            None => FromN6::Drop(Drop::UnknownUe),
+        },
+    }
+}
+
+/// ARP, ICMP, ICMPv6, and on N3 GTP-U signalling: what the service plane looks at.
 fn service_kind(frame: &[u8], n3: bool) -> Option<Service> {
     match read_u16(frame, ETHERTYPE_AT)? {
         ETHERTYPE_ARP => Some(Service::Arp),
+        ETHERTYPE_IPV6 => {
+            let ip = frame.get(ETHERNET_LEN..)?;
+            match *ip.get(ipv6::field::NEXT_HEADER)? {
+                PROTOCOL_ICMPV6 => Some(Service::Icmpv6),
+                PROTOCOL_UDP
+                    if n3
+                        && read_u16(ip, ipv6::HEADER_LEN + UDP_DESTINATION_PORT_AT)?
+                            == GTPU_PORT =>
+                {
+                    let t = *ip.get(ipv6::HEADER_LEN + GTPU_MESSAGE_TYPE_AT)?;
+                    (t != MessageType::G_PDU.0).then_some(Service::Gtpu(t))
+                }
+                _ => None,
+            }
+        }
         ETHERTYPE_IPV4 => {
             let ip = frame.get(ETHERNET_LEN..)?;
             let ihl = usize::from(ip.first()? & 0x0f) * 4;
@@ -315,6 +381,7 @@ mod tests {
             releases: std::sync::Arc::new([(u32::from(HELD_UE), 1_000)]),
             uplink_flows: Default::default(),
             downlink_flows: Default::default(),
+            downlink_v6: Default::default(),
         }
     }
 
@@ -414,6 +481,8 @@ mod tests {
             FromN3::Service(Service::Gtpu(1))
         );
     }
+
+    mod v6;
 
     proptest::proptest! {
         #[test]

@@ -16,7 +16,9 @@
 //! old one never frees it (freeing every shard a burst replaced is the control thread's work,
 //! [`TablePublisher::retire`], once the workers took the new one).
 //!
-//! A key (uplink TEID, UE address) with several PDRs, SDF filters or a QER to enforce has an
+//! IPv6 UEs are found by their prefix in [`PrefixTable`], beside (a dual-stack UE is in both).
+//!
+//! A key (uplink TEID, UE address or prefix) with several PDRs, SDF filters or a QER to enforce has an
 //! entry that says so (`flows`) and its [`Flow`]s in a map beside ([`super::flows`]); the
 //! entries of every other key are as they were, and so is their lookup. The flow maps are
 //! copied whole when one of their keys changes: cheap for the thousands of sessions a QoS test
@@ -30,9 +32,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 
 use upfbench_pfcp::node::{DownlinkRule, RuleChange, RulesTable, SessionRules, UplinkRule};
+use upfbench_pfcp::plan::UeIpv6Prefix;
 use upfbench_pfcp::{QerId, Qfi, Teid};
 
 use super::flows::{Flow, FlowMap, Flows, PacketFilter};
+use super::prefixes::{PrefixRule, PrefixTable};
 use super::qer::{self, QerBook, QerPolicy};
 use super::sharded_map::ShardedMap;
 
@@ -95,8 +99,10 @@ impl DownlinkEntry {
 pub struct ForwardingTable {
     /// Uplink by TEID (its number: the map's keys are 32-bit).
     pub uplink: ShardedMap<UplinkEntry>,
-    /// Downlink by UE address.
+    /// Downlink by UE IPv4 address.
     pub downlink: ShardedMap<DownlinkEntry>,
+    /// Downlink by UE IPv6 prefix, with the flows of the entries that have them.
+    pub downlink_v6: Arc<PrefixTable>,
     /// Sessions it was built from.
     pub sessions: usize,
     /// The gNBs the forwarding downlink rules tunnel to (big-endian integers), each once, in
@@ -124,6 +130,7 @@ impl ForwardingTable {
         ForwardingTable {
             uplink: ShardedMap::default(),
             downlink: ShardedMap::default(),
+            downlink_v6: Arc::default(),
             sessions: 0,
             gnbs: Arc::new([]),
             releases: Arc::new([]),
@@ -235,36 +242,67 @@ impl RulesMirror {
             };
             self.table.uplink.insert(teid, entry);
         }
-        for ue in keys(&s.downlink, |d| u32::from(d.ue_address)) {
+        let v4 = |d: &DownlinkRule| d.ue_address.map(u32::from);
+        let mut ues: Vec<u32> = s.downlink.iter().filter_map(v4).collect();
+        ues.sort_unstable();
+        ues.dedup();
+        for ue in ues {
+            let rules: Vec<&DownlinkRule> =
+                s.downlink.iter().filter(|d| v4(d) == Some(ue)).collect();
+            let (entry, flows) = self.downlink_entry(s, &rules);
+            if flows.is_some() {
+                self.set_flows(qer::DOWNLINK, ue, flows);
+            }
+            let replaced = self.table.downlink.insert(ue, entry);
+            self.count_tunnel(replaced, Some(entry));
+        }
+        let mut prefixes: Vec<UeIpv6Prefix> = Vec::new();
+        for p in s.downlink.iter().filter_map(|d| d.ue_prefix) {
+            if !prefixes.contains(&p) {
+                prefixes.push(p);
+            }
+        }
+        for p in prefixes {
             let rules: Vec<&DownlinkRule> = s
                 .downlink
                 .iter()
-                .filter(|d| u32::from(d.ue_address) == ue)
+                .filter(|d| d.ue_prefix == Some(p))
                 .collect();
-            let entry = match rules[..] {
-                [d] if d.sdf_filters.is_empty() && self.transparent(s, d.qer, qer::DOWNLINK) => {
-                    match d.tunnel {
-                        Some(t) if d.forward => DownlinkEntry {
-                            forward: true,
-                            teid: t.teid,
-                            gnb: u32::from(t.address),
-                            qfi: d.qfi,
-                            held: false,
-                        },
-                        _ => DownlinkEntry::default(),
-                    }
+            let (entry, flows) = self.downlink_entry(s, &rules);
+            let replaced =
+                Arc::make_mut(&mut self.table.downlink_v6).insert(p, PrefixRule { entry, flows });
+            self.count_tunnel(replaced.map(|r| r.entry), Some(entry));
+        }
+    }
+
+    /// The entry of a UE key whose downlink PDRs are `rules`, and its flows when the entry is
+    /// [`DownlinkEntry::FLOWS`] (their gNBs counted).
+    fn downlink_entry(
+        &mut self,
+        s: &SessionRules,
+        rules: &[&DownlinkRule],
+    ) -> (DownlinkEntry, Option<Flows>) {
+        match rules {
+            [d] if d.sdf_filters.is_empty() && self.transparent(s, d.qer, qer::DOWNLINK) => {
+                let entry = match d.tunnel {
+                    Some(t) if d.forward => DownlinkEntry {
+                        forward: true,
+                        teid: t.teid,
+                        gnb: u32::from(t.address),
+                        qfi: d.qfi,
+                        held: false,
+                    },
+                    _ => DownlinkEntry::default(),
+                };
+                (entry, None)
+            }
+            _ => {
+                let flows: Vec<Flow> = rules.iter().map(|d| self.downlink_flow(s, d)).collect();
+                for f in &flows {
+                    self.count_gnb(None, flow_gnb(f));
                 }
-                _ => {
-                    let flows: Vec<Flow> = rules.iter().map(|d| self.downlink_flow(s, d)).collect();
-                    for f in &flows {
-                        self.count_gnb(None, flow_gnb(f));
-                    }
-                    self.set_flows(qer::DOWNLINK, ue, Some(sorted(flows)));
-                    DownlinkEntry::FLOWS
-                }
-            };
-            let replaced = self.table.downlink.insert(ue, entry);
-            self.count_tunnel(replaced, Some(entry));
+                (DownlinkEntry::FLOWS, Some(sorted(flows)))
+            }
         }
     }
 
@@ -319,7 +357,17 @@ impl RulesMirror {
             self.set_flows(qer::UPLINK, u.teid.get(), None);
         }
         for d in &s.downlink {
-            let ue = u32::from(d.ue_address);
+            if let Some(p) = d.ue_prefix
+                && let Some(r) = Arc::make_mut(&mut self.table.downlink_v6).remove(p)
+            {
+                self.count_tunnel(Some(r.entry), None);
+                for f in r.flows.iter().flat_map(|f| f.iter()) {
+                    self.count_gnb(flow_gnb(f), None);
+                }
+            }
+            let Some(ue) = d.ue_address.map(u32::from) else {
+                continue;
+            };
             let removed = self.table.downlink.remove(ue);
             self.count_tunnel(removed, None);
             if let Some(flows) = self.flows[qer::DOWNLINK].remove(&ue) {

@@ -10,7 +10,7 @@ use std::net::Ipv4Addr;
 
 use upfbench_dpdk::{Mbuf, MbufBurst, Mempool, Quiescent, StopFlag, current_lcore, tsc};
 use upfbench_net::MacAddr;
-use upfbench_net::ethernet::{self, ETHERTYPE_IPV4, HEADER_LEN as ETHERNET_LEN};
+use upfbench_net::ethernet::{self, ETHERTYPE_IPV4, ETHERTYPE_IPV6, HEADER_LEN as ETHERNET_LEN};
 use upfbench_net::ipv4;
 
 use super::counters::{CounterCell, ReflectorCounters, ServiceSummary};
@@ -230,8 +230,10 @@ impl<'p> Forwarder<'p> {
             want_next_hops(&mut self.next_hops, t.gnbs.iter(), &self.routes);
             // A bucket refills by the clock: read it every loop while a QER may police (a
             // reading 64 loops old lags by milliseconds under load).
-            self.precise_clock =
-                self.always_precise || !t.uplink_flows.is_empty() || !t.downlink_flows.is_empty();
+            self.precise_clock = self.always_precise
+                || !t.uplink_flows.is_empty()
+                || !t.downlink_flows.is_empty()
+                || t.downlink_v6.has_flows();
         }
     }
 
@@ -511,7 +513,8 @@ fn next_hop_mac(
 }
 
 /// Rewrites an uplink G-PDU into its inner packet behind an Ethernet header toward the next
-/// hop on N6 (`n6`); true to keep (forward) it.
+/// hop on N6 (`n6`); true to keep (forward) it. An IPv6 inner packet goes to N6's gateway
+/// (N6's transport is IPv4: no IPv6 destination is on its subnet), with the IPv6 EtherType.
 #[inline]
 fn uplink(
     m: &mut Mbuf<'_>,
@@ -528,9 +531,13 @@ fn uplink(
             inner_len,
         } => {
             let d = m.data();
-            let at = inner_offset + IPV4_DESTINATION_AT;
-            let dst = u32::from_be_bytes([d[at], d[at + 1], d[at + 2], d[at + 3]]);
-            let hop = n6.next_hop(dst);
+            let v6 = d.get(inner_offset).is_some_and(|b| b >> 4 == 6);
+            let hop = if v6 {
+                n6.gateway
+            } else {
+                let at = inner_offset + IPV4_DESTINATION_AT;
+                n6.next_hop(u32::from_be_bytes([d[at], d[at + 1], d[at + 2], d[at + 3]]))
+            };
             let mac = match (*next_hop, hop) {
                 (Some((ip, mac)), Some(hop)) if ip == hop => mac,
                 _ => match next_hop_mac(service, Side::N6, hop, now, c) {
@@ -551,7 +558,8 @@ fn uplink(
             let eth = &mut m.data_mut()[..ETHERNET_LEN];
             eth[ethernet::field::DESTINATION].copy_from_slice(&mac.0);
             eth[ethernet::field::SOURCE].copy_from_slice(&n6.interface.mac.0);
-            eth[ethernet::field::ETHERTYPE].copy_from_slice(&ETHERTYPE_IPV4.to_be_bytes());
+            let ethertype = if v6 { ETHERTYPE_IPV6 } else { ETHERTYPE_IPV4 };
+            eth[ethernet::field::ETHERTYPE].copy_from_slice(&ethertype.to_be_bytes());
             true
         }
         FromN3::Drop(Drop::UnknownTeid, teid) => {

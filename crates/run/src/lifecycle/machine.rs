@@ -397,9 +397,10 @@ impl Lifecycle {
             self.failure = Some(message);
         }
         match self.state {
-            // The batch has ended (or there was none): report, delete what it
+            // The batch has ended (or there was none), or the step could not be prepared
+            // (nothing is sending, and no Prepared follows): report, delete what was
             // established, release.
-            State::Associating | State::Establishing => {
+            State::Associating | State::Establishing | State::Preparing => {
                 self.stopping = true;
                 self.teardown();
             }

@@ -12,6 +12,9 @@
 //!   kernel interface counting what its PMD did; a `tbf` shaper below the offered rate on the
 //!   tester's n3 veth, which the PMD's frames bypass (nothing lost) unless `qdisc_bypass=0`,
 //!   and then the whole uplink loss is reported as the tester's, exactly;
+//! - IPv6 and dual-stack UEs over memif (profiles/ipv6.yaml, profiles/dual-stack.yaml): every
+//!   packet of every stream received both ways, none of the wrong family, each stream's family
+//!   and frame sizes in the report;
 //! - the reflector's echo mode on `net_af_packet` in the lab's UPF namespace, Scapy on the other
 //!   end of the veth: UDP comes back swapped with valid checksums, ARP and ICMP are answered,
 //!   TCP is counted;
@@ -55,6 +58,7 @@ mod echo;
 mod exits;
 mod handover;
 mod harness;
+mod ipv6;
 mod lab;
 mod lab_clock;
 mod lab_handover;

@@ -427,7 +427,8 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 local: bed.interfaces,
                 upf_n3: bed.peers[0],
                 next_hop_mac: self.next_hop,
-                v6: Endpoints6::NONE,
+                // N3 and N6 over IPv6 are not brought up yet (bring-up needs IPv4 peers).
+                v6: Endpoints6::over_ipv4(bed.interfaces[Side::N6.index()].address),
                 tags: PortVlans::of_ports(&bed.setup.system.n3, &bed.setup.system.n6).tags,
             },
             peers: bed.peers,

@@ -399,6 +399,7 @@ impl Upf {
             None,
             |teid| self.rules.teid_owner(teid),
             |ue| self.rules.ue_owner(ue),
+            |prefix| self.rules.prefix_owner(prefix),
             &self.config.network_instances,
         )?;
         let up_seid = self.allocate_seid();
@@ -493,6 +494,7 @@ impl Upf {
             Some(up),
             |teid| self.rules.teid_owner(teid),
             |ue| self.rules.ue_owner(ue),
+            |prefix| self.rules.prefix_owner(prefix),
             &self.config.network_instances,
         )?;
         let view = rules.view(up, cp_f_seid);
@@ -647,7 +649,10 @@ fn asks_end_marker(req: &crate::message::SessionModificationRequest) -> bool {
 
 /// The downlink tunnels a modification moved: (UE, the tunnel before) for each downlink PDR
 /// whose tunnel changed.
-fn moved_tunnels(previous: &SessionRules, current: &SessionRules) -> Vec<(Ipv4Addr, Tunnel)> {
+fn moved_tunnels(
+    previous: &SessionRules,
+    current: &SessionRules,
+) -> Vec<(Option<Ipv4Addr>, Tunnel)> {
     previous
         .downlink
         .iter()

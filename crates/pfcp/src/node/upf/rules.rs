@@ -6,6 +6,7 @@
 use core::net::Ipv4Addr;
 
 use crate::ie::{BitRate, FlowDescription, Fseid, GateStatus};
+use crate::plan::UeIpv6Prefix;
 use crate::types::{PdrId, Precedence, QerId, Qfi, Seid, Teid};
 
 /// A GTP-U tunnel endpoint to encapsulate towards (Outer Header Creation GTP-U/UDP/IPv4).
@@ -55,8 +56,11 @@ pub struct DownlinkRule {
     pub pdr_id: PdrId,
     /// Its precedence: of the PDRs a packet matches, the lowest value applies.
     pub precedence: Precedence,
-    /// The UE address matched as destination.
-    pub ue_address: Ipv4Addr,
+    /// The UE's IPv4 address matched as destination, if the PDI names one.
+    pub ue_address: Option<Ipv4Addr>,
+    /// The UE's IPv6 prefix matched as destination (host bits clear), if the PDI names one: a
+    /// packet to any address in it is the UE's. A dual-stack UE's PDR names both.
+    pub ue_prefix: Option<UeIpv6Prefix>,
     /// The PDI's SDF filters, parsed (none: every packet to the UE); a packet matches the PDR
     /// when it matches any of them.
     pub sdf_filters: Vec<FlowDescription>,
@@ -127,8 +131,8 @@ pub enum RuleChange {
     /// `previous` tunnel once no G-PDU follows it there. Follows the [`RuleChange::Modified`]
     /// that moved the tunnel.
     EndMarker {
-        /// The UE whose downlink moved.
-        ue_address: Ipv4Addr,
+        /// The UE whose downlink moved: its IPv4 address (none for an IPv6-only UE).
+        ue_address: Option<Ipv4Addr>,
         /// The tunnel it left.
         previous: Tunnel,
     },

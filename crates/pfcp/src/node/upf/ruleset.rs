@@ -3,7 +3,7 @@
 //!
 //! Honoured: uplink PDRs (Source Interface Access) matching a local IPv4 F-TEID, given or
 //! chosen here (CH=1, with CHOOSE ID sharing); downlink PDRs (Source Interface Core) matching a
-//! UE IPv4 address as destination; FARs forwarding, dropping or buffering, with Outer Header
+//! UE IPv4 address, a UE IPv6 prefix, or both as destination; FARs forwarding, dropping or buffering, with Outer Header
 //! Creation GTP-U/UDP/IPv4 or none; QERs (their QFI marks the downlink, their gates and MBRs
 //! are handed to the datapath with the PDRs that name them); URRs (kept, not measured). SDF
 //! filters are parsed and handed to the datapath with their PDR's precedence; one that does not
@@ -12,7 +12,7 @@
 //! Anything else is refused with Cause 73 and the Failed Rule ID (TS 29.244 §7.5.3.1), or with
 //! the Cause the spec gives for it.
 
-use core::net::Ipv4Addr;
+use core::net::{Ipv4Addr, Ipv6Addr};
 
 use super::rules::{DownlinkRule, QerRule, SessionRules, Tunnel, UplinkRule};
 use crate::ie::{
@@ -22,6 +22,7 @@ use crate::ie::{
     UpdateQer, UpdateUrr,
 };
 use crate::message::SessionModificationRequest;
+use crate::plan::UeIpv6Prefix;
 use crate::types::{FarId, PdrId, Precedence, QerId, Qfi, Seid, Teid, UrrId};
 
 /// Why a request cannot be honoured: the Cause, the Offending IE and the Failed Rule ID to
@@ -97,8 +98,19 @@ impl Pdr {
         }
     }
 
-    fn downlink_ue(&self) -> Option<Ipv4Addr> {
-        self.ue.filter(|u| u.is_destination).and_then(|u| u.ipv4)
+    /// The UE the PDI names as destination: its IPv4 address, its IPv6 prefix (host bits
+    /// cleared), or both; None when it names neither, or a prefix longer than 128 bits.
+    fn downlink_ue(&self) -> Option<(Option<Ipv4Addr>, Option<UeIpv6Prefix>)> {
+        let u = self.ue.filter(|u| u.is_destination)?;
+        let v6 = match (u.ipv6, u.ipv6_prefix_len()) {
+            (Some(a), Some(len)) if len <= 128 => Some(UeIpv6Prefix {
+                prefix: masked(a, len),
+                len,
+            }),
+            (Some(_), _) => return None,
+            (None, _) => None,
+        };
+        (u.ipv4.is_some() || v6.is_some()).then_some((u.ipv4, v6))
     }
 
     /// The SDF filters' Flow Descriptions parsed (a filter without one, e.g. a bare SPI, is
@@ -384,13 +396,14 @@ impl RuleSet {
 
     /// Checks that every rule can be honoured, that its PDRs' network instances are among
     /// `served` (any when empty), and that its TEIDs and UE addresses belong to no other
-    /// session: `teid_owner` and `ue_owner` name the session that holds one in the rules table,
-    /// if any (`own` is this session's UP SEID when it is already there).
+    /// session: `teid_owner`, `ue_owner` and `prefix_owner` name the session that holds one in
+    /// the rules table, if any (`own` is this session's UP SEID when it is already there).
     pub(crate) fn validate(
         &self,
         own: Option<Seid>,
         teid_owner: impl Fn(Teid) -> Option<Seid>,
         ue_owner: impl Fn(Ipv4Addr) -> Option<Seid>,
+        prefix_owner: impl Fn(UeIpv6Prefix) -> Option<Seid>,
         served: &[DnsName],
     ) -> Result<(), Rejection> {
         let foreign = |owner: Option<Seid>| owner.is_some_and(|o| Some(o) != own);
@@ -427,10 +440,10 @@ impl RuleSet {
                     }
                 }
                 SourceInterface::CORE => {
-                    let Some(ue) = p.downlink_ue() else {
+                    let Some((v4, v6)) = p.downlink_ue() else {
                         return Err(Rejection::rule(rule, IeType::UE_IP_ADDRESS));
                     };
-                    if foreign(ue_owner(ue)) {
+                    if foreign(v4.and_then(&ue_owner)) || foreign(v6.and_then(&prefix_owner)) {
                         return Err(Rejection::rule(rule, IeType::UE_IP_ADDRESS));
                     }
                 }
@@ -474,12 +487,13 @@ impl RuleSet {
                         forward,
                     });
                 }
-            } else if let Some(ue_address) = p.downlink_ue() {
+            } else if let Some((ue_address, ue_prefix)) = p.downlink_ue() {
                 downlink.push(DownlinkRule {
                     up_seid,
                     pdr_id: p.id,
                     precedence: p.precedence,
                     ue_address,
+                    ue_prefix,
                     sdf_filters: p.flows().unwrap_or_default(),
                     tunnel: far
                         .and_then(|f| f.outer_header_creation)
@@ -509,6 +523,12 @@ impl RuleSet {
             qers,
         }
     }
+}
+
+/// `a` with the bits past the first `len` cleared.
+fn masked(a: Ipv6Addr, len: u8) -> Ipv6Addr {
+    let mask = u128::MAX.checked_shl(128 - u32::from(len)).unwrap_or(0);
+    Ipv6Addr::from_bits(a.to_bits() & mask)
 }
 
 /// DNS names compare without regard to ASCII case (RFC 4343).

@@ -1,11 +1,12 @@
 //! The rules table the UPF side fills and the reflector's datapath reads: sessions by UP SEID,
-//! uplink by TEID, downlink by UE address.
+//! uplink by TEID, downlink by UE address and by UE IPv6 prefix.
 
 use core::net::{Ipv4Addr, SocketAddr};
 use std::collections::HashMap;
 
 use super::rules::{DownlinkRule, SessionRules, UplinkRule};
 use super::ruleset::RuleSet;
+use crate::plan::UeIpv6Prefix;
 use crate::types::{Seid, Teid};
 
 #[derive(Debug, Clone)]
@@ -24,6 +25,7 @@ pub struct RulesTable {
     sessions: HashMap<Seid, Box<UpSession>>,
     by_teid: HashMap<Teid, Seid>,
     by_ue: HashMap<Ipv4Addr, Seid>,
+    by_prefix: HashMap<UeIpv6Prefix, Seid>,
 }
 
 impl RulesTable {
@@ -56,7 +58,13 @@ impl RulesTable {
     /// The downlink PDR matching a packet to `ue`, with its tunnel.
     pub fn downlink(&self, ue: Ipv4Addr) -> Option<&DownlinkRule> {
         let s = self.session(*self.by_ue.get(&ue)?)?;
-        s.downlink.iter().find(|d| d.ue_address == ue)
+        s.downlink.iter().find(|d| d.ue_address == Some(ue))
+    }
+
+    /// The downlink PDR of the UE IPv6 prefix `prefix` (exactly that prefix), with its tunnel.
+    pub fn downlink_v6(&self, prefix: UeIpv6Prefix) -> Option<&DownlinkRule> {
+        let s = self.session(*self.by_prefix.get(&prefix)?)?;
+        s.downlink.iter().find(|d| d.ue_prefix == Some(prefix))
     }
 
     /// Uplink TEIDs indexed.
@@ -64,9 +72,14 @@ impl RulesTable {
         self.by_teid.len()
     }
 
-    /// UE addresses indexed.
+    /// UE IPv4 addresses indexed.
     pub fn downlink_count(&self) -> usize {
         self.by_ue.len()
+    }
+
+    /// UE IPv6 prefixes indexed.
+    pub fn downlink_v6_count(&self) -> usize {
+        self.by_prefix.len()
     }
 
     pub(crate) fn get(&self, up_seid: Seid) -> Option<&UpSession> {
@@ -85,12 +98,21 @@ impl RulesTable {
         self.by_ue.get(&ue).copied()
     }
 
+    pub(crate) fn prefix_owner(&self, prefix: UeIpv6Prefix) -> Option<Seid> {
+        self.by_prefix.get(&prefix).copied()
+    }
+
     fn index(&mut self, v: &SessionRules) {
         for u in &v.uplink {
             self.by_teid.insert(u.teid, v.up_seid);
         }
         for d in &v.downlink {
-            self.by_ue.insert(d.ue_address, v.up_seid);
+            if let Some(ue) = d.ue_address {
+                self.by_ue.insert(ue, v.up_seid);
+            }
+            if let Some(p) = d.ue_prefix {
+                self.by_prefix.insert(p, v.up_seid);
+            }
         }
     }
 
@@ -99,7 +121,12 @@ impl RulesTable {
             self.by_teid.remove(&u.teid);
         }
         for d in &v.downlink {
-            self.by_ue.remove(&d.ue_address);
+            if let Some(ue) = d.ue_address {
+                self.by_ue.remove(&ue);
+            }
+            if let Some(p) = d.ue_prefix {
+                self.by_prefix.remove(&p);
+            }
         }
     }
 
@@ -123,6 +150,7 @@ impl RulesTable {
     pub(crate) fn drain(&mut self) -> Vec<SessionRules> {
         self.by_teid.clear();
         self.by_ue.clear();
+        self.by_prefix.clear();
         self.sessions.drain().map(|(_, s)| s.view).collect()
     }
 }

@@ -42,7 +42,8 @@ fn session(i: u32, ul_teid: Teid, dl_teid: Teid, gnb: Ipv4Addr, qfi: Option<Qfi>
             up_seid: seid,
             pdr_id: PdrId(2),
             precedence: Precedence(100),
-            ue_address: ue(i),
+            ue_address: Some(ue(i)),
+            ue_prefix: None,
             sdf_filters: Vec::new(),
             tunnel: Some(Tunnel {
                 teid: dl_teid,
@@ -148,7 +149,7 @@ fn a_held_downlink_rule_drops_until_released_and_an_end_marker_changes_nothing()
     assert_eq!(m.hold_downlink(u32::from(ue(5)), 77), None, "no such UE");
     // The End Marker's event leaves the table as it is.
     m.apply(&RuleChange::EndMarker {
-        ue_address: ue(0),
+        ue_address: Some(ue(0)),
         previous: before.downlink[0].tunnel.unwrap(),
     });
     assert!(m.snapshot().is_none());
@@ -600,3 +601,5 @@ mod flows {
         assert!(t.releases.is_empty());
     }
 }
+
+mod v6;

@@ -292,6 +292,22 @@ fn failures_end_the_run_the_short_way_and_are_kept() {
     d.event(Event::Failed("no ARP reply".into()));
     d.event(Event::Reported);
     assert_eq!(d.take(), [Action::Report, Action::Delete]);
+
+    // The step cannot be prepared (its frames, its workers): report, delete, release; no
+    // Prepared follows, so waiting for one would never end.
+    let mut d = Driver::new(timing(), 1, true);
+    d.event(Event::Associated);
+    d.event(Event::Established);
+    d.event(Event::Resolved);
+    assert_eq!(d.m.state(), State::Preparing);
+    d.take();
+    d.event(Event::Failed("step 1: no template".into()));
+    d.event(Event::Reported);
+    d.event(Event::Deleted);
+    d.event(Event::Released);
+    assert_eq!(d.take(), [Action::Report, Action::Delete, Action::Release]);
+    assert!(d.m.is_done());
+    assert_eq!(d.m.failure(), Some("step 1: no template"));
 }
 
 #[test]

@@ -19,8 +19,29 @@ fn map() -> Ue6Map {
     Ue6Map::new(UE0, 64)
 }
 
+/// Stream `id` of IPv6 UEs.
+fn stream6(
+    id: u16,
+    direction: Direction,
+    ues: core::ops::Range<u32>,
+    flow_base: u32,
+) -> StreamPlan {
+    let mut s = stream(id, direction, ues, flow_base);
+    s.shape.inner = IpFamily::Ipv6;
+    s
+}
+
+/// [`rules`] with IPv6 streams.
 fn rules6() -> RxRules {
-    rules(qfi(9)).with_ipv6_ues(map())
+    RxRules::new(
+        ues(),
+        qfi(9),
+        &[
+            stream6(UL, Direction::Uplink, 0..100, 0),
+            stream6(DL, Direction::Downlink, 10..20, 100),
+        ],
+    )
+    .with_ipv6_ues(map())
 }
 
 /// An IPv6/UDP packet with the tag.
@@ -151,11 +172,80 @@ fn uplink_ipv6_packets_are_measured_on_n6() {
         r.classify_n6(&short),
         Classified::Rejected(Reject::Untagged)
     );
-    // An IPv4 rule set without IPv6 UEs measures nothing of them.
+    // An IPv4 stream's tag in an IPv6 packet is counted as the wrong family.
     assert_eq!(
         rules(qfi(9)).classify_n6(&f),
-        Classified::Rejected(Reject::UnknownUe)
+        Classified::Rejected(Reject::WrongFamily)
     );
+}
+
+#[test]
+fn a_packet_of_the_other_family_than_its_streams_is_counted_as_such() {
+    // Dual stack: an IPv4 stream and an IPv6 one each way, over the same UEs.
+    const UL6: u16 = 2;
+    const DL6: u16 = 3;
+    let r = RxRules::new(
+        ues(),
+        qfi(9),
+        &[
+            stream(UL, Direction::Uplink, 0..100, 0),
+            stream(DL, Direction::Downlink, 10..20, 100),
+            stream6(UL6, Direction::Uplink, 0..100, 110),
+            stream6(DL6, Direction::Downlink, 10..20, 210),
+        ],
+    )
+    .with_ipv6_ues(map());
+    let measured = |flow| Classified::Measured {
+        flow,
+        sequence: 3,
+        tx_time: 9,
+        no_container: false,
+        leg: Leg::Fixed,
+    };
+    // Each family's packet with its own stream's tag is measured.
+    let up6 = |id| {
+        plain6(&inner6(
+            map().address(7),
+            DN6,
+            (10_000 + id, 20_000 + id),
+            &tag(id, 3, 9),
+        ))
+    };
+    let up4 = |id| {
+        plain(&inner(
+            ue(7),
+            DN,
+            (10_000 + id, 20_000 + id),
+            &tag(id, 3, 9),
+        ))
+    };
+    assert_eq!(r.classify_n6(&up6(UL6)), measured(117));
+    assert_eq!(r.classify_n6(&up4(UL)), measured(7));
+    // With the other family's tag, counted as such on N6.
+    let wrong = Classified::Rejected(Reject::WrongFamily);
+    assert_eq!(r.classify_n6(&up6(UL)), wrong);
+    assert_eq!(r.classify_n6(&up4(UL6)), wrong);
+    // And on N3, inside the G-PDU.
+    let teid = Teid(2 + 12 * 2);
+    let down6 = |id| {
+        inner6(
+            DN6,
+            map().address(12),
+            (10_000 + id, 20_000 + id),
+            &tag(id, 3, 9),
+        )
+    };
+    let down4 = |id| inner(DN, ue(12), (10_000 + id, 20_000 + id), &tag(id, 3, 9));
+    assert_eq!(
+        r.classify_n3(&gpdu(teid, qfi(9), &down6(DL6))),
+        measured(212)
+    );
+    assert_eq!(
+        r.classify_n3(&gpdu(teid, qfi(9), &down4(DL))),
+        measured(102)
+    );
+    assert_eq!(r.classify_n3(&gpdu(teid, qfi(9), &down6(DL))), wrong);
+    assert_eq!(r.classify_n3(&gpdu6(teid, qfi(9), &down4(DL6))), wrong);
 }
 
 #[test]
