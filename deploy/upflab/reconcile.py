@@ -36,7 +36,9 @@ def load_snapshot(path):
     snap["snmp"] = parse_snmp((path / "dut-snmp.txt").read_text())
     snap["udp_drops"] = parse_socket_drops(path / "dut-udp-sockets.txt")
     snap["arp_unresolved_discards"] = parse_arp_discards(path / "arp-cache-stat.txt")
-    snap["ogstun_own"] = parse_snmp6(path / "dut-ogstun-snmp6.txt").get("Ip6OutTransmits", 0)
+    # What dut itself sent on ogstun (router solicitations, MLD): Ip6OutRequests, the locally
+    # made; Ip6OutTransmits also counts the IPv6 UEs' downlink that dut forwards to Open5GS.
+    snap["ogstun_own"] = parse_snmp6(path / "dut-ogstun-snmp6.txt").get("Ip6OutRequests", 0)
     snap["loadavg"] = (path / "loadavg").read_text().split()[:3]
     snap["cpu"] = parse_cpu((path / "cpu-stat.txt").read_text())
     ticks = path / "upf-cpu-ticks"
@@ -288,7 +290,7 @@ def upf_points(d, step, upf, frames=None):
         own = step["ogstun_own"]
         return [Point("UPF in", tun["tx"] + tun["tx_dropped"] - own,
                       f"ogstun tx {tun['tx']} + tx_dropped {tun['tx_dropped']} - {own} of dut's "
-                      "own IPv6 (router solicitations): routed to Open5GS")]
+                      "own IPv6 (router solicitations, MLD)")]
     return []
 
 

@@ -48,11 +48,22 @@ upf:
     - subnet: 10.45.0.0/16
       gateway: 10.45.0.1
       dev: ogstun
+    - subnet: 2001:db8:45::/48
+      gateway: 2001:db8:45::1
+      dev: ogstun
 YAML
     ip -n "$DUT" link del ogstun 2>/dev/null || true
     ip -n "$DUT" tuntap add name ogstun mode tun
     ip -n "$DUT" addr add 10.45.0.1/16 dev ogstun
+    # IPv6 UEs (profiles/ipv6.yaml, dual-stack.yaml; docs/upfs.md): their pool on ogstun too,
+    # and the data network's IPv6 host, the tester's N6 address in the NAT64 prefix
+    # (64:ff9b::c0a8:1098 for 192.168.16.152, docs/traffic-shapes.md), on n6's link. dut
+    # forwards IPv6 between them (lab.sh leaves IPv6 off on the veths).
+    ip netns exec "$DUT" sysctl -qw net.ipv6.conf.all.forwarding=1 \
+        net.ipv6.conf.ogstun.disable_ipv6=0 net.ipv6.conf.n6.disable_ipv6=0
+    ip -n "$DUT" addr add 2001:db8:45::1/48 dev ogstun
     ip -n "$DUT" link set ogstun up
+    ip -n "$DUT" -6 route replace 64:ff9b::/96 dev n6
     : >"$RUN_DIR/upf.log"
     # `ip netns exec` execs the command: the PID is the UPF's.
     ip netns exec "$DUT" "$UPFD" -c "$RUN_DIR/upf.yaml" >"$RUN_DIR/stdout.log" 2>&1 &
