@@ -1,0 +1,205 @@
+//! N3 and N6 on VLANs, in one-port mode (issue 29): the shipped pair
+//! deploy/systems/memif-vlan.yaml and memif-vlan-reflector.yaml (one memif link, N3 on VLAN 13
+//! with PCP 5, N6 on VLAN 16) run end to end with nothing lost, the report's sizes counting the
+//! tag; and what the generator puts on the wire, captured by DPDK's pcap PMD (one device, a
+//! capture per queue: queue 0 is N3's, queue 1 N6's) and decoded by tshark: every frame carries
+//! its port's VLAN id and PCP, ARP included.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use upfbench_config as config;
+use upfbench_testkit::eal::process_args_yaml;
+
+use crate::harness::{Process, Scratch, UPFBENCH, num, serial, total, tshark_fields, unique};
+use crate::memif::{Memif, finish, profile};
+
+/// Uplink G-PDU of a 100-byte payload with a PDU Session Container, one 802.1Q tag, FCS:
+/// 14 + 4 + 20 + 8 + 16 + 20 + 8 + 100 + 4.
+const UPLINK_L2: u64 = 194;
+/// Downlink frame of a 100-byte payload, one tag, FCS: 14 + 4 + 20 + 8 + 100 + 4.
+const DOWNLINK_L2: u64 = 150;
+
+#[test]
+fn memif_vlan_one_port_every_packet_back_tags_counted() {
+    let _serial = serial();
+    let files = ["memif-vlan.yaml", "memif-vlan-reflector.yaml"];
+    let prefixes = ["upfbench-gen-vlan", "upfbench-reflect-vlan"];
+    let bed = Memif::shipped("vlan", files, prefixes, &profile(4, 3, "500ms"), |s, r| (s, r));
+    let system = config::load_run(&bed.system, &bed.profile).expect("checked");
+    assert!(system.0.one_port(), "the shipped file is one-port mode");
+    let mut reflector = bed.reflector();
+    let mut generator = bed.generator();
+    let status = generator.wait(Duration::from_secs(60));
+    let o = finish(&bed, &mut reflector, &generator, status);
+    o.print("vlan");
+    o.assert_clean_end(4);
+    for (name, f) in o.both() {
+        assert!(f.sent > 0, "{name}: sent nothing");
+        assert_eq!((f.received, f.lost), (f.sent, 0), "{name}: every packet back");
+    }
+    assert_eq!(o.uplink.sent, o.downlink.sent, "one rate each way");
+    // The reflector forwarded each way what it received on that port's VLAN, and the same
+    // each way (warm-up included).
+    let r = &o.reflector;
+    let (ul, dl) = (total(r, "uplink forwarded"), total(r, "downlink forwarded"));
+    assert!(ul >= o.uplink.sent, "{r:?}");
+    assert_eq!(ul, dl, "{r:?}");
+    assert_eq!(total(r, "received N3"), total(r, "received N6"), "{r:?}");
+    // The report's sizes count the tag: 4 bytes a frame more than untagged, both ways.
+    let step = &o.report["steps"][0];
+    for (i, (name, l2)) in [("uplink", UPLINK_L2), ("downlink", DOWNLINK_L2)]
+        .into_iter()
+        .enumerate()
+    {
+        let d = &step["directions"][i];
+        assert_eq!(d["direction"], name);
+        let packets = num(d, &["tx", "packets"]);
+        assert_eq!(num(d, &["tx", "bytes_l2"]), packets * l2, "{name}: {d}");
+        assert_eq!(num(d, &["tx", "bytes_l1"]), packets * (l2 + 20), "{name}");
+        assert_eq!(num(d, &["rx", "packets"]), packets, "{name}");
+    }
+}
+
+/// A generator in one-port mode on one `net_pcap` device of two queues: what each queue sends
+/// is written to `n3.pcap` (queue 0, N3's) and `n6.pcap` (queue 1, N6's); nothing is received.
+struct TrunkCapture {
+    scratch: Scratch,
+    system: PathBuf,
+    profile: PathBuf,
+    prefix: String,
+}
+
+impl TrunkCapture {
+    /// With the peers' MACs given (`peer_mac`), traffic flows without ARP; without, ARP asks
+    /// `arp_tries` times on each VLAN and the run ends there.
+    fn new(case: &str, peer_macs: bool) -> TrunkCapture {
+        let scratch = Scratch::new(case);
+        let dir = scratch.path().display().to_string();
+        write_empty_pcap(&scratch.path().join("empty.pcap"));
+        let prefix = unique(&format!("{case}-gen"));
+        let mac = |m: &str| {
+            if peer_macs {
+                format!("  peer_mac: {m}\n")
+            } else {
+                String::new()
+            }
+        };
+        let system = format!(
+            "kind: system\n\
+             eal:\n  args: {eal_args}\n  file_prefix: {prefix}\n\
+             cores: {{main: 0, workers: [1]}}\n\
+             n3:\n  device: net_pcap0\n  \
+             devargs: rx_pcap={dir}/empty.pcap,rx_pcap={dir}/empty.pcap,\
+             tx_pcap={dir}/n3.pcap,tx_pcap={dir}/n6.pcap\n  \
+             address: 192.168.13.131/24\n  peer: 192.168.13.151\n{}  \
+             vlan: {{id: 13, pcp: 5}}\n\
+             n6:\n  port: n3\n  address: 192.168.16.152/24\n  peer: 192.168.16.151\n{}  \
+             vlan: {{id: 16}}\n\
+             arp: {{timeout: 200ms, retries: 1}}\n\
+             reports: {dir}/reports\n",
+            mac("02:00:00:00:01:51"),
+            mac("02:00:00:00:16:51"),
+            eal_args = process_args_yaml(256),
+        );
+        let profile = "name: trunk\n\
+                       streams:\n  \
+                       - {name: ul, direction: uplink, rate: 1kpps, payload: 100}\n  \
+                       - {name: dl, direction: downlink, rate: 1kpps, payload: 100}\n\
+                       duration: 1s\n";
+        let bed = TrunkCapture {
+            system: scratch.write("system.yaml", &system),
+            profile: scratch.write("profile.yaml", profile),
+            scratch,
+            prefix,
+        };
+        config::load_run(&bed.system, &bed.profile).unwrap_or_else(|e| panic!("{e}"));
+        bed
+    }
+
+    /// `upfbench run` to its end (no PFCP section: the UPF is not programmed).
+    fn run(&self) -> Process {
+        let mut p = Process::spawn(
+            "generator",
+            &self.scratch,
+            None,
+            &[
+                UPFBENCH,
+                "run",
+                self.system.to_str().expect("utf-8"),
+                self.profile.to_str().expect("utf-8"),
+            ],
+            Some(&self.prefix),
+        );
+        p.wait(Duration::from_secs(30));
+        p
+    }
+
+    /// Each frame queue `side` sent, as tshark decodes it: `vlan.id vlan.priority
+    /// eth.type-after-the-tag protocols`.
+    fn sent(&self, side: &str) -> Vec<String> {
+        let file = self.scratch.path().join(format!("{side}.pcap"));
+        tshark_fields(
+            &file,
+            "/s",
+            &["vlan.id", "vlan.priority", "vlan.etype", "frame.protocols"],
+        )
+    }
+}
+
+/// A capture file with no packet (libpcap's header, Ethernet).
+fn write_empty_pcap(path: &std::path::Path) {
+    let mut header = Vec::new();
+    header.extend(0xa1b2_c3d4u32.to_le_bytes());
+    header.extend(2u16.to_le_bytes());
+    header.extend(4u16.to_le_bytes());
+    header.extend(0i32.to_le_bytes());
+    header.extend(0u32.to_le_bytes());
+    header.extend(65535u32.to_le_bytes());
+    header.extend(1u32.to_le_bytes());
+    std::fs::write(path, header).expect("empty capture");
+}
+
+#[test]
+fn pcap_one_port_each_frame_carries_its_ports_vlan_and_pcp() {
+    let _serial = serial();
+    let bed = TrunkCapture::new("vlan-wire", true);
+    let generator = bed.run();
+    assert!(
+        generator.stdout().contains("reports:"),
+        "{}",
+        generator.logs()
+    );
+    for (side, want, proto) in [("n3", "13 5 0x0800", "gtp"), ("n6", "16 0 0x0800", "udp")] {
+        let sent = bed.sent(side);
+        println!("vlan-wire: {side} sent {} frames, first {:?}", sent.len(), sent.first());
+        // 1 kpps for 1 s after a warm-up: at least the measured second's.
+        assert!(sent.len() >= 1000, "{side}: {} frames", sent.len());
+        for f in &sent {
+            assert!(f.starts_with(&format!("{want} ")), "{side}: {f}");
+            assert!(f.contains(":vlan:ethertype:ip:udp"), "{side}: {f}");
+            assert_eq!(f.contains(":gtp"), proto == "gtp", "{side}: {f}");
+        }
+    }
+}
+
+#[test]
+fn pcap_one_port_arp_asks_on_each_vlan() {
+    let _serial = serial();
+    let bed = TrunkCapture::new("vlan-arp", false);
+    let generator = bed.run();
+    assert!(
+        generator.stderr().contains("no ARP reply"),
+        "{}",
+        generator.logs()
+    );
+    for (side, want) in [("n3", "13 5 0x0806"), ("n6", "16 0 0x0806")] {
+        let sent = bed.sent(side);
+        println!("vlan-arp: {side} sent {sent:?}");
+        assert!(!sent.is_empty(), "{side}: no ARP request");
+        for f in &sent {
+            assert!(f.starts_with(&format!("{want} ")), "{side}: {f}");
+            assert!(f.ends_with(":vlan:ethertype:arp"), "{side}: {f}");
+        }
+    }
+}
