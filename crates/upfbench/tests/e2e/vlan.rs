@@ -11,7 +11,9 @@ use std::time::Duration;
 use upfbench_config as config;
 use upfbench_testkit::eal::process_args_yaml;
 
-use crate::harness::{Process, Scratch, UPFBENCH, num, serial, total, tshark_fields, unique};
+use crate::harness::{
+    Process, Scratch, UPFBENCH, num, patch, serial, total, tshark_fields, unique,
+};
 use crate::memif::{Memif, finish, profile};
 
 /// Uplink G-PDU of a 100-byte payload with a PDU Session Container, one 802.1Q tag, FCS:
@@ -26,13 +28,46 @@ fn memif_vlan_one_port_every_packet_back_tags_counted() {
     let files = ["memif-vlan.yaml", "memif-vlan-reflector.yaml"];
     let prefixes = ["upfbench-gen-vlan", "upfbench-reflect-vlan"];
     let bed = Memif::shipped("vlan", files, prefixes, &profile(4, 3, "500ms"), |s, r| (s, r));
-    let system = config::load_run(&bed.system, &bed.profile).expect("checked");
-    assert!(system.0.one_port(), "the shipped file is one-port mode");
+    let (system, _) = config::load_run(&bed.system, &bed.profile).expect("checked");
+    assert!(system.one_port(), "the shipped file is one-port mode");
+    every_packet_back(&bed, "vlan", [UPLINK_L2, DOWNLINK_L2]);
+}
+
+/// Two memif links, N3 in QinQ (S-tag 100 around VLAN 13, PCP 5), N6 on VLAN 16 (PCP 3): the
+/// embedded default's pair with the tags added on both sides.
+#[test]
+fn memif_vlan_two_ports_qinq_every_packet_back_tags_counted() {
+    let _serial = serial();
+    let files = ["memif.yaml", "memif-reflector.yaml"];
+    let prefixes = ["upfbench-gen", "upfbench-reflect"];
+    let n3 = "  vlan: {id: 13, pcp: 5}\n  qinq: {id: 100}\n";
+    let n6 = "  vlan: {id: 16, pcp: 3}\n";
+    let tag = |text: &str, after: &str, tags: &str| patch(text, after, &format!("{after}{tags}"));
+    let bed = Memif::shipped("vlan2", files, prefixes, &profile(4, 3, "500ms"), |s, r| {
+        let s = tag(&s, "peer: 192.168.13.151\n", n3);
+        let s = tag(&s, "peer: 192.168.16.151\n", n6);
+        let r = tag(&r, "address: 192.168.13.151/24\n", n3);
+        let r = tag(&r, "peer: 192.168.16.152\n", n6);
+        (s, r)
+    });
+    let (system, _) = config::load_run(&bed.system, &bed.profile).expect("checked");
+    assert!(!system.one_port());
+    assert_eq!(
+        (system.n3.vlan_tags().len(), system.n6.vlan_tags().len()),
+        (8, 4)
+    );
+    every_packet_back(&bed, "vlan2", [UPLINK_L2 + 4, DOWNLINK_L2]);
+}
+
+/// Runs `bed`'s profile against its reflector and checks that every packet came back each way,
+/// the reflector forwarded as much each way, and the report counted frames of `l2` bytes
+/// (uplink, downlink: FCS and tags included).
+fn every_packet_back(bed: &Memif, case: &str, l2: [u64; 2]) {
     let mut reflector = bed.reflector();
     let mut generator = bed.generator();
     let status = generator.wait(Duration::from_secs(60));
-    let o = finish(&bed, &mut reflector, &generator, status);
-    o.print("vlan");
+    let o = finish(bed, &mut reflector, &generator, status);
+    o.print(case);
     o.assert_clean_end(4);
     for (name, f) in o.both() {
         assert!(f.sent > 0, "{name}: sent nothing");
@@ -46,15 +81,16 @@ fn memif_vlan_one_port_every_packet_back_tags_counted() {
     assert!(ul >= o.uplink.sent, "{r:?}");
     assert_eq!(ul, dl, "{r:?}");
     assert_eq!(total(r, "received N3"), total(r, "received N6"), "{r:?}");
-    // The report's sizes count the tag: 4 bytes a frame more than untagged, both ways.
+    // The report's sizes count the tags: 4 bytes a tag in every frame, both ways.
     let step = &o.report["steps"][0];
-    for (i, (name, l2)) in [("uplink", UPLINK_L2), ("downlink", DOWNLINK_L2)]
+    for (i, (name, l2)) in [("uplink", l2[0]), ("downlink", l2[1])]
         .into_iter()
         .enumerate()
     {
         let d = &step["directions"][i];
         assert_eq!(d["direction"], name);
         let packets = num(d, &["tx", "packets"]);
+        println!("{case}: {name} {packets} frames of {l2} B at L2");
         assert_eq!(num(d, &["tx", "bytes_l2"]), packets * l2, "{name}: {d}");
         assert_eq!(num(d, &["tx", "bytes_l1"]), packets * (l2 + 20), "{name}");
         assert_eq!(num(d, &["rx", "packets"]), packets, "{name}");
