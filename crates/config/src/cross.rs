@@ -260,7 +260,9 @@ mod tests {
     use std::path::PathBuf;
 
     fn repo(path: &str) -> PathBuf {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").join(path)
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(path)
     }
 
     #[test]
@@ -274,7 +276,9 @@ mod tests {
                 .expect_err("refused")
                 .to_string();
             assert!(
-                e.contains(&format!("{field}: {what}: not supported on VLAN-tagged ports yet")),
+                e.contains(&format!(
+                    "{field}: {what}: not supported on VLAN-tagged ports yet"
+                )),
                 "{e}"
             );
             assert!(e.contains("(`n3.vlan`)"), "{e}");

@@ -112,7 +112,14 @@ pub fn configs(
     ports
         .iter()
         .zip(settings)
-        .map(|(port, s)| Ok(port_config(port, s.queues, s.rx_descriptors, s.tx_descriptors)?))
+        .map(|(port, s)| {
+            Ok(port_config(
+                port,
+                s.queues,
+                s.rx_descriptors,
+                s.tx_descriptors,
+            )?)
+        })
         .collect()
 }
 

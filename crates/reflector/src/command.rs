@@ -28,14 +28,14 @@ use upfbench_cli::signals::Interrupts;
 use upfbench_config::devargs::{SocketRole, socket_file};
 use upfbench_config::{self as config, PortName, ReflectMode, Reflector, ReflectorPort};
 use upfbench_datapath::calibration::{TscCalibration, measure_now, ppm};
+use upfbench_datapath::devices::{self, n6_of};
 use upfbench_datapath::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
 use upfbench_datapath::next_hops::NextHops;
-use upfbench_datapath::devices::{self, n6_of};
 use upfbench_datapath::queues::{PortQueues, Side};
 use upfbench_datapath::rx_spread::rx_spread;
 use upfbench_datapath::service::{ErrorIndicationLimit, Interface, ServicePlane};
-use upfbench_datapath::vlan::PortVlans;
 use upfbench_datapath::socket_files::{make_socket_dir, remove_stale_socket};
+use upfbench_datapath::vlan::PortVlans;
 
 /// Mbufs of the pool that service answers and duplicates come from.
 const SERVICE_POOL: u32 = 8191;

@@ -14,6 +14,6 @@ pub(crate) mod forward;
 pub(crate) mod impair;
 pub mod qer;
 pub mod rules;
-pub(crate) mod tags;
 pub(crate) mod sharded_map;
+pub(crate) mod tags;
 pub(crate) mod worker;

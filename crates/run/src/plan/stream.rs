@@ -183,11 +183,11 @@ mod tests {
         // 14 + 8 + 40 + 8 + 10.
         assert_eq!(s.tx_frame_len(), 80);
         assert_eq!(s.rate_frame_len(), 84);
+        assert_eq!(s.family(), IpFamily::Ipv6);
         s.shape.inner = IpFamily::Ipv4;
         s.shape.n6_tags = 4;
         // 14 + 4 + 20 + 8 + 10 + 4 = 60: padded to 64, as untagged.
         assert_eq!(s.rate_frame_len(), 64);
-        assert_eq!(s.family(), IpFamily::Ipv6);
     }
 
     #[test]

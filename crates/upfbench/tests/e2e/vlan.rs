@@ -27,7 +27,9 @@ fn memif_vlan_one_port_every_packet_back_tags_counted() {
     let _serial = serial();
     let files = ["memif-vlan.yaml", "memif-vlan-reflector.yaml"];
     let prefixes = ["upfbench-gen-vlan", "upfbench-reflect-vlan"];
-    let bed = Memif::shipped("vlan", files, prefixes, &profile(4, 3, "500ms"), |s, r| (s, r));
+    let bed = Memif::shipped("vlan", files, prefixes, &profile(4, 3, "500ms"), |s, r| {
+        (s, r)
+    });
     let (system, _) = config::load_run(&bed.system, &bed.profile).expect("checked");
     assert!(system.one_port(), "the shipped file is one-port mode");
     every_packet_back(&bed, "vlan", [UPLINK_L2, DOWNLINK_L2]);
@@ -71,7 +73,11 @@ fn every_packet_back(bed: &Memif, case: &str, l2: [u64; 2]) {
     o.assert_clean_end(4);
     for (name, f) in o.both() {
         assert!(f.sent > 0, "{name}: sent nothing");
-        assert_eq!((f.received, f.lost), (f.sent, 0), "{name}: every packet back");
+        assert_eq!(
+            (f.received, f.lost),
+            (f.sent, 0),
+            "{name}: every packet back"
+        );
     }
     assert_eq!(o.uplink.sent, o.downlink.sent, "one rate each way");
     // The reflector forwarded each way what it received on that port's VLAN, and the same
@@ -208,7 +214,11 @@ fn pcap_one_port_each_frame_carries_its_ports_vlan_and_pcp() {
     );
     for (side, want, proto) in [("n3", "13 5 0x0800", "gtp"), ("n6", "16 0 0x0800", "udp")] {
         let sent = bed.sent(side);
-        println!("vlan-wire: {side} sent {} frames, first {:?}", sent.len(), sent.first());
+        println!(
+            "vlan-wire: {side} sent {} frames, first {:?}",
+            sent.len(),
+            sent.first()
+        );
         // 1 kpps for 1 s after a warm-up: at least the measured second's.
         assert!(sent.len() >= 1000, "{side}: {} frames", sent.len());
         for f in &sent {
