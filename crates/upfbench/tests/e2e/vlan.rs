@@ -3,7 +3,9 @@
 //! with PCP 5, N6 on VLAN 16) run end to end with nothing lost, the report's sizes counting the
 //! tag; and what the generator puts on the wire, captured by DPDK's pcap PMD (one device, a
 //! capture per queue: queue 0 is N3's, queue 1 N6's) and decoded by tshark: every frame carries
-//! its port's VLAN id and PCP, ARP included.
+//! its port's VLAN id and PCP, ARP included; and the reflector (echo mode, on `net_pcap` ports
+//! reading that capture) strips the tag of what it receives and tags what it sends back with
+//! its own port's VLAN id and PCP.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -187,6 +189,50 @@ impl TrunkCapture {
             &["vlan.id", "vlan.priority", "vlan.etype", "frame.protocols"],
         )
     }
+
+    /// The reflector in echo mode on N3 (VLAN 13, PCP 2; N6 on VLAN 16), two `net_pcap` ports:
+    /// N3 receives what the generator's N3 queue sent (`n3.pcap`) and writes what it sends back
+    /// to `echo.pcap`; it runs for 2 s.
+    fn echo_n3(&self) -> Process {
+        let dir = self.scratch.path().display().to_string();
+        let prefix = unique("vlan-echo-refl");
+        let reflector = format!(
+            "kind: reflector\n\
+             eal:\n  args: {eal_args}\n  file_prefix: {prefix}\n\
+             cores: {{main: 1, workers: [0]}}\n\
+             n3:\n  device: net_pcap0\n  devargs: rx_pcap={dir}/n3.pcap,tx_pcap={dir}/echo.pcap\n  \
+             address: 192.168.13.151/24\n  vlan: {{id: 13, pcp: 2}}\n\
+             n6:\n  device: net_pcap1\n  \
+             devargs: rx_pcap={dir}/empty.pcap,tx_pcap={dir}/echo-n6.pcap\n  \
+             address: 192.168.16.151/24\n  vlan: {{id: 16}}\n\
+             mode: {{echo: n3}}\n",
+            eal_args = process_args_yaml(256),
+        );
+        let file = self.scratch.write("reflector.yaml", &reflector);
+        config::load_reflector(&file).unwrap_or_else(|e| panic!("{e}"));
+        let mut p = Process::spawn(
+            "reflector",
+            &self.scratch,
+            None,
+            &[
+                UPFBENCH,
+                "reflect",
+                file.to_str().expect("utf-8"),
+                "--duration",
+                "2s",
+            ],
+            Some(&prefix),
+        );
+        p.wait(Duration::from_secs(30));
+        p
+    }
+
+    /// `file`'s frames as `vlan.id vlan.priority frame.len ip.src ip.dst`.
+    fn frames(&self, file: &str) -> Vec<String> {
+        let file = self.scratch.path().join(file);
+        let fields = ["vlan.id", "vlan.priority", "frame.len", "ip.src", "ip.dst"];
+        tshark_fields(&file, " ", &fields)
+    }
 }
 
 /// A capture file with no packet (libpcap's header, Ethernet).
@@ -226,6 +272,33 @@ fn pcap_one_port_each_frame_carries_its_ports_vlan_and_pcp() {
             assert!(f.contains(":vlan:ethertype:ip:udp"), "{side}: {f}");
             assert_eq!(f.contains(":gtp"), proto == "gtp", "{side}: {f}");
         }
+    }
+    // The reflector takes N3's frames on VLAN 13 (PCP 5 as they come), strips the tag, echoes
+    // them and tags them again as its own N3 port says: VLAN 13, PCP 2.
+    let reflector = bed.echo_n3();
+    assert!(
+        reflector.stdout().contains("echo on N3"),
+        "{}",
+        reflector.logs()
+    );
+    let sent = bed.frames("n3.pcap");
+    let echoed = bed.frames("echo.pcap");
+    println!(
+        "vlan-wire: the reflector echoed {} of {} frames, first {:?}",
+        echoed.len(),
+        sent.len(),
+        echoed.first()
+    );
+    assert_eq!(echoed.len(), sent.len());
+    for (s, e) in sent.iter().zip(&echoed) {
+        let s: Vec<&str> = s.split(' ').collect();
+        let e: Vec<&str> = e.split(' ').collect();
+        // The outer addresses swapped (tshark lists the outer first).
+        assert_eq!((s[0], s[1]), ("13", "5"), "{s:?}");
+        assert_eq!((e[0], e[1], e[2]), ("13", "2", s[2]), "{e:?} for {s:?}");
+        let (s_src, s_dst) = (s[3].split(',').next(), s[4].split(',').next());
+        let (e_src, e_dst) = (e[3].split(',').next(), e[4].split(',').next());
+        assert_eq!((e_src, e_dst), (s_dst, s_src), "{e:?} for {s:?}");
     }
 }
 
