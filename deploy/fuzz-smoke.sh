@@ -16,6 +16,9 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
   cargo install --locked cargo-fuzz@0.13.2
 fi
 
+# One target directory for every fuzz crate: their dependencies (libfuzzer-sys, the codecs) are
+# built once, not once per crate.
+build_dir=$root/target/fuzz-build
 seeds=target/fuzz-seeds
 rm -rf "$seeds"
 # Every hex string of the testdata vectors becomes one seed of its crate's targets.
@@ -40,7 +43,7 @@ for dir in crates/*/fuzz; do
     log="$root/target/fuzz-logs/$crate-$target.log"
     mkdir -p "$artifacts" "$(dirname "$log")"
     echo "fuzz: $crate/$target for ${seconds}s"
-    if ! (cd "$dir/.." && cargo +nightly fuzz run "$target" "$root/$corpus" -- \
+    if ! (cd "$dir/.." && cargo +nightly fuzz run --target-dir "$build_dir" "$target" "$root/$corpus" -- \
         -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$artifacts") >"$log" 2>&1; then
       tail -n 40 "$log" >&2
       echo "fuzz: $crate/$target failed; the input is in $artifacts, the log in $log" >&2

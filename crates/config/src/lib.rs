@@ -46,7 +46,9 @@ use std::path::Path;
 
 pub use error::{ConfigError, Diagnostic, NotIpv4, ipv4};
 pub use n4_impairments::N4Impairments;
-pub use profile::{Arrivals, Handovers, MAX_HANDOVER_RATE, Mobility, MovingUes, TargetGnb};
+pub use profile::{
+    Arrivals, Handovers, MAX_HANDOVER_RATE, Mobility, MovingUes, QosGate, TargetGnb,
+};
 pub use profile::{
     CapacitySection, Direction, DirectionSet, Family, FlowRates, GoalSection, Latency,
     LatencyBoundSection, MAX_LATENCY, MAX_PPS, MAX_QOS_BPS, PdnType, PercentText, Profile, Qer,
@@ -54,7 +56,7 @@ pub use profile::{
     TeidRange, TxMode, UeSelection, Urr,
 };
 pub use profile::{Churn, MAX_CHURN_RATE, MIN_PROBE_INTERVAL};
-pub use qer_impairment::{Policing, QerImpairment};
+pub use qer_impairment::{Gates, Policing, QerImpairment};
 pub use reflector::{Impairments, PortName, ReflectMode, Reflector, ReflectorPfcp, ReflectorPort};
 pub use system::{
     Arp, Cores, Device, Eal, OnUpfLoss, OnUpfRestart, Pfcp, Port, System, Vlan, Window,

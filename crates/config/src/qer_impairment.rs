@@ -22,7 +22,21 @@ pub enum Policing {
     Off,
 }
 
-/// `impairments.qer`: the QER policers misbehave on purpose, `{policing: off}` or `{over: 10%}`.
+/// Whether the reflector closes a QER's gates when a Session Modification says so.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema, serde::Serialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Gates {
+    /// A closed gate drops its direction's packets.
+    #[default]
+    Obeyed,
+    /// Every gate stays open, whatever the QERs say (the modification is still answered).
+    Ignored,
+}
+
+/// `impairments.qer`: the QER policers misbehave on purpose, `{policing: off}` or `{over: 10%}`;
+/// `{gates: ignored}` keeps every gate open.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QerImpairment {
@@ -32,6 +46,9 @@ pub struct QerImpairment {
     /// Police at the MBR plus this much (`10%`: 1.1 × MBR), up to 1000%. Absent: at the MBR.
     #[serde(default, with = "serde_text::opt_percent")]
     pub over: Option<f64>,
+    /// `ignored`: gates stay open when a QER closes them. Absent: `obeyed`.
+    #[serde(default)]
+    pub gates: Gates,
 }
 
 impl QerImpairment {
@@ -87,12 +104,15 @@ mod tests {
         let over = QerImpairment {
             policing: Policing::On,
             over: Some(10.0),
+            gates: Gates::Obeyed,
         };
         assert!((over.mbr_factor().unwrap() - 1.1).abs() < 1e-12);
         let off = QerImpairment {
             policing: Policing::Off,
             over: None,
+            gates: Gates::Ignored,
         };
+        // Gates are no part of the policing.
         assert_eq!(off.mbr_factor(), None);
     }
 }

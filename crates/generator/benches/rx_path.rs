@@ -89,6 +89,7 @@ fn stream(id: u16, direction: Direction, flow_base: u32) -> StreamPlan {
         spread: Spread::RoundRobin,
         shape: Default::default(),
         qfi: None,
+        qer: None,
     }
 }
 

@@ -12,5 +12,6 @@ pub mod frames;
 pub(crate) mod handover;
 pub(crate) mod outer_switch;
 pub(crate) mod probes;
+pub mod qos_rx;
 pub mod tx;
 pub mod worker;

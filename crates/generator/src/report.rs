@@ -7,7 +7,9 @@ mod clock;
 mod control;
 mod counters;
 mod files;
+mod gate;
 mod handover;
+mod qos;
 mod step;
 mod timeline;
 mod tx_slip;
@@ -17,6 +19,7 @@ pub use clock::clock_report;
 pub use control::{ControlTimes, control_report};
 pub use counters::{counter_notes, port_frames, port_report, rejected};
 pub use files::{write_files, write_report};
+pub use gate::gate_report;
 pub use handover::handover_report;
 pub use step::{StepMeasurements, step_report};
 pub use timeline::{

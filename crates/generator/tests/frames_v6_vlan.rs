@@ -63,6 +63,7 @@ fn stream(direction: Direction, payload_len: u16, container: bool) -> StreamPlan
         spread: Spread::RoundRobin,
         shape: Default::default(),
         qfi: None,
+        qer: None,
     }
 }
 

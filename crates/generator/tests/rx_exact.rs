@@ -438,6 +438,7 @@ fn receiving_worker<'p>(
         shares: Vec::new(),
         warmup: Vec::new(),
         probes: None,
+        qos: None,
         rules,
         rx,
         tx,

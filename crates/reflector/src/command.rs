@@ -258,6 +258,7 @@ fn qer_policy(cfg: &Reflector, hz: u64) -> QerPolicy {
     QerPolicy {
         burst: cfg.qer_burst,
         policing,
+        gates_ignored: q.gates == config::Gates::Ignored,
         tsc_hz: hz,
     }
 }
@@ -271,6 +272,9 @@ fn show_qer_impairment(policy: &QerPolicy) {
             "reflect: impairment qer: QERs policed at {:.3} x MBR",
             1.0 + x
         )),
+    }
+    if policy.gates_ignored {
+        out::line("reflect: impairment qer: gates ignored (every gate stays open)");
     }
 }
 

@@ -14,6 +14,7 @@ mod multiplier;
 mod percentiles;
 mod port;
 pub mod qos;
+pub mod qos_gate;
 mod queues;
 mod rejected;
 mod rows;
@@ -45,6 +46,7 @@ pub use multiplier::{MultipliedStep, MultiplierReport};
 pub use percentiles::{Nanos, Percentiles};
 pub use port::{KernelInterface, PortReport};
 pub use qos::{QerVerdict, QosFlowReport, QosFlowSpec, QosReport};
+pub use qos_gate::GateReport;
 pub use queues::{LOPSIDED_SHARE, RxQueues};
 pub use rejected::{RejectKind, Rejected};
 pub use search::{

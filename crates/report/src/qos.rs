@@ -25,6 +25,9 @@ pub struct QosReport {
     /// when no GBR flow ran beside a policed non-GBR one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gbr_kept_under_policing: Option<bool>,
+    /// A flow's gates closed in the measured phase, when the profile asked (`qos_gate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<super::qos_gate::GateReport>,
 }
 
 /// One QoS flow in one direction, over all sessions.
@@ -178,11 +181,15 @@ impl QosFlowReport {
 impl QosReport {
     /// The report of `flows`, with the GBR check across them.
     pub fn new(flows: Vec<QosFlowReport>, tolerance: f64) -> QosReport {
+        // A non-GBR flow the UPF held back: one it passed whole (under its MBR, or not
+        // policed) puts the GBR flows under no pressure.
         let policed_non_gbr = flows.iter().any(|f| {
             f.gbr_bps.is_none()
-                && !matches!(
+                && matches!(
                     f.verdict,
-                    QerVerdict::Passed | QerVerdict::LostUnderMbr { .. }
+                    QerVerdict::Policed
+                        | QerVerdict::PolicedAbove { .. }
+                        | QerVerdict::PolicedBelow { .. }
                 )
         });
         let gbr: Vec<bool> = flows.iter().filter_map(|f| f.gbr_kept(tolerance)).collect();
@@ -192,6 +199,7 @@ impl QosReport {
             flows,
             tolerance,
             gbr_kept_under_policing,
+            gate: None,
         }
     }
 }
@@ -268,6 +276,9 @@ pub(crate) fn qos_section(out: &mut String, number: usize, label: &str, q: &QosR
             out.push_str("  a GBR flow did NOT keep its rate while non-GBR flows were policed\n")
         }
         None => {}
+    }
+    if let Some(g) = &q.gate {
+        super::qos_gate::gate_line(out, g);
     }
     out.push('\n');
 }
@@ -352,6 +363,11 @@ mod tests {
             QosReport::new(vec![policed], T).gbr_kept_under_policing,
             None
         );
+        // Beside a non-GBR flow the UPF did not police: nothing to say.
+        let unpoliced = flow(5, None, 15e6, 18_750);
+        assert_eq!(unpoliced.verdict, QerVerdict::NotPoliced);
+        let r = QosReport::new(vec![unpoliced, flow(1, Some(10e6), 15e6, 12_500)], T);
+        assert_eq!(r.gbr_kept_under_policing, None);
         // A GBR flow beside a control flow only: nothing was policed.
         let control = flow(5, None, 8e6, 10_000);
         let r = QosReport::new(vec![control, flow(1, Some(10e6), 8e6, 10_000)], T);

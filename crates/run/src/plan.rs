@@ -11,10 +11,10 @@ pub mod sessions;
 pub(crate) mod stream;
 pub(crate) mod ue;
 
-pub use build::{Plan, PlanError, build, rate_frame_len};
+pub use build::{GatePlan, Plan, PlanError, build, rate_frame_len};
 pub use churn::{ChurnPlan, ChurnStep};
 pub use mobility::{HandoverPlan, Move};
 pub use pacing::{Pacer, ScheduleSlip};
 pub use placement::{Share, WorkerPlan, place};
-pub use stream::{Schedule, Spread, StreamPlan, tx_frame_len};
+pub use stream::{Schedule, Spread, StreamPlan, StreamQer, tx_frame_len};
 pub use ue::{TeidSequence, UeTable, UeV6, UplinkTeids};

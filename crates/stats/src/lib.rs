@@ -58,4 +58,6 @@ pub use rate::{FCS_BYTES, L1_OVERHEAD_BYTES, MIN_FRAME_BYTES, TrafficCounters, w
 pub use rx::{RxConfig, RxConfigError, RxCoreResult, RxStats, RxStream, StreamSpec};
 pub use seq::{Arrival, SeqCounters, SeqTracker, WindowError};
 pub use tx::{TxCoreResult, TxStats};
-pub use windows::{Conformance, RateWindows, WindowsConfigError, WindowsMergeError};
+pub use windows::{
+    Conformance, DEFAULT_WINDOW_NS, RateWindows, WindowsConfigError, WindowsMergeError,
+};

@@ -59,7 +59,7 @@ pub enum WindowsMergeError {
 const OUTSIDE: usize = usize::MAX;
 
 /// Bytes per group per window, from a start time on.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RateWindows {
     groups: u32,
     windows: u32,

@@ -571,6 +571,9 @@ impl Check for Profile {
                 );
             }
         }
+        if let Some(g) = &self.qos_gate {
+            super::gate::check(self, g, issues);
+        }
         self.search.check(issues);
         self.capacity.check(self.sessions.count, issues);
         self.check_search_directions(issues);

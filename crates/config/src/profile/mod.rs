@@ -15,6 +15,7 @@ use super::units::{IpPrefix, Rate, serde_text};
 mod capacity;
 mod checks;
 mod churn;
+mod gate;
 mod mobility;
 mod qos;
 mod search;
@@ -24,6 +25,7 @@ pub(crate) use checks::{check_dns_name, check_rate};
 
 pub use capacity::CapacitySection;
 pub use churn::{Churn, MAX_CHURN_RATE, MIN_PROBE_INTERVAL};
+pub use gate::QosGate;
 pub use mobility::{Arrivals, Handovers, MAX_HANDOVER_RATE, Mobility, MovingUes, TargetGnb};
 pub use qos::{Family, FlowRates, QosFlow};
 pub use search::{
@@ -136,6 +138,12 @@ pub struct Profile {
     /// in the system file; not with `mobility`. Absent: none.
     #[serde(default)]
     pub churn: Option<Churn>,
+    /// A QoS flow's gates closed by a Session Modification in the measured phase, in every
+    /// session: `{qfi: 5, close_at: 2s}`; the report counts the flow's packets the UPF passed
+    /// after its answer (docs/traffic-shapes.md). `upfbench run` only (one step), continuous
+    /// `tx_mode`, a `pfcp` section in the system file. Absent: none.
+    #[serde(default)]
+    pub qos_gate: Option<QosGate>,
 }
 
 fn default_duration() -> Duration {

@@ -124,6 +124,51 @@ impl Sessions {
         }
     }
 
+    /// The QER that polices a stream in a direction, when it has an MBR there: which one (the
+    /// QFI of the first flow naming it, or the session's QFI for the session QER), and its MBR
+    /// and GBR in that direction, per session (bit/s).
+    pub fn stream_qer(&self, stream: &Stream, uplink: bool) -> Option<(Qfi, u64, Option<u64>)> {
+        if self.qos_flows.is_empty() {
+            let q = &self.qer;
+            if !q.enabled {
+                return None;
+            }
+            let (mbr, gbr) = if uplink {
+                (q.mbr_uplink, q.gbr_uplink)
+            } else {
+                (q.mbr_downlink, q.gbr_downlink)
+            };
+            return Some((self.qfi?, mbr?, gbr));
+        }
+        let flow = self.qos_flow(self.stream_qfi(stream)?)?;
+        let mbr = flow.mbr(uplink)?;
+        Some((
+            self.qer_key(flow),
+            mbr,
+            flow.gbr.and_then(|g| g.get(uplink)),
+        ))
+    }
+
+    /// Which QER polices `qfi`'s flow: the QFI of the first flow that names it (a shared QER
+    /// polices several), or the session's QFI without `qos_flows`; `None` for no QER.
+    pub fn qer_of(&self, qfi: Qfi) -> Option<Qfi> {
+        if self.qos_flows.is_empty() {
+            return (self.qer.enabled && self.qfi == Some(qfi)).then_some(qfi);
+        }
+        self.qos_flow(qfi).map(|f| self.qer_key(f))
+    }
+
+    fn qer_key(&self, flow: &QosFlow) -> Qfi {
+        flow.qer
+            .as_deref()
+            .and_then(|name| {
+                self.qos_flows
+                    .iter()
+                    .find(|f| f.qer.as_deref() == Some(name))
+            })
+            .map_or(flow.qfi, |first| first.qfi)
+    }
+
     /// The MBR a stream's `%mbr` rate is a share of, in a direction: its flow's (or, with no
     /// `qos_flows`, the session QER's).
     pub fn stream_mbr(&self, stream: &Stream, uplink: bool) -> Option<u64> {
@@ -446,14 +491,19 @@ mod tests {
         assert_eq!(s.qos_flows.len(), 3);
         let gbr = &p.streams[0];
         assert_eq!(s.stream_qfi(gbr).map(Qfi::get), Some(1));
-        assert_eq!(s.stream_mbr(gbr, true), Some(10_000_000));
-        assert_eq!(s.stream_mbr(gbr, false), Some(20_000_000));
-        // 150% of 10 Mbit/s in 328-byte inner IPv4 packets (300 + 28).
+        assert_eq!(s.stream_mbr(gbr, true), Some(5_000_000));
+        assert_eq!(s.stream_mbr(gbr, false), Some(10_000_000));
+        // 150% of 5 Mbit/s in 328-byte inner IPv4 packets (300 + 28), for each session.
         let ip = FrameShape::default().inner_ip_len(300);
         let pps = p.stream_pps(gbr, true, 0, ip, None).unwrap();
-        assert!((pps - 1.5 * 10e6 / (328.0 * 8.0)).abs() < 1e-9, "{pps}");
+        assert!((pps - 1.5 * 5e6 / (328.0 * 8.0)).abs() < 1e-9, "{pps}");
         let pps = p.stream_pps(gbr, false, 0, ip, None).unwrap();
-        assert!((pps - 1.5 * 20e6 / (328.0 * 8.0)).abs() < 1e-9, "{pps}");
+        assert!((pps - 1.5 * 10e6 / (328.0 * 8.0)).abs() < 1e-9, "{pps}");
+        // The QER that polices it: its own, keyed by its QFI, with its GBR.
+        assert_eq!(
+            s.stream_qer(gbr, false),
+            Some((Qfi::new(1).unwrap(), 10_000_000, Some(10_000_000)))
+        );
         let flow = s.qos_flow(Qfi::new(1).unwrap()).unwrap();
         assert_eq!(flow.flow_description().unwrap().protocol, Some(17));
         assert!(s.qos_flow(Qfi::new(9).unwrap()).unwrap().sdf.is_none());

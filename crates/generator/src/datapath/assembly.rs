@@ -3,6 +3,7 @@
 //! apart again at the step's end, the queues given back for the next step.
 
 use std::net::{IpAddr, Ipv4Addr};
+use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow, bail};
 use upfbench_dpdk::{Eal, LcoreHandle, LcoreScope, Mempool, Socket, TemplatePool};
@@ -18,6 +19,7 @@ use super::clock::Clock;
 use super::frames::{Endpoints, stream_frame, stream_template};
 use super::outer_switch::{OUTER_CHECKSUM_AT, OuterSwitch};
 use super::probes::{ProbeSchedule, ProbeShare};
+use super::qos_rx::{QosLayout, QosRx};
 use super::tx::{ShareSpec, TxShare, TxUe, share_ues, share_ues6};
 use super::worker::{Worker, WorkerCounters, WorkerResult};
 use upfbench_datapath::queues::{PortQueues, Side};
@@ -163,6 +165,7 @@ pub(crate) fn launch<'s, 'p>(
         specs: specs.clone(),
     };
     w.control.set(Phase::Idle, 0);
+    let qos = QosLayout::of(plan).map(Arc::new);
     for (i, wp) in plan.workers.iter().enumerate() {
         let mut shares = Vec::new();
         let mut warmup = Vec::new();
@@ -185,6 +188,10 @@ pub(crate) fn launch<'s, 'p>(
             shares,
             warmup,
             probes,
+            qos: qos
+                .clone()
+                .map(|l| QosRx::new(l, plan.expected.as_nanos() as u64))
+                .transpose()?,
             rules: w.rules,
             rx,
             tx,

@@ -176,6 +176,8 @@ struct RxStream {
     downlink_ordinal: u32,
     /// The churn's probe stream: its packets are probes, not flows.
     probe: bool,
+    /// The QFI its downlink G-PDUs must carry when they carry a PDU Session Container.
+    qfi: Option<Qfi>,
 }
 
 impl RxStream {
@@ -189,10 +191,12 @@ impl RxStream {
         flow_base: 0,
         downlink_ordinal: 0,
         probe: false,
+        qfi: None,
     };
 
-    /// What the receive side checks of `s`'s packets.
-    fn of(s: &StreamPlan, downlink_ordinal: u32, probe: bool) -> RxStream {
+    /// What the receive side checks of `s`'s packets (`qfi`: the run's, for a stream that
+    /// names none).
+    fn of(s: &StreamPlan, downlink_ordinal: u32, probe: bool, qfi: Option<Qfi>) -> RxStream {
         RxStream {
             direction: s.direction,
             source_port: s.source_port,
@@ -202,6 +206,7 @@ impl RxStream {
             flow_base: s.flow_base,
             downlink_ordinal,
             probe,
+            qfi: s.qfi.or(qfi),
         }
     }
 }
@@ -210,7 +215,6 @@ impl RxStream {
 #[derive(Debug, Clone, PartialEq)]
 pub struct RxRules {
     ues: UeTable,
-    qfi: Option<Qfi>,
     streams: Box<[RxStream]>,
     handovers: Option<Arc<HandoverPlan>>,
     downlink_streams: u32,
@@ -223,8 +227,9 @@ pub struct RxRules {
 }
 
 impl RxRules {
-    /// The rules for `streams` (indexed by their id) over `ues`; `qfi` is the QFI downlink
-    /// G-PDUs must carry when they carry a PDU Session Container.
+    /// The rules for `streams` (indexed by their id) over `ues`; downlink G-PDUs that carry a
+    /// PDU Session Container must carry their stream's QFI, or `qfi` for a stream that names
+    /// none.
     pub fn new(ues: UeTable, qfi: Option<Qfi>, streams: &[StreamPlan]) -> RxRules {
         let mut table = vec![
             RxStream::UNUSED;
@@ -236,7 +241,7 @@ impl RxRules {
         ];
         let mut downlink_streams = 0;
         for s in streams {
-            table[usize::from(s.id)] = RxStream::of(s, downlink_streams, false);
+            table[usize::from(s.id)] = RxStream::of(s, downlink_streams, false, qfi);
             downlink_streams += u32::from(s.direction == Direction::Downlink);
         }
         let ues6 = match (ues.v6, ues.first_address()) {
@@ -246,7 +251,6 @@ impl RxRules {
         };
         RxRules {
             ues,
-            qfi,
             streams: table.into_boxed_slice(),
             handovers: None,
             downlink_streams,
@@ -293,7 +297,7 @@ impl RxRules {
         if table.len() <= id {
             table.resize(id + 1, RxStream::UNUSED);
         }
-        table[id] = RxStream::of(p, u32::MAX, true);
+        table[id] = RxStream::of(p, u32::MAX, true, None);
         self.streams = table.into_boxed_slice();
         self.churn_sessions = p.ue_count();
         self
@@ -388,7 +392,7 @@ impl RxRules {
             },
         };
         let mut no_container = false;
-        if let Some(want) = self.qfi {
+        if let Some(want) = hit.qfi {
             match d.qfi() {
                 Some(q) if q == want => {}
                 Some(_) => return Classified::Rejected(Reject::WrongQfi),
@@ -499,6 +503,7 @@ impl RxRules {
             sequence: tag.sequence(),
             tx_time: tag.tx_time(),
             downlink_ordinal: s.downlink_ordinal,
+            qfi: s.qfi,
         })
     }
 }
@@ -511,6 +516,7 @@ struct Hit {
     sequence: u32,
     tx_time: u32,
     downlink_ordinal: u32,
+    qfi: Option<Qfi>,
 }
 
 /// The UDP ports and payload of an IPv4/UDP packet.

@@ -98,6 +98,7 @@ mod tests {
             spread: Spread::RoundRobin,
             shape: Default::default(),
             qfi: None,
+            qer: None,
         };
         let e = Endpoints {
             local: [

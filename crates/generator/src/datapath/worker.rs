@@ -11,6 +11,7 @@ use super::classify::{Classified, Reject, RxRules};
 use super::clock::Clock;
 use super::handover::{HandoverRx, Leg};
 use super::probes::ProbeShare;
+use super::qos_rx::QosRx;
 use super::tx::TxShare;
 use upfbench_datapath::queues::{PortQueues, RX_BURST, Side};
 use upfbench_datapath::service::Service;
@@ -65,6 +66,9 @@ pub struct WorkerCounters {
     pub tx_probes: [u64; 2],
     /// Churn probes received, per port (any phase).
     pub rx_probes: [u64; 2],
+    /// The bytes each QER passed, per 10 ms window (in a step whose streams a QER with an MBR
+    /// polices).
+    pub qos: Option<QosRx>,
 }
 
 impl WorkerCounters {
@@ -111,6 +115,11 @@ impl WorkerCounters {
         }
         a.handover.merge(&b.handover);
         a.churn.merge(&b.churn);
+        match (&mut a.qos, &b.qos) {
+            (Some(x), Some(y)) => x.merge(y),
+            (None, Some(y)) => a.qos = Some(y.clone()),
+            _ => {}
+        }
         if let Some((first, last)) = b.tx_span {
             a.tx_span = Some(match a.tx_span {
                 None => (first, last),
@@ -162,6 +171,8 @@ pub struct Worker<'p> {
     pub warmup: Vec<Schedule>,
     /// Its part of the churn sessions' probes, in a step with churn.
     pub probes: Option<ProbeShare<'p>>,
+    /// Its windows of the QERs' passed bytes, in a step whose streams a QER polices.
+    pub qos: Option<QosRx>,
     /// The run's receive rules.
     pub rules: &'p RxRules,
     /// Its receive statistics.
@@ -238,6 +249,7 @@ impl<'p> Running<'p> {
             shares,
             warmup,
             probes,
+            qos,
             rules,
             rx,
             tx,
@@ -259,6 +271,7 @@ impl<'p> Running<'p> {
             counters: WorkerCounters {
                 handover: rules.handover_record(),
                 churn: rules.churn_record(),
+                qos,
                 ..WorkerCounters::default()
             },
             bursts: [MbufBurst::new(), MbufBurst::new()],
@@ -293,6 +306,9 @@ impl<'p> Running<'p> {
                 if let Some(p) = &mut self.probes {
                     p.start(clock.hz(), epoch);
                     self.counters.churn.measure_start_ns = Some(clock.ns(epoch));
+                }
+                if let Some(q) = &mut self.counters.qos {
+                    q.start(clock.ns(epoch));
                 }
                 self.measured_started = true;
                 self.measured_from_ns = clock.ns(epoch);
@@ -722,6 +738,10 @@ pub fn receive_frame_sized(
             Some(rx) => {
                 let arrival =
                     rx.record_transit(flow, sequence, transit_ns(tx_time, now_ns), wire_len);
+                if let Some(q) = &mut counters.qos {
+                    let tx_ns = now_ns.wrapping_sub(transit_ns(tx_time, now_ns) as u64);
+                    q.record(flow, now_ns, tx_ns);
+                }
                 if leg != Leg::Fixed {
                     counters.handover.record(leg, sequence, now_ns, arrival);
                 }

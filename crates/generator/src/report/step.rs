@@ -9,6 +9,7 @@ use upfbench_report::{RxQueues, StepReport, StreamSummary};
 use upfbench_stats::{RunResult, RxCoreResult, StreamSpec, TxCoreResult};
 
 use super::counters::{both_ports_frames, counter_notes, port_frames, port_report, rejected};
+use super::qos::qos_report;
 use super::step_label;
 use super::tx_slip::add_slips;
 use crate::datapath::clock::Clock;
@@ -98,6 +99,11 @@ pub fn step_report(m: &StepMeasurements<'_>) -> Result<StepReport> {
         })
         .collect();
     add_slips(&mut report, &plan.streams, &counters.tx_slips);
+    if let Some(q) = &counters.qos {
+        let (qos, warnings) = qos_report(plan, q, &merged, duration);
+        report.qos = Some(qos);
+        report.warnings.extend(warnings);
+    }
     for (side, (before, after)) in Side::BOTH.iter().zip(&m.ports) {
         let name = *side;
         let port = port_report(name, before, after);

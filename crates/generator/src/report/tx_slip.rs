@@ -95,6 +95,7 @@ mod tests {
             spread: Spread::RoundRobin,
             shape: Default::default(),
             qfi: None,
+            qer: None,
         }
     }
 

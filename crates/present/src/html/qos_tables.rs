@@ -69,6 +69,14 @@ fn one(out: &mut String, label: &str, q: &QosReport) {
         ),
         None => {}
     }
+    if let Some(g) = &q.gate {
+        let text = escape(&g.summary());
+        if g.closed() {
+            let _ = writeln!(out, "<p>{text}.</p>");
+        } else {
+            let _ = writeln!(out, "<p><strong>{text}</strong>.</p>");
+        }
+    }
 }
 
 /// The QoS tables of every step that had QoS flows.

@@ -62,6 +62,8 @@ pub struct QerPolicy {
     pub burst: Duration,
     /// The impairment `qer`.
     pub policing: Policing,
+    /// The impairment `qer: {gates: ignored}`: every gate stays open.
+    pub gates_ignored: bool,
     /// The TSC's frequency: the buckets count in its ticks.
     pub tsc_hz: u64,
 }
@@ -72,6 +74,7 @@ impl QerPolicy {
         QerPolicy {
             burst: DEFAULT_BURST,
             policing: Policing::On,
+            gates_ignored: false,
             tsc_hz,
         }
     }
@@ -187,7 +190,7 @@ impl QerCell {
     /// Sets the gates and the rates (the buckets' fill carries on from where it was).
     pub fn configure(&self, gate: GateStatus, mbr: Option<BitRate>, policy: &QerPolicy) {
         let kbps = mbr.map_or([0, 0], |m| [m.ul_kbps, m.dl_kbps]);
-        let open = [gate.ul.is_open(), gate.dl.is_open()];
+        let open = [gate.ul.is_open(), gate.dl.is_open()].map(|o| o || policy.gates_ignored);
         for ((d, kbps), open) in self.dirs.iter().zip(kbps).zip(open) {
             let (per_byte, tolerance) = policy.bucket(kbps);
             d.per_byte.store(per_byte, Ordering::Relaxed);

@@ -11,7 +11,7 @@ use upfbench_net::{IpFamily, Qfi};
 use upfbench_stats::{Direction, LatencyConfig, PortName};
 
 use super::placement::{Share, WorkerPlan, place};
-use super::stream::{Schedule, Spread, StreamPlan};
+use super::stream::{Schedule, Spread, StreamPlan, StreamQer};
 use super::ue::{TeidSequence, UeTable, UeV6, UplinkTeids};
 use upfbench_config::{self as config, Profile, System, TeidAllocation, TxMode, frame};
 
@@ -51,6 +51,19 @@ pub struct Plan {
     pub handovers: Option<std::sync::Arc<super::HandoverPlan>>,
     /// The step's session churn, when the profile has a `churn` section.
     pub churn: Option<super::ChurnStep>,
+    /// The QoS flow whose gates close in the measured phase, when the profile has a `qos_gate`.
+    pub qos_gate: Option<GatePlan>,
+}
+
+/// A QoS flow's gates, closed in every session during the measured phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GatePlan {
+    /// The flow.
+    pub qfi: Qfi,
+    /// The QER that polices it ([`StreamQer::key`]): what closes, for every flow it polices.
+    pub qer: Qfi,
+    /// When the modifications go, from the measured phase's start.
+    pub close_at: Duration,
 }
 
 impl Plan {
@@ -155,6 +168,13 @@ pub fn build(
             .as_ref()
             .map(|m| std::sync::Arc::new(super::HandoverPlan::new(m, s.count))),
         churn,
+        qos_gate: profile.qos_gate.and_then(|g| {
+            Some(GatePlan {
+                qfi: g.qfi,
+                qer: s.qer_of(g.qfi)?,
+                close_at: g.close_at,
+            })
+        }),
     })
 }
 
@@ -270,6 +290,7 @@ fn stream_plan(
         Direction::Uplink => shape.n3_frame_len(p, container),
         Direction::Downlink => shape.n6_frame_len(p),
     };
+    let (first, count) = st.ues.bounds(s.count);
     let rate_pps = profile
         .stream_pps(
             st,
@@ -283,7 +304,12 @@ fn stream_plan(
             rate: st.rate.to_string(),
             port: port_name,
         })?;
-    let (first, count) = st.ues.bounds(s.count);
+    // A QER is per session: a `%mbr` rate is each UE's share of its own flow's MBR, so the
+    // stream, spread over `count` UEs, sends `count` times it.
+    let rate_pps = match st.rate {
+        config::Rate::MbrPercent(_) => rate_pps * f64::from(count),
+        _ => rate_pps,
+    };
     let (schedule, length) = schedule(profile, rate_pps);
     let name = match st.direction {
         config::Direction::Both => format!("{}/{}", st.name, direction.name()),
@@ -307,6 +333,13 @@ fn stream_plan(
         },
         shape,
         qfi: s.stream_qfi(st),
+        qer: s
+            .stream_qer(st, direction == Direction::Uplink)
+            .map(|(key, mbr_bps, gbr_bps)| StreamQer {
+                key,
+                mbr_bps,
+                gbr_bps,
+            }),
     };
     Ok((plan, length))
 }

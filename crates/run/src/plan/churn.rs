@@ -91,6 +91,7 @@ impl ChurnPlan {
                 spread: Spread::RoundRobin,
                 shape: upfbench_config::frame::FrameShape::default(),
                 qfi: None,
+                qer: None,
             },
         }
     }

@@ -147,6 +147,7 @@ mod tests {
             spread: Spread::RoundRobin,
             shape: upfbench_config::frame::FrameShape::default(),
             qfi: None,
+            qer: None,
         }
     }
 

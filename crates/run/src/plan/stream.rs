@@ -85,6 +85,22 @@ pub struct StreamPlan {
     pub shape: FrameShape,
     /// The QoS flow it belongs to: its uplink's PDU Session Container carries it.
     pub qfi: Option<Qfi>,
+    /// The QER that polices it in its direction, when that has an MBR: what the conformance
+    /// report reads its passed rate against.
+    pub qer: Option<StreamQer>,
+}
+
+/// The QER a stream's packets are policed by (TS 29.244 §5.4.4), as the conformance report
+/// reads it: one QER may police several QoS flows together, so streams with the same `key` and
+/// direction are counted as one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamQer {
+    /// Which QER: the QFI of the first QoS flow that it polices.
+    pub key: Qfi,
+    /// Its MBR in the stream's direction, in each session (bit/s, on the UE's IP packets).
+    pub mbr_bps: u64,
+    /// Its GBR there, in each session, for a GBR flow.
+    pub gbr_bps: Option<u64>,
 }
 
 impl StreamPlan {
@@ -168,6 +184,7 @@ mod tests {
             spread: Spread::RoundRobin,
             shape: FrameShape::default(),
             qfi: None,
+            qer: None,
         };
         assert_eq!(s.tx_frame_len(), 96, "as tx_frame_len says for IPv4");
         s.shape = FrameShape {

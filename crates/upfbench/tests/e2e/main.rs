@@ -33,6 +33,9 @@
 //!   re-established and the outage measured against the reflector's own restart time; a UPF
 //!   silent on N4 reported after N1 tries, the run stopped or going on; 30 % of N4 lost and
 //!   every session established exactly once;
+//! - QER conformance: the shipped `profiles/qos.yaml` against the reflector's policer, each QoS
+//!   flow passed at its MBR within 1 %, and the reflector's misbehaviour (10 % over, no
+//!   policing) found;
 //! - on DPDK's virtio driver, virtio-user ports against the reflector's vhost-user ports: every
 //!   session over PFCP, zero loss, a latency sample per packet; with two workers on each side
 //!   and a queue pair each, every flow received whole by one worker.
@@ -63,6 +66,7 @@ mod memif;
 mod memif_interrupts;
 mod metrics;
 mod overrides;
+mod qos;
 mod search;
 mod sweep;
 mod timeline;

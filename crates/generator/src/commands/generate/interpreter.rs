@@ -492,6 +492,9 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             if let Some(c) = plan.churn.as_ref().filter(|c| c.on) {
                 r.churn = Some(self.n4.churn(at, &c.plan));
             }
+            if let Some(g) = &plan.qos_gate {
+                r.gate = Some(self.n4.close_gates(at, g));
+            }
         }
         let step = self.running.is_some().then(|| self.machine.step());
         self.note(

@@ -7,6 +7,7 @@
 //! Every exit, interruptions and failures included, goes through the report and the teardown.
 
 mod bring_up;
+mod gate;
 mod interpreter;
 mod marks;
 mod multiply;
@@ -133,13 +134,24 @@ fn load_files(args: &RunArgs, payloads: Option<&[u16]>) -> Result<(System, Profi
     Ok((system, profile))
 }
 
-/// What `mode` cannot measure: handovers outside `run`, churn in a search or a climb (and
-/// without PFCP), a search of bursts, a climb without PFCP.
+/// What `mode` cannot measure: handovers or a gate outside `run`, churn in a search or a climb
+/// (and without PFCP), a search of bursts, a climb without PFCP.
 fn check_mode(mode: Mode<'_>, args: &RunArgs, system: &System, profile: &Profile) -> Result<()> {
     if profile.mobility.is_some() && !matches!(mode, Mode::Run) {
         bail!(
             "a profile with `mobility` runs one step (`upfbench run`): after its handovers the \
              sessions are at the target gNB"
+        );
+    }
+    if profile.qos_gate.is_some() && !matches!(mode, Mode::Run) {
+        bail!(
+            "a profile with `qos_gate` runs one step (`upfbench run`): after it the flow's gates \
+             are closed"
+        );
+    }
+    if profile.qos_gate.is_some() && (args.no_pfcp || system.pfcp.is_none()) {
+        bail!(
+            "a profile with `qos_gate` closes the gate over PFCP: give the system a `pfcp` section"
         );
     }
     if profile.churn.is_some() {

@@ -23,7 +23,7 @@ use crate::n4::progress::{BatchMeter, stalled_message};
 use crate::report::{ControlTimes, Outcome, Procedure, RunEvent, Timeline};
 use upfbench_cli::out;
 use upfbench_run::lifecycle::{Event, Lifecycle};
-use upfbench_run::plan::{ChurnPlan, HandoverPlan};
+use upfbench_run::plan::{ChurnPlan, GatePlan, HandoverPlan};
 
 /// What the control thread is doing for the run, and the wall times it took.
 pub(super) struct N4Work<'a> {
@@ -243,6 +243,16 @@ impl<'a> N4Work<'a> {
             })
             .collect();
         self.client.handovers(start, orders)
+    }
+
+    /// Starts closing `gate`'s QER in every session at its time after `start`.
+    pub(super) fn close_gates(
+        &self,
+        start: Instant,
+        gate: &GatePlan,
+    ) -> Pending<Vec<HandoverOutcome>> {
+        self.client
+            .handovers(start, super::gate::gate_orders(self.sessions, gate))
     }
 
     pub(super) fn client(&self) -> &'a ClientThread {

@@ -14,6 +14,7 @@ use crate::commands::kernel_counters::{KernelCounters, KernelReading};
 use crate::commands::live::collect_intervals;
 use crate::datapath::assembly::{Idle, StepWiring, StepWorkers, join, launch};
 use crate::datapath::clock::Clock;
+use crate::datapath::worker::WorkerCounters;
 use crate::metrics::{GeneratorMetrics, StepMetrics};
 use crate::n4::client_side::{ChurnOutcome, HandoverOutcome, Pending};
 use crate::report::{self, StepMeasurements};
@@ -38,6 +39,9 @@ pub(super) struct Running<'s, 'p> {
     pub(super) handovers: Option<Pending<Vec<HandoverOutcome>>>,
     /// The step's churn in the PFCP thread, once the measured phase started it.
     pub(super) churn: Option<Pending<Vec<ChurnOutcome>>>,
+    /// The modifications closing the step's gate (`qos_gate`), once the measured phase started
+    /// them.
+    pub(super) gate: Option<Pending<Vec<HandoverOutcome>>>,
     /// The run clock at the live meter's baseline: the timeline's zero (ns).
     live_start_ns: u64,
 }
@@ -165,6 +169,7 @@ pub(super) fn start<'s, 'p>(
         seconds: Vec::new(),
         handovers: None,
         churn: None,
+        gate: None,
         live_start_ns,
     })
 }
@@ -242,20 +247,7 @@ pub(super) fn finish<'p>(
         one_port: ports[0].0.id() == ports[1].0.id(),
     })?;
     kernel.add_to_step(&mut report, &r.kernel_before, &kernel_after);
-    if let Some(h) = &plan.handovers {
-        // Every modification was answered, or timed out, long before the drain ended; a step
-        // that ended early leaves the rest unsent (dropping the answer stops them).
-        let outcomes = r
-            .handovers
-            .take()
-            .and_then(|p| wait_for(p, std::time::Duration::from_secs(5)))
-            .unwrap_or_default();
-        report.handover = Some(report::handover_report(
-            h,
-            &outcome.counters.handover,
-            &outcomes,
-        ));
-    }
+    add_modifications(&mut r, plan, &outcome.counters, &mut report);
     // The last interval: what arrived after the last live line.
     for h in &mut r.workers.rx {
         r.live.collect(h);
@@ -302,6 +294,36 @@ pub(super) fn finish<'p>(
         hlog,
         latency,
     })
+}
+
+/// The step's Session Modifications and what came of them: its handovers, its gate.
+fn add_modifications(
+    r: &mut Running<'_, '_>,
+    plan: &Plan,
+    counters: &WorkerCounters,
+    report: &mut StepReport,
+) {
+    // Every modification was answered, or timed out, long before the drain ended; a step that
+    // ended early leaves the rest unsent (dropping the answer stops them).
+    let limit = std::time::Duration::from_secs(5);
+    if let Some(h) = &plan.handovers {
+        let outcomes = r
+            .handovers
+            .take()
+            .and_then(|p| wait_for(p, limit))
+            .unwrap_or_default();
+        report.handover = Some(report::handover_report(h, &counters.handover, &outcomes));
+    }
+    if let (Some(g), Some(q)) = (&plan.qos_gate, &counters.qos) {
+        let outcomes = r
+            .gate
+            .take()
+            .and_then(|p| wait_for(p, limit))
+            .unwrap_or_default();
+        if let Some(qos) = &mut report.qos {
+            qos.gate = Some(report::gate_report(g, plan.ues.count, &outcomes, q));
+        }
+    }
 }
 
 /// What the PFCP thread answers, if it comes within `limit`.

@@ -53,6 +53,7 @@ fn stream(id: u16, direction: Direction, ues: core::ops::Range<u32>, flow_base: 
         spread: Spread::RoundRobin,
         shape: Default::default(),
         qfi: None,
+        qer: None,
     }
 }
 

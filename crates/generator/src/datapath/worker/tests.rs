@@ -43,6 +43,7 @@ fn rules() -> RxRules {
         spread: Spread::RoundRobin,
         shape: Default::default(),
         qfi: None,
+        qer: None,
     };
     RxRules::new(ues(), Some(QFI), &[stream])
 }

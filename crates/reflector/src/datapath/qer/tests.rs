@@ -113,6 +113,15 @@ fn misbehaving_on_purpose_polices_at_the_known_rate_or_not_at_all() {
     // Off still honours the gate: it is no part of the policing.
     cell.configure(GateStatus::CLOSED, mbr(8, 8), &off);
     assert_eq!(cell.admit(UPLINK, 1_500, 1_000), Verdict::Gated);
+    // Gates ignored: a closed gate passes, and the bucket still polices.
+    let ignoring = QerPolicy {
+        gates_ignored: true,
+        ..policy()
+    };
+    let cell = QerCell::new(GateStatus::CLOSED, mbr(8, 8), &ignoring);
+    assert_eq!(cell.admit(UPLINK, 100, 0), Verdict::Pass);
+    assert_eq!(cell.admit(DOWNLINK, 100, 0), Verdict::Pass);
+    assert!(!cell.is_transparent(UPLINK));
 
     // 10 % over: 8 Mbit/s policed at 8.8. Over 1 s of packets offered at twice the MBR, the
     // bytes passed are 1.1 x MBR x t plus the burst (11 ms of the policed rate).

@@ -155,9 +155,9 @@ fn three_flows_make_three_pdrs_each_way_and_three_qers() {
     assert_eq!(r.create_qers.len(), 3);
     let qfi = |q| Qfi::new(q).unwrap();
     for (k, (q, sdf, mbr, gbr)) in [
-        (1, Some(5001), (10_000, 20_000), Some((10_000, 20_000))),
-        (5, Some(5005), (50_000, 50_000), None),
-        (9, None, (100_000, 100_000), None),
+        (1, Some(5001), (5_000, 10_000), Some((5_000, 10_000))),
+        (5, Some(5005), (20_000, 20_000), None),
+        (9, None, (50_000, 50_000), None),
     ]
     .into_iter()
     .enumerate()
@@ -216,12 +216,13 @@ fn three_flows_make_three_pdrs_each_way_and_three_qers() {
         sessions[0].path_switch_request(Teid(99), Ipv4Addr::new(192, 168, 13, 132).into(), true);
     let fars: Vec<FarId> = switch.update_fars.iter().map(|f| f.far_id).collect();
     assert_eq!(fars, [FarId(1), FarId(3), FarId(5)]);
-    // The streams: their QFIs, and 150% of their flow's MBR each way in 328-byte IPv4 packets.
+    // The streams: their QFIs, and 150% of their flow's MBR each way in 328-byte IPv4 packets,
+    // for each of the 2 sessions (each has its own QER).
     let s = &plan.streams;
     let qfis: Vec<_> = s.iter().map(|s| s.qfi.map(Qfi::get)).collect();
     assert_eq!(qfis, [Some(1), Some(1), Some(5), Some(5), Some(9), Some(9)]);
-    let want = |mbr: f64| 1.5 * mbr / (328.0 * 8.0);
-    for (stream, mbr) in s.iter().zip([10e6, 20e6, 50e6, 50e6, 100e6, 100e6]) {
+    let want = |mbr: f64| 2.0 * 1.5 * mbr / (328.0 * 8.0);
+    for (stream, mbr) in s.iter().zip([5e6, 10e6, 20e6, 20e6, 50e6, 50e6]) {
         assert!(
             (stream.rate_pps - want(mbr)).abs() < 1e-9,
             "{}",
