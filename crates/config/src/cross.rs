@@ -26,6 +26,7 @@ pub(crate) fn check_profile_on_system(
             format!("the UPF chooses TEIDs over PFCP, and {system_name} has no `pfcp` section"),
         );
     }
+    check_tagged_only(system, system_name, profile, issues);
     check_mtu(system, system_name, profile, issues);
     check_line_rate(
         system,
@@ -92,6 +93,33 @@ fn check_mobility(system: &System, system_name: &str, profile: &Profile, issues:
             "mobility",
             format!("handovers are PFCP modifications, and {system_name} has no `pfcp` section"),
         );
+    }
+}
+
+/// Handovers and session churn are not built for tagged ports yet (their frames are rewritten
+/// in place at an untagged frame's offsets): refused before anything starts.
+fn check_tagged_only(system: &System, system_name: &str, profile: &Profile, issues: &mut Issues) {
+    let Some(port) = [("n3", &system.n3), ("n6", &system.n6)]
+        .into_iter()
+        .find(|(_, p)| p.vlan.is_some())
+        .map(|(name, _)| name)
+    else {
+        return;
+    };
+    let features = [
+        ("mobility", "handovers", profile.mobility.is_some()),
+        ("churn", "session churn", profile.churn.is_some()),
+    ];
+    for (field, what, used) in features {
+        if used {
+            issues.add(
+                field,
+                format!(
+                    "{what}: not supported on VLAN-tagged ports yet, and {port} of \
+                     {system_name} is tagged (`{port}.vlan`): run them on untagged ports"
+                ),
+            );
+        }
     }
 }
 
@@ -223,6 +251,39 @@ pub(crate) fn check_line_rate(
                     line / 1e9
                 ),
             );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    fn repo(path: &str) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(path)
+    }
+
+    #[test]
+    fn handovers_and_churn_are_refused_on_tagged_ports_at_their_fields() {
+        let vlan = repo("deploy/systems/memif-vlan.yaml");
+        for (profile, field, what) in [
+            ("profiles/handover.yaml", "mobility", "handovers"),
+            ("profiles/churn.yaml", "churn", "session churn"),
+        ] {
+            let e = crate::load_run(&vlan, repo(profile))
+                .expect_err("refused")
+                .to_string();
+            assert!(
+                e.contains(&format!(
+                    "{field}: {what}: not supported on VLAN-tagged ports yet"
+                )),
+                "{e}"
+            );
+            assert!(e.contains("(`n3.vlan`)"), "{e}");
+            crate::load_run(repo("deploy/systems/memif.yaml"), repo(profile))
+                .unwrap_or_else(|e| panic!("untagged: {e}"));
         }
     }
 }

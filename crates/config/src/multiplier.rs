@@ -209,10 +209,12 @@ impl FromStr for Multiplier {
 }
 
 /// What `profile` sends in all with every stream's payload `payload` (a sweep's step; `None`:
-/// each stream's own), its percentages of a line rate taken of `line` (N3, N6). Each direction
-/// is counted on the frames it sends: uplink G-PDUs on N3, downlink plain on N6.
+/// each stream's own), its percentages of a line rate taken of `line` (N3, N6), on ports whose
+/// N3 transport and VLAN tags are `ports`' (4 bytes a tag, in every frame). Each direction is
+/// counted on the frames it sends: uplink G-PDUs on N3, downlink plain on N6.
 pub(crate) fn totals(
     profile: &Profile,
+    ports: FrameShape,
     payload: Option<u16>,
     line: [Option<f64>; 2],
 ) -> Result<Totals, UnknownLineRate> {
@@ -222,7 +224,7 @@ pub(crate) fn totals(
         let p = usize::from(payload.unwrap_or(st.payload));
         let shape = FrameShape {
             inner: profile.stream_family(st),
-            ..FrameShape::default()
+            ..ports
         };
         let ways = [
             (
@@ -360,7 +362,7 @@ mod tests {
             "  - {name: a, direction: both, rate: 100kpps, payload: 10}\n\
              \x20 - {name: b, direction: downlink, rate: 50kpps, payload: 1400}\n",
         );
-        let t = totals(&p, None, [None, None]).unwrap();
+        let t = totals(&p, FrameShape::default(), None, [None, None]).unwrap();
         assert_eq!(t.pps, 250_000.0);
         // Uplink 10 B: a 100-byte G-PDU (container); downlink 10 B: 64; 1400 B: 1446.
         let l2 = 100_000.0 * (100.0 + 64.0) * 8.0 + 50_000.0 * 1446.0 * 8.0;
@@ -368,21 +370,46 @@ mod tests {
         let l1 = l2 + 250_000.0 * 20.0 * 8.0;
         assert!((t.bits_l1 - l1).abs() < 1e-3, "{t:?}");
         // A sweep's step: every stream at its payload.
-        let t = totals(&p, Some(1400), [None, None]).unwrap();
+        let t = totals(&p, FrameShape::default(), Some(1400), [None, None]).unwrap();
         assert_eq!(t.pps, 250_000.0);
         let l2 = 100_000.0 * (1490.0 + 1446.0) * 8.0 + 50_000.0 * 1446.0 * 8.0;
         assert!((t.bits_l2 - l2).abs() < 1e-3, "{t:?}");
     }
 
     #[test]
+    fn totals_count_the_ports_vlan_tags_in_every_frame() {
+        let p = profile(
+            "  - {name: a, direction: both, rate: 100kpps, payload: 10}\n\
+             \x20 - {name: b, direction: downlink, rate: 50kpps, payload: 1400}\n",
+        );
+        let untagged = totals(&p, FrameShape::default(), None, [None, None]).unwrap();
+        // N3 in QinQ (8 bytes), N6 in one 802.1Q tag (4 bytes).
+        let tagged = FrameShape {
+            n3_tags: 8,
+            n6_tags: 4,
+            ..FrameShape::default()
+        };
+        let t = totals(&p, tagged, None, [None, None]).unwrap();
+        assert_eq!(t.pps, untagged.pps);
+        // Uplink 10 B: 100 + 8. Downlink 10 B: still 64 (14 + 4 + 28 + 10 + 4 = 60, padded);
+        // 1400 B: 1446 + 4.
+        let l2 = 100_000.0 * (108.0 + 64.0) * 8.0 + 50_000.0 * 1450.0 * 8.0;
+        assert!((t.bits_l2 - l2).abs() < 1e-3, "{t:?}");
+        assert!((t.bits_l1 - (l2 + 250_000.0 * 160.0)).abs() < 1e-3, "{t:?}");
+        // A total in Gbps gives the tagged ports fewer packets than the untagged ones.
+        let x: Multiplier = "1Gbps".parse().unwrap();
+        assert!(x.factor(&t) < x.factor(&untagged));
+    }
+
+    #[test]
     fn a_percentage_needs_its_line_rate() {
         let p = profile("  - {name: a, direction: downlink, rate: 10%, payload: 10}\n");
-        let e = totals(&p, None, [Some(1e9), None]).unwrap_err();
+        let e = totals(&p, FrameShape::default(), None, [Some(1e9), None]).unwrap_err();
         assert_eq!(
             e.to_string(),
             "streams[0]: 10% needs the n6 port's line rate: give `speed` in the system file"
         );
-        let t = totals(&p, None, [None, Some(1e9)]).unwrap();
+        let t = totals(&p, FrameShape::default(), None, [None, Some(1e9)]).unwrap();
         assert!((t.bits_l1 - 1e8).abs() < 1e-3, "{t:?}");
     }
 
@@ -392,7 +419,7 @@ mod tests {
             "  - {name: ul, direction: uplink, rate: 300kpps, payload: 100}\n\
              \x20 - {name: dl, direction: downlink, rate: 1Gbps L1, payload: 1400}\n",
         );
-        let before = totals(&p, None, [None, None]).unwrap();
+        let before = totals(&p, FrameShape::default(), None, [None, None]).unwrap();
         for (given, unit) in [
             ("3Mpps", 0),
             ("10Gbps", 1),
@@ -402,7 +429,7 @@ mod tests {
         ] {
             let x: Multiplier = given.parse().unwrap();
             let f = x.factor(&before);
-            let after = totals(&scaled(&p, f), None, [None, None]).unwrap();
+            let after = totals(&scaled(&p, f), FrameShape::default(), None, [None, None]).unwrap();
             let (got, want) = match unit {
                 0 => (after.pps, 3e6),
                 1 => (after.bits_l1, 1e10),

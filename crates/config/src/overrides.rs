@@ -115,11 +115,14 @@ pub fn multiplied(
         system.n3.speed.map(|b| b as f64).or(links[0]),
         system.n6.speed.map(|b| b as f64).or(links[1]),
     ];
+    // The N3 transport and the tags of the ports; each stream's family is its own.
+    let ports = system.frame_shape(crate::IpFamily::Ipv4);
     let given = m.given().to_owned();
-    let before = totals(profile, payload, line).map_err(|source| MultiplyError::LineRate {
-        given: given.clone(),
-        source,
-    })?;
+    let before =
+        totals(profile, ports, payload, line).map_err(|source| MultiplyError::LineRate {
+            given: given.clone(),
+            source,
+        })?;
     let factor = m.factor(&before);
     let scaled = scaled(profile, factor);
     let mut issues = Issues::default();
@@ -143,10 +146,11 @@ pub fn multiplied(
         };
         return Err(ConfigError::invalid(issues.caused_by(MULTIPLIER, &context)).into());
     }
-    let after = totals(&scaled, payload, line).map_err(|source| MultiplyError::LineRate {
-        given: given.clone(),
-        source,
-    })?;
+    let after =
+        totals(&scaled, ports, payload, line).map_err(|source| MultiplyError::LineRate {
+            given: given.clone(),
+            source,
+        })?;
     Ok(Multiplied {
         profile: scaled,
         factor,

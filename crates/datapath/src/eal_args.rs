@@ -69,8 +69,15 @@ pub fn eal_args(
     {
         args.extend(["--file-prefix".into(), file_prefix.into()]);
     }
+    // One-port mode names N3's device for N6 too: it is probed once.
+    let mut given: Vec<(&str, String)> = Vec::with_capacity(devices.len());
     for d in devices {
-        let (flag, value) = d.argument();
+        let argument = d.argument();
+        if !given.contains(&argument) {
+            given.push(argument);
+        }
+    }
+    for (flag, value) in given {
         args.extend([flag.into(), value]);
     }
     args
@@ -227,6 +234,22 @@ mod tests {
             ]
         );
         assert_eq!(file_prefix(&args).as_deref(), Some("upfbench-gen"));
+    }
+
+    #[test]
+    fn one_device_for_both_ports_is_probed_once() {
+        let memif = Device::Vdev("net_memif0".into());
+        let trunk = PortDevice {
+            device: &memif,
+            args: Some("role=client,socket=/tmp/trunk.sock"),
+        };
+        let args = eal_args(&[], &Cores::default(), "p", &[trunk, trunk]);
+        let vdevs: Vec<_> = args.iter().filter(|a| *a == "--vdev").collect();
+        assert_eq!(vdevs.len(), 1, "{args:?}");
+        assert_eq!(
+            args.last().map(String::as_str),
+            Some("net_memif0,role=client,socket=/tmp/trunk.sock")
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 pub mod calibration;
+pub mod devices;
 pub mod eal_args;
 pub mod net_dev;
 pub mod next_hops;

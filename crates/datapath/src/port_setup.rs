@@ -143,6 +143,18 @@ pub fn split_queues<'p>(n3: Queues<'p>, n6: Queues<'p>) -> Vec<[PortQueues<'p>; 
         .collect()
 }
 
+/// One-port mode (N3 and N6 on one device, told apart by VLAN): the device's `2 × workers`
+/// queues split by role, worker `i` getting queue `i` for N3 and queue `workers + i` for N6.
+/// Without RSS (memif, af_packet) a peer that does the same receives each role's frames on that
+/// role's queue; with RSS a frame may come on either, and the receive path sorts it by its tags.
+pub fn split_one_port(mut queues: Queues<'_>, workers: usize) -> Vec<[PortQueues<'_>; 2]> {
+    let n6 = Queues {
+        rx: queues.rx.split_off(workers.min(queues.rx.len())),
+        tx: queues.tx.split_off(workers.min(queues.tx.len())),
+    };
+    split_queues(queues, n6)
+}
+
 /// A neighbour that did not answer ARP (or, over IPv6, Neighbor Solicitation).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(

@@ -156,6 +156,19 @@ impl PortTags {
         Some(n)
     }
 
+    /// Tags in place a frame whose first [`len`](Self::len) bytes were just prepended (free
+    /// headroom) in front of an untagged Ethernet II frame: the addresses move to the front and
+    /// the tags follow them. False, and `frame` untouched, when it is too short.
+    #[inline]
+    pub fn tag_prepended(&self, frame: &mut [u8]) -> bool {
+        if frame.len() < self.len + ethernet::HEADER_LEN {
+            return false;
+        }
+        frame.copy_within(self.len..self.len + TAGS_AT, 0);
+        frame[TAGS_AT..TAGS_AT + self.len].copy_from_slice(&self.bytes[..self.len]);
+        true
+    }
+
     /// `untagged` with the tags inserted, in a new buffer (for templates, at set-up time).
     pub fn tagged(&self, untagged: &[u8]) -> Vec<u8> {
         let mut out = vec![0u8; untagged.len() + self.len];
@@ -271,6 +284,27 @@ mod tests {
         tagged[14] |= 0xe0;
         let at = p.strip_in_place(&mut tagged).unwrap();
         assert_eq!(&tagged[at..], &untagged[..]);
+    }
+
+    #[test]
+    fn tagging_in_place_writes_what_tagging_into_a_buffer_does() {
+        for p in [
+            PortTags::dot1q(vid(16), 3, None).unwrap(),
+            PortTags::dot1q(vid(13), 5, Some((vid(100), 1))).unwrap(),
+        ] {
+            let untagged = frame(VlanTags::Untagged, 0x0800, &[0x45; 30]);
+            let mut buf = vec![0xee; p.len()];
+            buf.extend_from_slice(&untagged);
+            assert!(p.tag_prepended(&mut buf));
+            assert_eq!(buf, p.tagged(&untagged));
+            let mut stripped = buf.clone();
+            let at = p.strip_in_place(&mut stripped).unwrap();
+            assert_eq!(&stripped[at..], &untagged[..]);
+        }
+        let p = PortTags::dot1q(vid(16), 0, None).unwrap();
+        let mut short = [0u8; 17];
+        assert!(!p.tag_prepended(&mut short));
+        assert_eq!(short, [0u8; 17]);
     }
 
     #[test]

@@ -28,13 +28,14 @@ use upfbench_cli::signals::Interrupts;
 use upfbench_config::devargs::{SocketRole, socket_file};
 use upfbench_config::{self as config, PortName, ReflectMode, Reflector, ReflectorPort};
 use upfbench_datapath::calibration::{TscCalibration, measure_now, ppm};
+use upfbench_datapath::devices::{self, n6_of};
 use upfbench_datapath::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_prefix};
 use upfbench_datapath::next_hops::NextHops;
-use upfbench_datapath::port_setup::{port_config, rx_pool, split_queues};
 use upfbench_datapath::queues::{PortQueues, Side};
 use upfbench_datapath::rx_spread::rx_spread;
 use upfbench_datapath::service::{ErrorIndicationLimit, Interface, ServicePlane};
 use upfbench_datapath::socket_files::{make_socket_dir, remove_stale_socket};
+use upfbench_datapath::vlan::PortVlans;
 
 /// Mbufs of the pool that service answers and duplicates come from.
 const SERVICE_POOL: u32 = 8191;
@@ -137,19 +138,14 @@ fn reflect(
     metrics: Option<&ReflectorMetrics>,
 ) -> Result<()> {
     let workers = cfg.cores.workers.len() as u16;
-    let queues = [
-        ports_cfg[0].queue_count(&cfg.cores),
-        ports_cfg[1].queue_count(&cfg.cores),
+    let settings = devices::device_settings(ports_cfg[0], ports_cfg[1], &cfg.cores);
+    let one_port = ports_cfg[1].shares_device();
+    let mut devices = devices::open(eal, &names, one_port)?;
+    let interfaces = [
+        interface(&devices[0], ports_cfg[0])?,
+        interface(n6_of(&devices), ports_cfg[1])?,
     ];
-    let mut n3 =
-        Port::from_name(eal, &names[0]).with_context(|| format!("N3 port {}", names[0]))?;
-    let mut n6 =
-        Port::from_name(eal, &names[1]).with_context(|| format!("N6 port {}", names[1]))?;
-    let interfaces = [interface(&n3, ports_cfg[0])?, interface(&n6, ports_cfg[1])?];
-    let pools = [
-        rx_pool(eal, "rx-n3", queues[0], ports_cfg[0].rx_descriptors)?,
-        rx_pool(eal, "rx-n6", queues[1], ports_cfg[1].rx_descriptors)?,
-    ];
+    let pools = devices::pools(eal, &settings)?;
     let service_pool = Mempool::new(
         eal,
         "service",
@@ -158,11 +154,13 @@ fn reflect(
         upfbench_dpdk::DEFAULT_DATA_ROOM,
         upfbench_dpdk::Socket::Any,
     )?;
-    let [c3, c6] = port_configs([&n3, &n6], ports_cfg, queues)?;
-    let s3 = n3.start(&c3, &pools[0]).context("starting N3")?;
-    let s6 = n6.start(&c6, &pools[1]).context("starting N6")?;
-    show_rx_spread([(Side::N3, &c3, &s3), (Side::N6, &c6, &s6)]);
-    let queues = split_queues(s3.queues()?, s6.queues()?);
+    let configs = devices::configs(&devices, &settings)?;
+    let up = devices::start(&mut devices, &configs, &pools)?;
+    show_rx_spread([
+        (Side::N3, &configs[0], &up[0]),
+        (Side::N6, n6_of(&configs), n6_of(&up)),
+    ]);
+    let queues = devices::worker_queues(&up, &settings)?;
 
     // Measured before the PFCP side starts: a held-back rule's release tick depends on it.
     let hz = measure_now(calibration, eal.tsc_hz());
@@ -213,26 +211,12 @@ fn reflect(
     control.stop()?;
     show_totals(&totals, started, metrics);
     out::text(&render_qers(&qers.by_qfi(), &qers.rows()));
-    show_port_stats([("N3", &s3), ("N6", &s6)]);
-    drop((s3, s6));
+    match &up[..] {
+        [n3, n6] => show_port_stats(&[("N3", n3), ("N6", n6)]),
+        _ => show_port_stats(&[("N3 and N6", &up[0])]),
+    }
+    drop(up);
     Ok(())
-}
-
-/// Each port's configuration for its `queues` and its descriptors.
-fn port_configs(
-    ports: [&Port<'_>; 2],
-    ports_cfg: [&ReflectorPort; 2],
-    queues: [u16; 2],
-) -> Result<[PortConfig; 2]> {
-    let config = |i: usize| {
-        port_config(
-            ports[i],
-            queues[i],
-            ports_cfg[i].rx_descriptors,
-            ports_cfg[i].tx_descriptors,
-        )
-    };
-    Ok([config(0)?, config(1)?])
 }
 
 /// The TSC's frequency `hz` as measured by `calibration`, and DPDK's estimate `dpdk_hz` beside
@@ -341,6 +325,8 @@ struct WorkerTemplate<'a, 'p> {
     arp_interval: u64,
     impair: ImpairConfig,
     mode: Mode,
+    /// The ports' VLAN tags, and one-port mode.
+    vlans: PortVlans,
 }
 
 impl<'a, 'p> WorkerTemplate<'a, 'p> {
@@ -383,6 +369,7 @@ impl<'a, 'p> WorkerTemplate<'a, 'p> {
             arp_interval: ticks(cfg.arp.timeout),
             impair,
             mode,
+            vlans: PortVlans::of_ports(ports_cfg[0], ports_cfg[1]),
         })
     }
 
@@ -423,6 +410,8 @@ impl<'a, 'p> WorkerTemplate<'a, 'p> {
             interfaces: self.interfaces,
             gateways: self.peers,
             service: ServicePlane::new(self.interfaces, self.service_pool, self.hz, &self.known)
+                .with_vlan(Side::N3, self.vlans.tags[Side::N3.index()])
+                .with_vlan(Side::N6, self.vlans.tags[Side::N6.index()])
                 .with_arp_retry(cfg.arp.timeout)
                 .with_error_indication_limit(ErrorIndicationLimit::new(
                     cfg.error_indications_per_s,
@@ -436,6 +425,7 @@ impl<'a, 'p> WorkerTemplate<'a, 'p> {
                 ]
             }),
             pool: self.service_pool,
+            vlans: self.vlans,
             mode: self.mode,
             end_markers,
             precise_clock: cfg.impairments.far_update_delay.is_some(),
@@ -493,8 +483,8 @@ fn show_live_lines(
 /// The ports' own counts: what they dropped before a worker saw it (an af_packet ring that
 /// overflowed while its worker was off the CPU) is no counter of the workers'. (A memif port
 /// whose peer left reports zeros: nothing to say then.)
-fn show_port_stats(ports: [(&str, &StartedPort<'_, '_>); 2]) {
-    for (name, port) in ports {
+fn show_port_stats(ports: &[(&str, &StartedPort<'_, '_>)]) {
+    for &(name, port) in ports {
         if let Ok(st) = port.stats()
             && st.ipackets + st.opackets > 0
         {

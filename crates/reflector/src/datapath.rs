@@ -17,4 +17,5 @@ pub mod prefixes;
 pub mod qer;
 pub mod rules;
 pub(crate) mod sharded_map;
+pub(crate) mod tags;
 pub(crate) mod worker;

@@ -217,8 +217,8 @@ pub struct Port<Peer = IpAddr> {
     pub device: Device,
     /// One-port mode, N6 only: `port: n3` puts N6 on N3's device (its `device`, `devargs`,
     /// `queues` and descriptors), N3's and N6's frames told apart by their VLAN tags, which must
-    /// differ. A loaded file's N6 has N3's device and settings copied in. Absent: a device of its
-    /// own.
+    /// differ. A loaded file's N6 has N3's device and settings copied in. The device is started
+    /// with twice `queues`: each worker's N3 queue and its N6 queue. Absent: a device of its own.
     #[serde(default)]
     pub port: Option<PortName>,
     /// Device arguments, comma-separated `key=value`: `role=client,socket=/tmp/upfbench/n3.sock`

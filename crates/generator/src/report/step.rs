@@ -9,7 +9,7 @@ use upfbench_net::IpFamily;
 use upfbench_report::{Family, FrameSize, RxQueues, StepReport, StreamSummary};
 use upfbench_stats::{RunResult, RxCoreResult, StreamSpec, TxCoreResult};
 
-use super::counters::{counter_notes, port_frames, port_report, rejected};
+use super::counters::{both_ports_frames, counter_notes, port_frames, port_report, rejected};
 use super::qos::qos_report;
 use super::step_label;
 use super::tx_slip::add_slips;
@@ -47,6 +47,9 @@ pub struct StepMeasurements<'a> {
     pub(crate) rx_by_worker: &'a [[u64; 2]],
     /// How each port spreads its frames over the queues.
     pub rx_spread: [&'a str; 2],
+    /// N3 and N6 on one device (one-port mode): both `ports` are its counters, of both ports'
+    /// frames.
+    pub one_port: bool,
 }
 
 /// The step's report: traffic per direction and stream, the sending time, the ports, and the
@@ -118,7 +121,13 @@ pub fn step_report(m: &StepMeasurements<'_>) -> Result<StepReport> {
             ));
         }
         let frames = port_frames(*side, counters);
-        if let Some(m) = frames.mismatch(&port) {
+        // One device counts both ports' frames: checked once, against both.
+        let check = match (m.one_port, side) {
+            (false, _) => Some(frames.clone()),
+            (true, Side::N3) => Some(both_ports_frames(counters)),
+            (true, Side::N6) => None,
+        };
+        if let Some(m) = check.and_then(|f| f.mismatch(&port)) {
             report.warnings.push(format!(
                 "frames by kind do not add up to the port's counters: {m}"
             ));

@@ -20,9 +20,11 @@ use super::end_marker::EndMarkerInbox;
 use super::forward::{self, Drop, FromN3, FromN6};
 use super::impair::{ImpairCounters, Impairments, starts_a_flow};
 use super::rules::TableReader;
+use super::tags;
 use upfbench_datapath::next_hops::NextHops;
 use upfbench_datapath::queues::{PortQueues, RX_BURST, Side};
 use upfbench_datapath::service::{Interface, ServicePlane};
+use upfbench_datapath::vlan::{PortTags, PortVlans};
 
 /// What the reflector does with what it receives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +56,8 @@ pub(crate) struct ReflectorWorker<'p> {
     pub impair: Option<[Impairments<Mbuf<'p>>; 2]>,
     /// For duplicates.
     pub pool: Mempool<'p>,
+    /// The ports' VLAN tags, and one-port mode.
+    pub vlans: PortVlans,
     /// UPF or echo.
     pub mode: Mode,
     /// The End Markers to send (the first worker's only).
@@ -104,6 +108,11 @@ impl<'p> ReflectorWorker<'p> {
     ) -> ReflectorCounters {
         let (mut ports, mut w) = Forwarder::new(self);
         let mut bursts = [MbufBurst::<RX_BURST>::new(), MbufBurst::<RX_BURST>::new()];
+        // On tagged ports, what was received sorted by the port its tags name.
+        let mut roles = [
+            MbufBurst::<{ 2 * RX_BURST }>::new(),
+            MbufBurst::<{ 2 * RX_BURST }>::new(),
+        ];
         // Per port, what waits for its transmit queue: a full queue holds packets back here
         // (in order) instead of dropping them; only a full backlog drops.
         let mut out: [MbufBurst<'p, BACKLOG>; 2] = [MbufBurst::new(), MbufBurst::new()];
@@ -127,8 +136,17 @@ impl<'p> ReflectorWorker<'p> {
                 now = tsc();
             }
             w.next_hops.poll(now, &mut w.service);
-            for side in Side::BOTH {
-                w.handle_burst(side, &mut bursts[side.index()], &mut out, now);
+            if w.vlans.any() {
+                for side in Side::BOTH {
+                    w.untag(side, &mut bursts[side.index()], &mut roles);
+                }
+                for side in Side::BOTH {
+                    w.handle_burst(side, &mut roles[side.index()], &mut out, now);
+                }
+            } else {
+                for side in Side::BOTH {
+                    w.handle_burst(side, &mut bursts[side.index()], &mut out, now);
+                }
             }
             w.release_impaired(&mut out, now);
             // In N3's backlog, behind every G-PDU this worker forwarded before.
@@ -161,6 +179,7 @@ struct Forwarder<'p> {
     next_hops: NextHops,
     impair: Option<[Impairments<Mbuf<'p>>; 2]>,
     pool: Mempool<'p>,
+    vlans: PortVlans,
     mode: Mode,
     end_markers: Option<EndMarkerInbox>,
     /// The clock is read every loop: for `far_update_delay`, or while the table has flows
@@ -188,6 +207,7 @@ impl<'p> Forwarder<'p> {
             mut next_hops,
             impair,
             pool,
+            vlans,
             mode,
             end_markers,
             precise_clock,
@@ -210,6 +230,7 @@ impl<'p> Forwarder<'p> {
             next_hops,
             impair,
             pool,
+            vlans,
             mode,
             end_markers,
             precise_clock,
@@ -266,6 +287,19 @@ impl<'p> Forwarder<'p> {
         self.queue_burst(to, rx, &mut out[to.index()], now);
     }
 
+    /// Sorts burst `rx`, received on `side`'s queue of a tagged port, into `roles` by its tags,
+    /// removed (see [`tags::untag`]).
+    #[inline]
+    fn untag<const N: usize, const M: usize>(
+        &mut self,
+        side: Side,
+        rx: &mut MbufBurst<'p, N>,
+        roles: &mut [MbufBurst<'p, M>; 2],
+    ) {
+        let no_room = &mut self.c.dropped[Drop::NoRoom as usize];
+        tags::untag(&self.vlans, side, rx, roles, &mut self.service, no_room);
+    }
+
     /// Echo mode, the port that does not echo: its frames go to the service plane or are
     /// counted dropped.
     #[inline]
@@ -273,7 +307,7 @@ impl<'p> Forwarder<'p> {
         for m in rx.iter() {
             match echo::decide_other_port(m.data()) {
                 EchoVerdict::Drop(kind) => self.c.dropped[kind as usize] += 1,
-                _ => self.service.handle_any(side, m.data()),
+                _ => self.service.handle_untagged(side, m.data()),
             }
         }
         rx.clear();
@@ -328,8 +362,9 @@ impl<'p> Forwarder<'p> {
         now: u64,
     ) {
         let (mode, c) = (self.mode, &mut self.c);
+        let tags = &self.vlans.tags[to.index()];
         match &mut self.impair {
-            None => rx.drain_each(|m| queue(out, m, mode, to, c)),
+            None => rx.drain_each(|m| queue(out, m, (mode, to, tags), c)),
             Some(imp) => {
                 let (imp, pool) = (&mut imp[to.index()], &self.pool);
                 // The tag is read only for the rate cap, which restarts at each flow's start.
@@ -337,7 +372,7 @@ impl<'p> Forwarder<'p> {
                 rx.drain_each(|m| {
                     let first = caps && starts_a_flow(m.data());
                     imp.push(now, m, first, |m| copy(pool, m), &mut drop, &mut |m| {
-                        queue(out, m, mode, to, c)
+                        queue(out, m, (mode, to, tags), c)
                     });
                 });
             }
@@ -351,7 +386,8 @@ impl<'p> Forwarder<'p> {
         if let Some(imp) = &mut self.impair {
             for side in Side::BOTH {
                 let o = &mut out[side.index()];
-                imp[side.index()].poll(now, &mut |m| queue(o, m, mode, side, c));
+                let tags = &self.vlans.tags[side.index()];
+                imp[side.index()].poll(now, &mut |m| queue(o, m, (mode, side, tags), c));
             }
             c.impair = sum_impairments(imp);
         }
@@ -470,15 +506,20 @@ fn copy<'p>(pool: &Mempool<'p>, m: &Mbuf<'p>) -> Option<Mbuf<'p>> {
 /// Packets that may wait per port for a full transmit queue.
 const BACKLOG: usize = 1024;
 
-/// Queues `m` to leave by port `to` and counts it as forwarded (or echoed), or drops it when
-/// the backlog is full: packets are counted where they leave, after the impairments.
+/// Queues `m` to leave by port `to`, tagged with its `tags`, and counts it as forwarded (or
+/// echoed), or drops it when the backlog is full: packets are counted where they leave, after
+/// the impairments.
+#[inline(always)]
 fn queue<'p>(
     out: &mut MbufBurst<'p, BACKLOG>,
-    m: Mbuf<'p>,
-    mode: Mode,
-    to: Side,
+    mut m: Mbuf<'p>,
+    (mode, to, tags): (Mode, Side, &PortTags),
     c: &mut ReflectorCounters,
 ) {
+    if !tags::tag(&mut m, tags) {
+        c.dropped[Drop::NoRoom as usize] += 1;
+        return;
+    }
     if let Err(m) = out.push(m) {
         c.dropped[Drop::TxFull as usize] += 1;
         drop(m);
@@ -571,8 +612,8 @@ fn uplink(
             c.dropped[kind as usize] += 1;
             false
         }
-        FromN3::Service(kind) => {
-            service.handle(Side::N3, kind, m.data());
+        FromN3::Service(_) => {
+            service.handle_untagged(Side::N3, m.data());
             false
         }
     }
@@ -617,8 +658,8 @@ fn downlink(
             c.dropped[kind as usize] += 1;
             false
         }
-        FromN6::Service(kind) => {
-            service.handle(Side::N6, kind, m.data());
+        FromN6::Service(_) => {
+            service.handle_untagged(Side::N6, m.data());
             false
         }
     }
@@ -639,7 +680,7 @@ fn echo_one(
             true
         }
         EchoVerdict::Service => {
-            service.handle_any(side, m.data());
+            service.handle_untagged(side, m.data());
             false
         }
         EchoVerdict::Drop(kind) => {

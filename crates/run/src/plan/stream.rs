@@ -127,6 +127,16 @@ impl StreamPlan {
         len as u16
     }
 
+    /// The frame its rate is counted on (layer 2 with FCS, padded to 64), of its shape: what a
+    /// search's loads count in Gbps, VLAN tags and IPv6 headers included.
+    pub fn rate_frame_len(&self) -> usize {
+        let p = usize::from(self.payload_len);
+        match self.direction {
+            Direction::Uplink => self.shape.n3_frame_len(p, self.pdu_session_container),
+            Direction::Downlink => self.shape.n6_frame_len(p),
+        }
+    }
+
     /// The family of the UE packets it sends.
     pub fn family(&self) -> IpFamily {
         self.shape.inner
@@ -185,10 +195,16 @@ mod tests {
         };
         // 14 + 4 + 40 + 8 + 8 + 8 + 40 + 8 + 10.
         assert_eq!(s.tx_frame_len(), 140);
+        assert_eq!(s.rate_frame_len(), 144, "with its FCS");
         s.direction = Direction::Downlink;
         // 14 + 8 + 40 + 8 + 10.
         assert_eq!(s.tx_frame_len(), 80);
+        assert_eq!(s.rate_frame_len(), 84);
         assert_eq!(s.family(), IpFamily::Ipv6);
+        s.shape.inner = IpFamily::Ipv4;
+        s.shape.n6_tags = 4;
+        // 14 + 4 + 20 + 8 + 10 + 4 = 60: padded to 64, as untagged.
+        assert_eq!(s.rate_frame_len(), 64);
     }
 
     #[test]

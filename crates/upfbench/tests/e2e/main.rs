@@ -42,6 +42,9 @@
 //! - on DPDK's virtio driver, virtio-user ports against the reflector's vhost-user ports: every
 //!   session over PFCP, zero loss, a latency sample per packet; with two workers on each side
 //!   and a queue pair each, every flow received whole by one worker.
+//! - N3 and N6 on VLANs in one-port mode (the shipped memif-vlan pair): zero loss both ways, the
+//!   report's sizes counting the tag; on a `net_pcap` device, tshark reads each frame's VLAN id
+//!   and PCP, traffic and ARP, and the reflector's echo of those frames retagged with its own.
 //!
 //! They need root. Each process busy-polls one core and the machine may have two, so the cases
 //! run one at a time ([`harness::serial`]), the generator's worker on lcore 1 and the
@@ -74,3 +77,4 @@ mod timeline;
 mod tx_slip;
 mod upf_failure;
 mod virtio;
+mod vlan;

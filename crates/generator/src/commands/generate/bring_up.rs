@@ -5,7 +5,7 @@
 use std::cell::OnceCell;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use upfbench_dpdk::{DEFAULT_DATA_ROOM, Eal, Mempool, Port, PortConfig, Socket, StartedPort, tsc};
 use upfbench_net::Teid;
 
@@ -27,7 +27,7 @@ use upfbench_config as config;
 use upfbench_config::Profile;
 use upfbench_config::overrides::Multiplied;
 use upfbench_datapath::calibration::TscCalibration;
-use upfbench_datapath::port_setup::{port_config, rx_pool, split_queues};
+use upfbench_datapath::devices::{self, n6_of};
 use upfbench_datapath::queues::{PortQueues, Side};
 use upfbench_datapath::rx_spread::rx_spread;
 use upfbench_datapath::service::Interface;
@@ -36,8 +36,6 @@ use upfbench_pfcp::plan::UeSessionPlan;
 use upfbench_run::lifecycle::{Lifecycle, Timing};
 use upfbench_run::phase::{Phase, PhaseBoard};
 use upfbench_run::plan::{self, Plan, UplinkTeids};
-
-const SERVICE_POOL: u32 = 2047;
 
 fn interface(port: &Port<'_>, cfg: &config::Port) -> Result<Interface> {
     let address = cfg.address_v4()?;
@@ -76,16 +74,18 @@ pub(super) fn new_record(setup: &Setup<'_>) -> Record {
 pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> {
     let system = setup.system;
     let hz = eal.tsc_hz();
-    let [mut n3, mut n6] = open_ports(eal, setup)?;
-    let interfaces = interfaces(setup, &n3, &n6)?;
+    let settings = devices::device_settings(&system.n3, &system.n6, &system.cores);
+    let mut devices = devices::open(eal, &setup.names, system.one_port())?;
+    let interfaces = interfaces(setup, &devices[0], n6_of(&devices))?;
     let peers = [system.n3.peer_v4()?, system.n6.peer_v4()?];
-    let (pools, service_pool) = pools(eal, system)?;
+    let pools = devices::pools(eal, &settings)?;
+    let service_pool = service_pool(eal)?;
     let mut record = new_record(setup);
-    let configs = port_configs(system, [&n3, &n6])?;
-    let s3 = n3.start(&configs[0], &pools[0]).context("starting N3")?;
-    let s6 = n6.start(&configs[1], &pools[1]).context("starting N6")?;
-    let rx_spread = spread_rx(setup, &configs, [&s3, &s6], &mut record);
-    let links = match wait_for_links([&*s3, &*s6], &setup.names, &|| interrupts.any()) {
+    let configs = devices::configs(&devices, &settings)?;
+    let started = devices::start(&mut devices, &configs, &pools)?;
+    let (s3, s6) = (&started[0], n6_of(&started));
+    let rx_spread = spread_rx(setup, [&configs[0], n6_of(&configs)], [s3, s6], &mut record);
+    let links = match wait_for_links([&**s3, &**s6], &setup.names, &|| interrupts.any()) {
         Ok(speeds) => speeds,
         Err(e) => return end_early(setup, &mut record, e),
     };
@@ -96,7 +96,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
     } = step_plans(setup, links, &mut record)?;
     let rules = rx_rules(&plans, PortVlans::of_ports(&system.n3, &system.n6));
     let (sessions, churn_sessions) = session_plans(setup, &plans)?;
-    let idle_queues = split_queues(s3.queues()?, s6.queues()?)
+    let idle_queues = devices::worker_queues(&started, &settings)?
         .into_iter()
         .map(Some)
         .collect();
@@ -123,7 +123,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
     let bed = Testbed {
         setup,
         eal,
-        ports: [&*s3, &*s6],
+        ports: [&**s3, &**s6],
         rx_spread,
         interfaces,
         peers,
@@ -153,7 +153,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
     outcome?;
     write_files(&record)?;
     drop(program);
-    drop((s3, s6));
+    drop(started);
     ending(&machine)
 }
 
@@ -200,48 +200,18 @@ fn ending(machine: &Lifecycle) -> Result<()> {
     }
 }
 
-/// The N3 and N6 ports, by the names EAL gave them.
-fn open_ports<'e>(eal: &'e Eal, setup: &Setup<'_>) -> Result<[Port<'e>; 2]> {
-    if setup.system.one_port() {
-        // The workers tell N3's frames from N6's by VLAN on one device (rx_exact's
-        // one_port_tagged), but the device is not yet opened once for both ports' queues.
-        bail!(
-            "one-port mode (n6: {{port: n3}}) is not supported by the generator's port set-up \
-             yet: give N6 a device of its own"
-        );
-    }
-    Ok([
-        Port::from_name(eal, &setup.names[0])
-            .with_context(|| format!("N3 port {}", setup.names[0]))?,
-        Port::from_name(eal, &setup.names[1])
-            .with_context(|| format!("N6 port {}", setup.names[1]))?,
-    ])
-}
+const SERVICE_POOL: u32 = 2047;
 
-/// Each port's receive queues, one per worker (or as the system file says).
-fn queue_counts(system: &config::System) -> [u16; 2] {
-    [
-        system.n3.queue_count(&system.cores),
-        system.n6.queue_count(&system.cores),
-    ]
-}
-
-/// Each port's receive pool, and the pool of the service plane's replies.
-fn pools<'e>(eal: &'e Eal, system: &config::System) -> Result<([Mempool<'e>; 2], Mempool<'e>)> {
-    let queues = queue_counts(system);
-    let pools = [
-        rx_pool(eal, "rx-n3", queues[0], system.n3.rx_descriptors)?,
-        rx_pool(eal, "rx-n6", queues[1], system.n6.rx_descriptors)?,
-    ];
-    let service_pool = Mempool::new(
+/// The pool of the service plane's replies.
+fn service_pool(eal: &Eal) -> Result<Mempool<'_>> {
+    Ok(Mempool::new(
         eal,
         "service",
         SERVICE_POOL,
         128,
         DEFAULT_DATA_ROOM,
         Socket::Any,
-    )?;
-    Ok((pools, service_pool))
+    )?)
 }
 
 /// Our interfaces on N3 and N6; the handovers' target gNB is ours too (the UPF finds it by ARP
@@ -253,21 +223,12 @@ fn interfaces(setup: &Setup<'_>, n3: &Port<'_>, n6: &Port<'_>) -> Result<[Interf
     Ok(interfaces)
 }
 
-/// Each port's configuration for its queues and its descriptors.
-fn port_configs(system: &config::System, ports: [&Port<'_>; 2]) -> Result<[PortConfig; 2]> {
-    let queues = queue_counts(system);
-    let config = |i: usize, p: &config::Port| {
-        port_config(ports[i], queues[i], p.rx_descriptors, p.tx_descriptors)
-    };
-    Ok([config(0, &system.n3)?, config(1, &system.n6)?])
-}
-
 /// How each port spreads its frames over the workers' receive queues (the N3 port by its
 /// TEIDs when it can), noted in the report's configuration with a warning when they will most
 /// likely land on one.
 fn spread_rx(
     setup: &Setup<'_>,
-    configs: &[PortConfig; 2],
+    configs: [&PortConfig; 2],
     ports: [&StartedPort<'_, '_>; 2],
     record: &mut Record,
 ) -> [String; 2] {
@@ -275,7 +236,7 @@ fn spread_rx(
     // set bit.
     let teid_shift = setup.profile.sessions.downlink_teid.step.trailing_zeros();
     [Side::N3, Side::N6].map(|side| {
-        let c = &configs[side.index()];
+        let c = configs[side.index()];
         let port = ports[side.index()];
         let spread = rx_spread(side, c.rx_queues, c.rss, || {
             port.steer_gtpu_by_teid(teid_shift)

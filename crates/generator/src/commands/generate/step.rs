@@ -244,6 +244,7 @@ pub(super) fn finish<'p>(
         ports: [(r.ports_before[0], after[0]), (r.ports_before[1], after[1])],
         rx_by_worker: &outcome.rx_by_worker,
         rx_spread: ports.map(|(_, spread)| spread),
+        one_port: ports[0].0.id() == ports[1].0.id(),
     })?;
     kernel.add_to_step(&mut report, &r.kernel_before, &kernel_after);
     add_modifications(&mut r, plan, &outcome.counters, &mut report);

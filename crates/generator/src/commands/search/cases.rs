@@ -8,7 +8,7 @@ use upfbench_stats::Direction as StatsDirection;
 
 use upfbench_config::{Direction, DirectionSet, Profile, Rate, TxMode};
 use upfbench_report::SearchCase;
-use upfbench_run::plan::{Plan, rate_frame_len};
+use upfbench_run::plan::Plan;
 use upfbench_search::Search;
 
 /// One payload size and direction set.
@@ -88,7 +88,7 @@ impl Mix {
         let mut port_bits = [0.0f64; 2];
         for p in &base.streams {
             let share = if total > 0.0 { p.rate_pps / total } else { 0.0 };
-            let len = rate_frame_len(p.direction, p.payload_len, p.pdu_session_container) as f64;
+            let len = p.rate_frame_len() as f64;
             frame_bytes_l2 += share * len;
             let port = match p.direction {
                 StatsDirection::Uplink => 0,

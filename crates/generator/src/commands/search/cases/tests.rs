@@ -1,6 +1,6 @@
 use super::*;
 use upfbench_config as config;
-use upfbench_run::plan::build;
+use upfbench_run::plan::{build, rate_frame_len};
 
 const SYSTEM: &str = include_str!("../../../../../../deploy/systems/memif.yaml");
 
@@ -88,4 +88,19 @@ fn a_trial_shares_its_load_as_the_profile_does_and_the_mix_weighs_the_frames() {
     assert_eq!(Mix::of(case, &base, [Some(10e9), None]).line_rate_pps, None);
     let (l2, l1) = mix.gbps(1e6);
     assert!((l1 - l2 - 0.16).abs() < 1e-9);
+    // On tagged ports (N3 in QinQ, N6 on one VLAN) every frame weighs its tags too.
+    let mut tagged = system.clone();
+    tagged.n3.vlan = Some(config::Vlan { id: 13, pcp: 5 });
+    tagged.n3.qinq = Some(config::Vlan { id: 100, pcp: 0 });
+    tagged.n6.vlan = Some(config::Vlan { id: 16, pcp: 0 });
+    let base = build(&tagged, &case.profile, case.payload, [None, None]).unwrap();
+    let t = Mix::of(case, &base, [Some(10e9), Some(10e9)]);
+    let want = 0.7 * (n3 + 8.0) + 0.3 * (n6 + 4.0);
+    assert!(
+        (t.frame_bytes_l2 - want).abs() < 1e-9,
+        "{}",
+        t.frame_bytes_l2
+    );
+    let expected = 10e9 / (0.7 * (n3 + 8.0 + 20.0) * 8.0);
+    assert!((t.line_rate_pps.unwrap() - expected).abs() < 1e-6);
 }

@@ -1,0 +1,52 @@
+//! VLAN tags on the reflector's ports, in software (memif and af_packet have no VLAN offload;
+//! see docs/traffic-shapes.md): what a worker receives on a tagged port is sorted by its tags
+//! and stripped before it is forwarded, and what it sends is tagged for the port it leaves by.
+//!
+//! In one-port mode (N3 and N6 on one device) each role has its own queues, which a peer that
+//! sends each role's frames on its own queues (the generator over memif) keeps apart; a frame
+//! that comes on the other role's queue (a NIC's RSS put it there) is still forwarded as the
+//! port its tags name. Per frame: a comparison of the tags, a 12-byte move and an `adj` on
+//! receive, a `prepend` and a 12-byte move on send; no allocation.
+
+use upfbench_datapath::queues::Side;
+use upfbench_datapath::service::ServicePlane;
+use upfbench_datapath::vlan::{PortTags, PortVlans};
+use upfbench_dpdk::{Mbuf, MbufBurst};
+
+/// The Ethernet addresses, which a VLAN tag follows.
+const ADDRESSES_LEN: usize = 12;
+
+/// Sorts burst `rx`, received on `side`'s queue, into `roles` by the tags each frame carries,
+/// which are removed. A frame with other tags (or none) goes to the service plane, which counts
+/// it, and is freed; so is a frame its role's burst has no room for (counted in `no_room`).
+#[inline]
+pub(super) fn untag<'p, const N: usize, const M: usize>(
+    vlans: &PortVlans,
+    side: Side,
+    rx: &mut MbufBurst<'p, N>,
+    roles: &mut [MbufBurst<'p, M>; 2],
+    service: &mut ServicePlane<'p>,
+    no_room: &mut u64,
+) {
+    rx.drain_each(|mut m| {
+        let Some(port) = vlans.side_of(side, m.data()) else {
+            service.handle_any(side, m.data());
+            return;
+        };
+        let len = vlans.tags[port.index()].len();
+        m.data_mut().copy_within(..ADDRESSES_LEN, len);
+        if m.adj(len).is_err() || roles[port.index()].push(m).is_err() {
+            *no_room += 1;
+        }
+    });
+}
+
+/// Tags `m`, an untagged frame, for a port with `tags`; false (`m` unchanged) without the
+/// headroom.
+#[inline(always)]
+pub(super) fn tag(m: &mut Mbuf<'_>, tags: &PortTags) -> bool {
+    if tags.is_empty() {
+        return true;
+    }
+    m.prepend(tags.len()).is_ok() && tags.tag_prepended(m.data_mut())
+}
