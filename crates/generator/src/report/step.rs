@@ -86,25 +86,7 @@ pub fn step_report(m: &StepMeasurements<'_>) -> Result<StepReport> {
     }
     report.warnings.extend(counter_notes(counters));
     report.rx_rejected = rejected(counters);
-    report.streams = plan
-        .streams
-        .iter()
-        .map(|st| {
-            let flows = st.flow_base as usize..(st.flow_base + st.ue_count()) as usize;
-            let mut s = StreamSummary::from_flows(
-                st.name.clone(),
-                st.direction,
-                u32::from(st.payload_len),
-                merged.streams.get(flows).unwrap_or_default(),
-            );
-            s.family = match st.family() {
-                IpFamily::Ipv4 => Family::Ipv4,
-                IpFamily::Ipv6 => Family::Ipv6,
-            };
-            s.frame = Some(FrameSize::of_built(u32::from(st.tx_frame_len())));
-            s
-        })
-        .collect();
+    report.streams = stream_summaries(plan, &merged);
     add_slips(&mut report, &plan.streams, &counters.tx_slips);
     if let Some(q) = &counters.qos {
         let (qos, warnings) = qos_report(plan, q, &merged, duration);
@@ -141,6 +123,28 @@ pub fn step_report(m: &StepMeasurements<'_>) -> Result<StepReport> {
         report.frames.push(frames);
     }
     Ok(report)
+}
+
+/// Each stream's figures, with its family and the size of its frames.
+fn stream_summaries(plan: &Plan, merged: &RunResult) -> Vec<StreamSummary> {
+    plan.streams
+        .iter()
+        .map(|st| {
+            let flows = st.flow_base as usize..(st.flow_base + st.ue_count()) as usize;
+            let mut s = StreamSummary::from_flows(
+                st.name.clone(),
+                st.direction,
+                u32::from(st.payload_len),
+                merged.streams.get(flows).unwrap_or_default(),
+            );
+            s.family = match st.family() {
+                IpFamily::Ipv4 => Family::Ipv4,
+                IpFamily::Ipv6 => Family::Ipv6,
+            };
+            s.frame = Some(FrameSize::of_built(u32::from(st.tx_frame_len())));
+            s
+        })
+        .collect()
 }
 
 /// How `side`'s port received over its queues: each worker's frames, and the port's own
