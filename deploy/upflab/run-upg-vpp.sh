@@ -98,8 +98,11 @@ CONF
         fi
         cat <<CLI
 ip table add 200
+ip6 table add 200
 set interface ip table $n3 200
 set interface ip table $n6 200
+set interface ip6 table $n3 200
+set interface ip6 table $n6 200
 set interface ip address host-n4 192.168.14.151/24
 set interface ip address $n3 192.168.13.151/24
 set interface ip address $n6 192.168.16.151/24
@@ -115,6 +118,8 @@ upf nwi name internet vrf 200
 upf pfcp endpoint ip 192.168.14.151 vrf 0
 upf gtpu endpoint ip 192.168.13.151 nwi internet teid 0x80000000/2
 ip route add 0.0.0.0/0 table 200 via 192.168.16.152 $n6
+enable ip6 interface $n6
+ip route add 64:ff9b::/96 table 200 via $n6
 CLI
     } >"$RUN_DIR/upf.cli"
 }
