@@ -259,8 +259,8 @@ pub(crate) fn qos_section(out: &mut String, number: usize, label: &str, q: &QosR
     }
     let _ = writeln!(
         out,
-        "Step {number} ({label}): QoS flows, rates in Mbit/s over the UE packets, verdicts within \
-         {:.1} %\n",
+        "Step {number} ({label}): QER conformance, rates in Mbit/s over the UE packets, verdicts \
+         within {:.1} %\n",
         q.tolerance * 100.0
     );
     let _ = writeln!(
@@ -419,7 +419,7 @@ mod tests {
         );
         let mut out = String::new();
         qos_section(&mut out, 1, "300 B", &r);
-        assert!(out.contains("Step 1 (300 B): QoS flows"), "{out}");
+        assert!(out.contains("Step 1 (300 B): QER conformance"), "{out}");
         assert!(out.contains("policed at MBR"), "{out}");
         assert!(out.contains("policed 50.0 % below MBR"), "{out}");
         assert!(out.contains("a GBR flow did NOT keep its rate"), "{out}");

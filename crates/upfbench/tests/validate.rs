@@ -159,3 +159,17 @@ fn a_million_ues_are_planned_within_150_mb() {
         .unwrap_or_else(|| panic!("no peak memory in {stdout}"));
     assert!(peak_mb > 1.0 && peak_mb < 150.0, "{peak_mb} MB");
 }
+
+/// N3 and N6 over IPv6 load (the shipped memif-v6 pair), but a run refuses them at bring-up:
+/// `validate` says so, so that a file that validates runs.
+#[test]
+fn an_ipv6_transport_is_refused_as_a_run_refuses_it() {
+    let out = validate(&["deploy/systems/memif-v6.yaml", "profiles/quickstart.yaml"]);
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("n3.peer"), "{stderr}");
+    assert!(
+        stderr.contains("IPv6 is not supported yet (IPv4 only)"),
+        "{stderr}"
+    );
+}

@@ -16,7 +16,7 @@ fn mbps(bps: f64) -> String {
 fn qfi_table(out: &mut String, label: &str, qfis: &[QfiFigures]) {
     let _ = writeln!(
         out,
-        "<h3>QoS flows, every figure: {}</h3>\n<p>Latency one-way, in µs.</p>",
+        "<h3>QoS flows: {}</h3>\n<p>Every figure of each QoS flow; latency one-way, in µs.</p>",
         escape(label)
     );
     let header: Vec<String> = [
@@ -69,7 +69,7 @@ fn one(out: &mut String, label: &str, q: &QosReport) {
     }
     let _ = writeln!(
         out,
-        "<h3>QoS flows: {}</h3>\n<p>Rates in Mbit/s over the UE packets; verdicts within {:.1} %.</p>",
+        "<h3>QER conformance: {}</h3>\n<p>Rates in Mbit/s over the UE packets; verdicts within {:.1} %.</p>",
         escape(label),
         q.tolerance * 100.0
     );
@@ -169,7 +169,7 @@ mod tests {
         ));
         let mut out = String::new();
         qos_tables(&mut out, &report);
-        assert!(out.contains("<h3>QoS flows: "), "{out}");
+        assert!(out.contains("<h3>QER conformance: "), "{out}");
         assert!(out.contains("<td>policed at MBR</td>"), "{out}");
         assert!(out.contains("<td class=\"num\">100.00</td>"), "{out}");
         // Steps without QoS flows have no table.
