@@ -149,32 +149,30 @@ fn qfi_groups(plan: &Plan, of_flow: &mut [FlowSlot]) -> Vec<QfiGroup> {
 /// A group per QER with an MBR and direction of the streams it polices.
 fn conformance_groups(plan: &Plan, of_flow: &mut [FlowSlot]) -> Vec<QosGroup> {
     let mut groups: Vec<QosGroup> = Vec::new();
-    {
-        for s in &plan.streams {
-            let Some(qer) = s.qer else { continue };
-            let g = match groups
-                .iter()
-                .position(|g| g.key == qer.key && g.direction == s.direction)
-            {
-                Some(g) => g,
-                None => {
-                    groups.push(QosGroup {
-                        key: qer.key,
-                        direction: s.direction,
-                        mbr_bps: qer.mbr_bps,
-                        gbr_bps: qer.gbr_bps,
-                        streams: Vec::new(),
-                    });
-                    groups.len() - 1
-                }
-            };
-            groups[g].streams.push(s.id);
-            let ip_len = s.shape.inner_ip_len(usize::from(s.payload_len)) as u32;
-            for flow in s.flows() {
-                if let Some(slot) = of_flow.get_mut(flow as usize) {
-                    slot.group = g as u32;
-                    slot.ip_len = ip_len;
-                }
+    for s in &plan.streams {
+        let Some(qer) = s.qer else { continue };
+        let g = match groups
+            .iter()
+            .position(|g| g.key == qer.key && g.direction == s.direction)
+        {
+            Some(g) => g,
+            None => {
+                groups.push(QosGroup {
+                    key: qer.key,
+                    direction: s.direction,
+                    mbr_bps: qer.mbr_bps,
+                    gbr_bps: qer.gbr_bps,
+                    streams: Vec::new(),
+                });
+                groups.len() - 1
+            }
+        };
+        groups[g].streams.push(s.id);
+        let ip_len = s.shape.inner_ip_len(usize::from(s.payload_len)) as u32;
+        for flow in s.flows() {
+            if let Some(slot) = of_flow.get_mut(flow as usize) {
+                slot.group = g as u32;
+                slot.ip_len = ip_len;
             }
         }
     }
