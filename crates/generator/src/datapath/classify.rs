@@ -170,7 +170,8 @@ pub enum Classified {
 /// What the receive side checks a stream's packets against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct RxStream {
-    direction: Direction,
+    /// The port it arrives on and its family, compared at once.
+    route: Route,
     source_port: u16,
     destination_port: u16,
     ue_start: u32,
@@ -180,8 +181,6 @@ struct RxStream {
     downlink_ordinal: u32,
     /// The churn's probe stream: its packets are probes, not flows.
     probe: bool,
-    /// Its UE packets are IPv6.
-    v6: bool,
     /// The QFI its downlink G-PDUs must carry when they carry a PDU Session Container.
     qfi: Option<Qfi>,
 }
@@ -189,7 +188,7 @@ struct RxStream {
 impl RxStream {
     /// A stream id no stream has: no UE, so nothing is measured for it.
     const UNUSED: RxStream = RxStream {
-        direction: Direction::Uplink,
+        route: Route::new(Direction::Uplink, false),
         source_port: 0,
         destination_port: 0,
         ue_start: 0,
@@ -197,7 +196,6 @@ impl RxStream {
         flow_base: 0,
         downlink_ordinal: 0,
         probe: false,
-        v6: false,
         qfi: None,
     };
 
@@ -205,7 +203,7 @@ impl RxStream {
     /// names none).
     fn of(s: &StreamPlan, downlink_ordinal: u32, probe: bool, qfi: Option<Qfi>) -> RxStream {
         RxStream {
-            direction: s.direction,
+            route: Route::new(s.direction, s.family() == IpFamily::Ipv6),
             source_port: s.source_port,
             destination_port: s.destination_port,
             ue_start: s.ues.start,
@@ -213,8 +211,36 @@ impl RxStream {
             flow_base: s.flow_base,
             downlink_ordinal,
             probe,
-            v6: s.family() == IpFamily::Ipv6,
             qfi: s.qfi.or(qfi),
+        }
+    }
+}
+
+/// Which port a stream's packets arrive on (its direction) and their family, in one octet: the
+/// receive path checks both with one comparison, and tells which failed only for a reject.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Route(u8);
+
+impl Route {
+    const DIRECTION: u8 = 1;
+    const V6: u8 = 2;
+
+    #[inline(always)]
+    const fn new(direction: Direction, v6: bool) -> Route {
+        let d = match direction {
+            Direction::Uplink => 0,
+            Direction::Downlink => Self::DIRECTION,
+        };
+        Route(d | if v6 { Self::V6 } else { 0 })
+    }
+
+    /// Why a packet that arrived as `got` is not one of a stream of this route: the port
+    /// first, then the family.
+    fn mismatch(self, got: Route) -> Reject {
+        if (self.0 ^ got.0) & Self::DIRECTION != 0 {
+            Reject::WrongPort
+        } else {
+            Reject::WrongFamily
         }
     }
 }
@@ -380,8 +406,8 @@ impl RxRules {
 
     /// The verdict on a downlink G-PDU `d` of a known flow `hit`: its tunnel and QFI checked.
     #[inline(always)]
-    fn downlink(&self, d: &Decapsulated<'_>, hit: &Hit) -> Classified {
-        if hit.probe {
+    fn downlink(&self, d: &Decapsulated<'_>, hit: &Hit<'_>) -> Classified {
+        if hit.stream.probe {
             return if d.teid() == self.ues.downlink_teid.get(hit.ue) {
                 Classified::Probe {
                     slot: hit.flow,
@@ -401,7 +427,7 @@ impl RxRules {
             },
         };
         let mut no_container = false;
-        if let Some(want) = hit.qfi {
+        if let Some(want) = hit.stream.qfi {
             match d.qfi() {
                 Some(q) if q == want => {}
                 Some(_) => return Classified::Rejected(Reject::WrongQfi),
@@ -420,12 +446,12 @@ impl RxRules {
     /// The tunnel `teid` of a downlink packet of `hit` in a step with handovers: a moving UE's
     /// source or target tunnel, another UE's own; `None` for a wrong TEID.
     #[inline(always)]
-    fn leg(&self, h: &HandoverPlan, hit: &Hit, teid: upfbench_net::Teid) -> Option<Leg> {
+    fn leg(&self, h: &HandoverPlan, hit: &Hit<'_>, teid: upfbench_net::Teid) -> Option<Leg> {
         let old = teid == self.ues.downlink_teid.get(hit.ue);
         let Some(slot) = h.slot(hit.ue) else {
             return old.then_some(Leg::Fixed);
         };
-        let flow_slot = slot * self.downlink_streams + hit.downlink_ordinal;
+        let flow_slot = slot * self.downlink_streams + hit.stream.downlink_ordinal;
         if old {
             Some(Leg::Old(flow_slot))
         } else if teid == h.target_teid(hit.ue) {
@@ -466,9 +492,9 @@ impl RxRules {
 
     /// The verdict on an uplink packet received on N6.
     #[inline(always)]
-    fn uplink(&self, hit: Result<Hit, Reject>) -> Classified {
+    fn uplink(&self, hit: Result<Hit<'_>, Reject>) -> Classified {
         match hit {
-            Ok(hit) if hit.probe => Classified::Probe {
+            Ok(hit) if hit.stream.probe => Classified::Probe {
                 slot: hit.flow,
                 sequence: hit.sequence,
                 tx_time: hit.tx_time,
@@ -488,18 +514,22 @@ impl RxRules {
     /// of the family `v6` says: a packet of the other family than its stream's is counted as
     /// such, whatever its address (the two families' UEs are numbered apart).
     #[inline(always)]
-    fn flow(&self, v: &Inner<'_>, direction: Direction, ue: u32, v6: bool) -> Result<Hit, Reject> {
+    fn flow(
+        &self,
+        v: &Inner<'_>,
+        direction: Direction,
+        ue: u32,
+        v6: bool,
+    ) -> Result<Hit<'_>, Reject> {
         let tag = TagView::new_checked(v.payload).map_err(|_| Reject::Untagged)?;
         let s = self
             .streams
             .get(usize::from(tag.stream()))
             .filter(|s| s.ue_count != 0)
             .ok_or(Reject::UnknownStream)?;
-        if s.direction != direction {
-            return Err(Reject::WrongPort);
-        }
-        if s.v6 != v6 {
-            return Err(Reject::WrongFamily);
+        let route = Route::new(direction, v6);
+        if s.route != route {
+            return Err(s.route.mismatch(route));
         }
         if v.ports != (s.source_port, s.destination_port) {
             return Err(Reject::WrongUdpPorts);
@@ -512,25 +542,22 @@ impl RxRules {
         Ok(Hit {
             // A probe's slot, a flow's id.
             flow: if s.probe { local } else { s.flow_base + local },
-            probe: s.probe,
             ue,
             sequence: tag.sequence(),
             tx_time: tag.tx_time(),
-            downlink_ordinal: s.downlink_ordinal,
-            qfi: s.qfi,
+            stream: s,
         })
     }
 }
 
 /// A packet of a known flow.
-struct Hit {
+struct Hit<'r> {
     flow: u32,
-    probe: bool,
     ue: u32,
     sequence: u32,
     tx_time: u32,
-    downlink_ordinal: u32,
-    qfi: Option<Qfi>,
+    /// Its stream's rules.
+    stream: &'r RxStream,
 }
 
 /// The UDP ports and payload of an IPv4/UDP packet.
