@@ -312,7 +312,7 @@ fn run_lap(
             base_ns
         };
         for slot in bursts.chunks_exact(SLOT) {
-            black_box(receive_frame(
+            black_box(receive_frame::<false>(
                 lap.side,
                 black_box(&slot[HEADROOM..HEADROOM + lap.frame_len]),
                 rules,

@@ -366,6 +366,12 @@ impl<'p> Running<'p> {
             if burst.is_empty() {
                 continue;
             }
+            // A step without QoS windows pays nothing for them (see `receive_frame_sized`).
+            let receive = if self.counters.qos.is_some() {
+                receive::<RX_BURST, true>
+            } else {
+                receive::<RX_BURST, false>
+            };
             receive(
                 side,
                 &mut *burst,
@@ -589,7 +595,7 @@ fn side_of(share: &TxShare<'_>) -> Side {
 /// [`receive_tagged`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn receive<const N: usize>(
+fn receive<const N: usize, const QOS: bool>(
     side: Side,
     burst: &mut MbufBurst<'_, N>,
     rules: &RxRules,
@@ -600,7 +606,7 @@ fn receive<const N: usize>(
     measured_from_ns: u64,
 ) {
     if rules.vlans().any() {
-        receive_tagged(
+        receive_tagged::<N, QOS>(
             side,
             burst,
             rules,
@@ -613,7 +619,7 @@ fn receive<const N: usize>(
     }
     for m in burst.iter() {
         let frame = m.data();
-        if let Some(kind) = receive_frame(
+        if let Some(kind) = receive_frame::<QOS>(
             side,
             frame,
             rules,
@@ -633,7 +639,7 @@ fn receive<const N: usize>(
 /// moved over them) before it is classified; its length still counts them. A frame with
 /// other tags or none goes to the service plane, which counts it ([`Seen::OtherVlan`]).
 #[inline(never)]
-fn receive_tagged<const N: usize>(
+fn receive_tagged<const N: usize, const QOS: bool>(
     side: Side,
     burst: &mut MbufBurst<'_, N>,
     rules: &RxRules,
@@ -653,7 +659,7 @@ fn receive_tagged<const N: usize>(
         let tags = vlans.tags[port.index()].len();
         data.copy_within(..ADDRESSES_LEN, tags);
         let frame = &data[tags..];
-        if let Some(_kind) = receive_frame_sized(
+        if let Some(_kind) = receive_frame_sized::<QOS>(
             port,
             frame,
             (frame.len() + tags) as u32,
@@ -681,7 +687,7 @@ const ADDRESSES_LEN: usize = 12;
 /// that a step never counts another's packets, however late they come. The RX benchmark
 /// (`benches/rx_path.rs`) measures this function.
 #[inline(always)]
-pub fn receive_frame(
+pub fn receive_frame<const QOS: bool>(
     side: Side,
     frame: &[u8],
     rules: &RxRules,
@@ -690,7 +696,7 @@ pub fn receive_frame(
     now_ns: u64,
     measured_from_ns: u64,
 ) -> Option<Service> {
-    receive_frame_sized(
+    receive_frame_sized::<QOS>(
         side,
         frame,
         frame.len() as u32,
@@ -704,9 +710,14 @@ pub fn receive_frame(
 
 /// [`receive_frame`] for a frame whose tags were removed: `wire_len` is its length as it came
 /// (what the statistics count).
+///
+/// `QOS`: whether the step keeps QoS windows (`counters.qos` is set; without it, `true` only
+/// tests for them). The worker picks it per burst, so that a step without them pays nothing:
+/// their test alone cost 14 instructions a packet on N6 (callgrind, `benches/rx_path.rs`), the
+/// registers it kept busy.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub fn receive_frame_sized(
+pub fn receive_frame_sized<const QOS: bool>(
     side: Side,
     frame: &[u8],
     wire_len: u32,
@@ -738,7 +749,7 @@ pub fn receive_frame_sized(
             Some(rx) => {
                 let arrival =
                     rx.record_transit(flow, sequence, transit_ns(tx_time, now_ns), wire_len);
-                if let Some(q) = &mut counters.qos {
+                if QOS && let Some(q) = &mut counters.qos {
                     q.record(flow, now_ns, transit_ns(tx_time, now_ns));
                 }
                 if leg != Leg::Fixed {

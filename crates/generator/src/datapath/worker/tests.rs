@@ -72,7 +72,7 @@ fn a_packet_sent_before_the_measured_phase_is_counted_not_measured() {
     let mut c = WorkerCounters::default();
     let from = 1_000_000;
     let mut receive = |frame: Vec<u8>, now_ns: u64, rx: &mut RxStats| {
-        receive_frame(Side::N3, &frame, &rules, Some(rx), &mut c, now_ns, from);
+        receive_frame::<false>(Side::N3, &frame, &rules, Some(rx), &mut c, now_ns, from);
     };
     // Sent at the epoch and after it: measured.
     receive(downlink(0, 1_000_000), 1_500_000, &mut rx);
