@@ -4,6 +4,7 @@
 //! the run's rules (`RxRules`: the UE from the inner address, its downlink TEID, the QFI, the
 //! stream, ports and direction from the tag), track its sequence, record its latency and jitter
 //! (`RxStats`). The budget is 15 ns per packet, with and without the PDU Session Container.
+//! It runs `receive_frame::<false>`, what the worker runs in a step without QoS windows.
 //!
 //! 1,024 UEs with an uplink and a downlink stream each (2,048 flows). Frames are built as a UPF
 //! sends them back (the testkit's `upf_frames`), laid out as a mempool lays out mbufs (one frame per
