@@ -36,6 +36,9 @@ fi
 # The kernel's neighbour-table statistics are machine-wide (only the first namespace has them):
 # unresolved_discards counts packets dropped while waiting for ARP (3 are kept per neighbour).
 cat /proc/1/net/stat/arp_cache >"$out/arp-cache-stat.txt"
+# The same for IPv6's Neighbor Discovery: IPv6 packets a forwarding dut drops while it resolves
+# the next hop (the IPv6 data network host on n6: docs/results/2026-11-29-ipv6-lab.md).
+cat /proc/1/net/stat/ndisc_cache >"$out/ndisc-cache-stat.txt"
 cat /proc/loadavg >"$out/loadavg"
 grep '^cpu' /proc/stat >"$out/cpu-stat.txt"
 # eUPF: its API answers only when it runs; the maps exist only then too.

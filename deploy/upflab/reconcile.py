@@ -36,6 +36,7 @@ def load_snapshot(path):
     snap["snmp"] = parse_snmp((path / "dut-snmp.txt").read_text())
     snap["udp_drops"] = parse_socket_drops(path / "dut-udp-sockets.txt")
     snap["arp_unresolved_discards"] = parse_arp_discards(path / "arp-cache-stat.txt")
+    snap["ndisc_unresolved_discards"] = parse_arp_discards(path / "ndisc-cache-stat.txt")
     # What dut itself sent on ogstun (router solicitations, MLD): Ip6OutRequests, the locally
     # made; Ip6OutTransmits also counts the IPv6 UEs' downlink that dut forwards to Open5GS.
     snap["ogstun_own"] = parse_snmp6(path / "dut-ogstun-snmp6.txt").get("Ip6OutRequests", 0)
@@ -151,7 +152,8 @@ def parse_snmp6(path):
 
 
 def parse_arp_discards(path):
-    """unresolved_discards of /proc/net/stat/arp_cache, summed over the CPUs (hex columns)."""
+    """unresolved_discards of /proc/net/stat/arp_cache (or ndisc_cache, IPv6's), summed over
+    the CPUs (hex columns)."""
     if not path.exists():
         return 0
     lines = path.read_text().split("\n")
@@ -323,10 +325,14 @@ def explain(d, a, b, step, upf, counted_then_dropped=0):
         found.append(("ogstun tx_dropped (Open5GS did not read its TUN in time)",
                       dut["ogstun"]["tx_dropped"]))
     # The UPF's kernel forwards (Open5GS always, eUPF for a flow's first packets): what it
-    # holds while it resolves the next hop's MAC beyond 3 packets is dropped.
+    # holds while it resolves the next hop's MAC beyond 3 packets is dropped. The counters are
+    # the kernel's, of both directions at once: each direction takes at most what it lost.
     if b.name == "veth dut tx":
+        shared = lambda n: min(n, max(lost, 0))
         found.append(("packets dropped waiting for ARP (kernel-wide unresolved_discards)",
-                      step["arp_unresolved_discards"]))
+                      shared(step["arp_unresolved_discards"])))
+        found.append(("IPv6 packets dropped waiting for Neighbor Discovery (kernel-wide "
+                      "unresolved_discards)", shared(step.get("ndisc_unresolved_discards", 0))))
     if upf == "eupf" and (a.name, b.name) == ("UPF in", "UPF out"):
         xdp = step["eupf"]["xdp"]
         found.append(("eUPF XDP drop + aborted", xdp["drop"] + xdp["aborted"]))
@@ -415,6 +421,8 @@ def main():
             "snmp": delta(start["snmp"], end["snmp"]),
             "arp_unresolved_discards": end["arp_unresolved_discards"]
             - start["arp_unresolved_discards"],
+            "ndisc_unresolved_discards": end["ndisc_unresolved_discards"]
+            - start["ndisc_unresolved_discards"],
             "ogstun_own": end["ogstun_own"] - start["ogstun_own"],
         }
         step_upf = upf

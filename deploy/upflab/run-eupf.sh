@@ -58,8 +58,11 @@ feature_ueip: false
 feature_ftup: false
 YAML
     # IPv6 UEs (profiles/ipv6.yaml): dut routes the data network's IPv6 host (the tester's N6
-    # address in the NAT64 prefix, 64:ff9b::c0a8:1098) on n6, which bpf_fib_lookup reads.
-    ip netns exec "$DUT" sysctl -qw net.ipv6.conf.all.forwarding=1 net.ipv6.conf.n6.disable_ipv6=0 \
+    # address in the NAT64 prefix, 64:ff9b::c0a8:1098) on n6, which bpf_fib_lookup reads. No
+    # duplicate address detection (see run-open5gs.sh): a tentative link-local address holds
+    # the neighbour's resolution, and the first second's IPv6 uplink is dropped.
+    ip netns exec "$DUT" sysctl -qw net.ipv6.conf.all.forwarding=1 net.ipv6.conf.n6.accept_dad=0 \
+        net.ipv6.conf.n3.accept_dad=0 net.ipv6.conf.n6.disable_ipv6=0 \
         net.ipv6.conf.n3.disable_ipv6=0
     ip -n "$DUT" -6 route replace 64:ff9b::/96 dev n6
     # Its datapath's bpf_fib_lookup needs the neighbours resolved: fill dut's ARP cache.

@@ -58,9 +58,13 @@ YAML
     # IPv6 UEs (profiles/ipv6.yaml, dual-stack.yaml; docs/upfs.md): their pool on ogstun too,
     # and the data network's IPv6 host, the tester's N6 address in the NAT64 prefix
     # (64:ff9b::c0a8:1098 for 192.168.16.152, docs/traffic-shapes.md), on n6's link. dut
-    # forwards IPv6 between them (lab.sh leaves IPv6 off on the veths).
+    # forwards IPv6 between them (lab.sh leaves IPv6 off on the veths). No duplicate address
+    # detection on n6: while its link-local address is tentative (1 to 2 s), dut cannot resolve
+    # the data network host, and drops the IPv6 uplink meanwhile (ndisc_cache's
+    # unresolved_discards: 49,643 of a warm-up's 49,956 once, docs/results/2026-11-29-ipv6-lab.md).
     ip netns exec "$DUT" sysctl -qw net.ipv6.conf.all.forwarding=1 \
-        net.ipv6.conf.ogstun.disable_ipv6=0 net.ipv6.conf.n6.disable_ipv6=0
+        net.ipv6.conf.n6.accept_dad=0 net.ipv6.conf.ogstun.disable_ipv6=0 \
+        net.ipv6.conf.n6.disable_ipv6=0
     ip -n "$DUT" addr add 2001:db8:45::1/48 dev ogstun
     ip -n "$DUT" link set ogstun up
     ip -n "$DUT" -6 route replace 64:ff9b::/96 dev n6

@@ -21,7 +21,8 @@ def links(counts):
         "tx": {"packets": c[1], "dropped": c[2]}}} for n, c in counts.items()])
 
 
-def snapshot(root, name, tg, dut, gtpu_drops=0, arp_discards=0, udp_in=0, t=0.0):
+def snapshot(root, name, tg, dut, gtpu_drops=0, arp_discards=0, udp_in=0, t=0.0,
+             ndisc_discards=0):
     d = root / name
     d.mkdir(parents=True)
     (d / "tg-links.json").write_text(links(tg))
@@ -32,6 +33,7 @@ def snapshot(root, name, tg, dut, gtpu_drops=0, arp_discards=0, udp_in=0, t=0.0)
         "UNCONN 0 0 192.168.13.151:2152 0.0.0.0:*\n\t skmem:(r0,rb212992,t0,tb212992,f0,w0,"
         f"o0,bl0,d{gtpu_drops})\n")
     (d / "arp-cache-stat.txt").write_text(ARP_STAT.format(arp_discards))
+    (d / "ndisc-cache-stat.txt").write_text(ARP_STAT.format(ndisc_discards))
     (d / "loadavg").write_text("0.10 0.20 0.30 1/100 1\n")
     (d / "cpu-stat.txt").write_text(f"cpu {int(t * 100)} 0 0 {int(t * 100)} 0 0 0 0 0 0\n")
     (d / "time").write_text(str(t))
@@ -61,11 +63,13 @@ def report(ul_received, dl_received):
 
 
 class Reconcile(unittest.TestCase):
-    def run_case(self, ul_out, dl_in_dropped, gtpu_drops, extra_ul_loss=0, tg_xdp_drops=0):
+    def run_case(self, ul_out, dl_in_dropped, gtpu_drops, extra_ul_loss=0, tg_xdp_drops=0,
+                 ndisc_discards=0):
         """An Open5GS step: uplink 121 frames in on n3 (1 ARP), `ul_out` out of ogstun;
         downlink 120 into ogstun of which `dl_in_dropped` dropped. `tg_xdp_drops`: of the
         uplink frames tg's n6 counted received, so many it then dropped (its XDP program's
-        redirect to the tester's full AF_XDP ring: rx_dropped, after rx_packets)."""
+        redirect to the tester's full AF_XDP ring: rx_dropped, after rx_packets).
+        `ndisc_discards`: IPv6 packets the kernel dropped waiting for Neighbor Discovery."""
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
             counters = root / "counters"
@@ -76,11 +80,12 @@ class Reconcile(unittest.TestCase):
                         "n6": (ul_rx, 120, 0, tg_xdp_drops)}
             after_dut = {"n3": (121, dl_out + 1, 0), "n4": (0, 0, 0), "n6": (120, ul_rx, 0),
                          "ogstun": (ul_out, dl_out, dl_in_dropped)}
-            for name, tg, dut, drops, t in (("run-before", ZERO, before, 0, 0.0),
-                                            ("step1-start", ZERO, before, 0, 1.0),
-                                            ("step1-end", after_tg, after_dut, gtpu_drops, 8.0),
-                                            ("run-after", after_tg, after_dut, gtpu_drops, 9.0)):
-                snapshot(counters, name, tg, dut, gtpu_drops=drops, t=t)
+            for name, tg, dut, drops, nd, t in (
+                    ("run-before", ZERO, before, 0, 0, 0.0),
+                    ("step1-start", ZERO, before, 0, 0, 1.0),
+                    ("step1-end", after_tg, after_dut, gtpu_drops, ndisc_discards, 8.0),
+                    ("run-after", after_tg, after_dut, gtpu_drops, ndisc_discards, 9.0)):
+                snapshot(counters, name, tg, dut, gtpu_drops=drops, t=t, ndisc_discards=nd)
             (root / "report.json").write_text(
                 json.dumps(report(ul_rx - 20 - tg_xdp_drops, dl_out - 20)))
             p = subprocess.run([sys.executable, str(HERE / "reconcile.py"), str(root),
@@ -117,6 +122,16 @@ class Reconcile(unittest.TestCase):
         self.assertIn("300 B uplink: veth tg rx -> port rx: 5 fewer (veth rx_dropped after "
                       "counting them received (XDP redirect to a full AF_XDP ring) 5)", out)
         self.assertNotIn("veth dut tx -> veth tg rx", out)
+        self.assertNotIn("UNEXPLAINED", out)
+
+    def test_ipv6_packets_dropped_waiting_for_neighbor_discovery_explain_the_n6_hop(self):
+        # An IPv6 UE's uplink: Open5GS wrote 120 to ogstun, dut's kernel held them for the
+        # data network host's neighbour entry and dropped 9 (/proc/net/stat/ndisc_cache).
+        code, out = self.run_case(ul_out=120, dl_in_dropped=0, gtpu_drops=0, extra_ul_loss=9,
+                                  ndisc_discards=9)
+        self.assertEqual(code, 0, out)
+        self.assertIn("300 B uplink: UPF out -> veth dut tx: 9 fewer (IPv6 packets dropped "
+                      "waiting for Neighbor Discovery (kernel-wide unresolved_discards) 9)", out)
         self.assertNotIn("UNEXPLAINED", out)
 
 
