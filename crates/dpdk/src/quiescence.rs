@@ -16,7 +16,9 @@
 //! a burst that began before the flag was cleared, and each one's next burst sees it cleared.
 //!
 //! A report is a load and a store, once per loop. A `munmap` with no worker online, or made by
-//! a worker itself, does not wait.
+//! a worker itself, does not wait. Each slot (and the token every worker reads) has a cache line
+//! of its own: side by side, the slots of lcores 1 and 2 shared one line, which the two
+//! workers' stores of every loop passed back and forth (docs/scale.md, S1).
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,9 +28,13 @@ const SLOTS: usize = 128;
 /// A slot whose worker is not polling.
 const OFFLINE: u64 = 0;
 
+/// An atomic alone in its cache line (64 bytes on every x86_64 and most arm64 cores).
+#[repr(align(64))]
+struct Line(AtomicU64);
+
 /// The grace periods started so far, plus one: a worker's slot holds the value it last saw.
-static TOKEN: AtomicU64 = AtomicU64::new(1);
-static SLOT: [AtomicU64; SLOTS] = [const { AtomicU64::new(OFFLINE) }; SLOTS];
+static TOKEN: Line = Line(AtomicU64::new(1));
+static SLOT: [Line; SLOTS] = [const { Line(AtomicU64::new(OFFLINE)) }; SLOTS];
 /// Workers online, so that a `munmap` with none skips the scan.
 static ONLINE: AtomicU64 = AtomicU64::new(0);
 
@@ -52,8 +58,8 @@ impl Quiescent {
     pub fn online(slot: u32) -> Quiescent {
         let slot = slot as usize;
         assert!(slot < SLOTS, "quiescence slot {slot} of {SLOTS}");
-        let now = TOKEN.load(Ordering::Acquire);
-        let was = SLOT[slot].swap(now, Ordering::AcqRel);
+        let now = TOKEN.0.load(Ordering::Acquire);
+        let was = SLOT[slot].0.swap(now, Ordering::AcqRel);
         assert_eq!(was, OFFLINE, "quiescence slot {slot} is online already");
         ONLINE.fetch_add(1, Ordering::AcqRel);
         IS_WORKER.with(|w| w.set(true));
@@ -69,14 +75,14 @@ impl Quiescent {
     pub fn pass(&self) {
         // Acquire: synchronises with the waiter's increment, which follows its caller's clearing
         // of the flag. Release: the bursts before this point are over before the waiter sees it.
-        let now = TOKEN.load(Ordering::Acquire);
-        SLOT[self.slot].store(now, Ordering::Release);
+        let now = TOKEN.0.load(Ordering::Acquire);
+        SLOT[self.slot].0.store(now, Ordering::Release);
     }
 }
 
 impl Drop for Quiescent {
     fn drop(&mut self) {
-        SLOT[self.slot].store(OFFLINE, Ordering::Release);
+        SLOT[self.slot].0.store(OFFLINE, Ordering::Release);
         ONLINE.fetch_sub(1, Ordering::AcqRel);
         IS_WORKER.with(|w| w.set(false));
     }
@@ -90,11 +96,11 @@ pub fn grace_period() {
     if is_worker || ONLINE.load(Ordering::Acquire) == 0 {
         return;
     }
-    let token = TOKEN.fetch_add(1, Ordering::AcqRel) + 1;
+    let token = TOKEN.0.fetch_add(1, Ordering::AcqRel) + 1;
     for slot in &SLOT {
         let mut spins = 0u32;
         loop {
-            let seen = slot.load(Ordering::Acquire);
+            let seen = slot.0.load(Ordering::Acquire);
             if seen == OFFLINE || seen >= token {
                 break;
             }
