@@ -7,7 +7,9 @@
 # v2.7.7: PFCP and GTP-U servers, the session subnet, global.max.ue (pools are sized from it).
 # Usage: run-open5gs.sh start|stop|status|log
 # Env: LAB_DIR (/tmp/upflab), RUN_DIR ($LAB_DIR/run/open5gs), OPEN5GS_UPFD (the binary),
-#      MAX_UE (16384; 1024 upstream), LOG_LEVEL (info), DUT_NS (dut), UPF_PIDFILE
+#      MAX_UE (16384; 1024 upstream), LOG_LEVEL (info), DUT_NS (dut), UPF_PIDFILE,
+#      N3_IPV6 (unset; 2001:db8:13::151/64 with deploy/systems/lab-v6.yaml: GTP-U over IPv6 on
+#      n3 too, the address on dut's n3 and a second GTP-U server)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -44,7 +46,8 @@ upf:
   gtpu:
     server:
       - address: 192.168.13.151
-  session:
+${N3_IPV6:+      - address: ${N3_IPV6%/*}
+}  session:
     - subnet: 10.45.0.0/16
       gateway: 10.45.0.1
       dev: ogstun
@@ -68,6 +71,13 @@ YAML
     ip -n "$DUT" addr add 2001:db8:45::1/48 dev ogstun
     ip -n "$DUT" link set ogstun up
     ip -n "$DUT" -6 route replace 64:ff9b::/96 dev n6
+    if [ -n "${N3_IPV6:-}" ]; then
+        # GTP-U over IPv6 (issue 29): the address on n3, with no duplicate address detection
+        # (a tentative address would not be bound, nor answer Neighbor Discovery, for 1 to 2 s).
+        ip netns exec "$DUT" sysctl -qw net.ipv6.conf.n3.accept_dad=0 \
+            net.ipv6.conf.n3.disable_ipv6=0
+        ip -n "$DUT" addr add "$N3_IPV6" dev n3 nodad
+    fi
     : >"$RUN_DIR/upf.log"
     # `ip netns exec` execs the command: the PID is the UPF's.
     ip netns exec "$DUT" "$UPFD" -c "$RUN_DIR/upf.yaml" >"$RUN_DIR/stdout.log" 2>&1 &
