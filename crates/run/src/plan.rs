@@ -7,6 +7,7 @@ pub mod churn;
 pub(crate) mod mobility;
 pub(crate) mod pacing;
 pub(crate) mod placement;
+pub mod segment;
 pub mod sessions;
 pub(crate) mod stream;
 pub(crate) mod ue;
