@@ -30,6 +30,18 @@ pub struct QfiFigures {
     pub latency: Option<LatencyReport>,
 }
 
+impl QfiFigures {
+    /// Its latency's p50, p99, p99.9 (the maximum when too few packets for it) and maximum in
+    /// µs with two decimals, or `-` each without a latency: the text and HTML tables' cells.
+    pub fn latency_cells(&self) -> [String; 4] {
+        let Some(l) = &self.latency else {
+            return std::array::from_fn(|_| "-".to_owned());
+        };
+        let p = &l.percentiles;
+        [p.p50, p.p99, p.p99_9.unwrap_or(p.max), p.max].map(|v| format!("{:.2}", v.us()))
+    }
+}
+
 /// The text report's table of a step's QoS flows' figures.
 pub(crate) fn qfi_table(out: &mut String, qfis: &[QfiFigures]) {
     if qfis.is_empty() {
@@ -50,11 +62,7 @@ pub(crate) fn qfi_table(out: &mut String, qfis: &[QfiFigures]) {
         "max us"
     );
     for q in qfis {
-        let us = |f: fn(&LatencyReport) -> f64| {
-            q.latency
-                .as_ref()
-                .map_or_else(|| "-".to_owned(), |l| format!("{:.2}", f(l)))
-        };
+        let [p50, p99, p99_9, max] = q.latency_cells();
         let _ = writeln!(
             out,
             "  {:>4} {:<4} {:>10} {:>10} {:>9} {:>8.3} {:>9} {:>9} {:>9} {:>9}  {}",
@@ -64,10 +72,10 @@ pub(crate) fn qfi_table(out: &mut String, qfis: &[QfiFigures]) {
             q.received,
             q.lost,
             q.loss_ratio * 100.0,
-            us(|l| l.percentiles.p50.us()),
-            us(|l| l.percentiles.p99.us()),
-            us(|l| l.percentiles.p99_9.unwrap_or(l.percentiles.max).us()),
-            us(|l| l.percentiles.max.us()),
+            p50,
+            p99,
+            p99_9,
+            max,
             q.streams.join(", ")
         );
     }

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use upfbench_report::{LatencyReport, QfiFigures, QosReport, Report};
+use upfbench_report::{QfiFigures, QosReport, Report};
 
 use super::{escape, table};
 
@@ -37,11 +37,7 @@ fn qfi_table(out: &mut String, label: &str, qfis: &[QfiFigures]) {
     let rows: Vec<Vec<String>> = qfis
         .iter()
         .map(|q| {
-            let us = |f: fn(&LatencyReport) -> f64| {
-                q.latency
-                    .as_ref()
-                    .map_or_else(|| "-".to_owned(), |l| format!("{:.2}", f(l)))
-            };
+            let [p50, p99, p99_9, max] = q.latency_cells();
             vec![
                 q.qfi.to_string(),
                 q.direction.short().to_owned(),
@@ -49,10 +45,10 @@ fn qfi_table(out: &mut String, label: &str, qfis: &[QfiFigures]) {
                 q.received.to_string(),
                 q.lost.to_string(),
                 format!("{:.3}", q.loss_ratio * 100.0),
-                us(|l| l.percentiles.p50.us()),
-                us(|l| l.percentiles.p99.us()),
-                us(|l| l.percentiles.p99_9.unwrap_or(l.percentiles.max).us()),
-                us(|l| l.percentiles.max.us()),
+                p50,
+                p99,
+                p99_9,
+                max,
                 q.streams.join(", "),
             ]
         })
