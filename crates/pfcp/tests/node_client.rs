@@ -109,7 +109,7 @@ fn establish_modify_delete_release() {
         net.upf.rules().downlink(ue_v4(&p)).unwrap().tunnel,
         Some(Tunnel {
             teid: Teid(99),
-            address: gnb2
+            address: gnb2.into()
         })
     );
 
