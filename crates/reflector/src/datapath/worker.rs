@@ -506,6 +506,7 @@ fn summary(service: &ServicePlane<'_>, hops: &NextHops) -> ServiceSummary {
         frames: [s.seen[0].iter().sum(), s.seen[1].iter().sum()],
         replies: s.replies,
         arp_requests: s.arp_requests,
+        neighbor_solicitations: s.neighbor_solicitations,
         error_indications: s.error_indications,
         error_indications_suppressed: s.error_indications_suppressed,
         end_markers: s.end_markers,
