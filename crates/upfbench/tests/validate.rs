@@ -170,7 +170,7 @@ fn an_ipv6_transport_validates_with_ipv6_ues_and_refuses_ipv4_ones_over_n6() {
     assert!(!out.status.success());
     let stderr = text(&out.stderr);
     assert!(
-        stderr.contains("IPv4 UE packets need an IPv4 N6, and n6.address is IPv6"),
+        stderr.contains("sessions.pdn_type") && stderr.contains("IPv4 UE packets need an IPv4 N6"),
         "{stderr}"
     );
 }

@@ -116,18 +116,6 @@ pub enum PlanError {
     /// More flows than 32-bit flow ids hold.
     #[error("{0} flows (streams × UEs): at most 2^32")]
     TooManyFlows(u64),
-    /// An IPv4 stream over an IPv6 N6: the UPF has no IPv4 route to the data network there.
-    #[error(
-        "stream {stream}: IPv4 UE packets need an IPv4 N6, and n6.address is IPv6 ({n6}): a UPF \
-         routes them to the data network over IPv4. Give n6 an IPv4 address, or make the \
-         stream IPv6 (`family: ipv6`, `pdn_type: ipv6` or `ipv4v6`)"
-    )]
-    Ipv4OverIpv6N6 {
-        /// The stream.
-        stream: String,
-        /// N6's address.
-        n6: IpAddr,
-    },
 }
 
 /// The frame length a rate is counted on (layer 2 with FCS, padded to the minimum frame), for
@@ -248,12 +236,6 @@ fn stream_plans(
         longest: Duration::ZERO,
     };
     for st in &profile.streams {
-        if system.n6.family() == IpFamily::Ipv6 && profile.stream_family(st) == IpFamily::Ipv4 {
-            return Err(PlanError::Ipv4OverIpv6N6 {
-                stream: st.name.clone(),
-                n6: system.n6.address.addr,
-            });
-        }
         let directions: &[Direction] = match st.direction {
             config::Direction::Uplink => &[Direction::Uplink],
             config::Direction::Downlink => &[Direction::Downlink],

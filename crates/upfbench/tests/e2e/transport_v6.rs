@@ -48,10 +48,7 @@ fn memif_v6_ipv6_ues_over_ipv6_n3_and_n6_every_packet_both_ways() {
         assert_eq!((family.as_str(), l2, l1), ("ipv6", want, want + 20), "{s}");
     }
     // The generator found both UPF addresses by Neighbor Discovery (its solicitations answered).
-    for line in [
-        "N3: 2001:db8:13::151 is at ",
-        "N6: 2001:db8:16::151 is at ",
-    ] {
+    for line in ["N3: 2001:db8:13::151 is at ", "N6: 2001:db8:16::151 is at "] {
         assert!(o.stdout.contains(line), "{line}: {}", o.stdout);
     }
     // The reflector asked for its next hops (the gNB on N3, its N6 peer) by solicitation, not
@@ -216,7 +213,11 @@ fn pcap_v6_g_pdus_go_over_ipv6_between_the_n3_addresses() {
     // tshark lists an IPv6-in-IPv6 G-PDU's outer addresses first, the inner ones after a comma.
     let fields = ["frame.protocols", "ipv6.src", "ipv6.dst", "gtp.teid"];
     let n3 = bed.frames("n3.pcap", &fields);
-    println!("v6-wire: N3 sent {} frames, first {:?}", n3.len(), n3.first());
+    println!(
+        "v6-wire: N3 sent {} frames, first {:?}",
+        n3.len(),
+        n3.first()
+    );
     assert!(n3.len() >= 1000, "{} frames", n3.len());
     for f in &n3 {
         let f: Vec<&str> = f.split(' ').collect();
@@ -224,13 +225,24 @@ fn pcap_v6_g_pdus_go_over_ipv6_between_the_n3_addresses() {
             f[0].starts_with("eth:ethertype:ipv6:udp:gtp:ipv6:udp"),
             "{f:?}"
         );
-        let (src, dst) = (f[1].split(',').collect::<Vec<_>>(), f[2].split(',').collect::<Vec<_>>());
-        assert_eq!((src[0], dst[0]), ("2001:db8:13::131", "2001:db8:13::151"), "{f:?}");
+        let (src, dst) = (
+            f[1].split(',').collect::<Vec<_>>(),
+            f[2].split(',').collect::<Vec<_>>(),
+        );
+        assert_eq!(
+            (src[0], dst[0]),
+            ("2001:db8:13::131", "2001:db8:13::151"),
+            "{f:?}"
+        );
         assert!(src[1].starts_with("2001:db8:45:"), "the UE inside: {f:?}");
         assert!(!f[3].is_empty(), "a TEID: {f:?}");
     }
     let n6 = bed.frames("n6.pcap", &fields);
-    println!("v6-wire: N6 sent {} frames, first {:?}", n6.len(), n6.first());
+    println!(
+        "v6-wire: N6 sent {} frames, first {:?}",
+        n6.len(),
+        n6.first()
+    );
     assert!(n6.len() >= 1000, "{} frames", n6.len());
     for f in &n6 {
         let f: Vec<&str> = f.split(' ').collect();
@@ -259,8 +271,18 @@ fn pcap_v6_each_peer_is_solicited_and_the_reflector_advertises() {
         "icmpv6.nd.ns.target_address",
     ];
     for (side, peer, group, mac) in [
-        ("n3", "2001:db8:13::151", "ff02::1:ff00:151", "33:33:ff:00:01:51"),
-        ("n6", "2001:db8:16::151", "ff02::1:ff00:151", "33:33:ff:00:01:51"),
+        (
+            "n3",
+            "2001:db8:13::151",
+            "ff02::1:ff00:151",
+            "33:33:ff:00:01:51",
+        ),
+        (
+            "n6",
+            "2001:db8:16::151",
+            "ff02::1:ff00:151",
+            "33:33:ff:00:01:51",
+        ),
     ] {
         let sent = bed.frames(&format!("{side}.pcap"), &fields);
         println!("v6-ndp: {side} sent {sent:?}");
@@ -291,8 +313,7 @@ fn pcap_v6_each_peer_is_solicited_and_the_reflector_advertises() {
     assert!(!na.is_empty(), "no advertisement: {answered:?}");
     for f in na {
         assert_eq!(
-            f,
-            "136 2001:db8:13::151 2001:db8:13::131 2001:db8:13::151 1",
+            f, "136 2001:db8:13::151 2001:db8:13::131 2001:db8:13::151 1",
             "solicited, from its address to ours"
         );
     }

@@ -325,22 +325,19 @@ fn memif_v6_puts_the_f_teid_and_the_tunnel_in_ipv6_for_ipv6_ues() {
 }
 
 #[test]
-fn ipv4_ues_over_an_ipv6_n6_are_refused_naming_the_stream() {
-    let (system, profile) = upfbench_config::run_from_str(
-        &shipped_system("memif-v6"),
-        "memif-v6.yaml",
-        &shipped("dual-stack"),
-        "dual-stack.yaml",
-    )
-    .expect("each file is valid on its own");
-    let e = crate::plan::build(&system, &profile, None, [None, None]).unwrap_err();
-    let text = e.to_string();
-    assert!(
-        text.starts_with("stream v4: IPv4 UE packets need an IPv4 N6")
-            && text.contains("2001:db8:16::152"),
-        "{text}"
-    );
-    // N3 over IPv6 with N6 over IPv4 carries IPv4 UEs.
-    let (plan, _) = plans(SYSTEM_V6, &shipped("dual-stack"));
+fn an_ipv6_n3_with_an_ipv4_n6_carries_both_families_of_ues() {
+    // (IPv4 UEs over an IPv6 N6 are refused when the files load: config's cross checks.)
+    let (plan, sessions) = plans(SYSTEM_V6, &shipped("dual-stack"));
     assert_eq!(plan.streams.len(), 4);
+    let r = wire(&sessions[0]);
+    assert_eq!(r.pdn_type, Some(PdnType::IPV4V6));
+    let ul = r.create_pdrs.iter().find(|p| p.pdr_id == PdrId(2)).unwrap();
+    assert!(matches!(
+        ul.pdi.local_f_teid,
+        Some(Fteid::Assigned {
+            ipv6: Some(_),
+            ipv4: None,
+            ..
+        })
+    ));
 }
