@@ -144,8 +144,9 @@ impl Capture {
         p
     }
 
-    /// The reflector (upf mode, no PFCP) on two `net_pcap` ports for 2 s: N3 reads what the
-    /// generator's N3 sent (`n3.pcap`) and writes what it sends to `refl-n3.pcap`.
+    /// The reflector (echo mode on N3: no PFCP needed; its service plane answers as in upf
+    /// mode) on two `net_pcap` ports for 2 s: N3 reads what the generator's N3 sent (`n3.pcap`)
+    /// and writes what it sends to `refl-n3.pcap`.
     fn reflector(&self) -> Process {
         let dir = self.dir();
         let prefix = unique("v6-wire-refl");
@@ -159,7 +160,7 @@ impl Capture {
              n6:\n  device: net_pcap1\n  \
              devargs: rx_pcap={dir}/empty.pcap,tx_pcap={dir}/refl-n6.pcap\n  \
              address: 2001:db8:16::151/64\n\
-             mode: upf\n",
+             mode: {{echo: n3}}\n",
             eal_args = process_args_yaml(256),
         );
         let file = self.scratch.write("reflector.yaml", &reflector);
@@ -294,7 +295,7 @@ fn pcap_v6_each_peer_is_solicited_and_the_reflector_advertises() {
     // advertisement to the generator, carrying the target and its MAC.
     let reflector = bed.reflector();
     assert!(
-        reflector.stdout().contains("reflect: upf mode"),
+        reflector.stdout().contains("echo on N3"),
         "{}",
         reflector.logs()
     );
