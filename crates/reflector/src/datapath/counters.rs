@@ -208,7 +208,8 @@ mod tests {
         // Every word has a field of its own: none is lost or read into two fields.
         assert_eq!(c.to_words(), words(3));
         assert_eq!((c.received, c.uplink, c.downlink), ([1, 4], 7, 10));
-        assert_eq!(c.service.end_markers, (WORDS as u64 - 1) * 3 + 1);
+        assert_eq!(c.service.end_markers, (WORDS as u64 - 2) * 3 + 1);
+        assert_eq!(c.service.neighbor_solicitations, (WORDS as u64 - 1) * 3 + 1);
     }
 
     #[test]
