@@ -48,7 +48,11 @@ fn memif_v6_ipv6_ues_over_ipv6_n3_and_n6_every_packet_both_ways() {
         assert_eq!((family.as_str(), l2, l1), ("ipv6", want, want + 20), "{s}");
     }
     // The generator found both UPF addresses by Neighbor Discovery (its solicitations answered).
-    for line in ["N3: 2001:db8:13::151 is at ", "N6: 2001:db8:16::151 is at "] {
+    for line in [
+        "NDP: resolving N3 2001:db8:13::151, N6 2001:db8:16::151 ",
+        "N3: 2001:db8:13::151 is at ",
+        "N6: 2001:db8:16::151 is at ",
+    ] {
         assert!(o.stdout.contains(line), "{line}: {}", o.stdout);
     }
     // The reflector asked for its next hops (the gNB on N3, its N6 peer) by solicitation, not

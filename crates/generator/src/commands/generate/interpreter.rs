@@ -343,19 +343,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             .collect();
         let mut service = resolving_service(bed);
         let targets = Side::BOTH.map(|s| (s, bed.peers[s.index()]));
-        let asked: Vec<String> = [(Side::N3, &system.n3), (Side::N6, &system.n6)]
-            .into_iter()
-            .filter(|(_, p)| p.peer_mac.is_none())
-            .map(|(s, p)| format!("{} {}", s.name(), p.peer))
-            .collect();
-        if !asked.is_empty() {
-            out::line(&format!(
-                "ARP/NDP: resolving {} (at most {} requests {:?} apart)",
-                asked.join(", "),
-                system.arp.retries + 1,
-                system.arp.timeout
-            ));
-        }
+        announce_resolution(system);
         let result = resolve(
             &mut held,
             &mut service,
@@ -739,6 +727,37 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 }
             }
         }
+    }
+}
+
+/// Says which peers are asked for and how: ARP for IPv4 ones, Neighbor Discovery for IPv6
+/// ones (those whose MAC the system file gives are not asked for).
+fn announce_resolution(system: &upfbench_config::System) {
+    let unknown: Vec<_> = [(Side::N3, &system.n3), (Side::N6, &system.n6)]
+        .into_iter()
+        .filter(|(_, p)| p.peer_mac.is_none())
+        .collect();
+    let asked: Vec<String> = unknown
+        .iter()
+        .map(|(s, p)| format!("{} {}", s.name(), p.peer))
+        .collect();
+    if !asked.is_empty() {
+        // ARP for IPv4 peers, Neighbor Discovery for IPv6 ones.
+        let how = match unknown
+            .iter()
+            .map(|(_, p)| p.peer.is_ipv6())
+            .collect::<Vec<_>>()[..]
+        {
+            [false] | [false, false] => "ARP",
+            [true] | [true, true] => "NDP",
+            _ => "ARP/NDP",
+        };
+        out::line(&format!(
+            "{how}: resolving {} (at most {} requests {:?} apart)",
+            asked.join(", "),
+            system.arp.retries + 1,
+            system.arp.timeout
+        ));
     }
 }
 
