@@ -12,7 +12,7 @@ use std::time::Duration;
 use upfbench_config as config;
 use upfbench_testkit::eal::process_args_yaml;
 
-use crate::harness::{Process, Scratch, UPFBENCH, serial, total, tshark_fields, unique};
+use crate::harness::{Process, Scratch, UPFBENCH, patch, serial, total, tshark_fields, unique};
 use crate::ipv6::{assert_every_stream_whole, shape, shipped_profile, streams};
 use crate::memif::{Memif, finish};
 
@@ -72,6 +72,69 @@ fn memif_v6_ipv6_ues_over_ipv6_n3_and_n6_every_packet_both_ways() {
     };
     latency("UL", &o.uplink);
     latency("DL", &o.downlink);
+}
+
+/// One port of each family, the memif-v6 pair changed by `n3_v4` (N3 over IPv4, N6 over IPv6)
+/// or not (N3 over IPv6, N6 over IPv4), with the shipped `profile`: every stream whole.
+fn mixed(case: &str, n3_v4: bool, profile: &str, streams: usize) {
+    let files = ["memif-v6.yaml", "memif-v6-reflector.yaml"];
+    let prefixes = ["upfbench-gen-v6", "upfbench-reflect-v6"];
+    let bed = Memif::shipped(case, files, prefixes, &shipped_profile(profile), |s, r| {
+        if n3_v4 {
+            let s = patch(
+                &s,
+                "address: 2001:db8:13::131/64\n  peer: 2001:db8:13::151",
+                "address: 192.168.13.131/24\n  peer: 192.168.13.151",
+            );
+            let r = patch(
+                &r,
+                "address: 2001:db8:13::151/64",
+                "address: 192.168.13.151/24",
+            );
+            (s, r)
+        } else {
+            let s = patch(
+                &s,
+                "address: 2001:db8:16::152/64\n  peer: 2001:db8:16::151",
+                "address: 192.168.16.152/24\n  peer: 192.168.16.151",
+            );
+            let r = patch(
+                &r,
+                "address: 2001:db8:16::151/64\n  peer: 2001:db8:16::152",
+                "address: 192.168.16.151/24\n  peer: 192.168.16.152",
+            );
+            (s, r)
+        }
+    });
+    let (system, _) = config::load_run(&bed.system, &bed.profile).expect("checked");
+    assert_eq!(system.n3.address.addr.is_ipv4(), n3_v4);
+    assert_eq!(system.n6.address.addr.is_ipv6(), n3_v4);
+    let mut reflector = bed.reflector();
+    let mut generator = bed.generator();
+    let status = generator.wait(Duration::from_secs(60));
+    let o = finish(&bed, &mut reflector, &generator, status);
+    o.print(case);
+    assert_every_stream_whole(&o, 4, streams);
+    // One next hop by ARP and one by Neighbor Discovery, each side.
+    assert!(o.stdout.contains("ARP/NDP: resolving "), "{}", o.stdout);
+    let r = &o.reflector;
+    assert!(
+        total(r, "arp requests") >= 1 && total(r, "neighbor solicitations") >= 1,
+        "{r:?}"
+    );
+    assert_eq!(total(r, "next hops resolved"), 2, "{r:?}");
+}
+
+#[test]
+fn memif_n3_over_ipv6_n6_over_ipv4_carries_dual_stack_ues() {
+    let _serial = serial();
+    mixed("v6n3-v4n6", false, "dual-stack", 4);
+}
+
+#[test]
+fn memif_n3_over_ipv4_n6_over_ipv6_carries_ipv6_ues() {
+    let _serial = serial();
+    mixed("v4n3-v6n6", true, "ipv6", 2);
 }
 
 /// A generator on two `net_pcap` ports over IPv6, no PFCP: what it sends on N3 goes to
