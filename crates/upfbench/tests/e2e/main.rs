@@ -46,7 +46,8 @@
 //!   report's sizes counting the tag; on a `net_pcap` device, tshark reads each frame's VLAN id
 //!   and PCP, traffic and ARP, and the reflector's echo of those frames retagged with its own.
 //! - N3 and N6 over IPv6 (the shipped memif-v6 pair, profiles/ipv6.yaml): zero loss both ways,
-//!   the next hops of both sides found by Neighbor Discovery; on `net_pcap` ports, tshark reads
+//!   the next hops of both sides found by Neighbor Discovery; one port of each family, both
+//!   ways round, every stream whole; on `net_pcap` ports, tshark reads
 //!   the G-PDUs' outer IPv6 addresses, N6's IPv6 source, the Neighbor Solicitations for each
 //!   peer and the reflector's Neighbor Advertisement answering one.
 //!
