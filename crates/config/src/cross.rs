@@ -6,6 +6,7 @@ use super::issues::Issues;
 use super::profile::{Profile, TeidAllocation};
 use super::system::{Port, System};
 use super::units::Rate;
+use upfbench_net::IpFamily;
 
 /// Problems of `profile` on `system`, each on the profile's field (the system's part is named
 /// in the message).
@@ -27,6 +28,7 @@ pub(crate) fn check_profile_on_system(
         );
     }
     check_tagged_only(system, system_name, profile, issues);
+    check_ipv4_over_ipv6_n6(system, system_name, profile, issues);
     check_mtu(system, system_name, profile, issues);
     check_line_rate(
         system,
@@ -120,6 +122,38 @@ fn check_tagged_only(system: &System, system_name: &str, profile: &Profile, issu
                 ),
             );
         }
+    }
+}
+
+/// IPv4 UE packets need an IPv4 N6: a UPF routes them to the data network over IPv4, and an
+/// IPv6 N6 has no path for them (docs/traffic-shapes.md). Refused at the stream's `family`, or
+/// at `sessions.pdn_type` when the stream takes the sessions' family.
+fn check_ipv4_over_ipv6_n6(
+    system: &System,
+    system_name: &str,
+    profile: &Profile,
+    issues: &mut Issues,
+) {
+    if system.n6.family() != IpFamily::Ipv6 {
+        return;
+    }
+    for (i, st) in profile.streams.iter().enumerate() {
+        if profile.stream_family(st) != IpFamily::Ipv4 {
+            continue;
+        }
+        let field = match st.family {
+            Some(_) => join_key(&join_index("streams", i), "family"),
+            None => "sessions.pdn_type".to_owned(),
+        };
+        issues.add(
+            field,
+            format!(
+                "stream {}: IPv4 UE packets need an IPv4 N6, and n6.address of {system_name} is \
+                 IPv6 ({}): a UPF routes them to the data network over IPv4. Give n6 an IPv4 \
+                 address, or make the stream IPv6",
+                st.name, system.n6.address.addr
+            ),
+        );
     }
 }
 
@@ -285,5 +319,24 @@ mod tests {
             crate::load_run(repo("deploy/systems/memif.yaml"), repo(profile))
                 .unwrap_or_else(|e| panic!("untagged: {e}"));
         }
+    }
+
+    #[test]
+    fn ipv4_ues_over_an_ipv6_n6_are_refused_at_the_streams_family_or_the_pdn_type() {
+        let v6 = repo("deploy/systems/memif-v6.yaml");
+        let e = crate::load_run(&v6, repo("profiles/dual-stack.yaml"))
+            .expect_err("refused")
+            .to_string();
+        assert!(e.contains("streams[0].family"), "{e}");
+        assert!(
+            e.contains("stream v4: IPv4 UE packets need an IPv4 N6"),
+            "{e}"
+        );
+        assert!(!e.contains("stream v6"), "{e}");
+        let e = crate::load_run(&v6, repo("profiles/quickstart.yaml"))
+            .expect_err("refused")
+            .to_string();
+        assert!(e.contains("sessions.pdn_type"), "{e}");
+        crate::load_run(&v6, repo("profiles/ipv6.yaml")).unwrap_or_else(|e| panic!("{e}"));
     }
 }

@@ -23,7 +23,7 @@ pub use limit::ErrorIndicationLimit;
 pub use respond::{
     Interface, Outcome, Seen, arp_request, end_marker, error_indication, respond, respond_port,
 };
-pub use respond6::{Interface6, neighbor_solicitation};
+pub use respond6::{Interface6, neighbor_solicitation, port_interfaces};
 
 use super::next_hops::Arp;
 use super::queues::Side;

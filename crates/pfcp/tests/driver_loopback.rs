@@ -76,7 +76,7 @@ async fn loopback_establishes_and_deletes_10000_sessions() {
             table.downlink(ue_v4(p)).unwrap().tunnel,
             Some(Tunnel {
                 teid: p.ue.downlink_teid,
-                address: GNB_N3
+                address: GNB_N3.into()
             })
         );
     }
@@ -138,7 +138,7 @@ async fn modify_and_rejections_through_the_driver() {
         t.downlink(ue_v4(&plan(0))).unwrap().tunnel,
         Some(Tunnel {
             teid: Teid(4242),
-            address: gnb2
+            address: gnb2.into()
         })
     );
     // A batch where one plan collides with an established TEID: the first failure comes back,
@@ -194,7 +194,7 @@ async fn one_session_established_refreshed_and_deleted_alone() {
     assert_eq!(table.len(), 3);
     let want = Some(Tunnel {
         teid: churn.ue.downlink_teid,
-        address: GNB_N3,
+        address: GNB_N3.into(),
     });
     assert_eq!(table.downlink(ue_v4(&churn)).unwrap().tunnel, want);
     // The same session again: refused by the client before any request.

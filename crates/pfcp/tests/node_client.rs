@@ -88,7 +88,7 @@ fn establish_modify_delete_release() {
     assert_eq!(s.state, SessionState::Established);
     let up = s.up_seid.unwrap();
     assert_eq!(s.up_address, Some(UP.into()));
-    assert_eq!(s.uplink_endpoint(), Some((Teid(1), UPF_N3)));
+    assert_eq!(s.uplink_endpoint(), Some((Teid(1), UPF_N3.into())));
     assert_eq!(net.take_client_events(), [Event::Established(s)]);
 
     let gnb2 = Ipv4Addr::new(192, 168, 13, 132);
@@ -109,7 +109,7 @@ fn establish_modify_delete_release() {
         net.upf.rules().downlink(ue_v4(&p)).unwrap().tunnel,
         Some(Tunnel {
             teid: Teid(99),
-            address: gnb2
+            address: gnb2.into()
         })
     );
 
@@ -162,7 +162,7 @@ fn a_upf_chosen_uplink_teid_is_read_back_from_the_created_pdr() {
     let first = upf_config().first_teid;
     assert_eq!(
         net.client.session(cp).unwrap().uplink_endpoint(),
-        Some((first, UPF_N3))
+        Some((first, UPF_N3.into()))
     );
     assert_eq!(
         net.upf.rules().uplink(first).unwrap().ue_address,

@@ -121,7 +121,7 @@ fn establishment_installs_rules_the_datapath_can_look_up() {
             pdr_id: PdrId(2),
             precedence: Precedence(0xffff),
             teid: Teid(1),
-            address: UPF_N3,
+            address: UPF_N3.into(),
             ue_address: Some(ue_v4(&p)),
             qfi: None,
             sdf_filters: Vec::new(),
@@ -141,7 +141,7 @@ fn establishment_installs_rules_the_datapath_can_look_up() {
             sdf_filters: Vec::new(),
             tunnel: Some(Tunnel {
                 teid: Teid(2),
-                address: GNB_N3
+                address: GNB_N3.into()
             }),
             qfi: Some(Qfi::new(9).unwrap()),
             qer: Some(QerId(1)),

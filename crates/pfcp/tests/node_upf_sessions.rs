@@ -46,7 +46,7 @@ fn path_switch(end_marker: bool) {
         dl.tunnel,
         Some(Tunnel {
             teid: Teid(77),
-            address: gnb2
+            address: gnb2.into()
         })
     );
     assert_eq!(dl.qfi, Some(Qfi::new(9).unwrap()), "the QER still applies");

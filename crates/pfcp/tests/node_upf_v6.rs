@@ -4,14 +4,15 @@
 
 mod common;
 
-use std::net::Ipv6Addr;
+use std::net::{IpAddr, Ipv6Addr};
 
 use common::net::*;
 use common::plans::ue_v4;
 use common::upf::*;
-use upfbench_pfcp::PdrId;
-use upfbench_pfcp::ie::{Cause, FailedRuleId, IeType};
-use upfbench_pfcp::plan::{UeIpv6Prefix, UeSessionPlan};
+use upfbench_pfcp::ie::{Cause, FailedRuleId, Fteid, IeType};
+use upfbench_pfcp::node::UpfConfig;
+use upfbench_pfcp::plan::{UeIpv6Prefix, UeSessionPlan, UplinkTeid};
+use upfbench_pfcp::{PdrId, Teid};
 
 fn prefix(text: &str, len: u8) -> UeIpv6Prefix {
     UeIpv6Prefix {
@@ -83,4 +84,69 @@ fn a_prefix_belongs_to_one_session() {
         )
     );
     assert_eq!(u.rules().len(), 1);
+}
+
+/// `plan(i)` over an IPv6 N3: the UPF's F-TEID and the gNB's tunnel in IPv6, the TEID given
+/// (`assigned`) or chosen by the UPF.
+fn v6_n3_plan(i: u32, assigned: bool) -> UeSessionPlan {
+    let mut s = plan(i);
+    let t = std::sync::Arc::make_mut(&mut s.template);
+    t.upf_n3_address = "2001:db8:13::151".parse::<Ipv6Addr>().unwrap().into();
+    t.gnb_n3_address = "2001:db8:13::131".parse::<Ipv6Addr>().unwrap().into();
+    if !assigned {
+        s.ue.uplink_teid = UplinkTeid::ChosenByUpf;
+    }
+    s
+}
+
+#[test]
+fn an_ipv6_n3_gets_its_f_teid_chosen_in_ipv6_and_its_tunnel_in_ipv6() {
+    let n3: Ipv6Addr = "2001:db8:13::151".parse().unwrap();
+    let gnb: Ipv6Addr = "2001:db8:13::131".parse().unwrap();
+    let (mut u, now) = associated_with(UpfConfig::new(UP, n3, UP_TS, CP.into()));
+    let s = v6_n3_plan(0, false);
+    let (_, r) = establish(&mut u, now, s.establishment_request(), 2);
+    assert_eq!(r.cause, Cause::REQUEST_ACCEPTED);
+    let f = r.created_pdrs[0].local_f_teid.expect("an F-TEID chosen");
+    let Fteid::Assigned { teid, ipv4, ipv6 } = f else {
+        panic!("{f:?}")
+    };
+    assert_eq!((ipv4, ipv6), (None, Some(n3)), "in our N3 address's family");
+    let rules = u.rules();
+    let up = rules
+        .uplink(teid)
+        .expect("the chosen TEID is the uplink key");
+    assert_eq!(up.address, IpAddr::V6(n3));
+    let d = rules.downlink(ue_v4(&s)).expect("the IPv4 UE's downlink");
+    assert_eq!(d.tunnel.map(|t| t.address), Some(IpAddr::V6(gnb)));
+    // Given TEIDs at an IPv6 F-TEID are taken as they are.
+    let (_, r) = establish(&mut u, now, v6_n3_plan(1, true).establishment_request(), 3);
+    assert_eq!(r.cause, Cause::REQUEST_ACCEPTED);
+    assert_eq!(u.rules().uplink(Teid(3)).unwrap().address, IpAddr::V6(n3));
+}
+
+#[test]
+fn a_choose_of_the_other_family_than_our_n3_is_refused() {
+    // An IPv4 N3 asked for an IPv6 F-TEID: Cause 71, Invalid F-TEID allocation option.
+    let (mut u, now) = associated();
+    let (_, r) = establish(&mut u, now, v6_n3_plan(0, false).establishment_request(), 2);
+    assert_eq!(
+        rejection(&r),
+        (71, Some(IeType::F_TEID), Some(FailedRuleId::Pdr(PdrId(2))))
+    );
+    assert_eq!(u.rules().len(), 0);
+    // An IPv6 N3 asked to tunnel to an IPv4 gNB: Cause 73, Offending IE Outer Header Creation.
+    let n3: Ipv6Addr = "2001:db8:13::151".parse().unwrap();
+    let (mut u, now) = associated_with(UpfConfig::new(UP, n3, UP_TS, CP.into()));
+    let mut s = v6_n3_plan(0, true);
+    std::sync::Arc::make_mut(&mut s.template).gnb_n3_address = GNB_N3.into();
+    let (_, r) = establish(&mut u, now, s.establishment_request(), 2);
+    assert_eq!(
+        rejection(&r),
+        (
+            73,
+            Some(IeType::OUTER_HEADER_CREATION),
+            Some(FailedRuleId::Far(upfbench_pfcp::FarId(1)))
+        )
+    );
 }

@@ -39,7 +39,7 @@ fn session(i: u32) -> SessionRules {
             pdr_id: PdrId(1),
             precedence: Precedence(100),
             teid: Teid(2 * i + 1),
-            address: Ipv4Addr::new(192, 168, 13, 151),
+            address: Ipv4Addr::new(192, 168, 13, 151).into(),
             ue_address: Some(ue),
             qfi: None,
             sdf_filters: Vec::new(),
@@ -56,7 +56,7 @@ fn session(i: u32) -> SessionRules {
             sdf_filters: Vec::new(),
             tunnel: Some(Tunnel {
                 teid: Teid(2 * i + 2),
-                address: GNB,
+                address: GNB.into(),
             }),
             qfi: None,
             qer: None,

@@ -1,7 +1,7 @@
 //! `upfbench reflect FILE`: a minimal UPF (PFCP server on N4, GTP-U decapsulation N3 → N6 and
 //! encapsulation N6 → N3) or an echo on one port, until Ctrl-C, SIGTERM or `--duration`.
 
-use std::net::Ipv4Addr;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -16,6 +16,7 @@ use crate::datapath::counters::{CounterCell, ReflectorCounters};
 use crate::datapath::end_marker::{EndMarkerInbox, end_marker_channel};
 use crate::datapath::impair::{ImpairConfig, Impairments};
 use crate::datapath::qer::{Policing, QerBook, QerPolicy};
+use crate::datapath::route6::Route6;
 use crate::datapath::rules::{ForwardingTable, TableReader, table_channels};
 use crate::datapath::worker::{Mode, ReflectorWorker};
 use crate::lines::{live_line, render_totals, sum};
@@ -33,7 +34,9 @@ use upfbench_datapath::eal_args::{PortDevice, RuntimeDirGuard, eal_args, file_pr
 use upfbench_datapath::next_hops::NextHops;
 use upfbench_datapath::queues::{PortQueues, Side};
 use upfbench_datapath::rx_spread::rx_spread;
-use upfbench_datapath::service::{ErrorIndicationLimit, Interface, ServicePlane};
+use upfbench_datapath::service::{
+    ErrorIndicationLimit, Interface, Interface6, ServicePlane, port_interfaces,
+};
 use upfbench_datapath::socket_files::{make_socket_dir, remove_stale_socket};
 use upfbench_datapath::vlan::PortVlans;
 
@@ -116,14 +119,14 @@ pub fn run(args: &ReflectArgs) -> Result<()> {
     outcome
 }
 
-fn interface(port: &Port<'_>, cfg: &ReflectorPort) -> Result<Interface> {
-    let address = cfg.address_v4()?;
-    Ok(Interface {
-        mac: port.mac()?,
-        address: address.addr,
-        prefix_len: address.len,
-        secondary: None,
-    })
+/// Our interfaces on a port: its IPv4 one (without an address on an IPv6 port) and its IPv6
+/// one, if the port is IPv6.
+fn interface(port: &Port<'_>, cfg: &ReflectorPort) -> Result<(Interface, Option<Interface6>)> {
+    Ok(port_interfaces(
+        port.mac()?,
+        cfg.address.addr,
+        cfg.address.len,
+    ))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -141,10 +144,10 @@ fn reflect(
     let settings = devices::device_settings(ports_cfg[0], ports_cfg[1], &cfg.cores);
     let one_port = ports_cfg[1].shares_device();
     let mut devices = devices::open(eal, &names, one_port)?;
-    let interfaces = [
-        interface(&devices[0], ports_cfg[0])?,
-        interface(n6_of(&devices), ports_cfg[1])?,
-    ];
+    let (n3_v4, n3_v6) = interface(&devices[0], ports_cfg[0])?;
+    let (n6_v4, n6_v6) = interface(n6_of(&devices), ports_cfg[1])?;
+    let interfaces = [n3_v4, n6_v4];
+    let interfaces6 = [n3_v6, n6_v6];
     let pools = devices::pools(eal, &settings)?;
     let service_pool = Mempool::new(
         eal,
@@ -166,10 +169,10 @@ fn reflect(
     let hz = measure_now(calibration, eal.tsc_hz());
     let (publisher, readers) = table_channels(usize::from(workers), ForwardingTable::empty());
     let qers = QerBook::default();
-    let pfcp = upf_side(cfg, &interfaces, hz, &qers)?;
+    let pfcp = upf_side(cfg, ports_cfg[0].address.addr, hz, &qers)?;
     let (end_marker_poster, end_marker_inbox) = end_marker_channel();
     let control = UpfThread::start(pfcp, publisher, end_marker_poster)?;
-    let template = WorkerTemplate::new(cfg, ports_cfg, interfaces, service_pool, hz)?;
+    let template = WorkerTemplate::new(cfg, ports_cfg, (interfaces, interfaces6), service_pool, hz);
     show_tsc(calibration, eal.tsc_hz(), hz);
     // Shared with the metrics endpoint, which reads them at scrape time.
     let cells: Arc<Vec<CounterCell>> =
@@ -279,20 +282,16 @@ fn show_qer_impairment(policy: &QerPolicy) {
 }
 
 /// The PFCP UPF side of the upf mode (None in echo mode, or without a `pfcp` section), with
-/// our N3 address from `interfaces`, the TSC's frequency `hz`, and the book its QERs go to.
-fn upf_side(
-    cfg: &Reflector,
-    interfaces: &[Interface; 2],
-    hz: u64,
-    qers: &QerBook,
-) -> Result<Option<UpfSide>> {
+/// our N3 address `n3` (of either family), the TSC's frequency `hz`, and the book its QERs go
+/// to.
+fn upf_side(cfg: &Reflector, n3: IpAddr, hz: u64, qers: &QerBook) -> Result<Option<UpfSide>> {
     let (ReflectMode::Upf, Some(p)) = (cfg.mode, &cfg.pfcp) else {
         return Ok(None);
     };
     Ok(Some(UpfSide {
         local: p.local,
         peer: p.peer,
-        n3: interfaces[0].address,
+        n3,
         first_teid: p.first_teid,
         first_seid: p.first_seid,
         heartbeat: p.heartbeat,
@@ -315,10 +314,14 @@ fn upf_side(
 struct WorkerTemplate<'a, 'p> {
     cfg: &'a Reflector,
     interfaces: [Interface; 2],
-    /// Each port's peer, its gateway.
-    peers: [Option<Ipv4Addr>; 2],
+    /// Each IPv6 port's IPv6 interface.
+    interfaces6: [Option<Interface6>; 2],
+    /// Each port's peer, its gateway, of the port's family.
+    peers: [Option<IpAddr>; 2],
     /// The peers whose MAC the file gives.
-    known: Vec<(Side, Ipv4Addr, MacAddr)>,
+    known: Vec<(Side, IpAddr, MacAddr)>,
+    /// The ports' addresses as the file gives them (for the line that says what it does).
+    addresses: [IpAddr; 2],
     service_pool: Mempool<'p>,
     hz: u64,
     /// Between two ARP requests for a next hop (TSC ticks).
@@ -333,11 +336,11 @@ impl<'a, 'p> WorkerTemplate<'a, 'p> {
     fn new(
         cfg: &'a Reflector,
         ports_cfg: [&ReflectorPort; 2],
-        interfaces: [Interface; 2],
+        (interfaces, interfaces6): ([Interface; 2], [Option<Interface6>; 2]),
         service_pool: Mempool<'p>,
         hz: u64,
-    ) -> Result<Self> {
-        let peers = [ports_cfg[0].peer_v4()?, ports_cfg[1].peer_v4()?];
+    ) -> Self {
+        let peers = [ports_cfg[0].peer, ports_cfg[1].peer];
         let known: Vec<_> = [
             (Side::N3, peers[0], ports_cfg[0]),
             (Side::N6, peers[1], ports_cfg[1]),
@@ -359,9 +362,11 @@ impl<'a, 'p> WorkerTemplate<'a, 'p> {
             delay_ticks: imp.delay.map_or(0, ticks),
             rate_cap_pps: imp.rate_cap,
         };
-        Ok(WorkerTemplate {
+        WorkerTemplate {
             cfg,
             interfaces,
+            interfaces6,
+            addresses: [ports_cfg[0].address.addr, ports_cfg[1].address.addr],
             peers,
             known,
             service_pool,
@@ -370,7 +375,7 @@ impl<'a, 'p> WorkerTemplate<'a, 'p> {
             impair,
             mode,
             vlans: PortVlans::of_ports(ports_cfg[0], ports_cfg[1]),
-        })
+        }
     }
 
     /// The line that says what the reflector does: its mode, its ports (named `names`), its
@@ -382,9 +387,9 @@ impl<'a, 'p> WorkerTemplate<'a, 'p> {
                 Mode::Upf => "upf".to_owned(),
                 Mode::Echo(s) => format!("echo on {}", s.name()),
             },
-            self.interfaces[0].address,
+            self.addresses[0],
             names[0],
-            self.interfaces[1].address,
+            self.addresses[1],
             names[1],
             workers,
             if self.impair.is_active() {
@@ -393,6 +398,34 @@ impl<'a, 'p> WorkerTemplate<'a, 'p> {
                 String::new()
             }
         ));
+    }
+
+    /// Each IPv6 port's route: its prefix, its peer as the gateway.
+    fn routes6(&self) -> [Option<Route6>; 2] {
+        [0, 1].map(|i| {
+            self.interfaces6[i].map(|interface| Route6 {
+                interface,
+                gateway: match self.peers[i] {
+                    Some(IpAddr::V6(a)) => Some(a),
+                    _ => None,
+                },
+            })
+        })
+    }
+
+    /// A worker's service plane: our interfaces of both families, the peers whose MAC the
+    /// file gives.
+    fn service_plane(&self) -> ServicePlane<'p> {
+        let mut s = ServicePlane::new(self.interfaces, self.service_pool, self.hz, &[]);
+        for side in Side::BOTH {
+            if let Some(v6) = self.interfaces6[side.index()] {
+                s = s.with_ipv6(side, v6);
+            }
+        }
+        for &(side, ip, mac) in &self.known {
+            s = s.with_neighbour(side, ip, mac);
+        }
+        s
     }
 
     /// A worker on `ports`, reading the rules from `table`; the first one gets `end_markers`.
@@ -408,8 +441,13 @@ impl<'a, 'p> WorkerTemplate<'a, 'p> {
             ports,
             table,
             interfaces: self.interfaces,
-            gateways: self.peers,
-            service: ServicePlane::new(self.interfaces, self.service_pool, self.hz, &self.known)
+            gateways: self.peers.map(|p| match p {
+                Some(IpAddr::V4(a)) => Some(a),
+                _ => None,
+            }),
+            routes6: self.routes6(),
+            service: self
+                .service_plane()
                 .with_vlan(Side::N3, self.vlans.tags[Side::N3.index()])
                 .with_vlan(Side::N6, self.vlans.tags[Side::N6.index()])
                 .with_arp_retry(cfg.arp.timeout)

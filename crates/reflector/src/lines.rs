@@ -123,6 +123,9 @@ pub(crate) fn render_totals(total: &ReflectorCounters, per_core: &[ReflectorCoun
     line("service frames N6", &|c| c.service.frames[1]);
     line("service replies", &|c| c.service.replies);
     line("arp requests", &|c| c.service.arp_requests);
+    line("neighbor solicitations", &|c| {
+        c.service.neighbor_solicitations
+    });
     line("next hops resolved", &|c| c.service.next_hops_resolved);
     line("next hops unanswered", &|c| c.service.next_hops_given_up);
     line("error indications sent", &|c| c.service.error_indications);

@@ -1,7 +1,7 @@
 //! The reflector's control thread: the PFCP UPF side on N4, and the rules it installs mirrored
 //! into the workers' forwarding table.
 
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -27,8 +27,8 @@ pub struct UpfSide {
     pub local: SocketAddr,
     /// The one CP function allowed to associate.
     pub peer: std::net::IpAddr,
-    /// Our N3 address (CH=1 F-TEIDs).
-    pub n3: Ipv4Addr,
+    /// Our N3 address, of either family (CH=1 F-TEIDs, and the family of every tunnel).
+    pub n3: std::net::IpAddr,
     /// First TEID allocated for CH=1.
     pub first_teid: Teid,
     /// First UP SEID.
@@ -367,10 +367,15 @@ fn switch_paths(
                         }
                     }
                 }
-                RuleChange::EndMarker { previous, .. } => orders.push(EndMarkerOrder {
-                    teid: previous.teid,
-                    gnb: previous.address,
-                }),
+                // End Markers go over IPv4 only (not built over an IPv6 N3 yet).
+                RuleChange::EndMarker { previous, .. } => {
+                    if let std::net::IpAddr::V4(gnb) = previous.address {
+                        orders.push(EndMarkerOrder {
+                            teid: previous.teid,
+                            gnb,
+                        });
+                    }
+                }
                 _ => {}
             }
         }

@@ -455,7 +455,8 @@ pub struct Stream {
     pub spread: Spread,
     /// The family of the UE packets it sends, `ipv4` or `ipv6`: one the sessions have (IPv6
     /// packets: 20 bytes more, payload at most 1452). Absent: the sessions' only family; needed
-    /// with pdn_type ipv4v6.
+    /// with pdn_type ipv4v6. IPv4 needs an IPv4 N6 (`validate` and a run refuse it over an IPv6
+    /// N6: a UPF routes IPv4 UE packets to the data network over IPv4).
     #[serde(default)]
     pub family: Option<Family>,
     /// The QoS flow it belongs to, one of `sessions.qos_flows` (or the session's `qfi`): its

@@ -40,7 +40,51 @@ pub struct Interface6 {
     pub secondary: Option<Ipv6Addr>,
 }
 
+/// Our interfaces on a port of MAC `mac` whose address is `address` (of either family) with
+/// `prefix_len`: an IPv4 port's [`Interface`] as it always was, and no [`Interface6`]; an IPv6
+/// port's [`Interface`] without an IPv4 address (0.0.0.0/32: no ARP answered or asked, no
+/// IPv4 destination on its link) and its [`Interface6`].
+pub fn port_interfaces(
+    mac: MacAddr,
+    address: IpAddr,
+    prefix_len: u8,
+) -> (Interface, Option<Interface6>) {
+    match address {
+        IpAddr::V4(a) => (
+            Interface {
+                mac,
+                address: a,
+                prefix_len,
+                secondary: None,
+            },
+            None,
+        ),
+        IpAddr::V6(a) => (
+            Interface {
+                mac,
+                address: std::net::Ipv4Addr::UNSPECIFIED,
+                prefix_len: 32,
+                secondary: None,
+            },
+            Some(Interface6 {
+                address: a,
+                prefix_len,
+                secondary: None,
+            }),
+        ),
+    }
+}
+
 impl Interface6 {
+    /// Whether `ip` is on this interface's link (its prefix).
+    #[inline]
+    pub fn on_link(&self, ip: Ipv6Addr) -> bool {
+        let mask = u128::MAX
+            .checked_shl(128 - u32::from(self.prefix_len))
+            .unwrap_or(0);
+        (u128::from(ip) ^ u128::from(self.address)) & mask == 0
+    }
+
     /// Whether `ip` is one of our addresses.
     #[inline]
     pub fn is_ours(&self, ip: Ipv6Addr) -> bool {

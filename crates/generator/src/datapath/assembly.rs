@@ -2,7 +2,7 @@
 //! receive and transmit statistics and its service plane, launched idle on its lcore; and taken
 //! apart again at the step's end, the queues given back for the next step.
 
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -96,8 +96,9 @@ pub(crate) struct StepWiring<'w, 'p> {
     pub rules: &'p RxRules,
     /// Our interfaces, the UPF's N3 address and the next hops' MACs.
     pub endpoints: Endpoints,
-    /// The UPF's N3 and N6 neighbours (the ARP entries the service plane starts with).
-    pub peers: [Ipv4Addr; 2],
+    /// The UPF's N3 and N6 neighbours, of either family (the entries the service plane starts
+    /// with).
+    pub peers: [IpAddr; 2],
     /// The QFI that uplink G-PDUs carry, if any.
     pub qfi: Option<Qfi>,
     /// Each UE's uplink TEID (the profile's range, or those the UPF chose).
@@ -213,9 +214,12 @@ pub(crate) fn service_plane<'p>(
     e: &Endpoints,
     pool: Mempool<'p>,
     hz: u64,
-    known: &[(Side, Ipv4Addr, upfbench_net::MacAddr)],
+    known: &[(Side, IpAddr, upfbench_net::MacAddr)],
 ) -> ServicePlane<'p> {
-    let mut s = ServicePlane::new(e.local, pool, hz, known);
+    let mut s = ServicePlane::new(e.local, pool, hz, &[]);
+    for &(side, ip, mac) in known {
+        s = s.with_neighbour(side, ip, mac);
+    }
     let v6 = |address| Interface6 {
         address,
         prefix_len: 64,

@@ -56,6 +56,21 @@ impl Endpoints6 {
         dn_host: None,
     };
 
+    /// The IPv6 side of ports whose addresses are `n3` (ours, the UPF's) and `n6` (ours): N3
+    /// over IPv6 when both N3 addresses are IPv6; the data network host of IPv6 UEs N6's IPv6
+    /// address, or over an IPv4 N6 [`over_ipv4`](Self::over_ipv4)'s.
+    pub fn of_ports(n3: (IpAddr, IpAddr), n6: IpAddr) -> Endpoints6 {
+        let n3 = match n3 {
+            (IpAddr::V6(ours), IpAddr::V6(upf)) => Some((ours, upf)),
+            _ => None,
+        };
+        let dn_host = match n6 {
+            IpAddr::V4(a) => Endpoints6::over_ipv4(a).dn_host,
+            IpAddr::V6(a) => Some(a),
+        };
+        Endpoints6 { n3, dn_host }
+    }
+
     /// Both ports over IPv4, N6's address `n6`: the data network host of IPv6 UEs is that
     /// address in the NAT64 well-known prefix 64:ff9b::/96 (RFC 6052), the address by which an
     /// IPv6 UE reaches an IPv4 host.
@@ -253,6 +268,36 @@ pub fn stream_template(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_port_brings_its_family() {
+        let v6 = |t: &str| t.parse::<Ipv6Addr>().unwrap();
+        let (ours, upf) = (v6("2001:db8:13::131"), v6("2001:db8:13::151"));
+        let n6 = IpAddr::V6(v6("2001:db8:16::152"));
+        let both = Endpoints6::of_ports((ours.into(), upf.into()), n6);
+        assert_eq!(both.n3, Some((ours, upf)));
+        assert_eq!(
+            both.dn_host,
+            Some(v6("2001:db8:16::152")),
+            "N6's own address"
+        );
+        let n3_v4 = (
+            IpAddr::V4(Ipv4Addr::new(192, 168, 13, 131)),
+            IpAddr::V4(Ipv4Addr::new(192, 168, 13, 151)),
+        );
+        let n3_only = Endpoints6::of_ports(n3_v4, n6);
+        assert_eq!(n3_only.n3, None);
+        assert_eq!(n3_only.dn_host, both.dn_host);
+        let n6_v4 = Ipv4Addr::new(192, 168, 16, 152);
+        let none = Endpoints6::of_ports(n3_v4, n6_v4.into());
+        assert_eq!(none, Endpoints6::over_ipv4(n6_v4));
+        let n6_only = Endpoints6::of_ports((ours.into(), upf.into()), n6_v4.into());
+        assert_eq!(n6_only.n3, Some((ours, upf)));
+        assert_eq!(
+            n6_only.dn_host, none.dn_host,
+            "the NAT64 host over an IPv4 N6"
+        );
+    }
 
     #[test]
     fn over_ipv4_the_ipv6_host_is_n6s_address_in_the_nat64_prefix() {

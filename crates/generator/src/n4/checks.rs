@@ -1,6 +1,6 @@
 //! Checks of what the UPF answered against the system file.
 
-use std::net::Ipv4Addr;
+use std::net::IpAddr;
 
 use upfbench_pfcp::driver::EstablishAllError;
 use upfbench_pfcp::ie::Cause;
@@ -9,7 +9,7 @@ use upfbench_pfcp::node::{NodeError, Session};
 /// The uplink goes to the N3 peer of the system file: a UPF that chose (CH=1) another address
 /// for a session's F-TEID would not receive it there. `None` when every chosen address is the
 /// peer (or none was chosen).
-pub(crate) fn chosen_endpoint_mismatch(sessions: &[Session], n3_peer: Ipv4Addr) -> Option<String> {
+pub(crate) fn chosen_endpoint_mismatch(sessions: &[Session], n3_peer: IpAddr) -> Option<String> {
     let (i, s, addr) = sessions.iter().enumerate().find_map(|(i, s)| {
         let (_, a) = s.uplink_endpoint()?;
         (a != n3_peer).then_some((i, s, a))
@@ -69,12 +69,8 @@ mod tests {
         }
     }
 
-    fn at(addr: Ipv4Addr) -> Option<Fteid> {
-        Some(Fteid::Assigned {
-            teid: Teid(7),
-            ipv4: Some(addr),
-            ipv6: None,
-        })
+    fn at(addr: IpAddr) -> Option<Fteid> {
+        Some(Fteid::assigned(Teid(7), addr))
     }
 
     fn rejected(established: usize, cause: u8) -> EstablishAllError {
@@ -115,8 +111,8 @@ mod tests {
 
     #[test]
     fn a_chosen_address_other_than_the_n3_peer_names_the_session_and_both_addresses() {
-        let peer = Ipv4Addr::new(192, 168, 13, 151);
-        let other = Ipv4Addr::new(192, 168, 13, 9);
+        let peer = IpAddr::V4(std::net::Ipv4Addr::new(192, 168, 13, 151));
+        let other = IpAddr::V4(std::net::Ipv4Addr::new(192, 168, 13, 9));
         let ok = [session(1, at(peer)), session(2, None)];
         assert_eq!(chosen_endpoint_mismatch(&ok, peer), None);
         let bad = [session(1, at(peer)), session(0x2a, at(other))];
@@ -126,5 +122,17 @@ mod tests {
             "{m}"
         );
         assert!(m.contains("N3 peer is 192.168.13.151"), "{m}");
+    }
+
+    #[test]
+    fn an_ipv6_n3_peer_checks_the_chosen_ipv6_address() {
+        let peer: IpAddr = "2001:db8:13::151".parse().unwrap();
+        let other: IpAddr = "2001:db8:13::9".parse().unwrap();
+        assert_eq!(
+            chosen_endpoint_mismatch(&[session(1, at(peer))], peer),
+            None
+        );
+        let m = chosen_endpoint_mismatch(&[session(3, at(other))], peer).unwrap();
+        assert!(m.contains("2001:db8:13::9 for session 0"), "{m}");
     }
 }

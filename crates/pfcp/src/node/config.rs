@@ -100,8 +100,9 @@ pub struct UpfConfig {
     pub peer: IpAddr,
     /// Our N4 address, put into the UP F-SEID.
     pub n4_address: Ipv4Addr,
-    /// Our N3 address, put into the F-TEIDs we allocate (CH=1).
-    pub(crate) n3_address: Ipv4Addr,
+    /// Our N3 address, put into the F-TEIDs we allocate (CH=1): IPv4 or IPv6, the family of
+    /// the F-TEIDs we can allocate.
+    pub(crate) n3_address: IpAddr,
     /// The first TEID we allocate for CH=1.
     pub first_teid: Teid,
     /// The first UP SEID we allocate.
@@ -117,10 +118,11 @@ pub struct UpfConfig {
 }
 
 impl UpfConfig {
-    /// A UPF whose Node ID is its N4 address, serving `peer`.
+    /// A UPF whose Node ID is its N4 address, serving `peer`, with its N3 address of either
+    /// family.
     pub fn new(
         n4_address: Ipv4Addr,
-        n3_address: Ipv4Addr,
+        n3_address: impl Into<IpAddr>,
         recovery_time_stamp: NtpTimestamp,
         peer: IpAddr,
     ) -> Self {
@@ -128,7 +130,7 @@ impl UpfConfig {
             node: Config::new(NodeId::Ipv4(n4_address), recovery_time_stamp),
             peer,
             n4_address,
-            n3_address,
+            n3_address: n3_address.into(),
             first_teid: Teid(0x1000_0000),
             first_seid: Seid(1),
             network_instances: Vec::new(),

@@ -29,6 +29,8 @@ pub(crate) struct ServiceSummary {
     pub(crate) next_hops_given_up: u64,
     /// GTP-U End Markers queued on old tunnels after path switches with SNDEM.
     pub end_markers: u64,
+    /// Neighbor Solicitations queued (IPv6 next hops resolved ahead, and on demand).
+    pub neighbor_solicitations: u64,
 }
 
 /// Counters of one reflector worker, published for the control thread.
@@ -52,7 +54,7 @@ pub(crate) struct ReflectorCounters {
 }
 
 /// Words of [`ReflectorCounters`] as published.
-const WORDS: usize = 2 + 3 + Drop::COUNT + 7 + 11;
+const WORDS: usize = 2 + 3 + Drop::COUNT + 7 + 12;
 
 impl ReflectorCounters {
     /// Packets forwarded or echoed.
@@ -94,6 +96,7 @@ impl ReflectorCounters {
             s.next_hops_given_up,
             s.tx_refused,
             s.end_markers,
+            s.neighbor_solicitations,
         ];
         w[..4].copy_from_slice(&head);
         w[4..4 + Drop::COUNT].copy_from_slice(&self.dropped);
@@ -131,6 +134,7 @@ impl ReflectorCounters {
                 next_hops_given_up: t[16],
                 tx_refused: t[17],
                 end_markers: t[18],
+                neighbor_solicitations: t[19],
             },
         }
     }
@@ -204,7 +208,8 @@ mod tests {
         // Every word has a field of its own: none is lost or read into two fields.
         assert_eq!(c.to_words(), words(3));
         assert_eq!((c.received, c.uplink, c.downlink), ([1, 4], 7, 10));
-        assert_eq!(c.service.end_markers, (WORDS as u64 - 1) * 3 + 1);
+        assert_eq!(c.service.end_markers, (WORDS as u64 - 2) * 3 + 1);
+        assert_eq!(c.service.neighbor_solicitations, (WORDS as u64 - 1) * 3 + 1);
     }
 
     #[test]

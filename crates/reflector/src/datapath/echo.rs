@@ -5,8 +5,8 @@
 //! What is echoed is IPv4/UDP, unfragmented, with a sound IPv4 header and a whole UDP header;
 //! its checksums stay valid, since swapping two 16-bit words keeps a one's complement sum and
 //! the UDP pseudo header sums both addresses. The rest, on either port:
-//! - ARP and ICMP go to the service plane (ARP and echo requests for our address are answered,
-//!   the rest counted by the service plane's kinds);
+//! - ARP, ICMP and ICMPv6 go to the service plane (ARP, Neighbor Solicitations and echo
+//!   requests for our addresses are answered, the rest counted by the service plane's kinds);
 //! - other IPv4 (TCP, other protocols, fragments) and other EtherTypes are dropped as
 //!   `not_user_traffic`;
 //! - a frame too short for its headers, or an IPv4 header that is not one, is dropped as
@@ -14,10 +14,13 @@
 //!
 //! On the other port nothing is echoed: UDP there is `not_user_traffic` too.
 
-use upfbench_net::ethernet::{self, ETHERTYPE_ARP, ETHERTYPE_IPV4, HEADER_LEN as ETHERNET_LEN};
+use upfbench_net::ethernet::{
+    self, ETHERTYPE_ARP, ETHERTYPE_IPV4, ETHERTYPE_IPV6, HEADER_LEN as ETHERNET_LEN,
+};
 use upfbench_net::ipv4::{
     MIN_HEADER_LEN as IPV4_MIN_HEADER, PROTOCOL_ICMP, PROTOCOL_UDP, field as ip,
 };
+use upfbench_net::ipv6::{self, PROTOCOL_ICMPV6};
 use upfbench_net::udp::{self, HEADER_LEN as UDP_HEADER};
 
 use super::forward::Drop;
@@ -51,6 +54,13 @@ pub(crate) fn decide(frame: &[u8]) -> EchoVerdict {
     let ethertype = u16::from_be_bytes([ethertype[0], ethertype[1]]);
     if ethertype == ETHERTYPE_ARP {
         return EchoVerdict::Service;
+    }
+    if ethertype == ETHERTYPE_IPV6 {
+        // Neighbor Discovery and ICMPv6 echo for an IPv6 port; nothing else of IPv6 is echoed.
+        return match frame.get(ETHERNET_LEN + ipv6::field::NEXT_HEADER) {
+            Some(&PROTOCOL_ICMPV6) => EchoVerdict::Service,
+            _ => EchoVerdict::Drop(Drop::NotUserTraffic),
+        };
     }
     if ethertype != ETHERTYPE_IPV4 {
         return EchoVerdict::Drop(Drop::NotUserTraffic);

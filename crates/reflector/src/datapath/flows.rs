@@ -13,9 +13,10 @@
 //! from <remote> to assigned <UE ports>`), applied to a downlink packet as written and to an
 //! uplink packet with source and destination swapped; a filter written `in` (from the UE) is
 //! read the other way round. The reflector matches the protocol, the remote address and prefix,
-//! the UE's address when the filter names one, and both sides' ports, on IPv4 packets; a filter
-//! with an IPv6 address matches no IPv4 packet. A packet that is not IPv4 matches only a flow
-//! without filters.
+//! the UE's address when the filter names one, and both sides' ports, on IPv4 and IPv6
+//! packets; a filter's address matches packets of its family only (`any` and `assigned` either).
+//! An IPv6 packet's protocol is its Next Header (no extension header is walked: a packet with
+//! one has no ports to match). A packet that is neither matches only a flow without filters.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -30,16 +31,18 @@ use upfbench_pfcp::{Teid, ie::FilterAction};
 
 use super::qer::{QerCell, Verdict};
 
-/// An address match on IPv4: `addr & mask == net`; None: any address.
+/// An address match, `addr & mask == net`, on packets of one family (an IPv4 address in the
+/// low 32 bits); None: any address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Net {
-    net: u32,
-    mask: u32,
+    net: u128,
+    mask: u128,
+    v6: bool,
 }
 
 impl Net {
-    fn contains(&self, a: u32) -> bool {
-        a & self.mask == self.net
+    fn contains(&self, v6: bool, a: u128) -> bool {
+        v6 == self.v6 && a & self.mask == self.net
     }
 }
 
@@ -48,44 +51,49 @@ impl Net {
 struct Side {
     /// None: any address.
     net: Option<Net>,
-    /// An IPv6 address: matches no IPv4 packet.
-    v6: bool,
+    /// Matches nothing (a `deny` filter).
+    never: bool,
     /// Empty: any port.
     ports: Box<[PortRange]>,
 }
 
 impl Side {
     fn of(e: &FilterEndpoint) -> Side {
-        let (net, v6) = match e.address {
-            FilterAddress::Any | FilterAddress::Assigned => (None, false),
+        let net = match e.address {
+            FilterAddress::Any | FilterAddress::Assigned => None,
             FilterAddress::Network(IpAddr::V4(a), len) => {
-                let mask = u32::MAX.checked_shl(32 - u32::from(len)).unwrap_or(0);
-                (
-                    Some(Net {
-                        net: a.to_bits() & mask,
-                        mask,
-                    }),
-                    false,
-                )
+                let mask = u128::from(u32::MAX.checked_shl(32 - u32::from(len)).unwrap_or(0));
+                Some(Net {
+                    net: u128::from(a.to_bits()) & mask,
+                    mask,
+                    v6: false,
+                })
             }
-            FilterAddress::Network(IpAddr::V6(_), _) => (None, true),
+            FilterAddress::Network(IpAddr::V6(a), len) => {
+                let mask = u128::MAX.checked_shl(128 - u32::from(len)).unwrap_or(0);
+                Some(Net {
+                    net: a.to_bits() & mask,
+                    mask,
+                    v6: true,
+                })
+            }
         };
         Side {
             net,
-            v6,
+            never: false,
             ports: e.ports.clone().into_boxed_slice(),
         }
     }
 
-    fn matches(&self, address: u32, port: Option<u16>) -> bool {
-        if self.v6 || self.net.is_some_and(|n| !n.contains(address)) {
+    fn matches(&self, v6: bool, address: u128, port: Option<u16>) -> bool {
+        if self.never || self.net.is_some_and(|n| !n.contains(v6, address)) {
             return false;
         }
         self.ports.is_empty() || port.is_some_and(|p| self.ports.iter().any(|r| r.contains(p)))
     }
 }
 
-/// An SDF filter compiled for IPv4 packets.
+/// An SDF filter compiled for IP packets.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PacketFilter {
     protocol: Option<u8>,
@@ -106,7 +114,7 @@ impl PacketFilter {
             ue: Side::of(ue),
         };
         if flow.action == FilterAction::Deny {
-            f.remote.v6 = true;
+            f.remote.never = true;
         }
         f
     }
@@ -127,25 +135,30 @@ impl PacketFilter {
                 (p.source, p.source_port),
             )
         };
-        self.ue.matches(ue.0, ue.1) && self.remote.matches(remote.0, remote.1)
+        self.ue.matches(p.v6, ue.0, ue.1) && self.remote.matches(p.v6, remote.0, remote.1)
     }
 }
 
-/// The fields of an IPv4 packet that filters look at.
+/// The fields of an IP packet that filters look at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Fields {
     protocol: u8,
-    source: u32,
-    destination: u32,
+    /// An IPv6 packet (its addresses whole; an IPv4 packet's in the low 32 bits).
+    v6: bool,
+    source: u128,
+    destination: u128,
     /// TCP, UDP and SCTP only, and only in the first fragment.
     source_port: Option<u16>,
     destination_port: Option<u16>,
 }
 
 impl Fields {
-    /// The fields of IPv4 packet `ip`, or None when it is not one.
+    /// The fields of IP packet `ip`, or None when it is neither an IPv4 nor an IPv6 one.
     fn of(ip: &[u8]) -> Option<Fields> {
         let h = ip.get(..20)?;
+        if h[0] >> 4 == 6 {
+            return Fields::of_v6(ip);
+        }
         if h[0] >> 4 != 4 {
             return None;
         }
@@ -159,8 +172,33 @@ impl Fields {
         let word = |at: usize| u32::from_be_bytes([h[at], h[at + 1], h[at + 2], h[at + 3]]);
         Some(Fields {
             protocol,
-            source: word(12),
-            destination: word(16),
+            v6: false,
+            source: u128::from(word(12)),
+            destination: u128::from(word(16)),
+            source_port: ports.map(|p| u16::from_be_bytes([p[0], p[1]])),
+            destination_port: ports.map(|p| u16::from_be_bytes([p[2], p[3]])),
+        })
+    }
+
+    /// The fields of IPv6 packet `ip` (its Next Header the protocol; ports right behind the
+    /// fixed header), or None when it is too short.
+    fn of_v6(ip: &[u8]) -> Option<Fields> {
+        let h = ip.get(..40)?;
+        let protocol = h[6];
+        let ports = match protocol {
+            6 | 17 | 132 => ip.get(40..44),
+            _ => None,
+        };
+        let address = |at: usize| {
+            let mut a = [0u8; 16];
+            a.copy_from_slice(&h[at..at + 16]);
+            u128::from_be_bytes(a)
+        };
+        Some(Fields {
+            protocol,
+            v6: true,
+            source: address(8),
+            destination: address(24),
             source_port: ports.map(|p| u16::from_be_bytes([p[0], p[1]])),
             destination_port: ports.map(|p| u16::from_be_bytes([p[2], p[3]])),
         })

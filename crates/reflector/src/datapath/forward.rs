@@ -378,6 +378,7 @@ mod tests {
             ]),
             sessions: 2,
             gnbs: std::sync::Arc::new([u32::from(GNB)]),
+            gnbs_v6: std::sync::Arc::new([]),
             releases: std::sync::Arc::new([(u32::from(HELD_UE), 1_000)]),
             uplink_flows: Default::default(),
             downlink_flows: Default::default(),

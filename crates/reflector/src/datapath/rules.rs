@@ -18,6 +18,11 @@
 //!
 //! IPv6 UEs are found by their prefix in [`PrefixTable`], beside (a dual-stack UE is in both).
 //!
+//! A downlink entry names its gNB by a 32-bit key: its IPv4 address on an IPv4 N3, and on an
+//! IPv6 N3 (every tunnel is then IPv6: the PFCP side refuses the other family) the gNB's
+//! index in [`ForwardingTable::gnbs_v6`], where an address keeps its index for the run. The
+//! entries stay as small as they were, and the IPv4 path reads them as it did.
+//!
 //! A key (uplink TEID, UE address or prefix) with several PDRs, SDF filters or a QER to enforce has an
 //! entry that says so (`flows`) and its [`Flow`]s in a map beside ([`super::flows`]); the
 //! entries of every other key are as they were, and so is their lookup. The flow maps are
@@ -27,6 +32,7 @@
 //! the QERs of deleted sessions counted.
 
 use std::collections::HashMap;
+use std::net::{IpAddr, Ipv6Addr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
@@ -59,7 +65,8 @@ pub struct DownlinkEntry {
     pub forward: bool,
     /// The tunnel's TEID.
     pub teid: Teid,
-    /// The gNB's address (big-endian integer).
+    /// The gNB: its IPv4 address (big-endian integer), or on an IPv6 N3 its index in
+    /// [`ForwardingTable::gnbs_v6`].
     pub gnb: u32,
     /// The QFI for the DL PDU Session Container (from the session's QER); none: no container.
     pub qfi: Option<Qfi>,
@@ -108,6 +115,9 @@ pub struct ForwardingTable {
     /// The gNBs the forwarding downlink rules tunnel to (big-endian integers), each once, in
     /// ascending order: the N3 next hops the reflector resolves before traffic needs them.
     pub gnbs: Arc<[u32]>,
+    /// The IPv6 gNBs by key (index): every one a tunnel named so far, none forgotten, so that a
+    /// key means one gNB for the run.
+    pub gnbs_v6: Arc<[Ipv6Addr]>,
     /// The held downlink rules' release ticks by UE, in ascending order of UE: read only for
     /// a packet that meets a held rule, so that the entries stay small.
     pub releases: Arc<[(u32, u64)]>,
@@ -133,10 +143,17 @@ impl ForwardingTable {
             downlink_v6: Arc::default(),
             sessions: 0,
             gnbs: Arc::new([]),
+            gnbs_v6: Arc::new([]),
             releases: Arc::new([]),
             uplink_flows: Arc::default(),
             downlink_flows: Arc::default(),
         }
+    }
+
+    /// The IPv6 gNB of key `gnb`, if it is one.
+    #[inline]
+    pub fn gnb_v6(&self, gnb: u32) -> Option<Ipv6Addr> {
+        self.gnbs_v6.get(gnb as usize).copied()
     }
 }
 
@@ -149,6 +166,8 @@ pub struct RulesMirror {
     /// one of these appears or reaches zero.
     tunnels_to: HashMap<u32, usize>,
     gnbs_changed: bool,
+    /// The IPv6 gNBs named so far, by key ([`ForwardingTable::gnbs_v6`]).
+    gnbs_v6: Vec<Ipv6Addr>,
     /// Release ticks of the held downlink rules, by UE (a few: the UEs in a handover).
     releases: HashMap<u32, u64>,
     releases_changed: bool,
@@ -175,6 +194,7 @@ impl RulesMirror {
             table: ForwardingTable::empty(),
             tunnels_to: HashMap::new(),
             gnbs_changed: false,
+            gnbs_v6: Vec::new(),
             releases: HashMap::new(),
             releases_changed: false,
             dirty: false,
@@ -288,7 +308,7 @@ impl RulesMirror {
                     Some(t) if d.forward => DownlinkEntry {
                         forward: true,
                         teid: t.teid,
-                        gnb: u32::from(t.address),
+                        gnb: self.gnb_key(t.address),
                         qfi: d.qfi,
                         held: false,
                     },
@@ -325,14 +345,17 @@ impl RulesMirror {
         }
     }
 
-    fn downlink_flow(&self, s: &SessionRules, d: &DownlinkRule) -> Flow {
-        let tunnel = d.tunnel.filter(|_| d.forward);
+    fn downlink_flow(&mut self, s: &SessionRules, d: &DownlinkRule) -> Flow {
+        let tunnel = d
+            .tunnel
+            .filter(|_| d.forward)
+            .map(|t| (t.teid, self.gnb_key(t.address)));
         Flow {
             precedence: d.precedence.0,
             qfi: None,
             filters: d.sdf_filters.iter().map(PacketFilter::new).collect(),
             forward: tunnel.is_some(),
-            tunnel: tunnel.map(|t| (t.teid, u32::from(t.address))),
+            tunnel,
             container_qfi: d.qfi,
             qer: d.qer.and_then(|id| self.qers.cell(s.up_seid, id)),
         }
@@ -438,6 +461,22 @@ impl RulesMirror {
             let n = self.tunnels_to.entry(gnb).or_insert(0);
             *n += 1;
             self.gnbs_changed |= *n == 1;
+        }
+    }
+
+    /// The key of gNB `address` in the entries: an IPv4 address itself; an IPv6 one its index
+    /// in [`ForwardingTable::gnbs_v6`], given on first sight and kept.
+    fn gnb_key(&mut self, address: IpAddr) -> u32 {
+        match address {
+            IpAddr::V4(a) => u32::from(a),
+            IpAddr::V6(a) => match self.gnbs_v6.iter().position(|&g| g == a) {
+                Some(i) => i as u32,
+                None => {
+                    self.gnbs_v6.push(a);
+                    self.table.gnbs_v6 = self.gnbs_v6.clone().into();
+                    (self.gnbs_v6.len() - 1) as u32
+                }
+            },
         }
     }
 

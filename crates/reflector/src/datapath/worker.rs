@@ -6,7 +6,7 @@
 //! time. Without impairments a received burst becomes the transmitted burst (one bulk free for
 //! what is dropped); with impairments each packet goes through them one by one.
 
-use std::net::Ipv4Addr;
+use std::net::{IpAddr, Ipv4Addr};
 
 use upfbench_dpdk::{Mbuf, MbufBurst, Mempool, Quiescent, StopFlag, current_lcore, tsc};
 use upfbench_net::MacAddr;
@@ -19,6 +19,7 @@ use super::encap::EncapCache;
 use super::end_marker::EndMarkerInbox;
 use super::forward::{self, Drop, FromN3, FromN6};
 use super::impair::{ImpairCounters, Impairments, starts_a_flow};
+use super::route6::{Route6, next_hop_mac_v6};
 use super::rules::TableReader;
 use super::tags;
 use upfbench_datapath::next_hops::NextHops;
@@ -46,6 +47,8 @@ pub(crate) struct ReflectorWorker<'p> {
     /// The next hop per port for destinations off its subnet (N3: toward the gNB; N6: toward
     /// the data network), if any: without one, only destinations on the subnet are reached.
     pub gateways: [Option<Ipv4Addr>; 2],
+    /// Each IPv6 port's route (its prefix and its gateway); none on an IPv4 port.
+    pub routes6: [Option<Route6>; 2],
     /// The service plane.
     pub service: ServicePlane<'p>,
     /// The next hops it resolves by itself (upf mode): the gateways from the start, the gNBs
@@ -83,6 +86,8 @@ struct Route {
     interface: Interface,
     /// The next hop for destinations off the subnet, if any.
     gateway: Option<u32>,
+    /// An IPv6 port's route (then `interface` has no IPv4 address and `gateway` is none).
+    v6: Option<Route6>,
 }
 
 impl Route {
@@ -203,6 +208,7 @@ impl<'p> Forwarder<'p> {
             table,
             interfaces,
             gateways,
+            routes6,
             service,
             mut next_hops,
             impair,
@@ -215,14 +221,19 @@ impl<'p> Forwarder<'p> {
         let routes = [Side::N3, Side::N6].map(|side| Route {
             interface: interfaces[side.index()],
             gateway: gateways[side.index()].map(u32::from),
+            v6: routes6[side.index()],
         });
         if mode == Mode::Upf {
             for side in Side::BOTH {
                 if let Some(gateway) = routes[side.index()].gateway {
                     next_hops.want(side, gateway);
                 }
+                if let Some(gateway) = routes[side.index()].v6.and_then(|r| r.gateway) {
+                    next_hops.want_addr(side, IpAddr::V6(gateway));
+                }
             }
         }
+        let our_n3_v6 = routes6[Side::N3.index()].map(|r| r.interface.address);
         let forwarder = Forwarder {
             table,
             routes,
@@ -235,7 +246,7 @@ impl<'p> Forwarder<'p> {
             end_markers,
             precise_clock,
             always_precise: precise_clock,
-            encaps: EncapCache::new(interfaces[Side::N3.index()]),
+            encaps: EncapCache::new(interfaces[Side::N3.index()]).with_ipv6(our_n3_v6),
             n6_next_hop: None,
             c: ReflectorCounters::default(),
         };
@@ -248,7 +259,13 @@ impl<'p> Forwarder<'p> {
     fn refresh_rules(&mut self) {
         if self.table.refresh() && self.mode == Mode::Upf {
             let t = self.table.table();
-            want_next_hops(&mut self.next_hops, t.gnbs.iter(), &self.routes);
+            self.encaps.set_gnbs_v6(&t.gnbs_v6);
+            want_next_hops(
+                &mut self.next_hops,
+                t.gnbs.iter(),
+                &self.routes,
+                &self.encaps,
+            );
             // A bucket refills by the clock: read it every loop while a QER may police (a
             // reading 64 loops old lags by milliseconds under load).
             self.precise_clock = self.always_precise
@@ -456,14 +473,30 @@ fn want_next_hops<'a>(
     hops: &mut NextHops,
     gnbs: impl Iterator<Item = &'a u32>,
     routes: &[Route; 2],
+    encaps: &EncapCache,
 ) {
+    let n3 = &routes[Side::N3.index()];
     for &gnb in gnbs {
-        if let Some(hop) = routes[Side::N3.index()].next_hop(gnb) {
-            hops.want(Side::N3, hop);
+        match &n3.v6 {
+            None => {
+                if let Some(hop) = n3.next_hop(gnb) {
+                    hops.want(Side::N3, hop);
+                }
+            }
+            // On an IPv6 N3 a gNB's key names its IPv6 address.
+            Some(r6) => {
+                if let Some(hop) = encaps.gnb_v6(gnb).and_then(|g| r6.next_hop(g)) {
+                    hops.want_addr(Side::N3, IpAddr::V6(hop));
+                }
+            }
         }
     }
-    if let Some(gateway) = routes[Side::N6.index()].gateway {
+    let n6 = &routes[Side::N6.index()];
+    if let Some(gateway) = n6.gateway {
         hops.want(Side::N6, gateway);
+    }
+    if let Some(gateway) = n6.v6.and_then(|r| r.gateway) {
+        hops.want_addr(Side::N6, IpAddr::V6(gateway));
     }
 }
 
@@ -473,6 +506,7 @@ fn summary(service: &ServicePlane<'_>, hops: &NextHops) -> ServiceSummary {
         frames: [s.seen[0].iter().sum(), s.seen[1].iter().sum()],
         replies: s.replies,
         arp_requests: s.arp_requests,
+        neighbor_solicitations: s.neighbor_solicitations,
         error_indications: s.error_indications,
         error_indications_suppressed: s.error_indications_suppressed,
         end_markers: s.end_markers,
@@ -554,8 +588,10 @@ fn next_hop_mac(
 }
 
 /// Rewrites an uplink G-PDU into its inner packet behind an Ethernet header toward the next
-/// hop on N6 (`n6`); true to keep (forward) it. An IPv6 inner packet goes to N6's gateway
-/// (N6's transport is IPv4: no IPv6 destination is on its subnet), with the IPv6 EtherType.
+/// hop on N6 (`n6`); true to keep (forward) it. Over an IPv4 N6 an IPv6 inner packet goes to
+/// N6's gateway (no IPv6 destination is on its subnet); over an IPv6 N6 (no IPv4 next hop)
+/// the packet goes by its IPv6 route ([`Route6::uplink_hop`]). The EtherType is the inner
+/// packet's.
 #[inline]
 fn uplink(
     m: &mut Mbuf<'_>,
@@ -581,6 +617,13 @@ fn uplink(
             };
             let mac = match (*next_hop, hop) {
                 (Some((ip, mac)), Some(hop)) if ip == hop => mac,
+                (_, None) if n6.v6.is_some() => {
+                    let hop6 = n6.v6.and_then(|r| r.uplink_hop(d, inner_offset));
+                    match next_hop_mac_v6(service, Side::N6, hop6, now, c) {
+                        Some(mac) => mac,
+                        None => return false,
+                    }
+                }
                 _ => match next_hop_mac(service, Side::N6, hop, now, c) {
                     Some(mac) => {
                         // A MAC comes only with a hop.
@@ -633,8 +676,15 @@ fn downlink(
 ) -> bool {
     match decision {
         FromN6::Encapsulate(rule, len) => {
-            let hop = n3.next_hop(rule.gnb);
-            let Some(mac) = next_hop_mac(service, Side::N3, hop, now, c) else {
+            let mac = match &n3.v6 {
+                None => next_hop_mac(service, Side::N3, n3.next_hop(rule.gnb), now, c),
+                // On an IPv6 N3 the rule's gNB is a key into the table's IPv6 gNBs.
+                Some(r6) => {
+                    let hop = encaps.gnb_v6(rule.gnb).and_then(|g| r6.next_hop(g));
+                    next_hop_mac_v6(service, Side::N3, hop, now, c)
+                }
+            };
+            let Some(mac) = mac else {
                 return false;
             };
             let Some(encap) = encaps.get(rule.gnb, rule.qfi, mac) else {

@@ -49,7 +49,7 @@ pub(crate) fn upf_side(up: Ipv4Addr, port: u16, cp: Ipv4Addr) -> UpfSide {
     UpfSide {
         local: SocketAddr::new(up.into(), port),
         peer: IpAddr::V4(cp),
-        n3: Ipv4Addr::new(192, 168, 13, 151),
+        n3: Ipv4Addr::new(192, 168, 13, 151).into(),
         first_teid: Teid(0x1000_0000),
         first_seid: Seid(1),
         heartbeat: None,

@@ -19,13 +19,13 @@ const IPV6: u64 = 40;
 const PAYLOAD: u64 = 300;
 
 /// The shipped profile `name` (profiles/NAME.yaml), as it is.
-fn shipped_profile(name: &str) -> String {
+pub(crate) fn shipped_profile(name: &str) -> String {
     std::fs::read_to_string(repo().join("profiles").join(format!("{name}.yaml")))
         .expect("shipped profile")
 }
 
 /// The step's streams by name.
-fn streams(o: &Outcome) -> Vec<&Value> {
+pub(crate) fn streams(o: &Outcome) -> Vec<&Value> {
     o.report["steps"][0]["streams"]
         .as_array()
         .expect("streams")
@@ -35,7 +35,7 @@ fn streams(o: &Outcome) -> Vec<&Value> {
 
 /// A clean run of `ues` UEs, zero loss both ways, every stream's packets received, none of the
 /// wrong family, and the reflector forwarded what the generator sent.
-fn assert_every_stream_whole(o: &Outcome, ues: u32, expect_streams: usize) {
+pub(crate) fn assert_every_stream_whole(o: &Outcome, ues: u32, expect_streams: usize) {
     o.assert_clean_end(ues);
     for (name, f) in o.both() {
         assert!(f.sent > 0, "{name}: sent nothing");
@@ -69,7 +69,7 @@ fn assert_every_stream_whole(o: &Outcome, ues: u32, expect_streams: usize) {
 }
 
 /// The family and the frame sizes stream `s` reports: (family, L2, L1).
-fn shape(s: &Value) -> (String, u64, u64) {
+pub(crate) fn shape(s: &Value) -> (String, u64, u64) {
     (
         s["family"].as_str().expect("family").to_owned(),
         num(s, &["frame", "l2_bytes"]),

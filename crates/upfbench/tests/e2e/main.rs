@@ -45,6 +45,11 @@
 //! - N3 and N6 on VLANs in one-port mode (the shipped memif-vlan pair): zero loss both ways, the
 //!   report's sizes counting the tag; on a `net_pcap` device, tshark reads each frame's VLAN id
 //!   and PCP, traffic and ARP, and the reflector's echo of those frames retagged with its own.
+//! - N3 and N6 over IPv6 (the shipped memif-v6 pair, profiles/ipv6.yaml): zero loss both ways,
+//!   the next hops of both sides found by Neighbor Discovery; one port of each family, both
+//!   ways round, every stream whole; on `net_pcap` ports, tshark reads
+//!   the G-PDUs' outer IPv6 addresses, N6's IPv6 source, the Neighbor Solicitations for each
+//!   peer and the reflector's Neighbor Advertisement answering one.
 //!
 //! They need root. Each process busy-polls one core and the machine may have two, so the cases
 //! run one at a time ([`harness::serial`]), the generator's worker on lcore 1 and the
@@ -74,6 +79,7 @@ mod qos;
 mod search;
 mod sweep;
 mod timeline;
+mod transport_v6;
 mod tx_slip;
 mod upf_failure;
 mod virtio;

@@ -199,3 +199,27 @@ fn a_gtpu_echo_request_over_ipv6_is_answered() {
     assert_eq!(rsp.message, Message::EchoResponse { recovery: 0 });
     assert_eq!(rsp.sequence_number, Some(77));
 }
+
+#[test]
+fn an_ipv6_port_has_no_ipv4_on_its_link_and_its_prefix_is_its_link() {
+    let (v4, v6) = port_interfaces(US.mac, IpAddr::V6(US6.address), 64);
+    assert_eq!(v6, Some(US6));
+    assert_eq!(v4.address, Ipv4Addr::UNSPECIFIED);
+    assert!(!v4.on_link(u32::from(Ipv4Addr::new(192, 168, 13, 151))));
+    assert!(!v4.on_link(1), "a gNB key is never an IPv4 neighbour");
+    let v6 = v6.unwrap();
+    assert!(v6.on_link(PEER));
+    assert!(!v6.on_link("2001:db8:14::151".parse().unwrap()));
+    let all = Interface6 {
+        prefix_len: 0,
+        ..v6
+    };
+    assert!(all.on_link("2001:db8:14::151".parse().unwrap()));
+    let (v4, none) = port_interfaces(US.mac, Ipv4Addr::new(192, 168, 13, 131).into(), 24);
+    assert_eq!(none, None);
+    assert_eq!(
+        (v4.address, v4.prefix_len),
+        (Ipv4Addr::new(192, 168, 13, 131), 24)
+    );
+    assert!(v4.on_link(u32::from(Ipv4Addr::new(192, 168, 13, 151))));
+}

@@ -30,21 +30,17 @@ use upfbench_datapath::calibration::TscCalibration;
 use upfbench_datapath::devices::{self, n6_of};
 use upfbench_datapath::queues::{PortQueues, Side};
 use upfbench_datapath::rx_spread::rx_spread;
-use upfbench_datapath::service::Interface;
+use upfbench_datapath::service::{Interface, port_interfaces};
 use upfbench_datapath::vlan::PortVlans;
 use upfbench_pfcp::plan::UeSessionPlan;
 use upfbench_run::lifecycle::{Lifecycle, Timing};
 use upfbench_run::phase::{Phase, PhaseBoard};
 use upfbench_run::plan::{self, Plan, UplinkTeids};
 
+/// Our IPv4 interface on a port: on an IPv6 port one without an address (its IPv6 side is
+/// the endpoints', [`Endpoints6`](crate::datapath::frames::Endpoints6)).
 fn interface(port: &Port<'_>, cfg: &config::Port) -> Result<Interface> {
-    let address = cfg.address_v4()?;
-    Ok(Interface {
-        mac: port.mac()?,
-        address: address.addr,
-        prefix_len: address.len,
-        secondary: None,
-    })
+    Ok(port_interfaces(port.mac()?, cfg.address.addr, cfg.address.len).0)
 }
 
 /// Sets the workers' phase to [`Phase::Stop`] when dropped.
@@ -77,7 +73,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
     let settings = devices::device_settings(&system.n3, &system.n6, &system.cores);
     let mut devices = devices::open(eal, &setup.names, system.one_port())?;
     let interfaces = interfaces(setup, &devices[0], n6_of(&devices))?;
-    let peers = [system.n3.peer_v4()?, system.n6.peer_v4()?];
+    let peers = [system.n3.peer, system.n6.peer];
     let pools = devices::pools(eal, &settings)?;
     let service_pool = service_pool(eal)?;
     let mut record = new_record(setup);

@@ -2,7 +2,7 @@
 //! per [`Action`], and a loop that waits for the next thing to happen (the UPF's answers, the
 //! workers, an interruption, the machine's timers) between them.
 
-use std::net::Ipv4Addr;
+use std::net::{IpAddr, Ipv4Addr};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -28,7 +28,7 @@ use upfbench_cli::signals::Interrupts;
 use upfbench_datapath::calibration::TscCalibration;
 use upfbench_datapath::port_setup::{WaitError, resolve};
 use upfbench_datapath::queues::{PortQueues, Side};
-use upfbench_datapath::service::{Interface, ServicePlane};
+use upfbench_datapath::service::{Interface, ServicePlane, port_interfaces};
 use upfbench_datapath::vlan::PortVlans;
 use upfbench_run::lifecycle::{Action, Event, Lifecycle, State};
 use upfbench_run::phase::{Phase, PhaseBoard};
@@ -60,7 +60,8 @@ pub(super) struct Testbed<'a, 'p> {
     /// How each port spreads its frames over the workers' queues.
     pub(super) rx_spread: [String; 2],
     pub(super) interfaces: [Interface; 2],
-    pub(super) peers: [Ipv4Addr; 2],
+    /// The UPF's addresses on N3 and N6, of each port's family.
+    pub(super) peers: [IpAddr; 2],
     pub(super) service_pool: Mempool<'p>,
     pub(super) control: &'p PhaseBoard,
     pub(super) interrupts: &'a Interrupts,
@@ -341,20 +342,8 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             .filter_map(Option::take)
             .collect();
         let mut service = resolving_service(bed);
-        let targets = Side::BOTH.map(|s| (s, bed.peers[s.index()].into()));
-        let asked: Vec<String> = [(Side::N3, &system.n3), (Side::N6, &system.n6)]
-            .into_iter()
-            .filter(|(_, p)| p.peer_mac.is_none())
-            .map(|(s, p)| format!("{} {}", s.name(), p.peer))
-            .collect();
-        if !asked.is_empty() {
-            out::line(&format!(
-                "ARP: resolving {} (at most {} requests {:?} apart)",
-                asked.join(", "),
-                system.arp.retries + 1,
-                system.arp.timeout
-            ));
-        }
+        let targets = Side::BOTH.map(|s| (s, bed.peers[s.index()]));
+        announce_resolution(system);
         let result = resolve(
             &mut held,
             &mut service,
@@ -425,10 +414,15 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             rules,
             endpoints: Endpoints {
                 local: bed.interfaces,
-                upf_n3: bed.peers[0],
+                upf_n3: match bed.peers[0] {
+                    IpAddr::V4(a) => a,
+                    IpAddr::V6(_) => Ipv4Addr::UNSPECIFIED,
+                },
                 next_hop_mac: self.next_hop,
-                // N3 and N6 over IPv6 are not brought up yet (bring-up needs IPv4 peers).
-                v6: Endpoints6::over_ipv4(bed.interfaces[Side::N6.index()].address),
+                v6: Endpoints6::of_ports(
+                    (bed.setup.system.n3.address.addr, bed.peers[0]),
+                    bed.setup.system.n6.address.addr,
+                ),
                 tags: PortVlans::of_ports(&bed.setup.system.n3, &bed.setup.system.n6).tags,
             },
             peers: bed.peers,
@@ -736,6 +730,37 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
     }
 }
 
+/// Says which peers are asked for and how: ARP for IPv4 ones, Neighbor Discovery for IPv6
+/// ones (those whose MAC the system file gives are not asked for).
+fn announce_resolution(system: &upfbench_config::System) {
+    let unknown: Vec<_> = [(Side::N3, &system.n3), (Side::N6, &system.n6)]
+        .into_iter()
+        .filter(|(_, p)| p.peer_mac.is_none())
+        .collect();
+    let asked: Vec<String> = unknown
+        .iter()
+        .map(|(s, p)| format!("{} {}", s.name(), p.peer))
+        .collect();
+    if !asked.is_empty() {
+        // ARP for IPv4 peers, Neighbor Discovery for IPv6 ones.
+        let how = match unknown
+            .iter()
+            .map(|(_, p)| p.peer.is_ipv6())
+            .collect::<Vec<_>>()[..]
+        {
+            [false] | [false, false] => "ARP",
+            [true] | [true, true] => "NDP",
+            _ => "ARP/NDP",
+        };
+        out::line(&format!(
+            "{how}: resolving {} (at most {} requests {:?} apart)",
+            asked.join(", "),
+            system.arp.retries + 1,
+            system.arp.timeout
+        ));
+    }
+}
+
 /// The service plane that resolves the UPF's MACs before traffic: the configured MACs known,
 /// the ports' VLAN tags on what it sends and expects.
 fn resolving_service<'p>(bed: &Testbed<'_, 'p>) -> ServicePlane<'p> {
@@ -745,7 +770,17 @@ fn resolving_service<'p>(bed: &Testbed<'_, 'p>) -> ServicePlane<'p> {
         .filter_map(|(s, p)| Some((s, bed.peers[s.index()], p.peer_mac?)))
         .collect();
     let vlans = PortVlans::of_ports(&system.n3, &system.n6);
-    ServicePlane::new(bed.interfaces, bed.service_pool, bed.dpdk_hz, &known)
+    let mut s = ServicePlane::new(bed.interfaces, bed.service_pool, bed.dpdk_hz, &[])
         .with_vlan(Side::N3, vlans.tags[0])
-        .with_vlan(Side::N6, vlans.tags[1])
+        .with_vlan(Side::N6, vlans.tags[1]);
+    for (side, p) in [(Side::N3, &system.n3), (Side::N6, &system.n6)] {
+        // An IPv6 port asks for its peer by a Neighbor Solicitation from its own address.
+        if let (_, Some(v6)) = port_interfaces(MacAddr::default(), p.address.addr, p.address.len) {
+            s = s.with_ipv6(side, v6);
+        }
+    }
+    for (side, ip, mac) in known {
+        s = s.with_neighbour(side, ip, mac);
+    }
+    s
 }

@@ -1,7 +1,7 @@
 //! The run's PFCP procedures in flight on the control thread: started when the run's state
 //! machine asks, polled between its actions, each outcome handed back to it as an event.
 
-use std::net::Ipv4Addr;
+use std::net::IpAddr;
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
@@ -32,7 +32,7 @@ pub(super) struct N4Work<'a> {
     /// The churn sessions' plans (UEs after the traffic's), for steps with churn.
     churn_sessions: &'a [UeSessionPlan],
     /// The UPF's N3 address, which the F-TEIDs it chooses must carry.
-    upf_n3: Ipv4Addr,
+    upf_n3: IpAddr,
     /// A batch with failures and no success for this long talks to a UPF that stopped
     /// answering.
     give_up: Duration,
@@ -154,7 +154,7 @@ impl<'a> N4Work<'a> {
     pub(super) fn new(
         client: &'a ClientThread,
         sessions: &'a [UeSessionPlan],
-        upf_n3: Ipv4Addr,
+        upf_n3: IpAddr,
         give_up: Duration,
     ) -> N4Work<'a> {
         N4Work {

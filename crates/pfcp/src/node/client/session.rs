@@ -1,6 +1,6 @@
 //! The client's session table: CP SEID to what the UPF returned.
 
-use core::net::{IpAddr, Ipv4Addr};
+use core::net::IpAddr;
 
 use crate::ie::Fteid;
 use crate::types::{PdrId, Seid};
@@ -48,14 +48,20 @@ pub struct Session {
 }
 
 impl Session {
-    /// The uplink TEID and the UPF's N3 address, what uplink G-PDUs are sent to.
-    pub fn uplink_endpoint(&self) -> Option<(crate::types::Teid, Ipv4Addr)> {
+    /// The uplink TEID and the UPF's N3 address, what uplink G-PDUs are sent to: its IPv4
+    /// address, or its IPv6 one when it has no IPv4 one (an IPv6 N3).
+    pub fn uplink_endpoint(&self) -> Option<(crate::types::Teid, IpAddr)> {
         match self.uplink_f_teid? {
             Fteid::Assigned {
                 teid,
                 ipv4: Some(a),
                 ..
-            } => Some((teid, a)),
+            } => Some((teid, IpAddr::V4(a))),
+            Fteid::Assigned {
+                teid,
+                ipv6: Some(a),
+                ..
+            } => Some((teid, IpAddr::V6(a))),
             _ => None,
         }
     }

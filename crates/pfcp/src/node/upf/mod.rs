@@ -396,7 +396,7 @@ impl Upf {
             .try_for_each(|c| rules.create_pdr(c))?;
         let created = self.choose_f_teids(&mut rules)?;
         rules.validate(
-            None,
+            (None, self.config.n3_address),
             |teid| self.rules.teid_owner(teid),
             |ue| self.rules.ue_owner(ue),
             |prefix| self.rules.prefix_owner(prefix),
@@ -491,7 +491,7 @@ impl Upf {
         rules.modify(req)?;
         let created = self.choose_f_teids(&mut rules)?;
         rules.validate(
-            Some(up),
+            (Some(up), self.config.n3_address),
             |teid| self.rules.teid_owner(teid),
             |ue| self.rules.ue_owner(ue),
             |prefix| self.rules.prefix_owner(prefix),

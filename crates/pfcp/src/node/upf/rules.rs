@@ -3,19 +3,20 @@
 //!
 //! [`RulesTable`]: super::RulesTable
 
-use core::net::Ipv4Addr;
+use core::net::{IpAddr, Ipv4Addr};
 
 use crate::ie::{BitRate, FlowDescription, Fseid, GateStatus};
 use crate::plan::UeIpv6Prefix;
 use crate::types::{PdrId, Precedence, QerId, Qfi, Seid, Teid};
 
-/// A GTP-U tunnel endpoint to encapsulate towards (Outer Header Creation GTP-U/UDP/IPv4).
+/// A GTP-U tunnel endpoint to encapsulate towards (Outer Header Creation GTP-U/UDP/IPv4 or
+/// GTP-U/UDP/IPv6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Tunnel {
     /// The TEID to put in the GTP-U header.
     pub teid: Teid,
-    /// The gNB's address.
-    pub address: Ipv4Addr,
+    /// The gNB's address, of the family the Outer Header Creation asked for.
+    pub address: IpAddr,
 }
 
 /// An uplink PDR: G-PDUs to this F-TEID belong to the session.
@@ -29,8 +30,8 @@ pub struct UplinkRule {
     pub precedence: Precedence,
     /// The local TEID matched.
     pub teid: Teid,
-    /// The local N3 address of the F-TEID.
-    pub address: Ipv4Addr,
+    /// The local N3 address of the F-TEID (its IPv4 address when it gives both).
+    pub address: IpAddr,
     /// The UE address the PDI names as source, if any.
     pub ue_address: Option<Ipv4Addr>,
     /// The QFI the PDI matches, if any.

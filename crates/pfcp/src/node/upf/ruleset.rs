@@ -12,7 +12,7 @@
 //! Anything else is refused with Cause 73 and the Failed Rule ID (TS 29.244 §7.5.3.1), or with
 //! the Cause the spec gives for it.
 
-use core::net::{Ipv4Addr, Ipv6Addr};
+use core::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use super::rules::{DownlinkRule, QerRule, SessionRules, Tunnel, UplinkRule};
 use crate::ie::{
@@ -86,15 +86,33 @@ impl Pdr {
         self.network_instance.clone_from(&pdi.network_instance);
     }
 
-    /// The uplink F-TEID when it is settled (assigned, with an IPv4 address).
-    fn uplink_endpoint(&self) -> Option<(Teid, Ipv4Addr)> {
+    /// The uplink F-TEID when it is settled (assigned, with an address: its IPv4 one when it
+    /// gives both).
+    fn uplink_endpoint(&self) -> Option<(Teid, IpAddr)> {
         match self.f_teid? {
             Fteid::Assigned {
                 teid,
                 ipv4: Some(a),
                 ..
-            } => Some((teid, a)),
+            } => Some((teid, a.into())),
+            Fteid::Assigned {
+                teid,
+                ipv6: Some(a),
+                ..
+            } => Some((teid, a.into())),
             _ => None,
+        }
+    }
+
+    /// Whether the F-TEID is assigned with an address of `n3`'s family (ours, which a G-PDU
+    /// reaches us at).
+    fn f_teid_in_family_of(&self, n3: IpAddr) -> bool {
+        match self.f_teid {
+            Some(Fteid::Assigned { ipv4, ipv6, .. }) => match n3 {
+                IpAddr::V4(_) => ipv4.is_some(),
+                IpAddr::V6(_) => ipv6.is_some(),
+            },
+            _ => false,
         }
     }
 
@@ -347,24 +365,28 @@ impl RuleSet {
         r.update_urrs.iter().try_for_each(|u| self.update_urr(u))
     }
 
-    /// Gives every F-TEID with CH=1 a TEID from `allocate` at our N3 address (PDRs with the same
-    /// CHOOSE ID share one); returns the Created PDRs to report.
+    /// Gives every F-TEID with CH=1 a TEID from `allocate` at our N3 address, of its family
+    /// (PDRs with the same CHOOSE ID share one); returns the Created PDRs to report. A CHOOSE
+    /// that does not ask for our N3 address's family (V4 on an IPv4 N3, V6 on an IPv6 one) is
+    /// refused: Cause 'Invalid F-TEID allocation option'.
     pub(crate) fn choose_f_teids(
         &mut self,
-        n3: Ipv4Addr,
+        n3: IpAddr,
         mut allocate: impl FnMut(&dyn Fn(Teid) -> bool) -> Teid,
     ) -> Result<Vec<CreatedPdr>, Rejection> {
         let mut created = Vec::new();
         let mut chosen: Vec<(u8, Fteid)> = Vec::new();
         for i in 0..self.pdrs.len() {
             let Some(Fteid::Choose {
-                ipv4, choose_id, ..
+                ipv4,
+                ipv6,
+                choose_id,
             }) = self.pdrs[i].f_teid
             else {
                 continue;
             };
-            if !ipv4 {
-                // Only IPv4 endpoints are allocated here.
+            if !(if n3.is_ipv4() { ipv4 } else { ipv6 }) {
+                // Only endpoints of our N3 address's family are allocated here.
                 let mut r = Rejection::new(
                     Cause::INVALID_F_TEID_ALLOCATION_OPTION,
                     Some(IeType::F_TEID),
@@ -381,7 +403,7 @@ impl RuleSet {
                         pdrs.iter()
                             .any(|p| p.uplink_endpoint().map(|e| e.0) == Some(t))
                     };
-                    let f = Fteid::ipv4(allocate(&in_use), n3);
+                    let f = Fteid::assigned(allocate(&in_use), n3);
                     if let Some(c) = choose_id {
                         chosen.push((c, f));
                     }
@@ -397,10 +419,12 @@ impl RuleSet {
     /// Checks that every rule can be honoured, that its PDRs' network instances are among
     /// `served` (any when empty), and that its TEIDs and UE addresses belong to no other
     /// session: `teid_owner`, `ue_owner` and `prefix_owner` name the session that holds one in
-    /// the rules table, if any (`own` is this session's UP SEID when it is already there).
+    /// the rules table, if any (`own` is this session's UP SEID when it is already there), and
+    /// that every uplink F-TEID and every Outer Header Creation has an address of our N3
+    /// address `n3`'s family.
     pub(crate) fn validate(
         &self,
-        own: Option<Seid>,
+        (own, n3): (Option<Seid>, IpAddr),
         teid_owner: impl Fn(Teid) -> Option<Seid>,
         ue_owner: impl Fn(Ipv4Addr) -> Option<Seid>,
         prefix_owner: impl Fn(UeIpv6Prefix) -> Option<Seid>,
@@ -435,6 +459,9 @@ impl RuleSet {
                     let Some((teid, _)) = p.uplink_endpoint() else {
                         return Err(Rejection::rule(rule, IeType::F_TEID));
                     };
+                    if !p.f_teid_in_family_of(n3) {
+                        return Err(Rejection::rule(rule, IeType::F_TEID));
+                    }
                     if foreign(teid_owner(teid)) {
                         return Err(Rejection::rule(rule, IeType::F_TEID));
                     }
@@ -455,8 +482,9 @@ impl RuleSet {
             if f.action.contains(ApplyAction::FORW) && f.destination.is_none() {
                 return Err(Rejection::conditional(rule, IeType::FORWARDING_PARAMETERS));
             }
+            // A tunnel of the other family than our N3 address's cannot leave by it.
             if let Some(ohc) = f.outer_header_creation
-                && tunnel(&ohc).is_none()
+                && tunnel(&ohc).is_none_or(|t| t.address.is_ipv6() != n3.is_ipv6())
             {
                 return Err(Rejection::rule(rule, IeType::OUTER_HEADER_CREATION));
             }
@@ -536,14 +564,17 @@ fn same_name(a: &DnsName, b: &DnsName) -> bool {
     a.0.eq_ignore_ascii_case(&b.0)
 }
 
-/// The GTP-U/UDP/IPv4 tunnel an Outer Header Creation asks for, if that is what it asks for.
+/// The GTP-U/UDP/IPv4 or GTP-U/UDP/IPv6 tunnel an Outer Header Creation asks for, if that is
+/// what it asks for (with the address of its family).
 fn tunnel(o: &OuterHeaderCreation) -> Option<Tunnel> {
     const TRANSPORT: u16 = 0xff00;
-    if o.description & TRANSPORT != OuterHeaderCreation::GTPU_UDP_IPV4 {
-        return None;
-    }
+    let address = match o.description & TRANSPORT {
+        OuterHeaderCreation::GTPU_UDP_IPV4 => IpAddr::V4(o.ipv4?),
+        OuterHeaderCreation::GTPU_UDP_IPV6 => IpAddr::V6(o.ipv6?),
+        _ => return None,
+    };
     Some(Tunnel {
         teid: o.teid?,
-        address: o.ipv4?,
+        address,
     })
 }

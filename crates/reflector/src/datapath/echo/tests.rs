@@ -92,6 +92,15 @@ fn arp_and_icmp_go_to_the_service_plane() {
     icmp[9] = 1;
     assert_eq!(decide(&plain(&icmp)), EchoVerdict::Service);
     assert_eq!(decide_other_port(&plain(&icmp)), EchoVerdict::Service);
+    // ICMPv6 (Neighbor Discovery on an IPv6 port): next header 58 at 14 + 6.
+    let mut icmpv6 = vec![0u8; 14 + 40 + 24];
+    icmpv6[12..14].copy_from_slice(&[0x86, 0xdd]);
+    icmpv6[14] = 0x60;
+    icmpv6[14 + 6] = 58;
+    assert_eq!(decide(&icmpv6), EchoVerdict::Service);
+    assert_eq!(decide_other_port(&icmpv6), EchoVerdict::Service);
+    icmpv6[14 + 6] = 17;
+    assert_eq!(decide(&icmpv6), EchoVerdict::Drop(Drop::NotUserTraffic));
 }
 
 #[test]

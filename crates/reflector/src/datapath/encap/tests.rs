@@ -131,3 +131,36 @@ fn entries_are_reused_per_gnb_qfi_and_mac_and_the_oldest_replaced() {
     );
     assert_eq!(cache.len(), ENCAP_CACHE);
 }
+
+#[test]
+fn on_an_ipv6_n3_the_dl_g_pdu_goes_over_ipv6_to_the_gnb_its_key_names() {
+    use std::net::{IpAddr, Ipv6Addr};
+    let ours: Ipv6Addr = "2001:db8:13::151".parse().unwrap();
+    let gnbs: Arc<[Ipv6Addr]> = Arc::new([
+        "2001:db8:13::131".parse().unwrap(),
+        "2001:db8:13::132".parse().unwrap(),
+    ]);
+    let packet = inner(
+        Ipv4Addr::new(192, 168, 16, 152),
+        Ipv4Addr::new(10, 45, 0, 2),
+        (2, 1),
+        &[7; 300],
+    );
+    let mut cache = EncapCache::new(N3).with_ipv6(Some(ours));
+    assert!(cache.get(1, None, GNB_MAC).is_none(), "no gNB of key 1 yet");
+    cache.set_gnbs_v6(&gnbs);
+    assert_eq!(cache.gnb_v6(1), Some(gnbs[1]));
+    let e = cache.get(1, Some(Qfi::new(9).unwrap()), GNB_MAC).unwrap();
+    e.set_teid(Teid(0x22));
+    let frame = encapsulate(e, &packet);
+    let parsed = GtpuFrame::parse(&frame).expect("a G-PDU over IPv6");
+    let d = parsed.datagram();
+    assert_eq!(
+        (d.source_ip(), d.destination_ip()),
+        (IpAddr::V6(ours), IpAddr::V6(gnbs[1]))
+    );
+    assert!(d.verify_checksums(), "the UDP checksum over IPv6");
+    let dec = decapsulate(&frame).unwrap();
+    assert_eq!((dec.teid(), dec.inner()), (Teid(0x22), &packet[..]));
+    assert_eq!(dec.qfi(), Some(Qfi::new(9).unwrap()));
+}

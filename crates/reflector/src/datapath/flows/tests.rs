@@ -115,11 +115,82 @@ fn addresses_prefixes_port_lists_and_in_filters() {
     // A v6 filter matches no v4 packet; a UE address named must be the packet's.
     let to_other_ue = inner(DN, Ipv4Addr::new(10, 45, 0, 3), (1, 1), &[0; 8]);
     assert_eq!(which(&flows, &to_other_ue, None, false), Some(4));
-    // Not IPv4: only a flow without filters.
+    // Not a whole IP packet (an IPv6 version on 36 bytes): only a flow without filters.
     let mut v6 = to_other_ue.clone();
     v6[0] = 0x60;
     assert_eq!(which(&flows, &v6, None, false), None);
     assert_eq!(which(&[flow(7, None, &[])], &v6, None, false), Some(7));
+}
+
+/// An IPv6/UDP packet from `src` to `dst` with `ports`.
+fn inner6(src: &str, dst: &str, (sport, dport): (u16, u16)) -> Vec<u8> {
+    let mut p = vec![0u8; 40 + 8 + 8];
+    p[0] = 0x60;
+    p[4..6].copy_from_slice(&16u16.to_be_bytes());
+    p[6] = 17;
+    p[7] = 64;
+    p[8..24].copy_from_slice(&src.parse::<std::net::Ipv6Addr>().unwrap().octets());
+    p[24..40].copy_from_slice(&dst.parse::<std::net::Ipv6Addr>().unwrap().octets());
+    p[40..42].copy_from_slice(&sport.to_be_bytes());
+    p[42..44].copy_from_slice(&dport.to_be_bytes());
+    p
+}
+
+#[test]
+fn ipv6_packets_match_ipv6_filters_and_the_any_ones() {
+    // The shape of profiles/qos.yaml for an IPv6 UE: two flows by the data network's port, a
+    // catch-all; an IPv4 filter beside.
+    let flows = [
+        flow(
+            101,
+            None,
+            &["permit out 17 from 2001:db8:16::/64 5001 to assigned"],
+        ),
+        flow(102, None, &["permit out 17 from any 5005 to assigned"]),
+        flow(
+            103,
+            None,
+            &["permit out 17 from 192.168.16.0/24 6000 to assigned"],
+        ),
+        flow(0xffff, None, &[]),
+    ];
+    let ue = "2001:db8:45::2";
+    let dl = |src: &str, sport| inner6(src, ue, (sport, 9));
+    assert_eq!(
+        which(&flows, &dl("2001:db8:16::152", 5001), None, false),
+        Some(101)
+    );
+    assert_eq!(
+        which(&flows, &dl("2001:db8:17::1", 5001), None, false),
+        Some(0xffff)
+    );
+    assert_eq!(
+        which(&flows, &dl("2001:db8:17::1", 5005), None, false),
+        Some(102)
+    );
+    // An IPv4 filter's address never matches an IPv6 packet (nor an IPv6 one an IPv4 packet).
+    assert_eq!(
+        which(&flows, &dl("2001:db8:16::152", 6000), None, false),
+        Some(0xffff)
+    );
+    let v4 = inner(Ipv4Addr::new(192, 168, 16, 152), UE, (6000, 9), &[0; 8]);
+    assert_eq!(which(&flows, &v4, None, false), Some(103));
+    let v4_5001 = inner(Ipv4Addr::new(192, 168, 16, 152), UE, (5001, 9), &[0; 8]);
+    assert_eq!(which(&flows, &v4_5001, None, false), Some(0xffff));
+    // Uplink: the same filter with the addresses and ports swapped.
+    let ul = inner6(ue, "2001:db8:16::152", (9, 5001));
+    assert_eq!(which(&flows, &ul, None, true), Some(101));
+    // A UE address named matches that UE only; another protocol no UDP filter.
+    let named = [flow(1, None, &["permit out ip from any to 2001:db8:45::2"])];
+    assert_eq!(
+        which(&named, &dl("2001:db8:16::152", 1), None, false),
+        Some(1)
+    );
+    let other_ue = inner6("2001:db8:16::152", "2001:db8:45:1::2", (1, 9));
+    assert_eq!(which(&named, &other_ue, None, false), None);
+    let mut tcp = dl("2001:db8:16::152", 5001);
+    tcp[6] = 6;
+    assert_eq!(which(&flows, &tcp, None, false), Some(0xffff));
 }
 
 #[test]

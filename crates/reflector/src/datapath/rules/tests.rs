@@ -30,7 +30,7 @@ fn session(i: u32, ul_teid: Teid, dl_teid: Teid, gnb: Ipv4Addr, qfi: Option<Qfi>
             pdr_id: PdrId(1),
             precedence: Precedence(100),
             teid: ul_teid,
-            address: Ipv4Addr::new(192, 168, 13, 151),
+            address: Ipv4Addr::new(192, 168, 13, 151).into(),
             ue_address: Some(ue(i)),
             qfi,
             sdf_filters: Vec::new(),
@@ -47,7 +47,7 @@ fn session(i: u32, ul_teid: Teid, dl_teid: Teid, gnb: Ipv4Addr, qfi: Option<Qfi>
             sdf_filters: Vec::new(),
             tunnel: Some(Tunnel {
                 teid: dl_teid,
-                address: gnb,
+                address: gnb.into(),
             }),
             qfi,
             qer: None,

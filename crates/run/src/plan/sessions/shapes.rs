@@ -283,3 +283,61 @@ fn one_flow_sessions_keep_their_rules() {
     assert_eq!(r.pdn_type, Some(PdnType::IPV4));
     assert_eq!(sessions[0].qer_ids(), [QerId(1)]);
 }
+
+fn shipped_system(name: &str) -> String {
+    let path = format!(
+        "{}/../../deploy/systems/{name}.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(path).expect("a shipped system file")
+}
+
+#[test]
+fn memif_v6_puts_the_f_teid_and_the_tunnel_in_ipv6_for_ipv6_ues() {
+    let (plan, sessions) = plans(&shipped_system("memif-v6"), &shipped("ipv6"));
+    let r = wire(&sessions[1]);
+    let ul = r.create_pdrs.iter().find(|p| p.pdr_id == PdrId(2)).unwrap();
+    assert_eq!(
+        ul.pdi.local_f_teid.map(|f| match f {
+            Fteid::Assigned { ipv4, ipv6, .. } => (ipv4, ipv6),
+            Fteid::Choose { .. } => (None, None),
+        }),
+        Some((None, Some(v6("2001:db8:13::151"))))
+    );
+    let ohc = r
+        .create_fars
+        .iter()
+        .find_map(|f| f.forwarding_parameters.as_ref()?.outer_header_creation)
+        .unwrap();
+    assert_eq!(
+        (ohc.description, ohc.ipv4, ohc.ipv6),
+        (
+            OuterHeaderCreation::GTPU_UDP_IPV6,
+            None,
+            Some(v6("2001:db8:13::131"))
+        )
+    );
+    // IPv6 in IPv6 on N3, with the container: 14 + 40 + 8 + 8 + 8 + 40 + 8 + 300; IPv6 on
+    // N6: 14 + 40 + 8 + 300.
+    let len = |d| plan.streams.iter().find(|s| s.direction == d).unwrap();
+    assert_eq!(len(upfbench_stats::Direction::Uplink).tx_frame_len(), 426);
+    assert_eq!(len(upfbench_stats::Direction::Downlink).tx_frame_len(), 362);
+}
+
+#[test]
+fn an_ipv6_n3_with_an_ipv4_n6_carries_both_families_of_ues() {
+    // (IPv4 UEs over an IPv6 N6 are refused when the files load: config's cross checks.)
+    let (plan, sessions) = plans(SYSTEM_V6, &shipped("dual-stack"));
+    assert_eq!(plan.streams.len(), 4);
+    let r = wire(&sessions[0]);
+    assert_eq!(r.pdn_type, Some(PdnType::IPV4V6));
+    let ul = r.create_pdrs.iter().find(|p| p.pdr_id == PdrId(2)).unwrap();
+    assert!(matches!(
+        ul.pdi.local_f_teid,
+        Some(Fteid::Assigned {
+            ipv6: Some(_),
+            ipv4: None,
+            ..
+        })
+    ));
+}

@@ -87,3 +87,45 @@ fn a_modification_moves_an_ipv6_ues_tunnel() {
     assert_eq!(&*t.gnbs, &[u32::from(GNB_B)]);
     assert_eq!(t.downlink_v6.len(), 1);
 }
+
+/// [`session`] over an IPv6 N3: its downlink tunnel to the IPv6 gNB `gnb`.
+fn session_over_v6(i: u32, dl_teid: Teid, gnb: Ipv6Addr) -> SessionRules {
+    let mut s = session(i, Teid(100 + i), dl_teid, Ipv4Addr::UNSPECIFIED, None);
+    for d in &mut s.downlink {
+        d.tunnel = Some(Tunnel {
+            teid: dl_teid,
+            address: gnb.into(),
+        });
+    }
+    s
+}
+
+#[test]
+fn an_ipv6_gnb_is_named_by_a_key_it_keeps_for_the_run() {
+    let a: Ipv6Addr = "2001:db8:13::131".parse().unwrap();
+    let b: Ipv6Addr = "2001:db8:13::132".parse().unwrap();
+    let mut m = RulesMirror::default();
+    m.apply(&RuleChange::Installed(session_over_v6(0, Teid(2), a)));
+    m.apply(&RuleChange::Installed(session_over_v6(1, Teid(4), b)));
+    m.apply(&RuleChange::Installed(session_over_v6(2, Teid(6), a)));
+    let t = m.snapshot().unwrap();
+    assert_eq!(&t.gnbs_v6[..], &[a, b]);
+    let keys: Vec<u32> = (0..3).map(|i| dl(&t, i).unwrap().gnb).collect();
+    assert_eq!(keys, [0, 1, 0], "one key per gNB");
+    assert_eq!(
+        (t.gnb_v6(0), t.gnb_v6(1), t.gnb_v6(2)),
+        (Some(a), Some(b), None)
+    );
+    assert_eq!(&t.gnbs[..], &[0, 1], "both gNBs' keys to resolve");
+    // Once its last tunnel is gone, a gNB is not resolved, but it keeps its key: a worker's
+    // cached headers toward it stay right.
+    m.apply(&RuleChange::Removed(session_over_v6(1, Teid(4), b)));
+    let t = m.snapshot().unwrap();
+    assert_eq!(&t.gnbs[..], &[0]);
+    assert_eq!(&t.gnbs_v6[..], &[a, b]);
+    let c: Ipv6Addr = "2001:db8:13::133".parse().unwrap();
+    m.apply(&RuleChange::Installed(session_over_v6(3, Teid(8), c)));
+    let t = m.snapshot().unwrap();
+    assert_eq!(dl(&t, 3).unwrap().gnb, 2);
+    assert_eq!(t.gnb_v6(2), Some(c));
+}
