@@ -16,7 +16,7 @@ mod respond6;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::time::Duration;
 
-use upfbench_dpdk::{Mbuf, MbufBurst, Mempool, TxQueue};
+use upfbench_dpdk::{Mbuf, MbufBurst, Mempool, StrippedTags, TxQueue};
 use upfbench_net::{MacAddr, Teid};
 
 pub use limit::ErrorIndicationLimit;
@@ -287,19 +287,25 @@ impl<'e> ServicePlane<'e> {
     /// learns from it. On a tagged port a frame without the port's tags is counted
     /// ([`Seen::OtherVlan`]) and dropped.
     pub fn handle_any(&mut self, side: Side, frame: &[u8]) {
+        self.handle_received(side, StrippedTags::NONE, frame);
+    }
+
+    /// [`Self::handle_any`] for a frame received with `stripped` taken off by the NIC (its
+    /// VLAN strip offload): the port's tags are those and what is left in the frame.
+    pub fn handle_received(&mut self, side: Side, stripped: StrippedTags, frame: &[u8]) {
         let tags = self.ports[side.index()].tags;
-        if tags.is_empty() {
+        if tags.is_empty() && stripped.is_empty() {
             self.handle_untagged(side, frame);
             return;
         }
-        if !tags.matches(frame) {
+        let Some(left) = tags.match_received(stripped, frame) else {
             self.counters.seen[side.index()][Seen::OtherVlan as usize] += 1;
             return;
-        }
+        };
         let mut untagged = [0u8; 1600];
-        let n = frame.len().min(untagged.len() + tags.len()) - tags.len();
+        let n = frame.len().min(untagged.len() + left) - left;
         untagged[..12].copy_from_slice(&frame[..12]);
-        untagged[12..n].copy_from_slice(&frame[12 + tags.len()..n + tags.len()]);
+        untagged[12..n].copy_from_slice(&frame[12 + left..n + left]);
         self.handle_untagged(side, &untagged[..n]);
     }
 

@@ -32,6 +32,7 @@ use upfbench_datapath::queues::{PortQueues, Side};
 use upfbench_datapath::rx_spread::rx_spread;
 use upfbench_datapath::service::Interface;
 use upfbench_datapath::vlan::PortVlans;
+use upfbench_datapath::vlan_offload::VlanPlan;
 use upfbench_pfcp::plan::UeSessionPlan;
 use upfbench_run::lifecycle::{Lifecycle, Timing};
 use upfbench_run::phase::{Phase, PhaseBoard};
@@ -81,7 +82,9 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
     let pools = devices::pools(eal, &settings)?;
     let service_pool = service_pool(eal)?;
     let mut record = new_record(setup);
-    let configs = devices::configs(&devices, &settings)?;
+    let vlan_plan = devices::vlan_plan(&devices, &system.n3, &system.n6)?;
+    note_vlans(&vlan_plan, &mut record);
+    let configs = devices::configs(&devices, &settings, &vlan_plan.device_offloads)?;
     let started = devices::start(&mut devices, &configs, &pools)?;
     let (s3, s6) = (&started[0], n6_of(&started));
     let rx_spread = spread_rx(setup, [&configs[0], n6_of(&configs)], [s3, s6], &mut record);
@@ -94,7 +97,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         multiplied,
         plans,
     } = step_plans(setup, links, &mut record)?;
-    let rules = rx_rules(&plans, PortVlans::of_ports(&system.n3, &system.n6));
+    let rules = rx_rules(&plans, vlan_plan.vlans);
     let (sessions, churn_sessions) = session_plans(setup, &plans)?;
     let idle_queues = devices::worker_queues(&started, &settings)?
         .into_iter()
@@ -115,6 +118,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         climb_rules: &climb_rules,
         profile: multiplied.first().map_or(setup.profile, |m| &m.profile),
         links,
+        vlans: vlan_plan.vlans,
     };
     let mut program = program(setup, search_cases, &steps)?;
     let mut machine = Lifecycle::new(program.first_timing(), setup.pfcp);
@@ -126,6 +130,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         ports: [&**s3, &**s6],
         rx_spread,
         interfaces,
+        vlans: vlan_plan.vlans,
         peers,
         service_pool,
         control: &control,
@@ -248,6 +253,23 @@ fn spread_rx(
         record.report.warnings.extend(spread.warning);
         spread.description
     })
+}
+
+/// How each tagged port's tags are put on and taken off (by the NIC or in software), in the
+/// report's configuration (`n3 vlan`, `n6 vlan`) and on the terminal; what will not work as
+/// asked, in its warnings.
+fn note_vlans(plan: &VlanPlan, record: &mut Record) {
+    for side in Side::BOTH {
+        if let Some(line) = &plan.lines[side.index()] {
+            let key = format!("{} vlan", side.name().to_lowercase());
+            out::line(&format!("{key}: {line}"));
+            record.report.config.insert(key, line.clone());
+        }
+    }
+    for w in &plan.warnings {
+        out::line(&format!("warning: {w}"));
+        record.report.warnings.push(w.clone());
+    }
 }
 
 /// The steps' plans, and what they were made from.
@@ -387,6 +409,8 @@ struct Steps<'s> {
     profile: &'s Profile,
     /// The ports' line rates.
     links: [Option<f64>; 2],
+    /// The ports' tags, as their devices handle them.
+    vlans: PortVlans,
 }
 
 /// The program of the run's steps: a climb's, the fixed steps of a run or sweep, or a search
@@ -417,14 +441,17 @@ fn program<'s>(
                 measure_limit: step + step / 2 + Duration::from_secs(2),
                 ..timing
             };
-            Box::new(CapacityProgram::new(
-                system,
-                steps.profile,
-                steps.links,
-                steps.climb_rules,
-                timing,
-                first.qfi,
-            ))
+            Box::new(
+                CapacityProgram::new(
+                    system,
+                    steps.profile,
+                    steps.links,
+                    steps.climb_rules,
+                    timing,
+                    first.qfi,
+                )
+                .with_vlans(steps.vlans),
+            )
         }
         None => Box::new(FixedSteps {
             plans: steps.plans,

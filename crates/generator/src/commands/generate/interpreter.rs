@@ -60,6 +60,8 @@ pub(super) struct Testbed<'a, 'p> {
     /// How each port spreads its frames over the workers' queues.
     pub(super) rx_spread: [String; 2],
     pub(super) interfaces: [Interface; 2],
+    /// The ports' VLAN tags, as their devices handle them (by the NIC or in software).
+    pub(super) vlans: PortVlans,
     pub(super) peers: [Ipv4Addr; 2],
     pub(super) service_pool: Mempool<'p>,
     pub(super) control: &'p PhaseBoard,
@@ -429,7 +431,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 next_hop_mac: self.next_hop,
                 // N3 and N6 over IPv6 are not brought up yet (bring-up needs IPv4 peers).
                 v6: Endpoints6::over_ipv4(bed.interfaces[Side::N6.index()].address),
-                tags: PortVlans::of_ports(&bed.setup.system.n3, &bed.setup.system.n6).tags,
+                tags: bed.vlans.tags,
             },
             peers: bed.peers,
             qfi: self.qfi,
@@ -744,8 +746,7 @@ fn resolving_service<'p>(bed: &Testbed<'_, 'p>) -> ServicePlane<'p> {
         .into_iter()
         .filter_map(|(s, p)| Some((s, bed.peers[s.index()], p.peer_mac?)))
         .collect();
-    let vlans = PortVlans::of_ports(&system.n3, &system.n6);
     ServicePlane::new(bed.interfaces, bed.service_pool, bed.dpdk_hz, &known)
-        .with_vlan(Side::N3, vlans.tags[0])
-        .with_vlan(Side::N6, vlans.tags[1])
+        .with_vlan(Side::N3, bed.vlans.tags[0])
+        .with_vlan(Side::N6, bed.vlans.tags[1])
 }
