@@ -505,4 +505,90 @@ mod tests {
             "an S-tag inside"
         );
     }
+
+    #[test]
+    fn tags_the_nic_stripped_are_matched_from_the_mbuf_and_the_rest_from_the_frame() {
+        let qinq = PortTags::dot1q(vid(13), 5, Some((vid(100), 1))).unwrap();
+        let dot1q = PortTags::dot1q(vid(16), 0, None).unwrap();
+        let untagged = frame(VlanTags::Untagged, 0x0800, &[0x45; 30]);
+        // One tag stripped (PCP and DEI in the TCI are not looked at): nothing left in the frame.
+        assert_eq!(
+            dot1q.match_received(StrippedTags::one(0xf010), &untagged),
+            Some(0)
+        );
+        assert_eq!(dot1q.match_received(StrippedTags::one(17), &untagged), None);
+        // Stripped, and a tag still in the frame: one more than the port has.
+        let inner16 = PortTags::dot1q(vid(16), 0, None).unwrap().tagged(&untagged);
+        assert_eq!(dot1q.match_received(StrippedTags::one(16), &inner16), None);
+        // QinQ: both stripped; the outer stripped and the C-tag left (af_packet); none.
+        assert_eq!(
+            qinq.match_received(StrippedTags::two(100, 13), &untagged),
+            Some(0)
+        );
+        assert_eq!(
+            qinq.match_received(StrippedTags::two(13, 100), &untagged),
+            None
+        );
+        let c_tag = PortTags::dot1q(vid(13), 0, None).unwrap().tagged(&untagged);
+        assert_eq!(qinq.match_received(StrippedTags::one(100), &c_tag), Some(4));
+        assert_eq!(qinq.match_received(StrippedTags::one(100), &untagged), None);
+        assert_eq!(
+            qinq.match_received(StrippedTags::NONE, &qinq.tagged(&untagged)),
+            Some(8)
+        );
+        // The outer tag put back as a C-tag (TPID 0x8100) is not the port's S-tag.
+        let as_c = PortTags::dot1q(vid(100), 1, None).unwrap().tagged(&c_tag);
+        assert_eq!(qinq.match_received(StrippedTags::NONE, &as_c), None);
+        // Two stripped on a port of one tag, or any on an untagged port: not ours.
+        assert_eq!(
+            dot1q.match_received(StrippedTags::two(16, 16), &untagged),
+            None
+        );
+        let none = PortTags::UNTAGGED;
+        assert_eq!(none.match_received(StrippedTags::one(16), &untagged), None);
+        assert_eq!(none.match_received(StrippedTags::NONE, &untagged), Some(0));
+        let v = PortVlans {
+            tags: [qinq, dot1q],
+            one_port: true,
+        };
+        assert_eq!(
+            v.side_of_received(Side::N3, StrippedTags::one(16), &untagged),
+            Some((Side::N6, 0))
+        );
+        assert_eq!(
+            v.side_of_received(Side::N6, StrippedTags::one(100), &c_tag),
+            Some((Side::N3, 4))
+        );
+    }
+
+    #[test]
+    fn an_offloaded_port_asks_the_nic_for_its_tags_and_writes_none() {
+        let both = TagOffload {
+            insert: true,
+            strip: true,
+        };
+        let p = PortTags::dot1q(vid(13), 5, None).unwrap();
+        assert_eq!((p.software_len(), p.inserted_by_nic()), (4, false));
+        let o = p.with_offload(both);
+        assert_eq!(
+            (o.len(), o.software_len(), o.inserted_by_nic()),
+            (4, 0, true)
+        );
+        assert_eq!(o.tx_vlan(), TxVlan::single(0xa00d), "PCP 5, VID 13");
+        let q = PortTags::dot1q(vid(13), 0, Some((vid(100), 3)))
+            .unwrap()
+            .with_offload(both);
+        assert_eq!(q.tx_vlan(), TxVlan::double(0x6064, 13));
+        let strip_only = p.with_offload(TagOffload {
+            insert: false,
+            strip: true,
+        });
+        assert_eq!(strip_only.tx_vlan(), TxVlan::NONE);
+        assert_eq!(strip_only.software_len(), 4);
+        let none = PortTags::UNTAGGED.with_offload(both);
+        assert_eq!(
+            (none.tx_vlan(), none.offload()),
+            (TxVlan::NONE, TagOffload::default())
+        );
+    }
 }

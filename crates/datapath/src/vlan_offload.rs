@@ -209,7 +209,7 @@ mod tests {
     #[test]
     fn af_packet_inserts_and_strips_a_tagged_port_and_leaves_the_untagged_alone() {
         let s = two(", vlan: {id: 13, pcp: 5}", "");
-        let p = plan(&s.n3, &s.n6, &[info("net_af_packet", AF_PACKET); 2]);
+        let p = plan(&s.n3, &s.n6, &vec![info("net_af_packet", AF_PACKET); 2]);
         let both = TagOffload {
             insert: true,
             strip: true,
@@ -224,7 +224,7 @@ mod tests {
         );
         assert_eq!(
             p.device_offloads[0].rx_mask(),
-            upfbench_dpdk::Offloads {
+            Offloads {
                 rx_vlan_strip: true,
                 ..Offloads::NONE
             }
@@ -269,7 +269,7 @@ mod tests {
         );
         // QinQ on af_packet: stripped (the outer tag), inserted in software.
         let q = two(", vlan: {id: 13}, qinq: {id: 100}", "");
-        let p = plan(&q.n3, &q.n6, &[info("net_af_packet", AF_PACKET); 2]);
+        let p = plan(&q.n3, &q.n6, &vec![info("net_af_packet", AF_PACKET); 2]);
         assert_eq!(
             p.vlans.tags[0].offload(),
             TagOffload {
@@ -286,7 +286,11 @@ mod tests {
             )
         );
         let q_off = two(", vlan: {id: 13, offload: off}, qinq: {id: 100}", "");
-        let p = plan(&q_off.n3, &q_off.n6, &[info("net_af_packet", AF_PACKET); 2]);
+        let p = plan(
+            &q_off.n3,
+            &q_off.n6,
+            &vec![info("net_af_packet", AF_PACKET); 2],
+        );
         assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
         assert!(
             p.warnings[0].starts_with("N3: net_af_packet puts"),
