@@ -74,7 +74,6 @@ pub(super) fn new_record(setup: &Setup<'_>) -> Record {
 /// control thread, its phases, then the control plane's figures and the report's files.
 pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> {
     let system = setup.system;
-    let hz = eal.tsc_hz();
     let settings = devices::device_settings(&system.n3, &system.n6, &system.cores);
     let mut devices = devices::open(eal, &setup.names, system.one_port())?;
     let interfaces = interfaces(setup, &devices[0], n6_of(&devices))?;
@@ -82,9 +81,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
     let pools = devices::pools(eal, &settings)?;
     let service_pool = service_pool(eal)?;
     let mut record = new_record(setup);
-    let vlan_plan = devices::vlan_plan(&devices, &system.n3, &system.n6)?;
-    note_vlans(&vlan_plan, &mut record);
-    let configs = devices::configs(&devices, &settings, &vlan_plan.device_offloads)?;
+    let (vlans, configs) = device_configs(&devices, &settings, system, &mut record)?;
     let started = devices::start(&mut devices, &configs, &pools)?;
     let (s3, s6) = (&started[0], n6_of(&started));
     let rx_spread = spread_rx(setup, [&configs[0], n6_of(&configs)], [s3, s6], &mut record);
@@ -97,7 +94,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         multiplied,
         plans,
     } = step_plans(setup, links, &mut record)?;
-    let rules = rx_rules(&plans, vlan_plan.vlans);
+    let rules = rx_rules(&plans, vlans);
     let (sessions, churn_sessions) = session_plans(setup, &plans)?;
     let idle_queues = devices::worker_queues(&started, &settings)?
         .into_iter()
@@ -118,7 +115,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         climb_rules: &climb_rules,
         profile: multiplied.first().map_or(setup.profile, |m| &m.profile),
         links,
-        vlans: vlan_plan.vlans,
+        vlans,
     };
     let mut program = program(setup, search_cases, &steps)?;
     let mut machine = Lifecycle::new(program.first_timing(), setup.pfcp);
@@ -130,7 +127,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         ports: [&**s3, &**s6],
         rx_spread,
         interfaces,
-        vlans: vlan_plan.vlans,
+        vlans,
         peers,
         service_pool,
         control: &control,
@@ -138,7 +135,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         // Ticks become nanoseconds from here; each step gets the frequency measured when it
         // starts.
         clock_start: tsc(),
-        dpdk_hz: hz,
+        dpdk_hz: eal.tsc_hz(),
     };
     let outcome = interpret(
         &bed,
@@ -253,6 +250,20 @@ fn spread_rx(
         record.report.warnings.extend(spread.warning);
         spread.description
     })
+}
+
+/// Each device's configuration, with the VLAN offloads its ports' tags use; the ports' tags as
+/// the devices handle them, noted in the report ([`note_vlans`]).
+fn device_configs(
+    devices: &[Port<'_>],
+    settings: &[devices::DeviceSettings],
+    system: &config::System,
+    record: &mut Record,
+) -> Result<(PortVlans, Vec<PortConfig>)> {
+    let plan = devices::vlan_plan(devices, &system.n3, &system.n6)?;
+    note_vlans(&plan, record);
+    let configs = devices::configs(devices, settings, &plan.device_offloads)?;
+    Ok((plan.vlans, configs))
 }
 
 /// How each tagged port's tags are put on and taken off (by the NIC or in software), in the
