@@ -14,6 +14,7 @@ difference between two points. Exit status 3 when a difference is left unexplain
 """
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -102,11 +103,28 @@ def parse_vpp_errors(path):
     return out
 
 
-def vpp_links(interfaces):
-    """VPP's N3 and N6 interfaces: af_packet host-n3/host-n6 or memif1/0, memif2/0."""
-    if "host-n3" in interfaces:
-        return "host-n3", "host-n6"
-    return "memif1/0", "memif2/0"
+def vpp_links(interfaces, env=None):
+    """VPP's N3 and N6 interfaces: af_packet host-n3/host-n6 or memif1/0, memif2/0; on VLANs
+    the sub-interfaces run-upg-vpp.sh made, from the same environment (UPG_VPP_N3_VLAN,
+    UPG_VPP_N6_VLAN, UPG_VPP_N3_QINQ, UPG_VPP_ONE_PORT)."""
+    env = os.environ if env is None else env
+    if "host-n3" not in interfaces:
+        return "memif1/0", "memif2/0"
+    n3, n6 = "host-n3", "host-n6"
+    if env.get("UPG_VPP_N3_QINQ"):
+        n3 = f"host-n3.{int(env['UPG_VPP_N3_QINQ']) * 10000 + int(env['UPG_VPP_N3_VLAN'])}"
+    elif env.get("UPG_VPP_N3_VLAN"):
+        n3 = f"host-n3.{env['UPG_VPP_N3_VLAN']}"
+    if env.get("UPG_VPP_N6_VLAN"):
+        parent = "host-n3" if env.get("UPG_VPP_ONE_PORT") == "1" else "host-n6"
+        n6 = f"{parent}.{env['UPG_VPP_N6_VLAN']}"
+    return n3, n6
+
+
+def vpp_device(name):
+    """The interface a VPP sub-interface is on (host-n3.13: host-n3): where its ring's counters
+    (rx-miss, tx-error) are."""
+    return name.split(".")[0]
 
 
 def vpp_delta(a, b):
@@ -335,12 +353,13 @@ def explain(d, a, b, step, upf, counted_then_dropped=0):
         n3, n6 = vpp_links(ifs)
         rx_vpp, tx_vpp = (n3, n6) if d == "uplink" else (n6, n3)
         if (a.name, b.name) in (("veth dut rx", "UPF in"), ("port tx", "UPF in")):
-            found.append((f"VPP {rx_vpp} rx-miss (its receive ring full)",
-                          ifs.get(rx_vpp, {}).get("rx-miss", 0)))
+            found.append((f"VPP {vpp_device(rx_vpp)} rx-miss (its receive ring full)",
+                          ifs.get(vpp_device(rx_vpp), {}).get("rx-miss", 0)))
         if (a.name, b.name) == ("UPF in", "UPF out"):
             found.append((f"VPP {rx_vpp} drops", ifs.get(rx_vpp, {}).get("drops", 0)))
         if (a.name, b.name) in (("UPF out", "veth dut tx"), ("UPF out", "port rx")):
-            found.append((f"VPP {tx_vpp} tx-error", ifs.get(tx_vpp, {}).get("tx-error", 0)))
+            found.append((f"VPP {vpp_device(tx_vpp)} tx-error",
+                          ifs.get(vpp_device(tx_vpp), {}).get("tx-error", 0)))
             # What its output node could not hand over (memif: "no free tx slots", the
             # receiver's ring full): counted in "tx packets" and dropped.
             errs = step["vpp"]["errors"]

@@ -40,9 +40,27 @@ class VppCounters(unittest.TestCase):
                                            "ip4": 5999080})
         # An interface that carried nothing has no counter lines.
         self.assertEqual(ifs["memif2/0"], {})
-        self.assertEqual(reconcile.vpp_links(ifs), ("memif1/0", "memif2/0"))
-        self.assertEqual(reconcile.vpp_links({"host-n3": {}, "host-n6": {}}),
+        self.assertEqual(reconcile.vpp_links(ifs, {}), ("memif1/0", "memif2/0"))
+        self.assertEqual(reconcile.vpp_links({"host-n3": {}, "host-n6": {}}, {}),
                          ("host-n3", "host-n6"))
+
+    def test_vlan_sub_interfaces_as_run_upg_vpp_names_them(self):
+        host = {"host-n3": {}, "host-n6": {}}
+        two = {"UPG_VPP_N3_VLAN": "13", "UPG_VPP_N6_VLAN": "16"}
+        self.assertEqual(reconcile.vpp_links(host, two), ("host-n3.13", "host-n6.16"))
+        one = dict(two, UPG_VPP_ONE_PORT="1")
+        self.assertEqual(reconcile.vpp_links(host, one), ("host-n3.13", "host-n3.16"))
+        qinq = dict(two, UPG_VPP_N3_QINQ="100")
+        self.assertEqual(reconcile.vpp_links(host, qinq), ("host-n3.1000013", "host-n6.16"))
+        self.assertEqual(reconcile.vpp_device("host-n3.1000013"), "host-n3")
+        self.assertEqual(reconcile.vpp_device("memif1/0"), "memif1/0")
+        # A sub-interface's header line parses as any other's.
+        text = ("host-n3.13                        4      up          1500/0/0/0     "
+                "rx packets                 60001\n"
+                "                                                                    "
+                "ip4                        60000\n")
+        self.assertEqual(reconcile.parse_vpp_interfaces(text),
+                         {"host-n3.13": {"rx packets": 60001, "ip4": 60000}})
 
     def test_show_errors_by_node_and_reason(self):
         with tempfile.TemporaryDirectory() as d:
