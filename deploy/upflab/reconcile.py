@@ -382,16 +382,20 @@ def explain(d, a, b, step, upf, counted_then_dropped=0):
     return lost, found, total
 
 
-def veth_drops_after_count(d, a, b, step):
+def veth_drops_after_count(d, a, b, step, af_packet=None):
     """The receiving veth's drops beyond what the pair a -> b (a veth's tx -> its peer's rx)
     lost: frames the receiving veth counted received and then dropped (its XDP program's
-    redirect to a full AF_XDP ring); 0 for any other pair."""
+    redirect to a full AF_XDP ring); 0 for any other pair, and where the receiver reads the
+    veth through af_packet (`af_packet`: {"tg": bool, "dut": bool}): its packet socket took
+    its copy before the kernel dropped the frame for want of a protocol (a tagged frame's
+    802.1Q EtherType with no 8021q module: every QinQ frame)."""
+    af_packet = af_packet or {}
     tx_if = "n3" if d == "uplink" else "n6"
     rx_if = "n6" if d == "uplink" else "n3"
     tg, dut = step["links"]["tg"], step["links"]["dut"]
-    if (a.name, b.name) == ("veth tg tx", "veth dut rx"):
+    if (a.name, b.name) == ("veth tg tx", "veth dut rx") and not af_packet.get("dut"):
         drops = tg[tx_if]["tx_dropped"] + dut[tx_if]["rx_dropped"]
-    elif (a.name, b.name) == ("veth dut tx", "veth tg rx"):
+    elif (a.name, b.name) == ("veth dut tx", "veth tg rx") and not af_packet.get("tg"):
         drops = dut[rx_if]["tx_dropped"] + tg[rx_if]["rx_dropped"]
     else:
         return 0
@@ -475,7 +479,11 @@ def main():
             carry = 0
             for a, b in zip(pts, pts[1:]):
                 lost, found, total = explain(d, a, b, dlt, step_upf, carry)
-                carry = veth_drops_after_count(d, a, b, dlt)
+                receivers = {"dut": step_upf == "upg-vpp",
+                             "tg": str(report.get("config", {}).get(
+                                 "n6" if d == "uplink" else "n3", "")).startswith(
+                                 "net_af_packet")}
+                carry = veth_drops_after_count(d, a, b, dlt, receivers)
                 if lost == 0 and total == 0:
                     continue
                 why = "; ".join(f"{name} {fmt(n)}" for name, n in found if n) or "no counter"

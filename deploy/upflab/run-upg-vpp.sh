@@ -24,7 +24,9 @@
 # sub-interfaces of the host interfaces (`create sub-interfaces host-n3 13`: host-n3.13, exact
 # match, the addresses and the table on it, the parent up without an address); UPG_VPP_N3_QINQ
 # puts N3's VLAN inside that 802.1ad outer tag (host-n3.<outer*10000+vlan>, dot1ad outer
-# inner-dot1q vlan); UPG_VPP_ONE_PORT=1 puts N6's sub-interface on host-n3 too (upfbench's
+# inner-dot1q vlan; UPG_VPP_N3_OUTER=dot1q for an 802.1Q outer tag: VPP's af_packet input puts
+# the tag the kernel stripped back with TPID 0x8100 whatever it was, so an 802.1ad S-tag reaches
+# its ethernet-input as 802.1Q); UPG_VPP_ONE_PORT=1 puts N6's sub-interface on host-n3 too (upfbench's
 # one-port mode: n6: {port: n3}), and n6 stays idle.
 
 # Usage: run-upg-vpp.sh start|stop|status|log|cli COMMAND...
@@ -34,7 +36,7 @@
 #      workers; none by default: on 2 vCPUs upfbench busy-polls CPU 1), VPP_RX_MODE (of n3 and n6:
 #      polling), VPP_AF_PACKET (v2, or v3: VPP's default), VPP_POLL_SLEEP_USEC (none), VPP_HEAP (1G),
 #      UPF_LOG_LEVEL (notice), DUT_NS (dut), UPF_PIDFILE, UPG_VPP_N3_VLAN, UPG_VPP_N6_VLAN,
-#      UPG_VPP_N3_QINQ, UPG_VPP_ONE_PORT (none: untagged, two ports)
+#      UPG_VPP_N3_QINQ, UPG_VPP_N3_OUTER, UPG_VPP_ONE_PORT (none: untagged, two ports)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -144,7 +146,7 @@ vlan_links() {
     fi
     if [ -n "${UPG_VPP_N3_QINQ:-}" ]; then
         local id=$((UPG_VPP_N3_QINQ * 10000 + UPG_VPP_N3_VLAN))
-        echo "create sub-interfaces host-n3 $id dot1ad $UPG_VPP_N3_QINQ inner-dot1q $UPG_VPP_N3_VLAN exact-match"
+        echo "create sub-interfaces host-n3 $id ${UPG_VPP_N3_OUTER:-dot1ad} $UPG_VPP_N3_QINQ inner-dot1q $UPG_VPP_N3_VLAN exact-match"
         n3=host-n3.$id
     elif [ -n "${UPG_VPP_N3_VLAN:-}" ]; then
         echo "create sub-interfaces host-n3 $UPG_VPP_N3_VLAN dot1q $UPG_VPP_N3_VLAN exact-match"

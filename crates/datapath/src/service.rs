@@ -149,6 +149,8 @@ pub struct ServicePlane<'e> {
     ei_limit: ErrorIndicationLimit,
     tsc_hz: u64,
     counters: ServiceCounters,
+    /// N3 and N6 on one device: a frame with the other port's tags is the other port's.
+    one_port: bool,
 }
 
 impl<'e> ServicePlane<'e> {
@@ -177,7 +179,16 @@ impl<'e> ServicePlane<'e> {
             ei_limit: ErrorIndicationLimit::new(DEFAULT_ERROR_INDICATIONS_PER_S, 1),
             tsc_hz: tsc_hz.max(1),
             counters: ServiceCounters::default(),
+            one_port: false,
         }
+    }
+
+    /// N3 and N6 on one device (one-port mode): a frame received on either port's queue is
+    /// handled as the port's whose tags it carries (a NIC's RSS, or af_packet's fanout over
+    /// several queues, may put it on the other's).
+    pub fn with_one_port(mut self, one_port: bool) -> Self {
+        self.one_port = one_port;
+        self
     }
 
     /// Gives `side` the IPv6 address `v6`: Neighbor Discovery, ICMPv6 and GTP-U echo are
@@ -298,7 +309,17 @@ impl<'e> ServicePlane<'e> {
             self.handle_untagged(side, frame);
             return;
         }
-        let Some(left) = tags.match_received(stripped, frame) else {
+        let other = match side {
+            Side::N3 => Side::N6,
+            Side::N6 => Side::N3,
+        };
+        let mine = tags.match_received(stripped, frame).map(|n| (side, n));
+        let theirs = || {
+            let t = self.ports[other.index()].tags;
+            let n = t.match_received(stripped, frame)?;
+            self.one_port.then_some((other, n))
+        };
+        let Some((side, left)) = mine.or_else(theirs) else {
             self.counters.seen[side.index()][Seen::OtherVlan as usize] += 1;
             return;
         };

@@ -749,4 +749,5 @@ fn resolving_service<'p>(bed: &Testbed<'_, 'p>) -> ServicePlane<'p> {
     ServicePlane::new(bed.interfaces, bed.service_pool, bed.dpdk_hz, &known)
         .with_vlan(Side::N3, bed.vlans.tags[0])
         .with_vlan(Side::N6, bed.vlans.tags[1])
+        .with_one_port(bed.vlans.one_port)
 }
