@@ -1,7 +1,9 @@
 //! VLANs in the kernel lab (issue 29): the generator and the reflector on `net_af_packet` over
 //! the lab's veths, N3 on VLAN 13 and N6 on VLAN 16 on both sides (the generator's PCP 5 on
 //! N3, the reflector's 2), once with the NIC's offloads (`vlan.offload: auto`: af_packet
-//! offers VLAN insert and strip) and once forced to software (`off`). Each time: every packet
+//! offers VLAN insert and strip), once forced to software (`off`), and once with N3 in QinQ
+//! (S-tag 100 around VLAN 13: af_packet strips the outer tag, software writes both and reads
+//! the inner one from the frame). Each time: every packet
 //! back each way, zero loss, each port's line in the report and on the reflector's terminal
 //! saying which path its tags took; and on the wire (dumpcap on the far side of each veth)
 //! every frame of the traffic carries its port's VLAN id and PCP between the right MACs. With

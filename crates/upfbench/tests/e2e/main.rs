@@ -45,8 +45,8 @@
 //! - N3 and N6 on VLANs in one-port mode (the shipped memif-vlan pair): zero loss both ways, the
 //!   report's sizes counting the tag; on a `net_pcap` device, tshark reads each frame's VLAN id
 //!   and PCP, traffic and ARP, and the reflector's echo of those frames retagged with its own;
-//!   in the kernel lab on `net_af_packet`, tagged ports with the VLAN offloads and forced to
-//!   software: zero loss, each frame's VLAN id, PCP and MACs on the wire.
+//!   in the kernel lab on `net_af_packet`, tagged ports with the VLAN offloads, forced to
+//!   software, and QinQ: zero loss, each frame's VLAN ids, PCP and MACs on the wire.
 //!
 //! They need root. Each process busy-polls one core and the machine may have two, so the cases
 //! run one at a time ([`harness::serial`]), the generator's worker on lcore 1 and the
