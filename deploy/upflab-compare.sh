@@ -278,9 +278,10 @@ for i in "${!modes[@]}"; do
     capturing=()
     if ((capture > 0)); then
         for ifc in n3 n6; do
-            # No ARP: the resolution's would fill a short capture.
+            # No ARP: the resolution's would fill a short capture. `vlan`: QinQ frames, whose
+            # inner tag is still in the frame once the kernel took the outer one off.
             ip netns exec "$TG_NS" dumpcap -q -i "$ifc" -c "$capture" -a duration:120 \
-                -f 'udp or icmp' -w "$dir/tg-$ifc.pcapng" 2>/dev/null &
+                -f 'udp or icmp or vlan' -w "$dir/tg-$ifc.pcapng" 2>/dev/null &
             capturing+=($!)
         done
         sleep 1

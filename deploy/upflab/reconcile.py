@@ -14,6 +14,7 @@ difference between two points. Exit status 3 when a difference is left unexplain
 """
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -103,11 +104,28 @@ def parse_vpp_errors(path):
     return out
 
 
-def vpp_links(interfaces):
-    """VPP's N3 and N6 interfaces: af_packet host-n3/host-n6 or memif1/0, memif2/0."""
-    if "host-n3" in interfaces:
-        return "host-n3", "host-n6"
-    return "memif1/0", "memif2/0"
+def vpp_links(interfaces, env=None):
+    """VPP's N3 and N6 interfaces: af_packet host-n3/host-n6 or memif1/0, memif2/0; on VLANs
+    the sub-interfaces run-upg-vpp.sh made, from the same environment (UPG_VPP_N3_VLAN,
+    UPG_VPP_N6_VLAN, UPG_VPP_N3_QINQ, UPG_VPP_ONE_PORT)."""
+    env = os.environ if env is None else env
+    if "host-n3" not in interfaces:
+        return "memif1/0", "memif2/0"
+    n3, n6 = "host-n3", "host-n6"
+    if env.get("UPG_VPP_N3_QINQ"):
+        n3 = f"host-n3.{int(env['UPG_VPP_N3_QINQ']) * 10000 + int(env['UPG_VPP_N3_VLAN'])}"
+    elif env.get("UPG_VPP_N3_VLAN"):
+        n3 = f"host-n3.{env['UPG_VPP_N3_VLAN']}"
+    if env.get("UPG_VPP_N6_VLAN"):
+        parent = "host-n3" if env.get("UPG_VPP_ONE_PORT") == "1" else "host-n6"
+        n6 = f"{parent}.{env['UPG_VPP_N6_VLAN']}"
+    return n3, n6
+
+
+def vpp_device(name):
+    """The interface a VPP sub-interface is on (host-n3.13: host-n3): where its ring's counters
+    (rx-miss, tx-error) are."""
+    return name.split(".")[0]
 
 
 def vpp_delta(a, b):
@@ -257,6 +275,40 @@ def direction_path(d, step, ports, frames, upf, veths=True):
     return pts
 
 
+def one_port_path(step, ports, frames, upf):
+    """One-port mode (N3 and N6 on one device, over tg's n3): the points that both directions
+    cross together, each the two directions' sum: upfbench's, the device's and n3's both ways
+    (n6 stays idle), the UPF's in and out (its N3 and N6 figures added)."""
+    tg, dut = step["links"]["tg"], step["links"]["dut"]
+    port = ports["N3"]  # the one device's counters, on both rows of the report
+    f3, f6 = frames["N3"], frames["N6"]
+    tx_other = f3["tx_service"] + f6["tx_service"]
+    rx_other = f3["rx_service"] + f3["rx_rejected"] + f6["rx_service"] + f6["rx_rejected"]
+    sent = sum(f["tx_measured"] + f["tx_warmup"] + f.get("tx_probes", 0) for f in (f3, f6))
+    got = sum(f["rx_measured"] + f["rx_unmeasured"] + f.get("rx_probes", 0) for f in (f3, f6))
+    upf_in, upf_out = Point("UPF in", 0, ""), Point("UPF out", 0, "")
+    for d in ("uplink", "downlink"):
+        for p in upf_points(d, step, upf, frames):
+            q = upf_in if p.name == "UPF in" else upf_out
+            q.count += p.count
+            q.note = f"{q.note} + {p.note}" if q.note else p.note
+    return [
+        Point("upfbench sent", sent, "both directions' measured + warm-up"),
+        Point("port tx", port["opackets"] + port["oerrors"] - tx_other,
+              f"DPDK N3 and N6 opackets {port['opackets']} - {tx_other} service"),
+        Point("veth tg tx", tg["n3"]["tx"] - tx_other, f"tg n3 tx {tg['n3']['tx']} - {tx_other}"),
+        Point("veth dut rx", dut["n3"]["rx"] - tx_other,
+              f"dut n3 rx {dut['n3']['rx']} - {tx_other}"),
+    ] + [p for p in (upf_in, upf_out) if p.note] + [
+        Point("veth dut tx", dut["n3"]["tx"] - rx_other,
+              f"dut n3 tx {dut['n3']['tx']} - {rx_other}"),
+        Point("veth tg rx", tg["n3"]["rx"] - rx_other, f"tg n3 rx {tg['n3']['rx']} - {rx_other}"),
+        Point("port rx", port["ipackets"] - rx_other,
+              f"DPDK N3 and N6 ipackets {port['ipackets']} - {rx_other} not traffic"),
+        Point("upfbench received", got, "both directions' measured + unmeasured"),
+    ]
+
+
 def upf_points(d, step, upf, frames=None):
     """The UPF's own counts of direction `d`: what it took in and what it put out."""
     if upf == "eupf":
@@ -341,12 +393,13 @@ def explain(d, a, b, step, upf, counted_then_dropped=0):
         n3, n6 = vpp_links(ifs)
         rx_vpp, tx_vpp = (n3, n6) if d == "uplink" else (n6, n3)
         if (a.name, b.name) in (("veth dut rx", "UPF in"), ("port tx", "UPF in")):
-            found.append((f"VPP {rx_vpp} rx-miss (its receive ring full)",
-                          ifs.get(rx_vpp, {}).get("rx-miss", 0)))
+            found.append((f"VPP {vpp_device(rx_vpp)} rx-miss (its receive ring full)",
+                          ifs.get(vpp_device(rx_vpp), {}).get("rx-miss", 0)))
         if (a.name, b.name) == ("UPF in", "UPF out"):
             found.append((f"VPP {rx_vpp} drops", ifs.get(rx_vpp, {}).get("drops", 0)))
         if (a.name, b.name) in (("UPF out", "veth dut tx"), ("UPF out", "port rx")):
-            found.append((f"VPP {tx_vpp} tx-error", ifs.get(tx_vpp, {}).get("tx-error", 0)))
+            found.append((f"VPP {vpp_device(tx_vpp)} tx-error",
+                          ifs.get(vpp_device(tx_vpp), {}).get("tx-error", 0)))
             # What its output node could not hand over (memif: "no free tx slots", the
             # receiver's ring full): counted in "tx packets" and dropped.
             errs = step["vpp"]["errors"]
@@ -369,20 +422,46 @@ def explain(d, a, b, step, upf, counted_then_dropped=0):
     return lost, found, total
 
 
-def veth_drops_after_count(d, a, b, step):
+def veth_drops_after_count(d, a, b, step, af_packet=None):
     """The receiving veth's drops beyond what the pair a -> b (a veth's tx -> its peer's rx)
     lost: frames the receiving veth counted received and then dropped (its XDP program's
-    redirect to a full AF_XDP ring); 0 for any other pair."""
+    redirect to a full AF_XDP ring); 0 for any other pair, and where the receiver reads the
+    veth through af_packet (`af_packet`: {"tg": bool, "dut": bool}): its packet socket took
+    its copy before the kernel dropped the frame for want of a protocol (a tagged frame's
+    802.1Q EtherType with no 8021q module: every QinQ frame)."""
+    af_packet = af_packet or {}
     tx_if = "n3" if d == "uplink" else "n6"
     rx_if = "n6" if d == "uplink" else "n3"
     tg, dut = step["links"]["tg"], step["links"]["dut"]
-    if (a.name, b.name) == ("veth tg tx", "veth dut rx"):
+    if (a.name, b.name) == ("veth tg tx", "veth dut rx") and not af_packet.get("dut"):
         drops = tg[tx_if]["tx_dropped"] + dut[tx_if]["rx_dropped"]
-    elif (a.name, b.name) == ("veth dut tx", "veth tg rx"):
+    elif (a.name, b.name) == ("veth dut tx", "veth tg rx") and not af_packet.get("tg"):
         drops = dut[rx_if]["tx_dropped"] + tg[rx_if]["rx_dropped"]
     else:
         return 0
     return max(0, drops - max(a.count - b.count, 0))
+
+
+def one_port_rows(step, pts, rows, notes, raw):
+    """The one-port row ("UL+DL") of `pts` into `rows`, its differences into `notes` (none
+    explained by a counter), its arithmetic into `raw`; returns how many differences."""
+    by = {p.name: p for p in pts}
+    loss = [x["loss"] for x in step["directions"]]
+    rows.append([step["label"], "UL+DL"] + [
+        fmt(by[n].count) if n in by else "-" for n in
+        ("upfbench sent", "veth tg tx", "veth dut rx", "UPF in", "UPF out", "veth dut tx",
+         "veth tg rx", "upfbench received")] +
+        [fmt(sum(x["sent"] for x in loss)), fmt(sum(x["lost"] for x in loss))])
+    differences = 0
+    for a, b in zip(pts, pts[1:]):
+        lost = a.count - b.count
+        if lost:
+            differences += 1
+            notes.append(f"{step['label']} one port: {a.name} -> {b.name}: {fmt(lost)} "
+                         f"{'fewer' if lost > 0 else 'more'} (no counter); UNEXPLAINED "
+                         f"{fmt(lost)}")
+    raw.extend(f"{step['label']} one port: {p.name} {fmt(p.count)} = {p.note}" for p in pts)
+    return differences
 
 
 def fmt(n):
@@ -452,8 +531,13 @@ def main():
                            kinds or "-", f["tx_warmup"], f["rx_unmeasured"]])
         act = (step.get("churn") or {}).get("activation") or {}
         dlt["churn_probes_lost"] = act.get("probes_sent", 0) - act.get("probes_received", 0)
+        cfg = report.get("config", {})
+        one_port = cfg.get("n3") is not None and cfg.get("n3") == cfg.get("n6")
         for d in ("uplink", "downlink"):
-            pts = direction_path(d, dlt, ports, frames, step_upf, veths)
+            pts = direction_path(d, dlt, ports, frames, step_upf, veths and not one_port)
+            if one_port:
+                # The device's and n3's counts are both directions': in the row below.
+                pts = [p for p in pts if p.name not in ("port tx", "port rx")]
             by = {p.name: p for p in pts}
             rep = next(x for x in step["directions"] if x["direction"] == d)
             rows.append([step["label"], "UL" if d == "uplink" else "DL"] + [
@@ -464,7 +548,11 @@ def main():
             carry = 0
             for a, b in zip(pts, pts[1:]):
                 lost, found, total = explain(d, a, b, dlt, step_upf, carry)
-                carry = veth_drops_after_count(d, a, b, dlt)
+                receivers = {"dut": step_upf == "upg-vpp",
+                             "tg": str(report.get("config", {}).get(
+                                 "n6" if d == "uplink" else "n3", "")).startswith(
+                                 "net_af_packet")}
+                carry = veth_drops_after_count(d, a, b, dlt, receivers)
                 if lost == 0 and total == 0:
                     continue
                 why = "; ".join(f"{name} {fmt(n)}" for name, n in found if n) or "no counter"
@@ -477,6 +565,9 @@ def main():
                 notes.append(line)
             for p in pts:
                 raw.append(f"{step['label']} {d}: {p.name} {fmt(p.count)} = {p.note}")
+        if one_port and veths:
+            unexplained += one_port_rows(step, one_port_path(dlt, ports, frames, step_upf),
+                                         rows, notes, raw)
         cpu = delta(start["cpu"], end["cpu"])
         upf_cpu = ""
         if start["upf_ticks"] is not None and end["upf_ticks"] is not None:

@@ -20,13 +20,23 @@
 # FARs, and UPG-VPP looks up a PDR's F-TEID among the GTP-U endpoints of the PDR's network
 # instance. The route to the data network (0.0.0.0/0 via 192.168.16.152) is in FIB 200 too.
 # VPP's interfaces take the MAC addresses of dut's veths, so that a restart changes no MAC.
+# VLANs (af_packet links only): UPG_VPP_N3_VLAN and UPG_VPP_N6_VLAN put N3 and N6 on 802.1Q
+# sub-interfaces of the host interfaces (`create sub-interfaces host-n3 13`: host-n3.13, exact
+# match, the addresses and the table on it, the parent up without an address); UPG_VPP_N3_QINQ
+# puts N3's VLAN inside that 802.1ad outer tag (host-n3.<outer*10000+vlan>, dot1ad outer
+# inner-dot1q vlan; UPG_VPP_N3_OUTER=dot1q for an 802.1Q outer tag: VPP's af_packet input puts
+# the tag the kernel stripped back with TPID 0x8100 whatever it was, so an 802.1ad S-tag reaches
+# its ethernet-input as 802.1Q); UPG_VPP_ONE_PORT=1 puts N6's sub-interface on host-n3 too (upfbench's
+# one-port mode: n6: {port: n3}), and n6 stays idle.
+
 # Usage: run-upg-vpp.sh start|stop|status|log|cli COMMAND...
 #   cli: a VPP CLI command (e.g. `run-upg-vpp.sh cli show upf session`).
 # Env: LAB_DIR (/tmp/upflab), RUN_DIR ($LAB_DIR/run/upg-vpp), UPG_VPP_LINKS (af_packet | memif),
 #      MEMIF_DIR (/tmp/upfbench/upg-vpp), VPP_MAIN_CORE (0), VPP_WORKERS (CPU list of VPP
 #      workers; none by default: on 2 vCPUs upfbench busy-polls CPU 1), VPP_RX_MODE (of n3 and n6:
 #      polling), VPP_AF_PACKET (v2, or v3: VPP's default), VPP_POLL_SLEEP_USEC (none), VPP_HEAP (1G),
-#      UPF_LOG_LEVEL (notice), DUT_NS (dut), UPF_PIDFILE
+#      UPF_LOG_LEVEL (notice), DUT_NS (dut), UPF_PIDFILE, UPG_VPP_N3_VLAN, UPG_VPP_N6_VLAN,
+#      UPG_VPP_N3_QINQ, UPG_VPP_N3_OUTER, UPG_VPP_ONE_PORT (none: untagged, two ports)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -95,6 +105,7 @@ CONF
             echo "create host-interface $AF_PACKET name n3 hw-addr $(mac n3)"
             echo "create host-interface $AF_PACKET name n6 hw-addr $(mac n6)"
             n3=host-n3 n6=host-n6
+            vlan_links
         fi
         cat <<CLI
 ip table add 200
@@ -110,8 +121,8 @@ set interface state host-n4 up
 set interface state $n3 up
 set interface state $n6 up
 set interface rx-mode host-n4 interrupt
-set interface rx-mode $n3 $rx_mode
-set interface rx-mode $n6 $rx_mode
+set interface rx-mode ${n3%.*} $rx_mode
+set interface rx-mode ${n6%.*} $rx_mode
 upf specification release 16
 upf node-id ip4 192.168.14.151
 upf nwi name internet vrf 200
@@ -122,6 +133,34 @@ enable ip6 interface $n6
 ip route add 64:ff9b::/96 table 200 via $n6
 CLI
     } >"$RUN_DIR/upf.cli"
+}
+
+# N3's and N6's sub-interfaces (UPG_VPP_N3_VLAN, ...), made on the host interfaces, which are
+# brought up bare; sets n3 and n6 to the sub-interfaces' names.
+vlan_links() {
+    local n6_parent=host-n6
+    [ "${UPG_VPP_ONE_PORT:-}" != 1 ] || n6_parent=host-n3
+    if [ -n "${UPG_VPP_N3_VLAN:-}" ] || [ -n "${UPG_VPP_N6_VLAN:-}" ]; then
+        echo "set interface state host-n3 up"
+        echo "set interface state host-n6 up"
+    fi
+    if [ -n "${UPG_VPP_N3_QINQ:-}" ]; then
+        local id=$((UPG_VPP_N3_QINQ * 10000 + UPG_VPP_N3_VLAN))
+        echo "create sub-interfaces host-n3 $id ${UPG_VPP_N3_OUTER:-dot1ad} $UPG_VPP_N3_QINQ inner-dot1q $UPG_VPP_N3_VLAN exact-match"
+        n3=host-n3.$id
+    elif [ -n "${UPG_VPP_N3_VLAN:-}" ]; then
+        echo "create sub-interfaces host-n3 $UPG_VPP_N3_VLAN dot1q $UPG_VPP_N3_VLAN exact-match"
+        n3=host-n3.$UPG_VPP_N3_VLAN
+    fi
+    if [ -n "${UPG_VPP_N6_VLAN:-}" ]; then
+        echo "create sub-interfaces $n6_parent $UPG_VPP_N6_VLAN dot1q $UPG_VPP_N6_VLAN exact-match"
+        n6=$n6_parent.$UPG_VPP_N6_VLAN
+    fi
+    # A sub-interface starts with an MTU of 0 (VPP 24.02): the lab's 1500.
+    local sub
+    for sub in "$n3" "$n6"; do
+        [ "$sub" = "${sub%.*}" ] || echo "set interface mtu packet 1500 $sub"
+    done
 }
 
 start() {

@@ -14,7 +14,8 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// List the DPDK ports that the given EAL arguments produce: id, name, driver, MAC, link, speed.
+    /// List the DPDK ports that the given EAL arguments produce: id, name, driver, MAC, the VLAN
+    /// offloads they offer (insert, strip), link, speed.
     ///
     /// Example: upfbench ports -- --no-huge -m 512 --no-pci --vdev net_ring0 --vdev net_null0
     Ports(PortsArgs),

@@ -59,7 +59,7 @@ pub use profile::{Churn, MAX_CHURN_RATE, MIN_PROBE_INTERVAL};
 pub use qer_impairment::{Gates, Policing, QerImpairment};
 pub use reflector::{Impairments, PortName, ReflectMode, Reflector, ReflectorPfcp, ReflectorPort};
 pub use system::{
-    Arp, Cores, Device, Eal, OnUpfLoss, OnUpfRestart, Pfcp, Port, System, Vlan, Window,
+    Arp, Cores, Device, Eal, OnUpfLoss, OnUpfRestart, Pfcp, Port, System, Vlan, VlanOffload, Window,
 };
 pub use units::{IpPrefix, Ipv4Prefix, PFCP_PORT, Rate, parse_duration};
 pub use upfbench_net::IpFamily;

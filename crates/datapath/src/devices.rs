@@ -104,23 +104,37 @@ pub fn pools<'e>(
         .collect()
 }
 
-/// Each device's configuration (see [`port_config`]).
+/// Each device's configuration (see [`port_config`]), with the offloads `offloads` gives it
+/// (the VLAN offloads of [`super::vlan_offload::plan`]; none for a device it leaves out).
 pub fn configs(
     ports: &[Port<'_>],
     settings: &[DeviceSettings],
+    offloads: &[upfbench_dpdk::Offloads],
 ) -> Result<Vec<PortConfig>, DeviceError> {
     ports
         .iter()
         .zip(settings)
-        .map(|(port, s)| {
-            Ok(port_config(
-                port,
-                s.queues,
-                s.rx_descriptors,
-                s.tx_descriptors,
-            )?)
+        .enumerate()
+        .map(|(i, (port, s))| {
+            let mut c = port_config(port, s.queues, s.rx_descriptors, s.tx_descriptors)?;
+            c.offloads = offloads.get(i).copied().unwrap_or_default();
+            Ok(c)
         })
         .collect()
+}
+
+/// The VLAN plan of ports `n3` and `n6` on the opened `ports` (see
+/// [`super::vlan_offload::plan`]).
+pub fn vlan_plan<P>(
+    ports: &[Port<'_>],
+    n3: &PortSettings<P>,
+    n6: &PortSettings<P>,
+) -> Result<super::vlan_offload::VlanPlan, DeviceError> {
+    let infos = ports
+        .iter()
+        .map(|p| p.info())
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(super::vlan_offload::plan(n3, n6, &infos))
 }
 
 /// The devices started with `configs`, their received frames in `pools`.

@@ -15,3 +15,4 @@ pub mod rx_spread;
 pub mod service;
 pub mod socket_files;
 pub mod vlan;
+pub mod vlan_offload;

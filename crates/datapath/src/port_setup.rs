@@ -225,7 +225,7 @@ pub fn resolve<'p>(
                 let PortQueues { rx, tx } = &mut q[side.index()];
                 if rx.rx_burst(&mut burst) > 0 {
                     for m in burst.iter() {
-                        service.handle_any(side, m.data());
+                        service.handle_received(side, m.stripped_tags(), m.data());
                     }
                     burst.clear();
                     // The answers go back on the queue the requests came in on: a peer with a

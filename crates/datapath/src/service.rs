@@ -16,7 +16,7 @@ mod respond6;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::time::Duration;
 
-use upfbench_dpdk::{Mbuf, MbufBurst, Mempool, TxQueue};
+use upfbench_dpdk::{Mbuf, MbufBurst, Mempool, StrippedTags, TxQueue};
 use upfbench_net::{MacAddr, Teid};
 
 pub use limit::ErrorIndicationLimit;
@@ -149,6 +149,8 @@ pub struct ServicePlane<'e> {
     ei_limit: ErrorIndicationLimit,
     tsc_hz: u64,
     counters: ServiceCounters,
+    /// N3 and N6 on one device: a frame with the other port's tags is the other port's.
+    one_port: bool,
 }
 
 impl<'e> ServicePlane<'e> {
@@ -177,7 +179,16 @@ impl<'e> ServicePlane<'e> {
             ei_limit: ErrorIndicationLimit::new(DEFAULT_ERROR_INDICATIONS_PER_S, 1),
             tsc_hz: tsc_hz.max(1),
             counters: ServiceCounters::default(),
+            one_port: false,
         }
+    }
+
+    /// N3 and N6 on one device (one-port mode): a frame received on either port's queue is
+    /// handled as the port's whose tags it carries (a NIC's RSS, or af_packet's fanout over
+    /// several queues, may put it on the other's).
+    pub fn with_one_port(mut self, one_port: bool) -> Self {
+        self.one_port = one_port;
+        self
     }
 
     /// Gives `side` the IPv6 address `v6`: Neighbor Discovery, ICMPv6 and GTP-U echo are
@@ -287,19 +298,35 @@ impl<'e> ServicePlane<'e> {
     /// learns from it. On a tagged port a frame without the port's tags is counted
     /// ([`Seen::OtherVlan`]) and dropped.
     pub fn handle_any(&mut self, side: Side, frame: &[u8]) {
+        self.handle_received(side, StrippedTags::NONE, frame);
+    }
+
+    /// [`Self::handle_any`] for a frame received with `stripped` taken off by the NIC (its
+    /// VLAN strip offload): the port's tags are those and what is left in the frame.
+    pub fn handle_received(&mut self, side: Side, stripped: StrippedTags, frame: &[u8]) {
         let tags = self.ports[side.index()].tags;
-        if tags.is_empty() {
+        if tags.is_empty() && stripped.is_empty() {
             self.handle_untagged(side, frame);
             return;
         }
-        if !tags.matches(frame) {
+        let other = match side {
+            Side::N3 => Side::N6,
+            Side::N6 => Side::N3,
+        };
+        let mine = tags.match_received(stripped, frame).map(|n| (side, n));
+        let theirs = || {
+            let t = self.ports[other.index()].tags;
+            let n = t.match_received(stripped, frame)?;
+            self.one_port.then_some((other, n))
+        };
+        let Some((side, left)) = mine.or_else(theirs) else {
             self.counters.seen[side.index()][Seen::OtherVlan as usize] += 1;
             return;
-        }
+        };
         let mut untagged = [0u8; 1600];
-        let n = frame.len().min(untagged.len() + tags.len()) - tags.len();
+        let n = frame.len().min(untagged.len() + left) - left;
         untagged[..12].copy_from_slice(&frame[..12]);
-        untagged[12..n].copy_from_slice(&frame[12 + tags.len()..n + tags.len()]);
+        untagged[12..n].copy_from_slice(&frame[12 + left..n + left]);
         self.handle_untagged(side, &untagged[..n]);
     }
 

@@ -7,7 +7,15 @@
 //! may remark them). A priority-tagged frame (VID 0, IEEE 802.1Q-2018 §6.9.1) is not ours on a
 //! tagged port: upfbench never asks for one. Sans-IO: the datapath moves the bytes, the worker
 //! owns the mbufs.
+//!
+//! Where the NIC has the VLAN offloads ([`TagOffload`], chosen per device by
+//! [`super::vlan_offload`]), the tags are not written in software: what a port sends asks the
+//! NIC to insert them ([`PortTags::tx_vlan`]), and what it receives may come with tags the NIC
+//! stripped into the mbuf ([`StrippedTags`]), the rest (a QinQ frame's inner tag, when the NIC
+//! strips one) still in the frame: [`PortTags::match_received`] reads both. A stripped tag's
+//! TPID is not kept: its VID alone makes it ours.
 
+use upfbench_dpdk::{StrippedTags, TxVlan};
 use upfbench_net::ethernet;
 use upfbench_net::vlan::TAG_LEN;
 use upfbench_net::{VlanKind, VlanRepr, VlanTags};
@@ -19,12 +27,27 @@ const TAGS_AT: usize = ethernet::field::ETHERTYPE.start;
 /// The TPID and VID bits of a tag as a big-endian word (PCP and DEI left out).
 const MATCH_MASK: u32 = 0xffff_0fff;
 
-/// The tags of one port, as the bytes it writes and the words it matches.
+/// The VID bits of a TCI.
+const VID_MASK: u16 = 0x0fff;
+
+/// What the NIC does with a port's tags: inserts them on transmit, strips them on receive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TagOffload {
+    /// The NIC inserts the tags (`RTE_ETH_TX_OFFLOAD_VLAN_INSERT`, and `QINQ_INSERT`).
+    pub insert: bool,
+    /// The NIC strips them (`RTE_ETH_RX_OFFLOAD_VLAN_STRIP`, and `QINQ_STRIP` if offered).
+    pub strip: bool,
+}
+
+/// The tags of one port, as the bytes it writes and the words it matches, and whether the NIC
+/// inserts them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PortTags {
     tags: VlanTags,
     bytes: [u8; 2 * TAG_LEN],
     len: usize,
+    offload: TagOffload,
+    tx: TxVlan,
 }
 
 impl Default for PortTags {
@@ -39,6 +62,11 @@ impl PortTags {
         tags: VlanTags::Untagged,
         bytes: [0; 2 * TAG_LEN],
         len: 0,
+        offload: TagOffload {
+            insert: false,
+            strip: false,
+        },
+        tx: TxVlan::NONE,
     };
 
     /// The port's `tags`; `None` if they cannot be written (a VID of 4095 or over, a PCP over
@@ -60,7 +88,55 @@ impl PortTags {
                 2 * TAG_LEN
             }
         };
-        Some(PortTags { tags, bytes, len })
+        Some(PortTags {
+            tags,
+            bytes,
+            len,
+            offload: TagOffload::default(),
+            tx: TxVlan::NONE,
+        })
+    }
+
+    /// The same tags, with what the NIC does with them: when it inserts them, what the port
+    /// sends is untagged and asks for them ([`Self::tx_vlan`]). An untagged port stays so.
+    pub fn with_offload(mut self, offload: TagOffload) -> PortTags {
+        let tci = |t: &VlanRepr| (u16::from(t.pcp) << 13) | (u16::from(t.dei) << 12) | t.vid;
+        self.offload = offload;
+        self.tx = match self.tags {
+            _ if !offload.insert => TxVlan::NONE,
+            VlanTags::Untagged => TxVlan::NONE,
+            VlanTags::Single(t) => TxVlan::single(tci(&t)),
+            VlanTags::Double { outer, inner } => TxVlan::double(tci(&outer), tci(&inner)),
+        };
+        if self.len == 0 {
+            self.offload = TagOffload::default();
+        }
+        self
+    }
+
+    /// What the NIC does with the tags.
+    pub fn offload(&self) -> TagOffload {
+        self.offload
+    }
+
+    /// What each mbuf sent asks the NIC to insert ([`TxVlan::NONE`] when the tags are written
+    /// in software, or there are none).
+    #[inline(always)]
+    pub fn tx_vlan(&self) -> TxVlan {
+        self.tx
+    }
+
+    /// Whether the NIC inserts the tags (the frames sent are untagged in memory).
+    #[inline(always)]
+    pub fn inserted_by_nic(&self) -> bool {
+        !self.tx.is_none()
+    }
+
+    /// Octets of tags written in software into each frame sent: [`Self::len`], or 0 when the
+    /// NIC inserts them.
+    #[inline(always)]
+    pub fn software_len(&self) -> usize {
+        if self.inserted_by_nic() { 0 } else { self.len }
     }
 
     /// An 802.1Q tag `vid` with priority `pcp`, inside an 802.1ad tag `outer` (QinQ) if
@@ -114,20 +190,47 @@ impl PortTags {
     /// differ), followed by a non-tag EtherType. An untagged port matches untagged frames.
     #[inline]
     pub fn matches(&self, frame: &[u8]) -> bool {
-        let Some(h) = frame.get(TAGS_AT..TAGS_AT + self.len + 2) else {
+        self.matches_from(0, frame)
+    }
+
+    /// Whether `frame` carries this port's tags from octet `first` of them on (the ones before
+    /// it were stripped), followed by a non-tag EtherType.
+    #[inline]
+    fn matches_from(&self, first: usize, frame: &[u8]) -> bool {
+        let left = self.len - first;
+        let Some(h) = frame.get(TAGS_AT..TAGS_AT + left + 2) else {
             return false;
         };
-        for i in 0..self.len / TAG_LEN {
-            let at = i * TAG_LEN;
+        for at in (0..left).step_by(TAG_LEN) {
             let got = u32::from_be_bytes([h[at], h[at + 1], h[at + 2], h[at + 3]]);
-            let b = &self.bytes[at..at + TAG_LEN];
+            let b = &self.bytes[first + at..first + at + TAG_LEN];
             let want = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
             if (got ^ want) & MATCH_MASK != 0 {
                 return false;
             }
         }
-        let next = u16::from_be_bytes([h[self.len], h[self.len + 1]]);
+        let next = u16::from_be_bytes([h[left], h[left + 1]]);
         VlanKind::from_tpid(next).is_none()
+    }
+
+    /// Whether a frame received with `stripped` taken off by the NIC carries exactly this
+    /// port's tags: the stripped ones its outermost (by VID), the rest in `frame`'s bytes (by
+    /// TPID and VID), then a non-tag EtherType. Returns the octets of tags still in the frame,
+    /// which the caller removes; `None` when the tags are not this port's.
+    #[inline]
+    pub fn match_received(&self, stripped: StrippedTags, frame: &[u8]) -> Option<usize> {
+        let first = stripped.len() * TAG_LEN;
+        if first > self.len {
+            return None;
+        }
+        for (i, tci) in stripped.tcis().iter().enumerate() {
+            let at = i * TAG_LEN + 2;
+            let vid = u16::from_be_bytes([self.bytes[at], self.bytes[at + 1]]) & VID_MASK;
+            if tci & VID_MASK != vid {
+                return None;
+            }
+        }
+        self.matches_from(first, frame).then_some(self.len - first)
     }
 
     /// Removes the tags from `frame` in place if they are this port's: moves the addresses
@@ -217,14 +320,41 @@ impl PortVlans {
     /// drop and count it) otherwise.
     #[inline]
     pub fn side_of(&self, side: Side, frame: &[u8]) -> Option<Side> {
-        if self.tags[side.index()].matches(frame) {
-            return Some(side);
+        self.side_of_received(side, StrippedTags::NONE, frame)
+            .map(|(s, _)| s)
+    }
+
+    /// [`Self::side_of`] for a frame received with `stripped` taken off by the NIC: the port
+    /// it is for, and the octets of its tags still in `frame` (see
+    /// [`PortTags::match_received`]).
+    #[inline]
+    pub fn side_of_received(
+        &self,
+        side: Side,
+        stripped: StrippedTags,
+        frame: &[u8],
+    ) -> Option<(Side, usize)> {
+        if let Some(n) = self.tags[side.index()].match_received(stripped, frame) {
+            return Some((side, n));
         }
         let other = match side {
             Side::N3 => Side::N6,
             Side::N6 => Side::N3,
         };
-        (self.one_port && self.tags[other.index()].matches(frame)).then_some(other)
+        if !self.one_port {
+            return None;
+        }
+        let n = self.tags[other.index()].match_received(stripped, frame)?;
+        Some((other, n))
+    }
+
+    /// The same ports, with what each one's NIC does with its tags (by [`Side`]).
+    pub fn with_offloads(mut self, offloads: [TagOffload; 2]) -> PortVlans {
+        for side in Side::BOTH {
+            let i = side.index();
+            self.tags[i] = self.tags[i].with_offload(offloads[i]);
+        }
+        self
     }
 }
 
@@ -373,6 +503,92 @@ mod tests {
             PortTags::new(VlanTags::Double { outer: s, inner: s }),
             None,
             "an S-tag inside"
+        );
+    }
+
+    #[test]
+    fn tags_the_nic_stripped_are_matched_from_the_mbuf_and_the_rest_from_the_frame() {
+        let qinq = PortTags::dot1q(vid(13), 5, Some((vid(100), 1))).unwrap();
+        let dot1q = PortTags::dot1q(vid(16), 0, None).unwrap();
+        let untagged = frame(VlanTags::Untagged, 0x0800, &[0x45; 30]);
+        // One tag stripped (PCP and DEI in the TCI are not looked at): nothing left in the frame.
+        assert_eq!(
+            dot1q.match_received(StrippedTags::one(0xf010), &untagged),
+            Some(0)
+        );
+        assert_eq!(dot1q.match_received(StrippedTags::one(17), &untagged), None);
+        // Stripped, and a tag still in the frame: one more than the port has.
+        let inner16 = PortTags::dot1q(vid(16), 0, None).unwrap().tagged(&untagged);
+        assert_eq!(dot1q.match_received(StrippedTags::one(16), &inner16), None);
+        // QinQ: both stripped; the outer stripped and the C-tag left (af_packet); none.
+        assert_eq!(
+            qinq.match_received(StrippedTags::two(100, 13), &untagged),
+            Some(0)
+        );
+        assert_eq!(
+            qinq.match_received(StrippedTags::two(13, 100), &untagged),
+            None
+        );
+        let c_tag = PortTags::dot1q(vid(13), 0, None).unwrap().tagged(&untagged);
+        assert_eq!(qinq.match_received(StrippedTags::one(100), &c_tag), Some(4));
+        assert_eq!(qinq.match_received(StrippedTags::one(100), &untagged), None);
+        assert_eq!(
+            qinq.match_received(StrippedTags::NONE, &qinq.tagged(&untagged)),
+            Some(8)
+        );
+        // The outer tag put back as a C-tag (TPID 0x8100) is not the port's S-tag.
+        let as_c = PortTags::dot1q(vid(100), 1, None).unwrap().tagged(&c_tag);
+        assert_eq!(qinq.match_received(StrippedTags::NONE, &as_c), None);
+        // Two stripped on a port of one tag, or any on an untagged port: not ours.
+        assert_eq!(
+            dot1q.match_received(StrippedTags::two(16, 16), &untagged),
+            None
+        );
+        let none = PortTags::UNTAGGED;
+        assert_eq!(none.match_received(StrippedTags::one(16), &untagged), None);
+        assert_eq!(none.match_received(StrippedTags::NONE, &untagged), Some(0));
+        let v = PortVlans {
+            tags: [qinq, dot1q],
+            one_port: true,
+        };
+        assert_eq!(
+            v.side_of_received(Side::N3, StrippedTags::one(16), &untagged),
+            Some((Side::N6, 0))
+        );
+        assert_eq!(
+            v.side_of_received(Side::N6, StrippedTags::one(100), &c_tag),
+            Some((Side::N3, 4))
+        );
+    }
+
+    #[test]
+    fn an_offloaded_port_asks_the_nic_for_its_tags_and_writes_none() {
+        let both = TagOffload {
+            insert: true,
+            strip: true,
+        };
+        let p = PortTags::dot1q(vid(13), 5, None).unwrap();
+        assert_eq!((p.software_len(), p.inserted_by_nic()), (4, false));
+        let o = p.with_offload(both);
+        assert_eq!(
+            (o.len(), o.software_len(), o.inserted_by_nic()),
+            (4, 0, true)
+        );
+        assert_eq!(o.tx_vlan(), TxVlan::single(0xa00d), "PCP 5, VID 13");
+        let q = PortTags::dot1q(vid(13), 0, Some((vid(100), 3)))
+            .unwrap()
+            .with_offload(both);
+        assert_eq!(q.tx_vlan(), TxVlan::double(0x6064, 13));
+        let strip_only = p.with_offload(TagOffload {
+            insert: false,
+            strip: true,
+        });
+        assert_eq!(strip_only.tx_vlan(), TxVlan::NONE);
+        assert_eq!(strip_only.software_len(), 4);
+        let none = PortTags::UNTAGGED.with_offload(both);
+        assert_eq!(
+            (none.tx_vlan(), none.offload()),
+            (TxVlan::NONE, TagOffload::default())
         );
     }
 }

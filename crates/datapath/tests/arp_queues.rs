@@ -10,7 +10,9 @@
 //!
 //! - on a tagged port, the service plane answers a Neighbor Solicitation that carries the
 //!   port's VLAN with a tagged advertisement, drops (and counts) what carries another VLAN or
-//!   none, and resolves an IPv6 peer by a tagged solicitation.
+//!   none, and resolves an IPv6 peer by a tagged solicitation;
+//! - in one-port mode a frame with the other port's tags (in the frame, or stripped by the NIC)
+//!   is the other port's, whichever queue it came on (af_packet's fanout spreads them).
 //!
 //! EAL initialises once per process: this is a `harness = false` test binary, its EAL
 //! (`--no-huge`) and its runner upfbench-testkit's, which print the outcome the way libtest does.
@@ -25,7 +27,8 @@ use upfbench_datapath::queues::Side;
 use upfbench_datapath::service::{Interface, Interface6, Seen, ServicePlane};
 use upfbench_datapath::vlan::PortTags;
 use upfbench_dpdk::{
-    DEFAULT_DATA_ROOM, Eal, MbufBurst, Mempool, Port, PortConfig, RxQueue, Socket, TxQueue, tsc,
+    DEFAULT_DATA_ROOM, Eal, MbufBurst, Mempool, Port, PortConfig, RxQueue, Socket, StrippedTags,
+    TxQueue, tsc,
 };
 use upfbench_net::ipv6::solicited_node;
 use upfbench_net::ndp::NeighborSolicit;
@@ -355,8 +358,43 @@ fn a_tagged_port_answers_and_resolves_by_neighbor_discovery(eal: &Eal) -> Outcom
     Ok(())
 }
 
+/// In one-port mode (N3 on VLAN 13, N6 on VLAN 16 on one device) a frame with N6's tag that
+/// came on N3's queue, in the frame or stripped by the NIC into the mbuf, is N6's; on two
+/// devices it is another VLAN's, counted on N3.
+fn one_port_frames_go_to_the_port_their_tags_name(eal: &Eal) -> Outcome {
+    let e = |e: upfbench_dpdk::Error| e.to_string();
+    let pool = Mempool::new(eal, "op-service", 511, 0, DEFAULT_DATA_ROOM, Socket::Any);
+    let pool = pool.map_err(e)?;
+    let mac = MacAddr([2, 0, 0, 0, 0, 0x31]);
+    let n3 = PortTags::dot1q(VlanId::new(13).unwrap(), 5, None).unwrap();
+    let n6 = PortTags::dot1q(VlanId::new(16).unwrap(), 0, None).unwrap();
+    let asked = Icmpv6Repr::NeighborSolicit(NeighborSolicit::new(N3_US6, PEER_MAC));
+    let tagged16 = peer_icmpv6(n6.tags(), solicited_node(N3_US6), &asked);
+    let untagged = peer_icmpv6(VlanTags::Untagged, solicited_node(N3_US6), &asked);
+    for one_port in [true, false] {
+        let mut service = ServicePlane::new(interfaces([mac, mac]), pool, eal.tsc_hz(), &[])
+            .with_vlan(Side::N3, n3)
+            .with_vlan(Side::N6, n6)
+            .with_one_port(one_port);
+        service.handle_any(Side::N3, &tagged16);
+        service.handle_received(Side::N3, StrippedTags::one(16), &untagged);
+        let c = *service.counters();
+        let (on_n3, on_n6): (u64, u64) = (c.seen[0].iter().sum(), c.seen[1].iter().sum());
+        let other_vlan = c.seen[0][Seen::OtherVlan as usize];
+        let want = if one_port { (0, 2, 0) } else { (2, 0, 2) };
+        check((on_n3, on_n6, other_vlan) == want, || {
+            format!("one port {one_port}: N3 {on_n3}, N6 {on_n6}, other VLAN {other_vlan}: {c:?}")
+        })?;
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
-    let cases: [(&str, Case); 3] = [
+    let cases: [(&str, Case); 4] = [
+        (
+            "one_port_frames_go_to_the_port_their_tags_name",
+            one_port_frames_go_to_the_port_their_tags_name,
+        ),
         (
             "a_tagged_port_answers_and_resolves_by_neighbor_discovery",
             a_tagged_port_answers_and_resolves_by_neighbor_discovery,

@@ -1,4 +1,4 @@
-//! How a port is started: queues, descriptors, RSS, offloads.
+//! How a port is started: queues, descriptors, RSS, offloads (checksums, segments, VLAN tags).
 
 use crate::sys;
 
@@ -33,7 +33,7 @@ impl Default for PortConfig {
     }
 }
 
-/// Checksum and multi-segment offloads, by name.
+/// Checksum, multi-segment and VLAN offloads, by name.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Offloads {
     /// Check IPv4 header checksums on receive ([`crate::Mbuf::rx_ip_checksum`]).
@@ -51,6 +51,14 @@ pub struct Offloads {
     /// Promise that every transmitted mbuf comes from one pool and is not shared, so the port may
     /// free them in bulk.
     pub tx_fast_free: bool,
+    /// Strip the (outer) VLAN tag of received frames into the mbuf ([`crate::Mbuf::stripped_tags`]).
+    pub rx_vlan_strip: bool,
+    /// Strip both tags of received QinQ frames into the mbuf.
+    pub rx_qinq_strip: bool,
+    /// Insert the VLAN tag an mbuf asks for on transmit ([`crate::Mbuf::set_tx_vlan`]).
+    pub tx_vlan_insert: bool,
+    /// Insert the outer (QinQ) tag an mbuf asks for on transmit.
+    pub tx_qinq_insert: bool,
 }
 
 /// (field getter, DPDK flag, name) for each receive offload.
@@ -74,6 +82,18 @@ const RX_BITS: &[OffloadBit] = &[
         |o| o.rx_scatter = true,
         sys::RTE_ETH_RX_OFFLOAD_SCATTER,
         "rx scatter",
+    ),
+    (
+        |o| o.rx_vlan_strip,
+        |o| o.rx_vlan_strip = true,
+        sys::RTE_ETH_RX_OFFLOAD_VLAN_STRIP,
+        "rx VLAN strip",
+    ),
+    (
+        |o| o.rx_qinq_strip,
+        |o| o.rx_qinq_strip = true,
+        sys::RTE_ETH_RX_OFFLOAD_QINQ_STRIP,
+        "rx QinQ strip",
     ),
 ];
 
@@ -102,6 +122,18 @@ const TX_BITS: &[OffloadBit] = &[
         sys::RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE,
         "tx fast free",
     ),
+    (
+        |o| o.tx_vlan_insert,
+        |o| o.tx_vlan_insert = true,
+        sys::RTE_ETH_TX_OFFLOAD_VLAN_INSERT,
+        "tx VLAN insert",
+    ),
+    (
+        |o| o.tx_qinq_insert,
+        |o| o.tx_qinq_insert = true,
+        sys::RTE_ETH_TX_OFFLOAD_QINQ_INSERT,
+        "tx QinQ insert",
+    ),
 ];
 
 impl Offloads {
@@ -114,6 +146,10 @@ impl Offloads {
         tx_udp_checksum: false,
         tx_multi_segs: false,
         tx_fast_free: false,
+        rx_vlan_strip: false,
+        rx_qinq_strip: false,
+        tx_vlan_insert: false,
+        tx_qinq_insert: false,
     };
 
     /// The offloads named in DPDK's receive and transmit capability masks.
@@ -142,6 +178,10 @@ impl Offloads {
             tx_udp_checksum: self.tx_udp_checksum && other.tx_udp_checksum,
             tx_multi_segs: self.tx_multi_segs && other.tx_multi_segs,
             tx_fast_free: self.tx_fast_free && other.tx_fast_free,
+            rx_vlan_strip: self.rx_vlan_strip && other.rx_vlan_strip,
+            rx_qinq_strip: self.rx_qinq_strip && other.rx_qinq_strip,
+            tx_vlan_insert: self.tx_vlan_insert && other.tx_vlan_insert,
+            tx_qinq_insert: self.tx_qinq_insert && other.tx_qinq_insert,
         }
     }
 
@@ -187,6 +227,10 @@ mod tests {
         tx_udp_checksum: true,
         tx_multi_segs: true,
         tx_fast_free: true,
+        rx_vlan_strip: true,
+        rx_qinq_strip: true,
+        tx_vlan_insert: true,
+        tx_qinq_insert: true,
     };
 
     #[test]
@@ -206,8 +250,15 @@ mod tests {
         assert_eq!(Offloads::from_capa(ALL.rx_mask(), ALL.tx_mask()), ALL);
         assert_eq!(Offloads::from_capa(0, 0), Offloads::NONE);
         // Flags that have no name here are ignored.
-        let vlan_strip = sys::RTE_ETH_RX_OFFLOAD_VLAN_STRIP;
-        assert_eq!(Offloads::from_capa(vlan_strip, 0), Offloads::NONE);
+        let timestamp = sys::RTE_ETH_RX_OFFLOAD_TIMESTAMP;
+        assert_eq!(Offloads::from_capa(timestamp, 0), Offloads::NONE);
+        // net_af_packet's masks (DPDK 22.11): VLAN strip, multi-segment and VLAN insert.
+        let af_packet = Offloads::from_capa(
+            sys::RTE_ETH_RX_OFFLOAD_VLAN_STRIP,
+            sys::RTE_ETH_TX_OFFLOAD_MULTI_SEGS | sys::RTE_ETH_TX_OFFLOAD_VLAN_INSERT,
+        );
+        assert!(af_packet.rx_vlan_strip && af_packet.tx_vlan_insert && af_packet.tx_multi_segs);
+        assert!(!af_packet.rx_qinq_strip && !af_packet.tx_qinq_insert);
     }
 
     #[test]

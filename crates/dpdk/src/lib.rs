@@ -71,6 +71,7 @@ mod stats;
 mod sys;
 mod template;
 mod time;
+mod vlan;
 mod written_flag;
 
 pub use burst::MbufBurst;
@@ -89,3 +90,4 @@ pub use ring_pair::RING_PAIR_SIZE;
 pub use stats::{PortStats, QUEUE_STATS};
 pub use template::TemplatePool;
 pub use time::{TscAnchor, monotonic_raw_ns};
+pub use vlan::{StrippedTags, TxVlan};

@@ -6,6 +6,7 @@ use std::ptr::NonNull;
 
 use crate::eal::Eal;
 use crate::sys;
+use crate::vlan::{StrippedTags, TX_VLAN_FLAGS, TxVlan};
 use crate::written_flag::WRITTEN_FLAG;
 
 /// A packet buffer (`struct rte_mbuf`), owned: dropping it returns it to its pool.
@@ -353,6 +354,28 @@ impl<'e> Mbuf<'e> {
             (m.ol_flags & !(sys::RTE_MBUF_F_TX_L4_MASK | sys::RTE_MBUF_F_TX_IP_CKSUM)) | flags;
         // tx_offload packs l2_len (7 bits) then l3_len (9 bits), as rte_mbuf_tx_offload() does.
         m.__bindgen_anon_3.tx_offload = u64::from(l2_len & 0x7f) | (u64::from(l3_len & 0x1ff) << 7);
+    }
+}
+
+impl Mbuf<'_> {
+    /// The tags the port stripped from this received frame into the mbuf (none unless it was
+    /// started with [`crate::Offloads::rx_vlan_strip`], or strips by itself): the frame's
+    /// bytes no longer hold them.
+    #[inline(always)]
+    pub fn stripped_tags(&self) -> StrippedTags {
+        let m = self.head();
+        StrippedTags::from_mbuf(m.ol_flags, m.vlan_tci, m.vlan_tci_outer)
+    }
+
+    /// Asks the port to insert `vlan`'s tags on transmit (the port must have been started with
+    /// [`crate::Offloads::tx_vlan_insert`], and [`crate::Offloads::tx_qinq_insert`] for two),
+    /// or none ([`TxVlan::NONE`]). Three stores into the mbuf's first cache line.
+    #[inline(always)]
+    pub fn set_tx_vlan(&mut self, vlan: &TxVlan) {
+        let m = self.head_mut();
+        m.ol_flags = (m.ol_flags & !TX_VLAN_FLAGS) | vlan.flags;
+        m.vlan_tci = vlan.tci;
+        m.vlan_tci_outer = vlan.tci_outer;
     }
 }
 

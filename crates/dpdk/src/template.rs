@@ -12,6 +12,7 @@ use crate::eal::Eal;
 use crate::error::{Error, Result};
 use crate::mempool::{HEADROOM, Socket};
 use crate::sys;
+use crate::vlan::TxVlan;
 use crate::written_flag::WRITTEN_FLAG;
 
 /// A pool of transmit mbufs whose data rooms all hold one template frame, written once, into
@@ -49,6 +50,12 @@ use crate::written_flag::WRITTEN_FLAG;
 ///   land before the data offset, which `fill` resets: the template starts after the headroom.
 /// - Mbufs are never attached to other mbufs' buffers (no clone or attach in this API), so no
 ///   other mbuf can reach the template's bytes.
+/// - A pool whose mbufs ask the port to insert VLAN tags ([`TemplatePool::with_tx_vlan`])
+///   may get them back written by the PMD: a PMD without the offload in hardware
+///   (`net_af_packet`, virtio, tap) inserts the tag with `rte_vlan_insert`, which prepends 4
+///   bytes and moves the Ethernet addresses over the frame's first bytes. Such a pool also
+///   restores the whole frame of an mbuf whose data offset moved (one more comparison, on the
+///   cache line `fill` reads anyway).
 ///
 /// Its data room is the headroom plus the frame: the mbufs are small, which keeps a burst's mbufs
 /// in few cache lines and pages.
@@ -72,6 +79,7 @@ pub struct TemplatePool<'e> {
     frame: Box<[u8]>,
     patch: Range<usize>,
     restored: AtomicU64,
+    tx_vlan: TxVlan,
     _eal: PhantomData<&'e Eal>,
 }
 
@@ -131,8 +139,21 @@ impl<'e> TemplatePool<'e> {
             frame,
             patch,
             restored: AtomicU64::new(0),
+            tx_vlan: TxVlan::NONE,
             _eal: PhantomData,
         })
+    }
+
+    /// Has every mbuf it hands out ask the port to insert `vlan`'s tags on transmit (the
+    /// port's VLAN insert offload): the frame stays untagged in the pool.
+    pub fn with_tx_vlan(mut self, vlan: TxVlan) -> Self {
+        self.tx_vlan = vlan;
+        self
+    }
+
+    /// The tags its mbufs ask the port to insert ([`TxVlan::NONE`] for none).
+    pub fn tx_vlan(&self) -> TxVlan {
+        self.tx_vlan
     }
 
     /// The template frame.
@@ -179,9 +200,11 @@ impl<'e> TemplatePool<'e> {
     /// byte `i` is the frame's byte `patch_range().start + i`).
     ///
     /// Per mbuf, in one pass: the whole frame is copied back only if the mbuf was written since
-    /// it was last handed out; the data offset, lengths, segment count, offload flags, packet
-    /// type and VLAN fields are set as for a fresh one-segment packet of the frame's length; the
-    /// patch region is copied from the template; then `patch` runs.
+    /// it was last handed out (or, in a pool with [`TemplatePool::with_tx_vlan`], its data
+    /// offset moved); the data offset, lengths, segment count, offload flags, packet type and
+    /// VLAN fields are set as for a fresh one-segment packet of the frame's length (the flags
+    /// and TCIs of the pool's [`TxVlan`]); the patch region is copied from the template; then
+    /// `patch` runs.
     #[inline]
     pub fn alloc<const N: usize>(
         &self,
@@ -236,21 +259,24 @@ impl<'e> TemplatePool<'e> {
         burst.grow(n);
         let len = self.frame.len() as u16; // checked at creation: HEADROOM + len fits a u16
         let template_patch = &self.frame[self.patch.clone()];
+        let vlan = self.tx_vlan;
+        // A PMD that inserts the tags in software prepends them into the frame's mbuf.
+        let pmd_may_prepend = !vlan.is_none();
         for mbuf in &mut burst[start..] {
             let m = mbuf.raw_mut();
             // SAFETY: a template mbuf is a direct mbuf of this pool (never attached: the API has
             // no attach), so buf_addr is its own buffer of HEADROOM + len or more bytes.
             let data = unsafe { m.buf_addr.cast::<u8>().add(usize::from(HEADROOM)) };
-            if m.ol_flags & WRITTEN_FLAG != 0 {
+            if (m.ol_flags & WRITTEN_FLAG != 0) | (pmd_may_prepend & (m.data_off != HEADROOM)) {
                 self.restore(data);
             }
             m.data_off = HEADROOM;
-            m.ol_flags = 0;
+            m.ol_flags = vlan.flags;
             m.__bindgen_anon_1.packet_type = 0;
             m.pkt_len = u32::from(len);
             m.data_len = len;
-            m.vlan_tci = 0;
-            m.vlan_tci_outer = 0;
+            m.vlan_tci = vlan.tci;
+            m.vlan_tci_outer = vlan.tci_outer;
             // SAFETY: the patch region lies inside the frame (checked at creation), so inside
             // the mbuf's buffer.
             // SAFETY: as above.

@@ -9,7 +9,8 @@ use std::path::Path;
 use std::process::Command;
 
 use upfbench_datapath::service::Interface;
-use upfbench_datapath::vlan::PortTags;
+use upfbench_datapath::vlan::{PortTags, TagOffload};
+use upfbench_dpdk::TxVlan;
 use upfbench_generator::datapath::frames::{Endpoints, Endpoints6, StreamFrame, stream_frame};
 use upfbench_generator::datapath::tx::{TxLayout, write_whole};
 use upfbench_net::tag::{TAG_LEN, Tag};
@@ -362,4 +363,58 @@ fn check_row(row: &[&str], want: &Expected) {
     );
     assert_eq!(row[10], "", "malformed: {row:?}");
     assert_eq!(row[11], "", "expert items: {row:?}");
+}
+
+#[test]
+fn where_the_nic_inserts_the_tags_the_frame_is_untagged_and_its_length_counts_them() {
+    let both = TagOffload {
+        insert: true,
+        strip: true,
+    };
+    let qinq = PortTags::dot1q(vid(13), 5, Some((vid(100), 0))).unwrap();
+    let n6 = PortTags::dot1q(vid(16), 0, None).unwrap();
+    let plain = endpoints(false, [PortTags::UNTAGGED; 2]);
+    let nic = endpoints(false, [qinq.with_offload(both), n6.with_offload(both)]);
+    for (s, extra, tx_vlan) in [
+        (
+            stream(Direction::Uplink, 100, true),
+            8,
+            TxVlan::double(100, 0xa00d),
+        ),
+        (
+            stream(Direction::Downlink, 100, false),
+            4,
+            TxVlan::single(16),
+        ),
+    ] {
+        let untagged = stream_frame(&s, ue(false, 0), Teid(1), None, &plain).unwrap();
+        let f = stream_frame(&s, ue(false, 0), Teid(1), None, &nic).unwrap();
+        assert_eq!(f.bytes, untagged.bytes, "the bytes handed to the port");
+        assert_eq!((f.tags_len, f.tx_vlan), (0, tx_vlan));
+        assert_eq!(f.len(), untagged.len() + extra, "the wire's length");
+        assert_eq!(f.patch_range(TAG_LEN), untagged.patch_range(TAG_LEN));
+        assert_eq!(f.head(), &untagged.bytes[..12], "no tag to write back");
+    }
+    // Stripping alone leaves the tags in the template.
+    let strip = endpoints(
+        false,
+        [
+            qinq.with_offload(TagOffload {
+                insert: false,
+                strip: true,
+            }),
+            PortTags::UNTAGGED,
+        ],
+    );
+    let ul = stream(Direction::Uplink, 100, true);
+    let f = stream_frame(&ul, ue(false, 0), Teid(1), None, &strip).unwrap();
+    assert_eq!((f.tags_len, f.tx_vlan), (8, TxVlan::NONE));
+    assert_eq!(
+        f.bytes,
+        qinq.tagged(
+            &stream_frame(&ul, ue(false, 0), Teid(1), None, &plain)
+                .unwrap()
+                .bytes
+        )
+    );
 }

@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use anyhow::{Context, Result, bail};
-use upfbench_dpdk::{Eal, Link, Port};
+use upfbench_dpdk::{Eal, Link, Offloads, Port};
 
 use upfbench_cli::PortsArgs;
 use upfbench_datapath::eal_args::{RuntimeDirGuard, file_prefix, joins_a_primary};
@@ -16,6 +16,8 @@ struct PortRow {
     name: String,
     driver: String,
     mac: String,
+    /// The VLAN offloads it offers (see [`vlan_text`]).
+    vlan: String,
     link: Link,
 }
 
@@ -65,11 +67,34 @@ fn collect(eal: &Eal) -> Result<Vec<PortRow>> {
                 name: info.name,
                 driver: info.driver,
                 mac: port.mac()?.to_string(),
+                vlan: vlan_text(&info.capabilities.offloads),
                 link: port.link()?,
             })
         })
         .collect::<Result<_, upfbench_dpdk::Error>>()
         .context("reading port information")
+}
+
+/// The VLAN offloads a port offers, as one word: `insert,strip` (and `qinq-insert`,
+/// `qinq-strip`), `-` for none: where a run's tagged port has both, the NIC inserts and strips
+/// its tags (docs/traffic-shapes.md).
+fn vlan_text(o: &Offloads) -> String {
+    let names = [
+        (o.tx_vlan_insert, "insert"),
+        (o.rx_vlan_strip, "strip"),
+        (o.tx_qinq_insert, "qinq-insert"),
+        (o.rx_qinq_strip, "qinq-strip"),
+    ];
+    let offered: Vec<&str> = names
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, n)| *n)
+        .collect();
+    if offered.is_empty() {
+        "-".to_owned()
+    } else {
+        offered.join(",")
+    }
 }
 
 /// "10 Gbps", "2.5 Gbps", "100 Mbps", "-" when the port reports no speed.
@@ -84,20 +109,21 @@ fn speed_text(mbps: Option<u32>) -> String {
 
 /// A plain table, one port per line, columns aligned.
 fn render(rows: &[PortRow]) -> String {
-    let header = ["port", "name", "driver", "mac", "link", "speed"].map(str::to_owned);
-    let lines: Vec<[String; 6]> = std::iter::once(header)
+    let header = ["port", "name", "driver", "mac", "vlan", "link", "speed"].map(str::to_owned);
+    let lines: Vec<[String; 7]> = std::iter::once(header)
         .chain(rows.iter().map(|r| {
             [
                 r.id.to_string(),
                 r.name.clone(),
                 r.driver.clone(),
                 r.mac.clone(),
+                r.vlan.clone(),
                 if r.link.up { "up" } else { "down" }.to_owned(),
                 speed_text(r.link.speed_mbps),
             ]
         }))
         .collect();
-    let mut widths = [0usize; 6];
+    let mut widths = [0usize; 7];
     for line in &lines {
         for (w, cell) in widths.iter_mut().zip(line) {
             *w = (*w).max(cell.len());
@@ -143,6 +169,24 @@ mod tests {
     }
 
     #[test]
+    fn vlan_offloads_read_as_one_word() {
+        assert_eq!(vlan_text(&Offloads::NONE), "-");
+        let af_packet = Offloads {
+            rx_vlan_strip: true,
+            tx_vlan_insert: true,
+            tx_multi_segs: true,
+            ..Offloads::NONE
+        };
+        assert_eq!(vlan_text(&af_packet), "insert,strip");
+        let strip = Offloads {
+            rx_vlan_strip: true,
+            rx_qinq_strip: true,
+            ..Offloads::NONE
+        };
+        assert_eq!(vlan_text(&strip), "strip,qinq-strip");
+    }
+
+    #[test]
     fn speeds_read_as_people_write_them() {
         assert_eq!(speed_text(Some(10_000)), "10 Gbps");
         assert_eq!(speed_text(Some(2_500)), "2.5 Gbps");
@@ -158,6 +202,7 @@ mod tests {
                 name: "net_ring0".into(),
                 driver: "net_ring".into(),
                 mac: "02:00:00:00:00:00".into(),
+                vlan: "-".into(),
                 link: link(true, Some(10_000)),
             },
             PortRow {
@@ -165,14 +210,15 @@ mod tests {
                 name: "0000:01:00.0".into(),
                 driver: "net_ixgbe".into(),
                 mac: "3c:fd:fe:00:00:01".into(),
+                vlan: "insert,strip,qinq-insert,qinq-strip".into(),
                 link: link(false, None),
             },
         ];
         assert_eq!(
             render(&rows),
-            "port  name          driver     mac                link  speed\n\
-             0     net_ring0     net_ring   02:00:00:00:00:00  up    10 Gbps\n\
-             1     0000:01:00.0  net_ixgbe  3c:fd:fe:00:00:01  down  -\n"
+            "port  name          driver     mac                vlan                                 link  speed\n\
+             0     net_ring0     net_ring   02:00:00:00:00:00  -                                    up    10 Gbps\n\
+             1     0000:01:00.0  net_ixgbe  3c:fd:fe:00:00:01  insert,strip,qinq-insert,qinq-strip  down  -\n"
         );
     }
 }

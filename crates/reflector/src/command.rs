@@ -39,6 +39,7 @@ use upfbench_datapath::service::{
 };
 use upfbench_datapath::socket_files::{make_socket_dir, remove_stale_socket};
 use upfbench_datapath::vlan::PortVlans;
+use upfbench_datapath::vlan_offload::VlanPlan;
 
 /// Mbufs of the pool that service answers and duplicates come from.
 const SERVICE_POOL: u32 = 8191;
@@ -157,7 +158,9 @@ fn reflect(
         upfbench_dpdk::DEFAULT_DATA_ROOM,
         upfbench_dpdk::Socket::Any,
     )?;
-    let configs = devices::configs(&devices, &settings)?;
+    let vlan_plan = devices::vlan_plan(&devices, ports_cfg[0], ports_cfg[1])?;
+    show_vlans(&vlan_plan);
+    let configs = devices::configs(&devices, &settings, &vlan_plan.device_offloads)?;
     let up = devices::start(&mut devices, &configs, &pools)?;
     show_rx_spread([
         (Side::N3, &configs[0], &up[0]),
@@ -172,7 +175,8 @@ fn reflect(
     let pfcp = upf_side(cfg, ports_cfg[0].address.addr, hz, &qers)?;
     let (end_marker_poster, end_marker_inbox) = end_marker_channel();
     let control = UpfThread::start(pfcp, publisher, end_marker_poster)?;
-    let template = WorkerTemplate::new(cfg, ports_cfg, (interfaces, interfaces6), service_pool, hz);
+    let template = WorkerTemplate::new(cfg, ports_cfg, (interfaces, interfaces6), service_pool, hz)
+        .with_vlans(vlan_plan.vlans);
     show_tsc(calibration, eal.tsc_hz(), hz);
     // Shared with the metrics endpoint, which reads them at scrape time.
     let cells: Arc<Vec<CounterCell>> =
@@ -232,6 +236,19 @@ fn show_tsc(calibration: &TscCalibration, dpdk_hz: u64, hz: u64) {
         dpdk_hz,
         ppm(dpdk_hz as f64, hz as f64)
     ));
+}
+
+/// Says how each tagged port's tags are put on and taken off (by the NIC or in software), and
+/// what will not work as asked.
+fn show_vlans(plan: &VlanPlan) {
+    for side in Side::BOTH {
+        if let Some(line) = &plan.lines[side.index()] {
+            out::line(&format!("{} vlan: {line}", side.name()));
+        }
+    }
+    for w in &plan.warnings {
+        out::line(&format!("warning: {w}"));
+    }
 }
 
 /// Says how each port spreads its frames over its receive queues, when it has several, and
@@ -376,6 +393,13 @@ impl<'a, 'p> WorkerTemplate<'a, 'p> {
             mode,
             vlans: PortVlans::of_ports(ports_cfg[0], ports_cfg[1]),
         }
+    }
+
+    /// The same, with the ports' tags as the devices handle them (see
+    /// [`upfbench_datapath::vlan_offload`]).
+    fn with_vlans(mut self, vlans: PortVlans) -> Self {
+        self.vlans = vlans;
+        self
     }
 
     /// The line that says what the reflector does: its mode, its ports (named `names`), its

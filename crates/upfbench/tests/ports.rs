@@ -53,7 +53,7 @@ fn rows(table: &str) -> Vec<Vec<String>> {
         .skip(1)
         .map(|line| {
             let mut cols: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
-            let speed = cols.split_off(5).join(" ");
+            let speed = cols.split_off(6).join(" ");
             cols.push(speed);
             cols
         })
@@ -75,7 +75,10 @@ fn lists_the_vdevs_in_port_order() {
     ));
     let mut lines = out.lines();
     let header: Vec<&str> = lines.next().expect("header").split_whitespace().collect();
-    assert_eq!(header, ["port", "name", "driver", "mac", "link", "speed"]);
+    assert_eq!(
+        header,
+        ["port", "name", "driver", "mac", "vlan", "link", "speed"]
+    );
 
     let rows = rows(&out);
     assert_eq!(rows.len(), 3, "{out}");
@@ -99,9 +102,10 @@ fn lists_the_vdevs_in_port_order() {
                 .all(|b| b.len() == 2 && u8::from_str_radix(b, 16).is_ok()),
             "{mac}"
         );
+        assert_eq!(r[4], "-", "net_ring and net_null offer no VLAN offload");
         // Listing does not start the ports: vdev links are down until started.
-        assert_eq!(r[4], "down");
-        assert_eq!(r[5], "10 Gbps", "net_ring and net_null report 10G");
+        assert_eq!(r[5], "down");
+        assert_eq!(r[6], "10 Gbps", "net_ring and net_null report 10G");
     }
     assert_ne!(
         rows[1][3], rows[2][3],

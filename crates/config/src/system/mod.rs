@@ -25,8 +25,8 @@ pub(crate) use checks::{
     PortView, check_cores, check_eal, check_label, check_port, check_port_pair, check_queues,
 };
 pub(crate) use one_port::{check_one_port, resolve_one_port};
-pub use vlan::Vlan;
 pub(crate) use vlan::check_vlans;
+pub use vlan::{Vlan, VlanOffload};
 
 /// The machine running the generator (`upfbench run SYSTEM PROFILE`).
 ///

@@ -17,6 +17,23 @@ pub struct Vlan {
     /// The priority code point, 0 to 7.
     #[serde(default)]
     pub pcp: u8,
+    /// `auto`: the NIC inserts and strips the port's tags where it offers the VLAN offloads
+    /// (`VLAN_INSERT` and `VLAN_STRIP`, and `QINQ_INSERT` for QinQ); `off`: the tags are
+    /// written and read in software. In `vlan` only (the port's tags as a whole); in one-port
+    /// mode the device's tags are offloaded only if neither port says `off`. Absent: `auto`.
+    #[serde(default)]
+    pub offload: Option<VlanOffload>,
+}
+
+/// Whether the NIC inserts and strips a port's VLAN tags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum VlanOffload {
+    /// Where the NIC offers the offloads.
+    #[default]
+    Auto,
+    /// Never: software tagging (for tests, and NICs whose offload misbehaves).
+    Off,
 }
 
 impl Vlan {
@@ -46,6 +63,12 @@ impl<Peer> Port<Peer> {
         }
     }
 
+    /// Whether the NIC may insert and strip the port's tags (`vlan.offload`; `auto` when
+    /// absent or untagged).
+    pub fn vlan_offload(&self) -> VlanOffload {
+        self.vlan.and_then(|v| v.offload).unwrap_or_default()
+    }
+
     /// The VLAN ids that tell the port's frames apart, outer first: `(qinq, vlan)`.
     pub(crate) fn vlan_ids(&self) -> (Option<u16>, Option<u16>) {
         (self.qinq.map(|v| v.id), self.vlan.map(|v| v.id))
@@ -72,6 +95,12 @@ pub(crate) fn check_vlans<Peer>(port: &Port<Peer>, name: &str, issues: &mut Issu
     }
     if let Some(q) = port.qinq {
         check_tag(q, &join_key(name, "qinq"), issues);
+        if q.offload.is_some() {
+            issues.add(
+                join_key(&join_key(name, "qinq"), "offload"),
+                "the offload is the port's, for both tags: give it in `vlan`",
+            );
+        }
         if port.vlan.is_none() {
             issues.add(
                 join_key(name, "qinq"),

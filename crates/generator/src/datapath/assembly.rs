@@ -6,7 +6,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow, bail};
-use upfbench_dpdk::{Eal, LcoreHandle, LcoreScope, Mempool, Socket, TemplatePool};
+use upfbench_dpdk::{Eal, LcoreHandle, LcoreScope, Mempool, Socket, TemplatePool, TxVlan};
 use upfbench_gtpu::PacketTemplate;
 use upfbench_net::{Qfi, Teid};
 use upfbench_stats::{
@@ -43,23 +43,22 @@ pub(crate) struct PoolShelf<'p> {
 }
 
 impl<'p> PoolShelf<'p> {
-    /// A pool of worker `worker` that holds `frame` with `patch`, made if none is on the shelf.
+    /// A pool of worker `worker` that holds `frame` with `patch` and asks the NIC to insert
+    /// `vlan`, made if none is on the shelf.
     fn take(
         &mut self,
         eal: &'p Eal,
         worker: usize,
-        frame: &[u8],
+        (frame, vlan): (&[u8], TxVlan),
         patch: std::ops::Range<usize>,
     ) -> upfbench_dpdk::Result<TemplatePool<'p>> {
-        if let Some(i) = self
-            .pools
-            .iter()
-            .position(|(w, p)| *w == worker && p.frame() == frame && p.patch_range() == patch)
-        {
+        if let Some(i) = self.pools.iter().position(|(w, p)| {
+            *w == worker && p.frame() == frame && p.patch_range() == patch && p.tx_vlan() == vlan
+        }) {
             return Ok(self.pools.swap_remove(i).1);
         }
         self.made += 1;
-        TemplatePool::new(
+        Ok(TemplatePool::new(
             eal,
             &format!("tx{}w{worker}", self.made),
             TX_POOL,
@@ -67,7 +66,8 @@ impl<'p> PoolShelf<'p> {
             frame,
             patch,
             Socket::Any,
-        )
+        )?
+        .with_tx_vlan(vlan))
     }
 }
 
@@ -293,7 +293,7 @@ fn tx_share<'p>(
         patch.start = OUTER_CHECKSUM_AT;
     }
     let pool = shelf
-        .take(w.eal, worker, &frame.bytes, patch)
+        .take(w.eal, worker, (&frame.bytes, frame.tx_vlan), patch)
         .with_context(|| format!("the TX pool of stream {}", stream.name))?;
     let teids = |ue: u32| uplink_teids.get(ue as usize).copied().unwrap_or(Teid::ZERO);
     let ues = share_ues(stream, share, &plan.ues, &frame.template, &teids);
@@ -349,7 +349,7 @@ fn probe_share<'p>(
         .patch_range(TAG_LEN)
         .ok_or_else(|| anyhow!("the churn probes' frame cannot be patched in place"))?;
     let pool = shelf
-        .take(w.eal, worker, template.bytes(), patch)
+        .take(w.eal, worker, (template.bytes(), TxVlan::NONE), patch)
         .context("the churn probes' TX pool")?;
     let ues = schedule
         .slots()

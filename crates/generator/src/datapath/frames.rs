@@ -23,6 +23,7 @@ use upfbench_stats::Direction;
 use upfbench_datapath::queues::Side;
 use upfbench_datapath::service::Interface;
 use upfbench_datapath::vlan::PortTags;
+use upfbench_dpdk::TxVlan;
 use upfbench_run::plan::StreamPlan;
 
 /// Our interfaces and the UPF's, as the frames need them.
@@ -100,23 +101,35 @@ impl Endpoints {
 }
 
 /// A stream's frame as it goes on the wire: the template (untagged: the gtpu crate's offsets)
-/// and its bytes with the port's VLAN tags.
+/// and its bytes with the port's VLAN tags, or untagged with the tags the NIC inserts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StreamFrame {
     /// The untagged template.
     pub template: PacketTemplate,
-    /// The frame as sent: the template's bytes with the tags after the addresses.
+    /// The frame as handed to the port: the template's bytes with the tags after the addresses
+    /// (untagged when the NIC inserts them).
     pub bytes: Vec<u8>,
-    /// Octets of tags (0, 4 or 8).
+    /// Octets of tags in `bytes` (0, 4 or 8).
     pub tags_len: usize,
+    /// The tags the NIC inserts ([`TxVlan::NONE`] when they are in `bytes`, or none).
+    pub tx_vlan: TxVlan,
+    /// Octets of tags the NIC inserts.
+    inserted_len: usize,
 }
 
 impl StreamFrame {
-    /// `template` tagged with `tags`.
+    /// `template` tagged with `tags`: in its bytes, or by the NIC where it inserts them.
     pub fn new(template: PacketTemplate, tags: &PortTags) -> StreamFrame {
+        let in_bytes = tags.software_len() != 0;
         StreamFrame {
-            bytes: tags.tagged(template.bytes()),
-            tags_len: tags.len(),
+            bytes: if in_bytes {
+                tags.tagged(template.bytes())
+            } else {
+                template.bytes().to_vec()
+            },
+            tags_len: tags.software_len(),
+            tx_vlan: tags.tx_vlan(),
+            inserted_len: tags.len() - tags.software_len(),
             template,
         }
     }
@@ -136,9 +149,10 @@ impl StreamFrame {
         self.template.patch_range(tag_len).is_none()
     }
 
-    /// The frame's length on the wire (L2 without FCS, tags included).
+    /// The frame's length on the wire (L2 without FCS, tags included, those the NIC inserts
+    /// too).
     pub fn len(&self) -> usize {
-        self.bytes.len()
+        self.bytes.len() + self.inserted_len
     }
 
     /// Whether it is empty (never).

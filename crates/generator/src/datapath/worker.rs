@@ -635,9 +635,10 @@ fn receive<const N: usize, const QOS: bool>(
 }
 
 /// [`receive`] on ports with VLAN tags: each frame is for the port whose tags it carries
-/// (`side`, or in one-port mode the other port), which are removed in place (the addresses
-/// moved over them) before it is classified; its length still counts them. A frame with
-/// other tags or none goes to the service plane, which counts it ([`Seen::OtherVlan`]).
+/// (`side`, or in one-port mode the other port), in the mbuf where the NIC stripped them and
+/// in the frame otherwise; those in the frame are removed in place (the addresses moved over
+/// them) before it is classified; its length still counts them all. A frame with other tags
+/// or none goes to the service plane, which counts it ([`Seen::OtherVlan`]).
 #[inline(never)]
 fn receive_tagged<const N: usize, const QOS: bool>(
     side: Side,
@@ -650,19 +651,20 @@ fn receive_tagged<const N: usize, const QOS: bool>(
 ) {
     let vlans = *rules.vlans();
     burst.retain_mut(|m| {
+        // Tags the NIC stripped are in the mbuf, the rest (if any) in the frame.
+        let stripped = m.stripped_tags();
         let data = m.data_mut();
-        let Some(port) = vlans.side_of(side, data) else {
+        let Some((port, in_frame)) = vlans.side_of_received(side, stripped, data) else {
             counters.rx_service[side.index()] += 1;
-            service.handle_any(side, data);
+            service.handle_received(side, stripped, data);
             return true;
         };
-        let tags = vlans.tags[port.index()].len();
-        data.copy_within(..ADDRESSES_LEN, tags);
-        let frame = &data[tags..];
+        data.copy_within(..ADDRESSES_LEN, in_frame);
+        let frame = &data[in_frame..];
         if let Some(_kind) = receive_frame_sized::<QOS>(
             port,
             frame,
-            (frame.len() + tags) as u32,
+            (frame.len() + vlans.tags[port.index()].len()) as u32,
             rules,
             stats.as_deref_mut(),
             counters,

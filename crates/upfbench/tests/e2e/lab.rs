@@ -312,7 +312,7 @@ fn lab_af_packet_over_veths_arp_both_ways_zero_loss() {
 
 /// What profiles/lab.yaml sends each way (one rate each way, for whole seconds), and its
 /// sessions.
-fn packets_and_sessions(files: &LabFiles, profile: &Path) -> (u64, u32) {
+pub(crate) fn packets_and_sessions(files: &LabFiles, profile: &Path) -> (u64, u32) {
     let (_, p) = config::load_run(&files.system, profile).unwrap_or_else(|e| panic!("{e}"));
     let rates: Vec<u64> = p
         .streams
@@ -331,7 +331,7 @@ fn packets_and_sessions(files: &LabFiles, profile: &Path) -> (u64, u32) {
 /// Runs the generator against the reflector, capturing what is not measured traffic on both
 /// sides; both exit cleanly and leave no runtime files. Returns the generator's output, the
 /// reflector and the two captures.
-fn run_with_captures(
+pub(crate) fn run_with_captures(
     scratch: &Scratch,
     lab: &Lab,
     files: &LabFiles,
@@ -382,7 +382,7 @@ fn check_upf_macs_resolved(stdout: &str, dut_macs: &[String; 2]) {
 }
 
 /// Zero loss, a latency sample for every packet, nothing unexpected received.
-fn check_zero_loss(report: &Value, expected: u64) {
+pub(crate) fn check_zero_loss(report: &Value, expected: u64) {
     for direction in ["uplink", "downlink"] {
         let f = figures(report, direction);
         let d = harness::direction(report, direction);
@@ -413,7 +413,7 @@ fn check_zero_loss(report: &Value, expected: u64) {
 }
 
 /// Each port's kernel interface sent and received what its PMD did: no tester loss.
-fn check_no_tester_loss(report: &Value) {
+pub(crate) fn check_no_tester_loss(report: &Value) {
     for (i, ifc) in ["n3", "n6"].iter().enumerate() {
         let p = &report["steps"][0]["ports"][i];
         let k = &p["interface"];
@@ -436,7 +436,7 @@ fn check_no_tester_loss(report: &Value) {
 
 /// The reflector resolved the generator's MACs itself (the gNB on N3, the N6 peer): it
 /// dropped nothing for want of a neighbour, nor for any other reason.
-fn check_reflector_resolved_its_next_hops(refl: &Process) {
+pub(crate) fn check_reflector_resolved_its_next_hops(refl: &Process) {
     let totals = reflector_totals(&refl.stdout());
     println!("lab: reflector {totals:?}");
     assert_eq!(reflector_drops(&totals), BTreeMap::new());

@@ -44,7 +44,9 @@
 //!   and a queue pair each, every flow received whole by one worker.
 //! - N3 and N6 on VLANs in one-port mode (the shipped memif-vlan pair): zero loss both ways, the
 //!   report's sizes counting the tag; on a `net_pcap` device, tshark reads each frame's VLAN id
-//!   and PCP, traffic and ARP, and the reflector's echo of those frames retagged with its own.
+//!   and PCP, traffic and ARP, and the reflector's echo of those frames retagged with its own;
+//!   in the kernel lab on `net_af_packet`, tagged ports with the VLAN offloads, forced to
+//!   software, and QinQ: zero loss, each frame's VLAN ids, PCP and MACs on the wire.
 //! - N3 and N6 over IPv6 (the shipped memif-v6 pair, profiles/ipv6.yaml): zero loss both ways,
 //!   the next hops of both sides found by Neighbor Discovery; one port of each family, both
 //!   ways round, every stream whole; on `net_pcap` ports, tshark reads
@@ -71,6 +73,7 @@ mod lab;
 mod lab_clock;
 mod lab_handover;
 mod lab_tester_loss;
+mod lab_vlan;
 mod memif;
 mod memif_interrupts;
 mod metrics;

@@ -13,6 +13,7 @@ use crate::commands::generate::step::StepResult;
 use crate::datapath::classify::RxRules;
 use upfbench_cli::memory::resident;
 use upfbench_config::{Profile, System};
+use upfbench_datapath::vlan::PortVlans;
 use upfbench_run::lifecycle::Timing;
 use upfbench_run::plan::{self, Plan};
 
@@ -39,6 +40,8 @@ pub(crate) struct CapacityProgram<'p> {
     plan: Option<(usize, Plan)>,
     batches: Vec<CapacityBatch>,
     refusal: Option<CapacityRefusal>,
+    /// The ports' VLAN tags, as their devices handle them.
+    vlans: PortVlans,
 }
 
 impl<'p> CapacityProgram<'p> {
@@ -71,7 +74,14 @@ impl<'p> CapacityProgram<'p> {
             plan: None,
             batches: Vec::new(),
             refusal: None,
+            vlans: PortVlans::of_ports(&system.n3, &system.n6),
         }
+    }
+
+    /// The same, on ports whose tags are `vlans` (with what their devices do with them).
+    pub(crate) fn with_vlans(mut self, vlans: PortVlans) -> Self {
+        self.vlans = vlans;
+        self
     }
 
     /// The most steps a climb of `profile` takes: one per batch.
@@ -102,7 +112,7 @@ impl<'p> Program<'p> for CapacityProgram<'p> {
             self.plan = Some((step, plan));
         }
         let (_, plan) = self.plan.as_ref().expect("made above");
-        let vlans = upfbench_datapath::vlan::PortVlans::of_ports(&self.system.n3, &self.system.n6);
+        let vlans = self.vlans;
         let rules = self.rules[step]
             .get_or_init(|| RxRules::new(plan.ues, plan.qfi, &plan.streams).with_vlans(vlans));
         (plan, rules)

@@ -32,6 +32,7 @@ use upfbench_datapath::queues::{PortQueues, Side};
 use upfbench_datapath::rx_spread::rx_spread;
 use upfbench_datapath::service::{Interface, port_interfaces};
 use upfbench_datapath::vlan::PortVlans;
+use upfbench_datapath::vlan_offload::VlanPlan;
 use upfbench_pfcp::plan::UeSessionPlan;
 use upfbench_run::lifecycle::{Lifecycle, Timing};
 use upfbench_run::phase::{Phase, PhaseBoard};
@@ -69,7 +70,6 @@ pub(super) fn new_record(setup: &Setup<'_>) -> Record {
 /// control thread, its phases, then the control plane's figures and the report's files.
 pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> {
     let system = setup.system;
-    let hz = eal.tsc_hz();
     let settings = devices::device_settings(&system.n3, &system.n6, &system.cores);
     let mut devices = devices::open(eal, &setup.names, system.one_port())?;
     let interfaces = interfaces(setup, &devices[0], n6_of(&devices))?;
@@ -77,7 +77,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
     let pools = devices::pools(eal, &settings)?;
     let service_pool = service_pool(eal)?;
     let mut record = new_record(setup);
-    let configs = devices::configs(&devices, &settings)?;
+    let (vlans, configs) = device_configs(&devices, &settings, system, &mut record)?;
     let started = devices::start(&mut devices, &configs, &pools)?;
     let (s3, s6) = (&started[0], n6_of(&started));
     let rx_spread = spread_rx(setup, [&configs[0], n6_of(&configs)], [s3, s6], &mut record);
@@ -90,7 +90,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         multiplied,
         plans,
     } = step_plans(setup, links, &mut record)?;
-    let rules = rx_rules(&plans, PortVlans::of_ports(&system.n3, &system.n6));
+    let rules = rx_rules(&plans, vlans);
     let (sessions, churn_sessions) = session_plans(setup, &plans)?;
     let idle_queues = devices::worker_queues(&started, &settings)?
         .into_iter()
@@ -111,6 +111,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         climb_rules: &climb_rules,
         profile: multiplied.first().map_or(setup.profile, |m| &m.profile),
         links,
+        vlans,
     };
     let mut program = program(setup, search_cases, &steps)?;
     let mut machine = Lifecycle::new(program.first_timing(), setup.pfcp);
@@ -122,6 +123,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         ports: [&**s3, &**s6],
         rx_spread,
         interfaces,
+        vlans,
         peers,
         service_pool,
         control: &control,
@@ -129,7 +131,7 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         // Ticks become nanoseconds from here; each step gets the frequency measured when it
         // starts.
         clock_start: tsc(),
-        dpdk_hz: hz,
+        dpdk_hz: eal.tsc_hz(),
     };
     let outcome = interpret(
         &bed,
@@ -244,6 +246,37 @@ fn spread_rx(
         record.report.warnings.extend(spread.warning);
         spread.description
     })
+}
+
+/// Each device's configuration, with the VLAN offloads its ports' tags use; the ports' tags as
+/// the devices handle them, noted in the report ([`note_vlans`]).
+fn device_configs(
+    devices: &[Port<'_>],
+    settings: &[devices::DeviceSettings],
+    system: &config::System,
+    record: &mut Record,
+) -> Result<(PortVlans, Vec<PortConfig>)> {
+    let plan = devices::vlan_plan(devices, &system.n3, &system.n6)?;
+    note_vlans(&plan, record);
+    let configs = devices::configs(devices, settings, &plan.device_offloads)?;
+    Ok((plan.vlans, configs))
+}
+
+/// How each tagged port's tags are put on and taken off (by the NIC or in software), in the
+/// report's configuration (`n3 vlan`, `n6 vlan`) and on the terminal; what will not work as
+/// asked, in its warnings.
+fn note_vlans(plan: &VlanPlan, record: &mut Record) {
+    for side in Side::BOTH {
+        if let Some(line) = &plan.lines[side.index()] {
+            let key = format!("{} vlan", side.name().to_lowercase());
+            out::line(&format!("{key}: {line}"));
+            record.report.config.insert(key, line.clone());
+        }
+    }
+    for w in &plan.warnings {
+        out::line(&format!("warning: {w}"));
+        record.report.warnings.push(w.clone());
+    }
 }
 
 /// The steps' plans, and what they were made from.
@@ -383,6 +416,8 @@ struct Steps<'s> {
     profile: &'s Profile,
     /// The ports' line rates.
     links: [Option<f64>; 2],
+    /// The ports' tags, as their devices handle them.
+    vlans: PortVlans,
 }
 
 /// The program of the run's steps: a climb's, the fixed steps of a run or sweep, or a search
@@ -413,14 +448,17 @@ fn program<'s>(
                 measure_limit: step + step / 2 + Duration::from_secs(2),
                 ..timing
             };
-            Box::new(CapacityProgram::new(
-                system,
-                steps.profile,
-                steps.links,
-                steps.climb_rules,
-                timing,
-                first.qfi,
-            ))
+            Box::new(
+                CapacityProgram::new(
+                    system,
+                    steps.profile,
+                    steps.links,
+                    steps.climb_rules,
+                    timing,
+                    first.qfi,
+                )
+                .with_vlans(steps.vlans),
+            )
         }
         None => Box::new(FixedSteps {
             plans: steps.plans,

@@ -60,6 +60,8 @@ pub(super) struct Testbed<'a, 'p> {
     /// How each port spreads its frames over the workers' queues.
     pub(super) rx_spread: [String; 2],
     pub(super) interfaces: [Interface; 2],
+    /// The ports' VLAN tags, as their devices handle them (by the NIC or in software).
+    pub(super) vlans: PortVlans,
     /// The UPF's addresses on N3 and N6, of each port's family.
     pub(super) peers: [IpAddr; 2],
     pub(super) service_pool: Mempool<'p>,
@@ -423,7 +425,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                     (bed.setup.system.n3.address.addr, bed.peers[0]),
                     bed.setup.system.n6.address.addr,
                 ),
-                tags: PortVlans::of_ports(&bed.setup.system.n3, &bed.setup.system.n6).tags,
+                tags: bed.vlans.tags,
             },
             peers: bed.peers,
             qfi: self.qfi,
@@ -769,10 +771,10 @@ fn resolving_service<'p>(bed: &Testbed<'_, 'p>) -> ServicePlane<'p> {
         .into_iter()
         .filter_map(|(s, p)| Some((s, bed.peers[s.index()], p.peer_mac?)))
         .collect();
-    let vlans = PortVlans::of_ports(&system.n3, &system.n6);
     let mut s = ServicePlane::new(bed.interfaces, bed.service_pool, bed.dpdk_hz, &[])
-        .with_vlan(Side::N3, vlans.tags[0])
-        .with_vlan(Side::N6, vlans.tags[1]);
+        .with_vlan(Side::N3, bed.vlans.tags[0])
+        .with_vlan(Side::N6, bed.vlans.tags[1])
+        .with_one_port(bed.vlans.one_port);
     for (side, p) in [(Side::N3, &system.n3), (Side::N6, &system.n6)] {
         // An IPv6 port asks for its peer by a Neighbor Solicitation from its own address.
         if let (_, Some(v6)) = port_interfaces(MacAddr::default(), p.address.addr, p.address.len) {

@@ -90,9 +90,21 @@ fn a_trial_shares_its_load_as_the_profile_does_and_the_mix_weighs_the_frames() {
     assert!((l1 - l2 - 0.16).abs() < 1e-9);
     // On tagged ports (N3 in QinQ, N6 on one VLAN) every frame weighs its tags too.
     let mut tagged = system.clone();
-    tagged.n3.vlan = Some(config::Vlan { id: 13, pcp: 5 });
-    tagged.n3.qinq = Some(config::Vlan { id: 100, pcp: 0 });
-    tagged.n6.vlan = Some(config::Vlan { id: 16, pcp: 0 });
+    tagged.n3.vlan = Some(config::Vlan {
+        id: 13,
+        pcp: 5,
+        offload: None,
+    });
+    tagged.n3.qinq = Some(config::Vlan {
+        id: 100,
+        pcp: 0,
+        offload: None,
+    });
+    tagged.n6.vlan = Some(config::Vlan {
+        id: 16,
+        pcp: 0,
+        offload: None,
+    });
     let base = build(&tagged, &case.profile, case.payload, [None, None]).unwrap();
     let t = Mix::of(case, &base, [Some(10e9), Some(10e9)]);
     let want = 0.7 * (n3 + 8.0) + 0.3 * (n6 + 4.0);
