@@ -35,7 +35,8 @@
 #      MEMIF_DIR (/tmp/upfbench/upg-vpp), VPP_MAIN_CORE (0), VPP_WORKERS (CPU list of VPP
 #      workers; none by default: on 2 vCPUs upfbench busy-polls CPU 1), VPP_RX_MODE (of n3 and n6:
 #      polling), VPP_AF_PACKET (v2, or v3: VPP's default), VPP_POLL_SLEEP_USEC (none), VPP_HEAP (1G),
-#      UPF_LOG_LEVEL (notice), DUT_NS (dut), UPF_PIDFILE, UPG_VPP_N3_VLAN, UPG_VPP_N6_VLAN,
+#      UPF_LOG_LEVEL (notice), DUT_NS (dut), UPF_PIDFILE, UPG_VPP_N3_IPV6 (2001:db8:13::151/64
+#      with deploy/systems/lab-v6.yaml: GTP-U over IPv6 on N3), UPG_VPP_N3_VLAN, UPG_VPP_N6_VLAN,
 #      UPG_VPP_N3_QINQ, UPG_VPP_N3_OUTER, UPG_VPP_ONE_PORT (none: untagged, two ports)
 set -euo pipefail
 
@@ -127,11 +128,17 @@ upf specification release 16
 upf node-id ip4 192.168.14.151
 upf nwi name internet vrf 200
 upf pfcp endpoint ip 192.168.14.151 vrf 0
-upf gtpu endpoint ip 192.168.13.151 nwi internet teid 0x80000000/2
+upf gtpu endpoint ip 192.168.13.151${UPG_VPP_N3_IPV6:+ ip6 ${UPG_VPP_N3_IPV6%/*}} nwi internet teid 0x80000000/2
 ip route add 0.0.0.0/0 table 200 via 192.168.16.152 $n6
 enable ip6 interface $n6
 ip route add 64:ff9b::/96 table 200 via $n6
 CLI
+        if [ -n "${UPG_VPP_N3_IPV6:-}" ]; then
+            # GTP-U over IPv6 on N3 (deploy/systems/lab-v6.yaml): the address on N3 and in the
+            # GTP-U endpoint beside the IPv4 one.
+            echo "enable ip6 interface $n3"
+            echo "set interface ip address $n3 $UPG_VPP_N3_IPV6"
+        fi
     } >"$RUN_DIR/upf.cli"
 }
 
