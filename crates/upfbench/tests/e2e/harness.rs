@@ -453,3 +453,26 @@ pub(crate) fn tshark_fields(file: &Path, separator: &str, fields: &[&str]) -> Ve
         .map(str::to_owned)
         .collect()
 }
+
+/// `upfbench reflect` of the reflector file `yaml` (written to the scratch as `reflector.yaml`
+/// and checked to load), stopped by its own `--duration 2s`: the echo-mode reflectors that read
+/// a generator's capture and write their answers to another.
+pub(crate) fn reflect_for_2s(scratch: &Scratch, prefix: &str, yaml: &str) -> Process {
+    let file = scratch.write("reflector.yaml", yaml);
+    upfbench_config::load_reflector(&file).unwrap_or_else(|e| panic!("{e}"));
+    let mut p = Process::spawn(
+        "reflector",
+        scratch,
+        None,
+        &[
+            UPFBENCH,
+            "reflect",
+            file.to_str().expect("utf-8"),
+            "--duration",
+            "2s",
+        ],
+        Some(prefix),
+    );
+    p.wait(Duration::from_secs(30));
+    p
+}

@@ -12,6 +12,7 @@ use std::time::Duration;
 use upfbench_config as config;
 use upfbench_testkit::eal::process_args_yaml;
 
+use crate::harness;
 use crate::harness::{Process, Scratch, UPFBENCH, patch, serial, total, tshark_fields, unique};
 use crate::ipv6::{assert_every_stream_whole, shape, shipped_profile, streams};
 use crate::memif::{Memif, finish};
@@ -67,7 +68,7 @@ fn memif_v6_ipv6_ues_over_ipv6_n3_and_n6_every_packet_both_ways() {
     assert!(total(r, "neighbor solicitations") >= 2, "{r:?}");
     assert_eq!(total(r, "next hops resolved"), 2, "{r:?}");
     assert_eq!(total(r, "arp requests"), 0, "{r:?}");
-    let latency = |name: &str, f: &crate::harness::Figures| {
+    let latency = |name: &str, f: &harness::Figures| {
         println!("v6n3: {name} p50 {:.2} us", f.p50_ns as f64 / 1e3);
     };
     latency("UL", &o.uplink);
@@ -230,23 +231,7 @@ impl Capture {
              mode: {{echo: n3}}\n",
             eal_args = process_args_yaml(256),
         );
-        let file = self.scratch.write("reflector.yaml", &reflector);
-        config::load_reflector(&file).unwrap_or_else(|e| panic!("{e}"));
-        let mut p = Process::spawn(
-            "reflector",
-            &self.scratch,
-            None,
-            &[
-                UPFBENCH,
-                "reflect",
-                file.to_str().expect("utf-8"),
-                "--duration",
-                "2s",
-            ],
-            Some(&prefix),
-        );
-        p.wait(Duration::from_secs(30));
-        p
+        harness::reflect_for_2s(&self.scratch, &prefix, &reflector)
     }
 
     /// `file`'s frames as tshark decodes `fields`, separated by spaces.

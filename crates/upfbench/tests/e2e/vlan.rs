@@ -13,6 +13,7 @@ use std::time::Duration;
 use upfbench_config as config;
 use upfbench_testkit::eal::process_args_yaml;
 
+use crate::harness;
 use crate::harness::{
     Process, Scratch, UPFBENCH, num, patch, serial, total, tshark_fields, unique,
 };
@@ -212,23 +213,7 @@ impl TrunkCapture {
              mode: {{echo: n3}}\n",
             eal_args = process_args_yaml(256),
         );
-        let file = self.scratch.write("reflector.yaml", &reflector);
-        config::load_reflector(&file).unwrap_or_else(|e| panic!("{e}"));
-        let mut p = Process::spawn(
-            "reflector",
-            &self.scratch,
-            None,
-            &[
-                UPFBENCH,
-                "reflect",
-                file.to_str().expect("utf-8"),
-                "--duration",
-                "2s",
-            ],
-            Some(&prefix),
-        );
-        p.wait(Duration::from_secs(30));
-        p
+        harness::reflect_for_2s(&self.scratch, &prefix, &reflector)
     }
 
     /// `file`'s frames as `vlan.id vlan.priority frame.len ip.src ip.dst`.
