@@ -19,7 +19,6 @@ use crate::commands::search::cases::Case;
 use crate::commands::search::{self, program::SearchProgram};
 use crate::datapath::classify::RxRules;
 use crate::metrics::PfcpMetrics;
-use crate::n4::client_side::{ClientSide, ClientThread};
 use crate::report::{self, ControlTimes, RunEvent, Timeline};
 use upfbench_cli::out;
 use upfbench_cli::signals::Interrupts;
@@ -33,6 +32,7 @@ use upfbench_datapath::rx_spread::rx_spread;
 use upfbench_datapath::service::{Interface, port_interfaces};
 use upfbench_datapath::vlan::PortVlans;
 use upfbench_datapath::vlan_offload::VlanPlan;
+use upfbench_n4::client_side::{ClientSide, ClientThread};
 use upfbench_pfcp::plan::UeSessionPlan;
 use upfbench_run::lifecycle::{Lifecycle, Timing};
 use upfbench_run::phase::{Phase, PhaseBoard};
@@ -385,6 +385,7 @@ fn start_client(setup: &Setup<'_>) -> Result<ClientThread> {
             release_wait: p.release_wait,
         }
     }))
+    .map_err(anyhow::Error::from)
 }
 
 /// A climb's steps' receive rules, each made when its step is prepared (none but for a climb).
