@@ -58,11 +58,13 @@ done
 
 # The NADs: the CRD's schema, then their CNI configurations.
 mkdir "$scratch/nads"
-"$python" "$dir/manifests.py" nads "$scratch/nads" "${files[@]}" || fail "a NAD's CNI configuration is wrong"
+cni=ok
+"$python" "$dir/manifests.py" nads "$scratch/nads" "${files[@]}" \
+  || { cni=wrong; fail "a NAD's CNI configuration is wrong"; }
 nads=("$scratch"/nads/*.json)
 if [[ -e ${nads[0]} ]]; then
   if out=$("$cj" --schemafile "$dir/schema/network-attachment-definition.json" "${nads[@]}" 2>&1); then
-    echo "kubernetes: ${#nads[@]} NADs pass the Multus CRD's schema; their CNI configurations parse"
+    echo "kubernetes: ${#nads[@]} NADs pass the Multus CRD's schema; their CNI configurations: $cni"
   else
     echo "$out" >&2
     fail "a NAD does not fit the Multus CRD's schema"
