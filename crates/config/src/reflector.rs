@@ -40,8 +40,8 @@ pub struct Reflector {
     /// EAL arguments and file prefix, as in the system file.
     #[serde(default)]
     pub eal: Eal,
-    /// Main and worker lcores, as in the system file.
-    #[serde(default)]
+    /// Main and worker lcores, as in the system file (`auto` too).
+    #[serde(default, with = "super::system::CoresOrAuto")]
     pub cores: Cores,
     /// The N3 port (towards the gNB: GTP-U): a port as in the system file, its `peer` optional,
     /// without `mtu` and `speed`. Needed in `upf` mode and in echo mode (which answers ARP and ICMP
