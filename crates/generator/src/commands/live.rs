@@ -31,3 +31,34 @@ pub(crate) fn collect_intervals(live: &mut LiveMeter, rx: &mut [RxHandle]) {
         std::thread::sleep(Duration::from_micros(100));
     }
 }
+
+/// The last live line of the running step, for a program that asks for it (an agent's
+/// `GET /v1/runs/{id}`) rather than reads the terminal: written once a second by the run, read
+/// by the API's thread.
+#[derive(Debug, Default)]
+pub(crate) struct LiveBoard {
+    last: std::sync::Mutex<Option<LiveNow>>,
+}
+
+/// A step's live line, with the step it is of.
+#[derive(Debug, Clone)]
+pub(crate) struct LiveNow {
+    /// The step (from 1).
+    pub(crate) step: u32,
+    /// Its figures over the last second.
+    pub(crate) line: upfbench_stats::LiveLine,
+}
+
+impl LiveBoard {
+    /// Posts step `step`'s line.
+    pub(crate) fn post(&self, step: u32, line: upfbench_stats::LiveLine) {
+        if let Ok(mut last) = self.last.lock() {
+            *last = Some(LiveNow { step, line });
+        }
+    }
+
+    /// The last line posted, if any.
+    pub(crate) fn last(&self) -> Option<LiveNow> {
+        self.last.lock().ok().and_then(|l| l.clone())
+    }
+}
