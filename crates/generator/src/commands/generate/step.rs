@@ -202,7 +202,7 @@ pub(super) fn live_line(
     r.seconds
         .extend(StepSecond::from_live(&line, step_phase(phase)));
     if let Some((board, step)) = board {
-        board.post(step, line.clone());
+        board.post(step, &line);
     }
     if phase == Phase::Warmup {
         // Warm-up packets prime the UPF's flows and are not measured.
