@@ -49,7 +49,7 @@ impl Drop for StopOnDrop<'_> {
 pub(super) fn new_record(setup: &Setup<'_>, began: Began) -> Record {
     Record {
         timeline: Timeline::new(began.at, began.unix_ms),
-        report: report::new_report(setup.identity()),
+        report: report::new_report(setup.identity(), began.unix_ms),
         steps: Vec::new(),
         folder: None,
         run_started: began.at,
