@@ -18,6 +18,8 @@ pub use answers::{
 pub use bodies::{At, RunMode, RunOptions, RunRequest, Segment, StepRequest, UeBlock, UplinkTeids};
 pub use histogram::{HistogramError, LatencyHistogram};
 
+pub mod openapi;
+
 use serde::de::DeserializeOwned;
 
 use crate::problem::{Problem, ProblemKind};
