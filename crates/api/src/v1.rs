@@ -294,6 +294,12 @@ pub fn parse(
     })
 }
 
+/// The route of `method` and `path` (a query ignored), or the problem to answer (404, 405):
+/// what a server needs before it asks for a token (`open`) or reads a body (its limit).
+pub fn route_of(method: &str, path: &str) -> Result<&'static Route, Problem> {
+    find(method, path).map(|(r, _)| r)
+}
+
 /// The route of `method` and `path` and the parameters in the path: 404 when no route has the
 /// path, 405 (with the methods it takes) when its method is another.
 fn find<'p>(method: &str, path: &'p str) -> Result<(&'static Route, Params<'p>), Problem> {

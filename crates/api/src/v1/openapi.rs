@@ -199,7 +199,7 @@ fn parameters(path: &str) -> Vec<Value> {
 fn problems(route: &Route, conflicts: bool) -> Vec<u16> {
     let mut statuses = Vec::new();
     if matches!(route.body, Body::Json(_)) {
-        statuses.extend([400, 413, 415, 422]);
+        statuses.extend([400, 408, 413, 415, 422]);
     }
     if !route.open {
         statuses.push(401);

@@ -64,7 +64,7 @@ pub(super) fn operation(name: RouteName) -> Operation {
             "Prometheus metrics, as upfbench's --metrics serves them.",
             Answer::Text(
                 200,
-                "text/plain; version=0.0.4",
+                "text/plain; version=0.0.4; charset=utf-8",
                 "The Prometheus text exposition.",
             ),
         ),
