@@ -22,6 +22,8 @@ pub enum ProblemKind {
     UnsupportedMediaType,
     /// A body over the route's limit (413).
     BodyTooLarge,
+    /// A body that did not arrive in time (408).
+    BodyTimeout,
     /// Well-formed, but its content cannot be run (422): the issues say where.
     InvalidContent,
     /// Not in a state for it, e.g. a step is running (409).
@@ -33,14 +35,16 @@ pub enum ProblemKind {
 }
 
 impl ProblemKind {
-    /// Every kind, in the order of the table in docs/scale.md §4.
-    pub const ALL: [ProblemKind; 10] = [
+    /// Every kind, in the order of the table in docs/scale.md §4 (and 408, which the server
+    /// answers when a body stalls).
+    pub const ALL: [ProblemKind; 11] = [
         ProblemKind::NotFound,
         ProblemKind::MethodNotAllowed,
         ProblemKind::MalformedBody,
         ProblemKind::UnexpectedBody,
         ProblemKind::UnsupportedMediaType,
         ProblemKind::BodyTooLarge,
+        ProblemKind::BodyTimeout,
         ProblemKind::InvalidContent,
         ProblemKind::Conflict,
         ProblemKind::Unauthorized,
@@ -55,6 +59,7 @@ impl ProblemKind {
             ProblemKind::MalformedBody | ProblemKind::UnexpectedBody => 400,
             ProblemKind::UnsupportedMediaType => 415,
             ProblemKind::BodyTooLarge => 413,
+            ProblemKind::BodyTimeout => 408,
             ProblemKind::InvalidContent => 422,
             ProblemKind::Conflict => 409,
             ProblemKind::Unauthorized => 401,
@@ -71,6 +76,7 @@ impl ProblemKind {
             ProblemKind::UnexpectedBody => "urn:upfbench:unexpected-body",
             ProblemKind::UnsupportedMediaType => "urn:upfbench:unsupported-media-type",
             ProblemKind::BodyTooLarge => "urn:upfbench:body-too-large",
+            ProblemKind::BodyTimeout => "urn:upfbench:body-timeout",
             ProblemKind::InvalidContent => "urn:upfbench:invalid-content",
             ProblemKind::Conflict => "urn:upfbench:conflict",
             ProblemKind::Unauthorized => "urn:upfbench:unauthorized",
@@ -87,6 +93,7 @@ impl ProblemKind {
             ProblemKind::UnexpectedBody => "a body where none is taken, or none where one is",
             ProblemKind::UnsupportedMediaType => "bodies are application/json",
             ProblemKind::BodyTooLarge => "the body is over this route's limit",
+            ProblemKind::BodyTimeout => "the body did not arrive in time",
             ProblemKind::InvalidContent => "the request cannot be run",
             ProblemKind::Conflict => "not now",
             ProblemKind::Unauthorized => "a bearer token is needed",

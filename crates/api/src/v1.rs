@@ -18,6 +18,8 @@ pub use answers::{
 pub use bodies::{At, RunMode, RunOptions, RunRequest, Segment, StepRequest, UeBlock, UplinkTeids};
 pub use histogram::{HistogramError, LatencyHistogram};
 
+pub mod openapi;
+
 use serde::de::DeserializeOwned;
 
 use crate::problem::{Problem, ProblemKind};
@@ -290,6 +292,12 @@ pub fn parse(
         },
         RouteName::RunEvents => Command::RunEvents { id: id() },
     })
+}
+
+/// The route of `method` and `path` (a query ignored), or the problem to answer (404, 405):
+/// what a server needs before it asks for a token (`open`) or reads a body (its limit).
+pub fn route_of(method: &str, path: &str) -> Result<&'static Route, Problem> {
+    find(method, path).map(|(r, _)| r)
 }
 
 /// The route of `method` and `path` and the parameters in the path: 404 when no route has the

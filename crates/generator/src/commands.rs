@@ -5,7 +5,7 @@
 //! user's hook between steps (`step_hook`).
 
 pub(crate) mod capacity;
-pub(crate) mod agent;
+pub mod agent;
 pub mod generate;
 pub(crate) mod kernel_counters;
 pub(crate) mod live;

@@ -68,7 +68,7 @@ fn asked(
 
 /// An answer: JSON of a status, a file of the run's report, or a problem document.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Reply {
+pub enum Reply {
     /// `application/json`.
     Json {
         /// The HTTP status.
@@ -98,7 +98,7 @@ fn json(status: u16, value: &impl Serialize) -> Reply {
 }
 
 /// The agent as the API sees it.
-pub(crate) struct AgentApi {
+pub struct AgentApi {
     name: String,
     system_text: String,
     system_name: String,
@@ -137,7 +137,7 @@ impl AgentApi {
     }
 
     /// The answer to `command`.
-    pub(crate) fn answer(&self, command: Command) -> Reply {
+    pub fn answer(&self, command: Command) -> Reply {
         match command {
             Command::Health => json(200, &Health { state: self.state() }),
             Command::Agent => json(

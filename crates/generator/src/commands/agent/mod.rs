@@ -2,7 +2,7 @@
 //! and the testbed brought up once; then it runs what its API asks for, one run at a time, on
 //! the main lcore, while the API's server answers from a thread of its own ([`api`]).
 
-pub(crate) mod api;
+pub mod api;
 pub(crate) mod runs;
 
 use std::sync::Arc;
@@ -10,10 +10,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
 
-use api::Job;
+use anyhow::{Context, Result, anyhow};
+use api::{AgentApi, Job};
 use runs::Runs;
+use upfbench_cli::AgentArgs;
 use upfbench_cli::out;
 use upfbench_cli::signals::Interrupts;
+use upfbench_config as config;
+use upfbench_dpdk::TscAnchor;
 
 use crate::commands::generate::hosted::{self, Host};
 
@@ -90,4 +94,54 @@ impl Drop for Forward {
             let _ = t.join();
         }
     }
+}
+
+/// `upfbench agent`: reads the system file, brings the testbed up, starts the API's server
+/// with `serve` (which returns a handle that stops it when dropped), and hosts the runs it
+/// is asked for until Ctrl-C or SIGTERM.
+pub fn run<S>(
+    args: &AgentArgs,
+    serve: impl FnOnce(Arc<AgentApi>) -> Result<S>,
+) -> Result<()> {
+    // First of all: from here on Ctrl-C and SIGTERM are counted, never the default exit that
+    // would leave EAL's runtime files and a run's sessions behind.
+    let interrupts = Interrupts::install().context("installing the signal handlers")?;
+    let first_anchor = TscAnchor::now();
+    let text = std::fs::read_to_string(&args.system)
+        .with_context(|| format!("reading {}", args.system.display()))?;
+    let name = args.system.display().to_string();
+    let system = config::system_from_str(&text, &name).map_err(|e| anyhow!("{e}"))?;
+    let reports = args.reports.clone().unwrap_or_else(|| system.reports.clone());
+    let agent_name = args.name.clone().unwrap_or_else(host_name);
+    let runs = Arc::new(Runs::default());
+    let (jobs_tx, jobs) = std::sync::mpsc::channel();
+    hosted::with_host(&system, first_anchor, &interrupts, |host| {
+        let api = Arc::new(AgentApi::new(
+            agent_name,
+            (text.clone(), name.clone()),
+            &system,
+            host.tsc_hz(),
+            reports,
+            runs.clone(),
+            jobs_tx,
+        ));
+        let server = serve(api)?;
+        out::line(&format!(
+            "agent: serving the API on http://{} (Ctrl-C ends)",
+            args.listen
+        ));
+        host_runs(host, &runs, &jobs, &interrupts);
+        drop(server);
+        out::line("agent: ended");
+        Ok(())
+    })
+}
+
+/// The host's name (`/proc/sys/kernel/hostname`), or `upfbench-agent`.
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .ok()
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "upfbench-agent".to_owned())
 }

@@ -29,6 +29,13 @@ pub(crate) struct Host<'h, 'b, 'e> {
     first_anchor: TscAnchor,
 }
 
+impl Host<'_, '_, '_> {
+    /// EAL's estimate of the TSC's frequency.
+    pub(crate) fn tsc_hz(&self) -> f64 {
+        self.bed.eal.tsc_hz() as f64
+    }
+}
+
 /// What a program asks a hosted run for: the command and the command line's options.
 #[derive(Debug, Clone)]
 pub(crate) struct Asked<'a> {
