@@ -295,6 +295,9 @@ pub struct AgentArgs {
     /// bytes; `head -c 32 /dev/urandom | base64 > token`). Needed to listen off loopback.
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<std::path::PathBuf>,
+    /// Listen off loopback without a token: anyone who reaches the address can run traffic.
+    #[arg(long)]
+    pub insecure_no_token: bool,
     /// What the agent calls itself in `GET /v1` (default: the host's name).
     #[arg(long)]
     pub name: Option<String>,

@@ -109,7 +109,7 @@ impl Token {
 
 /// Whether the server may listen on `addr`: anywhere with a token, only on loopback without
 /// one unless the operator said `--insecure-no-token`.
-pub(crate) fn check_listen(
+pub fn check_listen(
     addr: SocketAddr,
     token: Option<&Token>,
     insecure_no_token: bool,

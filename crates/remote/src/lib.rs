@@ -18,5 +18,5 @@ mod server;
 
 pub use agent::{Agent, Answer};
 pub use client::{Client, ClientError};
-pub use guard::{ServeError, TOKEN_MIN_BYTES, Token};
+pub use guard::{ServeError, TOKEN_MIN_BYTES, Token, check_listen};
 pub use server::{DEFAULT_LISTEN, Limits, Server, ServerConfig};

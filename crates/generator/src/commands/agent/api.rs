@@ -1,18 +1,19 @@
-//! What the agent answers to each command of the API ([`upfbench_api::v1::Command`]): the
-//! runs it hosts (`/v1/runs`), itself (`/v1`, `/health`, `/v1/clock`). The HTTP server is a
-//! shell around [`AgentApi::answer`]; the runs themselves go to the run's thread as [`Job`]s.
+//! What the agent answers to each route of the API: the runs it hosts (`/v1/runs`), itself
+//! (`/v1`, `/health`, `/v1/clock`). The HTTP server (`upfbench_remote::Server`) is a shell
+//! around it; the runs themselves go to the run's thread as [`Job`]s.
 
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use serde::Serialize;
 use upfbench_api::v1::{
-    AgentInfo, AgentState, Clock, Command, Health, PairInfo, PortInfo, RunMode, RunRequest,
+    AgentInfo, AgentState, Armed, At, Health, PairInfo, PortInfo, RunId, RunMode, RunRequest,
+    RunState, Segment, SegmentSummary, Status, StepRequest, StepResult,
 };
 use upfbench_api::{Problem, ProblemKind};
 use upfbench_config::{Multiplier, Profile, System};
+use upfbench_remote::Answer;
 
 use super::runs::{ReportFile, Runs, Ticket, run_id};
 use crate::commands::generate::Mode;
@@ -66,37 +67,6 @@ fn asked(
     }
 }
 
-/// An answer: JSON of a status, a file of the run's report, or a problem document.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Reply {
-    /// `application/json`.
-    Json {
-        /// The HTTP status.
-        status: u16,
-        /// The document.
-        body: String,
-    },
-    /// A report's file, with its media type.
-    File {
-        /// `application/json`, `text/html; charset=utf-8`, `application/x-ndjson`.
-        content_type: &'static str,
-        /// Its bytes.
-        body: Vec<u8>,
-    },
-    /// `application/problem+json`.
-    Problem(Problem),
-}
-
-fn json(status: u16, value: &impl Serialize) -> Reply {
-    match serde_json::to_string(value) {
-        Ok(body) => Reply::Json { status, body },
-        Err(e) => Reply::Problem(Problem::new(
-            ProblemKind::Unavailable,
-            format!("the answer could not be written: {e}"),
-        )),
-    }
-}
-
 /// The agent as the API sees it.
 pub struct AgentApi {
     name: String,
@@ -136,46 +106,6 @@ impl AgentApi {
         }
     }
 
-    /// The answer to `command`.
-    pub fn answer(&self, command: Command) -> Reply {
-        match command {
-            Command::Health => json(200, &Health { state: self.state() }),
-            Command::Agent => json(
-                200,
-                &AgentInfo {
-                    name: self.name.clone(),
-                    version: env!("CARGO_PKG_VERSION").to_owned(),
-                    api_version: API_VERSION,
-                    tsc_hz: self.tsc_hz,
-                    pairs: self.pairs.clone(),
-                },
-            ),
-            Command::Clock => json(200, &Clock { unix_ns: unix_ns() }),
-            Command::StartRun(request) => match self.start_run(request) {
-                Ok(ticket) => json(201, &run_id(&ticket)),
-                Err(p) => Reply::Problem(p),
-            },
-            Command::RunState { id } => match self.runs.state(&id) {
-                Ok(state) => json(200, &state),
-                Err(p) => Reply::Problem(p),
-            },
-            Command::StopRun { id } => match self.runs.stop(&id) {
-                Ok(()) => json(202, &serde_json::json!({"stopping": id})),
-                Err(p) => Reply::Problem(p),
-            },
-            Command::RunReport { id, html: false } => self.file(&id, ReportFile::Json),
-            Command::RunReport { id, html: true } => self.file(&id, ReportFile::Html),
-            Command::RunEvents { id } => self.file(&id, ReportFile::Events),
-            other => Reply::Problem(Problem::new(
-                ProblemKind::Conflict,
-                format!(
-                    "{other:?}: this agent hosts whole runs (/v1/runs); segments and steps \
-                     come with the coordinator (docs/scale.md §3), not built yet"
-                ),
-            )),
-        }
-    }
-
     fn state(&self) -> AgentState {
         if self.runs.busy() {
             AgentState::Running
@@ -186,7 +116,7 @@ impl AgentApi {
 
     /// `POST /v1/runs`: the profile checked as the command line checks it (422 with each
     /// problem located in the profile's text), one run at a time (409), then handed over.
-    fn start_run(&self, request: RunRequest) -> Result<Ticket, Problem> {
+    fn start(&self, request: RunRequest) -> Result<Ticket, Problem> {
         let options = &request.options;
         let multiplier = options
             .multiplier
@@ -244,25 +174,102 @@ impl AgentApi {
         Ok(ticket)
     }
 
-    fn file(&self, id: &str, file: ReportFile) -> Reply {
-        let path = match self.runs.report(id, file) {
-            Ok(p) => p,
-            Err(p) => return Reply::Problem(p),
-        };
-        match std::fs::read(&path) {
-            Ok(body) => Reply::File {
-                content_type: match file {
-                    ReportFile::Json => "application/json",
-                    ReportFile::Html => "text/html; charset=utf-8",
-                    ReportFile::Events => "application/x-ndjson",
-                },
-                body,
-            },
-            Err(e) => Reply::Problem(Problem::new(
-                ProblemKind::NotFound,
-                format!("{}: {e}", path.display()),
-            )),
+    fn file(&self, id: &str, file: ReportFile) -> Answer<String> {
+        let path = self.runs.report(id, file)?;
+        std::fs::read_to_string(&path).map_err(|e| {
+            Problem::new(ProblemKind::NotFound, format!("{}: {e}", path.display()))
+        })
+    }
+}
+
+/// The coordinator's routes: an agent hosts whole runs only until the coordinator is built.
+fn no_segments() -> Problem {
+    Problem::new(
+        ProblemKind::Conflict,
+        "no segment is loaded: this agent hosts whole runs (POST /v1/runs); segments and \
+         steps come with the coordinator (docs/scale.md §3), which is not built yet",
+    )
+}
+
+impl upfbench_remote::Agent for AgentApi {
+    fn health(&self) -> Health {
+        Health {
+            state: self.state(),
         }
+    }
+
+    fn metrics(&self) -> Answer<String> {
+        Err(Problem::new(
+            ProblemKind::NotFound,
+            "the agent's figures are not on its API yet: start it with --metrics ADDR",
+        ))
+    }
+
+    fn info(&self) -> Answer<AgentInfo> {
+        Ok(AgentInfo {
+            name: self.name.clone(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            api_version: API_VERSION,
+            tsc_hz: self.tsc_hz,
+            pairs: self.pairs.clone(),
+        })
+    }
+
+    fn load_segment(&self, _: Segment) -> Answer<SegmentSummary> {
+        Err(no_segments())
+    }
+
+    fn unload_segment(&self) -> Answer<()> {
+        Err(no_segments())
+    }
+
+    fn arm_step(&self, _: StepRequest) -> Answer<Armed> {
+        Err(no_segments())
+    }
+
+    fn start_step(&self, _: u32, _: At) -> Answer<()> {
+        Err(no_segments())
+    }
+
+    fn stop_step(&self, _: u32, _: At) -> Answer<()> {
+        Err(no_segments())
+    }
+
+    fn status(&self) -> Answer<Status> {
+        Ok(Status {
+            state: self.state(),
+            step: None,
+            phase: None,
+            live: None,
+        })
+    }
+
+    fn step_result(&self, _: u32) -> Answer<StepResult> {
+        Err(no_segments())
+    }
+
+    fn start_run(&self, run: RunRequest) -> Answer<RunId> {
+        self.start(run).map(|t| run_id(&t))
+    }
+
+    fn run_state(&self, id: &str) -> Answer<RunState> {
+        self.runs.state(id)
+    }
+
+    fn stop_run(&self, id: &str) -> Answer<()> {
+        self.runs.stop(id)
+    }
+
+    fn run_report(&self, id: &str) -> Answer<String> {
+        self.file(id, ReportFile::Json)
+    }
+
+    fn run_report_html(&self, id: &str) -> Answer<String> {
+        self.file(id, ReportFile::Html)
+    }
+
+    fn run_events(&self, id: &str) -> Answer<String> {
+        self.file(id, ReportFile::Events)
     }
 }
 

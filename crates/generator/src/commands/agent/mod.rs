@@ -4,6 +4,7 @@
 
 pub mod api;
 pub(crate) mod runs;
+mod server;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -13,6 +14,8 @@ use std::time::Duration;
 use anyhow::{Context, Result, anyhow};
 use api::{AgentApi, Job};
 use runs::Runs;
+use server::ApiServer;
+use upfbench_remote::ServerConfig;
 use upfbench_cli::AgentArgs;
 use upfbench_cli::out;
 use upfbench_cli::signals::Interrupts;
@@ -96,13 +99,9 @@ impl Drop for Forward {
     }
 }
 
-/// `upfbench agent`: reads the system file, brings the testbed up, starts the API's server
-/// with `serve` (which returns a handle that stops it when dropped), and hosts the runs it
-/// is asked for until Ctrl-C or SIGTERM.
-pub fn run<S>(
-    args: &AgentArgs,
-    serve: impl FnOnce(Arc<AgentApi>) -> Result<S>,
-) -> Result<()> {
+/// `upfbench agent`: reads the system file, brings the testbed up, serves the API, and hosts
+/// the runs it is asked for until Ctrl-C or SIGTERM.
+pub fn run(args: &AgentArgs) -> Result<()> {
     // First of all: from here on Ctrl-C and SIGTERM are counted, never the default exit that
     // would leave EAL's runtime files and a run's sessions behind.
     let interrupts = Interrupts::install().context("installing the signal handlers")?;
@@ -111,6 +110,24 @@ pub fn run<S>(
         .with_context(|| format!("reading {}", args.system.display()))?;
     let name = args.system.display().to_string();
     let system = config::system_from_str(&text, &name).map_err(|e| anyhow!("{e}"))?;
+    // The door is checked before EAL starts: a token file that is missing or short, or an
+    // address off loopback without one, stops the agent before it takes the ports.
+    let token = args
+        .token_file
+        .as_deref()
+        .map(upfbench_remote::Token::from_file)
+        .transpose()?;
+    let server_config = ServerConfig {
+        listen: args.listen,
+        token,
+        insecure_no_token: args.insecure_no_token,
+        limits: Default::default(),
+    };
+    upfbench_remote::check_listen(
+        server_config.listen,
+        server_config.token.as_ref(),
+        server_config.insecure_no_token,
+    )?;
     let reports = args.reports.clone().unwrap_or_else(|| system.reports.clone());
     let agent_name = args.name.clone().unwrap_or_else(host_name);
     let runs = Arc::new(Runs::default());
@@ -125,10 +142,10 @@ pub fn run<S>(
             runs.clone(),
             jobs_tx,
         ));
-        let server = serve(api)?;
+        let server = ApiServer::start(server_config, api)?;
         out::line(&format!(
             "agent: serving the API on http://{} (Ctrl-C ends)",
-            args.listen
+            server.address()
         ));
         host_runs(host, &runs, &jobs, &interrupts);
         drop(server);
