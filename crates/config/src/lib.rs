@@ -182,7 +182,13 @@ pub fn sweep_from_str(
     profile_name: &str,
     payloads: Option<&[u16]>,
 ) -> Result<(System, Profile), ConfigError> {
-    run_from_texts(system_text, system_name, profile_text, profile_name, payloads)
+    run_from_texts(
+        system_text,
+        system_name,
+        profile_text,
+        profile_name,
+        payloads,
+    )
 }
 
 /// The command line's option for the sweep's payloads, and the profile's field it replaces.

@@ -4,8 +4,8 @@
 //! (`live`), the kernel's counters of the tester's interfaces (`kernel_counters`) and the
 //! user's hook between steps (`step_hook`).
 
-pub(crate) mod capacity;
 pub mod agent;
+pub(crate) mod capacity;
 pub mod generate;
 pub(crate) mod kernel_counters;
 pub(crate) mod live;

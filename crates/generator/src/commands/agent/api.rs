@@ -176,9 +176,8 @@ impl AgentApi {
 
     fn file(&self, id: &str, file: ReportFile) -> Answer<String> {
         let path = self.runs.report(id, file)?;
-        std::fs::read_to_string(&path).map_err(|e| {
-            Problem::new(ProblemKind::NotFound, format!("{}: {e}", path.display()))
-        })
+        std::fs::read_to_string(&path)
+            .map_err(|e| Problem::new(ProblemKind::NotFound, format!("{}: {e}", path.display())))
     }
 }
 

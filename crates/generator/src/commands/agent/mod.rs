@@ -15,12 +15,12 @@ use anyhow::{Context, Result, anyhow};
 use api::{AgentApi, Job};
 use runs::Runs;
 use server::ApiServer;
-use upfbench_remote::ServerConfig;
 use upfbench_cli::AgentArgs;
 use upfbench_cli::out;
 use upfbench_cli::signals::Interrupts;
 use upfbench_config as config;
 use upfbench_dpdk::TscAnchor;
+use upfbench_remote::ServerConfig;
 
 use crate::commands::generate::hosted::{self, Host};
 
@@ -128,7 +128,10 @@ pub fn run(args: &AgentArgs) -> Result<()> {
         server_config.token.as_ref(),
         server_config.insecure_no_token,
     )?;
-    let reports = args.reports.clone().unwrap_or_else(|| system.reports.clone());
+    let reports = args
+        .reports
+        .clone()
+        .unwrap_or_else(|| system.reports.clone());
     let agent_name = args.name.clone().unwrap_or_else(host_name);
     let runs = Arc::new(Runs::default());
     let (jobs_tx, jobs) = std::sync::mpsc::channel();

@@ -160,9 +160,7 @@ impl Runs {
             .iter()
             .find(|e| e.ticket.id == id)
             .ok_or_else(|| unknown(id))?;
-        let live = (!ended(e.phase))
-            .then(|| e.ticket.live.last())
-            .flatten();
+        let live = (!ended(e.phase)).then(|| e.ticket.live.last()).flatten();
         Ok(RunState {
             id: id.to_owned(),
             phase: e.phase,
@@ -196,7 +194,10 @@ impl Runs {
             )),
             None => Err(Problem::new(
                 ProblemKind::Conflict,
-                format!("run {id} is {}: its report comes when it ends", phase_word(e.phase)),
+                format!(
+                    "run {id} is {}: its report comes when it ends",
+                    phase_word(e.phase)
+                ),
             )),
         }
     }

@@ -125,7 +125,8 @@ pub(crate) fn with_host<T>(
     if let Err(e) = wait_for_socket_servers(system, &names, &|| interrupts.any()) {
         return Err(early(e));
     }
-    let eal = Eal::init(&eal_args).context("EAL initialisation failed (see EAL's messages above)")?;
+    let eal =
+        Eal::init(&eal_args).context("EAL initialisation failed (see EAL's messages above)")?;
     // A hosted run's downlink TEIDs are spread by their lowest bits: the profiles' default
     // step of 1 (a profile with another step has its frames spread less evenly, not lost).
     let up = bed::up(&eal, system, &names, 0, &|| interrupts.any(), |bed| {

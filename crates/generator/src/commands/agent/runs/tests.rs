@@ -32,7 +32,11 @@ fn one_run_at_a_time_each_with_its_own_id() {
     assert_eq!(a.id, "r1-7");
     let busy = runs.begin(7).expect_err("a second while the first runs");
     assert_eq!(busy.status, 409);
-    assert!(busy.detail.contains("run r1-7 is starting"), "{}", busy.detail);
+    assert!(
+        busy.detail.contains("run r1-7 is starting"),
+        "{}",
+        busy.detail
+    );
     runs.running(&a.id);
     assert_eq!(runs.state(&a.id).unwrap().phase, RunPhase::Running);
     runs.ended(&a.id, Some(PathBuf::from("reports/x")), None);
@@ -80,7 +84,10 @@ fn the_report_is_there_once_the_run_wrote_it_and_never_for_a_failure_without_one
     let no = runs.report(&f.id, ReportFile::Events).expect_err("failed");
     assert_eq!(no.status, 409);
     assert!(no.detail.contains("N3: no ARP reply"), "{}", no.detail);
-    assert_eq!(runs.report("nope", ReportFile::Json).unwrap_err().status, 404);
+    assert_eq!(
+        runs.report("nope", ReportFile::Json).unwrap_err().status,
+        404
+    );
 }
 
 #[test]
