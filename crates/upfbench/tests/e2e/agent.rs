@@ -178,131 +178,11 @@ fn agent_hosts_runs_one_after_another_on_one_testbed_and_guards_its_door() {
     let mut reflector = m.reflector();
     let port = free_port();
     let mut agent = agent(&m, port);
-
-    // The door: /health without a token, everything else with it.
-    let (status, body) = http(port, "GET", "/health", None, None);
-    assert_eq!((status, json_of(&body)), (200, json!({"state": "idle"})));
-    let (status, _) = http(port, "GET", "/v1", None, None);
-    assert_eq!(status, 401);
-    let (status, _) = http(
-        port,
-        "GET",
-        "/v1",
-        None,
-        Some("not-the-token-not-the-token-not-the-t"),
-    );
-    assert_eq!(status, 401);
-    let (status, body) = http(port, "GET", "/v1", None, Some(TOKEN));
-    assert_eq!(status, 200, "{body}");
-    let info = json_of(&body);
-    assert_eq!(info["api_version"], 1);
-    assert_eq!(info["pairs"][0]["n3"]["device"], "net_memif0");
-
-    // Two runs on one testbed: the second takes the queues the first gave back.
-    let seconds = 3;
-    let text = profile(1, seconds, "0s");
-    let request = json!({"mode": "run", "profile_yaml": text});
-    for n in 1..=2 {
-        let id = start(port, &request);
-        let (status, body) = http(port, "POST", "/v1/runs", Some(&request), Some(TOKEN));
-        assert_eq!(status, 409, "one run at a time: {body}");
-        assert!(body.contains(&format!("run {id} is")), "{body}");
-        let (state, lives) = until_ended(port, &id, Duration::from_secs(60));
-        assert_eq!(
-            state["phase"],
-            "finished",
-            "run {n}: {state}\n{}",
-            agent.logs()
-        );
-        assert!(state.get("error").is_none(), "{state}");
-        // Live figures while it ran: the step, and packets coming back.
-        assert!(
-            lives.iter().any(|l| l["total"]
-                .as_array()
-                .is_some_and(|d| d.iter().any(|d| d["rx_packets"].as_u64() > Some(0)))),
-            "no live figures with packets in {lives:?}"
-        );
-        let r = report(port, &id);
-        for (direction, sent, received, lost) in counts(&r) {
-            assert_eq!(sent, RATE * seconds, "run {n} {direction}");
-            assert_eq!((received, lost), (sent, 0), "run {n} {direction}");
-        }
-        let (status, html) = http(
-            port,
-            "GET",
-            &format!("/v1/runs/{id}/report.html"),
-            None,
-            Some(TOKEN),
-        );
-        assert_eq!(status, 200);
-        assert!(
-            html.starts_with("<!DOCTYPE html>") || html.starts_with("<!doctype html>"),
-            "{}",
-            &html[..html.len().min(80)]
-        );
-        let (status, events) = http(
-            port,
-            "GET",
-            &format!("/v1/runs/{id}/events"),
-            None,
-            Some(TOKEN),
-        );
-        assert_eq!(status, 200);
-        assert!(events.lines().count() > 2, "{events}");
-    }
-
-    // A profile with a mistake: refused, located, before anything starts.
-    let bad = json!({"mode": "run", "profile_yaml": text.replace("rate: 50000pps", "rate: fast")});
-    let (status, body) = http(port, "POST", "/v1/runs", Some(&bad), Some(TOKEN));
-    assert_eq!(status, 422, "{body}");
-    let problem = json_of(&body);
-    let issue = &problem["issues"][0];
-    assert_eq!(issue["field"], "streams[0].rate", "{problem}");
-    assert!(
-        issue["message"]
-            .as_str()
-            .expect("text")
-            .starts_with("line 4, column"),
-        "{problem}"
-    );
-
-    // A long run stopped over the API: it ends at once with what it measured.
-    let long = json!({"mode": "run", "profile_yaml": text, "options": {"duration_ms": 60_000}});
-    let id = start(port, &long);
-    let until = Instant::now() + Duration::from_secs(30);
-    while http(port, "GET", &format!("/v1/runs/{id}"), None, Some(TOKEN))
-        .1
-        .find("\"step\":1")
-        .is_none()
-    {
-        assert!(Instant::now() < until, "run {id} never reached its step");
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    std::thread::sleep(Duration::from_secs(1));
-    let (status, body) = http(
-        port,
-        "POST",
-        &format!("/v1/runs/{id}/stop"),
-        None,
-        Some(TOKEN),
-    );
-    assert_eq!(status, 202, "{body}");
-    let stopped = Instant::now();
-    let (state, _) = until_ended(port, &id, Duration::from_secs(30));
-    assert!(
-        stopped.elapsed() < Duration::from_secs(15),
-        "{:?}",
-        stopped.elapsed()
-    );
-    assert_eq!(state["phase"], "finished", "{state}");
-    let r = report(port, &id);
-    for (direction, sent, received, lost) in counts(&r) {
-        assert!(sent > 0 && sent < RATE * 30, "{direction}: {sent}");
-        assert_eq!((received, lost), (sent, 0), "{direction}");
-    }
-    let (status, _) = http(port, "GET", "/v1/runs/r99-1", None, Some(TOKEN));
-    assert_eq!(status, 404);
-
+    the_door_takes_the_token(port);
+    let text = profile(1, SECONDS, "0s");
+    two_runs_on_one_testbed(port, &text, &agent);
+    a_mistake_is_refused_located(port, &text);
+    a_stopped_run_keeps_what_it_measured(port, &text);
     // Ctrl-C ends the agent cleanly; every session it made is gone from the reflector.
     assert!(
         agent.stop(Duration::from_secs(30)).success(),
@@ -323,6 +203,109 @@ fn agent_hosts_runs_one_after_another_on_one_testbed_and_guards_its_door() {
             3,
             "{line}:\n{out}"
         );
+    }
+}
+
+/// Each run's measured phase.
+const SECONDS: u64 = 3;
+
+/// `/health` without a token, everything else with it.
+fn the_door_takes_the_token(port: u16) {
+    let (status, body) = http(port, "GET", "/health", None, None);
+    assert_eq!((status, json_of(&body)), (200, json!({"state": "idle"})));
+    let (status, _) = http(port, "GET", "/v1", None, None);
+    assert_eq!(status, 401);
+    let wrong = "not-the-token-not-the-token-not-the-t";
+    let (status, _) = http(port, "GET", "/v1", None, Some(wrong));
+    assert_eq!(status, 401);
+    let (status, body) = http(port, "GET", "/v1", None, Some(TOKEN));
+    assert_eq!(status, 200, "{body}");
+    let info = json_of(&body);
+    assert_eq!(info["api_version"], 1);
+    assert_eq!(info["pairs"][0]["n3"]["device"], "net_memif0");
+}
+
+/// Two runs on one testbed: the second takes the queues the first gave back. Each has live
+/// figures while it runs and the command line's report once it ended.
+fn two_runs_on_one_testbed(port: u16, text: &str, agent: &Process) {
+    let request = json!({"mode": "run", "profile_yaml": text});
+    for n in 1..=2 {
+        let id = start(port, &request);
+        let (status, body) = http(port, "POST", "/v1/runs", Some(&request), Some(TOKEN));
+        assert_eq!(status, 409, "one run at a time: {body}");
+        assert!(body.contains(&format!("run {id} is")), "{body}");
+        let (state, lives) = until_ended(port, &id, Duration::from_secs(60));
+        assert_eq!(
+            state["phase"],
+            "finished",
+            "run {n}: {state}\n{}",
+            agent.logs()
+        );
+        assert!(state.get("error").is_none(), "{state}");
+        assert!(
+            lives.iter().any(|l| l["total"]
+                .as_array()
+                .is_some_and(|d| d.iter().any(|d| d["rx_packets"].as_u64() > Some(0)))),
+            "no live figures with packets in {lives:?}"
+        );
+        let r = report(port, &id);
+        for (direction, sent, received, lost) in counts(&r) {
+            assert_eq!(sent, RATE * SECONDS, "run {n} {direction}");
+            assert_eq!((received, lost), (sent, 0), "run {n} {direction}");
+        }
+        let path = format!("/v1/runs/{id}/report.html");
+        let (status, html) = http(port, "GET", &path, None, Some(TOKEN));
+        assert_eq!(status, 200);
+        assert!(html.to_ascii_lowercase().starts_with("<!doctype html>"));
+        let path = format!("/v1/runs/{id}/events");
+        let (status, events) = http(port, "GET", &path, None, Some(TOKEN));
+        assert_eq!(status, 200);
+        assert!(events.lines().count() > 2, "{events}");
+    }
+}
+
+/// A profile with a mistake: refused, located in the text sent, before anything starts.
+fn a_mistake_is_refused_located(port: u16, text: &str) {
+    let bad = text.replace("rate: 50000pps", "rate: fast");
+    let bad = json!({"mode": "run", "profile_yaml": bad});
+    let (status, body) = http(port, "POST", "/v1/runs", Some(&bad), Some(TOKEN));
+    assert_eq!(status, 422, "{body}");
+    let problem = json_of(&body);
+    let issue = &problem["issues"][0];
+    assert_eq!(issue["field"], "streams[0].rate", "{problem}");
+    let message = issue["message"].as_str().expect("text");
+    assert!(message.starts_with("line 4, column"), "{problem}");
+    let (status, _) = http(port, "GET", "/v1/runs/r99-1", None, Some(TOKEN));
+    assert_eq!(status, 404);
+}
+
+/// A long run stopped over the API: it ends at once, with what it measured.
+fn a_stopped_run_keeps_what_it_measured(port: u16, text: &str) {
+    let long = json!({"mode": "run", "profile_yaml": text, "options": {"duration_ms": 60_000}});
+    let id = start(port, &long);
+    let until = Instant::now() + Duration::from_secs(30);
+    let state = format!("/v1/runs/{id}");
+    while !http(port, "GET", &state, None, Some(TOKEN))
+        .1
+        .contains("\"step\":1")
+    {
+        assert!(Instant::now() < until, "run {id} never reached its step");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    let (status, body) = http(port, "POST", &format!("{state}/stop"), None, Some(TOKEN));
+    assert_eq!(status, 202, "{body}");
+    let stopped = Instant::now();
+    let (state, _) = until_ended(port, &id, Duration::from_secs(30));
+    assert!(
+        stopped.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        stopped.elapsed()
+    );
+    assert_eq!(state["phase"], "finished", "{state}");
+    for (direction, sent, received, lost) in counts(&report(port, &id)) {
+        assert!(sent > 0 && sent < RATE * 30, "{direction}: {sent}");
+        assert_eq!((received, lost), (sent, 0), "{direction}");
     }
 }
 
