@@ -1,7 +1,8 @@
 //! Problem documents (RFC 9457, `application/problem+json`): every error the API answers, with
 //! the located issues a configuration file's errors give (a field's path and what is wrong).
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// The media type of a problem document (RFC 9457 §3).
 pub const PROBLEM_JSON: &str = "application/problem+json";
@@ -96,7 +97,7 @@ impl ProblemKind {
 
 /// One located issue: a field's path (`streams[0].rate`, or `line 3, column 7` in a body that
 /// does not parse) and what is wrong with it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Issue {
     /// Where.
     pub field: String,
@@ -154,5 +155,33 @@ impl Problem {
     pub fn to_json(&self) -> String {
         // A struct of strings, numbers and a list of them always serializes.
         serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// A problem document as a client reads it: [`Problem`]'s JSON, its text owned; and its
+/// schema in the OpenAPI document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ProblemDocument {
+    /// A URN that names the kind of problem (`urn:upfbench:invalid-content`).
+    #[serde(rename = "type")]
+    pub type_uri: String,
+    /// The kind's title, the same for every occurrence.
+    pub title: String,
+    /// The HTTP status.
+    pub status: u16,
+    /// This occurrence, in words.
+    pub detail: String,
+    /// The located issues, if any: a field's path and what is wrong with it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub issues: Vec<Issue>,
+}
+
+impl std::fmt::Display for ProblemDocument {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}: {}", self.status, self.title, self.detail)?;
+        for i in &self.issues {
+            write!(f, "; {}: {}", i.field, i.message)?;
+        }
+        Ok(())
     }
 }

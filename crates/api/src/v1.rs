@@ -5,9 +5,20 @@
 //! A change that breaks a v1 client goes to `/v2`; v1 answers may gain fields (clients ignore
 //! unknown fields), v1 requests never do (they refuse unknown fields).
 
+mod answers;
 mod bodies;
+mod histogram;
 
+pub use answers::{
+    AgentInfo, AgentState, Armed, Clock, DirectionFigures, Health, LatencySettings, LiveDirection,
+    LiveFigures, LivePair, PairInfo, PairResult, PairShare, PortInfo, QfiFigures, RunId, RunPhase,
+    RunState, SearchProgress, SecondDirection, SecondFigures, SegmentSummary, Status, StepResult,
+    StreamFigures, StreamShare,
+};
 pub use bodies::{At, RunMode, RunOptions, RunRequest, Segment, StepRequest, UeBlock, UplinkTeids};
+pub use histogram::{HistogramError, LatencyHistogram};
+
+pub mod openapi;
 
 use serde::de::DeserializeOwned;
 
