@@ -99,11 +99,13 @@ class FakeRun:
 
 @dataclass
 class FakeAgent:
-    """The fake's state: its token, its runs, the report a finished run serves, what it was
-    asked, and answers a test forces for one route (`overrides[(method, path)]`)."""
+    """The fake's state: its token, its runs, the report a finished run serves (`reports`'
+    for its mode, else `report`), what it was asked, and answers a test forces for one route
+    (`overrides[(method, path)]`)."""
 
     token: str | None = None
     report: dict[str, Any] = field(default_factory=dict)
+    reports: dict[str, dict[str, Any]] = field(default_factory=dict)
     script: list[str] = field(default_factory=lambda: list(DEFAULT_SCRIPT))
     runs: dict[str, FakeRun] = field(default_factory=dict)
     requests: list[Recorded] = field(default_factory=list)
@@ -157,9 +159,9 @@ class FakeAgent:
             if run.phase != "finished":
                 return problem(409, "conflict", "Conflict", f"run {run.id} is {run.phase}")
             if tail == "/report":
-                return ok(self.report)
+                return ok(self.reports.get(run.request.get("mode", ""), self.report))
             if tail == "/report.html":
-                return 200, "text/html", b"<!doctype html><title>report</title>", {}
+                return 200, "text/html", b"<!DOCTYPE html>\n<html><title>report</title>", {}
             events = [{"event": "run_started", "id": run.id}, {"event": "run_finished"}]
             body = "".join(json.dumps(e) + "\n" for e in events).encode()
             return 200, "application/jsonl", body, {}

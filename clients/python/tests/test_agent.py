@@ -169,7 +169,7 @@ def test_stop_then_the_report_page_and_events(fake: FakeAgent) -> None:
     assert [s.phase for s in run.follow(every_s=0)] == ["stopping", "finished"]
     assert run.report_json() == fake.report
     assert run.report().steps[0].label == fake.report["steps"][0]["label"]
-    assert run.report_html().startswith("<!doctype html>")
+    assert run.report_html().startswith("<!DOCTYPE html>")
     assert [e["event"] for e in run.events()] == ["run_started", "run_finished"]
 
 
