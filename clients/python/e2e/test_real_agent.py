@@ -3,6 +3,7 @@ tests/ are the agent's too. One run at a time: each test waits for its run's end
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,10 @@ def test_a_second_run_is_a_409_and_a_stopped_run_still_reports(agent: Agent) -> 
             agent.sweep(PROFILES / "run.yaml")
         assert e.value.status == 409
         assert agent.health().state != "idle"
+        # Stopped once its step sends: stopped while it sets up, it would measure nothing.
+        deadline = time.monotonic() + TIMEOUT_S
+        while run.state().step is None and time.monotonic() < deadline:
+            time.sleep(0.2)
     finally:
         run.stop()
     state = run.wait(timeout_s=TIMEOUT_S, every_s=0.5)

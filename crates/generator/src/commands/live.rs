@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use upfbench_api::v1::{LiveDirection, LiveFigures};
+use upfbench_api::v1::{LiveDirection, LiveFigures, SearchProgress};
 use upfbench_stats::{LiveLine, LiveMeter, RxHandle};
 
 /// How long the line waits for the intervals it asked for: a worker whose core was taken from
@@ -39,6 +39,7 @@ pub(crate) fn collect_intervals(live: &mut LiveMeter, rx: &mut [RxHandle]) {
 #[derive(Debug, Default)]
 pub(crate) struct LiveBoard {
     last: std::sync::Mutex<Option<LiveNow>>,
+    search: std::sync::Mutex<Option<SearchProgress>>,
 }
 
 /// A step's live figures, with the step they are of.
@@ -61,6 +62,18 @@ impl LiveBoard {
         if let Ok(mut last) = self.last.lock() {
             *last = Some(LiveNow { step, figures });
         }
+    }
+
+    /// Posts a search's progress after a trial.
+    pub(crate) fn post_search(&self, progress: SearchProgress) {
+        if let Ok(mut s) = self.search.lock() {
+            *s = Some(progress);
+        }
+    }
+
+    /// The search's last progress, if any.
+    pub(crate) fn search(&self) -> Option<SearchProgress> {
+        self.search.lock().ok().and_then(|s| s.clone())
     }
 
     /// The last line posted, if any.

@@ -13,9 +13,9 @@ use crate::harness::{Process, UPFBENCH, num, serial};
 use crate::memif::{Memif, RATE, profile};
 
 /// The token the agent of these cases takes (44 bytes, as `head -c 32 /dev/urandom | base64`).
-const TOKEN: &str = "c2VjcmV0LXRva2VuLW9mLWFuLWFnZW50LWZvci1lMmUK";
+pub(crate) const TOKEN: &str = "c2VjcmV0LXRva2VuLW9mLWFuLWFnZW50LWZvci1lMmUK";
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("a free port")
@@ -86,7 +86,7 @@ fn json_of(body: &str) -> Value {
 }
 
 /// The agent of `m`'s system file on `port`, with the token, ready to take runs.
-fn agent(m: &Memif, port: u16) -> Process {
+pub(crate) fn agent(m: &Memif, port: u16) -> Process {
     let token = m.scratch.write("token", TOKEN);
     let reports = m.reports();
     let listen = format!("127.0.0.1:{port}");

@@ -79,6 +79,7 @@ mod memif;
 mod memif_interrupts;
 mod metrics;
 mod overrides;
+mod python_client;
 mod qos;
 mod search;
 mod sweep;

@@ -169,7 +169,8 @@ impl Runs {
             // the live figures say which step runs.
             steps: None,
             live: live.map(|l| l.figures),
-            search: None,
+            // A search's progress stays after it ended: its last trial's bounds.
+            search: e.ticket.live.search(),
             error: e.error.clone(),
         })
     }

@@ -389,14 +389,17 @@ fn program<'s>(
             timing,
             baseline: None,
         }),
-        Some(cases) => Box::new(SearchProgram::new(
-            system,
-            &setup.profile.search,
-            cases,
-            steps.plans,
-            steps.rules,
-            steps.links,
-        )?),
+        Some(cases) => Box::new(
+            SearchProgram::new(
+                system,
+                &setup.profile.search,
+                cases,
+                steps.plans,
+                steps.rules,
+                steps.links,
+            )?
+            .with_board(setup.live),
+        ),
     })
 }
 
