@@ -1,6 +1,6 @@
 //! What the agent answers to each route of the API: the runs it hosts (`/v1/runs`), itself
 //! (`/v1`, `/health`, `/v1/clock`). The HTTP server (`upfbench_remote::Server`) is a shell
-//! around it; the runs themselves go to the run's thread as [`Job`]s.
+//! around it; the runs themselves go to the run's thread as jobs.
 
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
