@@ -112,7 +112,8 @@ impl<F: RoleFigures> Endpoint for Shared<F> {
 #[derive(Debug)]
 pub struct Metrics<F> {
     shared: Arc<Shared<F>>,
-    server: server::Server,
+    /// None when another server answers its scrapes ([`Metrics::detached`]).
+    server: Option<server::Server>,
     linger: Duration,
 }
 
@@ -141,14 +142,39 @@ impl<F: RoleFigures> Metrics<F> {
         ));
         Ok(Some(Metrics {
             shared,
-            server,
+            server: Some(server),
             linger: args.metrics_linger,
         }))
     }
 
-    /// Where it listens.
-    pub fn address(&self) -> SocketAddr {
-        self.server.address()
+    /// The figures without a server of their own: another server answers `/metrics` with
+    /// [`Metrics::scrape`] (an agent's API). It never lingers.
+    pub fn detached() -> Metrics<F> {
+        Metrics {
+            shared: Arc::new(Shared {
+                state: Mutex::new(State {
+                    phase: Phase::Starting,
+                    failure: None,
+                    figures: F::default(),
+                }),
+                scrapes_begun: AtomicU64::new(0),
+                scrapes_answered: AtomicU64::new(0),
+            }),
+            server: None,
+            linger: Duration::ZERO,
+        }
+    }
+
+    /// A scrape's text, as `/metrics` answers it.
+    pub fn scrape(&self) -> String {
+        let (text, number) = self.shared.scrape();
+        self.shared.answered(number);
+        text
+    }
+
+    /// Where it listens (none when detached).
+    pub fn address(&self) -> Option<SocketAddr> {
+        self.server.as_ref().map(server::Server::address)
     }
 
     /// Changes the role's figures, under the lock a scrape copies them under.

@@ -39,7 +39,7 @@ fn endpoint<F: RoleFigures>(linger: Duration) -> Metrics<F> {
 #[test]
 fn health_says_the_phase_and_503_once_failed() {
     let m = endpoint::<Generator>(Duration::ZERO);
-    let (status, content_type, body) = get(m.address(), "/health");
+    let (status, content_type, body) = get(m.address().expect("served"), "/health");
     assert_eq!((status, content_type.as_str()), (200, "application/json"));
     assert_eq!(
         body,
@@ -47,31 +47,38 @@ fn health_says_the_phase_and_503_once_failed() {
     );
     m.set_phase(Phase::Measuring, None);
     assert!(
-        get(m.address(), "/health")
+        get(m.address().expect("served"), "/health")
             .2
             .contains("\"phase\":\"measuring\"")
     );
     m.set_phase(Phase::Deleting, Some("N3: no ARP reply"));
-    let (status, _, body) = get(m.address(), "/health");
+    let (status, _, body) = get(m.address().expect("served"), "/health");
     assert_eq!(status, 503);
     assert!(body.contains("\"failure\":\"N3: no ARP reply\""), "{body}");
     // The first failure stays: the teardown's own do not hide it.
     m.set_phase(Phase::Failed, Some("another"));
-    assert!(get(m.address(), "/health").2.contains("no ARP reply"));
-    assert_eq!(get(m.address(), "/nothing").0, 404);
-    assert_eq!(get(m.address(), "/metrics?x=1").0, 200);
-    assert_eq!(request(m.address(), "POST", "/metrics").0, 405);
+    assert!(
+        get(m.address().expect("served"), "/health")
+            .2
+            .contains("no ARP reply")
+    );
+    assert_eq!(get(m.address().expect("served"), "/nothing").0, 404);
+    assert_eq!(get(m.address().expect("served"), "/metrics?x=1").0, 200);
+    assert_eq!(
+        request(m.address().expect("served"), "POST", "/metrics").0,
+        405
+    );
 }
 
 #[test]
 fn a_client_that_sends_nothing_does_not_stop_the_server() {
     let m = endpoint::<Reflector>(Duration::ZERO);
     // Connected and silent, then gone: the server reads nothing and goes on.
-    drop(TcpStream::connect(m.address()).expect("connect"));
-    let mut half = TcpStream::connect(m.address()).expect("connect");
+    drop(TcpStream::connect(m.address().expect("served")).expect("connect"));
+    let mut half = TcpStream::connect(m.address().expect("served")).expect("connect");
     half.write_all(b"GET /metr").expect("part of a request");
     drop(half);
-    assert_eq!(get(m.address(), "/health").0, 200);
+    assert_eq!(get(m.address().expect("served"), "/health").0, 200);
 }
 
 #[test]
@@ -81,7 +88,7 @@ fn the_linger_ends_with_a_scrape_after_the_final_counts() {
     // A scraper every 50 ms, as Prometheus with a short interval.
     let stop = Arc::new(AtomicBool::new(false));
     let scraper = {
-        let (addr, stop) = (m.address(), Arc::clone(&stop));
+        let (addr, stop) = (m.address().expect("served"), Arc::clone(&stop));
         std::thread::spawn(move || {
             let mut scrapes = 0;
             while !stop.load(Ordering::SeqCst) {
@@ -114,7 +121,7 @@ fn the_linger_without_a_scraper_ends_at_its_limit_or_an_interrupt() {
     let started = Instant::now();
     m.finish(&Err(anyhow::anyhow!("it broke")), &interrupts);
     assert!(started.elapsed() >= Duration::from_millis(300));
-    let (status, _, body) = get(m.address(), "/health");
+    let (status, _, body) = get(m.address().expect("served"), "/health");
     assert_eq!(status, 503);
     assert!(
         body.contains("\"phase\":\"failed\"") && body.contains("it broke"),
@@ -144,13 +151,15 @@ fn no_address_no_endpoint_and_an_address_in_use_is_an_error() {
     assert!(Metrics::<Generator>::start(&args).expect("ok").is_none());
     let m = endpoint::<Generator>(Duration::ZERO);
     let args = MetricsArgs {
-        metrics: Some(m.address()),
+        metrics: Some(m.address().expect("served")),
         metrics_linger: Duration::ZERO,
     };
     let e = Metrics::<Generator>::start(&args).expect_err("in use");
     assert!(
-        e.to_string()
-            .contains(&format!("--metrics {}: cannot listen there", m.address())),
+        e.to_string().contains(&format!(
+            "--metrics {}: cannot listen there",
+            m.address().expect("served")
+        )),
         "{e}"
     );
 }

@@ -196,7 +196,7 @@ mod tests {
             cell.admit(crate::datapath::qer::UPLINK, 1_000, now);
         }
         m.reflector_running(Arc::clone(&cells), qers);
-        let (status, content_type, text) = get(m.address(), "/metrics");
+        let (status, content_type, text) = get(m.address().expect("served"), "/metrics");
         assert_eq!(status, 200);
         assert_eq!(content_type, "text/plain; version=0.0.4; charset=utf-8");
         let parsed = parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
@@ -230,7 +230,7 @@ mod tests {
         assert_eq!(v("upfbench_build_info", &info), Some(1.0));
         // Read at scrape time: a publication shows in the next scrape.
         cells[1].publish(&reflector_counters(60, 40, 0));
-        let text = get(m.address(), "/metrics").2;
+        let text = get(m.address().expect("served"), "/metrics").2;
         let parsed = parse(&text).expect("parses");
         assert_eq!(
             value(&parsed, forwarded, &[("direction", "uplink")]),
@@ -239,7 +239,7 @@ mod tests {
         // At exit the totals, whatever the cells say.
         m.reflector_stopped(reflector_counters(1_000, 999, 1));
         m.set_phase(Phase::Done, None);
-        let text = get(m.address(), "/metrics").2;
+        let text = get(m.address().expect("served"), "/metrics").2;
         let parsed = parse(&text).expect("parses");
         assert_eq!(
             value(&parsed, forwarded, &[("direction", "uplink")]),

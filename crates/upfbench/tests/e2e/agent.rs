@@ -8,6 +8,7 @@ use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use upfbench_metrics::scrape;
 
 use crate::harness::{Process, UPFBENCH, num, serial};
 use crate::memif::{Memif, RATE, profile};
@@ -181,6 +182,7 @@ fn agent_hosts_runs_one_after_another_on_one_testbed_and_guards_its_door() {
     the_door_takes_the_token(port);
     let text = profile(1, SECONDS, "0s");
     two_runs_on_one_testbed(port, &text, &agent);
+    the_runs_figures_are_scraped(port);
     a_mistake_is_refused_located(port, &text);
     a_stopped_run_keeps_what_it_measured(port, &text);
     // Ctrl-C ends the agent cleanly; every session it made is gone from the reflector.
@@ -261,6 +263,34 @@ fn two_runs_on_one_testbed(port: u16, text: &str, agent: &Process) {
         let (status, events) = http(port, "GET", &path, None, Some(TOKEN));
         assert_eq!(status, 200);
         assert!(events.lines().count() > 2, "{events}");
+    }
+}
+
+/// `/metrics` on the API's listener: the last run's step (once: the run before it is gone), as
+/// the command line's `--metrics` serves it.
+fn the_runs_figures_are_scraped(port: u16) {
+    let (status, _) = http(port, "GET", "/metrics", None, None);
+    assert_eq!(status, 401);
+    let (status, text) = http(port, "GET", "/metrics", None, Some(TOKEN));
+    assert_eq!(status, 200, "{text}");
+    let parsed = scrape::parse(&text).unwrap_or_else(|e| panic!("{e}:\n{text}"));
+    let series = text
+        .lines()
+        .filter(|l| l.starts_with("upfbench_sent_packets_total{"))
+        .count();
+    assert_eq!(series, 2, "one series a direction:\n{text}");
+    for direction in ["uplink", "downlink"] {
+        let labels = [("direction", direction), ("step", "1")];
+        for name in [
+            "upfbench_sent_packets_total",
+            "upfbench_received_packets_total",
+        ] {
+            assert_eq!(
+                scrape::value(&parsed, name, &labels),
+                Some((RATE * SECONDS) as f64),
+                "{name} {direction}:\n{text}"
+            );
+        }
     }
 }
 

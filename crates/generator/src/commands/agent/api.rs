@@ -18,6 +18,7 @@ use upfbench_remote::Answer;
 use super::runs::{ReportFile, Runs, Ticket, run_id};
 use crate::commands::generate::Mode;
 use crate::commands::generate::hosted::{self, Asked, Refusal};
+use crate::metrics::GeneratorMetrics;
 
 /// The API's version this agent serves (`/v1`).
 pub(crate) const API_VERSION: u32 = 1;
@@ -79,6 +80,8 @@ pub struct AgentApi {
     jobs: Mutex<Sender<Job>>,
     /// The agent's start, in Unix seconds: in its runs' ids.
     stamp: u64,
+    /// The runs' figures for `/metrics`, if kept.
+    metrics: Option<Arc<GeneratorMetrics>>,
 }
 
 impl AgentApi {
@@ -103,7 +106,14 @@ impl AgentApi {
             runs,
             jobs: Mutex::new(jobs),
             stamp: unix_ns() / 1_000_000_000,
+            metrics: None,
         }
+    }
+
+    /// With the runs' figures answered on `/metrics`.
+    pub(crate) fn with_metrics(mut self, metrics: Arc<GeneratorMetrics>) -> AgentApi {
+        self.metrics = Some(metrics);
+        self
     }
 
     fn state(&self) -> AgentState {
@@ -198,10 +208,10 @@ impl upfbench_remote::Agent for AgentApi {
     }
 
     fn metrics(&self) -> Answer<String> {
-        Err(Problem::new(
-            ProblemKind::NotFound,
-            "the agent's figures are not on its API yet: start it with --metrics ADDR",
-        ))
+        self.metrics
+            .as_ref()
+            .map(|m| m.scrape())
+            .ok_or_else(|| Problem::new(ProblemKind::NotFound, "this agent keeps no figures"))
     }
 
     fn info(&self) -> Answer<AgentInfo> {

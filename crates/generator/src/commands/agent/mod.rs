@@ -23,6 +23,7 @@ use upfbench_dpdk::TscAnchor;
 use upfbench_remote::ServerConfig;
 
 use crate::commands::generate::hosted::{self, Host};
+use crate::metrics::GeneratorMetrics;
 
 /// How often the run's thread looks at the agent's own interruptions while it waits for runs.
 const POLL: Duration = Duration::from_millis(50);
@@ -34,6 +35,7 @@ pub(crate) fn host_runs(
     runs: &Runs,
     jobs: &Receiver<Job>,
     interrupts: &Interrupts,
+    metrics: &GeneratorMetrics,
 ) {
     while !interrupts.any() {
         let job = match jobs.recv_timeout(POLL) {
@@ -53,6 +55,7 @@ pub(crate) fn host_runs(
                 &job.asked(),
                 &job.ticket.interrupts,
                 &job.ticket.live,
+                metrics,
             )
         };
         let error = ended.outcome.err().map(|e| format!("{e:#}"));
@@ -134,23 +137,28 @@ pub fn run(args: &AgentArgs) -> Result<()> {
         .unwrap_or_else(|| system.reports.clone());
     let agent_name = args.name.clone().unwrap_or_else(host_name);
     let runs = Arc::new(Runs::default());
+    // The runs' figures, scraped on the API's /metrics.
+    let metrics = Arc::new(GeneratorMetrics::detached());
     let (jobs_tx, jobs) = std::sync::mpsc::channel();
     hosted::with_host(&system, first_anchor, &interrupts, |host| {
-        let api = Arc::new(AgentApi::new(
-            agent_name,
-            (text.clone(), name.clone()),
-            &system,
-            host.tsc_hz(),
-            reports,
-            runs.clone(),
-            jobs_tx,
-        ));
+        let api = Arc::new(
+            AgentApi::new(
+                agent_name,
+                (text.clone(), name.clone()),
+                &system,
+                host.tsc_hz(),
+                reports,
+                runs.clone(),
+                jobs_tx,
+            )
+            .with_metrics(metrics.clone()),
+        );
         let server = ApiServer::start(server_config, api)?;
         out::line(&format!(
             "agent: serving the API on http://{} (Ctrl-C ends)",
             server.address()
         ));
-        host_runs(host, &runs, &jobs, &interrupts);
+        host_runs(host, &runs, &jobs, &interrupts, &metrics);
         drop(server);
         out::line("agent: ended");
         Ok(())

@@ -16,6 +16,7 @@ use super::{Mode, Setup, check_mode, eal_setup, multiply};
 use crate::commands::kernel_counters::KernelCounters;
 use crate::commands::live::LiveBoard;
 use crate::commands::peers::{EarlyStop, wait_for_socket_servers};
+use crate::metrics::GeneratorMetrics;
 use upfbench_cli::signals::Interrupts;
 use upfbench_datapath::eal_args::RuntimeDirGuard;
 
@@ -151,15 +152,20 @@ fn early(e: EarlyStop) -> anyhow::Error {
 }
 
 /// One run of `profile` (checked with [`checked_profile`] against the host's system) on the
-/// host's testbed, stopped early by `interrupts`, its live figures posted on `live`.
+/// host's testbed, stopped early by `interrupts`, its live figures posted on `live` and its
+/// steps' figures on `metrics`.
 pub(crate) fn run(
     host: &Host<'_, '_, '_>,
     profile: &Profile,
     asked: &Asked<'_>,
     interrupts: &Interrupts,
     live: &LiveBoard,
+    metrics: &GeneratorMetrics,
 ) -> Ended {
     let system = host.system;
+    // The scrape shows the run in progress (or the last one): its steps are numbered from 1
+    // again, and two runs' step 1 must not be two series of one name and labels.
+    metrics.update(|figures| *figures = Default::default());
     let setup = Setup {
         system,
         profile,
@@ -173,7 +179,7 @@ pub(crate) fn run(
         step_hook: None,
         first_anchor: host.first_anchor,
         kernel: KernelCounters::new(system),
-        metrics: None,
+        metrics: Some(metrics),
         multiplier: asked.multiplier.as_ref(),
         live: Some(live),
     };

@@ -35,7 +35,7 @@ const SPECS: [StreamSpec; 2] = [
 ];
 
 fn scrape(m: &GeneratorMetrics) -> (Vec<ParsedFamily>, String) {
-    let (status, _, text) = get(m.address(), "/metrics");
+    let (status, _, text) = get(m.address().expect("served"), "/metrics");
     assert_eq!(status, 200);
     let parsed = parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     check_semantics(Role::Generator, &parsed);
