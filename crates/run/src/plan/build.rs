@@ -137,9 +137,11 @@ pub fn build(
     line_rate_bps: [Option<f64>; 2],
 ) -> Result<Plan, PlanError> {
     let s = &profile.sessions;
+    // The first pair's ports: the generator runs one pair so far (docs/scale.md §2).
+    let first = system.pair(0);
     let line = [
-        system.n3.speed.map(|b| b as f64).or(line_rate_bps[0]),
-        system.n6.speed.map(|b| b as f64).or(line_rate_bps[1]),
+        first.n3.speed.map(|b| b as f64).or(line_rate_bps[0]),
+        first.n6.speed.map(|b| b as f64).or(line_rate_bps[1]),
     ];
     let Streams {
         streams,
@@ -288,7 +290,7 @@ fn stream_plan(
     let container = direction == Direction::Uplink && s.pdu_session_container;
     let port_name = direction.sent_on();
     let port = port_name.index();
-    let shape = system.frame_shape(profile.stream_family(st));
+    let shape = system.pair(0).frame_shape(profile.stream_family(st));
     let p = usize::from(payload_len);
     let frame_len = match direction {
         Direction::Uplink => shape.n3_frame_len(p, container),
@@ -406,7 +408,7 @@ fn churn_step(
     } else {
         IpFamily::Ipv6
     };
-    plan.probe.shape = system.frame_shape(family);
+    plan.probe.shape = system.pair(0).frame_shape(family);
     if flow_base + u64::from(plan.count) > u64::from(u32::MAX) {
         return Err(PlanError::TooManyFlows(flow_base + u64::from(plan.count)));
     }

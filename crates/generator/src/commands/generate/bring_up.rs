@@ -70,10 +70,10 @@ pub(super) fn new_record(setup: &Setup<'_>) -> Record {
 /// control thread, its phases, then the control plane's figures and the report's files.
 pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> Result<()> {
     let system = setup.system;
-    let settings = devices::device_settings(&system.n3, &system.n6, &system.cores);
-    let mut devices = devices::open(eal, &setup.names, system.one_port())?;
+    let settings = devices::device_settings(system.pair(0));
+    let mut devices = devices::open(eal, &setup.names, system.pair(0).one_port())?;
     let interfaces = interfaces(setup, &devices[0], n6_of(&devices))?;
-    let peers = [system.n3.peer, system.n6.peer];
+    let peers = [system.pair(0).n3.peer, system.pair(0).n6.peer];
     let pools = devices::pools(eal, &settings)?;
     let service_pool = service_pool(eal)?;
     let mut record = new_record(setup);
@@ -216,7 +216,10 @@ fn service_pool(eal: &Eal) -> Result<Mempool<'_>> {
 /// on N3).
 fn interfaces(setup: &Setup<'_>, n3: &Port<'_>, n6: &Port<'_>) -> Result<[Interface; 2]> {
     let system = setup.system;
-    let mut interfaces = [interface(n3, &system.n3)?, interface(n6, &system.n6)?];
+    let mut interfaces = [
+        interface(n3, &system.pair(0).n3)?,
+        interface(n6, &system.pair(0).n6)?,
+    ];
     interfaces[0].secondary = setup.profile.mobility.as_ref().map(|m| m.target.address);
     Ok(interfaces)
 }
@@ -256,7 +259,7 @@ fn device_configs(
     system: &config::System,
     record: &mut Record,
 ) -> Result<(PortVlans, Vec<PortConfig>)> {
-    let plan = devices::vlan_plan(devices, &system.n3, &system.n6)?;
+    let plan = devices::vlan_plan(devices, &system.pair(0).n3, &system.pair(0).n6)?;
     note_vlans(&plan, record);
     let configs = devices::configs(devices, settings, &plan.device_offloads)?;
     Ok((plan.vlans, configs))
