@@ -34,7 +34,9 @@ lint:
 test: setup-test lint
 	bash deploy/mlrsearch-venv.sh
 	bash deploy/check-jsonschema-venv.sh
+	bash deploy/kubernetes-validate-venv.sh
 	$(CARGO) test --workspace --locked
+	CARGO=$(CARGO) bash deploy/kubernetes/test.sh
 	bash deploy/no-dpdk-test.sh
 	python3 -m unittest discover -s deploy/upflab
 	bash deploy/fuzz-smoke.sh

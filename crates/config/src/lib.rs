@@ -65,6 +65,7 @@ pub use system::{
     Arp, Cores, Device, Eal, OnUpfLoss, OnUpfRestart, Pair, Pfcp, Port, System, Vlan, VlanOffload,
     Window, ue_blocks,
 };
+pub use system::{Host, ThisProcess};
 pub use units::{IpPrefix, Ipv4Prefix, PFCP_PORT, Rate, parse_duration};
 pub use upfbench_net::IpFamily;
 
@@ -128,6 +129,21 @@ pub fn load_reflector(path: impl AsRef<Path>) -> Result<Reflector, ConfigError> 
 /// Checks a system file's text; `name` names it in diagnostics.
 pub fn system_from_str(text: &str, name: &str) -> Result<System, ConfigError> {
     load(text, name).map(|(v, _)| v)
+}
+
+/// [`system_from_str`] with `cores: auto` and `device: {env: NAME}` resolved on `host` (the
+/// other loaders resolve them on [`ThisProcess`]).
+pub fn system_from_str_on(text: &str, name: &str, host: &dyn Host) -> Result<System, ConfigError> {
+    load::load_on(text, name, host).map(|(v, _)| v)
+}
+
+/// [`reflector_from_str`] with `cores: auto` and `device: {env: NAME}` resolved on `host`.
+pub fn reflector_from_str_on(
+    text: &str,
+    name: &str,
+    host: &dyn Host,
+) -> Result<Reflector, ConfigError> {
+    load::load_on(text, name, host).map(|(v, _)| v)
 }
 
 /// Checks a profile's text; `name` names it in diagnostics.

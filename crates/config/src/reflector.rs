@@ -17,8 +17,9 @@ use super::n4_impairments::N4Impairments;
 use super::profile::{check_dns_name, check_rate};
 use super::qer_impairment::{QerImpairment, check_qer_burst, default_qer_burst};
 use super::system::{
-    Arp, Cores, Eal, Pair, PairPlace, PairsForm, Port, check_arp, check_form, check_kind,
-    check_n4_address, check_pair_ports, check_pairs, default_heartbeat, eal_devices, normalise,
+    Arp, Cores, Eal, HostParts, Pair, PairPlace, PairsForm, Port, check_arp, check_form,
+    check_kind, check_n4_address, check_pair_ports, check_pairs, default_heartbeat, eal_devices,
+    normalise,
 };
 use super::system::{check_cores, check_eal};
 use super::units::{PFCP_PORT, Rate, serde_text};
@@ -41,8 +42,8 @@ pub struct Reflector {
     /// EAL arguments and file prefix, as in the system file.
     #[serde(default)]
     pub eal: Eal,
-    /// Main and worker lcores, as in the system file.
-    #[serde(default)]
+    /// Main and worker lcores, as in the system file (`auto` too).
+    #[serde(default, with = "super::system::CoresOrAuto")]
     pub cores: Cores,
     /// The N3 port (towards the gNB: GTP-U): a port as in the system file, its `peer` optional,
     /// without `mtu` and `speed`. Needed in `upf` mode and in echo mode (which answers ARP and ICMP
@@ -374,6 +375,15 @@ impl Reflector {
     /// Where pair `k`'s fields are in the file.
     fn pair_place(&self, k: usize) -> PairPlace {
         self.form.place(k, &self.pairs[k].name)
+    }
+
+    /// The cores, the pairs and the top-level ports as read, for the host's resolutions.
+    pub(crate) fn host_parts(&mut self) -> HostParts<'_, Option<IpAddr>> {
+        (
+            &mut self.cores,
+            &mut self.pairs,
+            [("n3", self.n3.as_mut()), ("n6", self.n6.as_mut())],
+        )
     }
 
     /// Whether the file gave `port` (`n3`, `n6`): in a pair, or at the top (a short form that

@@ -59,8 +59,8 @@ pub enum Error {
     /// Another `Port` handle of this process holds the port.
     #[error("port {0} is already held by another handle")]
     PortInUse(u16),
-    /// The queues of a started port were already taken.
-    #[error("the queues of port {0} were already taken")]
+    /// The queues of a started port are taken: handles of an earlier call are alive.
+    #[error("the queues of port {0} are taken (their handles are still alive)")]
     QueuesTaken(u16),
     /// The port configuration is not possible on this port.
     #[error("port {port}: {reason}")]

@@ -3,6 +3,7 @@
 use std::cell::Cell;
 use std::marker::PhantomData;
 use std::ops::Deref;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::burst::MbufBurst;
 use crate::config::PortConfig;
@@ -12,7 +13,8 @@ use crate::port::Port;
 use crate::sys;
 
 /// A port that [`Port::start`] configured and started. Dereferences to the [`Port`] (information,
-/// statistics); hands out its queues once ([`StartedPort::queues`]); stops the port when dropped.
+/// statistics); hands out its queues, one handle per queue at any time ([`StartedPort::queues`]:
+/// again once every handle of the last set is dropped); stops the port when dropped.
 #[derive(Debug)]
 pub struct StartedPort<'p, 'e> {
     port: &'p mut Port<'e>,
@@ -20,7 +22,8 @@ pub struct StartedPort<'p, 'e> {
     tx_queues: u16,
     rx_desc: u16,
     tx_desc: u16,
-    queues_taken: Cell<bool>,
+    /// How many queue handles are out: the queues are handed out again only when none is.
+    queues_out: AtomicU32,
     /// Whether rte_flow rules were installed ([`StartedPort::steer_gtpu_by_teid`]).
     pub(crate) flows_installed: Cell<bool>,
 }
@@ -31,7 +34,8 @@ pub struct StartedPort<'p, 'e> {
 pub struct RxQueue<'p> {
     port: u16,
     queue: u16,
-    _port: PhantomData<&'p ()>,
+    /// The started port's count of handles out, less one when this one is dropped.
+    out: &'p AtomicU32,
     _not_sync: PhantomData<Cell<()>>,
 }
 
@@ -41,8 +45,22 @@ pub struct RxQueue<'p> {
 pub struct TxQueue<'p> {
     port: u16,
     queue: u16,
-    _port: PhantomData<&'p ()>,
+    /// The started port's count of handles out, less one when this one is dropped.
+    out: &'p AtomicU32,
     _not_sync: PhantomData<Cell<()>>,
+}
+
+impl Drop for RxQueue<'_> {
+    fn drop(&mut self) {
+        // Release: the lcore's last burst on the queue happens before the next lease's first.
+        self.out.fetch_sub(1, Ordering::Release);
+    }
+}
+
+impl Drop for TxQueue<'_> {
+    fn drop(&mut self) {
+        self.out.fetch_sub(1, Ordering::Release);
+    }
 }
 
 /// The queues of a started port, by queue id.
@@ -88,7 +106,7 @@ impl<'p, 'e> StartedPort<'p, 'e> {
             tx_queues,
             rx_desc,
             tx_desc,
-            queues_taken: Cell::new(false),
+            queues_out: AtomicU32::new(0),
             flows_installed: Cell::new(false),
         }
     }
@@ -108,19 +126,28 @@ impl<'p, 'e> StartedPort<'p, 'e> {
         self.tx_desc
     }
 
-    /// The port's queues; only the first call succeeds ([`Error::QueuesTaken`] after), so each
-    /// queue has exactly one handle.
+    /// The port's queues, one handle each: [`Error::QueuesTaken`] while any handle of an earlier
+    /// call is alive, so each queue has exactly one handle at a time. Once every handle is
+    /// dropped (a run's workers ended), the queues can be taken again (the next run on the same
+    /// started port: an agent keeps its ports from one run to the next).
     pub fn queues(&self) -> Result<Queues<'_>> {
-        if self.queues_taken.replace(true) {
+        let count = u32::from(self.rx_queues) + u32::from(self.tx_queues);
+        // Acquire: pairs with the handles' Release on drop.
+        if self
+            .queues_out
+            .compare_exchange(0, count, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
             return Err(Error::QueuesTaken(self.port.id()));
         }
         let port = self.port.id();
+        let out = &self.queues_out;
         Ok(Queues {
             rx: (0..self.rx_queues)
                 .map(|queue| RxQueue {
                     port,
                     queue,
-                    _port: PhantomData,
+                    out,
                     _not_sync: PhantomData,
                 })
                 .collect(),
@@ -128,7 +155,7 @@ impl<'p, 'e> StartedPort<'p, 'e> {
                 .map(|queue| TxQueue {
                     port,
                     queue,
-                    _port: PhantomData,
+                    out,
                     _not_sync: PhantomData,
                 })
                 .collect(),

@@ -55,9 +55,10 @@ pub(crate) fn now_unix_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
-/// The report's frame: version, start, the run's configuration; no step yet.
-pub(crate) fn new_report(run: RunIdentity<'_>) -> Report {
-    let mut report = Report::new(env!("CARGO_PKG_VERSION"), now_unix_ms());
+/// The report's frame: version, start (`started_unix_ms`, the same moment as the timeline's
+/// zero: the events' times are seconds from it), the run's configuration; no step yet.
+pub(crate) fn new_report(run: RunIdentity<'_>, started_unix_ms: u64) -> Report {
+    let mut report = Report::new(env!("CARGO_PKG_VERSION"), started_unix_ms);
     report
         .config
         .insert("profile".into(), run.profile.to_owned());
@@ -102,10 +103,14 @@ mod tests {
 
     #[test]
     fn the_system_files_label_is_carried_into_the_reports_config() {
-        let report = new_report(identity(Some("eupf 0.6 xdp")));
+        let report = new_report(identity(Some("eupf 0.6 xdp")), 1_000);
+        assert_eq!(
+            report.started_unix_ms, 1_000,
+            "the run's timeline starts there too"
+        );
         assert_eq!(report.config["label"], "eupf 0.6 xdp");
         assert_eq!(report.config["profile"], "quickstart");
         // No label: none in the report, and a comparison falls back on the folder's name.
-        assert!(!new_report(identity(None)).config.contains_key("label"));
+        assert!(!new_report(identity(None), 0).config.contains_key("label"));
     }
 }

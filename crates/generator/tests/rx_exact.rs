@@ -410,7 +410,6 @@ fn scenario(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
     check_rejects(&r.counters);
     check_frames_add_up(&r.counters, &stats, [&n3_frames, &n6_frames]);
     check_arp_reply(&replies);
-    drop((s3, s3p, s6, s6p));
     Ok(())
 }
 
@@ -566,7 +565,6 @@ fn one_port_tagged(eal: &Eal) -> Result<(), Box<dyn std::error::Error>> {
         &tags,
         [&n3_tagged, &n6_tagged],
     );
-    drop((started, started_peer));
     Ok(())
 }
 

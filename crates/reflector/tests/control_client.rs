@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use upfbench_generator::n4::client_side::{ClientSide, ClientThread};
 use upfbench_generator::report::{ControlTimes, control_report};
+use upfbench_n4::client_side::{ClientSide, ClientThread};
 use upfbench_pfcp::MessageType;
 use upfbench_pfcp::driver::{Release, recovery_time_stamp_now};
 use upfbench_pfcp::node::{Upf, UpfConfig};

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use upfbench_dpdk::Quiescent;
-use upfbench_generator::n4::client_side::{ClientThread, HandoverOrder};
+use upfbench_n4::client_side::{ClientThread, HandoverOrder};
 use upfbench_pfcp::Teid;
 use upfbench_reflector::datapath::end_marker::{EndMarkerOrder, end_marker_channel};
 use upfbench_reflector::datapath::rules::{DownlinkEntry, ForwardingTable, table_channels};

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use upfbench_dpdk::Quiescent;
-use upfbench_generator::n4::client_side::ClientThread;
+use upfbench_n4::client_side::ClientThread;
 use upfbench_reflector::datapath::end_marker::end_marker_channel;
 use upfbench_reflector::datapath::rules::{ForwardingTable, table_channels};
 use upfbench_reflector::upf_side::UpfThread;

@@ -8,7 +8,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use serde::Deserialize;
-use serde::de::{self, Deserializer};
+use serde::de::Deserializer;
 use upfbench_net::{IpFamily, MacAddr};
 
 use super::error::{NotIpv4, ipv4};
@@ -17,12 +17,19 @@ use super::kind::FileKind;
 use super::reflector::PortName;
 use super::units::{IpPrefix, Ipv4Prefix, PFCP_PORT, serde_text};
 
+mod auto_cores;
 mod checks;
+mod device_env;
+mod host;
 mod one_port;
 mod pairs;
 mod vlan;
 
+pub(crate) use auto_cores::CoresOrAuto;
 pub(crate) use checks::{PortView, check_cores, check_eal, check_label};
+pub(crate) use device_env::DeviceOrEnv;
+pub(crate) use host::OnHost;
+pub use host::{Host, ThisProcess};
 pub use pairs::{Pair, ue_blocks};
 pub(crate) use pairs::{
     PairPlace, PairsForm, check_form, check_pair_ports, check_pairs, eal_devices, normalise,
@@ -50,8 +57,9 @@ pub struct System {
     /// EAL arguments and file prefix.
     #[serde(default)]
     pub eal: Eal,
-    /// Main and worker lcores.
-    #[serde(default)]
+    /// Main and worker lcores; `auto`: the main lcore on the first CPU this process may run on
+    /// (its affinity mask: a Kubernetes pod's CPUs), a worker on each other CPU.
+    #[serde(default, with = "CoresOrAuto")]
     pub cores: Cores,
     /// The N3 port (gNB side: GTP-U uplink out, downlink in) of the one pair of the short form,
     /// with `n6` and `cores.workers`: pair `p0`. Not with `pairs`.
@@ -214,12 +222,9 @@ impl FromStr for Device {
 }
 
 impl<'de> Deserialize<'de> for Device {
-    /// A device's name; `~` as left out (one-port mode's N6).
+    /// A device's name; `~` as left out (one-port mode's N6); `{env: NAME}` as resolved later.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        match Option::<String>::deserialize(deserializer)? {
-            Some(text) => text.parse().map_err(de::Error::custom),
-            None => Ok(Device::unset()),
-        }
+        device_env::deserialize(deserializer)
     }
 }
 
@@ -231,10 +236,12 @@ impl<'de> Deserialize<'de> for Device {
 #[schemars(rename = "Port")]
 #[serde(deny_unknown_fields)]
 pub struct Port<Peer = IpAddr> {
-    /// The device: a vdev name or a PCI address. N3 and N6 are different devices, unless N6 is
-    /// on N3's (`port: n3`), when N6 leaves it out.
+    /// The device: a vdev name or a PCI address, or `{env: NAME}`: the environment variable
+    /// that holds it when upfbench starts (the SR-IOV device plugin's
+    /// `PCIDEVICE_INTEL_COM_UPFBENCH_N3` in a Kubernetes pod). N3 and N6 are different devices,
+    /// unless N6 is on N3's (`port: n3`), when N6 leaves it out.
     #[serde(default = "Device::unset")]
-    #[schemars(with = "Option<Device>")]
+    #[schemars(with = "DeviceOrEnv")]
     pub device: Device,
     /// One-port mode, N6 only: `port: n3` puts N6 on N3's device (its `device`, `devargs`,
     /// `queues` and descriptors), N3's and N6's frames told apart by their VLAN tags, which must
@@ -604,6 +611,15 @@ impl System {
         self.form.place(k, &self.pairs[k].name)
     }
 
+    /// The cores, the pairs and the top-level ports as read, for the host's resolutions.
+    pub(crate) fn host_parts(&mut self) -> HostParts<'_, IpAddr> {
+        (
+            &mut self.cores,
+            &mut self.pairs,
+            [("n3", self.n3.as_mut()), ("n6", self.n6.as_mut())],
+        )
+    }
+
     /// The UEs `0..ues` cut over the pairs by weight, a contiguous block each in order; `None`
     /// when some pair would have no UE.
     pub fn ue_blocks(&self, ues: u32) -> Option<Vec<std::ops::Range<u32>>> {
@@ -640,6 +656,13 @@ impl Check for System {
         }
     }
 }
+
+/// A file's cores, pairs and top-level ports, as the host resolves them.
+pub(crate) type HostParts<'a, Peer> = (
+    &'a mut Cores,
+    &'a mut Vec<Pair<Peer>>,
+    [(&'static str, Option<&'a mut Port<Peer>>); 2],
+);
 
 /// A file with neither `pairs` nor both top-level ports.
 fn missing_ports(n3: bool, n6: bool, issues: &mut Issues) {

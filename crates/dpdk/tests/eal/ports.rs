@@ -136,15 +136,26 @@ pub(crate) fn configuration_errors(fx: &Fixture<'_>) -> TestResult {
         Err(Error::InvalidConfig { .. })
     ));
 
-    // The same port starts with a valid configuration, and its queues are handed out once.
+    // The same port starts with a valid configuration, and its queues have one handle each at
+    // a time: taken again only once every handle of the first set is dropped.
     let started = ring.start(&PortConfig::default(), &fx.pool)?;
-    let queues = started.queues()?;
+    let mut queues = started.queues()?;
     assert_eq!((queues.rx.len(), queues.tx.len()), (1, 1));
     assert_eq!((queues.rx[0].port(), queues.rx[0].id()), (fx.ring[0], 0));
     assert_eq!(
         started.queues().map(drop),
         Err(Error::QueuesTaken(fx.ring[0]))
     );
+    let rx = queues.rx.pop().expect("one");
+    drop(queues);
+    assert_eq!(
+        started.queues().map(drop),
+        Err(Error::QueuesTaken(fx.ring[0])),
+        "a receive queue's handle is still alive"
+    );
+    drop(rx);
+    let again = started.queues()?;
+    assert_eq!((again.rx[0].id(), again.tx[0].id()), (0, 0));
     Ok(())
 }
 

@@ -39,8 +39,11 @@ const FLUSH_NS: u64 = 100_000_000;
 #[derive(Default)]
 pub(crate) struct PoolShelf<'p> {
     pools: Vec<(usize, TemplatePool<'p>)>,
-    made: usize,
 }
+
+/// Template pools made in this process: their names (`tx{n}w{worker}`) must differ from every
+/// earlier pool's, the shelves of earlier runs on the same EAL (an agent's) included.
+static POOLS_MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 impl<'p> PoolShelf<'p> {
     /// A pool of worker `worker` that holds `frame` with `patch` and asks the NIC to insert
@@ -57,10 +60,10 @@ impl<'p> PoolShelf<'p> {
         }) {
             return Ok(self.pools.swap_remove(i).1);
         }
-        self.made += 1;
+        let made = POOLS_MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         Ok(TemplatePool::new(
             eal,
-            &format!("tx{}w{worker}", self.made),
+            &format!("tx{made}w{worker}"),
             TX_POOL,
             TX_POOL_CACHE,
             frame,

@@ -10,7 +10,7 @@ use upfbench_metrics::families as f;
 use upfbench_metrics::{Exposition, Value};
 
 use super::GeneratorMetrics;
-use crate::n4::client_side::{ClientThread, Pending};
+use upfbench_n4::client_side::{ClientThread, Pending};
 
 /// How often the node's counters are asked for.
 const EVERY: Duration = Duration::from_secs(1);

@@ -12,7 +12,7 @@ use upfbench_report::{
 };
 
 use crate::datapath::churn_rx::{ChurnRx, ProbeRecord};
-use crate::n4::client_side::{ChurnOutcome, ProcedureKind};
+use upfbench_n4::client_side::{ChurnOutcome, ProcedureKind};
 use upfbench_run::plan::ChurnStep;
 
 /// What the churn section is made from.

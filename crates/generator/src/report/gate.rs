@@ -5,7 +5,7 @@ use upfbench_report::GateReport;
 use upfbench_run::plan::GatePlan;
 
 use crate::datapath::qos_rx::{GATE_WINDOW_NS, QosRx};
-use crate::n4::client_side::HandoverOutcome;
+use upfbench_n4::client_side::HandoverOutcome;
 
 /// The gate report of `gate`, closed in `sessions` sessions, from the modifications'
 /// `outcomes` (times from the measured phase's start) and the workers' windows `qos`.

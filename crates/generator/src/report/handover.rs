@@ -4,7 +4,7 @@
 use upfbench_report::{EndMarkerVerdict, HandoverReport, UeHandover};
 
 use crate::datapath::handover::HandoverRx;
-use crate::n4::client_side::HandoverOutcome;
+use upfbench_n4::client_side::HandoverOutcome;
 use upfbench_run::plan::HandoverPlan;
 
 /// The step's handover section: `rx` merged over the workers, `outcomes` from the PFCP thread

@@ -83,9 +83,9 @@ impl PortUse {
 pub struct Setup {
     /// EAL's memory.
     pub memory: EalMemory,
-    /// The main lcore.
+    /// The CPU of the main lcore (its number, unless `cores.cpus` maps it: `cores: auto` does).
     pub main: u32,
-    /// The worker lcores.
+    /// The CPUs of the worker lcores, as `main`.
     pub workers: Vec<u32>,
     /// The ports.
     pub ports: Vec<PortUse>,
@@ -130,15 +130,16 @@ impl Setup {
     }
 
     fn new(eal: &Eal, cores: &config::Cores, ports: Vec<PortUse>) -> Setup {
+        let cpu = |lcore: u32| cores.cpus.get(&lcore).copied().unwrap_or(lcore);
         Setup {
             memory: EalMemory::parse(&eal.args),
-            main: cores.main,
-            workers: cores.workers.clone(),
+            main: cpu(cores.main),
+            workers: cores.workers.iter().map(|&w| cpu(w)).collect(),
             ports,
         }
     }
 
-    /// The main lcore and the workers.
+    /// The CPUs of the main lcore and the workers.
     pub fn lcores(&self) -> Vec<u32> {
         let mut all = vec![self.main];
         all.extend(&self.workers);
@@ -185,5 +186,19 @@ mod tests {
         let m = EalMemory::parse(&args(&["--socket-mem", "0,512", "-n", "4"]));
         assert_eq!(m.per_node_mb, Some(vec![0, 512]));
         assert_eq!(m.total_mb, None);
+    }
+
+    #[test]
+    fn the_lcores_are_checked_on_the_cpus_they_run_on() {
+        let ports = "n3: {device: net_null0, address: 192.168.13.131/24, peer: 192.168.13.151}\n\
+                     n6: {device: net_null1, address: 192.168.16.152/24, peer: 192.168.16.151}\n";
+        let mapped = config::system_from_str(
+            &format!("cores: {{main: 0, workers: [1, 2], cpus: {{0: 34, 2: 98}}}}\n{ports}"),
+            "s.yaml",
+        )
+        .expect("valid");
+        let setup = Setup::of_system(&mapped, None);
+        assert_eq!((setup.main, &setup.workers[..]), (34, &[1, 98][..]));
+        assert_eq!(setup.lcores(), [34, 1, 98]);
     }
 }

@@ -7,7 +7,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 use upfbench_config as config;
-use upfbench_generator::n4::client_side::ClientSide;
+use upfbench_n4::client_side::ClientSide;
 use upfbench_pfcp::plan::UeSessionPlan;
 use upfbench_pfcp::{Seid, Teid};
 use upfbench_reflector::datapath::qer::{QerBook, QerPolicy};

@@ -267,3 +267,29 @@ fn each_pair_needs_a_ue_and_carries_its_share_of_the_rate() {
         ]
     );
 }
+
+#[test]
+fn a_pairs_device_from_the_environment_and_no_auto_cores_with_pairs() {
+    use crate::system::host::fake::FakeHost;
+    use crate::system_from_str_on;
+    let text = two_pairs("", "").replace("device: net_memif2", "device: {env: PAIR_B_N3}");
+    let host = FakeHost::cpus(&[0, 1, 2, 3]).var("PAIR_B_N3", "0000:af:02.0");
+    let s = system_from_str_on(&text, "s.yaml", &host).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.pair(1).n3.device.name(), "0000:af:02.0");
+    let lines =
+        refused(system_from_str_on(&text, "s.yaml", &FakeHost::cpus(&[0, 1])).expect_err("unset"));
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].starts_with("pairs[1].n3.device: the environment variable PAIR_B_N3 is not set"),
+        "{lines:?}"
+    );
+    let auto = text.replace("cores: {main: 0}", "cores: auto");
+    let lines = refused(system_from_str_on(&auto, "s.yaml", &host).expect_err("auto"));
+    assert_eq!(
+        lines,
+        [
+            "cores: auto: the CPUs of this process make the workers of one pair (the top-level n3 \
+          and n6); with `pairs`, give `cores: {main: ...}` and each pair's `workers`"
+        ]
+    );
+}

@@ -5,7 +5,7 @@ use upfbench_pfcp::ie::GateStatus;
 use upfbench_pfcp::plan::{UeSessionPlan, gate_request};
 use upfbench_run::plan::GatePlan;
 
-use crate::n4::client_side::HandoverOrder;
+use upfbench_n4::client_side::HandoverOrder;
 
 /// Each session's modification, due at the gate's time from the measured phase's start.
 pub(super) fn gate_orders(sessions: &[UeSessionPlan], gate: &GatePlan) -> Vec<HandoverOrder> {

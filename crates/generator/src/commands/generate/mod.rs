@@ -1,11 +1,13 @@
 //! `upfbench run SYSTEM PROFILE` and `upfbench sweep SYSTEM PROFILE`: the generator.
 //!
-//! [`run`] reads the files and starts EAL; `bring_up` makes the ports, pools, plans and the
-//! control thread; the `interpreter` carries out what the run's state machine
+//! [`run`] reads the files and starts EAL; `bring_up` brings the testbed up (`bed`: the ports,
+//! pools and links, what lives as long as EAL) and runs one `session` on it (the plans, the
+//! sessions, the control thread); the `interpreter` carries out what the run's state machine
 //! ([`upfbench_run::lifecycle::Lifecycle`]) asks for: PFCP through the control thread (`n4`), MAC
 //! resolution, the steps' workers (`step`), the live line, the report ([`crate::report`]).
 //! Every exit, interruptions and failures included, goes through the report and the teardown.
 
+mod bed;
 mod bring_up;
 mod gate;
 mod interpreter;
@@ -13,6 +15,7 @@ mod marks;
 mod multiply;
 pub(crate) mod n4;
 pub(crate) mod program;
+mod session;
 pub(crate) mod step;
 mod upf_watch;
 
@@ -106,7 +109,11 @@ pub fn run(args: &RunArgs, mode: Mode<'_>) -> Result<()> {
     // Before EAL: a virtio-user client connects to its vhost-user server as EAL probes it, and
     // a memif client's port does not start without its server's socket.
     let outcome = match wait_for_socket_servers(&system, &setup.names, &|| interrupts.any()) {
-        Err(e) => end_early(&setup, &mut bring_up::new_record(&setup), e),
+        Err(e) => end_early(
+            &setup,
+            &mut session::new_record(&setup, bed::Began::now()),
+            e,
+        ),
         Ok(()) => Eal::init(&eal_args)
             .context("EAL initialisation failed (see EAL's messages above)")
             .and_then(|eal| bring_up::execute(&eal, &setup, &interrupts)),

@@ -13,15 +13,15 @@ use upfbench_pfcp::node::{NodeError, Session, Stats};
 use upfbench_pfcp::plan::UeSessionPlan;
 use upfbench_report::Release as ReleaseEnd;
 
-use crate::n4::checks::{chosen_endpoint_mismatch, establishment_hint};
-use crate::n4::client_side::{
+use crate::report::{ControlTimes, Outcome, Procedure, RunEvent, Timeline};
+use upfbench_cli::out;
+use upfbench_n4::checks::{chosen_endpoint_mismatch, establishment_hint};
+use upfbench_n4::client_side::{
     ChurnOrders, ChurnOutcome, ChurnSessionOrder, ClientThread, Deletion, Establishment,
     HandoverOrder, HandoverOutcome, Pending,
 };
-use crate::n4::failure::{deletion_failure, establishment_failure};
-use crate::n4::progress::{BatchMeter, stalled_message};
-use crate::report::{ControlTimes, Outcome, Procedure, RunEvent, Timeline};
-use upfbench_cli::out;
+use upfbench_n4::failure::{deletion_failure, establishment_failure};
+use upfbench_n4::progress::{BatchMeter, stalled_message};
 use upfbench_run::lifecycle::{Event, Lifecycle};
 use upfbench_run::plan::{ChurnPlan, GatePlan, HandoverPlan};
 

@@ -16,10 +16,10 @@ use crate::datapath::assembly::{Idle, StepWiring, StepWorkers, join, launch};
 use crate::datapath::clock::Clock;
 use crate::datapath::worker::WorkerCounters;
 use crate::metrics::{GeneratorMetrics, StepMetrics};
-use crate::n4::client_side::{ChurnOutcome, HandoverOutcome, Pending};
 use crate::report::{self, StepMeasurements};
 use upfbench_datapath::calibration::{TscCalibration, measure_now};
 use upfbench_metrics::histogram::LatencyBuckets;
+use upfbench_n4::client_side::{ChurnOutcome, HandoverOutcome, Pending};
 use upfbench_run::phase::{Phase, PhaseBoard};
 use upfbench_run::plan::Plan;
 

@@ -14,10 +14,10 @@ use upfbench_pfcp::node::Event as PfcpEvent;
 use upfbench_report::{FaultLoss, UpfAction, UpfFault, UpfFaultKind};
 
 use super::n4::N4Work;
-use crate::n4::client_side::UpfNews;
 use crate::report::{RunEvent, Timeline, UpfChange};
 use upfbench_cli::out;
 use upfbench_config::{OnUpfLoss, OnUpfRestart, Pfcp};
+use upfbench_n4::client_side::UpfNews;
 use upfbench_run::lifecycle::{Event, Lifecycle};
 
 /// How long the counter samples of a step are kept: longer than any heartbeat interval and

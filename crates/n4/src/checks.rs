@@ -9,7 +9,7 @@ use upfbench_pfcp::node::{NodeError, Session};
 /// The uplink goes to the N3 peer of the system file: a UPF that chose (CH=1) another address
 /// for a session's F-TEID would not receive it there. `None` when every chosen address is the
 /// peer (or none was chosen).
-pub(crate) fn chosen_endpoint_mismatch(sessions: &[Session], n3_peer: IpAddr) -> Option<String> {
+pub fn chosen_endpoint_mismatch(sessions: &[Session], n3_peer: IpAddr) -> Option<String> {
     let (i, s, addr) = sessions.iter().enumerate().find_map(|(i, s)| {
         let (_, a) = s.uplink_endpoint()?;
         (a != n3_peer).then_some((i, s, a))
@@ -23,7 +23,7 @@ pub(crate) fn chosen_endpoint_mismatch(sessions: &[Session], n3_peer: IpAddr) ->
 
 /// What a rejected establishment most likely means for the user, when the Cause says more than
 /// its name: the run's message gets it after the UPF's answer.
-pub(crate) fn establishment_hint(e: &EstablishAllError) -> Option<String> {
+pub fn establishment_hint(e: &EstablishAllError) -> Option<String> {
     let NodeError::Rejected { cause, .. } = &e.error else {
         return None;
     };

@@ -11,7 +11,7 @@ const EVERY: Duration = Duration::from_secs(1);
 
 /// The progress line of one batch (establishment or deletion).
 #[derive(Debug)]
-pub(crate) struct BatchMeter {
+pub struct BatchMeter {
     verb: &'static str,
     started: Instant,
     last: Instant,
@@ -24,13 +24,13 @@ pub(crate) struct BatchMeter {
 
 impl BatchMeter {
     /// When the batch started.
-    pub(crate) fn started(&self) -> Instant {
+    pub fn started(&self) -> Instant {
         self.started
     }
 
     /// A meter for a batch that started at `started`; `verb` says what a finished item is
     /// ("established", "deleted").
-    pub(crate) fn new(verb: &'static str, started: Instant) -> BatchMeter {
+    pub fn new(verb: &'static str, started: Instant) -> BatchMeter {
         BatchMeter {
             verb,
             started,
@@ -46,7 +46,7 @@ impl BatchMeter {
     /// of requests timing out in turn (Open5GS ignores every session request from a CP it
     /// de-associated). Once said, never again: the cancelled batch's requests in flight still
     /// take their time to give up.
-    pub(crate) fn stalled(&mut self, now: Instant, p: BatchProgress, give_up: Duration) -> bool {
+    pub fn stalled(&mut self, now: Instant, p: BatchProgress, give_up: Duration) -> bool {
         if p.done != self.last_done.1 {
             self.last_done = (now, p.done);
             return false;
@@ -59,7 +59,7 @@ impl BatchMeter {
 
     /// The line to show at `now`, once a second: done / total, the rate since the start, the
     /// failures and, from the node's last counters, retransmissions and the window.
-    pub(crate) fn line(
+    pub fn line(
         &mut self,
         now: Instant,
         p: BatchProgress,
@@ -74,7 +74,7 @@ impl BatchMeter {
 }
 
 /// `PFCP: established 4000/100000 (3950/s), failed 0, retransmissions 12, window 64`.
-pub(crate) fn progress_line(
+pub fn progress_line(
     verb: &str,
     elapsed: Duration,
     p: BatchProgress,
@@ -100,7 +100,7 @@ pub(crate) fn progress_line(
 }
 
 /// What the run says when a batch of session procedures stalls.
-pub(crate) fn stalled_message(what: &str, give_up: Duration) -> String {
+pub fn stalled_message(what: &str, give_up: Duration) -> String {
     format!(
         "PFCP: the UPF has answered no session request for {give_up:?} while requests time out: \
          stopping the {what}. (Open5GS de-associates a CP whose heartbeats went unanswered between \

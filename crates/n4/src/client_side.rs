@@ -7,7 +7,6 @@ use std::sync::Mutex;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
 use tokio::sync::{mpsc, oneshot};
 use upfbench_pfcp::Seid;
 use upfbench_pfcp::driver::{
@@ -17,6 +16,32 @@ use upfbench_pfcp::ie::NtpTimestamp;
 use upfbench_pfcp::message::SessionModificationRequest;
 use upfbench_pfcp::node::{ClientConfig, Event, Figures, Session, Stats};
 use upfbench_pfcp::plan::UeSessionPlan;
+
+/// Why the control thread did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// Its tokio runtime could not be built.
+    #[error("starting the control runtime")]
+    Runtime(#[source] std::io::Error),
+    /// The thread could not be spawned.
+    #[error("starting the control thread")]
+    Thread(#[source] std::io::Error),
+    /// The thread ended before it said it was ready.
+    #[error("the control thread ended before it was ready")]
+    Ended,
+    /// The system file's N4 address is IPv6.
+    #[error("an IPv6 N4 address is not supported yet")]
+    Ipv6N4,
+    /// The PFCP client's socket could not be bound.
+    #[error("binding the PFCP client to {local} (is another one running?)")]
+    Bind {
+        /// Our N4 address.
+        local: SocketAddr,
+        /// The socket's error.
+        #[source]
+        source: std::io::Error,
+    },
+}
 
 /// The client's settings from the system file.
 #[derive(Debug, Clone)]
@@ -63,7 +88,7 @@ pub struct Pending<T>(oneshot::Receiver<T>);
 
 impl<T> Pending<T> {
     /// The answer if it has come; `Err` if the control thread is gone.
-    pub(crate) fn try_take(&mut self) -> Result<Option<T>, Gone> {
+    pub fn try_take(&mut self) -> Result<Option<T>, Gone> {
         match self.0.try_recv() {
             Ok(v) => Ok(Some(v)),
             Err(oneshot::error::TryRecvError::Empty) => Ok(None),
@@ -177,7 +202,7 @@ enum Command {
 
 /// What the PFCP client saw unasked (a UPF restart, a heartbeat lost, the UPF's release), and
 /// when the control thread took it.
-pub(crate) type UpfNews = (Instant, Event);
+pub type UpfNews = (Instant, Event);
 
 /// The running control thread.
 pub struct ClientThread {
@@ -193,9 +218,10 @@ pub struct ClientThread {
 impl ClientThread {
     /// Starts the thread and, when `pfcp` is given, the PFCP client bound to its local address.
     /// Returns once the client is in place (or failed).
-    pub fn start(pfcp: Option<ClientSide>) -> Result<ClientThread> {
+    pub fn start(pfcp: Option<ClientSide>) -> Result<ClientThread, StartError> {
         let (commands, rx) = mpsc::unbounded_channel();
-        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<Option<PfcpClient>>>();
+        let (ready_tx, ready_rx) =
+            std::sync::mpsc::channel::<Result<Option<PfcpClient>, StartError>>();
         let (news_tx, news) = std::sync::mpsc::channel::<UpfNews>();
         let thread = std::thread::Builder::new()
             .name("upfbench-n4".into())
@@ -206,13 +232,13 @@ impl ClientThread {
                 {
                     Ok(rt) => rt,
                     Err(e) => {
-                        let _ = ready_tx.send(Err(e).context("starting the control runtime"));
+                        let _ = ready_tx.send(Err(StartError::Runtime(e)));
                         return;
                     }
                 };
                 rt.block_on(serve(pfcp, rx, ready_tx, news_tx));
             })
-            .context("starting the control thread")?;
+            .map_err(StartError::Thread)?;
         match ready_rx.recv() {
             Ok(Ok(pfcp)) => Ok(ClientThread {
                 commands,
@@ -226,7 +252,7 @@ impl ClientThread {
             }
             Err(_) => {
                 let _ = thread.join();
-                anyhow::bail!("the control thread ended before it was ready")
+                Err(StartError::Ended)
             }
         }
     }
@@ -308,16 +334,14 @@ impl Drop for ClientThread {
 async fn serve(
     pfcp: Option<ClientSide>,
     mut commands: mpsc::UnboundedReceiver<Command>,
-    ready: std::sync::mpsc::Sender<Result<Option<PfcpClient>>>,
+    ready: std::sync::mpsc::Sender<Result<Option<PfcpClient>, StartError>>,
     news: std::sync::mpsc::Sender<UpfNews>,
 ) {
     let client = match pfcp {
         None => None,
         Some(side) => {
             let Some(config) = side.client_config(driver::recovery_time_stamp_now()) else {
-                let _ = ready.send(Err(anyhow::anyhow!(
-                    "an IPv6 N4 address is not supported yet"
-                )));
+                let _ = ready.send(Err(StartError::Ipv6N4));
                 return;
             };
             match PfcpClient::start(side.local, config).await {
@@ -332,11 +356,9 @@ async fn serve(
                     Some(client)
                 }
                 Err(e) => {
-                    let _ = ready.send(Err(e).with_context(|| {
-                        format!(
-                            "binding the PFCP client to {} (is another one running?)",
-                            side.local
-                        )
+                    let _ = ready.send(Err(StartError::Bind {
+                        local: side.local,
+                        source: e,
                     }));
                     return;
                 }

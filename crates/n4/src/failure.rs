@@ -9,7 +9,7 @@ use upfbench_pfcp::plan::UeSessionPlan;
 /// SEID 0x1) rejected by 127.0.0.2:8805 (sequence number 3): Rule creation/modification Failure
 /// (73), offending IE Network Instance (22), failed rule PDR 1`. `plans` are the plans the
 /// batch was given, the run's sessions from `first` on.
-pub(crate) fn establishment_failure(
+pub fn establishment_failure(
     e: &EstablishAllError,
     plans: &[UeSessionPlan],
     first: usize,
@@ -32,7 +32,7 @@ pub(crate) fn establishment_failure(
 /// `PFCP: session 2 (UE 10.45.0.4) was not deleted (1 of 3 were): Session Deletion (CP SEID
 /// 0x3) rejected by 127.0.0.2:8805 (sequence number 9): Request rejected (64)`. `plans` are
 /// the plans the establishment was given: the session is found by its CP SEID.
-pub(crate) fn deletion_failure(e: &DeleteAllError, plans: &[UeSessionPlan]) -> String {
+pub fn deletion_failure(e: &DeleteAllError, plans: &[UeSessionPlan]) -> String {
     let counts = format!("{} of {} were", e.deleted, e.total);
     let session = e
         .cp_seid
