@@ -58,7 +58,8 @@ pub struct Reflector {
     /// `n6` here, no `weight`): a frame that comes in on one pair leaves by the same pair. Not with
     /// top-level `n3`/`n6` nor `cores.workers`. A loaded file holds its pairs here whichever form
     /// it used (the short form's as pair `p0`, its `n3` and `n6` then empty). Absent: the short
-    /// form's one pair.
+    /// form's one pair. The reflector serves one pair so far: a file with more is checked, and
+    /// refused when it starts (docs/scale.md §2).
     #[serde(default)]
     #[schemars(extend("default" = []))]
     pub pairs: Vec<ReflectorPair>,

@@ -10,7 +10,7 @@ use std::net::IpAddr;
 use upfbench_net::{IpFamily, Qfi};
 use upfbench_stats::{Direction, LatencyConfig, PortName};
 
-use super::placement::{Share, WorkerPlan, place};
+use super::placement::{PairLcores, Share, WorkerPlan, place_pairs};
 use super::stream::{Schedule, Spread, StreamPlan, StreamQer};
 use super::ue::{TeidSequence, UeTable, UeV6, UplinkTeids};
 use upfbench_config::{self as config, Profile, System, TeidAllocation, TxMode, frame};
@@ -148,7 +148,7 @@ pub fn build(
         flows,
         longest,
     } = stream_plans(system, profile, payload, line)?;
-    let workers = place(&streams, &system.cores.workers, profile.max_burst);
+    let workers = place_pairs(&streams, &pair_lcores(system, s.count), profile.max_burst);
     let churn = churn_step(system, profile, &streams, flows)?;
     Ok(Plan {
         ues: ue_table(s),
@@ -182,6 +182,23 @@ pub fn build(
             })
         }),
     })
+}
+
+/// Each pair's workers and its block of the `ues` UEs (cut by weight); one pair holding them all
+/// when they cannot be cut (fewer UEs than pairs: refused when the files are checked).
+fn pair_lcores(system: &System, ues: u32) -> Vec<PairLcores<'_>> {
+    match system.ue_blocks(ues) {
+        Some(blocks) => system
+            .pairs()
+            .iter()
+            .zip(blocks)
+            .map(|(pair, ues)| PairLcores {
+                lcores: &pair.workers,
+                ues,
+            })
+            .collect(),
+        None => vec![PairLcores::all(&system.pair(0).workers)],
+    }
 }
 
 /// The sessions' UEs, their addresses (IPv4, IPv6 prefixes, or both) and their TEIDs.
