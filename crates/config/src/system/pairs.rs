@@ -163,7 +163,8 @@ pub(crate) fn normalise<Peer>(
         core_workers: !cores.workers.is_empty(),
     };
     if !form.listed
-        && let (Some(_), Some(_)) = (&*n3, &*n6)
+        && form.n3
+        && form.n6
         && let (Some(a), Some(b)) = (n3.take(), n6.take())
     {
         let workers = if form.core_workers {
