@@ -1,5 +1,8 @@
 # The two commands of the README: `make quickstart` and `make test`.
 CARGO ?= cargo
+# The Python client's venv (deploy/python-client-venv.sh) and mypy's cache, both under target/.
+PYCLIENT = target/pyclient/bin
+PYCLIENT_CACHE = target/pyclient/mypy-cache
 
 .PHONY: setup setup-lab setup-test build quickstart package test lint fmt bench fuzz
 
@@ -35,6 +38,11 @@ test: setup-test lint
 	bash deploy/mlrsearch-venv.sh
 	bash deploy/check-jsonschema-venv.sh
 	bash deploy/kubernetes-validate-venv.sh
+	bash deploy/python-client-venv.sh
+	$(PYCLIENT)/mypy --strict --cache-dir $(PYCLIENT_CACHE) clients/python/src \
+		clients/python/tests clients/python/examples
+	$(PYCLIENT)/mypy --strict --cache-dir $(PYCLIENT_CACHE) clients/python/e2e
+	cd clients/python && ../../$(PYCLIENT)/python3 -m pytest -q -p no:cacheprovider tests
 	$(CARGO) test --workspace --locked
 	CARGO=$(CARGO) bash deploy/kubernetes/test.sh
 	bash deploy/no-dpdk-test.sh

@@ -11,4 +11,4 @@
 pub mod problem;
 pub mod v1;
 
-pub use problem::{Issue, Problem, ProblemKind};
+pub use problem::{Issue, Problem, ProblemDocument, ProblemKind};

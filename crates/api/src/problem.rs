@@ -1,7 +1,8 @@
 //! Problem documents (RFC 9457, `application/problem+json`): every error the API answers, with
 //! the located issues a configuration file's errors give (a field's path and what is wrong).
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// The media type of a problem document (RFC 9457 §3).
 pub const PROBLEM_JSON: &str = "application/problem+json";
@@ -21,6 +22,8 @@ pub enum ProblemKind {
     UnsupportedMediaType,
     /// A body over the route's limit (413).
     BodyTooLarge,
+    /// A body that did not arrive in time (408).
+    BodyTimeout,
     /// Well-formed, but its content cannot be run (422): the issues say where.
     InvalidContent,
     /// Not in a state for it, e.g. a step is running (409).
@@ -32,14 +35,16 @@ pub enum ProblemKind {
 }
 
 impl ProblemKind {
-    /// Every kind, in the order of the table in docs/scale.md §4.
-    pub const ALL: [ProblemKind; 10] = [
+    /// Every kind, in the order of the table in docs/scale.md §4 (and 408, which the server
+    /// answers when a body stalls).
+    pub const ALL: [ProblemKind; 11] = [
         ProblemKind::NotFound,
         ProblemKind::MethodNotAllowed,
         ProblemKind::MalformedBody,
         ProblemKind::UnexpectedBody,
         ProblemKind::UnsupportedMediaType,
         ProblemKind::BodyTooLarge,
+        ProblemKind::BodyTimeout,
         ProblemKind::InvalidContent,
         ProblemKind::Conflict,
         ProblemKind::Unauthorized,
@@ -54,6 +59,7 @@ impl ProblemKind {
             ProblemKind::MalformedBody | ProblemKind::UnexpectedBody => 400,
             ProblemKind::UnsupportedMediaType => 415,
             ProblemKind::BodyTooLarge => 413,
+            ProblemKind::BodyTimeout => 408,
             ProblemKind::InvalidContent => 422,
             ProblemKind::Conflict => 409,
             ProblemKind::Unauthorized => 401,
@@ -70,6 +76,7 @@ impl ProblemKind {
             ProblemKind::UnexpectedBody => "urn:upfbench:unexpected-body",
             ProblemKind::UnsupportedMediaType => "urn:upfbench:unsupported-media-type",
             ProblemKind::BodyTooLarge => "urn:upfbench:body-too-large",
+            ProblemKind::BodyTimeout => "urn:upfbench:body-timeout",
             ProblemKind::InvalidContent => "urn:upfbench:invalid-content",
             ProblemKind::Conflict => "urn:upfbench:conflict",
             ProblemKind::Unauthorized => "urn:upfbench:unauthorized",
@@ -86,6 +93,7 @@ impl ProblemKind {
             ProblemKind::UnexpectedBody => "a body where none is taken, or none where one is",
             ProblemKind::UnsupportedMediaType => "bodies are application/json",
             ProblemKind::BodyTooLarge => "the body is over this route's limit",
+            ProblemKind::BodyTimeout => "the body did not arrive in time",
             ProblemKind::InvalidContent => "the request cannot be run",
             ProblemKind::Conflict => "not now",
             ProblemKind::Unauthorized => "a bearer token is needed",
@@ -96,7 +104,7 @@ impl ProblemKind {
 
 /// One located issue: a field's path (`streams[0].rate`, or `line 3, column 7` in a body that
 /// does not parse) and what is wrong with it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Issue {
     /// Where.
     pub field: String,
@@ -154,5 +162,33 @@ impl Problem {
     pub fn to_json(&self) -> String {
         // A struct of strings, numbers and a list of them always serializes.
         serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// A problem document as a client reads it: [`Problem`]'s JSON, its text owned; and its
+/// schema in the OpenAPI document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ProblemDocument {
+    /// A URN that names the kind of problem (`urn:upfbench:invalid-content`).
+    #[serde(rename = "type")]
+    pub type_uri: String,
+    /// The kind's title, the same for every occurrence.
+    pub title: String,
+    /// The HTTP status.
+    pub status: u16,
+    /// This occurrence, in words.
+    pub detail: String,
+    /// The located issues, if any: a field's path and what is wrong with it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub issues: Vec<Issue>,
+}
+
+impl std::fmt::Display for ProblemDocument {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}: {}", self.status, self.title, self.detail)?;
+        for i in &self.issues {
+            write!(f, "; {}: {}", i.field, i.message)?;
+        }
+        Ok(())
     }
 }

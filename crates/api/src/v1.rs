@@ -5,9 +5,20 @@
 //! A change that breaks a v1 client goes to `/v2`; v1 answers may gain fields (clients ignore
 //! unknown fields), v1 requests never do (they refuse unknown fields).
 
+mod answers;
 mod bodies;
+mod histogram;
 
+pub use answers::{
+    AgentInfo, AgentState, Armed, Clock, DirectionFigures, Health, LatencySettings, LiveDirection,
+    LiveFigures, LivePair, PairInfo, PairResult, PairShare, PortInfo, QfiFigures, RunId, RunPhase,
+    RunState, SearchProgress, SecondDirection, SecondFigures, SegmentSummary, Status, StepResult,
+    StreamFigures, StreamShare,
+};
 pub use bodies::{At, RunMode, RunOptions, RunRequest, Segment, StepRequest, UeBlock, UplinkTeids};
+pub use histogram::{HistogramError, LatencyHistogram};
+
+pub mod openapi;
 
 use serde::de::DeserializeOwned;
 
@@ -281,6 +292,12 @@ pub fn parse(
         },
         RouteName::RunEvents => Command::RunEvents { id: id() },
     })
+}
+
+/// The route of `method` and `path` (a query ignored), or the problem to answer (404, 405):
+/// what a server needs before it asks for a token (`open`) or reads a body (its limit).
+pub fn route_of(method: &str, path: &str) -> Result<&'static Route, Problem> {
+    find(method, path).map(|(r, _)| r)
 }
 
 /// The route of `method` and `path` and the parameters in the path: 404 when no route has the

@@ -37,6 +37,17 @@ pub enum Command {
     ///
     /// Example: upfbench reflect deploy/systems/memif-reflector.yaml
     Reflect(ReflectArgs),
+    /// Own this box's ports for programs that drive upfbench over HTTP: start EAL and bring the
+    /// ports up once, then run what the API asks for (`POST /v1/runs`: a profile, as a run,
+    /// sweep, search or climb), one run at a time, each with its report as the command line
+    /// writes it. The API is described in docs/api.md; it listens on loopback unless told
+    /// otherwise, and off loopback only with a bearer token.
+    ///
+    /// Runs until Ctrl-C or SIGTERM, which stop a run in progress as they stop `run`.
+    ///
+    /// Example: upfbench agent deploy/systems/memif.yaml --listen 127.0.0.1:9800
+    #[command(visible_alias = "serve")]
+    Agent(AgentArgs),
     /// Program the UPF's sessions over PFCP, send GTP-U uplink on N3 and plain downlink on N6
     /// at the profile's rates, measure loss, reordering, duplicates and latency of every packet,
     /// and write the report (table, JSON, CSV).
@@ -269,6 +280,30 @@ pub struct ReflectArgs {
     /// Prometheus metrics and the reflector's phase over HTTP.
     #[command(flatten)]
     pub metrics: MetricsArgs,
+}
+
+/// Arguments of `upfbench agent`.
+#[derive(Debug, Args)]
+pub struct AgentArgs {
+    /// The system file: EAL, cores, the N3 and N6 ports, the N4 peer.
+    #[arg(value_name = "SYSTEM")]
+    pub system: std::path::PathBuf,
+    /// Serve the API on this address and port.
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:9800")]
+    pub listen: std::net::SocketAddr,
+    /// The bearer token every request but /health must carry, read from this file (at least 32
+    /// bytes; `head -c 32 /dev/urandom | base64 > token`). Needed to listen off loopback.
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<std::path::PathBuf>,
+    /// Listen off loopback without a token: anyone who reaches the address can run traffic.
+    #[arg(long)]
+    pub insecure_no_token: bool,
+    /// What the agent calls itself in `GET /v1` (default: the host's name).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Write the runs' reports under this directory instead of the system file's.
+    #[arg(long, value_name = "DIR")]
+    pub reports: Option<std::path::PathBuf>,
 }
 
 fn parse_port_name(s: &str) -> Result<upfbench_config::PortName, String> {

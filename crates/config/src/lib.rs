@@ -194,6 +194,23 @@ pub fn run_from_str(
     run_from_texts(system_text, system_name, profile_text, profile_name, None)
 }
 
+/// [`load_sweep`] on texts.
+pub fn sweep_from_str(
+    system_text: &str,
+    system_name: &str,
+    profile_text: &str,
+    profile_name: &str,
+    payloads: Option<&[u16]>,
+) -> Result<(System, Profile), ConfigError> {
+    run_from_texts(
+        system_text,
+        system_name,
+        profile_text,
+        profile_name,
+        payloads,
+    )
+}
+
 /// The command line's option for the sweep's payloads, and the profile's field it replaces.
 const PAYLOADS_OPTION: (&str, &str) = ("--payloads", "sweep.payloads");
 

@@ -4,6 +4,7 @@
 //! (`live`), the kernel's counters of the tester's interfaces (`kernel_counters`) and the
 //! user's hook between steps (`step_hook`).
 
+pub mod agent;
 pub(crate) mod capacity;
 pub mod generate;
 pub(crate) mod kernel_counters;

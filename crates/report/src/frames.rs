@@ -11,6 +11,7 @@ use super::port::PortReport;
 
 /// What the workers sent and received on one port over one step, by kind.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct PortFrames {
     /// Which port.
     pub name: PortName,

@@ -17,6 +17,7 @@ use upfbench_stats::PortName;
 /// The tester's own port over one step: what the NIC counted, so that the tester's losses are
 /// never blamed on the UPF.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct PortReport {
     /// Which port.
     pub name: PortName,
@@ -67,6 +68,7 @@ impl PortReport {
 
 /// What the kernel interface under a port counted over a step, beside the PMD's counts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct KernelInterface {
     /// The interface's name in the tester's network namespace ("n3").
     pub name: String,

@@ -15,6 +15,7 @@ use super::percentiles::Nanos;
 /// What the workers were doing when a second's line was taken, written in lower case
 /// (`"measure"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum StepPhase {
     /// Answering the service plane, sending nothing.

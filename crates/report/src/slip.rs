@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 /// The slips of one direction or one stream in one step.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct TxSlip {
     /// Times a sender fell behind, its senders (workers) together; a sender that stays behind
     /// for many loops counts once, until it catches up.

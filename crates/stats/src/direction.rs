@@ -9,6 +9,7 @@ use crate::port::PortName;
 /// Uplink is sent on N3 as GTP-U and received decapsulated on N6; downlink is sent on N6 as plain
 /// IP and received encapsulated on N3 (TS 23.501 §5.8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     /// UE to data network (N3 → N6).

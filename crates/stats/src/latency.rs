@@ -54,6 +54,24 @@ pub enum LatencyConfigError {
     },
 }
 
+/// The exact figures a [`LatencyRecorder`] keeps beside its histogram: what the histogram
+/// would round, and what it does not hold (negative samples).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LatencyExact {
+    /// Samples recorded (negative ones excluded).
+    pub count: u64,
+    /// The smallest sample (ns), if any.
+    pub min_ns: Option<u64>,
+    /// The largest sample (ns), if any.
+    pub max_ns: Option<u64>,
+    /// The sum of the recorded samples (ns; clamped ones at the bound).
+    pub sum_ns: u128,
+    /// Samples with a negative transit time (not recorded).
+    pub negative: u64,
+    /// Samples above the histogram's bound (recorded as the bound).
+    pub over_range: u64,
+}
+
 /// Latency samples of one direction on one core (or merged).
 #[derive(Debug, Clone)]
 pub struct LatencyRecorder {
@@ -106,6 +124,41 @@ impl LatencyRecorder {
             negative: 0,
             over_range: 0,
         })
+    }
+
+    /// A recorder of `config` holding `histogram`'s counts and the exact figures `exact`: the
+    /// inverse of [`histogram`](Self::histogram) and [`exact`](Self::exact), for results that
+    /// travelled (an agent's, docs/scale.md §3). The histogram's counts are added as
+    /// [`merge`](Self::merge) adds them; whether they agree with `exact` is the caller's check.
+    pub fn from_parts(
+        config: &LatencyConfig,
+        histogram: &Histogram<u64>,
+        exact: LatencyExact,
+    ) -> Result<LatencyRecorder, LatencyConfigError> {
+        let mut r = LatencyRecorder::new(config)?;
+        for v in histogram.iter_recorded() {
+            r.hist
+                .saturating_record_n(v.value_iterated_to(), v.count_at_value());
+        }
+        r.count = exact.count;
+        r.min = exact.min_ns.unwrap_or(u64::MAX);
+        r.max = exact.max_ns.unwrap_or(0);
+        r.sum = exact.sum_ns;
+        r.negative = exact.negative;
+        r.over_range = exact.over_range;
+        Ok(r)
+    }
+
+    /// The exact figures beside the histogram.
+    pub fn exact(&self) -> LatencyExact {
+        LatencyExact {
+            count: self.count,
+            min_ns: self.min_ns(),
+            max_ns: self.max_ns(),
+            sum_ns: self.sum,
+            negative: self.negative,
+            over_range: self.over_range,
+        }
     }
 
     /// Records one transit time `rx - tx` in ns (negative: counted, not recorded).

@@ -46,7 +46,7 @@ pub mod windows;
 pub use direction::Direction;
 pub use hlog::{IntervalLog, IntervalLogError};
 pub use jitter::Jitter;
-pub use latency::{LatencyConfig, LatencyConfigError, LatencyRecorder};
+pub use latency::{LatencyConfig, LatencyConfigError, LatencyExact, LatencyRecorder};
 pub use live::{LiveDirection, LiveLine, LiveMeter};
 pub use loss_text::loss_text;
 pub use merge::{DirectionResult, MergeError, RunResult, StreamResult};

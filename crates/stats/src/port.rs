@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 /// Written `N3` and `N6` in reports (JSON keys and values, CSV, tables), as 3GPP names the
 /// interfaces. Also the index into per-port arrays ([`PortName::index`]): N3 is 0, N6 is 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[repr(u8)]
 pub enum PortName {
     /// The gNB side: GTP-U (uplink sent, downlink received).

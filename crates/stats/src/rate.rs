@@ -26,6 +26,7 @@ pub fn wire_l2_len(frame_len: u32) -> u64 {
 
 /// Packets and their L2 bytes on the wire.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct TrafficCounters {
     /// Frames counted.
     pub packets: u64,

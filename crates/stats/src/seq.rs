@@ -120,6 +120,7 @@ pub struct Observed {
 
 /// Final per-stream sequence counters (see the module documentation for the identities).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct SeqCounters {
     /// Packets the sender sent (raised to the receiver's head if it saw more; see `sent_raised`).
     pub sent: u64,

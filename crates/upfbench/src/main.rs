@@ -26,6 +26,7 @@ fn main() -> ExitCode {
         Command::Ports(args) => upfbench_ops::ports::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Reflect(args) => upfbench_reflector::run(args),
+        Command::Agent(args) => upfbench_generator::commands::agent::run(args),
         Command::Run(args) => generate::run(args, Mode::Run),
         Command::Sweep(args) => generate::run(&args.run, Mode::Sweep(args.payloads.as_deref())),
         Command::Search(args) => generate::run(&args.run, Mode::Search(args.payloads.as_deref())),

@@ -40,7 +40,9 @@ fn reflector(name: &str) -> Reflector {
 
 #[test]
 fn every_profile_loads_and_runs_on_the_embedded_default() {
-    let profiles = yaml_files("profiles");
+    // The Python client's example runs its own (clients/python/examples/test_upf.py).
+    let mut profiles = yaml_files("profiles");
+    profiles.extend(yaml_files("clients/python/examples/profiles"));
     let names: Vec<String> = profiles
         .iter()
         .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())

@@ -1,7 +1,8 @@
 //! Packaging helpers for upfbench, run at packaging time (deploy/package/build.sh): the man
 //! pages and the shell completions, made from the same `Cli` the binary parses, so that a
 //! subcommand or an option added there shows up in both with no change here; and the
-//! configuration reference, made from the config types (`config-reference`).
+//! configuration reference, made from the config types (`config-reference`); and the HTTP
+//! API's OpenAPI document, made from the api crate's routes and types (`openapi`).
 #![forbid(unsafe_code)]
 
 mod completions;
@@ -42,6 +43,13 @@ enum Task {
         #[arg(long)]
         root: Option<PathBuf>,
     },
+    /// Write the HTTP API's OpenAPI document, made from the api crate's route table and
+    /// types: schema/api/v1/openapi.json.
+    Openapi {
+        /// The repository to write into (default: this one).
+        #[arg(long)]
+        root: Option<PathBuf>,
+    },
 }
 
 fn main() -> anyhow::Result<()> {
@@ -57,6 +65,26 @@ fn main() -> anyhow::Result<()> {
                 #[allow(clippy::print_stdout)]
                 for path in &changed {
                     println!("wrote {path}");
+                }
+                return Ok(());
+            }
+            Task::Openapi { root } => {
+                let root =
+                    root.unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."));
+                let path = root.join(upfbench_api::v1::openapi::PATH);
+                let text = upfbench_api::v1::openapi::text();
+                if std::fs::read_to_string(&path).is_ok_and(|old| old == text) {
+                    return Ok(());
+                }
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir)
+                        .with_context(|| format!("making {}", dir.display()))?;
+                }
+                std::fs::write(&path, text)
+                    .with_context(|| format!("writing {}", path.display()))?;
+                #[allow(clippy::print_stdout)]
+                {
+                    println!("wrote {}", upfbench_api::v1::openapi::PATH);
                 }
                 return Ok(());
             }

@@ -1,10 +1,11 @@
 //! The JSON bodies v1 takes. Unknown fields are refused, as the configuration files refuse
 //! them: a misspelt option is an error, not a default.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// What a whole run on one box does (`POST /v1/runs`): the command line's four modes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum RunMode {
     /// `upfbench run`.
@@ -18,7 +19,7 @@ pub enum RunMode {
 }
 
 /// The options of a run that the command line gives as flags.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunOptions {
     /// Each step's measured duration (`-d`), in ms.
@@ -33,7 +34,7 @@ pub struct RunOptions {
 }
 
 /// `POST /v1/runs`: a whole run on the agent's box, its profile given as the YAML a file holds.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunRequest {
     /// Which command.
@@ -46,7 +47,7 @@ pub struct RunRequest {
 }
 
 /// `POST /v1/steps`: arm a step of the loaded segment.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StepRequest {
     /// The step's number in the run (from 1).
@@ -63,7 +64,7 @@ pub struct StepRequest {
 }
 
 /// `POST /v1/steps/{n}/start` and `/stop`: when, on the agent's clock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct At {
     /// Unix time in ns.
@@ -71,7 +72,7 @@ pub struct At {
 }
 
 /// A segment's UEs: global indices, so that UE i is the same UE on every agent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UeBlock {
     /// The first UE's index.
@@ -81,7 +82,7 @@ pub struct UeBlock {
 }
 
 /// A segment's uplink TEIDs: the tester's sequence, or those the UPF chose.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase", deny_unknown_fields)]
 pub enum UplinkTeids {
     /// `first + i × step` for UE i of the run.
@@ -96,7 +97,7 @@ pub enum UplinkTeids {
 }
 
 /// `PUT /v1/segment`: what one agent does of a run (docs/scale.md §3).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Segment {
     /// The run's name.

@@ -207,6 +207,16 @@ fn a_problem_document_is_rfc_9457s() {
     assert_eq!(v["title"], "the request cannot be run");
     assert_eq!(v["issues"][0]["field"], "streams[0].rate");
     assert!(v.get("allow").is_none() && v.get("kind").is_none());
+    // What a client reads is what the server wrote.
+    let read: crate::ProblemDocument = serde_json::from_str(&p.to_json()).unwrap();
+    assert_eq!(
+        (read.type_uri.as_str(), read.title.as_str(), read.status),
+        (p.type_uri, p.title, p.status)
+    );
+    assert_eq!(
+        (read.detail, read.issues),
+        (p.detail.clone(), p.issues.clone())
+    );
     // Each kind its own type and a client-error or unavailable status.
     let mut types: Vec<_> = ProblemKind::ALL.iter().map(|k| k.type_uri()).collect();
     types.dedup();

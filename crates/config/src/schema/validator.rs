@@ -1,7 +1,7 @@
 //! The shipped YAML files against the committed schemas, by an independent validator:
 //! check-jsonschema (PyPI), which `make test` installs into `target/check-jsonschema`
 //! (deploy/check-jsonschema-venv.sh). It must accept every shipped file (`profiles/*.yaml`,
-//! `deploy/systems/*.yaml`) and a file of each kind with every default written out, and refuse
+//! `deploy/systems/*.yaml`, the Python client's `clients/python/examples/profiles/*.yaml`) and a file of each kind with every default written out, and refuse
 //! obvious nonsense, which upfbench refuses too. The validator is `$UPFBENCH_CHECK_JSONSCHEMA`,
 //! else the one in `target/check-jsonschema`, else `check-jsonschema` on the `PATH`; without
 //! it the test says so and passes, except under CI (`CI` set), where it fails.
@@ -26,10 +26,15 @@ fn repo() -> PathBuf {
     repo.canonicalize().unwrap_or(repo)
 }
 
-/// The YAML files users get: the profiles and the system and reflector files, with their kinds.
+/// The YAML files users get: the profiles and the system and reflector files, with their kinds;
+/// and the profiles of the Python client's example (`clients/python/examples/test_upf.py`).
 fn shipped() -> Vec<(PathBuf, FileKind)> {
     let mut files = Vec::new();
-    for dir in ["profiles", "deploy/systems"] {
+    for dir in [
+        "profiles",
+        "deploy/systems",
+        "clients/python/examples/profiles",
+    ] {
         let entries = std::fs::read_dir(repo().join(dir)).expect("a shipped directory");
         for entry in entries {
             let path = entry.expect("an entry").path();

@@ -60,6 +60,7 @@
 //! case started is stopped and removed, also when it fails.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod agent;
 mod capacity;
 mod churn;
 mod delay;
@@ -78,6 +79,7 @@ mod memif;
 mod memif_interrupts;
 mod metrics;
 mod overrides;
+mod python_client;
 mod qos;
 mod search;
 mod sweep;

@@ -21,10 +21,10 @@ pub(super) fn execute(eal: &Eal, setup: &Setup<'_>, interrupts: &Interrupts) -> 
         &setup.names,
         teid_shift,
         &|| interrupts.any(),
-        |bed| session::run(bed, bed.began, setup, interrupts),
+        |bed| Ok(session::run(bed, bed.began, setup, interrupts)),
     )?;
     match up {
-        Up::Ran(()) => Ok(()),
+        Up::Ran(ended) => ended.outcome,
         Up::Early(stop, notes, began) => {
             let mut record = new_record(setup, began);
             notes.apply(&mut record.report);

@@ -724,9 +724,16 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             // metrics take each line's latency, shown or not.
             let shown = self.program.show_steps() || out::is_terminal();
             let metrics = self.bed.setup.metrics;
-            if (shown || metrics.is_some()) && self.last_live.elapsed() >= Duration::from_secs(1) {
+            let board = self
+                .bed
+                .setup
+                .live
+                .map(|b| (b, self.record.steps.len() as u32 + 1));
+            if (shown || metrics.is_some() || board.is_some())
+                && self.last_live.elapsed() >= Duration::from_secs(1)
+            {
                 self.last_live = Instant::now();
-                let line = step::live_line(r, control, metrics, shown);
+                let line = step::live_line(r, control, metrics, board, shown);
                 if shown {
                     out::progress(&line);
                 }

@@ -10,6 +10,7 @@
 mod bed;
 mod bring_up;
 mod gate;
+pub(crate) mod hosted;
 mod interpreter;
 mod marks;
 mod multiply;
@@ -25,6 +26,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use upfbench_dpdk::{Eal, TscAnchor};
 
 use super::kernel_counters::KernelCounters;
+use super::live::LiveBoard;
 use super::peers::{EarlyStop, wait_for_socket_servers};
 use super::step_hook::{DEFAULT_TIMEOUT, StepAt, StepEdge, StepHook};
 use crate::metrics::GeneratorMetrics;
@@ -80,7 +82,7 @@ pub fn run(args: &RunArgs, mode: Mode<'_>) -> Result<()> {
         multiply::check(&system, &profile, m, &payloads)?;
     }
     let metrics = GeneratorMetrics::start(&args.metrics)?;
-    check_mode(mode, args, &system, &profile)?;
+    check_mode(mode, args.no_pfcp, &system, &profile)?;
     let (eal_args, prefix, names) = eal_setup(&system)?;
     let setup = Setup {
         system: &system,
@@ -103,6 +105,7 @@ pub fn run(args: &RunArgs, mode: Mode<'_>) -> Result<()> {
         kernel: KernelCounters::new(&system),
         metrics: metrics.as_ref(),
         multiplier: args.multiplier.as_ref(),
+        live: None,
     };
     // Dropped after the Eal: removes its runtime files on every way out, panics included.
     let runtime_dir = RuntimeDirGuard::new(&prefix);
@@ -143,7 +146,7 @@ fn load_files(args: &RunArgs, payloads: Option<&[u16]>) -> Result<(System, Profi
 
 /// What `mode` cannot measure: handovers or a gate outside `run`, churn in a search or a climb
 /// (and without PFCP), a search of bursts, a climb without PFCP.
-fn check_mode(mode: Mode<'_>, args: &RunArgs, system: &System, profile: &Profile) -> Result<()> {
+fn check_mode(mode: Mode<'_>, no_pfcp: bool, system: &System, profile: &Profile) -> Result<()> {
     if profile.mobility.is_some() && !matches!(mode, Mode::Run) {
         bail!(
             "a profile with `mobility` runs one step (`upfbench run`): after its handovers the \
@@ -156,7 +159,7 @@ fn check_mode(mode: Mode<'_>, args: &RunArgs, system: &System, profile: &Profile
              are closed"
         );
     }
-    if profile.qos_gate.is_some() && (args.no_pfcp || system.pfcp.is_none()) {
+    if profile.qos_gate.is_some() && (no_pfcp || system.pfcp.is_none()) {
         bail!(
             "a profile with `qos_gate` closes the gate over PFCP: give the system a `pfcp` section"
         );
@@ -168,14 +171,14 @@ fn check_mode(mode: Mode<'_>, args: &RunArgs, system: &System, profile: &Profile
                  and a climb's steps measure without it"
             );
         }
-        if system.pfcp.is_none() || args.no_pfcp {
+        if system.pfcp.is_none() || no_pfcp {
             bail!("churn establishes sessions over PFCP: the system file needs its pfcp section");
         }
     }
     if matches!(mode, Mode::Search(_)) && !matches!(profile.tx_mode, config::TxMode::Continuous) {
         bail!("a search sends continuously: remove the profile's tx_mode");
     }
-    if matches!(mode, Mode::Capacity) && (system.pfcp.is_none() || args.no_pfcp) {
+    if matches!(mode, Mode::Capacity) && (system.pfcp.is_none() || no_pfcp) {
         bail!(
             "a capacity climb establishes sessions over PFCP: the system file needs its pfcp section"
         );
@@ -238,6 +241,8 @@ struct Setup<'a> {
     metrics: Option<&'a GeneratorMetrics>,
     /// `-m`: the profile's rates scaled at each step.
     multiplier: Option<&'a config::Multiplier>,
+    /// Where each second's live figures go for a program that asks (an agent's API).
+    live: Option<&'a LiveBoard>,
 }
 
 impl Setup<'_> {
@@ -292,6 +297,7 @@ fn end_early(setup: &Setup<'_>, record: &mut Record, end: EarlyStop) -> Result<(
     )?;
     out::text(&report.to_table());
     out::line(&format!("\nreports: {}", folder.display()));
+    record.folder = Some(folder);
     match end {
         EarlyStop::Interrupted(_) => {
             out::line("interrupted: the report holds what was measured");

@@ -4,6 +4,7 @@
 //! testbed brought up for it; an agent runs one after another on the same testbed.
 
 use std::cell::OnceCell;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, bail};
@@ -56,6 +57,13 @@ pub(super) fn new_record(setup: &Setup<'_>, began: Began) -> Record {
     }
 }
 
+/// How a session ended: where its report is (none when it failed before writing one), and
+/// its failure or interruption as the command says it.
+pub(crate) struct Ended {
+    pub(crate) folder: Option<PathBuf>,
+    pub(crate) outcome: Result<()>,
+}
+
 /// One run on the testbed `bed`, begun at `began` (see the module's documentation): its
 /// plans, sessions and control thread, its phases, then the control plane's figures and the
 /// report's files. The workers' queues go back to the testbed when it ends.
@@ -64,21 +72,34 @@ pub(super) fn run(
     began: Began,
     setup: &Setup<'_>,
     interrupts: &Interrupts,
-) -> Result<()> {
+) -> Ended {
     let mut record = new_record(setup, began);
     bed.notes.apply(&mut record.report);
+    let outcome = run_recorded(bed, setup, interrupts, &mut record);
+    Ended {
+        folder: record.folder,
+        outcome,
+    }
+}
+
+fn run_recorded(
+    bed: &Bed<'_, '_>,
+    setup: &Setup<'_>,
+    interrupts: &Interrupts,
+    record: &mut Record,
+) -> Result<()> {
     let StepPlans {
         search_cases,
         multiplied,
         plans,
-    } = step_plans(setup, bed.links, &mut record)?;
+    } = step_plans(setup, bed.links, record)?;
     let rules = rx_rules(&plans, bed.vlans);
     let (sessions, churn_sessions) = session_plans(setup, &plans)?;
     let idle_queues = bed.worker_queues()?;
     let client = start_client(setup)?;
     if interrupts.any() {
         let doing = "while being set up".to_owned();
-        return end_early(setup, &mut record, EarlyStop::Interrupted(doing));
+        return end_early(setup, record, EarlyStop::Interrupted(doing));
     }
     let control = PhaseBoard::new();
     // A climb's steps each have receive rules of their own (fewer or more UEs), made as each
@@ -119,7 +140,7 @@ pub(super) fn run(
     let outcome = interpret(
         &testbed,
         &mut machine,
-        &mut record,
+        record,
         &mut *program,
         n4,
         idle_queues,
@@ -128,11 +149,11 @@ pub(super) fn run(
     if setup.pfcp
         && let Ok(times) = &outcome
     {
-        control_report(setup, &client, times, sessions.len(), &mut record);
+        control_report(setup, &client, times, sessions.len(), record);
     }
     drop(client);
     outcome?;
-    write_files(&record)?;
+    write_files(record)?;
     drop(program);
     ending(&machine)
 }
@@ -368,14 +389,17 @@ fn program<'s>(
             timing,
             baseline: None,
         }),
-        Some(cases) => Box::new(SearchProgram::new(
-            system,
-            &setup.profile.search,
-            cases,
-            steps.plans,
-            steps.rules,
-            steps.links,
-        )?),
+        Some(cases) => Box::new(
+            SearchProgram::new(
+                system,
+                &setup.profile.search,
+                cases,
+                steps.plans,
+                steps.rules,
+                steps.links,
+            )?
+            .with_board(setup.live),
+        ),
     })
 }
 

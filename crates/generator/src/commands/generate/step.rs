@@ -11,7 +11,7 @@ use upfbench_stats::{IntervalLog, LiveMeter, RxHandle, TxHandle};
 
 use super::upf_watch::Totals;
 use crate::commands::kernel_counters::{KernelCounters, KernelReading};
-use crate::commands::live::collect_intervals;
+use crate::commands::live::{LiveBoard, collect_intervals};
 use crate::datapath::assembly::{Idle, StepWiring, StepWorkers, join, launch};
 use crate::datapath::clock::Clock;
 use crate::datapath::worker::WorkerCounters;
@@ -182,6 +182,7 @@ pub(super) fn live_line(
     r: &mut Running<'_, '_>,
     control: &PhaseBoard,
     metrics: Option<&GeneratorMetrics>,
+    board: Option<(&LiveBoard, u32)>,
     shown: bool,
 ) -> String {
     if shown {
@@ -200,6 +201,9 @@ pub(super) fn live_line(
     let phase = control.phase();
     r.seconds
         .extend(StepSecond::from_live(&line, step_phase(phase)));
+    if let Some((board, step)) = board {
+        board.post(step, &line);
+    }
     if phase == Phase::Warmup {
         // Warm-up packets prime the UPF's flows and are not measured.
         format!(

@@ -8,10 +8,11 @@ use upfbench_config::DirectionSet;
 use upfbench_report::{LoadLatency, Report, SearchCase, SearchDirections, SearchReport, TrialWall};
 
 use super::cases::{Case, CaseRun, Mix, trial_profile};
-use super::progress::{case_results, trial_line};
+use super::progress::{case_results, search_progress, trial_line};
 use super::trial::{Tolerance, trial_of};
 use crate::commands::generate::program::{Program, StepWall};
 use crate::commands::generate::step::StepResult;
+use crate::commands::live::LiveBoard;
 use crate::datapath::classify::RxRules;
 use upfbench_cli::out;
 use upfbench_config::{SearchSection, System};
@@ -54,6 +55,8 @@ pub(crate) struct SearchProgram<'a, 'p> {
     /// The warm-up of a case's first trial.
     warmup: Duration,
     trials: usize,
+    /// Where each trial's progress goes for a program that asks (an agent's API).
+    board: Option<&'a LiveBoard>,
 }
 
 /// A search's goals from its profile section.
@@ -62,6 +65,12 @@ pub(crate) fn goals(section: &SearchSection) -> Vec<SearchGoal> {
 }
 
 impl<'a, 'p> SearchProgram<'a, 'p> {
+    /// With each trial's progress posted on `board`.
+    pub(crate) fn with_board(mut self, board: Option<&'a LiveBoard>) -> Self {
+        self.board = board;
+        self
+    }
+
     /// The search of `cases`, whose base plans are `bases` and receive rules `rules` (one
     /// each), on ports of line rates `links` (bit/s, N3 then N6).
     pub(crate) fn new(
@@ -124,6 +133,7 @@ impl<'a, 'p> SearchProgram<'a, 'p> {
             pending: None,
             warmup: first.warmup,
             trials: 0,
+            board: None,
         };
         program.choose()?;
         Ok(program)
@@ -321,6 +331,9 @@ impl<'p> Program<'p> for SearchProgram<'_, 'p> {
                 run.report.trials.push(record.clone());
                 let line = trial_line(run, &record, &self.goal_names);
                 out::line(&line.text);
+                if let Some(board) = self.board {
+                    board.post_search(search_progress(run, &self.goal_names));
+                }
                 run.foreseen_s.get_or_insert(line.foreseen_s);
             }
             Purpose::Latency(fraction) => {

@@ -6,6 +6,7 @@ use upfbench_report::{
 };
 
 use super::cases::CaseRun;
+use upfbench_api::v1::SearchProgress;
 use upfbench_config::SearchSection;
 use upfbench_search::{Ending, GoalOutcome};
 
@@ -65,6 +66,26 @@ pub(crate) fn trial_line(run: &CaseRun, t: &TrialRecord, names: &[String]) -> Tr
     TrialLine {
         text: line,
         foreseen_s: taken + left,
+    }
+}
+
+/// The search's progress for a program that asks (`GET /v1/runs/{id}`): the trials so far
+/// over every case, and the goal it works on (the first without both of its bounds, else the
+/// last) with its bounds so far.
+pub(crate) fn search_progress(run: &CaseRun, names: &[String]) -> SearchProgress {
+    let bounds: Vec<_> = (0..names.len())
+        .map(|g| run.search.bounds_so_far(g))
+        .collect();
+    let goal = bounds
+        .iter()
+        .position(|b| b.lower.is_none() || b.upper.is_none())
+        .unwrap_or(names.len().saturating_sub(1));
+    let b = bounds.get(goal);
+    SearchProgress {
+        trials: run.report.trials.len() as u32,
+        goal: names.get(goal).cloned().unwrap_or_default(),
+        lower_pps: b.and_then(|b| b.lower),
+        upper_pps: b.and_then(|b| b.upper),
     }
 }
 
