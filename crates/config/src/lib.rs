@@ -37,6 +37,7 @@ mod profile;
 mod qer_impairment;
 mod reflector;
 pub mod schema;
+pub mod segment;
 mod serde_forms;
 mod source;
 mod system;
@@ -57,9 +58,12 @@ pub use profile::{
 };
 pub use profile::{Churn, MAX_CHURN_RATE, MIN_PROBE_INTERVAL};
 pub use qer_impairment::{Gates, Policing, QerImpairment};
-pub use reflector::{Impairments, PortName, ReflectMode, Reflector, ReflectorPfcp, ReflectorPort};
+pub use reflector::{
+    Impairments, PortName, ReflectMode, Reflector, ReflectorPair, ReflectorPfcp, ReflectorPort,
+};
 pub use system::{
-    Arp, Cores, Device, Eal, OnUpfLoss, OnUpfRestart, Pfcp, Port, System, Vlan, VlanOffload, Window,
+    Arp, Cores, Device, Eal, OnUpfLoss, OnUpfRestart, Pair, Pfcp, Port, System, Vlan, VlanOffload,
+    Window, ue_blocks,
 };
 pub use system::{Host, ThisProcess};
 pub use units::{IpPrefix, Ipv4Prefix, PFCP_PORT, Rate, parse_duration};
@@ -369,14 +373,23 @@ mod tests {
     #[test]
     fn defaults_follow_the_design_address_plan() {
         let s = system_from_str(&format!("{PORTS}pfcp: {{}}\n"), "s.yaml").expect("valid");
-        let pfcp = s.pfcp.expect("pfcp");
+        let pfcp = s.pfcp.clone().expect("pfcp");
         assert_eq!(pfcp, Pfcp::default());
         assert_eq!(pfcp.local.to_string(), "192.168.14.111:8805");
         assert_eq!(pfcp.peer.to_string(), "192.168.14.151:8805");
         assert_eq!((pfcp.window.initial, pfcp.window.max), (16, 64));
-        assert_eq!(s.cores, Cores::default());
-        assert_eq!((s.n3.rx_descriptors, s.n3.queues), (1024, None));
-        assert_eq!(s.n3.queue_count(&s.cores), 1, "one queue per worker");
+        assert_eq!(
+            s.cores,
+            Cores {
+                workers: vec![1],
+                ..Cores::default()
+            },
+            "the short form's one worker"
+        );
+        let p0 = s.pair(0);
+        assert_eq!((s.pairs().len(), p0.name.as_str()), (1, "p0"));
+        assert_eq!((p0.n3.rx_descriptors, p0.n3.queues), (1024, None));
+        assert_eq!(p0.queue_count(), 1, "one queue per worker");
         let p = profile_from_str(
             "name: x\nstreams: [{name: a, direction: both, rate: 1kpps, payload: 10}]\n",
             "p.yaml",

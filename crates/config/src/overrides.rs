@@ -111,12 +111,15 @@ pub fn multiplied(
     payload: Option<u16>,
     links: [Option<f64>; 2],
 ) -> Result<Multiplied, MultiplyError> {
+    // A multiplier in % of the line rate is of the first pair's ports (each pair's share of the
+    // scaled streams is then checked against its own line rates).
+    let first = system.pair(0);
     let line = [
-        system.n3.speed.map(|b| b as f64).or(links[0]),
-        system.n6.speed.map(|b| b as f64).or(links[1]),
+        first.n3.speed.map(|b| b as f64).or(links[0]),
+        first.n6.speed.map(|b| b as f64).or(links[1]),
     ];
     // The N3 transport and the tags of the ports; each stream's family is its own.
-    let ports = system.frame_shape(crate::IpFamily::Ipv4);
+    let ports = first.frame_shape(crate::IpFamily::Ipv4);
     let given = m.given().to_owned();
     let before =
         totals(profile, ports, payload, line).map_err(|source| MultiplyError::LineRate {

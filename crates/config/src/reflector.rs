@@ -17,13 +17,15 @@ use super::n4_impairments::N4Impairments;
 use super::profile::{check_dns_name, check_rate};
 use super::qer_impairment::{QerImpairment, check_qer_burst, default_qer_burst};
 use super::system::{
-    Arp, Cores, Device, Eal, Port, check_arp, check_kind, check_n4_address, default_heartbeat,
+    Arp, Cores, Eal, HostParts, Pair, PairPlace, PairsForm, Port, check_arp, check_form,
+    check_kind, check_n4_address, check_pair_ports, check_pairs, default_heartbeat, eal_devices,
+    normalise,
 };
-use super::system::{check_cores, check_eal, check_port, check_port_pair, check_queues};
-use super::system::{check_one_port, check_vlans, resolve_one_port};
+use super::system::{check_cores, check_eal};
 use super::units::{PFCP_PORT, Rate, serde_text};
 
-/// The reflector's machine, ports, PFCP server and impairments.
+/// The reflector's machine, ports, PFCP server and impairments. Its ports are one N3/N6 pair
+/// (top-level `n3`, `n6` and `cores.workers`) or several (`pairs`), served by one PFCP server.
 ///
 /// ```yaml
 /// kind: reflector
@@ -47,11 +49,20 @@ pub struct Reflector {
     /// without `mtu` and `speed`. Needed in `upf` mode and in echo mode (which answers ARP and ICMP
     /// on the other port).
     #[serde(default)]
-    pub n3: Option<ReflectorPort>,
+    n3: Option<ReflectorPort>,
     /// The N6 port (towards the data network: plain IP), as `n3`. Needed in `upf` mode and in echo
     /// mode.
     #[serde(default)]
-    pub n6: Option<ReflectorPort>,
+    n6: Option<ReflectorPort>,
+    /// The port pairs, as the system file's (each its own ports and workers; ports as `n3` and
+    /// `n6` here, no `weight`): a frame that comes in on one pair leaves by the same pair. Not with
+    /// top-level `n3`/`n6` nor `cores.workers`. A loaded file holds its pairs here whichever form
+    /// it used (the short form's as pair `p0`, its `n3` and `n6` then empty). Absent: the short
+    /// form's one pair. The reflector serves one pair so far: a file with more is checked, and
+    /// refused when it starts (docs/scale.md §2).
+    #[serde(default)]
+    #[schemars(extend("default" = []))]
+    pub pairs: Vec<ReflectorPair>,
     /// ARP: the reflector resolves its next hops itself (the N6 `peer` and any N3 `peer` from the
     /// start, the gNBs of the sessions' FARs when they arrive): a request every `timeout` until a
     /// reply, at most `retries + 1` requests per hop, asked again when new rules come; traffic to a
@@ -83,7 +94,13 @@ pub struct Reflector {
     /// MBR are the session's (Create QER, Update QER); `impairments.qer` misbehaves on purpose.
     #[serde(default = "default_qer_burst", with = "serde_text::duration")]
     pub qer_burst: Duration,
+    /// How the file gave its ports, for the checks.
+    #[serde(skip)]
+    form: PairsForm,
 }
+
+/// One of the reflector's port pairs: a [`Pair`] whose ports' peers are optional.
+pub type ReflectorPair = Pair<Option<IpAddr>>;
 
 fn default_error_indications() -> u32 {
     100
@@ -99,17 +116,26 @@ impl ReflectorPort {
     }
 }
 
-/// The generator's settings of a port, which the reflector does not use: refused at their
-/// place rather than ignored.
-fn check_generator_only(port: &ReflectorPort, name: &str, issues: &mut Issues) {
-    for (field, given) in [("mtu", port.mtu.is_some()), ("speed", port.speed.is_some())] {
-        if given {
-            issues.add(
-                join_key(name, field),
-                format!(
-                    "the reflector does not use a port's {field} (the generator does): leave it out"
-                ),
-            );
+/// The generator's settings of a pair and its ports, which the reflector does not use: refused
+/// at their place rather than ignored.
+fn check_generator_only(pair: &ReflectorPair, at: &PairPlace, issues: &mut Issues) {
+    if pair.weight.is_some() {
+        issues.add(
+            at.field("weight"),
+            "the reflector does not use a pair's weight (the generator does): leave it out",
+        );
+    }
+    for (name, port) in [("n3", &pair.n3), ("n6", &pair.n6)] {
+        for (field, given) in [("mtu", port.mtu.is_some()), ("speed", port.speed.is_some())] {
+            if given {
+                issues.add(
+                    at.field(&join_key(name, field)),
+                    format!(
+                        "the reflector does not use a port's {field} (the generator does): leave \
+                         it out"
+                    ),
+                );
+            }
         }
     }
 }
@@ -309,36 +335,19 @@ impl Check for Impairments {
 
 impl Check for Reflector {
     fn resolve(&mut self) {
-        if let (Some(n3), Some(n6)) = (&self.n3, &mut self.n6) {
-            resolve_one_port(n3, n6);
-        }
+        self.form = normalise(&mut self.pairs, &mut self.n3, &mut self.n6, &mut self.cores);
     }
 
     fn check(&self, issues: &mut Issues) {
         check_kind(self.kind, FileKind::Reflector, issues);
-        let devices: Vec<(&str, &Device)> = [("n3", &self.n3), ("n6", &self.n6)]
-            .into_iter()
-            .filter_map(|(n, p)| p.as_ref().map(|p| (n, p)))
-            .filter(|(_, p)| !p.shares_device())
-            .map(|(n, p)| (n, &p.device))
-            .collect();
-        check_eal(&self.eal, &devices, issues);
-        check_one_port(self.n3.as_ref(), self.n6.as_ref(), issues);
-        check_cores(&self.cores, issues);
-        let n3 = self.n3.as_ref().map(|p| p.view("n3", p.peer));
-        let n6 = self.n6.as_ref().map(|p| p.view("n6", p.peer));
-        for p in n3.iter().chain(n6.iter()) {
-            check_port(p, issues);
-            check_queues(&self.cores, p, issues);
-        }
-        for (name, port) in [("n3", &self.n3), ("n6", &self.n6)] {
-            if let Some(port) = port {
-                check_generator_only(port, name, issues);
-                check_vlans(port, name, issues);
-            }
-        }
-        if let (Some(a), Some(b)) = (&n3, &n6) {
-            check_port_pair(a, b, issues);
+        check_form(self.form, issues);
+        check_eal(&self.eal, &eal_devices(&self.pairs, self.form), issues);
+        check_cores(&self.cores, self.form.listed, issues);
+        check_pairs(&self.pairs, self.form, self.cores.main, issues);
+        for (k, pair) in self.pairs.iter().enumerate() {
+            let at = self.pair_place(k);
+            check_pair_ports(pair, &at, |p| p.peer, issues);
+            check_generator_only(pair, &at, issues);
         }
         check_arp(&self.arp, issues);
         match self.mode {
@@ -354,21 +363,66 @@ impl Check for Reflector {
 }
 
 impl Reflector {
+    /// The port pairs, the short form's as one (`p0`).
+    pub fn pairs(&self) -> &[ReflectorPair] {
+        &self.pairs
+    }
+
+    /// Pair `k` (a loaded file has at least one).
+    pub fn pair(&self, k: usize) -> &ReflectorPair {
+        &self.pairs[k]
+    }
+
+    /// Where pair `k`'s fields are in the file.
+    fn pair_place(&self, k: usize) -> PairPlace {
+        self.form.place(k, &self.pairs[k].name)
+    }
+
+    /// The cores, the pairs and the top-level ports as read, for the host's resolutions.
+    pub(crate) fn host_parts(&mut self) -> HostParts<'_, Option<IpAddr>> {
+        (
+            &mut self.cores,
+            &mut self.pairs,
+            [("n3", self.n3.as_mut()), ("n6", self.n6.as_mut())],
+        )
+    }
+
+    /// Whether the file gave `port` (`n3`, `n6`): in a pair, or at the top (a short form that
+    /// lacks the other port, and so made no pair).
+    fn has(&self, port: PortName) -> bool {
+        !self.pairs.is_empty()
+            || match port {
+                PortName::N3 => self.n3.is_some(),
+                PortName::N6 => self.n6.is_some(),
+            }
+    }
+
     /// The upf mode needs both ports, the N6 peer (uplink goes to it) and the PFCP server.
     fn check_upf_mode(&self, issues: &mut Issues) {
-        for (name, port) in [("n3", &self.n3), ("n6", &self.n6)] {
-            if port.is_none() {
-                issues.add(name, format!("the upf mode needs the {name} port"));
+        if self.pairs.is_empty() && !self.form.listed && self.n3.is_none() && self.n6.is_none() {
+            issues.add(
+                "pairs",
+                "at least one pair: give `pairs`, or the one pair's ports as top-level `n3` and \
+                 `n6`",
+            );
+        } else {
+            for port in [PortName::N3, PortName::N6] {
+                if !self.has(port) {
+                    issues.add(
+                        port.to_string(),
+                        format!("the upf mode needs the {port} port"),
+                    );
+                }
             }
         }
-        if let Some(n6) = &self.n6
-            && n6.peer.is_none()
-        {
-            issues.add(
-                "n6.peer",
-                "the upf mode sends uplink to the N6 peer: give its address \
+        for (k, pair) in self.pairs.iter().enumerate() {
+            if pair.n6.peer.is_none() {
+                issues.add(
+                    self.pair_place(k).field("n6.peer"),
+                    "the upf mode sends uplink to the N6 peer: give its address \
                      (192.168.16.152 in the design's plan)",
-            );
+                );
+            }
         }
         if self.pfcp.is_none() {
             issues.add("pfcp", "the upf mode needs the PFCP server for its rules");
@@ -377,22 +431,22 @@ impl Reflector {
 
     /// The echo on `port` needs that port, and the other one too (it answers ARP and ICMP).
     fn check_echo_mode(&self, port: PortName, issues: &mut Issues) {
-        let (p, other, other_name) = match port {
-            PortName::N3 => (&self.n3, &self.n6, PortName::N6),
-            PortName::N6 => (&self.n6, &self.n3, PortName::N3),
+        let other = match port {
+            PortName::N3 => PortName::N6,
+            PortName::N6 => PortName::N3,
         };
-        if p.is_none() {
+        if !self.has(port) {
             issues.add(
                 "mode.echo",
                 format!("echo on {port}, which is not configured"),
             );
         }
-        if other.is_none() {
+        if !self.has(other) {
             issues.add(
-                other_name.to_string(),
+                other.to_string(),
                 format!(
-                    "echo on {port} still opens the {other_name} port (it answers ARP \
-                     and ICMP there): give it"
+                    "echo on {port} still opens the {other} port (it answers ARP and ICMP \
+                     there): give it"
                 ),
             );
         }

@@ -4,7 +4,7 @@
 //! ([`split_one_port`]); whatever queue a frame comes on, the receive path sorts it by its tags
 //! ([`PortVlans::side_of`](super::vlan::PortVlans::side_of)).
 
-use upfbench_config::{Cores, Port as PortSettings};
+use upfbench_config::{Pair, Port as PortSettings};
 use upfbench_dpdk::{Eal, Mempool, Port, PortConfig, StartedPort};
 
 use super::port_setup::{port_config, rx_pool, split_one_port, split_queues};
@@ -47,15 +47,13 @@ pub struct DeviceSettings {
     pub tx_descriptors: u16,
 }
 
-/// The devices' settings: N3's then N6's (each a queue per worker or as the file says), or in
-/// one-port mode N3's device alone with twice N3's queues.
-pub fn device_settings<P>(
-    n3: &PortSettings<P>,
-    n6: &PortSettings<P>,
-    cores: &Cores,
-) -> Vec<DeviceSettings> {
+/// The devices' settings of `pair`: N3's then N6's (each a queue per worker of the pair or as
+/// the file says), or in one-port mode N3's device alone with twice N3's queues.
+pub fn device_settings<P>(pair: &Pair<P>) -> Vec<DeviceSettings> {
+    let (n3, n6) = (&pair.n3, &pair.n6);
+    let workers = pair.workers.len() as u16;
     let of = |p: &PortSettings<P>, factor: u16| DeviceSettings {
-        queues: factor * p.queue_count(cores),
+        queues: factor * p.queues.unwrap_or(workers),
         rx_descriptors: p.rx_descriptors,
         tx_descriptors: p.tx_descriptors,
     };
@@ -184,7 +182,7 @@ mod tests {
             "s.yaml",
         )
         .expect("valid");
-        let one = device_settings(&trunk.n3, &trunk.n6, &trunk.cores);
+        let one = device_settings(trunk.pair(0));
         assert_eq!(
             one,
             [DeviceSettings {
@@ -200,7 +198,7 @@ mod tests {
             "s.yaml",
         )
         .expect("valid");
-        let both = device_settings(&two.n3, &two.n6, &two.cores);
+        let both = device_settings(two.pair(0));
         assert_eq!(both.iter().map(|s| s.queues).collect::<Vec<_>>(), [2, 2]);
         assert_eq!(*n6_of(&both), both[1]);
         assert_eq!(*n6_of(&one), one[0]);

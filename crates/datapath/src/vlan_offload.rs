@@ -190,8 +190,8 @@ mod tests {
         ..Offloads::NONE
     };
 
-    fn system(n3: &str, n6: &str) -> upfbench_config::System {
-        upfbench_config::system_from_str(
+    fn system(n3: &str, n6: &str) -> upfbench_config::Pair {
+        let mut s = upfbench_config::system_from_str(
             &format!(
                 "n3: {{device: net_memif0, address: 192.168.13.131/24, \
                  peer: 192.168.13.151{n3}}}\n\
@@ -199,10 +199,11 @@ mod tests {
             ),
             "s.yaml",
         )
-        .expect("valid")
+        .expect("valid");
+        s.pairs.swap_remove(0)
     }
 
-    fn two(n3: &str, n6: &str) -> upfbench_config::System {
+    fn two(n3: &str, n6: &str) -> upfbench_config::Pair {
         system(n3, &format!(", device: net_memif1{n6}"))
     }
 

@@ -59,13 +59,15 @@ pub fn run(args: &ReflectArgs) -> Result<()> {
     if let Some(port) = args.echo {
         cfg.mode = ReflectMode::Echo(port);
     }
-    let (n3, n6) = match (&cfg.n3, &cfg.n6) {
-        (Some(n3), Some(n6)) => (n3.clone(), n6.clone()),
-        _ => bail!(
-            "{}: the reflector needs both n3 and n6 ports",
-            args.file.display()
-        ),
-    };
+    if cfg.pairs().len() > 1 {
+        bail!(
+            "{}: {} port pairs: the reflector serves one pair so far (docs/scale.md §2)",
+            args.file.display(),
+            cfg.pairs().len()
+        );
+    }
+    let pair = cfg.pair(0);
+    let (n3, n6) = (pair.n3.clone(), pair.n6.clone());
     for p in [&n3, &n6] {
         make_socket_dir(&p.device, p.devargs.as_deref())?;
         if let Some(socket) = socket_file(p.device.name(), p.devargs.as_deref())
@@ -142,7 +144,7 @@ fn reflect(
     metrics: Option<&ReflectorMetrics>,
 ) -> Result<()> {
     let workers = cfg.cores.workers.len() as u16;
-    let settings = devices::device_settings(ports_cfg[0], ports_cfg[1], &cfg.cores);
+    let settings = devices::device_settings(cfg.pair(0));
     let one_port = ports_cfg[1].shares_device();
     let mut devices = devices::open(eal, &names, one_port)?;
     let (n3_v4, n3_v6) = interface(&devices[0], ports_cfg[0])?;

@@ -16,6 +16,6 @@ pub use build::{GatePlan, Plan, PlanError, build, rate_frame_len};
 pub use churn::{ChurnPlan, ChurnStep};
 pub use mobility::{HandoverPlan, Move};
 pub use pacing::{Pacer, ScheduleSlip};
-pub use placement::{Share, WorkerPlan, place};
+pub use placement::{PairLcores, Share, WorkerPlan, place, place_pairs};
 pub use stream::{Schedule, Spread, StreamPlan, StreamQer, tx_frame_len};
 pub use ue::{TeidSequence, UeTable, UeV6, UplinkTeids};

@@ -175,13 +175,13 @@ fn every_system_file_loads_as_its_kind() {
 fn assert_pair(gen_file: &str, refl_file: &str) {
     let g = system(gen_file);
     let r = reflector(refl_file);
-    let (rn3, rn6) = (r.n3.as_ref().expect("n3"), r.n6.as_ref().expect("n6"));
+    let (rn3, rn6) = (&r.pair(0).n3, &r.pair(0).n6);
     assert_eq!(r.mode, ReflectMode::Upf);
-    assert_eq!(g.n3.peer, rn3.address.addr);
-    assert_eq!(g.n6.peer, rn6.address.addr);
-    assert_eq!(rn6.peer, Some(g.n6.address.addr));
-    assert_eq!(g.n3.address.network(), rn3.address.network());
-    assert_eq!(g.n6.address.network(), rn6.address.network());
+    assert_eq!(g.pair(0).n3.peer, rn3.address.addr);
+    assert_eq!(g.pair(0).n6.peer, rn6.address.addr);
+    assert_eq!(rn6.peer, Some(g.pair(0).n6.address.addr));
+    assert_eq!(g.pair(0).n3.address.network(), rn3.address.network());
+    assert_eq!(g.pair(0).n6.address.network(), rn6.address.network());
     let (gp, rp) = (
         g.pfcp.as_ref().expect("pfcp"),
         r.pfcp.as_ref().expect("pfcp"),
@@ -201,19 +201,19 @@ fn the_ipv6_and_vlan_memif_pairs_agree() {
     assert_pair("memif-v6.yaml", "memif-v6-reflector.yaml");
     let g = system("memif-v6.yaml");
     assert_eq!(
-        (g.n3.family(), g.n6.family()),
+        (g.pair(0).n3.family(), g.pair(0).n6.family()),
         (IpFamily::Ipv6, IpFamily::Ipv6)
     );
     assert_pair("memif-vlan.yaml", "memif-vlan-reflector.yaml");
     let g = system("memif-vlan.yaml");
     let r = reflector("memif-vlan-reflector.yaml");
-    assert!(g.one_port());
-    let (rn3, rn6) = (r.n3.as_ref().expect("n3"), r.n6.as_ref().expect("n6"));
-    assert_eq!(g.n6.device, g.n3.device);
+    assert!(g.pair(0).one_port());
+    let (rn3, rn6) = (&r.pair(0).n3, &r.pair(0).n6);
+    assert_eq!(g.pair(0).n6.device, g.pair(0).n3.device);
     assert_eq!(rn6.device, rn3.device);
-    assert_eq!(g.n3.vlan_tags(), rn3.vlan_tags());
-    assert_eq!(g.n6.vlan_tags(), rn6.vlan_tags());
-    assert!(matches!(g.n3.vlan_tags(), VlanTags::Single(t) if t.vid == 13 && t.pcp == 5));
+    assert_eq!(g.pair(0).n3.vlan_tags(), rn3.vlan_tags());
+    assert_eq!(g.pair(0).n6.vlan_tags(), rn6.vlan_tags());
+    assert!(matches!(g.pair(0).n3.vlan_tags(), VlanTags::Single(t) if t.vid == 13 && t.pcp == 5));
 }
 
 #[test]
@@ -225,8 +225,8 @@ fn the_embedded_default_joins_generator_and_reflector_by_memif() {
     assert_eq!(gp.local, "127.0.0.1:8805".parse().unwrap());
     assert_eq!(gp.peer, "127.0.0.2:8805".parse().unwrap());
     for (gen_port, refl_port, sock) in [
-        (&g.n3, r.n3.as_ref().unwrap(), "/tmp/upfbench/n3.sock"),
-        (&g.n6, r.n6.as_ref().unwrap(), "/tmp/upfbench/n6.sock"),
+        (&g.pair(0).n3, &r.pair(0).n3, "/tmp/upfbench/n3.sock"),
+        (&g.pair(0).n6, &r.pair(0).n6, "/tmp/upfbench/n6.sock"),
     ] {
         assert_eq!(gen_port.device, refl_port.device);
         let (ga, ra) = (
@@ -249,8 +249,8 @@ fn the_virtio_pair_joins_virtio_user_to_vhost_by_socket() {
     let g = system("virtio-user.yaml");
     let r = reflector("vhost-reflector.yaml");
     for (gen_port, refl_port, sock) in [
-        (&g.n3, r.n3.as_ref().unwrap(), "/tmp/upfbench/vhost-n3.sock"),
-        (&g.n6, r.n6.as_ref().unwrap(), "/tmp/upfbench/vhost-n6.sock"),
+        (&g.pair(0).n3, &r.pair(0).n3, "/tmp/upfbench/vhost-n3.sock"),
+        (&g.pair(0).n6, &r.pair(0).n6, "/tmp/upfbench/vhost-n6.sock"),
     ] {
         let (ga, ra) = (gen_port.devargs.as_deref(), refl_port.devargs.as_deref());
         let gs = socket_file(gen_port.device.name(), ga).expect("a socket file");
@@ -280,17 +280,17 @@ fn the_virtio_pair_joins_virtio_user_to_vhost_by_socket() {
 fn the_kernel_lab_pair_uses_the_design_address_plan() {
     assert_pair("lab.yaml", "lab-reflector.yaml");
     let g = system("lab.yaml");
-    assert_eq!(g.n3.address.to_string(), "192.168.13.131/24");
-    assert_eq!(g.n6.address.to_string(), "192.168.16.152/24");
-    let gp = g.pfcp.expect("pfcp");
+    assert_eq!(g.pair(0).n3.address.to_string(), "192.168.13.131/24");
+    assert_eq!(g.pair(0).n6.address.to_string(), "192.168.16.152/24");
+    let gp = g.pfcp.clone().expect("pfcp");
     assert_eq!(gp.local.ip(), IpAddr::V4(Ipv4Addr::new(192, 168, 14, 111)));
     assert_eq!(gp.peer.ip(), IpAddr::V4(Ipv4Addr::new(192, 168, 14, 151)));
     assert!(
-        g.n3.peer_mac.is_none() && g.n6.peer_mac.is_none(),
+        g.pair(0).n3.peer_mac.is_none() && g.pair(0).n6.peer_mac.is_none(),
         "ARP resolves them"
     );
     let r = reflector("lab-reflector.yaml");
-    let ports = [r.n3.as_ref().expect("n3"), r.n6.as_ref().expect("n6")];
+    let ports = [&r.pair(0).n3, &r.pair(0).n6];
     assert!(
         ports.iter().all(|p| p.peer_mac.is_none()),
         "the reflector learns or resolves them"
@@ -311,8 +311,8 @@ fn the_af_xdp_lab_pair_is_the_af_packet_pair_on_af_xdp_ports() {
     assert_eq!((&g.pfcp, &g.cores, &g.arp), (&ga.pfcp, &ga.cores, &ga.arp));
     assert_eq!((&r.pfcp, &r.cores), (&ra.pfcp, &ra.cores));
     let pairs = [
-        (&g.n3, &ga.n3, "n3", "net_af_xdp0"),
-        (&g.n6, &ga.n6, "n6", "net_af_xdp1"),
+        (&g.pair(0).n3, &ga.pair(0).n3, "n3", "net_af_xdp0"),
+        (&g.pair(0).n6, &ga.pair(0).n6, "n6", "net_af_xdp1"),
     ];
     for (port, af_packet, iface, device) in pairs {
         assert_eq!(
@@ -329,11 +329,10 @@ fn the_af_xdp_lab_pair_is_the_af_packet_pair_on_af_xdp_ports() {
         );
     }
     let ports = [
-        (r.n3.as_ref(), ra.n3.as_ref()),
-        (r.n6.as_ref(), ra.n6.as_ref()),
+        (&r.pair(0).n3, &ra.pair(0).n3),
+        (&r.pair(0).n6, &ra.pair(0).n6),
     ];
     for (port, af_packet) in ports {
-        let (port, af_packet) = (port.expect("port"), af_packet.expect("port"));
         assert_eq!(
             (port.address, port.peer),
             (af_packet.address, af_packet.peer)
@@ -350,16 +349,16 @@ fn the_af_xdp_lab_pair_is_the_af_packet_pair_on_af_xdp_ports() {
 fn bare_metal_and_vm_examples_use_pci_devices() {
     for f in ["connectx5.yaml", "virtio-vm.yaml"] {
         let s = system(f);
-        for port in [&s.n3, &s.n6] {
+        for port in [&s.pair(0).n3, &s.pair(0).n6] {
             assert!(matches!(port.device, config::Device::Pci(_)), "{f}");
         }
     }
     let cx5 = system("connectx5.yaml");
-    assert_eq!(cx5.n3.speed, Some(100_000_000_000));
+    assert_eq!(cx5.pair(0).n3.speed, Some(100_000_000_000));
     // A queue per worker on each port.
-    for port in [&cx5.n3, &cx5.n6] {
+    for port in [&cx5.pair(0).n3, &cx5.pair(0).n6] {
         assert_eq!(
-            usize::from(port.queue_count(&cx5.cores)),
+            usize::from(cx5.pair(0).queue_count()),
             cx5.cores.workers.len()
         );
         assert_eq!(port.queues, Some(8));

@@ -174,3 +174,56 @@ fn an_ipv6_transport_validates_with_ipv6_ues_and_refuses_ipv4_ones_over_n6() {
         "{stderr}"
     );
 }
+
+/// A system file of two port pairs validates (each pair's ports listed), and a run on it is
+/// refused before EAL starts: the generator drives one pair so far (docs/scale.md §2).
+#[test]
+fn two_port_pairs_validate_and_a_run_on_them_is_refused_before_eal() {
+    let dir = std::env::temp_dir().join(format!("upfbench-pairs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let system = dir.join("pairs.yaml");
+    std::fs::write(
+        &system,
+        "kind: system\ncores: {main: 0}\npairs:\n\
+         - {name: a, workers: [1], \
+         n3: {device: net_null0, address: 192.168.13.131/24, peer: 192.168.13.151}, \
+         n6: {device: net_null1, address: 192.168.16.152/24, peer: 192.168.16.151}}\n\
+         - {name: b, workers: [2], \
+         n3: {device: net_null2, address: 192.168.23.131/24, peer: 192.168.23.151}, \
+         n6: {device: net_null3, address: 192.168.26.152/24, peer: 192.168.26.151}}\n",
+    )
+    .expect("write the system file");
+    let system = system.to_str().expect("UTF-8 path");
+    let out = validate(&[system, "profiles/ues-10k.yaml"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.contains(
+            "system: n3 net_null0 192.168.13.131/24, n6 net_null1 192.168.16.152/24, \
+             n3 net_null2 192.168.23.131/24, n6 net_null3 192.168.26.152/24, no PFCP"
+        ),
+        "{stdout}"
+    );
+    // The quickstart's one UE cannot be cut over two pairs.
+    let out = validate(&[system, "profiles/quickstart.yaml"]);
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(!out.status.success(), "{all}");
+    assert!(
+        all.contains("sessions.count: 1 session for 2 pairs of"),
+        "{all}"
+    );
+    let run = Command::new(env!("CARGO_BIN_EXE_upfbench"))
+        .current_dir(repo())
+        .args(["run", system, "profiles/ues-10k.yaml", "-d", "1s"])
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run upfbench");
+    let stderr = text(&run.stderr);
+    assert!(!run.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("2 port pairs: the generator drives one pair so far"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("EAL"), "refused before EAL: {stderr}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -59,6 +59,11 @@ pub(super) fn scaffold(kind: FileKind) -> Value {
                    "vlan": {"id": 13}, "qinq": {"id": 100}},
             "n6": {"device": "net_null1", "address": "192.168.16.152/24", "peer": "192.168.16.151",
                    "vlan": {"id": 16}, "qinq": {"id": 100}},
+            "pairs": [{"name": "a", "workers": [2], "weight": 1,
+                "n3": {"device": "net_null2", "address": "192.168.23.131/24",
+                       "peer": "192.168.23.151", "vlan": {"id": 13}, "qinq": {"id": 100}},
+                "n6": {"device": "net_null3", "address": "192.168.26.152/24",
+                       "peer": "192.168.26.151", "vlan": {"id": 16}, "qinq": {"id": 100}}}],
         }),
         FileKind::Profile => json!({
             "name": "x",
@@ -83,6 +88,11 @@ pub(super) fn scaffold(kind: FileKind) -> Value {
                    "vlan": {"id": 13}, "qinq": {"id": 100}},
             "n6": {"device": "net_null1", "address": "192.168.16.151/24",
                    "vlan": {"id": 16}, "qinq": {"id": 100}},
+            "pairs": [{"name": "a", "workers": [2],
+                "n3": {"device": "net_null2", "address": "192.168.23.151/24",
+                       "vlan": {"id": 13}, "qinq": {"id": 100}},
+                "n6": {"device": "net_null3", "address": "192.168.26.151/24",
+                       "vlan": {"id": 16}, "qinq": {"id": 100}}}],
         }),
     }
 }

@@ -33,7 +33,7 @@ impl Cores {
     }
 
     /// Whether the file said `cores: auto` and it is not resolved yet.
-    fn is_auto(&self) -> bool {
+    pub(crate) fn is_auto(&self) -> bool {
         self.main == AUTO_MAIN && self.workers.is_empty()
     }
 }

@@ -27,8 +27,9 @@ const EAL_OPTIONS_SET_ELSEWHERE: &[(&str, &str)] = &[
     ("--file-prefix", "eal.file_prefix"),
 ];
 
-/// The EAL arguments and file prefix.
-pub(crate) fn check_eal(eal: &Eal, ports: &[(&str, &Device)], issues: &mut Issues) {
+/// The EAL arguments and file prefix; `ports` are the devices upfbench adds, each with how
+/// messages name its port (`the n3 port`, `pair a's n3 port`).
+pub(crate) fn check_eal(eal: &Eal, ports: &[(String, &Device)], issues: &mut Issues) {
     let mut args = eal.args.iter().enumerate().peekable();
     while let Some((i, arg)) = args.next() {
         let field = join_index("eal.args", i);
@@ -54,8 +55,8 @@ pub(crate) fn check_eal(eal: &Eal, ports: &[(&str, &Device)], issues: &mut Issue
                     issues.add(
                         field.clone(),
                         format!(
-                            "{} is the {port} port's device, which upfbench adds with its \
-                             devargs: remove it from the EAL arguments",
+                            "{} is {port}'s device, which upfbench adds with its devargs: \
+                             remove it from the EAL arguments",
                             device.name()
                         ),
                     );
@@ -76,8 +77,9 @@ pub(crate) fn check_eal(eal: &Eal, ports: &[(&str, &Device)], issues: &mut Issue
     }
 }
 
-/// The main and worker lcores.
-pub(crate) fn check_cores(cores: &Cores, issues: &mut Issues) {
+/// The main lcore and the CPUs of the lcores (each pair's workers: `pairs::check_pairs`);
+/// `cores.workers` holds every pair's workers.
+pub(crate) fn check_cores(cores: &Cores, listed: bool, issues: &mut Issues) {
     if cores.main >= MAX_LCORE {
         issues.add(
             "cores.main",
@@ -87,33 +89,19 @@ pub(crate) fn check_cores(cores: &Cores, issues: &mut Issues) {
             ),
         );
     }
-    if cores.workers.is_empty() {
-        issues.add("cores.workers", "at least one worker lcore is needed");
-    }
-    for (i, &w) in cores.workers.iter().enumerate() {
-        let field = join_index("cores.workers", i);
-        if w >= MAX_LCORE {
-            issues.add(
-                field,
-                format!("lcore {w} is beyond DPDK's limit of {MAX_LCORE} lcores"),
-            );
-        } else if w == cores.main {
-            issues.add(
-                field,
-                format!("lcore {w} is the main lcore; workers need lcores of their own"),
-            );
-        } else if cores.workers[..i].contains(&w) {
-            issues.add(field, format!("lcore {w} is listed twice"));
-        }
-    }
     for (&lcore, &cpu) in &cores.cpus {
         let field = join_key("cores.cpus", &lcore.to_string());
         if lcore != cores.main && !cores.workers.contains(&lcore) {
             issues.add(
                 field,
                 format!(
-                    "lcore {lcore} is neither cores.main nor one of cores.workers: map the \
-                     lcores the file uses"
+                    "lcore {lcore} is neither cores.main nor one of {}: map the lcores the \
+                     file uses",
+                    if listed {
+                        "the pairs' workers"
+                    } else {
+                        "cores.workers"
+                    }
                 ),
             );
         } else if cpu >= MAX_CPU {
@@ -306,11 +294,16 @@ fn check_ipv6_link(p: &PortView<'_>, peer: Option<IpAddr>, issues: &mut Issues) 
     }
 }
 
-/// A port's queues against the workers: each worker owns one receive and one transmit queue of
-/// each port (queue `i` is worker `i`'s: DPDK's queues are not shared between lcores, and the
-/// workers take no lock), so a port has exactly as many queues as there are workers.
-pub(crate) fn check_queues(cores: &Cores, p: &PortView<'_>, issues: &mut Issues) {
-    let workers = cores.workers.len();
+/// A port's queues against the `workers` of its pair (listed at the field `workers_field`):
+/// each worker owns one receive and one transmit queue of each port (queue `i` is worker `i`'s:
+/// DPDK's queues are not shared between lcores, and the workers take no lock), so a port has
+/// exactly as many queues as its pair has workers.
+pub(crate) fn check_queues(
+    workers: usize,
+    workers_field: &str,
+    p: &PortView<'_>,
+    issues: &mut Issues,
+) {
     if let Some(q) = p.queues
         && (1..=64).contains(&q)
         && workers > 0
@@ -320,7 +313,7 @@ pub(crate) fn check_queues(cores: &Cores, p: &PortView<'_>, issues: &mut Issues)
             join_key(p.name, "queues"),
             format!(
                 "{q} queues for {workers} worker{}: each worker owns one receive and one \
-                 transmit queue of each port, so give {workers} (cores.workers), or leave the \
+                 transmit queue of each port, so give {workers} ({workers_field}), or leave the \
                  field out",
                 if workers == 1 { "" } else { "s" }
             ),

@@ -179,10 +179,17 @@ mod tests {
     #[test]
     fn each_port_takes_the_device_its_variable_names() {
         let s = on(&both("0000:3b:02.1", " 3b:0a.0\n")).expect("valid");
-        assert_eq!(s.n3.device, Device::Pci("0000:3b:02.1".to_owned()));
-        assert_eq!(s.n6.device, Device::Pci("3b:0a.0".to_owned()), "trimmed");
+        assert_eq!(s.pair(0).n3.device, Device::Pci("0000:3b:02.1".to_owned()));
+        assert_eq!(
+            s.pair(0).n6.device,
+            Device::Pci("3b:0a.0".to_owned()),
+            "trimmed"
+        );
         let s = on(&both("net_af_packet0", "net_af_packet1")).expect("a vdev too");
-        assert_eq!(s.n6.device, Device::Vdev("net_af_packet1".to_owned()));
+        assert_eq!(
+            s.pair(0).n6.device,
+            Device::Vdev("net_af_packet1".to_owned())
+        );
     }
 
     #[test]
@@ -233,7 +240,7 @@ mod tests {
             &FakeHost::default().var(N3, "0000:3b:02.1"),
         )
         .expect("valid");
-        assert_eq!(s.n6.device, Device::Pci("0000:3b:02.1".to_owned()));
+        assert_eq!(s.pair(0).n6.device, Device::Pci("0000:3b:02.1".to_owned()));
     }
 
     #[test]
@@ -270,7 +277,7 @@ mod tests {
             &FakeHost::default(),
         )
         .expect("valid");
-        assert_eq!(s.n3.device, Device::Pci("01:00.0".to_owned()));
+        assert_eq!(s.pair(0).n3.device, Device::Pci("01:00.0".to_owned()));
     }
 
     #[test]
@@ -285,7 +292,6 @@ mod tests {
             &both("0000:af:02.0", "0000:af:0a.0"),
         )
         .expect("valid");
-        let n3 = r.n3.expect("n3");
-        assert_eq!(n3.device, Device::Pci("0000:af:02.0".to_owned()));
+        assert_eq!(r.pair(0).n3.device, Device::Pci("0000:af:02.0".to_owned()));
     }
 }

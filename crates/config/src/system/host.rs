@@ -9,7 +9,7 @@
 
 use super::auto_cores::resolve_cores;
 use super::device_env::resolve_device;
-use super::{Port, System};
+use super::{Pair, Port, System};
 use crate::issues::Issues;
 use crate::profile::Profile;
 use crate::reflector::Reflector;
@@ -53,20 +53,46 @@ impl OnHost for Profile {}
 
 impl OnHost for System {
     fn resolve_on(&mut self, host: &dyn Host, issues: &mut Issues) {
-        resolve_cores(&mut self.cores, host, issues);
-        resolve_port(&mut self.n3, "n3", host, issues);
-        resolve_port(&mut self.n6, "n6", host, issues);
+        let (cores, pairs, ports) = self.host_parts();
+        resolve_all(cores, pairs, ports, host, issues);
     }
 }
 
 impl OnHost for Reflector {
     fn resolve_on(&mut self, host: &dyn Host, issues: &mut Issues) {
-        resolve_cores(&mut self.cores, host, issues);
-        for (name, port) in [("n3", &mut self.n3), ("n6", &mut self.n6)] {
-            if let Some(port) = port {
-                resolve_port(port, name, host, issues);
-            }
+        let (cores, pairs, ports) = self.host_parts();
+        resolve_all(cores, pairs, ports, host, issues);
+    }
+}
+
+/// The cores and every port of a file as read (before its pairs are made): the top-level `n3`
+/// and `n6`, and each pair's. `cores: auto` serves the short form's one pair: with `pairs`, each
+/// pair lists its workers.
+fn resolve_all<Peer>(
+    cores: &mut super::Cores,
+    pairs: &mut [Pair<Peer>],
+    top: [(&str, Option<&mut Port<Peer>>); 2],
+    host: &dyn Host,
+    issues: &mut Issues,
+) {
+    if !pairs.is_empty() && cores.is_auto() {
+        issues.add(
+            "cores",
+            "auto: the CPUs of this process make the workers of one pair (the top-level n3 and \
+             n6); with `pairs`, give `cores: {main: ...}` and each pair's `workers`",
+        );
+        *cores = super::Cores::default();
+    }
+    resolve_cores(cores, host, issues);
+    for (name, port) in top {
+        if let Some(port) = port {
+            resolve_port(port, name, host, issues);
         }
+    }
+    for (k, pair) in pairs.iter_mut().enumerate() {
+        let at = crate::field::join_index("pairs", k);
+        resolve_port(&mut pair.n3, &format!("{at}.n3"), host, issues);
+        resolve_port(&mut pair.n6, &format!("{at}.n6"), host, issues);
     }
 }
 

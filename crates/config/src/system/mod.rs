@@ -22,20 +22,22 @@ mod checks;
 mod device_env;
 mod host;
 mod one_port;
+mod pairs;
 mod vlan;
 
 pub(crate) use auto_cores::CoresOrAuto;
-pub(crate) use checks::{
-    PortView, check_cores, check_eal, check_label, check_port, check_port_pair, check_queues,
-};
+pub(crate) use checks::{PortView, check_cores, check_eal, check_label};
 pub(crate) use device_env::DeviceOrEnv;
 pub(crate) use host::OnHost;
 pub use host::{Host, ThisProcess};
-pub(crate) use one_port::{check_one_port, resolve_one_port};
-pub(crate) use vlan::check_vlans;
+pub use pairs::{Pair, ue_blocks};
+pub(crate) use pairs::{
+    PairPlace, PairsForm, check_form, check_pair_ports, check_pairs, eal_devices, normalise,
+};
 pub use vlan::{Vlan, VlanOffload};
 
-/// The machine running the generator (`upfbench run SYSTEM PROFILE`).
+/// The machine running the generator (`upfbench run SYSTEM PROFILE`): its ports as one N3/N6
+/// pair (top-level `n3`, `n6` and `cores.workers`) or as several (`pairs`).
 ///
 /// ```yaml
 /// eal: {args: [--no-huge, -m, "512"], file_prefix: upfbench-gen}
@@ -44,6 +46,8 @@ pub use vlan::{Vlan, VlanOffload};
 /// n6: {device: net_af_packet1, devargs: iface=n6, address: 192.168.16.152/24, peer: 192.168.16.151}
 /// pfcp: {local: 192.168.14.111, peer: 192.168.14.151}
 /// ```
+///
+/// A loaded file has its ports in [`pairs`](System::pairs) only: the short form is pair `p0`.
 #[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct System {
@@ -57,10 +61,21 @@ pub struct System {
     /// (its affinity mask: a Kubernetes pod's CPUs), a worker on each other CPU.
     #[serde(default, with = "CoresOrAuto")]
     pub cores: Cores,
-    /// The N3 port (gNB side: GTP-U uplink out, downlink in).
-    pub n3: Port,
-    /// The N6 port (data network side: plain downlink out, uplink in).
-    pub n6: Port,
+    /// The N3 port (gNB side: GTP-U uplink out, downlink in) of the one pair of the short form,
+    /// with `n6` and `cores.workers`: pair `p0`. Not with `pairs`.
+    #[serde(default)]
+    n3: Option<Port>,
+    /// The N6 port (data network side: plain downlink out, uplink in) of the short form's pair.
+    #[serde(default)]
+    n6: Option<Port>,
+    /// The port pairs, each with its own N3 and N6 ports (its own gNB address and N3 peer) and
+    /// its own workers; the sessions are cut over them by weight (docs/scale.md). Not with
+    /// top-level `n3`/`n6` nor `cores.workers`. A loaded file holds its pairs here whichever form
+    /// it used. Absent: the short form's one pair. The generator runs one pair so far: a file
+    /// with more is checked, and refused when the run starts (docs/scale.md §2).
+    #[serde(default)]
+    #[schemars(extend("default" = []))]
+    pub pairs: Vec<Pair>,
     /// Resolving the UPF's MAC addresses: `retries` + 1 requests `timeout` apart, then the run
     /// stops (`N3: no ARP reply from 192.168.13.151 after 4 requests 1s apart; ...`).
     #[serde(default)]
@@ -77,6 +92,9 @@ pub struct System {
     /// `report.json` as `config.label`. Absent: the report's folder name.
     #[serde(default)]
     pub label: Option<String>,
+    /// How the file gave its ports, for the checks.
+    #[serde(skip)]
+    form: PairsForm,
 }
 
 fn default_reports() -> PathBuf {
@@ -106,8 +124,10 @@ pub struct Cores {
     /// The main lcore: control plane, live output, service plane; below 128.
     #[serde(default)]
     pub main: u32,
-    /// The worker lcores that run TX and RX: at least one, distinct, not the main lcore, below 128.
-    #[serde(default = "default_workers")]
+    /// The worker lcores that run TX and RX, in the short form of one pair: at least one,
+    /// distinct, not the main lcore, below 128. With `pairs`, each pair names its own, and a
+    /// loaded file holds here every pair's in order. Absent: `[1]`.
+    #[serde(default)]
     pub workers: Vec<u32>,
     /// The CPU an lcore runs on when it is not the CPU of its own number (EAL's `--lcores
     /// lcore@cpu`): `{2: 1}` runs lcore 2 on CPU 1, for more lcores than the machine has CPUs (two
@@ -117,15 +137,17 @@ pub struct Cores {
     pub cpus: BTreeMap<u32, u32>,
 }
 
-fn default_workers() -> Vec<u32> {
+/// The workers when the file names none.
+pub(crate) fn default_workers() -> Vec<u32> {
     vec![1]
 }
 
 impl Default for Cores {
+    /// As a file that leaves `cores` out reads, before its pairs are known (`workers` empty).
     fn default() -> Self {
         Cores {
             main: 0,
-            workers: default_workers(),
+            workers: Vec::new(),
             cpus: BTreeMap::new(),
         }
     }
@@ -286,11 +308,6 @@ pub(crate) fn default_descriptors() -> u16 {
 }
 
 impl<Peer> Port<Peer> {
-    /// Its RX and TX queues for the workers of `cores`: one each per worker.
-    pub fn queue_count(&self, cores: &Cores) -> u16 {
-        self.queues.unwrap_or(cores.workers.len() as u16)
-    }
-
     /// Our IPv4 address on the link (validation refuses any other).
     pub fn address_v4(&self) -> Result<Ipv4Prefix, NotIpv4> {
         self.address.v4().ok_or(NotIpv4(self.address.addr))
@@ -580,49 +597,54 @@ impl Check for Pfcp {
 }
 
 impl System {
-    /// Whether N3 and N6 are on one device, told apart by VLAN (`n6: {port: n3}`).
-    pub fn one_port(&self) -> bool {
-        self.n6.shares_device()
+    /// The port pairs, the short form's as one (`p0`).
+    pub fn pairs(&self) -> &[Pair] {
+        &self.pairs
     }
 
-    /// The shape of the frames of UE packets of `inner`'s family on these ports: N3's transport
-    /// family and each port's tags.
-    pub fn frame_shape(&self, inner: IpFamily) -> crate::frame::FrameShape {
-        crate::frame::FrameShape {
-            inner,
-            n3: self.n3.family(),
-            n3_tags: self.n3.vlan_tags().len(),
-            n6_tags: self.n6.vlan_tags().len(),
-        }
+    /// Pair `k` (a loaded file has at least one).
+    pub fn pair(&self, k: usize) -> &Pair {
+        &self.pairs[k]
+    }
+
+    /// Where pair `k`'s fields are in the file.
+    pub(crate) fn pair_place(&self, k: usize) -> PairPlace {
+        self.form.place(k, &self.pairs[k].name)
+    }
+
+    /// The cores, the pairs and the top-level ports as read, for the host's resolutions.
+    pub(crate) fn host_parts(&mut self) -> HostParts<'_, IpAddr> {
+        (
+            &mut self.cores,
+            &mut self.pairs,
+            [("n3", self.n3.as_mut()), ("n6", self.n6.as_mut())],
+        )
+    }
+
+    /// The UEs `0..ues` cut over the pairs by weight, a contiguous block each in order; `None`
+    /// when some pair would have no UE.
+    pub fn ue_blocks(&self, ues: u32) -> Option<Vec<std::ops::Range<u32>>> {
+        ue_blocks(&self.pairs, ues)
     }
 }
 
 impl Check for System {
     fn resolve(&mut self) {
-        resolve_one_port(&self.n3, &mut self.n6);
+        self.form = normalise(&mut self.pairs, &mut self.n3, &mut self.n6, &mut self.cores);
     }
 
     fn check(&self, issues: &mut Issues) {
         check_kind(self.kind, FileKind::System, issues);
-        let devices = [("n3", &self.n3.device), ("n6", &self.n6.device)];
-        check_eal(
-            &self.eal,
-            &devices[..if self.one_port() { 1 } else { 2 }],
-            issues,
-        );
-        check_one_port(Some(&self.n3), Some(&self.n6), issues);
-        check_vlans(&self.n3, "n3", issues);
-        check_vlans(&self.n6, "n6", issues);
-        check_cores(&self.cores, issues);
-        let (n3, n6) = (
-            self.n3.view("n3", Some(self.n3.peer)),
-            self.n6.view("n6", Some(self.n6.peer)),
-        );
-        check_port(&n3, issues);
-        check_port(&n6, issues);
-        check_port_pair(&n3, &n6, issues);
-        check_queues(&self.cores, &n3, issues);
-        check_queues(&self.cores, &n6, issues);
+        check_form(self.form, issues);
+        if self.pairs.is_empty() {
+            missing_ports(self.n3.is_some(), self.n6.is_some(), issues);
+        }
+        check_eal(&self.eal, &eal_devices(&self.pairs, self.form), issues);
+        check_cores(&self.cores, self.form.listed, issues);
+        check_pairs(&self.pairs, self.form, self.cores.main, issues);
+        for (k, pair) in self.pairs.iter().enumerate() {
+            check_pair_ports(pair, &self.pair_place(k), |p| Some(p.peer), issues);
+        }
         check_arp(&self.arp, issues);
         if let Some(pfcp) = &self.pfcp {
             pfcp.check(issues);
@@ -633,6 +655,26 @@ impl Check for System {
         if let Some(label) = &self.label {
             check_label(label, issues);
         }
+    }
+}
+
+/// A file's cores, pairs and top-level ports, as the host resolves them.
+pub(crate) type HostParts<'a, Peer> = (
+    &'a mut Cores,
+    &'a mut Vec<Pair<Peer>>,
+    [(&'static str, Option<&'a mut Port<Peer>>); 2],
+);
+
+/// A file with neither `pairs` nor both top-level ports.
+fn missing_ports(n3: bool, n6: bool, issues: &mut Issues) {
+    match (n3, n6) {
+        (false, false) => issues.add(
+            "pairs",
+            "at least one pair: give `pairs`, or the one pair's ports as top-level `n3` and `n6`",
+        ),
+        (false, true) => issues.add("n3", "missing field `n3`"),
+        (true, false) => issues.add("n6", "missing field `n6`"),
+        (true, true) => {}
     }
 }
 

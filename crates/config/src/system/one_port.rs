@@ -47,26 +47,22 @@ pub(crate) fn resolve_one_port<Peer>(n3: &Port<Peer>, n6: &mut Port<Peer>) {
     }
 }
 
-/// The ports' `device` and `port` fields: each port names a device or (N6) N3's port; in
-/// one-port mode N6 takes N3's settings and its VLAN tags differ from N3's.
+/// The ports' `device` and `port` fields of the pair at `prefix` (`pairs[1]`, or empty for the
+/// top-level ports): each port names a device or (N6) N3's port; in one-port mode N6 takes N3's
+/// settings and its VLAN tags differ from N3's.
 pub(crate) fn check_one_port<Peer>(
     n3: Option<&Port<Peer>>,
     n6: Option<&Port<Peer>>,
+    prefix: &str,
     issues: &mut Issues,
 ) {
-    for (name, port) in [("n3", n3), ("n6", n6)] {
-        if let Some(p) = port
-            && p.port.is_none()
-            && p.device.is_unset()
-        {
-            issues.add(join_key(name, "device"), "missing field `device`");
-        }
-    }
+    let at = |field: &str| join_key(prefix, field);
+    check_device_given(n3, n6, prefix, issues);
     if let Some(p) = n3
         && p.port.is_some()
     {
         issues.add(
-            "n3.port",
+            at("n3.port"),
             "one-port mode puts N6 on N3's device: write `port: n3` in n6, and a device here",
         );
     }
@@ -75,13 +71,13 @@ pub(crate) fn check_one_port<Peer>(
     };
     if n6.port == Some(PortName::N6) {
         issues.add(
-            "n6.port",
+            at("n6.port"),
             "N6 cannot be on its own device: write `port: n3`",
         );
         return;
     }
     let Some(n3) = n3 else {
-        issues.add("n6.port", "N6 on N3's device needs the n3 port");
+        issues.add(at("n6.port"), "N6 on N3's device needs the n3 port");
         return;
     };
     if n6.device.is_unset() {
@@ -89,14 +85,14 @@ pub(crate) fn check_one_port<Peer>(
     }
     if n6.device != n3.device {
         issues.add(
-            "n6.device",
+            at("n6.device"),
             "N6 is on N3's device (`port: n3`): give `device` or `port`, not both",
         );
     }
     let same = |field: &str, equal: bool, issues: &mut Issues| {
         if !equal {
             issues.add(
-                join_key("n6", field),
+                at(&join_key("n6", field)),
                 format!(
                     "N6 is on N3's device (`port: n3`), whose {field} it takes: leave it out, or \
                      set it in n3"
@@ -126,13 +122,33 @@ pub(crate) fn check_one_port<Peer>(
             "n6.port"
         };
         issues.add(
-            field,
+            at(field),
             format!(
                 "N3 and N6 on one port are told apart by their VLAN tags, and both are {}: give \
                  them different ids",
                 describe(n6.vlan_ids())
             ),
         );
+    }
+}
+
+/// Each port names a device, or (N6) N3's port.
+fn check_device_given<Peer>(
+    n3: Option<&Port<Peer>>,
+    n6: Option<&Port<Peer>>,
+    prefix: &str,
+    issues: &mut Issues,
+) {
+    for (name, port) in [("n3", n3), ("n6", n6)] {
+        if let Some(p) = port
+            && p.port.is_none()
+            && p.device.is_unset()
+        {
+            issues.add(
+                join_key(prefix, &join_key(name, "device")),
+                "missing field `device`",
+            );
+        }
     }
 }
 
@@ -160,6 +176,7 @@ mod tests {
     #[test]
     fn one_port_mode_gives_n6_the_device_and_settings_of_n3() {
         let s = crate::system_from_str(TRUNK, "s.yaml").expect("valid");
+        let s = s.pair(0);
         assert!(s.one_port());
         assert_eq!(s.n6.port, Some(PortName::N3));
         assert_eq!(s.n6.device, Device::Vdev("net_memif0".to_owned()));
@@ -194,6 +211,7 @@ mod tests {
             "s.yaml",
         )
         .expect("valid");
+        let s = s.pair(0);
         assert!(!s.one_port());
         assert_eq!(s.n6.vlan_tags(), VlanTags::Untagged);
         assert_eq!(s.n3.vlan_tags().len(), 4);
@@ -226,7 +244,7 @@ mod tests {
             "r.yaml",
         )
         .expect("valid");
-        let n6 = r.n6.expect("n6");
+        let n6 = &r.pair(0).n6;
         assert_eq!(n6.device, Device::Vdev("net_memif0".to_owned()));
         assert!(n6.shares_device());
     }

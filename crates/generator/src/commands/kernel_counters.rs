@@ -29,7 +29,7 @@ impl KernelCounters {
         let name =
             |p: &upfbench_config::Port| kernel_interface(p.device.name(), p.devargs.as_deref());
         KernelCounters {
-            names: [name(&system.n3), name(&system.n6)],
+            names: [name(&system.pair(0).n3), name(&system.pair(0).n6)],
         }
     }
 

@@ -41,9 +41,12 @@ pub(crate) fn wait_for_socket_servers(
     names: &[String; 2],
     stop: &dyn Fn() -> bool,
 ) -> Result<(), EarlyStop> {
-    for ((side, port), name) in [(Side::N3, &system.n3), (Side::N6, &system.n6)]
-        .into_iter()
-        .zip(names)
+    for ((side, port), name) in [
+        (Side::N3, &system.pair(0).n3),
+        (Side::N6, &system.pair(0).n6),
+    ]
+    .into_iter()
+    .zip(names)
     {
         let Some(socket) = socket_file(port.device.name(), port.devargs.as_deref())
             .filter(|s| s.role == SocketRole::Client)

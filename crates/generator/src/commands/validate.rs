@@ -174,10 +174,17 @@ fn system_summary(s: &System) -> String {
         Some(p) => format!("PFCP {} -> {}", p.local, p.peer),
         None => "no PFCP".to_owned(),
     };
-    format!(
-        "system: n3 {} {}, n6 {} {}, {}",
-        s.n3.device, s.n3.address, s.n6.device, s.n6.address, pfcp
-    )
+    let ports: Vec<String> = s
+        .pairs()
+        .iter()
+        .map(|p| {
+            format!(
+                "n3 {} {}, n6 {} {}",
+                p.n3.device, p.n3.address, p.n6.device, p.n6.address
+            )
+        })
+        .collect();
+    format!("system: {}, {pfcp}", ports.join(", "))
 }
 
 fn reflector_summary(r: &Reflector) -> String {
@@ -185,8 +192,8 @@ fn reflector_summary(r: &Reflector) -> String {
         ReflectMode::Upf => "reflector: upf".to_owned(),
         ReflectMode::Echo(port) => format!("reflector: echo on {port}"),
     }];
-    for (name, port) in [("n3", &r.n3), ("n6", &r.n6)] {
-        if let Some(p) = port {
+    for pair in r.pairs() {
+        for (name, p) in [("n3", &pair.n3), ("n6", &pair.n6)] {
             parts.push(format!("{name} {} {}", p.device, p.address));
         }
     }

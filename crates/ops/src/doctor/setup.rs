@@ -95,15 +95,18 @@ impl Setup {
     /// Of a system file, and of a profile to run on it.
     pub fn of_system(system: &System, profile: Option<&Profile>) -> Setup {
         let largest = profile.map(largest_packets);
-        let ports = [("n3", &system.n3), ("n6", &system.n6)]
-            .into_iter()
+        // Every pair's ports, N3 then N6.
+        let ports = system
+            .pairs()
+            .iter()
+            .flat_map(|pair| [("n3", &pair.n3), ("n6", &pair.n6)])
             .enumerate()
             .map(|(i, (name, p))| PortUse {
                 name,
                 device: p.device.clone(),
                 devargs: p.devargs.clone(),
                 mtu: p.mtu,
-                largest_packet: largest.map(|l| l[i]),
+                largest_packet: largest.map(|l| l[i % 2]),
             })
             .collect();
         Setup::new(&system.eal, &system.cores, ports)
@@ -111,16 +114,16 @@ impl Setup {
 
     /// Of a reflector file.
     pub(crate) fn of_reflector(reflector: &Reflector) -> Setup {
-        let ports = [("n3", &reflector.n3), ("n6", &reflector.n6)]
-            .into_iter()
-            .filter_map(|(name, p)| {
-                p.as_ref().map(|p| PortUse {
-                    name,
-                    device: p.device.clone(),
-                    devargs: p.devargs.clone(),
-                    mtu: None,
-                    largest_packet: None,
-                })
+        let ports = reflector
+            .pairs()
+            .iter()
+            .flat_map(|pair| [("n3", &pair.n3), ("n6", &pair.n6)])
+            .map(|(name, p)| PortUse {
+                name,
+                device: p.device.clone(),
+                devargs: p.devargs.clone(),
+                mtu: None,
+                largest_packet: None,
             })
             .collect();
         Setup::new(&reflector.eal, &reflector.cores, ports)

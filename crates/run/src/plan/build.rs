@@ -10,7 +10,7 @@ use std::net::IpAddr;
 use upfbench_net::{IpFamily, Qfi};
 use upfbench_stats::{Direction, LatencyConfig, PortName};
 
-use super::placement::{Share, WorkerPlan, place};
+use super::placement::{PairLcores, Share, WorkerPlan, place_pairs};
 use super::stream::{Schedule, Spread, StreamPlan, StreamQer};
 use super::ue::{TeidSequence, UeTable, UeV6, UplinkTeids};
 use upfbench_config::{self as config, Profile, System, TeidAllocation, TxMode, frame};
@@ -137,16 +137,18 @@ pub fn build(
     line_rate_bps: [Option<f64>; 2],
 ) -> Result<Plan, PlanError> {
     let s = &profile.sessions;
+    // The first pair's ports: the generator runs one pair so far (docs/scale.md §2).
+    let first = system.pair(0);
     let line = [
-        system.n3.speed.map(|b| b as f64).or(line_rate_bps[0]),
-        system.n6.speed.map(|b| b as f64).or(line_rate_bps[1]),
+        first.n3.speed.map(|b| b as f64).or(line_rate_bps[0]),
+        first.n6.speed.map(|b| b as f64).or(line_rate_bps[1]),
     ];
     let Streams {
         streams,
         flows,
         longest,
     } = stream_plans(system, profile, payload, line)?;
-    let workers = place(&streams, &system.cores.workers, profile.max_burst);
+    let workers = place_pairs(&streams, &pair_lcores(system, s.count), profile.max_burst);
     let churn = churn_step(system, profile, &streams, flows)?;
     Ok(Plan {
         ues: ue_table(s),
@@ -180,6 +182,23 @@ pub fn build(
             })
         }),
     })
+}
+
+/// Each pair's workers and its block of the `ues` UEs (cut by weight); one pair holding them all
+/// when they cannot be cut (fewer UEs than pairs: refused when the files are checked).
+fn pair_lcores(system: &System, ues: u32) -> Vec<PairLcores<'_>> {
+    match system.ue_blocks(ues) {
+        Some(blocks) => system
+            .pairs()
+            .iter()
+            .zip(blocks)
+            .map(|(pair, ues)| PairLcores {
+                lcores: &pair.workers,
+                ues,
+            })
+            .collect(),
+        None => vec![PairLcores::all(&system.pair(0).workers)],
+    }
 }
 
 /// The sessions' UEs, their addresses (IPv4, IPv6 prefixes, or both) and their TEIDs.
@@ -288,7 +307,7 @@ fn stream_plan(
     let container = direction == Direction::Uplink && s.pdu_session_container;
     let port_name = direction.sent_on();
     let port = port_name.index();
-    let shape = system.frame_shape(profile.stream_family(st));
+    let shape = system.pair(0).frame_shape(profile.stream_family(st));
     let p = usize::from(payload_len);
     let frame_len = match direction {
         Direction::Uplink => shape.n3_frame_len(p, container),
@@ -406,7 +425,7 @@ fn churn_step(
     } else {
         IpFamily::Ipv6
     };
-    plan.probe.shape = system.frame_shape(family);
+    plan.probe.shape = system.pair(0).frame_shape(family);
     if flow_base + u64::from(plan.count) > u64::from(u32::MAX) {
         return Err(PlanError::TooManyFlows(flow_base + u64::from(plan.count)));
     }

@@ -6,6 +6,12 @@
 //! sequence numbers in order, and each worker's share of the rate and of the packets is in
 //! proportion to the UEs it holds. The shares a worker sends on one port's queue split the
 //! profile's `max_burst` between them ([`super::allowance`]).
+//!
+//! With several port pairs ([`place_pairs`]), each pair holds a contiguous block of the UEs and
+//! its own workers: a stream's UEs in a pair's block are dealt out over that pair's workers only,
+//! so that every flow is sent (and received) by one pair and one worker (docs/scale.md §2).
+
+use std::ops::Range;
 
 use upfbench_stats::Direction;
 
@@ -42,7 +48,9 @@ impl Share {
 /// What one worker lcore does.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WorkerPlan {
-    /// Worker index: its queue on every port.
+    /// The port pair it serves (its place in the system file's `pairs`).
+    pub pair: u16,
+    /// Worker index within its pair: its queue on each of the pair's ports.
     pub index: u16,
     /// The lcore it runs on.
     pub lcore: u32,
@@ -56,52 +64,101 @@ pub(crate) fn dealt(n: u64, w: u64, workers: u64) -> u64 {
     if w >= n { 0 } else { (n - w).div_ceil(workers) }
 }
 
-/// Splits `total` packets over `n` UEs as evenly as possible (the first `total % n` UEs get one
-/// more) and returns the part of the UEs that fall on worker `w` of `workers`.
-pub(crate) fn packets_of_share(total: u64, n: u64, w: u64, workers: u64) -> u64 {
-    let base = total / n;
-    let extra = total % n;
-    base * dealt(n, w, workers) + dealt(extra, w, workers)
+/// Places `streams` on `lcores` (one worker each), each worker sending at most `max_burst`
+/// packets at once on each queue: one pair holding every UE.
+pub fn place(streams: &[StreamPlan], lcores: &[u32], max_burst: u32) -> Vec<WorkerPlan> {
+    place_pairs(streams, &[PairLcores::all(lcores)], max_burst)
 }
 
-/// Places `streams` on `lcores` (one worker each), each worker sending at most `max_burst`
-/// packets at once on each queue.
-pub fn place(streams: &[StreamPlan], lcores: &[u32], max_burst: u32) -> Vec<WorkerPlan> {
-    let workers = lcores.len() as u64;
-    let mut plans: Vec<WorkerPlan> = lcores
-        .iter()
-        .enumerate()
-        .map(|(i, &lcore)| WorkerPlan {
-            index: i as u16,
-            lcore,
-            shares: Vec::new(),
-        })
-        .collect();
+/// One port pair's workers and its block of the sessions' UEs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PairLcores<'a> {
+    /// The pair's worker lcores, worker `i` on its queue `i`.
+    pub lcores: &'a [u32],
+    /// The UEs (indices of the sessions) the pair sends for.
+    pub ues: Range<u32>,
+}
+
+impl<'a> PairLcores<'a> {
+    /// One pair that holds every UE.
+    pub fn all(lcores: &'a [u32]) -> Self {
+        PairLcores {
+            lcores,
+            ues: 0..u32::MAX,
+        }
+    }
+}
+
+/// Places `streams` on the workers of `pairs`, pair by pair in order: a stream's UEs in pair `k`'s
+/// block are dealt out over pair `k`'s workers (the block's UE `j` to its worker `j mod W`), each
+/// share's packets those of its UEs (the stream's first `total % n` UEs one more, wherever they
+/// fall), so that the shares of all pairs add up to the stream.
+pub fn place_pairs(
+    streams: &[StreamPlan],
+    pairs: &[PairLcores<'_>],
+    max_burst: u32,
+) -> Vec<WorkerPlan> {
+    let mut plans = Vec::new();
+    for (k, pair) in pairs.iter().enumerate() {
+        let first = plans.len();
+        plans.extend(
+            pair.lcores
+                .iter()
+                .enumerate()
+                .map(|(i, &lcore)| WorkerPlan {
+                    pair: k as u16,
+                    index: i as u16,
+                    lcore,
+                    shares: Vec::new(),
+                }),
+        );
+        place_block(streams, &pair.ues, &mut plans[first..], max_burst);
+    }
+    plans
+}
+
+/// The shares of `streams`' UEs in `block` on `plans`, one pair's workers.
+fn place_block(
+    streams: &[StreamPlan],
+    block: &Range<u32>,
+    plans: &mut [WorkerPlan],
+    max_burst: u32,
+) {
+    let workers = plans.len() as u64;
     // The direction of each worker's shares, in order: it says which queue they share.
     let mut directions: Vec<Vec<Direction>> = vec![Vec::new(); plans.len()];
     for s in streams {
         let n = u64::from(s.ue_count());
-        let sharing = workers.min(n);
+        // The block's UEs of the stream, as local indices `a..b` within the stream.
+        let a = u64::from(block.start.max(s.ues.start).saturating_sub(s.ues.start)).min(n);
+        let b = u64::from(block.end.min(s.ues.end).saturating_sub(s.ues.start)).min(n);
+        let here = b.saturating_sub(a);
+        let sharing = workers.min(here);
         for (w, plan) in plans.iter_mut().enumerate().take(sharing as usize) {
             let w = w as u64;
-            let count = dealt(n, w, sharing);
+            let count = dealt(here, w, sharing);
+            let packets = |total: u64| {
+                // Its UEs `a + w + i × sharing` get `total / n` each, and one more below `extra`.
+                let extra = (total % n).min(b);
+                (total / n) * count + dealt(extra.saturating_sub(a), w, sharing)
+            };
             let schedule = match s.schedule {
-                Schedule::Continuous { packets } => Schedule::Continuous {
-                    packets: packets_of_share(packets, n, w, sharing),
+                Schedule::Continuous { packets: p } => Schedule::Continuous {
+                    packets: packets(p),
                 },
                 Schedule::Bursts {
-                    packets,
+                    packets: p,
                     bursts,
                     gap_ns,
                 } => Schedule::Bursts {
-                    packets: packets_of_share(packets, n, w, sharing),
+                    packets: packets(p),
                     bursts,
                     gap_ns,
                 },
             };
             plan.shares.push(Share {
                 stream: s.id,
-                first: w as u32,
+                first: (a + w) as u32,
                 stride: sharing as u32,
                 count: count as u32,
                 rate_pps: s.rate_pps * count as f64 / n as f64,
@@ -123,7 +180,6 @@ pub fn place(streams: &[StreamPlan], lcores: &[u32], max_burst: u32) -> Vec<Work
             }
         }
     }
-    plans
 }
 
 #[cfg(test)]
@@ -168,6 +224,80 @@ mod tests {
     }
 
     #[test]
+    fn pairs_deal_their_blocks_ues_over_their_own_workers() {
+        // 10 UEs, 1003 packets: UEs 0, 1 and 2 send 101, the others 100. Pair 0 holds UEs 0..4
+        // on lcores 1 and 2, pair 1 UEs 4..10 on lcore 3.
+        let pairs = [
+            PairLcores {
+                lcores: &[1, 2],
+                ues: 0..4,
+            },
+            PairLcores {
+                lcores: &[3],
+                ues: 4..10,
+            },
+        ];
+        let plans = place_pairs(&[stream(0, 10, 1003)], &pairs, 32);
+        let at: Vec<(u16, u16, u32)> = plans.iter().map(|p| (p.pair, p.index, p.lcore)).collect();
+        assert_eq!(at, [(0, 0, 1), (0, 1, 2), (1, 0, 3)]);
+        let ues: Vec<Vec<u32>> = plans
+            .iter()
+            .map(|p| p.shares[0].local_ues().collect())
+            .collect();
+        assert_eq!(ues, [vec![0, 2], vec![1, 3], vec![4, 5, 6, 7, 8, 9]]);
+        let packets: Vec<u64> = plans.iter().map(|p| p.shares[0].schedule.total()).collect();
+        assert_eq!(packets, [202, 201, 600], "UEs 0 and 2, 1 and 3, 4 to 9");
+        let rates: Vec<f64> = plans.iter().map(|p| p.shares[0].rate_pps).collect();
+        assert_eq!(rates, [200.0, 200.0, 600.0]);
+    }
+
+    #[test]
+    fn the_pairs_shares_add_up_to_every_stream_and_hold_each_ue_once() {
+        for total in [0, 1, 7, 1003] {
+            for (first, count) in [(0, 1), (0, 10), (3, 5), (9, 1)] {
+                // Block ends: one pair, two, three.
+                for ends in [&[10][..], &[4, 10], &[1, 2, 10]] {
+                    let blocks: Vec<Range<u32>> = ends
+                        .iter()
+                        .scan(0, |start, &end| {
+                            let b = *start..end;
+                            *start = end;
+                            Some(b)
+                        })
+                        .collect();
+                    let mut s = stream(0, 0, total);
+                    s.ues = first..first + count;
+                    let lcores = [1, 2, 3];
+                    let pairs: Vec<PairLcores<'_>> = blocks
+                        .iter()
+                        .enumerate()
+                        .map(|(k, b)| PairLcores {
+                            lcores: &lcores[..=k.min(1)],
+                            ues: b.clone(),
+                        })
+                        .collect();
+                    let plans = place_pairs(&[s], &pairs, 32);
+                    let mut seen = vec![0; count as usize];
+                    let mut sum = 0;
+                    for p in &plans {
+                        for share in &p.shares {
+                            sum += share.schedule.total();
+                            for j in share.local_ues() {
+                                seen[j as usize] += 1;
+                                let ue = first + j;
+                                assert!(pairs[usize::from(p.pair)].ues.contains(&ue));
+                            }
+                        }
+                    }
+                    let case = format!("{total} packets, UEs {first}+{count}, {blocks:?}");
+                    assert_eq!(sum, total, "{case}");
+                    assert_eq!(seen, vec![1; count as usize], "{case}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn packets_and_rate_split_exactly() {
         let plans = place(&[stream(0, 10, 1003)], &[1, 2, 3], 32);
         let total: u64 = plans.iter().map(|p| p.shares[0].schedule.total()).sum();
@@ -209,11 +339,24 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn shares_add_up(total in 0u64..1_000_000, n in 1u64..5000, workers in 1u64..9) {
-            let sharing = workers.min(n);
-            let sum: u64 = (0..sharing).map(|w| packets_of_share(total, n, w, sharing)).sum();
+        fn shares_add_up(
+            total in 0u64..1_000_000,
+            n in 1u32..5000,
+            workers in 1u32..9,
+            cut in 0u32..5000,
+        ) {
+            // Two pairs: `workers` workers for UEs 0..cut, one for the rest.
+            let cut = cut.min(n);
+            let lcores: Vec<u32> = (1..=workers).collect();
+            let pairs = [
+                PairLcores { lcores: &lcores, ues: 0..cut },
+                PairLcores { lcores: &lcores[..1], ues: cut..n },
+            ];
+            let plans = place_pairs(&[stream(0, n, total)], &pairs, 32);
+            let shares = || plans.iter().flat_map(|p| &p.shares);
+            let sum: u64 = shares().map(|s| s.schedule.total()).sum();
             proptest::prop_assert_eq!(sum, total);
-            let ues: u64 = (0..sharing).map(|w| dealt(n, w, sharing)).sum();
+            let ues: u32 = shares().map(|s| s.count).sum();
             proptest::prop_assert_eq!(ues, n);
         }
     }

@@ -92,7 +92,41 @@ fn flow_plans(s: &Sessions) -> (Vec<FlowPlan>, Vec<QerRule>) {
     (flows, qers)
 }
 
-/// The session of each UE, in UE order, sharing one template; CP SEID `i + 1` for UE `i`.
+/// `template` for each pair of `system`: its gNB address (its N3 address) and the UPF's N3
+/// address on its link.
+fn pair_templates(system: &System, template: &SessionTemplate) -> Vec<Arc<SessionTemplate>> {
+    system
+        .pairs()
+        .iter()
+        .map(|pair| {
+            Arc::new(SessionTemplate {
+                upf_n3_address: pair.n3.peer,
+                gnb_n3_address: pair.n3.address.addr,
+                ..template.clone()
+            })
+        })
+        .collect()
+}
+
+/// Where each pair's block of the `traffic` UEs ends, the last pair's at `u32::MAX` (the UEs
+/// after the traffic's, churn's, are its); one pair's only when they cannot be cut.
+fn pair_ends(system: &System, traffic: u32) -> Vec<u32> {
+    let mut ends: Vec<u32> = system
+        .ue_blocks(traffic)
+        .map(|blocks| blocks.iter().map(|b| b.end).collect())
+        .unwrap_or_default();
+    match ends.last_mut() {
+        Some(last) => *last = u32::MAX,
+        None => ends.push(u32::MAX),
+    }
+    ends
+}
+
+/// The session of each UE, in UE order, sharing its pair's template; CP SEID `i + 1` for UE `i`.
+/// The profile's UEs are cut over the system's pairs by weight ([`System::ue_blocks`]), the UEs
+/// after them (churn's) go with the last pair; each pair's template carries its gNB address (its
+/// N3 address: the downlink FAR's Outer Header Creation) and its N3 peer (the uplink F-TEID's
+/// address when the CP chooses TEIDs).
 pub fn session_plans(
     system: &System,
     profile: &Profile,
@@ -126,11 +160,11 @@ pub fn session_plans(
     });
     let sdf = s.uplink_sdf_filter.as_deref().map(SdfFilter::flow);
     let (flows, qers) = flow_plans(s);
-    let template = Arc::new(SessionTemplate {
+    let template = SessionTemplate {
         node_id: NodeId::Ipv4(cp),
         cp_address: cp.into(),
-        upf_n3_address: system.n3.peer,
-        gnb_n3_address: system.n3.address.addr,
+        upf_n3_address: system.pair(0).n3.peer,
+        gnb_n3_address: system.pair(0).n3.address.addr,
         network_instance,
         dnn,
         uplink_qfi: s.qfi.filter(|_| s.uplink_pdr_qfi),
@@ -140,11 +174,14 @@ pub fn session_plans(
         urr,
         flows,
         qers,
-    });
+    };
+    let templates = pair_templates(system, &template);
+    let ends = pair_ends(system, s.count.min(ues.count));
+    let pair_of = |i: u32| ends.iter().position(|&end| i < end).unwrap_or(0);
     Ok((0..ues.count)
         .map(|i| {
             UeSessionPlan::new(
-                Arc::clone(&template),
+                Arc::clone(&templates[pair_of(i)]),
                 UeSession {
                     cp_seid: Seid(u64::from(i) + 1),
                     ue_address: ues.address(i),
@@ -209,6 +246,62 @@ mod tests {
                 r
             })
             .collect()
+    }
+
+    /// Two pairs, weights 1 and 3: the first quarter of the UEs is pair a's, the rest pair b's;
+    /// each session's downlink FAR sends to its pair's gNB (its N3 address) and its uplink F-TEID
+    /// is its pair's N3 peer.
+    #[test]
+    fn each_ue_takes_its_pairs_gnb_and_n3_peer() {
+        let system = upfbench_config::system_from_str(
+            "pairs:\n\
+             - {name: a, workers: [1], \
+             n3: {device: net_null0, address: 192.168.13.131/24, peer: 192.168.13.151}, \
+             n6: {device: net_null1, address: 192.168.16.152/24, peer: 192.168.16.151}}\n\
+             - {name: b, workers: [2], weight: 3, \
+             n3: {device: net_null2, address: 192.168.23.131/24, peer: 192.168.23.151}, \
+             n6: {device: net_null3, address: 192.168.26.152/24, peer: 192.168.26.151}}\n\
+             pfcp: {local: 192.168.14.111, peer: 192.168.14.151}\n",
+            "s.yaml",
+        )
+        .unwrap();
+        let profile = upfbench_config::profile_from_str(
+            "name: p\nsessions: {count: 8}\nstreams: [{name: ul, direction: uplink, rate: \
+             1kpps, payload: 100}]\nduration: 1s\n",
+            "p.yaml",
+        )
+        .unwrap();
+        let plan = crate::plan::build(&system, &profile, None, [None, None]).unwrap();
+        let plans = session_plans(&system, &profile, &plan.ues).unwrap();
+        let seen: Vec<(String, String)> = plans
+            .iter()
+            .map(|p| {
+                let r = p.establishment_request();
+                let gnb = r
+                    .create_fars
+                    .iter()
+                    .find_map(|f| f.forwarding_parameters.as_ref()?.outer_header_creation)
+                    .and_then(|o| o.ipv4)
+                    .expect("a downlink FAR with Outer Header Creation");
+                let upf = r
+                    .create_pdrs
+                    .iter()
+                    .find_map(|pdr| match pdr.pdi.local_f_teid {
+                        Some(upfbench_pfcp::ie::Fteid::Assigned { ipv4, .. }) => ipv4,
+                        _ => None,
+                    })
+                    .expect("an uplink F-TEID chosen by the CP");
+                (gnb.to_string(), upf.to_string())
+            })
+            .collect();
+        let a = ("192.168.13.131".to_owned(), "192.168.13.151".to_owned());
+        let b = ("192.168.23.131".to_owned(), "192.168.23.151".to_owned());
+        let mut want = vec![a; 2];
+        want.extend(vec![b; 6]);
+        assert_eq!(seen, want);
+        // One template per pair, shared by its UEs.
+        assert!(Arc::ptr_eq(&plans[2].template, &plans[7].template));
+        assert!(!Arc::ptr_eq(&plans[1].template, &plans[2].template));
     }
 
     /// A Create PDR without a Network Instance crashes UPG-VPP v2.0.0 (SIGSEGV in

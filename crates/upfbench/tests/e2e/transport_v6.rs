@@ -32,7 +32,7 @@ fn memif_v6_ipv6_ues_over_ipv6_n3_and_n6_every_packet_both_ways() {
         (s, r)
     });
     let (system, _) = config::load_run(&bed.system, &bed.profile).expect("checked");
-    assert!(system.n3.address.addr.is_ipv6() && system.n6.address.addr.is_ipv6());
+    assert!(system.pair(0).n3.address.addr.is_ipv6() && system.pair(0).n6.address.addr.is_ipv6());
     let mut reflector = bed.reflector();
     let mut generator = bed.generator();
     let status = generator.wait(Duration::from_secs(60));
@@ -108,8 +108,8 @@ fn mixed(case: &str, n3_v4: bool, profile: &str, streams: usize) {
         }
     });
     let (system, _) = config::load_run(&bed.system, &bed.profile).expect("checked");
-    assert_eq!(system.n3.address.addr.is_ipv4(), n3_v4);
-    assert_eq!(system.n6.address.addr.is_ipv6(), n3_v4);
+    assert_eq!(system.pair(0).n3.address.addr.is_ipv4(), n3_v4);
+    assert_eq!(system.pair(0).n6.address.addr.is_ipv6(), n3_v4);
     let mut reflector = bed.reflector();
     let mut generator = bed.generator();
     let status = generator.wait(Duration::from_secs(60));

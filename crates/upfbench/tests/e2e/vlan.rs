@@ -34,7 +34,10 @@ fn memif_vlan_one_port_every_packet_back_tags_counted() {
         (s, r)
     });
     let (system, _) = config::load_run(&bed.system, &bed.profile).expect("checked");
-    assert!(system.one_port(), "the shipped file is one-port mode");
+    assert!(
+        system.pair(0).one_port(),
+        "the shipped file is one-port mode"
+    );
     every_packet_back(&bed, "vlan", [UPLINK_L2, DOWNLINK_L2]);
 }
 
@@ -56,9 +59,12 @@ fn memif_vlan_two_ports_qinq_every_packet_back_tags_counted() {
         (s, r)
     });
     let (system, _) = config::load_run(&bed.system, &bed.profile).expect("checked");
-    assert!(!system.one_port());
+    assert!(!system.pair(0).one_port());
     assert_eq!(
-        (system.n3.vlan_tags().len(), system.n6.vlan_tags().len()),
+        (
+            system.pair(0).n3.vlan_tags().len(),
+            system.pair(0).n6.vlan_tags().len()
+        ),
         (8, 4)
     );
     every_packet_back(&bed, "vlan2", [UPLINK_L2 + 4, DOWNLINK_L2]);

@@ -315,20 +315,24 @@ fn refused(r: Refusal) -> Problem {
     }
 }
 
-/// The system's one pair as the API describes it (`p0`).
+/// The system's pairs as the API describes them (the short form's as `p0`).
 fn pairs(system: &System) -> Vec<PairInfo> {
     let port = |p: &upfbench_config::Port| PortInfo {
         device: p.device.to_string(),
         address: format!("{}/{}", p.address.addr, p.address.len),
         peer: p.peer.to_string(),
     };
-    vec![PairInfo {
-        name: "p0".to_owned(),
-        weight: 1,
-        workers: system.cores.workers.clone(),
-        n3: port(&system.n3),
-        n6: port(&system.n6),
-    }]
+    system
+        .pairs()
+        .iter()
+        .map(|pair| PairInfo {
+            name: pair.name.clone(),
+            weight: pair.weight(),
+            workers: pair.workers.clone(),
+            n3: port(&pair.n3),
+            n6: port(&pair.n6),
+        })
+        .collect()
 }
 
 fn unix_ns() -> u64 {

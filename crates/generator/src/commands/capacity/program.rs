@@ -74,7 +74,7 @@ impl<'p> CapacityProgram<'p> {
             plan: None,
             batches: Vec::new(),
             refusal: None,
-            vlans: PortVlans::of_ports(&system.n3, &system.n6),
+            vlans: PortVlans::of_ports(&system.pair(0).n3, &system.pair(0).n6),
         }
     }
 

@@ -116,11 +116,11 @@ pub(super) fn up<T>(
     run: impl FnOnce(&Bed<'_, '_>) -> Result<T>,
 ) -> Result<Up<T>> {
     let began = Began::now();
-    let settings = devices::device_settings(&system.n3, &system.n6, &system.cores);
-    let mut devices = devices::open(eal, names, system.one_port())?;
+    let settings = devices::device_settings(system.pair(0));
+    let mut devices = devices::open(eal, names, system.pair(0).one_port())?;
     let interfaces = [
-        interface(&devices[0], &system.n3)?,
-        interface(n6_of(&devices), &system.n6)?,
+        interface(&devices[0], &system.pair(0).n3)?,
+        interface(n6_of(&devices), &system.pair(0).n6)?,
     ];
     let pools = devices::pools(eal, &settings)?;
     let service_pool = service_pool(eal)?;
@@ -145,7 +145,7 @@ pub(super) fn up<T>(
         rx_spread,
         interfaces,
         vlans,
-        peers: [system.n3.peer, system.n6.peer],
+        peers: [system.pair(0).n3.peer, system.pair(0).n6.peer],
         links,
         service_pool,
         notes,
@@ -206,7 +206,7 @@ fn device_configs(
     system: &System,
     notes: &mut Notes,
 ) -> Result<(PortVlans, Vec<PortConfig>)> {
-    let plan = devices::vlan_plan(devices, &system.n3, &system.n6)?;
+    let plan = devices::vlan_plan(devices, &system.pair(0).n3, &system.pair(0).n6)?;
     note_vlans(&plan, notes);
     let configs = devices::configs(devices, settings, &plan.device_offloads)?;
     Ok((plan.vlans, configs))

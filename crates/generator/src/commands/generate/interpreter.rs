@@ -123,7 +123,10 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
     ) -> Self {
         let system = bed.setup.system;
         let mut next_hop = [MacAddr([0; 6]); 2];
-        for (i, p) in [&system.n3, &system.n6].into_iter().enumerate() {
+        for (i, p) in [&system.pair(0).n3, &system.pair(0).n6]
+            .into_iter()
+            .enumerate()
+        {
             if let Some(mac) = p.peer_mac {
                 next_hop[i] = mac;
             }
@@ -422,8 +425,8 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 },
                 next_hop_mac: self.next_hop,
                 v6: Endpoints6::of_ports(
-                    (bed.setup.system.n3.address.addr, bed.peers[0]),
-                    bed.setup.system.n6.address.addr,
+                    (bed.setup.system.pair(0).n3.address.addr, bed.peers[0]),
+                    bed.setup.system.pair(0).n6.address.addr,
                 ),
                 tags: bed.vlans.tags,
             },
@@ -742,10 +745,13 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
 /// Says which peers are asked for and how: ARP for IPv4 ones, Neighbor Discovery for IPv6
 /// ones (those whose MAC the system file gives are not asked for).
 fn announce_resolution(system: &upfbench_config::System) {
-    let unknown: Vec<_> = [(Side::N3, &system.n3), (Side::N6, &system.n6)]
-        .into_iter()
-        .filter(|(_, p)| p.peer_mac.is_none())
-        .collect();
+    let unknown: Vec<_> = [
+        (Side::N3, &system.pair(0).n3),
+        (Side::N6, &system.pair(0).n6),
+    ]
+    .into_iter()
+    .filter(|(_, p)| p.peer_mac.is_none())
+    .collect();
     let asked: Vec<String> = unknown
         .iter()
         .map(|(s, p)| format!("{} {}", s.name(), p.peer))
@@ -774,15 +780,21 @@ fn announce_resolution(system: &upfbench_config::System) {
 /// the ports' VLAN tags on what it sends and expects.
 fn resolving_service<'p>(bed: &Testbed<'_, 'p>) -> ServicePlane<'p> {
     let system = bed.setup.system;
-    let known: Vec<_> = [(Side::N3, &system.n3), (Side::N6, &system.n6)]
-        .into_iter()
-        .filter_map(|(s, p)| Some((s, bed.peers[s.index()], p.peer_mac?)))
-        .collect();
+    let known: Vec<_> = [
+        (Side::N3, &system.pair(0).n3),
+        (Side::N6, &system.pair(0).n6),
+    ]
+    .into_iter()
+    .filter_map(|(s, p)| Some((s, bed.peers[s.index()], p.peer_mac?)))
+    .collect();
     let mut s = ServicePlane::new(bed.interfaces, bed.service_pool, bed.dpdk_hz, &[])
         .with_vlan(Side::N3, bed.vlans.tags[0])
         .with_vlan(Side::N6, bed.vlans.tags[1])
         .with_one_port(bed.vlans.one_port);
-    for (side, p) in [(Side::N3, &system.n3), (Side::N6, &system.n6)] {
+    for (side, p) in [
+        (Side::N3, &system.pair(0).n3),
+        (Side::N6, &system.pair(0).n6),
+    ] {
         // An IPv6 port asks for its peer by a Neighbor Solicitation from its own address.
         if let (_, Some(v6)) = port_interfaces(MacAddr::default(), p.address.addr, p.address.len) {
             s = s.with_ipv6(side, v6);

@@ -189,17 +189,23 @@ fn check_mode(mode: Mode<'_>, no_pfcp: bool, system: &System, profile: &Profile)
 /// EAL's arguments for the system's ports (their socket folders made), its file prefix, and
 /// the ports' names.
 fn eal_setup(system: &System) -> Result<(Vec<String>, String, [String; 2])> {
-    for p in [&system.n3, &system.n6] {
+    if system.pairs().len() > 1 {
+        bail!(
+            "{} port pairs: the generator drives one pair so far (docs/scale.md §2)",
+            system.pairs().len()
+        );
+    }
+    for p in [&system.pair(0).n3, &system.pair(0).n6] {
         make_socket_dir(&p.device, p.devargs.as_deref())?;
     }
     let devices = [
         PortDevice {
-            device: &system.n3.device,
-            args: system.n3.devargs.as_deref(),
+            device: &system.pair(0).n3.device,
+            args: system.pair(0).n3.devargs.as_deref(),
         },
         PortDevice {
-            device: &system.n6.device,
-            args: system.n6.devargs.as_deref(),
+            device: &system.pair(0).n6.device,
+            args: system.pair(0).n6.devargs.as_deref(),
         },
     ];
     let prefix = system

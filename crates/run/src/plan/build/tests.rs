@@ -146,3 +146,39 @@ fn every_shipped_profile_plans_on_the_memif_system() {
         assert_eq!(flows, p.flows, "{name}");
     }
 }
+
+/// Two pairs of weight 1 and 3 over 8 UEs: pair a's workers send for UEs 0 and 1, pair b's one
+/// worker for UEs 2 to 7, each worker on its queue within its pair; the packets add up.
+#[test]
+fn each_pair_s_workers_send_for_its_block_of_the_ues() {
+    let system = "pairs:\n\
+        - {name: a, workers: [1, 2], \
+        n3: {device: net_null0, address: 192.168.13.131/24, peer: 192.168.13.151}, \
+        n6: {device: net_null1, address: 192.168.16.152/24, peer: 192.168.16.151}}\n\
+        - {name: b, workers: [3], weight: 3, \
+        n3: {device: net_null2, address: 192.168.23.131/24, peer: 192.168.23.151}, \
+        n6: {device: net_null3, address: 192.168.26.152/24, peer: 192.168.26.151}}\n";
+    let profile = "name: p\nsessions: {count: 8}\nduration: 1s\n\
+        streams: [{name: ul, direction: uplink, rate: 8kpps, payload: 100}]\n";
+    let (system, profile) =
+        config::run_from_str(system, "s.yaml", profile, "p.yaml").expect("valid");
+    let p = build(&system, &profile, None, [None, None]).expect("plan");
+    let at: Vec<(u16, u16, u32)> = p
+        .workers
+        .iter()
+        .map(|w| (w.pair, w.index, w.lcore))
+        .collect();
+    assert_eq!(at, [(0, 0, 1), (0, 1, 2), (1, 0, 3)]);
+    let ues: Vec<Vec<u32>> = p
+        .workers
+        .iter()
+        .map(|w| w.shares[0].local_ues().collect())
+        .collect();
+    assert_eq!(ues, [vec![0], vec![1], vec![2, 3, 4, 5, 6, 7]]);
+    let packets: Vec<u64> = p
+        .workers
+        .iter()
+        .map(|w| w.shares[0].schedule.total())
+        .collect();
+    assert_eq!(packets, [1000, 1000, 6000]);
+}

@@ -90,17 +90,17 @@ fn a_trial_shares_its_load_as_the_profile_does_and_the_mix_weighs_the_frames() {
     assert!((l1 - l2 - 0.16).abs() < 1e-9);
     // On tagged ports (N3 in QinQ, N6 on one VLAN) every frame weighs its tags too.
     let mut tagged = system.clone();
-    tagged.n3.vlan = Some(config::Vlan {
+    tagged.pairs[0].n3.vlan = Some(config::Vlan {
         id: 13,
         pcp: 5,
         offload: None,
     });
-    tagged.n3.qinq = Some(config::Vlan {
+    tagged.pairs[0].n3.qinq = Some(config::Vlan {
         id: 100,
         pcp: 0,
         offload: None,
     });
-    tagged.n6.vlan = Some(config::Vlan {
+    tagged.pairs[0].n6.vlan = Some(config::Vlan {
         id: 16,
         pcp: 0,
         offload: None,
