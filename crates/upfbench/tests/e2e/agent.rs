@@ -86,27 +86,34 @@ fn json_of(body: &str) -> Value {
     serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"))
 }
 
+/// `upfbench agent` on `m`'s system file listening on `listen`, with `extra` arguments; started.
+fn spawn_agent(m: &Memif, name: &str, listen: &str, extra: &[&str]) -> Process {
+    let mut args = vec![
+        UPFBENCH,
+        "agent",
+        m.system.to_str().expect("utf-8"),
+        "--listen",
+        listen,
+    ];
+    args.extend_from_slice(extra);
+    Process::spawn(name, &m.scratch, None, &args, Some(&m.gen_prefix))
+}
+
 /// The agent of `m`'s system file on `port`, with the token, ready to take runs.
 pub(crate) fn agent(m: &Memif, port: u16) -> Process {
     let token = m.scratch.write("token", TOKEN);
     let reports = m.reports();
     let listen = format!("127.0.0.1:{port}");
-    let mut p = Process::spawn(
+    let mut p = spawn_agent(
+        m,
         "agent",
-        &m.scratch,
-        None,
+        &listen,
         &[
-            UPFBENCH,
-            "agent",
-            m.system.to_str().expect("utf-8"),
-            "--listen",
-            &listen,
             "--token-file",
             token.to_str().expect("utf-8"),
             "--reports",
             reports.to_str().expect("utf-8"),
         ],
-        Some(&m.gen_prefix),
     );
     p.wait_until(Duration::from_secs(30), |out, _| {
         out.contains("agent: serving the API")
@@ -344,19 +351,7 @@ fn agent_refuses_an_open_door_before_it_takes_the_ports() {
     let m = Memif::new("agent-door", "{}", &profile(1, 1, "0s"));
     let port = free_port().to_string();
     let open = format!("0.0.0.0:{port}");
-    let mut p = Process::spawn(
-        "agent",
-        &m.scratch,
-        None,
-        &[
-            UPFBENCH,
-            "agent",
-            m.system.to_str().expect("utf-8"),
-            "--listen",
-            &open,
-        ],
-        Some(&m.gen_prefix),
-    );
+    let mut p = spawn_agent(&m, "agent", &open, &[]);
     assert!(!p.wait(Duration::from_secs(10)).success());
     assert!(
         p.stderr()
@@ -365,21 +360,8 @@ fn agent_refuses_an_open_door_before_it_takes_the_ports() {
         p.logs()
     );
     let short = m.scratch.write("short", "0123456789");
-    let mut p = Process::spawn(
-        "agent-short",
-        &m.scratch,
-        None,
-        &[
-            UPFBENCH,
-            "agent",
-            m.system.to_str().expect("utf-8"),
-            "--listen",
-            &open,
-            "--token-file",
-            short.to_str().expect("utf-8"),
-        ],
-        Some(&m.gen_prefix),
-    );
+    let short = short.to_str().expect("utf-8");
+    let mut p = spawn_agent(&m, "agent-short", &open, &["--token-file", short]);
     assert!(!p.wait(Duration::from_secs(10)).success());
     assert!(
         p.stderr().contains("a token needs 32 or more"),

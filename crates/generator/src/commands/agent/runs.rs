@@ -154,12 +154,8 @@ impl Runs {
 
     /// The run's state, with its last second's figures while it runs (404 if unknown).
     pub(crate) fn state(&self, id: &str) -> Result<RunState, Problem> {
-        let t = self.table();
-        let e = t
-            .entries
-            .iter()
-            .find(|e| e.ticket.id == id)
-            .ok_or_else(|| unknown(id))?;
+        let mut t = self.table();
+        let e = find_mut(&mut t, id)?;
         let live = (!ended(e.phase)).then(|| e.ticket.live.last()).flatten();
         Ok(RunState {
             id: id.to_owned(),
@@ -178,12 +174,8 @@ impl Runs {
     /// Where `file` of the run's report is: 404 for an unknown run, 409 before its report is
     /// written (or when it failed without one).
     pub(crate) fn report(&self, id: &str, file: ReportFile) -> Result<PathBuf, Problem> {
-        let t = self.table();
-        let e = t
-            .entries
-            .iter()
-            .find(|e| e.ticket.id == id)
-            .ok_or_else(|| unknown(id))?;
+        let mut t = self.table();
+        let e = find_mut(&mut t, id)?;
         match &e.folder {
             Some(folder) => Ok(Path::new(folder).join(file.name())),
             None if ended(e.phase) => Err(Problem::new(

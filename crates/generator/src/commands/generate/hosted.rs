@@ -12,7 +12,7 @@ use upfbench_dpdk::{Eal, TscAnchor};
 
 use super::bed::{self, Bed, Began, Up};
 use super::session::{self, Ended};
-use super::{Mode, Setup, check_mode, eal_setup, multiply};
+use super::{Mode, Setup, check_mode, check_search_options, eal_setup, multiply, payloads_of};
 use crate::commands::kernel_counters::KernelCounters;
 use crate::commands::live::LiveBoard;
 use crate::commands::peers::{EarlyStop, wait_for_socket_servers};
@@ -79,15 +79,12 @@ pub(crate) fn checked_profile(
     let (system, profile) =
         config::sweep_from_str(system_text, system_name, profile_text, "profile", payloads)
             .map_err(invalid)?;
-    if matches!(asked.mode, Mode::Search(_))
-        && (asked.multiplier.is_some() || asked.duration.is_some())
-    {
-        return Err(Refusal::Mode(
-            "a multiplier and a duration are for run, sweep and capacity: a search chooses its \
-             loads, and its trials' durations are its `search` section's"
-                .to_owned(),
-        ));
-    }
+    check_search_options(
+        asked.mode,
+        asked.multiplier.is_some() || asked.duration.is_some(),
+        "a multiplier and a duration",
+    )
+    .map_err(|e| Refusal::Mode(e.to_string()))?;
     let profile = match asked.duration {
         Some(d) => config::overrides::with_duration(&profile, d).map_err(invalid)?,
         None => profile,
@@ -98,17 +95,6 @@ pub(crate) fn checked_profile(
     }
     check_mode(asked.mode, false, &system, &profile).map_err(|e| Refusal::Mode(e.to_string()))?;
     Ok((system, profile))
-}
-
-/// Each step's payload: the sweep's (the profile's, or the asked ones, already in it), or
-/// the streams' own for a single step.
-fn payloads_of(mode: Mode<'_>, profile: &Profile) -> Vec<Option<u16>> {
-    match mode {
-        Mode::Sweep(_) | Mode::Search(_) => {
-            profile.sweep.payloads.iter().copied().map(Some).collect()
-        }
-        Mode::Run | Mode::Capacity => vec![None],
-    }
 }
 
 /// Starts EAL on `system`'s ports, brings the testbed up, and calls `serve` with it; takes it

@@ -16,6 +16,7 @@ mod marks;
 mod multiply;
 pub(crate) mod n4;
 pub(crate) mod program;
+mod resolution;
 mod session;
 pub(crate) mod step;
 mod upf_watch;
@@ -67,17 +68,13 @@ pub fn run(args: &RunArgs, mode: Mode<'_>) -> Result<()> {
     let interrupts = Interrupts::install().context("installing the signal handlers")?;
     // The TSC's frequency is measured from here on, against the kernel's clock.
     let first_anchor = TscAnchor::now();
-    if matches!(mode, Mode::Search(_)) && (args.multiplier.is_some() || args.duration.is_some()) {
-        bail!(
-            "-m/--multiplier and -d/--duration are for run, sweep and capacity: a search \
-             chooses its loads, and its trials' durations are its `search` section's"
-        );
-    }
+    check_search_options(
+        mode,
+        args.multiplier.is_some() || args.duration.is_some(),
+        "-m/--multiplier and -d/--duration",
+    )?;
     let (system, profile) = load_files(args, sweep.flatten())?;
-    let payloads: Vec<Option<u16>> = match sweep {
-        Some(_) => profile.sweep.payloads.iter().copied().map(Some).collect(),
-        None => vec![None],
-    };
+    let payloads = payloads_of(mode, &profile);
     if let Some(m) = &args.multiplier {
         multiply::check(&system, &profile, m, &payloads)?;
     }
@@ -142,6 +139,28 @@ fn load_files(args: &RunArgs, payloads: Option<&[u16]>) -> Result<(System, Profi
         None => profile,
     };
     Ok((system, profile))
+}
+
+/// Refuses a search given a multiplier or a duration (`given`, as the asker calls them).
+fn check_search_options(mode: Mode<'_>, given: bool, names: &str) -> Result<()> {
+    if matches!(mode, Mode::Search(_)) && given {
+        bail!(
+            "{names} are for run, sweep and capacity: a search chooses its loads, and its \
+             trials' durations are its `search` section's"
+        );
+    }
+    Ok(())
+}
+
+/// Each step's payload: the sweep's (the profile's, or the asked ones, already in it), or
+/// the streams' own for a single step.
+fn payloads_of(mode: Mode<'_>, profile: &Profile) -> Vec<Option<u16>> {
+    match mode {
+        Mode::Sweep(_) | Mode::Search(_) => {
+            profile.sweep.payloads.iter().copied().map(Some).collect()
+        }
+        Mode::Run | Mode::Capacity => vec![None],
+    }
 }
 
 /// What `mode` cannot measure: handovers or a gate outside `run`, churn in a search or a climb
