@@ -19,4 +19,4 @@ pub mod merge;
 pub mod segments;
 pub mod trial;
 
-// pub use coordinator::{Action, Coordinator};
+pub use coordinator::{Action, Coordinator};

@@ -1,1 +1,1 @@
-//! TODO
+//! Trials.
