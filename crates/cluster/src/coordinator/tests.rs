@@ -326,3 +326,31 @@ fn a_search_s_trials_give_each_agent_its_share_of_the_load() {
     assert!(starts[2].2 > starts[0].2 + 6 * S);
     assert!(!finished(&sim).incomplete());
 }
+
+#[test]
+fn a_cluster_file_gives_the_settings() {
+    let cluster = upfbench_config::cluster_from_str(
+        "agents:\n  - {name: gnb-a, url: \"http://127.0.0.1:9801\"}\n  - {name: gnb-b, url: \
+         \"http://127.0.0.1:9802\", weight: 2}\npfcp: {local: 127.0.0.1, peer: 127.0.0.2}\n\
+         agent_timeout: 5s\n",
+        "c.yaml",
+    )
+    .unwrap();
+    let s = Settings::of(&cluster, LatencyConfig::default(), Duration::from_secs(2));
+    assert_eq!(s.weights(), [1, 2]);
+    assert_eq!(s.agents[1].name, "gnb-b");
+    assert_eq!(
+        (
+            s.start_lead,
+            s.agent_timeout,
+            s.poll_interval,
+            s.step_overrun
+        ),
+        (
+            Duration::from_millis(200),
+            Duration::from_secs(5),
+            Duration::from_secs(1),
+            Duration::from_secs(2)
+        )
+    );
+}

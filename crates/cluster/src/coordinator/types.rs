@@ -6,6 +6,7 @@ use std::time::Duration;
 use upfbench_api::v1::{
     Armed, At, Clock, Segment, SegmentSummary, Status, StepRequest, StepResult,
 };
+use upfbench_config::Cluster;
 use upfbench_stats::LatencyConfig;
 
 use crate::clock::Estimate;
@@ -36,6 +37,34 @@ pub struct Settings {
     pub poll_interval: Duration,
     /// The profile's latency configuration, every agent's.
     pub latency: LatencyConfig,
+}
+
+impl Settings {
+    /// The settings a cluster file gives, for a profile of latency configuration `latency`
+    /// whose steps may take `step_overrun` past their warm-up and duration (settle, drain); the
+    /// status is read each second.
+    pub fn of(cluster: &Cluster, latency: LatencyConfig, step_overrun: Duration) -> Settings {
+        Settings {
+            agents: cluster
+                .agents
+                .iter()
+                .map(|a| AgentSpec {
+                    name: a.name.clone(),
+                    weight: a.weight,
+                })
+                .collect(),
+            start_lead: cluster.start_lead,
+            agent_timeout: cluster.agent_timeout,
+            step_overrun,
+            poll_interval: Duration::from_secs(1),
+            latency,
+        }
+    }
+
+    /// The agents' weights, in order, for [`cut`](crate::segments::cut).
+    pub fn weights(&self) -> Vec<u32> {
+        self.agents.iter().map(|a| a.weight).collect()
+    }
 }
 
 /// A call to an agent's API (docs/scale.md §4 "Endpoints (v1)").
