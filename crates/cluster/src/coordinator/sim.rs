@@ -25,8 +25,10 @@ pub(super) struct Scripted {
     pub name: String,
     /// Its clock − the coordinator's.
     pub offset_ns: i64,
-    /// Each way.
+    /// Each way (the way back `back_ns` when given).
     pub one_way_ns: u64,
+    /// The way back, when not `one_way_ns`.
+    pub back_ns: Option<u64>,
     /// From this coordinator time on, connections are refused.
     pub dies_at: Option<u64>,
     /// From this coordinator time on, it answers nothing.
@@ -49,6 +51,7 @@ impl Scripted {
             name: name.to_owned(),
             offset_ns: 0,
             one_way_ns: 100_000,
+            back_ns: None,
             dies_at: None,
             silent_from: None,
             result_delay_ns: 0,
@@ -145,7 +148,7 @@ impl Scripted {
     /// Its answer to `request` arriving at coordinator time `at`, if it answers.
     fn answer(&mut self, sent: u64, request: &Request) -> Option<(u64, Result<Answer, Failure>)> {
         let at = sent + self.one_way_ns;
-        let back = at + self.one_way_ns;
+        let back = at + self.back_ns.unwrap_or(self.one_way_ns);
         if self.dies_at.is_some_and(|d| at >= d) {
             return Some((at, Err(Failure::Refused)));
         }

@@ -1,5 +1,7 @@
 use std::time::Duration;
 
+use proptest::prelude::*;
+
 use upfbench_api::v1::{Segment, StepRequest};
 use upfbench_stats::{Direction, LatencyConfig};
 
@@ -353,4 +355,55 @@ fn a_cluster_file_gives_the_settings() {
             Duration::from_secs(2)
         )
     );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Whatever the agents' clocks and delays, each is given T in its own clock: the moment
+    /// its clock reads the time it was given is T to within half its round trip (exactly T
+    /// when its calls take as long each way), and the step merges every agent.
+    #[test]
+    fn every_agent_starts_at_t_within_half_its_round_trip(
+        agents in prop::collection::vec(
+            (-20_000i64..20_000, 10u64..5_000, prop::option::of(10u64..5_000)),
+            1..=3,
+        ),
+    ) {
+        let scripted: Vec<Scripted> = agents
+            .iter()
+            .enumerate()
+            .map(|(i, &(offset_ms, out_us, back_us))| {
+                let mut a = Scripted::new(&format!("a{i}"));
+                a.offset_ns = offset_ms * MS as i64;
+                a.one_way_ns = out_us * 1_000;
+                a.back_ns = back_us.map(|b| b * 1_000);
+                a
+            })
+            .collect();
+        let weights = vec![1; scripted.len()];
+        let mut sim = sim(scripted, &weights, vec![step(1, 1.0), Event::Finish]);
+        sim.run(T0 + 60 * S);
+        let starts = times(&sim, false);
+        prop_assert_eq!(starts.len(), agents.len());
+        let t = done(&sim)[0].start_ns.unwrap();
+        let rtt_max = agents
+            .iter()
+            .map(|&(_, out, back)| (out + back.unwrap_or(out)) * 1_000)
+            .max()
+            .unwrap();
+        prop_assert!(t >= starts.iter().map(|s| s.0).max().unwrap() + (200 * MS).max(4 * rtt_max));
+        for &(_, agent, at) in &starts {
+            let (offset_ms, out, back) = agents[agent];
+            let rtt = (out + back.unwrap_or(out)) * 1_000;
+            // When the agent's clock reads `at`, on the coordinator's clock.
+            let real = at.saturating_add_signed(-(offset_ms * MS as i64));
+            prop_assert!(real.abs_diff(t) <= rtt / 2, "agent {}: {} vs {}", agent, real, t);
+            if back.is_none() {
+                prop_assert_eq!(real, t);
+            }
+        }
+        prop_assert_eq!(done(&sim)[0].counted, (agents.len(), agents.len()));
+        prop_assert!(!finished(&sim).incomplete());
+    }
 }
