@@ -37,6 +37,8 @@ pub(super) struct Scripted {
     pub result_delay_ns: u64,
     /// It answers nothing from its first arming on.
     pub silent_when_armed: bool,
+    /// It answers a stop with this error status (409: not running it).
+    pub stop_status: Option<u16>,
     /// It answers its segment with this error status.
     pub load_status: Option<u16>,
     ues: u32,
@@ -56,6 +58,7 @@ impl Scripted {
             silent_from: None,
             result_delay_ns: 0,
             silent_when_armed: false,
+            stop_status: None,
             load_status: None,
             ues: 0,
             step: None,
@@ -192,6 +195,10 @@ impl Scripted {
                 Answer::Accepted
             }
             Request::Stop { at, .. } => {
+                if let Some(code) = self.stop_status {
+                    let why = "no step is running".to_owned();
+                    return Some((back, Err(Failure::Status(code, why))));
+                }
                 self.stop_at = Some(at.at_unix_ns);
                 Answer::Accepted
             }

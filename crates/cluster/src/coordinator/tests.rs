@@ -222,6 +222,23 @@ fn an_agent_that_dies_mid_step_is_lost_and_the_others_stop_at_one_time() {
 }
 
 #[test]
+fn a_stop_refused_as_out_of_place_is_no_loss() {
+    let mut a = Scripted::new("gnb-a");
+    a.stop_status = Some(409);
+    let mut b = Scripted::new("gnb-b");
+    b.dies_at = Some(T0 + 2_500 * MS);
+    let mut sim = sim(vec![a, b], &[1, 1], vec![step(1, 1.0), Event::Finish]);
+    sim.run(T0 + 60 * S);
+    let end = finished(&sim);
+    assert_eq!(end.lost.len(), 1);
+    assert_eq!(end.lost[0].agent, "gnb-b");
+    // a ran its whole step (the stop did not reach it) and is counted.
+    let o = done(&sim)[0];
+    assert_eq!(o.counted, (1, 2));
+    assert_eq!(sent(o), 15_000);
+}
+
+#[test]
 fn a_slow_agent_is_lost_and_its_late_result_is_kept_apart() {
     let a = Scripted::new("gnb-a");
     let mut b = Scripted::new("gnb-b");
