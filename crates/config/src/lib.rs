@@ -86,6 +86,8 @@ pub enum Config {
     Profile(Profile),
     /// A reflector file.
     Reflector(Reflector),
+    /// A cluster file (a coordinator's agents).
+    Cluster(Cluster),
 }
 
 impl Config {
@@ -95,6 +97,7 @@ impl Config {
             Config::System(_) => FileKind::System,
             Config::Profile(_) => FileKind::Profile,
             Config::Reflector(_) => FileKind::Reflector,
+            Config::Cluster(_) => FileKind::Cluster,
         }
     }
 }
@@ -323,21 +326,7 @@ pub fn any_from_str(text: &str, name: &str) -> Result<Config, ConfigError> {
         Some(FileKind::System) => system_from_str(text, name).map(Config::System),
         Some(FileKind::Profile) => profile_from_str(text, name).map(Config::Profile),
         Some(FileKind::Reflector) => reflector_from_str(text, name).map(Config::Reflector),
-        // `Config` has no cluster variant yet (its users match it whole: `validate` learns
-        // cluster files with `run --cluster`): a cluster file's problems are reported, and a
-        // sound one is named for what it is.
-        Some(FileKind::Cluster) => {
-            cluster_from_str(text, name)?;
-            Err(ConfigError::invalid(vec![Diagnostic {
-                file: name.to_owned(),
-                line: 1,
-                column: 1,
-                field: String::new(),
-                message: "a cluster file, checked: no problem found; it is read by `run \
-                          --cluster` (load_cluster), not as a file of the other kinds"
-                    .to_owned(),
-            }]))
-        }
+        Some(FileKind::Cluster) => cluster_from_str(text, name).map(Config::Cluster),
         None => {
             // Not YAML: report the syntax error; YAML of no single kind: say how to tell.
             source::source_map(text, name)?;
