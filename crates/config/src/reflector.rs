@@ -58,8 +58,9 @@ pub struct Reflector {
     /// `n6` here, no `weight`): a frame that comes in on one pair leaves by the same pair. Not with
     /// top-level `n3`/`n6` nor `cores.workers`. A loaded file holds its pairs here whichever form
     /// it used (the short form's as pair `p0`, its `n3` and `n6` then empty). Absent: the short
-    /// form's one pair. The reflector serves one pair so far: a file with more is checked, and
-    /// refused when it starts (docs/scale.md §2).
+    /// form's one pair. Each worker serves one pair; a downlink leaves by its pair's N3 toward the
+    /// session's gNB, and one whose gNB that N3 does not reach (off its subnet, no N3 `peer`) is
+    /// dropped as `no_route`.
     #[serde(default)]
     #[schemars(extend("default" = []))]
     pub pairs: Vec<ReflectorPair>,
