@@ -52,6 +52,10 @@
 //!   ways round, every stream whole; on `net_pcap` ports, tshark reads
 //!   the G-PDUs' outer IPv6 addresses, N6's IPv6 source, the Neighbor Solicitations for each
 //!   peer and the reflector's Neighbor Advertisement answering one.
+//! - the reflector with two N3/N6 pairs (the shipped memif-pairs-reflector.yaml), a
+//!   single-pair generator on each at once (the test the SMF of both): every packet back on
+//!   its own pair, each pair's counts its generator's; a session whose gNB is off its pair's
+//!   N3 subnet counted `no_route`.
 //!
 //! They need root. Each process busy-polls one core and the machine may have two, so the cases
 //! run one at a time ([`harness::serial`]), the generator's worker on lcore 1 and the
@@ -81,6 +85,7 @@ mod metrics;
 mod overrides;
 mod python_client;
 mod qos;
+mod reflect_pairs;
 mod search;
 mod sweep;
 mod timeline;
