@@ -1,0 +1,110 @@
+//! The driver's loop (docs/scale.md §3): what the [`Coordinator`] asks is done, each call on a
+//! task of its own so that a slow agent holds up no other, its answer handed back with the
+//! time; the coordinator is woken at its [`poll_timeout`](Coordinator::poll_timeout) (calls past
+//! `agent_timeout`, the running step's status each second). When it is ready, the next step is
+//! asked of the caller; a lost agent is told to the caller at once (the live line,
+//! events.jsonl's `agent_lost`).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use upfbench_api::v1::{StepRequest, StepResult};
+use upfbench_cluster::Coordinator;
+use upfbench_cluster::coordinator::{Action, Answer, Event, Failure, Finished, Lost, StepOutcome};
+use upfbench_remote::Client;
+
+use crate::call::{make, now_ns};
+
+/// The exit status of a run that lost an agent (docs/operations.md "Exit statuses").
+pub const EXIT_INCOMPLETE: i32 = 3;
+
+/// What came of a run over agents.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Driven {
+    /// Every step's outcome, in order.
+    pub steps: Vec<StepOutcome>,
+    /// Results of lost agents that came after all: (the agent's index, its result), kept apart
+    /// from the totals.
+    pub late: Vec<(usize, StepResult)>,
+    /// The run's end: the steps done, every agent lost, the clocks.
+    pub finished: Finished,
+}
+
+impl Driven {
+    /// 0, or [`EXIT_INCOMPLETE`] when an agent was lost.
+    pub fn exit_status(&self) -> i32 {
+        if self.finished.incomplete() {
+            EXIT_INCOMPLETE
+        } else {
+            0
+        }
+    }
+}
+
+type Reply = (usize, u64, Result<Answer, Failure>);
+
+/// Runs `coordinator` against `clients` (agent `i` is `clients[i]`, each bounded by its own
+/// timeout, `agent_timeout`): `next_step` is asked for each step, given the outcomes so far
+/// (`None`: the run ends), and `lost` is told every agent lost as it is.
+pub async fn drive(
+    mut coordinator: Coordinator,
+    clients: Vec<Client>,
+    mut next_step: impl FnMut(&[StepOutcome]) -> Option<StepRequest>,
+    mut lost: impl FnMut(&Lost),
+) -> Driven {
+    let clients: Vec<Arc<Client>> = clients.into_iter().map(Arc::new).collect();
+    let (tx, mut rx) = mpsc::unbounded_channel::<Reply>();
+    let mut steps = Vec::new();
+    let mut late = Vec::new();
+    loop {
+        while let Some(action) = coordinator.poll_action() {
+            match action {
+                Action::Call(call) => {
+                    let client = Arc::clone(&clients[call.agent]);
+                    let tx = tx.clone();
+                    tokio::spawn(async move {
+                        let answer = make(&client, call.request).await;
+                        // The run may be over: nobody waits for this answer then.
+                        let _ = tx.send((call.agent, call.id, answer));
+                    });
+                }
+                Action::Ready => {
+                    let event = next_step(&steps).map_or(Event::Finish, Event::Step);
+                    coordinator.handle(now_ns(), event);
+                }
+                Action::Lost(l) => lost(&l),
+                Action::StepDone(outcome) => steps.push(*outcome),
+                Action::LateResult { agent, result } => late.push((agent, *result)),
+                Action::Finished(finished) => {
+                    return Driven {
+                        steps,
+                        late,
+                        finished,
+                    };
+                }
+            }
+        }
+        let wait = coordinator
+            .poll_timeout()
+            .map(|t| Duration::from_nanos(t.saturating_sub(now_ns())));
+        tokio::select! {
+            Some((agent, id, answer)) = rx.recv() => {
+                let event = match answer {
+                    Ok(answer) => Event::Answer { agent, id, answer },
+                    Err(failure) => Event::Failed { agent, id, failure },
+                };
+                coordinator.handle(now_ns(), event);
+            }
+            () = sleep(wait) => coordinator.handle_timeout(now_ns()),
+        }
+    }
+}
+
+/// Sleeps `wait`, or for ever when `None` (an answer wakes the loop then).
+async fn sleep(wait: Option<Duration>) {
+    match wait {
+        Some(d) => tokio::time::sleep(d).await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,15 @@
+//! The coordinator's driver (docs/scale.md §3 "Agents and a coordinator", §8 step 9): the
+//! sans-IO [`Coordinator`](upfbench_cluster::Coordinator) of `crates/cluster` put on sockets.
+//! Every call it asks for is made with `crates/remote`'s typed client on a task of its own,
+//! bounded by the cluster file's `agent_timeout`; the answers and the time go back to it, and it
+//! is woken at its `poll_timeout`. No DPDK: the coordinator runs on any box.
+//!
+//! - [`call`]: one call to an agent, its answer or its failure as the coordinator takes them.
+//! - [`drive`]: the loop, the steps given when the coordinator is ready, and what came of them.
+
+#![forbid(unsafe_code)]
+
+pub mod call;
+pub mod drive;
+
+pub use drive::{Driven, EXIT_INCOMPLETE, drive};
