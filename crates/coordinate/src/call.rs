@@ -50,11 +50,7 @@ pub async fn make(client: &Client, request: Request) -> Result<Answer, Failure> 
             .await
             .map(|()| Answer::Accepted)
             .map_err(failure),
-        Request::Status => client
-            .status()
-            .await
-            .map(Answer::Status)
-            .map_err(failure),
+        Request::Status => client.status().await.map(Answer::Status).map_err(failure),
         Request::Result { step } => client
             .step_result(step)
             .await
