@@ -181,6 +181,19 @@ pub enum Event {
         /// What was seen, and what the run does.
         detail: String,
     },
+    /// An agent of a run over agents was lost (docs/scale.md §3 "Failures"): the others are
+    /// stopped at one time and the run ends after the step.
+    #[serde(rename = "cluster:agent_lost")]
+    AgentLost {
+        /// Its name.
+        agent: String,
+        /// The step under way (from 1), if any.
+        step: Option<u32>,
+        /// When, in seconds since the run started.
+        t_s: f64,
+        /// Why: "no answer for 3 s", "connection refused", "answered 503: ...".
+        reason: String,
+    },
 }
 
 impl Event {
@@ -196,6 +209,7 @@ impl Event {
             Event::Arp { .. } => "arp:next_hop",
             Event::Warning { .. } => "report:warning",
             Event::Upf { .. } => "upf:fault",
+            Event::AgentLost { .. } => "cluster:agent_lost",
         }
     }
 }
@@ -440,6 +454,18 @@ mod tests {
                     },
                 ),
                 r#"{"t_s":4.0,"unix_ms":5000,"name":"upf:fault","data":{"what":"heartbeat_lost","detail":"no answer"}}"#,
+            ),
+            (
+                line(
+                    3.5,
+                    Event::AgentLost {
+                        agent: "gnb-b".into(),
+                        step: Some(2),
+                        t_s: 3.4,
+                        reason: "no answer for 3 s".into(),
+                    },
+                ),
+                r#"{"t_s":3.5,"unix_ms":4500,"name":"cluster:agent_lost","data":{"agent":"gnb-b","step":2,"t_s":3.4,"reason":"no answer for 3 s"}}"#,
             ),
         ];
         for (l, json) in cases {

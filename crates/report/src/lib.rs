@@ -1,5 +1,6 @@
 //! The report: its model (serde, versioned JSON) and its renderings (table, CSV).
 
+mod agents;
 mod capacity;
 mod churn;
 mod clock;
@@ -29,6 +30,7 @@ mod table;
 mod time;
 mod upf_faults;
 
+pub use agents::{AgentEnd, AgentSection, AgentStep, Incomplete, LostAgent, StepCount};
 pub use capacity::{CapacityBatch, CapacityRefusal, CapacityReport};
 pub use churn::{
     Activation, Baseline, ChurnReport, ChurnSecond, ChurnSession, DirectionLoss, ProcedureFigures,

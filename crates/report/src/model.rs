@@ -67,6 +67,12 @@ pub struct Report {
     /// The command line's `-m/--multiplier` and the rates it came to, when it had one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub multiplier: Option<super::MultiplierReport>,
+    /// Each agent of a run over agents (`run --cluster`), in the cluster file's order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agents: Vec<super::AgentSection>,
+    /// What a run over agents leaves out when it lost one (the exit status is 3 then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<super::Incomplete>,
 }
 
 /// What the PFCP client saw: how fast the UPF took the sessions, how often it had to be asked
@@ -600,6 +606,8 @@ impl Report {
             search: None,
             capacity: None,
             multiplier: None,
+            agents: Vec::new(),
+            incomplete: None,
         }
     }
 

@@ -600,6 +600,7 @@ pub fn render_table(report: &Report) -> String {
         comparison_table(&mut out, report);
         upf_faults_section(&mut out, report);
     }
+    super::agents::agents_section(&mut out, &report.agents);
     if let Some(c) = &report.control {
         control_section(&mut out, c);
     }
@@ -690,9 +691,10 @@ fn warnings(report: &Report) -> Vec<String> {
             .collect::<Vec<_>>()
     };
     report
-        .warnings
+        .incomplete
         .iter()
-        .cloned()
+        .map(super::Incomplete::warning)
+        .chain(report.warnings.iter().cloned())
         .chain(step_warnings)
         .collect()
 }
