@@ -6,10 +6,12 @@
 //!
 //! - [`call`]: one call to an agent, its answer or its failure as the coordinator takes them.
 //! - [`drive`]: the loop, the steps given when the coordinator is ready, and what came of them.
+//! - [`sections`]: the report's `agents` and `incomplete`, events.jsonl's `cluster:agent_lost`.
 
 #![forbid(unsafe_code)]
 
 pub mod call;
 pub mod drive;
+pub mod sections;
 
 pub use drive::{Driven, EXIT_INCOMPLETE, drive};

@@ -13,8 +13,11 @@ use upfbench_cluster::Coordinator;
 use upfbench_cluster::coordinator::{AgentSpec, Lost, Settings};
 use upfbench_cluster::segments::{RunSegments, TeidSource, cut};
 use upfbench_coordinate::call::now_ns;
+use upfbench_coordinate::sections::{agent_sections, incomplete, lost_event};
 use upfbench_coordinate::{Driven, EXIT_INCOMPLETE, drive};
 use upfbench_remote::Client;
+use upfbench_report::AgentEnd;
+use upfbench_report::events::Event;
 use upfbench_stats::{Direction, LatencyConfig, LatencyRecorder};
 
 use fake::{Fake, Served, sample_ns, serve, wait_ms};
@@ -161,6 +164,24 @@ async fn merged_over(names: &[&str], weights: &[u32], per_ue: &[u64]) {
         );
     }
     assert!(driven.finished.clocks.iter().all(Option::is_some));
+    assert_eq!(incomplete(&driven), None);
+    let urls: Vec<(String, String)> = names
+        .iter()
+        .zip(&served)
+        .map(|(n, s)| ((*n).to_owned(), s.url.clone()))
+        .collect();
+    let sections = agent_sections(&driven, &urls);
+    for ((section, segment), &p) in sections.iter().zip(&segments).zip(per_ue) {
+        assert_eq!(section.state, AgentEnd::Counted);
+        assert!(section.clock_offset_us.is_some() && section.rtt_us.is_some());
+        let steps: Vec<(u32, bool, u64, u64)> = section
+            .steps
+            .iter()
+            .map(|s| (s.step, s.counted, s.figures[0].sent, s.figures[0].lost))
+            .collect();
+        let sent = u64::from(segment.ues.count) * p;
+        assert_eq!(steps, [(1, true, sent, 1), (2, true, sent, 1)]);
+    }
 }
 
 #[tokio::test]
@@ -226,6 +247,39 @@ async fn an_agent_that_dies_mid_step_is_lost_by_name_and_the_others_kept() {
             r
         })
     );
+    assert_eq!(
+        serde_json::to_value(lost_event(&told[0])).unwrap()["data"]["agent"],
+        "gnb-b"
+    );
+    assert!(matches!(
+        lost_event(&told[0]),
+        Event::AgentLost { step: Some(1), .. }
+    ));
+    let inc = incomplete(&driven).unwrap();
+    assert_eq!(inc.lost[0].agent, "gnb-b");
+    assert_eq!(inc.steps[0].agents_counted, "2 of 3");
+    let urls: Vec<(String, String)> = names
+        .iter()
+        .zip(&served)
+        .map(|(n, s)| ((*n).to_owned(), s.url.clone()))
+        .collect();
+    let sections = agent_sections(&driven, &urls);
+    let states: Vec<(AgentEnd, usize)> =
+        sections.iter().map(|s| (s.state, s.steps.len())).collect();
+    assert_eq!(
+        states,
+        [
+            (AgentEnd::Counted, 1),
+            (AgentEnd::Lost, 0),
+            (AgentEnd::Counted, 1)
+        ]
+    );
+    let own: u64 = sections
+        .iter()
+        .flat_map(|s| &s.steps)
+        .map(|s| s.figures[0].sent)
+        .sum();
+    assert_eq!(own, kept);
     println!(
         "lost {} at step {:?}, t = {:.2} s: {}; {} of {} counted, {kept} packets kept",
         told[0].agent,
