@@ -4,6 +4,8 @@
 //! bounded by the cluster file's `agent_timeout`; the answers and the time go back to it, and it
 //! is woken at its `poll_timeout`. No DPDK: the coordinator runs on any box.
 //!
+//! - [`setup`]: the agents (the cluster file's or `--agents`), their clients and `GET /v1`,
+//!   their segments.
 //! - [`call`]: one call to an agent, its answer or its failure as the coordinator takes them.
 //! - [`drive`]: the loop, the steps given when the coordinator is ready, and what came of them.
 //! - [`sections`]: the report's `agents` and `incomplete`, events.jsonl's `cluster:agent_lost`.
@@ -13,5 +15,6 @@
 pub mod call;
 pub mod drive;
 pub mod sections;
+pub mod setup;
 
 pub use drive::{Driven, EXIT_INCOMPLETE, drive};

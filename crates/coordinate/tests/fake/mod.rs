@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use tokio::sync::oneshot;
 use upfbench_api::v1::{
-    AgentInfo, AgentState, Armed, At, DirectionFigures, Health, LatencyHistogram, PairResult,
-    RunId, RunRequest, RunState, Segment, SegmentSummary, Status, StepRequest, StepResult,
-    StreamFigures,
+    AgentInfo, AgentState, Armed, At, DirectionFigures, Health, LatencyHistogram, PairInfo,
+    PairResult, PortInfo, RunId, RunRequest, RunState, Segment, SegmentSummary, Status,
+    StepRequest, StepResult, StreamFigures,
 };
 use upfbench_api::{Problem, ProblemKind};
 use upfbench_cluster::merge::settings;
@@ -142,7 +142,28 @@ impl Agent for Fake {
         Ok(String::new())
     }
     fn info(&self) -> Answer<AgentInfo> {
-        Err(not_here())
+        // Agent i's N3 is 10.3.0.(i+1), named by the per_ue it was given.
+        Ok(AgentInfo {
+            name: self.name.clone(),
+            version: "0.1.0".to_owned(),
+            api_version: 1,
+            tsc_hz: 2e9,
+            pairs: vec![PairInfo {
+                name: "p0".to_owned(),
+                weight: 1,
+                workers: vec![1],
+                n3: PortInfo {
+                    device: "net_memif0".to_owned(),
+                    address: format!("10.3.0.{}/24", self.per_ue),
+                    peer: "10.3.0.254".to_owned(),
+                },
+                n6: PortInfo {
+                    device: "net_memif1".to_owned(),
+                    address: "10.6.0.1/24".to_owned(),
+                    peer: "10.6.0.254".to_owned(),
+                },
+            }],
+        })
     }
     fn load_segment(&self, segment: Segment) -> Answer<SegmentSummary> {
         let mut s = self.state.lock().unwrap();
