@@ -280,7 +280,7 @@ pub(crate) fn service_plane<'p>(
 }
 
 /// The statistics' flows: each stream's UEs, one after the other.
-fn stream_specs(plan: &Plan) -> Vec<StreamSpec> {
+pub(crate) fn stream_specs(plan: &Plan) -> Vec<StreamSpec> {
     plan.streams
         .iter()
         .flat_map(|s| {

@@ -130,3 +130,6 @@ fn add_stats(a: PortStats, b: PortStats) -> PortStats {
         rx_queues,
     }
 }
+
+#[cfg(test)]
+mod tests;
