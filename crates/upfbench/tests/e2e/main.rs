@@ -52,6 +52,8 @@
 //!   ways round, every stream whole; on `net_pcap` ports, tshark reads
 //!   the G-PDUs' outer IPv6 addresses, N6's IPv6 source, the Neighbor Solicitations for each
 //!   peer and the reflector's Neighbor Advertisement answering one.
+//! - two N3/N6 port pairs on both sides (the shipped memif-pairs pair): every packet back, each
+//!   pair's section holding its UEs' share, the totals the sum of the pairs'.
 //!
 //! They need root. Each process busy-polls one core and the machine may have two, so the cases
 //! run one at a time ([`harness::serial`]), the generator's worker on lcore 1 and the
@@ -79,6 +81,7 @@ mod memif;
 mod memif_interrupts;
 mod metrics;
 mod overrides;
+mod pairs;
 mod python_client;
 mod qos;
 mod search;
