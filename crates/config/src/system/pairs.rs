@@ -31,7 +31,7 @@ use crate::issues::Issues;
 #[schemars(rename = "Pair")]
 #[serde(deny_unknown_fields)]
 pub struct Pair<Peer = IpAddr> {
-    /// The pair's name in reports, live lines and `/metrics` (`pair="a"`): letters, digits, `-`
+    /// The pair's name in reports (each step's `pairs`): letters, digits, `-`
     /// and `_`, at most 16 characters, each pair its own. Absent: `p0`, `p1`, ... by its place
     /// in the list.
     #[serde(default)]
