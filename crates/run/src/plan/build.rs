@@ -345,43 +345,13 @@ fn stream_plan(
     let s = &profile.sessions;
     let payload_len = payload.unwrap_or(st.payload);
     let container = direction == Direction::Uplink && s.pdu_session_container;
-    let port_name = direction.sent_on();
-    let port = port_name.index();
-    let p = usize::from(payload_len);
-    // The stream's rate on each pair's ports, each with its own frames and line rates.
-    let mut rates = Vec::new();
-    for (pair, line) in system.pairs().iter().zip(line) {
-        let shape = pair.frame_shape(profile.stream_family(st));
-        let frame_len = match direction {
-            Direction::Uplink => shape.n3_frame_len(p, container),
-            Direction::Downlink => shape.n6_frame_len(p),
-        };
-        let rate = profile
-            .stream_pps(
-                st,
-                direction == Direction::Uplink,
-                frame_len,
-                shape.inner_ip_len(p),
-                line[port],
-            )
-            .ok_or_else(|| PlanError::NoLineRate {
-                stream: st.name.clone(),
-                rate: st.rate.to_string(),
-                port: port_name,
-            })?;
-        rates.push((pair.name.as_str(), shape, rate));
-    }
-    let (first_pair, shape, rate_pps) = rates[0];
-    if let Some(&(other, _, other_pps)) = rates.iter().find(|r| r.2 != rate_pps) {
-        return Err(PlanError::PairRates {
-            stream: st.name.clone(),
-            rate: st.rate.to_string(),
-            first: first_pair.to_owned(),
-            first_pps: rate_pps,
-            other: other.to_owned(),
-            other_pps,
-        });
-    }
+    let (shape, rate_pps) = pairs_rate(
+        system,
+        profile,
+        st,
+        (direction, container, payload_len),
+        line,
+    )?;
     let (first, count) = st.ues.bounds(s.count);
     // A QER is per session: a `%mbr` rate is each UE's share of its own flow's MBR, so the
     // stream, spread over `count` UEs, sends `count` times it.
@@ -421,6 +391,55 @@ fn stream_plan(
             }),
     };
     Ok((plan, length))
+}
+
+/// The frame shape of stream `st` in `direction` (its G-PDUs with a PDU Session Container or
+/// not, of `payload` bytes) on the first pair and its rate (packets/s), worked out on each
+/// pair's ports with their frame shapes and `line` rates: the same on every pair, or refused.
+fn pairs_rate(
+    system: &System,
+    profile: &Profile,
+    st: &config::Stream,
+    (direction, container, payload): (Direction, bool, u16),
+    line: &[[Option<f64>; 2]],
+) -> Result<(frame::FrameShape, f64), PlanError> {
+    let port_name = direction.sent_on();
+    let port = port_name.index();
+    let p = usize::from(payload);
+    let mut rates = Vec::new();
+    for (pair, line) in system.pairs().iter().zip(line) {
+        let shape = pair.frame_shape(profile.stream_family(st));
+        let frame_len = match direction {
+            Direction::Uplink => shape.n3_frame_len(p, container),
+            Direction::Downlink => shape.n6_frame_len(p),
+        };
+        let rate = profile
+            .stream_pps(
+                st,
+                direction == Direction::Uplink,
+                frame_len,
+                shape.inner_ip_len(p),
+                line[port],
+            )
+            .ok_or_else(|| PlanError::NoLineRate {
+                stream: st.name.clone(),
+                rate: st.rate.to_string(),
+                port: port_name,
+            })?;
+        rates.push((pair.name.as_str(), shape, rate));
+    }
+    let (first, shape, rate_pps) = rates[0];
+    if let Some(&(other, _, other_pps)) = rates.iter().find(|r| r.2 != rate_pps) {
+        return Err(PlanError::PairRates {
+            stream: st.name.clone(),
+            rate: st.rate.to_string(),
+            first: first.to_owned(),
+            first_pps: rate_pps,
+            other: other.to_owned(),
+            other_pps,
+        });
+    }
+    Ok((shape, rate_pps))
 }
 
 /// What a stream at `rate_pps` sends in the profile's transmit mode, and for how long.

@@ -116,38 +116,12 @@ fn run_recorded(
     let mut program = program(setup, search_cases, &steps)?;
     let mut machine = Lifecycle::new(program.first_timing(), setup.pfcp);
     let teids = uplink_teids(&plans[0]);
-    // The UPF's chosen uplink F-TEID address is checked against the N3 peer when every pair
-    // has the same one.
-    let upf_n3 = bed.pairs[0].peers[0];
-    let upf_n3 = bed
-        .pairs
-        .iter()
-        .all(|p| p.peers[0] == upf_n3)
-        .then_some(upf_n3);
-    let n4 = N4Work::new(&client, &sessions, upf_n3, give_up(setup)).with_churn(&churn_sessions);
-    let pairs = bed
-        .pairs
-        .iter()
-        .zip(setup.system.pairs())
-        .map(|(p, config)| {
-            let mut interfaces = p.interfaces;
-            // The handovers' target gNB is ours too (the UPF finds it by ARP on N3).
-            interfaces[0].secondary = setup.profile.mobility.as_ref().map(|m| m.target.address);
-            TestPair {
-                name: &p.name,
-                config,
-                ports: p.ports(),
-                rx_spread: p.rx_spread.clone(),
-                interfaces,
-                vlans: p.vlans,
-                peers: p.peers,
-            }
-        })
-        .collect();
+    let n4 =
+        N4Work::new(&client, &sessions, upf_n3(bed), give_up(setup)).with_churn(&churn_sessions);
     let testbed = Testbed {
         setup,
         eal: bed.eal,
-        pairs,
+        pairs: test_pairs(bed, setup),
         service_pool: bed.service_pool,
         control: &control,
         interrupts,
@@ -175,6 +149,38 @@ fn run_recorded(
     write_files(record)?;
     drop(program);
     ending(&machine)
+}
+
+/// The UPF's N3 address that the uplink F-TEIDs it chooses must carry: every pair's N3 peer,
+/// when they have one (with different ones it is not checked).
+fn upf_n3(bed: &Bed<'_, '_>) -> Option<std::net::IpAddr> {
+    let first = bed.pairs[0].peers[0];
+    bed.pairs
+        .iter()
+        .all(|p| p.peers[0] == first)
+        .then_some(first)
+}
+
+/// Each pair of the testbed as the steps use it: the handovers' target gNB is ours too on each
+/// pair's N3 (the UPF finds it by ARP).
+fn test_pairs<'a>(bed: &'a Bed<'_, '_>, setup: &'a Setup<'_>) -> Vec<TestPair<'a>> {
+    bed.pairs
+        .iter()
+        .zip(setup.system.pairs())
+        .map(|(p, config)| {
+            let mut interfaces = p.interfaces;
+            interfaces[0].secondary = setup.profile.mobility.as_ref().map(|m| m.target.address);
+            TestPair {
+                name: &p.name,
+                config,
+                ports: p.ports(),
+                rx_spread: p.rx_spread.clone(),
+                interfaces,
+                vlans: p.vlans,
+                peers: p.peers,
+            }
+        })
+        .collect()
 }
 
 /// The run's phases: the interpreter in the workers' scope, with the first step's uplink

@@ -1,5 +1,6 @@
 //! The pairs' sections add up to the step's totals: every count, and each direction's latency
 //! histogram bucket by bucket, from workers' real statistics over two pairs.
+#![allow(clippy::print_stdout)]
 
 use upfbench_stats::{
     Direction, LatencyRecorder, RunResult, RxConfig, RxStats, StreamSpec, TxStats,
@@ -84,39 +85,8 @@ fn step(plan: &Plan, specs: &[StreamSpec], part: &PairPart) -> StepReport {
     .expect("report")
 }
 
-/// Every bucket's count of a histogram, in order.
-fn buckets(l: &LatencyRecorder) -> Vec<(u64, u64)> {
-    l.histogram()
-        .iter_all()
-        .map(|v| (v.value_iterated_to(), v.count_at_value()))
-        .collect()
-}
-
-#[test]
-fn the_pairs_add_up_to_the_totals_count_by_count_and_bucket_by_bucket() {
-    let (system, profile) =
-        upfbench_config::run_from_str(SYSTEM, "memif-pairs.yaml", PROFILE, "p.yaml")
-            .expect("valid");
-    let plan = upfbench_run::plan::build(&system, &profile, None, [None, None]).expect("plan");
-    let blocks = system.ue_blocks(5).expect("blocks");
-    assert_eq!(blocks, [0..2, 2..5]);
-    assert_eq!(
-        plan.workers.iter().map(|w| w.pair).collect::<Vec<_>>(),
-        [0, 1]
-    );
-    let specs = stream_specs(&plan);
-    let o = outcome(&plan, &specs, &blocks);
-    let of_worker: Vec<u16> = plan.workers.iter().map(|w| w.pair).collect();
-    let all = PairPart {
-        tx: o.tx.clone(),
-        rx: o.rx.clone(),
-        counters: o.counters.clone(),
-        rx_by_worker: o.rx_by_worker.clone(),
-    };
-    let totals = step(&plan, &specs, &all);
-    let parts: Vec<PairPart> = (0..2).map(|k| pair_part(&o, &of_worker, k)).collect();
-    let pairs: Vec<StepReport> = parts.iter().map(|p| step(&plan, &specs, p)).collect();
-
+/// Every count of the totals is the sum of the pairs'; the figures the test's workers made.
+fn check_counts(totals: &StepReport, pairs: &[StepReport]) {
     for (d, total) in totals.directions.iter().enumerate() {
         let sum = |f: &dyn Fn(&upfbench_report::DirectionReport) -> u64| {
             pairs.iter().map(|p| f(&p.directions[d])).sum::<u64>()
@@ -172,7 +142,42 @@ fn the_pairs_add_up_to_the_totals_count_by_count_and_bucket_by_bucket() {
         assert_eq!(total.duplicates, sum(|x| x.duplicates));
         assert_eq!(total.flows, 5, "every stream's flows in total");
     }
+}
 
+/// Every bucket's count of a histogram, in order.
+fn buckets(l: &LatencyRecorder) -> Vec<(u64, u64)> {
+    l.histogram()
+        .iter_all()
+        .map(|v| (v.value_iterated_to(), v.count_at_value()))
+        .collect()
+}
+
+#[test]
+fn the_pairs_add_up_to_the_totals_count_by_count_and_bucket_by_bucket() {
+    let (system, profile) =
+        upfbench_config::run_from_str(SYSTEM, "memif-pairs.yaml", PROFILE, "p.yaml")
+            .expect("valid");
+    let plan = upfbench_run::plan::build(&system, &profile, None, [None, None]).expect("plan");
+    let blocks = system.ue_blocks(5).expect("blocks");
+    assert_eq!(blocks, [0..2, 2..5]);
+    assert_eq!(
+        plan.workers.iter().map(|w| w.pair).collect::<Vec<_>>(),
+        [0, 1]
+    );
+    let specs = stream_specs(&plan);
+    let o = outcome(&plan, &specs, &blocks);
+    let of_worker: Vec<u16> = plan.workers.iter().map(|w| w.pair).collect();
+    let all = PairPart {
+        tx: o.tx.clone(),
+        rx: o.rx.clone(),
+        counters: o.counters.clone(),
+        rx_by_worker: o.rx_by_worker.clone(),
+    };
+    let totals = step(&plan, &specs, &all);
+    let parts: Vec<PairPart> = (0..2).map(|k| pair_part(&o, &of_worker, k)).collect();
+    let pairs: Vec<StepReport> = parts.iter().map(|p| step(&plan, &specs, p)).collect();
+
+    check_counts(&totals, &pairs);
     // The latency histograms: the totals' equal the merge of the pairs', bucket by bucket.
     let merged = |p: &PairPart| RunResult::merge(&specs, &p.tx, &p.rx, &plan.latency).unwrap();
     let total = merged(&all);
