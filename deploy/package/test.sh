@@ -17,6 +17,7 @@ cd "$(dirname "$0")/../.."
 started=$SECONDS
 
 bash deploy/package/build.sh
+echo "package test: .deb built in $((SECONDS - started)) s"
 debs=(target/package/upfbench_*.deb)
 deb=$(realpath "${debs[0]}")
 work=$(realpath -m target/package-test)

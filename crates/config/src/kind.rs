@@ -1,4 +1,4 @@
-//! The three kinds of file, and how to tell them apart by their content.
+//! The four kinds of file, and how to tell them apart by their content.
 
 use std::fmt;
 
@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use super::source;
 
-/// The three kinds of file.
+/// The four kinds of file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum FileKind {
@@ -16,6 +16,8 @@ pub enum FileKind {
     Profile,
     /// A [`Reflector`](super::Reflector) file.
     Reflector,
+    /// A [`Cluster`](super::Cluster) file.
+    Cluster,
 }
 
 impl fmt::Display for FileKind {
@@ -24,6 +26,7 @@ impl fmt::Display for FileKind {
             FileKind::System => "system",
             FileKind::Profile => "profile",
             FileKind::Reflector => "reflector",
+            FileKind::Cluster => "cluster",
         })
     }
 }
@@ -64,6 +67,7 @@ const SYSTEM_KEYS: &[&str] = &[
 
 /// What kind of file `text` is, from its content:
 /// - a `kind:` field says it;
+/// - a cluster file has `agents` (no other kind has it);
 /// - otherwise a profile has any of `name`, `sessions`, `streams`, ... at the top;
 /// - a reflector file has `mode`, `impairments`, `error_indications_per_s` or
 ///   `pfcp.first_teid`/`first_seid`;
@@ -80,8 +84,12 @@ pub fn detect_kind(text: &str) -> Option<FileKind> {
             "system" => Some(FileKind::System),
             "profile" => Some(FileKind::Profile),
             "reflector" => Some(FileKind::Reflector),
+            "cluster" => Some(FileKind::Cluster),
             _ => None,
         };
+    }
+    if map.has("agents") {
+        return Some(FileKind::Cluster);
     }
     let any = |keys: &[&str]| keys.iter().any(|k| map.has(k));
     let evidence = [

@@ -1,5 +1,5 @@
-//! Configuration: the system file (the machine and its ports), the profile (the traffic) and
-//! the reflector file, read from YAML and checked completely before anything is touched.
+//! Configuration: the system file (the machine and its ports), the profile (the traffic), the
+//! reflector file and the cluster file (a coordinator's agents), read from YAML and checked completely before anything is touched.
 //!
 //! Every problem is reported at its place: `profiles/x.yaml:12:11: streams[1].rate: "10 Gbps"
 //! needs L1 or L2 ...`. A file that does not parse (YAML syntax, an unknown field, a value of
@@ -21,6 +21,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod cluster;
 mod cross;
 pub mod devargs;
 mod error;
@@ -45,6 +46,7 @@ mod units;
 
 use std::path::Path;
 
+pub use cluster::{Cluster, ClusterAgent, ClusterPfcp, PfcpMode, TOKEN_MIN_BYTES};
 pub use error::{ConfigError, Diagnostic, NotIpv4, ipv4};
 pub use n4_impairments::N4Impairments;
 pub use profile::{
@@ -84,6 +86,8 @@ pub enum Config {
     Profile(Profile),
     /// A reflector file.
     Reflector(Reflector),
+    /// A cluster file (a coordinator's agents).
+    Cluster(Cluster),
 }
 
 impl Config {
@@ -93,6 +97,7 @@ impl Config {
             Config::System(_) => FileKind::System,
             Config::Profile(_) => FileKind::Profile,
             Config::Reflector(_) => FileKind::Reflector,
+            Config::Cluster(_) => FileKind::Cluster,
         }
     }
 }
@@ -124,6 +129,17 @@ pub fn load_profile(path: impl AsRef<Path>) -> Result<Profile, ConfigError> {
 pub fn load_reflector(path: impl AsRef<Path>) -> Result<Reflector, ConfigError> {
     let path = path.as_ref();
     reflector_from_str(&read(path)?, &name_of(path))
+}
+
+/// Reads and checks a cluster file.
+pub fn load_cluster(path: impl AsRef<Path>) -> Result<Cluster, ConfigError> {
+    let path = path.as_ref();
+    cluster_from_str(&read(path)?, &name_of(path))
+}
+
+/// Checks a cluster file's text; `name` names it in diagnostics.
+pub fn cluster_from_str(text: &str, name: &str) -> Result<Cluster, ConfigError> {
+    load(text, name).map(|(v, _)| v)
 }
 
 /// Checks a system file's text; `name` names it in diagnostics.
@@ -310,6 +326,7 @@ pub fn any_from_str(text: &str, name: &str) -> Result<Config, ConfigError> {
         Some(FileKind::System) => system_from_str(text, name).map(Config::System),
         Some(FileKind::Profile) => profile_from_str(text, name).map(Config::Profile),
         Some(FileKind::Reflector) => reflector_from_str(text, name).map(Config::Reflector),
+        Some(FileKind::Cluster) => cluster_from_str(text, name).map(Config::Cluster),
         None => {
             // Not YAML: report the syntax error; YAML of no single kind: say how to tell.
             source::source_map(text, name)?;
@@ -318,8 +335,9 @@ pub fn any_from_str(text: &str, name: &str) -> Result<Config, ConfigError> {
                 line: 1,
                 column: 1,
                 field: String::new(),
-                message: "cannot tell a system file, a profile and a reflector file apart \
-                          here: add `kind: system`, `kind: profile` or `kind: reflector`"
+                message: "cannot tell a system file, a profile, a reflector file and a \
+                          cluster file apart here: add `kind: system`, `kind: profile`, \
+                          `kind: reflector` or `kind: cluster`"
                     .to_owned(),
             }]))
         }

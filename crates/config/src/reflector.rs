@@ -58,15 +58,18 @@ pub struct Reflector {
     /// `n6` here, no `weight`): a frame that comes in on one pair leaves by the same pair. Not with
     /// top-level `n3`/`n6` nor `cores.workers`. A loaded file holds its pairs here whichever form
     /// it used (the short form's as pair `p0`, its `n3` and `n6` then empty). Absent: the short
-    /// form's one pair. The reflector serves one pair so far: a file with more is checked, and
-    /// refused when it starts (docs/scale.md §2).
+    /// form's one pair. Each worker serves one pair; a downlink leaves by its pair's N3 toward the
+    /// session's gNB, and one whose gNB that N3 does not reach (off its subnet, no N3 `peer`) is
+    /// dropped as `no_route`.
     #[serde(default)]
     #[schemars(extend("default" = []))]
     pub pairs: Vec<ReflectorPair>,
     /// ARP: the reflector resolves its next hops itself (the N6 `peer` and any N3 `peer` from the
     /// start, the gNBs of the sessions' FARs when they arrive): a request every `timeout` until a
     /// reply, at most `retries + 1` requests per hop, asked again when new rules come; traffic to a
-    /// next hop still unknown asks at most once per `timeout` and counts `no_neighbor`.
+    /// next hop still unknown asks at most once per `timeout` and counts `no_neighbor`; traffic
+    /// to a destination no route of its pair reaches (off the port's subnet, no `peer`) counts
+    /// `no_route`, and nothing is asked.
     #[serde(default)]
     pub arp: Arp,
     /// The PFCP server, needed in `upf` mode; `pfcp: {}` takes all defaults.
@@ -257,7 +260,10 @@ pub struct Impairments {
     /// Hold every packet this long before sending it (`100us`), at most `1s`. Absent: off.
     #[serde(default, with = "serde_text::opt_duration")]
     pub delay: Option<Duration>,
-    /// Forward at most this many packets per second, per direction (`1Mpps`); the excess is dropped
+    /// Forward at most this many packets per second, per direction (`1Mpps`), for the whole
+    /// reflector: each of its W workers (over every pair) polices 1/W of it, so the cap is met
+    /// whole when the traffic spreads evenly over the workers (two pairs of one worker each,
+    /// `20kpps`: 10 kpps a pair); the excess is dropped
     /// (a token bucket of 50 ms of the rate, at least 32 packets; when a phase of traffic starts,
     /// at a flow's first packet (a tag's sequence number 0) after others, it holds at most 32, so
     /// that each trial of a search starts from the same bucket however short the pause before

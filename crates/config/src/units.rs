@@ -550,6 +550,16 @@ pub(crate) mod serde_text {
         }
     }
 
+    /// An optional N4 address, port 8805 unless given; `~` for none.
+    pub(crate) struct opt_n4_address;
+    impl opt_n4_address {
+        pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Option<SocketAddr>, D::Error> {
+            parse_opt(d, parse_n4_address)
+        }
+    }
+
     /// An N4 address, port 8805 unless given.
     pub(crate) struct n4_address;
     impl n4_address {

@@ -2,7 +2,8 @@
 //! the diagnostics of its `.expect` beside it (file, line, column, field, message).
 //!
 //! The file's name says how it is read: `profile-*` as a profile, `system-*` as a system file,
-//! `reflector-*` as a reflector file, `run-*` as a profile run on `_system.yaml`, `any-*` by its
+//! `reflector-*` as a reflector file, `cluster-*` as a cluster file (run from the crate's
+//! directory, so that a token file's path is found), `run-*` as a profile run on `_system.yaml`, `any-*` by its
 //! content. `UPDATE_EXPECT=1 cargo test --test config_errors` rewrites the `.expect` files from
 //! what the loaders say; review the diff before committing it.
 
@@ -40,6 +41,7 @@ fn diagnose(path: &Path) -> Result<(), ConfigError> {
         "profile" => config::profile_from_str(&text, &name).map(drop),
         "system" => config::system_from_str(&text, &name).map(drop),
         "reflector" => config::reflector_from_str(&text, &name).map(drop),
+        "cluster" => config::cluster_from_str(&text, &name).map(drop),
         "any" => config::any_from_str(&text, &name).map(drop),
         "run" => {
             let system = path.with_file_name("_system.yaml");

@@ -15,6 +15,7 @@ pub(crate) mod forward;
 pub(crate) mod impair;
 pub mod prefixes;
 pub mod qer;
+pub(crate) mod route;
 pub(crate) mod route6;
 pub mod rules;
 pub(crate) mod sharded_map;

@@ -6,11 +6,13 @@
 //! them ([`run`]).
 #![forbid(unsafe_code)]
 
+mod bring_up;
 mod command;
 pub mod datapath;
 mod lines;
 mod metrics;
 mod qer_lines;
 pub mod upf_side;
+mod worker_template;
 
 pub use command::run;

@@ -253,4 +253,23 @@ mod tests {
             assert!(ok, "promtool check metrics:\n{said}\n{text}");
         }
     }
+
+    #[test]
+    fn the_scrape_counts_no_route_as_a_kind_of_drop() {
+        let m = endpoint();
+        // Two pairs' workers; the second's downlink had no route for 4 packets.
+        let cells = Arc::new(vec![CounterCell::default(), CounterCell::default()]);
+        let mut no_route = reflector_counters(50, 40, 0);
+        no_route.dropped[Drop::NoRoute as usize] = 4;
+        cells[1].publish(&no_route);
+        m.reflector_running(Arc::clone(&cells), QerBook::default());
+        let text = get(m.address().expect("served"), "/metrics").2;
+        let parsed = parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let dropped = "upfbench_reflector_dropped_packets_total";
+        assert_eq!(value(&parsed, dropped, &[("kind", "no_route")]), Some(4.0));
+        assert_eq!(
+            value(&parsed, dropped, &[("kind", "no_neighbor")]),
+            Some(0.0)
+        );
+    }
 }

@@ -435,3 +435,49 @@ fn the_connectx5_example_validates_and_plans_without_a_nic() {
     }
     assert_eq!(plan.workers.len(), 8);
 }
+
+/// The reflector of two pairs: pairs `a` and `b`, each worker on its own lcore, and its links
+/// as its comments list them for a two-pair generator to mirror (device, socket, id, the
+/// reflector's address and the generator's address and peer on each).
+#[test]
+fn the_pairs_reflector_serves_two_pairs_as_its_comments_say() {
+    let file = "memif-pairs-reflector.yaml";
+    let r = reflector(file);
+    assert_eq!(r.mode, ReflectMode::Upf);
+    let names: Vec<&str> = r.pairs().iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["a", "b"]);
+    assert_eq!(r.cores.workers, [0, 2]);
+    let text = std::fs::read_to_string(repo().join("deploy/systems").join(file)).expect("read");
+    // "#   a     n3    net_memif0  /tmp/upfbench/a-n3.sock   0   192.168.13.151/24     192.168.13.131/24, peer 192.168.13.151"
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("#   "))
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|f| f.len() == 9 && matches!(f[0], "a" | "b"))
+        .collect();
+    assert_eq!(rows.len(), 4, "a row per link in the comments");
+    for row in rows {
+        let pair = r.pairs().iter().find(|p| p.name == row[0]).expect("pair");
+        let port = match row[1] {
+            "n3" => &pair.n3,
+            "n6" => &pair.n6,
+            other => panic!("port {other}"),
+        };
+        let devargs = port.devargs.as_deref().expect("devargs");
+        assert_eq!(port.device.name(), row[2], "{row:?}");
+        assert!(
+            devargs.contains(&format!("socket={},", row[3])),
+            "{devargs}"
+        );
+        assert!(devargs.contains(&format!("id={},", row[4])), "{devargs}");
+        assert!(devargs.contains("role=server"), "{devargs}");
+        assert_eq!(port.address.to_string(), row[5], "{row:?}");
+        // The generator's side: its address on the subnet, the reflector's as its peer.
+        let generator: config::IpPrefix = row[6].trim_end_matches(',').parse().expect("prefix");
+        assert_eq!(generator.network(), port.address.network(), "{row:?}");
+        assert_eq!(row[8], port.address.addr.to_string(), "{row:?}");
+        if row[1] == "n6" {
+            assert_eq!(port.peer, Some(generator.addr), "{row:?}");
+        }
+    }
+}

@@ -214,3 +214,40 @@ fn two_port_pairs_validate_and_need_a_ue_each() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_cluster_file_validates_with_its_agents_and_a_broken_one_says_where() {
+    let dir = std::env::temp_dir().join(format!("upfbench-cluster-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let cluster = dir.join("cluster.yaml");
+    std::fs::write(
+        &cluster,
+        "kind: cluster\nagents:\n\
+         - {name: gnb-a, url: \"http://127.0.0.1:9801\"}\n\
+         - {name: gnb-b, url: \"http://127.0.0.1:9802\", weight: 2}\n\
+         pfcp: {local: 127.0.0.1:8805, peer: 127.0.0.2:8805}\n",
+    )
+    .expect("write the cluster file");
+    let cluster = cluster.to_str().expect("UTF-8 path");
+    let out = validate(&[cluster]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        format!(
+            "ok: {cluster} (cluster: 2 agents: gnb-a http://127.0.0.1:9801 (weight 1), \
+             gnb-b http://127.0.0.1:9802 (weight 2), PFCP held by the coordinator \
+             127.0.0.1:8805 -> 127.0.0.2:8805)\n"
+        )
+    );
+    let bad = "crates/config/tests/config_errors/cluster-agents-twice.yaml";
+    let out = validate(&[bad]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "{bad}:5:12: agents[1].name: agent `gnb-a` is named twice (agents[0])"
+        )),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -25,7 +25,8 @@ use super::super::profile::{ConsecutiveSpread, MovingUes, Spread, TeidAllocation
 use super::super::profile::{TeidRange, UeSelection};
 use super::super::system::Device;
 use super::super::units::serde_text::{
-    duration, n4_address, opt_bit_rate, opt_duration, opt_mac, opt_percent, opt_pps, percent,
+    duration, n4_address, opt_bit_rate, opt_duration, opt_mac, opt_n4_address, opt_percent,
+    opt_pps, percent,
 };
 use super::super::units::{IpPrefix, Rate};
 
@@ -218,6 +219,8 @@ form!(
         &["192.168.14.111", "127.0.0.2:8805"],
     )
 );
+
+optional_form!(opt_n4_address, n4_address);
 
 form!(
     Device,
@@ -453,6 +456,15 @@ impl opt_mac {
 impl n4_address {
     pub(crate) fn serialize<S: Serializer>(value: &SocketAddr, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(value)
+    }
+}
+
+impl opt_n4_address {
+    pub(crate) fn serialize<S: Serializer>(
+        value: &Option<SocketAddr>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        some_text(value, s, ToString::to_string)
     }
 }
 

@@ -1,4 +1,4 @@
-//! The JSON Schemas of the three kinds of file, made from the config types themselves, and the
+//! The JSON Schemas of the four kinds of file, made from the config types themselves, and the
 //! reference pages made from the schemas: what the repository ships as `schema/*.schema.json`
 //! and `docs/reference/*.md` (`cargo run -p upfbench-xtask -- config-reference` writes them;
 //! the tests fail when the committed files differ from what the types make).
@@ -29,7 +29,7 @@ mod validator;
 use schemars::{JsonSchema, SchemaGenerator, generate::SchemaSettings};
 use serde_json::{Map, Value, json};
 
-use super::{FileKind, Profile, Reflector, System};
+use super::{Cluster, FileKind, Profile, Reflector, System};
 use forms::{IpAddress, Ipv4Address};
 
 pub(crate) use forms::Devargs;
@@ -43,6 +43,7 @@ pub fn schema(kind: FileKind) -> Value {
         FileKind::System => generator.root_schema_for::<System>(),
         FileKind::Profile => generator.root_schema_for::<Profile>(),
         FileKind::Reflector => generator.root_schema_for::<Reflector>(),
+        FileKind::Cluster => generator.root_schema_for::<Cluster>(),
     };
     let mut root = root.to_value();
     own_kind_only(&mut root, kind);
@@ -88,7 +89,12 @@ pub struct GeneratedFile {
 }
 
 /// The kinds of file, in the order the reference lists them.
-pub const KINDS: [FileKind; 3] = [FileKind::System, FileKind::Profile, FileKind::Reflector];
+pub const KINDS: [FileKind; 4] = [
+    FileKind::System,
+    FileKind::Profile,
+    FileKind::Reflector,
+    FileKind::Cluster,
+];
 
 /// Where a kind's schema is, from the repository's root: `schema/profile.schema.json`.
 pub(crate) fn schema_path(kind: FileKind) -> String {
@@ -100,7 +106,7 @@ pub(crate) fn reference_path(kind: FileKind) -> String {
     format!("docs/reference/{kind}.md")
 }
 
-/// Every file `config-reference` writes: the three schemas and their reference pages.
+/// Every file `config-reference` writes: the four schemas and their reference pages.
 pub fn generated_files() -> Vec<GeneratedFile> {
     let mut files = Vec::new();
     for kind in KINDS {

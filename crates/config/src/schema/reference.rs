@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::super::{FileKind, Profile, Reflector, System};
+use super::super::{Cluster, FileKind, Profile, Reflector, System};
 use super::{required, schema_path};
 
 /// One step of a field's path: a key, or any item of a list.
@@ -419,6 +419,7 @@ pub(super) fn field_order(kind: FileKind, path: &[Step]) -> Option<Vec<String>> 
         FileKind::System => refusal::<System>(document),
         FileKind::Profile => refusal::<Profile>(document),
         FileKind::Reflector => refusal::<Reflector>(document),
+        FileKind::Cluster => refusal::<Cluster>(document),
     }?;
     let expected = message
         .strip_prefix("unknown field `?`, expected ")?
@@ -464,6 +465,7 @@ fn page_intro(page: &mut String, kind: FileKind, schema: &Value) {
         FileKind::System => "The system file",
         FileKind::Profile => "The profile",
         FileKind::Reflector => "The reflector file",
+        FileKind::Cluster => "The cluster file",
     };
     let _ = writeln!(page, "# {title}\n");
     let _ = writeln!(

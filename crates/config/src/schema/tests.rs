@@ -27,7 +27,7 @@ fn repo() -> PathBuf {
 #[test]
 fn the_committed_schemas_and_reference_pages_are_what_the_types_make() {
     let files = generated_files();
-    assert_eq!(files.len(), 6, "three schemas, three pages");
+    assert_eq!(files.len(), 8, "four schemas, four pages");
     let mut stale = Vec::new();
     for file in &files {
         let committed = std::fs::read_to_string(repo().join(&file.path)).unwrap_or_default();
@@ -81,6 +81,10 @@ pub(super) fn scaffold(kind: FileKind) -> Value {
                 "handovers": {},
                 "target": {"address": "192.168.13.132", "downlink_teid": {"first": 100}},
             },
+        }),
+        FileKind::Cluster => json!({
+            "agents": [{"name": "a", "url": "http://127.0.0.1:9801"}],
+            "pfcp": {"local": "127.0.0.1", "peer": "127.0.0.2"},
         }),
         FileKind::Reflector => json!({
             "eal": {}, "cores": {}, "arp": {}, "pfcp": {}, "impairments": {"n4": {}, "qer": {}},
@@ -164,11 +168,15 @@ fn every_default_in_the_schemas_reads_back_as_the_field_left_out() {
         defaults_read_back::<Profile>(FileKind::Profile),
         defaults_read_back::<Reflector>(FileKind::Reflector),
     ];
+    let cluster = defaults_read_back::<Cluster>(FileKind::Cluster);
     println!(
-        "defaults read back: system {}, profile {}, reflector {}",
+        "defaults read back: system {}, profile {}, reflector {}, cluster {cluster}",
         counts[0], counts[1], counts[2]
     );
     assert!(counts.iter().all(|&n| n > 10), "{counts:?}");
+    // Its few fields with defaults: start_lead, agent_timeout, reports, an agent's token_file
+    // and weight, pfcp's mode, local and peer.
+    assert!(cluster >= 8, "cluster: {cluster}");
 }
 
 #[test]

@@ -13,7 +13,7 @@ use anyhow::{Result, bail};
 
 use upfbench_cli::ValidateArgs;
 use upfbench_config::{
-    self as config, Config, ConfigError, Profile, ReflectMode, Reflector, System,
+    self as config, Cluster, Config, ConfigError, PfcpMode, Profile, ReflectMode, Reflector, System,
 };
 
 /// One file's outcome.
@@ -157,7 +157,27 @@ fn summary(cfg: &Config) -> String {
         Config::Profile(p) => profile_summary(p),
         Config::System(s) => system_summary(s),
         Config::Reflector(r) => reflector_summary(r),
+        Config::Cluster(c) => cluster_summary(c),
     }
+}
+
+fn cluster_summary(c: &Cluster) -> String {
+    let agents: Vec<String> = c
+        .agents
+        .iter()
+        .map(|a| format!("{} {} (weight {})", a.name, a.url, a.weight))
+        .collect();
+    let pfcp = match (c.pfcp.mode, &c.pfcp.local, &c.pfcp.peer) {
+        (PfcpMode::Coordinator, Some(local), Some(peer)) => {
+            format!("PFCP held by the coordinator {local} -> {peer}")
+        }
+        _ => "PFCP held by each agent".to_owned(),
+    };
+    format!(
+        "cluster: {}: {}, {pfcp}",
+        plural(c.agents.len() as u64, "agent"),
+        agents.join(", ")
+    )
 }
 
 fn profile_summary(p: &Profile) -> String {

@@ -62,6 +62,10 @@ fn setup_of(args: &DoctorArgs) -> Result<Option<Setup>> {
     Ok(Some(match config::load_any(path)? {
         Config::System(s) => Setup::of_system(&s, None),
         Config::Reflector(r) => Setup::of_reflector(&r),
+        Config::Cluster(_) => bail!(
+            "{} is a cluster file: doctor checks one box; run it on each agent's system file",
+            path.display()
+        ),
         Config::Profile(_) => bail!(
             "{} is a profile: give the system file first (upfbench doctor SYSTEM PROFILE)",
             path.display()

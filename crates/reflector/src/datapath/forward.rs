@@ -65,11 +65,15 @@ pub(crate) enum Drop {
     QerPoliced,
     /// At its QER's closed gate.
     QerGated,
+    /// No route: the destination (a downlink's gNB) is off the subnet of the port it would
+    /// leave by, and that port has no gateway (`peer`). With several pairs a frame leaves by
+    /// the pair it came in on, so a session whose gNB is on another pair's N3 lands here.
+    NoRoute,
 }
 
 impl Drop {
     /// Number of kinds.
-    pub(crate) const COUNT: usize = 12;
+    pub(crate) const COUNT: usize = 13;
     /// Names by discriminant.
     pub(crate) const NAMES: [&'static str; Self::COUNT] = [
         "unknown_teid",
@@ -84,6 +88,7 @@ impl Drop {
         "no_pdr",
         "qer_policed",
         "qer_gated",
+        "no_route",
     ];
 }
 

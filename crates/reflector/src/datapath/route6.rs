@@ -54,9 +54,9 @@ impl Route6 {
     }
 }
 
-/// The MAC of IPv6 next hop `hop` on `side`, or None (counted as [`Drop::NoNeighbor`], and
-/// asked for by a Neighbor Solicitation, paced by the service plane) while it is not known. No
-/// hop at all: nothing to ask for.
+/// The MAC of IPv6 next hop `hop` on `side`, or None while it is not known (counted as
+/// [`Drop::NoNeighbor`], and asked for by a Neighbor Solicitation, paced by the service plane).
+/// No hop at all: nothing to ask for, counted as [`Drop::NoRoute`].
 #[inline]
 pub(crate) fn next_hop_mac_v6(
     service: &mut ServicePlane<'_>,
@@ -65,12 +65,14 @@ pub(crate) fn next_hop_mac_v6(
     now: u64,
     c: &mut ReflectorCounters,
 ) -> Option<MacAddr> {
-    if let Some(hop) = hop {
-        if let Some(mac) = service.neighbor_v6(side, hop) {
-            return Some(mac);
-        }
-        service.resolve_v6(side, hop, now);
+    let Some(hop) = hop else {
+        c.dropped[Drop::NoRoute as usize] += 1;
+        return None;
+    };
+    if let Some(mac) = service.neighbor_v6(side, hop) {
+        return Some(mac);
     }
+    service.resolve_v6(side, hop, now);
     c.dropped[Drop::NoNeighbor as usize] += 1;
     None
 }

@@ -6,7 +6,7 @@
 //! time. Without impairments a received burst becomes the transmitted burst (one bulk free for
 //! what is dropped); with impairments each packet goes through them one by one.
 
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::IpAddr;
 
 use upfbench_dpdk::{Mbuf, MbufBurst, Mempool, Quiescent, StopFlag, current_lcore, tsc};
 use upfbench_net::MacAddr;
@@ -19,12 +19,13 @@ use super::encap::EncapCache;
 use super::end_marker::EndMarkerInbox;
 use super::forward::{self, Drop, FromN3, FromN6};
 use super::impair::{ImpairCounters, Impairments, starts_a_flow};
-use super::route6::{Route6, next_hop_mac_v6};
+use super::route::Route;
+use super::route6::next_hop_mac_v6;
 use super::rules::TableReader;
 use super::tags;
 use upfbench_datapath::next_hops::NextHops;
 use upfbench_datapath::queues::{PortQueues, RX_BURST, Side};
-use upfbench_datapath::service::{Interface, ServicePlane};
+use upfbench_datapath::service::ServicePlane;
 use upfbench_datapath::vlan::{PortTags, PortVlans};
 
 /// What the reflector does with what it receives.
@@ -42,13 +43,10 @@ pub(crate) struct ReflectorWorker<'p> {
     pub ports: [PortQueues<'p>; 2],
     /// The forwarding rules.
     pub table: TableReader,
-    /// Our addresses per port.
-    pub interfaces: [Interface; 2],
-    /// The next hop per port for destinations off its subnet (N3: toward the gNB; N6: toward
-    /// the data network), if any: without one, only destinations on the subnet are reached.
-    pub gateways: [Option<Ipv4Addr>; 2],
-    /// Each IPv6 port's route (its prefix and its gateway); none on an IPv4 port.
-    pub routes6: [Option<Route6>; 2],
+    /// Per port of its pair, by [`Side`], where it sends (N3: toward the gNBs; N6: toward the
+    /// data network): our addresses, the gateway for destinations off the subnet if any
+    /// (without one only destinations on the subnet are reached), an IPv6 port's route.
+    pub routes: [Route; 2],
     /// The service plane.
     pub service: ServicePlane<'p>,
     /// The next hops it resolves by itself (upf mode): the gateways from the start, the gNBs
@@ -77,31 +75,6 @@ const IPV4_DESTINATION_AT: usize = ipv4::field::DESTINATION.start;
 const PUBLISH_EVERY: u32 = 1024;
 /// Loops between two readings of the clock when no impairment needs each burst's.
 const CLOCK_EVERY: u32 = 64;
-
-/// Where a port sends what it forwards: to the destination itself when it is on the port's
-/// subnet, else to the port's gateway; nowhere when it has none.
-#[derive(Debug, Clone, Copy)]
-struct Route {
-    /// Our addresses on the port.
-    interface: Interface,
-    /// The next hop for destinations off the subnet, if any.
-    gateway: Option<u32>,
-    /// An IPv6 port's route (then `interface` has no IPv4 address and `gateway` is none).
-    v6: Option<Route6>,
-}
-
-impl Route {
-    /// The next hop toward `destination` (a big-endian integer), or None: off the subnet with
-    /// no gateway.
-    #[inline]
-    fn next_hop(&self, destination: u32) -> Option<u32> {
-        if self.interface.on_link(destination) {
-            Some(destination)
-        } else {
-            self.gateway
-        }
-    }
-}
 
 impl<'p> ReflectorWorker<'p> {
     /// Polls both ports, forwarding or echoing what comes, until `stop`; publishes its counters
@@ -206,9 +179,7 @@ impl<'p> Forwarder<'p> {
         let ReflectorWorker {
             ports,
             table,
-            interfaces,
-            gateways,
-            routes6,
+            routes,
             service,
             mut next_hops,
             impair,
@@ -218,11 +189,6 @@ impl<'p> Forwarder<'p> {
             end_markers,
             precise_clock,
         } = worker;
-        let routes = [Side::N3, Side::N6].map(|side| Route {
-            interface: interfaces[side.index()],
-            gateway: gateways[side.index()].map(u32::from),
-            v6: routes6[side.index()],
-        });
         if mode == Mode::Upf {
             for side in Side::BOTH {
                 if let Some(gateway) = routes[side.index()].gateway {
@@ -233,7 +199,8 @@ impl<'p> Forwarder<'p> {
                 }
             }
         }
-        let our_n3_v6 = routes6[Side::N3.index()].map(|r| r.interface.address);
+        let n3 = routes[Side::N3.index()];
+        let our_n3_v6 = n3.v6.map(|r| r.interface.address);
         let forwarder = Forwarder {
             table,
             routes,
@@ -246,7 +213,7 @@ impl<'p> Forwarder<'p> {
             end_markers,
             precise_clock,
             always_precise: precise_clock,
-            encaps: EncapCache::new(interfaces[Side::N3.index()]).with_ipv6(our_n3_v6),
+            encaps: EncapCache::new(n3.interface).with_ipv6(our_n3_v6),
             n6_next_hop: None,
             c: ReflectorCounters::default(),
         };
@@ -566,9 +533,9 @@ fn queue<'p>(
     }
 }
 
-/// The MAC of next hop `hop` on `side`, or None (counted, and asked for by ARP, paced by the
-/// service plane) while it is not known. No hop at all (off the subnet, no gateway): nothing
-/// to ask for.
+/// The MAC of next hop `hop` on `side`, or None while it is not known (counted `no_neighbor`,
+/// and asked for by ARP, paced by the service plane). No hop at all (off the subnet, no
+/// gateway): nothing to ask for, counted `no_route`.
 #[inline]
 fn next_hop_mac(
     service: &mut ServicePlane<'_>,
@@ -577,12 +544,14 @@ fn next_hop_mac(
     now: u64,
     c: &mut ReflectorCounters,
 ) -> Option<MacAddr> {
-    if let Some(hop) = hop {
-        if let Some(mac) = service.neighbor(side, hop) {
-            return Some(mac);
-        }
-        service.resolve(side, hop, now);
+    let Some(hop) = hop else {
+        c.dropped[Drop::NoRoute as usize] += 1;
+        return None;
+    };
+    if let Some(mac) = service.neighbor(side, hop) {
+        return Some(mac);
     }
+    service.resolve(side, hop, now);
     c.dropped[Drop::NoNeighbor as usize] += 1;
     None
 }

@@ -52,6 +52,10 @@
 //!   ways round, every stream whole; on `net_pcap` ports, tshark reads
 //!   the G-PDUs' outer IPv6 addresses, N6's IPv6 source, the Neighbor Solicitations for each
 //!   peer and the reflector's Neighbor Advertisement answering one.
+//! - the reflector with two N3/N6 pairs (the shipped memif-pairs-reflector.yaml), a
+//!   single-pair generator on each at once (the test the SMF of both): every packet back on
+//!   its own pair, each pair's counts its generator's; a session whose gNB is off its pair's
+//!   N3 subnet counted `no_route`.
 //! - two N3/N6 port pairs on both sides (the shipped memif-pairs pair): every packet back, each
 //!   pair's section holding its UEs' share, the totals the sum of the pairs'.
 //!
@@ -84,6 +88,7 @@ mod overrides;
 mod pairs;
 mod python_client;
 mod qos;
+mod reflect_pairs;
 mod search;
 mod sweep;
 mod timeline;

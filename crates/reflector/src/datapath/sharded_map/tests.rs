@@ -126,10 +126,12 @@ enum Op {
     Publish,
 }
 
+/// A publication in about every 70 operations: each is checked over every key afterwards, and
+/// one in 8 (as before) made this test 83 s of the workspace's 170 s of unit tests.
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        4 => (0u32..3000, any::<u16>()).prop_map(|(k, v)| Op::Insert(k, v)),
-        3 => (0u32..3000).prop_map(Op::Remove),
+        40 => (0u32..3000, any::<u16>()).prop_map(|(k, v)| Op::Insert(k, v)),
+        30 => (0u32..3000).prop_map(Op::Remove),
         1 => Just(Op::Publish),
     ]
 }
