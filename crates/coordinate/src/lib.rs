@@ -6,6 +6,7 @@
 //!
 //! - [`setup`]: the agents (the cluster file's or `--agents`), their clients and `GET /v1`,
 //!   their segments.
+//! - [`gnbs`]: PFCP as one SMF: the session plans over every (agent, pair) as a gNB.
 //! - [`call`]: one call to an agent, its answer or its failure as the coordinator takes them.
 //! - [`drive`]: the loop, the steps given when the coordinator is ready, and what came of them.
 //! - [`sections`]: the report's `agents` and `incomplete`, events.jsonl's `cluster:agent_lost`.
@@ -14,6 +15,7 @@
 
 pub mod call;
 pub mod drive;
+pub mod gnbs;
 pub mod sections;
 pub mod setup;
 

@@ -241,8 +241,9 @@ fn pair_lcores(system: &System, ues: u32) -> Vec<PairLcores<'_>> {
     }
 }
 
-/// The sessions' UEs, their addresses (IPv4, IPv6 prefixes, or both) and their TEIDs.
-fn ue_table(s: &config::Sessions) -> UeTable {
+/// The sessions' UEs, their addresses (IPv4, IPv6 prefixes, or both) and their TEIDs: what a
+/// plan's `ues` is, and a coordinator's UEs over its agents.
+pub fn ue_table(s: &config::Sessions) -> UeTable {
     let v6 = UeV6::new(s.ue_prefix_v6(0), s.ue_prefix_len);
     let first = if s.has_ipv4() {
         s.first_ue_address()

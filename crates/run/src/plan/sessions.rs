@@ -2,7 +2,8 @@
 //! file's addresses, by the interoperability rules (docs/pfcp.md) that crates/pfcp's plan
 //! encodes.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::ops::Range;
 use std::sync::Arc;
 
 use upfbench_pfcp::Seid;
@@ -92,22 +93,6 @@ fn flow_plans(s: &Sessions) -> (Vec<FlowPlan>, Vec<QerRule>) {
     (flows, qers)
 }
 
-/// `template` for each pair of `system`: its gNB address (its N3 address) and the UPF's N3
-/// address on its link.
-fn pair_templates(system: &System, template: &SessionTemplate) -> Vec<Arc<SessionTemplate>> {
-    system
-        .pairs()
-        .iter()
-        .map(|pair| {
-            Arc::new(SessionTemplate {
-                upf_n3_address: pair.n3.peer,
-                gnb_n3_address: pair.n3.address.addr,
-                ..template.clone()
-            })
-        })
-        .collect()
-}
-
 /// Where each pair's block of the `traffic` UEs ends, the last pair's at `u32::MAX` (the UEs
 /// after the traffic's, churn's, are its); one pair's only when they cannot be cut.
 fn pair_ends(system: &System, traffic: u32) -> Vec<u32> {
@@ -132,11 +117,88 @@ pub fn session_plans(
     profile: &Profile,
     ues: &UeTable,
 ) -> Result<Vec<UeSessionPlan>, SessionError> {
-    let s = &profile.sessions;
     let cp = match system.pfcp.as_ref().map(|p| p.local) {
         Some(SocketAddr::V4(a)) => *a.ip(),
         _ => return Err(SessionError::NoLocalAddress),
     };
+    let ends = pair_ends(system, profile.sessions.count.min(ues.count));
+    let gnbs: Vec<Gnb> = system
+        .pairs()
+        .iter()
+        .zip(&ends)
+        .scan(0, |start, (pair, &end)| {
+            let ues = *start..end;
+            *start = end;
+            Some(Gnb {
+                ues,
+                gnb_n3: pair.n3.address.addr,
+                upf_n3: pair.n3.peer,
+            })
+        })
+        .collect();
+    session_plans_over(profile, cp, &gnbs, ues)
+}
+
+/// One gNB of the run: a pair of the system file, or of an agent in a run over agents (one SMF
+/// for every agent's pairs, docs/scale.md §3 "PFCP as one SMF").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Gnb {
+    /// Its UEs (global indices).
+    pub ues: Range<u32>,
+    /// Its N3 address: the downlink FAR's Outer Header Creation.
+    pub gnb_n3: IpAddr,
+    /// The UPF's N3 address on its link: the uplink F-TEID's address when the CP chooses TEIDs.
+    pub upf_n3: IpAddr,
+}
+
+/// The session of each UE of `ues`, in UE order, each with the template of the gNB whose
+/// `ues` hold it (the first gNB's when none does); CP SEID `i + 1` for UE `i`; `cp` is the CP
+/// function's N4 address (its Node ID and F-SEID).
+pub fn session_plans_over(
+    profile: &Profile,
+    cp: Ipv4Addr,
+    gnbs: &[Gnb],
+    ues: &UeTable,
+) -> Result<Vec<UeSessionPlan>, SessionError> {
+    let Some(first) = gnbs.first() else {
+        return Ok(Vec::new());
+    };
+    let template = template(&profile.sessions, cp, first)?;
+    let templates: Vec<Arc<SessionTemplate>> = gnbs
+        .iter()
+        .map(|g| {
+            Arc::new(SessionTemplate {
+                upf_n3_address: g.upf_n3,
+                gnb_n3_address: g.gnb_n3,
+                ..template.clone()
+            })
+        })
+        .collect();
+    let gnb_of = |i: u32| gnbs.iter().position(|g| g.ues.contains(&i)).unwrap_or(0);
+    Ok((0..ues.count)
+        .map(|i| {
+            UeSessionPlan::new(
+                Arc::clone(&templates[gnb_of(i)]),
+                UeSession {
+                    cp_seid: Seid(u64::from(i) + 1),
+                    ue_address: ues.address(i),
+                    ue_ipv6: ues.v6.map(|v6| UeIpv6Prefix {
+                        prefix: v6.prefix(i),
+                        len: v6.prefix_len(),
+                    }),
+                    uplink_teid: match ues.uplink_teid {
+                        UplinkTeids::Sequence(seq) => UplinkTeid::Assigned(seq.get(i)),
+                        UplinkTeids::ChosenByUpf => UplinkTeid::ChosenByUpf,
+                    },
+                    downlink_teid: ues.downlink_teid.get(i),
+                },
+            )
+        })
+        .collect())
+}
+
+/// The sessions' template from the profile's `sessions`, for the CP function at `cp` and `gnb`.
+fn template(s: &Sessions, cp: Ipv4Addr, gnb: &Gnb) -> Result<SessionTemplate, SessionError> {
     let network_instance = dns("sessions.network_instance", &s.network_instance)?;
     let dnn = s
         .dnn
@@ -160,11 +222,11 @@ pub fn session_plans(
     });
     let sdf = s.uplink_sdf_filter.as_deref().map(SdfFilter::flow);
     let (flows, qers) = flow_plans(s);
-    let template = SessionTemplate {
+    Ok(SessionTemplate {
         node_id: NodeId::Ipv4(cp),
         cp_address: cp.into(),
-        upf_n3_address: system.pair(0).n3.peer,
-        gnb_n3_address: system.pair(0).n3.address.addr,
+        upf_n3_address: gnb.upf_n3,
+        gnb_n3_address: gnb.gnb_n3,
         network_instance,
         dnn,
         uplink_qfi: s.qfi.filter(|_| s.uplink_pdr_qfi),
@@ -174,30 +236,7 @@ pub fn session_plans(
         urr,
         flows,
         qers,
-    };
-    let templates = pair_templates(system, &template);
-    let ends = pair_ends(system, s.count.min(ues.count));
-    let pair_of = |i: u32| ends.iter().position(|&end| i < end).unwrap_or(0);
-    Ok((0..ues.count)
-        .map(|i| {
-            UeSessionPlan::new(
-                Arc::clone(&templates[pair_of(i)]),
-                UeSession {
-                    cp_seid: Seid(u64::from(i) + 1),
-                    ue_address: ues.address(i),
-                    ue_ipv6: ues.v6.map(|v6| UeIpv6Prefix {
-                        prefix: v6.prefix(i),
-                        len: v6.prefix_len(),
-                    }),
-                    uplink_teid: match ues.uplink_teid {
-                        UplinkTeids::Sequence(seq) => UplinkTeid::Assigned(seq.get(i)),
-                        UplinkTeids::ChosenByUpf => UplinkTeid::ChosenByUpf,
-                    },
-                    downlink_teid: ues.downlink_teid.get(i),
-                },
-            )
-        })
-        .collect())
+    })
 }
 
 #[cfg(test)]
