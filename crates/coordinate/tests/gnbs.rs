@@ -1,5 +1,6 @@
 //! The coordinator's session plans (PFCP as one SMF): each UE's session carries the gNB of the
 //! (agent, pair) that sends it.
+#![allow(clippy::print_stdout)]
 
 use std::net::IpAddr;
 

@@ -1,5 +1,6 @@
 //! The run's set-up against fake agents on loopback: `--agents`, token files, `GET /v1` of
 //! every agent (an agent down named), the segments by weight.
+#![allow(clippy::print_stdout)]
 
 mod fake;
 

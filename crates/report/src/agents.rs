@@ -207,9 +207,9 @@ mod tests {
         assert_eq!(serde_json::from_value::<Incomplete>(json).unwrap(), i);
     }
 
-    #[test]
-    fn report_txt_lists_each_agent_s_steps_and_warns_first_of_the_loss() {
-        use crate::{Report, render_table};
+    /// gnb-a counted with one step, gnb-b lost in step 1, and another warning.
+    fn two_agents_one_lost() -> crate::Report {
+        use crate::Report;
         use upfbench_stats::Direction;
         let fig = |sent, lost| StepFigures {
             direction: Direction::Uplink,
@@ -254,6 +254,13 @@ mod tests {
                 agents_counted: "1 of 2".to_owned(),
             }],
         });
+        r
+    }
+
+    #[test]
+    fn report_txt_lists_each_agent_s_steps_and_warns_first_of_the_loss() {
+        use crate::render_table;
+        let r = two_agents_one_lost();
         let text = render_table(&r);
         let line = |needle: &str| {
             text.lines()

@@ -455,18 +455,6 @@ mod tests {
                 ),
                 r#"{"t_s":4.0,"unix_ms":5000,"name":"upf:fault","data":{"what":"heartbeat_lost","detail":"no answer"}}"#,
             ),
-            (
-                line(
-                    3.5,
-                    Event::AgentLost {
-                        agent: "gnb-b".into(),
-                        step: Some(2),
-                        t_s: 3.4,
-                        reason: "no answer for 3 s".into(),
-                    },
-                ),
-                r#"{"t_s":3.5,"unix_ms":4500,"name":"cluster:agent_lost","data":{"agent":"gnb-b","step":2,"t_s":3.4,"reason":"no answer for 3 s"}}"#,
-            ),
         ];
         for (l, json) in cases {
             assert_eq!(l.to_json(), json);
@@ -478,6 +466,23 @@ mod tests {
             let v: serde_json::Value = serde_json::from_str(json).unwrap();
             assert_eq!(v["name"], l.event.name());
         }
+    }
+
+    #[test]
+    fn an_agent_lost_is_a_name_and_its_data() {
+        let l = line(
+            3.5,
+            Event::AgentLost {
+                agent: "gnb-b".into(),
+                step: Some(2),
+                t_s: 3.4,
+                reason: "no answer for 3 s".into(),
+            },
+        );
+        let json = r#"{"t_s":3.5,"unix_ms":4500,"name":"cluster:agent_lost","data":{"agent":"gnb-b","step":2,"t_s":3.4,"reason":"no answer for 3 s"}}"#;
+        assert_eq!(l.to_json(), json);
+        assert_eq!(serde_json::from_str::<EventLine>(json).unwrap(), l);
+        assert_eq!(l.event.name(), "cluster:agent_lost");
     }
 
     #[test]
