@@ -8,7 +8,7 @@
 //!   their segments.
 //! - [`gnbs`]: PFCP as one SMF: the session plans over every (agent, pair) as a gNB.
 //! - [`call`]: one call to an agent, its answer or its failure as the coordinator takes them.
-//! - [`drive`]: the loop, the steps given when the coordinator is ready, and what came of them.
+//! - [`drive`](mod@drive): the loop, the steps given when the coordinator is ready, and what came of them.
 //! - [`sections`]: the report's `agents` and `incomplete`, events.jsonl's `cluster:agent_lost`.
 
 #![forbid(unsafe_code)]
