@@ -261,6 +261,18 @@ mod tests {
                 sessions: Some(4),
                 detail: "4 sessions again".into(),
             },
+            RunEvent::AgentLost {
+                agent: "gnb-b".into(),
+                step: Some(2),
+                t_s: 3.4,
+                reason: "no answer for 3 s".into(),
+            },
+            RunEvent::AgentLost {
+                agent: "gnb-c".into(),
+                step: None,
+                t_s: 0.2,
+                reason: "connection refused".into(),
+            },
             RunEvent::Interrupt {},
         ];
         for (i, e) in events.into_iter().enumerate() {
