@@ -261,6 +261,17 @@ mod tests {
                 sessions: Some(4),
                 detail: "4 sessions again".into(),
             },
+            RunEvent::Interrupt {},
+        ];
+        for (i, e) in events.into_iter().chain(cluster_events()).enumerate() {
+            tl.record(at(100 * i as u64), e);
+        }
+        tl
+    }
+
+    /// A run over agents' events: an agent lost in a step, and one before any.
+    fn cluster_events() -> [RunEvent; 2] {
+        [
             RunEvent::AgentLost {
                 agent: "gnb-b".into(),
                 step: Some(2),
@@ -273,12 +284,7 @@ mod tests {
                 t_s: 0.2,
                 reason: "connection refused".into(),
             },
-            RunEvent::Interrupt {},
-        ];
-        for (i, e) in events.into_iter().enumerate() {
-            tl.record(at(100 * i as u64), e);
-        }
-        tl
+        ]
     }
 
     fn docs(file: &str) -> std::path::PathBuf {
