@@ -7,6 +7,7 @@
 //! - [`setup`]: the agents (the cluster file's or `--agents`), their clients and `GET /v1`,
 //!   their segments.
 //! - [`gnbs`]: PFCP as one SMF: the session plans over every (agent, pair) as a gNB.
+//! - [`smf`]: the one association and every session, through `crates/n4`.
 //! - [`call`]: one call to an agent, its answer or its failure as the coordinator takes them.
 //! - [`drive`](mod@drive): the loop, the steps given when the coordinator is ready, and what came of them.
 //! - [`sections`]: the report's `agents` and `incomplete`, events.jsonl's `cluster:agent_lost`.
@@ -18,5 +19,6 @@ pub mod drive;
 pub mod gnbs;
 pub mod sections;
 pub mod setup;
+pub mod smf;
 
 pub use drive::{Driven, EXIT_INCOMPLETE, drive};
