@@ -65,6 +65,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod agent;
+mod agent_segments;
 mod capacity;
 mod churn;
 mod delay;
