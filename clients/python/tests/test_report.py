@@ -125,7 +125,7 @@ def test_every_field_the_client_reads_is_one_a_real_report_writes(
 def test_another_schema_version_or_a_missing_figure_is_refused(
     run_report: dict[str, Any],
 ) -> None:
-    with pytest.raises(MalformedAnswer, match="schema version 1: this client reads 2"):
+    with pytest.raises(MalformedAnswer, match="schema version 1: this client reads 3"):
         Report.parse({**run_report, "schema_version": 1})
     del run_report["steps"][0]["directions"][1]["loss"]["lost"]
     with pytest.raises(MalformedAnswer) as e:

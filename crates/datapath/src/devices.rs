@@ -94,11 +94,25 @@ pub fn pools<'e>(
     eal: &'e Eal,
     settings: &[DeviceSettings],
 ) -> Result<Vec<Mempool<'e>>, DeviceError> {
-    let names = ["rx-n3", "rx-n6"];
+    pair_pools(eal, settings, 0)
+}
+
+/// Each device's receive pool of pair `pair` (its place in the file's `pairs`): `rx-n3` and
+/// `rx-n6` for the first, `rx-n3-1`, `rx-n6-1` for the second, and so on (DPDK's names are
+/// process-wide).
+pub fn pair_pools<'e>(
+    eal: &'e Eal,
+    settings: &[DeviceSettings],
+    pair: usize,
+) -> Result<Vec<Mempool<'e>>, DeviceError> {
+    let names = ["rx-n3", "rx-n6"].map(|n| match pair {
+        0 => n.to_owned(),
+        k => format!("{n}-{k}"),
+    });
     settings
         .iter()
         .zip(names)
-        .map(|(s, name)| Ok(rx_pool(eal, name, s.queues, s.rx_descriptors)?))
+        .map(|(s, name)| Ok(rx_pool(eal, &name, s.queues, s.rx_descriptors)?))
         .collect()
 }
 

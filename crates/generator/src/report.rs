@@ -34,12 +34,12 @@ use upfbench_report::Report;
 use upfbench_run::plan::Plan;
 
 /// What a run is called in the report: its profile, its ports, its workers and UEs, its label.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct RunIdentity<'a> {
     /// The profile's name.
     pub profile: &'a str,
-    /// The DPDK names of the N3 and N6 ports.
-    pub ports: [&'a str; 2],
+    /// The DPDK names of the N3 and N6 ports (each pair's, joined by `, `).
+    pub ports: [String; 2],
     /// Worker lcores.
     pub workers: u16,
     /// UEs (sessions).
@@ -62,8 +62,9 @@ pub(crate) fn new_report(run: RunIdentity<'_>, started_unix_ms: u64) -> Report {
     report
         .config
         .insert("profile".into(), run.profile.to_owned());
-    report.config.insert("n3".into(), run.ports[0].to_owned());
-    report.config.insert("n6".into(), run.ports[1].to_owned());
+    let [n3, n6] = run.ports;
+    report.config.insert("n3".into(), n3);
+    report.config.insert("n6".into(), n6);
     report
         .config
         .insert("workers".into(), run.workers.to_string());
@@ -94,7 +95,7 @@ mod tests {
     fn identity(label: Option<&str>) -> RunIdentity<'_> {
         RunIdentity {
             profile: "quickstart",
-            ports: ["net_memif0", "net_memif1"],
+            ports: ["net_memif0".into(), "net_memif1".into()],
             workers: 1,
             ues: 4,
             label,

@@ -123,6 +123,7 @@ pub(crate) fn step(payload: u32, kpps: u64, lost: u64, p50_ns: u64) -> StepRepor
         handover: None,
         churn: None,
         qos: None,
+        pairs: Vec::new(),
     }
 }
 

@@ -161,3 +161,54 @@ fn a_real_reports_page_renders_its_tables_and_plots_in_chromium() {
     assert!(png.len() > 60_000, "{} bytes: a blank page?", png.len());
     eprintln!("browser test: screenshot {}", shot.display());
 }
+
+#[test]
+fn a_page_of_two_pairs_has_a_section_per_pair_in_chromium() {
+    let Some(browser) = chromium() else {
+        assert!(!under_ci(), "under CI the browser test must run");
+        let _ = writeln!(
+            std::io::stderr(),
+            "browser test SKIPPED, nothing was checked: no chromium in PATH"
+        );
+        return;
+    };
+    // The real sweep's steps, each split in two pairs: a with the figures as measured, b
+    // with its uplink's Tx Kpps marked.
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/memif-sweep");
+    let mut report = load(&fixture).expect("the fixture report").report;
+    for step in &mut report.steps {
+        let a = upfbench_report::StepFigures::of(step.clone());
+        let mut b = a.clone();
+        b.directions[0].tx.kpps = 4321.5;
+        step.pairs = vec![
+            upfbench_report::PairSection {
+                name: "a".into(),
+                figures: a,
+            },
+            upfbench_report::PairSection {
+                name: "b".into(),
+                figures: b,
+            },
+        ];
+    }
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("browser-pairs");
+    std::fs::create_dir_all(&out).unwrap();
+    let page = out.join(REPORT_HTML);
+    std::fs::write(&page, report_page(&report, &[])).unwrap();
+    let dom = browse(&browser, &page, &["--dump-dom"]);
+    let (totals, pairs) = dom
+        .split_once("<section class=\"pair\" id=\"pair-a\">")
+        .expect("pair a's section");
+    let (a, b) = pairs
+        .split_once("<section class=\"pair\" id=\"pair-b\">")
+        .expect("pair b's section after a's");
+    assert!(totals.contains("<h2>Summary</h2>"));
+    assert!(a.starts_with("\n<h2>Pair a</h2>") && b.starts_with("\n<h2>Pair b</h2>"));
+    // The totals' two tables, then two a pair, a row per step and direction in each.
+    assert_eq!(dom.matches("<table>").count(), 6);
+    for part in [totals, a, b] {
+        assert_eq!(part.matches("<tr><td>300 B</td>").count(), 2);
+    }
+    assert!(b.contains("4321.5") && !a.contains("4321.5") && !totals.contains("4321.5"));
+    eprintln!("browser test: the pairs' page {}", page.display());
+}

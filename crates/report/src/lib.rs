@@ -11,6 +11,7 @@ mod handover;
 mod migrate;
 mod model;
 mod multiplier;
+mod pairs;
 mod percentiles;
 mod port;
 pub mod qos;
@@ -45,6 +46,7 @@ pub use model::{
     SCHEMA_VERSION, StepReport, StreamSummary, TOOL_NAME, ThroughputReport, ToolInfo,
 };
 pub use multiplier::{MultipliedStep, MultiplierReport};
+pub use pairs::{PairSection, StepFigures};
 pub use percentiles::{Nanos, Percentiles};
 pub use port::{KernelInterface, PortReport};
 pub use qos::{QerVerdict, QosFlowReport, QosFlowSpec, QosReport};

@@ -12,6 +12,11 @@
 //! | `control.release` | `"not answered (Open5GS, ...)"`, `"failed: <why>"` | `"not answered"`, `"failed"` |
 //!
 //! The data plane's latency (`steps[].directions[].latency`) kept its fields.
+//!
+//! Schema 2 to 3: a step's figures are the totals over the run's port pairs, and
+//! `steps[].pairs` (new) holds each pair's when there are several. A schema 2 report is of one
+//! pair (the generator drove no more): its steps' fields are that pair's and the totals, and it
+//! takes no `pairs`, so only its version changes.
 
 use serde_json::{Map, Value, json};
 
@@ -88,6 +93,11 @@ pub(super) fn v1_to_v2(value: &mut Value) {
         }
     }
     value["schema_version"] = Value::from(2);
+}
+
+/// `value`, a report of schema 2, made one of schema 3 (see the module's documentation).
+pub(super) fn v2_to_v3(value: &mut Value) {
+    value["schema_version"] = Value::from(3);
 }
 
 /// A schema 1 PFCP latency (µs) as percentiles in ns.
@@ -207,9 +217,25 @@ mod tests {
     }
 
     #[test]
-    fn a_schema_1_report_reads_as_schema_2() {
+    fn a_schema_2_report_reads_as_schema_3_of_one_pair() {
+        let v1 = v1();
+        let r2 = Report::from_json(&v1.to_string()).expect("schema 1 reads");
+        // As schema 2 wrote it: its version 2, no pairs.
+        let mut v2: serde_json::Value = serde_json::from_str(&r2.to_json()).unwrap();
+        v2["schema_version"] = 2.into();
+        assert!(v2["steps"][0].get("pairs").is_none());
+        let r3 = Report::from_json(&v2.to_string()).expect("schema 2 reads");
+        assert_eq!(r3.schema_version, 3);
+        assert!(r3.steps.iter().all(|s| s.pairs.is_empty()));
+        // The steps' figures are as schema 2 had them: one pair's, which are the totals.
+        assert_eq!(r3.steps, r2.steps);
+        assert!(!r3.steps.is_empty());
+    }
+
+    #[test]
+    fn a_schema_1_report_reads_as_this_schema() {
         let r = Report::from_json(&v1().to_string()).expect("schema 1 reads");
-        assert_eq!(r.schema_version, 2);
+        assert_eq!(r.schema_version, super::super::SCHEMA_VERSION);
         let c = r.control.as_ref().unwrap();
         let e = c.establishment_latency.unwrap();
         assert_eq!(
@@ -243,7 +269,7 @@ mod tests {
         // The data plane's latency reads as it was.
         let v1_latency = &v1()["steps"][0]["directions"][0]["latency"];
         assert_eq!(v1_latency["p99_9_ns"], step.percentiles.p99_9.unwrap().0);
-        // Written again, it is schema 2 and reads back the same.
+        // Written again, it is this schema and reads back the same.
         let again = Report::from_json(&r.to_json()).unwrap();
         assert_eq!(again, r);
     }

@@ -28,7 +28,7 @@ use super::upf_faults::{FaultLoss, UpfFault};
 /// removes or changes the meaning of a field (adding a field keeps the version). Reports of an
 /// earlier version are read through `super::migrate` (2: every percentile summary is a
 /// [`Percentiles`] in ns; the release is one word).
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// The tool's name in reports.
 pub const TOOL_NAME: &str = "upfbench";
@@ -271,6 +271,10 @@ pub struct StepReport {
     /// `sessions.qos_flows`), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub qos: Option<super::qos::QosReport>,
+    /// Each port pair's figures, when the run had several (the fields above are their totals);
+    /// empty, and not written, with one pair.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pairs: Vec<super::PairSection>,
 }
 
 /// One stream of the profile (e.g. "ul", or one size of an IMIX), summed over its flows.
@@ -525,6 +529,7 @@ impl StepReport {
             handover: None,
             churn: None,
             qos: None,
+            pairs: Vec::new(),
         }
     }
 
@@ -618,7 +623,11 @@ impl Report {
             .and_then(serde_json::Value::as_u64)
             .ok_or(ReportError::MissingSchemaVersion)?;
         match found {
-            1 => super::migrate::v1_to_v2(&mut value),
+            1 => {
+                super::migrate::v1_to_v2(&mut value);
+                super::migrate::v2_to_v3(&mut value);
+            }
+            2 => super::migrate::v2_to_v3(&mut value),
             v if v == u64::from(SCHEMA_VERSION) => {}
             _ => {
                 return Err(ReportError::UnsupportedSchema {
@@ -688,6 +697,7 @@ mod tests {
             handover: None,
             churn: None,
             qos: None,
+            pairs: Vec::new(),
         }
     }
 

@@ -577,7 +577,7 @@ fn rejected_section(out: &mut String, report: &Report) {
 }
 
 /// Renders `report`: header, direction tables, streams, TX schedule slips, comparison, control
-/// plane, ports, rejects, warnings.
+/// plane, ports, rejects, each port pair's tables (with several), warnings.
 pub fn render_table(report: &Report) -> String {
     let mut out = String::new();
     header(&mut out, report);
@@ -608,6 +608,7 @@ pub fn render_table(report: &Report) -> String {
         frame_table(&mut out, report);
         queue_table(&mut out, report);
         rejected_section(&mut out, report);
+        pair_sections(&mut out, report);
     }
     for w in warnings(report) {
         let _ = writeln!(out, "warning: {w}");
@@ -616,6 +617,20 @@ pub fn render_table(report: &Report) -> String {
         out.pop();
     }
     out
+}
+
+/// With several port pairs, after the totals' sections: each pair's direction tables, streams
+/// and ports, as its workers measured them on its ports.
+fn pair_sections(out: &mut String, report: &Report) {
+    for name in report.pair_names() {
+        let mut view = report.clone();
+        view.steps = report.of_pair(&name);
+        view.warnings.clear();
+        let _ = writeln!(out, "Pair {name}: what its workers measured on its ports\n");
+        direction_tables(out, &view);
+        stream_table(out, &view);
+        port_table(out, &view);
+    }
 }
 
 /// The report's first lines: the tool, the label, the configuration, the clock, the units.

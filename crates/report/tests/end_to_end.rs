@@ -138,24 +138,24 @@ fn json_round_trips_and_checks_the_schema_version() {
     let (report, _) = sweep();
     let json = report.to_json();
     assert_eq!(Report::from_json(&json).unwrap(), report);
-    assert!(json.contains("\"schema_version\": 2"));
+    assert!(json.contains("\"schema_version\": 3"));
     assert!(json.contains("\"started\": \"2025-01-02T03:04:05.678Z\""));
 
-    let newer = json.replacen("\"schema_version\": 2", "\"schema_version\": 3", 1);
+    let newer = json.replacen("\"schema_version\": 3", "\"schema_version\": 4", 1);
     assert!(matches!(
         Report::from_json(&newer),
         Err(ReportError::UnsupportedSchema {
-            found: 3,
-            supported: 2
+            found: 4,
+            supported: 3
         })
     ));
-    let none = json.replacen("\"schema_version\": 2,", "", 1);
+    let none = json.replacen("\"schema_version\": 3,", "", 1);
     assert!(matches!(
         Report::from_json(&none),
         Err(ReportError::MissingSchemaVersion)
     ));
     assert!(matches!(
-        Report::from_json("{\"schema_version\": 2}"),
+        Report::from_json("{\"schema_version\": 3}"),
         Err(ReportError::Json(_))
     ));
     assert!(matches!(

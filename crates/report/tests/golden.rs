@@ -141,6 +141,7 @@ fn small_payload_step(r: &mut Report) {
         handover: None,
         churn: None,
         qos: None,
+        pairs: Vec::new(),
     });
 }
 
@@ -204,6 +205,7 @@ fn paced_step(r: &mut Report) {
         handover: None,
         churn: None,
         qos: None,
+        pairs: Vec::new(),
     });
 }
 

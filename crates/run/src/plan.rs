@@ -12,7 +12,7 @@ pub mod sessions;
 pub(crate) mod stream;
 pub(crate) mod ue;
 
-pub use build::{GatePlan, Plan, PlanError, build, rate_frame_len};
+pub use build::{GatePlan, Plan, PlanError, build, build_pairs, rate_frame_len};
 pub use churn::{ChurnPlan, ChurnStep};
 pub use mobility::{HandoverPlan, Move};
 pub use pacing::{Pacer, ScheduleSlip};

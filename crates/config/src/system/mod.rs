@@ -71,8 +71,9 @@ pub struct System {
     /// The port pairs, each with its own N3 and N6 ports (its own gNB address and N3 peer) and
     /// its own workers; the sessions are cut over them by weight (docs/scale.md). Not with
     /// top-level `n3`/`n6` nor `cores.workers`. A loaded file holds its pairs here whichever form
-    /// it used. Absent: the short form's one pair. The generator runs one pair so far: a file
-    /// with more is checked, and refused when the run starts (docs/scale.md §2).
+    /// it used. Absent: the short form's one pair. The generator drives every pair, each worker
+    /// its pair's queues; each step's report gives the totals and each pair's figures
+    /// (docs/reports.md).
     #[serde(default)]
     #[schemars(extend("default" = []))]
     pub pairs: Vec<Pair>,

@@ -31,9 +31,9 @@ use crate::issues::Issues;
 #[schemars(rename = "Pair")]
 #[serde(deny_unknown_fields)]
 pub struct Pair<Peer = IpAddr> {
-    /// The pair's name in reports, live lines and `/metrics` (`pair="a"`): letters, digits, `-`
-    /// and `_`, at most 16 characters, each pair its own. Absent: `p0`, `p1`, ... by its place
-    /// in the list.
+    /// The pair's name in the generator's reports (each step's `pairs`) and the reflector's
+    /// lines: letters, digits, `-` and `_`, at most 16 characters, each pair its own. Absent:
+    /// `p0`, `p1`, ... by its place in the list.
     #[serde(default)]
     pub name: String,
     /// The pair's worker lcores: at least one, below 128, none the main lcore nor another

@@ -24,8 +24,12 @@ pub(crate) struct KernelCounters {
 pub(crate) struct KernelReading([Option<Result<NetDevCounters, String>>; 2]);
 
 impl KernelCounters {
-    /// The interfaces of `system`'s ports.
+    /// The interfaces of `system`'s ports; none with several port pairs (the step's ports are
+    /// then the pairs' totals, which no one interface counts).
     pub(crate) fn new(system: &System) -> KernelCounters {
+        if system.pairs().len() > 1 {
+            return KernelCounters::default();
+        }
         let name =
             |p: &upfbench_config::Port| kernel_interface(p.device.name(), p.devargs.as_deref());
         KernelCounters {

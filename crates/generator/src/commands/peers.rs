@@ -35,39 +35,39 @@ fn stopped(side: Side, name: &str, waiting_for: &str, e: WaitError) -> EarlyStop
 
 /// Waits for the socket file of every port that is its link's client (a memif client, a
 /// virtio-user port of a vhost-user server): DPDK cannot probe a virtio-user client, nor start
-/// a memif client, without it. `names` are the ports' DPDK names.
+/// a memif client, without it. `names` are each pair's ports' DPDK names.
 pub(crate) fn wait_for_socket_servers(
     system: &System,
-    names: &[String; 2],
+    names: &[[String; 2]],
     stop: &dyn Fn() -> bool,
 ) -> Result<(), EarlyStop> {
-    for ((side, port), name) in [
-        (Side::N3, &system.pair(0).n3),
-        (Side::N6, &system.pair(0).n6),
-    ]
-    .into_iter()
-    .zip(names)
-    {
-        let Some(socket) = socket_file(port.device.name(), port.devargs.as_deref())
-            .filter(|s| s.role == SocketRole::Client)
-        else {
-            continue;
-        };
-        let server = format!("{} server", socket.protocol);
-        if !socket.path.exists() {
-            out::line(&format!(
-                "{side} ({name}): waiting for the {server}'s socket {} (at most \
-                 {PEER_TIMEOUT:?})",
-                socket.path.display()
-            ));
+    for (pair, names) in system.pairs().iter().zip(names) {
+        for ((side, port), name) in [(Side::N3, &pair.n3), (Side::N6, &pair.n6)]
+            .into_iter()
+            .zip(names)
+        {
+            let Some(socket) = socket_file(port.device.name(), port.devargs.as_deref())
+                .filter(|s| s.role == SocketRole::Client)
+            else {
+                continue;
+            };
+            let server = format!("{} server", socket.protocol);
+            if !socket.path.exists() {
+                out::line(&format!(
+                    "{side} ({name}): waiting for the {server}'s socket {} (at most \
+                     {PEER_TIMEOUT:?})",
+                    socket.path.display()
+                ));
+            }
+            wait_socket(&socket.path, PEER_TIMEOUT, stop)
+                .map_err(|e| stopped(side, name, &server, e))?;
         }
-        wait_socket(&socket.path, PEER_TIMEOUT, stop)
-            .map_err(|e| stopped(side, name, &server, e))?;
     }
     Ok(())
 }
 
-/// Waits for both links to be up; returns their speeds in bit/s, when the ports say.
+/// Waits for both ports' links (N3, N6, named `names`); returns their line rates (bit/s) where
+/// the ports report them.
 pub(crate) fn wait_for_links(
     ports: [&Port<'_>; 2],
     names: &[String; 2],

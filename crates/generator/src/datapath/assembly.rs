@@ -78,14 +78,36 @@ impl<'p> PoolShelf<'p> {
 /// and each worker's receive table.
 #[derive(Default)]
 pub(crate) struct Idle<'p> {
-    /// Each worker's queues (N3, N6), while no step runs.
+    /// Each worker's queues (N3, N6), while no step runs: every pair's, pair after pair.
     pub queues: Vec<Option<[PortQueues<'p>; 2]>>,
+    /// Where each pair's queues begin in `queues`: pair `k`'s worker `i` takes
+    /// `queues[first[k] + i]`.
+    pub first: Vec<usize>,
     /// The template pools of earlier steps.
     pub shelf: PoolShelf<'p>,
     /// Each worker's per-flow receive table of the step before, once its report is made: the
     /// next step of the same flows (a search's next trial) resets it instead of allocating one
     /// (two allocations per flow, 4.5 ms a step with 20,000 flows).
     pub rx_tables: Vec<Vec<RxStream>>,
+}
+
+/// What the workers of one port pair are wired to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PairWiring<'p> {
+    /// The step's receive rules on the pair's ports (their VLAN tags).
+    pub rules: &'p RxRules,
+    /// Our interfaces, the UPF's N3 address and the next hops' MACs on the pair's ports.
+    pub endpoints: Endpoints,
+    /// The UPF's N3 and N6 neighbours on the pair's ports, of either family (the entries the
+    /// service plane starts with).
+    pub peers: [IpAddr; 2],
+}
+
+impl Idle<'_> {
+    /// The slot in [`Idle::queues`] of worker `wp`: its queue in its pair.
+    pub(crate) fn slot(&self, wp: &upfbench_run::plan::WorkerPlan) -> usize {
+        self.first.get(usize::from(wp.pair)).copied().unwrap_or(0) + usize::from(wp.index)
+    }
 }
 
 /// What a step's workers are made of besides their queues.
@@ -95,13 +117,8 @@ pub(crate) struct StepWiring<'w, 'p> {
     pub eal: &'p Eal,
     /// The step's plan (read while the workers are made).
     pub plan: &'w Plan,
-    /// Its receive rules.
-    pub rules: &'p RxRules,
-    /// Our interfaces, the UPF's N3 address and the next hops' MACs.
-    pub endpoints: Endpoints,
-    /// The UPF's N3 and N6 neighbours, of either family (the entries the service plane starts
-    /// with).
-    pub peers: [IpAddr; 2],
+    /// Each port pair's wiring, in the system file's order.
+    pub pairs: &'w [PairWiring<'p>],
     /// The QFI that uplink G-PDUs carry, if any.
     pub qfi: Option<Qfi>,
     /// Each UE's uplink TEID (the profile's range, or those the UPF chose).
@@ -118,6 +135,10 @@ pub(crate) struct StepWiring<'w, 'p> {
 pub(crate) struct StepWorkers<'s, 'p> {
     /// One per worker lcore.
     pub handles: Vec<LcoreHandle<'s, WorkerResult<'p>>>,
+    /// Each worker's slot in [`Idle::queues`], where its queues go back.
+    pub slots: Vec<usize>,
+    /// Each worker's port pair.
+    pub pairs: Vec<u16>,
     /// Each worker's receive statistics, as the control thread reads them.
     pub rx: Vec<RxHandle>,
     /// Each worker's transmit statistics.
@@ -135,6 +156,8 @@ pub(crate) struct StepOutcome {
     pub rx: Vec<RxCoreResult>,
     /// Their other counters, added up.
     pub counters: WorkerCounters,
+    /// Each worker's other counters.
+    pub(crate) by_worker: Vec<WorkerCounters>,
     /// The frames each worker received on each port (N3, N6): what its queues received.
     pub(crate) rx_by_worker: Vec<[u64; 2]>,
 }
@@ -146,10 +169,12 @@ pub(crate) fn launch<'s, 'p>(
     w: &StepWiring<'_, 'p>,
     idle: &mut Idle<'p>,
 ) -> Result<StepWorkers<'s, 'p>> {
+    let slots: Vec<usize> = w.plan.workers.iter().map(|wp| idle.slot(wp)).collect();
     let Idle {
         queues,
         shelf,
         rx_tables,
+        ..
     } = idle;
     let plan = w.plan;
     let specs = stream_specs(plan);
@@ -158,12 +183,10 @@ pub(crate) fn launch<'s, 'p>(
         latency: plan.latency,
         ..RxConfig::default()
     };
-    let known: Vec<_> = [Side::N3, Side::N6]
-        .into_iter()
-        .map(|s| (s, w.peers[s.index()], w.endpoints.next_hop_mac[s.index()]))
-        .collect();
     let mut workers = StepWorkers {
         handles: Vec::new(),
+        slots: slots.clone(),
+        pairs: plan.workers.iter().map(|wp| wp.pair).collect(),
         rx: Vec::new(),
         tx: Vec::new(),
         specs: specs.clone(),
@@ -171,21 +194,33 @@ pub(crate) fn launch<'s, 'p>(
     w.control.set(Phase::Idle, 0);
     let qos = QosLayout::of(plan).map(Arc::new);
     for (i, wp) in plan.workers.iter().enumerate() {
+        let pair = w
+            .pairs
+            .get(usize::from(wp.pair))
+            .ok_or_else(|| anyhow!("worker {i}: no port pair {}", wp.pair))?;
+        let known: Vec<_> = [Side::N3, Side::N6]
+            .into_iter()
+            .map(|s| {
+                let mac = pair.endpoints.next_hop_mac[s.index()];
+                (s, pair.peers[s.index()], mac)
+            })
+            .collect();
         let mut shares = Vec::new();
         let mut warmup = Vec::new();
         for share in &wp.shares {
-            shares.push(tx_share(w, shelf, i, share)?);
+            shares.push(tx_share(w, &pair.endpoints, shelf, i, share)?);
             warmup.push(plan.warmup_schedule(share));
         }
-        let probes = probe_share(w, shelf, i)?;
+        let probes = probe_share(w, &pair.endpoints, shelf, i)?;
         let recycled = rx_tables.get_mut(i).map(std::mem::take).unwrap_or_default();
         let (rx, rx_handle) = RxStats::reusing(i as u32, &specs, &rx_config, recycled)?;
         let (tx, tx_handle) = TxStats::new(i as u32, &specs);
         workers.rx.push(rx_handle);
         workers.tx.push(tx_handle);
-        let ports = queues[i]
-            .take()
-            .ok_or_else(|| anyhow!("worker {i}'s queues are in use"))?;
+        let ports = queues
+            .get_mut(slots[i])
+            .and_then(Option::take)
+            .ok_or_else(|| anyhow!("worker {i}'s queues are in use or missing"))?;
         let worker = Worker {
             index: i as u16,
             ports,
@@ -196,10 +231,10 @@ pub(crate) fn launch<'s, 'p>(
                 .clone()
                 .map(|l| QosRx::new(l, plan.expected.as_nanos() as u64, &plan.latency))
                 .transpose()?,
-            rules: w.rules,
+            rules: pair.rules,
             rx,
             tx,
-            service: service_plane(&w.endpoints, w.service_pool, w.clock.hz(), &known),
+            service: service_plane(&pair.endpoints, w.service_pool, w.clock.hz(), &known),
             clock: w.clock,
             flush_ns: FLUSH_NS,
         };
@@ -245,7 +280,7 @@ pub(crate) fn service_plane<'p>(
 }
 
 /// The statistics' flows: each stream's UEs, one after the other.
-fn stream_specs(plan: &Plan) -> Vec<StreamSpec> {
+pub(crate) fn stream_specs(plan: &Plan) -> Vec<StreamSpec> {
     plan.streams
         .iter()
         .flat_map(|s| {
@@ -264,6 +299,7 @@ fn stream_specs(plan: &Plan) -> Vec<StreamSpec> {
 /// its UEs (the moving ones' outer headers switched at their handovers).
 fn tx_share<'p>(
     w: &StepWiring<'_, 'p>,
+    endpoints: &Endpoints,
     shelf: &mut PoolShelf<'p>,
     worker: usize,
     share: &Share,
@@ -281,7 +317,7 @@ fn tx_share<'p>(
         ue_address(plan, stream, first_ue),
         teid,
         w.qfi,
-        &w.endpoints,
+        endpoints,
     )
     .with_context(|| format!("building the frame of stream {}", stream.name))?;
     let mut patch = frame.patch_range(TAG_LEN);
@@ -325,6 +361,7 @@ fn ue_address(plan: &Plan, stream: &StreamPlan, ue: u32) -> IpAddr {
 /// Worker `worker`'s part of the churn sessions' probes, in a step whose churn runs.
 fn probe_share<'p>(
     w: &StepWiring<'_, 'p>,
+    endpoints: &Endpoints,
     shelf: &mut PoolShelf<'p>,
     worker: usize,
 ) -> Result<Option<ProbeShare<'p>>> {
@@ -339,13 +376,13 @@ fn probe_share<'p>(
         w.plan.ues.address_v4(plan.first_ue),
         Teid::ZERO,
         w.qfi,
-        &w.endpoints,
+        endpoints,
     )
     .context("building the churn probes' frame")?;
     // An IPv4 run has an IPv6 data network host all the same (for IPv6 UEs, over IPv4): what
     // churn cannot do yet is IPv6 UEs, an IPv6 N3, or tags.
-    let tagged = !w.endpoints.tags.iter().all(|t| t.is_empty());
-    if tagged || w.endpoints.v6.n3.is_some() || w.plan.ues.v6.is_some() {
+    let tagged = !endpoints.tags.iter().all(|t| t.is_empty());
+    if tagged || endpoints.v6.n3.is_some() || w.plan.ues.v6.is_some() {
         bail!("session churn is not supported with VLAN tags or IPv6 yet");
     }
     let patch = template
@@ -403,11 +440,14 @@ pub(crate) fn join<'p>(
         tx: Vec::new(),
         rx: Vec::new(),
         counters: WorkerCounters::default(),
+        by_worker: Vec::new(),
         rx_by_worker: Vec::new(),
     };
     for (w, h) in std::mem::take(&mut workers.handles).into_iter().enumerate() {
         let res = h.join().map_err(|_| anyhow!("worker {w} panicked"))?;
-        queues[w] = Some(res.ports);
+        if let Some(slot) = workers.slots.get(w).and_then(|&s| queues.get_mut(s)) {
+            *slot = Some(res.ports);
+        }
         shelf.pools.extend(res.pools.into_iter().map(|p| (w, p)));
         outcome.tx.push(res.tx);
         outcome.rx.push(res.rx);
@@ -415,6 +455,7 @@ pub(crate) fn join<'p>(
             .rx_by_worker
             .push(Side::BOTH.map(|side| res.counters.rx_frames(side)));
         outcome.counters.add(&res.counters);
+        outcome.by_worker.push(res.counters);
     }
     Ok(outcome)
 }

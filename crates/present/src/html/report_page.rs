@@ -84,6 +84,9 @@ pub fn report_page(report: &Report, plots: &[Figure]) -> String {
         }
     }
     body.push_str("</section>\n");
+    if report.search.is_none() {
+        pair_sections(&mut body, report);
+    }
 
     if !plots.is_empty() {
         body.push_str("<section>\n<h2>Plots</h2>\n");
@@ -91,20 +94,7 @@ pub fn report_page(report: &Report, plots: &[Figure]) -> String {
         body.push_str("</section>\n");
     }
 
-    body.push_str("<section>\n<h2>Warnings</h2>\n");
-    let all: Vec<String> = report
-        .warnings
-        .iter()
-        .cloned()
-        .chain(
-            report
-                .steps
-                .iter()
-                .flat_map(|s| s.warnings.iter().map(move |w| format!("{}: {w}", s.label))),
-        )
-        .collect();
-    warnings(&mut body, &all);
-    body.push_str("</section>\n");
+    warnings_section(&mut body, report);
     let _ = writeln!(
         body,
         "<footer>Written by {} {} beside report.json, whose figures it shows (report.txt has \
@@ -117,6 +107,40 @@ pub fn report_page(report: &Report, plots: &[Figure]) -> String {
         &format!("upfbench {kind}: {name}, {}", report.started),
         &body,
     )
+}
+
+/// Every warning, the run's and each step's (after its label).
+fn warnings_section(body: &mut String, report: &Report) {
+    body.push_str("<section>\n<h2>Warnings</h2>\n");
+    let all: Vec<String> = report
+        .warnings
+        .iter()
+        .cloned()
+        .chain(
+            report
+                .steps
+                .iter()
+                .flat_map(|s| s.warnings.iter().map(move |w| format!("{}: {w}", s.label))),
+        )
+        .collect();
+    warnings(body, &all);
+    body.push_str("</section>\n");
+}
+
+/// With several port pairs, a section per pair after the summary: its direction tables as its
+/// workers measured them on its ports (the summary's are the totals).
+fn pair_sections(body: &mut String, report: &Report) {
+    for name in report.pair_names() {
+        let mut view = report.clone();
+        view.steps = report.of_pair(&name);
+        let _ = writeln!(
+            body,
+            "<section class=\"pair\" id=\"pair-{0}\">\n<h2>Pair {0}</h2>",
+            escape(&name)
+        );
+        direction_tables(body, &view);
+        body.push_str("</section>\n");
+    }
 }
 
 #[cfg(test)]

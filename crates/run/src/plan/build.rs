@@ -116,6 +116,26 @@ pub enum PlanError {
     /// More flows than 32-bit flow ids hold.
     #[error("{0} flows (streams × UEs): at most 2^32")]
     TooManyFlows(u64),
+    /// A stream whose rate comes out differently on two pairs (a percentage of ports of other
+    /// line rates, or bits on frames of other sizes): its rate is shared by UE count.
+    #[error(
+        "stream {stream}: {rate} is {first_pps:.1} pps on pair {first} and {other_pps:.1} pps \
+         on pair {other}: pairs of different line rates or frame sizes need the rate in pps"
+    )]
+    PairRates {
+        /// The stream.
+        stream: String,
+        /// The rate as written.
+        rate: String,
+        /// The first pair's name and rate.
+        first: String,
+        /// Its rate (packets/s).
+        first_pps: f64,
+        /// The pair that differs, and its rate.
+        other: String,
+        /// Its rate (packets/s).
+        other_pps: f64,
+    },
 }
 
 /// The frame length a rate is counted on (layer 2 with FCS, padded to the minimum frame), for
@@ -128,26 +148,46 @@ pub fn rate_frame_len(direction: Direction, payload: u16, container: bool) -> us
 }
 
 /// The plan of `profile` on `system`, with every stream's payload set to `payload` when a sweep
-/// asks; `line_rate_bps` is each port's line rate (N3, N6) as read from the ports, used when the
-/// system file gives none.
+/// asks; `line_rate_bps` is each port's line rate (N3, N6) as read from the ports (every pair's
+/// alike), used when the system file gives none.
 pub fn build(
     system: &System,
     profile: &Profile,
     payload: Option<u16>,
     line_rate_bps: [Option<f64>; 2],
 ) -> Result<Plan, PlanError> {
+    let links = vec![line_rate_bps; system.pairs().len()];
+    build_pairs(system, profile, payload, &links)
+}
+
+/// [`build`] with each pair's ports' line rates as read from them (`line_rate_bps[k]`: pair
+/// `k`'s N3 and N6; a pair without an entry has none). Each stream's rate is worked out on every
+/// pair's ports, with the pair's frame shape (tags, N3 family) and line rates; they must agree,
+/// as the rate is shared over the pairs by UE count ([`PlanError::PairRates`]).
+pub fn build_pairs(
+    system: &System,
+    profile: &Profile,
+    payload: Option<u16>,
+    line_rate_bps: &[[Option<f64>; 2]],
+) -> Result<Plan, PlanError> {
     let s = &profile.sessions;
-    // The first pair's ports: the generator runs one pair so far (docs/scale.md §2).
-    let first = system.pair(0);
-    let line = [
-        first.n3.speed.map(|b| b as f64).or(line_rate_bps[0]),
-        first.n6.speed.map(|b| b as f64).or(line_rate_bps[1]),
-    ];
+    let line: Vec<[Option<f64>; 2]> = system
+        .pairs()
+        .iter()
+        .enumerate()
+        .map(|(k, pair)| {
+            let read = line_rate_bps.get(k).copied().unwrap_or_default();
+            [
+                pair.n3.speed.map(|b| b as f64).or(read[0]),
+                pair.n6.speed.map(|b| b as f64).or(read[1]),
+            ]
+        })
+        .collect();
     let Streams {
         streams,
         flows,
         longest,
-    } = stream_plans(system, profile, payload, line)?;
+    } = stream_plans(system, profile, payload, &line)?;
     let workers = place_pairs(&streams, &pair_lcores(system, s.count), profile.max_burst);
     let churn = churn_step(system, profile, &streams, flows)?;
     Ok(Plan {
@@ -247,7 +287,7 @@ fn stream_plans(
     system: &System,
     profile: &Profile,
     payload: Option<u16>,
-    line: [Option<f64>; 2],
+    line: &[[Option<f64>; 2]],
 ) -> Result<Streams, PlanError> {
     let mut out = Streams {
         streams: Vec::new(),
@@ -295,7 +335,7 @@ fn stream_plan(
     st: &config::Stream,
     at: StreamAt,
     payload: Option<u16>,
-    line: [Option<f64>; 2],
+    line: &[[Option<f64>; 2]],
 ) -> Result<(StreamPlan, Duration), PlanError> {
     let StreamAt {
         direction,
@@ -305,28 +345,14 @@ fn stream_plan(
     let s = &profile.sessions;
     let payload_len = payload.unwrap_or(st.payload);
     let container = direction == Direction::Uplink && s.pdu_session_container;
-    let port_name = direction.sent_on();
-    let port = port_name.index();
-    let shape = system.pair(0).frame_shape(profile.stream_family(st));
-    let p = usize::from(payload_len);
-    let frame_len = match direction {
-        Direction::Uplink => shape.n3_frame_len(p, container),
-        Direction::Downlink => shape.n6_frame_len(p),
-    };
+    let (shape, rate_pps) = pairs_rate(
+        system,
+        profile,
+        st,
+        (direction, container, payload_len),
+        line,
+    )?;
     let (first, count) = st.ues.bounds(s.count);
-    let rate_pps = profile
-        .stream_pps(
-            st,
-            direction == Direction::Uplink,
-            frame_len,
-            shape.inner_ip_len(p),
-            line[port],
-        )
-        .ok_or_else(|| PlanError::NoLineRate {
-            stream: st.name.clone(),
-            rate: st.rate.to_string(),
-            port: port_name,
-        })?;
     // A QER is per session: a `%mbr` rate is each UE's share of its own flow's MBR, so the
     // stream, spread over `count` UEs, sends `count` times it.
     let rate_pps = match st.rate {
@@ -365,6 +391,55 @@ fn stream_plan(
             }),
     };
     Ok((plan, length))
+}
+
+/// The frame shape of stream `st` in `direction` (its G-PDUs with a PDU Session Container or
+/// not, of `payload` bytes) on the first pair and its rate (packets/s), worked out on each
+/// pair's ports with their frame shapes and `line` rates: the same on every pair, or refused.
+fn pairs_rate(
+    system: &System,
+    profile: &Profile,
+    st: &config::Stream,
+    (direction, container, payload): (Direction, bool, u16),
+    line: &[[Option<f64>; 2]],
+) -> Result<(frame::FrameShape, f64), PlanError> {
+    let port_name = direction.sent_on();
+    let port = port_name.index();
+    let p = usize::from(payload);
+    let mut rates = Vec::new();
+    for (pair, line) in system.pairs().iter().zip(line) {
+        let shape = pair.frame_shape(profile.stream_family(st));
+        let frame_len = match direction {
+            Direction::Uplink => shape.n3_frame_len(p, container),
+            Direction::Downlink => shape.n6_frame_len(p),
+        };
+        let rate = profile
+            .stream_pps(
+                st,
+                direction == Direction::Uplink,
+                frame_len,
+                shape.inner_ip_len(p),
+                line[port],
+            )
+            .ok_or_else(|| PlanError::NoLineRate {
+                stream: st.name.clone(),
+                rate: st.rate.to_string(),
+                port: port_name,
+            })?;
+        rates.push((pair.name.as_str(), shape, rate));
+    }
+    let (first, shape, rate_pps) = rates[0];
+    if let Some(&(other, _, other_pps)) = rates.iter().find(|r| r.2 != rate_pps) {
+        return Err(PlanError::PairRates {
+            stream: st.name.clone(),
+            rate: st.rate.to_string(),
+            first: first.to_owned(),
+            first_pps: rate_pps,
+            other: other.to_owned(),
+            other_pps,
+        });
+    }
+    Ok((shape, rate_pps))
 }
 
 /// What a stream at `rate_pps` sends in the profile's transmit mode, and for how long.

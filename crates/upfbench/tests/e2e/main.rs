@@ -56,6 +56,8 @@
 //!   single-pair generator on each at once (the test the SMF of both): every packet back on
 //!   its own pair, each pair's counts its generator's; a session whose gNB is off its pair's
 //!   N3 subnet counted `no_route`.
+//! - two N3/N6 port pairs on both sides (the shipped memif-pairs pair): every packet back, each
+//!   pair's section holding its UEs' share, the totals the sum of the pairs'.
 //!
 //! They need root. Each process busy-polls one core and the machine may have two, so the cases
 //! run one at a time ([`harness::serial`]), the generator's worker on lcore 1 and the
@@ -84,6 +86,7 @@ mod memif;
 mod memif_interrupts;
 mod metrics;
 mod overrides;
+mod pairs;
 mod python_client;
 mod qos;
 mod reflect_pairs;

@@ -21,9 +21,11 @@ use upfbench_run::plan::{self, Plan};
 pub(crate) struct CapacityProgram<'p> {
     system: &'p System,
     profile: Profile,
-    links: [Option<f64>; 2],
-    /// One per step, filled as the step is prepared (a step's rules live as long as the run).
-    rules: &'p [OnceCell<RxRules>],
+    /// Each pair's ports' line rates.
+    links: Vec<[Option<f64>; 2]>,
+    /// One per step (each pair's rules), filled as the step is prepared (a step's rules live as
+    /// long as the run).
+    rules: &'p [OnceCell<Vec<RxRules>>],
     timing: Timing,
     qfi: Option<Qfi>,
     limit: usize,
@@ -40,8 +42,8 @@ pub(crate) struct CapacityProgram<'p> {
     plan: Option<(usize, Plan)>,
     batches: Vec<CapacityBatch>,
     refusal: Option<CapacityRefusal>,
-    /// The ports' VLAN tags, as their devices handle them.
-    vlans: PortVlans,
+    /// Each pair's ports' VLAN tags, as their devices handle them.
+    vlans: Vec<PortVlans>,
 }
 
 impl<'p> CapacityProgram<'p> {
@@ -50,8 +52,8 @@ impl<'p> CapacityProgram<'p> {
     pub(crate) fn new(
         system: &'p System,
         profile: &Profile,
-        links: [Option<f64>; 2],
-        rules: &'p [OnceCell<RxRules>],
+        links: Vec<[Option<f64>; 2]>,
+        rules: &'p [OnceCell<Vec<RxRules>>],
         timing: Timing,
         qfi: Option<Qfi>,
     ) -> CapacityProgram<'p> {
@@ -74,12 +76,17 @@ impl<'p> CapacityProgram<'p> {
             plan: None,
             batches: Vec::new(),
             refusal: None,
-            vlans: PortVlans::of_ports(&system.pair(0).n3, &system.pair(0).n6),
+            vlans: system
+                .pairs()
+                .iter()
+                .map(|p| PortVlans::of_ports(&p.n3, &p.n6))
+                .collect(),
         }
     }
 
-    /// The same, on ports whose tags are `vlans` (with what their devices do with them).
-    pub(crate) fn with_vlans(mut self, vlans: PortVlans) -> Self {
+    /// The same, on ports whose tags are `vlans` (each pair's, with what their devices do with
+    /// them).
+    pub(crate) fn with_vlans(mut self, vlans: Vec<PortVlans>) -> Self {
         self.vlans = vlans;
         self
     }
@@ -101,20 +108,22 @@ impl<'p> Program<'p> for CapacityProgram<'p> {
         self.qfi
     }
 
-    fn plan(&mut self, step: usize) -> (&Plan, &'p RxRules) {
+    fn plan(&mut self, step: usize) -> (&Plan, &'p [RxRules]) {
         if self.plan.as_ref().is_none_or(|(s, _)| *s != step) {
             let mut profile = self.profile.clone();
             profile.sessions.count = self.established.max(1) as u32;
             // The same UEs, addresses and TEIDs as the first sessions of the whole profile,
             // which its checks passed: building fewer cannot fail where the whole did not.
-            let plan = plan::build(self.system, &profile, None, self.links)
+            let plan = plan::build_pairs(self.system, &profile, None, &self.links)
                 .expect("a prefix of a plan that was built");
             self.plan = Some((step, plan));
         }
         let (_, plan) = self.plan.as_ref().expect("made above");
-        let vlans = self.vlans;
-        let rules = self.rules[step]
-            .get_or_init(|| RxRules::new(plan.ues, plan.qfi, &plan.streams).with_vlans(vlans));
+        let vlans = &self.vlans;
+        let rules = self.rules[step].get_or_init(|| {
+            let rules = RxRules::new(plan.ues, plan.qfi, &plan.streams);
+            vlans.iter().map(|&v| rules.clone().with_vlans(v)).collect()
+        });
         (plan, rules)
     }
 

@@ -48,6 +48,22 @@ pub(super) struct Notes {
 }
 
 impl Notes {
+    /// Adds one pair's notes, its keys and warnings after the pair's name when there are
+    /// several (`a n3 rx`).
+    fn add(&mut self, pair: Notes, name: Option<&str>) {
+        let named = |s: String| match name {
+            Some(n) => format!("{n} {s}"),
+            None => s,
+        };
+        self.config
+            .extend(pair.config.into_iter().map(|(k, v)| (named(k), v)));
+        self.warnings
+            .extend(pair.warnings.into_iter().map(|w| match name {
+                Some(n) => format!("pair {n}: {w}"),
+                None => w,
+            }));
+    }
+
     /// Writes the notes into a run's report.
     pub(super) fn apply(&self, report: &mut Report) {
         for (k, v) in &self.config {
@@ -57,11 +73,12 @@ impl Notes {
     }
 }
 
-/// The testbed, up: see the module's documentation.
-pub(super) struct Bed<'b, 'e> {
-    pub(super) eal: &'e Eal,
+/// One port pair of the testbed, up: its N3 and N6 ports and what its runs need of them.
+pub(super) struct PairBed<'b, 'e> {
+    /// The pair's name (`p0`, or the file's).
+    pub(super) name: String,
     started: &'b [StartedPort<'b, 'e>],
-    settings: &'b [DeviceSettings],
+    settings: Vec<DeviceSettings>,
     /// How each port spreads its frames over the workers' queues.
     pub(super) rx_spread: [String; 2],
     /// Our interfaces on N3 and N6 (a run adds its handovers' target gNB).
@@ -72,26 +89,54 @@ pub(super) struct Bed<'b, 'e> {
     pub(super) peers: [IpAddr; 2],
     /// The ports' line rates, when they report one.
     pub(super) links: [Option<f64>; 2],
+}
+
+impl<'b, 'e> PairBed<'b, 'e> {
+    /// The N3 and N6 ports (one device twice in one-port mode).
+    pub(super) fn ports(&self) -> [&'b Port<'e>; 2] {
+        [&*self.started[0], &**n6_of(self.started)]
+    }
+}
+
+/// The testbed, up: see the module's documentation.
+pub(super) struct Bed<'b, 'e> {
+    pub(super) eal: &'e Eal,
+    /// Each port pair, in the system file's order.
+    pub(super) pairs: Vec<PairBed<'b, 'e>>,
     /// The pool of the service plane's replies.
     pub(super) service_pool: Mempool<'e>,
     pub(super) notes: Notes,
     pub(super) began: Began,
 }
 
-impl<'b, 'e> Bed<'b, 'e> {
-    /// The N3 and N6 ports (one device twice in one-port mode).
-    pub(super) fn ports(&self) -> [&'b Port<'e>; 2] {
-        [&*self.started[0], &**n6_of(self.started)]
+impl<'b> Bed<'b, '_> {
+    /// Each pair's ports' line rates (N3, N6), when they report one.
+    pub(super) fn links(&self) -> Vec<[Option<f64>; 2]> {
+        self.pairs.iter().map(|p| p.links).collect()
     }
 
-    /// Each worker's queues on N3 and N6, for one run: taken again by the next run once this
-    /// one's are dropped.
-    pub(super) fn worker_queues(&self) -> Result<Vec<Option<[PortQueues<'b>; 2]>>> {
-        Ok(devices::worker_queues(self.started, self.settings)?
-            .into_iter()
-            .map(Some)
-            .collect())
+    /// Each worker's queues on its pair's N3 and N6, pair after pair, for one run (see
+    /// [`WorkerQueues`]): taken again by the next run once this one's are dropped.
+    pub(super) fn worker_queues(&self) -> Result<WorkerQueues<'b>> {
+        let mut queues = Vec::new();
+        let mut first = Vec::new();
+        for p in &self.pairs {
+            first.push(queues.len());
+            queues.extend(
+                devices::worker_queues(p.started, &p.settings)?
+                    .into_iter()
+                    .map(Some),
+            );
+        }
+        Ok(WorkerQueues { queues, first })
     }
+}
+
+/// The workers' queues of every pair, one slot per queue pair (N3, N6) of each pair in order:
+/// pair `k`'s worker `i` takes slot `first[k] + i`.
+pub(crate) struct WorkerQueues<'p> {
+    pub(crate) queues: Vec<Option<[PortQueues<'p>; 2]>>,
+    pub(crate) first: Vec<usize>,
 }
 
 /// How bringing the testbed up ended.
@@ -103,55 +148,92 @@ pub(super) enum Up<T> {
     Early(EarlyStop, Notes, Began),
 }
 
-/// Brings the testbed of `system` up on `eal` (ports named `names`), runs `run` on it, and takes
-/// it down. Received G-PDUs are spread over the workers by the bits of their TEID from
-/// `teid_shift` on, where the driver can (our downlink TEIDs are given out `2^teid_shift`
+/// Brings the testbed of `system` up on `eal` (each pair's ports named `names`), runs `run` on
+/// it, and takes it down. Received G-PDUs are spread over the workers by the bits of their TEID
+/// from `teid_shift` on, where the driver can (our downlink TEIDs are given out `2^teid_shift`
 /// apart). `stop` is asked while the links are awaited.
 pub(super) fn up<T>(
     eal: &Eal,
     system: &System,
-    names: &[String; 2],
+    names: &[[String; 2]],
     teid_shift: u32,
     stop: &dyn Fn() -> bool,
     run: impl FnOnce(&Bed<'_, '_>) -> Result<T>,
 ) -> Result<Up<T>> {
     let began = Began::now();
-    let settings = devices::device_settings(system.pair(0));
-    let mut devices = devices::open(eal, names, system.pair(0).one_port())?;
-    let interfaces = [
-        interface(&devices[0], &system.pair(0).n3)?,
-        interface(n6_of(&devices), &system.pair(0).n6)?,
-    ];
-    let pools = devices::pools(eal, &settings)?;
-    let service_pool = service_pool(eal)?;
+    let several = system.pairs().len() > 1;
     let mut notes = Notes::default();
-    let (vlans, configs) = device_configs(&devices, &settings, system, &mut notes)?;
-    let started = devices::start(&mut devices, &configs, &pools)?;
-    let ports = [&*started[0], &**n6_of(&started)];
-    let rx_spread = spread_rx(
-        teid_shift,
-        [&configs[0], n6_of(&configs)],
-        [&started[0], n6_of(&started)],
-        &mut notes,
-    );
-    let links = match wait_for_links(ports, names, stop) {
-        Ok(speeds) => speeds,
-        Err(e) => return Ok(Up::Early(e, notes, began)),
-    };
+    let mut opened = Vec::new();
+    let mut devices_of = Vec::new();
+    for (k, (pair, names)) in system.pairs().iter().zip(names).enumerate() {
+        let settings = devices::device_settings(pair);
+        let devices = devices::open(eal, names, pair.one_port())?;
+        let interfaces = [
+            interface(&devices[0], &pair.n3)?,
+            interface(n6_of(&devices), &pair.n6)?,
+        ];
+        let pools = devices::pair_pools(eal, &settings, k)?;
+        let mut pair_notes = Notes::default();
+        let (vlans, configs) = device_configs(&devices, &settings, pair, &mut pair_notes)?;
+        notes.add(pair_notes, several.then_some(pair.name.as_str()));
+        devices_of.push(devices);
+        opened.push(Opened {
+            settings,
+            interfaces,
+            pools,
+            vlans,
+            configs,
+        });
+    }
+    let service_pool = service_pool(eal)?;
+    let mut started = Vec::new();
+    for (devices, o) in devices_of.iter_mut().zip(&opened) {
+        started.push(devices::start(devices, &o.configs, &o.pools)?);
+    }
+    let mut pairs = Vec::new();
+    for (((o, started), pair), names) in opened.iter().zip(&started).zip(system.pairs()).zip(names)
+    {
+        let mut pair_notes = Notes::default();
+        let rx_spread = spread_rx(
+            teid_shift,
+            [&o.configs[0], n6_of(&o.configs)],
+            [&started[0], n6_of(started)],
+            &mut pair_notes,
+        );
+        notes.add(pair_notes, several.then_some(pair.name.as_str()));
+        let ports = [&*started[0], &**n6_of(started)];
+        let links = match wait_for_links(ports, names, stop) {
+            Ok(speeds) => speeds,
+            Err(e) => return Ok(Up::Early(e, notes, began)),
+        };
+        pairs.push(PairBed {
+            name: pair.name.clone(),
+            started,
+            settings: o.settings.clone(),
+            rx_spread,
+            interfaces: o.interfaces,
+            vlans: o.vlans,
+            peers: [pair.n3.peer, pair.n6.peer],
+            links,
+        });
+    }
     let bed = Bed {
         eal,
-        started: &started,
-        settings: &settings,
-        rx_spread,
-        interfaces,
-        vlans,
-        peers: [system.pair(0).n3.peer, system.pair(0).n6.peer],
-        links,
+        pairs,
         service_pool,
         notes,
         began,
     };
     run(&bed).map(Up::Ran)
+}
+
+/// One pair's devices, opened and configured, not started yet.
+struct Opened<'e> {
+    settings: Vec<DeviceSettings>,
+    interfaces: [Interface; 2],
+    pools: Vec<Mempool<'e>>,
+    vlans: PortVlans,
+    configs: Vec<PortConfig>,
 }
 
 /// Our IPv4 interface on a port: on an IPv6 port one without an address (its IPv6 side is
@@ -203,10 +285,10 @@ fn spread_rx(
 fn device_configs(
     devices: &[Port<'_>],
     settings: &[DeviceSettings],
-    system: &System,
+    pair: &upfbench_config::Pair,
     notes: &mut Notes,
 ) -> Result<(PortVlans, Vec<PortConfig>)> {
-    let plan = devices::vlan_plan(devices, &system.pair(0).n3, &system.pair(0).n6)?;
+    let plan = devices::vlan_plan(devices, &pair.n3, &pair.n6)?;
     note_vlans(&plan, notes);
     let configs = devices::configs(devices, settings, &plan.device_offloads)?;
     Ok((plan.vlans, configs))

@@ -24,7 +24,7 @@ use upfbench_datapath::eal_args::RuntimeDirGuard;
 pub(crate) struct Host<'h, 'b, 'e> {
     bed: &'h Bed<'b, 'e>,
     system: &'h System,
-    names: &'h [String; 2],
+    names: &'h [[String; 2]],
     /// The TSC and the kernel's clock when the process started: each run's calibration
     /// starts from it.
     first_anchor: TscAnchor,
@@ -162,7 +162,7 @@ pub(crate) fn run(
         profile,
         payloads: payloads_of(asked.mode, profile),
         pfcp: system.pfcp.is_some(),
-        names: host.names.clone(),
+        names: host.names.to_vec(),
         reports: asked.reports.clone(),
         sweep: matches!(asked.mode, Mode::Sweep(_) | Mode::Search(_)),
         search: matches!(asked.mode, Mode::Search(_)),

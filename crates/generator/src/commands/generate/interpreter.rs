@@ -11,6 +11,7 @@ use upfbench_dpdk::{Eal, LcoreScope, Mempool, Port, tsc};
 use upfbench_net::{MacAddr, Qfi, Teid};
 use upfbench_report::Report;
 
+use super::bed::WorkerQueues;
 use super::marks::{DrainEnd, PhaseMarks};
 use super::n4::{Established, N4Work};
 use super::program::Program;
@@ -19,7 +20,7 @@ use super::step::{self, Running, StepResult, step_clock};
 use super::upf_watch::UpfWatch;
 use super::{Setup, run_hook};
 use crate::commands::step_hook::StepEdge;
-use crate::datapath::assembly::{Idle, StepWiring};
+use crate::datapath::assembly::{Idle, PairWiring, StepWiring};
 use crate::datapath::clock::Clock;
 use crate::datapath::frames::{Endpoints, Endpoints6};
 use crate::metrics::{PfcpSampler, StepMetrics};
@@ -53,10 +54,12 @@ pub(super) struct Record {
     pub(super) calibration: TscCalibration,
 }
 
-/// The parts of the testbed that the steps use, brought up before the run's phases.
-pub(super) struct Testbed<'a, 'p> {
-    pub(super) setup: &'a Setup<'a>,
-    pub(super) eal: &'p Eal,
+/// One port pair of the testbed, as the steps use it.
+pub(super) struct TestPair<'a> {
+    /// Its name (`p0`, or the file's).
+    pub(super) name: &'a str,
+    /// Its part of the system file.
+    pub(super) config: &'a upfbench_config::Pair,
     pub(super) ports: [&'a Port<'a>; 2],
     /// How each port spreads its frames over the workers' queues.
     pub(super) rx_spread: [String; 2],
@@ -65,6 +68,14 @@ pub(super) struct Testbed<'a, 'p> {
     pub(super) vlans: PortVlans,
     /// The UPF's addresses on N3 and N6, of each port's family.
     pub(super) peers: [IpAddr; 2],
+}
+
+/// The parts of the testbed that the steps use, brought up before the run's phases.
+pub(super) struct Testbed<'a, 'p> {
+    pub(super) setup: &'a Setup<'a>,
+    pub(super) eal: &'p Eal,
+    /// Each port pair, in the system file's order.
+    pub(super) pairs: Vec<TestPair<'a>>,
     pub(super) service_pool: Mempool<'p>,
     pub(super) control: &'p PhaseBoard,
     pub(super) interrupts: &'a Interrupts,
@@ -84,7 +95,8 @@ pub(super) struct Interpreter<'a, 's, 'p> {
     /// The queues and pools between steps.
     idle: Idle<'p>,
     running: Option<Running<'s, 'p>>,
-    next_hop: [MacAddr; 2],
+    /// Each pair's next hops' MACs on N3 and N6.
+    next_hop: Vec<[MacAddr; 2]>,
     uplink_teids: Vec<Teid>,
     upf_chooses_teids: bool,
     qfi: Option<Qfi>,
@@ -118,20 +130,18 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         record: &'a mut Record,
         program: &'a mut dyn Program<'p>,
         n4: N4Work<'a>,
-        idle_queues: Vec<Option<[PortQueues<'p>; 2]>>,
+        idle_queues: WorkerQueues<'p>,
         uplink_teids: Vec<Teid>,
         upf_chooses_teids: bool,
     ) -> Self {
         let system = bed.setup.system;
-        let mut next_hop = [MacAddr([0; 6]); 2];
-        for (i, p) in [&system.pair(0).n3, &system.pair(0).n6]
-            .into_iter()
-            .enumerate()
-        {
-            if let Some(mac) = p.peer_mac {
-                next_hop[i] = mac;
-            }
-        }
+        let next_hop = bed
+            .pairs
+            .iter()
+            .map(|p| {
+                [&p.config.n3, &p.config.n6].map(|port| port.peer_mac.unwrap_or(MacAddr([0; 6])))
+            })
+            .collect();
         let qfi = program.qfi();
         let watch = UpfWatch::new(system.pfcp.as_ref(), record.run_started);
         Interpreter {
@@ -144,7 +154,8 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             program,
             n4,
             idle: Idle {
-                queues: idle_queues,
+                queues: idle_queues.queues,
+                first: idle_queues.first,
                 ..Idle::default()
             },
             running: None,
@@ -334,22 +345,41 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         Ok(())
     }
 
-    /// Resolves the UPF's MACs on both ports (those not given in the system file), until
-    /// interrupted.
+    /// Resolves the UPF's MACs on every pair's ports (those not given in the system file),
+    /// pair after pair, until interrupted.
     fn resolve(&mut self) {
+        let mut event = Event::Resolved;
+        for k in 0..self.bed.pairs.len() {
+            event = self.resolve_pair(k);
+            if !matches!(event, Event::Resolved) {
+                break;
+            }
+        }
+        self.machine.handle(Instant::now(), event);
+    }
+
+    /// Resolves the UPF's MACs on pair `k`'s ports, from its workers' queues.
+    fn resolve_pair(&mut self, k: usize) -> Event {
         let bed = self.bed;
+        let pair = &bed.pairs[k];
         let system = bed.setup.system;
         let seen = self.seen_interrupts;
         let interrupted = || bed.interrupts.count() > seen;
-        let mut held: Vec<[PortQueues<'p>; 2]> = self
+        let first = self.idle.first.get(k).copied().unwrap_or(0);
+        let end = self
             .idle
-            .queues
+            .first
+            .get(k + 1)
+            .copied()
+            .unwrap_or(self.idle.queues.len());
+        let mut held: Vec<[PortQueues<'p>; 2]> = self.idle.queues[first..end]
             .iter_mut()
             .filter_map(Option::take)
             .collect();
-        let mut service = resolution::resolving_service(bed);
-        let targets = Side::BOTH.map(|s| (s, bed.peers[s.index()]));
-        resolution::announce_resolution(system);
+        let mut service = resolution::resolving_service(bed, pair);
+        let targets = Side::BOTH.map(|s| (s, pair.peers[s.index()]));
+        let several = bed.pairs.len() > 1;
+        resolution::announce_resolution(system, pair.config, several.then_some(pair.name));
         let result = resolve(
             &mut held,
             &mut service,
@@ -358,15 +388,19 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             system.arp.retries + 1,
             &interrupted,
         );
-        for (slot, q) in self.idle.queues.iter_mut().zip(held) {
+        for (slot, q) in self.idle.queues[first..end].iter_mut().zip(held) {
             *slot = Some(q);
         }
+        let named = |side: Side| match several {
+            true => format!("{} {}", pair.name, side.name()),
+            false => side.name().to_owned(),
+        };
         let now = Instant::now();
-        let event = match result {
+        match result {
             Ok(macs) => {
                 for ((side, ip), mac) in targets.iter().zip(macs) {
-                    self.next_hop[side.index()] = mac;
-                    out::line(&format!("{}: {ip} is at {mac}", side.name()));
+                    self.next_hop[k][side.index()] = mac;
+                    out::line(&format!("{}: {ip} is at {mac}", named(*side)));
                     self.note(
                         now,
                         RunEvent::Arp {
@@ -396,10 +430,12 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                         },
                     );
                 }
-                Event::Failed(e.to_string())
+                Event::Failed(match several {
+                    true => format!("pair {}: {e}", pair.name),
+                    false => e.to_string(),
+                })
             }
-        };
-        self.machine.handle(Instant::now(), event);
+        }
     }
 
     fn prepare(&mut self, step: usize) {
@@ -414,24 +450,33 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         if let Some(w) = run_hook(bed.setup, StepEdge::Start, step, steps, plan) {
             self.hook_warnings.push((step, w));
         }
+        let pairs: Vec<PairWiring<'p>> = bed
+            .pairs
+            .iter()
+            .zip(&self.next_hop)
+            .zip(rules)
+            .map(|((p, &next_hop_mac), rules)| PairWiring {
+                rules,
+                endpoints: Endpoints {
+                    local: p.interfaces,
+                    upf_n3: match p.peers[0] {
+                        IpAddr::V4(a) => a,
+                        IpAddr::V6(_) => Ipv4Addr::UNSPECIFIED,
+                    },
+                    next_hop_mac,
+                    v6: Endpoints6::of_ports(
+                        (p.config.n3.address.addr, p.peers[0]),
+                        p.config.n6.address.addr,
+                    ),
+                    tags: p.vlans.tags,
+                },
+                peers: p.peers,
+            })
+            .collect();
         let wiring = StepWiring {
             eal: bed.eal,
             plan,
-            rules,
-            endpoints: Endpoints {
-                local: bed.interfaces,
-                upf_n3: match bed.peers[0] {
-                    IpAddr::V4(a) => a,
-                    IpAddr::V6(_) => Ipv4Addr::UNSPECIFIED,
-                },
-                next_hop_mac: self.next_hop,
-                v6: Endpoints6::of_ports(
-                    (bed.setup.system.pair(0).n3.address.addr, bed.peers[0]),
-                    bed.setup.system.pair(0).n6.address.addr,
-                ),
-                tags: bed.vlans.tags,
-            },
-            peers: bed.peers,
+            pairs: &pairs,
             qfi: self.qfi,
             uplink_teids: &self.uplink_teids,
             service_pool: bed.service_pool,
@@ -440,11 +485,12 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         };
         let label = report::step_label(plan);
         let payload = plan.payload;
+        let ports: Vec<_> = bed.pairs.iter().map(|p| p.ports).collect();
         match step::start(
             self.scope,
             &wiring,
             &mut self.idle,
-            bed.ports,
+            &ports,
             &bed.setup.kernel,
         ) {
             Ok(r) => {
@@ -576,10 +622,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             bed.control,
             &mut self.idle,
             plan,
-            [
-                (bed.ports[0], bed.rx_spread[0].as_str()),
-                (bed.ports[1], bed.rx_spread[1].as_str()),
-            ],
+            &bed.pairs,
             &bed.setup.kernel,
         )?;
         result.report.upf_faults = self.watch.step_collected(end);

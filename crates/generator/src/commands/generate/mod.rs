@@ -15,6 +15,7 @@ mod interpreter;
 mod marks;
 mod multiply;
 pub(crate) mod n4;
+mod pair_report;
 pub(crate) mod program;
 mod resolution;
 mod session;
@@ -205,28 +206,19 @@ fn check_mode(mode: Mode<'_>, no_pfcp: bool, system: &System, profile: &Profile)
     Ok(())
 }
 
-/// EAL's arguments for the system's ports (their socket folders made), its file prefix, and
-/// the ports' names.
-fn eal_setup(system: &System) -> Result<(Vec<String>, String, [String; 2])> {
-    if system.pairs().len() > 1 {
-        bail!(
-            "{} port pairs: the generator drives one pair so far (docs/scale.md §2)",
-            system.pairs().len()
-        );
+/// EAL's arguments for every pair's ports (their socket folders made), given to EAL once, its
+/// file prefix, and each pair's port names (N3, N6; N3's twice in one-port mode).
+fn eal_setup(system: &System) -> Result<(Vec<String>, String, Vec<[String; 2]>)> {
+    let mut devices = Vec::new();
+    for pair in system.pairs() {
+        for p in [&pair.n3, &pair.n6] {
+            make_socket_dir(&p.device, p.devargs.as_deref())?;
+            devices.push(PortDevice {
+                device: &p.device,
+                args: p.devargs.as_deref(),
+            });
+        }
     }
-    for p in [&system.pair(0).n3, &system.pair(0).n6] {
-        make_socket_dir(&p.device, p.devargs.as_deref())?;
-    }
-    let devices = [
-        PortDevice {
-            device: &system.pair(0).n3.device,
-            args: system.pair(0).n3.devargs.as_deref(),
-        },
-        PortDevice {
-            device: &system.pair(0).n6.device,
-            args: system.pair(0).n6.devargs.as_deref(),
-        },
-    ];
     let prefix = system
         .eal
         .file_prefix
@@ -234,7 +226,10 @@ fn eal_setup(system: &System) -> Result<(Vec<String>, String, [String; 2])> {
         .unwrap_or_else(|| format!("upfbench-{}", std::process::id()));
     let eal_args = eal_args(&system.eal.args, &system.cores, &prefix, &devices);
     let prefix = file_prefix(&eal_args).unwrap_or(prefix);
-    let names = [devices[0].port_name(), devices[1].port_name()];
+    let names = devices
+        .chunks(2)
+        .map(|d| [d[0].port_name(), d[1].port_name()])
+        .collect();
     Ok((eal_args, prefix, names))
 }
 
@@ -244,7 +239,8 @@ struct Setup<'a> {
     profile: &'a Profile,
     payloads: Vec<Option<u16>>,
     pfcp: bool,
-    names: [String; 2],
+    /// Each pair's port names in EAL (N3, N6).
+    names: Vec<[String; 2]>,
     reports: PathBuf,
     sweep: bool,
     /// A throughput search (`upfbench search`).
@@ -279,7 +275,10 @@ impl Setup<'_> {
     fn identity(&self) -> report::RunIdentity<'_> {
         report::RunIdentity {
             profile: &self.profile.name,
-            ports: [&self.names[0], &self.names[1]],
+            ports: [0, 1].map(|side| {
+                let names: Vec<&str> = self.names.iter().map(|p| p[side].as_str()).collect();
+                names.join(", ")
+            }),
             workers: self.system.cores.workers.len() as u16,
             ues: self.profile.sessions.count,
             label: self.system.label.as_deref(),

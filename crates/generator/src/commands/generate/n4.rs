@@ -31,8 +31,9 @@ pub(super) struct N4Work<'a> {
     sessions: &'a [UeSessionPlan],
     /// The churn sessions' plans (UEs after the traffic's), for steps with churn.
     churn_sessions: &'a [UeSessionPlan],
-    /// The UPF's N3 address, which the F-TEIDs it chooses must carry.
-    upf_n3: IpAddr,
+    /// The UPF's N3 address, which the F-TEIDs it chooses must carry (none when the pairs'
+    /// N3 peers differ: not checked).
+    upf_n3: Option<IpAddr>,
     /// A batch with failures and no success for this long talks to a UPF that stopped
     /// answering.
     give_up: Duration,
@@ -154,7 +155,7 @@ impl<'a> N4Work<'a> {
     pub(super) fn new(
         client: &'a ClientThread,
         sessions: &'a [UeSessionPlan],
-        upf_n3: IpAddr,
+        upf_n3: Option<IpAddr>,
         give_up: Duration,
     ) -> N4Work<'a> {
         N4Work {
@@ -544,7 +545,10 @@ impl<'a> N4Work<'a> {
                 refusal: None,
             });
         }
-        if let Some(m) = chosen_endpoint_mismatch(sessions, self.upf_n3) {
+        if let Some(m) = self
+            .upf_n3
+            .and_then(|n3| chosen_endpoint_mismatch(sessions, n3))
+        {
             machine.handle(now, Event::Failed(m));
         }
         self.established(now, machine, sessions.len());

@@ -50,8 +50,8 @@ pub(crate) trait Program<'p> {
     /// The timing of the first step.
     fn first_timing(&self) -> Timing;
 
-    /// Step `step`'s plan and receive rules.
-    fn plan(&mut self, step: usize) -> (&Plan, &'p RxRules);
+    /// Step `step`'s plan and receive rules, one per port pair (their VLAN tags differ).
+    fn plan(&mut self, step: usize) -> (&Plan, &'p [RxRules]);
 
     /// Step `step` was collected, its wall time spent as `wall` says (cut short when
     /// `stopping`: the run was interrupted or failed); the program may take its interval log.
@@ -113,7 +113,8 @@ pub(crate) trait Program<'p> {
 /// The steps of a run or a sweep: one plan each, in order.
 pub(crate) struct FixedSteps<'p> {
     pub(crate) plans: &'p [Plan],
-    pub(crate) rules: &'p [RxRules],
+    /// Each step's receive rules, one per port pair.
+    pub(crate) rules: &'p [Vec<RxRules>],
     pub(crate) timing: Timing,
     /// The loss of the last step run without its churn, for the next.
     pub(crate) baseline: Option<Baseline>,
@@ -128,7 +129,7 @@ impl<'p> Program<'p> for FixedSteps<'p> {
         self.timing
     }
 
-    fn plan(&mut self, step: usize) -> (&Plan, &'p RxRules) {
+    fn plan(&mut self, step: usize) -> (&Plan, &'p [RxRules]) {
         (&self.plans[step], &self.rules[step])
     }
 

@@ -11,8 +11,8 @@ use anyhow::{Result, bail};
 use upfbench_dpdk::tsc;
 use upfbench_net::Teid;
 
-use super::bed::{Bed, Began};
-use super::interpreter::{Interpreter, Record, Testbed};
+use super::bed::{Bed, Began, WorkerQueues};
+use super::interpreter::{Interpreter, Record, TestPair, Testbed};
 use super::n4::N4Work;
 use super::program::{FixedSteps, Program};
 use super::{Setup, end_early};
@@ -28,7 +28,6 @@ use upfbench_cli::signals::Interrupts;
 use upfbench_config::Profile;
 use upfbench_config::overrides::Multiplied;
 use upfbench_datapath::calibration::TscCalibration;
-use upfbench_datapath::queues::PortQueues;
 use upfbench_datapath::vlan::PortVlans;
 use upfbench_n4::client_side::{ClientSide, ClientThread};
 use upfbench_pfcp::plan::UeSessionPlan;
@@ -92,8 +91,9 @@ fn run_recorded(
         search_cases,
         multiplied,
         plans,
-    } = step_plans(setup, bed.links, record)?;
-    let rules = rx_rules(&plans, bed.vlans);
+    } = step_plans(setup, &bed.links(), record)?;
+    let vlans: Vec<PortVlans> = bed.pairs.iter().map(|p| p.vlans).collect();
+    let rules = rx_rules(&plans, &vlans);
     let (sessions, churn_sessions) = session_plans(setup, &plans)?;
     let idle_queues = bed.worker_queues()?;
     let client = start_client(setup)?;
@@ -110,25 +110,18 @@ fn run_recorded(
         rules: &rules,
         climb_rules: &climb_rules,
         profile: multiplied.first().map_or(setup.profile, |m| &m.profile),
-        links: bed.links,
-        vlans: bed.vlans,
+        links: bed.links(),
+        vlans,
     };
     let mut program = program(setup, search_cases, &steps)?;
     let mut machine = Lifecycle::new(program.first_timing(), setup.pfcp);
     let teids = uplink_teids(&plans[0]);
     let n4 =
-        N4Work::new(&client, &sessions, bed.peers[0], give_up(setup)).with_churn(&churn_sessions);
-    let mut interfaces = bed.interfaces;
-    // The handovers' target gNB is ours too (the UPF finds it by ARP on N3).
-    interfaces[0].secondary = setup.profile.mobility.as_ref().map(|m| m.target.address);
+        N4Work::new(&client, &sessions, upf_n3(bed), give_up(setup)).with_churn(&churn_sessions);
     let testbed = Testbed {
         setup,
         eal: bed.eal,
-        ports: bed.ports(),
-        rx_spread: bed.rx_spread.clone(),
-        interfaces,
-        vlans: bed.vlans,
-        peers: bed.peers,
+        pairs: test_pairs(bed, setup),
         service_pool: bed.service_pool,
         control: &control,
         interrupts,
@@ -158,6 +151,38 @@ fn run_recorded(
     ending(&machine)
 }
 
+/// The UPF's N3 address that the uplink F-TEIDs it chooses must carry: every pair's N3 peer,
+/// when they have one (with different ones it is not checked).
+fn upf_n3(bed: &Bed<'_, '_>) -> Option<std::net::IpAddr> {
+    let first = bed.pairs[0].peers[0];
+    bed.pairs
+        .iter()
+        .all(|p| p.peers[0] == first)
+        .then_some(first)
+}
+
+/// Each pair of the testbed as the steps use it: the handovers' target gNB is ours too on each
+/// pair's N3 (the UPF finds it by ARP).
+fn test_pairs<'a>(bed: &'a Bed<'_, '_>, setup: &'a Setup<'_>) -> Vec<TestPair<'a>> {
+    bed.pairs
+        .iter()
+        .zip(setup.system.pairs())
+        .map(|(p, config)| {
+            let mut interfaces = p.interfaces;
+            interfaces[0].secondary = setup.profile.mobility.as_ref().map(|m| m.target.address);
+            TestPair {
+                name: &p.name,
+                config,
+                ports: p.ports(),
+                rx_spread: p.rx_spread.clone(),
+                interfaces,
+                vlans: p.vlans,
+                peers: p.peers,
+            }
+        })
+        .collect()
+}
+
 /// The run's phases: the interpreter in the workers' scope, with the first step's uplink
 /// TEIDs (or none, and true: the UPF chooses them).
 fn interpret<'a, 'p>(
@@ -166,7 +191,7 @@ fn interpret<'a, 'p>(
     record: &'a mut Record,
     program: &'a mut dyn Program<'p>,
     n4: N4Work<'a>,
-    idle_queues: Vec<Option<[PortQueues<'p>; 2]>>,
+    idle_queues: WorkerQueues<'p>,
     (uplink_teids, upf_chooses_teids): (Vec<Teid>, bool),
 ) -> Result<ControlTimes> {
     bed.eal.scope(|scope| -> Result<ControlTimes> {
@@ -212,17 +237,20 @@ struct StepPlans {
     plans: Vec<Plan>,
 }
 
-/// The steps' plans on ports of line rates `links`; the multiplier's record in the report.
+/// The steps' plans on ports of line rates `links` (each pair's); the multiplier's record in the
+/// report.
 fn step_plans(
     setup: &Setup<'_>,
-    links: [Option<f64>; 2],
+    links: &[[Option<f64>; 2]],
     record: &mut Record,
 ) -> Result<StepPlans> {
     let system = setup.system;
     let search_cases = setup
         .search
         .then(|| search::cases::cases(setup.profile, &setup.payloads));
-    let (multiplied, multiplier) = super::multiply::steps(setup, links)?;
+    // A multiplier in % is of the first pair's line rate.
+    let first_links = links.first().copied().unwrap_or_default();
+    let (multiplied, multiplier) = super::multiply::steps(setup, first_links)?;
     record.report.multiplier = multiplier;
     let profile_at = |i: usize| multiplied.get(i).map_or(setup.profile, |m| &m.profile);
     let plans = match &search_cases {
@@ -230,11 +258,11 @@ fn step_plans(
             .payloads
             .iter()
             .enumerate()
-            .map(|(i, &p)| plan::build(system, profile_at(i), p, links))
+            .map(|(i, &p)| plan::build_pairs(system, profile_at(i), p, links))
             .collect::<Result<Vec<Plan>, _>>()?,
         Some(cases) => cases
             .iter()
-            .map(|c| plan::build(system, &c.profile, c.payload, links))
+            .map(|c| plan::build_pairs(system, &c.profile, c.payload, links))
             .collect::<Result<Vec<Plan>, _>>()?,
     };
     // A step with churn runs first without it, for its loss, when the profile asks.
@@ -259,15 +287,15 @@ fn step_plans(
     })
 }
 
-/// Each step's receive rules, on ports tagged with `vlans`.
-fn rx_rules(plans: &[Plan], vlans: PortVlans) -> Vec<RxRules> {
+/// Each step's receive rules, one per port pair, on ports tagged with its `vlans`.
+fn rx_rules(plans: &[Plan], vlans: &[PortVlans]) -> Vec<Vec<RxRules>> {
     plans
         .iter()
         .map(|p| {
-            RxRules::new(p.ues, p.qfi, &p.streams)
+            let rules = RxRules::new(p.ues, p.qfi, &p.streams)
                 .with_handovers(p.handovers.clone())
-                .with_churn(p.churn.as_ref())
-                .with_vlans(vlans)
+                .with_churn(p.churn.as_ref());
+            vlans.iter().map(|&v| rules.clone().with_vlans(v)).collect()
         })
         .collect()
 }
@@ -310,8 +338,9 @@ fn start_client(setup: &Setup<'_>) -> Result<ClientThread> {
     .map_err(anyhow::Error::from)
 }
 
-/// A climb's steps' receive rules, each made when its step is prepared (none but for a climb).
-fn climb_rules(setup: &Setup<'_>) -> Vec<OnceCell<RxRules>> {
+/// A climb's steps' receive rules (each pair's), each made when its step is prepared (none but
+/// for a climb).
+fn climb_rules(setup: &Setup<'_>) -> Vec<OnceCell<Vec<RxRules>>> {
     if setup.capacity {
         (0..CapacityProgram::steps_at_most(setup.profile))
             .map(|_| OnceCell::new())
@@ -332,15 +361,16 @@ fn uplink_teids(first: &Plan) -> (Vec<Teid>, bool) {
 /// What the steps' program is made from.
 struct Steps<'s> {
     plans: &'s [Plan],
-    rules: &'s [RxRules],
+    /// Each step's rules, one per pair.
+    rules: &'s [Vec<RxRules>],
     /// A climb's steps' rules, made as each is prepared.
-    climb_rules: &'s [OnceCell<RxRules>],
+    climb_rules: &'s [OnceCell<Vec<RxRules>>],
     /// The first step's profile.
     profile: &'s Profile,
-    /// The ports' line rates.
-    links: [Option<f64>; 2],
-    /// The ports' tags, as their devices handle them.
-    vlans: PortVlans,
+    /// Each pair's ports' line rates.
+    links: Vec<[Option<f64>; 2]>,
+    /// Each pair's ports' tags, as their devices handle them.
+    vlans: Vec<PortVlans>,
 }
 
 /// The program of the run's steps: a climb's, the fixed steps of a run or sweep, or a search
@@ -375,12 +405,12 @@ fn program<'s>(
                 CapacityProgram::new(
                     system,
                     steps.profile,
-                    steps.links,
+                    steps.links.clone(),
                     steps.climb_rules,
                     timing,
                     first.qfi,
                 )
-                .with_vlans(steps.vlans),
+                .with_vlans(steps.vlans.clone()),
             )
         }
         None => Box::new(FixedSteps {
@@ -396,7 +426,7 @@ fn program<'s>(
                 cases,
                 steps.plans,
                 steps.rules,
-                steps.links,
+                steps.links.clone(),
             )?
             .with_board(setup.live),
         ),

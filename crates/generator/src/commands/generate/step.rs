@@ -9,6 +9,8 @@ use upfbench_dpdk::{LcoreScope, Port, PortStats, tsc};
 use upfbench_report::{StepPhase, StepReport, StepSecond};
 use upfbench_stats::{IntervalLog, LiveMeter, RxHandle, TxHandle};
 
+use super::interpreter::TestPair;
+use super::pair_report::Measured;
 use super::upf_watch::Totals;
 use crate::commands::kernel_counters::{KernelCounters, KernelReading};
 use crate::commands::live::{LiveBoard, collect_intervals};
@@ -16,7 +18,7 @@ use crate::datapath::assembly::{Idle, StepWiring, StepWorkers, join, launch};
 use crate::datapath::clock::Clock;
 use crate::datapath::worker::WorkerCounters;
 use crate::metrics::{GeneratorMetrics, StepMetrics};
-use crate::report::{self, StepMeasurements};
+use crate::report;
 use upfbench_datapath::calibration::{TscCalibration, measure_now};
 use upfbench_metrics::histogram::LatencyBuckets;
 use upfbench_n4::client_side::{ChurnOutcome, HandoverOutcome, Pending};
@@ -29,7 +31,8 @@ pub(super) struct Running<'s, 'p> {
     live: LiveMeter,
     pub(super) measure_started: Option<Instant>,
     pub(super) measure_ended: Option<Instant>,
-    ports_before: [PortStats; 2],
+    /// Each pair's N3 and N6 counters at the step's start.
+    ports_before: Vec<[PortStats; 2]>,
     /// The step's clock: its TSC frequency is the one measured when the step started.
     pub(super) clock: Clock,
     kernel_before: KernelReading,
@@ -136,12 +139,13 @@ pub(super) fn step_clock(calibration: &mut TscCalibration, start: u64, dpdk_hz: 
     Clock::new(measure_now(calibration, dpdk_hz), start)
 }
 
-/// Reads the ports' and the kernel's counters and launches the step's workers, idle.
+/// Reads the ports' (each pair's N3 and N6) and the kernel's counters and launches the step's
+/// workers, idle.
 pub(super) fn start<'s, 'p>(
     scope: &'s LcoreScope<'s, 'p>,
     wiring: &StepWiring<'_, 'p>,
     idle: &mut Idle<'p>,
-    ports: [&Port<'_>; 2],
+    ports: &[[&Port<'_>; 2]],
     kernel: &KernelCounters,
 ) -> Result<Running<'s, 'p>> {
     let mut live = LiveMeter::new(&wiring.plan.latency)?.with_interval_log(IntervalLog::new(
@@ -152,7 +156,10 @@ pub(super) fn start<'s, 'p>(
             report::step_label(wiring.plan)
         ),
     ));
-    let ports_before = [ports[0].stats()?, ports[1].stats()?];
+    let ports_before = ports
+        .iter()
+        .map(|p| Ok([p[0].stats()?, p[1].stats()?]))
+        .collect::<Result<Vec<_>>>()?;
     let kernel_before = kernel.read();
     // The live meter's baseline, and the interval log's time zero.
     let live_start_ns = wiring.clock.ns(tsc());
@@ -225,7 +232,7 @@ pub(super) fn finish<'p>(
     control: &PhaseBoard,
     idle: &mut Idle<'p>,
     plan: &Plan,
-    ports: [(&Port<'_>, &str); 2],
+    pairs: &[TestPair<'_>],
     kernel: &KernelCounters,
 ) -> Result<StepResult> {
     let outcome = join(&mut r.workers, control, idle)?;
@@ -235,21 +242,21 @@ pub(super) fn finish<'p>(
             b.add_recorder(l);
         }
     }
-    let after = [ports[0].0.stats()?, ports[1].0.stats()?];
+    let after = pairs
+        .iter()
+        .map(|p| Ok([p.ports[0].stats()?, p.ports[1].stats()?]))
+        .collect::<Result<Vec<_>>>()?;
     let kernel_after = kernel.read();
-    let mut report = report::step_report(&StepMeasurements {
+    let measured = Measured {
         plan,
-        specs: &r.workers.specs,
-        tx: &outcome.tx,
-        rx: &outcome.rx,
-        counters: &outcome.counters,
-        start_clock: r.clock,
-        end_clock,
-        ports: [(r.ports_before[0], after[0]), (r.ports_before[1], after[1])],
-        rx_by_worker: &outcome.rx_by_worker,
-        rx_spread: ports.map(|(_, spread)| spread),
-        one_port: ports[0].0.id() == ports[1].0.id(),
-    })?;
+        workers: &r.workers,
+        outcome: &outcome,
+        clocks: (r.clock, end_clock),
+        before: &r.ports_before,
+        after: &after,
+    };
+    let mut report = measured.totals(pairs)?;
+    report.pairs = measured.per_pair(pairs)?;
     kernel.add_to_step(&mut report, &r.kernel_before, &kernel_after);
     add_modifications(&mut r, plan, &outcome.counters, &mut report);
     // The last interval: what arrived after the last live line.

@@ -48,8 +48,10 @@ pub(crate) struct SearchProgram<'a, 'p> {
     system: &'a System,
     section: &'a SearchSection,
     goal_names: Vec<String>,
-    links: [Option<f64>; 2],
-    rules: &'p [RxRules],
+    /// Each pair's ports' line rates.
+    links: Vec<[Option<f64>; 2]>,
+    /// Each case's receive rules, one per port pair.
+    rules: &'p [Vec<RxRules>],
     cases: Vec<CaseRun>,
     pending: Option<Pending>,
     /// The warm-up of a case's first trial.
@@ -72,19 +74,20 @@ impl<'a, 'p> SearchProgram<'a, 'p> {
     }
 
     /// The search of `cases`, whose base plans are `bases` and receive rules `rules` (one
-    /// each), on ports of line rates `links` (bit/s, N3 then N6).
+    /// each, per port pair), on ports of line rates `links` (bit/s, each pair's N3 then N6; a
+    /// case's line rate is the first pair's).
     pub(crate) fn new(
         system: &'a System,
         section: &'a SearchSection,
         cases: Vec<Case>,
         bases: &[Plan],
-        rules: &'p [RxRules],
-        links: [Option<f64>; 2],
+        rules: &'p [Vec<RxRules>],
+        links: Vec<[Option<f64>; 2]>,
     ) -> anyhow::Result<Self> {
         let goals = goals(section);
         let mut runs = Vec::new();
         for (case, base) in cases.into_iter().zip(bases) {
-            let mix = Mix::of(&case, base, links);
+            let mix = Mix::of(&case, base, links.first().copied().unwrap_or_default());
             let max_load = section.max_load.or(mix.line_rate_pps).ok_or_else(|| {
                 anyhow::anyhow!(
                     "search {}: the ports report no line rate: give search.max_load in the \
@@ -246,7 +249,7 @@ impl<'a, 'p> SearchProgram<'a, 'p> {
             Duration::from_secs_f64(request.duration_s),
             warmup,
         );
-        let plan = plan::build(self.system, &profile, run.case.payload, self.links)?;
+        let plan = plan::build_pairs(self.system, &profile, run.case.payload, &self.links)?;
         Ok(Pending {
             case,
             request,
@@ -278,7 +281,7 @@ impl<'p> Program<'p> for SearchProgram<'_, 'p> {
     fn first_timing(&self) -> Timing {
         self.timing()
     }
-    fn plan(&mut self, _step: usize) -> (&Plan, &'p RxRules) {
+    fn plan(&mut self, _step: usize) -> (&Plan, &'p [RxRules]) {
         let p = self
             .pending
             .as_ref()

@@ -182,3 +182,48 @@ fn each_pair_s_workers_send_for_its_block_of_the_ues() {
         .collect();
     assert_eq!(packets, [1000, 1000, 6000]);
 }
+
+/// Two pairs: a rate in % is of each pair's own ports, and must come out the same on both (it
+/// is shared by UE count); in pps it does whatever the ports.
+#[test]
+fn each_pair_s_line_rate_is_its_own_and_a_rate_that_differs_between_pairs_is_refused() {
+    let pairs = include_str!("../../../../../deploy/systems/memif-pairs.yaml");
+    let run = |rate: &str| {
+        config::run_from_str(
+            pairs,
+            "memif-pairs.yaml",
+            &format!(
+                "name: r\nsessions: {{count: 4}}\n\
+                 streams:\n  - {{name: x, direction: uplink, rate: {rate}, payload: 100}}\n"
+            ),
+            "p.yaml",
+        )
+        .unwrap()
+    };
+    let (system, profile) = run("1%");
+    let same = build_pairs(&system, &profile, None, &[[Some(1e9); 2], [Some(1e9); 2]]).unwrap();
+    // 1 % of 1 Gbps at L1 in 200-odd-byte frames: some thousands a second, as `build` makes it
+    // with the same links on every pair.
+    let rate = same.streams[0].rate_pps;
+    assert!((3_000.0..8_000.0).contains(&rate), "{rate}");
+    let alike = build(&system, &profile, None, [Some(1e9); 2]).unwrap();
+    assert_eq!(alike.streams[0].rate_pps, rate);
+    assert_eq!(same.workers.len(), 2);
+    let e = build_pairs(&system, &profile, None, &[[Some(1e9); 2], [Some(1e10); 2]]).unwrap_err();
+    let PlanError::PairRates {
+        first,
+        other,
+        first_pps,
+        other_pps,
+        ..
+    } = &e
+    else {
+        panic!("{e}")
+    };
+    assert_eq!((first.as_str(), other.as_str()), ("a", "b"));
+    assert!((other_pps / first_pps - 10.0).abs() < 1e-9, "{e}");
+    // In pps the ports' speeds do not matter.
+    let (system, profile) = run("1000pps");
+    let p = build_pairs(&system, &profile, None, &[[Some(1e9); 2], [Some(1e10); 2]]).unwrap();
+    assert_eq!(p.streams[0].rate_pps, 1000.0);
+}
