@@ -84,8 +84,8 @@ pub struct AgentApi {
     stamp: u64,
     /// The runs' figures for `/metrics`, if kept.
     metrics: Option<Arc<GeneratorMetrics>>,
-    /// The ports' line rates (bit/s), for the segments' checks.
-    links: [Option<f64>; 2],
+    /// Each pair's ports' line rates (bit/s), for the segments' checks.
+    links: Vec<[Option<f64>; 2]>,
     /// The segment loaded, if any.
     segment: Mutex<Option<Loaded>>,
 }
@@ -113,13 +113,13 @@ impl AgentApi {
             jobs: Mutex::new(jobs),
             stamp: unix_ns() / 1_000_000_000,
             metrics: None,
-            links: [None; 2],
+            links: Vec::new(),
             segment: Mutex::new(None),
         }
     }
 
-    /// With the ports' line rates (bit/s) as the testbed found them.
-    pub(crate) fn with_links(mut self, links: [Option<f64>; 2]) -> AgentApi {
+    /// With each pair's line rates (bit/s) as the testbed found them.
+    pub(crate) fn with_links(mut self, links: Vec<[Option<f64>; 2]>) -> AgentApi {
         self.links = links;
         self
     }
@@ -141,7 +141,7 @@ impl AgentApi {
         let checks = Checks {
             system_text: &self.system_text,
             system_name: &self.system_name,
-            links: self.links,
+            links: &self.links,
         };
         let loaded = segment::load(checks, s)?;
         let summary = loaded.summary.clone();

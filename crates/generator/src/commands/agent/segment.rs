@@ -27,8 +27,9 @@ pub(crate) struct Checks<'a> {
     /// The system file's text and name.
     pub(crate) system_text: &'a str,
     pub(crate) system_name: &'a str,
-    /// The ports' line rates (bit/s), for a profile's rates given as a share of them.
-    pub(crate) links: [Option<f64>; 2],
+    /// Each pair's ports' line rates (bit/s), for a profile's rates given as a share of them
+    /// (none known: empty).
+    pub(crate) links: &'a [[Option<f64>; 2]],
 }
 
 /// A segment that passed the checks.
@@ -187,11 +188,16 @@ fn refused(r: Refusal, system_name: &str) -> Problem {
 fn summary(
     system: &System,
     profile: &Profile,
-    links: [Option<f64>; 2],
+    links: &[[Option<f64>; 2]],
     segment: &Segment,
     block: Range<u32>,
 ) -> Result<SegmentSummary, Problem> {
-    let plan = plan::build(system, profile, None, links).map_err(|e| {
+    let plan = if links.len() == system.pairs().len() {
+        plan::build_pairs(system, profile, None, links)
+    } else {
+        plan::build(system, profile, None, [None; 2])
+    };
+    let plan = plan.map_err(|e| {
         Problem::new(
             ProblemKind::InvalidContent,
             "the segment's profile cannot be planned",

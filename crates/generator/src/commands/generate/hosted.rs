@@ -36,9 +36,9 @@ impl Host<'_, '_, '_> {
         self.bed.eal.tsc_hz() as f64
     }
 
-    /// The ports' line rates (bit/s), N3 first, when their links say.
-    pub(crate) fn links(&self) -> [Option<f64>; 2] {
-        self.bed.links
+    /// Each pair's ports' line rates (bit/s), N3 first, when their links say.
+    pub(crate) fn links(&self) -> Vec<[Option<f64>; 2]> {
+        self.bed.links()
     }
 }
 

@@ -28,7 +28,7 @@ fn checks(system_text: &str) -> Checks<'_> {
     Checks {
         system_text,
         system_name: "system.yaml",
-        links: [None; 2],
+        links: &[],
     }
 }
 
