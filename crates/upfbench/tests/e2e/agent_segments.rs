@@ -61,19 +61,38 @@ fn agent_loads_a_segment_checked_against_its_system_and_unloads_it() {
     let port = free_port();
     let mut agent = agent(&m, port);
     assert_eq!(state(port), ("idle".into(), "idle".into()));
-
     // Before a segment: the step routes are a conflict.
-    let (status, body) = http(
-        port,
-        "POST",
-        "/v1/steps/1/start",
-        Some(&json!({"at_unix_ns": 1})),
-        Some(TOKEN),
-    );
+    let (status, body) = start_step(port);
     assert_eq!(status, 409, "{body}");
     assert!(body.contains("no segment is loaded"), "{body}");
+    a_profile_that_does_not_fit_is_refused_located(port);
+    a_segment_is_loaded_cut_over_the_pair(port);
+    loaded_it_refuses_runs_and_steps_not_armed(port);
+    // Unloaded (twice: DELETE is idempotent), the agent is idle again.
+    for _ in 0..2 {
+        let (status, body) = http(port, "DELETE", "/v1/segment", None, Some(TOKEN));
+        assert_eq!(status, 204, "{body}");
+    }
+    assert_eq!(state(port), ("idle".into(), "idle".into()));
+    assert!(
+        agent.stop(Duration::from_secs(30)).success(),
+        "{}",
+        agent.logs()
+    );
+    assert!(
+        reflector.stop(Duration::from_secs(30)).success(),
+        "{}",
+        reflector.logs()
+    );
+}
 
-    // A profile that does not fit the agent's system: its UEs' pool is the agent's N6 subnet.
+fn start_step(port: u16) -> (u16, String) {
+    let at = json!({"at_unix_ns": 1});
+    http(port, "POST", "/v1/steps/1/start", Some(&at), Some(TOKEN))
+}
+
+/// A profile that does not fit the agent's system: its UEs' pool is the agent's N6 subnet.
+fn a_profile_that_does_not_fit_is_refused_located(port: u16) {
     let mut bad = the_profile();
     bad["sessions"]["ue_pool"] = json!("192.168.16.0/24");
     let (status, body) = http(port, "PUT", "/v1/segment", Some(&segment(bad)), Some(TOKEN));
@@ -90,15 +109,12 @@ fn agent_loads_a_segment_checked_against_its_system_and_unloads_it() {
         "{problem}"
     );
     assert_eq!(state(port).0, "idle");
+}
 
-    // The segment: UEs 4 to 9 on the agent's one pair, 6/10 of each stream's rate.
-    let (status, body) = http(
-        port,
-        "PUT",
-        "/v1/segment",
-        Some(&segment(the_profile())),
-        Some(TOKEN),
-    );
+/// The segment: UEs 4 to 9 on the agent's one pair, 6/10 of each stream's rate.
+fn a_segment_is_loaded_cut_over_the_pair(port: u16) {
+    let body = segment(the_profile());
+    let (status, body) = http(port, "PUT", "/v1/segment", Some(&body), Some(TOKEN));
     assert_eq!(status, 200, "{body}");
     let summary = json_of(&body);
     println!("segment summary: {summary}");
@@ -113,47 +129,29 @@ fn agent_loads_a_segment_checked_against_its_system_and_unloads_it() {
         assert!((rate - 1_200.0).abs() < 1e-6, "{summary}");
     }
     assert_eq!(state(port), ("loaded".into(), "loaded".into()));
+}
 
-    // Loaded: a whole run is refused, a step not armed cannot start or give a result.
+/// Loaded: a whole run is refused, a step not armed cannot start or give a result, a step
+/// that cannot be run is refused located.
+fn loaded_it_refuses_runs_and_steps_not_armed(port: u16) {
     let run = json!({"mode": "run", "profile_yaml": profile(1, 1, "0s")});
     let (status, body) = http(port, "POST", "/v1/runs", Some(&run), Some(TOKEN));
     assert_eq!(status, 409, "{body}");
     assert!(body.contains("DELETE /v1/segment"), "{body}");
-    let (status, body) = http(
-        port,
-        "POST",
-        "/v1/steps/1/start",
-        Some(&json!({"at_unix_ns": 1})),
-        Some(TOKEN),
-    );
+    let (status, body) = start_step(port);
     assert_eq!(status, 409, "{body}");
     assert!(body.contains("step 1 is not armed"), "{body}");
     let (status, body) = http(port, "GET", "/v1/steps/1/result", None, Some(TOKEN));
     assert_eq!(status, 409, "{body}");
-    let (status, body) = http(
-        port,
-        "POST",
-        "/v1/steps",
-        Some(&json!({"step": 0, "payload": 100, "load": 1.0, "duration_ms": 0, "warmup_ms": 0})),
-        Some(TOKEN),
-    );
+    let step = json!({"step": 0, "payload": 100, "load": 1.0, "duration_ms": 0, "warmup_ms": 0});
+    let (status, body) = http(port, "POST", "/v1/steps", Some(&step), Some(TOKEN));
     assert_eq!(status, 422, "{body}");
-
-    // Unloaded (twice: DELETE is idempotent), the agent is idle again.
-    for _ in 0..2 {
-        let (status, body) = http(port, "DELETE", "/v1/segment", None, Some(TOKEN));
-        assert_eq!(status, 204, "{body}");
-    }
-    assert_eq!(state(port), ("idle".into(), "idle".into()));
-
-    assert!(
-        agent.stop(Duration::from_secs(30)).success(),
-        "{}",
-        agent.logs()
-    );
-    assert!(
-        reflector.stop(Duration::from_secs(30)).success(),
-        "{}",
-        reflector.logs()
-    );
+    let problem = json_of(&body);
+    let fields: Vec<&str> = problem["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .filter_map(|i| i["field"].as_str())
+        .collect();
+    assert_eq!(fields, ["step", "duration_ms"], "{problem}");
 }
