@@ -1,5 +1,5 @@
 //! What the agent answers to each route of the API: the runs it hosts (`/v1/runs`), the
-//! segment a coordinator loads (`/v1/segment`, [`segment`](super::segment)), itself (`/v1`,
+//! segment a coordinator loads (`/v1/segment`, `agent/segment.rs`), itself (`/v1`,
 //! `/health`, `/v1/clock`). The HTTP server (`upfbench_remote::Server`) is a shell around it;
 //! the runs themselves go to the run's thread as jobs.
 
