@@ -25,7 +25,7 @@ pub(crate) fn free_port() -> u16 {
 
 /// One request to 127.0.0.1:`port` (HTTP/1.1, the connection closed after it): the status and
 /// the body.
-fn http(
+pub(crate) fn http(
     port: u16,
     method: &str,
     path: &str,
@@ -82,7 +82,7 @@ fn dechunk(mut body: &str) -> String {
     out
 }
 
-fn json_of(body: &str) -> Value {
+pub(crate) fn json_of(body: &str) -> Value {
     serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"))
 }
 

@@ -58,6 +58,9 @@
 //!   N3 subnet counted `no_route`.
 //! - two N3/N6 port pairs on both sides (the shipped memif-pairs pair): every packet back, each
 //!   pair's section holding its UEs' share, the totals the sum of the pairs'.
+//! - `upfbench agent` loading a coordinator's segment over HTTP: the profile checked against its
+//!   system file (422 located), the block cut over its pair, its states, the 409s of runs and
+//!   of steps not armed, the unload.
 //!
 //! They need root. Each process busy-polls one core and the machine may have two, so the cases
 //! run one at a time ([`harness::serial`]), the generator's worker on lcore 1 and the
@@ -67,6 +70,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod agent;
+mod agent_segments;
 mod capacity;
 mod churn;
 mod delay;

@@ -1,6 +1,7 @@
-//! What the agent answers to each route of the API: the runs it hosts (`/v1/runs`), itself
-//! (`/v1`, `/health`, `/v1/clock`). The HTTP server (`upfbench_remote::Server`) is a shell
-//! around it; the runs themselves go to the run's thread as jobs.
+//! What the agent answers to each route of the API: the runs it hosts (`/v1/runs`), the
+//! segment a coordinator loads (`/v1/segment`, `agent/segment.rs`), itself (`/v1`,
+//! `/health`, `/v1/clock`). The HTTP server (`upfbench_remote::Server`) is a shell around it;
+//! the runs themselves go to the run's thread as jobs.
 
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
@@ -16,6 +17,7 @@ use upfbench_config::{Multiplier, Profile, System};
 use upfbench_remote::Answer;
 
 use super::runs::{ReportFile, Runs, Ticket, run_id};
+use super::segment::{self, Checks, Loaded};
 use crate::commands::generate::Mode;
 use crate::commands::generate::hosted::{self, Asked, Refusal};
 use crate::metrics::GeneratorMetrics;
@@ -82,6 +84,10 @@ pub struct AgentApi {
     stamp: u64,
     /// The runs' figures for `/metrics`, if kept.
     metrics: Option<Arc<GeneratorMetrics>>,
+    /// Each pair's ports' line rates (bit/s), for the segments' checks.
+    links: Vec<[Option<f64>; 2]>,
+    /// The segment loaded, if any.
+    segment: Mutex<Option<Loaded>>,
 }
 
 impl AgentApi {
@@ -107,6 +113,47 @@ impl AgentApi {
             jobs: Mutex::new(jobs),
             stamp: unix_ns() / 1_000_000_000,
             metrics: None,
+            links: Vec::new(),
+            segment: Mutex::new(None),
+        }
+    }
+
+    /// With each pair's line rates (bit/s) as the testbed found them.
+    pub(crate) fn with_links(mut self, links: Vec<[Option<f64>; 2]>) -> AgentApi {
+        self.links = links;
+        self
+    }
+
+    fn segment(&self) -> std::sync::MutexGuard<'_, Option<Loaded>> {
+        // A panic while the lock was held left the segment as it was: still usable.
+        self.segment.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// `PUT /v1/segment`: checked against the agent's system (422), refused while a whole run
+    /// is in progress (409); a segment loaded before is replaced.
+    fn load(&self, s: Segment) -> Result<SegmentSummary, Problem> {
+        if self.runs.busy() {
+            return Err(Problem::new(
+                ProblemKind::Conflict,
+                "a run is in progress (POST /v1/runs): a segment is loaded once it ended",
+            ));
+        }
+        let checks = Checks {
+            system_text: &self.system_text,
+            system_name: &self.system_name,
+            links: &self.links,
+        };
+        let loaded = segment::load(checks, s)?;
+        let summary = loaded.summary.clone();
+        *self.segment() = Some(loaded);
+        Ok(summary)
+    }
+
+    /// 409 unless a segment is loaded.
+    fn loaded(&self) -> Result<(), Problem> {
+        match &*self.segment() {
+            Some(_) => Ok(()),
+            None => Err(no_segment()),
         }
     }
 
@@ -119,6 +166,8 @@ impl AgentApi {
     fn state(&self) -> AgentState {
         if self.runs.busy() {
             AgentState::Running
+        } else if self.segment().is_some() {
+            AgentState::Loaded
         } else {
             AgentState::Idle
         }
@@ -158,6 +207,15 @@ impl AgentApi {
             &check,
         )
         .map_err(refused)?;
+        if let Some(loaded) = &*self.segment() {
+            return Err(Problem::new(
+                ProblemKind::Conflict,
+                format!(
+                    "a segment of run {} is loaded: DELETE /v1/segment unloads it",
+                    loaded.segment.run
+                ),
+            ));
+        }
         let ticket = self.runs.begin(self.stamp)?;
         let job = Job {
             ticket: ticket.clone(),
@@ -191,13 +249,42 @@ impl AgentApi {
     }
 }
 
-/// The coordinator's routes: an agent hosts whole runs only until the coordinator is built.
-fn no_segments() -> Problem {
+/// A segment's route without a segment.
+fn no_segment() -> Problem {
     Problem::new(
         ProblemKind::Conflict,
-        "no segment is loaded: this agent hosts whole runs (POST /v1/runs); segments and \
-         steps come with the coordinator (docs/scale.md §3), which is not built yet",
+        "no segment is loaded (PUT /v1/segment loads one)",
     )
+}
+
+/// A step's route for a step that is not armed.
+fn not_armed(step: u32) -> Problem {
+    Problem::new(
+        ProblemKind::Conflict,
+        format!("step {step} is not armed (POST /v1/steps arms it)"),
+    )
+}
+
+/// A step's request checked: numbered from 1, a load above 0, a measured phase.
+fn checked_step(s: &StepRequest) -> Result<(), Problem> {
+    let mut issues = Vec::new();
+    if s.step == 0 {
+        issues.push(("step", "steps are numbered from 1"));
+    }
+    if !(s.load.is_finite() && s.load > 0.0) {
+        issues.push(("load", "give a multiplier of the rates above 0"));
+    }
+    if s.duration_ms == 0 {
+        issues.push(("duration_ms", "a step of 0 ms sends nothing"));
+    }
+    if issues.is_empty() {
+        return Ok(());
+    }
+    let mut p = Problem::new(ProblemKind::InvalidContent, "the step cannot be run");
+    for (field, message) in issues {
+        p = p.with_issue(field, message);
+    }
+    Err(p)
 }
 
 impl upfbench_remote::Agent for AgentApi {
@@ -224,24 +311,39 @@ impl upfbench_remote::Agent for AgentApi {
         })
     }
 
-    fn load_segment(&self, _: Segment) -> Answer<SegmentSummary> {
-        Err(no_segments())
+    fn load_segment(&self, s: Segment) -> Answer<SegmentSummary> {
+        self.load(s)
     }
 
+    /// Unloads the segment; 204 when none was loaded too (DELETE is idempotent).
     fn unload_segment(&self) -> Answer<()> {
-        Err(no_segments())
+        self.segment().take();
+        Ok(())
     }
 
-    fn arm_step(&self, _: StepRequest) -> Answer<Armed> {
-        Err(no_segments())
+    fn arm_step(&self, s: StepRequest) -> Answer<Armed> {
+        self.loaded()?;
+        checked_step(&s)?;
+        // The segment's steps (the `RemoteSteps` program, docs/scale.md §8 step 9) are not
+        // built: a step is checked, never armed.
+        Err(Problem::new(
+            ProblemKind::Conflict,
+            format!(
+                "step {} cannot be armed: this agent loads segments, running their steps is \
+                 not built yet (docs/scale.md §8 step 9)",
+                s.step
+            ),
+        ))
     }
 
-    fn start_step(&self, _: u32, _: At) -> Answer<()> {
-        Err(no_segments())
+    fn start_step(&self, step: u32, _: At) -> Answer<()> {
+        self.loaded()?;
+        Err(not_armed(step))
     }
 
-    fn stop_step(&self, _: u32, _: At) -> Answer<()> {
-        Err(no_segments())
+    fn stop_step(&self, step: u32, _: At) -> Answer<()> {
+        self.loaded()?;
+        Err(not_armed(step))
     }
 
     fn status(&self) -> Answer<Status> {
@@ -253,8 +355,9 @@ impl upfbench_remote::Agent for AgentApi {
         })
     }
 
-    fn step_result(&self, _: u32) -> Answer<StepResult> {
-        Err(no_segments())
+    fn step_result(&self, step: u32) -> Answer<StepResult> {
+        self.loaded()?;
+        Err(not_armed(step))
     }
 
     fn start_run(&self, run: RunRequest) -> Answer<RunId> {
@@ -340,3 +443,6 @@ fn unix_ns() -> u64 {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64)
 }
+
+#[cfg(test)]
+mod tests;

@@ -4,6 +4,7 @@
 
 pub mod api;
 pub(crate) mod runs;
+mod segment;
 mod server;
 
 use std::sync::Arc;
@@ -151,7 +152,8 @@ pub fn run(args: &AgentArgs) -> Result<()> {
                 runs.clone(),
                 jobs_tx,
             )
-            .with_metrics(metrics.clone()),
+            .with_metrics(metrics.clone())
+            .with_links(host.links()),
         );
         let server = ApiServer::start(server_config, api)?;
         out::line(&format!(

@@ -35,6 +35,11 @@ impl Host<'_, '_, '_> {
     pub(crate) fn tsc_hz(&self) -> f64 {
         self.bed.eal.tsc_hz() as f64
     }
+
+    /// Each pair's ports' line rates (bit/s), N3 first, when their links say.
+    pub(crate) fn links(&self) -> Vec<[Option<f64>; 2]> {
+        self.bed.links()
+    }
 }
 
 /// What a program asks a hosted run for: the command and the command line's options.

@@ -1,0 +1,252 @@
+//! A segment loaded on the agent (`PUT /v1/segment`, docs/scale.md §3 "Segments"): what one
+//! agent does of a coordinator's run. Its profile is checked against the agent's own system
+//! file as `upfbench run` checks a profile (the cross checks: line rate per pair, frame sizes),
+//! its block of UEs against the profile's sessions, its uplink TEIDs decoded; each problem is
+//! an issue at its field of the segment (422). The block is cut over the agent's pairs by
+//! their weights, as the coordinator cut the run's UEs over the agents.
+
+use std::net::IpAddr;
+use std::ops::Range;
+use std::path::PathBuf;
+
+use upfbench_api::v1::{PairShare, Segment, SegmentSummary, StreamShare, UeBlock};
+use upfbench_api::{Problem, ProblemKind};
+use upfbench_cluster::segments::{split, teids_of};
+use upfbench_config::{Profile, System};
+use upfbench_run::plan::{self, StreamPlan};
+
+use crate::commands::generate::Mode;
+use crate::commands::generate::hosted::{self, Asked, Refusal};
+
+/// The profile's name in the checks' diagnostics: the issues of the segment's profile.
+const PROFILE: &str = "profile";
+
+/// What the agent's checks of a segment need of it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Checks<'a> {
+    /// The system file's text and name.
+    pub(crate) system_text: &'a str,
+    pub(crate) system_name: &'a str,
+    /// Each pair's ports' line rates (bit/s), for a profile's rates given as a share of them
+    /// (none known: empty).
+    pub(crate) links: &'a [[Option<f64>; 2]],
+}
+
+/// A segment that passed the checks.
+#[derive(Debug, Clone)]
+pub(crate) struct Loaded {
+    /// As the coordinator sent it.
+    pub(crate) segment: Segment,
+    /// Its profile, checked against the agent's system.
+    #[cfg_attr(not(test), expect(dead_code, reason = "for the steps: not built"))]
+    pub(crate) profile: Profile,
+    /// The block's uplink TEIDs, one per UE of the block, in order.
+    #[cfg_attr(not(test), expect(dead_code, reason = "for the steps: not built"))]
+    pub(crate) uplink_teids: Vec<u32>,
+    /// The UPF's N3 address, when the coordinator gave it.
+    #[cfg_attr(not(test), expect(dead_code, reason = "for the steps: not built"))]
+    pub(crate) upf_n3: Option<IpAddr>,
+    /// The plan made of it, as `PUT /v1/segment` answers it.
+    pub(crate) summary: SegmentSummary,
+}
+
+/// Checks `segment` against the agent's system (see the module's documentation).
+pub(crate) fn load(checks: Checks<'_>, segment: Segment) -> Result<Loaded, Problem> {
+    let (system, profile) = checked(checks, &segment.profile)?;
+    let mut issues = Vec::new();
+    if segment.agents == 0 || segment.index >= segment.agents {
+        issues.push((
+            "index".to_owned(),
+            format!(
+                "agent {} of {}: the index counts from 0 and is below the agents",
+                segment.index, segment.agents
+            ),
+        ));
+    }
+    // The agent's session holds no N4 (the coordinator does, as one SMF): what a profile does
+    // over PFCP during a step cannot be done by an agent.
+    for (field, asks) in [
+        ("churn", profile.churn.is_some()),
+        ("mobility", profile.mobility.is_some()),
+        ("qos_gate", profile.qos_gate.is_some()),
+    ] {
+        if asks {
+            issues.push((
+                format!("{PROFILE}.{field}"),
+                format!(
+                    "`{field}` acts over PFCP during a step, and a segment's agent holds no N4 \
+                     (the coordinator does): run it on one box"
+                ),
+            ));
+        }
+    }
+    let sessions = profile.sessions.count;
+    let UeBlock { first, count } = segment.ues;
+    let block = first..first.saturating_add(count);
+    if count == 0 {
+        issues.push(("ues.count".to_owned(), "a segment has 1 UE or more".into()));
+    } else if first.checked_add(count).is_none_or(|end| end > sessions) {
+        issues.push((
+            "ues".to_owned(),
+            format!(
+                "UEs {first} to {} are not all among the profile's {sessions} sessions (0 to {})",
+                u64::from(first) + u64::from(count) - 1,
+                sessions.saturating_sub(1)
+            ),
+        ));
+    }
+    let uplink_teids = teids_of(&segment.uplink_teids, first, count).unwrap_or_else(|e| {
+        issues.push(("uplink_teids".to_owned(), e.to_string()));
+        Vec::new()
+    });
+    let upf_n3 = match segment.upf_n3.as_deref().map(str::parse::<IpAddr>) {
+        None => None,
+        Some(Ok(a)) => Some(a),
+        Some(Err(e)) => {
+            issues.push(("upf_n3".to_owned(), format!("not an IP address: {e}")));
+            None
+        }
+    };
+    if !issues.is_empty() {
+        let n = issues.len();
+        let mut p = Problem::new(
+            ProblemKind::InvalidContent,
+            format!(
+                "the segment has {n} problem{}",
+                if n == 1 { "" } else { "s" }
+            ),
+        );
+        for (field, message) in issues {
+            p = p.with_issue(field, message);
+        }
+        return Err(p);
+    }
+    let summary = summary(&system, &profile, checks.links, &segment, block)?;
+    Ok(Loaded {
+        segment,
+        profile,
+        uplink_teids,
+        upf_n3,
+        summary,
+    })
+}
+
+/// The segment's profile checked as `upfbench run` checks a profile file against the agent's
+/// system file.
+fn checked(checks: Checks<'_>, profile: &serde_json::Value) -> Result<(System, Profile), Problem> {
+    // JSON is YAML: the profile's text is its JSON, one field a line, which the checks read as
+    // they read a file.
+    let text = serde_json::to_string_pretty(profile).map_err(|e| {
+        Problem::new(ProblemKind::InvalidContent, "the profile is not JSON")
+            .with_issue(PROFILE, e.to_string())
+    })?;
+    let asked = Asked {
+        mode: Mode::Run,
+        duration: None,
+        multiplier: None,
+        reports: PathBuf::new(),
+    };
+    hosted::checked_profile(checks.system_text, checks.system_name, &text, &asked)
+        .map_err(|r| refused(r, checks.system_name))
+}
+
+/// A refused profile as a problem document: each problem an issue at its field of the segment
+/// (`profile.streams[0].rate`), or of the agent's system file (`system.n3.address`) for the
+/// cross checks that are located there.
+fn refused(r: Refusal, system_name: &str) -> Problem {
+    match r {
+        Refusal::Mode(m) => Problem::new(ProblemKind::InvalidContent, m),
+        Refusal::Invalid(diagnostics) => {
+            let n = diagnostics.len();
+            let mut p = Problem::new(
+                ProblemKind::InvalidContent,
+                format!(
+                    "the segment's profile does not fit this agent: {n} problem{}",
+                    if n == 1 { "" } else { "s" }
+                ),
+            );
+            for d in diagnostics {
+                let root = if d.file == system_name {
+                    "system"
+                } else {
+                    PROFILE
+                };
+                let field = if d.field.is_empty() {
+                    root.to_owned()
+                } else {
+                    format!("{root}.{}", d.field)
+                };
+                p = p.with_issue(field, d.message);
+            }
+            p
+        }
+    }
+}
+
+/// The block `block` cut over the system's pairs by their weights, and each stream's UEs and
+/// rate on each pair: `rate × UEs here / the stream's UEs`.
+fn summary(
+    system: &System,
+    profile: &Profile,
+    links: &[[Option<f64>; 2]],
+    segment: &Segment,
+    block: Range<u32>,
+) -> Result<SegmentSummary, Problem> {
+    let plan = if links.len() == system.pairs().len() {
+        plan::build_pairs(system, profile, None, links)
+    } else {
+        plan::build(system, profile, None, [None; 2])
+    };
+    let plan = plan.map_err(|e| {
+        Problem::new(
+            ProblemKind::InvalidContent,
+            "the segment's profile cannot be planned",
+        )
+        .with_issue(PROFILE, e.to_string())
+    })?;
+    let pairs = system.pairs();
+    let weights: Vec<u32> = pairs.iter().map(|p| p.weight()).collect();
+    let blocks = split(block, &weights).map_err(|e| {
+        Problem::new(
+            ProblemKind::InvalidContent,
+            "the segment's UEs cannot be cut over this agent's pairs",
+        )
+        .with_issue("ues", e.to_string())
+    })?;
+    Ok(SegmentSummary {
+        run: segment.run.clone(),
+        ues: segment.ues,
+        pairs: pairs
+            .iter()
+            .zip(blocks)
+            .map(|(pair, ues)| PairShare {
+                pair: pair.name.clone(),
+                streams: plan.streams.iter().map(|s| share(s, &ues)).collect(),
+                ues: UeBlock {
+                    first: ues.start,
+                    count: ues.end - ues.start,
+                },
+            })
+            .collect(),
+    })
+}
+
+/// Stream `s`'s share of the UEs `block`.
+fn share(s: &StreamPlan, block: &Range<u32>) -> StreamShare {
+    let n = s.ues.end.saturating_sub(s.ues.start);
+    let start = block.start.clamp(s.ues.start, s.ues.end);
+    let here = block.end.clamp(start, s.ues.end) - start;
+    StreamShare {
+        name: s.name.clone(),
+        direction: s.direction,
+        ues: here,
+        rate_pps: if n == 0 {
+            0.0
+        } else {
+            s.rate_pps * f64::from(here) / f64::from(n)
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests;
