@@ -50,7 +50,7 @@ test: setup-test lint
 	bash deploy/fuzz-smoke.sh
 	bash deploy/package/test.sh
 
-# Every cargo-fuzz target for FUZZ_SECONDS each (make test runs them for 20 s).
+# Every cargo-fuzz target for FUZZ_SECONDS each (make test runs them for 10 s).
 fuzz: setup
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-300} bash deploy/fuzz-smoke.sh
 

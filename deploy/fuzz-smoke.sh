@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Runs every cargo-fuzz target of the workspace for a short while (FUZZ_SECONDS each, default 20),
+# Runs every cargo-fuzz target of the workspace for a short while (FUZZ_SECONDS each, default 10),
 # seeded with the crates' reference vectors. A crash fails the run and leaves the input under
 # crates/<crate>/fuzz/artifacts/. Longer campaigns: FUZZ_SECONDS=600 make fuzz.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=${FUZZ_SECONDS:-20}
+seconds=${FUZZ_SECONDS:-10}
 root=$PWD
 
 if ! rustup run nightly rustc --version >/dev/null 2>&1; then
