@@ -229,12 +229,10 @@ impl Merger {
             );
         }
         for f in &pair.frames {
-            add_frames(
-                self.frames
-                    .entry(f.name)
-                    .or_insert_with(|| zero_frames(f.name)),
-                f,
-            );
+            self.frames
+                .entry(f.name)
+                .or_insert_with(|| PortFrames::zero(f.name))
+                .add(f);
         }
         for (kind, n) in &pair.rx_rejected {
             *self.out.rx_rejected.entry(kind.clone()).or_default() += n;
@@ -433,33 +431,6 @@ fn add_port(m: &mut PortReport, p: &PortReport) {
         m.tx_lost += i.tx_lost;
         m.rx_lost += i.rx_lost;
     }
-}
-
-fn zero_frames(name: PortName) -> PortFrames {
-    PortFrames {
-        name,
-        tx_measured: 0,
-        tx_warmup: 0,
-        tx_service: 0,
-        rx_measured: 0,
-        rx_unmeasured: 0,
-        rx_service: 0,
-        rx_rejected: 0,
-        tx_probes: 0,
-        rx_probes: 0,
-    }
-}
-
-fn add_frames(m: &mut PortFrames, f: &PortFrames) {
-    m.tx_measured += f.tx_measured;
-    m.tx_warmup += f.tx_warmup;
-    m.tx_service += f.tx_service;
-    m.rx_measured += f.rx_measured;
-    m.rx_unmeasured += f.rx_unmeasured;
-    m.rx_service += f.rx_service;
-    m.rx_rejected += f.rx_rejected;
-    m.tx_probes += f.tx_probes;
-    m.rx_probes += f.rx_probes;
 }
 
 #[cfg(test)]

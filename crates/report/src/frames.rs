@@ -70,6 +70,20 @@ impl PortFrames {
         }
     }
 
+    /// Adds `o`'s counts to these (the name stays): one device's two sides in one-port mode,
+    /// or one port's counts over several agents.
+    pub fn add(&mut self, o: &PortFrames) {
+        self.tx_measured += o.tx_measured;
+        self.tx_warmup += o.tx_warmup;
+        self.tx_service += o.tx_service;
+        self.rx_measured += o.rx_measured;
+        self.rx_unmeasured += o.rx_unmeasured;
+        self.rx_service += o.rx_service;
+        self.rx_rejected += o.rx_rejected;
+        self.tx_probes += o.tx_probes;
+        self.rx_probes += o.rx_probes;
+    }
+
     /// Frames handed to the port for sending.
     pub(crate) fn tx_total(&self) -> u64 {
         self.tx_measured + self.tx_warmup + self.tx_service + self.tx_probes

@@ -105,19 +105,10 @@ pub fn port_frames(side: Side, c: &WorkerCounters) -> PortFrames {
 /// What the workers sent and received on both ports, as one device counts them in one-port
 /// mode (named N3, the device's port).
 pub(super) fn both_ports_frames(c: &WorkerCounters) -> PortFrames {
-    let [a, b] = Side::BOTH.map(|side| port_frames(side, c));
-    PortFrames {
-        name: Side::N3,
-        tx_measured: a.tx_measured + b.tx_measured,
-        tx_warmup: a.tx_warmup + b.tx_warmup,
-        tx_service: a.tx_service + b.tx_service,
-        rx_measured: a.rx_measured + b.rx_measured,
-        rx_unmeasured: a.rx_unmeasured + b.rx_unmeasured,
-        rx_service: a.rx_service + b.rx_service,
-        rx_rejected: a.rx_rejected + b.rx_rejected,
-        tx_probes: a.tx_probes + b.tx_probes,
-        rx_probes: a.rx_probes + b.rx_probes,
-    }
+    let [mut a, b] = Side::BOTH.map(|side| port_frames(side, c));
+    a.add(&b);
+    a.name = Side::N3;
+    a
 }
 
 /// What the port counted between `before` and `after`.
