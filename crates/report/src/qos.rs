@@ -62,8 +62,17 @@ pub struct QosFlowReport {
     /// The most the passed bytes exceeded the MBR over any run of windows (bytes): the burst
     /// the policer allowed.
     pub burst_bytes: f64,
+    /// The most the flow's senders were late in the measured phase (s), 0 when never: a
+    /// policer at the MBR passes up to that much of its rate less, since nothing was offered
+    /// while they were (their catch-up after it is policed); the verdict allows for it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tester_late_s: f64,
     /// What the figures say.
     pub verdict: QerVerdict,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// What a QoS flow's figures say of the QER the UPF enforced on it.
@@ -132,6 +141,26 @@ impl QerVerdict {
         }
     }
 
+    /// The verdict on a flow whose senders were late by up to `late_s` of the `measured_s`
+    /// (a stalled core): nothing was offered meanwhile, and the catch-up after it is policed,
+    /// so a policer at the MBR passes up to `late_s / measured_s` of its rate less. A flow
+    /// short of its MBR by no more than that and the tolerance was policed at the MBR; the
+    /// tester's lateness, not the UPF, took the rest.
+    pub fn allowing_late(self, late_s: f64, measured_s: f64, tolerance: f64) -> QerVerdict {
+        let QerVerdict::PolicedBelow { under } = self else {
+            return self;
+        };
+        if late_s <= 0.0 || measured_s <= 0.0 {
+            return self;
+        }
+        let late = (late_s / measured_s).min(1.0);
+        if 1.0 - under >= (1.0 - tolerance) * (1.0 - late) {
+            QerVerdict::Policed
+        } else {
+            self
+        }
+    }
+
     /// Whether the UPF held the flow to its MBR (or passed it whole under it).
     pub fn conforms(self) -> bool {
         matches!(self, QerVerdict::Policed | QerVerdict::Passed)
@@ -153,6 +182,10 @@ pub struct QosFlowSpec {
     pub gbr_bps: Option<f64>,
     /// The rate sent (bit/s).
     pub offered_bps: f64,
+    /// The measured phase's length (s).
+    pub measured_s: f64,
+    /// The most its senders were late in it (s): see [`QosFlowReport::tester_late_s`].
+    pub tester_late_s: f64,
 }
 
 impl QosFlowReport {
@@ -176,25 +209,34 @@ impl QosFlowReport {
             per_second_bps,
             peak_window_bps: conformance.peak_window_bps,
             burst_bytes: conformance.burst_bytes,
+            tester_late_s: spec.tester_late_s,
             verdict: QerVerdict::judge(
                 spec.offered_bps,
                 conformance.passed_bps,
                 spec.mbr_bps,
                 tolerance,
-            ),
+            )
+            .allowing_late(spec.tester_late_s, spec.measured_s, tolerance),
         }
     }
 
-    /// Whether a GBR flow got its guaranteed rate (or all it was offered, when that was less).
-    pub fn gbr_kept(&self, tolerance: f64) -> Option<bool> {
+    /// Whether a GBR flow got its guaranteed rate (or all it was offered, when that was less)
+    /// over a measured phase of `measured_s`, less what the tester's lateness took.
+    pub fn gbr_kept(&self, tolerance: f64, measured_s: f64) -> Option<bool> {
         let gbr = self.gbr_bps?;
-        Some(self.passed_bps >= gbr.min(self.offered_bps) * (1.0 - tolerance))
+        let late = if measured_s > 0.0 {
+            (self.tester_late_s / measured_s).min(1.0)
+        } else {
+            0.0
+        };
+        Some(self.passed_bps >= gbr.min(self.offered_bps) * (1.0 - tolerance) * (1.0 - late))
     }
 }
 
 impl QosReport {
-    /// The report of `flows`, with the GBR check across them.
-    pub fn new(flows: Vec<QosFlowReport>, tolerance: f64) -> QosReport {
+    /// The report of `flows` over a measured phase of `measured_s`, with the GBR check across
+    /// them.
+    pub fn new(flows: Vec<QosFlowReport>, tolerance: f64, measured_s: f64) -> QosReport {
         // A non-GBR flow the UPF held back: one it passed whole (under its MBR, or not
         // policed) puts the GBR flows under no pressure.
         let policed_non_gbr = flows.iter().any(|f| {
@@ -206,7 +248,10 @@ impl QosReport {
                         | QerVerdict::PolicedBelow { .. }
                 )
         });
-        let gbr: Vec<bool> = flows.iter().filter_map(|f| f.gbr_kept(tolerance)).collect();
+        let gbr: Vec<bool> = flows
+            .iter()
+            .filter_map(|f| f.gbr_kept(tolerance, measured_s))
+            .collect();
         let gbr_kept_under_policing =
             (policed_non_gbr && !gbr.is_empty()).then(|| gbr.iter().all(|&k| k));
         QosReport {
@@ -306,6 +351,16 @@ pub(crate) fn qos_section(out: &mut String, number: usize, label: &str, q: &QosR
         }
         None => {}
     }
+    for f in q.flows.iter().filter(|f| f.tester_late_s > 0.0) {
+        let _ = writeln!(
+            out,
+            "  QFI {} {}: the tester's senders were late by up to {:.1} ms; a policer at the MBR \
+             passes up to that much less, and the verdict allows for it",
+            f.qfi,
+            f.direction.short(),
+            f.tester_late_s * 1e3
+        );
+    }
     if let Some(g) = &q.gate {
         super::qos_gate::gate_line(out, g);
     }
@@ -366,8 +421,69 @@ mod tests {
             mbr_bps: 10e6,
             gbr_bps: gbr,
             offered_bps: offered,
+            measured_s: 2.0,
+            tester_late_s: 0.0,
         };
         QosFlowReport::new(spec, &c, T)
+    }
+
+    #[test]
+    fn a_shortfall_the_tester_s_lateness_explains_is_policed() {
+        let below = QerVerdict::judge(15e6, 9.85e6, 10e6, T);
+        assert!(
+            matches!(below, QerVerdict::PolicedBelow { .. }),
+            "{below:?}"
+        );
+        // 40 ms late in 2 s: a policer at the MBR passes 2 % less, 1 % more with the tolerance.
+        assert_eq!(below.allowing_late(0.040, 2.0, T), QerVerdict::Policed);
+        // 5 ms late explains 0.25 %: not the 1.5 % missing.
+        assert_eq!(below.allowing_late(0.005, 2.0, T), below);
+        assert_eq!(below.allowing_late(0.0, 2.0, T), below);
+        // A policer at 80 % is not explained by 40 ms.
+        let low = QerVerdict::judge(15e6, 8e6, 10e6, T);
+        assert_eq!(low.allowing_late(0.040, 2.0, T), low);
+        // Lateness never turns anything else into a pass.
+        let over = QerVerdict::judge(15e6, 11e6, 10e6, T);
+        assert_eq!(over.allowing_late(1.0, 2.0, T), over);
+    }
+
+    #[test]
+    fn a_late_tester_is_in_the_flow_s_report_and_text() {
+        // 12,315 bytes per 10 ms: 98.5 % of 10 Mbit/s, and the senders 40 ms late.
+        let windows = vec![12_315u64; 200];
+        let c = Conformance::of(&windows, 10_000_000, 0..200, 10e6).unwrap();
+        let spec = QosFlowSpec {
+            qfi: 1,
+            direction: Direction::Uplink,
+            sessions: 1,
+            mbr_bps: 10e6,
+            gbr_bps: None,
+            offered_bps: 15e6,
+            measured_s: 2.0,
+            tester_late_s: 0.040,
+        };
+        let f = QosFlowReport::new(spec, &c, T);
+        assert_eq!(f.verdict, QerVerdict::Policed);
+        let json = serde_json::to_value(&f).unwrap();
+        assert_eq!(json["tester_late_s"], 0.040);
+        let mut out = String::new();
+        qos_section(&mut out, 1, "a", &QosReport::new(vec![f], T, 2.0));
+        assert!(
+            out.contains("QFI 1 UL: the tester's senders were late by up to 40.0 ms"),
+            "{out}"
+        );
+        // A GBR flow as short: kept, since the tester's lateness explains it.
+        let mut gbr = f.clone();
+        gbr.gbr_bps = Some(10e6);
+        let starved = QosReport::new(vec![flow(5, None, 15e6, 12_500), gbr.clone()], T, 2.0);
+        assert_eq!(starved.gbr_kept_under_policing, Some(true));
+        gbr.tester_late_s = 0.0;
+        let starved = QosReport::new(vec![flow(5, None, 15e6, 12_500), gbr], T, 2.0);
+        assert_eq!(starved.gbr_kept_under_policing, Some(false));
+        // Never late: no such field.
+        let on_time = flow(1, None, 15e6, 12_500);
+        let json = serde_json::to_value(&on_time).unwrap();
+        assert!(json.get("tester_late_s").is_none(), "{json}");
     }
 
     #[test]
@@ -388,23 +504,23 @@ mod tests {
         let policed = flow(5, None, 15e6, 12_500);
         let gbr_ok = flow(1, Some(10e6), 15e6, 12_500);
         let gbr_starved = flow(1, Some(10e6), 15e6, 6_250);
-        let r = QosReport::new(vec![policed.clone(), gbr_ok], T);
+        let r = QosReport::new(vec![policed.clone(), gbr_ok], T, 2.0);
         assert_eq!(r.gbr_kept_under_policing, Some(true));
-        let r = QosReport::new(vec![policed.clone(), gbr_starved], T);
+        let r = QosReport::new(vec![policed.clone(), gbr_starved], T, 2.0);
         assert_eq!(r.gbr_kept_under_policing, Some(false));
         // No GBR flow: nothing to say.
         assert_eq!(
-            QosReport::new(vec![policed], T).gbr_kept_under_policing,
+            QosReport::new(vec![policed], T, 2.0).gbr_kept_under_policing,
             None
         );
         // Beside a non-GBR flow the UPF did not police: nothing to say.
         let unpoliced = flow(5, None, 15e6, 18_750);
         assert_eq!(unpoliced.verdict, QerVerdict::NotPoliced);
-        let r = QosReport::new(vec![unpoliced, flow(1, Some(10e6), 15e6, 12_500)], T);
+        let r = QosReport::new(vec![unpoliced, flow(1, Some(10e6), 15e6, 12_500)], T, 2.0);
         assert_eq!(r.gbr_kept_under_policing, None);
         // A GBR flow beside a control flow only: nothing was policed.
         let control = flow(5, None, 8e6, 10_000);
-        let r = QosReport::new(vec![control, flow(1, Some(10e6), 8e6, 10_000)], T);
+        let r = QosReport::new(vec![control, flow(1, Some(10e6), 8e6, 10_000)], T, 2.0);
         assert_eq!(r.gbr_kept_under_policing, None);
     }
 

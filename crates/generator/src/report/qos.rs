@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use upfbench_report::qos::DEFAULT_TOLERANCE;
-use upfbench_report::{LatencyReport, QfiFigures, QosFlowReport, QosFlowSpec, QosReport};
+use upfbench_report::{LatencyReport, QfiFigures, QosFlowReport, QosFlowSpec, QosReport, TxSlip};
 use upfbench_run::plan::Plan;
 use upfbench_stats::{Conformance, RunResult};
 
@@ -16,6 +16,7 @@ pub(crate) fn qos_report(
     plan: &Plan,
     qos: &QosRx,
     merged: &RunResult,
+    slips: &[Option<TxSlip>],
     duration: Duration,
 ) -> (QosReport, Vec<String>) {
     let mut warnings = Vec::new();
@@ -47,6 +48,8 @@ pub(crate) fn qos_report(
             mbr_bps: limit,
             gbr_bps: group.gbr_bps.map(|g| g as f64 * f64::from(sessions)),
             offered_bps: offered_bps(plan, group, merged, duration),
+            measured_s: duration.as_secs_f64(),
+            tester_late_s: late_s(group, slips),
         };
         flows.push(QosFlowReport::new(spec, &c, DEFAULT_TOLERANCE));
     }
@@ -61,7 +64,7 @@ pub(crate) fn qos_report(
     if early + late > 0 {
         tracing::debug!(early, late, "QoS windows: packets outside the windows");
     }
-    let mut report = QosReport::new(flows, DEFAULT_TOLERANCE);
+    let mut report = QosReport::new(flows, DEFAULT_TOLERANCE, duration.as_secs_f64());
     report.qfis = qfi_figures(plan, qos, merged);
     (report, warnings)
 }
@@ -103,6 +106,16 @@ fn qfi_figures(plan: &Plan, qos: &QosRx, merged: &RunResult) -> Vec<QfiFigures> 
             }
         })
         .collect()
+}
+
+/// The most a group's streams were late (s), from their slips (indexed by stream).
+fn late_s(group: &QosGroup, slips: &[Option<TxSlip>]) -> f64 {
+    group
+        .streams
+        .iter()
+        .filter_map(|&id| slips.get(usize::from(id)).copied().flatten())
+        .map(|s| s.max_late_us / 1e6)
+        .fold(0.0, f64::max)
 }
 
 /// The sessions a group's streams send in (the union of their UEs).

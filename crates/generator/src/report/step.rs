@@ -89,7 +89,8 @@ pub fn step_report(m: &StepMeasurements<'_>) -> Result<StepReport> {
     report.streams = stream_summaries(plan, &merged);
     add_slips(&mut report, &plan.streams, &counters.tx_slips);
     if let Some(q) = &counters.qos {
-        let (qos, warnings) = qos_report(plan, q, &merged, duration);
+        let slips: Vec<_> = report.streams.iter().map(|s| s.tx_slip).collect();
+        let (qos, warnings) = qos_report(plan, q, &merged, &slips, duration);
         report.qos = Some(qos);
         report.warnings.extend(warnings);
     }

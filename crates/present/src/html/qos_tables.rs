@@ -119,6 +119,16 @@ fn one(out: &mut String, label: &str, q: &QosReport) {
         ),
         None => {}
     }
+    for f in q.flows.iter().filter(|f| f.tester_late_s > 0.0) {
+        let _ = writeln!(
+            out,
+            "<p>QFI {} {}: the tester's senders were late by up to {:.1} ms; a policer at the \
+             MBR passes up to that much less, and the verdict allows for it.</p>",
+            f.qfi,
+            f.direction.short(),
+            f.tester_late_s * 1e3
+        );
+    }
     if let Some(g) = &q.gate {
         let text = escape(&g.summary());
         if g.closed() {
@@ -158,10 +168,13 @@ mod tests {
             mbr_bps: 10e6,
             gbr_bps: None,
             offered_bps: 15e6,
+            measured_s: 2.0,
+            tester_late_s: 0.0,
         };
         report.steps[0].qos = Some(QosReport::new(
             vec![QosFlowReport::new(spec, &c, 0.01)],
             0.01,
+            2.0,
         ));
         let mut out = String::new();
         qos_tables(&mut out, &report);

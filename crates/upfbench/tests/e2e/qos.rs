@@ -57,14 +57,31 @@ fn memif_qos_each_flow_passes_its_mbr() {
     let _serial = serial();
     let o = run("qos", "{}", &shipped());
     o.print("qos");
-    for f in flows(&o) {
+    let measured = o.report["steps"][0]["duration_s"].as_f64().unwrap();
+    let flows = flows(&o);
+    // The share of the measured phase each flow's senders were late (0 when never).
+    let late = |qfi: u64, direction: &str| -> f64 {
+        flows
+            .iter()
+            .filter(|f| f["qfi"] == qfi && f["direction"] == direction)
+            .filter_map(|f| f["tester_late_s"].as_f64())
+            .fold(0.0, f64::max)
+            / measured
+    };
+    for f in &flows {
         let mbr = f["mbr_bps"].as_f64().unwrap();
         assert_eq!(f["verdict"]["kind"], "policed", "{f}");
-        assert!((ratio(&f) - 1.0).abs() <= 0.01, "{f}");
-        // Each second at the MBR (one may hold the bucket's burst), or a little under it
-        // where the sender stalled (see memif_qos_a_policer_10_percent_over_is_found).
+        // Within 1 % of the MBR, or short of it by no more than the time the tester's senders
+        // were late (a debug build sharing two cores stalls now and then; the report says so).
+        let late = f["tester_late_s"].as_f64().unwrap_or(0.0);
+        assert!(
+            ratio(f) <= 1.01 && ratio(f) >= 0.99 * (1.0 - late / measured),
+            "{f}"
+        );
+        // Each second at the MBR (one may hold the bucket's burst), or under it by what the
+        // sender's stall took (see memif_qos_a_policer_10_percent_over_is_found).
         let [lo, hi] = [0, 1].map(|i| f["per_second_bps"][i].as_f64().unwrap());
-        assert!(lo >= mbr * 0.95 && hi <= mbr * 1.02, "{f}");
+        assert!(lo >= mbr * (0.95 - late) && hi <= mbr * 1.02, "{f}");
         let burst = f["burst_bytes"].as_f64().unwrap();
         let depth = mbr / 8.0 * 0.010 + 2.0 * 328.0;
         assert!(
@@ -84,15 +101,28 @@ fn memif_qos_each_flow_passes_its_mbr() {
             (q["qfi"].as_u64(), q["direction"].as_str()),
             (Some(qfi), Some(direction))
         );
+        // A stall takes its time's share of the MBR off what passes (the catch-up is policed).
         let loss = q["loss_ratio"].as_f64().unwrap();
-        assert!((loss - 1.0 / 3.0).abs() < 0.01, "{q}");
+        let more = late(qfi, direction);
+        assert!(
+            loss > 1.0 / 3.0 - 0.01 && loss < 1.0 / 3.0 + 0.01 + more,
+            "{q}"
+        );
         assert_eq!(q["latency"]["samples"], q["received"], "{q}");
     }
     // Offered 1.5 times what passes: a third lost, each way, and the reflector says it
     // policed them.
     for (name, f) in o.both() {
         let loss = f.lost as f64 / f.sent as f64;
-        assert!((loss - 1.0 / 3.0).abs() < 0.01, "{name}: loss {loss}");
+        let more = FLOWS
+            .iter()
+            .filter(|(_, d, _)| *d == if name == "UL" { "uplink" } else { "downlink" })
+            .map(|&(qfi, d, _)| late(qfi, d))
+            .fold(0.0, f64::max);
+        assert!(
+            loss > 1.0 / 3.0 - 0.01 && loss < 1.0 / 3.0 + 0.01 + more,
+            "{name}: loss {loss}"
+        );
     }
     assert!(crate::harness::total(&o.reflector, "dropped qer_policed") >= o.uplink.lost);
 }
