@@ -467,7 +467,7 @@ mod tests {
         let json = serde_json::to_value(&f).unwrap();
         assert_eq!(json["tester_late_s"], 0.040);
         let mut out = String::new();
-        qos_section(&mut out, 1, "a", &QosReport::new(vec![f], T, 2.0));
+        qos_section(&mut out, 1, "a", &QosReport::new(vec![f.clone()], T, 2.0));
         assert!(
             out.contains("QFI 1 UL: the tester's senders were late by up to 40.0 ms"),
             "{out}"
@@ -532,6 +532,7 @@ mod tests {
                 flow(1, Some(10e6), 15e6, 6_250),
             ],
             T,
+            2.0,
         );
         let mut out = String::new();
         qos_section(&mut out, 1, "300 B", &r);
