@@ -12,13 +12,14 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 use upfbench_api::v1::{
     AgentInfo, AgentState, Armed, At, DirectionFigures, Health, LatencyHistogram, PairInfo,
-    PairResult, PortInfo, RunId, RunRequest, RunState, Segment, SegmentSummary, Status,
-    StepRequest, StepResult, StreamFigures,
+    PairResult, PortInfo, RunId, RunRequest, RunState, SecondDirection, SecondFigures, Segment,
+    SegmentSummary, Status, StepRequest, StepResult, StreamFigures,
 };
 use upfbench_api::{Problem, ProblemKind};
 use upfbench_cluster::merge::settings;
 use upfbench_coordinate::call::now_ns;
 use upfbench_remote::{Agent, Answer, Server, ServerConfig};
+use upfbench_report::StepPhase;
 use upfbench_stats::{Direction, LatencyConfig, LatencyRecorder, SeqCounters, TrafficCounters};
 
 const MS: u64 = 1_000_000;
@@ -113,7 +114,7 @@ impl Fake {
                     seq,
                     jitter_mean_ns: None,
                     jitter_flows: 0,
-                    latency,
+                    latency: latency.clone(),
                     tx_slip: None,
                 }],
                 qfis: vec![],
@@ -122,7 +123,19 @@ impl Fake {
                 rx_rejected: BTreeMap::new(),
                 rx_untagged: 0,
                 rx_unknown_stream: 0,
-                seconds: vec![],
+                // One second holding the whole step (the merge aligns seconds by index).
+                seconds: vec![SecondFigures {
+                    index: 0,
+                    duration_ns: step.duration_ms * MS,
+                    phase: StepPhase::Measure,
+                    directions: vec![SecondDirection {
+                        direction: Direction::Uplink,
+                        tx,
+                        rx,
+                        lost: 1,
+                        latency: latency.clone(),
+                    }],
+                }],
             }],
         }
     }
