@@ -66,7 +66,7 @@ fn plan(names: &[&str], weights: &[u32]) -> (Settings, Vec<Segment>) {
 fn step(n: u32, duration_ms: u64) -> StepRequest {
     StepRequest {
         step: n,
-        payload: 64,
+        payload: Some(64),
         load: 1.0,
         duration_ms,
         warmup_ms: 100,
