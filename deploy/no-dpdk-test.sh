@@ -5,8 +5,8 @@
 # false, `cargo test --locked --offline` of those crates, with this machine's Rust toolchain
 # (rustup's, as rust-toolchain.toml picks it) and registry bind-mounted read-only.
 #
-# The chroot with its packages is kept as a tar in target/no-dpdk-test and reused: remove it to
-# start afresh. The chroot builds in this machine's target directory (target/, bind-mounted),
+# The chroot with its packages (deploy/no-dpdk-chroot.sh) is kept as a tar in target/no-dpdk-test
+# and reused: remove it to start afresh. The chroot builds in this machine's target directory (target/, bind-mounted),
 # with the same profile settings as `cargo test --workspace` before it (CI's: no incremental
 # compilation, line tables only), so the registry's crates that this build already compiled
 # with the same features are reused; the workspace's crates are compiled anew in the chroot
@@ -45,8 +45,7 @@ done
 # The chroot builds offline from this machine's registry: every crate of Cargo.lock in it.
 cargo fetch --locked --quiet
 
-base=$(bash deploy/chroot-base.sh)
-build_base=$work/bookworm-build.tar
+build_base=$(bash deploy/no-dpdk-chroot.sh)
 root=$(mktemp -d "$work/chroot.XXXXXX")
 chmod 755 "$root"
 remove_root() {
@@ -58,27 +57,7 @@ remove_root() {
   fi
 }
 trap remove_root EXIT
-
-if [[ -f $build_base ]]; then
-  tar -C "$root" -xf "$build_base"
-else
-  echo "no-DPDK test: apt-get install build-essential pkg-config in a fresh Debian 12 chroot"
-  tar -C "$root" -xf "$base"
-  cp /etc/resolv.conf "$root/etc/resolv.conf"
-  unshare --mount --propagation private -- bash -euc '
-    mount -t proc proc "$1/proc"
-    mount --rbind /dev "$1/dev"
-    chroot "$1" /bin/bash -euc "
-      export DEBIAN_FRONTEND=noninteractive
-      apt-get update -qq
-      apt-get install -y -qq --no-install-recommends build-essential pkg-config \
-        > /tmp/apt.log 2>&1 || { tail -20 /tmp/apt.log >&2; exit 1; }
-      apt-get clean
-      rm -rf /var/lib/apt/lists/* /tmp/apt.log"
-  ' bash "$root"
-  tar -C "$root" -cf "$build_base.part" . && mv "$build_base.part" "$build_base"
-  echo "no-DPDK test: the chroot's packages took $((SECONDS - started)) s"
-fi
+tar -C "$root" -xf "$build_base"
 
 # A copy of the source tree as git sees it (what a clone has, with this work tree's changes),
 # without target/.
