@@ -42,6 +42,7 @@ struct State {
 pub(crate) struct Fake {
     name: String,
     per_ue: u64,
+    latency: LatencyConfig,
     state: Mutex<State>,
 }
 
@@ -50,8 +51,15 @@ impl Fake {
         Fake {
             name: name.to_owned(),
             per_ue,
+            latency: LatencyConfig::default(),
             state: Mutex::new(State::default()),
         }
+    }
+
+    /// Its histograms of `latency` (a profile's), not the default's.
+    pub(crate) fn recording(mut self, latency: LatencyConfig) -> Fake {
+        self.latency = latency;
+        self
     }
 
     /// When its step ends: its planned end, or the stop asked for.
@@ -69,7 +77,7 @@ impl Fake {
         let ran = Self::end(s).expect("an end") - start;
         let full = (f64::from(count) * self.per_ue as f64 * step.load).round() as u64;
         let sent = full * ran / planned;
-        let mut r = LatencyRecorder::new(&LatencyConfig::default()).expect("config");
+        let mut r = LatencyRecorder::new(&self.latency).expect("config");
         for ue in first..first + count {
             r.record(sample_ns(ue));
         }
@@ -92,7 +100,7 @@ impl Fake {
         StepResult {
             step: step.step,
             agent: self.name.clone(),
-            latency: settings(&LatencyConfig::default()),
+            latency: settings(&self.latency),
             start_late_ns: 1_000,
             duration_ns: step.duration_ms * MS,
             tsc_hz: 2e9,
