@@ -199,12 +199,21 @@ pub struct PortsArgs {
 /// Arguments of `upfbench run` and `upfbench sweep`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The system file: EAL, cores, the N3 and N6 ports, the N4 peer.
+    /// The system file: EAL, cores, the N3 and N6 ports, the N4 peer. With `--cluster`: the
+    /// profile (the agents' own system files give their ports).
     #[arg(value_name = "SYSTEM")]
     pub system: std::path::PathBuf,
     /// The profile: sessions, streams, rates, duration.
-    #[arg(value_name = "PROFILE")]
-    pub profile: std::path::PathBuf,
+    #[arg(value_name = "PROFILE", required_unless_present = "cluster")]
+    pub profile: Option<std::path::PathBuf>,
+    /// Run over agents (`upfbench agent` on each tester box): the cluster file that lists them
+    /// and who holds N4 (docs/scale.md); then give the profile alone, no system file.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["no_pfcp", "step_hook"])]
+    pub cluster: Option<std::path::PathBuf>,
+    /// With `--cluster`: these agents in place of the file's, `NAME=URL,...` (weight 1 each,
+    /// no token).
+    #[arg(long, value_name = "NAME=URL,...", requires = "cluster")]
+    pub agents: Option<String>,
     /// Do not program sessions over PFCP (the UPF is configured by other means).
     #[arg(long)]
     pub no_pfcp: bool,

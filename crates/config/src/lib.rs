@@ -167,6 +167,18 @@ pub fn profile_from_str(text: &str, name: &str) -> Result<Profile, ConfigError> 
     load(text, name).map(|(v, _)| v)
 }
 
+/// A profile's text, checked, and as JSON of its file's schema: what a coordinator hands its
+/// agents in their segments (each checks it against its own system file).
+pub fn profile_and_json(
+    text: &str,
+    name: &str,
+) -> Result<(Profile, serde_json::Value), ConfigError> {
+    let (profile, map) = load::<Profile>(text, name)?;
+    let json = serde_saphyr::from_str_with_options(text, source::options())
+        .map_err(|e| ConfigError::invalid(vec![source::serde_diagnostic(&e, &map, name)]))?;
+    Ok((profile, json))
+}
+
 /// Checks a reflector file's text; `name` names it in diagnostics.
 pub fn reflector_from_str(text: &str, name: &str) -> Result<Reflector, ConfigError> {
     load(text, name).map(|(v, _)| v)
@@ -350,6 +362,24 @@ mod tests {
 
     const PORTS: &str = "n3: {device: net_null0, address: 192.168.13.131/24, peer: 192.168.13.151}\n\
                          n6: {device: net_null1, address: 192.168.16.152/24, peer: 192.168.16.151}\n";
+
+    /// What a coordinator hands its agents is the same profile: its JSON, read back as a
+    /// profile file's text (the agent's way), is the profile the coordinator checked.
+    #[test]
+    fn a_profile_s_json_reads_back_as_the_same_profile() {
+        let text = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../profiles/qos.yaml"),
+        )
+        .unwrap();
+        let (profile, json) = profile_and_json(&text, "qos.yaml").unwrap();
+        assert_eq!(json["name"], "qos");
+        assert_eq!(json["duration"], "5s");
+        let back = serde_json::to_string_pretty(&json).unwrap();
+        assert_eq!(profile_from_str(&back, "segment").unwrap(), profile);
+        // A profile that does not check is refused with its place, as a file is.
+        let bad = profile_and_json("name: x\nstreams: []\n", "bad.yaml").unwrap_err();
+        assert!(bad.to_string().contains("bad.yaml"), "{bad}");
+    }
 
     #[test]
     fn kinds_are_told_apart_by_content() {

@@ -8,14 +8,14 @@
 use std::time::Duration;
 
 use thiserror::Error;
-use upfbench_api::v1::StepRequest;
+use upfbench_api::v1::{AgentInfo, Segment, StepRequest};
 use upfbench_cluster::Coordinator;
 use upfbench_cluster::coordinator::Settings;
 use upfbench_cluster::segments::{RunSegments, TeidSource};
 use upfbench_config::{Cluster, Profile, TeidAllocation};
 use upfbench_pfcp::driver::Release;
 use upfbench_report::Report;
-use upfbench_report::events::Event;
+use upfbench_report::events::EventLine;
 use upfbench_stats::LatencyConfig;
 
 use crate::call::now_ns;
@@ -70,8 +70,8 @@ pub struct ClusterRun<'a> {
 pub struct ClusterOutcome {
     /// The report: each step merged over the agents that were counted, each agent's section.
     pub report: Report,
-    /// events.jsonl's lines of the run (agents lost).
-    pub events: Vec<Event>,
+    /// events.jsonl's lines of the run (agents lost), timed from its start.
+    pub events: Vec<EventLine>,
     /// 0, or 3 when an agent was lost.
     pub exit_status: i32,
     /// With the coordinator on N4: the sessions it deleted at the end, and how the release
@@ -127,23 +127,8 @@ pub async fn run_over_agents(
         },
         run.profile.sessions.count,
     )?;
-    let smf = match client_side(run.cluster) {
-        Some(side) => {
-            let plans = session_plans(run.cluster, run.profile, &segments, &infos)?;
-            let smf = Smf::associate(side).await?;
-            smf.establish(plans).await?;
-            Some(smf)
-        }
-        None => None,
-    };
-    // A step may take its settle and drain past its warm-up and duration, and its agent a
-    // second to end it.
-    let overrun = run.profile.drain + Duration::from_secs(1);
-    let latency = LatencyConfig {
-        max_ns: run.profile.latency.max.as_nanos() as u64,
-        significant_digits: run.profile.latency.digits,
-    };
-    let settings = Settings::of(run.cluster, latency, overrun);
+    let smf = hold_n4(&run, &segments, &infos).await?;
+    let settings = settings(&run);
     let coordinator = Coordinator::new(settings, segments, now_ns());
     let labels: Vec<String> = run.steps.iter().map(|(l, _)| l.clone()).collect();
     let payloads: Vec<Option<u32>> = run
@@ -153,6 +138,7 @@ pub async fn run_over_agents(
         .collect();
     let mut requests = run.steps.into_iter().map(|(_, s)| s);
     let mut events = Vec::new();
+    let started_unix_ms = run.started_unix_ms;
     let driven = drive(
         coordinator,
         clients,
@@ -165,7 +151,12 @@ pub async fn run_over_agents(
                 "lost {} at {step}, t = {:.2} s: {}",
                 l.agent, l.t_s, l.reason
             ));
-            events.push(lost_event(l));
+            let unix_ms = now_ns() / 1_000_000;
+            events.push(EventLine {
+                t_s: unix_ms.saturating_sub(started_unix_ms) as f64 / 1e3,
+                unix_ms,
+                event: lost_event(l),
+            });
         },
     )
     .await;
@@ -211,4 +202,34 @@ fn add_steps(report: &mut Report, driven: &Driven, labels: &[String], payloads: 
             )),
         }
     }
+}
+
+/// With `pfcp.mode: coordinator`: the one association and every UE's session, each with its
+/// agent's pair as its gNB.
+async fn hold_n4(
+    run: &ClusterRun<'_>,
+    segments: &[Segment],
+    infos: &[AgentInfo],
+) -> Result<Option<Smf>, RunError> {
+    let Some(side) = client_side(run.cluster) else {
+        return Ok(None);
+    };
+    let plans = session_plans(run.cluster, run.profile, segments, infos)?;
+    let smf = Smf::associate(side).await?;
+    smf.establish(plans).await?;
+    Ok(Some(smf))
+}
+
+/// The coordinator's settings: the cluster file's, the profile's histograms, and a step's
+/// overrun: its drain past its warm-up and duration, and a second for its agent to end it.
+fn settings(run: &ClusterRun<'_>) -> Settings {
+    let latency = LatencyConfig {
+        max_ns: run.profile.latency.max.as_nanos() as u64,
+        significant_digits: run.profile.latency.digits,
+    };
+    Settings::of(
+        run.cluster,
+        latency,
+        run.profile.drain + Duration::from_secs(1),
+    )
 }

@@ -8,7 +8,10 @@ use clap::Parser;
 use upfbench_cli::{Cli, Command};
 use upfbench_generator::commands::{generate, generate::Mode, validate};
 
+mod cluster;
 mod compare;
+
+use cluster::ClusterMode;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -22,6 +25,27 @@ fn main() -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .init();
+    // A run over agents (`--cluster`) is the coordinator's: no EAL, no ports of this box.
+    let over_agents = match &cli.command {
+        Command::Run(args) if args.cluster.is_some() => Some(cluster::run(args, ClusterMode::Run)),
+        Command::Sweep(args) if args.run.cluster.is_some() => Some(cluster::run(
+            &args.run,
+            ClusterMode::Sweep(args.payloads.as_deref()),
+        )),
+        Command::Search(args) if args.run.cluster.is_some() => Some(Err(anyhow::anyhow!(
+            "search --cluster is not built yet (docs/scale.md §8 step 10)"
+        ))),
+        Command::Capacity(args) if args.cluster.is_some() => Some(Err(anyhow::anyhow!(
+            "capacity --cluster is not built yet (docs/scale.md §8 step 10)"
+        ))),
+        _ => None,
+    };
+    if let Some(result) = over_agents {
+        return result.unwrap_or_else(|e| {
+            tracing::error!("{e:#}");
+            ExitCode::FAILURE
+        });
+    }
     let result = match &cli.command {
         Command::Ports(args) => upfbench_ops::ports::run(args),
         Command::Validate(args) => validate::run(args),

@@ -129,8 +129,8 @@ pub fn run(args: &RunArgs, mode: Mode<'_>) -> Result<()> {
 /// The system file and the profile, `payloads` for a sweep's, with the command line's label
 /// and duration.
 fn load_files(args: &RunArgs, payloads: Option<&[u16]>) -> Result<(System, Profile)> {
-    let (mut system, profile) =
-        config::load_sweep(&args.system, &args.profile, payloads).map_err(|e| anyhow!("{e}"))?;
+    let (mut system, profile) = config::load_sweep(&args.system, profile_path(args)?, payloads)
+        .map_err(|e| anyhow!("{e}"))?;
     // The command line's name for the run replaces the system file's.
     if let Some(label) = &args.label {
         system.label = Some(label.clone());
@@ -151,6 +151,16 @@ fn check_search_options(mode: Mode<'_>, given: bool, names: &str) -> Result<()> 
         );
     }
     Ok(())
+}
+
+/// The profile's path: the second file (the first is the system file; a run over agents,
+/// `--cluster`, is the coordinator's, not this command's).
+fn profile_path(args: &RunArgs) -> Result<&std::path::Path> {
+    match (&args.cluster, &args.profile) {
+        (None, Some(p)) => Ok(p),
+        (Some(_), _) => bail!("--cluster: a run over agents is the coordinator's"),
+        (None, None) => bail!("the profile file is missing"),
+    }
 }
 
 /// Each step's payload: the sweep's (the profile's, or the asked ones, already in it), or

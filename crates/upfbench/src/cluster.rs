@@ -1,0 +1,135 @@
+//! `upfbench run|sweep --cluster FILE PROFILE` (docs/scale.md §3): the coordinator. It drives
+//! the `upfbench agent`s the cluster file lists (or `--agents`), holds N4 when the file says so,
+//! and writes the report a single box would write, with each agent's section; exit status 3
+//! when an agent was lost (docs/operations.md "Exit statuses").
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result, anyhow, bail};
+use upfbench_cli::{RunArgs, out};
+use upfbench_coordinate::run::{ClusterRun, run_over_agents, steps_of};
+use upfbench_coordinate::setup::override_agents;
+use upfbench_present::figures::report_figures;
+use upfbench_present::folder::{REPORT_HTML, REPORT_JSON};
+use upfbench_present::html::report_page;
+use upfbench_report::Report;
+use upfbench_report::events::{EventLine, EventsHeader};
+
+/// Which command runs over the agents.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ClusterMode<'a> {
+    /// One step, each stream at its own payload.
+    Run,
+    /// A step per payload: these, or the profile's `sweep.payloads`.
+    Sweep(Option<&'a [u16]>),
+}
+
+/// Runs `args`' profile over its cluster's agents and writes the report.
+pub(crate) fn run(args: &RunArgs, mode: ClusterMode<'_>) -> Result<ExitCode> {
+    let cluster_path = args.cluster.as_deref().context("--cluster")?;
+    if args.profile.is_some() {
+        bail!(
+            "with --cluster give the profile alone (`run --cluster FILE PROFILE`): each agent's \
+             own system file gives its ports"
+        );
+    }
+    if args.multiplier.is_some() || args.duration.is_some() || args.metrics.metrics.is_some() {
+        bail!("-m, -d and --metrics are not built for runs over agents yet (docs/scale.md §8)");
+    }
+    let mut cluster = upfbench_config::load_cluster(cluster_path).map_err(|e| anyhow!("{e}"))?;
+    if let Some(spec) = &args.agents {
+        override_agents(&mut cluster, spec)?;
+    }
+    let profile_path = &args.system;
+    let text = std::fs::read_to_string(profile_path)
+        .with_context(|| format!("reading {}", profile_path.display()))?;
+    let (profile, json) =
+        upfbench_config::profile_and_json(&text, &profile_path.display().to_string())
+            .map_err(|e| anyhow!("{e}"))?;
+    let payloads: Vec<Option<u16>> = match mode {
+        ClusterMode::Run => vec![None],
+        ClusterMode::Sweep(asked) => asked
+            .unwrap_or(&profile.sweep.payloads)
+            .iter()
+            .copied()
+            .map(Some)
+            .collect(),
+    };
+    let started_unix_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let name = format!("{}-{started_unix_ms}", profile.name);
+    let run = ClusterRun {
+        name: &name,
+        cluster: &cluster,
+        profile: &profile,
+        profile_json: &json,
+        steps: steps_of(&profile, &payloads, 1.0),
+        tool_version: env!("CARGO_PKG_VERSION"),
+        started_unix_ms,
+    };
+    // One thread: the calls are few and small; each agent's is a task of its own.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the coordinator's runtime")?;
+    let outcome = runtime.block_on(run_over_agents(run, out::line))?;
+    let mut report = outcome.report;
+    report
+        .config
+        .insert("profile".to_owned(), profile.name.clone());
+    report
+        .config
+        .insert("cluster".to_owned(), cluster_path.display().to_string());
+    let dir = args
+        .reports
+        .clone()
+        .unwrap_or_else(|| cluster.reports.clone());
+    let command = match mode {
+        ClusterMode::Run => "run",
+        ClusterMode::Sweep(_) => "sweep",
+    };
+    let folder = write(&report, &outcome.events, &dir, &profile.name, command)?;
+    out::text(&report.to_table());
+    out::line(&format!("\nreports: {}", folder.display()));
+    Ok(ExitCode::from(outcome.exit_status as u8))
+}
+
+/// The run's folder under `dir` with report.json, report.txt, report.csv, events.jsonl and
+/// report.html (its plots beside it).
+fn write(
+    report: &Report,
+    events: &[EventLine],
+    dir: &Path,
+    profile: &str,
+    command: &str,
+) -> Result<PathBuf> {
+    let stamp = report.started.replace(':', "-");
+    let folder = dir.join(format!("{stamp}-{profile}-{command}-cluster"));
+    std::fs::create_dir_all(&folder)
+        .with_context(|| format!("creating the reports folder {}", folder.display()))?;
+    let file = |name: &str, bytes: &[u8]| {
+        std::fs::write(folder.join(name), bytes)
+            .with_context(|| format!("writing {}", folder.join(name).display()))
+    };
+    file(REPORT_JSON, report.to_json().as_bytes())?;
+    file("report.csv", report.to_csv().as_bytes())?;
+    file("report.txt", report.to_table().as_bytes())?;
+    let mut lines = EventsHeader::new(&report.tool.version, report.started_unix_ms).to_json();
+    lines.push('\n');
+    for line in events {
+        lines.push_str(&line.to_json());
+        lines.push('\n');
+    }
+    file("events.jsonl", lines.as_bytes())?;
+    let figures = report_figures(report, &[]);
+    for f in &figures {
+        if let Ok(svg) = &f.svg {
+            file(&f.file_name, svg.as_bytes())?;
+        }
+    }
+    file(REPORT_HTML, report_page(report, &figures).as_bytes())?;
+    Ok(folder)
+}
