@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use upfbench_api::v1::{
     DirectionFigures, HistogramError, LatencyHistogram, PairResult, StepResult, StreamFigures,
 };
-use upfbench_stats::{LatencyRecorder, RunResult};
+use upfbench_stats::{LatencyRecorder, RunResult, SeqCounters};
 
 use crate::commands::generate::pair_report::PairFigures;
 use crate::commands::generate::step;
@@ -82,12 +82,26 @@ fn pair_result(
         })
         .collect::<Result<Vec<_>, HistogramError>>()?;
     let empty = LatencyHistogram::of(&LatencyRecorder::new(&plan.latency)?)?;
-    let streams = run
+    // The statistics' stream ids are the flows: a stream's are `flow_base..` one per UE.
+    let streams = plan
         .streams
         .iter()
-        .map(|s| {
-            let planned = &plan.streams[s.stream as usize];
+        .map(|planned| {
             let flows = flows_on(plan, k, planned.id);
+            let first = planned.flow_base as usize;
+            let of_stream = run
+                .streams
+                .get(first..first + planned.ue_count() as usize)
+                .unwrap_or_default();
+            let mut seq = SeqCounters::default();
+            let (mut jitter_sum, mut jitter_flows) = (0.0, 0u32);
+            for f in of_stream {
+                seq.merge(&f.seq);
+                if let Some(j) = f.jitter_ns {
+                    jitter_sum += j;
+                    jitter_flows += 1;
+                }
+            }
             let alone = plan
                 .streams
                 .iter()
@@ -104,15 +118,13 @@ fn pair_result(
                 empty.clone()
             };
             StreamFigures {
-                stream: s.stream,
+                stream: u32::from(planned.id),
                 name: planned.name.clone(),
                 direction: planned.direction,
                 flows,
-                seq: s.seq,
-                jitter_mean_ns: s.jitter_ns,
-                // The stream's jitter is the mean over its flows that had an estimate; with one
-                // its flows are counted whole.
-                jitter_flows: if s.jitter_ns.is_some() { flows } else { 0 },
+                seq,
+                jitter_mean_ns: (jitter_flows > 0).then(|| jitter_sum / f64::from(jitter_flows)),
+                jitter_flows,
                 latency,
                 tx_slip: p
                     .figures
