@@ -40,6 +40,10 @@ const POLL: Duration = Duration::from_millis(50);
 
 /// What the API hands the run's thread.
 #[derive(Debug)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one is sent per run or segment: moved once"
+)]
 pub(crate) enum Work {
     /// A whole run (`POST /v1/runs`).
     Run(Job),

@@ -12,7 +12,7 @@ use upfbench_stats::{LatencyRecorder, RunResult, SeqCounters};
 
 use crate::commands::generate::pair_report::PairFigures;
 use crate::commands::generate::step;
-use upfbench_run::plan::Plan;
+use upfbench_run::plan::{Plan, StreamPlan};
 
 /// What a step's result says besides its figures.
 #[derive(Debug, Clone, Copy)]
@@ -82,59 +82,16 @@ fn pair_result(
         })
         .collect::<Result<Vec<_>, HistogramError>>()?;
     let empty = LatencyHistogram::of(&LatencyRecorder::new(&plan.latency)?)?;
-    // The statistics' stream ids are the flows: a stream's are `flow_base..` one per UE.
-    let streams = plan
-        .streams
-        .iter()
-        .map(|planned| {
-            let flows = flows_on(plan, k, planned.id);
-            let first = planned.flow_base as usize;
-            let of_stream = run
-                .streams
-                .get(first..first + planned.ue_count() as usize)
-                .unwrap_or_default();
-            let mut seq = SeqCounters::default();
-            let (mut jitter_sum, mut jitter_flows) = (0.0, 0u32);
-            for f in of_stream {
-                seq.merge(&f.seq);
-                if let Some(j) = f.jitter_ns {
-                    jitter_sum += j;
-                    jitter_flows += 1;
-                }
-            }
-            let alone = plan
-                .streams
-                .iter()
-                .filter(|o| o.direction == planned.direction && flows_on(plan, k, o.id) > 0)
-                .count()
-                == 1;
-            let latency = if alone {
-                directions
-                    .iter()
-                    .find(|d| d.direction == planned.direction)
-                    .map_or_else(|| empty.clone(), |d| d.latency.clone())
-            } else {
-                *shared |= flows > 0;
-                empty.clone()
-            };
-            StreamFigures {
-                stream: u32::from(planned.id),
-                name: planned.name.clone(),
-                direction: planned.direction,
-                flows,
-                seq,
-                jitter_mean_ns: (jitter_flows > 0).then(|| jitter_sum / f64::from(jitter_flows)),
-                jitter_flows,
-                latency,
-                tx_slip: p
-                    .figures
-                    .streams
-                    .iter()
-                    .find(|f| f.name == planned.name && f.direction == planned.direction)
-                    .and_then(|f| f.tx_slip.clone()),
-            }
-        })
-        .collect();
+    let mut of = Streams {
+        plan,
+        k,
+        pair: p,
+        directions: &directions,
+        empty: &empty,
+        shared: false,
+    };
+    let streams = plan.streams.iter().map(|s| of.stream(s)).collect();
+    *shared |= of.shared;
     let f = &p.figures;
     Ok(PairResult {
         pair: p.name.clone(),
@@ -152,6 +109,76 @@ fn pair_result(
         rx_unknown_stream: f.rx_unknown_stream,
         seconds: Vec::new(),
     })
+}
+
+/// What the streams' figures of pair `k` are made from.
+struct Streams<'a> {
+    plan: &'a Plan,
+    k: u16,
+    pair: &'a PairFigures,
+    /// The pair's directions, their histograms encoded.
+    directions: &'a [DirectionFigures],
+    /// A histogram without samples.
+    empty: &'a LatencyHistogram,
+    /// A stream shares its direction with another on the pair.
+    shared: bool,
+}
+
+impl Streams<'_> {
+    /// Stream `planned` over its flows on the pair (the statistics' stream ids are the flows:
+    /// a stream's are `flow_base..`, one per UE).
+    fn stream(&mut self, planned: &StreamPlan) -> StreamFigures {
+        let (plan, k) = (self.plan, self.k);
+        let flows = flows_on(plan, k, planned.id);
+        let first = planned.flow_base as usize;
+        let of_stream = self
+            .pair
+            .run
+            .streams
+            .get(first..first + planned.ue_count() as usize)
+            .unwrap_or_default();
+        let mut seq = SeqCounters::default();
+        let (mut jitter_sum, mut jitter_flows) = (0.0, 0u32);
+        for f in of_stream {
+            seq.merge(&f.seq);
+            if let Some(j) = f.jitter_ns {
+                jitter_sum += j;
+                jitter_flows += 1;
+            }
+        }
+        let alone = plan
+            .streams
+            .iter()
+            .filter(|o| o.direction == planned.direction && flows_on(plan, k, o.id) > 0)
+            .count()
+            == 1;
+        let latency = if alone {
+            self.directions
+                .iter()
+                .find(|d| d.direction == planned.direction)
+                .map_or_else(|| self.empty.clone(), |d| d.latency.clone())
+        } else {
+            self.shared |= flows > 0;
+            self.empty.clone()
+        };
+        StreamFigures {
+            stream: u32::from(planned.id),
+            name: planned.name.clone(),
+            direction: planned.direction,
+            flows,
+            seq,
+            jitter_mean_ns: (jitter_flows > 0).then(|| jitter_sum / f64::from(jitter_flows)),
+            jitter_flows,
+            latency,
+            tx_slip: self
+                .pair
+                .figures
+                .streams
+                .iter()
+                .find(|f| f.name == planned.name && f.direction == planned.direction)
+                .and_then(|f| f.tx_slip),
+        }
+    }
 }
 
 /// The UEs of stream `id` that pair `k`'s workers send for.

@@ -34,7 +34,7 @@ pub(crate) fn plan_step(
         .map_err(|e| invalid(field_of(&e, "duration_ms"), e.to_string()))?;
     let m: Multiplier = format!("{}x", s.load)
         .parse()
-        .map_err(|e| invalid("load", format!("{e}")))?;
+        .map_err(|e: String| invalid("load", e))?;
     let first = links.first().copied().unwrap_or_default();
     let scaled = multiplied(&loaded.system, &profile, &m, Some(s.payload), first)
         .map_err(|e| invalid("load", e.to_string()))?;
