@@ -245,16 +245,20 @@ impl StepBoard {
     }
 
     /// When step `step` begins: at its start time once given; cancelled when the segment was
-    /// closed or the step stopped before its start.
+    /// closed or the step is stopped before (or at) its start.
     pub(crate) fn start_at(&self, step: u32) -> StartAt {
         let b = self.board();
         if b.closed {
             return StartAt::Cancel(format!("the segment was unloaded before step {step} began"));
         }
-        if b.stop_at.is_some() {
-            return StartAt::Cancel(format!("step {step} was stopped before it began"));
+        match (b.start_at, b.stop_at) {
+            (Some(start), Some(stop)) if stop <= start => {
+                StartAt::Cancel(format!("step {step} was stopped before it began"))
+            }
+            (Some(start), _) => StartAt::At(start),
+            (None, Some(_)) => StartAt::Cancel(format!("step {step} was stopped before it began")),
+            (None, None) => StartAt::Wait,
         }
-        b.start_at.map_or(StartAt::Wait, StartAt::At)
     }
 
     /// When the running step is to stop, if asked.

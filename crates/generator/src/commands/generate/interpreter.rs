@@ -122,8 +122,6 @@ pub(super) struct Interpreter<'a, 's, 'p> {
     watch: UpfWatch,
     /// The step prepared, its workers idle until the program says when it begins.
     held: Option<usize>,
-    /// When the held step begins: Unix ns, and its instant.
-    start: Option<(u64, Instant)>,
     /// The epoch (TSC tick) of the next phase set, when a start time gave it.
     epoch: Option<u64>,
     /// The running step was asked to stop.
@@ -181,7 +179,6 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             sending_ends: None,
             pfcp_sampler: PfcpSampler::default(),
             held: None,
-            start: None,
             epoch: None,
             stop_asked: false,
         }
@@ -317,10 +314,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         if let Some(from) = self.step_end_from() {
             until = until.min(from.max(now + STEP_END_TICK));
         }
-        let mut until = self.machine.poll_timeout().map_or(until, |d| d.min(until));
-        if let Some((_, at)) = self.start {
-            until = until.min(at.checked_sub(EPOCH_LEAD * 2).unwrap_or(now));
-        }
+        let until = self.machine.poll_timeout().map_or(until, |d| d.min(until));
         if until > now {
             std::thread::sleep(until - now);
         }
@@ -535,48 +529,42 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
     }
 
     /// Begins the held step when the program says: at once, or with its first phase's epoch
-    /// at the TSC tick of the time it gives (the loop comes back here a little before it).
+    /// at the TSC tick of the time it gives, posted as soon as it is known (the workers start
+    /// sending when it comes; the timed phases count from it).
     fn poll_start(&mut self) {
         let Some(step) = self.held else { return };
         if self.machine.stopped_early() {
             self.held = None;
-            self.start = None;
             let why = "interrupted before the step's start".to_owned();
             self.machine.handle(Instant::now(), Event::Failed(why));
             return;
         }
-        let (at_ns, at) = match self.start {
-            Some(s) => s,
-            None => match self.program.start_at(step) {
-                StartAt::Wait => return,
-                StartAt::Now => {
-                    self.held = None;
-                    self.machine.handle(Instant::now(), Event::Prepared);
-                    return;
-                }
-                StartAt::Cancel(why) => {
-                    self.held = None;
-                    self.machine.handle(Instant::now(), Event::Failed(why));
-                    return;
-                }
-                StartAt::At(ns) => *self.start.insert((ns, start_at::instant_of(ns))),
-            },
+        let at_ns = match self.program.start_at(step) {
+            StartAt::Wait => return,
+            StartAt::Now => {
+                self.held = None;
+                self.machine.handle(Instant::now(), Event::Prepared);
+                return;
+            }
+            StartAt::Cancel(why) => {
+                self.held = None;
+                self.machine.handle(Instant::now(), Event::Failed(why));
+                return;
+            }
+            StartAt::At(ns) => ns,
         };
-        if Instant::now() + EPOCH_LEAD * 2 < at {
-            return;
-        }
         let clock = self.running.as_ref().map_or_else(
             || Clock::new(self.bed.dpdk_hz, self.bed.clock_start),
             |r| r.clock,
         );
-        let (epoch, late_ns) =
-            start_at::epoch_of(&clock, start_at::wall_anchor(), at_ns, EPOCH_LEAD);
+        let anchor = start_at::wall_anchor();
+        let (epoch, late_ns) = start_at::epoch_of(&clock, anchor, at_ns, EPOCH_LEAD);
+        let at =
+            Instant::now() + Duration::from_nanos(clock.ticks_to_ns(epoch.saturating_sub(tsc())));
         self.epoch = Some(epoch);
         self.held = None;
-        self.start = None;
         self.program.started(step, late_ns);
-        // The timed phases count from the start time.
-        self.machine.handle(at.max(Instant::now()), Event::Prepared);
+        self.machine.handle(at, Event::Prepared);
     }
 
     /// Stops the running step's sending when the program's stop time came: the run ends
@@ -648,7 +636,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         );
         if let Some(r) = &mut self.running {
             match phase {
-                Phase::Measure => r.measure_started = Some(now + EPOCH_LEAD),
+                Phase::Measure => r.measure_started = Some(at),
                 Phase::Drain if r.measure_started.is_some() && r.measure_ended.is_none() => {
                     r.measure_ended = Some(now);
                 }

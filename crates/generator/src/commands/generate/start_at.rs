@@ -2,7 +2,7 @@
 //! and trials at a common time"): T, in Unix ns on this box's clock, turned into the TSC tick
 //! at which the workers' first phase begins, through an anchor of the two clocks read together.
 
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use upfbench_dpdk::tsc;
 
@@ -31,12 +31,6 @@ pub(super) fn unix_ns() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64)
-}
-
-/// The instant of the Unix time `at_ns` on this process's monotonic clock (now, if it passed).
-pub(super) fn instant_of(at_ns: u64) -> Instant {
-    let now = Instant::now();
-    now + Duration::from_nanos(at_ns.saturating_sub(unix_ns()))
 }
 
 /// The epoch (TSC tick) of the Unix time `at_ns` on `clock`'s frequency, and how late it is

@@ -100,11 +100,22 @@ fn closing_the_segment_cancels_an_armed_step_and_ends_the_wait_for_the_next() {
 }
 
 #[test]
-fn a_step_stopped_before_its_start_is_cancelled() {
+fn a_step_stopped_at_or_before_its_start_is_cancelled() {
     let board = StepBoard::default();
     board.arm(asked(3)).unwrap();
     board.take_asked();
     board.armed(3, 1);
     board.stop(3, 10).unwrap();
     assert!(matches!(board.start_at(3), StartAt::Cancel(m) if m.contains("stopped")));
+    // Started, then stopped at a time after its start (both before the run's thread looked):
+    // it begins at its start; stopped at or before it, it never does.
+    let board = StepBoard::default();
+    board.arm(asked(4)).unwrap();
+    board.take_asked();
+    board.armed(4, 1);
+    board.start(4, 1_000).unwrap();
+    board.stop(4, 2_000).unwrap();
+    assert_eq!(board.start_at(4), StartAt::At(1_000));
+    board.stop(4, 1_000).unwrap();
+    assert!(matches!(board.start_at(4), StartAt::Cancel(_)));
 }
