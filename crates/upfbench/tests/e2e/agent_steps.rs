@@ -302,7 +302,12 @@ fn agent_runs_a_segment_s_steps_started_at_a_common_time() {
     let uplink = &third["pairs"][0]["directions"][0];
     let sent = uplink["tx"]["packets"].as_u64().expect("tx");
     println!("step 3, stopped 500 ms after its start (of 2 s): uplink sent {sent} of 12,000");
-    assert!(sent > 0 && sent < 12_000, "{uplink}");
+    // 500 ms at 6 kpps is 3,000: the stop is posted when it is due, give or take the
+    // agent's loop (50 ms at most here); a sender that slipped sent fewer.
+    assert!(sent > 0 && sent <= 3_300, "{uplink}");
+    if third["pairs"][0]["streams"][0]["tx_slip"].is_null() {
+        assert!(sent >= 2_940, "{uplink}");
+    }
     assert_eq!(uplink["rx"]["packets"].as_u64(), Some(sent), "{uplink}");
     assert_eq!(uplink["seq"]["lost"].as_u64(), Some(0), "{uplink}");
     // Step 2's result went with its slot; the segment unloads and the agent is idle.

@@ -126,6 +126,8 @@ pub(super) struct Interpreter<'a, 's, 'p> {
     epoch: Option<u64>,
     /// The running step was asked to stop.
     stop_asked: bool,
+    /// When the stop the program asked for is due, on this clock (the loop wakes for it).
+    stop_due: Option<Instant>,
 }
 
 impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
@@ -181,6 +183,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             held: None,
             epoch: None,
             stop_asked: false,
+            stop_due: None,
         }
     }
 
@@ -315,6 +318,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             until = until.min(from.max(now + STEP_END_TICK));
         }
         let until = self.machine.poll_timeout().map_or(until, |d| d.min(until));
+        let until = self.stop_due.map_or(until, |d| d.min(until));
         if until > now {
             std::thread::sleep(until - now);
         }
@@ -518,6 +522,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 self.running = Some(r);
                 self.watch.step_started(Instant::now());
                 self.stop_asked = false;
+                self.stop_due = None;
                 self.program.prepared(step, self.step_prepared.elapsed());
                 self.held = Some(step);
                 self.poll_start();
@@ -579,12 +584,17 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         {
             return;
         }
-        if let Some(at) = self.program.stop_at(self.machine.step())
-            && start_at::unix_ns() >= at
-        {
+        let Some(at) = self.program.stop_at(self.machine.step()) else {
+            return;
+        };
+        let wall = start_at::unix_ns();
+        if wall >= at {
             self.stop_asked = true;
+            self.stop_due = None;
             self.note(now, RunEvent::Interrupt {});
             self.machine.handle(now, Event::Interrupt);
+        } else {
+            self.stop_due = Some(Instant::now() + Duration::from_nanos(at - wall));
         }
     }
 
