@@ -37,7 +37,7 @@ const ARM_LIMIT: Duration = Duration::from_secs(30);
 /// A segment's steps, for the run's thread: a session runs them until the segment is unloaded.
 #[derive(Debug)]
 pub(crate) struct StepsJob {
-    pub(crate) loaded: Loaded,
+    pub(crate) loaded: Arc<Loaded>,
     pub(crate) board: Arc<StepBoard>,
     /// Where its steps' live figures go.
     pub(crate) live: Arc<LiveBoard>,
@@ -46,7 +46,7 @@ pub(crate) struct StepsJob {
 /// The segment loaded and its steps.
 #[derive(Debug)]
 struct Current {
-    loaded: Loaded,
+    loaded: Arc<Loaded>,
     board: Arc<StepBoard>,
     live: Arc<LiveBoard>,
 }
@@ -192,7 +192,7 @@ impl AgentApi {
             c.board.close();
         }
         *current = Some(Current {
-            loaded,
+            loaded: Arc::new(loaded),
             board: Arc::new(StepBoard::default()),
             live: Arc::new(LiveBoard::default()),
         });
