@@ -4,7 +4,8 @@ CARGO ?= cargo
 PYCLIENT = target/pyclient/bin
 PYCLIENT_CACHE = target/pyclient/mypy-cache
 
-.PHONY: setup setup-lab setup-test build quickstart package test lint fmt bench fuzz
+.PHONY: setup setup-lab setup-test build quickstart package test test-prepare venvs chroots lint fmt \
+	bench fuzz
 
 setup:
 	bash deploy/setup.sh
@@ -34,11 +35,10 @@ lint:
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --locked
 
-test: setup-test lint
-	bash deploy/mlrsearch-venv.sh
-	bash deploy/check-jsonschema-venv.sh
-	bash deploy/kubernetes-validate-venv.sh
-	bash deploy/python-client-venv.sh
+# The lint, the Python tools and the chroots side by side (test-prepare): the first is the CPU's,
+# the others mostly wait on downloads; then the tests, one after another.
+test: setup-test
+	$(MAKE) --no-print-directory -j3 --output-sync=target test-prepare
 	$(PYCLIENT)/mypy --strict --cache-dir $(PYCLIENT_CACHE) clients/python/src \
 		clients/python/tests clients/python/examples
 	$(PYCLIENT)/mypy --strict --cache-dir $(PYCLIENT_CACHE) clients/python/e2e
@@ -49,6 +49,20 @@ test: setup-test lint
 	python3 -m unittest discover -s deploy/upflab
 	bash deploy/fuzz-smoke.sh
 	bash deploy/package/test.sh
+
+test-prepare: lint venvs chroots
+
+# The Python tools the tests run, each in a venv under target/.
+venvs:
+	bash deploy/mlrsearch-venv.sh
+	bash deploy/check-jsonschema-venv.sh
+	bash deploy/kubernetes-validate-venv.sh
+	bash deploy/python-client-venv.sh
+
+# The Debian 12 roots of the no-DPDK test and the package test (downloads, kept under target/).
+chroots:
+	bash deploy/chroot-base.sh > /dev/null
+	bash deploy/no-dpdk-chroot.sh > /dev/null
 
 # Every cargo-fuzz target for FUZZ_SECONDS each (make test runs them for 10 s).
 fuzz: setup

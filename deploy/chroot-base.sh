@@ -9,6 +9,9 @@ mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 work=$(realpath -m target/package-test)
 base=$work/bookworm-minbase.tar
 mkdir -p "$work"
+# One maker at a time (make test makes it beside the lint, and two tests use it).
+exec 9> "$work/base.lock"
+flock 9
 
 if [[ ! -f $base ]]; then
   started=$SECONDS

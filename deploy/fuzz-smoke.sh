@@ -16,6 +16,21 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
   cargo install --locked cargo-fuzz@0.13.2
 fi
 
+# Each fuzz crate is a workspace of its own, with its own Cargo.lock: a crate at another version
+# in one of them (cc, which builds libFuzzer's C++, or syn) is built again for it, for a minute
+# of a 2-vCPU CI machine. Every lock must agree on every version; `cargo +nightly update
+# --offline -p NAME --precise VERSION` in the odd one out aligns it.
+# (A lock may hold two versions of one crate: each lock's versions of a name are compared as one.)
+drift=$(for lock in crates/*/fuzz/Cargo.lock; do
+    awk '/^name = /{n=$3} /^version = /{print n, $3}' "$lock" | sort \
+      | awk '{v[$1] = v[$1] "," $2} END {for (n in v) print n, substr(v[n], 2)}'
+  done | sort -u | awk '{v[$1] = v[$1] " " $2; c[$1]++} END {for (n in c) if (c[n] > 1) print n v[n]}')
+if [[ -n $drift ]]; then
+  echo "fuzz: the fuzz crates' Cargo.lock files disagree on these versions:" >&2
+  echo "$drift" >&2
+  exit 1
+fi
+
 # One target directory for every fuzz crate: their dependencies (libfuzzer-sys, the codecs) are
 # built once, not once per crate.
 build_dir=$root/target/fuzz-build

@@ -5,10 +5,13 @@
 # false, `cargo test --locked --offline` of those crates, with this machine's Rust toolchain
 # (rustup's, as rust-toolchain.toml picks it) and registry bind-mounted read-only.
 #
-# The chroot with its packages is kept as a tar in target/no-dpdk-test and reused, and so is the
-# chroot's cargo target directory (target/no-dpdk-test/target): remove them to start afresh.
-# The build is a CI's, without incremental compilation and debug information: from nothing it
-# took 2 min 52 s on a shared 2-vCPU VM, against 4 min 54 s as a debug build.
+# The chroot with its packages (deploy/no-dpdk-chroot.sh) is kept as a tar in target/no-dpdk-test
+# and reused: remove it to start afresh. The chroot builds in this machine's target directory (target/, bind-mounted),
+# with the same profile settings as `cargo test --workspace` before it (CI's: no incremental
+# compilation, line tables only), so the registry's crates that this build already compiled
+# with the same features are reused; the workspace's crates are compiled anew in the chroot
+# (their source is the chroot's copy, /src: other paths, other artifacts), which is what this
+# test shows builds without DPDK.
 # Every mount is made in a private mount namespace (unshare), so none outlives this script, and
 # the tests run in a network namespace of their own (the PFCP driver tests bind port 8805 on
 # 127.0.0.1 and 127.0.0.2: this machine's are left alone).
@@ -30,7 +33,8 @@ for c in "${crates[@]}"; do packages+=(-p "upfbench-$c"); done
 rustup_home=$(realpath "${RUSTUP_HOME:-$HOME/.rustup}")
 cargo_home=$(realpath "${CARGO_HOME:-$HOME/.cargo}")
 work=$(realpath -m target/no-dpdk-test)
-mkdir -p "$work/target"
+target=$(realpath -m target)
+mkdir -p "$work"
 
 for c in "${crates[@]}"; do
   if cargo tree --locked -e normal,dev,build -p "upfbench-$c" | grep -q 'upfbench-dpdk'; then
@@ -41,8 +45,7 @@ done
 # The chroot builds offline from this machine's registry: every crate of Cargo.lock in it.
 cargo fetch --locked --quiet
 
-base=$(bash deploy/chroot-base.sh)
-build_base=$work/bookworm-build.tar
+build_base=$(bash deploy/no-dpdk-chroot.sh)
 root=$(mktemp -d "$work/chroot.XXXXXX")
 chmod 755 "$root"
 remove_root() {
@@ -54,27 +57,7 @@ remove_root() {
   fi
 }
 trap remove_root EXIT
-
-if [[ -f $build_base ]]; then
-  tar -C "$root" -xf "$build_base"
-else
-  echo "no-DPDK test: apt-get install build-essential pkg-config in a fresh Debian 12 chroot"
-  tar -C "$root" -xf "$base"
-  cp /etc/resolv.conf "$root/etc/resolv.conf"
-  unshare --mount --propagation private -- bash -euc '
-    mount -t proc proc "$1/proc"
-    mount --rbind /dev "$1/dev"
-    chroot "$1" /bin/bash -euc "
-      export DEBIAN_FRONTEND=noninteractive
-      apt-get update -qq
-      apt-get install -y -qq --no-install-recommends build-essential pkg-config \
-        > /tmp/apt.log 2>&1 || { tail -20 /tmp/apt.log >&2; exit 1; }
-      apt-get clean
-      rm -rf /var/lib/apt/lists/* /tmp/apt.log"
-  ' bash "$root"
-  tar -C "$root" -cf "$build_base.part" . && mv "$build_base.part" "$build_base"
-  echo "no-DPDK test: the chroot's packages took $((SECONDS - started)) s"
-fi
+tar -C "$root" -xf "$build_base"
 
 # A copy of the source tree as git sees it (what a clone has, with this work tree's changes),
 # without target/.
@@ -92,8 +75,8 @@ log=$work/test.log
 echo "no-DPDK test: cargo test --locked --offline --no-fail-fast ${packages[*]} in the chroot"
 set +e
 unshare --mount --net --propagation private -- bash -euc '
-  root=$1 rustup_home=$2 cargo_home=$3 target=$4
-  shift 4
+  root=$1 rustup_home=$2 cargo_home=$3 target=$4 debug=$5
+  shift 5
   ip link set lo up
   mount -t proc proc "$root/proc"
   mount -t sysfs sysfs "$root/sys"
@@ -103,7 +86,8 @@ unshare --mount --net --propagation private -- bash -euc '
   mount --bind "$target" "$root/build"
   chroot "$root" /usr/bin/env -i HOME=/root PATH=/root/.cargo/bin:/usr/bin:/bin \
     RUSTUP_HOME=/root/.rustup CARGO_HOME=/root/.cargo CARGO_TARGET_DIR=/build \
-    CARGO_TERM_COLOR=never CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=0 /bin/bash -euc "
+    CARGO_TERM_COLOR=never CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=$debug \
+    CARGO_PROFILE_TEST_DEBUG=$debug /bin/bash -euc "
       cd /src
       if pkg-config --exists libdpdk; then
         echo \"no-DPDK test: the chroot has DPDK (\$(pkg-config --modversion libdpdk))\" >&2
@@ -117,7 +101,8 @@ unshare --mount --net --propagation private -- bash -euc '
       echo \"no-DPDK test: pkg-config --exists libdpdk is false; \$(cargo --version)\"
       cargo test --locked --offline --no-fail-fast $* -- --skip dissect
     "
-' bash "$root" "$rustup_home" "$cargo_home" "$work/target" "${packages[@]}" 2>&1 \
+' bash "$root" "$rustup_home" "$cargo_home" "$target" "${CARGO_PROFILE_DEV_DEBUG:-0}" \
+  "${packages[@]}" 2>&1 \
   | tee "$log" \
   | grep --line-buffered -E \
     '^no-DPDK test|^ *Finished |^ *Running |^ *Doc-tests |^test result|^error|FAILED|panicked'

@@ -49,7 +49,7 @@ pub fn step_request(
 ) -> StepRequest {
     StepRequest {
         step,
-        payload,
+        payload: Some(payload),
         load: if profile_pps > 0.0 {
             load_pps / profile_pps
         } else {

@@ -11,14 +11,18 @@
 //! - [`call`]: one call to an agent, its answer or its failure as the coordinator takes them.
 //! - [`drive`](mod@drive): the loop, the steps given when the coordinator is ready, and what came of them.
 //! - [`sections`]: the report's `agents` and `incomplete`, events.jsonl's `cluster:agent_lost`.
+//! - [`run`](mod@run): a run over agents from its set-up to its report.
+//! - [`step_report`](mod@step_report): a merged step as the single box's `StepReport`.
 
 #![forbid(unsafe_code)]
 
 pub mod call;
 pub mod drive;
 pub mod gnbs;
+pub mod run;
 pub mod sections;
 pub mod setup;
 pub mod smf;
+pub mod step_report;
 
 pub use drive::{Driven, EXIT_INCOMPLETE, drive};

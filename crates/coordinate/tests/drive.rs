@@ -12,13 +12,15 @@ use std::time::Duration;
 use upfbench_api::v1::{Segment, StepRequest};
 use upfbench_cluster::Coordinator;
 use upfbench_cluster::coordinator::{AgentSpec, Lost, Settings};
+use upfbench_cluster::merge::MergedStep;
 use upfbench_cluster::segments::{RunSegments, TeidSource, cut};
 use upfbench_coordinate::call::now_ns;
 use upfbench_coordinate::sections::{agent_sections, incomplete, lost_event};
+use upfbench_coordinate::step_report::step_report;
 use upfbench_coordinate::{Driven, EXIT_INCOMPLETE, drive};
 use upfbench_remote::Client;
-use upfbench_report::AgentEnd;
 use upfbench_report::events::Event;
+use upfbench_report::{AgentEnd, Nanos, Report};
 use upfbench_stats::{Direction, LatencyConfig, LatencyRecorder};
 
 use fake::{Fake, Served, sample_ns, serve, wait_ms};
@@ -64,7 +66,7 @@ fn plan(names: &[&str], weights: &[u32]) -> (Settings, Vec<Segment>) {
 fn step(n: u32, duration_ms: u64) -> StepRequest {
     StepRequest {
         step: n,
-        payload: 64,
+        payload: Some(64),
         load: 1.0,
         duration_ms,
         warmup_ms: 100,
@@ -115,6 +117,45 @@ fn one_box(ues: std::ops::Range<u32>) -> LatencyRecorder {
     r
 }
 
+/// The merged step as one box reports it: the same counts, and every percentile the one
+/// recorder of all samples gives; `lost` packets lost, one per agent.
+fn check_step_report(step: u32, merged: &MergedStep, sent: u64, lost: u64) {
+    let report = step_report(format!("step {step}"), Some(64), merged);
+    let d = &report.directions[0];
+    assert_eq!(report.directions.len(), 1);
+    assert_eq!(d.direction, Direction::Uplink);
+    assert_eq!((d.tx.packets, d.loss.sent), (sent, sent));
+    assert_eq!(d.rx.packets, sent - lost);
+    assert_eq!(d.loss.lost, lost);
+    let one = one_box(0..SESSIONS);
+    let p = &d.latency.as_ref().unwrap().percentiles;
+    let at = |q: f64| Nanos::from_ns(one.quantile_ns(q).unwrap());
+    assert_eq!(p.samples, one.count());
+    assert_eq!((p.p50, p.p90, p.p99), (at(0.5), at(0.9), at(0.99)));
+    assert_eq!((p.p99_9, p.p99_99), (Some(at(0.999)), Some(at(0.9999))));
+    assert_eq!(p.min, Nanos::from_ns(one.min_ns().unwrap()));
+    assert_eq!(p.max, Nanos::from_ns(one.max_ns().unwrap()));
+    assert_eq!(report.duration_s, merged.duration_ns as f64 / 1e9);
+    assert_eq!(report.streams.len(), 1);
+    assert_eq!(
+        (report.streams[0].flows, report.streams[0].sent),
+        (SESSIONS, sent)
+    );
+    // Its one second: every agent's second 0 added.
+    let second = &report.seconds[0].directions[0];
+    assert_eq!(report.seconds.len(), 1);
+    assert_eq!((second.tx_packets, second.rx_packets), (sent, d.rx.packets));
+    assert_eq!(second.lost, lost);
+    assert_eq!(second.lat_p50_ns, Some(at(0.5)));
+    assert_eq!(second.lat_max_ns, Some(p.max));
+    // In a report, as report.json and report.txt have it.
+    let mut whole = Report::new("test", 0);
+    whole.steps.push(report);
+    let back = Report::from_json(&whole.to_json()).unwrap();
+    assert_eq!(back.steps[0].directions[0].loss.sent, sent);
+    assert!(whole.to_table().contains(&format!("step {step}")));
+}
+
 async fn merged_over(names: &[&str], weights: &[u32], per_ue: &[u64]) {
     let mut served = Vec::new();
     for (n, &p) in names.iter().zip(per_ue) {
@@ -155,6 +196,7 @@ async fn merged_over(names: &[&str], weights: &[u32], per_ue: &[u64]) {
             buckets(&merged.streams[0].latency),
             buckets(&one_box(0..SESSIONS))
         );
+        check_step_report(outcome.step, merged, sent, names.len() as u64);
         println!(
             "{} agents, step {}: {:?} = {sent} packets, {} latency samples, {} buckets",
             names.len(),

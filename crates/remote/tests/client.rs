@@ -85,7 +85,7 @@ async fn every_call_gives_the_agents_answer() {
     );
     let step = StepRequest {
         step: 1,
-        payload: 64,
+        payload: Some(64),
         load: 0.5,
         duration_ms: 1000,
         warmup_ms: 100,
@@ -169,7 +169,7 @@ async fn problems_timeouts_tokens_and_closed_ports_are_errors() {
     let started = Instant::now();
     let step = StepRequest {
         step: SLOW_STEP,
-        payload: 64,
+        payload: Some(64),
         load: 1.0,
         duration_ms: 1,
         warmup_ms: 0,

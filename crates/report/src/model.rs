@@ -399,7 +399,7 @@ pub struct ThroughputReport {
 
 impl ThroughputReport {
     /// Rates of `c` over `duration_ns`.
-    pub(crate) fn from_counters(c: &TrafficCounters, duration_ns: u64) -> ThroughputReport {
+    pub fn from_counters(c: &TrafficCounters, duration_ns: u64) -> ThroughputReport {
         ThroughputReport {
             packets: c.packets,
             bytes_l2: c.bytes_l2,
@@ -480,7 +480,7 @@ impl LatencyReport {
 
 impl DirectionReport {
     /// The report of one merged direction, rates over `duration_ns`.
-    pub(crate) fn from_result(d: &DirectionResult, duration_ns: u64) -> DirectionReport {
+    pub fn from_result(d: &DirectionResult, duration_ns: u64) -> DirectionReport {
         DirectionReport {
             direction: d.direction,
             streams: d.streams,

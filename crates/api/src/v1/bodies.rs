@@ -52,8 +52,10 @@ pub struct RunRequest {
 pub struct StepRequest {
     /// The step's number in the run (from 1).
     pub step: u32,
-    /// Its payload, in bytes.
-    pub payload: u16,
+    /// Its payload, in bytes, in place of every stream's (a sweep's step, a search's case);
+    /// absent: each stream's own (`upfbench run`'s one step).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payload: Option<u16>,
     /// Its load: the multiplier of every stream's rate (a search's trial load over the
     /// profile's rates).
     pub load: f64,

@@ -48,7 +48,7 @@ fn settings_and_segments(agents: &[Scripted], weights: &[u32]) -> (Settings, Vec
 fn step(n: u32, load: f64) -> Event {
     Event::Step(StepRequest {
         step: n,
-        payload: 64,
+        payload: Some(64),
         load,
         duration_ms: 5_000,
         warmup_ms: 1_000,

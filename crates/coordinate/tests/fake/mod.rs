@@ -12,13 +12,14 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 use upfbench_api::v1::{
     AgentInfo, AgentState, Armed, At, DirectionFigures, Health, LatencyHistogram, PairInfo,
-    PairResult, PortInfo, RunId, RunRequest, RunState, Segment, SegmentSummary, Status,
-    StepRequest, StepResult, StreamFigures,
+    PairResult, PortInfo, RunId, RunRequest, RunState, SecondDirection, SecondFigures, Segment,
+    SegmentSummary, Status, StepRequest, StepResult, StreamFigures,
 };
 use upfbench_api::{Problem, ProblemKind};
 use upfbench_cluster::merge::settings;
 use upfbench_coordinate::call::now_ns;
 use upfbench_remote::{Agent, Answer, Server, ServerConfig};
+use upfbench_report::StepPhase;
 use upfbench_stats::{Direction, LatencyConfig, LatencyRecorder, SeqCounters, TrafficCounters};
 
 const MS: u64 = 1_000_000;
@@ -41,6 +42,7 @@ struct State {
 pub(crate) struct Fake {
     name: String,
     per_ue: u64,
+    latency: LatencyConfig,
     state: Mutex<State>,
 }
 
@@ -49,8 +51,15 @@ impl Fake {
         Fake {
             name: name.to_owned(),
             per_ue,
+            latency: LatencyConfig::default(),
             state: Mutex::new(State::default()),
         }
+    }
+
+    /// Its histograms of `latency` (a profile's), not the default's.
+    pub(crate) fn recording(mut self, latency: LatencyConfig) -> Fake {
+        self.latency = latency;
+        self
     }
 
     /// When its step ends: its planned end, or the stop asked for.
@@ -68,7 +77,7 @@ impl Fake {
         let ran = Self::end(s).expect("an end") - start;
         let full = (f64::from(count) * self.per_ue as f64 * step.load).round() as u64;
         let sent = full * ran / planned;
-        let mut r = LatencyRecorder::new(&LatencyConfig::default()).expect("config");
+        let mut r = LatencyRecorder::new(&self.latency).expect("config");
         for ue in first..first + count {
             r.record(sample_ns(ue));
         }
@@ -91,7 +100,7 @@ impl Fake {
         StepResult {
             step: step.step,
             agent: self.name.clone(),
-            latency: settings(&LatencyConfig::default()),
+            latency: settings(&self.latency),
             start_late_ns: 1_000,
             duration_ns: step.duration_ms * MS,
             tsc_hz: 2e9,
@@ -113,7 +122,7 @@ impl Fake {
                     seq,
                     jitter_mean_ns: None,
                     jitter_flows: 0,
-                    latency,
+                    latency: latency.clone(),
                     tx_slip: None,
                 }],
                 qfis: vec![],
@@ -122,7 +131,19 @@ impl Fake {
                 rx_rejected: BTreeMap::new(),
                 rx_untagged: 0,
                 rx_unknown_stream: 0,
-                seconds: vec![],
+                // One second holding the whole step (the merge aligns seconds by index).
+                seconds: vec![SecondFigures {
+                    index: 0,
+                    duration_ns: step.duration_ms * MS,
+                    phase: StepPhase::Measure,
+                    directions: vec![SecondDirection {
+                        direction: Direction::Uplink,
+                        tx,
+                        rx,
+                        lost: 1,
+                        latency: latency.clone(),
+                    }],
+                }],
             }],
         }
     }

@@ -8,6 +8,7 @@
 use serde_json::Value;
 
 use crate::harness::{repo, serial};
+use crate::ipv6::with_duration;
 use crate::memif::{Outcome, run};
 
 /// The flows of `profiles/qos.yaml` and their MBRs over its 2 sessions (bit/s), per direction.
@@ -20,8 +21,12 @@ const FLOWS: [(u64, &str, f64); 6] = [
     (9, "downlink", 100e6),
 ];
 
+/// The shipped profile, measured for 2 s instead of 5 (two whole seconds to compare; CI's time
+/// is short).
 fn shipped() -> String {
-    std::fs::read_to_string(repo().join("profiles/qos.yaml")).expect("profiles/qos.yaml")
+    let text =
+        std::fs::read_to_string(repo().join("profiles/qos.yaml")).expect("profiles/qos.yaml");
+    with_duration(&text, "2s")
 }
 
 /// The step's QoS flows, each checked against its MBR and offered rate: every flow of the
@@ -158,9 +163,12 @@ fn memif_qos_no_policing_is_found() {
     assert_eq!(o.uplink.lost + o.downlink.lost, 0);
 }
 
-/// The shipped profile with QFI 5's gates closed 2 s into the measured phase.
+/// The shipped profile with QFI 5's gates closed 2 s into its measured phase of 3 s.
 fn gated() -> String {
-    format!("{}qos_gate: {{qfi: 5, close_at: 2s}}\n", shipped())
+    format!(
+        "{}qos_gate: {{qfi: 5, close_at: 2s}}\n",
+        with_duration(&shipped(), "3s")
+    )
 }
 
 fn gate(o: &Outcome) -> Value {
@@ -195,8 +203,8 @@ fn memif_qos_a_closed_gate_passes_nothing_after_its_answer() {
         .clone();
     for f in &flows {
         if f["qfi"] == 5 {
-            // Passed for 2 of 5 s: 40 % of its MBR.
-            assert!((ratio(f) - 0.4).abs() < 0.02, "{f}");
+            // Passed for 2 of 3 s: 2/3 of its MBR.
+            assert!((ratio(f) - 2.0 / 3.0).abs() < 0.02, "{f}");
         } else {
             assert_eq!(f["verdict"]["kind"], "policed", "{f}");
         }
@@ -225,10 +233,10 @@ fn memif_qos_a_gate_left_open_is_found() {
     let o = run("qos-gate-open", "{qer: {gates: ignored}}", &gated());
     o.print("qos-gate-open");
     let g = gate(&o);
-    // 3 s at the MBR (40 Mbit/s) each way after the answers, in 328-byte packets: about
-    // 91,000.
+    // 1 s at the MBR (40 Mbit/s) each way after the answers, in 328-byte packets: about
+    // 30,500.
     let after = g["passed_after"].as_u64().unwrap();
-    assert!(after > 80_000, "{g}");
+    assert!(after > 27_000, "{g}");
     // The flow kept its MBR, closed gate or not.
     let flows = o.report["steps"][0]["qos"]["flows"]
         .as_array()

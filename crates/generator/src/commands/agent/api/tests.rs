@@ -44,7 +44,7 @@ fn segment(count: u32) -> Segment {
 fn step(n: u32) -> StepRequest {
     StepRequest {
         step: n,
-        payload: 100,
+        payload: Some(100),
         load: 1.0,
         duration_ms: 500,
         warmup_ms: 0,

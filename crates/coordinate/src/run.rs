@@ -1,0 +1,214 @@
+//! A run over agents from start to report (docs/scale.md §3): the agents' clients and
+//! `GET /v1`, their segments, PFCP as one SMF when the cluster file holds N4 (one association,
+//! every UE's session with its agent's pair as its gNB), the steps driven at common times, the
+//! sessions deleted and the association released (a lost agent's sessions too), and the report
+//! a single box would write, with each agent's section and what an incomplete run left out.
+//! `run --cluster` in the binary writes its files.
+
+use std::time::Duration;
+
+use thiserror::Error;
+use upfbench_api::v1::StepRequest;
+use upfbench_cluster::Coordinator;
+use upfbench_cluster::coordinator::Settings;
+use upfbench_cluster::segments::{RunSegments, TeidSource};
+use upfbench_config::{Cluster, Profile, TeidAllocation};
+use upfbench_pfcp::driver::Release;
+use upfbench_report::Report;
+use upfbench_report::events::Event;
+use upfbench_stats::LatencyConfig;
+
+use crate::call::now_ns;
+use crate::drive::{Driven, drive};
+use crate::gnbs::{GnbError, session_plans};
+use crate::sections::{agent_sections, incomplete, lost_event};
+use crate::setup::{SetupError, clients, infos, segments};
+use crate::smf::{Smf, SmfError, client_side};
+use crate::step_report::step_report;
+
+/// Why a run over agents could not be made (a lost agent is not one: its run ends incomplete).
+#[derive(Debug, Error)]
+pub enum RunError {
+    /// The agents, their clients or their segments.
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    /// The sessions' plans over the agents' pairs.
+    #[error(transparent)]
+    Gnbs(#[from] GnbError),
+    /// N4.
+    #[error(transparent)]
+    Smf(#[from] SmfError),
+    /// The profile has the UPF choose the uplink TEIDs (CH=1): not built for agents yet.
+    #[error(
+        "sessions.uplink_teid: chosen by the UPF: a run over agents hands the tester's TEIDs \
+         to its agents only (docs/scale.md §8 step 9)"
+    )]
+    ChosenTeids,
+}
+
+/// What a run over agents is asked to do.
+#[derive(Debug, Clone)]
+pub struct ClusterRun<'a> {
+    /// The run's name, given to every agent with its segment.
+    pub name: &'a str,
+    /// The cluster file, `--agents` already applied.
+    pub cluster: &'a Cluster,
+    /// The profile.
+    pub profile: &'a Profile,
+    /// The profile as JSON of its file's schema: what each agent checks against its system.
+    pub profile_json: &'a serde_json::Value,
+    /// The steps, in order, each with its label.
+    pub steps: Vec<(String, StepRequest)>,
+    /// This build's version, for the report.
+    pub tool_version: &'a str,
+    /// When the run started (Unix ms), for the report.
+    pub started_unix_ms: u64,
+}
+
+/// What came of it.
+#[derive(Debug)]
+pub struct ClusterOutcome {
+    /// The report: each step merged over the agents that were counted, each agent's section.
+    pub report: Report,
+    /// events.jsonl's lines of the run (agents lost).
+    pub events: Vec<Event>,
+    /// 0, or 3 when an agent was lost.
+    pub exit_status: i32,
+    /// With the coordinator on N4: the sessions it deleted at the end, and how the release
+    /// went.
+    pub n4_end: Option<(usize, Release)>,
+}
+
+/// The steps of `profile` for `run` (one step of the streams' own payloads) or `sweep` (a step
+/// per payload), at `load` times the profile's rates.
+pub fn steps_of(
+    profile: &Profile,
+    payloads: &[Option<u16>],
+    load: f64,
+) -> Vec<(String, StepRequest)> {
+    payloads
+        .iter()
+        .enumerate()
+        .map(|(i, &payload)| {
+            let label = payload.map_or_else(|| profile.name.clone(), |p| format!("{p} B"));
+            let step = StepRequest {
+                step: i as u32 + 1,
+                payload,
+                load,
+                duration_ms: profile.duration.as_millis() as u64,
+                warmup_ms: profile.warmup.as_millis() as u64,
+            };
+            (label, step)
+        })
+        .collect()
+}
+
+/// Runs `run` over its cluster's agents; `lost` is told every agent lost as it is (the live
+/// line).
+pub async fn run_over_agents(
+    run: ClusterRun<'_>,
+    mut lost: impl FnMut(&str),
+) -> Result<ClusterOutcome, RunError> {
+    let TeidAllocation::Range(teids) = run.profile.sessions.uplink_teid else {
+        return Err(RunError::ChosenTeids);
+    };
+    let clients = clients(run.cluster)?;
+    let infos = infos(run.cluster, &clients).await?;
+    let segments = segments(
+        run.cluster,
+        &RunSegments {
+            run: run.name,
+            profile: run.profile_json,
+            teids: TeidSource::Sequence {
+                first: teids.first.get(),
+                step: teids.step,
+            },
+            upf_n3: None,
+        },
+        run.profile.sessions.count,
+    )?;
+    let smf = match client_side(run.cluster) {
+        Some(side) => {
+            let plans = session_plans(run.cluster, run.profile, &segments, &infos)?;
+            let smf = Smf::associate(side).await?;
+            smf.establish(plans).await?;
+            Some(smf)
+        }
+        None => None,
+    };
+    // A step may take its settle and drain past its warm-up and duration, and its agent a
+    // second to end it.
+    let overrun = run.profile.drain + Duration::from_secs(1);
+    let latency = LatencyConfig {
+        max_ns: run.profile.latency.max.as_nanos() as u64,
+        significant_digits: run.profile.latency.digits,
+    };
+    let settings = Settings::of(run.cluster, latency, overrun);
+    let coordinator = Coordinator::new(settings, segments, now_ns());
+    let labels: Vec<String> = run.steps.iter().map(|(l, _)| l.clone()).collect();
+    let payloads: Vec<Option<u32>> = run
+        .steps
+        .iter()
+        .map(|(_, s)| s.payload.map(u32::from))
+        .collect();
+    let mut requests = run.steps.into_iter().map(|(_, s)| s);
+    let mut events = Vec::new();
+    let driven = drive(
+        coordinator,
+        clients,
+        move |_| requests.next(),
+        |l| {
+            let step = l
+                .step
+                .map_or_else(|| "set-up".to_owned(), |s| format!("step {s}"));
+            lost(&format!(
+                "lost {} at {step}, t = {:.2} s: {}",
+                l.agent, l.t_s, l.reason
+            ));
+            events.push(lost_event(l));
+        },
+    )
+    .await;
+    let n4_end = match smf {
+        Some(smf) => Some(smf.end().await?),
+        None => None,
+    };
+    let names: Vec<(String, String)> = run
+        .cluster
+        .agents
+        .iter()
+        .map(|a| (a.name.clone(), a.url.clone()))
+        .collect();
+    let mut report = Report::new(run.tool_version, run.started_unix_ms);
+    add_steps(&mut report, &driven, &labels, &payloads);
+    report.agents = agent_sections(&driven, &names);
+    report.incomplete = incomplete(&driven);
+    Ok(ClusterOutcome {
+        report,
+        events,
+        exit_status: driven.exit_status(),
+        n4_end,
+    })
+}
+
+/// Each step's merged figures as the single box's step (`labels[i]` and `payloads[i]` of step
+/// i + 1); a step that could not be merged, or had no result, as a warning.
+fn add_steps(report: &mut Report, driven: &Driven, labels: &[String], payloads: &[Option<u32>]) {
+    for outcome in &driven.steps {
+        let i = outcome.step.saturating_sub(1) as usize;
+        let label = labels.get(i).cloned().unwrap_or_default();
+        match &outcome.merged {
+            Some(Ok(merged)) => {
+                let payload = payloads.get(i).copied().flatten();
+                report.steps.push(step_report(label, payload, merged));
+            }
+            Some(Err(e)) => report
+                .warnings
+                .push(format!("step {} ({label}): not merged: {e}", outcome.step)),
+            None => report.warnings.push(format!(
+                "step {} ({label}): no agent's result came",
+                outcome.step
+            )),
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! A whole run over fake agents (`fake/`, behind `crates/remote`'s real server on loopback),
+//! with and without the coordinator holding N4 (the pfcp crate's UPF on an ephemeral port):
+//! the report a single box would write, each step the sum of the agents' results, each agent's
+//! section, and the sessions established and ended over one association.
+
+mod fake;
+
+use upfbench_config::{cluster_from_str, profile_from_str};
+use upfbench_coordinate::run::{ClusterRun, run_over_agents, steps_of};
+use upfbench_pfcp::driver::{self, Release};
+use upfbench_pfcp::node::UpfConfig;
+use upfbench_report::AgentEnd;
+use upfbench_stats::{Direction, LatencyConfig};
+
+use fake::{Fake, serve};
+
+const PROFILE: &str = "name: p\nsessions: {count: 300}\nstreams: [{name: ul, direction: uplink, \
+                       rate: 1kpps, payload: 100}]\nduration: 300ms\nwarmup: 100ms\n";
+
+/// The histograms of [`PROFILE`] (its default `latency`): the agents record with them.
+const PROFILE_LATENCY: LatencyConfig = LatencyConfig {
+    max_ns: 2_000_000_000,
+    significant_digits: 3,
+};
+
+fn cluster(urls: &[String], pfcp: &str) -> upfbench_config::Cluster {
+    let text = format!(
+        "kind: cluster\nagents:\n  - {{name: gnb-a, url: \"{}\"}}\n  - {{name: gnb-b, url: \
+         \"{}\", weight: 2}}\npfcp: {pfcp}\n",
+        urls[0], urls[1]
+    );
+    cluster_from_str(&text, "cluster.yaml").unwrap()
+}
+
+async fn two_agents() -> (Vec<fake::Served>, Vec<String>) {
+    let served = vec![
+        serve(Fake::new("gnb-a", 100).recording(PROFILE_LATENCY)).await,
+        serve(Fake::new("gnb-b", 70).recording(PROFILE_LATENCY)).await,
+    ];
+    let urls = served.iter().map(|s| s.url.clone()).collect();
+    (served, urls)
+}
+
+#[tokio::test]
+async fn a_sweep_over_two_agents_reports_each_step_as_the_sum_of_theirs() {
+    let (_served, urls) = two_agents().await;
+    let cluster = cluster(&urls, "{mode: agents}");
+    let profile = profile_from_str(PROFILE, "p.yaml").unwrap();
+    let json = serde_json::json!({"name": "p"});
+    let steps = steps_of(&profile, &[Some(64), Some(1400)], 1.0);
+    assert_eq!(
+        steps
+            .iter()
+            .map(|(l, s)| (l.as_str(), s.step, s.payload))
+            .collect::<Vec<_>>(),
+        [("64 B", 1, Some(64)), ("1400 B", 2, Some(1400))]
+    );
+    assert_eq!((steps[0].1.duration_ms, steps[0].1.warmup_ms), (300, 100));
+    let mut lost = Vec::new();
+    let outcome = run_over_agents(
+        ClusterRun {
+            name: "r1",
+            cluster: &cluster,
+            profile: &profile,
+            profile_json: &json,
+            steps,
+            tool_version: "test",
+            started_unix_ms: 0,
+        },
+        |l| lost.push(l.to_owned()),
+    )
+    .await
+    .unwrap();
+    assert!(lost.is_empty(), "{lost:?}");
+    assert_eq!(outcome.exit_status, 0);
+    let report = &outcome.report;
+    // gnb-a holds 100 UEs at 100 packets each, gnb-b 200 at 70: 10,000 + 14,000.
+    assert_eq!(report.steps.len(), 2, "{:?}", report.warnings);
+    for (step, label) in report.steps.iter().zip(["64 B", "1400 B"]) {
+        assert_eq!(step.label, label);
+        let ul = &step.directions[0];
+        assert_eq!(ul.direction, Direction::Uplink);
+        assert_eq!((ul.loss.sent, ul.loss.lost), (24_000, 2));
+    }
+    assert_eq!(report.agents.len(), 2);
+    let parts: Vec<u64> = report
+        .agents
+        .iter()
+        .map(|a| {
+            assert_eq!(a.state, AgentEnd::Counted);
+            a.steps[0].figures[0].sent
+        })
+        .collect();
+    assert_eq!(parts, [10_000, 14_000]);
+    assert!(report.incomplete.is_none());
+    assert!(outcome.events.is_empty());
+}
+
+#[tokio::test]
+async fn the_coordinator_holds_every_session_over_one_association() {
+    let lo = std::net::Ipv4Addr::LOCALHOST;
+    let config = UpfConfig::new(lo, lo, driver::recovery_time_stamp_now(), lo.into());
+    let (upf, _channels) = driver::serve("127.0.0.1:0".parse().unwrap(), config)
+        .await
+        .expect("binds a loopback port");
+    let (_served, urls) = two_agents().await;
+    // The cluster file's N4 on this test's own ports.
+    let peer = upf.local_addr();
+    let mut cluster = cluster(
+        &urls,
+        &format!("{{mode: coordinator, local: \"127.0.0.1:8805\", peer: \"{peer}\"}}"),
+    );
+    // An ephemeral port of this test's own (a cluster file must name one).
+    cluster.pfcp.local = Some("127.0.0.1:0".parse().unwrap());
+    let profile = profile_from_str(PROFILE, "p.yaml").unwrap();
+    let json = serde_json::json!({"name": "p"});
+    let outcome = run_over_agents(
+        ClusterRun {
+            name: "r1",
+            cluster: &cluster,
+            profile: &profile,
+            profile_json: &json,
+            steps: steps_of(&profile, &[None], 1.0),
+            tool_version: "test",
+            started_unix_ms: 0,
+        },
+        |_| {},
+    )
+    .await
+    .unwrap();
+    assert_eq!(outcome.exit_status, 0);
+    assert_eq!(outcome.report.steps[0].label, "p");
+    assert_eq!(outcome.report.steps[0].payload_bytes, None);
+    assert_eq!(outcome.report.steps[0].directions[0].loss.sent, 24_000);
+    // Every session deleted, the association released.
+    assert_eq!(outcome.n4_end, Some((300, Release::Answered)));
+    assert_eq!(upf.rules().await.unwrap().downlink_count(), 0);
+}
