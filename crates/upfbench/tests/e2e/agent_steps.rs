@@ -112,10 +112,11 @@ fn post(port: u16, path: &str, body: &Value) -> (u16, String) {
     http(port, "POST", path, Some(body), Some(TOKEN))
 }
 
-/// How a step is asked for: its load, warm-up and measured phase, and when it is stopped (ms
-/// after its start), if it is.
+/// How a step is asked for: its payload (none: each stream's own), load, warm-up and measured
+/// phase, and when it is stopped (ms after its start), if it is.
 #[derive(Clone, Copy)]
 struct Asked {
+    payload: Option<u16>,
     load: f64,
     warmup_ms: u64,
     duration_ms: u64,
@@ -125,10 +126,13 @@ struct Asked {
 /// Arms step `step` as `asked` says, starts it 300 ms ahead, reads the status each 200 ms
 /// until it is collected; its result, and the states and live figures seen.
 fn step(port: u16, step: u32, asked: Asked) -> (Value, Vec<String>, Vec<Value>) {
-    let request = json!({
-        "step": step, "payload": 100, "load": asked.load, "duration_ms": asked.duration_ms,
+    let mut request = json!({
+        "step": step, "load": asked.load, "duration_ms": asked.duration_ms,
         "warmup_ms": asked.warmup_ms
     });
+    if let Some(p) = asked.payload {
+        request["payload"] = json!(p);
+    }
     let (status, body) = post(port, "/v1/steps", &request);
     assert_eq!(status, 200, "{body}");
     let armed = json_of(&body);
@@ -263,6 +267,7 @@ fn agent_runs_a_segment_s_steps_started_at_a_common_time() {
     assert_eq!(status, 409, "{body}");
     assert!(body.contains("step 1 is not armed"), "{body}");
     let asked = Asked {
+        payload: Some(100),
         load: 1.0,
         warmup_ms: 200,
         duration_ms: 1000,
@@ -279,8 +284,9 @@ fn agent_runs_a_segment_s_steps_started_at_a_common_time() {
     assert_eq!(states.last().map(String::as_str), Some("collected"));
     assert!(!lives.is_empty(), "no live figures while step 1 ran");
     assert_clean(&first, 1, 3_000);
-    // The same segment at twice the load, without a warm-up.
+    // The same segment at twice the load, without a warm-up, each stream at its own payload.
     let twice = Asked {
+        payload: None,
         load: 2.0,
         warmup_ms: 0,
         ..asked

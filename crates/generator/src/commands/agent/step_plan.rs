@@ -1,5 +1,6 @@
 //! A step of a segment planned as `POST /v1/steps` asks for it: the segment's profile with
-//! every stream at the step's payload, its warm-up and measured phase, its rates at the step's
+//! every stream at the step's payload (if it gives one; else each its own), its warm-up and
+//! measured phase, its rates at the step's
 //! load (a multiplier of the profile's), checked as the command line's `-d` and `-m` are (422
 //! with the request's field), then planned for the segment's block of UEs
 //! (`run::plan::build_block`: each UE with its global index).
@@ -27,8 +28,10 @@ pub(crate) fn plan_step(
     };
     let mut profile = loaded.profile.clone();
     profile.warmup = Duration::from_millis(s.warmup_ms);
-    for st in &mut profile.streams {
-        st.payload = s.payload;
+    if let Some(payload) = s.payload {
+        for st in &mut profile.streams {
+            st.payload = payload;
+        }
     }
     let profile = with_duration(&profile, Duration::from_millis(s.duration_ms))
         .map_err(|e| invalid(field_of(&e, "duration_ms"), e.to_string()))?;
@@ -36,7 +39,7 @@ pub(crate) fn plan_step(
         .parse()
         .map_err(|e: String| invalid("load", e))?;
     let first = links.first().copied().unwrap_or_default();
-    let scaled = multiplied(&loaded.system, &profile, &m, Some(s.payload), first)
+    let scaled = multiplied(&loaded.system, &profile, &m, s.payload, first)
         .map_err(|e| invalid("load", e.to_string()))?;
     let links = if links.len() == loaded.system.pairs().len() {
         links
@@ -47,7 +50,7 @@ pub(crate) fn plan_step(
     plan::build_block(
         &loaded.system,
         &scaled.profile,
-        Some(s.payload),
+        s.payload,
         links,
         ues.first..ues.first + ues.count,
     )

@@ -162,7 +162,7 @@ fn a_step_is_planned_handed_over_and_answered_once_armed() {
     .unwrap();
     let p = api
         .arm_step(StepRequest {
-            payload: 1,
+            payload: Some(1),
             ..step(1)
         })
         .unwrap_err();

@@ -13,7 +13,7 @@ fn asked(step: u32) -> StepAsked {
     StepAsked {
         request: StepRequest {
             step,
-            payload: 100,
+            payload: Some(100),
             load: 1.0,
             duration_ms: 1000,
             warmup_ms: 0,
