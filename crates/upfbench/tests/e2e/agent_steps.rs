@@ -297,25 +297,7 @@ fn agent_runs_a_segment_s_steps_started_at_a_common_time() {
         second["start_late_ns"]
     );
     assert_clean(&second, 2, 6_000);
-    // A step of 2 s stopped 500 ms after its start: collected with what it sent by then, every
-    // packet of it received; the agent's run of the segment ends with it.
-    let stopped = Asked {
-        duration_ms: 2000,
-        stop_after_ms: Some(500),
-        ..twice
-    };
-    let (third, _, _) = step(port, 3, stopped);
-    let uplink = &third["pairs"][0]["directions"][0];
-    let sent = uplink["tx"]["packets"].as_u64().expect("tx");
-    println!("step 3, stopped 500 ms after its start (of 2 s): uplink sent {sent} of 12,000");
-    // 500 ms at 6 kpps is 3,000: the stop is posted when it is due, give or take the
-    // agent's loop (50 ms at most here); a sender that slipped sent fewer.
-    assert!(sent > 0 && sent <= 3_300, "{uplink}");
-    if third["pairs"][0]["streams"][0]["tx_slip"].is_null() {
-        assert!(sent >= 2_940, "{uplink}");
-    }
-    assert_eq!(uplink["rx"]["packets"].as_u64(), Some(sent), "{uplink}");
-    assert_eq!(uplink["seq"]["lost"].as_u64(), Some(0), "{uplink}");
+    a_step_is_stopped_500_ms_after_its_start(port, twice);
     // Step 2's result went with its slot; the segment unloads and the agent is idle.
     let (status, _) = http(port, "GET", "/v1/steps/2/result", None, Some(TOKEN));
     assert_eq!(status, 409);
@@ -344,4 +326,26 @@ fn agent_runs_a_segment_s_steps_started_at_a_common_time() {
         "{}",
         reflector.logs()
     );
+}
+
+/// Step 3, of 2 s at `twice`'s load, stopped 500 ms after its start: collected with what it
+/// sent by then, every packet of it received; the agent's run of the segment ends with it.
+fn a_step_is_stopped_500_ms_after_its_start(port: u16, twice: Asked) {
+    let stopped = Asked {
+        duration_ms: 2000,
+        stop_after_ms: Some(500),
+        ..twice
+    };
+    let (third, _, _) = step(port, 3, stopped);
+    let uplink = &third["pairs"][0]["directions"][0];
+    let sent = uplink["tx"]["packets"].as_u64().expect("tx");
+    println!("step 3, stopped 500 ms after its start (of 2 s): uplink sent {sent} of 12,000");
+    // 500 ms at 6 kpps is 3,000: the stop is posted when it is due, give or take the
+    // agent's loop (50 ms at most here); a sender that slipped sent fewer.
+    assert!(sent > 0 && sent <= 3_300, "{uplink}");
+    if third["pairs"][0]["streams"][0]["tx_slip"].is_null() {
+        assert!(sent >= 2_940, "{uplink}");
+    }
+    assert_eq!(uplink["rx"]["packets"].as_u64(), Some(sent), "{uplink}");
+    assert_eq!(uplink["seq"]["lost"].as_u64(), Some(0), "{uplink}");
 }
