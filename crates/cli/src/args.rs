@@ -39,7 +39,8 @@ pub enum Command {
     Reflect(ReflectArgs),
     /// Own this box's ports for programs that drive upfbench over HTTP: start EAL and bring the
     /// ports up once, then run what the API asks for (`POST /v1/runs`: a profile, as a run,
-    /// sweep, search or climb), one run at a time, each with its report as the command line
+    /// sweep, search or climb; or a coordinator's segment, `PUT /v1/segment`, and its steps,
+    /// each started at a common time), one at a time, each with its report as the command line
     /// writes it. The API is described in docs/api.md; it listens on loopback unless told
     /// otherwise, and off loopback only with a bearer token.
     ///

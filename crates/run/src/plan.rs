@@ -12,7 +12,9 @@ pub mod sessions;
 pub(crate) mod stream;
 pub(crate) mod ue;
 
-pub use build::{GatePlan, Plan, PlanError, build, build_pairs, rate_frame_len, ue_table};
+pub use build::{
+    GatePlan, Plan, PlanError, build, build_block, build_pairs, rate_frame_len, ue_table,
+};
 pub use churn::{ChurnPlan, ChurnStep};
 pub use mobility::{HandoverPlan, Move};
 pub use pacing::{Pacer, ScheduleSlip};

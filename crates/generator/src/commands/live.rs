@@ -76,6 +76,13 @@ impl LiveBoard {
         self.search.lock().ok().and_then(|s| s.clone())
     }
 
+    /// Forgets the last line (a new step's come).
+    pub(crate) fn clear(&self) {
+        if let Ok(mut last) = self.last.lock() {
+            *last = None;
+        }
+    }
+
     /// The last line posted, if any.
     pub(crate) fn last(&self) -> Option<LiveNow> {
         self.last.lock().ok().and_then(|l| l.clone())

@@ -113,6 +113,9 @@ pub enum PlanError {
     /// More streams (directions counted apart) than the tag's 16-bit stream id holds.
     #[error("{0} streams: the measurement tag holds at most 65536")]
     TooManyStreams(usize),
+    /// A block of UEs that cannot be cut over the system's pairs.
+    #[error("the UEs cannot be cut over the pairs: {0}")]
+    Block(String),
     /// More flows than 32-bit flow ids hold.
     #[error("{0} flows (streams × UEs): at most 2^32")]
     TooManyFlows(u64),
@@ -170,6 +173,45 @@ pub fn build_pairs(
     payload: Option<u16>,
     line_rate_bps: &[[Option<f64>; 2]],
 ) -> Result<Plan, PlanError> {
+    let pairs = pair_lcores(system, profile.sessions.count);
+    build_over(system, profile, payload, line_rate_bps, pairs)
+}
+
+/// [`build_pairs`] for the UEs `block` of the profile's sessions only (an agent's segment,
+/// docs/scale.md §3 "Segments"), cut over the system's pairs by their weights: every UE keeps
+/// its global index (its addresses, TEIDs and flows are those it has on one box), each stream
+/// sends what falls on the block's UEs (`packets_of_block`), at the rate of its share. Refused
+/// when the block has fewer UEs than the system has pairs ([`PlanError::Block`]).
+pub fn build_block(
+    system: &System,
+    profile: &Profile,
+    payload: Option<u16>,
+    line_rate_bps: &[[Option<f64>; 2]],
+    block: std::ops::Range<u32>,
+) -> Result<Plan, PlanError> {
+    let weights: Vec<u32> = system.pairs().iter().map(|p| p.weight()).collect();
+    let blocks =
+        super::segment::split(block, &weights).map_err(|e| PlanError::Block(e.to_string()))?;
+    let pairs = system
+        .pairs()
+        .iter()
+        .zip(blocks)
+        .map(|(pair, ues)| PairLcores {
+            lcores: &pair.workers,
+            ues,
+        })
+        .collect();
+    build_over(system, profile, payload, line_rate_bps, pairs)
+}
+
+/// The plan with the streams' UEs placed on `pairs`' workers (each pair its block of UEs).
+fn build_over(
+    system: &System,
+    profile: &Profile,
+    payload: Option<u16>,
+    line_rate_bps: &[[Option<f64>; 2]],
+    pairs: Vec<PairLcores<'_>>,
+) -> Result<Plan, PlanError> {
     let s = &profile.sessions;
     let line: Vec<[Option<f64>; 2]> = system
         .pairs()
@@ -188,7 +230,7 @@ pub fn build_pairs(
         flows,
         longest,
     } = stream_plans(system, profile, payload, &line)?;
-    let workers = place_pairs(&streams, &pair_lcores(system, s.count), profile.max_burst);
+    let workers = place_pairs(&streams, &pairs, profile.max_burst);
     let churn = churn_step(system, profile, &streams, flows)?;
     Ok(Plan {
         ues: ue_table(s),

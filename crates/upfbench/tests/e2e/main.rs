@@ -71,6 +71,7 @@
 
 mod agent;
 mod agent_segments;
+mod agent_steps;
 mod capacity;
 mod churn;
 mod delay;

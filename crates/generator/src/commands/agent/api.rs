@@ -1,7 +1,8 @@
 //! What the agent answers to each route of the API: the runs it hosts (`/v1/runs`), the
-//! segment a coordinator loads (`/v1/segment`, `agent/segment.rs`), itself (`/v1`,
-//! `/health`, `/v1/clock`). The HTTP server (`upfbench_remote::Server`) is a shell around it;
-//! the runs themselves go to the run's thread as jobs.
+//! segment a coordinator loads (`/v1/segment`, `agent/segment.rs`) and its steps (`/v1/steps`,
+//! `/v1/status`, `agent/steps.rs`), itself (`/v1`, `/health`, `/v1/clock`). The HTTP server
+//! (`upfbench_remote::Server`) is a shell around it; the runs and the segments' steps go to
+//! the run's thread as work.
 
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
@@ -16,14 +17,39 @@ use upfbench_api::{Problem, ProblemKind};
 use upfbench_config::{Multiplier, Profile, System};
 use upfbench_remote::Answer;
 
+use super::Work;
 use super::runs::{ReportFile, Runs, Ticket, run_id};
 use super::segment::{self, Checks, Loaded};
+use super::step_plan::plan_step;
+use super::steps::{StepAsked, StepBoard};
 use crate::commands::generate::Mode;
 use crate::commands::generate::hosted::{self, Asked, Refusal};
+use crate::commands::live::LiveBoard;
 use crate::metrics::GeneratorMetrics;
 
 /// The API's version this agent serves (`/v1`).
 pub(crate) const API_VERSION: u32 = 1;
+
+/// How long `POST /v1/steps` waits for the step's workers (the first step of a segment resolves
+/// the UPF's MACs first).
+const ARM_LIMIT: Duration = Duration::from_secs(30);
+
+/// A segment's steps, for the run's thread: a session runs them until the segment is unloaded.
+#[derive(Debug)]
+pub(crate) struct StepsJob {
+    pub(crate) loaded: Arc<Loaded>,
+    pub(crate) board: Arc<StepBoard>,
+    /// Where its steps' live figures go.
+    pub(crate) live: Arc<LiveBoard>,
+}
+
+/// The segment loaded and its steps.
+#[derive(Debug)]
+struct Current {
+    loaded: Arc<Loaded>,
+    board: Arc<StepBoard>,
+    live: Arc<LiveBoard>,
+}
 
 /// A run the API accepted, for the run's thread.
 #[derive(Debug)]
@@ -79,15 +105,15 @@ pub struct AgentApi {
     tsc_hz: f64,
     reports: PathBuf,
     runs: Arc<Runs>,
-    jobs: Mutex<Sender<Job>>,
+    jobs: Mutex<Sender<Work>>,
     /// The agent's start, in Unix seconds: in its runs' ids.
     stamp: u64,
     /// The runs' figures for `/metrics`, if kept.
     metrics: Option<Arc<GeneratorMetrics>>,
     /// Each pair's ports' line rates (bit/s), for the segments' checks.
     links: Vec<[Option<f64>; 2]>,
-    /// The segment loaded, if any.
-    segment: Mutex<Option<Loaded>>,
+    /// The segment loaded, if any, and its steps.
+    segment: Mutex<Option<Current>>,
 }
 
 impl AgentApi {
@@ -100,7 +126,7 @@ impl AgentApi {
         tsc_hz: f64,
         reports: PathBuf,
         runs: Arc<Runs>,
-        jobs: Sender<Job>,
+        jobs: Sender<Work>,
     ) -> AgentApi {
         AgentApi {
             name,
@@ -124,7 +150,7 @@ impl AgentApi {
         self
     }
 
-    fn segment(&self) -> std::sync::MutexGuard<'_, Option<Loaded>> {
+    fn segment(&self) -> std::sync::MutexGuard<'_, Option<Current>> {
         // A panic while the lock was held left the segment as it was: still usable.
         self.segment.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -145,16 +171,73 @@ impl AgentApi {
         };
         let loaded = segment::load(checks, s)?;
         let summary = loaded.summary.clone();
-        *self.segment() = Some(loaded);
+        let mut current = self.segment();
+        if let Some(c) = &*current {
+            let (state, step) = c.board.state();
+            if matches!(state, AgentState::Armed | AgentState::Running) {
+                return Err(Problem::new(
+                    ProblemKind::Conflict,
+                    format!(
+                        "step {} of the segment loaded is {}: a segment is replaced once it \
+                         ended (POST /v1/steps/{{n}}/stop)",
+                        step.unwrap_or(0),
+                        if state == AgentState::Armed {
+                            "armed"
+                        } else {
+                            "running"
+                        }
+                    ),
+                ));
+            }
+            c.board.close();
+        }
+        *current = Some(Current {
+            loaded: Arc::new(loaded),
+            board: Arc::new(StepBoard::default()),
+            live: Arc::new(LiveBoard::default()),
+        });
         Ok(summary)
     }
 
-    /// 409 unless a segment is loaded.
-    fn loaded(&self) -> Result<(), Problem> {
+    /// The segment's steps (409 unless a segment is loaded).
+    fn board(&self) -> Result<Arc<StepBoard>, Problem> {
         match &*self.segment() {
-            Some(_) => Ok(()),
+            Some(c) => Ok(c.board.clone()),
             None => Err(no_segment()),
         }
+    }
+
+    /// `POST /v1/steps`: the step planned for the segment's block (422 when it cannot be),
+    /// handed to the run's thread (a session begun for the segment's first), and answered once
+    /// its workers wait for the start time.
+    fn arm(&self, s: StepRequest) -> Result<Armed, Problem> {
+        let (loaded, board, live) = match &*self.segment() {
+            Some(c) => (c.loaded.clone(), c.board.clone(), c.live.clone()),
+            None => return Err(no_segment()),
+        };
+        checked_step(&s)?;
+        let plan = plan_step(&loaded, &self.links, &s)?;
+        let step = s.step;
+        let start = board.arm(StepAsked { request: s, plan })?;
+        live.clear();
+        if start {
+            self.send(Work::Steps(StepsJob {
+                loaded,
+                board: board.clone(),
+                live,
+            }))
+            .inspect_err(|_| board.session_ended(Some("the agent is shutting down".into())))?;
+        }
+        board.wait_armed(step, ARM_LIMIT)
+    }
+
+    /// Hands `work` to the run's thread (503 when it is gone).
+    fn send(&self, work: Work) -> Result<(), Problem> {
+        self.jobs
+            .lock()
+            .map_err(|_| ())
+            .and_then(|jobs| jobs.send(work).map_err(|_| ()))
+            .map_err(|_| Problem::new(ProblemKind::Unavailable, "the agent is shutting down"))
     }
 
     /// With the runs' figures answered on `/metrics`.
@@ -166,8 +249,8 @@ impl AgentApi {
     fn state(&self) -> AgentState {
         if self.runs.busy() {
             AgentState::Running
-        } else if self.segment().is_some() {
-            AgentState::Loaded
+        } else if let Some(c) = &*self.segment() {
+            c.board.state().0
         } else {
             AgentState::Idle
         }
@@ -207,12 +290,12 @@ impl AgentApi {
             &check,
         )
         .map_err(refused)?;
-        if let Some(loaded) = &*self.segment() {
+        if let Some(c) = &*self.segment() {
             return Err(Problem::new(
                 ProblemKind::Conflict,
                 format!(
                     "a segment of run {} is loaded: DELETE /v1/segment unloads it",
-                    loaded.segment.run
+                    c.loaded.segment.run
                 ),
             ));
         }
@@ -226,18 +309,10 @@ impl AgentApi {
             multiplier,
             reports: self.reports.clone(),
         };
-        let sent = self
-            .jobs
-            .lock()
-            .map_err(|_| ())
-            .and_then(|jobs| jobs.send(job).map_err(|_| ()));
-        if sent.is_err() {
+        if let Err(p) = self.send(Work::Run(job)) {
             self.runs
                 .ended(&ticket.id, None, Some("the agent is shutting down".into()));
-            return Err(Problem::new(
-                ProblemKind::Unavailable,
-                "the agent is shutting down",
-            ));
+            return Err(p);
         }
         Ok(ticket)
     }
@@ -254,14 +329,6 @@ fn no_segment() -> Problem {
     Problem::new(
         ProblemKind::Conflict,
         "no segment is loaded (PUT /v1/segment loads one)",
-    )
-}
-
-/// A step's route for a step that is not armed.
-fn not_armed(step: u32) -> Problem {
-    Problem::new(
-        ProblemKind::Conflict,
-        format!("step {step} is not armed (POST /v1/steps arms it)"),
     )
 }
 
@@ -315,49 +382,65 @@ impl upfbench_remote::Agent for AgentApi {
         self.load(s)
     }
 
-    /// Unloads the segment; 204 when none was loaded too (DELETE is idempotent).
+    /// Unloads the segment (a step running stops now); 204 when none was loaded too (DELETE
+    /// is idempotent).
     fn unload_segment(&self) -> Answer<()> {
-        self.segment().take();
+        if let Some(c) = self.segment().take() {
+            c.board.close();
+        }
         Ok(())
     }
 
     fn arm_step(&self, s: StepRequest) -> Answer<Armed> {
-        self.loaded()?;
-        checked_step(&s)?;
-        // The segment's steps (the `RemoteSteps` program, docs/scale.md §8 step 9) are not
-        // built: a step is checked, never armed.
-        Err(Problem::new(
-            ProblemKind::Conflict,
-            format!(
-                "step {} cannot be armed: this agent loads segments, running their steps is \
-                 not built yet (docs/scale.md §8 step 9)",
-                s.step
-            ),
-        ))
+        self.arm(s)
     }
 
-    fn start_step(&self, step: u32, _: At) -> Answer<()> {
-        self.loaded()?;
-        Err(not_armed(step))
+    fn start_step(&self, step: u32, at: At) -> Answer<()> {
+        self.board()?.start(step, at.at_unix_ns)
     }
 
-    fn stop_step(&self, step: u32, _: At) -> Answer<()> {
-        self.loaded()?;
-        Err(not_armed(step))
+    fn stop_step(&self, step: u32, at: At) -> Answer<()> {
+        self.board()?.stop(step, at.at_unix_ns)
     }
 
+    /// The agent's state, the segment's step, and while it runs its last second's figures.
     fn status(&self) -> Answer<Status> {
+        if self.runs.busy() {
+            return Ok(Status {
+                state: AgentState::Running,
+                step: None,
+                phase: None,
+                live: None,
+            });
+        }
+        let Some((board, live)) = self
+            .segment()
+            .as_ref()
+            .map(|c| (c.board.clone(), c.live.clone()))
+        else {
+            return Ok(Status {
+                state: AgentState::Idle,
+                step: None,
+                phase: None,
+                live: None,
+            });
+        };
+        let (state, step) = board.state();
+        // The workers' phase is not on the live board: the figures say what is sent.
+        let live = match state {
+            AgentState::Running => live.last().map(|l| l.figures),
+            _ => None,
+        };
         Ok(Status {
-            state: self.state(),
-            step: None,
+            state,
+            step,
             phase: None,
-            live: None,
+            live,
         })
     }
 
     fn step_result(&self, step: u32) -> Answer<StepResult> {
-        self.loaded()?;
-        Err(not_armed(step))
+        self.board()?.result(step)
     }
 
     fn start_run(&self, run: RunRequest) -> Answer<RunId> {

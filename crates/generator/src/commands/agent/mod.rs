@@ -1,11 +1,16 @@
 //! `upfbench agent SYSTEM`: a long-running process that owns the box's ports. EAL is started
-//! and the testbed brought up once; then it runs what its API asks for, one run at a time, on
-//! the main lcore, while the API's server answers from a thread of its own ([`api`]).
+//! and the testbed brought up once; then it runs what its API asks for, one run (or one
+//! segment's steps) at a time, on the main lcore, while the API's server answers from a thread
+//! of its own ([`api`]).
 
 pub mod api;
+mod program;
+mod result;
 pub(crate) mod runs;
 mod segment;
 mod server;
+mod step_plan;
+mod steps;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -13,7 +18,8 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow};
-use api::{AgentApi, Job};
+use api::{AgentApi, Job, StepsJob};
+use program::RemoteSteps;
 use runs::Runs;
 use server::ApiServer;
 use upfbench_cli::AgentArgs;
@@ -23,24 +29,50 @@ use upfbench_config as config;
 use upfbench_dpdk::TscAnchor;
 use upfbench_remote::ServerConfig;
 
-use crate::commands::generate::hosted::{self, Host};
+use crate::commands::generate::hosted::{self, Host, Stepped};
 use crate::metrics::GeneratorMetrics;
+use std::path::PathBuf;
+use upfbench_net::Teid;
+use upfbench_run::phase::PhaseBoard;
 
 /// How often the run's thread looks at the agent's own interruptions while it waits for runs.
 const POLL: Duration = Duration::from_millis(50);
 
-/// Runs the jobs from `jobs` on `host` one after another until the agent is interrupted (or
-/// every sender is gone), each recorded in `runs`.
+/// What the API hands the run's thread.
+#[derive(Debug)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one is sent per run or segment: moved once"
+)]
+pub(crate) enum Work {
+    /// A whole run (`POST /v1/runs`).
+    Run(Job),
+    /// A segment's steps (`POST /v1/steps` of its first).
+    Steps(StepsJob),
+}
+
+/// Who the agent is in its steps' results, and where their reports go.
+pub(crate) struct Agent {
+    pub(crate) name: String,
+    pub(crate) reports: PathBuf,
+}
+
+/// Runs the work from `jobs` on `host` one after another until the agent is interrupted (or
+/// every sender is gone), each run recorded in `runs`.
 pub(crate) fn host_runs(
     host: &Host<'_, '_, '_>,
-    runs: &Runs,
-    jobs: &Receiver<Job>,
+    (runs, agent): (&Runs, &Agent),
+    jobs: &Receiver<Work>,
     interrupts: &Interrupts,
     metrics: &GeneratorMetrics,
 ) {
     while !interrupts.any() {
         let job = match jobs.recv_timeout(POLL) {
-            Ok(job) => job,
+            Ok(Work::Run(job)) => job,
+            Ok(Work::Steps(job)) => {
+                host_steps(host, agent, job, interrupts, metrics);
+                continue;
+            }
             Err(RecvTimeoutError::Timeout) => continue,
             Err(RecvTimeoutError::Disconnected) => return,
         };
@@ -66,6 +98,62 @@ pub(crate) fn host_runs(
         }
         runs.ended(&id, ended.folder, error);
     }
+}
+
+/// Runs a segment's steps on `host` (`RemoteSteps`), from the one armed, until the segment is
+/// unloaded or the agent interrupted.
+fn host_steps(
+    host: &Host<'_, '_, '_>,
+    agent: &Agent,
+    job: StepsJob,
+    interrupts: &Interrupts,
+    metrics: &GeneratorMetrics,
+) {
+    let StepsJob {
+        loaded,
+        board,
+        live,
+    } = job;
+    let Some(first) = board.take_asked() else {
+        board.session_ended(None);
+        return;
+    };
+    let ues = loaded.segment.ues;
+    out::line(&format!(
+        "agent: the steps of run {}'s segment begin (UEs {} to {})",
+        loaded.segment.run,
+        ues.first,
+        u64::from(ues.first) + u64::from(ues.count) - 1
+    ));
+    let session = Interrupts::new();
+    // The agent's own Ctrl-C or SIGTERM stops the step in progress too.
+    let _forward = Forward::start(interrupts.clone(), session.clone());
+    // UE i's uplink TEID at index i: those before the block are not sent.
+    let uplink_teids = std::iter::repeat_n(Teid(0), ues.first as usize)
+        .chain(loaded.uplink_teids.iter().map(|&t| Teid(t)))
+        .collect();
+    let control = PhaseBoard::new();
+    let rules = host.rx_rules(&first.plan);
+    let mut program = RemoteSteps::new(
+        &rules,
+        board.clone(),
+        first,
+        (agent.name.clone(), host.tsc_hz()),
+        session.clone(),
+    );
+    let stepped = Stepped {
+        profile: &loaded.profile,
+        uplink_teids,
+        reports: agent.reports.clone(),
+        live: &live,
+    };
+    let ended = hosted::steps(host, &stepped, (&control, &mut program), &session, metrics);
+    let error = ended.outcome.err().map(|e| format!("{e:#}"));
+    match &error {
+        None => out::line("agent: the segment's steps ended"),
+        Some(e) => out::line(&format!("agent: the segment's steps ended: {e}")),
+    }
+    board.session_ended(error);
 }
 
 /// Raises `to` once when `from` is raised, until dropped.
@@ -137,6 +225,10 @@ pub fn run(args: &AgentArgs) -> Result<()> {
         .clone()
         .unwrap_or_else(|| system.reports.clone());
     let agent_name = args.name.clone().unwrap_or_else(host_name);
+    let agent = Agent {
+        name: agent_name.clone(),
+        reports: reports.clone(),
+    };
     let runs = Arc::new(Runs::default());
     // The runs' figures, scraped on the API's /metrics.
     let metrics = Arc::new(GeneratorMetrics::detached());
@@ -160,7 +252,7 @@ pub fn run(args: &AgentArgs) -> Result<()> {
             "agent: serving the API on http://{} (Ctrl-C ends)",
             server.address()
         ));
-        host_runs(host, &runs, &jobs, &interrupts, &metrics);
+        host_runs(host, (&runs, &agent), &jobs, &interrupts, &metrics);
         drop(server);
         out::line("agent: ended");
         Ok(())

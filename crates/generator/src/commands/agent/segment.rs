@@ -37,14 +37,17 @@ pub(crate) struct Checks<'a> {
 pub(crate) struct Loaded {
     /// As the coordinator sent it.
     pub(crate) segment: Segment,
+    /// The agent's system, as its steps are planned on it.
+    pub(crate) system: System,
     /// Its profile, checked against the agent's system.
-    #[cfg_attr(not(test), expect(dead_code, reason = "for the steps: not built"))]
     pub(crate) profile: Profile,
     /// The block's uplink TEIDs, one per UE of the block, in order.
-    #[cfg_attr(not(test), expect(dead_code, reason = "for the steps: not built"))]
     pub(crate) uplink_teids: Vec<u32>,
     /// The UPF's N3 address, when the coordinator gave it.
-    #[cfg_attr(not(test), expect(dead_code, reason = "for the steps: not built"))]
+    #[cfg_attr(
+        not(test),
+        expect(dead_code, reason = "the agent's ports' peers are its system file's")
+    )]
     pub(crate) upf_n3: Option<IpAddr>,
     /// The plan made of it, as `PUT /v1/segment` answers it.
     pub(crate) summary: SegmentSummary,
@@ -123,6 +126,7 @@ pub(crate) fn load(checks: Checks<'_>, segment: Segment) -> Result<Loaded, Probl
     }
     let summary = summary(&system, &profile, checks.links, &segment, block)?;
     Ok(Loaded {
+        system,
         segment,
         profile,
         uplink_teids,

@@ -11,14 +11,19 @@ use upfbench_config::{self as config, ConfigError, Multiplier, Profile, System};
 use upfbench_dpdk::{Eal, TscAnchor};
 
 use super::bed::{self, Bed, Began, Up};
+use super::program::Program;
 use super::session::{self, Ended};
 use super::{Mode, Setup, check_mode, check_search_options, eal_setup, multiply, payloads_of};
 use crate::commands::kernel_counters::KernelCounters;
 use crate::commands::live::LiveBoard;
 use crate::commands::peers::{EarlyStop, wait_for_socket_servers};
+use crate::datapath::classify::RxRules;
 use crate::metrics::GeneratorMetrics;
 use upfbench_cli::signals::Interrupts;
 use upfbench_datapath::eal_args::RuntimeDirGuard;
+use upfbench_net::Teid;
+use upfbench_run::phase::PhaseBoard;
+use upfbench_run::plan::Plan;
 
 /// A testbed up for hosted runs, and what every run on it shares.
 pub(crate) struct Host<'h, 'b, 'e> {
@@ -39,6 +44,16 @@ impl Host<'_, '_, '_> {
     /// Each pair's ports' line rates (bit/s), N3 first, when their links say.
     pub(crate) fn links(&self) -> Vec<[Option<f64>; 2]> {
         self.bed.links()
+    }
+
+    /// The receive rules of `plan`'s steps, one per pair (their ports' tags differ).
+    pub(crate) fn rx_rules(&self, plan: &Plan) -> Vec<RxRules> {
+        let rules = RxRules::new(plan.ues, plan.qfi, &plan.streams);
+        self.bed
+            .pairs
+            .iter()
+            .map(|p| rules.clone().with_vlans(p.vlans))
+            .collect()
     }
 }
 
@@ -175,4 +190,54 @@ pub(crate) fn run(
         live: Some(live),
     };
     session::run(host.bed, Began::now(), &setup, interrupts)
+}
+
+/// What a hosted run of a program's steps needs besides the program: an agent's segment.
+pub(crate) struct Stepped<'a> {
+    /// The segment's profile, checked against the host's system.
+    pub(crate) profile: &'a Profile,
+    /// UE i's uplink TEID at index i (those before the segment's block unused).
+    pub(crate) uplink_teids: Vec<Teid>,
+    /// Where the run's report folder goes.
+    pub(crate) reports: PathBuf,
+    /// Where each second's live figures go.
+    pub(crate) live: &'a LiveBoard,
+}
+
+/// The steps of `program` on the host's testbed, without PFCP (a coordinator holds N4), the
+/// workers' phases set on `control`; stopped early by `interrupts`.
+pub(crate) fn steps<'b: 's, 'e: 's, 's>(
+    host: &Host<'_, 'b, 'e>,
+    run: &Stepped<'_>,
+    (control, program): (&'s PhaseBoard, &mut dyn Program<'s>),
+    interrupts: &Interrupts,
+    metrics: &GeneratorMetrics,
+) -> Ended {
+    let system = host.system;
+    metrics.update(|figures| *figures = Default::default());
+    let setup = Setup {
+        system,
+        profile: run.profile,
+        payloads: vec![None],
+        pfcp: false,
+        names: host.names.to_vec(),
+        reports: run.reports.clone(),
+        sweep: false,
+        search: false,
+        capacity: false,
+        step_hook: None,
+        first_anchor: host.first_anchor,
+        kernel: KernelCounters::new(system),
+        metrics: Some(metrics),
+        multiplier: None,
+        live: Some(run.live),
+    };
+    session::run_program(
+        host.bed,
+        Began::now(),
+        &setup,
+        interrupts,
+        (control, program),
+        run.uplink_teids.clone(),
+    )
 }

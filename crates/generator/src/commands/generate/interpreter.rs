@@ -14,8 +14,9 @@ use upfbench_report::Report;
 use super::bed::WorkerQueues;
 use super::marks::{DrainEnd, PhaseMarks};
 use super::n4::{Established, N4Work};
-use super::program::Program;
+use super::program::{Program, StartAt};
 use super::resolution;
+use super::start_at;
 use super::step::{self, Running, StepResult, step_clock};
 use super::upf_watch::UpfWatch;
 use super::{Setup, run_hook};
@@ -119,6 +120,14 @@ pub(super) struct Interpreter<'a, 's, 'p> {
     pfcp_sampler: PfcpSampler,
     /// The UPF's failures.
     watch: UpfWatch,
+    /// The step prepared, its workers idle until the program says when it begins.
+    held: Option<usize>,
+    /// The epoch (TSC tick) of the next phase set, when a start time gave it.
+    epoch: Option<u64>,
+    /// The running step was asked to stop.
+    stop_asked: bool,
+    /// When the stop the program asked for is due, on this clock (the loop wakes for it).
+    stop_due: Option<Instant>,
 }
 
 impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
@@ -171,6 +180,10 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             marks: PhaseMarks::default(),
             sending_ends: None,
             pfcp_sampler: PfcpSampler::default(),
+            held: None,
+            epoch: None,
+            stop_asked: false,
+            stop_due: None,
         }
     }
 
@@ -226,6 +239,8 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             self.watch_upf(now);
             self.note_state();
             self.poll_workers(now);
+            self.poll_start();
+            self.poll_stop(now);
             self.note_state();
             if let Some(m) = self.bed.setup.metrics
                 && self.bed.setup.pfcp
@@ -303,6 +318,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             until = until.min(from.max(now + STEP_END_TICK));
         }
         let until = self.machine.poll_timeout().map_or(until, |d| d.min(until));
+        let until = self.stop_due.map_or(until, |d| d.min(until));
         if until > now {
             std::thread::sleep(until - now);
         }
@@ -505,11 +521,80 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
                 self.note(Instant::now(), RunEvent::StepStarted { step, label });
                 self.running = Some(r);
                 self.watch.step_started(Instant::now());
-                self.machine.handle(Instant::now(), Event::Prepared);
+                self.stop_asked = false;
+                self.stop_due = None;
+                self.program.prepared(step, self.step_prepared.elapsed());
+                self.held = Some(step);
+                self.poll_start();
             }
             Err(e) => self
                 .machine
                 .handle(Instant::now(), Event::Failed(format!("{e:#}"))),
+        }
+    }
+
+    /// Begins the held step when the program says: at once, or with its first phase's epoch
+    /// at the TSC tick of the time it gives, posted as soon as it is known (the workers start
+    /// sending when it comes; the timed phases count from it).
+    fn poll_start(&mut self) {
+        let Some(step) = self.held else { return };
+        if self.machine.stopped_early() {
+            self.held = None;
+            let why = "interrupted before the step's start".to_owned();
+            self.machine.handle(Instant::now(), Event::Failed(why));
+            return;
+        }
+        let at_ns = match self.program.start_at(step) {
+            StartAt::Wait => return,
+            StartAt::Now => {
+                self.held = None;
+                self.machine.handle(Instant::now(), Event::Prepared);
+                return;
+            }
+            StartAt::Cancel(why) => {
+                self.held = None;
+                self.machine.handle(Instant::now(), Event::Failed(why));
+                return;
+            }
+            StartAt::At(ns) => ns,
+        };
+        let clock = self.running.as_ref().map_or_else(
+            || Clock::new(self.bed.dpdk_hz, self.bed.clock_start),
+            |r| r.clock,
+        );
+        let anchor = start_at::wall_anchor();
+        let (epoch, late_ns) = start_at::epoch_of(&clock, anchor, at_ns, EPOCH_LEAD);
+        let at =
+            Instant::now() + Duration::from_nanos(clock.ticks_to_ns(epoch.saturating_sub(tsc())));
+        self.epoch = Some(epoch);
+        self.held = None;
+        self.program.started(step, late_ns);
+        self.machine.handle(at, Event::Prepared);
+    }
+
+    /// Stops the running step's sending when the program's stop time came: the run ends
+    /// after it, as when interrupted.
+    fn poll_stop(&mut self, now: Instant) {
+        if self.stop_asked
+            || self.running.is_none()
+            || !matches!(
+                self.machine.state(),
+                State::Warmup | State::Settle | State::Measure
+            )
+        {
+            return;
+        }
+        let Some(at) = self.program.stop_at(self.machine.step()) else {
+            return;
+        };
+        let wall = start_at::unix_ns();
+        if wall >= at {
+            self.stop_asked = true;
+            self.stop_due = None;
+            self.note(now, RunEvent::Interrupt {});
+            self.machine.handle(now, Event::Interrupt);
+        } else {
+            self.stop_due = Some(Instant::now() + Duration::from_nanos(at - wall));
         }
     }
 
@@ -518,10 +603,17 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             || Clock::new(self.bed.dpdk_hz, self.bed.clock_start),
             |r| r.clock,
         );
-        let (epoch, at) = (
-            tsc() + clock.ticks(EPOCH_LEAD.as_nanos() as u64),
-            Instant::now() + EPOCH_LEAD,
-        );
+        let (epoch, at) = match self.epoch.take() {
+            // A start time's: its instant is as far ahead as its tick.
+            Some(e) => (
+                e,
+                Instant::now() + Duration::from_nanos(clock.ticks_to_ns(e.saturating_sub(tsc()))),
+            ),
+            None => (
+                tsc() + clock.ticks(EPOCH_LEAD.as_nanos() as u64),
+                Instant::now() + EPOCH_LEAD,
+            ),
+        };
         self.bed.control.set(phase, epoch);
         self.marks.phase(phase, now);
         if phase == Phase::Measure
@@ -554,7 +646,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         );
         if let Some(r) = &mut self.running {
             match phase {
-                Phase::Measure => r.measure_started = Some(now + EPOCH_LEAD),
+                Phase::Measure => r.measure_started = Some(at),
                 Phase::Drain if r.measure_started.is_some() && r.measure_ended.is_none() => {
                     r.measure_ended = Some(now);
                 }
@@ -614,6 +706,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             .running
             .take()
             .ok_or_else(|| anyhow!("no workers to collect"))?;
+        let pair_figures = self.program.wants_pair_figures();
         let (plan, _) = self.program.plan(step);
         let end = step::totals(&r);
         let mut result = step::finish(
@@ -624,6 +717,7 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
             plan,
             &bed.pairs,
             &bed.setup.kernel,
+            pair_figures,
         )?;
         result.report.upf_faults = self.watch.step_collected(end);
         if self.machine.state() == State::Collecting && self.marks.quiet_limited() {

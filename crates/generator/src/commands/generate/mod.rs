@@ -15,10 +15,11 @@ mod interpreter;
 mod marks;
 mod multiply;
 pub(crate) mod n4;
-mod pair_report;
+pub(crate) mod pair_report;
 pub(crate) mod program;
 mod resolution;
 mod session;
+mod start_at;
 pub(crate) mod step;
 mod upf_watch;
 

@@ -6,7 +6,7 @@
 use anyhow::Result;
 use upfbench_dpdk::PortStats;
 use upfbench_report::{PairSection, StepFigures, StepReport};
-use upfbench_stats::{RxCoreResult, TxCoreResult};
+use upfbench_stats::{RunResult, RxCoreResult, TxCoreResult};
 
 use super::interpreter::TestPair;
 use crate::datapath::assembly::{StepOutcome, StepWorkers};
@@ -25,6 +25,19 @@ pub(super) struct Measured<'a, 's, 'p> {
     /// Each pair's N3 and N6 counters at the step's start and end.
     pub(super) before: &'a [[PortStats; 2]],
     pub(super) after: &'a [[PortStats; 2]],
+}
+
+/// One pair's raw figures over a step, for a program that hands them on (an agent's
+/// `GET /v1/steps/{n}/result`): its counters and latency recorders merged over its workers,
+/// and its section of the report (ports, frames, rejects).
+#[derive(Debug, Clone)]
+pub(crate) struct PairFigures {
+    /// The pair's name.
+    pub(crate) name: String,
+    /// Its workers' figures merged: per direction and stream, the recorders whole.
+    pub(crate) run: RunResult,
+    /// Its report, as a pair's section has it.
+    pub(crate) figures: StepFigures,
 }
 
 /// One pair's workers' part of a step's outcome.
@@ -78,6 +91,37 @@ impl Measured<'_, '_, '_> {
             rx_spread: [0, 1].map(|s| pairs.first().map_or("", |p| p.rx_spread[s].as_str())),
             one_port: pairs.iter().all(|p| p.ports[0].id() == p.ports[1].id()),
         })
+    }
+
+    /// Each pair's raw figures (see [`PairFigures`]), one pair or several.
+    pub(super) fn pair_figures(&self, pairs: &[TestPair<'_>]) -> Result<Vec<PairFigures>> {
+        pairs
+            .iter()
+            .enumerate()
+            .map(|(k, p)| {
+                let part = pair_part(self.outcome, &self.workers.pairs, k as u16);
+                let run =
+                    RunResult::merge(&self.workers.specs, &part.tx, &part.rx, &self.plan.latency)?;
+                let step = report::step_report(&StepMeasurements {
+                    plan: self.plan,
+                    specs: &self.workers.specs,
+                    tx: &part.tx,
+                    rx: &part.rx,
+                    counters: &part.counters,
+                    start_clock: self.clocks.0,
+                    end_clock: self.clocks.1,
+                    ports: [0, 1].map(|s| (self.before[k][s], self.after[k][s])),
+                    rx_by_worker: &part.rx_by_worker,
+                    rx_spread: [0, 1].map(|s| p.rx_spread[s].as_str()),
+                    one_port: p.ports[0].id() == p.ports[1].id(),
+                })?;
+                Ok(PairFigures {
+                    name: p.name.to_owned(),
+                    run,
+                    figures: StepFigures::of(step),
+                })
+            })
+            .collect()
     }
 
     /// Each pair's section, when there are several pairs (none with one).

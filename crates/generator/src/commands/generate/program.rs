@@ -45,6 +45,20 @@ impl StepWall {
     }
 }
 
+/// When a prepared step's first phase begins.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum StartAt {
+    /// As soon as it is prepared (a run on one box).
+    Now,
+    /// Not known yet: the step's workers wait, launched and idle.
+    Wait,
+    /// At this wall-clock time (Unix ns): its first phase's epoch is posted at the TSC tick of
+    /// it (a coordinator's common start, docs/scale.md §3).
+    At(u64),
+    /// Never: the step is given up, and the run ends (for this reason).
+    Cancel(String),
+}
+
 /// What the run measures, step by step.
 pub(crate) trait Program<'p> {
     /// The timing of the first step.
@@ -97,6 +111,30 @@ pub(crate) trait Program<'p> {
     /// Whether the UPF's refusal of a session ends a climb ([`Self::batch_ended`]) rather
     /// than failing the run.
     fn climbs(&self) -> bool {
+        false
+    }
+
+    /// Step `step`'s workers are launched, `took` after its preparation began.
+    fn prepared(&mut self, _step: usize, _took: Duration) {}
+
+    /// When step `step`, prepared, begins (asked until it is known).
+    fn start_at(&mut self, _step: usize) -> StartAt {
+        StartAt::Now
+    }
+
+    /// Step `step`'s first phase was posted `late_ns` after the time [`Self::start_at`] gave
+    /// (negative: before it).
+    fn started(&mut self, _step: usize, _late_ns: i64) {}
+
+    /// When the running step `step` is to stop sending (Unix ns), if it is asked to stop before
+    /// its end; the run ends after it.
+    fn stop_at(&mut self, _step: usize) -> Option<u64> {
+        None
+    }
+
+    /// Whether each step's result keeps each pair's raw figures (its counters and latency
+    /// recorders) for the program.
+    fn wants_pair_figures(&self) -> bool {
         false
     }
 

@@ -81,6 +81,55 @@ pub(super) fn run(
     }
 }
 
+/// One run of `program`'s steps on the testbed `bed`, begun at `began`, without PFCP (a
+/// coordinator holds N4: an agent's segment, docs/scale.md §3): the program plans each step
+/// and gives its receive rules; `uplink_teids` are UE i's at index i; the workers' phases are
+/// set on `control`. Then the report's files, as [`run`] writes them.
+pub(super) fn run_program<'b: 's, 'e: 's, 's>(
+    bed: &Bed<'b, 'e>,
+    began: Began,
+    setup: &Setup<'_>,
+    interrupts: &Interrupts,
+    (control, program): (&'s PhaseBoard, &mut dyn Program<'s>),
+    uplink_teids: Vec<Teid>,
+) -> Ended {
+    let mut record = new_record(setup, began);
+    bed.notes.apply(&mut record.report);
+    let outcome = (|| {
+        let idle_queues = bed.worker_queues()?;
+        let client = start_client(setup)?;
+        let mut machine = Lifecycle::new(program.first_timing(), false);
+        let n4 = N4Work::new(&client, &[], upf_n3(bed), give_up(setup));
+        let testbed = Testbed {
+            setup,
+            eal: bed.eal,
+            pairs: test_pairs(bed, setup),
+            service_pool: bed.service_pool,
+            control,
+            interrupts,
+            clock_start: tsc(),
+            dpdk_hz: bed.eal.tsc_hz(),
+        };
+        let outcome = interpret(
+            &testbed,
+            &mut machine,
+            &mut record,
+            program,
+            n4,
+            idle_queues,
+            (uplink_teids, false),
+        );
+        drop(client);
+        outcome?;
+        write_files(&record)?;
+        ending(&machine)
+    })();
+    Ended {
+        folder: record.folder,
+        outcome,
+    }
+}
+
 fn run_recorded(
     bed: &Bed<'_, '_>,
     setup: &Setup<'_>,

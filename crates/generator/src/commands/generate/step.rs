@@ -10,7 +10,7 @@ use upfbench_report::{StepPhase, StepReport, StepSecond};
 use upfbench_stats::{IntervalLog, LiveMeter, RxHandle, TxHandle};
 
 use super::interpreter::TestPair;
-use super::pair_report::Measured;
+use super::pair_report::{Measured, PairFigures};
 use super::upf_watch::Totals;
 use crate::commands::kernel_counters::{KernelCounters, KernelReading};
 use crate::commands::live::{LiveBoard, collect_intervals};
@@ -56,6 +56,8 @@ pub(crate) struct StepResult {
     pub(crate) hlog: Option<Vec<u8>>,
     /// Every latency sample per direction, in the metrics' buckets.
     pub(crate) latency: [LatencyBuckets; 2],
+    /// Each pair's raw figures, when the program asked for them (empty otherwise).
+    pub(crate) pairs: Vec<PairFigures>,
 }
 
 /// Packets the step's workers received so far (any, measured or not), as last published.
@@ -223,9 +225,10 @@ pub(super) fn live_line(
     }
 }
 
-/// Stops the workers and makes the step's report of what they measured; `end_clock` has the
-/// TSC frequency measured at the step's end, which its duration (and so its rates) are
-/// converted with.
+/// Stops the workers and makes the step's report of what they measured (and each pair's raw
+/// figures when `pair_figures`); `end_clock` has the TSC frequency measured at the step's end,
+/// which its duration (and so its rates) are converted with.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn finish<'p>(
     mut r: Running<'_, 'p>,
     end_clock: Clock,
@@ -234,6 +237,7 @@ pub(super) fn finish<'p>(
     plan: &Plan,
     pairs: &[TestPair<'_>],
     kernel: &KernelCounters,
+    pair_figures: bool,
 ) -> Result<StepResult> {
     let outcome = join(&mut r.workers, control, idle)?;
     let mut latency = [LatencyBuckets::default(), LatencyBuckets::default()];
@@ -257,6 +261,11 @@ pub(super) fn finish<'p>(
     };
     let mut report = measured.totals(pairs)?;
     report.pairs = measured.per_pair(pairs)?;
+    let pair_figures = if pair_figures {
+        measured.pair_figures(pairs)?
+    } else {
+        Vec::new()
+    };
     kernel.add_to_step(&mut report, &r.kernel_before, &kernel_after);
     add_modifications(&mut r, plan, &outcome.counters, &mut report);
     // The last interval: what arrived after the last live line.
@@ -304,6 +313,7 @@ pub(super) fn finish<'p>(
         report,
         hlog,
         latency,
+        pairs: pair_figures,
     })
 }
 

@@ -183,6 +183,58 @@ fn each_pair_s_workers_send_for_its_block_of_the_ues() {
     assert_eq!(packets, [1000, 1000, 6000]);
 }
 
+/// The block 3..8 of 10 UEs on the two pairs of weight 1 and 3: pair a sends for UE 3 (a
+/// quarter of the block's 5, rounded down: its second worker has none), pair b for 4 to 7;
+/// the UEs keep their global indices and the block sends its share of the stream, the first
+/// `total % n` UEs' extra packets where they fall.
+#[test]
+fn a_block_of_the_ues_sends_its_share_with_global_indices() {
+    let system = "pairs:\n\
+        - {name: a, workers: [1, 2], \
+        n3: {device: net_null0, address: 192.168.13.131/24, peer: 192.168.13.151}, \
+        n6: {device: net_null1, address: 192.168.16.152/24, peer: 192.168.16.151}}\n\
+        - {name: b, workers: [3], weight: 3, \
+        n3: {device: net_null2, address: 192.168.23.131/24, peer: 192.168.23.151}, \
+        n6: {device: net_null3, address: 192.168.26.152/24, peer: 192.168.26.151}}\n";
+    let profile = "name: p\nsessions: {count: 10}\nduration: 1s\n\
+        streams: [{name: ul, direction: uplink, rate: 10003pps, payload: 100}]\n";
+    let (system, profile) =
+        config::run_from_str(system, "s.yaml", profile, "p.yaml").expect("valid");
+    let p = build_block(&system, &profile, None, &[], 3..8).expect("plan");
+    let ues: Vec<Vec<u32>> = p
+        .workers
+        .iter()
+        .map(|w| w.shares.iter().flat_map(|s| s.local_ues()).collect())
+        .collect();
+    assert_eq!(ues, [vec![3], vec![], vec![4, 5, 6, 7]]);
+    let packets: Vec<u64> = p
+        .workers
+        .iter()
+        .map(|w| w.shares.iter().map(|s| s.schedule.total()).sum())
+        .collect();
+    // 10,003 packets over 10 UEs: 1,000 each and UEs 0 to 2 one more, none of them here.
+    assert_eq!(packets, [1000, 0, 4000]);
+    assert_eq!(
+        packets.iter().sum::<u64>(),
+        crate::plan::segment::packets_of_block(10_003, 10, 3..8)
+    );
+    // The whole profile's UEs and streams: UE 3's address is UE 3's on one box.
+    assert_eq!(p.ues.count, 10);
+    assert_eq!(p.streams[0].ues, 0..10);
+    assert_eq!(
+        p.ues.address(3),
+        build(&system, &profile, None, [None; 2])
+            .unwrap()
+            .ues
+            .address(3)
+    );
+    // Fewer UEs than pairs cannot be cut.
+    assert!(matches!(
+        build_block(&system, &profile, None, &[], 9..10),
+        Err(PlanError::Block(_))
+    ));
+}
+
 /// Two pairs: a rate in % is of each pair's own ports, and must come out the same on both (it
 /// is shared by UE count); in pps it does whatever the ports.
 #[test]

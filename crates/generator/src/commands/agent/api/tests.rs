@@ -8,7 +8,7 @@ use super::*;
 
 const SYSTEM: &str = include_str!("../../../../../../deploy/systems/memif.yaml");
 
-fn agent() -> (AgentApi, Receiver<Job>) {
+fn agent() -> (AgentApi, Receiver<Work>) {
     let system = upfbench_config::system_from_str(SYSTEM, "memif.yaml").unwrap();
     let (jobs, received) = channel();
     let api = AgentApi::new(
@@ -114,7 +114,7 @@ fn a_step_is_checked_then_never_started_before_it_is_armed() {
         api.step_result(1).unwrap_err(),
     ] {
         assert_eq!(p.kind, ProblemKind::Conflict);
-        assert_eq!(p.detail, "step 1 is not armed (POST /v1/steps arms it)");
+        assert_eq!(p.detail, "step 1 is not armed: POST /v1/steps arms it");
     }
     let bad = StepRequest {
         step: 0,
@@ -147,4 +147,63 @@ fn runs_and_segments_exclude_each_other() {
     let p = api.load_segment(segment(2)).unwrap_err();
     assert_eq!(p.kind, ProblemKind::Conflict);
     assert!(!id.id.is_empty());
+}
+
+/// An armed step goes to the run's thread with its plan (the segment's block at the step's
+/// load), and the answer waits for its workers; a step that cannot be planned is a 422 at the
+/// request's field.
+#[test]
+fn a_step_is_planned_handed_over_and_answered_once_armed() {
+    let (api, jobs) = agent();
+    api.load_segment(Segment {
+        ues: UeBlock { first: 2, count: 4 },
+        ..segment(10)
+    })
+    .unwrap();
+    let p = api
+        .arm_step(StepRequest {
+            payload: Some(1),
+            ..step(1)
+        })
+        .unwrap_err();
+    assert_eq!(p.kind, ProblemKind::InvalidContent, "{p:?}");
+    assert_eq!(p.issues[0].field, "payload");
+    let p = api
+        .arm_step(StepRequest {
+            load: 1e9,
+            ..step(1)
+        })
+        .unwrap_err();
+    assert_eq!(p.issues[0].field, "load", "{p:?}");
+    assert!(jobs.try_recv().is_err());
+    let thread = std::thread::spawn(move || {
+        let Ok(Work::Steps(job)) = jobs.recv() else {
+            panic!("no steps");
+        };
+        let asked = job.board.take_asked().expect("armed");
+        job.board.armed(asked.request.step, 12);
+        asked
+    });
+    let armed = api
+        .arm_step(StepRequest {
+            load: 2.0,
+            ..step(1)
+        })
+        .unwrap();
+    assert_eq!((armed.step, armed.prepare_ms), (1, 12));
+    let asked = thread.join().unwrap();
+    // 1 kpps over 10 UEs at load 2: the block of 4 sends 0.8 kpps, 400 packets in 500 ms.
+    let plan = &asked.plan;
+    let sent: u64 = plan
+        .workers
+        .iter()
+        .flat_map(|w| &w.shares)
+        .map(|s| s.schedule.total())
+        .sum();
+    assert_eq!(sent, 400);
+    let ues: Vec<u32> = plan.workers[0].shares[0].local_ues().collect();
+    assert_eq!(ues, [2, 3, 4, 5]);
+    assert_eq!(api.status().unwrap().state, AgentState::Armed);
+    api.start_step(1, AT).unwrap();
+    assert_eq!(api.status().unwrap().state, AgentState::Running);
 }
