@@ -109,6 +109,7 @@ pub async fn run_over_agents(
     run: ClusterRun<'_>,
     mut lost: impl FnMut(&str),
 ) -> Result<ClusterOutcome, RunError> {
+    let begun = std::time::Instant::now();
     let TeidAllocation::Range(teids) = run.profile.sessions.uplink_teid else {
         return Err(RunError::ChosenTeids);
     };
@@ -174,6 +175,7 @@ pub async fn run_over_agents(
     add_steps(&mut report, &driven, &labels, &payloads);
     report.agents = agent_sections(&driven, &names);
     report.incomplete = incomplete(&driven);
+    report.duration_s = begun.elapsed().as_secs_f64();
     Ok(ClusterOutcome {
         report,
         events,

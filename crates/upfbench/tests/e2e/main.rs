@@ -72,6 +72,7 @@
 mod agent;
 mod agent_segments;
 mod agent_steps;
+mod agents;
 mod capacity;
 mod churn;
 mod delay;

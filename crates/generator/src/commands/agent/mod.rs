@@ -51,9 +51,8 @@ pub(crate) enum Work {
     Steps(StepsJob),
 }
 
-/// Who the agent is in its steps' results, and where their reports go.
+/// Where the agent's runs' reports go.
 pub(crate) struct Agent {
-    pub(crate) name: String,
     pub(crate) reports: PathBuf,
 }
 
@@ -138,7 +137,9 @@ fn host_steps(
         &rules,
         board.clone(),
         first,
-        (agent.name.clone(), host.tsc_hz()),
+        // The coordinator's name for this agent (its cluster file's), which it finds each
+        // result by; the agent's own name is its `GET /v1`'s.
+        (loaded.segment.agent.clone(), host.tsc_hz()),
         session.clone(),
     );
     let stepped = Stepped {
@@ -226,7 +227,6 @@ pub fn run(args: &AgentArgs) -> Result<()> {
         .unwrap_or_else(|| system.reports.clone());
     let agent_name = args.name.clone().unwrap_or_else(host_name);
     let agent = Agent {
-        name: agent_name.clone(),
         reports: reports.clone(),
     };
     let runs = Arc::new(Runs::default());

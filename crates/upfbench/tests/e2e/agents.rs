@@ -1,0 +1,334 @@
+//! Two and three `upfbench agent`s under one coordinator (`upfbench run --cluster`), over memif
+//! against one reflector serving as many pairs (docs/scale.md §3): the coordinator holds N4 as
+//! one SMF (one association, each UE's session with its agent's N3 address as its gNB), the
+//! agents start each step at a common time and hand back their raw counters and histograms, and
+//! the merged report is the single box's. Every packet comes back; the merged counts equal the
+//! sum of the agents' sections exactly, each agent's its UEs' share. An agent killed mid-step
+//! is reported by name, the others' results are kept, the run is incomplete (exit status 3).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::Value;
+use upfbench_config::segment::packets_of_block;
+
+use crate::agent::free_port;
+use crate::harness::{Process, Scratch, UPFBENCH, n4_pair, num, read_report, serial, unique};
+
+/// UEs, each stream's rate (packets/s) and its measured seconds: low, for a 2-vCPU machine
+/// that runs the reflector's and every agent's busy-polling workers.
+const UES: u32 = 6;
+const RATE: u64 = 6_000;
+const SECONDS: u64 = 2;
+
+fn profile(seconds: u64) -> String {
+    format!(
+        "name: e2e-agents\n\
+         sessions: {{count: {UES}}}\n\
+         streams:\n  \
+           - {{name: ul, direction: uplink, rate: {RATE}pps, payload: 100}}\n  \
+           - {{name: dl, direction: downlink, rate: {RATE}pps, payload: 100}}\n\
+         duration: {seconds}s\n\
+         warmup: 200ms\n\
+         drain: 1s\n"
+    )
+}
+
+/// Pair `i`'s subnets' third octets (N3, N6): 13/16, 23/26, 33/36.
+fn octets(i: usize) -> (usize, usize) {
+    (13 + 10 * i, 16 + 10 * i)
+}
+
+/// The reflector of `pairs` pairs, its sockets in `dir`, its N4 at `upf`, the SMF at `smf`.
+fn reflector_yaml(pairs: usize, dir: &str, prefix: &str, (smf, upf): (String, String)) -> String {
+    // Pair i's worker is lcore 2i, all of them on CPU 0 (the agents' on CPU 1).
+    let cpus: Vec<String> = (1..pairs).map(|i| format!("{}: 0", 2 * i)).collect();
+    let mut y = format!(
+        "kind: reflector\neal:\n  args: [--no-huge, -m, \"512\", --no-pci, --no-telemetry]\n  \
+         file_prefix: {prefix}\ncores:\n  main: 1\n  cpus: {{{}}}\npairs:\n",
+        cpus.join(", ")
+    );
+    for i in 0..pairs {
+        let (n3, n6) = octets(i);
+        let name = (b'a' + i as u8) as char;
+        let (m3, m6) = (2 * i, 2 * i + 1);
+        y += &format!(
+            "  - name: {name}\n    workers: [{w}]\n    n3:\n      device: net_memif{m3}\n      \
+             devargs: role=server,id=0,socket={dir}/{name}-n3.sock,socket-abstract=no\n      \
+             address: 192.168.{n3}.151/24\n    n6:\n      device: net_memif{m6}\n      \
+             devargs: role=server,id=0,socket={dir}/{name}-n6.sock,socket-abstract=no\n      \
+             address: 192.168.{n6}.151/24\n      peer: 192.168.{n6}.152\n",
+            w = 2 * i,
+        );
+    }
+    y + &format!("pfcp:\n  local: {upf}:8805\n  peer: {smf}\nmode: upf\n")
+}
+
+/// Agent `i`'s system: pair `i` of the reflector, the client end of its links.
+fn agent_yaml(i: usize, dir: &str, prefix: &str) -> String {
+    let (n3, n6) = octets(i);
+    let name = (b'a' + i as u8) as char;
+    format!(
+        "kind: system\neal:\n  args: [--no-huge, -m, \"512\", --no-pci, --no-telemetry]\n  \
+         file_prefix: {prefix}\ncores: {{main: 0, workers: [1], cpus: {{1: 1}}}}\n\
+         n3:\n  device: net_memif0\n  \
+         devargs: role=client,id=0,socket={dir}/{name}-n3.sock,socket-abstract=no\n  \
+         address: 192.168.{n3}.131/24\n  peer: 192.168.{n3}.151\n\
+         n6:\n  device: net_memif1\n  \
+         devargs: role=client,id=0,socket={dir}/{name}-n6.sock,socket-abstract=no\n  \
+         address: 192.168.{n6}.152/24\n  peer: 192.168.{n6}.151\n"
+    )
+}
+
+/// The reflector, `n` agents and the cluster file that lists them.
+struct Bed {
+    scratch: Scratch,
+    reflector: Process,
+    agents: Vec<Process>,
+    cluster: PathBuf,
+    names: Vec<String>,
+}
+
+impl Bed {
+    fn up(case: &str, n: usize) -> Bed {
+        let scratch = Scratch::new(case);
+        let dir = scratch.path().to_str().expect("utf-8").to_owned();
+        let (smf, upf) = n4_pair();
+        let refl_prefix = unique(&format!("{case}-refl"));
+        let reflector_file = scratch.write(
+            "reflector.yaml",
+            &reflector_yaml(n, &dir, &refl_prefix, (smf.to_string(), upf.to_string())),
+        );
+        let mut reflector = Process::spawn(
+            "reflector",
+            &scratch,
+            None,
+            &[UPFBENCH, "reflect", reflector_file.to_str().expect("utf-8")],
+            Some(&refl_prefix),
+        );
+        reflector.wait_until(Duration::from_secs(20), |out, _| {
+            out.contains("reflect: upf mode")
+        });
+        let mut agents = Vec::new();
+        let mut lines = String::new();
+        let mut names = Vec::new();
+        for i in 0..n {
+            let name = format!("gnb-{}", (b'a' + i as u8) as char);
+            let prefix = unique(&format!("{case}-{name}"));
+            let system = scratch.write(&format!("{name}.yaml"), &agent_yaml(i, &dir, &prefix));
+            let port = free_port();
+            let listen = format!("127.0.0.1:{port}");
+            let mut p = Process::spawn(
+                &name,
+                &scratch,
+                None,
+                &[
+                    UPFBENCH,
+                    "agent",
+                    system.to_str().expect("utf-8"),
+                    "--listen",
+                    &listen,
+                ],
+                Some(&prefix),
+            );
+            p.wait_until(Duration::from_secs(30), |out, _| {
+                out.contains("agent: serving the API")
+            });
+            lines += &format!("  - {{name: {name}, url: \"http://{listen}\"}}\n");
+            agents.push(p);
+            names.push(name);
+        }
+        let cluster = scratch.write(
+            "cluster.yaml",
+            &format!(
+                "kind: cluster\nagents:\n{lines}pfcp:\n  mode: coordinator\n  local: \
+                 {smf}:8805\n  peer: {upf}:8805\nagent_timeout: 3s\n"
+            ),
+        );
+        Bed {
+            scratch,
+            reflector,
+            agents,
+            cluster,
+            names,
+        }
+    }
+
+    /// `upfbench run --cluster` of `profile`, started.
+    fn coordinator(&self, profile: &str) -> Process {
+        let profile = self.scratch.write("profile.yaml", profile);
+        let reports = self.reports();
+        Process::spawn(
+            "coordinator",
+            &self.scratch,
+            None,
+            &[
+                UPFBENCH,
+                "run",
+                "--cluster",
+                self.cluster.to_str().expect("utf-8"),
+                "--reports",
+                reports.to_str().expect("utf-8"),
+                profile.to_str().expect("utf-8"),
+            ],
+            None,
+        )
+    }
+
+    fn reports(&self) -> PathBuf {
+        self.scratch.path().join("reports")
+    }
+
+    /// Stops the agents and the reflector; each ends cleanly.
+    fn down(mut self) {
+        for a in &mut self.agents {
+            let status = a.stop(Duration::from_secs(15));
+            assert!(status.success(), "agent: {status}\n{}", a.logs());
+        }
+        let status = self.reflector.stop(Duration::from_secs(15));
+        assert!(
+            status.success(),
+            "reflector: {status}\n{}",
+            self.reflector.logs()
+        );
+    }
+}
+
+/// A direction's (sent, received, lost) in the merged step.
+fn merged(report: &Value, d: &str) -> (u64, u64, u64) {
+    let dir = report["steps"][0]["directions"]
+        .as_array()
+        .expect("directions")
+        .iter()
+        .find(|x| x["direction"] == d)
+        .unwrap_or_else(|| panic!("no {d}: {report}"));
+    (
+        num(dir, &["loss", "sent"]),
+        num(dir, &["rx", "packets"]),
+        num(dir, &["loss", "lost"]),
+    )
+}
+
+/// Each agent's (sent, received, lost) in direction `d`, as its section says, for the counted.
+fn parts(report: &Value, d: &str) -> Vec<(String, (u64, u64, u64))> {
+    report["agents"]
+        .as_array()
+        .expect("agents")
+        .iter()
+        .filter(|a| a["state"] == "counted")
+        .map(|a| {
+            let f = a["steps"][0]["figures"]
+                .as_array()
+                .expect("figures")
+                .iter()
+                .find(|f| f["direction"] == d)
+                .unwrap_or_else(|| panic!("no {d} in {a}"));
+            let n = |k: &str| f[k].as_u64().expect(k);
+            (
+                a["name"].as_str().expect("name").to_owned(),
+                (n("sent"), n("received"), n("lost")),
+            )
+        })
+        .collect()
+}
+
+fn every_packet_over(n: usize) {
+    let _serial = serial();
+    let bed = Bed::up(&format!("agents{n}"), n);
+    let mut coordinator = bed.coordinator(&profile(SECONDS));
+    let status = coordinator.wait(Duration::from_secs(90));
+    assert!(
+        status.success(),
+        "coordinator: {status}\n{}",
+        coordinator.logs()
+    );
+    let report = read_report(&bed.reports());
+    let total = RATE * SECONDS;
+    // The agents' blocks: the UEs cut by equal weights.
+    let blocks: Vec<std::ops::Range<u32>> = (0..n as u32)
+        .map(|i| i * UES / n as u32..(i + 1) * UES / n as u32)
+        .collect();
+    for d in ["uplink", "downlink"] {
+        let m = merged(&report, d);
+        println!(
+            "{n} agents, {d}: merged sent {}, received {}, lost {}",
+            m.0, m.1, m.2
+        );
+        assert_eq!(m, (total, total, 0), "{d}: every packet back");
+        let parts = parts(&report, d);
+        let names: Vec<&str> = parts.iter().map(|(a, _)| a.as_str()).collect();
+        assert_eq!(names, bed.names, "every agent counted, in order");
+        let mut sum = (0, 0, 0);
+        for ((name, p), block) in parts.iter().zip(&blocks) {
+            println!(
+                "{n} agents, {d}: {name}: sent {}, received {}, lost {}",
+                p.0, p.1, p.2
+            );
+            let share = packets_of_block(total, UES, block.clone());
+            assert_eq!(*p, (share, share, 0), "{d}: {name}'s UEs' share");
+            sum = (sum.0 + p.0, sum.1 + p.1, sum.2 + p.2);
+        }
+        assert_eq!(sum, m, "{d}: the merged step is the sum of the agents'");
+        // The merged histogram holds a sample of every packet received, every agent's.
+        let dir = &report["steps"][0]["directions"]
+            .as_array()
+            .expect("directions")
+            .iter()
+            .find(|x| x["direction"] == d)
+            .expect("the direction")["latency"];
+        assert_eq!(num(dir, &["samples"]), total, "{d}: {dir}");
+    }
+    assert!(report.get("incomplete").is_none(), "{report}");
+    bed.down();
+}
+
+#[test]
+fn two_agents_merge_to_the_sum_of_theirs_every_packet_back() {
+    every_packet_over(2);
+}
+
+#[test]
+fn three_agents_merge_to_the_sum_of_theirs_every_packet_back() {
+    every_packet_over(3);
+}
+
+#[test]
+fn an_agent_killed_mid_step_is_reported_and_the_others_kept() {
+    let _serial = serial();
+    let mut bed = Bed::up("agents-killed", 3);
+    let mut coordinator = bed.coordinator(&profile(4));
+    // Once gnb-b's steps began, well into the step (its ARP and arming before that), it dies.
+    bed.agents[1].wait_until(Duration::from_secs(30), |out, _| {
+        out.contains("the steps of run")
+    });
+    std::thread::sleep(Duration::from_millis(2_000));
+    bed.agents[1].signal("KILL");
+    let status = coordinator.wait(Duration::from_secs(90));
+    assert_eq!(
+        status.code(),
+        Some(3),
+        "coordinator: {status}\n{}",
+        coordinator.logs()
+    );
+    let report = read_report(&bed.reports());
+    let lost = &report["incomplete"]["lost"];
+    assert_eq!(lost[0]["agent"], "gnb-b", "{report}");
+    assert_eq!(report["incomplete"]["steps"][0]["agents_counted"], "2 of 3");
+    println!("lost: {}", lost[0]);
+    // The merged step is the two others', exactly, every packet of theirs back.
+    for d in ["uplink", "downlink"] {
+        let m = merged(&report, d);
+        let parts = parts(&report, d);
+        let names: Vec<&str> = parts.iter().map(|(a, _)| a.as_str()).collect();
+        assert_eq!(names, ["gnb-a", "gnb-c"]);
+        let sum = parts
+            .iter()
+            .fold((0, 0, 0), |s, (_, p)| (s.0 + p.0, s.1 + p.1, s.2 + p.2));
+        println!("{d}: merged {m:?} = {parts:?}");
+        assert_eq!(sum, m, "{d}");
+        assert!(m.0 > 0 && m.1 == m.0 && m.2 == 0, "{d}: {m:?}");
+    }
+    // The others and the reflector end cleanly.
+    drop(bed.agents.remove(1));
+    bed.down();
+}
