@@ -118,6 +118,8 @@ impl Bed {
             let system = scratch.write(&format!("{name}.yaml"), &agent_yaml(i, &dir, &prefix));
             let port = free_port();
             let listen = format!("127.0.0.1:{port}");
+            // Its own reports in the scratch directory, not the working directory's reports/.
+            let reports = scratch.path().join(format!("{name}-reports"));
             let mut p = Process::spawn(
                 &name,
                 &scratch,
@@ -128,6 +130,8 @@ impl Bed {
                     system.to_str().expect("utf-8"),
                     "--listen",
                     &listen,
+                    "--reports",
+                    reports.to_str().expect("utf-8"),
                 ],
                 Some(&prefix),
             );
