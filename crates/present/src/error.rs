@@ -4,6 +4,16 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
+/// A report folder's file that cannot be written.
+#[derive(Debug, Error)]
+#[error("writing {}: {source}", path.display())]
+pub struct WriteError {
+    /// The file.
+    pub path: PathBuf,
+    /// Why it failed.
+    pub source: std::io::Error,
+}
+
 /// A report, an interval log or a folder that cannot be read.
 #[derive(Debug, Error)]
 pub enum ReadError {

@@ -19,6 +19,7 @@ pub mod html;
 mod plot;
 #[cfg(test)]
 mod samples;
+pub mod write;
 
-pub use error::{PlotError, ReadError};
+pub use error::{PlotError, ReadError, WriteError};
 pub use folder::{LoadedReport, load};

@@ -11,11 +11,9 @@ use anyhow::{Context, Result, anyhow, bail};
 use upfbench_cli::{RunArgs, out};
 use upfbench_coordinate::run::{ClusterRun, run_over_agents, steps_of};
 use upfbench_coordinate::setup::override_agents;
-use upfbench_present::figures::report_figures;
-use upfbench_present::folder::{REPORT_HTML, REPORT_JSON};
-use upfbench_present::html::report_page;
-use upfbench_report::Report;
+use upfbench_present::write::write_files;
 use upfbench_report::events::{EventLine, EventsHeader};
+use upfbench_report::{Report, StepReport};
 
 /// Which command runs over the agents.
 #[derive(Debug, Clone, Copy)]
@@ -97,8 +95,8 @@ pub(crate) fn run(args: &RunArgs, mode: ClusterMode<'_>) -> Result<ExitCode> {
     Ok(ExitCode::from(outcome.exit_status as u8))
 }
 
-/// The run's folder under `dir` with report.json, report.txt, report.csv, events.jsonl and
-/// report.html (its plots beside it).
+/// The run's folder under `dir`, with every file a single box's run folder has but the
+/// interval logs (the agents keep the seconds' histograms).
 fn write(
     report: &Report,
     events: &[EventLine],
@@ -110,26 +108,14 @@ fn write(
     let folder = dir.join(format!("{stamp}-{profile}-{command}-cluster"));
     std::fs::create_dir_all(&folder)
         .with_context(|| format!("creating the reports folder {}", folder.display()))?;
-    let file = |name: &str, bytes: &[u8]| {
-        std::fs::write(folder.join(name), bytes)
-            .with_context(|| format!("writing {}", folder.join(name).display()))
-    };
-    file(REPORT_JSON, report.to_json().as_bytes())?;
-    file("report.csv", report.to_csv().as_bytes())?;
-    file("report.txt", report.to_table().as_bytes())?;
     let mut lines = EventsHeader::new(&report.tool.version, report.started_unix_ms).to_json();
     lines.push('\n');
     for line in events {
         lines.push_str(&line.to_json());
         lines.push('\n');
     }
-    file("events.jsonl", lines.as_bytes())?;
-    let figures = report_figures(report, &[]);
-    for f in &figures {
-        if let Ok(svg) = &f.svg {
-            file(&f.file_name, svg.as_bytes())?;
-        }
-    }
-    file(REPORT_HTML, report_page(report, &figures).as_bytes())?;
+    let no_logs: Vec<(&StepReport, Option<&[u8]>)> =
+        report.steps.iter().map(|s| (s, None)).collect();
+    write_files(report, &no_logs, &lines, &folder)?;
     Ok(folder)
 }

@@ -13,7 +13,7 @@ use upfbench_run::plan::Plan;
 
 use super::result;
 use super::steps::{StepAsked, StepBoard};
-use crate::commands::generate::program::{Program, StartAt, StepWall};
+use crate::commands::generate::program::{Program, StartAt, StepWall, step_timing};
 use crate::commands::generate::step::StepResult;
 use crate::datapath::classify::RxRules;
 
@@ -58,25 +58,9 @@ impl<'r> RemoteSteps<'r> {
     }
 }
 
-/// The phases of a step of `plan`, as `upfbench run` times its steps.
-pub(crate) fn timing(plan: &Plan) -> Timing {
-    Timing {
-        warmup: plan.warmup,
-        // The warm-up's packets drain before the measured ones go.
-        settle: if plan.warmup.is_zero() {
-            Duration::ZERO
-        } else {
-            plan.drain.max(Duration::from_millis(100))
-        },
-        measure_limit: plan.expected + plan.expected / 2 + Duration::from_secs(2),
-        drain: plan.drain,
-        quiet_limit: None,
-    }
-}
-
 impl<'r> Program<'r> for RemoteSteps<'r> {
     fn first_timing(&self) -> Timing {
-        timing(&self.current.plan)
+        step_timing(&self.current.plan)
     }
 
     fn plan(&mut self, _step: usize) -> (&Plan, &'r [RxRules]) {
@@ -107,7 +91,7 @@ impl<'r> Program<'r> for RemoteSteps<'r> {
             return None;
         }
         self.current = self.board.wait_asked(&self.interrupts)?;
-        Some(timing(&self.current.plan))
+        Some(step_timing(&self.current.plan))
     }
 
     fn prepared(&mut self, _step: usize, took: Duration) {

@@ -2,35 +2,33 @@
 //! per [`Action`], and a loop that waits for the next thing to happen (the UPF's answers, the
 //! workers, an interruption, the machine's timers) between them.
 
+mod resolve;
+mod start;
+
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow};
-use upfbench_dpdk::{Eal, LcoreScope, Mempool, Port, tsc};
+use upfbench_dpdk::{Eal, LcoreScope, Mempool, Port};
 use upfbench_net::{MacAddr, Qfi, Teid};
 use upfbench_report::Report;
 
 use super::bed::WorkerQueues;
 use super::marks::{DrainEnd, PhaseMarks};
 use super::n4::{Established, N4Work};
-use super::program::{Program, StartAt};
-use super::resolution;
-use super::start_at;
+use super::program::Program;
 use super::step::{self, Running, StepResult, step_clock};
 use super::upf_watch::UpfWatch;
 use super::{Setup, run_hook};
 use crate::commands::step_hook::StepEdge;
 use crate::datapath::assembly::{Idle, PairWiring, StepWiring};
-use crate::datapath::clock::Clock;
 use crate::datapath::frames::{Endpoints, Endpoints6};
 use crate::metrics::{PfcpSampler, StepMetrics};
 use crate::report::{self, ControlTimes, RunEvent, StepFigures, Timeline};
 use upfbench_cli::out;
 use upfbench_cli::signals::Interrupts;
 use upfbench_datapath::calibration::TscCalibration;
-use upfbench_datapath::port_setup::{WaitError, resolve};
-use upfbench_datapath::queues::{PortQueues, Side};
 use upfbench_datapath::service::Interface;
 use upfbench_datapath::vlan::PortVlans;
 use upfbench_run::lifecycle::{Action, Event, Lifecycle, State};
@@ -361,99 +359,6 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         Ok(())
     }
 
-    /// Resolves the UPF's MACs on every pair's ports (those not given in the system file),
-    /// pair after pair, until interrupted.
-    fn resolve(&mut self) {
-        let mut event = Event::Resolved;
-        for k in 0..self.bed.pairs.len() {
-            event = self.resolve_pair(k);
-            if !matches!(event, Event::Resolved) {
-                break;
-            }
-        }
-        self.machine.handle(Instant::now(), event);
-    }
-
-    /// Resolves the UPF's MACs on pair `k`'s ports, from its workers' queues.
-    fn resolve_pair(&mut self, k: usize) -> Event {
-        let bed = self.bed;
-        let pair = &bed.pairs[k];
-        let system = bed.setup.system;
-        let seen = self.seen_interrupts;
-        let interrupted = || bed.interrupts.count() > seen;
-        let first = self.idle.first.get(k).copied().unwrap_or(0);
-        let end = self
-            .idle
-            .first
-            .get(k + 1)
-            .copied()
-            .unwrap_or(self.idle.queues.len());
-        let mut held: Vec<[PortQueues<'p>; 2]> = self.idle.queues[first..end]
-            .iter_mut()
-            .filter_map(Option::take)
-            .collect();
-        let mut service = resolution::resolving_service(bed, pair);
-        let targets = Side::BOTH.map(|s| (s, pair.peers[s.index()]));
-        let several = bed.pairs.len() > 1;
-        resolution::announce_resolution(system, pair.config, several.then_some(pair.name));
-        let result = resolve(
-            &mut held,
-            &mut service,
-            &targets,
-            system.arp.timeout,
-            system.arp.retries + 1,
-            &interrupted,
-        );
-        for (slot, q) in self.idle.queues[first..end].iter_mut().zip(held) {
-            *slot = Some(q);
-        }
-        let named = |side: Side| match several {
-            true => format!("{} {}", pair.name, side.name()),
-            false => side.name().to_owned(),
-        };
-        let now = Instant::now();
-        match result {
-            Ok(macs) => {
-                for ((side, ip), mac) in targets.iter().zip(macs) {
-                    self.next_hop[k][side.index()] = mac;
-                    out::line(&format!("{}: {ip} is at {mac}", named(*side)));
-                    self.note(
-                        now,
-                        RunEvent::Arp {
-                            port: *side,
-                            ip: ip.to_string(),
-                            mac: Some(mac.to_string()),
-                            detail: None,
-                        },
-                    );
-                }
-                Event::Resolved
-            }
-            Err(WaitError::Interrupted) => {
-                self.seen_interrupts = bed.interrupts.count();
-                self.note(now, RunEvent::Interrupt {});
-                Event::Interrupt
-            }
-            Err(e) => {
-                for (side, ip) in targets {
-                    self.note(
-                        now,
-                        RunEvent::Arp {
-                            port: side,
-                            ip: ip.to_string(),
-                            mac: None,
-                            detail: Some(e.to_string()),
-                        },
-                    );
-                }
-                Event::Failed(match several {
-                    true => format!("pair {}: {e}", pair.name),
-                    false => e.to_string(),
-                })
-            }
-        }
-    }
-
     fn prepare(&mut self, step: usize) {
         let bed = self.bed;
         self.step_prepared = Instant::now();
@@ -533,87 +438,8 @@ impl<'a, 's, 'p> Interpreter<'a, 's, 'p> {
         }
     }
 
-    /// Begins the held step when the program says: at once, or with its first phase's epoch
-    /// at the TSC tick of the time it gives, posted as soon as it is known (the workers start
-    /// sending when it comes; the timed phases count from it).
-    fn poll_start(&mut self) {
-        let Some(step) = self.held else { return };
-        if self.machine.stopped_early() {
-            self.held = None;
-            let why = "interrupted before the step's start".to_owned();
-            self.machine.handle(Instant::now(), Event::Failed(why));
-            return;
-        }
-        let at_ns = match self.program.start_at(step) {
-            StartAt::Wait => return,
-            StartAt::Now => {
-                self.held = None;
-                self.machine.handle(Instant::now(), Event::Prepared);
-                return;
-            }
-            StartAt::Cancel(why) => {
-                self.held = None;
-                self.machine.handle(Instant::now(), Event::Failed(why));
-                return;
-            }
-            StartAt::At(ns) => ns,
-        };
-        let clock = self.running.as_ref().map_or_else(
-            || Clock::new(self.bed.dpdk_hz, self.bed.clock_start),
-            |r| r.clock,
-        );
-        let anchor = start_at::wall_anchor();
-        let (epoch, late_ns) = start_at::epoch_of(&clock, anchor, at_ns, EPOCH_LEAD);
-        let at =
-            Instant::now() + Duration::from_nanos(clock.ticks_to_ns(epoch.saturating_sub(tsc())));
-        self.epoch = Some(epoch);
-        self.held = None;
-        self.program.started(step, late_ns);
-        self.machine.handle(at, Event::Prepared);
-    }
-
-    /// Stops the running step's sending when the program's stop time came: the run ends
-    /// after it, as when interrupted.
-    fn poll_stop(&mut self, now: Instant) {
-        if self.stop_asked
-            || self.running.is_none()
-            || !matches!(
-                self.machine.state(),
-                State::Warmup | State::Settle | State::Measure
-            )
-        {
-            return;
-        }
-        let Some(at) = self.program.stop_at(self.machine.step()) else {
-            return;
-        };
-        let wall = start_at::unix_ns();
-        if wall >= at {
-            self.stop_asked = true;
-            self.stop_due = None;
-            self.note(now, RunEvent::Interrupt {});
-            self.machine.handle(now, Event::Interrupt);
-        } else {
-            self.stop_due = Some(Instant::now() + Duration::from_nanos(at - wall));
-        }
-    }
-
     fn set_phase(&mut self, phase: Phase, now: Instant) {
-        let clock = self.running.as_ref().map_or_else(
-            || Clock::new(self.bed.dpdk_hz, self.bed.clock_start),
-            |r| r.clock,
-        );
-        let (epoch, at) = match self.epoch.take() {
-            // A start time's: its instant is as far ahead as its tick.
-            Some(e) => (
-                e,
-                Instant::now() + Duration::from_nanos(clock.ticks_to_ns(e.saturating_sub(tsc()))),
-            ),
-            None => (
-                tsc() + clock.ticks(EPOCH_LEAD.as_nanos() as u64),
-                Instant::now() + EPOCH_LEAD,
-            ),
-        };
+        let (epoch, at) = self.next_epoch();
         self.bed.control.set(phase, epoch);
         self.marks.phase(phase, now);
         if phase == Phase::Measure

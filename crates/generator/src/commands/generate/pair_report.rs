@@ -40,6 +40,16 @@ pub(crate) struct PairFigures {
     pub(crate) figures: StepFigures,
 }
 
+impl PairFigures {
+    /// The pair's section of the step's report.
+    pub(super) fn section(&self) -> PairSection {
+        PairSection {
+            name: self.name.clone(),
+            figures: self.figures.clone(),
+        }
+    }
+}
+
 /// One pair's workers' part of a step's outcome.
 #[derive(Debug, Default)]
 pub(crate) struct PairPart {
@@ -99,22 +109,9 @@ impl Measured<'_, '_, '_> {
             .iter()
             .enumerate()
             .map(|(k, p)| {
-                let part = pair_part(self.outcome, &self.workers.pairs, k as u16);
+                let (part, step) = self.pair_step(k, p)?;
                 let run =
                     RunResult::merge(&self.workers.specs, &part.tx, &part.rx, &self.plan.latency)?;
-                let step = report::step_report(&StepMeasurements {
-                    plan: self.plan,
-                    specs: &self.workers.specs,
-                    tx: &part.tx,
-                    rx: &part.rx,
-                    counters: &part.counters,
-                    start_clock: self.clocks.0,
-                    end_clock: self.clocks.1,
-                    ports: [0, 1].map(|s| (self.before[k][s], self.after[k][s])),
-                    rx_by_worker: &part.rx_by_worker,
-                    rx_spread: [0, 1].map(|s| p.rx_spread[s].as_str()),
-                    one_port: p.ports[0].id() == p.ports[1].id(),
-                })?;
                 Ok(PairFigures {
                     name: p.name.to_owned(),
                     run,
@@ -133,26 +130,31 @@ impl Measured<'_, '_, '_> {
             .iter()
             .enumerate()
             .map(|(k, p)| {
-                let part = pair_part(self.outcome, &self.workers.pairs, k as u16);
-                let step = report::step_report(&StepMeasurements {
-                    plan: self.plan,
-                    specs: &self.workers.specs,
-                    tx: &part.tx,
-                    rx: &part.rx,
-                    counters: &part.counters,
-                    start_clock: self.clocks.0,
-                    end_clock: self.clocks.1,
-                    ports: [0, 1].map(|s| (self.before[k][s], self.after[k][s])),
-                    rx_by_worker: &part.rx_by_worker,
-                    rx_spread: [0, 1].map(|s| p.rx_spread[s].as_str()),
-                    one_port: p.ports[0].id() == p.ports[1].id(),
-                })?;
                 Ok(PairSection {
                     name: p.name.to_owned(),
-                    figures: StepFigures::of(step),
+                    figures: StepFigures::of(self.pair_step(k, p)?.1),
                 })
             })
             .collect()
+    }
+
+    /// Pair `k`'s workers' part of the step, and the step as that pair measured it.
+    fn pair_step(&self, k: usize, p: &TestPair<'_>) -> Result<(PairPart, StepReport)> {
+        let part = pair_part(self.outcome, &self.workers.pairs, k as u16);
+        let step = report::step_report(&StepMeasurements {
+            plan: self.plan,
+            specs: &self.workers.specs,
+            tx: &part.tx,
+            rx: &part.rx,
+            counters: &part.counters,
+            start_clock: self.clocks.0,
+            end_clock: self.clocks.1,
+            ports: [0, 1].map(|s| (self.before[k][s], self.after[k][s])),
+            rx_by_worker: &part.rx_by_worker,
+            rx_spread: [0, 1].map(|s| p.rx_spread[s].as_str()),
+            one_port: p.ports[0].id() == p.ports[1].id(),
+        })?;
+        Ok((part, step))
     }
 }
 

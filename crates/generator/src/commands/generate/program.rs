@@ -45,6 +45,23 @@ impl StepWall {
     }
 }
 
+/// The phases of a step of `plan`: its warm-up, the settle that lets the warm-up's packets
+/// drain, its measured phase (with room to spare before it counts as stuck) and its drain.
+pub(crate) fn step_timing(plan: &Plan) -> Timing {
+    Timing {
+        warmup: plan.warmup,
+        // The warm-up's packets drain before the measured ones go.
+        settle: if plan.warmup.is_zero() {
+            Duration::ZERO
+        } else {
+            plan.drain.max(Duration::from_millis(100))
+        },
+        measure_limit: plan.expected + plan.expected / 2 + Duration::from_secs(2),
+        drain: plan.drain,
+        quiet_limit: None,
+    }
+}
+
 /// When a prepared step's first phase begins.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum StartAt {

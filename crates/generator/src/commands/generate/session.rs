@@ -14,7 +14,7 @@ use upfbench_net::Teid;
 use super::bed::{Bed, Began, WorkerQueues};
 use super::interpreter::{Interpreter, Record, TestPair, Testbed};
 use super::n4::N4Work;
-use super::program::{FixedSteps, Program};
+use super::program::{FixedSteps, Program, step_timing};
 use super::{Setup, end_early};
 use crate::commands::capacity::CapacityProgram;
 use crate::commands::peers::EarlyStop;
@@ -431,18 +431,7 @@ fn program<'s>(
 ) -> Result<Box<dyn Program<'s> + 's>> {
     let system = setup.system;
     let first = &steps.plans[0];
-    let timing = Timing {
-        warmup: first.warmup,
-        // The warm-up's packets drain before the measured ones go.
-        settle: if first.warmup.is_zero() {
-            Duration::ZERO
-        } else {
-            first.drain.max(Duration::from_millis(100))
-        },
-        measure_limit: first.expected + first.expected / 2 + Duration::from_secs(2),
-        drain: first.drain,
-        quiet_limit: None,
-    };
+    let timing = step_timing(first);
     Ok(match search_cases {
         None if setup.capacity => {
             let step = setup.profile.capacity.step();

@@ -260,11 +260,17 @@ pub(super) fn finish<'p>(
         after: &after,
     };
     let mut report = measured.totals(pairs)?;
-    report.pairs = measured.per_pair(pairs)?;
+    // A program that keeps each pair's figures has every pair's step already: the sections
+    // are theirs.
     let pair_figures = if pair_figures {
         measured.pair_figures(pairs)?
     } else {
         Vec::new()
+    };
+    report.pairs = match (pairs.len(), pair_figures.is_empty()) {
+        (0 | 1, _) => Vec::new(),
+        (_, false) => pair_figures.iter().map(PairFigures::section).collect(),
+        (_, true) => measured.per_pair(pairs)?,
     };
     kernel.add_to_step(&mut report, &r.kernel_before, &kernel_after);
     add_modifications(&mut r, plan, &outcome.counters, &mut report);
