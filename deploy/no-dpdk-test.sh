@@ -26,7 +26,7 @@ cd "$(dirname "$0")/.."
 started=$SECONDS
 
 # Those whose normal and dev dependencies hold no upfbench-dpdk (checked below).
-crates=(net gtpu pfcp stats search config run report present metrics cli xtask testkit api n4 remote cluster coordinate)
+crates=(net gtpu pfcp stats search config run report profile-search present metrics cli xtask testkit api n4 remote cluster coordinate)
 packages=()
 for c in "${crates[@]}"; do packages+=(-p "upfbench-$c"); done
 

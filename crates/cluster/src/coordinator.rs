@@ -88,13 +88,31 @@ struct StepRun {
 }
 
 impl StepRun {
+    /// When the step is due to end on the coordinator's clock: its start, warm-up and
+    /// duration, or the stop asked for.
+    fn planned_end_ns(&self) -> Option<u64> {
+        let ms = self.request.warmup_ms + self.request.duration_ms;
+        self.stop_ns.or(self
+            .start_ns
+            .map(|t| t.saturating_add(ms.saturating_mul(1_000_000))))
+    }
+
+    /// The status poll after one at `now_ns`: every `poll_interval` while the step runs (and
+    /// one at its planned end), then every `ending_poll` until its agents have collected it,
+    /// so that a step costs little more than its duration.
+    fn next_poll_after(&self, now_ns: u64, settings: &Settings) -> u64 {
+        match self.planned_end_ns() {
+            Some(end) if now_ns < end => now_ns
+                .saturating_add(nanos(settings.poll_interval))
+                .min(end),
+            _ => now_ns.saturating_add(nanos(settings.ending_poll)),
+        }
+    }
+
     /// When the step is due to have ended, its overrun and the agents' timeout past: an agent
     /// without a result then is lost.
     fn deadline_ns(&self, settings: &Settings) -> Option<u64> {
-        let ms = self.request.warmup_ms + self.request.duration_ms;
-        let end = self.stop_ns.or(self
-            .start_ns
-            .map(|t| t.saturating_add(ms.saturating_mul(1_000_000))))?;
+        let end = self.planned_end_ns()?;
         Some(end.saturating_add(nanos(settings.step_overrun + settings.agent_timeout)))
     }
 }
@@ -258,7 +276,7 @@ impl Coordinator {
         if run.next_poll_ns > now_ns {
             return;
         }
-        let next = now_ns + nanos(self.settings.poll_interval);
+        let next = run.next_poll_after(now_ns, &self.settings);
         if let Phase::Step(run) = &mut self.phase {
             run.next_poll_ns = next;
         }
@@ -413,7 +431,7 @@ impl Coordinator {
             return;
         }
         run.start_ns = Some(t);
-        run.next_poll_ns = t + nanos(self.settings.poll_interval);
+        run.next_poll_ns = run.next_poll_after(t, &self.settings);
         let step = run.request.step;
         self.at_each(now_ns, t, |step_at| Request::Start { step, at: step_at });
     }

@@ -128,8 +128,8 @@ fn latency(m: &MergedStep) -> Option<LatencyPoints> {
         .reduce(LatencyPoints::worst)
 }
 
-/// Why agent `r` could not send its share `intended_pps`, if it could not.
-fn agent_limits(r: &StepResult, intended_pps: f64, tolerance: Tolerance) -> Vec<String> {
+/// Why agent `r` could not send its share `intended_pps`, if it could not: a line each.
+pub fn agent_limits(r: &StepResult, intended_pps: f64, tolerance: Tolerance) -> Vec<String> {
     let agent = &r.agent;
     let mut why = Vec::new();
     let sent: u64 = r

@@ -32,6 +32,32 @@ pub struct Driven {
 }
 
 impl Driven {
+    /// This run's outcome followed by `later`'s, a run over the same agents begun `shift_s`
+    /// after this one (a search's next case): its agents lost at times since this one's start,
+    /// each agent's latest clock estimate.
+    pub fn then(mut self, later: Driven, shift_s: f64) -> Driven {
+        self.steps.extend(later.steps.into_iter().map(|mut o| {
+            for l in &mut o.lost {
+                l.t_s += shift_s;
+            }
+            o
+        }));
+        self.late.extend(later.late);
+        self.finished.steps += later.finished.steps;
+        self.finished
+            .lost
+            .extend(later.finished.lost.into_iter().map(|mut l| {
+                l.t_s += shift_s;
+                l
+            }));
+        for (mine, theirs) in self.finished.clocks.iter_mut().zip(later.finished.clocks) {
+            if theirs.is_some() {
+                *mine = theirs;
+            }
+        }
+        self
+    }
+
     /// 0, or [`EXIT_INCOMPLETE`] when an agent was lost.
     pub fn exit_status(&self) -> i32 {
         if self.finished.incomplete() {

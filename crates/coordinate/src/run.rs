@@ -10,7 +10,7 @@ use std::time::Duration;
 use thiserror::Error;
 use upfbench_api::v1::{AgentInfo, Segment, StepRequest};
 use upfbench_cluster::Coordinator;
-use upfbench_cluster::coordinator::Settings;
+use upfbench_cluster::coordinator::{Lost, Settings};
 use upfbench_cluster::segments::{RunSegments, TeidSource};
 use upfbench_config::{Cluster, Profile, TeidAllocation};
 use upfbench_pfcp::driver::Release;
@@ -128,8 +128,8 @@ pub async fn run_over_agents(
         },
         run.profile.sessions.count,
     )?;
-    let smf = hold_n4(&run, &segments, &infos).await?;
-    let settings = settings(&run);
+    let smf = hold_n4(run.cluster, run.profile, &segments, &infos).await?;
+    let settings = settings(run.cluster, run.profile);
     let coordinator = Coordinator::new(settings, segments, now_ns());
     let labels: Vec<String> = run.steps.iter().map(|(l, _)| l.clone()).collect();
     let payloads: Vec<Option<u32>> = run
@@ -145,19 +145,8 @@ pub async fn run_over_agents(
         clients,
         move |_| requests.next(),
         |l| {
-            let step = l
-                .step
-                .map_or_else(|| "set-up".to_owned(), |s| format!("step {s}"));
-            lost(&format!(
-                "lost {} at {step}, t = {:.2} s: {}",
-                l.agent, l.t_s, l.reason
-            ));
-            let unix_ms = now_ns() / 1_000_000;
-            events.push(EventLine {
-                t_s: unix_ms.saturating_sub(started_unix_ms) as f64 / 1e3,
-                unix_ms,
-                event: lost_event(l),
-            });
+            lost(&lost_line(l));
+            events.push(lost_event_line(l, started_unix_ms));
         },
     )
     .await;
@@ -206,17 +195,39 @@ fn add_steps(report: &mut Report, driven: &Driven, labels: &[String], payloads: 
     }
 }
 
+/// The live line of an agent lost.
+pub(crate) fn lost_line(l: &Lost) -> String {
+    let step = l
+        .step
+        .map_or_else(|| "set-up".to_owned(), |s| format!("step {s}"));
+    format!(
+        "lost {} at {step}, t = {:.2} s: {}",
+        l.agent, l.t_s, l.reason
+    )
+}
+
+/// events.jsonl's line of an agent lost now, in a run begun at `started_unix_ms`.
+pub(crate) fn lost_event_line(l: &Lost, started_unix_ms: u64) -> EventLine {
+    let unix_ms = now_ns() / 1_000_000;
+    EventLine {
+        t_s: unix_ms.saturating_sub(started_unix_ms) as f64 / 1e3,
+        unix_ms,
+        event: lost_event(l),
+    }
+}
+
 /// With `pfcp.mode: coordinator`: the one association and every UE's session, each with its
 /// agent's pair as its gNB.
-async fn hold_n4(
-    run: &ClusterRun<'_>,
+pub(crate) async fn hold_n4(
+    cluster: &Cluster,
+    profile: &Profile,
     segments: &[Segment],
     infos: &[AgentInfo],
 ) -> Result<Option<Smf>, RunError> {
-    let Some(side) = client_side(run.cluster) else {
+    let Some(side) = client_side(cluster) else {
         return Ok(None);
     };
-    let plans = session_plans(run.cluster, run.profile, segments, infos)?;
+    let plans = session_plans(cluster, profile, segments, infos)?;
     let smf = Smf::associate(side).await?;
     smf.establish(plans).await?;
     Ok(Some(smf))
@@ -224,14 +235,10 @@ async fn hold_n4(
 
 /// The coordinator's settings: the cluster file's, the profile's histograms, and a step's
 /// overrun: its drain past its warm-up and duration, and a second for its agent to end it.
-fn settings(run: &ClusterRun<'_>) -> Settings {
+pub(crate) fn settings(cluster: &Cluster, profile: &Profile) -> Settings {
     let latency = LatencyConfig {
-        max_ns: run.profile.latency.max.as_nanos() as u64,
-        significant_digits: run.profile.latency.digits,
+        max_ns: profile.latency.max.as_nanos() as u64,
+        significant_digits: profile.latency.digits,
     };
-    Settings::of(
-        run.cluster,
-        latency,
-        run.profile.drain + Duration::from_secs(1),
-    )
+    Settings::of(cluster, latency, profile.drain + Duration::from_secs(1))
 }

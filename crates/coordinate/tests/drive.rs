@@ -42,6 +42,7 @@ fn plan(names: &[&str], weights: &[u32]) -> (Settings, Vec<Segment>) {
         agent_timeout: Duration::from_millis(1500),
         step_overrun: Duration::from_secs(1),
         poll_interval: Duration::from_millis(100),
+        ending_poll: Duration::from_millis(20),
         latency: LatencyConfig::default(),
     };
     let profile = serde_json::json!({"name": "t", "sessions": {"count": SESSIONS}});

@@ -1,4 +1,4 @@
-//! `upfbench run|sweep --cluster FILE PROFILE` (docs/scale.md §3): the coordinator. It drives
+//! `upfbench run|sweep|search --cluster FILE PROFILE` (docs/scale.md §3): the coordinator. It drives
 //! the `upfbench agent`s the cluster file lists (or `--agents`), holds N4 when the file says so,
 //! and writes the report a single box would write, with each agent's section; exit status 3
 //! when an agent was lost (docs/operations.md "Exit statuses").
@@ -9,7 +9,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, anyhow, bail};
 use upfbench_cli::{RunArgs, out};
+use upfbench_config::{Cluster, Profile};
 use upfbench_coordinate::run::{ClusterRun, run_over_agents, steps_of};
+use upfbench_coordinate::search::{ClusterSearch, search_over_agents};
 use upfbench_coordinate::setup::override_agents;
 use upfbench_present::write::write_files;
 use upfbench_report::events::{EventLine, EventsHeader};
@@ -22,11 +24,83 @@ pub(crate) enum ClusterMode<'a> {
     Run,
     /// A step per payload: these, or the profile's `sweep.payloads`.
     Sweep(Option<&'a [u16]>),
+    /// The profile's search at these payloads, or the profile's `sweep.payloads`.
+    Search(Option<&'a [u16]>),
 }
 
 /// Runs `args`' profile over its cluster's agents and writes the report.
 pub(crate) fn run(args: &RunArgs, mode: ClusterMode<'_>) -> Result<ExitCode> {
     let cluster_path = args.cluster.as_deref().context("--cluster")?;
+    let (cluster, profile, json) = inputs(args, cluster_path)?;
+    let payloads: Vec<Option<u16>> = match mode {
+        ClusterMode::Run => vec![None],
+        ClusterMode::Sweep(asked) | ClusterMode::Search(asked) => asked
+            .unwrap_or(&profile.sweep.payloads)
+            .iter()
+            .copied()
+            .map(Some)
+            .collect(),
+    };
+    let started_unix_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let name = format!("{}-{started_unix_ms}", profile.name);
+    // One thread: the calls are few and small; each agent's is a task of its own.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the coordinator's runtime")?;
+    let outcome = match mode {
+        ClusterMode::Search(_) => {
+            let search = ClusterSearch {
+                name: &name,
+                cluster: &cluster,
+                profile: &profile,
+                profile_json: &json,
+                payloads,
+                tool_version: env!("CARGO_PKG_VERSION"),
+                started_unix_ms,
+            };
+            runtime.block_on(search_over_agents(search, out::line))?
+        }
+        ClusterMode::Run | ClusterMode::Sweep(_) => {
+            let run = ClusterRun {
+                name: &name,
+                cluster: &cluster,
+                profile: &profile,
+                profile_json: &json,
+                steps: steps_of(&profile, &payloads, 1.0),
+                tool_version: env!("CARGO_PKG_VERSION"),
+                started_unix_ms,
+            };
+            runtime.block_on(run_over_agents(run, out::line))?
+        }
+    };
+    let mut report = outcome.report;
+    report
+        .config
+        .insert("profile".to_owned(), profile.name.clone());
+    report
+        .config
+        .insert("cluster".to_owned(), cluster_path.display().to_string());
+    let dir = args
+        .reports
+        .clone()
+        .unwrap_or_else(|| cluster.reports.clone());
+    let command = match mode {
+        ClusterMode::Run => "run",
+        ClusterMode::Sweep(_) => "sweep",
+        ClusterMode::Search(_) => "search",
+    };
+    let folder = write(&report, &outcome.events, &dir, &profile.name, command)?;
+    out::text(&report.to_table());
+    out::line(&format!("\nreports: {}", folder.display()));
+    Ok(ExitCode::from(outcome.exit_status as u8))
+}
+
+/// The cluster file (`--agents` applied), the profile, and the profile as JSON for the
+/// agents; what a run over agents does not take refused.
+fn inputs(args: &RunArgs, cluster_path: &Path) -> Result<(Cluster, Profile, serde_json::Value)> {
     if args.profile.is_some() {
         bail!(
             "with --cluster give the profile alone (`run --cluster FILE PROFILE`): each agent's \
@@ -46,53 +120,7 @@ pub(crate) fn run(args: &RunArgs, mode: ClusterMode<'_>) -> Result<ExitCode> {
     let (profile, json) =
         upfbench_config::profile_and_json(&text, &profile_path.display().to_string())
             .map_err(|e| anyhow!("{e}"))?;
-    let payloads: Vec<Option<u16>> = match mode {
-        ClusterMode::Run => vec![None],
-        ClusterMode::Sweep(asked) => asked
-            .unwrap_or(&profile.sweep.payloads)
-            .iter()
-            .copied()
-            .map(Some)
-            .collect(),
-    };
-    let started_unix_ms = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64);
-    let name = format!("{}-{started_unix_ms}", profile.name);
-    let run = ClusterRun {
-        name: &name,
-        cluster: &cluster,
-        profile: &profile,
-        profile_json: &json,
-        steps: steps_of(&profile, &payloads, 1.0),
-        tool_version: env!("CARGO_PKG_VERSION"),
-        started_unix_ms,
-    };
-    // One thread: the calls are few and small; each agent's is a task of its own.
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("starting the coordinator's runtime")?;
-    let outcome = runtime.block_on(run_over_agents(run, out::line))?;
-    let mut report = outcome.report;
-    report
-        .config
-        .insert("profile".to_owned(), profile.name.clone());
-    report
-        .config
-        .insert("cluster".to_owned(), cluster_path.display().to_string());
-    let dir = args
-        .reports
-        .clone()
-        .unwrap_or_else(|| cluster.reports.clone());
-    let command = match mode {
-        ClusterMode::Run => "run",
-        ClusterMode::Sweep(_) => "sweep",
-    };
-    let folder = write(&report, &outcome.events, &dir, &profile.name, command)?;
-    out::text(&report.to_table());
-    out::line(&format!("\nreports: {}", folder.display()));
-    Ok(ExitCode::from(outcome.exit_status as u8))
+    Ok((cluster, profile, json))
 }
 
 /// The run's folder under `dir`, with every file a single box's run folder has but the

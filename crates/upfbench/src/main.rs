@@ -32,9 +32,10 @@ fn main() -> ExitCode {
             &args.run,
             ClusterMode::Sweep(args.payloads.as_deref()),
         )),
-        Command::Search(args) if args.run.cluster.is_some() => Some(Err(anyhow::anyhow!(
-            "search --cluster is not built yet (docs/scale.md §8 step 10)"
-        ))),
+        Command::Search(args) if args.run.cluster.is_some() => Some(cluster::run(
+            &args.run,
+            ClusterMode::Search(args.payloads.as_deref()),
+        )),
         Command::Capacity(args) if args.cluster.is_some() => Some(Err(anyhow::anyhow!(
             "capacity --cluster is not built yet (docs/scale.md §8 step 10)"
         ))),

@@ -66,6 +66,19 @@ fn an_agent_that_does_not_answer_is_named_and_nothing_runs() {
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("agent solo: GET /v1"), "{}", stderr(&o));
+    // A search: its profile checked first (pps rates, a max load), then the agents asked.
+    let o = upfbench(&[
+        "search",
+        "--cluster",
+        cluster.to_str().unwrap(),
+        "profiles/search.yaml",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("agent gnb-a: GET /v1"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -85,7 +98,7 @@ fn what_a_run_over_agents_does_not_take_is_refused() {
         ),
         (
             &["search", "--cluster", c, "profiles/quickstart.yaml"],
-            "search --cluster is not built yet",
+            "a search across agents needs search.max_load",
         ),
         (
             &[

@@ -35,6 +35,8 @@ pub(super) struct Scripted {
     pub silent_from: Option<u64>,
     /// Its result answer takes this much longer.
     pub result_delay_ns: u64,
+    /// It collects its step this long after the step's end (its drain).
+    pub drain_ns: u64,
     /// It answers nothing from its first arming on.
     pub silent_when_armed: bool,
     /// It answers a stop with this error status (409: not running it).
@@ -57,6 +59,7 @@ impl Scripted {
             dies_at: None,
             silent_from: None,
             result_delay_ns: 0,
+            drain_ns: 0,
             silent_when_armed: false,
             stop_status: None,
             load_status: None,
@@ -204,7 +207,7 @@ impl Scripted {
             }
             Request::Status => {
                 let now = self.clock(at);
-                let collected = self.end().is_some_and(|e| now >= e);
+                let collected = self.end().is_some_and(|e| now >= e + self.drain_ns);
                 Answer::Status(Status {
                     state: if collected {
                         AgentState::Collected

@@ -24,6 +24,7 @@ fn settings_and_segments(agents: &[Scripted], weights: &[u32]) -> (Settings, Vec
         agent_timeout: Duration::from_secs(3),
         step_overrun: Duration::from_secs(1),
         poll_interval: Duration::from_secs(1),
+        ending_poll: Duration::from_millis(50),
         latency: LatencyConfig::default(),
     };
     let profile = serde_json::json!({"name": "t", "sessions": {"count": 300}});
@@ -155,6 +156,32 @@ fn two_agents_one_3_s_off_start_at_one_time_and_their_results_merge() {
     let end = finished(&sim);
     assert!(!end.incomplete());
     assert_eq!(end.steps, 1);
+}
+
+#[test]
+fn a_step_s_status_is_read_often_from_its_planned_end_until_it_is_collected() {
+    // b drains 120 ms after the step's end; a none.
+    let a = Scripted::new("gnb-a");
+    let mut b = Scripted::new("gnb-b");
+    b.drain_ns = 120 * MS;
+    let mut sim = sim(vec![a, b], &[1, 1], vec![step(1, 1.0), Event::Finish]);
+    sim.run(T0 + 60 * S);
+    let t = times(&sim, false)[0].2;
+    let polls = |agent: usize| -> Vec<u64> {
+        sim.calls()
+            .iter()
+            .filter(|c| c.1 == agent && matches!(c.2, Request::Status))
+            .map(|c| c.0 - t)
+            .collect()
+    };
+    // Each second until the planned end (T + 6 s), then every 50 ms: b is collected by the
+    // poll at 6.15 s, 30 ms after its drain, not at 7 s.
+    let seconds: Vec<u64> = (1..=6).map(|k| k * S).collect();
+    assert_eq!(polls(0), seconds);
+    let mut then = seconds;
+    then.extend([6_050 * MS, 6_100 * MS, 6_150 * MS]);
+    assert_eq!(polls(1), then);
+    assert_eq!(done(&sim)[0].counted, (2, 2));
 }
 
 #[test]

@@ -35,6 +35,8 @@ pub struct Settings {
     pub step_overrun: Duration,
     /// How often a running step's status is read (1 s).
     pub poll_interval: Duration,
+    /// How often it is read from the step's planned end until it is collected (50 ms).
+    pub ending_poll: Duration,
     /// The profile's latency configuration, every agent's.
     pub latency: LatencyConfig,
 }
@@ -57,6 +59,7 @@ impl Settings {
             agent_timeout: cluster.agent_timeout,
             step_overrun,
             poll_interval: Duration::from_secs(1),
+            ending_poll: Duration::from_millis(50),
             latency,
         }
     }

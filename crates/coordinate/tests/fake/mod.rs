@@ -42,6 +42,8 @@ struct State {
 pub(crate) struct Fake {
     name: String,
     per_ue: u64,
+    /// With a cap: `per_ue` is packets a second, and what it sends over `cap` pps is lost.
+    cap_pps: Option<f64>,
     latency: LatencyConfig,
     state: Mutex<State>,
 }
@@ -51,6 +53,7 @@ impl Fake {
         Fake {
             name: name.to_owned(),
             per_ue,
+            cap_pps: None,
             latency: LatencyConfig::default(),
             state: Mutex::new(State::default()),
         }
@@ -62,6 +65,13 @@ impl Fake {
         self
     }
 
+    /// A UPF behind it that forwards `cap_pps` of its packets a second and loses the rest; it
+    /// sends `per_ue` packets a UE a second at load 1.
+    pub(crate) fn capped(mut self, cap_pps: f64) -> Fake {
+        self.cap_pps = Some(cap_pps);
+        self
+    }
+
     /// When its step ends: its planned end, or the stop asked for.
     fn end(s: &State) -> Option<u64> {
         let step = s.step.as_ref()?;
@@ -69,14 +79,30 @@ impl Fake {
         Some(s.stop_at.map_or(planned, |t| t.min(planned)))
     }
 
-    fn result(&self, s: &State) -> StepResult {
+    /// Packets sent and lost in its step so far.
+    fn packets(&self, s: &State) -> (u64, u64) {
         let step = s.step.as_ref().expect("a step");
-        let (first, count) = s.ues.expect("a segment");
+        let (_, count) = s.ues.expect("a segment");
         let start = s.start_at.expect("started");
         let planned = (step.warmup_ms + step.duration_ms) * MS;
         let ran = Self::end(s).expect("an end") - start;
-        let full = (f64::from(count) * self.per_ue as f64 * step.load).round() as u64;
+        let seconds = if self.cap_pps.is_some() {
+            step.duration_ms as f64 / 1e3
+        } else {
+            1.0
+        };
+        let full = (f64::from(count) * self.per_ue as f64 * step.load * seconds).round() as u64;
         let sent = full * ran / planned;
+        let lost = self.cap_pps.map_or(1, |cap| {
+            sent.saturating_sub((cap * ran as f64 / 1e9).round() as u64)
+        });
+        (sent, lost)
+    }
+
+    fn result(&self, s: &State) -> StepResult {
+        let step = s.step.as_ref().expect("a step");
+        let (first, count) = s.ues.expect("a segment");
+        let (sent, lost) = self.packets(s);
         let mut r = LatencyRecorder::new(&self.latency).expect("config");
         for ue in first..first + count {
             r.record(sample_ns(ue));
@@ -84,9 +110,9 @@ impl Fake {
         let latency = LatencyHistogram::of(&r).expect("encodes");
         let seq = SeqCounters {
             sent,
-            received: sent - 1,
-            unique: sent - 1,
-            lost: 1,
+            received: sent - lost,
+            unique: sent - lost,
+            lost,
             ..Default::default()
         };
         let tx = TrafficCounters {
@@ -94,8 +120,8 @@ impl Fake {
             bytes_l2: sent * 100,
         };
         let rx = TrafficCounters {
-            packets: sent - 1,
-            bytes_l2: (sent - 1) * 100,
+            packets: sent - lost,
+            bytes_l2: (sent - lost) * 100,
         };
         StepResult {
             step: step.step,
@@ -140,7 +166,7 @@ impl Fake {
                         direction: Direction::Uplink,
                         tx,
                         rx,
-                        lost: 1,
+                        lost,
                         latency: latency.clone(),
                     }],
                 }],

@@ -18,8 +18,7 @@ use super::program::{FixedSteps, Program, step_timing};
 use super::{Setup, end_early};
 use crate::commands::capacity::CapacityProgram;
 use crate::commands::peers::EarlyStop;
-use crate::commands::search::cases::Case;
-use crate::commands::search::{self, program::SearchProgram};
+use crate::commands::search::program::SearchProgram;
 use crate::datapath::classify::RxRules;
 use crate::metrics::PfcpMetrics;
 use crate::report::{self, ControlTimes, RunEvent, Timeline};
@@ -31,6 +30,7 @@ use upfbench_datapath::calibration::TscCalibration;
 use upfbench_datapath::vlan::PortVlans;
 use upfbench_n4::client_side::{ClientSide, ClientThread};
 use upfbench_pfcp::plan::UeSessionPlan;
+use upfbench_profile_search::case::Case;
 use upfbench_run::lifecycle::{Lifecycle, Timing};
 use upfbench_run::phase::{Phase, PhaseBoard};
 use upfbench_run::plan::{self, Plan, UplinkTeids};
@@ -296,7 +296,7 @@ fn step_plans(
     let system = setup.system;
     let search_cases = setup
         .search
-        .then(|| search::cases::cases(setup.profile, &setup.payloads));
+        .then(|| upfbench_profile_search::case::cases(setup.profile, &setup.payloads));
     // A multiplier in % is of the first pair's line rate.
     let first_links = links.first().copied().unwrap_or_default();
     let (multiplied, multiplier) = super::multiply::steps(setup, first_links)?;

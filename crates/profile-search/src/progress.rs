@@ -5,13 +5,13 @@ use upfbench_report::{
     GoalResult, GoalSpec, GoalStatus, LatencyBoundSpec, SearchCase, TrialRecord,
 };
 
-use super::cases::CaseRun;
+use crate::case::CaseRun;
 use upfbench_api::v1::SearchProgress;
 use upfbench_config::SearchSection;
 use upfbench_search::{Ending, GoalOutcome};
 
 /// `1.234 Mpps`, `56.7 kpps`.
-pub(crate) fn pps(v: f64) -> String {
+pub fn pps(v: f64) -> String {
     if v >= 1e6 {
         format!("{:.3} Mpps", v / 1e6)
     } else if v >= 1e3 {
@@ -32,13 +32,16 @@ fn minutes(s: f64) -> String {
 }
 
 /// A trial's line, and the case's whole time as the model sees it now (s).
-pub(crate) struct TrialLine {
-    pub(crate) text: String,
-    pub(crate) foreseen_s: f64,
+pub struct TrialLine {
+    /// The line.
+    pub text: String,
+    /// The case's whole time as the model sees it now (s).
+    pub foreseen_s: f64,
 }
 
 /// The line of one search trial: its load and loss, each goal's bounds so far, the time left.
-pub(crate) fn trial_line(run: &CaseRun, t: &TrialRecord, names: &[String]) -> TrialLine {
+/// `taken_s` is the case's time so far.
+pub fn trial_line(run: &CaseRun, t: &TrialRecord, names: &[String], taken_s: f64) -> TrialLine {
     let mut line = format!(
         "{} trial {:>3}: {} x {:.2}s  loss {:.4} %",
         run.case.label,
@@ -61,7 +64,7 @@ pub(crate) fn trial_line(run: &CaseRun, t: &TrialRecord, names: &[String]) -> Tr
     // Each trial costs its duration and what its settling, draining and set-up took.
     let overhead = (t.duration_s - t.intended_duration_s).max(0.0);
     let left = run.search.estimate_left_s(overhead);
-    let taken = run.started.map_or(0.0, |s| s.elapsed().as_secs_f64());
+    let taken = taken_s;
     line.push_str(&left_text(left, taken, run.foreseen_s));
     TrialLine {
         text: line,
@@ -72,7 +75,7 @@ pub(crate) fn trial_line(run: &CaseRun, t: &TrialRecord, names: &[String]) -> Tr
 /// The search's progress for a program that asks (`GET /v1/runs/{id}`): the trials so far
 /// over every case, and the goal it works on (the first without both of its bounds, else the
 /// last) with its bounds so far.
-pub(crate) fn search_progress(run: &CaseRun, names: &[String]) -> SearchProgress {
+pub fn search_progress(run: &CaseRun, names: &[String]) -> SearchProgress {
     let bounds: Vec<_> = (0..names.len())
         .map(|g| run.search.bounds_so_far(g))
         .collect();
@@ -105,7 +108,7 @@ fn left_text(left_s: f64, taken_s: f64, foreseen_s: Option<f64>) -> String {
 }
 
 /// The line of a latency-under-load trial.
-pub(crate) fn latency_line(run: &CaseRun, fraction: f64, t: &TrialRecord) -> String {
+pub fn latency_line(run: &CaseRun, fraction: f64, t: &TrialRecord) -> String {
     let mut line = format!(
         "{} latency at {:.0} %: {}  loss {:.4} %",
         run.case.label,
@@ -129,7 +132,7 @@ pub(crate) fn latency_line(run: &CaseRun, fraction: f64, t: &TrialRecord) -> Str
 }
 
 /// The lines of a case's results.
-pub(crate) fn result_lines(case: &SearchCase) -> Vec<String> {
+pub fn result_lines(case: &SearchCase) -> Vec<String> {
     case.results
         .iter()
         .map(|r| {
@@ -177,7 +180,7 @@ pub(crate) fn result_lines(case: &SearchCase) -> Vec<String> {
 }
 
 /// Each goal's result of `run` so far.
-pub(crate) fn case_results(run: &CaseRun, names: &[String]) -> Vec<GoalResult> {
+pub fn case_results(run: &CaseRun, names: &[String]) -> Vec<GoalResult> {
     names
         .iter()
         .zip(run.search.outcomes())
@@ -210,7 +213,7 @@ fn goal_result(name: &str, o: &GoalOutcome, run: &CaseRun) -> GoalResult {
 }
 
 /// The goals as the report states them.
-pub(crate) fn goal_specs(section: &SearchSection) -> Vec<GoalSpec> {
+pub fn goal_specs(section: &SearchSection) -> Vec<GoalSpec> {
     section
         .goals
         .iter()

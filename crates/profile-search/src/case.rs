@@ -8,24 +8,24 @@ use upfbench_stats::Direction as StatsDirection;
 
 use upfbench_config::{Direction, DirectionSet, Profile, Rate, TxMode};
 use upfbench_report::SearchCase;
-use upfbench_run::plan::Plan;
+use upfbench_run::plan::{Plan, rate_frame_len};
 use upfbench_search::Search;
 
 /// One payload size and direction set.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Case {
+pub struct Case {
     /// "300 B both".
-    pub(crate) label: String,
+    pub label: String,
     /// The payload every stream has, when the sweep sets it.
-    pub(crate) payload: Option<u16>,
+    pub payload: Option<u16>,
     /// The directions loaded together.
-    pub(crate) set: DirectionSet,
+    pub set: DirectionSet,
     /// The profile with the set's streams alone.
-    pub(crate) profile: Profile,
+    pub profile: Profile,
 }
 
 /// The cases of `profile` at `payloads`: each payload, each direction set of its search.
-pub(crate) fn cases(profile: &Profile, payloads: &[Option<u16>]) -> Vec<Case> {
+pub fn cases(profile: &Profile, payloads: &[Option<u16>]) -> Vec<Case> {
     let mut out = Vec::new();
     for &payload in payloads {
         for &set in &profile.search.directions {
@@ -59,19 +59,19 @@ fn case_profile(profile: &Profile, set: DirectionSet) -> Profile {
 
 /// How a case's load is shared among its streams, and what it weighs.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Mix {
+pub struct Mix {
     /// Each profile stream's rate over the whole (one direction's half for a `both` stream).
-    pub(crate) shares: Vec<f64>,
+    pub shares: Vec<f64>,
     /// Mean L2 frame (with FCS, padded) per packet of the whole (bytes).
-    pub(crate) frame_bytes_l2: f64,
+    pub frame_bytes_l2: f64,
     /// The load at which the busier port reaches its line rate (pps), if both are known.
-    pub(crate) line_rate_pps: Option<f64>,
+    pub line_rate_pps: Option<f64>,
 }
 
 impl Mix {
     /// The mix of a case's plan `base` (built from the case's profile), on ports of line rates
     /// `line_bps` (N3, N6; bit/s at L1).
-    pub(crate) fn of(case: &Case, base: &Plan, line_bps: [Option<f64>; 2]) -> Mix {
+    pub fn of(case: &Case, base: &Plan, line_bps: [Option<f64>; 2]) -> Mix {
         let total: f64 = base.streams.iter().map(|s| s.rate_pps).sum();
         let mut shares = Vec::new();
         let mut plans = base.streams.iter();
@@ -115,8 +115,66 @@ impl Mix {
         }
     }
 
+    /// The mix of `case` from its streams' rates alone, each in pps (`None` names the first
+    /// stream that is not): for a coordinator, which has no ports. Its frames are those of an
+    /// untagged IPv4 N3 until its trials measure them ([`Mix::measured_frame`]); its line rate
+    /// unknown (the profile gives `search.max_load`).
+    pub fn of_rates(case: &Case) -> Result<Mix, NotPps> {
+        let mut rates = Vec::new();
+        for (index, s) in case.profile.streams.iter().enumerate() {
+            let Rate::Pps(pps) = s.rate else {
+                return Err(NotPps {
+                    index,
+                    stream: s.name.clone(),
+                });
+            };
+            rates.push(pps);
+        }
+        let halves = |s: &upfbench_config::Stream| {
+            if s.direction == Direction::Both {
+                2.0
+            } else {
+                1.0
+            }
+        };
+        let total: f64 = case
+            .profile
+            .streams
+            .iter()
+            .zip(&rates)
+            .map(|(s, r)| r * halves(s))
+            .sum();
+        let share = |r: f64| if total > 0.0 { r / total } else { 0.0 };
+        let container = case.profile.sessions.pdu_session_container;
+        let mut frame_bytes_l2 = 0.0;
+        for (s, &r) in case.profile.streams.iter().zip(&rates) {
+            let payload = case.payload.unwrap_or(s.payload);
+            let ways: &[StatsDirection] = match s.direction {
+                Direction::Uplink => &[StatsDirection::Uplink],
+                Direction::Downlink => &[StatsDirection::Downlink],
+                Direction::Both => &[StatsDirection::Uplink, StatsDirection::Downlink],
+            };
+            for &d in ways {
+                let up = d == StatsDirection::Uplink;
+                frame_bytes_l2 += share(r) * rate_frame_len(d, payload, up && container) as f64;
+            }
+        }
+        Ok(Mix {
+            shares: rates.into_iter().map(share).collect(),
+            frame_bytes_l2,
+            line_rate_pps: None,
+        })
+    }
+
+    /// The mean frame a trial of the mix measured: `bytes_l2` over its `packets` sent.
+    pub fn measured_frame(&mut self, bytes_l2: u64, packets: u64) {
+        if packets > 0 {
+            self.frame_bytes_l2 = bytes_l2 as f64 / packets as f64;
+        }
+    }
+
     /// Gbit/s at L2 and at L1 of `pps` of this mix.
-    pub(crate) fn gbps(&self, pps: f64) -> (f64, f64) {
+    pub fn gbps(&self, pps: f64) -> (f64, f64) {
         (
             pps * self.frame_bytes_l2 * 8.0 / 1e9,
             pps * (self.frame_bytes_l2 + 20.0) * 8.0 / 1e9,
@@ -124,8 +182,21 @@ impl Mix {
     }
 }
 
+/// A stream whose rate is not in pps, where only pps can be shared without the ports.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "streams[{index}] ({stream}).rate: a search across agents shares its load by the streams' \
+     rates, which must be in pps there (the frames and line rates are the agents')"
+)]
+pub struct NotPps {
+    /// The stream's index in the profile.
+    pub index: usize,
+    /// Its name.
+    pub stream: String,
+}
+
 /// The profile of a trial of `case` at `load` pps for `duration`, `warmup` before it.
-pub(crate) fn trial_profile(
+pub fn trial_profile(
     case: &Case,
     mix: &Mix,
     load: f64,
@@ -143,18 +214,24 @@ pub(crate) fn trial_profile(
 }
 
 /// One case while it is searched, and after.
-pub(crate) struct CaseRun {
-    pub(crate) case: Case,
-    pub(crate) mix: Mix,
-    pub(crate) search: Search,
-    pub(crate) report: SearchCase,
-    pub(super) started: Option<Instant>,
+pub struct CaseRun {
+    /// The case.
+    pub case: Case,
+    /// How its load is shared.
+    pub mix: Mix,
+    /// Its controller.
+    pub search: Search,
+    /// Its section of the report so far.
+    pub report: SearchCase,
+    /// When its first trial was chosen.
+    pub started: Option<Instant>,
     /// The case's whole time as the model foresaw it after its first trial (s): a search that
     /// keeps re-measuring outruns it, and the trial lines say so.
-    pub(super) foreseen_s: Option<f64>,
+    pub foreseen_s: Option<f64>,
     /// Latency trials still to run (fractions), once the search ended.
-    pub(super) latency_left: Option<Vec<f64>>,
-    pub(super) finished: bool,
+    pub latency_left: Option<Vec<f64>>,
+    /// Its search and latency trials are done.
+    pub finished: bool,
 }
 
 #[cfg(test)]

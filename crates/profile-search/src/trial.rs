@@ -10,17 +10,17 @@ use upfbench_search::{LatencyPoints, TrialRequest, TrialResult};
 
 /// What makes a trial tester-limited.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Tolerance {
+pub struct Tolerance {
     /// Sending this much (a ratio) under the intended load.
-    pub(crate) load: f64,
+    pub load: f64,
     /// A sender this late on its schedule at any time (us).
-    pub(crate) late_us: f64,
+    pub late_us: f64,
 }
 
 /// The search's view of `step`, a trial asked as `request` that sent `planned` packets in its
 /// measured phase and took `wall` from its preparation to its collection; a trial beyond
 /// `tolerance` is tester-limited.
-pub(crate) fn trial_of(
+pub fn trial_of(
     step: &StepReport,
     index: usize,
     request: TrialRequest,

@@ -2,7 +2,7 @@ use super::*;
 use upfbench_config as config;
 use upfbench_run::plan::{build, rate_frame_len};
 
-const SYSTEM: &str = include_str!("../../../../../../deploy/systems/memif.yaml");
+const SYSTEM: &str = include_str!("../../../../deploy/systems/memif.yaml");
 
 const PROFILE: &str = "
 name: mix

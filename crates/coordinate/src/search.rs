@@ -1,0 +1,270 @@
+//! `search --cluster` (docs/scale.md §3 "The search across agents"): the search of the profile
+//! ([`ProfileSearch`], the one `upfbench search` runs) with its trials measured on every agent
+//! at once. A trial at total load L is a step whose `load` gives each agent L × its share (its
+//! UEs over all UEs); its figures are the merged step's, as the single box's; it is
+//! tester-limited when any agent is, that agent named. Each case (a payload and direction set)
+//! is a segment of its own on every agent, the sessions held once for all. An agent lost ends
+//! the search, with what was measured and the bounds marked not final.
+
+mod case_trials;
+
+use std::time::Instant;
+
+use thiserror::Error;
+use upfbench_api::v1::Segment;
+use upfbench_cluster::Coordinator;
+use upfbench_cluster::segments::{RunSegments, TeidSource};
+use upfbench_config::{Cluster, Profile, TeidAllocation};
+use upfbench_profile_search::ProfileSearch;
+use upfbench_profile_search::case::{Mix, NotPps, cases};
+use upfbench_remote::Client;
+use upfbench_report::events::EventLine;
+use upfbench_report::{Report, StepReport};
+
+pub use case_trials::case_json;
+use case_trials::{CaseTrials, profile_pps};
+
+use crate::call::now_ns;
+use crate::drive::{Driven, drive};
+use crate::run::{ClusterOutcome, RunError, hold_n4, lost_event_line, lost_line, settings};
+use crate::sections::{agent_sections, incomplete};
+use crate::setup::{SetupError, clients, infos, segments};
+
+/// Why a search over agents could not be made.
+#[derive(Debug, Error)]
+pub enum SearchError {
+    /// What a run over agents could not do.
+    #[error(transparent)]
+    Run(Box<RunError>),
+    /// A stream's rate the coordinator cannot share without the ports.
+    #[error(transparent)]
+    NotPps(#[from] NotPps),
+    /// The search cannot begin.
+    #[error(transparent)]
+    Setup(#[from] upfbench_profile_search::SetupError),
+    /// No `search.max_load`: the agents' line rates are theirs.
+    #[error(
+        "a search across agents needs search.max_load in the profile (the total over the \
+         agents, in pps): the coordinator does not know their ports' line rates"
+    )]
+    NoMaxLoad,
+}
+
+impl From<RunError> for SearchError {
+    fn from(e: RunError) -> SearchError {
+        SearchError::Run(Box::new(e))
+    }
+}
+
+/// What a search over agents is asked to do.
+#[derive(Debug, Clone)]
+pub struct ClusterSearch<'a> {
+    /// The run's name, given to every agent with its segments.
+    pub name: &'a str,
+    /// The cluster file, `--agents` already applied.
+    pub cluster: &'a Cluster,
+    /// The profile.
+    pub profile: &'a Profile,
+    /// The profile as JSON of its file's schema.
+    pub profile_json: &'a serde_json::Value,
+    /// The payloads searched (`None`: the streams' own).
+    pub payloads: Vec<Option<u16>>,
+    /// This build's version, for the report.
+    pub tool_version: &'a str,
+    /// When the run started (Unix ms), for the report.
+    pub started_unix_ms: u64,
+}
+
+/// What a search over agents measured.
+#[derive(Default)]
+struct Measured {
+    /// Every trial's merged step.
+    steps: Vec<StepReport>,
+    /// events.jsonl's lines (agents lost).
+    events: Vec<EventLine>,
+    /// Every case's drive, one after the other.
+    all: Option<Driven>,
+    /// Why the search ended early, if it did.
+    warnings: Vec<String>,
+}
+
+/// Runs the search of `s`'s profile over its cluster's agents; `say` is told each line (the
+/// search's, and every agent lost) as it comes.
+pub async fn search_over_agents(
+    s: ClusterSearch<'_>,
+    say: impl Fn(&str),
+) -> Result<ClusterOutcome, SearchError> {
+    let begun = Instant::now();
+    let mut search = begin(&s)?;
+    let clients = clients(s.cluster).map_err(RunError::from)?;
+    let infos = infos(s.cluster, &clients).await.map_err(RunError::from)?;
+    let whole = case_segments(&s, s.profile_json).map_err(RunError::from)?;
+    let smf = hold_n4(s.cluster, s.profile, &whole, &infos).await?;
+    let measured = measure(&s, &mut search, &clients, &whole, &say).await;
+    let n4_end = match smf {
+        Some(smf) => Some(smf.end().await.map_err(RunError::from)?),
+        None => None,
+    };
+    let measured = measured.map_err(RunError::from)?;
+    let exit_status = measured.all.as_ref().map_or(0, Driven::exit_status);
+    let mut report = report_of(&s, &search, &measured);
+    report.steps = measured.steps;
+    report.duration_s = begun.elapsed().as_secs_f64();
+    Ok(ClusterOutcome {
+        report,
+        events: measured.events,
+        exit_status,
+        n4_end,
+    })
+}
+
+/// The search of `s`'s profile, checked for a coordinator: the uplink TEIDs the tester's, a
+/// Max Load given, every rate in pps.
+fn begin(s: &ClusterSearch<'_>) -> Result<ProfileSearch, SearchError> {
+    if !matches!(s.profile.sessions.uplink_teid, TeidAllocation::Range(_)) {
+        return Err(RunError::ChosenTeids.into());
+    }
+    if s.profile.search.max_load.is_none() {
+        return Err(SearchError::NoMaxLoad);
+    }
+    let mut mixed = Vec::new();
+    for case in cases(s.profile, &s.payloads) {
+        let mix = Mix::of_rates(&case)?;
+        mixed.push((case, mix));
+    }
+    Ok(ProfileSearch::new(
+        &s.profile.search,
+        mixed,
+        s.profile.warmup,
+    )?)
+}
+
+/// Every agent's segment of the profile `json` (the whole profile's, or a case's).
+fn case_segments(
+    s: &ClusterSearch<'_>,
+    json: &serde_json::Value,
+) -> Result<Vec<Segment>, SetupError> {
+    let (first, step) = match s.profile.sessions.uplink_teid {
+        TeidAllocation::Range(t) => (t.first.get(), t.step),
+        // Refused before (`begin`).
+        TeidAllocation::ChosenByUpf => (1, 1),
+    };
+    segments(
+        s.cluster,
+        &RunSegments {
+            run: s.name,
+            profile: json,
+            teids: TeidSource::Sequence { first, step },
+            upf_n3: None,
+        },
+        s.profile.sessions.count,
+    )
+}
+
+/// Measures every trial `search` chooses, a case at a time on a coordinator of its own (the
+/// case's segments), until the search ends, an agent is lost or a step cannot be merged.
+async fn measure(
+    s: &ClusterSearch<'_>,
+    search: &mut ProfileSearch,
+    clients: &[Client],
+    whole: &[Segment],
+    say: &dyn Fn(&str),
+) -> Result<Measured, SetupError> {
+    let shares: Vec<(String, f64)> = whole
+        .iter()
+        .map(|g| {
+            let share = f64::from(g.ues.count) / f64::from(s.profile.sessions.count.max(1));
+            (g.agent.clone(), share)
+        })
+        .collect();
+    let mut m = Measured::default();
+    let mut next = search.next_trial(Instant::now());
+    while let Some(line) = search.poll_line() {
+        say(&line);
+    }
+    while let Some(trial) = next.take() {
+        let case = search.case(trial.case).case.clone();
+        let segs = case_segments(s, &case_json(s.profile_json, case.set))?;
+        let case_start = now_ns();
+        let coordinator = Coordinator::new(settings(s.cluster, s.profile), segs, case_start);
+        let mut trials = CaseTrials {
+            search: &mut *search,
+            case: trial.case,
+            profile_pps: profile_pps(&case.profile),
+            shares: &shares,
+            pending: None,
+            carry: None,
+            steps: &mut m.steps,
+            say,
+            failed: None,
+        };
+        let mut first = Some(trial);
+        let events = &mut m.events;
+        let driven = drive(
+            coordinator,
+            clients.to_vec(),
+            |outcomes| match first.take() {
+                Some(t) => Some(trials.ask(t)),
+                None => trials.next(outcomes),
+            },
+            |l| {
+                say(&lost_line(l));
+                events.push(lost_event_line(l, s.started_unix_ms));
+            },
+        )
+        .await;
+        trials.take(&driven.steps);
+        next = trials.carry.take();
+        let failed = trials.failed.take();
+        let lost = driven.finished.incomplete();
+        m.all = Some(match m.all.take() {
+            None => driven,
+            Some(before) => {
+                let shift = (case_start / 1_000_000).saturating_sub(s.started_unix_ms);
+                before.then(driven, shift as f64 / 1e3)
+            }
+        });
+        if let Some(why) = failed {
+            say(&why);
+            m.warnings.push(why);
+            break;
+        }
+        if lost {
+            say("search: an agent was lost: the search ends with the bounds so far");
+            break;
+        }
+    }
+    Ok(m)
+}
+
+/// The report of the search (its steps aside): its section, each agent's, what an agent
+/// lost left out.
+fn report_of(s: &ClusterSearch<'_>, search: &ProfileSearch, m: &Measured) -> Report {
+    let names: Vec<(String, String)> = s
+        .cluster
+        .agents
+        .iter()
+        .map(|a| (a.name.clone(), a.url.clone()))
+        .collect();
+    let mut report = Report::new(s.tool_version, s.started_unix_ms);
+    report.warnings.clone_from(&m.warnings);
+    let searched = search.report();
+    if !searched.complete {
+        report
+            .warnings
+            .push("the search did not finish: bounds marked incomplete are not final".into());
+    }
+    report.search = Some(searched);
+    report.config.insert(
+        "search.strategy".into(),
+        s.profile.search.strategy.name().into(),
+    );
+    if let Some(all) = &m.all {
+        report.agents = agent_sections(all, &names);
+        report.incomplete = incomplete(all);
+    }
+    report
+}
+
+#[cfg(test)]
+mod tests;
