@@ -111,11 +111,22 @@ impl Incomplete {
     }
 }
 
-/// report.txt's table of the agents: a line per agent and step, with its clock, how late it
-/// started, and what it sent, received and lost (all directions).
+/// report.txt's section of the agents ([`agents_table`] under its title).
 pub(crate) fn agents_section(out: &mut String, agents: &[AgentSection]) {
-    if agents.is_empty() {
+    let Some(t) = agents_table(agents) else {
         return;
+    };
+    let _ = writeln!(out, "Agents: each as it measured itself\n");
+    out.push_str(&t.to_markdown());
+    out.push('\n');
+}
+
+/// The table of a run's agents (none for a single box's): a line per agent and step, with its
+/// clock, how late it started, and what it sent, received and lost (all directions); the text
+/// report and the page show it.
+pub fn agents_table(agents: &[AgentSection]) -> Option<Table> {
+    if agents.is_empty() {
+        return None;
     }
     let mut t = Table::new(vec![
         Column::left("agent"),
@@ -164,9 +175,7 @@ pub(crate) fn agents_section(out: &mut String, agents: &[AgentSection]) {
             t.push(row);
         }
     }
-    let _ = writeln!(out, "Agents: each as it measured itself\n");
-    out.push_str(&t.to_markdown());
-    out.push('\n');
+    Some(t)
 }
 
 #[cfg(test)]

@@ -31,7 +31,9 @@ mod table;
 mod time;
 mod upf_faults;
 
-pub use agents::{AgentEnd, AgentSection, AgentStep, Incomplete, LostAgent, StepCount};
+pub use agents::{
+    AgentEnd, AgentSection, AgentStep, Incomplete, LostAgent, StepCount, agents_table,
+};
 pub use capacity::{CapacityBatch, CapacityRefusal, CapacityReport};
 pub use churn::{
     Activation, Baseline, ChurnReport, ChurnSecond, ChurnSession, DirectionLoss, ProcedureFigures,

@@ -29,7 +29,10 @@ pub fn case_json(json: &serde_json::Value, set: DirectionSet) -> serde_json::Val
     };
     if let Some(streams) = out.get_mut("streams").and_then(|s| s.as_array_mut()) {
         streams.retain(|s| {
-            let d = s.get("direction").and_then(|d| d.as_str()).unwrap_or("both");
+            let d = s
+                .get("direction")
+                .and_then(|d| d.as_str())
+                .unwrap_or("both");
             d == keep || d == "both"
         });
         for s in streams {

@@ -3,13 +3,13 @@
 
 use std::fmt::Write as _;
 
-use upfbench_report::Report;
+use upfbench_report::{Report, agents_table};
 
 use super::churn_tables::churn_tables;
 use super::qos_tables::qos_tables;
 use super::run_tables::direction_tables;
 use super::search_tables::search_tables;
-use super::{escape, facts, figures, page, warnings};
+use super::{escape, facts, figures, page, render_table, warnings};
 use crate::figures::Figure;
 
 /// `run`, `sweep` or `search`: what wrote the report.
@@ -87,6 +87,7 @@ pub fn report_page(report: &Report, plots: &[Figure]) -> String {
     if report.search.is_none() {
         pair_sections(&mut body, report);
     }
+    agents_section(&mut body, report);
 
     if !plots.is_empty() {
         body.push_str("<section>\n<h2>Plots</h2>\n");
@@ -124,6 +125,26 @@ fn warnings_section(body: &mut String, report: &Report) {
         )
         .collect();
     warnings(body, &all);
+    body.push_str("</section>\n");
+}
+
+/// A run over agents: each agent as it measured itself, a row per step, and what a lost
+/// agent left out of the totals.
+fn agents_section(body: &mut String, report: &Report) {
+    let Some(t) = agents_table(&report.agents) else {
+        return;
+    };
+    body.push_str("<section id=\"agents\">\n<h2>Agents</h2>\n");
+    if let Some(i) = &report.incomplete {
+        let _ = writeln!(body, "<p class=\"warning\">{}</p>", escape(&i.warning()));
+    }
+    render_table(body, &t);
+    body.push_str(
+        "<p class=\"note\">Each agent's own counts over its pairs, all directions; the summary's \
+         are their sums, merged with the histograms bucket by bucket. Offset and round trip: its \
+         clock against the coordinator's (Cristian's method); start late: how late its first \
+         packet was due against the common start.</p>\n",
+    );
     body.push_str("</section>\n");
 }
 
@@ -171,6 +192,61 @@ mod tests {
         for never in ["http:", "https:", "<script", "<link", "<img", "url("] {
             assert!(!html.contains(never), "{never}");
         }
+    }
+
+    #[test]
+    fn a_run_over_agents_shows_each_agent_and_what_a_lost_one_left_out() {
+        use upfbench_report::events::StepFigures;
+        use upfbench_report::{
+            AgentEnd, AgentSection, AgentStep, Incomplete, LostAgent, StepCount,
+        };
+        use upfbench_stats::Direction;
+        let mut report = sweep("x", 100);
+        assert!(!report_page(&report, &[]).contains("<h2>Agents</h2>"));
+        let agent = |name: &str, state, sent| AgentSection {
+            name: name.into(),
+            url: format!("http://{name}:9800"),
+            clock_offset_us: Some(152.0),
+            rtt_us: Some(635.8),
+            state,
+            steps: vec![AgentStep {
+                step: 1,
+                counted: state == AgentEnd::Counted,
+                start_late_us: 0.0,
+                figures: vec![StepFigures {
+                    direction: Direction::Uplink,
+                    sent,
+                    received: sent - 2,
+                    lost: 2,
+                }],
+            }],
+        };
+        report.agents = vec![
+            agent("gnb-a", AgentEnd::Counted, 2_578),
+            agent("gnb-b", AgentEnd::Lost, 1_000),
+        ];
+        report.incomplete = Some(Incomplete {
+            lost: vec![LostAgent {
+                agent: "gnb-b".into(),
+                step: Some(1),
+                t_s: 2.38,
+                reason: "connection refused".into(),
+            }],
+            steps: vec![StepCount {
+                step: 1,
+                agents_counted: "1 of 2".into(),
+            }],
+        });
+        let html = report_page(&report, &[]);
+        let agents = &html[html.find("<h2>Agents</h2>").expect("the section")..];
+        assert!(agents.contains("<td>gnb-a</td><td>http://gnb-a:9800</td><td>counted</td>"));
+        assert!(agents.contains("<td>gnb-b</td><td>http://gnb-b:9800</td><td>lost</td>"));
+        assert!(agents.contains("<td class=\"num\">2578</td><td class=\"num\">2576</td>"));
+        assert!(
+            agents.contains("<p class=\"warning\">incomplete: gnb-b lost in step 1 at 2.4 s"),
+            "{agents}"
+        );
+        assert!(agents.contains("step 1 counts 1 of 2 agents"), "{agents}");
     }
 
     #[test]

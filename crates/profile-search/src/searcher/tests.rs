@@ -106,7 +106,11 @@ fn each_case_is_searched_to_the_cap_then_measured_for_latency() {
             assert_eq!(r.status, GoalStatus::Regular, "{r:?}");
             let ct = r.conditional_throughput_pps.expect("a throughput");
             // Within the goal's width (0.5 %) under the cap.
-            assert!((40_000.0 * 0.995..=40_000.0).contains(&ct), "{}: {ct}", r.goal);
+            assert!(
+                (40_000.0 * 0.995..=40_000.0).contains(&ct),
+                "{}: {ct}",
+                r.goal
+            );
         }
         // Latency at 50 % and 90 % of the PDR's, in that order, after the search's trials.
         let pdr = case.results[1].conditional_throughput_pps.unwrap();

@@ -39,8 +39,15 @@ fn octets(i: usize) -> (usize, usize) {
     (13 + 10 * i, 16 + 10 * i)
 }
 
-/// The reflector of `pairs` pairs, its sockets in `dir`, its N4 at `upf`, the SMF at `smf`.
-fn reflector_yaml(pairs: usize, dir: &str, prefix: &str, (smf, upf): (String, String)) -> String {
+/// The reflector of `pairs` pairs, its sockets in `dir`, its N4 at `upf`, the SMF at `smf`,
+/// with `impairments` (a YAML flow mapping).
+fn reflector_yaml(
+    pairs: usize,
+    dir: &str,
+    prefix: &str,
+    (smf, upf): (String, String),
+    impairments: &str,
+) -> String {
     // Pair i's worker is lcore 2i, all of them on CPU 0 (the agents' on CPU 1).
     let cpus: Vec<String> = (1..pairs).map(|i| format!("{}: 0", 2 * i)).collect();
     let mut y = format!(
@@ -61,43 +68,87 @@ fn reflector_yaml(pairs: usize, dir: &str, prefix: &str, (smf, upf): (String, St
             w = 2 * i,
         );
     }
-    y + &format!("pfcp:\n  local: {upf}:8805\n  peer: {smf}\nmode: upf\n")
+    y + &format!(
+        "pfcp:\n  local: {upf}:8805\n  peer: {smf}\nmode: upf\nimpairments: {impairments}\n"
+    )
 }
 
 /// Agent `i`'s system: pair `i` of the reflector, the client end of its links.
 fn agent_yaml(i: usize, dir: &str, prefix: &str) -> String {
-    let (n3, n6) = octets(i);
-    let name = (b'a' + i as u8) as char;
     format!(
         "kind: system\neal:\n  args: [--no-huge, -m, \"512\", --no-pci, --no-telemetry]\n  \
-         file_prefix: {prefix}\ncores: {{main: 0, workers: [1], cpus: {{1: 1}}}}\n\
-         n3:\n  device: net_memif0\n  \
-         devargs: role=client,id=0,socket={dir}/{name}-n3.sock,socket-abstract=no\n  \
-         address: 192.168.{n3}.131/24\n  peer: 192.168.{n3}.151\n\
-         n6:\n  device: net_memif1\n  \
-         devargs: role=client,id=0,socket={dir}/{name}-n6.sock,socket-abstract=no\n  \
-         address: 192.168.{n6}.152/24\n  peer: 192.168.{n6}.151\n"
+         file_prefix: {prefix}\ncores: {{main: 0, workers: [1], cpus: {{1: 1}}}}\n{}",
+        pair_links(i, dir, 0, "")
     )
 }
 
+/// Pair `i`'s links from the client end, its ports `net_memif{2 first}` and the next, each
+/// line after `indent`.
+fn pair_links(i: usize, dir: &str, first: usize, indent: &str) -> String {
+    let (n3, n6) = octets(i);
+    let name = (b'a' + i as u8) as char;
+    let (m3, m6) = (2 * first, 2 * first + 1);
+    format!(
+        "{indent}n3:\n{indent}  device: net_memif{m3}\n{indent}  \
+         devargs: role=client,id=0,socket={dir}/{name}-n3.sock,socket-abstract=no\n{indent}  \
+         address: 192.168.{n3}.131/24\n{indent}  peer: 192.168.{n3}.151\n\
+         {indent}n6:\n{indent}  device: net_memif{m6}\n{indent}  \
+         devargs: role=client,id=0,socket={dir}/{name}-n6.sock,socket-abstract=no\n{indent}  \
+         address: 192.168.{n6}.152/24\n{indent}  peer: 192.168.{n6}.151\n"
+    )
+}
+
+/// One box on every pair of the reflector (pair `i`'s worker lcore 2i + 1, all on CPU 1), its
+/// N4 at `smf` towards `upf`: what agents on as many boxes would drive together.
+pub(crate) fn one_box_yaml(
+    pairs: usize,
+    dir: &str,
+    prefix: &str,
+    (smf, upf): (String, String),
+) -> String {
+    let cpus: Vec<String> = (0..pairs).map(|i| format!("{}: 1", 2 * i + 1)).collect();
+    let mut y = format!(
+        "kind: system\neal:\n  args: [--no-huge, -m, \"512\", --no-pci, --no-telemetry]\n  \
+         file_prefix: {prefix}\ncores:\n  main: 0\n  cpus: {{{}}}\npairs:\n",
+        cpus.join(", ")
+    );
+    for i in 0..pairs {
+        let name = (b'a' + i as u8) as char;
+        y += &format!("  - name: {name}\n    workers: [{}]\n", 2 * i + 1);
+        y += &pair_links(i, dir, i, "    ");
+    }
+    y + &format!("pfcp:\n  local: {smf}:8805\n  peer: {upf}:8805\n")
+}
+
 /// The reflector, `n` agents and the cluster file that lists them.
-struct Bed {
-    scratch: Scratch,
+pub(crate) struct Bed {
+    pub(crate) scratch: Scratch,
     reflector: Process,
     agents: Vec<Process>,
     cluster: PathBuf,
     names: Vec<String>,
+    /// The SMF's and the UPF's N4 addresses.
+    pub(crate) n4: (String, String),
+    case: String,
 }
 
 impl Bed {
     fn up(case: &str, n: usize) -> Bed {
+        let mut bed = Bed::reflector(case, n, "{}");
+        bed.add_agents(n);
+        bed
+    }
+
+    /// The reflector of `n` pairs with `impairments` alone: no agent yet.
+    pub(crate) fn reflector(case: &str, n: usize, impairments: &str) -> Bed {
         let scratch = Scratch::new(case);
         let dir = scratch.path().to_str().expect("utf-8").to_owned();
         let (smf, upf) = n4_pair();
+        let n4 = (smf.to_string(), upf.to_string());
         let refl_prefix = unique(&format!("{case}-refl"));
         let reflector_file = scratch.write(
             "reflector.yaml",
-            &reflector_yaml(n, &dir, &refl_prefix, (smf.to_string(), upf.to_string())),
+            &reflector_yaml(n, &dir, &refl_prefix, n4.clone(), impairments),
         );
         let mut reflector = Process::spawn(
             "reflector",
@@ -109,20 +160,36 @@ impl Bed {
         reflector.wait_until(Duration::from_secs(20), |out, _| {
             out.contains("reflect: upf mode")
         });
-        let mut agents = Vec::new();
+        let cluster = scratch.path().join("cluster.yaml");
+        Bed {
+            scratch,
+            reflector,
+            agents: Vec::new(),
+            cluster,
+            names: Vec::new(),
+            n4,
+            case: case.to_owned(),
+        }
+    }
+
+    /// `n` agents, one on each of the reflector's pairs, and the cluster file that lists them
+    /// (the coordinator on N4 as one SMF).
+    pub(crate) fn add_agents(&mut self, n: usize) {
+        let dir = self.scratch.path().to_str().expect("utf-8").to_owned();
         let mut lines = String::new();
-        let mut names = Vec::new();
         for i in 0..n {
             let name = format!("gnb-{}", (b'a' + i as u8) as char);
-            let prefix = unique(&format!("{case}-{name}"));
-            let system = scratch.write(&format!("{name}.yaml"), &agent_yaml(i, &dir, &prefix));
+            let prefix = unique(&format!("{}-{name}", self.case));
+            let system = self
+                .scratch
+                .write(&format!("{name}.yaml"), &agent_yaml(i, &dir, &prefix));
             let port = free_port();
             let listen = format!("127.0.0.1:{port}");
             // Its own reports in the scratch directory, not the working directory's reports/.
-            let reports = scratch.path().join(format!("{name}-reports"));
+            let reports = self.scratch.path().join(format!("{name}-reports"));
             let mut p = Process::spawn(
                 &name,
-                &scratch,
+                &self.scratch,
                 None,
                 &[
                     UPFBENCH,
@@ -139,27 +206,26 @@ impl Bed {
                 out.contains("agent: serving the API")
             });
             lines += &format!("  - {{name: {name}, url: \"http://{listen}\"}}\n");
-            agents.push(p);
-            names.push(name);
+            self.agents.push(p);
+            self.names.push(name);
         }
-        let cluster = scratch.write(
+        let (smf, upf) = &self.n4;
+        self.cluster = self.scratch.write(
             "cluster.yaml",
             &format!(
                 "kind: cluster\nagents:\n{lines}pfcp:\n  mode: coordinator\n  local: \
                  {smf}:8805\n  peer: {upf}:8805\nagent_timeout: 3s\n"
             ),
         );
-        Bed {
-            scratch,
-            reflector,
-            agents,
-            cluster,
-            names,
-        }
     }
 
     /// `upfbench run --cluster` of `profile`, started.
     fn coordinator(&self, profile: &str) -> Process {
+        self.coordinator_of("run", profile)
+    }
+
+    /// `upfbench COMMAND --cluster` of `profile`, started.
+    pub(crate) fn coordinator_of(&self, command: &str, profile: &str) -> Process {
         let profile = self.scratch.write("profile.yaml", profile);
         let reports = self.reports();
         Process::spawn(
@@ -168,7 +234,7 @@ impl Bed {
             None,
             &[
                 UPFBENCH,
-                "run",
+                command,
                 "--cluster",
                 self.cluster.to_str().expect("utf-8"),
                 "--reports",
@@ -179,12 +245,12 @@ impl Bed {
         )
     }
 
-    fn reports(&self) -> PathBuf {
+    pub(crate) fn reports(&self) -> PathBuf {
         self.scratch.path().join("reports")
     }
 
     /// Stops the agents and the reflector; each ends cleanly.
-    fn down(mut self) {
+    pub(crate) fn down(mut self) {
         for a in &mut self.agents {
             let status = a.stop(Duration::from_secs(15));
             assert!(status.success(), "agent: {status}\n{}", a.logs());

@@ -73,6 +73,7 @@ mod agent;
 mod agent_segments;
 mod agent_steps;
 mod agents;
+mod agents_search;
 mod capacity;
 mod churn;
 mod delay;
