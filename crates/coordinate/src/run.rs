@@ -12,7 +12,7 @@ use upfbench_api::v1::{AgentInfo, Segment, StepRequest};
 use upfbench_cluster::Coordinator;
 use upfbench_cluster::coordinator::{Lost, Settings};
 use upfbench_cluster::segments::{RunSegments, TeidSource};
-use upfbench_config::{Cluster, Profile, TeidAllocation};
+use upfbench_config::{Cluster, Direction, Profile, Rate, TeidAllocation};
 use upfbench_pfcp::driver::Release;
 use upfbench_report::Report;
 use upfbench_report::events::EventLine;
@@ -101,6 +101,26 @@ pub fn steps_of(
             (label, step)
         })
         .collect()
+}
+
+/// The packets a second of `profile` at load 1, every stream's directions together, when
+/// every rate is in pps (a rate in bits or in % of a line rate is packets only on an agent's
+/// ports).
+pub fn profile_pps(profile: &Profile) -> Option<f64> {
+    profile
+        .streams
+        .iter()
+        .map(|s| {
+            let Rate::Pps(pps) = s.rate else {
+                return None;
+            };
+            Some(if s.direction == Direction::Both {
+                2.0 * pps
+            } else {
+                pps
+            })
+        })
+        .sum()
 }
 
 /// Runs `run` over its cluster's agents; `lost` is told every agent lost as it is (the live

@@ -21,12 +21,14 @@ use upfbench_remote::Client;
 use upfbench_report::events::EventLine;
 use upfbench_report::{Report, StepReport};
 
+use case_trials::CaseTrials;
 pub use case_trials::case_json;
-use case_trials::{CaseTrials, profile_pps};
 
 use crate::call::now_ns;
 use crate::drive::{Driven, drive};
-use crate::run::{ClusterOutcome, RunError, hold_n4, lost_event_line, lost_line, settings};
+use crate::run::{
+    ClusterOutcome, RunError, hold_n4, lost_event_line, lost_line, profile_pps, settings,
+};
 use crate::sections::{agent_sections, incomplete};
 use crate::setup::{SetupError, clients, infos, segments};
 
@@ -190,7 +192,7 @@ async fn measure(
         let mut trials = CaseTrials {
             search: &mut *search,
             case: trial.case,
-            profile_pps: profile_pps(&case.profile),
+            profile_pps: profile_pps(&case.profile).unwrap_or(0.0),
             shares: &shares,
             pending: None,
             carry: None,

@@ -8,6 +8,8 @@ use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, anyhow, bail};
+mod rates;
+
 use upfbench_cli::{RunArgs, out};
 use upfbench_config::{Cluster, Profile};
 use upfbench_coordinate::run::{ClusterRun, run_over_agents, steps_of};
@@ -32,6 +34,8 @@ pub(crate) enum ClusterMode<'a> {
 pub(crate) fn run(args: &RunArgs, mode: ClusterMode<'_>) -> Result<ExitCode> {
     let cluster_path = args.cluster.as_deref().context("--cluster")?;
     let (cluster, profile, json) = inputs(args, cluster_path)?;
+    let search = matches!(mode, ClusterMode::Search(_));
+    let (load, profile) = rates::load_and_profile(args, search, profile)?;
     let payloads: Vec<Option<u16>> = match mode {
         ClusterMode::Run => vec![None],
         ClusterMode::Sweep(asked) | ClusterMode::Search(asked) => asked
@@ -69,7 +73,7 @@ pub(crate) fn run(args: &RunArgs, mode: ClusterMode<'_>) -> Result<ExitCode> {
                 cluster: &cluster,
                 profile: &profile,
                 profile_json: &json,
-                steps: steps_of(&profile, &payloads, 1.0),
+                steps: steps_of(&profile, &payloads, load),
                 tool_version: env!("CARGO_PKG_VERSION"),
                 started_unix_ms,
             };
@@ -77,6 +81,9 @@ pub(crate) fn run(args: &RunArgs, mode: ClusterMode<'_>) -> Result<ExitCode> {
         }
     };
     let mut report = outcome.report;
+    if let Some(m) = &args.multiplier {
+        report.multiplier = Some(rates::record(m.given(), load, &profile, &report.steps));
+    }
     report
         .config
         .insert("profile".to_owned(), profile.name.clone());
@@ -106,9 +113,6 @@ fn inputs(args: &RunArgs, cluster_path: &Path) -> Result<(Cluster, Profile, serd
             "with --cluster give the profile alone (`run --cluster FILE PROFILE`): each agent's \
              own system file gives its ports"
         );
-    }
-    if args.multiplier.is_some() || args.duration.is_some() || args.metrics.metrics.is_some() {
-        bail!("-m, -d and --metrics are not built for runs over agents yet (docs/scale.md §8)");
     }
     let mut cluster = upfbench_config::load_cluster(cluster_path).map_err(|e| anyhow!("{e}"))?;
     if let Some(spec) = &args.agents {

@@ -85,7 +85,7 @@ fn an_agent_that_does_not_answer_is_named_and_nothing_runs() {
 fn what_a_run_over_agents_does_not_take_is_refused() {
     let cluster = cluster_file("refused");
     let c = cluster.to_str().unwrap();
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 6] = [
         (
             &[
                 "run",
@@ -106,10 +106,25 @@ fn what_a_run_over_agents_does_not_take_is_refused() {
                 "--cluster",
                 c,
                 "-m",
-                "2x",
+                "3Gbps",
                 "profiles/quickstart.yaml",
             ],
-            "not built for runs over agents",
+            "-m 3Gbps over agents: a total in bits per second needs the agents' frames",
+        ),
+        (
+            &["search", "--cluster", c, "-d", "2s", "profiles/search.yaml"],
+            "a multiplier and a duration are for run and sweep",
+        ),
+        (
+            &[
+                "run",
+                "--cluster",
+                c,
+                "--metrics",
+                "127.0.0.1:9",
+                "profiles/quickstart.yaml",
+            ],
+            "--metrics is not built for runs over agents yet",
         ),
         (
             &[

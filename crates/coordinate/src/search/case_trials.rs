@@ -7,7 +7,7 @@ use std::time::Instant;
 use upfbench_api::v1::StepRequest;
 use upfbench_cluster::coordinator::StepOutcome;
 use upfbench_cluster::trial::{Tolerance as AgentTolerance, agent_limits};
-use upfbench_config::{Direction, DirectionSet, Profile, Rate};
+use upfbench_config::DirectionSet;
 use upfbench_profile_search::trial::trial_of;
 use upfbench_profile_search::{NextTrial, ProfileSearch, Purpose};
 use upfbench_report::StepReport;
@@ -40,26 +40,6 @@ pub fn case_json(json: &serde_json::Value, set: DirectionSet) -> serde_json::Val
         }
     }
     out
-}
-
-/// The packets a second of `profile` sends at `load` 1, every stream's directions together
-/// (its rates in pps, as [`Mix::of_rates`] requires).
-pub(super) fn profile_pps(profile: &Profile) -> f64 {
-    profile
-        .streams
-        .iter()
-        .map(|s| {
-            let pps = match s.rate {
-                Rate::Pps(p) => p,
-                _ => 0.0,
-            };
-            if s.direction == Direction::Both {
-                2.0 * pps
-            } else {
-                pps
-            }
-        })
-        .sum()
 }
 
 /// The trials of one case on one [`Coordinator`], as `drive` asks for them.

@@ -1,7 +1,7 @@
 use upfbench_config::{DirectionSet, profile_and_json, profile_from_str};
 
 use super::case_json;
-use super::profile_pps;
+use crate::run::profile_pps;
 
 const PROFILE: &str = "
 name: s
@@ -38,5 +38,8 @@ fn a_case_s_json_is_the_profile_of_its_case() {
 #[test]
 fn a_load_is_shared_by_the_streams_pps_each_direction_of_a_both_stream_counted() {
     let profile = profile_from_str(PROFILE, "p.yaml").expect("valid");
-    assert_eq!(profile_pps(&profile), 30e3 + 10e3 + 2.0 * 5e3);
+    assert_eq!(profile_pps(&profile), Some(30e3 + 10e3 + 2.0 * 5e3));
+    let mut bits = profile.clone();
+    bits.streams[1].rate = upfbench_config::Rate::BitsL2(1e9);
+    assert_eq!(profile_pps(&bits), None);
 }

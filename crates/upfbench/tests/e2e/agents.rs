@@ -221,28 +221,24 @@ impl Bed {
 
     /// `upfbench run --cluster` of `profile`, started.
     fn coordinator(&self, profile: &str) -> Process {
-        self.coordinator_of("run", profile)
+        self.coordinator_of("run", profile, &[])
     }
 
-    /// `upfbench COMMAND --cluster` of `profile`, started.
-    pub(crate) fn coordinator_of(&self, command: &str, profile: &str) -> Process {
+    /// `upfbench COMMAND --cluster [OPTIONS] PROFILE` of `profile`, started.
+    pub(crate) fn coordinator_of(&self, command: &str, profile: &str, options: &[&str]) -> Process {
         let profile = self.scratch.write("profile.yaml", profile);
         let reports = self.reports();
-        Process::spawn(
-            "coordinator",
-            &self.scratch,
-            None,
-            &[
-                UPFBENCH,
-                command,
-                "--cluster",
-                self.cluster.to_str().expect("utf-8"),
-                "--reports",
-                reports.to_str().expect("utf-8"),
-                profile.to_str().expect("utf-8"),
-            ],
-            None,
-        )
+        let mut args = vec![
+            UPFBENCH,
+            command,
+            "--cluster",
+            self.cluster.to_str().expect("utf-8"),
+            "--reports",
+            reports.to_str().expect("utf-8"),
+        ];
+        args.extend(options);
+        args.push(profile.to_str().expect("utf-8"));
+        Process::spawn("coordinator", &self.scratch, None, &args, None)
     }
 
     pub(crate) fn reports(&self) -> PathBuf {
@@ -360,6 +356,37 @@ fn two_agents_merge_to_the_sum_of_theirs_every_packet_back() {
 #[test]
 fn three_agents_merge_to_the_sum_of_theirs_every_packet_back() {
     every_packet_over(3);
+}
+
+#[test]
+fn two_agents_send_twice_the_profile_s_rates_for_the_duration_given() {
+    let _serial = serial();
+    let bed = Bed::up("agents-m-d", 2);
+    // -m 2x -d 1s: the profile's 2 s at 6 kpps a direction become 1 s at 12 kpps.
+    let mut coordinator = bed.coordinator_of("run", &profile(SECONDS), &["-m", "2x", "-d", "1s"]);
+    let status = coordinator.wait(Duration::from_secs(90));
+    assert!(
+        status.success(),
+        "coordinator: {status}\n{}",
+        coordinator.logs()
+    );
+    let report = read_report(&bed.reports());
+    for d in ["uplink", "downlink"] {
+        let m = merged(&report, d);
+        assert_eq!(m, (2 * RATE, 2 * RATE, 0), "{d}");
+        let parts: u64 = parts(&report, d).iter().map(|(_, p)| p.0).sum();
+        assert_eq!(parts, m.0, "{d}");
+    }
+    let step = &report["steps"][0];
+    assert!(
+        (step["duration_s"].as_f64().expect("duration") - 1.0).abs() < 0.05,
+        "{step}"
+    );
+    let m = &report["multiplier"];
+    assert_eq!(m["given"], "2x", "{m}");
+    assert_eq!(m["steps"][0]["factor"], 2.0, "{m}");
+    assert_eq!(m["steps"][0]["pps"], 4.0 * RATE as f64, "{m}");
+    bed.down();
 }
 
 #[test]

@@ -119,7 +119,7 @@ fn a_search_over_two_agents_agrees_with_one_box_on_their_pairs() {
     let one_box = throughputs(&one_report);
 
     bed.add_agents(2);
-    let mut coordinator = bed.coordinator_of("search", PROFILE);
+    let mut coordinator = bed.coordinator_of("search", PROFILE, &[]);
     let status = coordinator.wait(Duration::from_secs(300));
     assert!(
         status.success(),
