@@ -8,11 +8,10 @@
 use std::time::Duration;
 
 use thiserror::Error;
-use upfbench_api::v1::{AgentInfo, Segment, StepRequest};
+use upfbench_api::v1::StepRequest;
 use upfbench_cluster::Coordinator;
 use upfbench_cluster::coordinator::{Lost, Settings};
-use upfbench_cluster::segments::{RunSegments, TeidSource};
-use upfbench_config::{Cluster, Direction, Profile, Rate, TeidAllocation};
+use upfbench_config::{Cluster, Direction, Profile, Rate};
 use upfbench_pfcp::driver::Release;
 use upfbench_report::Report;
 use upfbench_report::events::EventLine;
@@ -20,10 +19,11 @@ use upfbench_stats::LatencyConfig;
 
 use crate::call::now_ns;
 use crate::drive::{Driven, drive};
-use crate::gnbs::{GnbError, session_plans};
+use crate::gnbs::GnbError;
+use crate::held::hold_n4;
 use crate::sections::{agent_sections, incomplete, lost_event};
-use crate::setup::{SetupError, clients, infos, segments};
-use crate::smf::{Smf, SmfError, client_side};
+use crate::setup::{SetupError, clients, infos};
+use crate::smf::SmfError;
 use crate::step_report::step_report;
 
 /// Why a run over agents could not be made (a lost agent is not one: its run ends incomplete).
@@ -38,12 +38,15 @@ pub enum RunError {
     /// N4.
     #[error(transparent)]
     Smf(#[from] SmfError),
-    /// The profile has the UPF choose the uplink TEIDs (CH=1): not built for agents yet.
+    /// The profile has the UPF choose the uplink TEIDs (CH=1) without the coordinator on N4.
     #[error(
-        "sessions.uplink_teid: chosen by the UPF: a run over agents hands the tester's TEIDs \
-         to its agents only (docs/scale.md §8 step 9)"
+        "sessions.uplink_teid: chosen by the UPF: over agents the coordinator learns them as \
+         it establishes the sessions, so the cluster file needs `pfcp.mode: coordinator`"
     )]
     ChosenTeids,
+    /// A session established with CH=1 whose Created PDR gave no uplink F-TEID.
+    #[error("the session of CP SEID {0} was established without an uplink F-TEID from the UPF")]
+    NoChosenTeid(u64),
 }
 
 /// What a run over agents is asked to do.
@@ -130,25 +133,22 @@ pub async fn run_over_agents(
     mut lost: impl FnMut(&str),
 ) -> Result<ClusterOutcome, RunError> {
     let begun = std::time::Instant::now();
-    let TeidAllocation::Range(teids) = run.profile.sessions.uplink_teid else {
-        return Err(RunError::ChosenTeids);
-    };
     let clients = clients(run.cluster)?;
     let infos = infos(run.cluster, &clients).await?;
-    let segments = segments(
+    let held = hold_n4(
         run.cluster,
-        &RunSegments {
-            run: run.name,
-            profile: run.profile_json,
-            teids: TeidSource::Sequence {
-                first: teids.first.get(),
-                step: teids.step,
-            },
-            upf_n3: None,
-        },
+        run.profile,
+        (run.name, run.profile_json),
+        &infos,
+    )
+    .await?;
+    let smf = held.smf;
+    let segments = held.teids.segments(
+        run.cluster,
+        run.name,
+        run.profile_json,
         run.profile.sessions.count,
     )?;
-    let smf = hold_n4(run.cluster, run.profile, &segments, &infos).await?;
     let settings = settings(run.cluster, run.profile);
     let coordinator = Coordinator::new(settings, segments, now_ns());
     let labels: Vec<String> = run.steps.iter().map(|(l, _)| l.clone()).collect();
@@ -234,23 +234,6 @@ pub(crate) fn lost_event_line(l: &Lost, started_unix_ms: u64) -> EventLine {
         unix_ms,
         event: lost_event(l),
     }
-}
-
-/// With `pfcp.mode: coordinator`: the one association and every UE's session, each with its
-/// agent's pair as its gNB.
-pub(crate) async fn hold_n4(
-    cluster: &Cluster,
-    profile: &Profile,
-    segments: &[Segment],
-    infos: &[AgentInfo],
-) -> Result<Option<Smf>, RunError> {
-    let Some(side) = client_side(cluster) else {
-        return Ok(None);
-    };
-    let plans = session_plans(cluster, profile, segments, infos)?;
-    let smf = Smf::associate(side).await?;
-    smf.establish(plans).await?;
-    Ok(Some(smf))
 }
 
 /// The coordinator's settings: the cluster file's, the profile's histograms, and a step's

@@ -11,10 +11,8 @@ mod case_trials;
 use std::time::Instant;
 
 use thiserror::Error;
-use upfbench_api::v1::Segment;
 use upfbench_cluster::Coordinator;
-use upfbench_cluster::segments::{RunSegments, TeidSource};
-use upfbench_config::{Cluster, Profile, TeidAllocation};
+use upfbench_config::{Cluster, Profile};
 use upfbench_profile_search::ProfileSearch;
 use upfbench_profile_search::case::{Mix, NotPps, cases};
 use upfbench_remote::Client;
@@ -26,11 +24,10 @@ pub use case_trials::case_json;
 
 use crate::call::now_ns;
 use crate::drive::{Driven, drive};
-use crate::run::{
-    ClusterOutcome, RunError, hold_n4, lost_event_line, lost_line, profile_pps, settings,
-};
+use crate::held::{Teids, hold_n4};
+use crate::run::{ClusterOutcome, RunError, lost_event_line, lost_line, profile_pps, settings};
 use crate::sections::{agent_sections, incomplete};
-use crate::setup::{SetupError, clients, infos, segments};
+use crate::setup::{SetupError, clients, infos};
 
 /// Why a search over agents could not be made.
 #[derive(Debug, Error)]
@@ -100,10 +97,9 @@ pub async fn search_over_agents(
     let mut search = begin(&s)?;
     let clients = clients(s.cluster).map_err(RunError::from)?;
     let infos = infos(s.cluster, &clients).await.map_err(RunError::from)?;
-    let whole = case_segments(&s, s.profile_json).map_err(RunError::from)?;
-    let smf = hold_n4(s.cluster, s.profile, &whole, &infos).await?;
-    let measured = measure(&s, &mut search, &clients, &whole, &say).await;
-    let n4_end = match smf {
+    let held = hold_n4(s.cluster, s.profile, (s.name, s.profile_json), &infos).await?;
+    let measured = measure(&s, &mut search, &clients, &held.teids, &say).await;
+    let n4_end = match held.smf {
         Some(smf) => Some(smf.end().await.map_err(RunError::from)?),
         None => None,
     };
@@ -120,12 +116,9 @@ pub async fn search_over_agents(
     })
 }
 
-/// The search of `s`'s profile, checked for a coordinator: the uplink TEIDs the tester's, a
-/// Max Load given, every rate in pps.
+/// The search of `s`'s profile, checked for a coordinator: a Max Load given, every rate in
+/// pps.
 fn begin(s: &ClusterSearch<'_>) -> Result<ProfileSearch, SearchError> {
-    if !matches!(s.profile.sessions.uplink_teid, TeidAllocation::Range(_)) {
-        return Err(RunError::ChosenTeids.into());
-    }
     if s.profile.search.max_load.is_none() {
         return Err(SearchError::NoMaxLoad);
     }
@@ -141,38 +134,19 @@ fn begin(s: &ClusterSearch<'_>) -> Result<ProfileSearch, SearchError> {
     )?)
 }
 
-/// Every agent's segment of the profile `json` (the whole profile's, or a case's).
-fn case_segments(
-    s: &ClusterSearch<'_>,
-    json: &serde_json::Value,
-) -> Result<Vec<Segment>, SetupError> {
-    let (first, step) = match s.profile.sessions.uplink_teid {
-        TeidAllocation::Range(t) => (t.first.get(), t.step),
-        // Refused before (`begin`).
-        TeidAllocation::ChosenByUpf => (1, 1),
-    };
-    segments(
-        s.cluster,
-        &RunSegments {
-            run: s.name,
-            profile: json,
-            teids: TeidSource::Sequence { first, step },
-            upf_n3: None,
-        },
-        s.profile.sessions.count,
-    )
-}
-
 /// Measures every trial `search` chooses, a case at a time on a coordinator of its own (the
 /// case's segments), until the search ends, an agent is lost or a step cannot be merged.
 async fn measure(
     s: &ClusterSearch<'_>,
     search: &mut ProfileSearch,
     clients: &[Client],
-    whole: &[Segment],
+    teids: &Teids,
     say: &dyn Fn(&str),
 ) -> Result<Measured, SetupError> {
-    let shares: Vec<(String, f64)> = whole
+    let segments_of = |json: &serde_json::Value| {
+        teids.segments(s.cluster, s.name, json, s.profile.sessions.count)
+    };
+    let shares: Vec<(String, f64)> = segments_of(s.profile_json)?
         .iter()
         .map(|g| {
             let share = f64::from(g.ues.count) / f64::from(s.profile.sessions.count.max(1));
@@ -186,7 +160,7 @@ async fn measure(
     }
     while let Some(trial) = next.take() {
         let case = search.case(trial.case).case.clone();
-        let segs = case_segments(s, &case_json(s.profile_json, case.set))?;
+        let segs = segments_of(&case_json(s.profile_json, case.set))?;
         let case_start = now_ns();
         let coordinator = Coordinator::new(settings(s.cluster, s.profile), segs, case_start);
         let mut trials = CaseTrials {

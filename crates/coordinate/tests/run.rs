@@ -5,11 +5,17 @@
 
 mod fake;
 
+use std::sync::{Arc, Mutex};
+
+use upfbench_api::v1::{Segment, UplinkTeids};
+use upfbench_cluster::segments::teids_of;
 use upfbench_config::{cluster_from_str, profile_from_str};
 use upfbench_coordinate::run::{ClusterRun, run_over_agents, steps_of};
 use upfbench_pfcp::driver::{self, Release};
 use upfbench_pfcp::node::UpfConfig;
+use upfbench_pfcp::types::Teid;
 use upfbench_report::AgentEnd;
+use upfbench_run::plan::ue_table;
 use upfbench_stats::{Direction, LatencyConfig};
 
 use fake::{Fake, serve};
@@ -135,4 +141,115 @@ async fn the_coordinator_holds_every_session_over_one_association() {
     // Every session deleted, the association released.
     assert_eq!(outcome.n4_end, Some((300, Release::Answered)));
     assert_eq!(upf.rules().await.unwrap().downlink_count(), 0);
+}
+
+#[tokio::test]
+async fn the_uplink_teids_the_upf_chose_are_handed_to_each_agent() {
+    let lo = std::net::Ipv4Addr::LOCALHOST;
+    let config = UpfConfig::new(lo, lo, driver::recovery_time_stamp_now(), lo.into());
+    let (upf, _channels) = driver::serve("127.0.0.1:0".parse().unwrap(), config)
+        .await
+        .expect("binds a loopback port");
+    let logs: [Arc<Mutex<Vec<Segment>>>; 2] = Default::default();
+    let served = [
+        serve(
+            Fake::new("gnb-a", 100)
+                .recording(PROFILE_LATENCY)
+                .logging(logs[0].clone()),
+        )
+        .await,
+        serve(
+            Fake::new("gnb-b", 70)
+                .recording(PROFILE_LATENCY)
+                .logging(logs[1].clone()),
+        )
+        .await,
+    ];
+    let urls: Vec<String> = served.iter().map(|s| s.url.clone()).collect();
+    let peer = upf.local_addr();
+    let mut cluster = cluster(
+        &urls,
+        &format!("{{mode: coordinator, local: \"127.0.0.1:8805\", peer: \"{peer}\"}}"),
+    );
+    cluster.pfcp.local = Some("127.0.0.1:0".parse().unwrap());
+    // CH=1: the UPF chooses every uplink F-TEID.
+    let text = PROFILE.replace(
+        "sessions: {count: 300}",
+        "sessions: {count: 300, uplink_teid: upf}",
+    );
+    let profile = profile_from_str(&text, "p.yaml").unwrap();
+    let run = tokio::spawn(async move {
+        let json = serde_json::json!({"name": "p"});
+        run_over_agents(
+            ClusterRun {
+                name: "r1",
+                cluster: &cluster,
+                profile: &profile,
+                profile_json: &json,
+                steps: steps_of(&profile, &[None], 1.0),
+                tool_version: "test",
+                started_unix_ms: 0,
+            },
+            |_| {},
+        )
+        .await
+    });
+    // While the step runs, every TEID an agent was given is the UPF's uplink PDR of its UE.
+    while logs.iter().any(|l| l.lock().unwrap().is_empty()) {
+        fake::wait_ms(10).await;
+    }
+    let rules = upf.rules().await.unwrap();
+    let ues = ue_table(&profile_from_str(&text, "p.yaml").unwrap().sessions);
+    let mut all = std::collections::BTreeSet::new();
+    for (log, (first, count)) in logs.iter().zip([(0, 100), (100, 200)]) {
+        let segment = log.lock().unwrap()[0].clone();
+        assert_eq!((segment.ues.first, segment.ues.count), (first, count));
+        assert!(matches!(segment.uplink_teids, UplinkTeids::Chosen(_)));
+        assert_eq!(segment.upf_n3.as_deref(), Some("127.0.0.1"));
+        let teids = teids_of(&segment.uplink_teids, first, count).unwrap();
+        assert_eq!(teids.len(), count as usize);
+        for (ue, teid) in (first..first + count).zip(teids) {
+            let rule = rules.uplink(Teid(teid)).expect("the UPF's uplink PDR");
+            assert_eq!(
+                rule.ue_address.map(std::net::IpAddr::V4),
+                Some(ues.address(ue)),
+                "UE {ue}"
+            );
+            assert!(all.insert(teid), "TEID {teid} twice");
+        }
+    }
+    let outcome = run.await.unwrap().unwrap();
+    assert_eq!(outcome.exit_status, 0);
+    assert_eq!(outcome.report.steps[0].directions[0].loss.sent, 24_000);
+    assert_eq!(outcome.n4_end, Some((300, Release::Answered)));
+}
+
+#[tokio::test]
+async fn uplink_teids_the_upf_chooses_need_the_coordinator_on_n4() {
+    let (_served, urls) = two_agents().await;
+    let cluster = cluster(&urls, "{mode: agents}");
+    let text = PROFILE.replace(
+        "sessions: {count: 300}",
+        "sessions: {count: 300, uplink_teid: upf}",
+    );
+    let profile = profile_from_str(&text, "p.yaml").unwrap();
+    let json = serde_json::json!({"name": "p"});
+    let e = run_over_agents(
+        ClusterRun {
+            name: "r1",
+            cluster: &cluster,
+            profile: &profile,
+            profile_json: &json,
+            steps: steps_of(&profile, &[None], 1.0),
+            tool_version: "test",
+            started_unix_ms: 0,
+        },
+        |_| {},
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("needs `pfcp.mode: coordinator`"),
+        "{e}"
+    );
 }

@@ -44,6 +44,8 @@ pub(crate) struct Fake {
     per_ue: u64,
     /// With a cap: `per_ue` is packets a second, and what it sends over `cap` pps is lost.
     cap_pps: Option<f64>,
+    /// Every segment it was given, for a test that looks.
+    segments: Arc<Mutex<Vec<Segment>>>,
     latency: LatencyConfig,
     state: Mutex<State>,
 }
@@ -54,6 +56,7 @@ impl Fake {
             name: name.to_owned(),
             per_ue,
             cap_pps: None,
+            segments: Arc::default(),
             latency: LatencyConfig::default(),
             state: Mutex::new(State::default()),
         }
@@ -62,6 +65,12 @@ impl Fake {
     /// Its histograms of `latency` (a profile's), not the default's.
     pub(crate) fn recording(mut self, latency: LatencyConfig) -> Fake {
         self.latency = latency;
+        self
+    }
+
+    /// Every segment it is given, kept in `log`.
+    pub(crate) fn logging(mut self, log: Arc<Mutex<Vec<Segment>>>) -> Fake {
+        self.segments = log;
         self
     }
 
@@ -215,6 +224,7 @@ impl Agent for Fake {
     fn load_segment(&self, segment: Segment) -> Answer<SegmentSummary> {
         let mut s = self.state.lock().unwrap();
         s.ues = Some((segment.ues.first, segment.ues.count));
+        self.segments.lock().unwrap().push(segment.clone());
         Ok(SegmentSummary {
             run: segment.run,
             ues: segment.ues,

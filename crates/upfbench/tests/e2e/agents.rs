@@ -390,6 +390,39 @@ fn two_agents_send_twice_the_profile_s_rates_for_the_duration_given() {
 }
 
 #[test]
+fn two_agents_send_on_the_uplink_teids_the_upf_chose() {
+    let _serial = serial();
+    let bed = Bed::up("agents-ch", 2);
+    // CH=1: the reflector's UPF side chooses every uplink F-TEID; the coordinator hands each
+    // agent its UEs' TEIDs, and an uplink packet on any other TEID would be dropped.
+    let profile = profile(SECONDS).replace(
+        &format!("sessions: {{count: {UES}}}"),
+        &format!("sessions: {{count: {UES}, uplink_teid: upf}}"),
+    );
+    let mut coordinator = bed.coordinator(&profile);
+    let status = coordinator.wait(Duration::from_secs(90));
+    assert!(
+        status.success(),
+        "coordinator: {status}\n{}",
+        coordinator.logs()
+    );
+    let report = read_report(&bed.reports());
+    for d in ["uplink", "downlink"] {
+        let m = merged(&report, d);
+        println!(
+            "CH=1, {d}: merged sent {}, received {}, lost {}",
+            m.0, m.1, m.2
+        );
+        assert_eq!(
+            m,
+            (RATE * SECONDS, RATE * SECONDS, 0),
+            "{d}: every packet back"
+        );
+    }
+    bed.down();
+}
+
+#[test]
 fn an_agent_killed_mid_step_is_reported_and_the_others_kept() {
     let _serial = serial();
     let mut bed = Bed::up("agents-killed", 3);

@@ -9,10 +9,10 @@ use std::net::IpAddr;
 use std::ops::Range;
 use std::path::PathBuf;
 
-use upfbench_api::v1::{PairShare, Segment, SegmentSummary, StreamShare, UeBlock};
+use upfbench_api::v1::{PairShare, Segment, SegmentSummary, StreamShare, UeBlock, UplinkTeids};
 use upfbench_api::{Problem, ProblemKind};
 use upfbench_cluster::segments::{split, teids_of};
-use upfbench_config::{Profile, System};
+use upfbench_config::{Profile, System, TeidAllocation, TeidRange};
 use upfbench_run::plan::{self, StreamPlan};
 
 use crate::commands::generate::Mode;
@@ -55,8 +55,8 @@ pub(crate) struct Loaded {
 
 /// Checks `segment` against the agent's system (see the module's documentation).
 pub(crate) fn load(checks: Checks<'_>, segment: Segment) -> Result<Loaded, Problem> {
-    let (system, profile) = checked(checks, &segment.profile)?;
-    let mut issues = Vec::new();
+    let (system, profile) = checked(checks, &teids_given(&segment))?;
+    let mut issues = agent_issues(&profile);
     if segment.agents == 0 || segment.index >= segment.agents {
         issues.push((
             "index".to_owned(),
@@ -65,23 +65,6 @@ pub(crate) fn load(checks: Checks<'_>, segment: Segment) -> Result<Loaded, Probl
                 segment.index, segment.agents
             ),
         ));
-    }
-    // The agent's session holds no N4 (the coordinator does, as one SMF): what a profile does
-    // over PFCP during a step cannot be done by an agent.
-    for (field, asks) in [
-        ("churn", profile.churn.is_some()),
-        ("mobility", profile.mobility.is_some()),
-        ("qos_gate", profile.qos_gate.is_some()),
-    ] {
-        if asks {
-            issues.push((
-                format!("{PROFILE}.{field}"),
-                format!(
-                    "`{field}` acts over PFCP during a step, and a segment's agent holds no N4 \
-                     (the coordinator does): run it on one box"
-                ),
-            ));
-        }
     }
     let sessions = profile.sessions.count;
     let UeBlock { first, count } = segment.ues;
@@ -133,6 +116,74 @@ pub(crate) fn load(checks: Checks<'_>, segment: Segment) -> Result<Loaded, Probl
         upf_n3,
         summary,
     })
+}
+
+/// What the segment's profile asks that an agent, which holds no N4, cannot do.
+fn agent_issues(profile: &Profile) -> Vec<(String, String)> {
+    let mut issues = Vec::new();
+    if profile.sessions.uplink_teid == TeidAllocation::ChosenByUpf {
+        issues.push((
+            "uplink_teids".to_owned(),
+            "the profile has the UPF choose the uplink TEIDs (`uplink_teid: upf`): the segment \
+             gives them as the UPF chose them (`chosen`), not a sequence"
+                .to_owned(),
+        ));
+    }
+    // The agent's session holds no N4 (the coordinator does, as one SMF): what a profile does
+    // over PFCP during a step cannot be done by an agent.
+    for (field, asks) in [
+        ("churn", profile.churn.is_some()),
+        ("mobility", profile.mobility.is_some()),
+        ("qos_gate", profile.qos_gate.is_some()),
+    ] {
+        if asks {
+            issues.push((
+                format!("{PROFILE}.{field}"),
+                format!(
+                    "`{field}` acts over PFCP during a step, and a segment's agent holds no N4 \
+                     (the coordinator does): run it on one box"
+                ),
+            ));
+        }
+    }
+    issues
+}
+
+/// The segment's profile, its uplink TEIDs given when the UPF chose them (CH=1): the
+/// coordinator learnt them as it established the sessions and hands them in the segment, and
+/// the agent, which holds no N4, sends on those. Its profile is checked as one whose TEIDs are
+/// the tester's (a profile that has the UPF choose them needs N4): a range just past the
+/// downlink TEIDs stands in for them, so that the checks find no overlap that is not there.
+fn teids_given(segment: &Segment) -> serde_json::Value {
+    let mut profile = segment.profile.clone();
+    if !matches!(segment.uplink_teids, UplinkTeids::Chosen(_)) {
+        return profile;
+    }
+    let Some(sessions) = profile.get_mut("sessions").and_then(|s| s.as_object_mut()) else {
+        return profile;
+    };
+    if sessions.get("uplink_teid").and_then(|t| t.as_str()) != Some("upf") {
+        return profile;
+    }
+    let count = sessions
+        .get("count")
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or(1);
+    let downlink = sessions
+        .get("downlink_teid")
+        .and_then(|d| serde_json::from_value::<TeidRange>(d.clone()).ok())
+        .map_or((2, 2), |d| (u64::from(d.first.0), u64::from(d.step)));
+    let past = downlink.0 + downlink.1 * count;
+    let first = if past + count <= u64::from(u32::MAX) {
+        past
+    } else {
+        1
+    };
+    sessions.insert(
+        "uplink_teid".into(),
+        serde_json::json!({"first": first, "step": 1}),
+    );
+    profile
 }
 
 /// The segment's profile checked as `upfbench run` checks a profile file against the agent's

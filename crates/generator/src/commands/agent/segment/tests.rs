@@ -126,6 +126,20 @@ fn chosen_teids_are_decoded_one_per_ue_of_the_block() {
 }
 
 #[test]
+fn a_profile_whose_upf_chooses_the_teids_is_taken_with_them_and_refused_without() {
+    // CH=1 needs N4, which an agent does not hold: with the TEIDs the coordinator learnt, the
+    // agent sends on them; with a sequence instead, the profile asks what the agent cannot do.
+    let mut s = segment(0, 2);
+    s.profile["sessions"]["uplink_teid"] = json!("upf");
+    s.uplink_teids = UplinkTeids::Chosen("AAAAB96tvu8=".into());
+    let loaded = load(checks(SYSTEM), s.clone()).unwrap();
+    assert_eq!(loaded.uplink_teids, vec![7, 0xdead_beef]);
+    s.uplink_teids = UplinkTeids::Sequence { first: 1, step: 1 };
+    let p = load(checks(SYSTEM), s).unwrap_err();
+    assert!(p.issues.iter().any(|i| i.field == "uplink_teids"), "{p:?}");
+}
+
+#[test]
 fn a_profile_that_does_not_fit_the_system_is_refused_at_its_fields() {
     let mut s = segment(0, 10);
     // The UEs' pool overlaps the agent's N3 subnet (a cross check with the system file).
