@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::mpsc;
-use upfbench_api::v1::{StepRequest, StepResult};
+use upfbench_api::v1::{Status, StepRequest, StepResult};
 use upfbench_cluster::Coordinator;
 use upfbench_cluster::coordinator::{Action, Answer, Event, Failure, Finished, Lost, StepOutcome};
 use upfbench_remote::Client;
@@ -70,14 +70,32 @@ impl Driven {
 
 type Reply = (usize, u64, Result<Answer, Failure>);
 
+/// What a caller is told as a run goes: every agent lost, as it is (the live line,
+/// events.jsonl's `agent_lost`), and every status an agent gives during a step (the live
+/// line's figures). A closure over [`Lost`] is a watcher of losses alone.
+pub trait Watch {
+    /// `lost` was lost just now.
+    fn lost(&mut self, lost: &Lost);
+    /// Agent `agent` gave `status`.
+    fn status(&mut self, agent: usize, status: &Status) {
+        let _ = (agent, status);
+    }
+}
+
+impl<F: FnMut(&Lost)> Watch for F {
+    fn lost(&mut self, lost: &Lost) {
+        self(lost);
+    }
+}
+
 /// Runs `coordinator` against `clients` (agent `i` is `clients[i]`, each bounded by its own
 /// timeout, `agent_timeout`): `next_step` is asked for each step, given the outcomes so far
-/// (`None`: the run ends), and `lost` is told every agent lost as it is.
+/// (`None`: the run ends), and `watch` is told every agent lost as it is and every status.
 pub async fn drive(
     mut coordinator: Coordinator,
     clients: Vec<Client>,
     mut next_step: impl FnMut(&[StepOutcome]) -> Option<StepRequest>,
-    mut lost: impl FnMut(&Lost),
+    mut watch: impl Watch,
 ) -> Driven {
     let clients: Vec<Arc<Client>> = clients.into_iter().map(Arc::new).collect();
     let (tx, mut rx) = mpsc::unbounded_channel::<Reply>();
@@ -99,7 +117,7 @@ pub async fn drive(
                     let event = next_step(&steps).map_or(Event::Finish, Event::Step);
                     coordinator.handle(now_ns(), event);
                 }
-                Action::Lost(l) => lost(&l),
+                Action::Lost(l) => watch.lost(&l),
                 Action::StepDone(outcome) => steps.push(*outcome),
                 Action::LateResult { agent, result } => late.push((agent, *result)),
                 Action::Finished(finished) => {
@@ -116,6 +134,9 @@ pub async fn drive(
             .map(|t| Duration::from_nanos(t.saturating_sub(now_ns())));
         tokio::select! {
             Some((agent, id, answer)) = rx.recv() => {
+                if let Ok(Answer::Status(status)) = &answer {
+                    watch.status(agent, status);
+                }
                 let event = match answer {
                     Ok(answer) => Event::Answer { agent, id, answer },
                     Err(failure) => Event::Failed { agent, id, failure },

@@ -21,6 +21,7 @@ use crate::call::now_ns;
 use crate::drive::{Driven, drive};
 use crate::gnbs::GnbError;
 use crate::held::hold_n4;
+use crate::live::Watcher;
 use crate::sections::{agent_sections, incomplete, lost_event};
 use crate::setup::{SetupError, clients, infos};
 use crate::smf::SmfError;
@@ -126,11 +127,11 @@ pub fn profile_pps(profile: &Profile) -> Option<f64> {
         .sum()
 }
 
-/// Runs `run` over its cluster's agents; `lost` is told every agent lost as it is (the live
-/// line).
+/// Runs `run` over its cluster's agents; `say` is told each line as it comes (every agent lost,
+/// the agents' summed seconds).
 pub async fn run_over_agents(
     run: ClusterRun<'_>,
-    mut lost: impl FnMut(&str),
+    say: impl Fn(&str) + Sync,
 ) -> Result<ClusterOutcome, RunError> {
     let begun = std::time::Instant::now();
     let clients = clients(run.cluster)?;
@@ -158,18 +159,10 @@ pub async fn run_over_agents(
         .map(|(_, s)| s.payload.map(u32::from))
         .collect();
     let mut requests = run.steps.into_iter().map(|(_, s)| s);
-    let mut events = Vec::new();
-    let started_unix_ms = run.started_unix_ms;
-    let driven = drive(
-        coordinator,
-        clients,
-        move |_| requests.next(),
-        |l| {
-            lost(&lost_line(l));
-            events.push(lost_event_line(l, started_unix_ms));
-        },
-    )
-    .await;
+    let names = run.cluster.agents.iter().map(|a| a.name.clone()).collect();
+    let mut watcher = Watcher::new(names, run.started_unix_ms, &say);
+    let driven = drive(coordinator, clients, move |_| requests.next(), &mut watcher).await;
+    let events = watcher.events;
     let n4_end = match smf {
         Some(smf) => Some(smf.end().await?),
         None => None,

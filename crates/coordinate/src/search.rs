@@ -25,7 +25,8 @@ pub use case_trials::case_json;
 use crate::call::now_ns;
 use crate::drive::{Driven, drive};
 use crate::held::{Teids, hold_n4};
-use crate::run::{ClusterOutcome, RunError, lost_event_line, lost_line, profile_pps, settings};
+use crate::live::Watcher;
+use crate::run::{ClusterOutcome, RunError, profile_pps, settings};
 use crate::sections::{agent_sections, incomplete};
 use crate::setup::{SetupError, clients, infos};
 
@@ -91,7 +92,7 @@ struct Measured {
 /// search's, and every agent lost) as it comes.
 pub async fn search_over_agents(
     s: ClusterSearch<'_>,
-    say: impl Fn(&str),
+    say: impl Fn(&str) + Sync,
 ) -> Result<ClusterOutcome, SearchError> {
     let begun = Instant::now();
     let mut search = begin(&s)?;
@@ -141,7 +142,7 @@ async fn measure(
     search: &mut ProfileSearch,
     clients: &[Client],
     teids: &Teids,
-    say: &dyn Fn(&str),
+    say: &(dyn Fn(&str) + Sync),
 ) -> Result<Measured, SetupError> {
     let segments_of = |json: &serde_json::Value| {
         teids.segments(s.cluster, s.name, json, s.profile.sessions.count)
@@ -175,7 +176,8 @@ async fn measure(
             failed: None,
         };
         let mut first = Some(trial);
-        let events = &mut m.events;
+        let names = s.cluster.agents.iter().map(|a| a.name.clone()).collect();
+        let mut watcher = Watcher::new(names, s.started_unix_ms, say);
         let driven = drive(
             coordinator,
             clients.to_vec(),
@@ -183,12 +185,10 @@ async fn measure(
                 Some(t) => Some(trials.ask(t)),
                 None => trials.next(outcomes),
             },
-            |l| {
-                say(&lost_line(l));
-                events.push(lost_event_line(l, s.started_unix_ms));
-            },
+            &mut watcher,
         )
         .await;
+        m.events.append(&mut watcher.events);
         trials.take(&driven.steps);
         next = trials.carry.take();
         let failed = trials.failed.take();

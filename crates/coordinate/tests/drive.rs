@@ -94,7 +94,7 @@ async fn run(
         coordinator,
         clients,
         move |_| steps.next(),
-        move |l| t.lock().unwrap().push(l.clone()),
+        move |l: &Lost| t.lock().unwrap().push(l.clone()),
     )
     .await;
     let told = told.lock().unwrap().clone();

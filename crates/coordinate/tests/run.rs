@@ -62,7 +62,7 @@ async fn a_sweep_over_two_agents_reports_each_step_as_the_sum_of_theirs() {
         [("64 B", 1, Some(64)), ("1400 B", 2, Some(1400))]
     );
     assert_eq!((steps[0].1.duration_ms, steps[0].1.warmup_ms), (300, 100));
-    let mut lost = Vec::new();
+    let said = Mutex::new(Vec::new());
     let outcome = run_over_agents(
         ClusterRun {
             name: "r1",
@@ -73,11 +73,13 @@ async fn a_sweep_over_two_agents_reports_each_step_as_the_sum_of_theirs() {
             tool_version: "test",
             started_unix_ms: 0,
         },
-        |l| lost.push(l.to_owned()),
+        |l| said.lock().unwrap().push(l.to_owned()),
     )
     .await
     .unwrap();
-    assert!(lost.is_empty(), "{lost:?}");
+    // No agent lost; a line of the two agents' summed seconds while the 300 ms steps ran, or none.
+    let said = said.into_inner().unwrap();
+    assert!(said.iter().all(|l| l.contains(" 2 agents: ")), "{said:?}");
     assert_eq!(outcome.exit_status, 0);
     let report = &outcome.report;
     // gnb-a holds 100 UEs at 100 packets each, gnb-b 200 at 70: 10,000 + 14,000.

@@ -55,7 +55,7 @@ pub(super) struct CaseTrials<'s> {
     pub(super) carry: Option<NextTrial>,
     /// Every trial's merged step, in order: the report's steps.
     pub(super) steps: &'s mut Vec<StepReport>,
-    pub(super) say: &'s dyn Fn(&str),
+    pub(super) say: &'s (dyn Fn(&str) + Sync),
     /// Why the search cannot go on (a step without a merged result).
     pub(super) failed: Option<String>,
 }

@@ -308,6 +308,14 @@ fn every_packet_over(n: usize) {
         "coordinator: {status}\n{}",
         coordinator.logs()
     );
+    // The live line: each second of the step, the agents' figures summed.
+    let logs = coordinator.logs();
+    let live: Vec<&str> = logs
+        .lines()
+        .filter(|l| l.contains(&format!("s {n} agents: UL tx ")))
+        .collect();
+    println!("{}", live.join("\n"));
+    assert!(!live.is_empty(), "no live line:\n{logs}");
     let report = read_report(&bed.reports());
     let total = RATE * SECONDS;
     // The agents' blocks: the UEs cut by equal weights.
