@@ -7,6 +7,7 @@
 use upfbench_api::v1::{AgentInfo, Segment};
 use upfbench_cluster::segments::{RunSegments, TeidSource};
 use upfbench_config::{Cluster, Profile, TeidAllocation};
+use upfbench_pfcp::driver::Release;
 use upfbench_pfcp::node::Session;
 
 use crate::gnbs::session_plans;
@@ -112,6 +113,36 @@ pub async fn hold_n4(
         smf: Some(smf),
         teids,
     })
+}
+
+/// The end of N4 after the last step: every session deleted and the association released,
+/// or, when that fails, why (said at once with `say`): the run's figures are kept either way,
+/// and the report says that sessions may be left on the UPF.
+pub async fn end_n4(
+    smf: Option<Smf>,
+    say: &(dyn Fn(&str) + Sync),
+) -> (Option<(usize, Release)>, Option<String>) {
+    let Some(smf) = smf else {
+        return (None, None);
+    };
+    match smf.end().await {
+        Ok(end) => (Some(end), None),
+        Err(e) => {
+            let why = format!(
+                "N4 at the end of the run: {e}: sessions of this run may be left on the UPF"
+            );
+            say(&why);
+            (None, Some(why))
+        }
+    }
+}
+
+/// The exit status of a run whose N4 ended with `failure` (1, unless it lost an agent: 3).
+pub fn with_n4_end(exit_status: i32, failure: Option<&String>) -> i32 {
+    match failure {
+        Some(_) if exit_status == 0 => 1,
+        _ => exit_status,
+    }
 }
 
 /// UE i's uplink TEID as the UPF chose it (its session's CP SEID is i + 1), and the UPF's N3

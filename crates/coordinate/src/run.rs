@@ -20,7 +20,7 @@ use upfbench_stats::LatencyConfig;
 use crate::call::now_ns;
 use crate::drive::{Driven, drive};
 use crate::gnbs::GnbError;
-use crate::held::hold_n4;
+use crate::held::{end_n4, hold_n4, with_n4_end};
 use crate::live::Watcher;
 use crate::sections::{agent_sections, incomplete, lost_event};
 use crate::setup::{SetupError, clients, infos};
@@ -151,6 +151,7 @@ pub async fn run_over_agents(
         run.profile.sessions.count,
     )?;
     let settings = settings(run.cluster, run.profile);
+    let latency = settings.latency;
     let coordinator = Coordinator::new(settings, segments, now_ns());
     let labels: Vec<String> = run.steps.iter().map(|(l, _)| l.clone()).collect();
     let payloads: Vec<Option<u32>> = run
@@ -163,10 +164,7 @@ pub async fn run_over_agents(
     let mut watcher = Watcher::new(names, run.started_unix_ms, &say);
     let driven = drive(coordinator, clients, move |_| requests.next(), &mut watcher).await;
     let events = watcher.events;
-    let n4_end = match smf {
-        Some(smf) => Some(smf.end().await?),
-        None => None,
-    };
+    let (n4_end, n4_failure) = end_n4(smf, &say).await;
     let names: Vec<(String, String)> = run
         .cluster
         .agents
@@ -175,13 +173,14 @@ pub async fn run_over_agents(
         .collect();
     let mut report = Report::new(run.tool_version, run.started_unix_ms);
     add_steps(&mut report, &driven, &labels, &payloads);
-    report.agents = agent_sections(&driven, &names);
+    report.agents = agent_sections(&driven, &names, &latency);
     report.incomplete = incomplete(&driven);
+    report.warnings.extend(n4_failure.clone());
     report.duration_s = begun.elapsed().as_secs_f64();
     Ok(ClusterOutcome {
         report,
         events,
-        exit_status: driven.exit_status(),
+        exit_status: with_n4_end(driven.exit_status(), n4_failure.as_ref()),
         n4_end,
     })
 }

@@ -24,7 +24,7 @@ pub use case_trials::case_json;
 
 use crate::call::now_ns;
 use crate::drive::{Driven, drive};
-use crate::held::{Teids, hold_n4};
+use crate::held::{Teids, end_n4, hold_n4, with_n4_end};
 use crate::live::Watcher;
 use crate::run::{ClusterOutcome, RunError, profile_pps, settings};
 use crate::sections::{agent_sections, incomplete};
@@ -100,13 +100,12 @@ pub async fn search_over_agents(
     let infos = infos(s.cluster, &clients).await.map_err(RunError::from)?;
     let held = hold_n4(s.cluster, s.profile, (s.name, s.profile_json), &infos).await?;
     let measured = measure(&s, &mut search, &clients, &held.teids, &say).await;
-    let n4_end = match held.smf {
-        Some(smf) => Some(smf.end().await.map_err(RunError::from)?),
-        None => None,
-    };
+    let (n4_end, n4_failure) = end_n4(held.smf, &say).await;
     let measured = measured.map_err(RunError::from)?;
     let exit_status = measured.all.as_ref().map_or(0, Driven::exit_status);
+    let exit_status = with_n4_end(exit_status, n4_failure.as_ref());
     let mut report = report_of(&s, &search, &measured);
+    report.warnings.extend(n4_failure);
     report.steps = measured.steps;
     report.duration_s = begun.elapsed().as_secs_f64();
     Ok(ClusterOutcome {
@@ -236,7 +235,7 @@ fn report_of(s: &ClusterSearch<'_>, search: &ProfileSearch, m: &Measured) -> Rep
         s.profile.search.strategy.name().into(),
     );
     if let Some(all) = &m.all {
-        report.agents = agent_sections(all, &names);
+        report.agents = agent_sections(all, &names, &settings(s.cluster, s.profile).latency);
         report.incomplete = incomplete(all);
     }
     report

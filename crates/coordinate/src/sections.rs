@@ -4,10 +4,15 @@
 
 use upfbench_api::v1::StepResult;
 use upfbench_cluster::coordinator::Lost;
-use upfbench_report::events::{Event, StepFigures};
-use upfbench_report::{AgentEnd, AgentSection, AgentStep, Incomplete, LostAgent, StepCount};
+use upfbench_cluster::merge::merge;
+use upfbench_report::events::Event;
+use upfbench_report::{
+    AgentEnd, AgentSection, AgentStep, Incomplete, LostAgent, StepCount, StepFigures,
+};
+use upfbench_stats::LatencyConfig;
 
 use crate::drive::Driven;
+use crate::step_report::step_report;
 
 /// events.jsonl's line for an agent lost.
 pub fn lost_event(lost: &Lost) -> Event {
@@ -21,13 +26,13 @@ pub fn lost_event(lost: &Lost) -> Event {
 
 /// Per direction that carried traffic, over the result's pairs: packets sent, received once,
 /// lost (the sequence counters).
-pub fn figures(result: &StepResult) -> Vec<StepFigures> {
-    let mut out: Vec<StepFigures> = Vec::new();
+pub fn figures(result: &StepResult) -> Vec<upfbench_report::events::StepFigures> {
+    let mut out: Vec<upfbench_report::events::StepFigures> = Vec::new();
     for d in result.pairs.iter().flat_map(|p| &p.directions) {
         let i = match out.iter().position(|f| f.direction == d.direction) {
             Some(i) => i,
             None => {
-                out.push(StepFigures {
+                out.push(upfbench_report::events::StepFigures {
                     direction: d.direction,
                     sent: 0,
                     received: 0,
@@ -44,17 +49,29 @@ pub fn figures(result: &StepResult) -> Vec<StepFigures> {
     out
 }
 
-fn agent_step(result: &StepResult, counted: bool) -> AgentStep {
+/// Agent `result`'s step as it measured it: its counts, and every figure of its own result
+/// made into a step as the merged ones are (none when it does not merge on its own: another
+/// latency configuration, which the totals refused too).
+fn agent_step(result: &StepResult, counted: bool, latency: &LatencyConfig) -> AgentStep {
+    let measured = merge(result.step, latency, &[result])
+        .ok()
+        .map(|m| StepFigures::of(step_report(String::new(), None, &m)));
     AgentStep {
         step: result.step,
         counted,
         start_late_us: result.start_late_ns as f64 / 1e3,
         figures: figures(result),
+        measured,
     }
 }
 
-/// Each agent's section: `agents[i]` is (name, URL) of agent `i`, in the cluster file's order.
-pub fn agent_sections(driven: &Driven, agents: &[(String, String)]) -> Vec<AgentSection> {
+/// Each agent's section: `agents[i]` is (name, URL) of agent `i`, in the cluster file's order;
+/// its results' histograms are of `latency`.
+pub fn agent_sections(
+    driven: &Driven,
+    agents: &[(String, String)],
+    latency: &LatencyConfig,
+) -> Vec<AgentSection> {
     agents
         .iter()
         .enumerate()
@@ -64,14 +81,14 @@ pub fn agent_sections(driven: &Driven, agents: &[(String, String)]) -> Vec<Agent
                 .steps
                 .iter()
                 .flat_map(|o| o.results.iter().filter(|r| &r.agent == name))
-                .map(|r| agent_step(r, true))
+                .map(|r| agent_step(r, true, latency))
                 .collect();
             steps.extend(
                 driven
                     .late
                     .iter()
                     .filter(|(a, _)| *a == i)
-                    .map(|(_, r)| agent_step(r, false)),
+                    .map(|(_, r)| agent_step(r, false, latency)),
             );
             let lost = driven.finished.lost.iter().any(|l| &l.agent == name);
             AgentSection {

@@ -214,9 +214,17 @@ async fn merged_over(names: &[&str], weights: &[u32], per_ue: &[u64]) {
         .zip(&served)
         .map(|(n, s)| ((*n).to_owned(), s.url.clone()))
         .collect();
-    let sections = agent_sections(&driven, &urls);
+    let sections = agent_sections(&driven, &urls, &LatencyConfig::default());
     for ((section, segment), &p) in sections.iter().zip(&segments).zip(per_ue) {
         assert_eq!(section.state, AgentEnd::Counted);
+        // Every figure of its own: its uplink's count and a latency sample per UE of its block.
+        for s in &section.steps {
+            let m = s.measured.as_ref().expect("its own figures");
+            let ul = &m.directions[0];
+            assert_eq!(ul.loss.sent, u64::from(segment.ues.count) * p);
+            let samples = ul.latency.as_ref().expect("latency").percentiles.samples;
+            assert_eq!(samples, u64::from(segment.ues.count));
+        }
         assert!(section.clock_offset_us.is_some() && section.rtt_us.is_some());
         let steps: Vec<(u32, bool, u64, u64)> = section
             .steps
@@ -321,7 +329,7 @@ fn sections_keep_the_lost_apart(driven: &Driven, names: &[&str], served: &[Serve
         .zip(served)
         .map(|(n, s)| ((*n).to_owned(), s.url.clone()))
         .collect();
-    let sections = agent_sections(driven, &urls);
+    let sections = agent_sections(driven, &urls, &LatencyConfig::default());
     let states: Vec<(AgentEnd, usize)> =
         sections.iter().map(|s| (s.state, s.steps.len())).collect();
     assert_eq!(

@@ -255,3 +255,71 @@ async fn uplink_teids_the_upf_chooses_need_the_coordinator_on_n4() {
         "{e}"
     );
 }
+
+#[tokio::test]
+async fn a_deletion_the_upf_refuses_keeps_the_run_s_figures_and_says_so() {
+    let lo = std::net::Ipv4Addr::LOCALHOST;
+    let config = UpfConfig::new(lo, lo, driver::recovery_time_stamp_now(), lo.into());
+    let (upf, _channels) = driver::serve("127.0.0.1:0".parse().unwrap(), config)
+        .await
+        .expect("binds a loopback port");
+    let logs: [Arc<Mutex<Vec<Segment>>>; 2] = Default::default();
+    let served = [
+        serve(
+            Fake::new("gnb-a", 100)
+                .recording(PROFILE_LATENCY)
+                .logging(logs[0].clone()),
+        )
+        .await,
+        serve(
+            Fake::new("gnb-b", 70)
+                .recording(PROFILE_LATENCY)
+                .logging(logs[1].clone()),
+        )
+        .await,
+    ];
+    let urls: Vec<String> = served.iter().map(|s| s.url.clone()).collect();
+    let peer = upf.local_addr();
+    let mut cluster = cluster(
+        &urls,
+        &format!("{{mode: coordinator, local: \"127.0.0.1:8805\", peer: \"{peer}\"}}"),
+    );
+    cluster.pfcp.local = Some("127.0.0.1:0".parse().unwrap());
+    let profile = profile_from_str(PROFILE, "p.yaml").unwrap();
+    let said = Arc::new(Mutex::new(Vec::<String>::new()));
+    let told = said.clone();
+    let run = tokio::spawn(async move {
+        let json = serde_json::json!({"name": "p"});
+        run_over_agents(
+            ClusterRun {
+                name: "r1",
+                cluster: &cluster,
+                profile: &profile,
+                profile_json: &json,
+                steps: steps_of(&profile, &[None], 1.0),
+                tool_version: "test",
+                started_unix_ms: 0,
+            },
+            move |l| told.lock().unwrap().push(l.to_owned()),
+        )
+        .await
+    });
+    // While the step runs, the UPF restarts: it forgets the association and every session, so
+    // it refuses their deletion (as eUPF did in the lab after pruning an association).
+    while logs.iter().any(|l| l.lock().unwrap().is_empty()) {
+        fake::wait_ms(10).await;
+    }
+    assert_eq!(upf.restart().await.unwrap(), 300);
+    let outcome = run.await.unwrap().expect("the run's figures");
+    assert_eq!(outcome.exit_status, 1);
+    assert_eq!(outcome.n4_end, None);
+    assert_eq!(outcome.report.steps[0].directions[0].loss.sent, 24_000);
+    let warning = outcome
+        .report
+        .warnings
+        .iter()
+        .find(|w| w.starts_with("N4 at the end of the run: PFCP deletion"))
+        .unwrap_or_else(|| panic!("{:?}", outcome.report.warnings));
+    assert!(warning.ends_with("sessions of this run may be left on the UPF"));
+    assert!(said.lock().unwrap().contains(warning));
+}

@@ -9,6 +9,32 @@ use serde::{Deserialize, Serialize};
 use super::events::StepFigures;
 use super::rows::{Cell, Column, Table};
 
+impl crate::Report {
+    /// The run's steps as agent `name` measured them, each under its merged step's label
+    /// (step n is the report's n-th); a step it has no figures of is left out.
+    pub fn of_agent(&self, name: &str) -> Vec<crate::StepReport> {
+        let Some(agent) = self.agents.iter().find(|a| a.name == name) else {
+            return Vec::new();
+        };
+        agent
+            .steps
+            .iter()
+            .filter_map(|s| {
+                let f = s.measured.as_ref()?;
+                let merged = self.steps.get((s.step as usize).checked_sub(1)?);
+                let label = merged.map_or_else(|| format!("step {}", s.step), |m| m.label.clone());
+                let label = if s.counted {
+                    label
+                } else {
+                    format!("{label} (late: not in the totals)")
+                };
+                let payload = merged.and_then(|m| m.payload_bytes);
+                Some(crate::StepReport::from_figures(label, payload, f))
+            })
+            .collect()
+    }
+}
+
 /// How an agent ended the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -49,6 +75,10 @@ pub struct AgentStep {
     pub start_late_us: f64,
     /// Per direction that carried traffic, over its pairs: packets sent, received and lost.
     pub figures: Vec<StepFigures>,
+    /// Every figure of the step as this agent measured it, its pairs together (directions with
+    /// their latency, streams, ports, frames): what the single box's step has, for this agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured: Option<crate::pairs::StepFigures>,
 }
 
 /// An agent lost during the run.
@@ -240,6 +270,7 @@ mod tests {
                     counted: true,
                     start_late_us: 1.5,
                     figures: vec![fig(10_000, 1)],
+                    measured: None,
                 }],
             },
             AgentSection {
@@ -312,5 +343,63 @@ mod tests {
                 "warning: another warning"
             ]
         );
+    }
+
+    #[test]
+    fn each_agent_s_own_figures_read_back_and_print_as_its_tables() {
+        // The golden report's steps as gnb-a measured them, its first step's uplink changed,
+        // and a late step 2 of gnb-b.
+        let mut r = crate::Report::from_json(include_str!("../testdata/report.json")).unwrap();
+        let mut mine = crate::StepFigures::of(r.steps[0].clone());
+        mine.directions[0].tx.kpps = 4321.5;
+        let step = |n: u32, counted, measured| AgentStep {
+            step: n,
+            counted,
+            start_late_us: 0.0,
+            figures: vec![],
+            measured: Some(measured),
+        };
+        let late = crate::StepFigures::of(r.steps[1].clone());
+        r.agents = vec![
+            AgentSection {
+                name: "gnb-a".into(),
+                url: "http://a:9800".into(),
+                clock_offset_us: None,
+                rtt_us: None,
+                state: AgentEnd::Counted,
+                steps: vec![step(1, true, mine)],
+            },
+            AgentSection {
+                name: "gnb-b".into(),
+                url: "http://b:9800".into(),
+                clock_offset_us: None,
+                rtt_us: None,
+                state: AgentEnd::Lost,
+                steps: vec![step(2, false, late)],
+            },
+        ];
+        let back = crate::Report::from_json(&r.to_json()).unwrap();
+        assert_eq!(back, r);
+        let a = back.of_agent("gnb-a");
+        assert_eq!(a.len(), 1);
+        assert_eq!(
+            (a[0].label.as_str(), a[0].directions[0].tx.kpps),
+            (r.steps[0].label.as_str(), 4321.5)
+        );
+        let b = back.of_agent("gnb-b");
+        assert_eq!(
+            b[0].label,
+            format!("{} (late: not in the totals)", r.steps[1].label)
+        );
+        assert!(back.of_agent("gnb-c").is_empty());
+        let text = r.to_table();
+        let (_, agents) = text
+            .split_once("Agent gnb-a: what it measured itself")
+            .expect("gnb-a's tables");
+        let (a, b) = agents
+            .split_once("Agent gnb-b: what it measured itself")
+            .expect("gnb-b's after gnb-a's");
+        assert!(a.contains("4321.5"), "{a}");
+        assert!(b.contains("(late: not in the totals)"), "{b}");
     }
 }

@@ -83,7 +83,11 @@ impl StepReport {
     }
 
     /// A step of `label` and `payload_bytes` holding `figures` alone.
-    fn from_figures(label: String, payload_bytes: Option<u32>, f: &StepFigures) -> StepReport {
+    pub(crate) fn from_figures(
+        label: String,
+        payload_bytes: Option<u32>,
+        f: &StepFigures,
+    ) -> StepReport {
         StepReport {
             label,
             payload_bytes,

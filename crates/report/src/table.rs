@@ -610,6 +610,7 @@ pub fn render_table(report: &Report) -> String {
         queue_table(&mut out, report);
         rejected_section(&mut out, report);
         pair_sections(&mut out, report);
+        agent_tables(&mut out, report);
     }
     for w in warnings(report) {
         let _ = writeln!(out, "warning: {w}");
@@ -628,6 +629,24 @@ fn pair_sections(out: &mut String, report: &Report) {
         view.steps = report.of_pair(&name);
         view.warnings.clear();
         let _ = writeln!(out, "Pair {name}: what its workers measured on its ports\n");
+        direction_tables(out, &view);
+        stream_table(out, &view);
+        port_table(out, &view);
+    }
+}
+
+/// In a run over agents, after the totals' sections: each agent's direction tables, streams
+/// and ports, as it measured them itself.
+fn agent_tables(out: &mut String, report: &Report) {
+    for a in &report.agents {
+        let steps = report.of_agent(&a.name);
+        if steps.is_empty() {
+            continue;
+        }
+        let mut view = report.clone();
+        view.steps = steps;
+        view.warnings.clear();
+        let _ = writeln!(out, "Agent {}: what it measured itself\n", a.name);
         direction_tables(out, &view);
         stream_table(out, &view);
         port_table(out, &view);

@@ -145,6 +145,20 @@ fn agents_section(body: &mut String, report: &Report) {
          clock against the coordinator's (Cristian's method); start late: how late its first \
          packet was due against the common start.</p>\n",
     );
+    for a in &report.agents {
+        let steps = report.of_agent(&a.name);
+        if steps.is_empty() {
+            continue;
+        }
+        let mut view = report.clone();
+        view.steps = steps;
+        let _ = writeln!(
+            body,
+            "<h3 id=\"agent-{0}\">Agent {0}: what it measured itself</h3>",
+            escape(&a.name)
+        );
+        direction_tables(body, &view);
+    }
     body.push_str("</section>\n");
 }
 
@@ -219,6 +233,7 @@ mod tests {
                     received: sent - 2,
                     lost: 2,
                 }],
+                measured: None,
             }],
         };
         report.agents = vec![
@@ -237,8 +252,15 @@ mod tests {
                 agents_counted: "1 of 2".into(),
             }],
         });
+        // gnb-a's own figures: its tables under its heading.
+        report.agents[0].steps[0].measured =
+            Some(upfbench_report::StepFigures::of(report.steps[0].clone()));
         let html = report_page(&report, &[]);
         let agents = &html[html.find("<h2>Agents</h2>").expect("the section")..];
+        let own = &agents[agents
+            .find("Agent gnb-a: what it measured itself")
+            .expect("gnb-a's")..];
+        assert!(own.contains("<table>"), "{own}");
         assert!(agents.contains("<td>gnb-a</td><td>http://gnb-a:9800</td><td>counted</td>"));
         assert!(agents.contains("<td>gnb-b</td><td>http://gnb-b:9800</td><td>lost</td>"));
         assert!(agents.contains("<td class=\"num\">2578</td><td class=\"num\">2576</td>"));
