@@ -5,16 +5,17 @@ Usage: reconcile_agents.py [--upf KIND] REPORT_DIR RUN_DIR
 
 REPORT_DIR holds the coordinator's report.json (the merged steps and each agent's section);
 RUN_DIR what deploy/upflab-agents.sh kept of the run: counters/run-before and run-after
-(deploy/upflab/counters.sh), agents/<agent>-step<N>.json (each agent's own result of each step:
-its ports and frames by kind), and captures/ (what is not traffic on tg's four links, the
-downlink G-PDUs on dut's n3a and n3b by destination, the sessions' gNB addresses on n4).
+(deploy/upflab/counters.sh), agents/<agent>-report.json (each agent's own report of the run: its
+ports and frames by kind in each step) or agents/<agent>-step<N>.json (its result of step N
+from its API), and captures/ (what is not traffic on both ends of the four
+links, the downlink G-PDUs on n3a and n3b by destination, the sessions' gNB addresses on n4).
 
 It checks, in this order:
 1. the merged report is the sum of the agents' sections, step by step and direction by
    direction (sent, received, lost), and of their own results (frames by kind, ports);
 2. each UE's session carries its own agent's N3 address as gNB (the PFCP establishments'
    Outer Header Creation) and the UPF sent each agent's downlink to that agent's gNB only (the
-   G-PDUs on dut's n3a went to 192.168.13.131, on n3b to .132);
+   G-PDUs on n3a went to 192.168.13.131, on n3b to .132);
 3. each agent's packets of each direction (measured + warm-up, every step together: the counters
    are read at the run's edges, --step-hook being refused with --cluster) from its sending port
    through its links to its receiving port, each count net of the frames that are not traffic
@@ -24,6 +25,7 @@ Exit status 3 when a difference is left unexplained.
 
 import argparse
 import json
+import shutil
 import sys
 from collections import Counter
 from pathlib import Path
@@ -36,8 +38,29 @@ AGENTS = {"gnb-a": {"n3": "n3a", "n6": "n6a", "gnb": "192.168.13.131", "dn": "19
 DIRS = ("uplink", "downlink")
 
 
+def take_agent_reports(run_dir, reports_dir, window):
+    """Copies each agent's own report of this run (the one that started within `window`, under
+    REPORTS_DIR/<agent>-reports/) into RUN_DIR/agents/<agent>-report.json. An agent writes it
+    when its segment is replaced or it stops, not when the coordinator ends."""
+    for name in AGENTS:
+        for p in sorted((reports_dir / f"{name}-reports").glob("*/report.json")):
+            started = json.loads(p.read_text()).get("started_unix_ms", 0) / 1e3
+            if window[0] <= started <= window[1]:
+                (run_dir / "agents").mkdir(exist_ok=True)
+                shutil.copy(p, run_dir / "agents" / f"{name}-report.json")
+
+
 def agent_results(run_dir, name):
-    """The agent's own results, step by step (its one pair each)."""
+    """The agent's own figures, step by step, as results of one pair each: from its own
+    report of the run (agents/<name>-report.json, which `upfbench agent --reports` writes per
+    segment: every step), else from GET /v1/steps/N/result (agents/<name>-step<N>.json: the
+    agent keeps its last step's only)."""
+    own = run_dir / "agents" / f"{name}-report.json"
+    if own.exists():
+        steps = json.loads(own.read_text())["steps"]
+        return {i: {"step": i, "pairs": [{"frames": st.get("frames", []),
+                                          "ports": st.get("ports", [])}]}
+                for i, st in enumerate(steps, 1)}
     out = {}
     for p in sorted((run_dir / "agents").glob(f"{name}-step*.json")):
         r = json.loads(p.read_text())
@@ -57,7 +80,7 @@ def pair_sum(result, key):
     return out
 
 
-def other_frames(tg_path, dut_path, mac):
+def other_frames(tg_path, dut_path, mac, window):
     """Frames of a link that are not traffic: (sent by tg, received by tg), and what they were
     (protocol counts). What tg sent is read from dut's end (upfbench's af_packet frames bypass
     the qdisc and reach no other packet socket of tg), what it received from tg's end (the same
@@ -69,7 +92,11 @@ def other_frames(tg_path, dut_path, mac):
         for line in path.read_text().splitlines():
             if not line.strip():
                 continue
-            src, proto, *_ = line.split("\t") + [""]
+            t, src, proto, *_ = line.split("\t") + ["", ""]
+            # The capture runs a little longer than the counters' window: only the frames
+            # between the two readings.
+            if not window[0] <= float(t) <= window[1]:
+                continue
             if (src.lower() == mac.lower()) != ours:
                 continue
             if ours:
@@ -151,7 +178,7 @@ def check_gnbs(run_dir, report, lines):
     else:
         lines.append("no PFCP establishment captured on n4")
     for name, a in AGENTS.items():
-        p = cap / f"dut-{a['n3']}-gtpu.txt"
+        p = cap / f"tg-{a['n3']}-gtpu.txt"
         if not p.exists():
             continue
         dsts = Counter()
@@ -164,74 +191,116 @@ def check_gnbs(run_dir, report, lines):
         text = ", ".join(f"{fmt(n)} to {d} ({teids[d]} TEIDs)" for d, n in sorted(dsts.items()))
         wrong = sum(n for d, n in dsts.items() if d != a["gnb"])
         bad += wrong > 0
-        lines.append(f"dut {a['n3']} ({name}'s link): downlink G-PDUs from the UPF "
+        lines.append(f"{a['n3']} ({name}'s link): downlink G-PDUs from the UPF "
                      f"{text or 'none'}" + (f"; {fmt(wrong)} NOT TO ITS gNB" if wrong else ""))
     return bad
 
 
-def agent_points(d, name, res, links, others):
-    """Agent `name`'s points of direction `d` over every step: [(point, count, note)]."""
-    a = AGENTS[name]
-    tx_port, rx_port = ("N3", "N6") if d == "uplink" else ("N6", "N3")
-    tx_if, rx_if = (a["n3"], a["n6"]) if d == "uplink" else (a["n6"], a["n3"])
+def counters_of(steps):
+    """Frames by kind and port counters summed over `steps` (each a list of per-port dicts
+    under "frames" and "ports"): ({"N3.tx_measured": n, ...}, {"N3.opackets": n, ...})."""
     fr, po = Counter(), Counter()
-    for r in res.values():
-        for port, c in pair_sum(r, "frames").items():
+    for frames, ports in steps:
+        for port, c in frames.items():
             for k, v in c.items():
-                fr[f"{port}.{k}"] += v
-        for port, c in pair_sum(r, "ports").items():
+                if isinstance(v, int) and not isinstance(v, bool):
+                    fr[f"{port}.{k}"] += v
+        for port, c in ports.items():
             for k, v in c.items():
-                po[f"{port}.{k}"] += v
+                if isinstance(v, int) and not isinstance(v, bool):
+                    po[f"{port}.{k}"] += v
+    return fr, po
+
+
+def points(d, fr, po, links, others, ifs):
+    """The points of direction `d` for the tester counts `fr`, `po` over the links `ifs`
+    ([(n3, n6)], one per agent): [(point, count, note)], and what explains differences."""
+    tx_port, rx_port = ("N3", "N6") if d == "uplink" else ("N6", "N3")
+    tx_ifs = [n3 if d == "uplink" else n6 for n3, n6 in ifs]
+    rx_ifs = [n6 if d == "uplink" else n3 for n3, n6 in ifs]
     tg, dut = links["tg"], links["dut"]
-    o_tx = others[tx_if][0]  # sent by tg on the sending link: ARP, ...
-    o_rx = others[rx_if][1]  # received by tg on the receiving link
+    o_tx = sum(others[i][0] for i in tx_ifs)  # sent by tg on the sending links: ARP, ...
+    o_rx = sum(others[i][1] for i in rx_ifs)  # received by tg on the receiving links
+
+    def link(ns, ifcs, k):
+        return sum(ns[i][k] for i in ifcs)
+
+    names = "+".join(tx_ifs), "+".join(rx_ifs)
     sent = fr[f"{tx_port}.tx_measured"] + fr[f"{tx_port}.tx_warmup"]
     svc_tx, svc_rx = fr[f"{tx_port}.tx_service"], fr[f"{rx_port}.rx_service"]
     rej = fr[f"{rx_port}.rx_rejected"]
     got = fr[f"{rx_port}.rx_measured"] + fr[f"{rx_port}.rx_unmeasured"]
-    return [
+    pts = [
         ("agent sent", sent, f"{fmt(fr[f'{tx_port}.tx_measured'])} measured + "
                              f"{fmt(fr[f'{tx_port}.tx_warmup'])} warm-up"),
         ("port tx", po[f"{tx_port}.opackets"] + po[f"{tx_port}.oerrors"] - svc_tx,
          f"DPDK {tx_port} opackets {fmt(po[f'{tx_port}.opackets'])} - {svc_tx} service"),
-        ("tg link tx", tg[tx_if]["tx"] - o_tx, f"tg {tx_if} tx {fmt(tg[tx_if]['tx'])} - {o_tx} "
-                                              "not traffic"),
-        ("dut link rx", dut[tx_if]["rx"] - o_tx, f"dut {tx_if} rx {fmt(dut[tx_if]['rx'])} - "
-                                                f"{o_tx} not traffic"),
-        ("dut link tx", dut[rx_if]["tx"] - o_rx, f"dut {rx_if} tx {fmt(dut[rx_if]['tx'])} - "
-                                                f"{o_rx} not traffic"),
-        ("tg link rx", tg[rx_if]["rx"] - o_rx, f"tg {rx_if} rx {fmt(tg[rx_if]['rx'])} - {o_rx} "
-                                              "not traffic"),
+        ("tg link tx", link(tg, tx_ifs, "tx") - o_tx,
+         f"tg {names[0]} tx {fmt(link(tg, tx_ifs, 'tx'))} - {o_tx} not traffic"),
+        ("dut link rx", link(dut, tx_ifs, "rx") - o_tx,
+         f"dut {names[0]} rx {fmt(link(dut, tx_ifs, 'rx'))} - {o_tx} not traffic"),
+        ("dut link tx", link(dut, rx_ifs, "tx") - o_rx,
+         f"dut {names[1]} tx {fmt(link(dut, rx_ifs, 'tx'))} - {o_rx} not traffic"),
+        ("tg link rx", link(tg, rx_ifs, "rx") - o_rx,
+         f"tg {names[1]} rx {fmt(link(tg, rx_ifs, 'rx'))} - {o_rx} not traffic"),
         ("port rx", po[f"{rx_port}.ipackets"] - svc_rx,
          f"DPDK {rx_port} ipackets {fmt(po[f'{rx_port}.ipackets'])} - {svc_rx} service"),
         ("agent received", got + rej, f"{fmt(fr[f'{rx_port}.rx_measured'])} measured + "
                                       f"{fmt(fr[f'{rx_port}.rx_unmeasured'])} unmeasured + "
                                       f"{fmt(rej)} rejected"),
-    ], {"rejected": rej, "tx_if": tx_if, "rx_if": rx_if}
+    ]
+    return pts, {"rejected": rej, "tx_ifs": tx_ifs, "rx_ifs": rx_ifs}
 
 
-def explain(a, b, lost, links, extra):
-    """Counters that account for `lost` between consecutive points a -> b of one agent."""
+def explain(a, b, lost, links, extra, whole=None, upf=None, d=None):
+    """Counters that account for `lost` between consecutive points a -> b: the veths' drops;
+    for both agents together (`whole`: the run's counter deltas) the UPF's and dut's kernel's,
+    which are not per agent."""
     tg, dut = links["tg"], links["dut"]
     found = []
+    if whole is not None:
+        if upf == "open5gs" and d == "uplink" and (a, b) == ("dut link rx", "UPF out"):
+            found.append(("Open5GS's GTP-U socket drops (receive buffer full)",
+                          whole["udp_drops"].get("192.168.13.151:2152", 0)))
+        if upf == "open5gs" and d == "downlink" and (a, b) == ("UPF in", "dut link tx"):
+            found.append(("ogstun tx_dropped", dut.get("ogstun", {}).get("tx_dropped", 0)))
+        if upf == "eupf" and (a, b) == ("UPF in", "UPF out") and "eupf" in whole:
+            xdp = whole["eupf"]["xdp"]
+            found.append(("eUPF XDP drop + aborted", xdp["drop"] + xdp["aborted"]))
+        if b == "dut link tx":
+            found.append(("packets dropped waiting for ARP (kernel-wide unresolved_discards)",
+                          whole["arp_unresolved_discards"]))
     if (a, b) == ("tg link tx", "dut link rx"):
-        i = extra["tx_if"]
-        found.append(("veth drops", tg[i]["tx_dropped"] + dut[i]["rx_dropped"]))
+        found.append(("veth drops", sum(tg[i]["tx_dropped"] + dut[i]["rx_dropped"]
+                                        for i in extra["tx_ifs"])))
     if (a, b) == ("dut link tx", "tg link rx"):
-        i = extra["rx_if"]
-        found.append(("veth drops", dut[i]["tx_dropped"] + tg[i]["rx_dropped"]))
-    return [(k, min(n, max(lost, 0))) for k, n in found if n]
+        found.append(("veth drops", sum(dut[i]["tx_dropped"] + tg[i]["rx_dropped"]
+                                        for i in extra["rx_ifs"])))
+    # Each counter explains at most what is left of the difference.
+    out, left = [], max(lost, 0)
+    for k, n in found:
+        if n and left:
+            out.append((k, min(n, left)))
+            left -= min(n, left)
+    return out
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--upf", default="unknown")
+    ap.add_argument("--agent-reports", type=Path,
+                    help="the directory holding <agent>-reports/: take each agent's own report "
+                         "of this run from there")
     ap.add_argument("report_dir", type=Path)
     ap.add_argument("run_dir", type=Path)
     args = ap.parse_args()
     report = json.loads((args.report_dir / "report.json").read_text())
     run = args.run_dir
     upf = "eupf" if args.upf.startswith("eupf") else args.upf
+    if args.agent_reports:
+        times = [float((run / "counters" / n / "time").read_text())
+                 for n in ("run-before", "run-after")]
+        take_agent_reports(run, args.agent_reports, times)
     results = {n: agent_results(run, n) for n in AGENTS}
     out = [f"UPF: {args.upf}; coordinator's report of {report.get('started', '?')}, "
            f"{len(report['steps'])} step(s): "
@@ -258,7 +327,8 @@ def main():
     for a in AGENTS.values():
         for ifc in (a["n3"], a["n6"]):
             o = other_frames(run / "captures" / f"tg-{ifc}-other.txt",
-                             run / "captures" / f"dut-{ifc}-other.txt", macs.get(ifc, ""))
+                             run / "captures" / f"dut-{ifc}-other.txt", macs.get(ifc, ""),
+                             (before["time"], after["time"]))
             if o is None:
                 o = (0, 0, Counter())
                 out.append(f"(no capture of tg {ifc}: its frames that are not traffic taken as 0)")
@@ -276,44 +346,79 @@ def main():
         whole["eupf"] = delta(before["eupf"], after["eupf"])
 
     out.append("\n3. Each agent's packets (measured + warm-up, all steps), link by link\n")
+    steps = len(report["steps"])
+    complete = [n for n in AGENTS if sorted(results[n]) == list(range(1, steps + 1))]
+    if len(complete) < len(AGENTS):
+        out.append("The agents' own figures of every step are not all there, so only both "
+                   "agents together are followed, from the merged report's frames and ports; "
+                   "per agent: " + ", ".join(
+                       f"{n} steps {sorted(results[n]) or 'none'}" for n in AGENTS) + "\n")
+    columns = {}
+    for name in complete:
+        fr, po = counters_of([(pair_sum(r, "frames"), pair_sum(r, "ports"))
+                              for r in results[name].values()])
+        columns[name] = (fr, po, [(AGENTS[name]["n3"], AGENTS[name]["n6"])])
+    merged = counters_of([({f["name"]: f for f in st.get("frames", [])},
+                           {p["name"]: p for p in st.get("ports", [])})
+                          for st in report["steps"]])
+    columns["merged report, both links"] = (*merged, [(a["n3"], a["n6"]) for a in AGENTS.values()])
     notes, raw = [], []
     for d in DIRS:
+        per = {c: points(d, fr, po, links, others, ifs) for c, (fr, po, ifs) in columns.items()}
+        cols = list(columns)
         rows = []
-        per = {}
-        for name in AGENTS:
-            pts, extra = agent_points(d, name, results[name], links, others)
-            per[name] = (pts, extra)
-        names = [p[0] for p in per["gnb-a"][0]]
-        for k, point in enumerate(names):
-            ca, cb = per["gnb-a"][0][k][1], per["gnb-b"][0][k][1]
-            rows.append([d, point, fmt(ca), fmt(cb), fmt(ca + cb)])
+        for k, (point, _, _) in enumerate(per[cols[-1]][0]):
+            rows.append([d, point] + [fmt(per[c][0][k][1]) for c in cols])
             if point == "dut link rx":
                 # The UPF's own counts, both agents together.
                 frames = {p: {} for p in ("N3", "N6")}
                 for p in upf_points(d, whole, upf if upf in ("eupf", "open5gs") else "-", frames):
-                    rows.append([d, p.name, "", "", fmt(p.count)])
+                    rows.append([d, p.name] + [""] * (len(cols) - 1) + [fmt(p.count)])
                     raw.append(f"{d}: {p.name} {fmt(p.count)} = {p.note}")
-        out_rows = rows
-        for name in AGENTS:
-            pts, extra = per[name]
-            for (a, ca, _), (b, cb, _) in zip(pts, pts[1:]):
+        for c in cols:
+            pts, extra = per[c]
+            seq = list(pts)
+            if c == cols[-1]:
+                # The UPF's points sit between dut's two links.
+                frames = {p: {} for p in ("N3", "N6")}
+                ups = [(p.name, p.count, p.note) for p in
+                       upf_points(d, whole, upf if upf in ("eupf", "open5gs") else "-", frames)]
+                seq = pts[:4] + ups + pts[4:]
+            for (a, ca, _), (b, cb, _) in zip(seq, seq[1:]):
                 lost = ca - cb
                 if lost == 0:
                     continue
-                found = explain(a, b, lost, links, extra)
+                found = explain(a, b, lost, links, extra,
+                                *((whole, upf, d) if c == cols[-1] else ()))
+                if c != cols[-1] and (a, b) == ("dut link rx", "dut link tx"):
+                    # The UPF's counters are not per agent: the last column accounts for it.
+                    notes.append(f"{c} {d}: {a} -> {b}: {fmt(lost)} "
+                                 f"{'fewer' if lost > 0 else 'more'} (through the UPF: its "
+                                 "counters are both agents', accounted for in the last column)")
+                    continue
                 total = sum(n for _, n in found)
                 why = "; ".join(f"{k} {fmt(n)}" for k, n in found) or "no counter"
-                line = (f"{name} {d}: {a} -> {b}: {fmt(lost)} {'fewer' if lost > 0 else 'more'} "
+                line = (f"{c} {d}: {a} -> {b}: {fmt(lost)} {'fewer' if lost > 0 else 'more'} "
                         f"({why})")
                 if lost - total:
                     unexplained += 1
                     line += f"; UNEXPLAINED {fmt(lost - total)}"
                 notes.append(line)
             if extra["rejected"]:
-                notes.append(f"{name} {d}: {fmt(extra['rejected'])} frames received and rejected "
-                             "(not this agent's measured traffic; counted in 'agent received')")
-            raw.extend(f"{name} {d}: {p} {fmt(c)} = {note}" for p, c, note in pts)
-        out.append(table(["Dir", "Point", "gnb-a", "gnb-b", "a + b"], out_rows))
+                notes.append(f"{c} {d}: {fmt(extra['rejected'])} frames received and rejected "
+                             "(not measured traffic; counted in 'agent received')")
+            raw.extend(f"{c} {d}: {p} {fmt(n)} = {note}" for p, n, note in pts)
+        if len(complete) == len(AGENTS):
+            for k, row in enumerate(rows):
+                if row[1] in dict.fromkeys(p[0] for p in per[cols[-1]][0]):
+                    parts = [per[n][0] for n in complete]
+                    i = [p[0] for p in parts[0]].index(row[1])
+                    s_ab = sum(p[i][1] for p in parts)
+                    if s_ab != per[cols[-1]][0][i][1]:
+                        unexplained += 1
+                        notes.append(f"{d} {row[1]}: gnb-a + gnb-b {fmt(s_ab)} != merged "
+                                     f"{fmt(per[cols[-1]][0][i][1])}")
+        out.append(table(["Dir", "Point"] + cols, rows))
         out.append("")
     out.append("Where the counts differ\n")
     out.extend(notes or ["every count equal from end to end, for each agent"])
