@@ -18,7 +18,23 @@
 # --kernel-dut gives dut's n3 and n6 the UPF's addresses (192.168.13.151/24, 192.168.16.151/24)
 # and turns IPv4 forwarding on, for a kernel UPF in dut (Open5GS, eUPF) against upfbench in tg.
 #
-# Usage (root): deploy/lab.sh up [--kernel-dut] | down | status
+# --agents 2 gives tg two N3/N6 pairs, one per agent (two gNBs: deploy/systems/lab-agent-a.yaml
+# and -b.yaml under deploy/systems/lab-cluster.yaml), in place of n3 and n6; n4 is as above:
+#
+#   tg                                          dut
+#   n3a  no kernel address (DPDK: .13.131)  <-->  n3a  \  with --kernel-dut: ports of the bridge
+#   n3b  no kernel address (DPDK: .13.132)  <-->  n3b  /  n3 (192.168.13.151/24)
+#   n6a  no kernel address (DPDK: .16.152)  <-->  n6a  \  with --kernel-dut: ports of the bridge
+#   n6b  no kernel address (DPDK: .16.153)  <-->  n6b  /  n6 (192.168.16.151/24)
+#
+# With --kernel-dut, dut's ends are ports of two bridges named n3 and n6, which hold the UPF's
+# addresses: a kernel UPF (run-open5gs.sh, run-eupf.sh, unchanged) sees one N3 and one N6
+# network with both gNBs on it, and each agent's uplink (to its own N6 address) and downlink
+# (to its own gNB address) go by ARP and the bridge's forwarding to that agent's links only.
+# Without it, dut's four ends are DPDK's: upfbench reflect deploy/systems/lab-agents-reflector.yaml
+# serves them as two pairs with the UPF's addresses on both.
+#
+# Usage (root): deploy/lab.sh up [--agents 2] [--kernel-dut] | down | status
 # The namespace names are TG_NS and DUT_NS (default tg and dut). `up` refuses to reuse existing
 # namespaces; `down` deletes the two named ones and nothing else.
 set -euo pipefail
@@ -27,18 +43,32 @@ TG=${TG_NS:-tg}
 DUT=${DUT_NS:-dut}
 # interface:tester address:UPF address
 LINKS=(n3:192.168.13.131:192.168.13.151 n4:192.168.14.111:192.168.14.151 n6:192.168.16.152:192.168.16.151)
+# --agents 2: agent a's pair (n3a, n6a) and agent b's (n3b, n6b), n4 shared.
+AGENT_LINKS=(n3a:192.168.13.131:192.168.13.151 n3b:192.168.13.132:192.168.13.151
+    n4:192.168.14.111:192.168.14.151
+    n6a:192.168.16.152:192.168.16.151 n6b:192.168.16.153:192.168.16.151)
 
 exists() {
     ip netns list | awk '{print $1}' | grep -qxF "$1"
 }
 
 up() {
-    local kernel_dut=0
-    case ${1:-} in
-    "") ;;
-    --kernel-dut) kernel_dut=1 ;;
-    *) usage ;;
-    esac
+    local kernel_dut=0 agents=1
+    while [ $# -gt 0 ]; do
+        case $1 in
+        --kernel-dut) kernel_dut=1; shift ;;
+        --agents)
+            [[ ${2:-} =~ ^[12]$ ]] || usage
+            agents=$2
+            shift 2
+            ;;
+        *) usage ;;
+        esac
+    done
+    local links=("${LINKS[@]}")
+    if ((agents == 2)); then
+        links=("${AGENT_LINKS[@]}")
+    fi
     for ns in "$TG" "$DUT"; do
         if exists "$ns"; then
             echo "lab: namespace $ns exists already: $0 down first (or set TG_NS/DUT_NS)" >&2
@@ -49,7 +79,7 @@ up() {
     ip netns add "$TG"
     ip netns add "$DUT"
     local ifc tg_addr dut_addr ns
-    for spec in "${LINKS[@]}"; do
+    for spec in "${links[@]}"; do
         IFS=: read -r ifc tg_addr dut_addr <<<"$spec"
         # Made in place in both namespaces: no temporary name in the root namespace that a
         # second lab being built at the same time could collide with.
@@ -62,7 +92,7 @@ up() {
         if [[ $ifc == n4 ]]; then
             ip -n "$TG" addr add "$tg_addr/24" dev "$ifc"
             ip -n "$DUT" addr add "$dut_addr/24" dev "$ifc"
-        elif ((kernel_dut)); then
+        elif ((kernel_dut)) && ((agents == 1)); then
             ip -n "$DUT" addr add "$dut_addr/24" dev "$ifc"
         fi
         for ns in "$TG" "$DUT"; do
@@ -73,6 +103,9 @@ up() {
         ip -n "$ns" link set lo up
         ip netns exec "$ns" sysctl -qw net.ipv4.ip_forward=0
     done
+    if ((kernel_dut)) && ((agents == 2)); then
+        bridges
+    fi
     if ((kernel_dut)); then
         ip netns exec "$DUT" sysctl -qw net.ipv4.ip_forward=1
     fi
@@ -84,6 +117,23 @@ up() {
         sleep 0.1
     done
     status
+}
+
+# dut's bridges n3 and n6 of `up --agents 2 --kernel-dut`: each holds the UPF's address of its
+# side and the two agents' links of that side as its ports. No STP, no forwarding delay, no
+# multicast snooping and no IPv6 (as on the veths): nothing of the bridge's own on the links.
+bridges() {
+    local br ifc
+    for br in n3 n6; do
+        ip -n "$DUT" link add "$br" type bridge stp_state 0 forward_delay 0 mcast_snooping 0
+        ip netns exec "$DUT" sysctl -qw "net.ipv6.conf.$br.disable_ipv6=1"
+        for ifc in "${br}a" "${br}b"; do
+            ip -n "$DUT" link set "$ifc" master "$br"
+        done
+        ip -n "$DUT" link set "$br" up
+    done
+    ip -n "$DUT" addr add 192.168.13.151/24 dev n3
+    ip -n "$DUT" addr add 192.168.16.151/24 dev n6
 }
 
 down() {
@@ -101,6 +151,7 @@ status() {
         if exists "$ns"; then
             echo "== $ns"
             ip -n "$ns" -br link show type veth
+            ip -n "$ns" -br link show type bridge
             ip -n "$ns" -br -4 addr show
         else
             echo "== $ns: absent"
@@ -111,7 +162,7 @@ status() {
 }
 
 usage() {
-    echo "usage: $0 up [--kernel-dut] | down | status" >&2
+    echo "usage: $0 up [--agents 2] [--kernel-dut] | down | status" >&2
     exit 2
 }
 

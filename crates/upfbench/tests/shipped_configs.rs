@@ -297,6 +297,63 @@ fn the_kernel_lab_pair_uses_the_design_address_plan() {
     );
 }
 
+/// The kernel lab with two agents as two gNBs (`deploy/lab.sh up --agents 2`): each agent's
+/// file its own veths, gNB and data network addresses and the lab's UPF as peers; the reflector
+/// one pair per agent with the UPF's addresses on both and each agent's N6 address as that
+/// pair's peer; the cluster file those agents and the lab's N4; and lab.sh's links the same.
+#[test]
+fn the_lab_agents_are_two_gnbs_of_one_upf() {
+    let a = system("lab-agent-a.yaml");
+    let b = system("lab-agent-b.yaml");
+    let r = reflector("lab-agents-reflector.yaml");
+    let lab = std::fs::read_to_string(repo().join("deploy/lab.sh")).expect("lab.sh");
+    assert_eq!(r.mode, ReflectMode::Upf);
+    assert_eq!(r.pairs().len(), 2);
+    for (k, (g, links)) in [(&a, ("n3a", "n6a")), (&b, ("n3b", "n6b"))]
+        .into_iter()
+        .enumerate()
+    {
+        let (gp, rp) = (g.pair(0), r.pair(k));
+        assert!(g.pfcp.is_none(), "the coordinator holds N4");
+        for (port, rport, ifc) in [(&gp.n3, &rp.n3, links.0), (&gp.n6, &rp.n6, links.1)] {
+            let devargs = port.devargs.as_deref().expect("devargs");
+            assert!(devargs.starts_with(&format!("iface={ifc},")), "{devargs}");
+            let rdevargs = rport.devargs.as_deref().expect("devargs");
+            assert!(rdevargs.starts_with(&format!("iface={ifc},")), "{rdevargs}");
+            assert_eq!(port.peer, rport.address.addr, "{ifc}");
+            assert_eq!(port.address.network(), rport.address.network(), "{ifc}");
+            // lab.sh's link: the agent's address and the UPF's on that veth.
+            let link = format!("{ifc}:{}:{}", port.address.addr, port.peer);
+            assert!(lab.contains(&link), "lab.sh has no {link}");
+        }
+        assert_eq!(rp.n6.peer, Some(gp.n6.address.addr));
+        assert_ne!(g.eal.file_prefix, r.eal.file_prefix);
+        // The agents' busy workers on CPU 1, the reflector's on CPU 0.
+        let cpu = |c: &config::Cores, lcore: &u32| *c.cpus.get(lcore).unwrap_or(lcore);
+        assert!(g.cores.workers.iter().all(|w| cpu(&g.cores, w) == 1));
+        assert!(r.cores.workers.iter().all(|w| cpu(&r.cores, w) == 0));
+    }
+    assert_ne!(
+        a.pair(0).n3.address.addr,
+        b.pair(0).n3.address.addr,
+        "two gNBs"
+    );
+    assert_ne!(a.pair(0).n6.address.addr, b.pair(0).n6.address.addr);
+    assert_ne!(a.eal.file_prefix, b.eal.file_prefix);
+    let lab_system = system("lab.yaml");
+    let lab_pfcp = lab_system.pfcp.as_ref().expect("pfcp");
+    let c = config::load_cluster(repo().join("deploy/systems/lab-cluster.yaml"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<&str> = c.agents.iter().map(|x| x.name.as_str()).collect();
+    assert_eq!(names, ["gnb-a", "gnb-b"]);
+    assert_eq!(c.pfcp.mode, config::PfcpMode::Coordinator);
+    assert_eq!(c.pfcp.local.map(|l| l.ip()), Some(lab_pfcp.local.ip()));
+    assert_eq!(c.pfcp.peer.map(|p| p.ip()), Some(lab_pfcp.peer.ip()));
+    let rpfcp = r.pfcp.as_ref().expect("pfcp");
+    assert_eq!(c.pfcp.peer.map(|p| p.ip()), Some(rpfcp.local.ip()));
+    assert_eq!(c.pfcp.local.map(|l| l.ip()), Some(rpfcp.peer));
+}
+
 /// The kernel lab on net_af_xdp: the af_packet pair's addresses, peers and lcores, AF_XDP ports on
 /// the same veths, in copy mode without busy polling, and hugepages (under `--no-huge` DPDK
 /// 22.11's UMEM does not cover the receive pool: docs/upfs.md).

@@ -32,7 +32,8 @@ pub(crate) use host::OnHost;
 pub use host::{Host, ThisProcess};
 pub use pairs::{Pair, ue_blocks};
 pub(crate) use pairs::{
-    PairPlace, PairsForm, check_form, check_pair_ports, check_pairs, eal_devices, normalise,
+    PairPlace, PairsForm, check_distinct_n3, check_form, check_pair_ports, check_pairs,
+    eal_devices, normalise,
 };
 pub use vlan::{Vlan, VlanOffload};
 
@@ -643,6 +644,7 @@ impl Check for System {
         check_eal(&self.eal, &eal_devices(&self.pairs, self.form), issues);
         check_cores(&self.cores, self.form.listed, issues);
         check_pairs(&self.pairs, self.form, self.cores.main, issues);
+        check_distinct_n3(&self.pairs, self.form, issues);
         for (k, pair) in self.pairs.iter().enumerate() {
             check_pair_ports(pair, &self.pair_place(k), |p| Some(p.peer), issues);
         }

@@ -216,8 +216,8 @@ pub(crate) fn check_form(form: PairsForm, issues: &mut Issues) {
 /// The longest pair name: a column of the report's tables and a `/metrics` label.
 const NAME_MAX_CHARS: usize = 16;
 
-/// What tells the pairs apart: names, workers, devices, N3 addresses, memif links; and each
-/// pair's weight.
+/// What tells the pairs apart: names, workers, devices, memif links; and each pair's weight
+/// (a generator's N3 addresses too: [`check_distinct_n3`]).
 pub(crate) fn check_pairs<Peer>(
     pairs: &[Pair<Peer>],
     form: PairsForm,
@@ -234,10 +234,18 @@ pub(crate) fn check_pairs<Peer>(
         }
         check_workers(pairs, k, &at, main, issues);
         check_devices(pairs, k, form, issues);
+    }
+}
+
+/// A generator's pairs are gNBs, told apart by their N3 addresses (each UE's session carries
+/// its pair's): no two pairs share one. A reflector's pairs may: one UPF reached over several
+/// links holds the same addresses on each.
+pub(crate) fn check_distinct_n3<Peer>(pairs: &[Pair<Peer>], form: PairsForm, issues: &mut Issues) {
+    for (k, pair) in pairs.iter().enumerate() {
         let n3 = &pair.n3.address;
         if let Some(other) = pairs[..k].iter().find(|p| p.n3.address.addr == n3.addr) {
             issues.add(
-                at.field("n3.address"),
+                form.place(k, &pair.name).field("n3.address"),
                 format!("{} is pair {}'s n3 address already", n3.addr, other.name),
             );
         }

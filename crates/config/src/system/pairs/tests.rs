@@ -230,6 +230,24 @@ fn the_reflector_takes_pairs_without_weights_and_each_needs_its_n6_peer() {
     assert_eq!(r.pair(0).workers, [1]);
 }
 
+/// One UPF reached over two links (the kernel lab's two gNBs, deploy/systems/
+/// lab-agents-reflector.yaml): the reflector's pairs hold the same N3 and N6 addresses, each on
+/// its own link, which a generator's pairs may not (each N3 address is a gNB).
+#[test]
+fn the_reflector_s_pairs_may_share_the_upf_s_addresses() {
+    let text = format!(
+        "kind: reflector\ncores: {{main: 0}}\npairs:\n  - {{workers: [1], {}}}\n  \
+         - {{workers: [2], {}}}\npfcp: {{}}\n",
+        ports(0, "server"),
+        ports(1, "server")
+            .replace("192.168.23.", "192.168.13.")
+            .replace("192.168.26.", "192.168.16."),
+    );
+    let r = reflector_from_str(&text, "r.yaml").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.pair(0).n3.address, r.pair(1).n3.address);
+    assert_eq!(r.pair(0).n6.address, r.pair(1).n6.address);
+}
+
 const PROFILE: &str = "name: x\nsessions: {count: 4}\n\
     streams: [{name: s, direction: uplink, rate: 6Gbps L1, payload: 1400}]\n";
 
