@@ -27,5 +27,6 @@ pub mod sections;
 pub mod setup;
 pub mod smf;
 pub mod step_report;
+pub mod teardown;
 
 pub use drive::{Driven, EXIT_INCOMPLETE, drive};

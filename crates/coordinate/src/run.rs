@@ -26,6 +26,7 @@ use crate::sections::{agent_sections, incomplete, lost_event};
 use crate::setup::{SetupError, clients, infos};
 use crate::smf::SmfError;
 use crate::step_report::step_report;
+use crate::teardown::unload;
 
 /// Why a run over agents could not be made (a lost agent is not one: its run ends incomplete).
 #[derive(Debug, Error)]
@@ -162,8 +163,25 @@ pub async fn run_over_agents(
     let mut requests = run.steps.into_iter().map(|(_, s)| s);
     let names = run.cluster.agents.iter().map(|a| a.name.clone()).collect();
     let mut watcher = Watcher::new(names, run.started_unix_ms, &say);
-    let driven = drive(coordinator, clients, move |_| requests.next(), &mut watcher).await;
+    let driven = drive(
+        coordinator,
+        clients.clone(),
+        move |_| requests.next(),
+        &mut watcher,
+    )
+    .await;
     let events = watcher.events;
+    let names: Vec<String> = run.cluster.agents.iter().map(|a| a.name.clone()).collect();
+    let lost: Vec<String> = driven
+        .finished
+        .lost
+        .iter()
+        .map(|l| l.agent.clone())
+        .collect();
+    let unloading = unload(&clients, &names, &lost).await;
+    for line in &unloading {
+        say(line);
+    }
     let (n4_end, n4_failure) = end_n4(smf, &say).await;
     let names: Vec<(String, String)> = run
         .cluster
@@ -175,6 +193,7 @@ pub async fn run_over_agents(
     add_steps(&mut report, &driven, &labels, &payloads);
     report.agents = agent_sections(&driven, &names, &latency);
     report.incomplete = incomplete(&driven);
+    report.warnings.extend(unloading);
     report.warnings.extend(n4_failure.clone());
     report.duration_s = begun.elapsed().as_secs_f64();
     Ok(ClusterOutcome {

@@ -29,6 +29,7 @@ use crate::live::Watcher;
 use crate::run::{ClusterOutcome, RunError, profile_pps, settings};
 use crate::sections::{agent_sections, incomplete};
 use crate::setup::{SetupError, clients, infos};
+use crate::teardown::unload;
 
 /// Why a search over agents could not be made.
 #[derive(Debug, Error)]
@@ -100,11 +101,23 @@ pub async fn search_over_agents(
     let infos = infos(s.cluster, &clients).await.map_err(RunError::from)?;
     let held = hold_n4(s.cluster, s.profile, (s.name, s.profile_json), &infos).await?;
     let measured = measure(&s, &mut search, &clients, &held.teids, &say).await;
+    let names: Vec<String> = s.cluster.agents.iter().map(|a| a.name.clone()).collect();
+    let lost: Vec<String> = measured
+        .as_ref()
+        .ok()
+        .and_then(|m| m.all.as_ref())
+        .map(|d| d.finished.lost.iter().map(|l| l.agent.clone()).collect())
+        .unwrap_or_default();
+    let unloading = unload(&clients, &names, &lost).await;
+    for line in &unloading {
+        say(line);
+    }
     let (n4_end, n4_failure) = end_n4(held.smf, &say).await;
     let measured = measured.map_err(RunError::from)?;
     let exit_status = measured.all.as_ref().map_or(0, Driven::exit_status);
     let exit_status = with_n4_end(exit_status, n4_failure.as_ref());
     let mut report = report_of(&s, &search, &measured);
+    report.warnings.extend(unloading);
     report.warnings.extend(n4_failure);
     report.steps = measured.steps;
     report.duration_s = begun.elapsed().as_secs_f64();

@@ -5,6 +5,7 @@
 
 mod fake;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use upfbench_api::v1::{Segment, UplinkTeids};
@@ -39,9 +40,24 @@ fn cluster(urls: &[String], pfcp: &str) -> upfbench_config::Cluster {
 }
 
 async fn two_agents() -> (Vec<fake::Served>, Vec<String>) {
+    two_agents_counting(Arc::default()).await
+}
+
+/// Two fake agents, their segments' unloads counted in `unloads`.
+async fn two_agents_counting(unloads: Arc<AtomicUsize>) -> (Vec<fake::Served>, Vec<String>) {
     let served = vec![
-        serve(Fake::new("gnb-a", 100).recording(PROFILE_LATENCY)).await,
-        serve(Fake::new("gnb-b", 70).recording(PROFILE_LATENCY)).await,
+        serve(
+            Fake::new("gnb-a", 100)
+                .recording(PROFILE_LATENCY)
+                .counting_unloads(unloads.clone()),
+        )
+        .await,
+        serve(
+            Fake::new("gnb-b", 70)
+                .recording(PROFILE_LATENCY)
+                .counting_unloads(unloads),
+        )
+        .await,
     ];
     let urls = served.iter().map(|s| s.url.clone()).collect();
     (served, urls)
@@ -49,7 +65,8 @@ async fn two_agents() -> (Vec<fake::Served>, Vec<String>) {
 
 #[tokio::test]
 async fn a_sweep_over_two_agents_reports_each_step_as_the_sum_of_theirs() {
-    let (_served, urls) = two_agents().await;
+    let unloads = Arc::new(AtomicUsize::new(0));
+    let (_served, urls) = two_agents_counting(unloads.clone()).await;
     let cluster = cluster(&urls, "{mode: agents}");
     let profile = profile_from_str(PROFILE, "p.yaml").unwrap();
     let json = serde_json::json!({"name": "p"});
@@ -102,6 +119,8 @@ async fn a_sweep_over_two_agents_reports_each_step_as_the_sum_of_theirs() {
     assert_eq!(parts, [10_000, 14_000]);
     assert!(report.incomplete.is_none());
     assert!(outcome.events.is_empty());
+    // After the last step each agent unloaded its segment (and wrote its own report).
+    assert_eq!(unloads.load(Ordering::Relaxed), 2);
 }
 
 #[tokio::test]

@@ -46,6 +46,8 @@ pub(crate) struct Fake {
     cap_pps: Option<f64>,
     /// Every segment it was given, for a test that looks.
     segments: Arc<Mutex<Vec<Segment>>>,
+    /// How many times its segment was unloaded.
+    unloads: Arc<std::sync::atomic::AtomicUsize>,
     latency: LatencyConfig,
     state: Mutex<State>,
 }
@@ -57,6 +59,7 @@ impl Fake {
             per_ue,
             cap_pps: None,
             segments: Arc::default(),
+            unloads: Arc::default(),
             latency: LatencyConfig::default(),
             state: Mutex::new(State::default()),
         }
@@ -65,6 +68,12 @@ impl Fake {
     /// Its histograms of `latency` (a profile's), not the default's.
     pub(crate) fn recording(mut self, latency: LatencyConfig) -> Fake {
         self.latency = latency;
+        self
+    }
+
+    /// Its segment's unloads, counted in `count`.
+    pub(crate) fn counting_unloads(mut self, count: Arc<std::sync::atomic::AtomicUsize>) -> Fake {
+        self.unloads = count;
         self
     }
 
@@ -233,6 +242,8 @@ impl Agent for Fake {
     }
     fn unload_segment(&self) -> Answer<()> {
         self.state.lock().unwrap().ues = None;
+        self.unloads
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(())
     }
     fn arm_step(&self, step: StepRequest) -> Answer<Armed> {

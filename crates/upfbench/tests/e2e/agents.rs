@@ -353,6 +353,23 @@ fn every_packet_over(n: usize) {
         assert_eq!(num(dir, &["samples"]), total, "{d}: {dir}");
     }
     assert!(report.get("incomplete").is_none(), "{report}");
+    // Each agent unloaded its segment at the end, and so wrote its own report of the run
+    // while it still runs (not only when it stops).
+    for name in &bed.names {
+        let dir = bed.scratch.path().join(format!("{name}-reports"));
+        let written = (0..100).any(|_| {
+            let found = std::fs::read_dir(&dir)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .any(|e| e.path().join("report.json").is_file());
+            if !found {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            found
+        });
+        assert!(written, "{name} wrote no report in {}", dir.display());
+    }
     bed.down();
 }
 
