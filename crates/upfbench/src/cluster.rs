@@ -11,7 +11,7 @@ use anyhow::{Context, Result, anyhow, bail};
 mod rates;
 
 use upfbench_cli::{RunArgs, out};
-use upfbench_config::{Cluster, Profile};
+use upfbench_config::{Cluster, PfcpMode, Profile};
 use upfbench_coordinate::run::{ClusterRun, run_over_agents, steps_of};
 use upfbench_coordinate::search::{ClusterSearch, search_over_agents};
 use upfbench_coordinate::setup::override_agents;
@@ -90,6 +90,17 @@ pub(crate) fn run(args: &RunArgs, mode: ClusterMode<'_>) -> Result<ExitCode> {
     report
         .config
         .insert("cluster".to_owned(), cluster_path.display().to_string());
+    if let Some(peer) = cluster
+        .pfcp
+        .peer
+        .filter(|_| cluster.pfcp.mode == PfcpMode::Coordinator)
+    {
+        // The page's "UPF": what held N4 (the agents held none).
+        report.config.insert(
+            "upf".to_owned(),
+            format!("N4 peer {peer}, as one SMF (the coordinator)"),
+        );
+    }
     let dir = args
         .reports
         .clone()
