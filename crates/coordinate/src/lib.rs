@@ -20,6 +20,7 @@ pub mod call;
 pub mod drive;
 pub mod gnbs;
 pub mod held;
+pub mod interval_log;
 pub mod live;
 pub mod run;
 pub mod search;

@@ -21,6 +21,7 @@ use crate::call::now_ns;
 use crate::drive::{Driven, drive};
 use crate::gnbs::GnbError;
 use crate::held::{end_n4, hold_n4, with_n4_end};
+use crate::interval_log::interval_log;
 use crate::live::Watcher;
 use crate::sections::{agent_sections, incomplete, lost_event};
 use crate::setup::{SetupError, clients, infos};
@@ -77,8 +78,10 @@ pub struct ClusterOutcome {
     pub report: Report,
     /// events.jsonl's lines of the run (agents lost), timed from its start.
     pub events: Vec<EventLine>,
-    /// 0, or 3 when an agent was lost.
+    /// 0, or 3 when an agent was lost (1 when N4's end failed).
     pub exit_status: i32,
+    /// Each of the report's steps' merged interval log (`latency-<step>.hlog`), if it has one.
+    pub interval_logs: Vec<Option<Vec<u8>>>,
     /// With the coordinator on N4: the sessions it deleted at the end, and how the release
     /// went.
     pub n4_end: Option<(usize, Release)>,
@@ -190,7 +193,7 @@ pub async fn run_over_agents(
         .map(|a| (a.name.clone(), a.url.clone()))
         .collect();
     let mut report = Report::new(run.tool_version, run.started_unix_ms);
-    add_steps(&mut report, &driven, &labels, &payloads);
+    let interval_logs = add_steps(&mut report, &driven, &labels, &payloads);
     report.agents = agent_sections(&driven, &names, &latency);
     report.incomplete = incomplete(&driven);
     report.warnings.extend(unloading);
@@ -200,19 +203,29 @@ pub async fn run_over_agents(
         report,
         events,
         exit_status: with_n4_end(driven.exit_status(), n4_failure.as_ref()),
+        interval_logs,
         n4_end,
     })
 }
 
 /// Each step's merged figures as the single box's step (`labels[i]` and `payloads[i]` of step
-/// i + 1); a step that could not be merged, or had no result, as a warning.
-fn add_steps(report: &mut Report, driven: &Driven, labels: &[String], payloads: &[Option<u32>]) {
+/// i + 1), and its merged interval log; a step that could not be merged, or had no result, as a
+/// warning.
+fn add_steps(
+    report: &mut Report,
+    driven: &Driven,
+    labels: &[String],
+    payloads: &[Option<u32>],
+) -> Vec<Option<Vec<u8>>> {
+    let mut logs = Vec::new();
     for outcome in &driven.steps {
         let i = outcome.step.saturating_sub(1) as usize;
         let label = labels.get(i).cloned().unwrap_or_default();
         match &outcome.merged {
             Some(Ok(merged)) => {
                 let payload = payloads.get(i).copied().flatten();
+                let start = outcome.start_ns.unwrap_or(0);
+                logs.push(interval_log(merged, start, &label));
                 report.steps.push(step_report(label, payload, merged));
             }
             Some(Err(e)) => report
@@ -224,6 +237,7 @@ fn add_steps(report: &mut Report, driven: &Driven, labels: &[String], payloads: 
             )),
         }
     }
+    logs
 }
 
 /// The live line of an agent lost.

@@ -120,11 +120,15 @@ pub async fn search_over_agents(
     report.warnings.extend(unloading);
     report.warnings.extend(n4_failure);
     report.steps = measured.steps;
+    // A search's trials keep no interval log (as on one box, its latency trials aside: not
+    // built over agents).
+    let interval_logs = vec![None; report.steps.len()];
     report.duration_s = begun.elapsed().as_secs_f64();
     Ok(ClusterOutcome {
         report,
         events: measured.events,
         exit_status,
+        interval_logs,
         n4_end,
     })
 }

@@ -121,6 +121,35 @@ async fn a_sweep_over_two_agents_reports_each_step_as_the_sum_of_theirs() {
     assert!(outcome.events.is_empty());
     // After the last step each agent unloaded its segment (and wrote its own report).
     assert_eq!(unloads.load(Ordering::Relaxed), 2);
+    // Each step's interval log: the agents' second 0 added, a sample per UE of both.
+    assert_eq!(outcome.interval_logs.len(), 2);
+    for log in &outcome.interval_logs {
+        let intervals = intervals(log.as_deref().expect("a log"));
+        assert_eq!(intervals.len(), 1);
+        let (tag, h) = &intervals[0];
+        assert_eq!((tag.as_str(), h.len()), ("uplink", 300));
+    }
+}
+
+/// (tag, histogram) of each interval of an HdrHistogram interval log.
+fn intervals(bytes: &[u8]) -> Vec<(String, hdrhistogram::Histogram<u64>)> {
+    use base64::Engine as _;
+    use hdrhistogram::serialization::Deserializer;
+    use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
+    IntervalLogIterator::new(bytes)
+        .filter_map(|e| match e.expect("a valid interval log") {
+            LogEntry::Interval(iv) => {
+                let raw = base64::engine::general_purpose::STANDARD
+                    .decode(iv.encoded_histogram())
+                    .expect("base64");
+                let h = Deserializer::new()
+                    .deserialize(&mut raw.as_slice())
+                    .expect("a histogram");
+                Some((iv.tag().expect("tagged").as_str().to_owned(), h))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 #[tokio::test]

@@ -84,23 +84,7 @@ pub(crate) fn run(args: &RunArgs, mode: ClusterMode<'_>) -> Result<ExitCode> {
     if let Some(m) = &args.multiplier {
         report.multiplier = Some(rates::record(m.given(), load, &profile, &report.steps));
     }
-    report
-        .config
-        .insert("profile".to_owned(), profile.name.clone());
-    report
-        .config
-        .insert("cluster".to_owned(), cluster_path.display().to_string());
-    if let Some(peer) = cluster
-        .pfcp
-        .peer
-        .filter(|_| cluster.pfcp.mode == PfcpMode::Coordinator)
-    {
-        // The page's "UPF": what held N4 (the agents held none).
-        report.config.insert(
-            "upf".to_owned(),
-            format!("N4 peer {peer}, as one SMF (the coordinator)"),
-        );
-    }
+    describe(&mut report, &cluster, cluster_path, &profile.name);
     let dir = args
         .reports
         .clone()
@@ -110,10 +94,29 @@ pub(crate) fn run(args: &RunArgs, mode: ClusterMode<'_>) -> Result<ExitCode> {
         ClusterMode::Sweep(_) => "sweep",
         ClusterMode::Search(_) => "search",
     };
-    let folder = write(&report, &outcome.events, &dir, &profile.name, command)?;
+    let logs = (&outcome.events[..], &outcome.interval_logs[..]);
+    let folder = write(&report, logs, &dir, &profile.name, command)?;
     out::text(&report.to_table());
     out::line(&format!("\nreports: {}", folder.display()));
     Ok(ExitCode::from(outcome.exit_status as u8))
+}
+
+/// The report's configuration of a run over agents: the profile, the cluster file, and the UPF
+/// as the coordinator programmed it (the page's "UPF"; the agents held no N4).
+fn describe(report: &mut Report, cluster: &Cluster, path: &Path, profile: &str) {
+    let c = &mut report.config;
+    c.insert("profile".to_owned(), profile.to_owned());
+    c.insert("cluster".to_owned(), path.display().to_string());
+    if let Some(peer) = cluster
+        .pfcp
+        .peer
+        .filter(|_| cluster.pfcp.mode == PfcpMode::Coordinator)
+    {
+        c.insert(
+            "upf".to_owned(),
+            format!("N4 peer {peer}, as one SMF (the coordinator)"),
+        );
+    }
 }
 
 /// The cluster file (`--agents` applied), the profile, and the profile as JSON for the
@@ -138,11 +141,11 @@ fn inputs(args: &RunArgs, cluster_path: &Path) -> Result<(Cluster, Profile, serd
     Ok((cluster, profile, json))
 }
 
-/// The run's folder under `dir`, with every file a single box's run folder has but the
-/// interval logs (the agents keep the seconds' histograms).
+/// The run's folder under `dir`, with every file a single box's run folder has (each step's
+/// interval log merged over the agents).
 fn write(
     report: &Report,
-    events: &[EventLine],
+    (events, interval_logs): (&[EventLine], &[Option<Vec<u8>>]),
     dir: &Path,
     profile: &str,
     command: &str,
@@ -157,8 +160,12 @@ fn write(
         lines.push_str(&line.to_json());
         lines.push('\n');
     }
-    let no_logs: Vec<(&StepReport, Option<&[u8]>)> =
-        report.steps.iter().map(|s| (s, None)).collect();
-    write_files(report, &no_logs, &lines, &folder)?;
+    let steps: Vec<(&StepReport, Option<&[u8]>)> = report
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s, interval_logs.get(i).and_then(|l| l.as_deref())))
+        .collect();
+    write_files(report, &steps, &lines, &folder)?;
     Ok(folder)
 }
