@@ -38,8 +38,17 @@ pub struct Cluster {
     /// `kind: cluster`, optional when `agents` tells (no other kind has it).
     #[serde(default)]
     pub kind: Option<FileKind>,
-    /// The agents, at least one, in the order their blocks of UEs take.
+    /// The agents, at least one, in the order their blocks of UEs take; or `statefulset`.
+    #[serde(default)]
     pub agents: Vec<ClusterAgent>,
+    /// A Kubernetes StatefulSet's pods as the agents, in place of `agents` (docs/kubernetes.md):
+    /// pod i is agent `NAME-i` at `http://NAME-i.SERVICE:PORT`, weight 1, found by the headless
+    /// Service's DNS names.
+    #[serde(default)]
+    pub statefulset: Option<StatefulSet>,
+    /// The token file of every agent that gives none of its own (as `agents[i].token_file`).
+    #[serde(default)]
+    pub token_file: Option<PathBuf>,
     /// How PFCP is held: by the coordinator as one SMF, or by each agent.
     pub pfcp: ClusterPfcp,
     /// The least time from every agent armed to the common start of a step (the start is also
@@ -57,7 +66,7 @@ pub struct Cluster {
 }
 
 /// One agent.
-#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClusterAgent {
     /// Its name in the report, the live line and events: letters, digits, `-` and `_`, at most
@@ -73,6 +82,44 @@ pub struct ClusterAgent {
     /// Its share of the sessions; at least 1.
     #[serde(default = "default_weight")]
     pub weight: u32,
+}
+
+/// A StatefulSet of agents behind a headless Service.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StatefulSet {
+    /// The StatefulSet's name: its pods are `NAME-0`, `NAME-1`, ...
+    pub name: String,
+    /// The headless Service that gives each pod its DNS name `NAME-i.SERVICE` (from a pod of
+    /// the same namespace; a coordinator elsewhere gives `SERVICE.NAMESPACE`).
+    pub service: String,
+    /// Its replicas: the agents; at least 1.
+    pub replicas: u32,
+    /// The agents' API port (`upfbench agent --listen 0.0.0.0:PORT`).
+    pub port: u16,
+}
+
+impl Cluster {
+    /// The file as the coordinator takes it: a StatefulSet's pods as its agents, and the
+    /// file-wide `token_file` given to every agent without one of its own.
+    pub(crate) fn expanded(mut self) -> Cluster {
+        if let Some(s) = &self.statefulset {
+            self.agents = (0..s.replicas)
+                .map(|i| ClusterAgent {
+                    name: format!("{}-{i}", s.name),
+                    url: format!("http://{}-{i}.{}:{}", s.name, s.service, s.port),
+                    token_file: None,
+                    weight: 1,
+                })
+                .collect();
+        }
+        for a in &mut self.agents {
+            if a.token_file.is_none() {
+                a.token_file.clone_from(&self.token_file);
+            }
+        }
+        self
+    }
 }
 
 /// Who holds N4.
@@ -131,8 +178,19 @@ impl OnHost for Cluster {}
 impl Check for Cluster {
     fn check(&self, issues: &mut Issues) {
         check_kind(self.kind, FileKind::Cluster, issues);
-        if self.agents.is_empty() {
-            issues.add("agents", "at least one agent");
+        match &self.statefulset {
+            Some(_) if !self.agents.is_empty() => issues.add(
+                "statefulset",
+                "the agents are either listed (`agents`) or a StatefulSet's pods, not both",
+            ),
+            Some(s) => s.check(issues),
+            None if self.agents.is_empty() => {
+                issues.add("agents", "at least one agent (or a `statefulset`)");
+            }
+            None => {}
+        }
+        if let Some(path) = &self.token_file {
+            check_token_file(path, "token_file", issues);
         }
         let mut names = HashMap::new();
         let mut urls = HashMap::new();
@@ -178,6 +236,24 @@ impl Check for Cluster {
                     self.agent_timeout
                 ),
             );
+        }
+    }
+}
+
+impl StatefulSet {
+    fn check(&self, issues: &mut Issues) {
+        if self.replicas == 0 {
+            issues.add("statefulset.replicas", "0: at least one agent");
+        }
+        let last = format!("{}-{}", self.name, self.replicas.saturating_sub(1));
+        check_name(&last, "statefulset.name", issues);
+        check_url(
+            &format!("http://{last}.{}:{}", self.service, self.port),
+            "statefulset.service",
+            issues,
+        );
+        if self.port == 0 {
+            issues.add("statefulset.port", "0: give the agents' API port");
         }
     }
 }

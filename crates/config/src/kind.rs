@@ -67,7 +67,7 @@ const SYSTEM_KEYS: &[&str] = &[
 
 /// What kind of file `text` is, from its content:
 /// - a `kind:` field says it;
-/// - a cluster file has `agents` (no other kind has it);
+/// - a cluster file has `agents` or `statefulset` (no other kind has them);
 /// - otherwise a profile has any of `name`, `sessions`, `streams`, ... at the top;
 /// - a reflector file has `mode`, `impairments`, `error_indications_per_s` or
 ///   `pfcp.first_teid`/`first_seid`;
@@ -88,7 +88,7 @@ pub fn detect_kind(text: &str) -> Option<FileKind> {
             _ => None,
         };
     }
-    if map.has("agents") {
+    if map.has("agents") || map.has("statefulset") {
         return Some(FileKind::Cluster);
     }
     let any = |keys: &[&str]| keys.iter().any(|k| map.has(k));

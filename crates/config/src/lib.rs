@@ -46,7 +46,7 @@ mod units;
 
 use std::path::Path;
 
-pub use cluster::{Cluster, ClusterAgent, ClusterPfcp, PfcpMode, TOKEN_MIN_BYTES};
+pub use cluster::{Cluster, ClusterAgent, ClusterPfcp, PfcpMode, StatefulSet, TOKEN_MIN_BYTES};
 pub use error::{ConfigError, Diagnostic, NotIpv4, ipv4};
 pub use n4_impairments::N4Impairments;
 pub use profile::{
@@ -139,7 +139,7 @@ pub fn load_cluster(path: impl AsRef<Path>) -> Result<Cluster, ConfigError> {
 
 /// Checks a cluster file's text; `name` names it in diagnostics.
 pub fn cluster_from_str(text: &str, name: &str) -> Result<Cluster, ConfigError> {
-    load(text, name).map(|(v, _)| v)
+    load::<Cluster>(text, name).map(|(v, _)| v.expanded())
 }
 
 /// Checks a system file's text; `name` names it in diagnostics.

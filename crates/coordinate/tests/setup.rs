@@ -64,9 +64,11 @@ fn a_token_file_that_is_not_there_names_its_agent() {
 async fn every_agent_s_pairs_come_from_its_get_v1_and_a_down_agent_is_named() {
     let a = serve(Fake::new("gnb-a", 11)).await;
     let mut b = serve(Fake::new("gnb-b", 12)).await;
+    // gnb-b by a host name, as a StatefulSet's pods are found (resolved when connecting).
+    let b_by_name = b.url.replace("127.0.0.1", "localhost");
     let c = cluster(&format!(
         "  - {{name: gnb-a, url: \"{}\"}}\n  - {{name: gnb-b, url: \"{}\", weight: 2}}\n",
-        a.url, b.url
+        a.url, b_by_name
     ));
     let cl = clients(&c).unwrap();
     let got = infos(&c, &cl).await.unwrap();
