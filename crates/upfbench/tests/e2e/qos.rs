@@ -30,7 +30,7 @@ fn shipped() -> String {
 }
 
 /// The step's QoS flows, each checked against its MBR and offered rate: every flow of the
-/// profile, 150 % of its MBR offered (within 1 %).
+/// profile, 150 % of its MBR offered (within 1 %, less the share its senders were late).
 fn flows(o: &Outcome) -> Vec<Value> {
     assert!(o.status.success(), "generator: {}\n{}", o.status, o.stdout);
     let qos = &o.report["steps"][0]["qos"];
@@ -41,9 +41,15 @@ fn flows(o: &Outcome) -> Vec<Value> {
         assert_eq!(f["direction"], direction, "{f}");
         assert_eq!(f["sessions"], 2, "{f}");
         assert_eq!(f["mbr_bps"].as_f64(), Some(mbr), "{f}");
+        // 150 % within 1 %, or under it by no more than the share of the step its senders
+        // were late (a stalled sender sends its bits over a longer time; CI's run of 9004b94 +
+        // 1: 28 ms late over 2 s, 14.85 Mbit/s offered against 15).
         let offered = f["offered_bps"].as_f64().unwrap();
+        let measured = o.report["steps"][0]["duration_s"].as_f64().unwrap();
+        let late = f["tester_late_s"].as_f64().unwrap_or(0.0) / measured;
+        let ratio = offered / mbr;
         assert!(
-            (offered / mbr - 1.5).abs() < 0.015,
+            ratio < 1.5 * 1.01 && ratio > 1.5 * (0.99 - late),
             "offered {offered}: {f}"
         );
     }
