@@ -137,14 +137,6 @@ pub async fn end_n4(
     }
 }
 
-/// The exit status of a run whose N4 ended with `failure` (1, unless it lost an agent: 3).
-pub fn with_n4_end(exit_status: i32, failure: Option<&String>) -> i32 {
-    match failure {
-        Some(_) if exit_status == 0 => 1,
-        _ => exit_status,
-    }
-}
-
 /// UE i's uplink TEID as the UPF chose it (its session's CP SEID is i + 1), and the UPF's N3
 /// address of the first; the CP SEID of a session without an uplink F-TEID.
 fn chosen(sessions: &[Session]) -> Result<Teids, u64> {

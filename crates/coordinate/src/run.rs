@@ -11,7 +11,7 @@ use thiserror::Error;
 use upfbench_api::v1::StepRequest;
 use upfbench_cluster::Coordinator;
 use upfbench_cluster::coordinator::{Lost, Settings};
-use upfbench_config::{Cluster, Direction, Profile, Rate};
+use upfbench_config::{Cluster, Profile};
 use upfbench_pfcp::driver::Release;
 use upfbench_report::Report;
 use upfbench_report::events::EventLine;
@@ -20,14 +20,14 @@ use upfbench_stats::LatencyConfig;
 use crate::call::now_ns;
 use crate::drive::{Driven, drive};
 use crate::gnbs::GnbError;
-use crate::held::{end_n4, hold_n4, with_n4_end};
+use crate::held::hold_n4;
 use crate::interval_log::interval_log;
 use crate::live::Watcher;
 use crate::sections::{agent_sections, incomplete, lost_event};
 use crate::setup::{SetupError, clients, infos};
 use crate::smf::SmfError;
 use crate::step_report::step_report;
-use crate::teardown::unload;
+use crate::teardown::end_run;
 
 /// Why a run over agents could not be made (a lost agent is not one: its run ends incomplete).
 #[derive(Debug, Error)]
@@ -52,9 +52,9 @@ pub enum RunError {
     NoChosenTeid(u64),
 }
 
-/// What a run over agents is asked to do.
-#[derive(Debug, Clone)]
-pub struct ClusterRun<'a> {
+/// What a run over agents is given, whatever it runs (steps, or a search's trials).
+#[derive(Debug, Clone, Copy)]
+pub struct RunInputs<'a> {
     /// The run's name, given to every agent with its segment.
     pub name: &'a str,
     /// The cluster file, `--agents` already applied.
@@ -63,12 +63,44 @@ pub struct ClusterRun<'a> {
     pub profile: &'a Profile,
     /// The profile as JSON of its file's schema: what each agent checks against its system.
     pub profile_json: &'a serde_json::Value,
-    /// The steps, in order, each with its label.
-    pub steps: Vec<(String, StepRequest)>,
     /// This build's version, for the report.
     pub tool_version: &'a str,
     /// When the run started (Unix ms), for the report.
     pub started_unix_ms: u64,
+}
+
+impl RunInputs<'_> {
+    /// The agents' names, in the cluster file's order.
+    pub fn agent_names(&self) -> Vec<String> {
+        self.cluster.agents.iter().map(|a| a.name.clone()).collect()
+    }
+
+    /// The report so far: each agent's section (its results of `latency`) and what a lost one
+    /// left out, after `driven`.
+    pub(crate) fn report(&self, driven: Option<&Driven>) -> Report {
+        let mut report = Report::new(self.tool_version, self.started_unix_ms);
+        if let Some(driven) = driven {
+            let agents: Vec<(String, String)> = self
+                .cluster
+                .agents
+                .iter()
+                .map(|a| (a.name.clone(), a.url.clone()))
+                .collect();
+            let latency = settings(self.cluster, self.profile).latency;
+            report.agents = agent_sections(driven, &agents, &latency);
+            report.incomplete = incomplete(driven);
+        }
+        report
+    }
+}
+
+/// What a run over agents is asked to do.
+#[derive(Debug, Clone)]
+pub struct ClusterRun<'a> {
+    /// The run's cluster, profile and name.
+    pub inputs: RunInputs<'a>,
+    /// The steps, in order, each with its label.
+    pub steps: Vec<(String, StepRequest)>,
 }
 
 /// What came of it.
@@ -111,26 +143,6 @@ pub fn steps_of(
         .collect()
 }
 
-/// The packets a second of `profile` at load 1, every stream's directions together, when
-/// every rate is in pps (a rate in bits or in % of a line rate is packets only on an agent's
-/// ports).
-pub fn profile_pps(profile: &Profile) -> Option<f64> {
-    profile
-        .streams
-        .iter()
-        .map(|s| {
-            let Rate::Pps(pps) = s.rate else {
-                return None;
-            };
-            Some(if s.direction == Direction::Both {
-                2.0 * pps
-            } else {
-                pps
-            })
-        })
-        .sum()
-}
-
 /// Runs `run` over its cluster's agents; `say` is told each line as it comes (every agent lost,
 /// the agents' summed seconds).
 pub async fn run_over_agents(
@@ -138,25 +150,14 @@ pub async fn run_over_agents(
     say: impl Fn(&str) + Sync,
 ) -> Result<ClusterOutcome, RunError> {
     let begun = std::time::Instant::now();
-    let clients = clients(run.cluster)?;
-    let infos = infos(run.cluster, &clients).await?;
-    let held = hold_n4(
-        run.cluster,
-        run.profile,
-        (run.name, run.profile_json),
-        &infos,
-    )
-    .await?;
-    let smf = held.smf;
-    let segments = held.teids.segments(
-        run.cluster,
-        run.name,
-        run.profile_json,
-        run.profile.sessions.count,
-    )?;
-    let settings = settings(run.cluster, run.profile);
-    let latency = settings.latency;
-    let coordinator = Coordinator::new(settings, segments, now_ns());
+    let i = run.inputs;
+    let clients = clients(i.cluster)?;
+    let infos = infos(i.cluster, &clients).await?;
+    let held = hold_n4(i.cluster, i.profile, (i.name, i.profile_json), &infos).await?;
+    let segments =
+        held.teids
+            .segments(i.cluster, i.name, i.profile_json, i.profile.sessions.count)?;
+    let coordinator = Coordinator::new(settings(i.cluster, i.profile), segments, now_ns());
     let labels: Vec<String> = run.steps.iter().map(|(l, _)| l.clone()).collect();
     let payloads: Vec<Option<u32>> = run
         .steps
@@ -164,8 +165,8 @@ pub async fn run_over_agents(
         .map(|(_, s)| s.payload.map(u32::from))
         .collect();
     let mut requests = run.steps.into_iter().map(|(_, s)| s);
-    let names = run.cluster.agents.iter().map(|a| a.name.clone()).collect();
-    let mut watcher = Watcher::new(names, run.started_unix_ms, &say);
+    let names = i.agent_names();
+    let mut watcher = Watcher::new(names.clone(), i.started_unix_ms, &say);
     let driven = drive(
         coordinator,
         clients.clone(),
@@ -173,38 +174,23 @@ pub async fn run_over_agents(
         &mut watcher,
     )
     .await;
-    let events = watcher.events;
-    let names: Vec<String> = run.cluster.agents.iter().map(|a| a.name.clone()).collect();
     let lost: Vec<String> = driven
         .finished
         .lost
         .iter()
         .map(|l| l.agent.clone())
         .collect();
-    let unloading = unload(&clients, &names, &lost).await;
-    for line in &unloading {
-        say(line);
-    }
-    let (n4_end, n4_failure) = end_n4(smf, &say).await;
-    let names: Vec<(String, String)> = run
-        .cluster
-        .agents
-        .iter()
-        .map(|a| (a.name.clone(), a.url.clone()))
-        .collect();
-    let mut report = Report::new(run.tool_version, run.started_unix_ms);
+    let ended = end_run(&clients, (&names, &lost), held.smf, &say).await;
+    let mut report = i.report(Some(&driven));
     let interval_logs = add_steps(&mut report, &driven, &labels, &payloads);
-    report.agents = agent_sections(&driven, &names, &latency);
-    report.incomplete = incomplete(&driven);
-    report.warnings.extend(unloading);
-    report.warnings.extend(n4_failure.clone());
+    report.warnings.extend(ended.warnings.iter().cloned());
     report.duration_s = begun.elapsed().as_secs_f64();
     Ok(ClusterOutcome {
         report,
-        events,
-        exit_status: with_n4_end(driven.exit_status(), n4_failure.as_ref()),
+        events: watcher.events,
+        exit_status: ended.exit_status(driven.exit_status()),
         interval_logs,
-        n4_end,
+        n4_end: ended.n4_end,
     })
 }
 

@@ -12,24 +12,22 @@ use std::time::Instant;
 
 use thiserror::Error;
 use upfbench_cluster::Coordinator;
-use upfbench_config::{Cluster, Profile};
 use upfbench_profile_search::ProfileSearch;
-use upfbench_profile_search::case::{Mix, NotPps, cases};
+use upfbench_profile_search::case::{Mix, NotPps, cases, profile_pps};
 use upfbench_remote::Client;
+use upfbench_report::StepReport;
 use upfbench_report::events::EventLine;
-use upfbench_report::{Report, StepReport};
 
 use case_trials::CaseTrials;
 pub use case_trials::case_json;
 
 use crate::call::now_ns;
 use crate::drive::{Driven, drive};
-use crate::held::{Teids, end_n4, hold_n4, with_n4_end};
+use crate::held::{Teids, hold_n4};
 use crate::live::Watcher;
-use crate::run::{ClusterOutcome, RunError, profile_pps, settings};
-use crate::sections::{agent_sections, incomplete};
+use crate::run::{ClusterOutcome, RunError, RunInputs, settings};
 use crate::setup::{SetupError, clients, infos};
-use crate::teardown::unload;
+use crate::teardown::end_run;
 
 /// Why a search over agents could not be made.
 #[derive(Debug, Error)]
@@ -60,20 +58,10 @@ impl From<RunError> for SearchError {
 /// What a search over agents is asked to do.
 #[derive(Debug, Clone)]
 pub struct ClusterSearch<'a> {
-    /// The run's name, given to every agent with its segments.
-    pub name: &'a str,
-    /// The cluster file, `--agents` already applied.
-    pub cluster: &'a Cluster,
-    /// The profile.
-    pub profile: &'a Profile,
-    /// The profile as JSON of its file's schema.
-    pub profile_json: &'a serde_json::Value,
+    /// The run's cluster, profile and name.
+    pub inputs: RunInputs<'a>,
     /// The payloads searched (`None`: the streams' own).
     pub payloads: Vec<Option<u16>>,
-    /// This build's version, for the report.
-    pub tool_version: &'a str,
-    /// When the run started (Unix ms), for the report.
-    pub started_unix_ms: u64,
 }
 
 /// What a search over agents measured.
@@ -96,29 +84,24 @@ pub async fn search_over_agents(
     say: impl Fn(&str) + Sync,
 ) -> Result<ClusterOutcome, SearchError> {
     let begun = Instant::now();
+    let i = s.inputs;
     let mut search = begin(&s)?;
-    let clients = clients(s.cluster).map_err(RunError::from)?;
-    let infos = infos(s.cluster, &clients).await.map_err(RunError::from)?;
-    let held = hold_n4(s.cluster, s.profile, (s.name, s.profile_json), &infos).await?;
-    let measured = measure(&s, &mut search, &clients, &held.teids, &say).await;
-    let names: Vec<String> = s.cluster.agents.iter().map(|a| a.name.clone()).collect();
+    let clients = clients(i.cluster).map_err(RunError::from)?;
+    let infos = infos(i.cluster, &clients).await.map_err(RunError::from)?;
+    let held = hold_n4(i.cluster, i.profile, (i.name, i.profile_json), &infos).await?;
+    let measured = measure(&i, &mut search, &clients, &held.teids, &say).await;
     let lost: Vec<String> = measured
         .as_ref()
         .ok()
         .and_then(|m| m.all.as_ref())
         .map(|d| d.finished.lost.iter().map(|l| l.agent.clone()).collect())
         .unwrap_or_default();
-    let unloading = unload(&clients, &names, &lost).await;
-    for line in &unloading {
-        say(line);
-    }
-    let (n4_end, n4_failure) = end_n4(held.smf, &say).await;
+    let ended = end_run(&clients, (&i.agent_names(), &lost), held.smf, &say).await;
     let measured = measured.map_err(RunError::from)?;
-    let exit_status = measured.all.as_ref().map_or(0, Driven::exit_status);
-    let exit_status = with_n4_end(exit_status, n4_failure.as_ref());
-    let mut report = report_of(&s, &search, &measured);
-    report.warnings.extend(unloading);
-    report.warnings.extend(n4_failure);
+    let mut report = i.report(measured.all.as_ref());
+    report.warnings.clone_from(&measured.warnings);
+    search.finish(&mut report);
+    report.warnings.extend(ended.warnings.iter().cloned());
     report.steps = measured.steps;
     // A search's trials keep no interval log (as on one box, its latency trials aside: not
     // built over agents).
@@ -127,34 +110,31 @@ pub async fn search_over_agents(
     Ok(ClusterOutcome {
         report,
         events: measured.events,
-        exit_status,
+        exit_status: ended.exit_status(measured.all.as_ref().map_or(0, Driven::exit_status)),
         interval_logs,
-        n4_end,
+        n4_end: ended.n4_end,
     })
 }
 
 /// The search of `s`'s profile, checked for a coordinator: a Max Load given, every rate in
 /// pps.
 fn begin(s: &ClusterSearch<'_>) -> Result<ProfileSearch, SearchError> {
-    if s.profile.search.max_load.is_none() {
+    let profile = s.inputs.profile;
+    if profile.search.max_load.is_none() {
         return Err(SearchError::NoMaxLoad);
     }
     let mut mixed = Vec::new();
-    for case in cases(s.profile, &s.payloads) {
+    for case in cases(profile, &s.payloads) {
         let mix = Mix::of_rates(&case)?;
         mixed.push((case, mix));
     }
-    Ok(ProfileSearch::new(
-        &s.profile.search,
-        mixed,
-        s.profile.warmup,
-    )?)
+    Ok(ProfileSearch::new(&profile.search, mixed, profile.warmup)?)
 }
 
 /// Measures every trial `search` chooses, a case at a time on a coordinator of its own (the
 /// case's segments), until the search ends, an agent is lost or a step cannot be merged.
 async fn measure(
-    s: &ClusterSearch<'_>,
+    s: &RunInputs<'_>,
     search: &mut ProfileSearch,
     clients: &[Client],
     teids: &Teids,
@@ -192,8 +172,7 @@ async fn measure(
             failed: None,
         };
         let mut first = Some(trial);
-        let names = s.cluster.agents.iter().map(|a| a.name.clone()).collect();
-        let mut watcher = Watcher::new(names, s.started_unix_ms, say);
+        let mut watcher = Watcher::new(s.agent_names(), s.started_unix_ms, say);
         let driven = drive(
             coordinator,
             clients.to_vec(),
@@ -227,35 +206,6 @@ async fn measure(
         }
     }
     Ok(m)
-}
-
-/// The report of the search (its steps aside): its section, each agent's, what an agent
-/// lost left out.
-fn report_of(s: &ClusterSearch<'_>, search: &ProfileSearch, m: &Measured) -> Report {
-    let names: Vec<(String, String)> = s
-        .cluster
-        .agents
-        .iter()
-        .map(|a| (a.name.clone(), a.url.clone()))
-        .collect();
-    let mut report = Report::new(s.tool_version, s.started_unix_ms);
-    report.warnings.clone_from(&m.warnings);
-    let searched = search.report();
-    if !searched.complete {
-        report
-            .warnings
-            .push("the search did not finish: bounds marked incomplete are not final".into());
-    }
-    report.search = Some(searched);
-    report.config.insert(
-        "search.strategy".into(),
-        s.profile.search.strategy.name().into(),
-    );
-    if let Some(all) = &m.all {
-        report.agents = agent_sections(all, &names, &settings(s.cluster, s.profile).latency);
-        report.incomplete = incomplete(all);
-    }
-    report
 }
 
 #[cfg(test)]

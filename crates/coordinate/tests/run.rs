@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use upfbench_api::v1::{Segment, UplinkTeids};
 use upfbench_cluster::segments::teids_of;
 use upfbench_config::{cluster_from_str, profile_from_str};
-use upfbench_coordinate::run::{ClusterRun, run_over_agents, steps_of};
+use upfbench_coordinate::run::{ClusterRun, RunInputs, run_over_agents, steps_of};
 use upfbench_pfcp::driver::{self, Release};
 use upfbench_pfcp::node::UpfConfig;
 use upfbench_pfcp::types::Teid;
@@ -40,33 +40,75 @@ fn cluster(urls: &[String], pfcp: &str) -> upfbench_config::Cluster {
 }
 
 async fn two_agents() -> (Vec<fake::Served>, Vec<String>) {
-    two_agents_counting(Arc::default()).await
+    two_agents_with(Arc::default(), &Logs::default()).await
 }
 
-/// Two fake agents, their segments' unloads counted in `unloads`.
-async fn two_agents_counting(unloads: Arc<AtomicUsize>) -> (Vec<fake::Served>, Vec<String>) {
-    let served = vec![
-        serve(
-            Fake::new("gnb-a", 100)
-                .recording(PROFILE_LATENCY)
-                .counting_unloads(unloads.clone()),
-        )
-        .await,
-        serve(
-            Fake::new("gnb-b", 70)
-                .recording(PROFILE_LATENCY)
-                .counting_unloads(unloads),
-        )
-        .await,
-    ];
+/// Each agent's segments as it was given them.
+type Logs = [Arc<Mutex<Vec<Segment>>>; 2];
+
+/// Two fake agents (gnb-a with 100 packets a UE, gnb-b with 70), their segments' unloads
+/// counted in `unloads` and the segments they are given kept in `logs`.
+async fn two_agents_with(
+    unloads: Arc<AtomicUsize>,
+    logs: &Logs,
+) -> (Vec<fake::Served>, Vec<String>) {
+    let mut served = Vec::new();
+    for ((name, per_ue), log) in [("gnb-a", 100), ("gnb-b", 70)].into_iter().zip(logs) {
+        let fake = Fake::new(name, per_ue)
+            .recording(PROFILE_LATENCY)
+            .counting_unloads(unloads.clone())
+            .logging(log.clone());
+        served.push(serve(fake).await);
+    }
     let urls = served.iter().map(|s| s.url.clone()).collect();
     (served, urls)
+}
+
+/// The pfcp crate's UPF on a loopback ephemeral port.
+async fn loopback_upf() -> (driver::UpfServer, driver::UpfChannels) {
+    let lo = std::net::Ipv4Addr::LOCALHOST;
+    let config = UpfConfig::new(lo, lo, driver::recovery_time_stamp_now(), lo.into());
+    driver::serve("127.0.0.1:0".parse().unwrap(), config)
+        .await
+        .expect("binds a loopback port")
+}
+
+/// The two agents `urls` with the coordinator on N4 as one SMF towards `upf`, from an
+/// ephemeral port of this test's own (a cluster file must name one).
+fn on_n4(urls: &[String], upf: &driver::UpfServer) -> upfbench_config::Cluster {
+    let peer = upf.local_addr();
+    let mut cluster = cluster(
+        urls,
+        &format!("{{mode: coordinator, local: \"127.0.0.1:8805\", peer: \"{peer}\"}}"),
+    );
+    cluster.pfcp.local = Some("127.0.0.1:0".parse().unwrap());
+    cluster
+}
+
+/// Run r1 of `profile` (as JSON `json`) over `cluster`: its `steps`.
+fn run_of<'a>(
+    cluster: &'a upfbench_config::Cluster,
+    profile: &'a upfbench_config::Profile,
+    json: &'a serde_json::Value,
+    steps: Vec<(String, upfbench_api::v1::StepRequest)>,
+) -> ClusterRun<'a> {
+    ClusterRun {
+        inputs: RunInputs {
+            name: "r1",
+            cluster,
+            profile,
+            profile_json: json,
+            tool_version: "test",
+            started_unix_ms: 0,
+        },
+        steps,
+    }
 }
 
 #[tokio::test]
 async fn a_sweep_over_two_agents_reports_each_step_as_the_sum_of_theirs() {
     let unloads = Arc::new(AtomicUsize::new(0));
-    let (_served, urls) = two_agents_counting(unloads.clone()).await;
+    let (_served, urls) = two_agents_with(unloads.clone(), &Logs::default()).await;
     let cluster = cluster(&urls, "{mode: agents}");
     let profile = profile_from_str(PROFILE, "p.yaml").unwrap();
     let json = serde_json::json!({"name": "p"});
@@ -80,18 +122,9 @@ async fn a_sweep_over_two_agents_reports_each_step_as_the_sum_of_theirs() {
     );
     assert_eq!((steps[0].1.duration_ms, steps[0].1.warmup_ms), (300, 100));
     let said = Mutex::new(Vec::new());
-    let outcome = run_over_agents(
-        ClusterRun {
-            name: "r1",
-            cluster: &cluster,
-            profile: &profile,
-            profile_json: &json,
-            steps,
-            tool_version: "test",
-            started_unix_ms: 0,
-        },
-        |l| said.lock().unwrap().push(l.to_owned()),
-    )
+    let outcome = run_over_agents(run_of(&cluster, &profile, &json, steps), |l| {
+        said.lock().unwrap().push(l.to_owned())
+    })
     .await
     .unwrap();
     // No agent lost; a line of the two agents' summed seconds while the 300 ms steps ran, or none.
@@ -154,32 +187,13 @@ fn intervals(bytes: &[u8]) -> Vec<(String, hdrhistogram::Histogram<u64>)> {
 
 #[tokio::test]
 async fn the_coordinator_holds_every_session_over_one_association() {
-    let lo = std::net::Ipv4Addr::LOCALHOST;
-    let config = UpfConfig::new(lo, lo, driver::recovery_time_stamp_now(), lo.into());
-    let (upf, _channels) = driver::serve("127.0.0.1:0".parse().unwrap(), config)
-        .await
-        .expect("binds a loopback port");
+    let (upf, _channels) = loopback_upf().await;
     let (_served, urls) = two_agents().await;
-    // The cluster file's N4 on this test's own ports.
-    let peer = upf.local_addr();
-    let mut cluster = cluster(
-        &urls,
-        &format!("{{mode: coordinator, local: \"127.0.0.1:8805\", peer: \"{peer}\"}}"),
-    );
-    // An ephemeral port of this test's own (a cluster file must name one).
-    cluster.pfcp.local = Some("127.0.0.1:0".parse().unwrap());
+    let cluster = on_n4(&urls, &upf);
     let profile = profile_from_str(PROFILE, "p.yaml").unwrap();
     let json = serde_json::json!({"name": "p"});
     let outcome = run_over_agents(
-        ClusterRun {
-            name: "r1",
-            cluster: &cluster,
-            profile: &profile,
-            profile_json: &json,
-            steps: steps_of(&profile, &[None], 1.0),
-            tool_version: "test",
-            started_unix_ms: 0,
-        },
+        run_of(&cluster, &profile, &json, steps_of(&profile, &[None], 1.0)),
         |_| {},
     )
     .await
@@ -195,33 +209,10 @@ async fn the_coordinator_holds_every_session_over_one_association() {
 
 #[tokio::test]
 async fn the_uplink_teids_the_upf_chose_are_handed_to_each_agent() {
-    let lo = std::net::Ipv4Addr::LOCALHOST;
-    let config = UpfConfig::new(lo, lo, driver::recovery_time_stamp_now(), lo.into());
-    let (upf, _channels) = driver::serve("127.0.0.1:0".parse().unwrap(), config)
-        .await
-        .expect("binds a loopback port");
-    let logs: [Arc<Mutex<Vec<Segment>>>; 2] = Default::default();
-    let served = [
-        serve(
-            Fake::new("gnb-a", 100)
-                .recording(PROFILE_LATENCY)
-                .logging(logs[0].clone()),
-        )
-        .await,
-        serve(
-            Fake::new("gnb-b", 70)
-                .recording(PROFILE_LATENCY)
-                .logging(logs[1].clone()),
-        )
-        .await,
-    ];
-    let urls: Vec<String> = served.iter().map(|s| s.url.clone()).collect();
-    let peer = upf.local_addr();
-    let mut cluster = cluster(
-        &urls,
-        &format!("{{mode: coordinator, local: \"127.0.0.1:8805\", peer: \"{peer}\"}}"),
-    );
-    cluster.pfcp.local = Some("127.0.0.1:0".parse().unwrap());
+    let (upf, _channels) = loopback_upf().await;
+    let logs: Logs = Default::default();
+    let (_served, urls) = two_agents_with(Arc::default(), &logs).await;
+    let cluster = on_n4(&urls, &upf);
     // CH=1: the UPF chooses every uplink F-TEID.
     let text = PROFILE.replace(
         "sessions: {count: 300}",
@@ -231,15 +222,7 @@ async fn the_uplink_teids_the_upf_chose_are_handed_to_each_agent() {
     let run = tokio::spawn(async move {
         let json = serde_json::json!({"name": "p"});
         run_over_agents(
-            ClusterRun {
-                name: "r1",
-                cluster: &cluster,
-                profile: &profile,
-                profile_json: &json,
-                steps: steps_of(&profile, &[None], 1.0),
-                tool_version: "test",
-                started_unix_ms: 0,
-            },
+            run_of(&cluster, &profile, &json, steps_of(&profile, &[None], 1.0)),
             |_| {},
         )
         .await
@@ -285,15 +268,7 @@ async fn uplink_teids_the_upf_chooses_need_the_coordinator_on_n4() {
     let profile = profile_from_str(&text, "p.yaml").unwrap();
     let json = serde_json::json!({"name": "p"});
     let e = run_over_agents(
-        ClusterRun {
-            name: "r1",
-            cluster: &cluster,
-            profile: &profile,
-            profile_json: &json,
-            steps: steps_of(&profile, &[None], 1.0),
-            tool_version: "test",
-            started_unix_ms: 0,
-        },
+        run_of(&cluster, &profile, &json, steps_of(&profile, &[None], 1.0)),
         |_| {},
     )
     .await
@@ -306,48 +281,17 @@ async fn uplink_teids_the_upf_chooses_need_the_coordinator_on_n4() {
 
 #[tokio::test]
 async fn a_deletion_the_upf_refuses_keeps_the_run_s_figures_and_says_so() {
-    let lo = std::net::Ipv4Addr::LOCALHOST;
-    let config = UpfConfig::new(lo, lo, driver::recovery_time_stamp_now(), lo.into());
-    let (upf, _channels) = driver::serve("127.0.0.1:0".parse().unwrap(), config)
-        .await
-        .expect("binds a loopback port");
-    let logs: [Arc<Mutex<Vec<Segment>>>; 2] = Default::default();
-    let served = [
-        serve(
-            Fake::new("gnb-a", 100)
-                .recording(PROFILE_LATENCY)
-                .logging(logs[0].clone()),
-        )
-        .await,
-        serve(
-            Fake::new("gnb-b", 70)
-                .recording(PROFILE_LATENCY)
-                .logging(logs[1].clone()),
-        )
-        .await,
-    ];
-    let urls: Vec<String> = served.iter().map(|s| s.url.clone()).collect();
-    let peer = upf.local_addr();
-    let mut cluster = cluster(
-        &urls,
-        &format!("{{mode: coordinator, local: \"127.0.0.1:8805\", peer: \"{peer}\"}}"),
-    );
-    cluster.pfcp.local = Some("127.0.0.1:0".parse().unwrap());
+    let (upf, _channels) = loopback_upf().await;
+    let logs: Logs = Default::default();
+    let (_served, urls) = two_agents_with(Arc::default(), &logs).await;
+    let cluster = on_n4(&urls, &upf);
     let profile = profile_from_str(PROFILE, "p.yaml").unwrap();
     let said = Arc::new(Mutex::new(Vec::<String>::new()));
     let told = said.clone();
     let run = tokio::spawn(async move {
         let json = serde_json::json!({"name": "p"});
         run_over_agents(
-            ClusterRun {
-                name: "r1",
-                cluster: &cluster,
-                profile: &profile,
-                profile_json: &json,
-                steps: steps_of(&profile, &[None], 1.0),
-                tool_version: "test",
-                started_unix_ms: 0,
-            },
+            run_of(&cluster, &profile, &json, steps_of(&profile, &[None], 1.0)),
             move |l| told.lock().unwrap().push(l.to_owned()),
         )
         .await

@@ -6,6 +6,7 @@
 mod fake;
 
 use upfbench_config::{cluster_from_str, profile_and_json};
+use upfbench_coordinate::run::RunInputs;
 use upfbench_coordinate::search::{ClusterSearch, search_over_agents};
 use upfbench_report::{GoalStatus, Report};
 use upfbench_stats::LatencyConfig;
@@ -54,13 +55,15 @@ async fn search(caps: [f64; 2]) -> (Report, Vec<String>) {
     let lines = std::sync::Mutex::new(Vec::new());
     let outcome = search_over_agents(
         ClusterSearch {
-            name: "s1",
-            cluster: &cluster,
-            profile: &profile,
-            profile_json: &json,
+            inputs: RunInputs {
+                name: "s1",
+                cluster: &cluster,
+                profile: &profile,
+                profile_json: &json,
+                tool_version: "test",
+                started_unix_ms: 0,
+            },
             payloads: vec![Some(64), Some(1400)],
-            tool_version: "test",
-            started_unix_ms: 0,
         },
         |l| lines.lock().unwrap().push(l.to_owned()),
     )

@@ -130,20 +130,8 @@ impl Mix {
             };
             rates.push(pps);
         }
-        let halves = |s: &upfbench_config::Stream| {
-            if s.direction == Direction::Both {
-                2.0
-            } else {
-                1.0
-            }
-        };
-        let total: f64 = case
-            .profile
-            .streams
-            .iter()
-            .zip(&rates)
-            .map(|(s, r)| r * halves(s))
-            .sum();
+        // Every rate is in pps (checked above).
+        let total = profile_pps(&case.profile).unwrap_or(0.0);
         let share = |r: f64| if total > 0.0 { r / total } else { 0.0 };
         let container = case.profile.sessions.pdu_session_container;
         let mut frame_bytes_l2 = 0.0;
@@ -180,6 +168,25 @@ impl Mix {
             pps * (self.frame_bytes_l2 + 20.0) * 8.0 / 1e9,
         )
     }
+}
+
+/// The packets a second of `profile` at load 1, every stream's directions together, when
+/// every rate is in pps (a rate in bits or in % of a line rate is packets only on a port).
+pub fn profile_pps(profile: &Profile) -> Option<f64> {
+    profile
+        .streams
+        .iter()
+        .map(|s| {
+            let Rate::Pps(pps) = s.rate else {
+                return None;
+            };
+            Some(if s.direction == Direction::Both {
+                2.0 * pps
+            } else {
+                pps
+            })
+        })
+        .sum()
 }
 
 /// A stream whose rate is not in pps, where only pps can be shared without the ports.

@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 use upfbench_api::v1::SearchProgress;
 use upfbench_config::{DirectionSet, SearchSection};
-use upfbench_report::{LoadLatency, SearchCase, SearchDirections, SearchReport, TrialRecord};
+use upfbench_report::{
+    LoadLatency, Report, SearchCase, SearchDirections, SearchReport, TrialRecord,
+};
 use upfbench_search::{Search, SearchConfig, SearchGoal, TrialRequest, TrialResult};
 
 use crate::case::{Case, CaseRun, Mix};
@@ -321,6 +323,22 @@ impl ProfileSearch {
     /// The search's progress in case `case` (`GET /v1/runs/{id}`).
     pub fn progress(&self, case: usize) -> SearchProgress {
         search_progress(&self.cases[case], &self.goal_names)
+    }
+
+    /// Puts the search's section in `report`: every case begun, a warning when it did not
+    /// finish, and the strategy in its configuration.
+    pub fn finish(&self, report: &mut Report) {
+        let search = self.report();
+        if !search.complete {
+            report
+                .warnings
+                .push("the search did not finish: bounds marked incomplete are not final".into());
+        }
+        report.search = Some(search);
+        report.config.insert(
+            "search.strategy".into(),
+            self.section.strategy.name().into(),
+        );
     }
 
     /// The search report of every case begun.

@@ -12,7 +12,7 @@ mod rates;
 
 use upfbench_cli::{RunArgs, out};
 use upfbench_config::{Cluster, PfcpMode, Profile};
-use upfbench_coordinate::run::{ClusterRun, run_over_agents, steps_of};
+use upfbench_coordinate::run::{ClusterRun, RunInputs, run_over_agents, steps_of};
 use upfbench_coordinate::search::{ClusterSearch, search_over_agents};
 use upfbench_coordinate::setup::override_agents;
 use upfbench_present::write::write_files;
@@ -54,30 +54,22 @@ pub(crate) fn run(args: &RunArgs, mode: ClusterMode<'_>) -> Result<ExitCode> {
         .enable_all()
         .build()
         .context("starting the coordinator's runtime")?;
+    let inputs = RunInputs {
+        name: &name,
+        cluster: &cluster,
+        profile: &profile,
+        profile_json: &json,
+        tool_version: env!("CARGO_PKG_VERSION"),
+        started_unix_ms,
+    };
     let outcome = match mode {
         ClusterMode::Search(_) => {
-            let search = ClusterSearch {
-                name: &name,
-                cluster: &cluster,
-                profile: &profile,
-                profile_json: &json,
-                payloads,
-                tool_version: env!("CARGO_PKG_VERSION"),
-                started_unix_ms,
-            };
+            let search = ClusterSearch { inputs, payloads };
             runtime.block_on(search_over_agents(search, out::line))?
         }
         ClusterMode::Run | ClusterMode::Sweep(_) => {
-            let run = ClusterRun {
-                name: &name,
-                cluster: &cluster,
-                profile: &profile,
-                profile_json: &json,
-                steps: steps_of(&profile, &payloads, load),
-                tool_version: env!("CARGO_PKG_VERSION"),
-                started_unix_ms,
-            };
-            runtime.block_on(run_over_agents(run, out::line))?
+            let steps = steps_of(&profile, &payloads, load);
+            runtime.block_on(run_over_agents(ClusterRun { inputs, steps }, out::line))?
         }
     };
     let mut report = outcome.report;

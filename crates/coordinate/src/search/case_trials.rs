@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use upfbench_api::v1::StepRequest;
 use upfbench_cluster::coordinator::StepOutcome;
-use upfbench_cluster::trial::{Tolerance as AgentTolerance, agent_limits};
+use upfbench_cluster::trial::{agent_limits, step_request};
 use upfbench_config::DirectionSet;
 use upfbench_profile_search::trial::trial_of;
 use upfbench_profile_search::{NextTrial, ProfileSearch, Purpose};
@@ -65,17 +65,14 @@ impl CaseTrials<'_> {
     pub(super) fn ask(&mut self, trial: NextTrial) -> StepRequest {
         let number = self.steps.len() as u32 + 1;
         self.pending = Some((trial, number, Instant::now()));
-        StepRequest {
-            step: number,
-            payload: self.search.case(trial.case).case.payload,
-            load: if self.profile_pps > 0.0 {
-                trial.request.load / self.profile_pps
-            } else {
-                0.0
-            },
-            duration_ms: (trial.request.duration_s * 1e3).round() as u64,
-            warmup_ms: trial.warmup.as_millis() as u64,
-        }
+        step_request(
+            number,
+            self.search.case(trial.case).case.payload,
+            trial.request.load,
+            self.profile_pps,
+            (trial.request.duration_s * 1e3).round() as u64,
+            trial.warmup.as_millis() as u64,
+        )
     }
 
     /// The next step, given the outcomes so far: the one of the trial asked for is handed to
@@ -158,10 +155,6 @@ impl CaseTrials<'_> {
                     .iter()
                     .find(|(name, _)| *name == r.agent)
                     .map_or(0.0, |(_, s)| *s);
-                let tolerance = AgentTolerance {
-                    load: tolerance.load,
-                    late_us: tolerance.late_us,
-                };
                 agent_limits(r, trial.request.load * share, tolerance)
             })
             .collect();

@@ -1,7 +1,7 @@
 use upfbench_config::{DirectionSet, profile_and_json, profile_from_str};
 
 use super::case_json;
-use crate::run::profile_pps;
+use upfbench_profile_search::case::profile_pps;
 
 const PROFILE: &str = "
 name: s

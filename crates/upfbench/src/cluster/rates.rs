@@ -7,7 +7,7 @@ use anyhow::{Result, anyhow, bail};
 use upfbench_cli::RunArgs;
 use upfbench_config::overrides::with_duration;
 use upfbench_config::{MultiplierKind, Profile};
-use upfbench_coordinate::run::profile_pps;
+use upfbench_profile_search::case::profile_pps;
 use upfbench_report::{MultipliedStep, MultiplierReport, StepReport};
 
 /// The load every step is asked at (a multiple of the profile's rates), and the profile with

@@ -193,17 +193,7 @@ impl<'p> Program<'p> for SearchProgram<'_, 'p> {
     }
 
     fn finish(&mut self, report: &mut Report) {
-        let search = self.search.report();
-        if !search.complete {
-            report
-                .warnings
-                .push("the search did not finish: bounds marked incomplete are not final".into());
-        }
-        report.search = Some(search);
-        report.config.insert(
-            "search.strategy".into(),
-            self.section.strategy.name().into(),
-        );
+        self.search.finish(report);
     }
 }
 
